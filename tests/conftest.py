@@ -1,0 +1,9 @@
+"""Shared fixtures. Each area keeps its fixtures in its own plugin module beside this file."""
+
+import importlib.util
+
+pytest_plugins = [
+    name
+    for name in ("fixtures_redis", "fixtures_kafka", "fixtures_browser")
+    if importlib.util.find_spec(name) is not None
+]
