@@ -1,0 +1,38 @@
+"""Prizecheck's rules engine: Pokémon TCG game events in, state + derived timeline + record out.
+
+The engine is pure and deterministic (no I/O, clock or randomness). See docs/engine-api.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from replay.game import ENGINE_VERSION, Game
+from replay.playoff import link_records
+
+__all__ = ["ENGINE_VERSION", "Game", "link_records", "replay_events", "replay_records"]
+
+
+def replay_events(events: Iterable[dict[str, Any]]) -> dict[str, Game]:
+    """Fold events of any number of matches: grouped by match, ordered by seq (stable), applied.
+
+    Matches appear in the order of their first event.
+    """
+    by_match: dict[str, list[dict[str, Any]]] = {}
+    for event in events:
+        by_match.setdefault(str(event["match"]), []).append(event)
+    games: dict[str, Game] = {}
+    for match, evs in by_match.items():
+        evs.sort(key=lambda e: e["seq"])
+        game = Game()
+        for event in evs:
+            game.apply(event)
+        games[match] = game
+    return games
+
+
+def replay_records(events: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Records of every match in ``events``, parents settled from their playoff children."""
+    games = replay_events(events)
+    return link_records({m: g.record() for m, g in games.items()})

@@ -1,0 +1,285 @@
+"""One match folded from its events: ``Game.apply(event)`` and the derived timeline.
+
+The envelope lives here (seq order, duplicates, the hash chain, events after the end); each rule area has
+its own module and its handlers are registered in ``HANDLERS``. Pure and deterministic: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from replay import attack, checkup, knockout, penalties, playoff, result, setup, turn
+from replay.board import Player, Pokemon
+from replay.chain import GENESIS, canonical_bytes, link
+from replay.findings import finding
+from replay.ruleset import Ruleset, load_ruleset
+
+Event = dict[str, Any]
+
+ENGINE_VERSION = "0.1.0"
+
+# Events a source may still send once the engine has decided the game: claims about what just happened,
+# annotations, corrections and penalties given right after the game [PG §3-4].
+AFTER_END_OK = frozenset(
+    {"game_ended", "note", "correction", "prize_taken", "knocked_out", "penalty", "promoted", "turn_ended"}
+)
+# Events that belong to the effect being resolved outside an attack or checkup: the knockout check for
+# that effect waits until they are over [JP3.4 §I-D: "once that effect has resolved"].
+EFFECT_PARTS = frozenset({"damage", "knocked_out", "prize_modifier", "note"})
+
+
+class Game:
+    """The state of one match, folded event by event. See docs/engine-api.md."""
+
+    def __init__(self) -> None:
+        self.match: str | None = None
+        self.next_seq = 1
+        self.head = GENESIS
+        self.heads: dict[int, bytes] = {0: GENESIS}
+        self.missing: set[int] = set()
+        self.events: list[Event] = []  # applied events, for corrections and --until
+        self.timeline: list[dict[str, Any]] = []
+        self.findings: list[dict[str, Any]] = []
+        self.ruleset: Ruleset = load_ruleset("play-2026")
+        self.ruleset_id = "play-2026"
+        self.started: Event | None = None
+        self.players: list[str] = []
+        self.first: str | None = None
+        self.p: dict[str, Player] = {}
+        self.mons: dict[str, Pokemon] = {}
+        self.context: dict[str, Any] = {}
+        self.source: dict[str, Any] = {}
+        self.reports_knockouts = True
+        self.parent: str | None = None
+        self.playoff_kind: str | None = None
+        self.must_decide = False
+        # turns
+        self.turn = 0
+        self.turn_player: str | None = None
+        self.turn_open = False
+        # windows: None | "attack" | "checkup"; an effect outside them is pending until it resolves
+        self.window: str | None = None
+        self.window_claims: set[str] = set()
+        self.effect_pending = False
+        self.effect_seq = 0
+        self.effect_claims: set[str] = set()
+        # knockouts and prizes
+        self.batch = 0
+        self.knockouts: list[dict[str, Any]] = []
+        self.unclaimed: list[dict[str, Any]] = []
+        self.prizes_owed: dict[str, int] = {}
+        self.prize_claims: list[Event] = []
+        self.promotions_due: list[str] = []
+        # the result
+        self.result: dict[str, Any] | None = None
+        self.status = "in_progress"
+        self.claimed: dict[str, Any] | None = None
+        self.penalties: list[dict[str, Any]] = []
+        self.playoff: dict[str, Any] | None = None
+        self.children: list[str] = []
+        self.time: dict[str, Any] | None = None
+        self.lead_mode: str | None = None  # "time" when time ran out level in single elimination
+        self.corrections = 0
+        self._last_event_type: str | None = None
+
+    # ------------------------------------------------------------------ envelope
+    def apply(self, event: Event) -> list[dict[str, Any]]:
+        """Fold one schema-valid event; returns the derived outputs it caused (never raises on such input)."""
+        seq: int = event["seq"]
+        match = event["match"]
+        mark = len(self.timeline)
+        if self.match is None:
+            self.match = match
+        elif match != self.match:
+            self.find("wrong_match", seq, f"event for match {match!r} sent to match {self.match!r}; ignored")
+            return self.timeline[mark:]
+        canon = canonical_bytes(event)
+        if seq < self.next_seq:
+            if seq in self.missing:
+                self.find("late_event", seq, f"seq {seq} arrived after its gap was reported; not applied")
+            elif link(self.heads[seq - 1], canon) == self.heads.get(seq):
+                return []  # an exact duplicate: at-least-once delivery, a no-op
+            else:
+                self.find("duplicate_seq", seq, f"a different event reuses seq {seq}; not applied")
+            return self.timeline[mark:]
+        if seq > self.next_seq:
+            gap = f"{self.next_seq}" if seq == self.next_seq + 1 else f"{self.next_seq}..{seq - 1}"
+            self.find("seq_gap", seq, f"events {gap} are missing before seq {seq}")
+            self.missing.update(range(self.next_seq, seq))
+            # chain continues from the last head; the gap seqs keep that head so a late one is recognised
+            for s in range(self.next_seq, seq):
+                self.heads[s] = self.head
+        self.head = link(self.head, canon)
+        self.heads[seq] = self.head
+        self.next_seq = seq + 1
+        self.events.append(event)
+        if event["type"] == "correction":
+            self._correct(event)
+            return self.timeline[-1:]
+        self.fold(event)
+        return self.timeline[mark:]
+
+    def fold(self, event: Event) -> None:
+        """Apply the rules for one event (the envelope has been checked)."""
+        etype: str = event["type"]
+        seq: int = event["seq"]
+        if self.started is None and etype != "match_started":
+            self.find("no_match_started", seq, f"{etype} before match_started; ignored")
+            return
+        if self.effect_pending and etype not in EFFECT_PARTS:
+            knockout.resolve_effect(self)
+        if self.result is not None and etype not in AFTER_END_OK:
+            self.find(
+                "event_after_end",
+                seq,
+                f"{etype} after the game was decided at seq {self.result['decided_at']}; ignored",
+            )
+            return
+        handler = HANDLERS.get(etype)
+        if handler is not None:
+            handler(self, event)
+        self._last_event_type = etype
+
+    # ------------------------------------------------------------------ helpers for rule modules
+    def emit(self, output: dict[str, Any]) -> None:
+        self.timeline.append(output)
+
+    def find(self, code: str, seq: int, message: str, severity: str | None = None) -> None:
+        f = finding(code, seq, message, severity)
+        self.findings.append(f)
+        self.emit({"type": "finding", **f})
+
+    def opponent(self, player: str) -> str:
+        a, b = self.players
+        return b if player == a else a
+
+    def player(self, event: Event, field: str = "player") -> Player | None:
+        pid = event.get(field)
+        pl = self.p.get(pid) if isinstance(pid, str) else None
+        if pl is None:
+            self.find("unknown_player", event["seq"], f"{event['type']}: unknown player {pid!r} in {field}")
+        return pl
+
+    def mon(self, event: Event, field: str = "pid") -> Pokemon | None:
+        pid = event.get(field)
+        mon = self.mons.get(pid) if isinstance(pid, str) else None
+        if mon is None:
+            self.find("unknown_pokemon", event["seq"], f"{event['type']}: no Pokémon {pid!r} in play")
+        return mon
+
+    def next_turn_player(self) -> str | None:
+        """Who takes the next turn: the opponent of the player whose turn it is (or just was)."""
+        if self.turn_player is None:
+            return self.first
+        return self.opponent(self.turn_player)
+
+    # ------------------------------------------------------------------ corrections
+    def _correct(self, event: Event) -> None:
+        """A judge's correction: history is never edited, the game is re-derived with it applied."""
+        target = event.get("target")
+        action = event.get("action")
+        seq = event["seq"]
+        known = {e["seq"] for e in self.events}
+        if target not in known or target == 1:
+            self.find(
+                "corrected",
+                seq,
+                f"correction of seq {target!r} ignored: no such event (or match_started)",
+                "warning",
+            )
+            return
+        self.corrections += 1
+        effective: list[Event] = []
+        voided: set[int] = set()
+        amended: dict[int, Event] = {}
+        for e in self.events:
+            if e["type"] == "correction" and e.get("target") in known:
+                if e.get("action") == "void":
+                    voided.add(e["target"])
+                elif isinstance(e.get("event"), dict):
+                    amended[e["target"]] = e["event"]
+        for e in self.events:
+            if e["type"] == "correction" or e["seq"] in voided:
+                continue
+            if e["seq"] in amended:
+                e = {**e, **amended[e["seq"]], "seq": e["seq"], "match": e["match"]}
+            effective.append(e)
+        fresh = Game()
+        fresh.match = self.match
+        for e in effective:
+            fresh.fold(e)
+        # keep the envelope (chain, seq bookkeeping, stream findings) and take the re-derived game
+        stream_codes = {"seq_gap", "duplicate_seq", "late_event", "wrong_match", "corrected"}
+        kept = [f for f in self.findings if f["code"] in stream_codes]
+        for name in _DERIVED_STATE:
+            setattr(self, name, getattr(fresh, name))
+        self.findings = kept + fresh.findings
+        self.timeline = fresh.timeline
+        self.find(
+            "corrected",
+            seq,
+            f"seq {target} {'voided' if action == 'void' else 'amended'} by a judge; "
+            f"game re-derived ({self.corrections} correction(s))",
+        )
+
+    # ------------------------------------------------------------------ read side
+    def resolved(self) -> Game:
+        """This game with a pending effect resolved (a copy when one is pending; never mutates self)."""
+        if not self.effect_pending:
+            return self
+        g = copy.deepcopy(self)
+        knockout.resolve_effect(g)
+        return g
+
+    def record(self) -> dict[str, Any]:
+        """The end-of-game record (contract §3), deterministic for the events applied so far."""
+        from replay.record import build_record
+
+        return build_record(self.resolved())
+
+    def board(self) -> dict[str, Any]:
+        """The public board: what a spectator may see (counts for hidden zones)."""
+        from replay.record import build_board
+
+        return build_board(self)
+
+
+_DERIVED_STATE = [
+    name
+    for name in Game().__dict__
+    if name
+    not in {"match", "next_seq", "head", "heads", "missing", "events", "timeline", "findings", "corrections"}
+]
+
+HANDLERS: dict[str, Callable[[Game, Event], None]] = {
+    "match_started": setup.on_match_started,
+    "setup": setup.on_setup,
+    "turn_started": turn.on_turn_started,
+    "drew": turn.on_drew,
+    "moved": turn.on_moved,
+    "turn_ended": turn.on_turn_ended,
+    "played": setup.on_played,
+    "evolved": setup.on_evolved,
+    "attached": setup.on_attached,
+    "switched": setup.on_switched,
+    "removed": knockout.on_removed,
+    "attack": attack.on_attack,
+    "damage": attack.on_damage,
+    "healed": attack.on_healed,
+    "attack_ended": attack.on_attack_ended,
+    "condition": checkup.on_condition,
+    "checkup_started": checkup.on_checkup_started,
+    "checkup_ended": checkup.on_checkup_ended,
+    "knocked_out": knockout.on_knocked_out,
+    "prize_taken": knockout.on_prize_taken,
+    "prize_modifier": knockout.on_prize_modifier,
+    "promoted": knockout.on_promoted,
+    "conceded": result.on_conceded,
+    "effect_result": result.on_effect_result,
+    "game_ended": result.on_game_ended,
+    "penalty": penalties.on_penalty,
+    "time_called": penalties.on_time_called,
+    "note": playoff.on_note,
+}
