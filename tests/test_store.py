@@ -1,0 +1,178 @@
+"""The storage contract: one suite, run against MemoryStore and RedisStore (a real Redis server)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import pytest
+
+from streams.store import Append, IndexEntry, LiveUpdate, RedisStore, Store
+
+
+def ev(match: str, seq: int, **extra: object) -> bytes:
+    data: bytes = msgpack.packb({"match": match, "seq": seq, "type": "note", "text": "x", **extra})
+    return data
+
+
+def app(match: str, seq: int, prev: int, *, data: bytes | None = None, **kw: object) -> Append:
+    return Append(
+        match=match,
+        seq=seq,
+        event=data if data is not None else ev(match, seq),
+        prev=prev,
+        board=msgpack.packb({"seq": seq}),
+        record=msgpack.packb({"match": match, "head": seq}),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+async def test_append_in_order_and_read_back(any_store: Store) -> None:
+    for seq in (1, 2, 3):
+        result = await any_store.append(app("m1", seq, seq - 1))
+        assert (result.status, result.head, result.archived) == ("applied", seq, True)
+    assert await any_store.head("m1") == 3
+    assert await any_store.head("other") == 0
+    assert await any_store.event("m1", 2) == ev("m1", 2)
+    assert await any_store.event("m1", 9) is None
+    log = await any_store.events("m1")
+    assert [e.position for e in log] == [(1, 0), (2, 0), (3, 0)]
+    assert [e.data for e in log] == [ev("m1", s) for s in (1, 2, 3)]
+    assert {e.kind for e in log} == {"event"}
+    assert msgpack.unpackb(await any_store.board("m1")) == {"seq": 3}
+    assert msgpack.unpackb(await any_store.record("m1")) == {"match": "m1", "head": 3}
+    assert await any_store.events("nope") == []
+    assert await any_store.record("nope") is None
+
+
+async def test_exact_duplicate_is_a_noop(any_store: Store) -> None:
+    await any_store.append(app("m1", 1, 0))
+    await any_store.append(app("m1", 2, 1))
+    # a redelivery, even with a stale prev and in either mode, is recognised by its bytes
+    for conflict in (False, True):
+        result = await any_store.append(app("m1", 1, 0, conflict=conflict))
+        assert (result.status, result.head, result.archived) == ("duplicate", 2, False)
+    assert len(await any_store.events("m1")) == 2
+    assert msgpack.unpackb(await any_store.record("m1"))["head"] == 2
+
+
+async def test_conflict_is_refused_then_archived_after_the_head(any_store: Store) -> None:
+    await any_store.append(app("m1", 1, 0))
+    await any_store.append(app("m1", 2, 1))
+    other = ev("m1", 1, text="something else")
+    refused = await any_store.append(app("m1", 1, 2, data=other))
+    assert (refused.status, refused.archived) == ("conflict", False)
+    assert len(await any_store.events("m1")) == 2
+    # in conflict mode (the engine already made it a finding) it is archived after the head, in order
+    for _ in (1, 2):
+        kept = await any_store.append(app("m1", 1, 2, data=other, conflict=True))
+        assert (kept.status, kept.head, kept.archived) == ("conflict", 2, True)
+    log = await any_store.events("m1")
+    assert [(e.position, e.kind) for e in log] == [
+        ((1, 0), "event"),
+        ((2, 0), "event"),
+        ((2, 1), "conflict"),
+        ((2, 2), "conflict"),
+    ]
+    assert await any_store.event("m1", 1) == ev("m1", 1)  # the original stays the event at seq 1
+    assert await any_store.head("m1") == 2
+
+
+async def test_stale_prev_and_undeclared_gaps_are_refused(any_store: Store) -> None:
+    await any_store.append(app("m1", 1, 0))
+    assert (await any_store.append(app("m1", 2, 0))).status == "stale"
+    assert (await any_store.append(app("m1", 3, 1))).status == "gap"
+    assert (await any_store.append(app("m1", 1, 0, data=ev("m1", 1, text="y"), conflict=True))).status == (
+        "stale"
+    )
+    gap = await any_store.append(app("m1", 4, 1, allow_gap=True))
+    assert (gap.status, gap.head) == ("applied", 4)
+    # seq 2 now fills a gap already reported: a "late" entry, archived only in conflict mode
+    assert (await any_store.append(app("m1", 2, 4))).status == "conflict"
+    late = await any_store.append(app("m1", 2, 4, conflict=True))
+    assert late.archived
+    assert [(e.position, e.kind) for e in await any_store.events("m1")] == [
+        ((1, 0), "event"),
+        ((4, 0), "event"),
+        ((4, 1), "late"),
+    ]
+
+
+async def test_put_record(any_store: Store) -> None:
+    assert await any_store.put_record("m1/tb1", b"stub", if_absent=True)
+    assert not await any_store.put_record("m1/tb1", b"other", if_absent=True)
+    assert await any_store.record("m1/tb1") == b"stub"
+    assert await any_store.put_record("m1/tb1", b"linked")
+    assert await any_store.record("m1/tb1") == b"linked"
+
+
+async def test_indexes_filters_and_findings_counters(any_store: Store) -> None:
+    a = IndexEntry("a", 3, "in_progress", "L1", "2026", ("p1", "p2"), {"seq_gap": 1})
+    b = IndexEntry("b", 5, "finished", "L1", "2027", ("p2", "p3"), {"seq_gap": 2, "turn_order": 1})
+    c = IndexEntry("c", 1, "in_progress", None, None, ("p4",), {})
+    for entry in (a, b, c, a, b):  # indexing twice changes nothing
+        assert await any_store.index(entry)
+    assert await any_store.matches() == ["a", "b", "c"]
+    assert await any_store.matches(league="L1") == ["a", "b"]
+    assert await any_store.matches(league="L1", season="2027") == ["b"]
+    assert await any_store.matches(status="in_progress") == ["a", "c"]
+    assert await any_store.matches(player="p2") == ["a", "b"]
+    assert await any_store.matches(player="p2", status="finished") == ["b"]
+    assert await any_store.matches(league="nope") == []
+    assert await any_store.findings_counts() == {"seq_gap": 3, "turn_order": 1}
+    assert await any_store.index_entry("b") == b
+    assert [e.match for e in await any_store.index_entries(["b", "zz", "a"])] == ["b", "a"]
+
+    # a match moves on: memberships and counters follow, absolute values
+    a2 = IndexEntry("a", 9, "finished", "L2", "2026", ("p1", "p5"), {"result_mismatch": 1})
+    assert await any_store.index(a2)
+    assert await any_store.matches(status="finished") == ["a", "b"]
+    assert await any_store.matches(league="L1") == ["b"]
+    assert await any_store.matches(player="p2") == ["b"]
+    assert await any_store.matches(player="p5") == ["a"]
+    assert await any_store.findings_counts() == {"result_mismatch": 1, "seq_gap": 2, "turn_order": 1}
+    # an older entry (a late second step) never overwrites a newer one
+    assert not await any_store.index(a)
+    assert await any_store.index_entry("a") == a2
+    assert await any_store.findings_counts() == {"result_mismatch": 1, "seq_gap": 2, "turn_order": 1}
+
+
+async def test_live_updates_per_match_and_global(any_store: Store) -> None:
+    one = await any_store.subscribe("m1")
+    every = await any_store.subscribe()
+    try:
+        await any_store.append(app("m1", 1, 0))
+        await any_store.append(app("m2", 1, 0))
+        await any_store.append(app("m1", 1, 1))  # duplicate: nothing published
+        await any_store.append(app("m1", 2, 1))
+        it_one, it_every = aiter(one), aiter(every)
+        got_one = [await asyncio.wait_for(anext(it_one), 5) for _ in range(2)]
+        got_every = [await asyncio.wait_for(anext(it_every), 5) for _ in range(3)]
+        assert got_one == [LiveUpdate("m1", 1), LiveUpdate("m1", 2)]
+        assert got_every == [LiveUpdate("m1", 1), LiveUpdate("m2", 1), LiveUpdate("m1", 2)]
+    finally:
+        await one.aclose()
+        await every.aclose()
+
+
+async def test_ping(any_store: Store) -> None:
+    assert await any_store.ping()
+
+
+@pytest.mark.redis
+async def test_redis_keys_share_the_match_hash_tag(redis_store: RedisStore) -> None:
+    await redis_store.append(app("m1/tb1", 1, 0))
+    await redis_store.index(IndexEntry("m1/tb1", 1, "in_progress", "L", "S", ("p",), {"x": 1}))
+    keys = sorted([k.decode() async for k in redis_store.client.scan_iter(match=f"{redis_store.prefix}:*")])
+    tags = {k[k.index("{") + 1 : k.index("}")] for k in keys}
+    assert tags == {"m1/tb1", "idx"}  # one slot per match, one for the league indexes
+    p = redis_store.prefix
+    assert set(keys) >= {
+        f"{p}:{{m1/tb1}}:events",
+        f"{p}:{{m1/tb1}}:seq",
+        f"{p}:{{m1/tb1}}:board",
+        f"{p}:{{m1/tb1}}:record",
+    }
+    assert await redis_store.client.type(f"{p}:{{m1/tb1}}:events") == b"stream"
+    with pytest.raises(ValueError):
+        redis_store.key("bad{id}", "events")
