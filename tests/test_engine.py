@@ -220,7 +220,7 @@ def test_deck_out_only_at_the_start_of_the_turn() -> None:
     assert "draw_from_empty_deck_not_loss" in codes(r)
     assert r["result"]["reason"] == "deck_out" and r["result"]["winner"] == "misty"
     assert r["result"]["decided_at"] == len(s.events)
-    assert [o for o in s.game().timeline if o["type"] == "deck_out"][0]["player"] == "ash"
+    assert next(o for o in s.game().timeline if o["type"] == "deck_out")["player"] == "ash"
 
 
 def test_deck_count_from_the_source_is_used() -> None:
