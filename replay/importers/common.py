@@ -1,0 +1,77 @@
+"""What every importer returns, and how its findings travel with the events.
+
+An importer's guesses (an owner, a pid, a low-confidence scan) are findings: they are returned to the
+caller (the CLI prints them on stderr) and also written into the stream as ``note`` events with
+``author: "importer"`` and a ``finding`` field, so a reviewer of the stream sees them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Event = dict[str, Any]
+
+MATCH_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:/-")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """An importer finding: ``code`` (e.g. ``importer_guess_pid``), ``severity`` (info|warning|violation),
+    the input ``line`` (1-based) and a message."""
+
+    code: str
+    severity: str
+    line: int | None
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "line": self.line, "message": self.message}
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        return f"{where}{self.severity}: {self.code}: {self.message}"
+
+
+@dataclass(slots=True)
+class ImportResult:
+    """Events (contract v1, numbered from seq 1), the importer's findings, and the input lines no
+    template matched (``(line, text)``)."""
+
+    events: list[Event]
+    findings: list[Finding] = field(default_factory=list)
+    unmatched: list[tuple[int, str]] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def match_id_from(name: str) -> str:
+    """A valid match id (contract: 1-128 chars of ``[A-Za-z0-9._:/-]``) derived from a file name."""
+    base = name.rsplit("/", 1)[-1]
+    if "." in base:
+        base = base.rsplit(".", 1)[0]
+    cleaned = "".join(c if c in MATCH_CHARS else "-" for c in base).strip("-")
+    return (cleaned or "imported")[:128]
+
+
+def valid_match_id(match: str) -> bool:
+    return 0 < len(match) <= 128 and all(c in MATCH_CHARS for c in match)
+
+
+def note(finding: Finding) -> Event:
+    """The ``note`` event that carries an importer finding in the stream (seq assigned later)."""
+    return {
+        "type": "note",
+        "text": finding.message,
+        "author": "importer",
+        "finding": {"code": finding.code, "severity": finding.severity, "line": finding.line},
+    }
+
+
+def number(match: str, events: list[Event]) -> list[Event]:
+    """Give each event its envelope (match, seq from 1), envelope fields first for readable output."""
+    out: list[Event] = []
+    for i, ev in enumerate(events, 1):
+        numbered: Event = {"match": match, "seq": i}
+        numbered.update(ev)
+        out.append(numbered)
+    return out

@@ -1,0 +1,1334 @@
+"""Pokémon TCG Live battle-log exports -> contract events (docs/importers.md, ptcgl-format.md).
+
+Pure functions over text: no file I/O here (replay/importers/cli.py reads files). Two passes:
+
+1. classify every line against the client's sentence templates (cheap substring hints, then one regex),
+   find both handles (from the Setup lines), the language, who exported the log and who went first;
+2. walk the lines with a board tracker, grouping lines into resolution windows (an action line and the
+   consequence lines that follow it) and emitting each window's events in rule order, not printed order:
+   damage, then knockout claims, then the window's end, then prizes, then promotions [JP3.4 §I-D].
+
+The log is one player's view: hidden draws and prizes stay counts, never names [ptcgl-format.md].
+Every guess (an owner, which of two same-named Pokémon, a missing Pokémon) is a finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from replay.errors import InputError
+from replay.importers.cards import NO_CATALOGUE, Catalogue
+from replay.importers.common import Event, Finding, ImportResult, note, number
+from replay.importers.locales import LOCALES, NUMBERED, Locale
+from replay.ruleset import Ruleset, load_ruleset
+
+_CARD_ID = re.compile(r"\([A-Za-z0-9]+_[A-Za-z0-9.]+\) ")
+_P = r"(?P<p>\S+)"
+_Q = r"(?P<q>\S+?)'s "
+_COND = r"(?P<cond>Poisoned|Burned|Asleep|Paralyzed|Confused)"
+_ZONE = r"(?P<z>the discard pile|their hand|their deck|the Lost Zone|the Prize cards)"
+
+# (kind, substrings that must all occur, pattern). Order matters where templates overlap.
+_TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("attack", (" used ", " damage."), rf"^(?P<p>\S+?)'s (?P<c>.+?) used (?P<a>.+?) on {_Q}(?P<d>.+?) "
+     r"for (?P<n>\d+) damage\.(?P<rest>.*)$"),
+    ("used", (" used ",), r"^(?P<p>\S+?)'s (?P<c>.+?) used (?P<a>.+)\.$"),
+    ("ko", (" was Knocked Out!",), rf"^{_Q}(?P<d>.+) was Knocked Out!$"),
+    ("prize", (" Prize card",), rf"^{_P} took (?:a Prize card|(?P<n>\d+) Prize cards)\.$"),
+    ("added_hidden", ("A card was added to ",), r"^A card was added to (?P<p>\S+?)'s hand\.$"),
+    ("added", (" was added to ",), r"^(?P<c>.+) was added to (?P<p>\S+?)'s hand\.$"),
+    ("now_active", (" is now in the Active Spot.",),
+     r"^(?P<p>\S+?)'s (?P<c>.+) is now in the Active Spot\.$"),
+    ("cond_on", (" is now ",), rf"^{_Q}(?P<d>.+) is now {_COND}\.$"),
+    ("cond_off", (" is no longer ",), rf"^{_Q}(?P<d>.+) is no longer {_COND}\.$"),
+    ("cond_clear", (" has recovered from all Special Conditions.",),
+     rf"^{_Q}(?P<d>.+) has recovered from all Special Conditions\.$"),
+    ("checkup_damage", (" placed on ", " for the Special Condition "),
+     rf"^(?P<n>\d+) damage counters? (?:was|were) placed on {_Q}(?P<d>.+) for the Special Condition "
+     r"(?P<cond>Poisoned|Burned)\.$"),
+    ("counters", (" damage counter", " put "), rf"^{_P} put (?P<n>\d+) damage counters? on {_Q}(?P<d>.+)\.$"),
+    ("took_damage", (" took ", " damage."), rf"^{_Q}(?P<d>.+) took (?P<n>\d+) damage\.$"),
+    ("switched", (" was switched with ",),
+     rf"^{_Q}(?P<c>.+) was switched with (?P<q2>\S+?)'s (?P<d>.+) to become the Active Pokémon\.$"),
+    ("attached", (" attached ",),
+     rf"^{_P} attached (?P<c>.+) to (?P<d>.+) (?:in the (?P<a>Active Spot)|on the (?P<b>Bench))\.$"),
+    ("evolved", (" evolved ",),
+     rf"^{_P} evolved (?P<c>.+) to (?P<d>.+) (?:in the (?P<a>Active Spot)|on the (?P<b>Bench))\.$"),
+    ("retreated", (" retreated ",), rf"^{_P} retreated (?P<c>.+) to the Bench\.$"),
+    ("ended", (" ended their turn.",), rf"^{_P} ended their turn\.$"),
+    ("opening", (" cards for the opening hand.",), rf"^{_P} drew (?P<n>\d+) cards for the opening hand\.$"),
+    ("bonus", (" took at least 1 mulligan.",),
+     rf"^{_P} drew (?P<n>\d+) more cards? because (?P<q>\S+) took at least 1 mulligan\.$"),
+    ("drew_played", (" and played it to the ",),
+     rf"^{_P} drew (?P<c>.+) and played it to the (?P<zone>Bench|Active Spot)\.$"),
+    ("drew_hidden", (" drew a card.",), rf"^{_P} drew a card\.$"),
+    ("drew_n", (" drew ", " cards."), rf"^{_P} drew (?P<n>\d+) cards\.$"),
+    ("drew_card", (" drew ",), rf"^{_P} drew (?P<c>.+)\.$"),
+    ("played_to", (" played ", " to the "), rf"^{_P} played (?P<c>.+) to the (?P<zone>Active Spot|Bench)\.$"),
+    ("played", (" played ",), rf"^{_P} played (?P<c>.+)\.$"),
+    ("mulligan", (" mulligan",), rf"^{_P} took (?:a mulligan|(?P<n>\d+) mulligans)\.$"),
+    ("coin", (" for the opening coin flip.",), rf"^{_P} chose (?:heads|tails) for the opening coin flip\.$"),
+    ("coin_won", (" won the coin toss.",), rf"^{_P} won the coin toss\.$"),
+    ("decided", (" decided to go ",), rf"^{_P} decided to go (?P<order>first|second)\.$"),
+    ("discarded", (" discarded ",), rf"^{_P} discarded (?P<c>.+)\.$"),
+    ("moved_n", (" moved ", " card"), rf"^{_P} moved {_Q}(?P<n>\d+) cards? to {_ZONE}\.$"),
+    ("moved", (" moved ",), rf"^{_P} moved {_Q}(?P<c>.+) to {_ZONE}\.$"),
+    ("shuffled", (" shuffled ", " into their deck."), rf"^{_P} shuffled (?P<c>.+) into their deck\.$"),
+    ("bottom", (" on the bottom of their deck.",),
+     rf"^{_P} put (?P<n>\d+) cards? on the bottom of their deck\.$"),
+    ("inaction", (" didn't take an action in time.",), rf"^{_P} didn't take an action in time\.$"),
+    ("ignore", ("drawn cards.",), r"^\d+ drawn cards\.$"),
+    ("ignore", ("Cards revealed from Mulligan",), r"^Cards revealed from Mulligan \d+$"),
+    ("ignore", ("Damage breakdown:",), r"^Damage breakdown:$"),
+)  # fmt: skip
+_COMPILED = tuple((kind, hints, re.compile(pat)) for kind, hints, pat in _TEMPLATES)
+
+# Lines that start a resolution window (the acting player does something); all others are consequences.
+_ACTIONS = frozenset(
+    {
+        "attack", "used", "attached", "evolved", "retreated", "ended", "drew_played", "drew_hidden",
+        "drew_n", "drew_card", "played_to", "played", "discarded", "shuffled", "bottom", "inaction",
+    }
+)  # fmt: skip
+_SETUP_KINDS = frozenset({"coin", "coin_won", "decided", "opening", "mulligan", "played_to"})
+_ZONES = {
+    "the discard pile": "discard",
+    "their hand": "hand",
+    "their deck": "deck",
+    "the Lost Zone": "lost_zone",
+    "the Prize cards": "prizes",
+}
+_REASONS = {
+    "prizes": "prizes",
+    "both": "prizes",
+    "no_pokemon": "no_pokemon",
+    "deck_out": "deck_out",
+    "concession": "concession",
+    "timeout": "timeout",
+}
+
+
+@dataclass(slots=True)
+class _Line:
+    no: int
+    text: str
+    detail: bool
+    kind: str
+    m: re.Match[str] | None = None
+    player: str | None = None  # headers: the turn's player; end: the winner
+    extra: Any = None
+
+
+@dataclass(slots=True)
+class _Poke:
+    pid: str
+    owner: str
+    name: str
+    rule: str
+    damage: int = 0
+    conditions: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Window:
+    kind: str  # attack | effect | checkup
+    line: int
+    kos: list[tuple[int, str, str]] = field(default_factory=list)
+    prizes: list[tuple[int, str, int]] = field(default_factory=list)
+    promos: list[tuple[int, str, str]] = field(default_factory=list)
+    hit: list[str] = field(default_factory=list)
+
+
+def normalise(text: str) -> list[str]:
+    """BOM, CRLF, both apostrophes and card-id prefixes removed; one string per line."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    if "_" in text:
+        text = _CARD_ID.sub("", text)
+    return text.splitlines()
+
+
+def _classify_en(text: str) -> tuple[str, re.Match[str] | None]:
+    for kind, hints, rx in _COMPILED:
+        for h in hints:
+            if h not in text:
+                break
+        else:
+            m = rx.match(text)
+            if m is not None:
+                return kind, m
+    return "unmatched", None
+
+
+def _detect_locale(lines: list[str], filename: str) -> Locale:
+    """The log's language, from its headers and end line; InputError when none is known."""
+    best: tuple[int, Locale] | None = None
+    numbered_at: int | None = None
+    seen_text = False
+    for loc in LOCALES.values():
+        score = 0
+        for i, raw in enumerate(lines[:4000]):
+            s = raw.strip()
+            if not s or s.startswith(("-", "•")):
+                continue
+            seen_text = True
+            nm = NUMBERED.match(s)
+            if nm is not None:
+                numbered_at = numbered_at or i + 1
+                s = nm.group("rest")
+            if s == loc.setup or s == loc.checkup or s in loc.draw or loc.turn.match(s):
+                score += 1
+            else:
+                w = loc.wins.match(s)
+                if w is not None and w.group("reason") in loc.reasons:
+                    score += 2
+        if score and (best is None or score > best[0]):
+            best = (score, loc)
+        if loc.code == "en" and score >= 2:
+            break
+    if best is not None:
+        return best[1]
+    if not seen_text:
+        raise InputError("empty battle log", file=filename, line=1)
+    for i, raw in enumerate(lines[:50]):
+        if "Game Log Output Begins Here" in raw:
+            raise InputError(
+                "an older Pokémon TCG Online log: not supported (export from Pokémon TCG Live)",
+                file=filename,
+                line=i + 1,
+            )
+    if numbered_at is not None:
+        raise InputError(
+            "unsupported language: turn headers and end lines match none of "
+            + ", ".join(LOCALES)
+            + " (docs/importers.md lists the supported languages)",
+            file=filename,
+            line=numbered_at,
+        )
+    first = next(i for i, raw in enumerate(lines) if raw.strip())
+    raise InputError(
+        "not a Pokémon TCG Live battle log (no Setup, turn or end line found)",
+        file=filename,
+        line=first + 1,
+    )
+
+
+class _Importer:
+    def __init__(
+        self, lines: list[str], loc: Locale, match: str, rules: Ruleset, cards: Catalogue, filename: str
+    ):
+        self.raw = lines
+        self.loc = loc
+        self.match = match
+        self.rules = rules
+        self.cards = cards
+        self.filename = filename
+        self.events: list[Event] = []
+        self.findings: list[Finding] = []
+        self.unmatched: list[tuple[int, str]] = []
+        self.players: list[str] = []
+        self.pokes: dict[str, _Poke] = {}
+        self.active: dict[str, str | None] = {}
+        self.bench: dict[str, list[str]] = {}
+        self.counter: dict[str, int] = {}
+        self.prizes_left: dict[str, int] = {}
+        self.window: _Window | None = None
+        self.turn_player: str | None = None
+        self.turn_no = 0
+        self.turn_open = False
+        self.pending: _Line | None = None
+        self.phase = "pre"
+        self.setup: dict[str, dict[str, Any]] = {}
+        self.bonus: list[Event] = []
+        self.added_due: dict[str, int] = {}
+        self.ended: _Line | None = None
+        self.hp_missing: set[str] = set()
+        self.attack_lines: set[int] = set()
+        self.first = ""
+        self.head_notes: list[Event] = []
+        self.end_at = 0
+
+    # -- findings -------------------------------------------------------------------------------------
+    def find(self, code: str, severity: str, line: int | None, message: str) -> None:
+        f = Finding(code, severity, line, message)
+        self.findings.append(f)
+        if line is None:
+            self.head_notes.append(note(f))  # about the whole log: right after match_started
+        elif self.phase == "ended":
+            # after the end line (trailing user notes): keep the claim last, so nothing follows the end
+            self.events.insert(self.end_at, note(f))
+            self.end_at += 1
+        else:
+            self.events.append(note(f))
+
+    def emit(self, ev: Event) -> None:
+        self.events.append(ev)
+
+    # -- pass 1 ---------------------------------------------------------------------------------------
+    def classify(self) -> list[_Line]:
+        loc = self.loc
+        en = loc.code == "en"
+        out: list[_Line] = []
+        append = out.append
+        for i, raw in enumerate(self.raw, 1):
+            s = raw.strip()
+            if not s:
+                continue
+            if s[0] == "•":
+                append(_Line(i, s, True, "bullet"))
+                continue
+            detail = s.startswith("- ")
+            if detail:
+                s = s[2:].strip()
+            else:
+                head = self._header(i, s)
+                if head is not None:
+                    append(head)
+                    continue
+            if en:
+                kind, m = _classify_en(s)
+            else:
+                kind, m = "unmatched", None
+            append(_Line(i, s, detail, kind, m))
+        return out
+
+    def _header(self, no: int, s: str) -> _Line | None:
+        loc = self.loc
+        if s == loc.setup:
+            return _Line(no, s, False, "setup")
+        if s == loc.checkup:
+            return _Line(no, s, False, "checkup")
+        rest, n = s, None
+        nm = NUMBERED.match(s)
+        if nm is not None:
+            rest, n = nm.group("rest"), int(nm.group("n"))
+        tm = loc.turn.match(rest)
+        if tm is not None:
+            p = tm.group("p")
+            return _Line(no, s, False, "turn", player=None if p == "[playerName]" else p, extra=n)
+        if nm is not None:
+            return None
+        if s in loc.draw:
+            return _Line(
+                no,
+                s,
+                False,
+                "end",
+                extra=(
+                    "sudden_death"
+                    if "Sudden" in s or "súbit" in s or "subit" in s or "improvvisa" in s
+                    else "draw",
+                    None,
+                ),
+            )
+        w = loc.wins.match(s)
+        if w is not None:
+            reason = loc.reasons.get(w.group("reason"))
+            if reason is None:
+                reason = ("unknown", None)
+            return _Line(no, s, False, "end", player=w.group("w"), extra=(*reason, w.group("reason")))
+        return None
+
+    def find_players(self, lines: list[_Line]) -> None:
+        order: list[str] = []
+
+        def add(p: str | None) -> None:
+            if p and p not in order and len(order) < 2:
+                order.append(p)
+
+        for ln in lines:
+            if ln.kind in _SETUP_KINDS and ln.m is not None:
+                add(ln.m.group("p"))
+            elif ln.kind == "bonus" and ln.m is not None:
+                add(ln.m.group("p"))
+                add(ln.m.group("q"))
+            elif ln.kind == "turn":
+                add(ln.player)
+            if len(order) == 2:
+                break
+        if len(order) < 2:
+            for ln in lines:
+                if ln.kind == "end":
+                    add(ln.player)
+                elif ln.m is not None and "p" in ln.m.re.groupindex and ln.kind in _ACTIONS:
+                    add(ln.m.group("p"))
+        if not order:
+            raise InputError("no player handle found in the log", file=self.filename, line=lines[0].no)
+        if len(order) == 1:
+            other = "opponent" if order[0] != "opponent" else "opponent-2"
+            order.append(other)
+            self.find(
+                "importer_guess_player",
+                "warning",
+                None,
+                f"only one handle ({order[0]}) appears in the log; the other player is called {other!r}",
+            )
+        self.players = order
+        for p in order:
+            self.active[p] = None
+            self.bench[p] = []
+            self.counter[p] = 0
+            self.prizes_left[p] = self.rules.prizes
+
+    def other(self, p: str) -> str:
+        a, b = self.players
+        return b if p == a else a
+
+    def find_first(self, lines: list[_Line]) -> str:
+        for ln in lines:
+            if ln.kind == "decided" and ln.m is not None and ln.m.group("p") in self.players:
+                p = ln.m.group("p")
+                return p if ln.m.group("order") == "first" else self.other(p)
+            if ln.kind == "turn":
+                if ln.player in self.players:
+                    return ln.player
+                break
+        self.find(
+            "importer_guess_first",
+            "warning",
+            None,
+            f"the log does not say who went first; assumed {self.players[0]}",
+        )
+        return self.players[0]
+
+    def find_exporter(self, lines: list[_Line]) -> str | None:
+        votes: dict[str, int] = dict.fromkeys(self.players, 0)
+        opening: str | None = None
+        for ln in lines:
+            k = ln.kind
+            if k == "opening" and ln.m is not None:
+                opening = ln.m.group("p")
+                continue
+            if k == "bullet" and opening is not None:
+                if opening in votes:
+                    votes[opening] += 3
+                opening = None
+                continue
+            if k not in ("ignore", "bullet"):
+                opening = None
+            if k in ("drew_card", "added") and ln.m is not None and ln.m.group("p") in votes:
+                votes[ln.m.group("p")] += 1
+            elif k == "end" and ln.player in votes and ln.extra[1] is not None:
+                w = ln.player
+                votes[w if ln.extra[1] == "winner" else self.other(w)] += 5
+        ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+        if ranked[0][1] == 0:
+            self.find(
+                "importer_exporter_unknown",
+                "info",
+                None,
+                "nothing in the log shows whose view it is (no named draw, no opening hand)",
+            )
+            return None
+        if ranked[1][1] > 0:
+            self.find(
+                "importer_exporter_conflict",
+                "warning",
+                None,
+                f"the log shows hidden information of both players; took {ranked[0][0]}",
+            )
+        return ranked[0][0]
+
+    def find_attacks(self, lines: list[_Line]) -> None:
+        """A turn that ends without "ended their turn" ended with an attack; a damage-less attack prints
+        like an Ability (``X's C used Name.``), so the turn's last action line is the attack."""
+        last: _Line | None = None
+        closed = False
+
+        def settle() -> None:
+            if last is not None and not closed and last.kind in ("used", "attack"):
+                self.attack_lines.add(last.no)
+
+        for ln in lines:
+            if ln.kind in ("turn", "checkup", "setup"):
+                settle()
+                last, closed = None, False
+            elif ln.kind == "end":
+                if ln.extra[0] not in ("concession", "timeout"):
+                    settle()
+                last, closed = None, True
+                break
+            elif ln.kind == "ended" or ln.kind == "inaction":
+                closed = True
+            elif ln.kind == "attack":
+                self.attack_lines.add(ln.no)
+                last = ln
+            elif not ln.detail and ln.kind in _ACTIONS:
+                last = ln
+        settle()
+
+    # -- board ----------------------------------------------------------------------------------------
+    def new_poke(self, owner: str, name: str) -> tuple[str, dict[str, Any]]:
+        self.counter[owner] += 1
+        pid = f"{'AB'[self.players.index(owner)]}{self.counter[owner]}"
+        card = self.cards.card(name)
+        if "hp" not in card:
+            self.hp_missing.add(name)
+        self.pokes[pid] = _Poke(pid, owner, name, card["rule"])
+        return pid, card
+
+    def in_play(self, owner: str) -> list[str]:
+        a = self.active[owner]
+        return ([a] if a is not None else []) + self.bench[owner]
+
+    def named(self, owner: str, name: str) -> list[str]:
+        return [pid for pid in self.in_play(owner) if self.pokes[pid].name == name]
+
+    def choose(self, cands: list[str], no: int, what: str, prefer: Callable[[str], tuple[int, ...]]) -> str:
+        """Pick one of several same-named Pokémon; a finding when the rules of thumb do not decide."""
+        if len(cands) == 1:
+            return cands[0]
+        ranked = sorted(cands, key=prefer)
+        if prefer(ranked[0]) == prefer(ranked[1]):
+            a, b = self.pokes[ranked[0]], self.pokes[ranked[1]]
+            same = a.damage == b.damage and a.conditions == b.conditions
+            self.find(
+                "importer_guess_pid",
+                "info" if same else "warning",
+                no,
+                f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}"
+                + (" (they look identical)" if same else ""),
+            )
+        return ranked[0]
+
+    def locate(
+        self,
+        owner: str,
+        name: str,
+        no: int,
+        what: str,
+        *,
+        materialise: bool = True,
+        prefer: Callable[[str], tuple[int, ...]] | None = None,
+    ) -> str | None:
+        """The pid of ``owner``'s ``name`` in play; the log's owner is checked against the board."""
+        cands = self.named(owner, name)
+        if not cands:
+            other = self.other(owner)
+            cands = self.named(other, name)
+            if cands:
+                self.find(
+                    "importer_guess_owner",
+                    "info",
+                    no,
+                    f"the log names {owner} as owner of {name}, but only {other} has one in play; "
+                    f"took {other}'s",
+                )
+            elif materialise:
+                return self.materialise(owner, name, no)
+            else:
+                return None
+        win = self.window
+        hit = win.hit if win is not None else []
+
+        def default(pid: str) -> tuple[int, ...]:
+            p = self.pokes[pid]
+            return (0 if pid in hit else 1, 0 if self.active[p.owner] == pid else 1, -p.damage)
+
+        return self.choose(cands, no, what, prefer or default)
+
+    def materialise(self, owner: str, name: str, no: int) -> str:
+        to = "active" if self.active[owner] is None else "bench"
+        pid, card = self.new_poke(owner, name)
+        self.find(
+            "importer_guess_pokemon",
+            "warning",
+            no,
+            f"{owner}'s {name} was not seen entering play; assumed it was put on the "
+            f"{'Active Spot' if to == 'active' else 'Bench'} as {pid}",
+        )
+        if self.phase == "setup":
+            slot = self.setup.setdefault(owner, {"active": None, "bench": [], "mulligans": 0})
+            if slot["active"] is None:
+                slot["active"] = {"pid": pid, "card": card}
+            else:
+                slot["bench"].append({"pid": pid, "card": card})
+        else:
+            self.emit({"type": "played", "player": owner, "pid": pid, "card": card, "to": to})
+        if to == "active":
+            self.active[owner] = pid
+        else:
+            self.bench[owner].append(pid)
+        return pid
+
+    def leave_play(self, pid: str) -> None:
+        p = self.pokes[pid]
+        if self.active[p.owner] == pid:
+            self.active[p.owner] = None
+        elif pid in self.bench[p.owner]:
+            self.bench[p.owner].remove(pid)
+
+    def make_active(self, owner: str, pid: str) -> None:
+        old = self.active[owner]
+        if pid in self.bench[owner]:
+            self.bench[owner].remove(pid)
+        if old is not None and old != pid:
+            self.bench[owner].append(old)
+            self.pokes[
+                old
+            ].conditions.clear()  # RB: Special Conditions end when a Pokémon leaves the Active Spot
+        self.active[owner] = pid
+
+    # -- pass 2 ---------------------------------------------------------------------------------------
+    def player_of(self, ln: _Line, group: str = "p") -> str | None:
+        assert ln.m is not None
+        p = ln.m.group(group)
+        if p in self.active:
+            return p
+        return None
+
+    def run(self, lines: list[_Line]) -> None:
+        for ln in lines:
+            k = ln.kind
+            if self.phase == "ended":
+                self.unmatched.append((ln.no, self.raw[ln.no - 1]))
+                self.find("unmatched_line", "info", ln.no, f"text after the end line: {ln.text[:80]!r}")
+                continue
+            if k == "setup":
+                self.close_window()
+                self.phase = "setup"
+                continue
+            if k == "turn":
+                self.start_header(ln)
+                continue
+            if k == "checkup":
+                self.close_window()
+                self.start_pending(None)
+                self.close_turn()
+                self.phase = "checkup"
+                self.window = _Window("checkup", ln.no)
+                self.emit({"type": "checkup_started"})
+                continue
+            if k == "end":
+                self.end(ln)
+                continue
+            if k in ("bullet", "ignore"):
+                continue
+            if k == "unmatched":
+                self.unmatched.append((ln.no, self.raw[ln.no - 1]))
+                self.find("unmatched_line", "warning", ln.no, f"no template matches: {ln.text[:80]!r}")
+                continue
+            if self.pending is not None:
+                self.start_pending(ln)
+            handler = getattr(self, "on_" + k)
+            if not ln.detail and k in _ACTIONS and self.phase != "checkup":
+                self.close_window()
+                self.window = _Window("attack" if ln.no in self.attack_lines else "effect", ln.no)
+            elif self.window is None and self.phase == "turn":
+                self.window = _Window("effect", ln.no)
+            if not handler(ln):
+                self.unmatched.append((ln.no, self.raw[ln.no - 1]))
+                self.find(
+                    "unmatched_line",
+                    "warning",
+                    ln.no,
+                    f"names a player who is not in this game: {ln.text[:80]!r}",
+                )
+
+    # headers, turns and the end
+    def start_header(self, ln: _Line) -> None:
+        self.close_window()
+        self.start_pending(None)
+        self.close_turn()
+        if self.phase in ("setup", "pre"):
+            self.emit_setup()
+        self.phase = "turn"
+        self.pending = ln
+
+    def start_pending(self, nxt: _Line | None, *, deck: int | None = None) -> None:
+        ln = self.pending
+        if ln is None:
+            return
+        self.pending = None
+        player = ln.player
+        expected = self.other(self.turn_player) if self.turn_player is not None else self.first
+        if player is None:
+            guess: str | None = None
+            if nxt is not None and nxt.m is not None and "p" in nxt.m.re.groupindex:
+                guess = nxt.m.group("p")
+            if guess not in self.active:
+                guess = expected
+            player = guess
+            assert player is not None
+            self.find(
+                "importer_guess_player",
+                "info",
+                ln.no,
+                f"turn header without a player name ({ln.text!r}); took {player} from the next line",
+            )
+        elif player not in self.active:
+            self.find(
+                "importer_guess_player",
+                "warning",
+                ln.no,
+                f"turn header names {player}, who is not in this game; took {expected}",
+            )
+            player = expected
+        self.turn_no += 1
+        self.turn_player = player
+        self.turn_open = True
+        ev: Event = {"type": "turn_started", "player": player, "turn": self.turn_no}
+        if deck is not None:
+            ev["deck"] = deck
+        self.emit(ev)
+
+    def close_turn(self) -> None:
+        if self.turn_open and self.turn_player is not None:
+            self.emit({"type": "turn_ended", "player": self.turn_player})
+        self.turn_open = False
+
+    def emit_setup(self) -> None:
+        if self.phase == "done_setup":
+            return
+        for p in sorted(self.players, key=lambda x: x != self.first):
+            slot = self.setup.get(p)
+            if slot is None or slot["active"] is None:
+                self.find(
+                    "importer_missing_setup",
+                    "warning",
+                    None,
+                    f"the log shows no Active Pokémon for {p} at setup",
+                )
+                continue
+            ev: Event = {"type": "setup", "player": p, "active": slot["active"], "bench": slot["bench"]}
+            if slot["mulligans"]:
+                ev["mulligans"] = slot["mulligans"]
+            self.emit(ev)
+        self.events.extend(self.bonus)
+        self.bonus = []
+        self.phase = "done_setup"
+
+    def end(self, ln: _Line) -> None:
+        kind = ln.extra[0]
+        if self.pending is not None:
+            self.start_pending(ln, deck=0 if kind == "deck_out" else None)
+        self.close_window()
+        if self.phase in ("setup", "pre"):
+            self.emit_setup()
+        winner = ln.player
+        self.end_at = len(self.events)
+        if kind in ("draw", "sudden_death"):
+            self.emit({"type": "game_ended", "outcome": "draw"})
+            self.phase = "ended"
+            self.ended = ln
+            return
+        if winner not in self.active:
+            raise InputError(
+                f"the end line names {winner}, who is not in this game",
+                file=self.filename,
+                line=ln.no,
+                field="winner",
+            )
+        assert winner is not None
+        loser = self.other(winner)
+        if kind == "unknown":
+            self.find("importer_unknown_reason", "warning", ln.no, f"unknown end reason {ln.extra[2]!r}")
+        if kind == "deck_out" and self.turn_player != loser:
+            self.find(
+                "importer_deck_out_turn",
+                "warning",
+                ln.no,
+                f"deck-out of {loser}, but the last turn header is {self.turn_player}'s",
+            )
+        if kind == "concession":
+            self.emit({"type": "conceded", "player": loser})
+        elif kind == "timeout":
+            self.emit({"type": "conceded", "player": loser, "reason": "inactive"})
+        ev: Event = {"type": "game_ended", "outcome": "win", "winner": winner}
+        if kind in _REASONS:
+            ev["reason"] = _REASONS[kind]
+        self.emit(ev)
+        self.phase = "ended"
+        self.ended = ln
+
+    # windows
+    def close_window(self) -> None:
+        w = self.window
+        if w is None:
+            return
+        self.window = None
+        kos: list[tuple[int, str]] = []
+        for no, q, d in w.kos:
+            owner = q if q in self.active else None
+            if owner is None:
+                self.find("unmatched_line", "warning", no, f"knockout of a Pokémon of unknown player {q}")
+                continue
+            taken = {pid for _, pid in kos}
+
+            def prefer(pid: str, taken: set[str] = taken) -> tuple[int, ...]:
+                p = self.pokes[pid]
+                return (
+                    1 if pid in taken else 0,
+                    0 if pid in w.hit else 1,
+                    0 if self.active[p.owner] == pid else 1,
+                    -p.damage,
+                )
+
+            cands = [pid for pid in self.named(owner, d) if pid not in taken]
+            if not cands and not self.named(self.other(owner), d):
+                pid: str | None = self.materialise(owner, d, no)
+            elif not cands:
+                pid = self.locate(owner, d, no, "the knockout", prefer=prefer)
+            else:
+                pid = self.choose(cands, no, "the knockout", prefer)
+            if pid is not None and pid not in taken:
+                kos.append((no, pid))
+        modifiers = self.prize_modifiers(w, kos)
+        for _no, pid in kos:
+            p = self.pokes[pid]
+            for delta in modifiers.get(pid, ()):
+                self.emit({"type": "prize_modifier", "pid": pid, "delta": delta})
+            self.emit({"type": "knocked_out", "pid": pid, "player": p.owner})
+            self.leave_play(pid)
+        if w.kind == "attack":
+            self.emit({"type": "attack_ended"})
+        elif w.kind == "checkup":
+            self.emit({"type": "checkup_ended"})
+        for _, taker, n in w.prizes:
+            self.emit({"type": "prize_taken", "player": taker, "count": n})
+            self.prizes_left[taker] = max(0, self.prizes_left[taker] - n)
+        # JP3.4 §I-D step 5: when both Actives are out, the player who takes the next turn promotes first.
+        nxt = self.other(self.turn_player) if self.turn_player is not None else self.first
+        for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
+            self.promote(no, who, c)
+
+    def prize_modifiers(self, w: _Window, kos: list[tuple[int, str]]) -> dict[str, list[int]]:
+        """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
+        changed the value (Briar +1, Legacy Energy -1) [rules.md §3]: say so with a prize_modifier."""
+        out: dict[str, list[int]] = {}
+        claimed: dict[str, tuple[int, int]] = {}
+        for no, taker, n in w.prizes:
+            first_no, total = claimed.get(taker, (no, 0))
+            claimed[taker] = (first_no, total + n)
+        for taker, (no, n) in claimed.items():
+            victims = [pid for _, pid in kos if self.pokes[pid].owner != taker]
+            if not victims:
+                self.find(
+                    "importer_prize_without_ko",
+                    "warning",
+                    no,
+                    f"{taker} took {n} prize card(s) but no knockout of the opponent's Pokémon is printed "
+                    "near it",
+                )
+                continue
+            values = {pid: self.rules.prize_value(self.pokes[pid].rule) for pid in victims}
+            base = sum(values.values())
+            left = self.prizes_left[taker]
+            if n == min(base, left) or n > left:
+                continue
+            delta = n - base
+            if delta > 0:
+                out[victims[0]] = [delta]
+            else:
+                for pid in sorted(victims, key=lambda x: -values[x]):
+                    d = max(delta, -values[pid])
+                    if d:
+                        out[pid] = [d]
+                    delta -= d
+                    if not delta:
+                        break
+            self.find(
+                "importer_prize_modifier",
+                "info",
+                no,
+                f"{taker} took {n} prize card(s) where the knocked-out kinds give {base}: assumed a card "
+                "effect changed the prize value",
+            )
+        return out
+
+    def promote(self, no: int, p: str, c: str) -> None:
+        a = self.active[p]
+        if a is not None and self.pokes[a].name == c:
+            return  # already Active (e.g. printed after a switch line)
+        cands = [pid for pid in self.bench[p] if self.pokes[pid].name == c]
+        if not cands:
+            pid = self.materialise_bench(p, c, no)
+        else:
+            pid = self.choose(cands, no, "the new Active Pokémon", lambda x: (0,))
+        kind = "promoted" if a is None else "switched"
+        self.make_active(p, pid)
+        self.emit({"type": kind, "player": p, "pid": pid})
+
+    def materialise_bench(self, owner: str, name: str, no: int) -> str:
+        pid, card = self.new_poke(owner, name)
+        self.find(
+            "importer_guess_pokemon",
+            "warning",
+            no,
+            f"{owner}'s {name} was not seen on the Bench; assumed it was benched as {pid}",
+        )
+        self.emit({"type": "played", "player": owner, "pid": pid, "card": card, "to": "bench"})
+        self.bench[owner].append(pid)
+        return pid
+
+    def damage(self, pid: str, amount: int, by: str | None = None) -> None:
+        ev: Event = {"type": "damage", "pid": pid, "amount": amount}
+        if by is not None:
+            ev["by"] = by
+        self.emit(ev)
+        self.pokes[pid].damage += amount
+        if self.window is not None:
+            self.window.hit.append(pid)
+
+    # line handlers: return False when the line names someone who is not a player
+    def on_played_to(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        name = ln.m.group("c")
+        to = "active" if ln.m.group("zone") == "Active Spot" else "bench"
+        if self.phase in ("setup", "pre"):
+            slot = self.setup.setdefault(p, {"active": None, "bench": [], "mulligans": 0})
+            pid, card = self.new_poke(p, name)
+            if to == "active":
+                slot["active"] = {"pid": pid, "card": card}
+                self.active[p] = pid
+            else:
+                slot["bench"].append({"pid": pid, "card": card})
+                self.bench[p].append(pid)
+            return True
+        pid, card = self.new_poke(p, name)
+        self.emit({"type": "played", "player": p, "pid": pid, "card": card, "to": to})
+        if to == "active" and self.active[p] is None:
+            self.active[p] = pid
+        else:
+            self.bench[p].append(pid)
+        return True
+
+    def on_drew_played(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        self.emit({"type": "drew", "player": p, "count": 1, "cards": [ln.m.group("c")]})
+        return self.on_played_to(ln)
+
+    def on_drew_hidden(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        self.emit({"type": "drew", "player": p, "count": 1})
+        return True
+
+    def on_drew_n(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        self.emit({"type": "drew", "player": p, "count": int(ln.m.group("n"))})
+        return True
+
+    def on_drew_card(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        self.emit({"type": "drew", "player": p, "count": 1, "cards": [ln.m.group("c")]})
+        return True
+
+    def on_opening(self, ln: _Line) -> bool:
+        return self.player_of(ln) is not None
+
+    def on_coin(self, ln: _Line) -> bool:
+        return self.player_of(ln) is not None
+
+    on_coin_won = on_coin
+    on_decided = on_coin
+    on_inaction = on_coin
+
+    def on_mulligan(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        slot = self.setup.setdefault(p, {"active": None, "bench": [], "mulligans": 0})
+        slot["mulligans"] = int(ln.m.group("n") or 1)
+        return True
+
+    def on_bonus(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        ev: Event = {"type": "drew", "player": p, "count": int(ln.m.group("n"))}
+        if self.phase in ("setup", "pre"):
+            self.bonus.append(ev)
+        else:
+            self.emit(ev)
+        return True
+
+    def on_attached(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        name, target = ln.m.group("c"), ln.m.group("d")
+        in_active = ln.m.group("a") is not None
+        a = self.active[p]
+        if in_active and a is not None and self.pokes[a].name == target:
+            pid: str | None = a
+        else:
+            cands = [x for x in self.bench[p] if self.pokes[x].name == target] if not in_active else []
+            if cands:
+                pid = self.choose(cands, ln.no, "the attachment", lambda x: (0,))
+            else:
+                pid = self.locate(p, target, ln.no, "the attachment")
+        kind = "energy" if "Energy" in name else "tool"
+        self.emit({"type": "attached", "player": p, "pid": pid, "card": {"name": name, "kind": kind}})
+        return True
+
+    def on_evolved(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        old, new = ln.m.group("c"), ln.m.group("d")
+        in_active = ln.m.group("a") is not None
+        a = self.active[p]
+        if in_active and a is not None and self.pokes[a].name == old:
+            pid: str | None = a
+        else:
+            cands = [x for x in self.bench[p] if self.pokes[x].name == old] if not in_active else []
+            if cands:
+                # JP3.4: a Pokémon cannot evolve the turn it came into play; the log does not tell which copy.
+                pid = self.choose(cands, ln.no, "the evolution", lambda x: (0,))
+            else:
+                pid = self.locate(p, old, ln.no, "the evolution")
+        assert pid is not None
+        card = self.cards.card(new)
+        if "hp" not in card:
+            self.hp_missing.add(new)
+        poke = self.pokes[pid]
+        poke.name, poke.rule = new, card["rule"]
+        poke.conditions.clear()
+        self.emit({"type": "evolved", "player": p, "pid": pid, "card": card})
+        return True
+
+    def on_retreated(self, ln: _Line) -> bool:
+        return self.player_of(ln) is not None
+
+    def on_ended(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        self.close_window()
+        if p != self.turn_player:
+            self.find(
+                "importer_turn_player", "warning", ln.no, f"{p} ended a turn that is {self.turn_player}'s"
+            )
+        self.close_turn()
+        return True
+
+    def attacker(self, p: str, name: str, no: int) -> str | None:
+        a = self.active[p]
+        if a is not None and self.pokes[a].name == name:
+            return a
+        return self.locate(p, name, no, "the attacker")
+
+    def on_attack(self, ln: _Line) -> bool:
+        assert ln.m is not None
+        p, q = self.player_of(ln), self.player_of(ln, "q")
+        if p is None or q is None:
+            return False
+        by = self.attacker(p, ln.m.group("c"), ln.no)
+        self.emit({"type": "attack", "player": p, "pid": by, "name": ln.m.group("a")})
+        d = ln.m.group("d")
+        a = self.active[q]
+        target = (
+            a
+            if a is not None and self.pokes[a].name == d
+            else self.locate(q, d, ln.no, "the attack's target")
+        )
+        assert target is not None
+        self.damage(target, int(ln.m.group("n")), by)
+        return True
+
+    def on_used(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        if ln.no in self.attack_lines:
+            by = self.attacker(p, ln.m.group("c"), ln.no)
+            self.emit({"type": "attack", "player": p, "pid": by, "name": ln.m.group("a")})
+        return True
+
+    def on_took_damage(self, ln: _Line) -> bool:
+        q = self.player_of(ln, "q")
+        if q is None:
+            return False
+        assert ln.m is not None
+        hit = self.window.hit if self.window is not None else []
+
+        def prefer(pid: str) -> tuple[int, ...]:
+            # spread damage: each line is a different Pokémon; the attack's own target is already hit
+            return (1 if pid in hit else 0, -self.pokes[pid].damage)
+
+        pid = self.locate(q, ln.m.group("d"), ln.no, "the spread damage", prefer=prefer)
+        assert pid is not None
+        self.damage(pid, int(ln.m.group("n")))
+        return True
+
+    def on_counters(self, ln: _Line) -> bool:
+        p, q = self.player_of(ln), self.player_of(ln, "q")
+        if p is None or q is None:
+            return False
+        assert ln.m is not None
+        pid = self.locate(q, ln.m.group("d"), ln.no, "the damage counters")
+        assert pid is not None
+        self.damage(pid, 10 * int(ln.m.group("n")))
+        return True
+
+    def on_checkup_damage(self, ln: _Line) -> bool:
+        q = self.player_of(ln, "q")
+        if q is None:
+            return False
+        assert ln.m is not None
+        pid = self.locate(q, ln.m.group("d"), ln.no, "the checkup damage")
+        assert pid is not None
+        self.damage(pid, 10 * int(ln.m.group("n")))
+        return True
+
+    def condition(self, ln: _Line, on: bool) -> bool:
+        q = self.player_of(ln, "q")
+        if q is None:
+            return False
+        assert ln.m is not None
+        pid = self.locate(q, ln.m.group("d"), ln.no, "the Special Condition")
+        assert pid is not None
+        poke = self.pokes[pid]
+        conds = [ln.m.group("cond").lower()] if ln.kind != "cond_clear" else list(poke.conditions)
+        for cond in conds:
+            self.emit({"type": "condition", "pid": pid, "condition": cond, "on": on})
+            if on and cond not in poke.conditions:
+                poke.conditions.append(cond)
+            elif not on and cond in poke.conditions:
+                poke.conditions.remove(cond)
+        return True
+
+    def on_cond_on(self, ln: _Line) -> bool:
+        return self.condition(ln, True)
+
+    def on_cond_off(self, ln: _Line) -> bool:
+        return self.condition(ln, False)
+
+    def on_cond_clear(self, ln: _Line) -> bool:
+        return self.condition(ln, False)
+
+    def on_switched(self, ln: _Line) -> bool:
+        q = self.player_of(ln, "q")
+        if q is None:
+            return False
+        assert ln.m is not None
+        c, d = ln.m.group("c"), ln.m.group("d")
+        a = self.active[q]
+        a_name = self.pokes[a].name if a is not None else None
+        incoming = d if a_name == c else c if a_name == d else d
+        cands = [x for x in self.bench[q] if self.pokes[x].name == incoming]
+        if not cands:
+            pid = self.materialise_bench(q, incoming, ln.no)
+        else:
+            pid = self.choose(cands, ln.no, "the switch", lambda x: (0,))
+        self.make_active(q, pid)
+        self.emit({"type": "switched", "player": q, "pid": pid})
+        return True
+
+    def on_now_active(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        if self.window is None:
+            self.promote(ln.no, p, ln.m.group("c"))
+        else:
+            self.window.promos.append((ln.no, p, ln.m.group("c")))
+        return True
+
+    def on_ko(self, ln: _Line) -> bool:
+        q = self.player_of(ln, "q")
+        if q is None:
+            return False
+        assert ln.m is not None
+        if self.window is None:
+            self.window = _Window("effect", ln.no)
+        self.window.kos.append((ln.no, q, ln.m.group("d")))
+        return True
+
+    def on_prize(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        n = int(ln.m.group("n") or 1)
+        if self.window is None:
+            self.window = _Window("effect", ln.no)
+        self.window.prizes.append((ln.no, p, n))
+        self.added_due[p] = self.added_due.get(p, 0) + n
+        return True
+
+    def on_added_hidden(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        if self.added_due.get(p):
+            self.added_due[p] -= 1  # a prize card going to hand: part of prize_taken
+        return True
+
+    on_added = on_added_hidden
+
+    def on_discarded(self, ln: _Line) -> bool:
+        return self.player_of(ln) is not None  # from hand or from a Pokémon: the line does not say
+
+    def on_moved_n(self, ln: _Line) -> bool:
+        p, q = self.player_of(ln), self.player_of(ln, "q")
+        if p is None or q is None:
+            return False
+        assert ln.m is not None
+        zone = _ZONES[ln.m.group("z")]
+        if zone in ("discard", "lost_zone"):
+            # The owner printed in mill lines is unreliable [ptcgl-format.md, Traps]; the deck it came from
+            # cannot be checked on the board, so the printed owner stays and the move is marked as such.
+            self.emit(
+                {
+                    "type": "moved",
+                    "player": q,
+                    "count": int(ln.m.group("n")),
+                    "from": "deck",
+                    "to": zone,
+                    "owner_from_log": True,
+                }
+            )
+        return True
+
+    def on_moved(self, ln: _Line) -> bool:
+        p, q = self.player_of(ln), self.player_of(ln, "q")
+        if p is None or q is None:
+            return False
+        assert ln.m is not None
+        zone = _ZONES[ln.m.group("z")]
+        name = ln.m.group("c")
+        if zone == "discard":
+            return True  # a card from hand or deck: zone unknown, nothing the audit needs
+        pid = self.locate(q, name, ln.no, "the card leaving play", materialise=False)
+        if pid is not None:
+            owner = self.pokes[pid].owner
+            self.emit({"type": "removed", "player": owner, "pid": pid, "to": zone})
+            self.leave_play(pid)
+        return True
+
+    def on_shuffled(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        c = ln.m.group("c")
+        m = re.fullmatch(r"(\d+) cards", c)
+        if m is not None:
+            self.emit({"type": "moved", "player": p, "count": int(m.group(1)), "from": "hand", "to": "deck"})
+        elif not c.startswith("their "):
+            self.emit({"type": "moved", "player": p, "cards": [c], "from": "hand", "to": "deck"})
+        return True
+
+    def on_bottom(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        self.emit({"type": "moved", "player": p, "count": int(ln.m.group("n")), "from": "hand", "to": "deck"})
+        return True
+
+    def on_played(self, ln: _Line) -> bool:
+        return self.player_of(ln) is not None  # a Trainer or an Ability: no event in the contract
+
+
+def parse_ptcgl(
+    text: str,
+    *,
+    match: str,
+    ruleset: str = "play-2026",
+    cards: Catalogue | None = None,
+    filename: str = "<log>",
+    partial: bool = False,
+) -> ImportResult:
+    """Turn a Pokémon TCG Live battle-log export into contract events.
+
+    Raises InputError (naming ``filename`` and the line) when the text is not a readable battle log: empty,
+    binary, another game's log, an unsupported language, or truncated (no end line) unless ``partial``.
+    Everything else the importer cannot read or had to guess is a finding, returned and also written into
+    the stream as a ``note`` event (``author: "importer"``).
+    """
+    try:
+        rules = load_ruleset(ruleset)
+    except KeyError:
+        raise InputError(f"unknown ruleset {ruleset!r}", field="ruleset") from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError("binary data (NUL byte): not a text battle log", file=filename, line=line)
+    raw = normalise(text)
+    loc = _detect_locale(raw, filename)
+    imp = _Importer(raw, loc, match, rules, cards or NO_CATALOGUE, filename)
+    lines = imp.classify()
+    imp.find_players(lines)
+    imp.first = imp.players[0]
+    imp.first = imp.find_first(lines)
+    exporter = imp.find_exporter(lines)
+    imp.find_attacks(lines)
+    if not any(ln.kind == "end" for ln in lines) and not partial:
+        last = lines[-1].no
+        raise InputError(
+            "truncated log: no end line ('<reason>. <winner> wins.'); use --partial to import it anyway",
+            file=filename,
+            line=last,
+        )
+    imp.run(lines)
+    if imp.phase != "ended":
+        imp.close_window()
+        imp.start_pending(None)
+        if imp.phase in ("setup", "pre"):
+            imp.emit_setup()
+    if loc.code != "en":
+        imp.find(
+            "importer_language",
+            "warning",
+            None,
+            f"log language {loc.code}: only headers and the end line are read; "
+            f"{len(imp.unmatched)} other lines are not",
+        )
+    hp_known = cards is not None and not imp.hp_missing and bool(imp.pokes)
+    if not hp_known:
+        imp.find(
+            "importer_hp_unknown",
+            "info",
+            None,
+            "HP unknown for "
+            + (", ".join(sorted(imp.hp_missing)) or "all Pokémon")
+            + ": knockouts are audited from the log's own knockout claims",
+        )
+    source: dict[str, Any] = {
+        "kind": "digital",
+        "client": "ptcgl",
+        "exporter": exporter,
+        "reports_knockouts": True,
+        "hp_known": hp_known,
+        "language": loc.code,
+    }
+    if exporter is None:
+        del source["exporter"]
+    start: Event = {
+        "type": "match_started",
+        "players": list(imp.players),
+        "first": imp.first,
+        "ruleset": rules.id,
+        "source": source,
+    }
+    events = number(match, [start, *imp.head_notes, *imp.events])
+    meta = {"players": list(imp.players), "first": imp.first, "exporter": exporter, "language": loc.code}
+    if imp.ended is not None and imp.ended.player is not None:
+        meta["winner"] = imp.ended.player
+        meta["reason"] = _REASONS.get(imp.ended.extra[0], imp.ended.extra[0])
+    return ImportResult(events, imp.findings, imp.unmatched, meta)
