@@ -7,18 +7,25 @@ its own module and its handlers are registered in ``HANDLERS``. Pure and determi
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from replay import attack, checkup, knockout, penalties, playoff, result, setup, turn
 from replay.board import Player, Pokemon
-from replay.chain import GENESIS, canonical_bytes, link
+from replay.chain import _ENCODER, GENESIS, canonical_bytes, link
 from replay.findings import finding
 from replay.ruleset import Ruleset, load_ruleset
 
 Event = dict[str, Any]
 
 ENGINE_VERSION = "0.1.0"
+
+_encode = _ENCODER.encode
+_decode = msgspec.msgpack.Decoder(dict[str, Any]).decode
+_sha256 = hashlib.sha256
 
 # Events a source may still send once the engine has decided the game: claims about what just happened,
 # annotations, corrections and penalties given right after the game [PG §3-4].
@@ -37,9 +44,9 @@ class Game:
         self.match: str | None = None
         self.next_seq = 1
         self.head = GENESIS
-        self.heads: dict[int, bytes] = {0: GENESIS}
+        self.heads: list[bytes] = [GENESIS]  # heads[seq]: the chain head after event seq
+        self.raw: list[bytes] = []  # raw[seq - 1]: the canonical bytes of event seq (b"" for a gap)
         self.missing: set[int] = set()
-        self.events: list[Event] = []  # applied events, for corrections and --until
         self.timeline: list[dict[str, Any]] = []
         self.findings: list[dict[str, Any]] = []
         self.ruleset: Ruleset = load_ruleset("play-2026")
@@ -82,11 +89,32 @@ class Game:
         self.time: dict[str, Any] | None = None
         self.lead_mode: str | None = None  # "time" when time ran out level in single elimination
         self.corrections = 0
-        self._last_event_type: str | None = None
 
     # ------------------------------------------------------------------ envelope
     def apply(self, event: Event) -> list[dict[str, Any]]:
-        """Fold one schema-valid event; returns the derived outputs it caused (never raises on such input)."""
+        """Fold one schema-valid event; returns the derived outputs it caused (never raises on such input).
+
+        The returned list is this event's outputs only; an exact duplicate returns ``[]``.
+        """
+        seq: int = event["seq"]
+        if seq != self.next_seq or event["match"] != self.match:
+            return self._apply_out_of_line(event)
+        # The hot path: the next event of this match. Only untracked bytes are kept per event (the chain
+        # heads and the canonical bytes), so a long replay does not feed the cyclic garbage collector.
+        canon = _encode(event)
+        self.head = _sha256(self.head + canon).digest()
+        self.heads.append(self.head)
+        self.raw.append(canon)
+        self.next_seq = seq + 1
+        mark = len(self.timeline)
+        if event["type"] == "correction":
+            self._correct(event)
+            return self.timeline[-1:]
+        self.fold(event)
+        return self.timeline[mark:] if len(self.timeline) != mark else []
+
+    def _apply_out_of_line(self, event: Event) -> list[dict[str, Any]]:
+        """The first event, duplicates, reused seqs, gaps and events of another match."""
         seq: int = event["seq"]
         match = event["match"]
         mark = len(self.timeline)
@@ -95,11 +123,10 @@ class Game:
         elif match != self.match:
             self.find("wrong_match", seq, f"event for match {match!r} sent to match {self.match!r}; ignored")
             return self.timeline[mark:]
-        canon = canonical_bytes(event)
         if seq < self.next_seq:
             if seq in self.missing:
                 self.find("late_event", seq, f"seq {seq} arrived after its gap was reported; not applied")
-            elif link(self.heads[seq - 1], canon) == self.heads.get(seq):
+            elif link(self.heads[seq - 1], canonical_bytes(event)) == self.heads[seq]:
                 return []  # an exact duplicate: at-least-once delivery, a no-op
             else:
                 self.find("duplicate_seq", seq, f"a different event reuses seq {seq}; not applied")
@@ -108,39 +135,36 @@ class Game:
             gap = f"{self.next_seq}" if seq == self.next_seq + 1 else f"{self.next_seq}..{seq - 1}"
             self.find("seq_gap", seq, f"events {gap} are missing before seq {seq}")
             self.missing.update(range(self.next_seq, seq))
-            # chain continues from the last head; the gap seqs keep that head so a late one is recognised
-            for s in range(self.next_seq, seq):
-                self.heads[s] = self.head
-        self.head = link(self.head, canon)
-        self.heads[seq] = self.head
-        self.next_seq = seq + 1
-        self.events.append(event)
-        if event["type"] == "correction":
-            self._correct(event)
-            return self.timeline[-1:]
-        self.fold(event)
-        return self.timeline[mark:]
+            # the chain goes on from the last head; a missing seq keeps that head and no bytes
+            for _ in range(self.next_seq, seq):
+                self.heads.append(self.head)
+                self.raw.append(b"")
+            self.next_seq = seq
+        return self.timeline[mark:] + self.apply(event)
 
     def fold(self, event: Event) -> None:
         """Apply the rules for one event (the envelope has been checked)."""
         etype: str = event["type"]
-        seq: int = event["seq"]
-        if self.started is None and etype != "match_started":
-            self.find("no_match_started", seq, f"{etype} before match_started; ignored")
-            return
-        if self.effect_pending and etype not in EFFECT_PARTS:
-            knockout.resolve_effect(self)
-        if self.result is not None and etype not in AFTER_END_OK:
-            self.find(
-                "event_after_end",
-                seq,
-                f"{etype} after the game was decided at seq {self.result['decided_at']}; ignored",
-            )
-            return
+        if self.effect_pending or self.result is not None or self.started is None:
+            seq: int = event["seq"]
+            if self.started is None and etype != "match_started":
+                self.find("no_match_started", seq, f"{etype} before match_started; ignored")
+                return
+            if self.effect_pending and etype not in EFFECT_PARTS:
+                knockout.resolve_effect(self)
+            if self.result is not None and etype not in AFTER_END_OK:
+                decided = self.result["decided_at"]
+                self.find(
+                    "event_after_end", seq, f"{etype} after the game was decided at seq {decided}; ignored"
+                )
+                return
         handler = HANDLERS.get(etype)
         if handler is not None:
             handler(self, event)
-        self._last_event_type = etype
+
+    def events(self) -> list[Event]:
+        """The applied events (decoded again from their canonical bytes), in seq order."""
+        return [_decode(raw) for raw in self.raw if raw]
 
     # ------------------------------------------------------------------ helpers for rule modules
     def emit(self, output: dict[str, Any]) -> None:
@@ -181,7 +205,8 @@ class Game:
         target = event.get("target")
         action = event.get("action")
         seq = event["seq"]
-        known = {e["seq"] for e in self.events}
+        history = self.events()
+        known = {e["seq"] for e in history}
         if target not in known or target == 1:
             self.find(
                 "corrected",
@@ -194,13 +219,13 @@ class Game:
         effective: list[Event] = []
         voided: set[int] = set()
         amended: dict[int, Event] = {}
-        for e in self.events:
+        for e in history:
             if e["type"] == "correction" and e.get("target") in known:
                 if e.get("action") == "void":
                     voided.add(e["target"])
                 elif isinstance(e.get("event"), dict):
                     amended[e["target"]] = e["event"]
-        for e in self.events:
+        for e in history:
             if e["type"] == "correction" or e["seq"] in voided:
                 continue
             if e["seq"] in amended:

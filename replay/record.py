@@ -54,7 +54,7 @@ def build_record(g: Game) -> dict[str, Any]:
         "children": list(g.children),
         "playoff": dict(g.playoff) if g.playoff is not None else None,
         "playoff_of": {"kind": g.playoff_kind, "parent": g.parent} if g.playoff_kind else None,
-        "chain": {"alg": "sha256", "head": g.head.hex(), "events": len(g.heads) - 1 - len(g.missing)},
+        "chain": {"alg": "sha256", "head": g.head.hex(), "events": len(g.raw) - len(g.missing)},
         "signature": None,
         "started_at": started.get("at"),
     }
