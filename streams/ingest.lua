@@ -6,6 +6,7 @@
 -- KEYS[2] pc:{m}:seq     string, the head: the highest seq appended in order (absent = 0)
 -- KEYS[3] pc:{m}:board   string, msgpack of the public board view
 -- KEYS[4] pc:{m}:record  string, msgpack of the record
+-- KEYS[5] pc:{m}:pending hash seq -> bytes: events waiting behind a gap (the entry leaves when appended)
 -- ARGV[1] mode           "append" (a new seq) or "conflict" (archive an event reusing a seq or filling a
 --                        gap that was already reported; its finding is in ARGV[7])
 -- ARGV[2] seq            the event's seq (decimal)
@@ -71,6 +72,7 @@ if seq ~= head + 1 and ARGV[4] ~= '1' then
   return {'gap', head, 0}
 end
 redis.call('XADD', KEYS[1], ARGV[2] .. '-0', 'e', ARGV[5])
+redis.call('HDEL', KEYS[5], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[6])
 redis.call('SET', KEYS[4], ARGV[7])

@@ -79,7 +79,7 @@ class Settings:
             return value
 
         defaults = cls()
-        key = get("PRIZECHECK_SIGNING_KEY")
+        key = env.get("PRIZECHECK_SIGNING_KEY") or None  # as the CLI reads it: not stripped
         return cls(
             kafka_url=get("KAFKA_URL") or defaults.kafka_url,
             redis_url=get("REDIS_URL"),

@@ -165,6 +165,17 @@ class Store(Protocol):
         """The stored record (msgpack), or None."""
         ...
 
+    async def hold(self, match: str, seq: int, data: bytes) -> bool:
+        """Keep an event that waits behind a gap (False if another is already held at that seq).
+
+        It leaves the pending set when an append archives that seq.
+        """
+        ...
+
+    async def held(self, match: str) -> dict[int, bytes]:
+        """Events waiting behind a gap, by seq (what a restarted owner picks up again)."""
+        ...
+
     async def board(self, match: str) -> bytes | None:
         """The stored public board (msgpack), or None."""
         ...
@@ -257,7 +268,7 @@ class RedisStore:
 
     # appends ---------------------------------------------------------------------------------------
     async def append(self, a: Append) -> AppendResult:
-        keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record")]
+        keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
         payload = LiveUpdate(a.match, a.seq).encode()
         args: list[bytes | str | int] = [
             "conflict" if a.conflict else "append",
@@ -307,6 +318,13 @@ class RedisStore:
     async def board(self, match: str) -> bytes | None:
         data: bytes | None = await self._r.get(self.key(match, "board"))
         return data
+
+    async def hold(self, match: str, seq: int, data: bytes) -> bool:
+        return bool(await self._r.hsetnx(self.key(match, "pending"), str(seq), data))
+
+    async def held(self, match: str) -> dict[int, bytes]:
+        raw = await self._r.hgetall(self.key(match, "pending"))
+        return {int(k): v for k, v in sorted(raw.items(), key=lambda kv: int(kv[0]))}
 
     async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
         written = await self._r.set(self.key(match, "record"), record, nx=if_absent)
@@ -444,6 +462,7 @@ class _MemoryMatch:
     by_seq: dict[int, bytes] = field(default_factory=dict)
     board: bytes | None = None
     record: bytes | None = None
+    pending: dict[int, bytes] = field(default_factory=dict)
 
 
 class MemoryStore:
@@ -482,6 +501,7 @@ class MemoryStore:
             return AppendResult("gap", m.head)
         m.log.append(ArchivedEvent((a.seq, 0), a.event))
         m.by_seq[a.seq] = a.event
+        m.pending.pop(a.seq, None)
         m.head = a.seq
         m.board = a.board
         m.record = a.record
@@ -507,6 +527,17 @@ class MemoryStore:
     async def board(self, match: str) -> bytes | None:
         m = self._matches.get(match)
         return m.board if m else None
+
+    async def hold(self, match: str, seq: int, data: bytes) -> bool:
+        m = self._matches.setdefault(match, _MemoryMatch())
+        if seq in m.pending:
+            return False
+        m.pending[seq] = data
+        return True
+
+    async def held(self, match: str) -> dict[int, bytes]:
+        m = self._matches.get(match)
+        return dict(sorted(m.pending.items())) if m else {}
 
     async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
         m = self._matches.setdefault(match, _MemoryMatch())

@@ -98,6 +98,17 @@ async def test_stale_prev_and_undeclared_gaps_are_refused(any_store: Store) -> N
     ]
 
 
+async def test_held_events_leave_when_appended(any_store: Store) -> None:
+    assert await any_store.hold("m1", 3, ev("m1", 3))
+    assert not await any_store.hold("m1", 3, ev("m1", 3, text="other"))
+    assert await any_store.hold("m1", 2, ev("m1", 2))
+    assert await any_store.held("m1") == {2: ev("m1", 2), 3: ev("m1", 3)}
+    await any_store.append(app("m1", 1, 0))
+    await any_store.append(app("m1", 2, 1))
+    assert await any_store.held("m1") == {3: ev("m1", 3)}
+    assert await any_store.held("nope") == {}
+
+
 async def test_put_record(any_store: Store) -> None:
     assert await any_store.put_record("m1/tb1", b"stub", if_absent=True)
     assert not await any_store.put_record("m1/tb1", b"other", if_absent=True)

@@ -1,0 +1,474 @@
+"""The ingest core: one function that takes an event and lands it in the store, whoever delivered it.
+
+``prizecheck serve`` (HTTP, embedded) and the Kafka workers both call :meth:`IngestCore.ingest`. The core
+decodes and validates the event, applies it to the match's :class:`replay.Game` (kept in memory by the
+owner of the match), and hands the store the archived bytes with the new board and record in one atomic
+append (docs/storage.md). Then it updates the league indexes (a second, idempotent step) and the playoff
+links between parent and child records.
+
+Guarantees (docs/architecture): the archive is the source of truth and a record rebuilt from it is byte
+for byte the one stored; delivery may repeat (exact duplicates are no-ops); events ahead of a gap wait in a
+bounded buffer (count and time), then the gap is handed to the engine, which reports it; nothing is dropped
+silently: every event ends as applied, duplicate or rejected (quarantined by the caller), and
+``stats()`` counts them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import msgpack
+
+from replay import Game, link_records
+from replay.chain import canonical_bytes, sign
+from replay.errors import EventError
+from replay.validate import validate_event
+from streams.store import Append, IndexEntry, Store
+
+Status = Literal["applied", "duplicate", "buffered", "rejected"]
+
+
+@dataclass
+class Outcome:
+    """What happened to one event (or, from :meth:`IngestCore.flush_gaps`, to one gap).
+
+    - ``applied``: archived and folded; ``applied`` lists every seq this call archived in order (the event
+      itself and any buffered events it released).
+    - ``duplicate``: the same bytes were already archived at that seq; nothing changed.
+    - ``buffered``: ahead of a gap; it waits (durably, in the store) and is applied later.
+    - ``rejected``: quarantine it (dead-letter topic / HTTP 400). ``reason`` names match, seq and field.
+      A different event reusing a seq (or arriving after its gap was reported) is also rejected, and it
+      is archived and reported as a finding in the record (``duplicate_seq`` / ``late_event``).
+    """
+
+    status: Status
+    match: str | None
+    seq: int | None
+    reason: str | None = None
+    applied: list[int] = field(default_factory=list)
+    field: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-safe dict (the HTTP API's per-event answer)."""
+        out: dict[str, Any] = {"status": self.status, "match": self.match, "seq": self.seq}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.field is not None:
+            out["field"] = self.field
+        if self.applied:
+            out["applied"] = list(self.applied)
+        return out
+
+
+@dataclass
+class _Pending:
+    event: dict[str, Any]
+    data: bytes
+    arrived: float
+
+
+@dataclass
+class _MatchState:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    game: Game | None = None  # None: (re)build from the archive before use
+    head: int = 0  # the store's head as this owner knows it
+    buffer: dict[int, _Pending] = field(default_factory=dict)
+    indexed: IndexEntry | None = None
+    quarantined: set[bytes] = field(default_factory=set)  # conflicting / late events already archived
+    child_done: bool = False  # a playoff child whose finish was already handed to its parent
+
+
+class _Stale(Exception):
+    """The store's head moved under us (another writer): rebuild from the archive and retry."""
+
+
+def unpack_record(data: bytes | None) -> dict[str, Any] | None:
+    """A stored record (msgpack) as a dict."""
+    if data is None:
+        return None
+    obj = msgpack.unpackb(data, raw=False)
+    return obj if isinstance(obj, dict) else None
+
+
+def playoff_stub(parent: Mapping[str, Any], child: str) -> dict[str, Any]:
+    """The record of a playoff game announced by ``parent`` that has not started yet.
+
+    Replaced by the child's own record when its ``match_started`` arrives.
+    """
+    po = parent.get("playoff") or {}
+    root = parent.get("parent") or parent.get("match")
+    return {
+        "match": child,
+        "ruleset": parent.get("ruleset"),
+        "engine": parent.get("engine"),
+        "players": list(parent.get("players") or []),
+        "context": dict(parent.get("context") or {}),
+        "status": "in_progress",
+        "result": None,
+        "findings": [],
+        "knockouts": [],
+        "parent": root,
+        "children": [],
+        "playoff": None,
+        "playoff_of": {"kind": po.get("kind"), "parent": root},
+        "stub": True,
+        "signature": None,
+    }
+
+
+class IngestCore:
+    """Apply events to matches and land them in a :class:`~streams.store.Store`.
+
+    One instance per process; it must own the matches it is given (Kafka: partitions keyed by match).
+    Calls for the same match are serialised; different matches run concurrently.
+
+    ``gap_limit``: events that may wait behind a gap per match before the gap is reported anyway;
+    ``gap_timeout``: seconds the oldest waiting event may wait (enforced by :meth:`flush_gaps`, which the
+    caller runs periodically); ``signing_key``/``key_id``: HMAC-sign every stored record
+    (``replay.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``.
+    Store errors (e.g. Redis down) propagate: the event was not processed and must be retried.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        gap_limit: int = 1000,
+        gap_timeout: float = 5.0,
+        signing_key: bytes | None = None,
+        key_id: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.gap_limit = gap_limit
+        self.gap_timeout = gap_timeout
+        self.signing_key = signing_key
+        self.key_id = key_id or "default"
+        self.clock = clock
+        self._matches: dict[str, _MatchState] = {}
+        self.counts: dict[str, int] = {"applied": 0, "duplicate": 0, "rejected": 0, "buffered": 0}
+
+    # ------------------------------------------------------------------------------------ public API
+    async def ingest(self, event: dict[str, Any] | bytes) -> Outcome:
+        """Take one event: a dict (decoded JSON) or the bytes of one msgpack map."""
+        try:
+            ev = decode_event(event)
+            validate_event(ev)
+        except EventError as exc:
+            self.counts["rejected"] += 1
+            return Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
+        match: str = ev["match"]
+        seq: int = ev["seq"]
+        data = canonical_bytes(ev)
+        st = self._matches.setdefault(match, _MatchState())
+        async with st.lock:
+            try:
+                return await self._ingest(st, match, seq, ev, data)
+            except _Stale:
+                st.game = None  # another writer moved the head: rebuild and decide again, once
+                return await self._ingest(st, match, seq, ev, data)
+            except BaseException:
+                st.game = None  # memory may be ahead of the store: rebuild on next use
+                raise
+
+    async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
+        """Report every gap whose oldest waiting event has waited ``gap_timeout`` seconds.
+
+        The engine gets the next waiting event (and records a ``seq_gap`` finding); whatever then follows
+        in order is applied too. Returns one ``applied`` outcome per gap, listing the seqs applied.
+        """
+        now = self.clock() if now is None else now
+        outcomes: list[Outcome] = []
+        for match, st in list(self._matches.items()):
+            if not st.buffer or now - min(p.arrived for p in st.buffer.values()) < self.gap_timeout:
+                continue
+            async with st.lock:
+                while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= self.gap_timeout:
+                    try:
+                        expected = (await self._game(st, match)).next_seq
+                        first = min(st.buffer)
+                        applied = await self._release_gap(st, match)
+                    except BaseException:
+                        st.game = None
+                        raise
+                    outcomes.append(
+                        Outcome(
+                            "applied",
+                            match,
+                            first,
+                            f"match {match} seq {first}: the events before it (from seq {expected}) did "
+                            f"not arrive within {self.gap_timeout:g} s; reported as a seq_gap finding",
+                            applied,
+                        )
+                    )
+        return outcomes
+
+    def stats(self) -> dict[str, int]:
+        """Counts since start: applied, duplicate, rejected (quarantined), buffered (waiting now)."""
+        out = dict(self.counts)
+        out["buffered"] = sum(len(st.buffer) for st in self._matches.values())
+        out["matches"] = len(self._matches)
+        return out
+
+    def forget(self, match: str) -> None:
+        """Drop a match from memory (e.g. its partition was revoked); it is rebuilt on next sight."""
+        st = self._matches.get(match)
+        if st is not None and not st.lock.locked():
+            del self._matches[match]
+
+    async def rebuild(self, match: str) -> dict[str, Any] | None:
+        """Re-derive a match from its archive, store its record again and re-index it.
+
+        Returns the record (None for an unknown match). Recovery after an engine upgrade or a crash
+        between the append and the index step.
+        """
+        st = self._matches.setdefault(match, _MatchState())
+        async with st.lock:
+            st.game = None
+            game = await self._game(st, match)
+            if game.match is None:
+                return None
+            record = await self._final_record(match, game)
+            await self.store.put_record(match, self._pack(record))
+            await self._index(st, record, force=True)
+            return record
+
+    # ------------------------------------------------------------------------------------ internals
+    async def _ingest(
+        self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes
+    ) -> Outcome:
+        game = await self._game(st, match)
+        if seq < game.next_seq:
+            return await self._old_seq(st, match, seq, ev, data, game)
+        if seq > game.next_seq:
+            waiting = st.buffer.get(seq)
+            if waiting is not None:
+                if waiting.data == data:
+                    self.counts["duplicate"] += 1
+                    return Outcome("duplicate", match, seq)
+                self.counts["rejected"] += 1
+                return Outcome(
+                    "rejected",
+                    match,
+                    seq,
+                    f"match {match} seq {seq}: a different event with this seq is already waiting "
+                    f"for seq {game.next_seq}; not applied",
+                    field="seq",
+                )
+            if await self.store.head(match) != st.head:
+                raise _Stale  # the events we wait for may have been appended by another owner
+            if not await self.store.hold(match, seq, data):
+                # another process holds one: trust the store's copy (it is what a rebuild will see)
+                raise _Stale
+            st.buffer[seq] = _Pending(ev, data, self.clock())
+            if len(st.buffer) <= self.gap_limit:
+                return Outcome("buffered", match, seq)
+            applied = await self._release_gap(st, match)
+            return Outcome("applied" if seq in applied else "buffered", match, seq, applied=applied)
+        game.apply(ev)
+        await self._write(st, match, seq, data, game)
+        applied = [seq, *await self._drain(st, match)]
+        return Outcome("applied", match, seq, applied=applied)
+
+    async def _old_seq(
+        self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes, game: Game
+    ) -> Outcome:
+        archived = await self.store.event(match, seq)
+        if archived == data or data in st.quarantined:
+            # a redelivery (of an event, or of a conflict already archived and reported)
+            self.counts["duplicate"] += 1
+            return Outcome("duplicate", match, seq)
+        late = seq in game.missing
+        before = len(game.findings)
+        game.apply(ev)  # the engine records duplicate_seq / late_event and does not fold it
+        if len(game.findings) == before:  # the engine saw an exact duplicate the archive did not have
+            st.game = None
+            raise _Stale
+        await self._write(st, match, seq, data, game, conflict=True)
+        st.quarantined.add(data)
+        self.counts["rejected"] += 1
+        why = (
+            "arrived after the gap before it was reported (late_event)"
+            if late
+            else "a different event already holds this seq (duplicate_seq)"
+        )
+        return Outcome(
+            "rejected",
+            match,
+            seq,
+            f"match {match} seq {seq}: {why}; kept in the archive and reported as a finding, not applied",
+            field="seq",
+        )
+
+    async def _release_gap(self, st: _MatchState, match: str) -> list[int]:
+        """Hand the engine the first waiting event past the gap, then whatever follows in order."""
+        game = await self._game(st, match)
+        seq = min(st.buffer)
+        pending = st.buffer.pop(seq)
+        game.apply(pending.event)  # the engine reports the gap (seq_gap) and applies the event
+        await self._write(st, match, seq, pending.data, game, allow_gap=True)
+        return [seq, *await self._drain(st, match)]
+
+    async def _drain(self, st: _MatchState, match: str) -> list[int]:
+        game = await self._game(st, match)
+        applied: list[int] = []
+        while game.next_seq in st.buffer:
+            seq = game.next_seq
+            pending = st.buffer.pop(seq)
+            game.apply(pending.event)
+            await self._write(st, match, seq, pending.data, game)
+            applied.append(seq)
+        return applied
+
+    async def _game(self, st: _MatchState, match: str) -> Game:
+        """The match's game, rebuilt from the archive (and the held events) when not in memory."""
+        if st.game is not None:
+            return st.game
+        game = Game()
+        head = 0
+        st.quarantined.clear()
+        for entry in await self.store.events(match):
+            game.apply(msgpack.unpackb(entry.data, raw=False))
+            if entry.kind == "event":
+                head = entry.position[0]
+            else:
+                st.quarantined.add(entry.data)
+        now = self.clock()
+        for seq, data in (await self.store.held(match)).items():
+            if seq >= game.next_seq and seq not in st.buffer:
+                st.buffer[seq] = _Pending(msgpack.unpackb(data, raw=False), data, now)
+        for seq in [s for s in st.buffer if s < game.next_seq]:
+            del st.buffer[seq]
+        st.game, st.head, st.indexed = game, head, None
+        if game.match is not None:
+            # heal a crash between an append and its index step
+            await self._index(st, await self._final_record(match, game), force=True)
+        return game
+
+    async def _write(
+        self,
+        st: _MatchState,
+        match: str,
+        seq: int,
+        data: bytes,
+        game: Game,
+        *,
+        allow_gap: bool = False,
+        conflict: bool = False,
+    ) -> None:
+        record = await self._final_record(match, game)
+        result = await self.store.append(
+            Append(
+                match=match,
+                seq=seq,
+                event=data,
+                prev=st.head,
+                board=canonical_bytes(game.board()),
+                record=self._pack(record),
+                allow_gap=allow_gap,
+                conflict=conflict,
+            )
+        )
+        if result.status == "applied":
+            st.head = seq
+            self.counts["applied"] += 1
+        elif not (conflict and result.status == "conflict" and result.archived):
+            st.game = None
+            raise _Stale
+        await self._index(st, record)
+        await self._playoff_links(st, match, record)
+
+    async def _final_record(self, match: str, game: Game) -> dict[str, Any]:
+        """The record to store: the engine's, settled from its playoff children when it awaits one."""
+        record = game.record()
+        if record.get("parent") is None and record.get("status") == "awaiting_playoff":
+            record = await self._settle(match, record, {})
+        return record
+
+    async def _settle(
+        self, root: str, record: dict[str, Any], known: Mapping[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        """``link_records`` over the root and its chain of playoff children (read from the store)."""
+        group: dict[str, dict[str, Any]] = {root: _unsigned(record)}
+        po = record.get("playoff")
+        child = po.get("child") if isinstance(po, Mapping) else None
+        while isinstance(child, str) and child not in group:
+            crec = known.get(child) or unpack_record(await self.store.record(child))
+            if crec is None:
+                break
+            group[child] = _unsigned(crec)
+            cpo = crec.get("playoff")
+            child = (
+                cpo.get("child")
+                if crec.get("status") == "awaiting_playoff" and isinstance(cpo, Mapping)
+                else None
+            )
+        return link_records(group)[root]
+
+    async def _playoff_links(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
+        po = record.get("playoff")
+        if record.get("status") == "awaiting_playoff" and isinstance(po, Mapping):
+            child = po.get("child")
+            if isinstance(child, str) and await self.store.put_record(
+                child, self._pack(playoff_stub(record, child)), if_absent=True
+            ):
+                await self.store.index(IndexEntry.from_record(playoff_stub(record, child), 0))
+        parent = record.get("parent")
+        finished = record.get("status") in ("finished", "awaiting_playoff")
+        if isinstance(parent, str) and finished and not st.child_done:
+            # a playoff child decided: the parent's result is settled by the engine's link_records
+            stored = unpack_record(await self.store.record(parent))
+            if stored is not None and stored.get("status") == "awaiting_playoff":
+                settled = await self._settle(parent, stored, {match: record})
+                if settled != _unsigned(stored):
+                    await self.store.put_record(parent, self._pack(settled))
+                    old = await self.store.index_entry(parent)
+                    await self.store.index(IndexEntry.from_record(settled, old.seq if old else 0))
+            st.child_done = record.get("status") == "finished"
+
+    async def _index(self, st: _MatchState, record: dict[str, Any], *, force: bool = False) -> None:
+        entry = IndexEntry.from_record(record, st.head)
+        last = st.indexed
+        if (
+            not force
+            and last is not None
+            and (last.status, last.league, last.season, last.players, dict(last.findings))
+            == (entry.status, entry.league, entry.season, entry.players, dict(entry.findings))
+        ):
+            return  # nothing the indexes show has changed: skip the second round trip
+        await self.store.index(entry)
+        st.indexed = entry
+
+    def _pack(self, record: dict[str, Any]) -> bytes:
+        if self.signing_key is not None:
+            record = sign(_unsigned(record), self.signing_key, self.key_id)
+        return canonical_bytes(record)
+
+
+def _unsigned(record: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(record)
+    if "signature" in out:
+        out["signature"] = None
+    return out
+
+
+def decode_event(event: dict[str, Any] | bytes | bytearray | memoryview) -> dict[str, Any]:
+    """The event as a dict: bytes must hold exactly one msgpack map. Raises EventError otherwise."""
+    if isinstance(event, dict):
+        return event
+    if not isinstance(event, bytes | bytearray | memoryview):
+        raise EventError(f"an event must be a map or msgpack bytes, got {type(event).__name__}")
+    try:
+        obj = msgpack.unpackb(bytes(event), raw=False, strict_map_key=False)
+    except msgpack.ExtraData:
+        raise EventError("not one msgpack map: trailing bytes after the first object") from None
+    except Exception as exc:
+        raise EventError(f"not msgpack ({type(exc).__name__}: {exc}); {len(event)} bytes") from None
+    if not isinstance(obj, dict):
+        kind = type(obj).__name__
+        raise EventError(f"an event must be a msgpack map, got {kind}")
+    return obj

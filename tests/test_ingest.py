@@ -1,0 +1,415 @@
+"""The ingest core against both stores (memory and a real Redis): ordering, duplicates, gaps, playoffs.
+
+The reference is always the engine's offline replay: what ``prizecheck replay --json`` prints for the same
+events must be, byte for byte, the record stored in the store.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from builder import Stream, card
+
+from replay import Game, replay_records
+from replay.chain import verify_signature
+from replay.record import dumps
+from streams.ingest import IngestCore, unpack_record
+from streams.store import MemoryStore, Store
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def game(match: str = "m1", *, turns: int = 6, notes: int = 0, **started: Any) -> list[dict[str, Any]]:
+    """A full game with knockouts, prizes, promotions and a claimed result."""
+    s = Stream(match, context={"league": "L1", "season": "2026", "round": 1}, **started)
+    s.setup("ash", ("a1", card("Pikachu", 30)), ("a2", card("Raichu", 120)))
+    s.setup("misty", ("m1", card("Staryu", 30)), ("m2", card("Starmie", 90)))
+    s.turn("ash")
+    s.add("drew", player="ash", cards=["Thunder Stone"], count=1)
+    s.add("attached", player="ash", pid="a1", card={"name": "Lightning Energy", "kind": "energy"})
+    s.add("turn_ended", player="ash")
+    for n in range(turns):
+        player = "misty" if n % 2 == 0 else "ash"
+        s.turn(player)
+        for i in range(notes):
+            s.add("note", text=f"turn {n} note {i}", author="judge")
+        s.add("turn_ended", player=player)
+    s.turn("misty" if turns % 2 == 0 else "ash")
+    attacker, target, promote = ("m1", "a1", "a2") if turns % 2 == 0 else ("a1", "m1", "m2")
+    who = "misty" if turns % 2 == 0 else "ash"
+    other = "ash" if who == "misty" else "misty"
+    s.attack(who, attacker, (target, 30), claims=(target,))
+    s.add("prize_taken", player=who, count=1)
+    s.add("promoted", player=other, pid=promote)
+    s.add("turn_ended", player=who)
+    s.add("conceded", player=other)
+    s.add("game_ended", outcome="win", winner=who, reason="concession")
+    return s.events
+
+
+def offline(events: list[dict[str, Any]], *, env: dict[str, str] | None = None) -> dict[str, bytes]:
+    """``prizecheck replay --json`` run for real on a file of these events: match -> JSON line."""
+    path = ROOT / ".pytest_cache" / f"ingest-{os.getpid()}-{time.monotonic_ns()}.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    try:
+        run_env = {k: v for k, v in os.environ.items() if not k.startswith("PRIZECHECK_")}
+        run_env.update(env or {})
+        out = subprocess.run(
+            [sys.executable, "-m", "replay.cli", "replay", str(path), "--json"],
+            cwd=ROOT,
+            env=run_env,
+            capture_output=True,
+            check=True,
+        ).stdout
+    finally:
+        path.unlink()
+    lines = [line for line in out.split(b"\n") if line]
+    return {json.loads(line)["match"]: line for line in lines}
+
+
+def in_process(events: list[dict[str, Any]]) -> dict[str, bytes]:
+    """The same as :func:`offline` without the subprocess (for the many small checks)."""
+    return {m: dumps(r) for m, r in replay_records(events).items()}
+
+
+async def stored(store: Store, match: str) -> bytes:
+    record = unpack_record(await store.record(match))
+    assert record is not None, f"no record for {match}"
+    return dumps(record)
+
+
+async def test_records_equal_the_cli_replay_byte_for_byte(any_store: Store) -> None:
+    events = game("m1") + game("m2", turns=7)
+    core = IngestCore(any_store)
+    for e in events:
+        outcome = await core.ingest(e)
+        assert (outcome.status, outcome.applied) == ("applied", [e["seq"]])
+    expected = offline(events)
+    assert await stored(any_store, "m1") == expected["m1"]
+    assert await stored(any_store, "m2") == expected["m2"]
+    # the board is the engine's public view after the last event
+    g = Game()
+    for e in game("m1"):
+        g.apply(e)
+    board = msgpack.unpackb(await any_store.board("m1"))
+    assert dumps(board) == dumps(g.board())
+    # the archive holds the events, in order, as their canonical msgpack
+    log = await any_store.events("m1")
+    assert [msgpack.unpackb(e.data) for e in log] == game("m1")
+    assert core.stats()["applied"] == len(events)
+
+
+async def test_duplicates_are_no_ops(any_store: Store) -> None:
+    events = game("m1")
+    core = IngestCore(any_store)
+    for e in events:
+        await core.ingest(e)
+    before = await stored(any_store, "m1")
+    for e in [*events[::3], msgpack.packb(events[1])]:
+        outcome = await core.ingest(e)
+        assert (outcome.status, outcome.applied) == ("duplicate", [])
+    assert await stored(any_store, "m1") == before
+    assert len(await any_store.events("m1")) == len(events)
+    # a fresh owner (after a restart) recognises them from the archive too
+    again = IngestCore(any_store)
+    assert (await again.ingest(events[4])).status == "duplicate"
+    stats = core.stats()
+    assert (stats["applied"], stats["duplicate"], stats["rejected"]) == (len(events), len(events[::3]) + 1, 0)
+
+
+async def test_reordering_within_the_buffer_is_invisible(any_store: Store) -> None:
+    events = game("m1", turns=9)
+    shuffled = [events[0]]
+    rest = events[1:]
+    rng = random.Random(7)
+    for i in range(0, len(rest), 5):  # shuffle within windows of 5
+        window = rest[i : i + 5]
+        rng.shuffle(window)
+        shuffled += window
+    core = IngestCore(any_store)
+    statuses = [(await core.ingest(e)).status for e in shuffled]
+    assert "buffered" in statuses and set(statuses) <= {"applied", "buffered"}
+    assert core.stats()["buffered"] == 0
+    assert await any_store.held("m1") == {}
+    assert await stored(any_store, "m1") == in_process(events)["m1"]
+    assert [msgpack.unpackb(e.data)["seq"] for e in await any_store.events("m1")] == [
+        e["seq"] for e in events
+    ]
+
+
+async def test_a_gap_that_times_out_is_reported_and_a_late_event_is_kept(any_store: Store) -> None:
+    events = game("m1")
+    missing = events[5]
+    clock = Clock()
+    core = IngestCore(any_store, gap_timeout=5.0, clock=clock)
+    for e in events[:5]:
+        await core.ingest(e)
+    for e in events[6:9]:
+        assert (await core.ingest(e)).status == "buffered"
+        clock.now += 1
+    assert core.stats()["buffered"] == 3
+    assert await core.flush_gaps() == []  # the oldest has waited 3 s
+    clock.now += 2
+    flushed = await core.flush_gaps()
+    assert [(o.status, o.seq, o.applied) for o in flushed] == [("applied", 7, [7, 8, 9])]
+    assert "seq 6" in (flushed[0].reason or "")
+    for e in events[9:]:
+        assert (await core.ingest(e)).status == "applied"
+    without = [e for e in events if e is not missing]
+    assert await stored(any_store, "m1") == offline(without)["m1"]
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None
+    assert [f["code"] for f in record["findings"]].count("seq_gap") == 1
+
+    late = await core.ingest(missing)
+    assert late.status == "rejected" and "late_event" in (late.reason or "")
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None and "late_event" in [f["code"] for f in record["findings"]]
+    # the late event is in the archive (after the head), and a restarted owner rebuilds the same record
+    log = await any_store.events("m1")
+    assert log[-1].kind == "late" and msgpack.unpackb(log[-1].data) == missing
+    before = await stored(any_store, "m1")
+    fresh = IngestCore(any_store)
+    assert (await fresh.ingest(missing)).status == "duplicate"  # redelivered: no second finding
+    assert await fresh.rebuild("m1") is not None
+    assert await stored(any_store, "m1") == before
+    stats = core.stats()
+    assert stats["applied"] + stats["duplicate"] + stats["rejected"] == len(events)
+
+
+async def test_the_gap_buffer_is_bounded(any_store: Store) -> None:
+    events = game("m1")
+    core = IngestCore(any_store, gap_limit=3, gap_timeout=3600)
+    await core.ingest(events[0])
+    outcomes = [await core.ingest(e) for e in events[2:6]]
+    assert [o.status for o in outcomes] == ["buffered", "buffered", "buffered", "applied"]
+    assert outcomes[-1].applied == [3, 4, 5, 6]
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None and [f["code"] for f in record["findings"]] == ["seq_gap"]
+
+
+async def test_buffered_events_survive_a_restart(any_store: Store) -> None:
+    events = game("m1")
+    first = IngestCore(any_store)
+    for e in events[:3] + events[4:7]:
+        await first.ingest(e)
+    assert set(await any_store.held("m1")) == {5, 6, 7}
+    # the owner dies; its successor picks the held events up and the missing one releases them
+    second = IngestCore(any_store)
+    outcome = await second.ingest(events[3])
+    assert (outcome.status, outcome.applied) == ("applied", [4, 5, 6, 7])
+    for e in events[7:]:
+        await second.ingest(e)
+    assert await stored(any_store, "m1") == in_process(events)["m1"]
+
+
+async def test_malformed_input_is_rejected_with_a_clear_reason(any_store: Store) -> None:
+    core = IngestCore(any_store)
+    e1 = game("m1")[0]
+    cases: list[tuple[Any, str]] = [
+        (b"\xc1", "not msgpack"),
+        (msgpack.packb([1, 2]), "must be a msgpack map, got list"),
+        (msgpack.packb(e1) + b"\x01", "trailing bytes"),
+        (b"", "not msgpack"),
+        ({**e1, "seq": 0}, "match m1 seq"),
+        ({**e1, "players": ["ash"]}, "field players"),
+        ({"seq": 2, "type": "note", "text": "x"}, "match"),
+        ([e1], "must be a map"),
+    ]
+    for raw, words in cases:
+        outcome = await core.ingest(raw)
+        assert outcome.status == "rejected", raw
+        assert words in (outcome.reason or ""), (raw, outcome.reason)
+    bad = await core.ingest({**e1, "players": ["ash"]})
+    assert (bad.match, bad.seq, bad.field) == ("m1", 1, "players")
+    assert await any_store.events("m1") == []
+    assert core.stats()["rejected"] == len(cases) + 1
+
+
+async def test_a_different_event_reusing_a_seq_is_a_finding_and_survives_a_rebuild(any_store: Store) -> None:
+    events = game("m1")
+    core = IngestCore(any_store)
+    for e in events[:8]:
+        await core.ingest(e)
+    impostor = {**events[3], "player": "misty"}
+    outcome = await core.ingest(impostor)
+    assert outcome.status == "rejected" and "duplicate_seq" in (outcome.reason or "")
+    assert (outcome.match, outcome.seq, outcome.field) == ("m1", 4, "seq")
+    for e in events[8:]:
+        await core.ingest(e)
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None and "duplicate_seq" in [f["code"] for f in record["findings"]]
+    assert msgpack.unpackb(await any_store.event("m1", 4)) == events[3]
+    before = await stored(any_store, "m1")
+    fresh = IngestCore(any_store)
+    await fresh.rebuild("m1")
+    assert await stored(any_store, "m1") == before
+    # a redelivered impostor is recognised as the conflict already archived and reported
+    assert (await fresh.ingest(impostor)).status == "duplicate"
+    assert await stored(any_store, "m1") == before
+
+
+async def test_two_owners_during_a_rebalance_do_not_fork_the_archive(any_store: Store) -> None:
+    events = game("m1")
+    a, b = IngestCore(any_store), IngestCore(any_store)
+    for e in events[:4]:
+        await a.ingest(e)
+    for e in events[4:8]:
+        await b.ingest(e)  # b rebuilt m1 from the archive
+    for e in events[8:]:
+        outcome = await a.ingest(e)  # a's head is stale: it rebuilds and goes on
+        assert outcome.status == "applied"
+    assert await stored(any_store, "m1") == in_process(events)["m1"]
+
+
+async def test_indexes_follow_the_records(any_store: Store) -> None:
+    core = IngestCore(any_store)
+    g1 = game("m1")
+    for e in g1[:-3]:
+        await core.ingest(e)
+    assert await any_store.matches(status="in_progress", league="L1") == ["m1"]
+    for e in g1[-3:] + game("m2", season="2027")[:2]:
+        await core.ingest(e)
+    assert await any_store.matches(status="finished") == ["m1"]
+    assert await any_store.matches(player="ash") == ["m1", "m2"]
+    assert await any_store.matches(season="2026") == ["m1", "m2"]
+    counts = await any_store.findings_counts()
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None
+    assert sum(counts.values()) == len(record["findings"])
+
+
+def drawn(match: str = "g1") -> Stream:
+    s = Stream(match, ruleset="kr-1.0", must_decide=True, prizes=1, context={"league": "L1"})
+    s.setup("ash", ("a1", card("Pikachu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 30)))
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("damage", pid="a1", amount=30)
+    s.add("damage", pid="m1", amount=30)
+    s.add("checkup_ended")
+    return s
+
+
+def playoff(name: str, parent: str, decided: bool) -> Stream:
+    s = Stream(name, ruleset="kr-1.0", parent=parent, playoff="sudden_death", first="misty")
+    s.setup("ash", ("a1", card("Pikachu", 30)), ("a2", card("Pichu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 30)), ("m2", card("Starmie", 30)))
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    if decided:
+        s.turn("ash")
+        s.attack("ash", "a1", ("m1", 30), claims=("m1",))
+    else:
+        s.add("checkup_started")
+        s.add("damage", pid="a1", amount=30)
+        s.add("damage", pid="m1", amount=30)
+        s.add("checkup_ended")
+    return s
+
+
+async def test_playoff_children_are_linked_and_settle_the_parent(any_store: Store) -> None:
+    parent, tb1, tb2 = drawn(), playoff("g1/tb1", "g1", False), playoff("g1/tb2", "g1", True)
+    parent_core, child_core = IngestCore(any_store), IngestCore(any_store)  # different owners
+    for e in parent.events:
+        await parent_core.ingest(e)
+    root = unpack_record(await any_store.record("g1"))
+    assert root is not None and root["status"] == "awaiting_playoff"
+    assert root["children"] == ["g1/tb1"]
+    stub = unpack_record(await any_store.record("g1/tb1"))
+    assert stub is not None
+    assert (stub["status"], stub["parent"], stub["stub"]) == ("in_progress", "g1", True)
+    assert await any_store.matches(status="in_progress") == ["g1/tb1"]
+    for e in tb1.events:
+        await child_core.ingest(e)
+    assert (unpack_record(await any_store.record("g1")) or {})["status"] == "awaiting_playoff"
+    assert unpack_record(await any_store.record("g1/tb2")) is not None  # the next stub
+    for e in tb2.events:
+        await child_core.ingest(e)
+    everything = parent.events + tb1.events + tb2.events
+    expected = offline(everything)
+    for match in ("g1", "g1/tb1", "g1/tb2"):
+        assert await stored(any_store, match) == expected[match], match
+    settled = unpack_record(await any_store.record("g1"))
+    assert settled is not None
+    assert (settled["status"], settled["result"]["reason"], settled["result"]["winner"]) == (
+        "finished",
+        "playoff",
+        "ash",
+    )
+    assert await any_store.matches(status="finished") == ["g1", "g1/tb2"]
+    # the parent's owner restarts and goes on: still settled, still what the CLI prints
+    again = IngestCore(any_store)
+    note = {"match": "g1", "seq": len(parent.events) + 1, "type": "note", "text": "signed off"}
+    assert (await again.ingest(note)).status == "applied"
+    assert await stored(any_store, "g1") == offline([*everything, note])["g1"]
+
+
+async def test_records_are_signed_like_the_cli_signs_them(any_store: Store) -> None:
+    events = game("m1")
+    core = IngestCore(any_store, signing_key=b"s3cret", key_id="k7")
+    for e in events:
+        await core.ingest(e)
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None
+    assert record["signature"]["key_id"] == "k7" and verify_signature(record, b"s3cret")
+    cli = offline(events, env={"PRIZECHECK_SIGNING_KEY": "s3cret", "PRIZECHECK_KEY_ID": "k7"})
+    assert dumps(record) == cli["m1"]
+
+
+async def test_many_matches_concurrently() -> None:
+    import asyncio
+
+    store = MemoryStore()
+    core = IngestCore(store)
+    games = {f"c{i}": game(f"c{i}", turns=i % 4) for i in range(20)}
+    rng = random.Random(3)
+
+    async def feed(events: list[dict[str, Any]]) -> None:
+        for e in events:
+            await core.ingest(msgpack.packb(e))
+            if rng.random() < 0.3:
+                await asyncio.sleep(0)
+
+    await asyncio.gather(*(feed(evs) for evs in games.values()))
+    expected = in_process([e for evs in games.values() for e in evs])
+    for match in games:
+        assert await stored(store, match) == expected[match]
+
+
+@pytest.mark.redis
+async def test_rebuild_of_a_400_event_game_is_fast(redis_store: Store) -> None:
+    events = game("long", turns=60, notes=4)
+    assert len(events) >= 400
+    core = IngestCore(redis_store)
+    t0 = time.perf_counter()
+    for e in events:
+        await core.ingest(e)
+    ingest_s = time.perf_counter() - t0
+    fresh = IngestCore(redis_store)
+    t0 = time.perf_counter()
+    await fresh.rebuild("long")
+    rebuild_s = time.perf_counter() - t0
+    assert await stored(redis_store, "long") == in_process(events)["long"]
+    rate = len(events) / ingest_s
+    print(f"\n{len(events)} events: ingest {rate:.0f} events/s, rebuild {rebuild_s * 1e3:.1f} ms")
+    assert rebuild_s < 1.0
