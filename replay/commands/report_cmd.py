@@ -1,0 +1,136 @@
+"""``prizecheck report FILE... [--records] [--league L] [--season S] [--json]``: a league audit.
+
+Folds every game of the given event files (or reads records printed by ``replay --json`` with
+``--records``) and reports, per league and season: games and their status, results by reason, how often
+the source's claimed result agrees with the rules, findings by code and severity, and the games a judge
+should look at (violations, disagreements, unresolved playoffs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from replay import link_records, replay_events
+from replay.commands.common import load_events
+from replay.errors import InputError
+from replay.record import dumps
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="event files (or record files with --records)"
+    )
+    parser.add_argument(
+        "--records", action="store_true", help="the files hold records (replay --json output)"
+    )
+    parser.add_argument("--league", help="only games of this league (context.league)")
+    parser.add_argument("--season", help="only games of this season (context.season)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _read_records(paths: list[str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            lines = Path(path).read_text("utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read records: {exc}", file=path) from None
+        for lineno, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
+            if not isinstance(rec, dict) or "match" not in rec or "findings" not in rec:
+                raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
+            out.append(rec)
+    return out
+
+
+def build_report(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The audit report over ``records`` (pure: records in, report out)."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for rec in records:
+        ctx = rec.get("context") or {}
+        groups[(str(ctx.get("league", "-")), str(ctx.get("season", "-")))].append(rec)
+    sections = []
+    for (league, season), recs in sorted(groups.items()):
+        status = Counter(r["status"] for r in recs)
+        reasons = Counter((r["result"] or {}).get("reason", "none") for r in recs)
+        claimed = [r for r in recs if r.get("agrees") is not None]
+        findings = Counter(f"{f['severity']}:{f['code']}" for r in recs for f in r["findings"])
+        review = []
+        for r in sorted(recs, key=lambda r: r["match"]):
+            why = []
+            violations = [f for f in r["findings"] if f["severity"] == "violation"]
+            if violations:
+                why.append(
+                    f"{len(violations)} violation(s): " + ", ".join(sorted({f["code"] for f in violations}))
+                )
+            if r.get("agrees") is False:
+                why.append("claimed result disagrees with the rules")
+            if r["status"] == "awaiting_playoff":
+                why.append(f"awaiting playoff {(r.get('playoff') or {}).get('child')}")
+            if why:
+                review.append({"match": r["match"], "why": why})
+        players: Counter[str] = Counter()
+        for r in recs:
+            res = r["result"] or {}
+            if res.get("outcome") == "win" and r.get("parent") is None:
+                players[res["winner"]] += 1
+        sections.append(
+            {
+                "league": league,
+                "season": season,
+                "games": len(recs),
+                "status": dict(sorted(status.items())),
+                "reasons": dict(sorted(reasons.items())),
+                "claims": len(claimed),
+                "agree": sum(1 for r in claimed if r["agrees"]),
+                "findings": dict(sorted(findings.items(), key=lambda kv: (-kv[1], kv[0]))),
+                "wins": dict(sorted(players.items(), key=lambda kv: (-kv[1], kv[0]))),
+                "review": review,
+            }
+        )
+    return {"games": len(records), "sections": sections}
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.records:
+        records = _read_records(args.files)
+    else:
+        games = replay_events(load_events(args.files))
+        records = list(link_records({m: g.record() for m, g in games.items()}).values())
+    if args.league:
+        records = [r for r in records if (r.get("context") or {}).get("league") == args.league]
+    if args.season:
+        records = [r for r in records if str((r.get("context") or {}).get("season")) == args.season]
+    report = build_report(records)
+    if args.json:
+        sys.stdout.write(dumps(report).decode("utf-8") + "\n")
+        return 0
+    w = sys.stdout.write
+    w(f"Prizecheck audit report: {report['games']} game(s)\n")
+    for s in report["sections"]:
+        w(f"\n== league {s['league']}, season {s['season']}: {s['games']} game(s)\n")
+        w("  status:  " + ", ".join(f"{k} {v}" for k, v in s["status"].items()) + "\n")
+        w("  results: " + ", ".join(f"{k} {v}" for k, v in s["reasons"].items()) + "\n")
+        if s["claims"]:
+            w(f"  claimed results agreeing with the rules: {s['agree']}/{s['claims']}\n")
+        if s["findings"]:
+            w("  findings:\n")
+            for k, v in list(s["findings"].items())[:15]:
+                w(f"    {v:>5}  {k}\n")
+        if s["wins"]:
+            w("  wins:    " + ", ".join(f"{k} {v}" for k, v in list(s["wins"].items())[:10]) + "\n")
+        if s["review"]:
+            w(f"  to review ({len(s['review'])}):\n")
+            for item in s["review"][:30]:
+                w(f"    {item['match']}: {'; '.join(item['why'])}\n")
+    return 0
