@@ -1173,48 +1173,74 @@ def test_validation_throughput() -> None:
 # ---------------------------------------------------------------------------------------------- the engine
 
 
-def _simulated_games() -> list[list[dict[str, Any]]]:
-    """A corpus from replay.simulate, whatever its entry point is called; skips until it lands."""
+# The simulator's corpus: 200 games cover every steered ending twice (rules.md §1-§6), all three rulesets,
+# and the playoff games that follow drawn games.
+CORPUS_SIZE = 200
+
+
+def _corpus() -> list[list[dict[str, Any]]]:
     simulate = pytest.importorskip("replay.simulate")
-    for name in ("simulate_corpus", "simulate_games", "corpus", "games"):
-        fn = getattr(simulate, name, None)
-        if callable(fn):
-            games = fn(20, seed=7)
-            return (
-                [list(g) for g in games] if not isinstance(games, dict) else [list(g) for g in games.values()]
-            )
-    for name in ("simulate_game", "simulate", "game"):
-        fn = getattr(simulate, name, None)
-        if callable(fn):
-            return [list(fn(seed=seed)) for seed in range(20)]
-    pytest.skip("replay.simulate has no known entry point (simulate_corpus / simulate_game)")
-
-
-def _events_of(game: Any) -> list[dict[str, Any]]:
-    events = game.events if hasattr(game, "events") else game
-    return [e for e in events if isinstance(e, dict)]
+    return [list(stream) for stream in simulate.simulate_corpus(CORPUS_SIZE, seed=7)]
 
 
 def test_simulated_events_validate() -> None:
-    games = _simulated_games()
-    assert games
-    for game in games:
-        for event in _events_of(game):
+    corpus = _corpus()
+    seen: set[str] = set()
+    for stream in corpus:
+        for event in stream:
             validate_event(event)
+            seen.add(event["type"])
+    assert len(corpus) >= CORPUS_SIZE
+    assert len(seen) >= 20, sorted(seen)
+    # the reference validator agrees on whole games (a sample: it is ~100x slower)
+    for stream in corpus[:6]:
+        for event in stream:
+            assert EVENTS_REF.is_valid(event), event
 
 
 def test_simulated_records_validate() -> None:
-    games = _simulated_games()
-    game_mod = pytest.importorskip("replay.game")
-    for events in games:
-        g = game_mod.Game()
-        for event in _events_of(events):
-            g.apply(event)
-        record = g.record()
+    replay = pytest.importorskip("replay")
+    if not hasattr(replay, "replay_records"):
+        pytest.skip("replay.replay_records is not there yet")
+    corpus = _corpus()
+    records = replay.replay_records(event for stream in corpus for event in stream)
+    assert len(records) == len(corpus)
+    statuses = set()
+    for record in records.values():
         validate_record(record)
-        assert RECORD_REF.is_valid(record)
+        statuses.add(record["status"])
         # the record is JSON: it survives a round trip unchanged
         assert json.loads(json.dumps(record)) == record
+    assert "finished" in statuses
+    for record in list(records.values())[:20]:
+        assert list(RECORD_REF.iter_errors(record)) == []
+
+
+def test_records_with_injected_faults_validate() -> None:
+    simulate = pytest.importorskip("replay.simulate")
+    replay = pytest.importorskip("replay")
+    if not hasattr(replay, "replay_records"):
+        pytest.skip("replay.replay_records is not there yet")
+    findings = 0
+    for i, fault in enumerate(simulate.FAULTS):
+        streams, _ = simulate.simulate_with_faults(100 + i, [fault], match=f"fault-{fault}")
+        for stream in streams:
+            for event in stream:
+                validate_event(event)
+        for record in replay.replay_records(e for stream in streams for e in stream).values():
+            validate_record(record)
+            findings += len(record["findings"])
+    assert findings  # the finding part of the schema was exercised
+
+
+def test_in_progress_records_validate_after_every_event() -> None:
+    simulate = pytest.importorskip("replay.simulate")
+    game_mod = pytest.importorskip("replay.game")
+    for seed, ruleset in [(1, "play-2026"), (2, "jp-3.4"), (3, "kr-1.0")]:
+        g = game_mod.Game()
+        for event in simulate.simulate_series(seed, f"step-{seed}", ruleset)[0]:
+            g.apply(event)
+            validate_record(g.record())
 
 
 def _mini_game() -> list[dict[str, Any]]:
