@@ -106,10 +106,9 @@ class IndexEntry:
         )
 
     def as_json(self) -> dict[str, Any]:
-        """A JSON-safe summary (what ``GET /matches`` lists)."""
+        """A JSON-safe summary (what ``GET /matches`` lists; ``seq`` is internal: the head when indexed)."""
         return {
             "match": self.match,
-            "seq": self.seq,
             "status": self.status,
             "league": self.league,
             "season": self.season,
