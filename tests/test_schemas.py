@@ -1243,6 +1243,27 @@ def test_in_progress_records_validate_after_every_event() -> None:
             validate_record(g.record())
 
 
+def test_imported_events_validate() -> None:
+    """The importers' samples (tests/data) give contract events; a broken sample may raise InputError."""
+    ptcgl = pytest.importorskip("replay.importers.ptcgl")
+    sheet = pytest.importorskip("replay.importers.sheet")
+    samples = [(ptcgl.parse_ptcgl, p) for p in sorted((ROOT / "tests" / "data" / "ptcgl").glob("*.txt"))]
+    samples += [(sheet.parse_sheet, p) for p in sorted((ROOT / "tests" / "data" / "sheets").glob("*.*"))]
+    imported = 0
+    for parse, path in samples:
+        try:
+            result = parse(
+                path.read_text(encoding="utf-8-sig"), match=f"import-{path.stem}", filename=str(path)
+            )
+        except InputError:
+            continue
+        for event in result.events:
+            validate_event(event)
+        imported += 1
+    if not imported:
+        pytest.skip("no importer samples in tests/data yet")
+
+
 def _mini_game() -> list[dict[str, Any]]:
     """A short game from the examples above: ash knocks out misty's only Pokémon."""
     return [
