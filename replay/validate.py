@@ -234,19 +234,23 @@ def _explain(exc: JsonSchemaValueException, what: str) -> tuple[str, str | None]
 
 
 def _expected(definition: Mapping[str, Any]) -> str:
-    """What a value of ``definition`` looks like, e.g. "an integer >= 1", "a non-empty string"."""
+    """What a value of ``definition`` looks like, e.g. "an integer >= 1", "a non-empty string or null"."""
     types = definition.get("type", [])
     names = [types] if isinstance(types, str) else list(types)
-    words = " or ".join(_TYPE_WORDS.get(t, str(t)) for t in names) or "a value"
-    if "minimum" in definition:
-        words += f" >= {definition['minimum']}"
-    if "maximum" in definition:
-        words += f" <= {definition['maximum']}"
-    if definition.get("minLength") == 1 and names == ["string"]:
-        words = "a non-empty string"
-    elif "minLength" in definition:
-        words += f" of at least {definition['minLength']} characters"
-    return words
+    parts = []
+    for name in names:
+        words = _TYPE_WORDS.get(name, str(name))
+        if name in ("integer", "number"):
+            if "minimum" in definition:
+                words += f" >= {definition['minimum']}"
+            if "maximum" in definition:
+                words += f" <= {definition['maximum']}"
+        elif name == "string" and definition.get("minLength") == 1:
+            words = "a non-empty string"
+        elif name == "string" and "minLength" in definition:
+            words += f" of at least {definition['minLength']} characters"
+        parts.append(words)
+    return " or ".join(parts) or "a valid value"
 
 
 def _any_of(definition: Mapping[str, Any], value: object, got: str) -> str:
