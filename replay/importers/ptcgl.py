@@ -140,6 +140,7 @@ class _Window:
     prizes: list[tuple[int, str, int]] = field(default_factory=list)
     promos: list[tuple[int, str, str]] = field(default_factory=list)
     hit: list[str] = field(default_factory=list)
+    retreated: set[str] = field(default_factory=set)
 
 
 def normalise(text: str) -> list[str]:
@@ -446,7 +447,8 @@ class _Importer:
         for ln in lines:
             if ln.kind in ("turn", "checkup", "setup"):
                 settle()
-                last, closed = None, False
+                # no attacks between turns: a "used" line in a checkup is a checkup-time Ability
+                last, closed = None, ln.kind != "turn"
             elif ln.kind == "end":
                 if ln.extra[0] not in ("concession", "timeout"):
                     settle()
@@ -794,7 +796,7 @@ class _Importer:
         # JP3.4 §I-D step 5: when both Actives are out, the player who takes the next turn promotes first.
         nxt = self.other(self.turn_player) if self.turn_player is not None else self.first
         for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
-            self.promote(no, who, c)
+            self.promote(no, who, c, who in w.retreated)
 
     def prize_modifiers(self, w: _Window, kos: list[tuple[int, str]]) -> dict[str, list[int]]:
         """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
@@ -840,9 +842,9 @@ class _Importer:
             )
         return out
 
-    def promote(self, no: int, p: str, c: str) -> None:
+    def promote(self, no: int, p: str, c: str, retreat: bool = False) -> None:
         a = self.active[p]
-        if a is not None and self.pokes[a].name == c:
+        if a is not None and self.pokes[a].name == c and not retreat:
             return  # already Active (e.g. printed after a switch line)
         cands = [pid for pid in self.bench[p] if self.pokes[pid].name == c]
         if not cands:
@@ -1010,7 +1012,13 @@ class _Importer:
         return True
 
     def on_retreated(self, ln: _Line) -> bool:
-        return self.player_of(ln) is not None
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        if self.window is not None:
+            # the next "is now in the Active Spot" is the retreat's switch, even to a same-named Pokémon
+            self.window.retreated.add(p)
+        return True
 
     def on_ended(self, ln: _Line) -> bool:
         p = self.player_of(ln)
