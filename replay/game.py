@@ -106,12 +106,21 @@ class Game:
         self.heads.append(self.head)
         self.raw.append(canon)
         self.next_seq = seq + 1
-        mark = len(self.timeline)
-        if event["type"] == "correction":
+        timeline = self.timeline
+        mark = len(timeline)
+        etype: str = event["type"]
+        if etype == "correction":
             self._correct(event)
             return self.timeline[-1:]
-        self.fold(event)
-        return self.timeline[mark:] if len(self.timeline) != mark else []
+        # fold(), inlined: this is the per-event path of every replay
+        if (self.effect_pending or self.result is not None or self.started is None) and not self._admit(
+            event, etype
+        ):
+            return timeline[mark:]
+        handler = _handler(etype)
+        if handler is not None:
+            handler(self, event)
+        return timeline[mark:] if len(timeline) != mark else []
 
     def _apply_out_of_line(self, event: Event) -> list[dict[str, Any]]:
         """The first event, duplicates, reused seqs, gaps and events of another match."""
@@ -145,22 +154,27 @@ class Game:
     def fold(self, event: Event) -> None:
         """Apply the rules for one event (the envelope has been checked)."""
         etype: str = event["type"]
-        if self.effect_pending or self.result is not None or self.started is None:
-            seq: int = event["seq"]
-            if self.started is None and etype != "match_started":
-                self.find("no_match_started", seq, f"{etype} before match_started; ignored")
-                return
-            if self.effect_pending and etype not in EFFECT_PARTS:
-                knockout.resolve_effect(self)
-            if self.result is not None and etype not in AFTER_END_OK:
-                decided = self.result["decided_at"]
-                self.find(
-                    "event_after_end", seq, f"{etype} after the game was decided at seq {decided}; ignored"
-                )
-                return
-        handler = HANDLERS.get(etype)
+        if (self.effect_pending or self.result is not None or self.started is None) and not self._admit(
+            event, etype
+        ):
+            return
+        handler = _handler(etype)
         if handler is not None:
             handler(self, event)
+
+    def _admit(self, event: Event, etype: str) -> bool:
+        """Before the start, after the end, or with an effect still resolving: may this event go on?"""
+        seq: int = event["seq"]
+        if self.started is None and etype != "match_started":
+            self.find("no_match_started", seq, f"{etype} before match_started; ignored")
+            return False
+        if self.effect_pending and etype not in EFFECT_PARTS:
+            knockout.resolve_effect(self)
+        if self.result is not None and etype not in AFTER_END_OK:
+            decided = self.result["decided_at"]
+            self.find("event_after_end", seq, f"{etype} after the game was decided at seq {decided}; ignored")
+            return False
+        return True
 
     def events(self) -> list[Event]:
         """The applied events (decoded again from their canonical bytes), in seq order."""
@@ -308,3 +322,4 @@ HANDLERS: dict[str, Callable[[Game, Event], None]] = {
     "time_called": penalties.on_time_called,
     "note": playoff.on_note,
 }
+_handler = HANDLERS.get

@@ -60,12 +60,17 @@ def on_turn_started(g: Game, e: Event) -> None:
 
 
 def on_drew(g: Game, e: Event) -> None:
-    pl = g.player(e)
+    pl = g.p.get(e["player"])
     if pl is None:
+        g.player(e)
         return
-    cards = e.get("cards")
-    count = int(e.get("count", len(cards) if isinstance(cards, list) else 1))
-    got = pl.move("deck", "hand", count)
+    count = e.get("count")
+    if count is None:
+        cards = e.get("cards")
+        count = len(cards) if isinstance(cards, list) else 1
+    got = count if count <= pl.deck else pl.deck
+    pl.deck -= got
+    pl.hand += got
     if got < count:
         g.find(
             "draw_from_empty_deck_not_loss",
@@ -75,8 +80,9 @@ def on_drew(g: Game, e: Event) -> None:
 
 
 def on_moved(g: Game, e: Event) -> None:
-    pl = g.player(e)
+    pl = g.p.get(e["player"])
     if pl is None:
+        g.player(e)
         return
     src, dst = e.get("from"), e.get("to")
     if src not in ZONES or dst not in ZONES:

@@ -1,0 +1,160 @@
+"""Engine benchmark: replay a simulated corpus from MessagePack, against decoding alone, in one run.
+
+    python bench/engine.py [--events 200000] [--seed 1]
+
+Prints events/s for (a) msgpack decoding alone of the same bytes (the baseline), (b) the full replay with
+the hash chain (decode + Game.apply + a record per game), and their ratio; and the time to replay one
+400-event game. Pinned to one core. Targets (issue 2): >= 250k events/s, >= 0.4 of the decode-only rate,
+a 400-event game in under 2 ms. These machines are noisy: compare the ratio, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import os
+import resource
+import statistics
+import sys
+import time
+import uuid
+from typing import Any
+
+import msgpack
+import msgspec
+
+from replay import Game
+from replay.record import dumps
+from replay.simulate import simulate_corpus
+
+
+def stamp(event: dict[str, Any], base: datetime.datetime) -> dict[str, Any]:
+    """The event as a digital client sends it: with its source time and the producer's event id."""
+    at = base + datetime.timedelta(seconds=7 * event["seq"])
+    return {
+        **event,
+        "at": event.get("at") or at.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "id": event.get("id") or str(uuid.uuid5(uuid.NAMESPACE_URL, f"{event['match']}/{event['seq']}")),
+    }
+
+
+def corpus(min_events: int, seed: int, stamped: bool) -> list[list[bytes]]:
+    """Simulated games, each a list of msgpack messages (one per event, as on the Kafka topic)."""
+    games: list[list[bytes]] = []
+    total = 0
+    packer = msgpack.Packer()
+    base = datetime.datetime(2026, 3, 1, 10, 0, 0)
+    while total < min_events:
+        for stream in simulate_corpus(max(50, (min_events - total) // 150), seed):
+            if stamped:
+                stream = [stamp(e, base) for e in stream]
+            games.append([packer.pack(e) for e in stream])
+            total += len(stream)
+        seed += 1000
+    return games
+
+
+def best_of(runs: int, fn: Any) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def measure(games: list[list[bytes]], runs: int) -> None:
+    """Decode-only baseline, full replay, and one 400-event game, on the same bytes."""
+    n = sum(len(g) for g in games)
+    nbytes = sum(len(m) for g in games for m in g)
+    print(f"corpus: {len(games)} games, {n} events, {nbytes / n:.0f} bytes/event")
+
+    unpackb = msgpack.unpackb
+    decode = msgspec.msgpack.Decoder(dict[str, Any]).decode
+
+    def decode_only() -> None:
+        for g in games:
+            for m in g:
+                unpackb(m)
+
+    records: list[bytes] = []
+
+    def replay_with(dec: Any) -> None:
+        records.clear()
+        for g in games:
+            game = Game()
+            apply = game.apply
+            for m in g:
+                apply(dec(m))
+            records.append(dumps(game.record()))
+
+    gc.collect()
+    t_decode = best_of(runs, decode_only)
+    t_replay = best_of(runs, lambda: replay_with(decode))
+    first = list(records)
+    t_replay_mp = best_of(runs, lambda: replay_with(unpackb))
+    assert records == first, "records differ between decoders"
+
+    rate_decode = n / t_decode
+    rate_replay = n / t_replay
+    rate_replay_mp = n / t_replay_mp
+    print(f"decode only (msgpack.unpackb):            {rate_decode:>10,.0f} events/s  (baseline)")
+    print(
+        f"replay + chain + records (msgspec decode): {rate_replay:>10,.0f} events/s  "
+        f"ratio {rate_replay / rate_decode:.2f} of decode-only"
+    )
+    print(
+        f"replay + chain + records (msgpack decode): {rate_replay_mp:>10,.0f} events/s  "
+        f"ratio {rate_replay_mp / rate_decode:.2f} of decode-only"
+    )
+
+    # One 400-event game: the first 400 events of the longest games, replayed whole (with its record).
+    long_games = sorted(games, key=len, reverse=True)[:20]
+    per_game = []
+    for g in long_games:
+        events = [decode(m) for m in g[:400]]
+        for _ in range(5):
+            t1 = time.perf_counter()
+            game = Game()
+            for e in events:
+                game.apply(e)
+            game.record()
+            per_game.append(time.perf_counter() - t1)
+    size = min(400, len(long_games[0]))
+    print(
+        f"one {size}-event game (decoded events -> record): "
+        f"median {statistics.median(per_game) * 1e3:.2f} ms, "
+        f"best {min(per_game) * 1e3:.2f} ms"
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    finished = sum(1 for r in first if b'"status":"finished"' in r)
+    print(f"peak RSS: {peak:.0f} MiB; games finished: {finished}/{len(first)}")
+    verdict = (rate_replay >= 250_000, rate_replay / rate_decode >= 0.4, statistics.median(per_game) < 0.002)
+    print(
+        "targets: >=250k events/s {}, >=0.4 of decode {}, 400-event game <2 ms {}".format(
+            *("met" if v else "NOT met" for v in verdict)
+        )
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--events", type=int, default=200_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+    for stamped in (False, True):
+        label = (
+            "events as a digital client sends them (with at and id)" if stamped else "bare simulated events"
+        )
+        print(f"== {label}")
+        measure(corpus(args.events, args.seed, stamped), args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
