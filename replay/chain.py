@@ -19,8 +19,27 @@ _ENCODER = msgspec.msgpack.Encoder(order="deterministic")
 
 
 def canonical_bytes(event: Mapping[str, Any]) -> bytes:
-    """The event's canonical MessagePack: keys sorted at every level."""
-    return _ENCODER.encode(event)
+    """The event's canonical MessagePack: keys sorted at every level.
+
+    Integers beyond MessagePack's 64 bits (JSON allows them, in fields the contract does not limit) are
+    encoded as ``{"$bigint": "<decimal>"}``, so that every schema-valid event has canonical bytes.
+    """
+    try:
+        return _ENCODER.encode(event)
+    except OverflowError:
+        return _ENCODER.encode(_big_ints(event))
+
+
+def _big_ints(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else {"$bigint": str(value)}
+    if isinstance(value, Mapping):
+        return {k: _big_ints(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_big_ints(v) for v in value]
+    return value
 
 
 def link(head: bytes, canonical: bytes) -> bytes:

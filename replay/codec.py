@@ -77,7 +77,7 @@ def _jsonl_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[int,
                 "not UTF-8 text (is this a MessagePack file? name it .msgpack)", file=name, line=lineno
             ) from None
         try:
-            value = json.loads(text)
+            value = json.loads(text, parse_float=_number)
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno
@@ -108,6 +108,13 @@ def _msgpack_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[in
         index += 1
         end = unpacker.tell()
         yield index, _checked(item, name, index, validate)
+
+
+def _number(text: str) -> float | int:
+    """JSON numbers: an integral one written with a fraction (``1.0``) is the integer it equals, as JSON
+    Schema counts it, so the same event has the same canonical bytes however it was written."""
+    value = float(text)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
 def _checked(item: object, name: str, line: int, validate: bool) -> dict[str, Any]:

@@ -101,11 +101,14 @@ class Game:
             return self._apply_out_of_line(event)
         # The hot path: the next event of this match. Only untracked bytes are kept per event (the chain
         # heads and the canonical bytes), so a long replay does not feed the cyclic garbage collector.
-        canon = _encode(event)
+        try:
+            canon = _encode(event)
+        except OverflowError:
+            canon = canonical_bytes(event)
         self.head = _sha256(self.head + canon).digest()
         self.heads.append(self.head)
         self.raw.append(canon)
-        self.next_seq = seq + 1
+        self.next_seq = int(seq) + 1  # JSON Schema counts 1.0 as an integer
         timeline = self.timeline
         mark = len(timeline)
         etype: str = event["type"]

@@ -514,3 +514,18 @@ def test_board_view_has_no_hidden_cards() -> None:
     s.add("drew", player="ash", cards=["Secret Card"])
     text = dumps(s.game().board()).decode()
     assert "Secret Card" not in text
+
+
+def test_huge_integers_and_integral_floats_do_not_break_the_chain() -> None:
+    s = full_game()
+    s.events[3]["note_id"] = 2**70  # an extra field the contract does not limit
+    g = Game()
+    for e in s.events:
+        g.apply(e)
+    assert g.record()["chain"]["events"] == len(s.events)
+    assert g.apply(copy.deepcopy(s.events[3])) == []  # still recognised as a duplicate
+    from replay.codec import decode_events
+
+    line = b'{"match": "m1", "seq": 1.0, "type": "note", "text": "x", "score": 0.5}\n'
+    ((_, event),) = decode_events(line, name="x.jsonl", validate=False)
+    assert event["seq"] == 1 and isinstance(event["seq"], int) and event["score"] == 0.5
