@@ -1,0 +1,314 @@
+"""The worker's agent: Kafka records of ``prizecheck.events`` in, the ingest core, dead letters out.
+
+Thin wiring (house style): decode, hand to :class:`streams.ingest.IngestCore`, quarantine what it rejects.
+
+- Records are consumed in batches (``Stream.take_events``); within a batch the events of one match are
+  handed to the core in partition order, while different matches run concurrently, so their Redis round
+  trips overlap. Offsets are acknowledged by Faust after the whole batch is done (at-least-once; a
+  redelivered event is a duplicate, which the core recognises).
+- A record that is not one msgpack map, is keyed by something other than its match, or that the core
+  rejects (schema, a different event reusing a seq, ...) goes to the dead-letter topic with its original
+  bytes, partition, offset and the reason (:mod:`streams.dlq`).
+- A store error (Redis unreachable) is retried with backoff, holding the partition back rather than
+  skipping events; any other exception is retried a few times and then dead-lettered with the error as
+  the reason, so one poison record cannot stall a partition forever.
+- A Faust timer calls :meth:`IngestCore.flush_gaps` so events waiting behind a gap are released and the
+  gap reported after ``PRIZECHECK_GAP_TIMEOUT`` seconds.
+- When partitions are revoked (rebalance), their matches are dropped from the core's memory; the next
+  owner rebuilds them from the Redis archive (and the events held behind gaps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import faust
+from faust.types import TP, EventT, StreamT
+
+from replay.errors import EventError
+from streams.dlq import DeadLetter, DeadLetterSink
+from streams.ingest import IngestCore, Outcome, decode_event
+from streams.settings import Settings
+
+log = logging.getLogger("prizecheck.worker")
+
+#: Exceptions that mean "the store is unreachable right now": retried without limit.
+try:
+    from redis.exceptions import ConnectionError as _RedisConnectionError
+    from redis.exceptions import TimeoutError as _RedisTimeoutError
+
+    TRANSIENT: tuple[type[BaseException], ...] = (_RedisConnectionError, _RedisTimeoutError, OSError)
+except ImportError:  # pragma: no cover - redis is part of the service extra
+    TRANSIENT = (OSError,)
+
+
+@dataclass(frozen=True)
+class Handled:
+    """What the agent did with one Kafka record.
+
+    ``status``: ``applied`` | ``duplicate`` | ``buffered`` (the core's outcome) or ``dead_letter``.
+    """
+
+    status: str
+    partition: int
+    offset: int
+    match: str | None = None
+    seq: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class _Record:
+    key: bytes | None
+    value: bytes
+    topic: str
+    partition: int
+    offset: int
+
+
+class Pipeline:
+    """Per-worker processing state: the core, the dead-letter sink, counters and partition ownership.
+
+    ``poison_retries``: attempts for an unexpected (non-store) exception before the record is
+    dead-lettered; store errors (:data:`TRANSIENT`) are retried until they succeed, backing off up to
+    ``max_backoff`` seconds.
+    """
+
+    def __init__(
+        self,
+        core: IngestCore,
+        dead_letters: DeadLetterSink,
+        *,
+        worker_id: str = "",
+        poison_retries: int = 3,
+        max_backoff: float = 5.0,
+    ) -> None:
+        self.core = core
+        self.dead_letters = dead_letters
+        self.worker_id = worker_id
+        self.poison_retries = poison_retries
+        self.max_backoff = max_backoff
+        self.counts: Counter[str] = Counter()
+        self._owned: dict[tuple[str, int], set[str]] = {}
+
+    async def handle_batch(self, events: Sequence[EventT]) -> list[Handled]:
+        """Process a batch of Faust events; the result is in the order of ``events``."""
+        results: list[Handled | None] = [None] * len(events)
+        groups: dict[str, list[tuple[int, dict[str, Any], _Record]]] = {}
+        unkeyed: list[tuple[int, dict[str, Any], _Record]] = []
+        for i, event in enumerate(events):
+            msg = event.message
+            rec = _Record(
+                key=_as_bytes(event.key),
+                value=_as_bytes(event.value) or b"",
+                topic=str(msg.topic),
+                partition=int(msg.partition),
+                offset=int(msg.offset),
+            )
+            self.counts["received"] += 1
+            try:
+                decoded = decode_event(rec.value)
+            except EventError as exc:
+                results[i] = await self._dead(rec, str(exc), field=exc.field)
+                continue
+            match = decoded.get("match")
+            if not isinstance(match, str):
+                unkeyed.append((i, decoded, rec))  # the core names the problem
+                continue
+            if rec.key is not None and rec.key != match.encode("utf-8"):
+                why = (
+                    f"record key {rec.key!r} is not the event's match {match!r}: events must be keyed by "
+                    "match (a match is owned by the worker of one partition)"
+                )
+                results[i] = await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
+                continue
+            self._owned.setdefault((rec.topic, rec.partition), set()).add(match)
+            groups.setdefault(match, []).append((i, decoded, rec))
+        if unkeyed:
+            groups["\x00unkeyed"] = unkeyed
+        if len(groups) == 1:
+            await self._run_group(next(iter(groups.values())), results)
+        elif groups:
+            await asyncio.gather(*(self._run_group(g, results) for g in groups.values()))
+        return [r for r in results if r is not None]
+
+    async def _run_group(
+        self, items: list[tuple[int, dict[str, Any], _Record]], results: list[Handled | None]
+    ) -> None:
+        for i, decoded, rec in items:
+            try:
+                outcome = await self._ingest(decoded)
+            except _Poison as exc:
+                results[i] = await self._dead(
+                    rec, f"internal error (after retries): {exc.__cause__!r}", match=decoded.get("match")
+                )
+                continue
+            if outcome.status == "rejected":
+                results[i] = await self._dead(
+                    rec,
+                    outcome.reason or "rejected",
+                    field=outcome.field,
+                    match=outcome.match,
+                    seq=outcome.seq,
+                )
+                continue
+            self.counts[outcome.status] += 1
+            results[i] = Handled(outcome.status, rec.partition, rec.offset, outcome.match, outcome.seq)
+
+    async def _ingest(self, event: dict[str, Any]) -> Outcome:
+        delay = 0.05
+        failures = 0
+        while True:
+            try:
+                return await self.core.ingest(event)
+            except asyncio.CancelledError:
+                raise
+            except TRANSIENT as exc:
+                log.warning("store unavailable (%r); retrying in %.2f s", exc, delay)
+            except Exception as exc:
+                failures += 1
+                log.exception("ingest failed (attempt %d of %d)", failures, self.poison_retries)
+                if failures >= self.poison_retries:
+                    raise _Poison() from exc
+            self.counts["retries"] += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.max_backoff)
+
+    async def _dead(
+        self,
+        rec: _Record,
+        reason: str,
+        *,
+        field: str | None = None,
+        match: Any = None,
+        seq: Any = None,
+    ) -> Handled:
+        letter = DeadLetter(
+            value=rec.value,
+            key=rec.key,
+            topic=rec.topic,
+            partition=rec.partition,
+            offset=rec.offset,
+            reason=reason,
+            worker=self.worker_id,
+            field=field,
+            match=match if isinstance(match, str) else None,
+            seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
+        )
+        await self.dead_letters.send(letter)
+        self.counts["dead_letter"] += 1
+        log.warning("dead letter %s[%d]@%d: %s", rec.topic, rec.partition, rec.offset, reason)
+        return Handled("dead_letter", rec.partition, rec.offset, letter.match, letter.seq, reason)
+
+    async def flush_gaps(self) -> list[Outcome]:
+        """Release events that waited too long behind a gap (the engine reports the gap)."""
+        outcomes = await self.core.flush_gaps()
+        for outcome in outcomes:
+            self.counts["gaps_reported"] += 1
+            log.warning("gap reported: %s", outcome.reason)
+        return outcomes
+
+    def revoke(self, partitions: set[tuple[str, int]]) -> int:
+        """Forget the matches of revoked partitions (their next owner rebuilds them from Redis)."""
+        dropped = 0
+        for tp in partitions:
+            for match in self._owned.pop(tp, set()):
+                self.core.forget(match)
+                dropped += 1
+        return dropped
+
+    def stats(self) -> dict[str, int]:
+        """Counters since start (received = applied + duplicate + buffered + dead_letter)."""
+        return {**self.counts, **{f"core_{k}": v for k, v in self.core.stats().items()}}
+
+
+class _Poison(Exception):
+    """An event kept failing for a reason that is not a store outage."""
+
+
+def _as_bytes(value: Any) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise TypeError(f"expected raw bytes from Kafka, got {type(value).__name__}")
+
+
+def _seq(event: dict[str, Any]) -> int | None:
+    seq = event.get("seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
+def events_topic(app: faust.App, settings: Settings) -> Any:
+    """The ``prizecheck.events`` topic: raw bytes keys (match) and values (msgpack)."""
+    return app.topic(
+        settings.topic,
+        key_type=bytes,
+        value_type=bytes,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.partitions,
+    )
+
+
+def dlq_topic(app: faust.App, settings: Settings) -> Any:
+    """The dead-letter topic: original key and value bytes, coordinates and reason in headers."""
+    return app.topic(
+        settings.dlq_topic,
+        key_type=bytes,
+        value_type=bytes,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.partitions,
+    )
+
+
+def install(
+    app: faust.App,
+    pipeline: Pipeline,
+    settings: Settings,
+    *,
+    batch_size: int = 500,
+    batch_within: float = 0.02,
+    flush_interval: float | None = None,
+    stats_interval: float = 30.0,
+) -> Any:
+    """Register the ingest agent, the gap-flush timer and the rebalance hook on ``app``; return the agent.
+
+    ``batch_size``/``batch_within``: at most this many records per batch, waiting at most this many
+    seconds for a batch to fill. ``flush_interval`` defaults to a quarter of the gap timeout (0.05-1 s).
+    """
+    topic = events_topic(app, settings)
+
+    async def ingest_events(stream: StreamT) -> AsyncIterator[list[Handled]]:
+        async for batch in stream.take_events(batch_size, within=batch_within):
+            yield await pipeline.handle_batch(batch)
+
+    agent = app.agent(topic, name="prizecheck.ingest")(ingest_events)
+
+    every = flush_interval or min(1.0, max(0.05, settings.gap_timeout / 4))
+
+    async def flush_gaps() -> None:
+        await pipeline.flush_gaps()
+
+    app.timer(every, name="prizecheck.flush_gaps")(flush_gaps)
+
+    async def log_stats() -> None:
+        log.info("stats %s", pipeline.stats())
+
+    app.timer(stats_interval, name="prizecheck.stats")(log_stats)
+
+    async def on_revoked(sender: Any, revoked: set[TP], **kwargs: Any) -> None:
+        dropped = pipeline.revoke({(tp.topic, tp.partition) for tp in revoked})
+        if dropped:
+            log.info("partitions revoked: %d matches dropped from memory", dropped)
+
+    app.on_partitions_revoked.connect(on_revoked)
+    return agent

@@ -1,0 +1,102 @@
+"""The Faust application: one factory, so the worker, the tests and the benchmark build the same app.
+
+Choices that matter (docs/deployment.md has the operator's view):
+
+- Values and keys are raw bytes (``value_serializer="raw"``): the agent decodes msgpack itself, so a
+  record that is not msgpack still reaches the agent and goes to the dead-letter topic with its bytes.
+- ``processing_guarantee`` stays ``at_least_once``. Faust's ``exactly_once`` (transactions, idempotent
+  producer) has open bugs and never covered Redis anyway; the archive append is idempotent instead. With
+  at_least_once Faust creates a plain ``aiokafka.AIOKafkaProducer``, whose ``enable_idempotence``
+  defaults to False (aiokafka >= 0.10), which brokers without idempotent producers (Tansu) need.
+- No Faust tables: per-match state lives in the worker's memory (:class:`streams.ingest.IngestCore`) and
+  the Redis archive is the recovery point, so there is no changelog write per event.
+- Short group timeouts (rebalance 5 s, session 10 s): a group (re)join waits up to the rebalance timeout
+  for members, and a dead worker's partitions move after the session timeout. Faust's own environment
+  variables (``BROKER_REBALANCE_TIMEOUT``, ``BROKER_SESSION_TIMEOUT``, ``BROKER_HEARTBEAT_INTERVAL``)
+  override them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from typing import Any
+
+import faust
+
+from streams.settings import Settings
+
+#: Faust app id = Kafka consumer group of the workers.
+APP_ID = "prizecheck"
+
+
+def kafka_url(url: str) -> str:
+    """``KAFKA_URL`` as Faust wants it: ``kafka://host:port[;host:port...]`` (a bare ``host:port`` works)."""
+    return url if "://" in url else f"kafka://{url}"
+
+
+def bootstrap_servers(url: str) -> str:
+    """``KAFKA_URL`` as aiokafka wants it: ``host:port[,host:port...]``."""
+    rest = url.split("://", 1)[1] if "://" in url else url
+    return ",".join(part.strip() for part in rest.replace(";", ",").split(",") if part.strip())
+
+
+def create_app(
+    settings: Settings,
+    *,
+    app_id: str = APP_ID,
+    web_port: int | None = None,
+    rebalance_timeout: float = 5.0,
+    session_timeout: float = 10.0,
+    heartbeat_interval: float = 1.0,
+    **overrides: Any,
+) -> faust.App:
+    """A Faust app for ``settings`` (no agents yet: :func:`streams.agents.install` adds them).
+
+    ``web_port`` None disables Faust's web server (two workers on one host would otherwise both want
+    6066); give each worker its own port to get Faust's ``/stats`` and health pages. ``overrides`` go to
+    ``faust.App`` as settings.
+    """
+    conf: dict[str, Any] = {
+        "broker": kafka_url(settings.kafka_url),
+        "value_serializer": "raw",
+        "key_serializer": "raw",
+        "topic_partitions": settings.partitions,
+        "store": "memory://",
+        "processing_guarantee": "at_least_once",
+        "producer_acks": -1,
+        "consumer_auto_offset_reset": "earliest",
+        "broker_rebalance_timeout": rebalance_timeout,
+        "broker_session_timeout": session_timeout,
+        "broker_heartbeat_interval": heartbeat_interval,
+        "web_enabled": web_port is not None,
+        "web_port": web_port or 6066,
+        "worker_redirect_stdouts": False,
+        "autodiscover": False,
+    }
+    conf.update(overrides)
+    return faust.App(app_id, **conf)
+
+
+async def ensure_topics(settings: Settings, *, extra: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Create the events topic and its DLQ with ``settings.partitions`` partitions when they are missing.
+
+    Existing topics are left as they are (a partition count is never changed behind the operator's back:
+    more partitions would move matches between partitions). Returns ``{topic: partitions}`` as found.
+    """
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+    from aiokafka.errors import TopicAlreadyExistsError
+
+    wanted = {settings.topic: settings.partitions, settings.dlq_topic: settings.partitions, **(extra or {})}
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers(settings.kafka_url))
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        new = [NewTopic(name, n, 1) for name, n in wanted.items() if name not in existing]
+        if new:
+            with contextlib.suppress(TopicAlreadyExistsError):
+                await admin.create_topics(new)
+        described = await admin.describe_topics(list(wanted))
+        return {d["topic"]: len(d["partitions"]) for d in described}
+    finally:
+        await admin.close()
