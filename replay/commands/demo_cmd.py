@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     games = replay_events(events)
     offline = {m: maybe_sign(r) for m, r in link_records({m: g.record() for m, g in games.items()}).items()}
     print(
-        f"prizecheck demo: {len(events)} events in {len(offline)} games (simulated + an imported battle log)\n"
+        f"prizecheck demo: {len(events)} events in {len(offline)} games "
+        "(simulated + an imported battle log)\n"
     )
     stored: dict[str, dict[str, Any]] | None = None
     if not args.offline:
