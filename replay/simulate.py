@@ -251,6 +251,7 @@ class _Player:
     mulligans: int = 0
     legacy_used: bool = False
     keep_bench_empty: bool = False
+    max_bench: int = 5
     scale: float = 1.0
 
     def in_play(self) -> int:
@@ -367,8 +368,14 @@ class _Sim:
         self.players = [_Player(i, names[i], self._deck_lines(pool), needed=self.prizes) for i in range(2)]
         self.stall = scenario in ("simultaneous", "playoff", "sd_draw")
         self.victim = rng.randrange(2)
-        if scenario == "no_pokemon" or (scenario == "simultaneous" and rng.random() < 0.5):
+        # simultaneous: half the games aim at a win by counting conditions (a knockout of the opponent's
+        # whole side whose recoil knocks out the attacker too), half at a draw.
+        self.count_win = scenario == "simultaneous" and rng.random() < 0.5
+        if scenario == "no_pokemon":
             self.players[self.victim].keep_bench_empty = True
+        if self.count_win:
+            for pl in self.players:
+                pl.max_bench = 2
         if scenario == "deck_out":
             for pl in self.players:
                 pl.scale = 0.3
@@ -489,10 +496,10 @@ class _Sim:
             pl.mulligans = rng.choices((0, 1, 2, 3), (80, 14, 5, 1))[0]
             pl.deck = self.rules.deck - self.rules.hand
             pl.hand = self.rules.hand
-            nb = 0 if pl.keep_bench_empty else rng.choices((0, 1, 2, 3, 4), (15, 35, 30, 15, 5))[0]
+            nb = rng.choices((0, 1, 2, 3, 4), (15, 35, 30, 15, 5))[0]
             if pl.keep_bench_empty:
-                # no_pokemon: a thin board from the start; simultaneous: the Bench runs out as it is KO'd
-                nb = rng.choice((0, 1)) if self.scenario == "no_pokemon" else rng.choice((1, 2))
+                nb = rng.choice((0, 1))  # no_pokemon: a thin board from the start
+            nb = min(nb, pl.max_bench)
             pl.active = self._new_mon(pl)
             pl.bench = [self._new_mon(pl) for _ in range(nb)]
             pl.hand -= 1 + nb
@@ -681,7 +688,7 @@ class _Sim:
         if roll < 0.35 and p.hand >= 3:
             self.moved(p, "hand", "discard", 3, ["Ultra Ball"] if rng.random() < 0.5 else None)
             self.moved(p, "deck", "hand", min(1, p.deck))
-        elif roll < 0.6 and p.hand >= 1 and len(p.bench) < 5 and not p.keep_bench_empty:
+        elif roll < 0.6 and p.hand >= 1 and len(p.bench) < p.max_bench and not p.keep_bench_empty:
             self.moved(p, "hand", "discard", 1, ["Nest Ball"])
             if p.deck:
                 self.moved(p, "deck", "hand", 1)
@@ -694,7 +701,7 @@ class _Sim:
             self.moved(p, "discard", "deck", 3)
 
     def play_basic(self, p: _Player) -> None:
-        if p.hand < 1 or len(p.bench) >= 5 or p.keep_bench_empty:
+        if p.hand < 1 or len(p.bench) >= p.max_bench or p.keep_bench_empty:
             return
         mon = self._new_mon(p)
         p.hand -= 1
@@ -702,7 +709,7 @@ class _Sim:
         self.emit("played", {"player": p.id, "pid": mon.pid, "card": self.card(mon), "to": "bench"})
 
     def bench_basics(self, p: _Player) -> None:
-        while p.hand >= 1 and len(p.bench) < 5 and not p.keep_bench_empty:
+        while p.hand >= 1 and len(p.bench) < p.max_bench and not p.keep_bench_empty:
             if self.rng.random() > (0.55 if len(p.bench) < 2 else 0.25):
                 break
             self.play_basic(p)
@@ -883,7 +890,11 @@ class _Sim:
             recoil = 0
             if p.taken + self.value(d) < p.needed:
                 dmg = dmg * 3 // 2 // 10 * 10  # the player further from the end presses on
-            if self.double_ko_settles(p, q, a, d):
+            if self.count_win and self.wipe_settles(p, q, a, d):
+                dmg, recoil = d.remaining, a.remaining
+                spread = [(m, m.remaining) for m in q.bench]
+                ev["name"] = "Reckless Charge"
+            elif (not self.count_win or self.turn > 40) and self.double_ko_settles(p, q, a, d):
                 dmg, recoil = d.remaining, a.remaining
                 ev["name"] = "Reckless Charge"
             elif dmg >= d.remaining and not self.may_knock_out(p, q, d):
@@ -963,6 +974,11 @@ class _Sim:
     def may_knock_out(self, p: _Player, q: _Player, d: _Mon) -> bool:
         """Stalling towards a simultaneous ending: no knockout that would end the game on its own."""
         return bool(q.bench) and not self.finishes(p, [d])
+
+    def wipe_settles(self, p: _Player, q: _Player, a: _Mon, d: _Mon) -> bool:
+        """Knocking out the opponent's whole side, the recoil knocking out the attacker, wins 2-1 by
+        counting: taken all + opponent cannot put out an Active, against taken all [rules.md §4 table]."""
+        return bool(p.bench) and self.finishes(q, [a]) and self.finishes(p, [d, *q.bench])
 
     def double_ko_settles(self, p: _Player, q: _Player, a: _Mon, d: _Mon) -> bool:
         """A double knockout of both Actives would give both players a win condition [rules.md §4]."""
