@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install demo test lint typecheck unit bench clean
+.PHONY: install demo test lint typecheck unit bench clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict replay schemas
 
-unit: $(STAMP)
+# The web pages are tested in a real browser: Debian's chromium (Playwright's own download cannot work
+# here). Installed once; needs root, as on the CI machine.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+unit: $(STAMP) browser
 	$(BIN)/python -m pytest -q
 
 test: lint typecheck unit
