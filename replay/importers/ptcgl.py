@@ -250,6 +250,8 @@ class _Importer:
         self.hp_missing: set[str] = set()
         self.attack_lines: set[int] = set()
         self.first = ""
+        self.deck: dict[str, int] = {}  # the engine's deck count from our events (rules.md §1.3 floor)
+        self.entered: dict[str, int] = {}  # pid -> turn it came into play or last evolved
         self.head_notes: list[Event] = []
         self.end_at = 0
 
@@ -268,6 +270,15 @@ class _Importer:
 
     def emit(self, ev: Event) -> None:
         self.events.append(ev)
+        t = ev["type"]
+        if t == "drew":
+            self.deck[ev["player"]] -= ev.get("count", 1)
+        elif t == "moved":
+            n = ev.get("count", len(ev.get("cards", ())))
+            if ev["from"] == "deck":
+                self.deck[ev["player"]] -= n
+            if ev["to"] == "deck":
+                self.deck[ev["player"]] += n
 
     # -- pass 1 ---------------------------------------------------------------------------------------
     def classify(self) -> list[_Line]:
@@ -374,6 +385,7 @@ class _Importer:
             self.bench[p] = []
             self.counter[p] = 0
             self.prizes_left[p] = self.rules.prizes
+            self.deck[p] = self.rules.deck - self.rules.hand - self.rules.prizes
 
     def other(self, p: str) -> str:
         a, b = self.players
@@ -471,6 +483,7 @@ class _Importer:
         if "hp" not in card:
             self.hp_missing.add(name)
         self.pokes[pid] = _Poke(pid, owner, name, card["rule"])
+        self.entered[pid] = self.turn_no
         return pid, card
 
     def in_play(self, owner: str) -> list[str]:
@@ -674,8 +687,28 @@ class _Importer:
         self.turn_player = player
         self.turn_open = True
         ev: Event = {"type": "turn_started", "player": player, "turn": self.turn_no}
+        drawn = (
+            nxt is not None
+            and nxt.kind.startswith("drew")
+            and nxt.m is not None
+            and nxt.m.group("p") == player
+        )
+        if deck is None and drawn and self.deck[player] < 1:
+            # [rules.md §1.3] The engine counts the deck from the events; a log hides some returns to the
+            # deck (searches, shuffles without a count), so that count can reach 0 while the log shows the
+            # turn's draw, which proves at least one card was there. Say so instead of a false deck-out.
+            deck = 1
+            self.find(
+                "importer_deck_floor",
+                "info",
+                ln.no,
+                f"the events leave {player} {self.deck[player]} cards in deck, but the log shows the "
+                "turn's draw: deck set to 1 (some returns to the deck are not in the log)",
+            )
+            self.deck[player] = 1
         if deck is not None:
             ev["deck"] = deck
+            self.deck[player] = deck
         self.emit(ev)
 
     def close_turn(self) -> None:
@@ -700,7 +733,8 @@ class _Importer:
             if slot["mulligans"]:
                 ev["mulligans"] = slot["mulligans"]
             self.emit(ev)
-        self.events.extend(self.bonus)
+        for ev in self.bonus:
+            self.emit(ev)
         self.bonus = []
         self.phase = "done_setup"
 
@@ -997,8 +1031,11 @@ class _Importer:
         else:
             cands = [x for x in self.bench[p] if self.pokes[x].name == old] if not in_active else []
             if cands:
-                # JP3.4: a Pokémon cannot evolve the turn it came into play; the log does not tell which copy.
-                pid = self.choose(cands, ln.no, "the evolution", lambda x: (0,))
+                # [rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that
+                # rule, not a guess, picks between same-named copies when it can.
+                pid = self.choose(
+                    cands, ln.no, "the evolution", lambda x: (0 if self.entered[x] < self.turn_no else 1,)
+                )
             else:
                 pid = self.locate(p, old, ln.no, "the evolution")
         assert pid is not None
@@ -1007,6 +1044,7 @@ class _Importer:
             self.hp_missing.add(new)
         poke = self.pokes[pid]
         poke.name, poke.rule = new, card["rule"]
+        self.entered[pid] = self.turn_no
         poke.conditions.clear()
         self.emit({"type": "evolved", "player": p, "pid": pid, "card": card})
         return True
