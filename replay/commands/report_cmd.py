@@ -19,6 +19,7 @@ from replay import link_records, replay_events
 from replay.commands.common import load_events
 from replay.errors import InputError
 from replay.record import dumps
+from replay.series import standings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +97,7 @@ def build_report(records: list[dict[str, Any]]) -> dict[str, Any]:
                 "findings": dict(sorted(findings.items(), key=lambda kv: (-kv[1], kv[0]))),
                 "wins": dict(sorted(players.items(), key=lambda kv: (-kv[1], kv[0]))),
                 "review": review,
+                **standings(recs),
             }
         )
     return {"games": len(records), "sections": sections}
@@ -129,6 +131,21 @@ def run(args: argparse.Namespace) -> int:
                 w(f"    {v:>5}  {k}\n")
         if s["wins"]:
             w("  wins:    " + ", ".join(f"{k} {v}" for k, v in list(s["wins"].items())[:10]) + "\n")
+        if s["matches"]:
+            done = sum(1 for m in s["matches"] if m["status"] == "finished")
+            w(f"  matches (best of three): {len(s['matches'])}, {done} decided\n")
+            for m in s["matches"][:20]:
+                a, b = m["players"]
+                tied = f" ({m['ties']} tied)" if m["ties"] else ""
+                if m["winner"]:
+                    verdict = f"{m['winner']} wins"
+                else:
+                    verdict = "tie" if m["status"] == "finished" else m["status"].replace("_", " ")
+                w(f"    {m['series']}: {a} {m['wins'][a]}-{m['wins'][b]} {b}{tied}: {verdict}\n")
+            w("  standings (win 3, tie 1, loss 0):\n")
+            for i, row in enumerate(s["table"][:20], 1):
+                wlt = f"{row['win']}-{row['loss']}-{row['tie']}"
+                w(f"    {i:>2}. {row['player']:<20} {row['points']:>3} pts  {wlt}\n")
         if s["review"]:
             w(f"  to review ({len(s['review'])}):\n")
             for item in s["review"][:30]:
