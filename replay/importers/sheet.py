@@ -45,6 +45,9 @@ _PENALTIES = (
     "match_loss",
     "disqualification",
 )
+_TOP_KEYS = frozenset(
+    {"format", "match", "players", "first", "ruleset", "deck", "prizes", "context", "source", "rows"}
+)
 _META_KEYS = (
     "match",
     "players",
@@ -185,7 +188,13 @@ def _row(raw: dict[str, Any], n: int, line: int, filename: str) -> Row:
         action=action,
         target=text("target"),
         card=text("card"),
-        amount=_int(raw.get("amount"), filename=filename, line=line, fld="amount"),
+        amount=_int(
+            raw.get("amount"),
+            filename=filename,
+            line=line,
+            fld="amount",
+            lo=-100 if action == "prize_modifier" else 0,
+        ),
         note=text("note"),
         confidence=confidence,
         scan=text("scan"),
@@ -217,6 +226,9 @@ def _read_json(text: str, filename: str) -> tuple[dict[str, Any], list[Row]]:
         raise InputError(f"invalid JSON: {exc.msg}", file=filename, line=exc.lineno) from None
     if not isinstance(doc, dict):
         raise InputError("a JSON sheet is an object", file=filename, line=1)
+    extra = sorted(set(doc) - _TOP_KEYS)
+    if extra:
+        raise InputError(f"unknown field {extra[0]!r}", file=filename, line=1, field=extra[0])
     if doc.get("format") != FORMAT:
         raise InputError(f"format must be {FORMAT!r}", file=filename, line=1, field="format")
     rows_raw = doc.get("rows")
