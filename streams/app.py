@@ -19,6 +19,7 @@ Choices that matter (docs/deployment.md has the operator's view):
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,6 +64,8 @@ def create_app(
         "key_serializer": "raw",
         "topic_partitions": settings.partitions,
         "store": "memory://",
+        # Faust's default datadir, "<app id>-data", would be the embedded Redis's directory.
+        "datadir": os.path.join(settings.data_dir, "faust"),
         "processing_guarantee": "at_least_once",
         "producer_acks": -1,
         "consumer_auto_offset_reset": "earliest",
