@@ -373,6 +373,8 @@ class _Sim:
         self.count_win = scenario == "simultaneous" and rng.random() < 0.5
         if scenario == "no_pokemon":
             self.players[self.victim].keep_bench_empty = True
+        if scenario == "game_loss" and rng.random() < 0.3:
+            self.scenario = "game_loss_after"
         if self.count_win:
             for pl in self.players:
                 pl.max_bench = 2
@@ -382,6 +384,15 @@ class _Sim:
         elif scenario == "time":
             for pl in self.players:
                 pl.scale = 0.45
+        # time with a prize penalty: in single elimination the game may reach time with the same prizes
+        # remaining but different prizes taken (the offender's opponent needs fewer) [rules.md §6].
+        self.time_penalty: _Player | None = None
+        self.penalty_given = False
+        if scenario == "time" and (context or {}).get("stage") == "single_elimination" and rng.random() < 0.4:
+            self.time_penalty = self.players[rng.randrange(2)]
+            self.time_penalty.scale = 1.0
+            self.players[1 - self.time_penalty.index].scale = 0.3
+            self.trigger = 3
 
     # ------------------------------------------------------------------ plumbing
     def emit(self, etype: str, fields: dict[str, Any] | None = None) -> Event:
@@ -539,6 +550,8 @@ class _Sim:
         self.main_phase(p, q, t)
         self.emit("turn_ended", {"player": p.id})
         self.checkup(p, q)
+        if self.scenario == "time_between_turns":
+            self.call_time(t + 1)
         self.time_tick(t)
         self.cur = 1 - self.cur
 
@@ -566,14 +579,11 @@ class _Sim:
                 self.finish("win", q, "concession")
         elif s == "game_loss" and t == self.trigger:
             offender = rng.choice((p, q))
-            self.emit(
-                "penalty",
-                {
-                    "player": offender.id,
-                    "kind": "game_loss",
-                    "reason": rng.choice(("marked cards", "deck error")),
-                },
-            )
+            self.game_loss(offender, rng.choice(("marked cards", "deck error")))
+            if rng.random() < 0.2:
+                # [PG §4] Game Losses to both players at once: no winner (not a tie).
+                self.game_loss(self.players[1 - offender.index], "unsporting conduct")
+                self.finish("no_winner", None, "penalty")
             self.finish("win", self.players[1 - offender.index], "penalty")
         elif s == "double_prize" and t == self.trigger:
             offender = rng.choice((p, q))
@@ -590,16 +600,39 @@ class _Sim:
             card = "Unown" if wins else "Chaos Tower"
             self.emit("effect_result", {"player": p.id, "wins": wins, "card": {"name": card}})
             self.finish("win", p if wins else q, "effect")
-        elif s == "time" and self.time_turn == 0 and not self.any_conditions():
-            self.clock += 60
-            self.emit("time_called", {"at": self.at()})
-            self.time_turn = t
-            self.time_left = self.rules.extra_turns(self.day)
-            self.scenario = "time_over"
+        elif s == "time" and self.time_penalty is not None and not self.penalty_given:
+            self.penalty_given = True
+            offender = self.time_penalty
+            self.emit("penalty", {"player": offender.id, "kind": "double_prize", "reason": "deck error"})
+            gainer = self.players[1 - offender.index]
+            gainer.needed -= self.rules.double_prize
+            if gainer.taken >= gainer.needed:
+                self.finish("win", gainer, "penalty")
+        elif s == "time" and self.time_turn == 0:
+            if self.time_penalty is not None and not self.level():
+                return  # waits until both have the same prizes remaining
+            if self.time_penalty is not None:
+                for pl in self.players:
+                    pl.scale = 0.1  # the extra turns pass without a knockout, mostly
+            if rng.random() < 0.35:
+                self.scenario = "time_between_turns"  # called once this turn is over
+            else:
+                self.call_time(t)
+
+    def call_time(self, turn_zero: int) -> None:
+        """Time is called; ``turn_zero`` is the turn in progress, or the next one between turns."""
+        self.clock += 60
+        self.emit("time_called", {"at": self.at()})
+        self.time_turn = turn_zero
+        self.time_left = self.rules.extra_turns(self.day)
+        self.scenario = "time_over"
+
+    def game_loss(self, offender: _Player, reason: str) -> None:
+        self.emit("penalty", {"player": offender.id, "kind": "game_loss", "reason": reason})
 
     def time_tick(self, t: int) -> None:
         """Time called: the current turn (turn 0) and then N more turns [TTH §7.4.3]."""
-        if self.time_turn == 0 or t == self.time_turn or self.lead_rule == "time":
+        if self.time_turn == 0 or t <= self.time_turn or self.lead_rule == "time":
             return
         self.time_left -= 1
         if self.time_left > 0:
@@ -612,14 +645,25 @@ class _Sim:
             if ra != rb:
                 self.finish("win", a if ra < rb else b, "time")
             self.lead_rule = "time"
+            for pl in self.players:
+                pl.scale = 1.0
             return
         # [TTH §7.4.3] Swiss: a game still in progress when time runs out is a tie.
         self.finish("draw", None, "time")
+
+    def level(self) -> bool:
+        a, b = self.players
+        return a.needed - a.taken == b.needed - b.taken
 
     def any_conditions(self) -> bool:
         return any(pl.active is not None and pl.active.conds for pl in self.players)
 
     def finish(self, outcome: str, winner: _Player | None, reason: str) -> None:
+        if self.scenario == "game_loss_after" and winner is not None:
+            # [PG §4] a Game Loss given right after a game applies to that game.
+            self.scenario = "game_loss"
+            self.game_loss(winner, "marked cards found after the game")
+            outcome, winner, reason = "win", self.players[1 - winner.index], "penalty"
         f: dict[str, Any] = {"outcome": outcome}
         if winner is not None:
             f["winner"] = winner.id
@@ -674,13 +718,32 @@ class _Sim:
             self.moved(p, "deck", "hand", n)
             self.moved(p, "deck", "lost_zone", min(2, p.deck))
         elif roll < research + 0.55:
-            small = [m for m in p.bench if m.stack == 1]
+            small = [m for m in p.mons() if m.stack == 1 and (m is not p.active or p.bench)]
             if small:
                 self.moved(p, "hand", "discard", 1, ["Penny"])
                 mon = rng.choice(small)
-                p.bench.remove(mon)
-                p.hand += 1
-                self.emit("removed", {"player": p.id, "pid": mon.pid, "to": "hand"})
+                self.remove(p, mon, "hand")
+        elif roll < research + 0.6 and self.scenario == "no_pokemon" and not q.bench and q.active:
+            # An effect that shuffles the opponent's Active into their deck: with nothing on the Bench,
+            # they cannot put out an Active [rules.md §1.2].
+            self.remove(q, q.active, "deck")
+
+    def remove(self, pl: _Player, mon: _Mon, to: str) -> None:
+        """A Pokémon leaves play by an effect (no prizes); a new Active comes from the Bench."""
+        zone = {"hand": "hand", "deck": "deck", "lost_zone": "lost", "discard": "discard"}[to]
+        setattr(pl, zone, getattr(pl, zone) + mon.stack)
+        self.emit("removed", {"player": pl.id, "pid": mon.pid, "to": to})
+        if mon is not pl.active:
+            pl.bench.remove(mon)
+            return
+        pl.active = None
+        if not pl.bench:
+            self.judge()
+            return
+        new = max(pl.bench, key=lambda m: (m.energy >= m.card.cost, m.remaining, m.pid))
+        pl.bench.remove(new)
+        pl.active = new
+        self.emit("promoted", {"player": pl.id, "pid": new.pid})
 
     def item(self, p: _Player) -> None:
         rng = self.rng
@@ -710,7 +773,7 @@ class _Sim:
 
     def bench_basics(self, p: _Player) -> None:
         while p.hand >= 1 and len(p.bench) < p.max_bench and not p.keep_bench_empty:
-            if self.rng.random() > (0.55 if len(p.bench) < 2 else 0.25):
+            if self.rng.random() > (0.75 if len(p.bench) < 2 else 0.3):
                 break
             self.play_basic(p)
 
@@ -868,7 +931,7 @@ class _Sim:
             self.hit(a, 30, None)
             self.close_attack(p, q, [a] if a.knocked_out else [], [])
             return
-        dmg = int(base * p.scale * rng.uniform(0.8, 1.25)) // 10 * 10
+        dmg = int(base * p.scale * rng.uniform(0.9, 1.35)) // 10 * 10
         if rng.random() < 0.08:
             dmg *= 2  # weakness
         spread: list[tuple[_Mon, int]] = []
@@ -1045,9 +1108,11 @@ class _Sim:
                     if loser_met
                     else ("prizes" if "prizes" in met[winner.index] else "no_pokemon")
                 )
-        if self.lead_rule is not None and winner is None and a.taken != b.taken:
-            # A playoff won by the first prize lead, or time over with equal prizes [rules.md §6].
-            self.finish("win", a if a.taken > b.taken else b, self.lead_rule)
+        ra, rb = a.needed - a.taken, b.needed - b.taken
+        if self.lead_rule is not None and winner is None and ra != rb:
+            # A playoff won by the first prize lead, or time over with equal prizes: the first player with
+            # fewer prizes remaining than the opponent wins [rules.md §6].
+            self.finish("win", a if ra < rb else b, self.lead_rule)
         if reason:
             self.finish("draw" if winner is None else "win", winner, reason)
 

@@ -57,6 +57,8 @@ class Ledger:
         self.ended: dict[str, Any] | None = None
         self.time_called = False
         self.time_end = 0
+        self.play_on_taken_differ = False
+        self.turn_open = False
         self.prize_table: dict[str, int] = {}
         self.stage: str | None = None
         self.ruleset = ""
@@ -156,8 +158,10 @@ class Ledger:
         a, b = self.players
         sa, sb = len(met[a]), len(met[b])
         winner = a if sa > sb else b if sb > sa else None
-        if self.lead is not None and winner is None and taken[a] != taken[b]:
-            self.expected = {"outcome": "win", "winner": a if taken[a] > taken[b] else b, "reason": self.lead}
+        left = {p: self.needed[p] - taken[p] for p in self.players}
+        if self.lead is not None and winner is None and left[a] != left[b]:
+            # playoff / time over level: the first player with fewer prizes remaining wins [rules.md §6]
+            self.expected = {"outcome": "win", "winner": a if left[a] < left[b] else b, "reason": self.lead}
         elif sa or sb:
             if winner is None:
                 self.expected = {"outcome": "draw", "winner": None, "reason": "simultaneous"}
@@ -185,7 +189,7 @@ class Ledger:
             self.window = None
             self.knock_out("effect")
         if self.expected is not None:
-            assert t in ("prize_taken", "game_ended"), f"{t} after the game was decided"
+            assert t in ("prize_taken", "penalty", "game_ended"), f"{t} after the game was decided"
         prev = self.previous
         if prev is not None and prev["type"] == "turn_started" and self.expected is None:
             assert t == "drew" and e["player"] == prev["player"] and e.get("count", 1) == 1, "the draw"
@@ -252,6 +256,7 @@ class Ledger:
         self.turn += 1
         assert e["turn"] == self.turn
         self.turn_player = p
+        self.turn_open = True
         self.own_turns[p] += 1
         if "deck" in e:
             assert e["deck"] == self.zones[p]["deck"], "deck count seen by the source"
@@ -261,10 +266,14 @@ class Ledger:
         if self.time_end and self.turn > self.time_end and self.stage == "single_elimination":
             a, b = self.players
             assert self.needed[a] - self.taken[a] == self.needed[b] - self.taken[b], "time over, not level"
+            if self.lead != "time":
+                # level on prizes remaining; a prize penalty can make the prizes taken differ
+                self.play_on_taken_differ = self.taken[a] != self.taken[b]
             self.lead = "time"  # play on until someone leads [TTH §7.4.4]
 
     def on_turn_ended(self, e: dict[str, Any]) -> None:
         assert e["player"] == self.turn_player and self.window is None
+        self.turn_open = False
         self.settled()
 
     def on_played(self, e: dict[str, Any]) -> None:
@@ -302,9 +311,17 @@ class Ledger:
 
     def on_removed(self, e: dict[str, Any]) -> None:
         p = e["player"]
-        assert e["pid"] in self.bench[p]
-        self.bench[p].remove(e["pid"])
         self.zones[p][e["to"]] += self.mons.pop(e["pid"])["stack"]
+        if e["pid"] in self.bench[p]:
+            self.bench[p].remove(e["pid"])
+            return
+        assert self.active[p] == e["pid"]
+        self.active[p] = None
+        if self.bench[p]:
+            self.promote_order = [p]
+        else:
+            # [rules.md §1.2] the Active left play and there is nothing to promote
+            self.expected = {"outcome": "win", "winner": self.other(p), "reason": "no_pokemon"}
 
     def on_attack(self, e: dict[str, Any]) -> None:
         self.settled()
@@ -385,7 +402,17 @@ class Ledger:
             if self.taken[gainer] >= self.needed[gainer]:
                 self.expected = {"outcome": "win", "winner": gainer, "reason": "penalty"}
         elif e["kind"] == "game_loss":
-            self.expected = {"outcome": "win", "winner": self.other(e["player"]), "reason": "penalty"}
+            prev = self.previous or {}
+            if (
+                prev.get("type") == "penalty"
+                and prev.get("kind") == "game_loss"
+                and prev["player"] != e["player"]
+            ):
+                # [PG §4] Game Losses to both players at once: no winner, not a tie
+                self.expected = {"outcome": "no_winner", "winner": None, "reason": "penalty"}
+            else:
+                # during the game, or right after it (then it applies to that game) [PG §4]
+                self.expected = {"outcome": "win", "winner": self.other(e["player"]), "reason": "penalty"}
 
     def on_conceded(self, e: dict[str, Any]) -> None:
         self.expected = {"outcome": "win", "winner": self.other(e["player"]), "reason": "concession"}
@@ -402,8 +429,8 @@ class Ledger:
             if (proc["from"] is None or day >= proc["from"]) and (
                 proc["until"] is None or day <= proc["until"]
             ):
-                # the current turn (turn 0), then this many more [TTH §7.4.3]
-                self.time_end = self.turn + proc["extra_turns"]
+                # the current turn (turn 0; between turns, the next one), then this many more [TTH §7.4.3]
+                self.time_end = self.turn + (0 if self.turn_open else 1) + proc["extra_turns"]
                 break
 
     def on_game_ended(self, e: dict[str, Any]) -> None:
