@@ -101,6 +101,9 @@ def test_hp_from_the_catalogue_verifies_knockouts() -> None:
     without = record(load("spread_checkup.txt"))
     assert [k["verified"] for k in with_hp["knockouts"]] == [True] * 4
     assert [k["verified"] for k in without["knockouts"]] == [False] * 4
+    # the record says what the audit rests on
+    assert with_hp["audit"]["basis"] == "hp" and without["audit"]["basis"] == "claims"
+    assert without["source"]["hp_known"] is False
     assert [k["pid"] for k in with_hp["knockouts"]] == [k["pid"] for k in without["knockouts"]]
 
 

@@ -28,6 +28,9 @@ class Locale:
     wins: re.Pattern[str]  # "<reason> <winner> wins."; groups reason, w
     reasons: dict[str, tuple[str, str | None]]
     draw: frozenset[str]  # whole-line results without a winner
+    turn_prefix: str = ""  # literal parts, for a cheap test before the regex
+    turn_suffix: str = ""
+    wins_suffix: str = ""
 
 
 def _loc(
@@ -47,6 +50,9 @@ def _loc(
         wins=re.compile(r"^(?P<reason>.+?) (?P<w>\S+) " + re.escape(wins) + "$"),
         reasons=reasons,
         draw=frozenset(draw),
+        turn_prefix=turn.split("{P}")[0],
+        turn_suffix=turn.split("{P}")[1],
+        wins_suffix=" " + wins,
     )
 
 

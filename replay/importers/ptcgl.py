@@ -84,7 +84,30 @@ _TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("ignore", ("Cards revealed from Mulligan",), r"^Cards revealed from Mulligan \d+$"),
     ("ignore", ("Damage breakdown:",), r"^Damage breakdown:$"),
 )  # fmt: skip
-_COMPILED = tuple((kind, hints, re.compile(pat)) for kind, hints, pat in _TEMPLATES)
+_Template = tuple[str, tuple[str, ...], re.Pattern[str]]
+_COMPILED: tuple[_Template, ...] = tuple((kind, hints, re.compile(pat)) for kind, hints, pat in _TEMPLATES)
+
+
+def _index_templates() -> tuple[
+    dict[str, tuple[_Template, ...]], tuple[_Template, ...], tuple[_Template, ...]
+]:
+    """Templates by the verb after the handle (``<P> drew ...``), the possessive ones (``<P>'s <C> ...``)
+    and the rest, so a line is tried against a handful of templates, in table order, not all of them."""
+    by_verb: dict[str, list[_Template]] = {}
+    possessive: list[_Template] = []
+    other: list[_Template] = []
+    head = "^" + _P + " "
+    for tpl, (_, _, pat) in zip(_COMPILED, _TEMPLATES, strict=True):
+        if pat.startswith(head):
+            by_verb.setdefault(pat[len(head) :].split(" ", 1)[0], []).append(tpl)
+        elif pat.startswith(("^" + _Q, r"^(?P<p>\S+?)'s ")):
+            possessive.append(tpl)
+        else:
+            other.append(tpl)
+    return {k: tuple(v) for k, v in by_verb.items()}, tuple(possessive), tuple(other)
+
+
+_BY_VERB, _POSSESSIVE, _OTHER = _index_templates()
 
 # Lines that start a resolution window (the acting player does something); all others are consequences.
 _ACTIONS = frozenset(
@@ -154,7 +177,12 @@ def normalise(text: str) -> list[str]:
 
 
 def _classify_en(text: str) -> tuple[str, re.Match[str] | None]:
-    for kind, hints, rx in _COMPILED:
+    first, _, rest = text.partition(" ")
+    if first.endswith("'s"):
+        candidates = _POSSESSIVE + _OTHER
+    else:
+        candidates = _BY_VERB.get(rest.partition(" ")[0], ()) + _OTHER
+    for kind, hints, rx in candidates:
         for h in hints:
             if h not in text:
                 break
@@ -315,10 +343,14 @@ class _Importer:
         if s == loc.checkup:
             return _Line(no, s, False, "checkup")
         rest, n = s, None
-        nm = NUMBERED.match(s)
+        nm = NUMBERED.match(s) if s.startswith("Turn # ") else None
         if nm is not None:
             rest, n = nm.group("rest"), int(nm.group("n"))
-        tm = loc.turn.match(rest)
+        tm = (
+            loc.turn.match(rest)
+            if rest.startswith(loc.turn_prefix) and rest.endswith(loc.turn_suffix)
+            else None
+        )
         if tm is not None:
             p = tm.group("p")
             return _Line(no, s, False, "turn", player=None if p == "[playerName]" else p, extra=n)
@@ -337,7 +369,7 @@ class _Importer:
                     None,
                 ),
             )
-        w = loc.wins.match(s)
+        w = loc.wins.match(s) if s.endswith(loc.wins_suffix) else None
         if w is not None:
             reason = loc.reasons.get(w.group("reason"))
             if reason is None:
