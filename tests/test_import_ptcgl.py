@@ -32,6 +32,7 @@ GOLDEN: dict[str, tuple[str, str, str | None, str]] = {
     "concede_midturn.txt": ("Cy", "concession", "Bea", "Cy"),
     "inactive.txt": ("Ana", "timeout", "Ana", "Ana"),
     "legacy_energy.txt": ("Vex", "concession", "Quill", "Quill"),
+    "misc_lines.txt": ("Nia", "concession", "Nia", "Nia"),
 }
 LOCALISED = {
     "lang_de.txt": ("de", "Jonas", "concession"),
@@ -557,3 +558,39 @@ def test_generated_logs_replay_to_their_result(seed: int) -> None:
             f for f in rec["findings"] if f["severity"] != "info" and not f["code"].startswith("importer")
         ]
         assert serious == []
+
+
+# ---------------------------------------------------------------- the remaining line types
+
+
+def test_misc_lines_weakness_removal_conditions_and_zones() -> None:
+    res = load("misc_lines.txt")
+    assert res.unmatched == []
+    body = [
+        (e["type"], {k: v for k, v in e.items() if k not in ("match", "seq", "type")}) for e in res.events
+    ]
+    assert ("damage", {"pid": "A1", "amount": 60, "by": "B1"}) in body  # Weakness sentence on the same line
+    i = body.index(("removed", {"player": "Nia", "pid": "A1", "to": "hand"}))  # Scoop Up: leaves play
+    assert body[i + 1] == ("promoted", {"player": "Nia", "pid": "A2"})
+    assert ("moved", {"player": "Nia", "cards": ["Water Energy"], "from": "hand", "to": "deck"}) in body
+    assert ("moved", {"player": "Oli", "count": 5, "from": "hand", "to": "deck"}) in body
+    conds = [(b["condition"], b["on"]) for t, b in body if t == "condition"]
+    assert conds == [("burned", True), ("burned", False), ("confused", True), ("asleep", True),
+                     ("confused", False), ("asleep", False)]  # fmt: skip
+    assert ("switched", {"player": "Oli", "pid": "B2"}) in body  # same-named switch
+
+
+def test_mill_lines_keep_the_printed_owner_and_say_so() -> None:
+    res = load("playername_bug.txt")
+    mill = next(e for e in of(res, "moved") if e["from"] == "deck")
+    assert mill["player"] == "Kai" and mill["count"] == 2 and mill["owner_from_log"] is True
+
+
+@pytest.mark.parametrize("line", ["Draw!", "Entering Sudden Death."])
+def test_drawn_game_endings(line: str) -> None:
+    text = (DATA / "prizes_numbered.txt").read_text("utf-8")
+    text = text[: text.index("Turn # 5 - Ash's Turn")] + line + "\n"
+    res = parse_ptcgl(text, match="d")
+    assert res.events[-1] == {**res.events[-1], "type": "game_ended", "outcome": "draw"}
+    rec = record(res)
+    assert rec["claimed"]["outcome"] == "draw"
