@@ -368,11 +368,17 @@ class _Sim:
         self.players = [_Player(i, names[i], self._deck_lines(pool), needed=self.prizes) for i in range(2)]
         self.stall = scenario in ("simultaneous", "playoff", "sd_draw")
         self.victim = rng.randrange(2)
-        # simultaneous: half the games aim at a win by counting conditions (a knockout of the opponent's
-        # whole side whose recoil knocks out the attacker too), half at a draw.
-        self.count_win = scenario == "simultaneous" and rng.random() < 0.5
+        # simultaneous [rules.md §4]: a third of the games aim at a win by counting conditions (a knockout
+        # of the opponent's whole side whose recoil knocks out the attacker too: A+B+D against B), a third
+        # play both Benches out first (the last double knockout: A+C+D, A+B+C+D or C+D), the rest at a draw.
+        roll = rng.random()
+        self.count_win = scenario == "simultaneous" and roll < 1 / 3
+        self.bare = scenario == "simultaneous" and roll > 2 / 3
         if scenario == "no_pokemon":
             self.players[self.victim].keep_bench_empty = True
+        if self.bare:
+            for pl in self.players:
+                pl.keep_bench_empty = True
         if scenario == "game_loss" and rng.random() < 0.3:
             self.scenario = "game_loss_after"
         if self.count_win:
@@ -509,7 +515,8 @@ class _Sim:
             pl.hand = self.rules.hand
             nb = rng.choices((0, 1, 2, 3, 4), (15, 35, 30, 15, 5))[0]
             if pl.keep_bench_empty:
-                nb = rng.choice((0, 1))  # no_pokemon: a thin board from the start
+                # no_pokemon: a thin board from the start; bare: a Bench that is not refilled
+                nb = rng.choice((2, 3)) if self.bare else rng.choice((0, 1))
             nb = min(nb, pl.max_bench)
             pl.active = self._new_mon(pl)
             pl.bench = [self._new_mon(pl) for _ in range(nb)]
@@ -579,8 +586,9 @@ class _Sim:
                 self.finish("win", q, "concession")
         elif s == "game_loss" and t == self.trigger:
             offender = rng.choice((p, q))
-            self.game_loss(offender, rng.choice(("marked cards", "deck error")))
-            if rng.random() < 0.2:
+            kind = rng.choices(("game_loss", "match_loss", "disqualification"), (8, 1, 1))[0]
+            self.game_loss(offender, rng.choice(("marked cards", "deck error")), kind)
+            if kind == "game_loss" and rng.random() < 0.2:
                 # [PG §4] Game Losses to both players at once: no winner (not a tie).
                 self.game_loss(self.players[1 - offender.index], "unsporting conduct")
                 self.finish("no_winner", None, "penalty")
@@ -627,8 +635,8 @@ class _Sim:
         self.time_left = self.rules.extra_turns(self.day)
         self.scenario = "time_over"
 
-    def game_loss(self, offender: _Player, reason: str) -> None:
-        self.emit("penalty", {"player": offender.id, "kind": "game_loss", "reason": reason})
+    def game_loss(self, offender: _Player, reason: str, kind: str = "game_loss") -> None:
+        self.emit("penalty", {"player": offender.id, "kind": kind, "reason": reason})
 
     def time_tick(self, t: int) -> None:
         """Time called: the current turn (turn 0) and then N more turns [TTH §7.4.3]."""
@@ -957,7 +965,11 @@ class _Sim:
                 dmg, recoil = d.remaining, a.remaining
                 spread = [(m, m.remaining) for m in q.bench]
                 ev["name"] = "Reckless Charge"
-            elif (not self.count_win or self.turn > 40) and self.double_ko_settles(p, q, a, d):
+            elif (
+                (not self.count_win or self.turn > 40)
+                and (not self.bare or not (p.bench or q.bench) or self.turn > 40)
+                and self.double_ko_settles(p, q, a, d)
+            ):
                 dmg, recoil = d.remaining, a.remaining
                 ev["name"] = "Reckless Charge"
             elif dmg >= d.remaining and not self.may_knock_out(p, q, d):

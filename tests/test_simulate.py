@@ -401,7 +401,7 @@ class Ledger:
             self.needed[gainer] = max(0, self.needed[gainer] - cut)
             if self.taken[gainer] >= self.needed[gainer]:
                 self.expected = {"outcome": "win", "winner": gainer, "reason": "penalty"}
-        elif e["kind"] == "game_loss":
+        elif e["kind"] in ("game_loss", "match_loss", "disqualification"):
             prev = self.previous or {}
             if (
                 prev.get("type") == "penalty"
