@@ -89,7 +89,7 @@
     $("match-info").textContent = [
       (r.players || []).join(" vs "),
       r.first ? "first: " + r.first : "",
-      r.ruleset ? "ruleset " + r.ruleset + (r.ruleset_version ? " " + r.ruleset_version : "") : "",
+      r.ruleset ? "ruleset " + r.ruleset + (r.ruleset_version ? ` (version ${r.ruleset_version})` : "") : "",
       r.status ? "status " + r.status : "",
       ctx,
     ].filter(Boolean).join(" · ");
@@ -104,6 +104,10 @@
         ul.append(el("li", {}, `${player}: `, conds.length ? conds.join(", ") : "no win condition met"));
       }
       box.append(el("p", {}, "Why: the win conditions each player met at the judgment"), ul);
+    }
+    if (result?.reason === "playoff") {
+      box.append(el("p", {}, `This game was drawn at seq ${result.decided_at}; the playoff game decided it ` +
+        "(see the playoff links below)."));
     }
     if (result?.detail) box.append(el("p", {}, "Detail: " + fmt(result.detail)));
     if (r.claimed) {
