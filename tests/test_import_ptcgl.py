@@ -594,3 +594,20 @@ def test_drawn_game_endings(line: str) -> None:
     assert res.events[-1] == {**res.events[-1], "type": "game_ended", "outcome": "draw"}
     rec = record(res)
     assert rec["claimed"]["outcome"] == "draw"
+
+
+def test_counters_on_a_name_both_players_have_go_to_the_opponent_with_a_finding() -> None:
+    text = (DATA / "playername_bug.txt").read_text("utf-8")
+    text = text.replace(
+        "Kai played Duskull to the Bench.",
+        "Kai played Duskull to the Bench.\nKai played Pidgey to the Bench.",
+    )
+    text = text.replace(
+        "- Kai put 13 damage counters on Kai's Iron Hands ex.",
+        "- Kai put 13 damage counters on Kai's Pidgey.",
+    )
+    res = parse_ptcgl(text, match="m")
+    guess = next(f for f in res.findings if f.code == "importer_guess_owner")
+    assert guess.severity == "warning" and "Ashley-B" in guess.message
+    hit = next(e for e in of(res, "damage") if e["amount"] == 130)
+    assert hit["pid"].startswith("B")

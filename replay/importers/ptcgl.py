@@ -1170,7 +1170,15 @@ class _Importer:
         if p is None or q is None:
             return False
         assert ln.m is not None
-        pid = self.locate(q, ln.m.group("d"), ln.no, "the damage counters")
+        d = ln.m.group("d")
+        if q == p and self.named(q, d) and self.named(self.other(p), d):
+            # The printed owner is unreliable here [ptcgl-format.md, Traps] and both players have one:
+            # an effect of P's that places damage counters targets the opponent's Pokémon far more often.
+            q = self.other(p)
+            self.find("importer_guess_owner", "warning", ln.no,
+                      f"both players have {d} in play and the log's owner name is unreliable in this line; "
+                      f"took {q}'s")  # fmt: skip
+        pid = self.locate(q, d, ln.no, "the damage counters")
         assert pid is not None
         self.damage(pid, 10 * int(ln.m.group("n")))
         return True
