@@ -134,6 +134,16 @@ async def test_review_endpoints_replay_the_archive(served: Served) -> None:
     assert (await served.http.get(f"{served.url}/review/nope/meta")).status == 404
     assert (await served.http.get(f"{served.url}/review/bad%20id")).status == 404
     # a playoff child's id contains '/'
+    # a different event reusing a seq is archived after the head (with its finding) and shown at that step
+    reused = {**parent[5], "id": "resent-with-changes"}
+    r = await served.http.post(f"{served.url}/events", json=reused)
+    assert r.status == 400
+    meta = await served.get_json("/review/g1/meta")
+    assert meta["extra"] == [{"position": [meta["last"], 1], "kind": "conflict", "type": parent[5]["type"]}]
+    state = await served.get_json(f"/review/g1/state?seq={meta['last']}")
+    assert state["extra"] == [{"kind": "conflict", "event": reused}]
+    assert any(o.get("code") == "duplicate_seq" for o in state["outputs"])
+
     tb1 = await served.get_json("/review/g1/tb1/meta")
     assert tb1["match"] == "g1/tb1" and tb1["record"]["parent"] == "g1"
     r = await served.http.get(f"{served.url}/review/g1/tb1")
@@ -298,3 +308,11 @@ async def test_match_list_links_to_review_and_overlay(
     await page.click('#matches a.overlay[href="/overlay/o1"]')
     await wait_seq(page, 40)
     assert await page.locator(".side .prizes-left").count() == 2
+
+    # what events carry is shown as text, never run as markup
+    markup = '<img src="x" onerror="window.__injected = 1">'
+    await served.post([{"match": "o1", "seq": 41, "type": "note", "text": markup, "author": "<b>judge</b>"}])
+    await page.goto(f"{served.url}/review/o1#seq=41")
+    await wait_seq(page, 41)
+    assert markup in await page.inner_text("#event-fields")
+    assert await page.evaluate("window.__injected === undefined")
