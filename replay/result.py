@@ -75,10 +75,11 @@ def judge(g: Game, seq: int) -> None:
     if lead is not None and (reason == "" or (winner is None and reason == "simultaneous")):
         # Playoff by prize lead [JP3.4 Tiebreak; TTH §7.4.3.1], or time over in single elimination
         # [TTH §7.4.4]: the first player with fewer prizes remaining than the opponent wins.
+        # "Remaining" is what each still needs (a prize penalty lowers it), not what each has taken.
         a, b = g.players
-        ta, tb = g.p[a].taken, g.p[b].taken
-        if ta != tb:
-            leader = a if ta > tb else b
+        ra, rb = g.p[a].needed - g.p[a].taken, g.p[b].needed - g.p[b].taken
+        if ra != rb:
+            leader = a if ra < rb else b
             decide(g, seq, winner=leader, reason=lead[0], conditions=met, detail=lead[1])
             return
     if reason == "":

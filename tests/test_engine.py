@@ -516,3 +516,20 @@ def test_huge_integers_and_integral_floats_do_not_break_the_chain() -> None:
     line = b'{"match": "m1", "seq": 1.0, "type": "note", "text": "x", "score": 0.5}\n'
     ((_, event),) = decode_events(line, name="x.jsonl", validate=False)
     assert event["seq"] == 1 and isinstance(event["seq"], int) and event["score"] == 0.5
+
+
+def test_play_on_after_time_is_decided_by_prizes_remaining_not_taken() -> None:
+    # TTH §7.4.4: level on prizes remaining when time runs out, so play on until someone leads.
+    s = basic(context={"stage": "single_elimination"}, at="2025-10-01T10:00:00Z")  # +1 turn era
+    s.turn("ash")
+    s.add("damage", pid="a2", amount=200)  # ash's Raichu ex: misty takes 2 (remaining 4)
+    s.add("penalty", player="misty", kind="double_prize")  # ash needs 4 (remaining 4)
+    s.add("time_called")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")  # time is over, level 4-4: play on
+    assert s.record()["result"] is None
+    s.add("damage", pid="m2", amount=90)  # ash takes 1: remaining ash 3, misty 4; taken ash 1, misty 2
+    r = s.record()
+    assert (r["result"]["winner"], r["result"]["reason"]) == ("ash", "time")
