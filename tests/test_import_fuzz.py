@@ -118,3 +118,16 @@ def test_any_sheet(rows: list[dict[str, object]], with_setup: bool) -> None:
         assert exc.file == "fuzz.json"
         return
     check(res)
+
+
+@SETTINGS
+@given(st.text(alphabet=st.sampled_from(list('#:,\n"ABab01 .-xturnplayeractionPidgey')), max_size=300))
+def test_any_csv_like_text(text: str) -> None:
+    head = "# players: A, B\nturn,player,action,target,card,amount,note,confidence,scan,ref\n"
+    for doc in (text, head + text):
+        try:
+            res = parse_sheet(doc, match="fz", filename="fuzz.csv")
+        except InputError as exc:
+            assert exc.file == "fuzz.csv"
+            continue
+        check(res)

@@ -113,6 +113,7 @@ def test_schema_lists_exactly_the_parsers_actions() -> None:
         {"players": ["A", "B"], "rows": [{"action": "draw", "colour": "red"}]},
         {"players": ["A", "B"], "rows": [{"action": "damage", "target": "Pidgey", "amount": -10}]},
         {"players": ["A", "B"], "rows": [], "extra": 1},
+        {"players": ["A", "B"], "rows": [{"action": "prize_modifier", "target": "Pidgey"}]},
     ],
 )
 def test_schema_and_parser_reject_the_same_bad_sheets(bad: dict[str, Any]) -> None:

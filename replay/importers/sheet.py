@@ -643,12 +643,9 @@ class _Sheet:
     def on_prize_modifier(self, row: Row) -> None:
         p = self.player(row)
         pid = self.resolve(row, [p, self.other(p)])
-        if row.amount is None and not row.card:
-            raise _err(
-                self.st, row, "prize_modifier needs amount (the delta, e.g. 1 or -1 in card)", "amount"
-            )
-        delta = row.amount if row.amount is not None else int(row.card)
-        self.emit(row, {"type": "prize_modifier", "pid": pid, "delta": delta})
+        if row.amount is None:
+            raise _err(self.st, row, "prize_modifier needs amount = the delta (e.g. 1 or -1)", "amount")
+        self.emit(row, {"type": "prize_modifier", "pid": pid, "delta": row.amount})
 
     def on_prize(self, row: Row) -> None:
         p = self.player(row)
