@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -74,6 +75,7 @@ class _Pending:
 @dataclass
 class _MatchState:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    users: int = 0  # calls holding or waiting for the lock: never evicted meanwhile
     game: Game | None = None  # None: (re)build from the archive before use
     head: int = 0  # the store's head as this owner knows it
     buffer: dict[int, _Pending] = field(default_factory=dict)
@@ -129,7 +131,9 @@ class IngestCore:
     ``gap_limit``: events that may wait behind a gap per match before the gap is reported anyway;
     ``gap_timeout``: seconds the oldest waiting event may wait (enforced by :meth:`flush_gaps`, which the
     caller runs periodically); ``signing_key``/``key_id``: HMAC-sign every stored record
-    (``replay.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``.
+    (``replay.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``;
+    ``max_matches``: games kept in memory; the least recently used idle ones are dropped beyond it (they
+    are rebuilt from the archive if they are seen again).
     Store errors (e.g. Redis down) propagate: the event was not processed and must be retried.
     """
 
@@ -142,6 +146,7 @@ class IngestCore:
         signing_key: bytes | None = None,
         key_id: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        max_matches: int = 10_000,
     ) -> None:
         self.store = store
         self.gap_limit = gap_limit
@@ -149,7 +154,8 @@ class IngestCore:
         self.signing_key = signing_key
         self.key_id = key_id or "default"
         self.clock = clock
-        self._matches: dict[str, _MatchState] = {}
+        self.max_matches = max_matches
+        self._matches: OrderedDict[str, _MatchState] = OrderedDict()
         self.counts: dict[str, int] = {"applied": 0, "duplicate": 0, "rejected": 0, "buffered": 0}
 
     # ------------------------------------------------------------------------------------ public API
@@ -164,16 +170,20 @@ class IngestCore:
         match: str = ev["match"]
         seq: int = ev["seq"]
         data = canonical_bytes(ev)
-        st = self._matches.setdefault(match, _MatchState())
-        async with st.lock:
-            try:
-                return await self._ingest(st, match, seq, ev, data)
-            except _Stale:
-                st.game = None  # another writer moved the head: rebuild and decide again, once
-                return await self._ingest(st, match, seq, ev, data)
-            except BaseException:
-                st.game = None  # memory may be ahead of the store: rebuild on next use
-                raise
+        st = self._state(match)
+        st.users += 1
+        try:
+            async with st.lock:
+                try:
+                    return await self._ingest(st, match, seq, ev, data)
+                except _Stale:
+                    st.game = None  # another writer moved the head: rebuild and decide again, once
+                    return await self._ingest(st, match, seq, ev, data)
+                except BaseException:
+                    st.game = None  # memory may be ahead of the store: rebuild on next use
+                    raise
+        finally:
+            st.users -= 1
 
     async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
         """Report every gap whose oldest waiting event has waited ``gap_timeout`` seconds.
@@ -186,26 +196,55 @@ class IngestCore:
         for match, st in list(self._matches.items()):
             if not st.buffer or now - min(p.arrived for p in st.buffer.values()) < self.gap_timeout:
                 continue
-            async with st.lock:
-                while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= self.gap_timeout:
-                    try:
-                        expected = (await self._game(st, match)).next_seq
-                        first = min(st.buffer)
-                        applied = await self._release_gap(st, match)
-                    except BaseException:
-                        st.game = None
-                        raise
-                    outcomes.append(
-                        Outcome(
-                            "applied",
-                            match,
-                            first,
-                            f"match {match} seq {first}: the events before it (from seq {expected}) did "
-                            f"not arrive within {self.gap_timeout:g} s; reported as a seq_gap finding",
-                            applied,
-                        )
-                    )
+            st.users += 1
+            try:
+                async with st.lock:
+                    outcomes += await self._flush_match(st, match, now)
+            finally:
+                st.users -= 1
         return outcomes
+
+    async def _flush_match(self, st: _MatchState, match: str, now: float) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= self.gap_timeout:
+            try:
+                expected = (await self._game(st, match)).next_seq
+                first = min(st.buffer)
+                applied = await self._release_gap(st, match)
+            except BaseException:
+                st.game = None
+                raise
+            outcomes.append(
+                Outcome(
+                    "applied",
+                    match,
+                    first,
+                    f"match {match} seq {first}: the events before it (from seq {expected}) did not "
+                    f"arrive within {self.gap_timeout:g} s; reported as a seq_gap finding",
+                    applied,
+                )
+            )
+        return outcomes
+
+    def _state(self, match: str) -> _MatchState:
+        st = self._matches.get(match)
+        if st is None:
+            st = self._matches[match] = _MatchState()
+            if len(self._matches) > self.max_matches:
+                self._evict(keep=match)
+        else:
+            self._matches.move_to_end(match)
+        return st
+
+    def _evict(self, keep: str) -> None:
+        """Drop the least recently used games that wait for nothing (the archive has them all)."""
+        excess = len(self._matches) - self.max_matches
+        for match, st in list(self._matches.items()):
+            if excess <= 0:
+                break
+            if not st.buffer and not st.users and match != keep:
+                del self._matches[match]
+                excess -= 1
 
     def stats(self) -> dict[str, int]:
         """Counts since start: applied, duplicate, rejected (quarantined), buffered (waiting now)."""
@@ -226,16 +265,20 @@ class IngestCore:
         Returns the record (None for an unknown match). Recovery after an engine upgrade or a crash
         between the append and the index step.
         """
-        st = self._matches.setdefault(match, _MatchState())
-        async with st.lock:
-            st.game = None
-            game = await self._game(st, match)
-            if game.match is None:
-                return None
-            record = await self._final_record(match, game)
-            await self.store.put_record(match, self._pack(record))
-            await self._index(st, record, force=True)
-            return record
+        st = self._state(match)
+        st.users += 1
+        try:
+            async with st.lock:
+                st.game = None
+                game = await self._game(st, match)
+                if game.match is None:
+                    return None
+                record = await self._final_record(match, game)
+                await self.store.put_record(match, self._pack(record))
+                await self._index(st, record, force=True)
+                return record
+        finally:
+            st.users -= 1
 
     # ------------------------------------------------------------------------------------ internals
     async def _ingest(

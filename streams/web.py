@@ -254,8 +254,12 @@ def make_app(
     flush_interval: float | None = None,
     heartbeat: float = 15.0,
     client_max_size: int = 64 * 1024 * 1024,
+    pages: bool = True,
 ) -> web.Application:
-    """The aiohttp application. With ``flush_interval``, a background task reports timed-out gaps."""
+    """The aiohttp application. With ``flush_interval``, a background task reports timed-out gaps.
+
+    With ``pages`` (and :mod:`streams.pages` present), the web pages (review, overlay, match list) too.
+    """
     app = web.Application(client_max_size=client_max_size, middlewares=[store_errors])
     app[CORE] = core
     app[STORE] = store
@@ -265,6 +269,13 @@ def make_app(
     app.router.add_get("/matches/{tail:.+}", get_match_view)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/stats", stats)
+    if pages:
+        try:
+            from streams.pages import add_pages
+        except ImportError:  # the pages are optional: the API works without them
+            pass
+        else:
+            add_pages(app)
     if flush_interval is not None:
         interval = flush_interval
 

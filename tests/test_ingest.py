@@ -416,3 +416,77 @@ async def test_rebuild_of_a_400_event_game_is_fast(redis_store: Store) -> None:
     rate = len(events) / ingest_s
     print(f"\n{len(events)} events: ingest {rate:.0f} events/s, rebuild {rebuild_s * 1e3:.1f} ms")
     assert rebuild_s < 1.0
+
+
+async def test_idle_games_are_evicted_from_memory_and_rebuilt(any_store: Store) -> None:
+    core = IngestCore(any_store, max_matches=3)
+    games = {f"e{i}": game(f"e{i}") for i in range(6)}
+    for i in range(0, 37, 6):  # interleave the matches so each is evicted and rebuilt many times
+        for evs in games.values():
+            for e in evs[i : i + 6]:
+                assert (await core.ingest(e)).status == "applied"
+    assert core.stats()["matches"] <= 3
+    expected = in_process([e for evs in games.values() for e in evs])
+    for match in games:
+        assert await stored(any_store, match) == expected[match]
+
+
+# ---------------------------------------------------------------------------------- property
+def _deliveries(events: list[dict[str, Any]], data: Any) -> list[Any]:
+    """A delivery of ``events``: locally reordered, some redelivered, as dicts or msgpack bytes."""
+    from hypothesis import strategies as st
+
+    keys = [i + data.draw(st.floats(min_value=0, max_value=4)) for i in range(len(events))]
+    order = [e for _, e in sorted(zip(keys, events, strict=True), key=lambda kv: kv[0])]
+    out: list[Any] = []
+    for e in order:
+        out.append(msgpack.packb(e) if data.draw(st.booleans()) else dict(e))
+        if data.draw(st.integers(0, 9)) == 0:
+            out.append(dict(e))  # at-least-once: a redelivery, right away or later
+        if out and data.draw(st.integers(0, 14)) == 0:
+            out.append(data.draw(st.sampled_from(out)))
+    return out
+
+
+def test_any_local_reordering_and_redelivery_gives_the_offline_record(redis_url: str) -> None:
+    """Property: reordering within the buffer and duplicates never change the stored record."""
+    import asyncio
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from redis.asyncio import Redis
+
+    from streams.store import RedisStore
+
+    events = game("p1", turns=5) + game("p2", turns=4)
+    expected = in_process(events)
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.data(), backend=st.sampled_from(["memory", "redis"]))
+    def check(data: Any, backend: str) -> None:
+        delivery = _deliveries(events, data)
+
+        async def run() -> None:
+            client = Redis.from_url(redis_url) if backend == "redis" else None
+            store: Store = (
+                RedisStore(client, prefix=f"pctest-prop-{os.getpid()}-{time.monotonic_ns()}")
+                if client is not None
+                else MemoryStore()
+            )
+            try:
+                core = IngestCore(store, gap_timeout=3600)
+                statuses = [(await core.ingest(e)).status for e in delivery]
+                assert "rejected" not in statuses
+                stats = core.stats()
+                assert stats["buffered"] == 0 and stats["applied"] == len(events)
+                assert stats["duplicate"] == statuses.count("duplicate") == len(delivery) - len(events)
+                for match in ("p1", "p2"):
+                    assert await stored(store, match) == expected[match]
+            finally:
+                if isinstance(store, RedisStore):
+                    await store.delete_all()
+                    await store.close()
+
+        asyncio.run(run())
+
+    check()

