@@ -1302,6 +1302,14 @@ class _Importer:
                     "owner_from_log": True,
                 }
             )
+            n = int(ln.m.group("n"))
+            self.find(
+                "importer_owner_unverified",
+                "info",
+                ln.no,
+                f"{n} card(s) milled from {q}'s deck as the log prints it; a deck is not on the board, "
+                "so the owner could not be checked",
+            )
         return True
 
     def on_moved(self, ln: _Line) -> bool:
