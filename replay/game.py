@@ -232,6 +232,12 @@ class Game:
                 "warning",
             )
             return
+        if action != "void":
+            original = next(e for e in history if e["seq"] == target)
+            problem = _amendment_problem(original, event.get("event"))
+            if problem:
+                self.find("corrected", seq, f"amendment of seq {target} ignored: {problem}", "warning")
+                return
         self.corrections += 1
         effective: list[Event] = []
         voided: set[int] = set()
@@ -240,13 +246,15 @@ class Game:
             if e["type"] == "correction" and e.get("target") in known:
                 if e.get("action") == "void":
                     voided.add(e["target"])
-                elif isinstance(e.get("event"), dict):
+                elif not _amendment_problem(
+                    next(x for x in history if x["seq"] == e["target"]), e.get("event")
+                ):
                     amended[e["target"]] = e["event"]
         for e in history:
             if e["type"] == "correction" or e["seq"] in voided:
                 continue
             if e["seq"] in amended:
-                e = {**e, **amended[e["seq"]], "seq": e["seq"], "match": e["match"]}
+                e = _amend(e, amended[e["seq"]])
             effective.append(e)
         fresh = Game()
         fresh.match = self.match
@@ -286,6 +294,24 @@ class Game:
         from replay.record import build_board
 
         return build_board(self)
+
+
+def _amend(original: Event, amendment: Event) -> Event:
+    return {**original, **amendment, "seq": original["seq"], "match": original["match"]}
+
+
+def _amendment_problem(original: Event, amendment: object) -> str | None:
+    """Why an amendment cannot be applied (it must give a contract-valid event), or None."""
+    from replay.errors import EventError
+    from replay.validate import validate_event
+
+    if not isinstance(amendment, dict):
+        return "the correction carries no event to amend with"
+    try:
+        validate_event(_amend(original, amendment))
+    except EventError as exc:
+        return f"the amended event is not valid ({exc.message}{f' in {exc.field}' if exc.field else ''})"
+    return None
 
 
 _DERIVED_STATE = [

@@ -533,3 +533,18 @@ def test_play_on_after_time_is_decided_by_prizes_remaining_not_taken() -> None:
     s.add("damage", pid="m2", amount=90)  # ash takes 1: remaining ash 3, misty 4; taken ash 1, misty 2
     r = s.record()
     assert (r["result"]["winner"], r["result"]["reason"]) == ("ash", "time")
+
+
+def test_amendments_re_derive_and_invalid_ones_are_refused() -> None:
+    s = basic()
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    dmg = s.add("damage", pid="a1", amount=30)
+    s.add("correction", target=dmg["seq"], action="amend", event={"amount": "lots"})
+    r = s.record()
+    assert r["knockouts"] == [] and "amendment of seq" in r["findings"][-1]["message"]
+    s.add("correction", target=dmg["seq"], action="amend", event={"amount": 60})  # the judge's real fix
+    r = s.record()
+    assert [k["pid"] for k in r["knockouts"]] == ["a1"]
+    assert r["findings"][-1]["code"] == "corrected" and "amended" in r["findings"][-1]["message"]
