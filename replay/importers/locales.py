@@ -27,7 +27,7 @@ class Locale:
     turn: re.Pattern[str]  # unnumbered turn header; group p = the player
     wins: re.Pattern[str]  # "<reason> <winner> wins."; groups reason, w
     reasons: dict[str, tuple[str, str | None]]
-    draw: frozenset[str]  # whole-line results without a winner
+    draw: dict[str, str]  # whole-line results without a winner -> "draw" | "sudden_death"
     turn_prefix: str = ""  # literal parts, for a cheap test before the regex
     turn_suffix: str = ""
     wins_suffix: str = ""
@@ -40,7 +40,7 @@ def _loc(
     turn: str,
     wins: str,
     reasons: dict[str, tuple[str, str | None]],
-    draw: tuple[str, ...],
+    draw: tuple[str, str],
 ) -> Locale:
     return Locale(
         code=code,
@@ -49,7 +49,7 @@ def _loc(
         turn=re.compile("^" + turn.replace("{P}", r"(?P<p>\S+)") + "$"),
         wins=re.compile(r"^(?P<reason>.+?) (?P<w>\S+) " + re.escape(wins) + "$"),
         reasons=reasons,
-        draw=frozenset(draw),
+        draw={draw[0]: "draw", draw[1]: "sudden_death"},
         turn_prefix=turn.split("{P}")[0],
         turn_suffix=turn.split("{P}")[1],
         wins_suffix=" " + wins,

@@ -357,18 +357,7 @@ class _Importer:
         if nm is not None:
             return None
         if s in loc.draw:
-            return _Line(
-                no,
-                s,
-                False,
-                "end",
-                extra=(
-                    "sudden_death"
-                    if "Sudden" in s or "súbit" in s or "subit" in s or "improvvisa" in s
-                    else "draw",
-                    None,
-                ),
-            )
+            return _Line(no, s, False, "end", extra=(loc.draw[s], None))
         w = loc.wins.match(s) if s.endswith(loc.wins_suffix) else None
         if w is not None:
             reason = loc.reasons.get(w.group("reason"))
