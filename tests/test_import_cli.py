@@ -131,3 +131,28 @@ def test_partial(tmp_path: Path) -> None:
         == 0
     )
     assert read_jsonl(out)[-1]["type"] != "game_ended"
+
+
+def test_stdin_and_a_real_process(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    log = (DATA / "ptcgl" / "inactive.txt").read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "import", "ptcgl", "-", "--match", "from-stdin"],
+        input=log,
+        capture_output=True,
+        check=False,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["match"] == "from-stdin" and events[-1]["reason"] == "timeout"
+    junk = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "import", "ptcgl", "-"],
+        input=bytes(range(256)) * 4,
+        capture_output=True,
+        check=False,
+        cwd=Path(__file__).parent.parent,
+    )
+    assert junk.returncode == 2 and b"-:1: binary data" in junk.stderr and b"Traceback" not in junk.stderr
