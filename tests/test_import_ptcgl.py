@@ -611,3 +611,10 @@ def test_counters_on_a_name_both_players_have_go_to_the_opponent_with_a_finding(
     assert guess.severity == "warning" and "Ashley-B" in guess.message
     hit = next(e for e in of(res, "damage") if e["amount"] == 130)
     assert hit["pid"].startswith("B")
+
+
+def test_mulligan_lines_one_per_mulligan_add_up() -> None:
+    text = (DATA / "unnumbered_bom_crlf.txt").read_text("utf-8-sig")
+    text = text.replace("Éloïse_k took 2 mulligans.", "Éloïse_k took a mulligan.\nÉloïse_k took a mulligan.")
+    res = parse_ptcgl(text, match="m")
+    assert {s["player"]: s.get("mulligans") for s in of(res, "setup")} == {"7seas": None, "Éloïse_k": 2}

@@ -1017,7 +1017,9 @@ class _Importer:
             return False
         assert ln.m is not None
         slot = self.setup.setdefault(p, {"active": None, "bench": [], "mulligans": 0})
-        slot["mulligans"] = int(ln.m.group("n") or 1)
+        n = ln.m.group("n")
+        # "took 2 mulligans." is a total; "took a mulligan." may be printed once per mulligan
+        slot["mulligans"] = max(slot["mulligans"], int(n)) if n else slot["mulligans"] + 1
         return True
 
     def on_bonus(self, ln: _Line) -> bool:
