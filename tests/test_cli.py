@@ -144,5 +144,8 @@ def test_report_over_a_league(tmp_path: pathlib.Path) -> None:
     (section,) = rep["sections"]
     assert section["games"] == 2 and section["claims"] == 2 and section["agree"] == 1
     assert {r["match"] for r in section["review"]} == {"m2"}
+    records = tmp_path / "records.jsonl"
+    records.write_bytes(run("replay", "--json", path).stdout)
+    assert json.loads(run("report", "--json", "--records", str(records)).stdout) == rep
     text = run("report", "--league", "kanto", path).stdout.decode()
     assert "league kanto, season 2026: 2 game(s)" in text and "m2:" in text

@@ -9,15 +9,12 @@ should look at (violations, disagreements, unresolved playoffs).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Any
 
 from replay import link_records, replay_events
-from replay.commands.common import load_events
-from replay.errors import InputError
+from replay.commands.common import load_events, read_records
 from replay.record import dumps
 from replay.series import standings
 
@@ -32,26 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--league", help="only games of this league (context.league)")
     parser.add_argument("--season", help="only games of this season (context.season)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-
-
-def _read_records(paths: list[str]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for path in paths:
-        try:
-            lines = Path(path).read_text("utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read records: {exc}", file=path) from None
-        for lineno, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
-            if not isinstance(rec, dict) or "match" not in rec or "findings" not in rec:
-                raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
-            out.append(rec)
-    return out
 
 
 def build_report(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -105,7 +82,7 @@ def build_report(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     if args.records:
-        records = _read_records(args.files)
+        records = read_records(args.files)
     else:
         games = replay_events(load_events(args.files))
         records = list(link_records({m: g.record() for m, g in games.items()}).values())

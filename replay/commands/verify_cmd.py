@@ -7,14 +7,11 @@ chain head matches and that re-deriving the record gives the same bytes.
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
 from replay import link_records, replay_events
 from replay.chain import verify_signature
-from replay.commands.common import load_events, signing_key
-from replay.errors import InputError
+from replay.commands.common import load_events, read_records, signing_key
 from replay.record import dumps
 
 
@@ -23,28 +20,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--events", nargs="+", metavar="FILE", help="the match's event files")
 
 
-def _load_records(path: str) -> list[dict[str, Any]]:
-    try:
-        text = Path(path).read_text("utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=path) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 JSON", file=path) from None
-    records = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
-            if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
-                raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
-            records.append(rec)
-    return records
-
-
 def run(args: argparse.Namespace) -> int:
-    records = _load_records(args.record)
+    records = read_records([args.record])
     key = signing_key()
     derived: dict[str, dict[str, Any]] = {}
     if args.events:
