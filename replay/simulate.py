@@ -860,22 +860,28 @@ class _Sim:
             self.draw(p, 5 - p.hand)
         if "Pidgeot ex" in names and p.deck and rng.random() < 0.8:
             self.moved(p, "deck", "hand", 1)
-        if self.stall or rng.random() > 0.1:
+        if self.stall or rng.random() > 0.12:
             return
-        # Damage outside an attack: checked once the effect has resolved [rules.md §2] (window "effect").
-        hurt = [m for m in p.mons() if m.damage >= 30]
+        # Damage outside an attack: checked once the whole effect has resolved [rules.md §2], one batch
+        # for every Pokémon it left at 0 HP (window "effect").
         targets = q.mons()
-        if not hurt or not targets:
+        hurt = [m for m in p.mons() if m.damage >= 30]
+        if rng.random() < 0.3:
+            hit = rng.sample(targets, min(len(targets), rng.randint(2, 3)))
+            for m in hit:
+                self.hit(m, 20, "Toxic Spread")
+        elif hurt:
+            src = rng.choice(hurt)
+            hit = [rng.choice(targets)]
+            src.damage -= 30
+            self.emit("healed", {"pid": src.pid, "amount": 30})
+            self.hit(hit[0], 30, "Adrena-Brain")
+        else:
             return
-        src = rng.choice(hurt)
-        target = rng.choice(targets)
-        src.damage -= 30
-        self.emit("healed", {"pid": src.pid, "amount": 30})
-        target.damage += 30
-        self.emit("damage", {"pid": target.pid, "amount": 30, "by": "Adrena-Brain"})
-        if target.knocked_out:
-            self.claim([target], faults=False)
-            self.batch([target], next_player=q, window_player=p)
+        knocked = [m for m in hit if m.knocked_out]
+        if knocked:
+            self.claim(knocked, faults=False)
+            self.batch(knocked, next_player=q, window_player=p)
 
     def retreat(self, p: _Player) -> None:
         act = p.active
