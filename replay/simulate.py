@@ -588,7 +588,7 @@ class _Sim:
             offender = rng.choice((p, q))
             kind = rng.choices(("game_loss", "match_loss", "disqualification"), (8, 1, 1))[0]
             self.game_loss(offender, rng.choice(("marked cards", "deck error")), kind)
-            if kind == "game_loss" and rng.random() < 0.2:
+            if kind == "game_loss" and not self.parent and rng.random() < 0.2:
                 # [PG §4] Game Losses to both players at once: no winner (not a tie).
                 self.game_loss(self.players[1 - offender.index], "unsporting conduct")
                 self.finish("no_winner", None, "penalty")
@@ -860,16 +860,30 @@ class _Sim:
             self.draw(p, 5 - p.hand)
         if "Pidgeot ex" in names and p.deck and rng.random() < 0.8:
             self.moved(p, "deck", "hand", 1)
+        a, d = p.active, q.active
+        if self.stall and a and d and self.settling_double_ko(p, q, a, d) and rng.random() < 0.2:
+            # an effect outside the attack knocks out both Actives at once (one batch, window "effect")
+            self.hit(d, d.remaining, "Cursed Blast")
+            self.hit(a, a.remaining, "Cursed Blast")
+            self.claim([d, a], faults=False)
+            self.batch([d, a], next_player=q, window_player=p)
+            return
         if self.stall or rng.random() > 0.12:
             return
         # Damage outside an attack: checked once the whole effect has resolved [rules.md §2], one batch
         # for every Pokémon it left at 0 HP (window "effect").
         targets = q.mons()
         hurt = [m for m in p.mons() if m.damage >= 30]
-        if rng.random() < 0.3:
+        roll = rng.random()
+        if roll < 0.3:
             hit = rng.sample(targets, min(len(targets), rng.randint(2, 3)))
             for m in hit:
                 self.hit(m, 20, "Toxic Spread")
+        elif roll < 0.45 and p.active is not None and q.active is not None:
+            # an effect on each Active Pokémon, both sides: a double knockout outside the windows
+            hit = [q.active, p.active]
+            for m in hit:
+                self.hit(m, 30, "Toxic Fumes")
         elif hurt:
             src = rng.choice(hurt)
             hit = [rng.choice(targets)]
@@ -962,6 +976,7 @@ class _Sim:
         if self.scenario == "deck_out" and q.index == self.victim:
             mill = rng.randint(2, 3)
         both_bench = bool(p.bench) and bool(q.bench)
+        poison_both = False
         if self.stall and self.turn < 90:
             spread, cond = [], None
             recoil = 0
@@ -971,12 +986,13 @@ class _Sim:
                 dmg, recoil = d.remaining, a.remaining
                 spread = [(m, m.remaining) for m in q.bench]
                 ev["name"] = "Reckless Charge"
-            elif (
-                (not self.count_win or self.turn > 40)
-                and (not self.bare or not (p.bench or q.bench) or self.turn > 40)
-                and self.double_ko_settles(p, q, a, d)
-            ):
-                dmg, recoil = d.remaining, a.remaining
+            elif self.settling_double_ko(p, q, a, d):
+                if rng.random() < 0.35 and d.remaining > 10 and a.remaining > 10:
+                    # both Actives left at 10 HP and Poisoned: the Pokémon Checkup knocks both out
+                    dmg, recoil = d.remaining - 10, a.remaining - 10
+                    poison_both = True
+                else:
+                    dmg, recoil = d.remaining, a.remaining
                 ev["name"] = "Reckless Charge"
             elif dmg >= d.remaining and not self.may_knock_out(p, q, d):
                 dmg = max(0, d.remaining - 10)
@@ -997,14 +1013,13 @@ class _Sim:
             self.hit(m, amount, a.pid)
         if recoil:
             self.hit(a, recoil, a.pid)
+        if poison_both:
+            self.afflict(d, "poisoned", t)
+            self.afflict(a, "poisoned", t)
         if cond and not d.knocked_out:
-            if cond in _ROTATIONS:
-                d.conds = [c for c in d.conds if c not in _ROTATIONS]
-            if cond not in d.conds:
-                d.conds.append(cond)
-            if cond == "paralyzed":
-                d.paralyzed_turn = t
-            self.emit("condition", {"pid": d.pid, "condition": cond, "on": True})
+            self.afflict(d, cond, t)
+            if cond == "poisoned" and not a.knocked_out and rng.random() < 0.3:
+                self.afflict(a, cond, t)  # e.g. a poison cloud: both Active Pokémon are now Poisoned
         if mill:
             self.moved(q, "deck", "discard", min(mill, q.deck))
         knocked = [m for m in (d, *(m for m, _ in spread), a) if m.knocked_out]
@@ -1017,6 +1032,15 @@ class _Sim:
                 d.modifier += 1
                 self.emit("prize_modifier", {"pid": d.pid, "delta": 1})
         self.close_attack(p, q, list(dict.fromkeys(knocked)), [d, a])
+
+    def afflict(self, mon: _Mon, cond: str, t: int) -> None:
+        if cond in _ROTATIONS:
+            mon.conds = [c for c in mon.conds if c not in _ROTATIONS]  # the card is turned: one of them
+        if cond not in mon.conds:
+            mon.conds.append(cond)
+        if cond == "paralyzed":
+            mon.paralyzed_turn = t
+        self.emit("condition", {"pid": mon.pid, "condition": cond, "on": True})
 
     def hit(self, mon: _Mon, amount: int, by: str | None) -> None:
         mon.damage += amount
@@ -1060,6 +1084,15 @@ class _Sim:
         """Knocking out the opponent's whole side, the recoil knocking out the attacker, wins 2-1 by
         counting: taken all + opponent cannot put out an Active, against taken all [rules.md §4 table]."""
         return bool(p.bench) and self.finishes(q, [a]) and self.finishes(p, [d, *q.bench])
+
+    def settling_double_ko(self, p: _Player, q: _Player, a: _Mon, d: _Mon) -> bool:
+        """Stalling is over: a double knockout of both Actives now gives both players a win condition."""
+        late = self.turn > 40
+        if self.count_win and not late:
+            return False
+        if self.bare and (p.bench or q.bench) and not late:
+            return False
+        return self.double_ko_settles(p, q, a, d)
 
     def double_ko_settles(self, p: _Player, q: _Player, a: _Mon, d: _Mon) -> bool:
         """A double knockout of both Actives would give both players a win condition [rules.md §4]."""
@@ -1255,7 +1288,7 @@ def _simulate(
     # the next one, whose parent stays the root [rules.md §6].
     while result["outcome"] == "draw" and must and n < 8:
         n += 1
-        child_scenario = "prizes"
+        child_scenario = rng.choices(("prizes", "concession", "game_loss", "deck_out"), (85, 5, 5, 5))[0]
         if rules.playoff_won_by == "first_prize" and scenario == "playoff" and n == 1 and rng.random() < 0.4:
             child_scenario = "sd_draw"
         child = _Sim(
