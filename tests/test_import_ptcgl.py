@@ -40,6 +40,8 @@ LOCALISED = {
     "lang_fr.txt": ("fr", "Léa", "deck_out"),
     "lang_it.txt": ("it", "Gianni", "timeout"),
     "lang_pt-BR.txt": ("pt-BR", "Caio", "no_pokemon"),
+    "lang_it_concede.txt": ("it", "Leo", "concession"),
+    "lang_pt-BR_concede.txt": ("pt-BR", "Rui", "concession"),
 }
 
 
@@ -433,7 +435,13 @@ def test_localised_headers_and_end_lines(name: str) -> None:
 
 
 def test_localised_deck_out_and_concession_replay_to_the_logs_winner() -> None:
-    for name in ("lang_fr.txt", "lang_de.txt", "lang_it.txt"):
+    for name in (
+        "lang_fr.txt",
+        "lang_de.txt",
+        "lang_it.txt",
+        "lang_it_concede.txt",
+        "lang_pt-BR_concede.txt",
+    ):
         rec = record(load(name))
         assert rec["result"]["winner"] == LOCALISED[name][1]
 
@@ -618,3 +626,10 @@ def test_mulligan_lines_one_per_mulligan_add_up() -> None:
     text = text.replace("Éloïse_k took 2 mulligans.", "Éloïse_k took a mulligan.\nÉloïse_k took a mulligan.")
     res = parse_ptcgl(text, match="m")
     assert {s["player"]: s.get("mulligans") for s in of(res, "setup")} == {"7seas": None, "Éloïse_k": 2}
+
+
+def test_localised_end_lines_tell_whose_view_it_is() -> None:
+    assert (
+        load("lang_it_concede.txt").events[0]["source"]["exporter"] == "Pia"
+    )  # "Hai concesso": Pia conceded
+    assert load("lang_pt-BR_concede.txt").events[0]["source"]["exporter"] == "Rui"  # "O oponente se rendeu"

@@ -4,9 +4,12 @@ Localised clients translate every sentence except the ``Turn # N - `` prefix [pt
 The importer reads the full English template set; for the other languages it reads the phase headers and
 the end line (enough to recover turns and the claimed result) and reports every other line as unmatched.
 
-The non-English strings below were written by the team from the client's English templates; they have not
-been checked against real localised exports (docs/importers.md says so). Add or fix a language by editing
-this table only: the parser has no per-language code.
+Checked against the shape of public localised exports: the Setup and turn headers of de, es, it and pt-BR,
+the "<winner> hat gewonnen." / "ganó." / "ha vinto." / "venceu." endings, and the reasons "Alle Preiskarten
+genommen.", "Todas las cartas de Premio tomadas.", "Hai concesso la vittoria all'avversario." and "O oponente
+se rendeu.". Every other string here (all of fr, the Checkup headers, the remaining reasons) was written by
+the team from the English templates and is unverified (docs/importers.md says so). Add or fix a language by
+editing this table only: the parser has no per-language code.
 
 End reasons map to ``(kind, pov)``: ``kind`` is the result kind (prizes, no_pokemon, both, deck_out,
 concession, timeout, draw, sudden_death); ``pov`` says whether the exporter is the ``winner`` or the
@@ -85,7 +88,7 @@ LOCALES: dict[str, Locale] = {
         "Vorbereitung",
         "Pokémon-Check",
         "Zug von {P}",
-        "gewinnt.",
+        "hat gewonnen.",
         {
             "Dein Gegner hat aufgegeben.": ("concession", W),
             "Du hast aufgegeben.": ("concession", L),
@@ -110,11 +113,11 @@ LOCALES: dict[str, Locale] = {
         "Preparación",
         "Chequeo Pokémon",
         "Turno de {P}",
-        "gana.",
+        "ganó.",
         {
             "Tu rival se ha rendido.": ("concession", W),
             "Te has rendido.": ("concession", L),
-            "Se han cogido todas las cartas de Premio.": ("prizes", None),
+            "Todas las cartas de Premio tomadas.": ("prizes", None),
             "Tu rival ha cogido todas sus cartas de Premio.": ("prizes", L),
             "No hay Pokémon en la Banca para sustituir.": ("no_pokemon", None),
             "Debilitado sin Pokémon en la Banca.": ("no_pokemon", None),
@@ -157,13 +160,13 @@ LOCALES: dict[str, Locale] = {
     ),
     "it": _loc(
         "it",
-        "Preparazione",
+        "Allestimento",
         "Controllo Pokémon",
         "Turno di {P}",
-        "vince.",
+        "ha vinto.",
         {
-            "L'avversario si è ritirato.": ("concession", W),
-            "Ti sei ritirato.": ("concession", L),
+            "L'avversario ti ha concesso la vittoria.": ("concession", W),
+            "Hai concesso la vittoria all'avversario.": ("concession", L),
             "Tutte le carte Premio sono state prese.": ("prizes", None),
             "L'avversario ha preso tutte le sue carte Premio.": ("prizes", L),
             "Nessun Pokémon in panchina come riserva.": ("no_pokemon", None),
@@ -189,8 +192,8 @@ LOCALES: dict[str, Locale] = {
         "Turno de {P}",
         "venceu.",
         {
-            "O oponente desistiu.": ("concession", W),
-            "Você desistiu.": ("concession", L),
+            "O oponente se rendeu.": ("concession", W),
+            "Você se rendeu.": ("concession", L),
             "Todas as cartas de Prêmio foram pegas.": ("prizes", None),
             "O oponente pegou todas as cartas de Prêmio dele.": ("prizes", L),
             "Nenhum Pokémon no Banco para substituir.": ("no_pokemon", None),
