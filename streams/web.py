@@ -34,6 +34,16 @@ STORE: web.AppKey[Store] = web.AppKey("store", Store)
 OPTIONS: web.AppKey[dict[str, Any]] = web.AppKey("options", dict)
 
 
+class _LiveStreams:
+    """The queues of the open SSE streams, so shutdown can end them."""
+
+    def __init__(self) -> None:
+        self.queues: set[asyncio.Queue[LiveUpdate | None]] = set()
+
+
+LIVE: web.AppKey[_LiveStreams] = web.AppKey("live", _LiveStreams)
+
+
 def _json(obj: Any, status: int = 200) -> web.Response:
     return web.Response(body=dumps(obj), status=status, content_type="application/json")
 
@@ -179,7 +189,9 @@ async def live(request: web.Request, store: Store, match: str) -> web.StreamResp
     """Server-Sent Events: the public board now, then again after every update of the match."""
     heartbeat: float = request.app[OPTIONS]["heartbeat"]
     sub = await store.subscribe(match)  # before reading the board: no update can fall in between
-    queue: asyncio.Queue[LiveUpdate] = asyncio.Queue()
+    queue: asyncio.Queue[LiveUpdate | None] = asyncio.Queue()  # None: the server is shutting down
+    streams = request.app[LIVE].queues
+    streams.add(queue)
 
     async def pump() -> None:
         async for update in sub:
@@ -196,27 +208,34 @@ async def live(request: web.Request, store: Store, match: str) -> web.StreamResp
         while True:
             if board is not None and board != last:
                 view = msgpack.unpackb(board, raw=False)
-                payload = dumps(view)
-                await response.write(
-                    b"event: board\nid: %d\ndata: %s\n\n" % (int(view.get("seq") or 0), payload)
-                )
+                seq = int(view.get("seq") or 0)
+                await response.write(b"event: board\nid: %d\ndata: %s\n\n" % (seq, dumps(view)))
                 last = board
             try:
-                await asyncio.wait_for(queue.get(), heartbeat)
+                item = await asyncio.wait_for(queue.get(), heartbeat)
             except TimeoutError:
                 await response.write(b": keep-alive\n\n")
                 continue
-            while not queue.empty():  # several updates at once: one board is enough
-                queue.get_nowait()
+            while item is not None and not queue.empty():  # several updates at once: one board will do
+                item = queue.get_nowait()
+            if item is None:
+                break
             board = await store.board(match)
-    except (ConnectionResetError, asyncio.CancelledError):
-        pass
+    except ConnectionResetError:
+        pass  # the client went away
     finally:
+        streams.discard(queue)
         reader.cancel()
         with contextlib.suppress(BaseException):
             await reader
         await sub.aclose()
     return response
+
+
+async def _end_live_streams(app: web.Application) -> None:
+    """On shutdown: end every SSE stream, or the server would wait for the clients to hang up."""
+    for queue in list(app[LIVE].queues):
+        queue.put_nowait(None)
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -264,6 +283,8 @@ def make_app(
     app[CORE] = core
     app[STORE] = store
     app[OPTIONS] = {"heartbeat": heartbeat}
+    app[LIVE] = _LiveStreams()
+    app.on_shutdown.append(_end_live_streams)
     app.router.add_post("/events", post_events)
     app.router.add_get("/matches", get_matches)
     app.router.add_get("/matches/{tail:.+}", get_match_view)

