@@ -465,6 +465,15 @@ class _Sim:
                 {"player": pl.id, "count": n} if n != 1 or self.rng.random() < 0.5 else {"player": pl.id},
             )
 
+    def check_books(self) -> None:
+        """Each player's cards are conserved and no zone is below 0 (the simulator's own perft count)."""
+        for pl in self.players:
+            zones = (pl.deck, pl.hand, pl.prizes, pl.discard, pl.lost)
+            if pl.total() != self.rules.deck or min(zones) < 0 or pl.taken + pl.prizes != self.prizes:
+                raise RuntimeError(
+                    f"{self.match}: {pl.id}'s books are off at seq {len(self.events)}: {zones}"
+                )
+
     def fault(self, kind: str, seq: int) -> bool:
         if kind not in self.faults:
             return False
@@ -556,6 +565,7 @@ class _Sim:
         self.hooks(p, q, t)
         self.main_phase(p, q, t)
         self.emit("turn_ended", {"player": p.id})
+        self.check_books()
         self.checkup(p, q)
         if self.scenario == "time_between_turns":
             self.call_time(t + 1)
@@ -679,6 +689,7 @@ class _Sim:
         self.clock += self.rng.randrange(5, 40)
         f["at"] = self.at()
         self.emit("game_ended", f)
+        self.check_books()
         self.result = {"outcome": outcome, "winner": winner.id if winner else None, "reason": reason}
         raise _End
 
