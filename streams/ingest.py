@@ -164,12 +164,12 @@ class IngestCore:
         try:
             ev = decode_event(event)
             validate_event(ev)
+            data = _canonical(ev)
         except EventError as exc:
             self.counts["rejected"] += 1
             return Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
         match: str = ev["match"]
         seq: int = ev["seq"]
-        data = canonical_bytes(ev)
         st = self._state(match)
         st.users += 1
         try:
@@ -497,6 +497,17 @@ def _unsigned(record: Mapping[str, Any]) -> dict[str, Any]:
     if "signature" in out:
         out["signature"] = None
     return out
+
+
+def _canonical(ev: dict[str, Any]) -> bytes:
+    """The archived bytes; an event the canonical encoding cannot take (non-string keys in an extra
+    field, integers beyond 64 bits) is rejected here rather than failing later in the engine."""
+    try:
+        return canonical_bytes(ev)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise EventError(
+            f"cannot be archived as canonical msgpack ({exc})", match=ev.get("match"), seq=ev.get("seq")
+        ) from None
 
 
 def decode_event(event: dict[str, Any] | bytes | bytearray | memoryview) -> dict[str, Any]:

@@ -235,6 +235,7 @@ async def test_malformed_input_is_rejected_with_a_clear_reason(any_store: Store)
         ({**e1, "players": ["ash"]}, "field players"),
         ({"seq": 2, "type": "note", "text": "x"}, "match"),
         ([e1], "must be a map"),
+        (msgpack.packb({**e1, 1: "x"}), "canonical msgpack"),
     ]
     for raw, words in cases:
         outcome = await core.ingest(raw)
