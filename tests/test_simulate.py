@@ -647,3 +647,46 @@ def test_cli_jsonl_and_msgpack(tmp_path: Path, capsysbinary: pytest.CaptureFixtu
     assert events and {e["ruleset"] for e in events if e["type"] == "match_started"} == {"kr-1.0"}
     assert cli_main(["simulate", "--matches", "1", "--faults", "prize_count", "--out", str(path)]) == 0
     assert cli_main(["simulate", "--matches", "1", "--faults", "nope", "--out", str(path)]) == 2
+
+
+def test_simultaneous_results_follow_the_table(corpus: list[list[dict[str, Any]]]) -> None:
+    """Double knockouts judged by counting conditions [rules.md §4]: draws and wins, from every window.
+
+    A/B: the winner / the other player took all the prizes they need; C/D: the winner / the other player
+    cannot put out an Active (for a draw, "winner" is the first player listed).
+    """
+    rows: Counter[tuple[str, str]] = Counter()
+    windows: Counter[str] = Counter()
+    for stream in corpus:
+        if stream[-1]["reason"] != "simultaneous":
+            continue
+        ledger = fold(stream)
+        w = stream[-1].get("winner") or ledger.players[0]
+        other = ledger.other(w)
+
+        def gone(p: str, ledger: Ledger = ledger) -> bool:
+            return ledger.active[p] is None and not ledger.bench[p]
+
+        marks = (
+            ("A", ledger.taken[w] >= ledger.needed[w]),
+            ("B", ledger.taken[other] >= ledger.needed[other]),
+            ("C", gone(w)),
+            ("D", gone(other)),
+        )
+        rows[stream[-1]["outcome"], "".join(k for k, ok in marks if ok)] += 1
+        last_window = next(
+            e["type"] for e in reversed(stream) if e["type"] in ("attack_ended", "checkup_ended", "damage")
+        )
+        windows[last_window] += 1
+    for row in [("draw", "AB"), ("draw", "ABCD"), ("draw", "CD"), ("win", "ABD"), ("win", "ACD")]:
+        assert rows[row], f"no {row} in {dict(rows)}"
+    assert set(rows) <= {
+        ("draw", "AB"),
+        ("draw", "AC"),
+        ("draw", "BD"),
+        ("draw", "ABCD"),
+        ("draw", "CD"),
+        ("win", "ABD"),
+        ("win", "ACD"),
+    }, rows
+    assert windows["attack_ended"] and windows["checkup_ended"] and windows["damage"], windows
