@@ -285,6 +285,9 @@ class IngestCore:
         self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes
     ) -> Outcome:
         game = await self._game(st, match)
+        if game.next_seq in st.buffer:
+            # held events a previous owner left contiguous (it stopped before draining them)
+            await self._drain(st, match)
         if seq < game.next_seq:
             return await self._old_seq(st, match, seq, ev, data, game)
         if seq > game.next_seq:

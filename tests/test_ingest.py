@@ -20,7 +20,7 @@ import pytest
 from builder import Stream, card
 
 from replay import Game, replay_records
-from replay.chain import verify_signature
+from replay.chain import canonical_bytes, verify_signature
 from replay.record import dumps
 from streams.ingest import IngestCore, unpack_record
 from streams.store import MemoryStore, Store
@@ -218,6 +218,31 @@ async def test_buffered_events_survive_a_restart(any_store: Store) -> None:
     second = IngestCore(any_store)
     outcome = await second.ingest(events[3])
     assert (outcome.status, outcome.applied) == ("applied", [4, 5, 6, 7])
+    for e in events[7:]:
+        await second.ingest(e)
+    assert await stored(any_store, "m1") == in_process(events)["m1"]
+
+
+async def test_held_events_left_contiguous_by_a_dead_owner_are_drained(any_store: Store) -> None:
+    events = game("m1")
+    first = IngestCore(any_store)
+    for e in events[:3] + events[4:6]:
+        await first.ingest(e)
+    # the owner appended seq 4 and died before draining 5 and 6 (simulated: append 4 behind its back)
+    from streams.store import Append
+
+    g = Game()
+    for e in events[:4]:
+        g.apply(e)
+    await any_store.append(
+        Append(
+            "m1", 4, canonical_bytes(events[3]), 3, canonical_bytes(g.board()), canonical_bytes(g.record())
+        )
+    )
+    second = IngestCore(any_store)
+    outcome = await second.ingest(events[6])
+    assert (outcome.status, outcome.applied) == ("applied", [7])
+    assert await any_store.held("m1") == {}
     for e in events[7:]:
         await second.ingest(e)
     assert await stored(any_store, "m1") == in_process(events)["m1"]
