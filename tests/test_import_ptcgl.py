@@ -33,6 +33,7 @@ GOLDEN: dict[str, tuple[str, str, str | None, str]] = {
     "inactive.txt": ("Ana", "timeout", "Ana", "Ana"),
     "legacy_energy.txt": ("Vex", "concession", "Quill", "Quill"),
     "misc_lines.txt": ("Nia", "concession", "Nia", "Nia"),
+    "newer_structure.txt": ("Wren", "concession", "Wren", "Wren"),
 }
 LOCALISED = {
     "lang_de.txt": ("de", "Jonas", "concession"),
@@ -633,3 +634,33 @@ def test_localised_end_lines_tell_whose_view_it_is() -> None:
         load("lang_it_concede.txt").events[0]["source"]["exporter"] == "Pia"
     )  # "Hai concesso": Pia conceded
     assert load("lang_pt-BR_concede.txt").events[0]["source"]["exporter"] == "Rui"  # "O oponente se rendeu"
+
+
+def test_newer_client_structure() -> None:
+    res = load("newer_structure.txt")
+    assert res.unmatched == []
+    body = [
+        (e["type"], {k: v for k, v in e.items() if k not in ("match", "seq", "type")}) for e in res.events
+    ]
+    # "- a, b" card lists; the mulligan bonus card is named but counted once
+    setups = {s["player"]: s for s in of(res, "setup")}
+    assert setups["Yuki"]["mulligans"] == 1
+    assert next(b for t, b in body if t == "drew") == {"player": "Wren", "count": 1}
+    # "drew 2 cards and played them to the Bench." + the list of names
+    played = [b["card"]["name"] for t, b in body if t == "played"]
+    assert played[:4] == ["Froakie", "Froakie", "Munkidori", "Budew"]
+    # "Active Pokemon" without the accent is read
+    assert ("switched", {"player": "Yuki", "pid": "B2"}) in body
+    # Iono: the second return and the second draw printed under Wren's name are Yuki's
+    assert ("moved", {"player": "Wren", "count": 4, "from": "hand", "to": "deck"}) in body
+    assert ("moved", {"player": "Yuki", "count": 5, "from": "hand", "to": "deck"}) in body
+    draws = [b for t, b in body if t == "drew" and b["count"] == 6]
+    assert (
+        [d["player"] for d in draws] == ["Wren", "Yuki"] and "cards" in draws[0] and "cards" not in draws[1]
+    )
+    # damage counters moved between Pokémon (owner from the board), healing
+    assert ("healed", {"pid": "B1", "amount": 30}) in body and ("damage", {"pid": "A1", "amount": 30}) in body
+    assert ("healed", {"pid": "B2", "amount": 30}) in body
+    # Night Stretcher: the Froakie from the discard pile is not the Active Froakie
+    assert not [t for t, _ in body if t == "removed"]
+    assert "importer_guess_removed" in codes(res)

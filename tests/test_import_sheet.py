@@ -114,6 +114,7 @@ def test_schema_lists_exactly_the_parsers_actions() -> None:
         {"players": ["A", "B"], "rows": [{"action": "damage", "target": "Pidgey", "amount": -10}]},
         {"players": ["A", "B"], "rows": [], "extra": 1},
         {"players": ["A", "B"], "rows": [{"action": "prize_modifier", "target": "Pidgey"}]},
+        {"players": ["A", "B"], "rows": [{"action": "prize", "player": "A", "amount": 0}]},
     ],
 )
 def test_schema_and_parser_reject_the_same_bad_sheets(bad: dict[str, Any]) -> None:

@@ -48,7 +48,7 @@ _TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
      rf"^{_Q}(?P<d>.+) has recovered from all Special Conditions\.$"),
     ("checkup_damage", (" placed on ", " for the Special Condition "),
      rf"^(?P<n>\d+) damage counters? (?:was|were) placed on {_Q}(?P<d>.+) for the Special Condition "
-     r"(?P<cond>Poisoned|Burned)\.$"),
+     rf"{_COND}\.$"),
     ("counters", (" damage counter", " put "), rf"^{_P} put (?P<n>\d+) damage counters? on {_Q}(?P<d>.+)\.$"),
     ("took_damage", (" took ", " damage."), rf"^{_Q}(?P<d>.+) took (?P<n>\d+) damage\.$"),
     ("switched", (" was switched with ",),
@@ -62,6 +62,8 @@ _TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("opening", (" cards for the opening hand.",), rf"^{_P} drew (?P<n>\d+) cards for the opening hand\.$"),
     ("bonus", (" took at least 1 mulligan.",),
      rf"^{_P} drew (?P<n>\d+) more cards? because (?P<q>\S+) took at least 1 mulligan\.$"),
+    ("drew_n_played", (" cards and played them to the ",),
+     rf"^{_P} drew (?P<n>\d+) cards and played them to the (?P<zone>Bench|Active Spot)\.$"),
     ("drew_played", (" and played it to the ",),
      rf"^{_P} drew (?P<c>.+) and played it to the (?P<zone>Bench|Active Spot)\.$"),
     ("drew_hidden", (" drew a card.",), rf"^{_P} drew a card\.$"),
@@ -74,15 +76,24 @@ _TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("coin_won", (" won the coin toss.",), rf"^{_P} won the coin toss\.$"),
     ("decided", (" decided to go ",), rf"^{_P} decided to go (?P<order>first|second)\.$"),
     ("discarded", (" discarded ",), rf"^{_P} discarded (?P<c>.+)\.$"),
+    ("moved_counters", (" damage counter", " moved "),
+     rf"^{_P} moved (?P<n>\d+|a) damage counters? from {_Q}(?P<c>.+) to (?P<q2>\S+?)'s (?P<d>.+)\.$"),
     ("moved_n", (" moved ", " card"), rf"^{_P} moved {_Q}(?P<n>\d+) cards? to {_ZONE}\.$"),
     ("moved", (" moved ",), rf"^{_P} moved {_Q}(?P<c>.+) to {_ZONE}\.$"),
     ("shuffled", (" shuffled ", " into their deck."), rf"^{_P} shuffled (?P<c>.+) into their deck\.$"),
     ("bottom", (" on the bottom of their deck.",),
      rf"^{_P} put (?P<n>\d+) cards? on the bottom of their deck\.$"),
     ("inaction", (" didn't take an action in time.",), rf"^{_P} didn't take an action in time\.$"),
-    ("ignore", ("drawn cards.",), r"^\d+ drawn cards\.$"),
-    ("ignore", ("Cards revealed from Mulligan",), r"^Cards revealed from Mulligan \d+$"),
+    ("list_head", ("drawn cards.",), r"^\d+ drawn cards\.$"),
+    ("list_head", ("Cards revealed from Mulligan",), r"^Cards revealed from Mulligan \d+$"),
     ("ignore", ("Damage breakdown:",), r"^Damage breakdown:$"),
+    ("ignore", (" damage",), r"^[^:]{1,60}: \d+ damage$"),  # breakdown items written as "- " lines
+    ("list_head", (" discarded from ",), r"^.+ (?:was|were) discarded from \S+?'s .+\.$"),
+    ("ignore", (" shuffled their ",), rf"^{_P} shuffled their (?:deck|hand|Prize cards)\.$"),
+    ("ignore", (" flipped ",), rf"^{_P} flipped .+\.$"),
+    ("ignore", (" was activated.",), r"^.+ was activated\.$"),
+    ("ignore", (" can no longer use ",), rf"^{_P} can no longer use .+\.$"),
+    ("healed", (" healed ",), rf"^{_Q}(?P<d>.+) healed (?P<n>\d+) damage\.$"),
 )  # fmt: skip
 _Template = tuple[str, tuple[str, ...], re.Pattern[str]]
 _COMPILED: tuple[_Template, ...] = tuple((kind, hints, re.compile(pat)) for kind, hints, pat in _TEMPLATES)
@@ -114,8 +125,13 @@ _ACTIONS = frozenset(
     {
         "attack", "used", "attached", "evolved", "retreated", "ended", "drew_played", "drew_hidden",
         "drew_n", "drew_card", "played_to", "played", "discarded", "shuffled", "bottom", "inaction",
+        "drew_n_played",
     }
 )  # fmt: skip
+# Lines a card list ("   • a, b" or "- a, b") may follow; the list's names go to the line's ``extra``.
+_LIST_KINDS = frozenset(
+    {"drew_n", "drew_n_played", "bottom", "moved_n", "shuffled", "discarded", "list_head"}
+)
 _SETUP_KINDS = frozenset({"coin", "coin_won", "decided", "opening", "mulligan", "played_to"})
 _ZONES = {
     "the discard pile": "discard",
@@ -164,6 +180,8 @@ class _Window:
     promos: list[tuple[int, str, str]] = field(default_factory=list)
     hit: list[str] = field(default_factory=list)
     retreated: set[str] = field(default_factory=set)
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)
+    leaving: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # owner -> (pid, zone, line)
 
 
 def normalise(text: str) -> list[str]:
@@ -171,6 +189,8 @@ def normalise(text: str) -> list[str]:
     if text.startswith("\ufeff"):
         text = text[1:]
     text = text.replace("\u2019", "'").replace("\u2018", "'")
+    if "Pokemon" in text:
+        text = text.replace("Pokemon", "Pokémon")  # some exports drop the accent
     if "_" in text:
         text = _CARD_ID.sub("", text)
     return text.splitlines()
@@ -319,6 +339,10 @@ class _Importer:
             if not s:
                 continue
             if s[0] == "•":
+                prev = out[-1] if out else None
+                if prev is not None and prev.kind in _LIST_KINDS:
+                    names = [n.strip() for n in s[1:].split(", ") if n.strip()]
+                    prev.extra = (prev.extra or []) + names
                 append(_Line(i, s, True, "bullet"))
                 continue
             detail = s.startswith("- ")
@@ -333,7 +357,26 @@ class _Importer:
                 kind, m = _classify_en(s)
             else:
                 kind, m = "unmatched", None
-            append(_Line(i, s, detail, kind, m))
+            ln = _Line(i, s, detail, kind, m)
+            prev = out[-1] if out else None
+            if prev is not None and detail:
+                if kind == "unmatched" and prev.kind in _LIST_KINDS:
+                    ln.kind = "bullet"  # a card list written as a "- a, b" line (newer clients)
+                elif (
+                    kind == "drew_card"
+                    and prev.kind == "bonus"
+                    and m is not None
+                    and prev.m is not None
+                    and m.group("p") == prev.m.group("p")
+                ):
+                    ln.kind = "ignore"  # names the mulligan bonus card(s) already counted
+            if ln.kind == "bullet" and prev is not None:
+                head = prev if prev.kind in _LIST_KINDS else None
+                if head is not None and head.kind != "bullet":
+                    names = [n.strip() for n in s.lstrip("•").split(", ") if n.strip()]
+                    head.extra = (head.extra or []) + names
+                    ln.extra = head
+            append(ln)
         return out
 
     def _header(self, no: int, s: str) -> _Line | None:
@@ -442,7 +485,7 @@ class _Importer:
                     votes[opening] += 3
                 opening = None
                 continue
-            if k not in ("ignore", "bullet"):
+            if k not in ("ignore", "bullet", "list_head"):
                 opening = None
             if k in ("drew_card", "added") and ln.m is not None and ln.m.group("p") in votes:
                 votes[ln.m.group("p")] += 1
@@ -642,7 +685,7 @@ class _Importer:
             if k == "end":
                 self.end(ln)
                 continue
-            if k in ("bullet", "ignore"):
+            if k in ("bullet", "ignore", "list_head"):
                 continue
             if k == "unmatched":
                 self.unmatched.append((ln.no, self.raw[ln.no - 1]))
@@ -863,6 +906,19 @@ class _Importer:
             self.prizes_left[taker] = max(0, self.prizes_left[taker] - n)
         # JP3.4 §I-D step 5: when both Actives are out, the player who takes the next turn promotes first.
         nxt = self.other(self.turn_player) if self.turn_player is not None else self.first
+        promoted = {who for _, who, _ in w.promos}
+        for owner, (pid, zone, no) in w.leaving.items():
+            if owner in promoted and self.active[owner] == pid:
+                self.emit({"type": "removed", "player": owner, "pid": pid, "to": zone})
+                self.leave_play(pid)
+            else:
+                self.find(
+                    "importer_guess_removed",
+                    "info",
+                    no,
+                    f"{self.pokes[pid].name} moved to {zone} with no new Active after it: taken as a card "
+                    f"from outside play, not {owner}'s Active",
+                )
         for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
             self.promote(no, who, c, who in w.retreated)
 
@@ -985,12 +1041,88 @@ class _Importer:
         self.emit({"type": "drew", "player": p, "count": 1})
         return True
 
+    def second_owner(self, ln: _Line, p: str, group: str, what: str) -> str:
+        """Effects that make both players shuffle their hands away and draw (Iono) print both players'
+        lines under the acting player's name [ptcgl-format.md, Traps]: in one effect, a second line of
+        the same kind for the same printed player is the other player's, when the other has none."""
+        w = self.window
+        if w is None or not ln.detail:
+            return p
+        key, other_key = (group, p), (group, self.other(p))
+        if w.seen.get(key) and not w.seen.get(other_key):
+            q = self.other(p)
+            w.seen[other_key] = 1
+            self.find(
+                "importer_guess_owner",
+                "info",
+                ln.no,
+                f"a second '{what}' line for {p} in one effect: the client prints the acting player here; "
+                f"took {q}",
+            )
+            return q
+        w.seen[key] = w.seen.get(key, 0) + 1
+        return p
+
     def on_drew_n(self, ln: _Line) -> bool:
         p = self.player_of(ln)
         if p is None:
             return False
         assert ln.m is not None
-        self.emit({"type": "drew", "player": p, "count": int(ln.m.group("n"))})
+        p = self.second_owner(ln, p, "draw", "drew N cards")
+        ev: Event = {"type": "drew", "player": p, "count": int(ln.m.group("n"))}
+        if ln.extra:
+            ev["cards"] = list(ln.extra)  # shown to the exporter, or revealed
+        self.emit(ev)
+        return True
+
+    def on_drew_n_played(self, ln: _Line) -> bool:
+        p = self.player_of(ln)
+        if p is None:
+            return False
+        assert ln.m is not None
+        n = int(ln.m.group("n"))
+        names: list[str] = list(ln.extra or [])
+        ev: Event = {"type": "drew", "player": p, "count": n}
+        if names:
+            ev["cards"] = names
+        self.emit(ev)
+        if len(names) != n:
+            self.find("importer_guess_pokemon", "warning", ln.no,
+                      f"{p} put {n} Pokémon into play but the log lists {len(names)} names")  # fmt: skip
+        to = "active" if ln.m.group("zone") == "Active Spot" else "bench"
+        for name in names[:n]:
+            pid, card = self.new_poke(p, name)
+            self.emit({"type": "played", "player": p, "pid": pid, "card": card, "to": to})
+            if to == "active" and self.active[p] is None:
+                self.active[p] = pid
+            else:
+                self.bench[p].append(pid)
+        return True
+
+    def on_healed(self, ln: _Line) -> bool:
+        q = self.player_of(ln, "q")
+        if q is None:
+            return False
+        assert ln.m is not None
+        pid = self.locate(q, ln.m.group("d"), ln.no, "the healing")
+        assert pid is not None
+        n = int(ln.m.group("n"))
+        self.emit({"type": "healed", "pid": pid, "amount": n})
+        self.pokes[pid].damage = max(0, self.pokes[pid].damage - n)
+        return True
+
+    def on_moved_counters(self, ln: _Line) -> bool:
+        p, q, q2 = self.player_of(ln), self.player_of(ln, "q"), self.player_of(ln, "q2")
+        if p is None or q is None or q2 is None:
+            return False
+        assert ln.m is not None
+        n = 10 * (1 if ln.m.group("n") == "a" else int(ln.m.group("n")))
+        src = self.locate(q, ln.m.group("c"), ln.no, "the damage counters moved")
+        dst = self.locate(q2, ln.m.group("d"), ln.no, "the damage counters moved")
+        assert src is not None and dst is not None
+        self.emit({"type": "healed", "pid": src, "amount": n})
+        self.pokes[src].damage = max(0, self.pokes[src].damage - n)
+        self.damage(dst, n)
         return True
 
     def on_drew_card(self, ln: _Line) -> bool:
@@ -1280,7 +1412,19 @@ class _Importer:
             return False
         assert ln.m is not None
         zone = _ZONES[ln.m.group("z")]
-        if zone in ("discard", "lost_zone"):
+        if zone == "deck":
+            # a hand shuffled back (Iono, Judge): a return to the deck, owner checked like the draws after it
+            owner = self.second_owner(ln, q, "return", "cards to the deck")
+            self.emit(
+                {
+                    "type": "moved",
+                    "player": owner,
+                    "count": int(ln.m.group("n")),
+                    "from": "hand",
+                    "to": "deck",
+                }
+            )
+        elif zone in ("discard", "lost_zone"):
             # The owner printed in mill lines is unreliable [ptcgl-format.md, Traps]; the deck it came from
             # cannot be checked on the board, so the printed owner stays and the move is marked as such.
             self.emit(
@@ -1312,11 +1456,21 @@ class _Importer:
         name = ln.m.group("c")
         if zone == "discard":
             return True  # a card from hand or deck: zone unknown, nothing the audit needs
-        pid = self.locate(q, name, ln.no, "the card leaving play", materialise=False)
-        if pid is not None:
-            owner = self.pokes[pid].owner
-            self.emit({"type": "removed", "player": owner, "pid": pid, "to": zone})
-            self.leave_play(pid)
+        # The same line moves a card from the discard pile (Night Stretcher) or a Pokémon in play (Scoop Up,
+        # Turo's Scenario). Only an Active replaced in the same effect proves the Pokémon left play: the
+        # removal waits for that promotion line (close_window); anything else is a card from elsewhere.
+        cands = [x for x in self.named(q, name) + self.named(self.other(q), name)]
+        active = next((x for x in cands if self.active[self.pokes[x].owner] == x), None)
+        if active is not None and self.window is not None:
+            self.window.leaving[self.pokes[active].owner] = (active, zone, ln.no)
+        elif cands:
+            self.find(
+                "importer_guess_removed",
+                "info",
+                ln.no,
+                f"{name} moved to {zone}: taken as a card from outside play, not the Benched {name} "
+                "(the log prints both alike)",
+            )
         return True
 
     def on_shuffled(self, ln: _Line) -> bool:
@@ -1337,6 +1491,7 @@ class _Importer:
         if p is None:
             return False
         assert ln.m is not None
+        p = self.second_owner(ln, p, "return", "cards to the deck")
         self.emit({"type": "moved", "player": p, "count": int(ln.m.group("n")), "from": "hand", "to": "deck"})
         return True
 

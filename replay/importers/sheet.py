@@ -649,6 +649,8 @@ class _Sheet:
 
     def on_prize(self, row: Row) -> None:
         p = self.player(row)
+        if row.amount is not None and row.amount < 1:
+            raise _err(self.st, row, "prize amount must be at least 1", "amount")
         self.emit(
             row, {"type": "prize_taken", "player": p, "count": row.amount if row.amount is not None else 1}
         )
