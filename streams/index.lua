@@ -1,49 +1,51 @@
 -- Prizecheck: league-wide indexes for one match (the second, idempotent step after ingest.lua).
 -- See docs/storage.md. All keys share the {idx} hash tag (one cluster slot, separate from the match's),
--- which is why this cannot run inside ingest.lua on Redis Cluster.
+-- which is why this cannot run inside ingest.lua on Redis Cluster. Every key it touches is declared.
 --
 -- KEYS[1] <p>:{idx}:m:<match>   hash: seq, status, league, season, players (JSON), findings (JSON)
 -- KEYS[2] <p>:{idx}:matches     sorted set (score 0, so ordered by match id) of every indexed match
 -- KEYS[3] <p>:{idx}:findings    hash: finding code -> count over all indexed matches
--- Membership sets are built from ARGV[1] and stay in the same slot:
---   <p>:{idx}:status:<status>, <p>:{idx}:league:<league>, <p>:{idx}:season:<season>, <p>:{idx}:player:<id>
--- ARGV: 1 base "<p>:{idx}", 2 match, 3 seq, 4 status, 5 league ("" = none), 6 season ("" = none),
---       7 players (JSON array), 8 findings by code (JSON object). Values are absolute, so running the
---       same step twice changes nothing; an entry older (lower seq) than the stored one is ignored.
+-- KEYS[4 .. 3+n]                membership sets the match leaves (built from the entry the caller read)
+-- KEYS[4+n ..]                  membership sets the match joins:
+--                               <p>:{idx}:status:<s>, :league:<l>, :season:<s>, :player:<id>
+-- ARGV: 1 match, 2 seq, 3 status, 4 league ("" = none), 5 season ("" = none), 6 players (JSON array),
+--       7 findings by code (JSON object), 8 n (how many KEYS leave), 9 the stored entry the caller read
+--       ("seq|status|league|season|players", "" when none).
+-- Values are absolute, so running the same step twice changes nothing; an entry older (lower seq) than
+-- the stored one is ignored. Returns 1 (indexed), 0 (older: ignored), -1 (the entry changed since the
+-- caller read it: read again and retry).
 
-local base, match, seq = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local match, seq, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[8])
 local old = redis.call('HMGET', KEYS[1], 'seq', 'status', 'league', 'season', 'players', 'findings')
+local seen = ''
+if old[1] then
+  seen = table.concat({old[1], old[2] or '', old[3] or '', old[4] or '', old[5] or ''}, '|')
+end
+if seen ~= ARGV[9] then
+  return -1
+end
 if old[1] and tonumber(old[1]) > seq then
   return 0
 end
 
-if old[2] then redis.call('SREM', base .. ':status:' .. old[2], match) end
-if old[3] and old[3] ~= '' then redis.call('SREM', base .. ':league:' .. old[3], match) end
-if old[4] and old[4] ~= '' then redis.call('SREM', base .. ':season:' .. old[4], match) end
-if old[5] then
-  for _, p in ipairs(cjson.decode(old[5])) do redis.call('SREM', base .. ':player:' .. p, match) end
-end
-
-redis.call('SADD', base .. ':status:' .. ARGV[4], match)
-if ARGV[5] ~= '' then redis.call('SADD', base .. ':league:' .. ARGV[5], match) end
-if ARGV[6] ~= '' then redis.call('SADD', base .. ':season:' .. ARGV[6], match) end
-for _, p in ipairs(cjson.decode(ARGV[7])) do redis.call('SADD', base .. ':player:' .. p, match) end
+for i = 4, 3 + n do redis.call('SREM', KEYS[i], match) end
+for i = 4 + n, #KEYS do redis.call('SADD', KEYS[i], match) end
 
 local before = {}
 if old[6] then before = cjson.decode(old[6]) end
-local after = cjson.decode(ARGV[8])
+local after = cjson.decode(ARGV[7])
 local function bump(code, delta)
   if delta ~= 0 then
-    local n = redis.call('HINCRBY', KEYS[3], code, delta)
-    if n <= 0 then redis.call('HDEL', KEYS[3], code) end
+    local count = redis.call('HINCRBY', KEYS[3], code, delta)
+    if count <= 0 then redis.call('HDEL', KEYS[3], code) end
   end
 end
-for code, n in pairs(after) do bump(code, n - (before[code] or 0)) end
-for code, n in pairs(before) do
-  if after[code] == nil then bump(code, -n) end
+for code, count in pairs(after) do bump(code, count - (before[code] or 0)) end
+for code, count in pairs(before) do
+  if after[code] == nil then bump(code, -count) end
 end
 
-redis.call('HSET', KEYS[1], 'seq', ARGV[3], 'status', ARGV[4], 'league', ARGV[5], 'season', ARGV[6],
-  'players', ARGV[7], 'findings', ARGV[8])
+redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'status', ARGV[3], 'league', ARGV[4], 'season', ARGV[5],
+  'players', ARGV[6], 'findings', ARGV[7])
 redis.call('ZADD', KEYS[2], 0, match)
 return 1

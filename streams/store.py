@@ -338,18 +338,44 @@ class RedisStore:
 
     # indexes ---------------------------------------------------------------------------------------
     async def index(self, entry: IndexEntry) -> bool:
-        keys = [f"{self.idx}:m:{entry.match}", f"{self.idx}:matches", f"{self.idx}:findings"]
-        args: list[str | int] = [
-            self.idx,
-            entry.match,
-            entry.seq,
-            entry.status,
-            entry.league or "",
-            entry.season or "",
-            json.dumps(list(entry.players)),
-            json.dumps(dict(entry.findings)) if entry.findings else "{}",
-        ]
-        return bool(await self._index(keys=keys, args=args))
+        entry_key = f"{self.idx}:m:{entry.match}"
+        players = json.dumps(list(entry.players))
+        findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
+        joins = self._memberships(entry.status, entry.league or "", entry.season or "", players)
+        for _ in range(20):
+            # Read what is indexed now, so that every set the script touches is declared in KEYS.
+            old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players")
+            seen = ""
+            leaves: list[str] = []
+            if old[0] is not None:
+                fields = [(v or b"").decode() for v in old]
+                seen = "|".join(fields)
+                leaves = self._memberships(*fields[1:])
+            keys = [entry_key, f"{self.idx}:matches", f"{self.idx}:findings", *leaves, *joins]
+            args: list[str | int] = [
+                entry.match,
+                entry.seq,
+                entry.status,
+                entry.league or "",
+                entry.season or "",
+                players,
+                findings,
+                len(leaves),
+                seen,
+            ]
+            done = int(await self._index(keys=keys, args=args))
+            if done >= 0:
+                return done == 1
+        raise RuntimeError(f"index entry of {entry.match} keeps changing under concurrent writers")
+
+    def _memberships(self, status: str, league: str, season: str, players: str) -> list[str]:
+        keys = [f"{self.idx}:status:{status}"]
+        if league:
+            keys.append(f"{self.idx}:league:{league}")
+        if season:
+            keys.append(f"{self.idx}:season:{season}")
+        keys += [f"{self.idx}:player:{p}" for p in json.loads(players or "[]")]
+        return keys
 
     async def index_entry(self, match: str) -> IndexEntry | None:
         raw = await self._r.hgetall(f"{self.idx}:m:{match}")

@@ -187,3 +187,21 @@ async def test_redis_keys_share_the_match_hash_tag(redis_store: RedisStore) -> N
     assert await redis_store.client.type(f"{p}:{{m1/tb1}}:events") == b"stream"
     with pytest.raises(ValueError):
         redis_store.key("bad{id}", "events")
+
+
+async def test_concurrent_index_steps_leave_one_consistent_entry(any_store: Store) -> None:
+    statuses = ["in_progress", "awaiting_playoff", "finished"]
+    entries = [
+        IndexEntry("m1", seq, statuses[seq % 3], f"L{seq % 2}", "S", (f"p{seq % 4}", "q"), {"c": seq % 5})
+        for seq in range(1, 31)
+    ]
+    shuffled = entries[::2] + entries[1::2]
+    await asyncio.gather(*(any_store.index(e) for e in shuffled))
+    last = entries[-1]
+    assert await any_store.index_entry("m1") == last
+    for status in statuses:
+        assert await any_store.matches(status=status) == (["m1"] if status == last.status else [])
+    for p in ("p0", "p1", "p2", "p3", "q"):
+        assert await any_store.matches(player=p) == (["m1"] if p in last.players else [])
+    assert await any_store.matches(league="L0") == (["m1"] if last.league == "L0" else [])
+    assert await any_store.findings_counts() == ({"c": last.findings["c"]} if last.findings["c"] else {})
