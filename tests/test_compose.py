@@ -1,0 +1,163 @@
+"""docker-compose.yml, the Dockerfile and schemas/asyncapi.yaml agree with the code.
+
+There is no Docker engine on the CI machines, so the compose file is checked, not run: services, ports,
+and every environment variable name against ``streams.settings.ENV_VARS`` (a typo there would silently
+fall back to a default), values against what ``Settings.from_env`` accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from streams.dlq import HEADERS
+from streams.settings import ENV_VARS, Settings
+
+yaml = pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parent.parent
+PRIZECHECK_SERVICES = ("worker-1", "worker-2", "web")
+# Variables read by something other than streams.settings, allowed in prizecheck services.
+FAUST_VARS = {"BROKER_REBALANCE_TIMEOUT", "BROKER_SESSION_TIMEOUT", "BROKER_HEARTBEAT_INTERVAL"}
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return data
+
+
+def env_of(service: dict[str, Any]) -> dict[str, str]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):  # the KEY=VALUE list form
+        env = dict(item.split("=", 1) for item in env)
+    return {str(k): "" if v is None else str(v) for k, v in env.items()}
+
+
+def resolved(value: str) -> str:
+    """``${VAR:-default}`` as compose resolves it with VAR unset."""
+    return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
+
+
+def ports_of(service: dict[str, Any]) -> dict[int, int]:
+    """container port -> host port."""
+    out: dict[int, int] = {}
+    for spec in service.get("ports") or []:
+        host, container = str(spec).split(":")[-2:]
+        out[int(container.split("/")[0])] = int(host)
+    return out
+
+
+def test_the_services_are_there(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert set(services) >= {"kafka", "redis", *PRIZECHECK_SERVICES}
+    assert services["kafka"]["image"].startswith("apache/kafka:")
+    assert services["redis"]["image"].startswith("redis:7")
+    for name in ("worker-1", "worker-2"):
+        assert services[name]["command"] == ["prizecheck", "worker"]
+    assert services["web"]["command"] == ["prizecheck", "serve"]
+    for name in PRIZECHECK_SERVICES:
+        assert services[name]["build"] == "."
+
+
+def test_kafka_is_a_single_kraft_node_reachable_by_the_workers(compose: dict[str, Any]) -> None:
+    kafka = compose["services"]["kafka"]
+    env = env_of(kafka)
+    assert set(env["KAFKA_PROCESS_ROLES"].split(",")) == {"broker", "controller"}
+    assert "ZOOKEEPER" not in " ".join(env)
+    listeners = dict(
+        (name, int(addr.rsplit(":", 1)[1]))
+        for name, addr in (item.split("://") for item in env["KAFKA_LISTENERS"].split(","))
+    )
+    advertised = dict(item.split("://") for item in env["KAFKA_ADVERTISED_LISTENERS"].split(","))
+    for name in PRIZECHECK_SERVICES[:2]:
+        url = urlsplit(env_of(compose["services"][name])["KAFKA_URL"])
+        assert url.scheme == "kafka"
+        assert f"{url.hostname}:{url.port}" == advertised[env["KAFKA_INTER_BROKER_LISTENER_NAME"]]
+        assert url.hostname == "kafka"
+    # the host listener is published on the same port it advertises
+    external = advertised["EXTERNAL"]
+    assert external.startswith("localhost:")
+    assert ports_of(kafka)[listeners["EXTERNAL"]] == int(external.split(":")[1])
+    # a stray produce must not create a one-partition topic
+    assert env["KAFKA_AUTO_CREATE_TOPICS_ENABLE"] == "false"
+    assert env["KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR"] == "1"
+
+
+def test_redis_keeps_an_append_only_file_fsynced_every_second(compose: dict[str, Any]) -> None:
+    redis = compose["services"]["redis"]
+    command = " ".join(redis["command"])
+    assert "--appendonly yes" in command
+    assert "--appendfsync everysec" in command
+    assert any(str(v).endswith(":/data") for v in redis["volumes"])
+    for name in PRIZECHECK_SERVICES:
+        url = urlsplit(env_of(compose["services"][name])["REDIS_URL"])
+        assert (url.scheme, url.hostname, url.port) == ("redis", "redis", 6379)
+
+
+def test_every_variable_is_one_the_code_reads(compose: dict[str, Any]) -> None:
+    for name in PRIZECHECK_SERVICES:
+        env = env_of(compose["services"][name])
+        unknown = set(env) - set(ENV_VARS) - FAUST_VARS
+        assert not unknown, f"{name}: variables no code reads: {sorted(unknown)}"
+        # and the values are ones the settings accept
+        settings = Settings.from_env({k: resolved(v) for k, v in env.items()})
+        assert settings.redis_url
+
+
+def test_the_workers_agree_and_have_distinct_ids(compose: dict[str, Any]) -> None:
+    workers = [env_of(compose["services"][n]) for n in ("worker-1", "worker-2")]
+    settings = [Settings.from_env({k: resolved(v) for k, v in env.items()}) for env in workers]
+    assert len({s.worker_id for s in settings}) == 2
+    shared = {(s.kafka_url, s.redis_url, s.topic, s.dlq_topic, s.partitions) for s in settings}
+    assert len(shared) == 1
+    defaults = Settings()
+    (_, _, topic, dlq, partitions) = shared.pop()
+    # the compose file spells out the defaults; a change in one place must be made in the other
+    assert (topic, dlq, partitions) == (defaults.topic, defaults.dlq_topic, defaults.partitions)
+    kafka_env = env_of(compose["services"]["kafka"])
+    assert int(kafka_env["KAFKA_NUM_PARTITIONS"]) == defaults.partitions
+    gap = [(s.gap_limit, s.gap_timeout) for s in settings]
+    assert gap == [(defaults.gap_limit, defaults.gap_timeout)] * 2
+
+
+def test_the_web_app_listens_on_its_published_port(compose: dict[str, Any]) -> None:
+    web = compose["services"]["web"]
+    settings = Settings.from_env({k: resolved(v) for k, v in env_of(web).items()})
+    assert settings.host == "0.0.0.0"
+    assert settings.port == Settings().port
+    assert settings.port in ports_of(web)
+
+
+def test_the_dockerfile_installs_the_service_extra() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim\b", text, re.M)
+    assert 'pip install ".[service]"' in text or "pip install .[service]" in text
+    for package in ("replay", "streams", "schemas"):
+        assert f"COPY {package} " in text
+    assert re.search(r"^USER (?!root)", text, re.M)
+
+
+def test_asyncapi_describes_both_topics_and_the_dead_letter_headers() -> None:
+    doc = yaml.safe_load((ROOT / "schemas" / "asyncapi.yaml").read_text())
+    assert str(doc["asyncapi"]).startswith(("2.6", "3."))
+    defaults = Settings()
+    addresses = {ch["address"]: ch for ch in doc["channels"].values()}
+    assert set(addresses) == {defaults.topic, defaults.dlq_topic}
+    for ch in addresses.values():
+        assert ch["bindings"]["kafka"]["partitions"] == defaults.partitions
+    event = doc["components"]["messages"]["Event"]
+    ref = event["payload"]["$ref"]
+    assert (ROOT / "schemas" / ref).resolve() == (ROOT / "schemas" / "events.schema.json").resolve()
+    dead = doc["components"]["messages"]["DeadLetter"]
+    assert set(dead["headers"]["properties"]) == set(HEADERS)
+    assert set(dead["headers"]["required"]) <= set(HEADERS)
+    # every $ref inside the document points at something that exists
+    for ref in re.findall(r"\$ref: '#/([^']+)'", (ROOT / "schemas" / "asyncapi.yaml").read_text()):
+        node: Any = doc
+        for part in ref.split("/"):
+            node = node[part]
