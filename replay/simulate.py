@@ -567,6 +567,8 @@ class _Sim:
         self.emit("turn_ended", {"player": p.id})
         self.check_books()
         self.checkup(p, q)
+        if self.rng.random() < 0.01:
+            self.emit("note", {"text": "judge call: board state confirmed", "author": "floor judge"})
         if self.scenario == "time_between_turns":
             self.call_time(t + 1)
         self.time_tick(t)
@@ -768,7 +770,8 @@ class _Sim:
         rng = self.rng
         roll = rng.random()
         if roll < 0.35 and p.hand >= 3:
-            self.moved(p, "hand", "discard", 3, ["Ultra Ball"] if rng.random() < 0.5 else None)
+            discards = ["Ultra Ball", rng.choice(_ENERGY), rng.choice(_TOOLS)]
+            self.moved(p, "hand", "discard", 3, discards if rng.random() < 0.5 else None)
             self.moved(p, "deck", "hand", min(1, p.deck))
         elif roll < 0.6 and p.hand >= 1 and len(p.bench) < p.max_bench and not p.keep_bench_empty:
             self.moved(p, "hand", "discard", 1, ["Nest Ball"])
@@ -1219,8 +1222,14 @@ def _names(rng: random.Random) -> tuple[str, str]:
     return a, b
 
 
+# The first and last days of the time-called procedures [rules.md §6 Time called].
+_BOUNDARY_DAYS: Final = ("2025-08-31", "2025-09-01", "2026-02-12", "2026-02-13")
+
+
 def _day(rng: random.Random) -> str:
     roll = rng.random()
+    if roll < 0.06:
+        return rng.choice(_BOUNDARY_DAYS)
     if roll < 0.2:
         year, month, span = 2025, rng.randint(3, 8), 28
     elif roll < 0.45:
