@@ -592,7 +592,8 @@ def test_misc_lines_weakness_removal_conditions_and_zones() -> None:
 def test_mill_lines_keep_the_printed_owner_and_say_so() -> None:
     res = load("playername_bug.txt")
     mill = next(e for e in of(res, "moved") if e["from"] == "deck")
-    assert mill["player"] == "Kai" and mill["count"] == 2 and mill["owner_from_log"] is True
+    assert mill["player"] == "Kai" and mill["count"] == 2 and mill["owner_unverified"] is True
+    assert "importer_owner_unverified" in codes(res)
 
 
 @pytest.mark.parametrize("line", ["Draw!", "Entering Sudden Death."])
@@ -664,3 +665,71 @@ def test_newer_client_structure() -> None:
     # Night Stretcher: the Froakie from the discard pile is not the Active Froakie
     assert not [t for t, _ in body if t == "removed"]
     assert "importer_guess_removed" in codes(res)
+
+
+def test_mill_line_naming_the_wrong_mover_takes_the_acting_players_deck() -> None:
+    text = (
+        (DATA / "misc_lines.txt")
+        .read_text("utf-8")
+        .replace(
+            "Nia played Froakie to the Bench.\n",
+            "Nia played Froakie to the Bench.\nNia played PokéStop.\n"
+            "- Oli moved Oli's 3 cards to the discard pile.\n   • Switch, Nest Ball, Froakie\n",
+        )
+    )
+    res = parse_ptcgl(text, match="m")
+    mill = next(e for e in of(res, "moved") if e["from"] == "deck")
+    assert mill["player"] == "Nia" and mill["count"] == 3
+    assert any(f.code == "importer_guess_owner" and f.severity == "warning" for f in res.findings)
+    assert res.unmatched == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("Nia played Froakie to the Active Spot.", "Nia played (me3_48_ph) Froakie to the Active Spot."),
+        ("Nia played Pidgey to the Bench.", "Nia played (sv6-5_36) Pidgey to the Bench."),
+        ("Nia attached Water Energy to Froakie in the Active Spot.",
+         "Nia attached Water Energy to Froakie in the Active Spot. Water Energy was activated."),
+        ("Oli discarded Fire Energy.",
+         "Oli discarded Fire Energy.\n- Effects of Ember did not affect Froakie."),
+        ("Oli drew a card.\nOli played Full Heal.",
+         "Oli drew a card.\nOli flipped a coin and it landed on heads.\nOli played Full Heal."),
+    ],
+)  # fmt: skip
+def test_client_variants_are_read(before: str, after: str) -> None:
+    text = (DATA / "misc_lines.txt").read_text("utf-8")
+    assert before in text
+    plain = parse_ptcgl(text, match="m")
+    varied = parse_ptcgl(text.replace(before, after, 1), match="m")
+    assert varied.unmatched == []
+    assert [e for e in varied.events if e["type"] != "note"] == [
+        e for e in plain.events if e["type"] != "note"
+    ]
+
+
+def test_a_concession_line_without_an_end_line_ends_the_game() -> None:
+    text = (
+        (DATA / "misc_lines.txt").read_text("utf-8").replace("Opponent conceded. Nia wins.", "Oli conceded.")
+    )
+    res = parse_ptcgl(text, match="m")
+    assert [e["type"] for e in res.events][-2:] == ["conceded", "game_ended"]
+    assert res.events[-1]["winner"] == "Nia" and record(res)["agrees"] is True
+    both = (
+        (DATA / "misc_lines.txt")
+        .read_text("utf-8")
+        .replace("Opponent conceded. Nia wins.", "Oli conceded.\nOpponent conceded. Nia wins.")
+    )
+    assert len(of(parse_ptcgl(both, match="m"), "conceded")) == 1
+
+
+def test_absurd_numbers_are_not_read_as_damage() -> None:
+    text = (
+        (DATA / "misc_lines.txt")
+        .read_text("utf-8")
+        .replace("for 10 damage.", "for 99999999999999999999999 damage.")
+    )
+    res = parse_ptcgl(text, match="m")
+    assert all(e.get("amount", 0) < 10**6 for e in res.events)
+    for ev in res.events:
+        validate_event(ev)

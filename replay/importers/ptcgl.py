@@ -25,7 +25,9 @@ from replay.importers.common import Event, Finding, ImportResult, note, number
 from replay.importers.locales import LOCALES, NUMBERED, Locale
 from replay.ruleset import Ruleset, load_ruleset
 
-_CARD_ID = re.compile(r"\([A-Za-z0-9]+_[A-Za-z0-9.]+\) ")
+# "(sv6_163) ", "(me3_48_ph) ", "(sv6-5_36) ": a set id, "_", a number, maybe a variant. Names such as
+# "Professor's Research (Professor Oak)" have no "_" inside their parentheses and are left alone.
+_CARD_ID = re.compile(r"\([A-Za-z0-9.-]+(?:_[A-Za-z0-9.-]+)+\) ")
 _P = r"(?P<p>\S+)"
 _Q = r"(?P<q>\S+?)'s "
 _COND = r"(?P<cond>Poisoned|Burned|Asleep|Paralyzed|Confused)"
@@ -34,10 +36,10 @@ _ZONE = r"(?P<z>the discard pile|their hand|their deck|the Lost Zone|the Prize c
 # (kind, substrings that must all occur, pattern). Order matters where templates overlap.
 _TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("attack", (" used ", " damage."), rf"^(?P<p>\S+?)'s (?P<c>.+?) used (?P<a>.+?) on {_Q}(?P<d>.+?) "
-     r"for (?P<n>\d+) damage\.(?P<rest>.*)$"),
+     r"for (?P<n>\d{1,6}) damage\.(?P<rest>.*)$"),
     ("used", (" used ",), r"^(?P<p>\S+?)'s (?P<c>.+?) used (?P<a>.+)\.$"),
     ("ko", (" was Knocked Out!",), rf"^{_Q}(?P<d>.+) was Knocked Out!$"),
-    ("prize", (" Prize card",), rf"^{_P} took (?:a Prize card|(?P<n>\d+) Prize cards)\.$"),
+    ("prize", (" Prize card",), rf"^{_P} took (?:a Prize card|(?P<n>\d{{1,6}}) Prize cards)\.(?: .*)?$"),
     ("added_hidden", ("A card was added to ",), r"^A card was added to (?P<p>\S+?)'s hand\.$"),
     ("added", (" was added to ",), r"^(?P<c>.+) was added to (?P<p>\S+?)'s hand\.$"),
     ("now_active", (" is now in the Active Spot.",),
@@ -47,42 +49,45 @@ _TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("cond_clear", (" has recovered from all Special Conditions.",),
      rf"^{_Q}(?P<d>.+) has recovered from all Special Conditions\.$"),
     ("checkup_damage", (" placed on ", " for the Special Condition "),
-     rf"^(?P<n>\d+) damage counters? (?:was|were) placed on {_Q}(?P<d>.+) for the Special Condition "
+     rf"^(?P<n>\d{{1,6}}) damage counters? (?:was|were) placed on {_Q}(?P<d>.+) for the Special Condition "
      rf"{_COND}\.$"),
-    ("counters", (" damage counter", " put "), rf"^{_P} put (?P<n>\d+) damage counters? on {_Q}(?P<d>.+)\.$"),
-    ("took_damage", (" took ", " damage."), rf"^{_Q}(?P<d>.+) took (?P<n>\d+) damage\.$"),
+    ("counters", (" damage counter", " put "),
+     rf"^{_P} put (?P<n>\d{{1,6}}) damage counters? on {_Q}(?P<d>.+)\.$"),
+    ("took_damage", (" took ", " damage."), rf"^{_Q}(?P<d>.+) took (?P<n>\d{{1,6}}) damage\.$"),
     ("switched", (" was switched with ",),
      rf"^{_Q}(?P<c>.+) was switched with (?P<q2>\S+?)'s (?P<d>.+) to become the Active Pokémon\.$"),
     ("attached", (" attached ",),
-     rf"^{_P} attached (?P<c>.+) to (?P<d>.+) (?:in the (?P<a>Active Spot)|on the (?P<b>Bench))\.$"),
+     rf"^{_P} attached (?P<c>.+?) to (?P<d>.+?) (?:in the (?P<a>Active Spot)|on the (?P<b>Bench))"
+     r"\.(?: .*)?$"),
     ("evolved", (" evolved ",),
      rf"^{_P} evolved (?P<c>.+) to (?P<d>.+) (?:in the (?P<a>Active Spot)|on the (?P<b>Bench))\.$"),
     ("retreated", (" retreated ",), rf"^{_P} retreated (?P<c>.+) to the Bench\.$"),
     ("ended", (" ended their turn.",), rf"^{_P} ended their turn\.$"),
-    ("opening", (" cards for the opening hand.",), rf"^{_P} drew (?P<n>\d+) cards for the opening hand\.$"),
+    ("opening", (" cards for the opening hand.",),
+     rf"^{_P} drew (?P<n>\d{{1,6}}) cards for the opening hand\.$"),
     ("bonus", (" took at least 1 mulligan.",),
-     rf"^{_P} drew (?P<n>\d+) more cards? because (?P<q>\S+) took at least 1 mulligan\.$"),
+     rf"^{_P} drew (?P<n>\d{{1,6}}) more cards? because (?P<q>\S+) took at least 1 mulligan\.$"),
     ("drew_n_played", (" cards and played them to the ",),
-     rf"^{_P} drew (?P<n>\d+) cards and played them to the (?P<zone>Bench|Active Spot)\.$"),
+     rf"^{_P} drew (?P<n>\d{{1,6}}) cards and played them to the (?P<zone>Bench|Active Spot)\.$"),
     ("drew_played", (" and played it to the ",),
      rf"^{_P} drew (?P<c>.+) and played it to the (?P<zone>Bench|Active Spot)\.$"),
     ("drew_hidden", (" drew a card.",), rf"^{_P} drew a card\.$"),
-    ("drew_n", (" drew ", " cards."), rf"^{_P} drew (?P<n>\d+) cards\.$"),
+    ("drew_n", (" drew ", " cards."), rf"^{_P} drew (?P<n>\d{{1,6}}) cards\.$"),
     ("drew_card", (" drew ",), rf"^{_P} drew (?P<c>.+)\.$"),
     ("played_to", (" played ", " to the "), rf"^{_P} played (?P<c>.+) to the (?P<zone>Active Spot|Bench)\.$"),
     ("played", (" played ",), rf"^{_P} played (?P<c>.+)\.$"),
-    ("mulligan", (" mulligan",), rf"^{_P} took (?:a mulligan|(?P<n>\d+) mulligans)\.$"),
+    ("mulligan", (" mulligan",), rf"^{_P} took (?:a mulligan|(?P<n>\d{{1,6}}) mulligans)\.$"),
     ("coin", (" for the opening coin flip.",), rf"^{_P} chose (?:heads|tails) for the opening coin flip\.$"),
     ("coin_won", (" won the coin toss.",), rf"^{_P} won the coin toss\.$"),
     ("decided", (" decided to go ",), rf"^{_P} decided to go (?P<order>first|second)\.$"),
     ("discarded", (" discarded ",), rf"^{_P} discarded (?P<c>.+)\.$"),
     ("moved_counters", (" damage counter", " moved "),
-     rf"^{_P} moved (?P<n>\d+|a) damage counters? from {_Q}(?P<c>.+) to (?P<q2>\S+?)'s (?P<d>.+)\.$"),
-    ("moved_n", (" moved ", " card"), rf"^{_P} moved {_Q}(?P<n>\d+) cards? to {_ZONE}\.$"),
+     rf"^{_P} moved (?P<n>\d{{1,6}}|a) damage counters? from {_Q}(?P<c>.+) to (?P<q2>\S+?)'s (?P<d>.+)\.$"),
+    ("moved_n", (" moved ", " card"), rf"^{_P} moved {_Q}(?P<n>\d{{1,6}}) cards? to {_ZONE}\.$"),
     ("moved", (" moved ",), rf"^{_P} moved {_Q}(?P<c>.+) to {_ZONE}\.$"),
     ("shuffled", (" shuffled ", " into their deck."), rf"^{_P} shuffled (?P<c>.+) into their deck\.$"),
     ("bottom", (" on the bottom of their deck.",),
-     rf"^{_P} put (?P<n>\d+) cards? on the bottom of their deck\.$"),
+     rf"^{_P} put (?P<n>\d{{1,6}}) cards? on the bottom of their deck\.$"),
     ("inaction", (" didn't take an action in time.",), rf"^{_P} didn't take an action in time\.$"),
     ("list_head", ("drawn cards.",), r"^\d+ drawn cards\.$"),
     ("list_head", ("Cards revealed from Mulligan",), r"^Cards revealed from Mulligan \d+$"),
@@ -92,8 +97,10 @@ _TEMPLATES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("ignore", (" shuffled their ",), rf"^{_P} shuffled their (?:deck|hand|Prize cards)\.$"),
     ("ignore", (" flipped ",), rf"^{_P} flipped .+\.$"),
     ("ignore", (" was activated.",), r"^.+ was activated\.$"),
+    ("ignore", (" did not affect ",), r"^Effects of .+ did not affect .+\.$"),
+    ("conceded_line", (" conceded.",), rf"^{_P} conceded\.$"),
     ("ignore", (" can no longer use ",), rf"^{_P} can no longer use .+\.$"),
-    ("healed", (" healed ",), rf"^{_Q}(?P<d>.+) healed (?P<n>\d+) damage\.$"),
+    ("healed", (" healed ",), rf"^{_Q}(?P<d>.+) healed (?P<n>\d{{1,6}}) damage\.$"),
 )  # fmt: skip
 _Template = tuple[str, tuple[str, ...], re.Pattern[str]]
 _COMPILED: tuple[_Template, ...] = tuple((kind, hints, re.compile(pat)) for kind, hints, pat in _TEMPLATES)
@@ -110,7 +117,9 @@ def _index_templates() -> tuple[
     head = "^" + _P + " "
     for tpl, (_, _, pat) in zip(_COMPILED, _TEMPLATES, strict=True):
         if pat.startswith(head):
-            by_verb.setdefault(pat[len(head) :].split(" ", 1)[0], []).append(tpl)
+            verb = re.match(r"[A-Za-z']+", pat[len(head) :])
+            assert verb is not None
+            by_verb.setdefault(verb.group(), []).append(tpl)
         elif pat.startswith(("^" + _Q, r"^(?P<p>\S+?)'s ")):
             possessive.append(tpl)
         else:
@@ -175,6 +184,7 @@ class _Poke:
 class _Window:
     kind: str  # attack | effect | checkup
     line: int
+    actor: str | None = None  # who did the action line that opened the window
     kos: list[tuple[int, str, str]] = field(default_factory=list)
     prizes: list[tuple[int, str, int]] = field(default_factory=list)
     promos: list[tuple[int, str, str]] = field(default_factory=list)
@@ -201,7 +211,7 @@ def _classify_en(text: str) -> tuple[str, re.Match[str] | None]:
     if first.endswith("'s"):
         candidates = _POSSESSIVE + _OTHER
     else:
-        candidates = _BY_VERB.get(rest.partition(" ")[0], ()) + _OTHER
+        candidates = _BY_VERB.get(rest.partition(" ")[0].rstrip(".!"), ()) + _OTHER
     for kind, hints, rx in candidates:
         for h in hints:
             if h not in text:
@@ -696,7 +706,8 @@ class _Importer:
             handler = getattr(self, "on_" + k)
             if not ln.detail and k in _ACTIONS and self.phase != "checkup":
                 self.close_window()
-                self.window = _Window("attack" if ln.no in self.attack_lines else "effect", ln.no)
+                actor = ln.m.group("p") if ln.m is not None and "p" in ln.m.re.groupindex else None
+                self.window = _Window("attack" if ln.no in self.attack_lines else "effect", ln.no, actor)
             elif self.window is None and self.phase == "turn":
                 self.window = _Window("effect", ln.no)
             if not handler(ln):
@@ -1425,25 +1436,35 @@ class _Importer:
                 }
             )
         elif zone in ("discard", "lost_zone"):
-            # The owner printed in mill lines is unreliable [ptcgl-format.md, Traps]; the deck it came from
-            # cannot be checked on the board, so the printed owner stays and the move is marked as such.
+            # The names printed in mill lines are unreliable [ptcgl-format.md, Traps]; a deck is not on the
+            # board. When the printed mover is not the player whose action this is (PokéStop prints the
+            # opponent as mover and owner), the deck is taken to be the acting player's; otherwise the
+            # printed owner stays. Either way the move is marked and reported.
+            n = int(ln.m.group("n"))
+            actor = self.window.actor if self.window is not None else None
+            owner = q
+            if actor in self.active and p != actor:
+                owner = actor
+                self.find(
+                    "importer_guess_owner",
+                    "warning",
+                    ln.no,
+                    f"{n} card(s) milled: the line names {p} as mover and {q} as owner during {actor}'s "
+                    f"action; took {actor}'s deck",
+                )
+            else:
+                self.find("importer_owner_unverified", "info", ln.no,
+                          f"{n} card(s) milled from {q}'s deck as the log prints it; a deck is not on the "
+                          "board, so the owner could not be checked")  # fmt: skip
             self.emit(
                 {
                     "type": "moved",
-                    "player": q,
-                    "count": int(ln.m.group("n")),
+                    "player": owner,
+                    "count": n,
                     "from": "deck",
                     "to": zone,
-                    "owner_from_log": True,
+                    "owner_unverified": True,
                 }
-            )
-            n = int(ln.m.group("n"))
-            self.find(
-                "importer_owner_unverified",
-                "info",
-                ln.no,
-                f"{n} card(s) milled from {q}'s deck as the log prints it; a deck is not on the board, "
-                "so the owner could not be checked",
             )
         return True
 
@@ -1495,6 +1516,9 @@ class _Importer:
         self.emit({"type": "moved", "player": p, "count": int(ln.m.group("n")), "from": "hand", "to": "deck"})
         return True
 
+    def on_conceded_line(self, ln: _Line) -> bool:
+        return self.player_of(ln) is not None  # the end line that follows says it again
+
     def on_played(self, ln: _Line) -> bool:
         return self.player_of(ln) is not None  # a Trainer or an Ability: no event in the contract
 
@@ -1529,6 +1553,16 @@ def parse_ptcgl(
     imp.find_players(lines)
     imp.first = imp.players[0]
     imp.first = imp.find_first(lines)
+    if not any(ln.kind == "end" for ln in lines):
+        # "P conceded." with no end line after it ends the game (a client variant)
+        conceded = [
+            ln for ln in lines if ln.kind == "conceded_line" and ln.m and ln.m.group("p") in imp.active
+        ]
+        if conceded:
+            ln = conceded[-1]
+            assert ln.m is not None
+            ln.kind, ln.player = "end", imp.other(ln.m.group("p"))
+            ln.extra = ("concession", None, ln.text)
     exporter = imp.find_exporter(lines)
     imp.find_attacks(lines)
     if not any(ln.kind == "end" for ln in lines) and not partial:
