@@ -42,14 +42,14 @@ RULESETS: Final = ("play-2026", "jp-3.4", "kr-1.0")
 # How many games of every 100 steer towards each ending (a steered game may still end otherwise; the claim
 # is always what the rules give). Every block of 100 games holds each scenario at least once.
 SCENARIO_QUOTA: Final[dict[str, int]] = {
-    "prizes": 46,
-    "no_pokemon": 8,
-    "deck_out": 8,
+    "prizes": 52,
+    "no_pokemon": 6,
+    "deck_out": 5,
     "simultaneous": 8,
     "playoff": 8,
     "concession": 5,
     "game_loss": 4,
-    "double_prize": 4,
+    "double_prize": 3,
     "effect": 4,
     "time": 5,
 }
