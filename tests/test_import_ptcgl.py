@@ -635,6 +635,7 @@ def test_localised_end_lines_tell_whose_view_it_is() -> None:
         load("lang_it_concede.txt").events[0]["source"]["exporter"] == "Pia"
     )  # "Hai concesso": Pia conceded
     assert load("lang_pt-BR_concede.txt").events[0]["source"]["exporter"] == "Rui"  # "O oponente se rendeu"
+    assert load("lang_es.txt").events[0]["source"]["exporter"] == "Lucía"  # the opening hand listed after "7"
 
 
 def test_newer_client_structure() -> None:

@@ -485,19 +485,35 @@ class _Importer:
     def find_exporter(self, lines: list[_Line]) -> str | None:
         votes: dict[str, int] = dict.fromkeys(self.players, 0)
         opening: str | None = None
+        setup = True
         for ln in lines:
             k = ln.kind
             if k == "opening" and ln.m is not None:
                 opening = ln.m.group("p")
+                continue
+            if k == "turn":
+                setup = False
+            elif setup and k == "unmatched" and not ln.detail and " 7 " in ln.text:
+                # any language: "<P> ... 7 ..." in Setup is the opening-hand line; a card list after it shows
+                # whose hand the exporter could see
+                first = ln.text.split(" ", 1)[0]
+                opening = first if first in votes else None
                 continue
             if k == "bullet" and opening is not None:
                 if opening in votes:
                     votes[opening] += 3
                 opening = None
                 continue
-            if k not in ("ignore", "bullet", "list_head"):
+            if k not in ("ignore", "bullet", "list_head") and not (k == "unmatched" and ln.detail):
                 opening = None
-            if k in ("drew_card", "added") and ln.m is not None and ln.m.group("p") in votes:
+            # a turn's named draw and a named prize card are the exporter's; searches ("- P drew C.") are
+            # revealed to both players
+            if (
+                k in ("drew_card", "added")
+                and not ln.detail
+                and ln.m is not None
+                and ln.m.group("p") in votes
+            ):
                 votes[ln.m.group("p")] += 1
             elif k == "end" and ln.player in votes and ln.extra[1] is not None:
                 w = ln.player
