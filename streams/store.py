@@ -330,10 +330,9 @@ class RedisStore:
         if not written:
             return False
         update = LiveUpdate(match, await self.head(match)).encode()
-        async with self._r.pipeline(transaction=False) as pipe:
-            pipe.publish(self.channel(match), update)
-            pipe.publish(self.channel(None), update)
-            await pipe.execute()
+        # two plain PUBLISH calls: a cluster client refuses PUBLISH in a pipeline (rare path anyway)
+        await self._r.publish(self.channel(match), update)
+        await self._r.publish(self.channel(None), update)
         return True
 
     # indexes ---------------------------------------------------------------------------------------

