@@ -57,7 +57,8 @@ def stop_embedded(server: Any, owned: bool, timeout: float = 15.0) -> None:
 
     pid = server.pid
     # a client that does not retry: the server hanging up is the expected answer to SHUTDOWN
-    direct: Any = redis.Redis(unix_socket_path=server.socket_file, retry=Retry(NoBackoff(), 0), socket_timeout=30)
+    no_retry = Retry(NoBackoff(), 0)
+    direct: Any = redis.Redis(unix_socket_path=server.socket_file, retry=no_retry, socket_timeout=30)
     for command in (("SHUTDOWN", "SAVE"), ("SHUTDOWN", "NOSAVE")):
         try:
             direct.execute_command(*command)
