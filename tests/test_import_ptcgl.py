@@ -734,3 +734,18 @@ def test_absurd_numbers_are_not_read_as_damage() -> None:
     assert all(e.get("amount", 0) < 10**6 for e in res.events)
     for ev in res.events:
         validate_event(ev)
+
+
+def test_deck_out_claimed_for_the_player_whose_turn_it_is_not() -> None:
+    text = (
+        (DATA / "deck_out.txt")
+        .read_text("utf-8")
+        .replace("Opponent's deck ran out of cards. Mo wins.", "Opponent's deck ran out of cards. Zed wins.")
+    )
+    res = parse_ptcgl(text, match="m")
+    assert all(
+        "deck" not in t for t in of(res, "turn_started")
+    )  # Zed's header: Mo's deck is not proven empty
+    assert "importer_deck_out_turn" in codes(res)
+    rec = record(res)
+    assert rec["agrees"] is not True

@@ -745,7 +745,7 @@ class _Importer:
         self.phase = "turn"
         self.pending = ln
 
-    def start_pending(self, nxt: _Line | None, *, deck: int | None = None) -> None:
+    def start_pending(self, nxt: _Line | None, *, deck_out_of: str | None = None) -> None:
         ln = self.pending
         if ln is None:
             return
@@ -778,6 +778,7 @@ class _Importer:
         self.turn_player = player
         self.turn_open = True
         ev: Event = {"type": "turn_started", "player": player, "turn": self.turn_no}
+        deck = 0 if deck_out_of is not None and player == deck_out_of else None
         drawn = (
             nxt is not None
             and nxt.kind.startswith("drew")
@@ -831,8 +832,17 @@ class _Importer:
 
     def end(self, ln: _Line) -> None:
         kind = ln.extra[0]
+        loser_named = self.other(ln.player) if ln.player in self.active else None
         if self.pending is not None:
-            self.start_pending(ln, deck=0 if kind == "deck_out" else None)
+            # [rules.md §1.3] a deck-out shows as the loser's turn header followed by the end line
+            self.start_pending(ln, deck_out_of=loser_named if kind == "deck_out" else None)
+        elif kind == "deck_out":
+            self.find(
+                "importer_deck_out_turn",
+                "warning",
+                ln.no,
+                "a deck-out end line that does not follow a turn header: the events cannot show it",
+            )
         self.close_window()
         if self.phase in ("setup", "pre"):
             self.emit_setup()
