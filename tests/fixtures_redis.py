@@ -10,8 +10,10 @@ cluster: that is what checks the ``{match}`` / ``{idx}`` hash-tag layout (docs/s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -89,23 +91,23 @@ def redis_cluster_port() -> Iterator[int]:
     server, cli = binaries
     root = Path(tempfile.mkdtemp(prefix="pc-cluster-"))
     ports = [_free_port_pair() for _ in range(3)]
+    nodes: list[subprocess.Popen[bytes]] = []
     try:
         for port in ports:
             node = root / str(port)
             node.mkdir()
-            subprocess.run(
-                [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                 "--cluster-config-file", str(node / "nodes.conf"), "--dir", str(node), "--save", "",
-                 "--appendonly", "no", "--daemonize", "yes", "--pidfile", str(node / "redis.pid"),
-                 "--logfile", str(node / "redis.log")],
-                check=True,
+            nodes.append(
+                subprocess.Popen(
+                    [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                     "--cluster-config-file", str(node / "nodes.conf"), "--dir", str(node), "--save", "",
+                     "--appendonly", "no", "--logfile", str(node / "redis.log")],
+                    preexec_fn=_die_with_parent,
+                )
             )  # fmt: skip
         for port in ports:
-            for _ in range(100):
-                if (
-                    subprocess.run([cli, "-p", str(port), "ping"], capture_output=True).stdout.strip()
-                    == b"PONG"
-                ):
+            for _ in range(200):
+                pong = subprocess.run([cli, "-p", str(port), "ping"], capture_output=True).stdout
+                if pong.strip() == b"PONG":
                     break
                 time.sleep(0.05)
         subprocess.run(
@@ -124,9 +126,23 @@ def redis_cluster_port() -> Iterator[int]:
                 raise RuntimeError(f"cluster node {port} never became ok")
         yield ports[0]
     finally:
-        for port in ports:
-            subprocess.run([cli, "-p", str(port), "shutdown", "nosave"], capture_output=True)
+        for proc in nodes:
+            proc.terminate()
+        for proc in nodes:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _die_with_parent() -> None:
+    """Linux: the node gets SIGTERM if the test process dies without tearing down (killed run)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 async def _redis_store(url: str) -> RedisStore:
