@@ -20,7 +20,9 @@ DATA = Path(__file__).parent / "data" / "sheets"
 SCHEMA = load_schema("sheet")
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
-HEAD = "# players: Ann, Ben\n# first: Ann\nturn,player,action,target,card,amount,note,confidence,scan,ref\n"
+HEAD = (
+    "# players: Ann, Ben\n# first: Ann\nturn,player,action,target,card,amount,note,confidence,scan,ref,at\n"
+)
 SETUP = "0,Ann,active,,Pidgey,,,,,\n0,Ben,active,,Dreepy,,,,,\n0,Ben,bench,,Duskull,,,,,\n"
 
 
@@ -227,3 +229,18 @@ def test_bad_sheets(text: str, words: str) -> None:
     with pytest.raises(InputError) as err:
         parse_sheet(text, match="x", filename="bad")
     assert words in str(err.value) and err.value.file == "bad"
+
+
+def test_times_and_percentages_from_a_recording_app() -> None:
+    res = sheet(
+        "1,Ann,turn,,,,,99%,,,2026-03-14T10:05:00Z\n1,Ann,draw,,,,,62%,p1.png#r2,,2026-03-14T10:05:04+01:00\n"
+    )
+    turn, drew = (next(e for e in res.events if e["type"] == t) for t in ("turn_started", "drew"))
+    assert turn["at"] == "2026-03-14T10:05:00Z" and turn["confidence"] == 0.99
+    assert drew["at"] == "2026-03-14T10:05:04+01:00" and drew["confidence"] == 0.62
+    assert [f.code for f in res.findings].count("low_confidence") == 1
+    for ev in res.events:
+        validate_event(ev)
+    with pytest.raises(InputError) as err:
+        sheet("1,Ann,turn,,,,,,,,yesterday\n")
+    assert err.value.field == "at" and err.value.line == 7

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,10 @@ from replay.importers.common import Event, Finding, ImportResult, note, number, 
 from replay.ruleset import KNOWN_RULESETS
 
 FORMAT = "prizecheck-sheet/1"
-COLUMNS = ("turn", "player", "action", "target", "card", "amount", "note", "confidence", "scan", "ref")
+COLUMNS = ("turn", "player", "action", "target", "card", "amount", "note", "confidence", "scan", "ref", "at")
+_AT = re.compile(
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
 ACTIONS = frozenset(
     {
         "mulligan", "active", "bench", "turn", "draw", "evolve", "attach", "retreat", "switch", "attack",
@@ -84,6 +88,7 @@ class Row:
     confidence: float | None
     scan: str
     ref: int | None
+    at: str = ""
 
 
 @dataclass(slots=True)
@@ -158,8 +163,10 @@ def _row(raw: dict[str, Any], n: int, line: int, filename: str) -> Row:
     conf_raw = raw.get("confidence")
     confidence: float | None = None
     if conf_raw not in (None, ""):
+        text_conf = str(conf_raw).strip()
+        scale = 100.0 if text_conf.endswith("%") else 1.0  # an OCR step may give "87%"
         try:
-            confidence = float(str(conf_raw).strip())
+            confidence = float(text_conf.rstrip("%")) / scale
         except ValueError:
             raise InputError(
                 f"confidence must be a number 0..1, got {conf_raw!r}",
@@ -199,7 +206,18 @@ def _row(raw: dict[str, Any], n: int, line: int, filename: str) -> Row:
         confidence=confidence,
         scan=text("scan"),
         ref=_int(raw.get("ref"), filename=filename, line=line, fld="ref", lo=1),
+        at=_at(raw.get("at"), filename, line),
     )
+
+
+def _at(value: Any, filename: str, line: int) -> str:
+    if value in (None, ""):
+        return ""
+    text = str(value).strip()
+    if not _AT.match(text):
+        raise InputError(f"at must be an RFC 3339 time such as 2026-03-14T10:05:00Z, got {text!r}",
+                         file=filename, line=line, field="at")  # fmt: skip
+    return text
 
 
 def read_sheet(text: str, filename: str = "<sheet>") -> tuple[dict[str, Any], list[Row]]:
@@ -314,6 +332,8 @@ class _Sheet:
                 ev["scan"] = row.scan
             if row.confidence is not None:
                 ev["confidence"] = row.confidence
+            if row.at:
+                ev["at"] = row.at
             st.row_events.setdefault(row.n, []).append(ev)
         st.events.append(ev)
 
@@ -720,6 +740,7 @@ class _Sheet:
             player=row.player or old.player, action=old.action, target=row.target or old.target,
             card=row.card or old.card, amount=row.amount if row.amount is not None else old.amount,
             note=row.note or old.note, confidence=row.confidence, scan=row.scan or old.scan, ref=None,
+            at=row.at or old.at,
         )  # fmt: skip
         originals = list(st.row_events[old.n])
         replacement = _replay_row(self, new, originals)
