@@ -749,3 +749,22 @@ def test_deck_out_claimed_for_the_player_whose_turn_it_is_not() -> None:
     assert "importer_deck_out_turn" in codes(res)
     rec = record(res)
     assert rec["agrees"] is not True
+
+
+def test_used_lines_that_cannot_be_attacks() -> None:
+    text = (DATA / "prizes_numbered.txt").read_text("utf-8")
+    # the first player's first turn cannot attack: its last "used" line is an Ability
+    first = text.replace(
+        "Ash attached Basic Fire Energy to Charmander in the Active Spot.\nAsh ended their turn.",
+        "Ash attached Basic Fire Energy to Charmander in the Active Spot.\nAsh's Pidgey used Run Away.",
+    )
+    res = parse_ptcgl(first, match="m")
+    assert of(res, "attack")[0]["player"] == "Ashley"
+    # a Benched Pokémon's "used" line closing a turn is an Ability too
+    bench = text.replace(
+        "Ashley attached Psychic Energy to Dreepy in the Active Spot.\nAshley ended their turn.",
+        "Ashley attached Psychic Energy to Dreepy in the Active Spot.\nAshley's Duskull used Peek.",
+    )
+    res = parse_ptcgl(bench, match="m")
+    assert not [a for a in of(res, "attack") if a["name"] == "Peek"]
+    assert record(res)["agrees"] is True

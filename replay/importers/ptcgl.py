@@ -541,14 +541,22 @@ class _Importer:
         like an Ability (``X's C used Name.``), so the turn's last action line is the attack."""
         last: _Line | None = None
         closed = False
+        turns = 0
 
         def settle() -> None:
-            if last is not None and not closed and last.kind in ("used", "attack"):
+            # [rules.md §6] the first player does not attack on the first turn: a "used" line there is an
+            # Ability (a printed attack with damage stays an attack, for the engine to judge)
+            if (
+                last is not None
+                and not closed
+                and (last.kind == "attack" or (last.kind == "used" and turns > 1))
+            ):
                 self.attack_lines.add(last.no)
 
         for ln in lines:
             if ln.kind in ("turn", "checkup", "setup"):
                 settle()
+                turns += ln.kind == "turn"
                 # no attacks between turns: a "used" line in a checkup is a checkup-time Ability
                 last, closed = None, ln.kind != "turn"
             elif ln.kind == "end":
@@ -1305,7 +1313,16 @@ class _Importer:
             return False
         assert ln.m is not None
         if ln.no in self.attack_lines:
-            by = self.attacker(p, ln.m.group("c"), ln.no)
+            a = self.active[p]
+            name = ln.m.group("c")
+            if (a is None or self.pokes[a].name != name) and any(
+                self.pokes[x].name == name for x in self.bench[p]
+            ):
+                # attacks come from the Active Pokémon: a Benched one's "used" line is an Ability
+                if self.window is not None and self.window.kind == "attack":
+                    self.window.kind = "effect"
+                return True
+            by = self.attacker(p, name, ln.no)
             self.emit({"type": "attack", "player": p, "pid": by, "name": ln.m.group("a")})
         return True
 
