@@ -119,11 +119,16 @@ def phase(args: argparse.Namespace) -> None:
         from streams.redis_conn import connect
         from streams.store import RedisStore
 
-        conn = loop.run_until_complete(connect(settings))
-        client: Any = conn.client
-        if not args.no_autopipeline:
-            client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
-        core = IngestCore(RedisStore(client, prefix=args.prefix), gap_timeout=5.0)
+        if args.phase == "memory":  # the same agent and core, no Redis: isolates the store's share
+            from streams.store import MemoryStore
+
+            core = IngestCore(MemoryStore(), gap_timeout=5.0)
+        else:
+            conn = loop.run_until_complete(connect(settings))
+            client: Any = conn.client
+            if not args.no_autopipeline:
+                client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
+            core = IngestCore(RedisStore(client, prefix=args.prefix), gap_timeout=5.0)
         pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id="bench")
         real = pipeline.handle_batch
 
@@ -138,6 +143,8 @@ def phase(args: argparse.Namespace) -> None:
             if processed >= args.expect and not state["done"]:
                 state["done"] = True
                 report("DRAINED", processed)
+                if args.phase == "memory":
+                    os.kill(os.getpid(), signal.SIGTERM)
             return out
 
         pipeline.handle_batch = timed  # type: ignore[method-assign]
@@ -145,6 +152,11 @@ def phase(args: argparse.Namespace) -> None:
 
     worker = faust.Worker(app, loop=loop, loglevel="error", quiet=True, redirect_stdouts=False)
     worker.spinner = None
+    if os.environ.get("BENCH_GC"):
+        import gc
+
+        gc.freeze()
+        gc.set_threshold(*(int(x) for x in os.environ["BENCH_GC"].split(",")))
     if args.profile:
         import cProfile
 
@@ -340,6 +352,17 @@ async def main(args: argparse.Namespace) -> int:
             count.stop()
         print(f"(a) count-only agent : {a['rate']:10,.0f} events/s ({a['events']} in {a['seconds']:.2f} s)")
 
+        if args.breakdown:
+            mem = PhaseProcess([*base, "--phase", "memory"])
+            try:
+                m = await mem.wait_for("DRAINED", 300)
+            finally:
+                mem.stop()
+            print(
+                f"(a') agent + ingest core, in-memory store: {m['rate']:10,.0f} events/s "
+                f"({m['busy']:.2f} s in the batch handler)"
+            )
+
         extra = ["--profile", args.profile] if args.profile else []
         if args.no_autopipeline:
             extra.append("--no-autopipeline")
@@ -392,10 +415,13 @@ def cli() -> int:
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--profile", help="cProfile the full-pipeline worker into this file")
     parser.add_argument(
+        "--breakdown", action="store_true", help="also run the agent and core on an in-memory store"
+    )
+    parser.add_argument(
         "--no-autopipeline", action="store_true", help="one Redis round trip per command (for comparison)"
     )
     # internal: a phase subprocess
-    parser.add_argument("--phase", choices=["count", "full"])
+    parser.add_argument("--phase", choices=["count", "full", "memory"])
     for name in ("--kafka", "--redis", "--topic", "--run", "--prefix", "--datadir"):
         parser.add_argument(name)
     parser.add_argument("--expect", type=int, default=0)

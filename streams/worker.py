@@ -43,6 +43,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="pc",
         help="key prefix in Redis (default pc, what prizecheck serve reads); tests use a unique one",
     )
+    parser.add_argument(
+        "--group",
+        default="prizecheck",
+        help="Kafka consumer group (default prizecheck); a new group re-reads the topic from the start",
+    )
     parser.add_argument("--batch-size", type=int, default=500, help="records per batch (default 500)")
     parser.add_argument(
         "--batch-within", type=float, default=0.02, help="seconds to wait for a batch to fill (default 0.02)"
@@ -105,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         signing_key=settings.signing_key,
         key_id=settings.key_id,
     )
-    app = create_app(settings, web_port=args.web_port)
+    app = create_app(settings, app_id=args.group, web_port=args.web_port)
     os.makedirs(app.conf.datadir, exist_ok=True)  # Faust makes only the last level
     pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id=name)
     install(app, pipeline, settings, batch_size=args.batch_size, batch_within=args.batch_within)

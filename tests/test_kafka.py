@@ -352,6 +352,34 @@ async def test_a_gap_is_reported_after_the_gap_timeout(cluster: Cluster, tmp_pat
     assert any(f["code"] == "seq_gap" for f in rec["findings"])
 
 
+async def test_a_worker_leaves_mid_game_and_the_other_takes_its_matches_over(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """Half of every game, then worker 2 stops; worker 1 rebuilds its matches from Redis and goes on."""
+    events = corpus(16, seed=31, tag="move")
+    by_match: dict[str, list[dict[str, Any]]] = {}
+    for e in events:
+        by_match.setdefault(e["match"], []).append(e)
+    first = [e for s in by_match.values() for e in s[: len(s) // 2]]
+    second = [e for s in by_match.values() for e in s[len(s) // 2 :]]
+    # matches of both workers are in flight
+    parts = {p: w.name for w in cluster.workers for p in w.partitions or []}
+    coords = await cluster.send_raw([encode(e) for e in first])
+    assert {parts[p] for p, _ in coords} == {"w1", "w2"}
+    await wait_for_records(cluster, {m: dumps(r) for m, r in _replay(first).items()}, CONVERGE_TIMEOUT)
+
+    w1, w2 = cluster.workers
+    stop_workers([w2])
+    deadline = time.monotonic() + JOIN_TIMEOUT
+    while w1.assignment() != list(range(PARTITIONS)):
+        if time.monotonic() > deadline or w1.proc.poll() is not None:
+            pytest.fail("worker 1 did not take over every partition\n" + tail_logs(cluster))
+        await asyncio.sleep(0.2)
+    await cluster.send_raw([encode(e) for e in second])
+    expected = offline(write_jsonl(tmp_path / "moved.jsonl", events))
+    await wait_for_records(cluster, expected, CONVERGE_TIMEOUT)
+
+
 def _replay(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     from replay import replay_records
 
