@@ -768,3 +768,15 @@ def test_used_lines_that_cannot_be_attacks() -> None:
     res = parse_ptcgl(bench, match="m")
     assert not [a for a in of(res, "attack") if a["name"] == "Peek"]
     assert record(res)["agrees"] is True
+
+
+def test_a_paste_that_starts_mid_game_gets_a_setup_from_what_it_names() -> None:
+    text = (DATA / "prizes_numbered.txt").read_text("utf-8")
+    res = parse_ptcgl(text[text.index("Turn # 2 - Ash's Turn") :], match="m")
+    setups = {s["player"]: s for s in of(res, "setup")}
+    assert setups["Ash"]["active"]["card"]["name"] == "Charmander"
+    assert [b["card"]["name"] for b in setups["Ashley"]["bench"]] == ["Duskull"]
+    assert types(res).index("setup") < types(res).index("turn_started")
+    assert {"importer_missing_setup", "importer_guess_pokemon"} <= set(codes(res))
+    rec = record(res)
+    assert rec["result"]["winner"] == "Ash" and rec["agrees"] is True

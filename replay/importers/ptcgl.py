@@ -311,6 +311,8 @@ class _Importer:
         self.deck: dict[str, int] = {}  # the engine's deck count from our events (rules.md §1.3 floor)
         self.entered: dict[str, int] = {}  # pid -> turn it came into play or last evolved
         self.head_notes: list[Event] = []
+        self.setup_at = 0  # where the setup events are in self.events
+        self.late_setup: dict[str, dict[str, Any]] = {}  # players the log shows no setup for
         self.end_at = 0
 
     # -- findings -------------------------------------------------------------------------------------
@@ -654,8 +656,11 @@ class _Importer:
             f"{owner}'s {name} was not seen entering play; assumed it was put on the "
             f"{'Active Spot' if to == 'active' else 'Bench'} as {pid}",
         )
-        if self.phase == "setup":
-            slot = self.setup.setdefault(owner, {"active": None, "bench": [], "mulligans": 0})
+        if self.phase == "setup" or owner in self.late_setup:
+            # before the game (or in a log that starts mid-game): part of the player's setup
+            slot = self.late_setup.get(owner) or self.setup.setdefault(
+                owner, {"active": None, "bench": [], "mulligans": 0}
+            )
             if slot["active"] is None:
                 slot["active"] = {"pid": pid, "card": card}
             else:
@@ -819,6 +824,7 @@ class _Importer:
     def emit_setup(self) -> None:
         if self.phase == "done_setup":
             return
+        self.setup_at = len(self.events)
         for p in sorted(self.players, key=lambda x: x != self.first):
             slot = self.setup.get(p)
             if slot is None or slot["active"] is None:
@@ -826,8 +832,10 @@ class _Importer:
                     "importer_missing_setup",
                     "warning",
                     None,
-                    f"the log shows no Active Pokémon for {p} at setup",
+                    f"the log shows no Active Pokémon for {p} at setup (a paste that starts mid-game?): "
+                    "the Pokémon it names before they enter play are put in a setup for them",
                 )
+                self.late_setup[p] = {"active": None, "bench": []}
                 continue
             ev: Event = {"type": "setup", "player": p, "active": slot["active"], "bench": slot["bench"]}
             if slot["mulligans"]:
@@ -1032,7 +1040,13 @@ class _Importer:
             no,
             f"{owner}'s {name} was not seen on the Bench; assumed it was benched as {pid}",
         )
-        self.emit({"type": "played", "player": owner, "pid": pid, "card": card, "to": "bench"})
+        slot = self.late_setup.get(owner)
+        if slot is None:
+            self.emit({"type": "played", "player": owner, "pid": pid, "card": card, "to": "bench"})
+        elif slot["active"] is None:
+            slot["active"] = {"pid": pid, "card": card}
+        else:
+            slot["bench"].append({"pid": pid, "card": card})
         self.bench[owner].append(pid)
         return pid
 
@@ -1621,6 +1635,12 @@ def parse_ptcgl(
         imp.start_pending(None)
         if imp.phase in ("setup", "pre"):
             imp.emit_setup()
+    late = [
+        {"type": "setup", "player": p, "active": slot["active"], "bench": slot["bench"]}
+        for p, slot in imp.late_setup.items()
+        if slot["active"] is not None
+    ]
+    imp.events[imp.setup_at : imp.setup_at] = late
     if loc.code != "en":
         imp.find(
             "importer_language",
