@@ -251,6 +251,7 @@ async def test_held_events_left_contiguous_by_a_dead_owner_are_drained(any_store
 async def test_malformed_input_is_rejected_with_a_clear_reason(any_store: Store) -> None:
     core = IngestCore(any_store)
     e1 = game("m1")[0]
+    int_key: dict[Any, Any] = {**e1, 1: "x"}  # a non-string key (msgpack allows it)
     cases: list[tuple[Any, str]] = [
         (b"\xc1", "not msgpack"),
         (msgpack.packb([1, 2]), "must be a msgpack map, got list"),
@@ -260,7 +261,7 @@ async def test_malformed_input_is_rejected_with_a_clear_reason(any_store: Store)
         ({**e1, "players": ["ash"]}, "field players"),
         ({"seq": 2, "type": "note", "text": "x"}, "match"),
         ([e1], "must be a map"),
-        (msgpack.packb({**e1, 1: "x"}), "canonical msgpack"),
+        (msgpack.packb(int_key), "canonical msgpack"),
     ]
     for raw, words in cases:
         outcome = await core.ingest(raw)
@@ -514,5 +515,42 @@ def test_any_local_reordering_and_redelivery_gives_the_offline_record(redis_url:
                     await store.close()
 
         asyncio.run(run())
+
+    check()
+
+
+def test_decoding_never_raises_on_any_bytes() -> None:
+    """Fuzz: whatever bytes arrive (Kafka values, HTTP bodies), ingest answers with an outcome."""
+    import asyncio
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    valid = msgpack.packb(game("f1")[0])
+    core = IngestCore(MemoryStore())
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        st.one_of(
+            st.binary(max_size=200),
+            st.binary(max_size=40).map(lambda b: valid[: len(b) % (len(valid) + 1)] + b),
+            st.recursive(
+                st.none()
+                | st.booleans()
+                | st.integers(-(2**63), 2**64 - 1)
+                | st.text(max_size=10)
+                | st.binary(max_size=5),
+                lambda inner: (
+                    st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+                ),
+                max_leaves=10,
+            ).map(lambda obj: msgpack.packb(obj)),
+        )
+    )
+    def check(raw: bytes) -> None:
+        outcome = asyncio.run(core.ingest(raw))
+        assert outcome.status in ("applied", "duplicate", "buffered", "rejected")
+        if outcome.status == "rejected":
+            assert outcome.reason
 
     check()
