@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ def phase(args: argparse.Namespace) -> None:
     """Run one Faust worker (``count`` or ``full``) in this process; report on stdout."""
     import faust
 
-    from streams.agents import Pipeline, dlq_topic, events_topic, install
+    from streams.agents import Handled, Pipeline, dlq_topic, events_topic, install
     from streams.app import create_app
     from streams.dlq import FaustDeadLetters
 
@@ -129,25 +130,24 @@ def phase(args: argparse.Namespace) -> None:
             if not args.no_autopipeline:
                 client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
             core = IngestCore(RedisStore(client, prefix=args.prefix), gap_timeout=5.0)
-        pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id="bench")
-        real = pipeline.handle_batch
 
-        async def timed(batch: Any) -> Any:
-            if state["t0"] is None:
-                state["t0"], state["n0"] = time.perf_counter(), len(batch)
-            began = time.perf_counter()
-            out = await real(batch)
-            state["busy"] += time.perf_counter() - began
-            state["batches"] += 1
-            processed = sum(pipeline.counts[k] for k in ("applied", "duplicate", "buffered", "dead_letter"))
-            if processed >= args.expect and not state["done"]:
-                state["done"] = True
-                report("DRAINED", processed)
-                if args.phase == "memory":
-                    os.kill(os.getpid(), signal.SIGTERM)
-            return out
+        class TimedPipeline(Pipeline):
+            async def handle_batch(self, events: Sequence[Any]) -> list[Handled]:
+                if state["t0"] is None:
+                    state["t0"], state["n0"] = time.perf_counter(), len(events)
+                began = time.perf_counter()
+                out = await super().handle_batch(events)
+                state["busy"] += time.perf_counter() - began
+                state["batches"] += 1
+                processed = sum(self.counts[k] for k in ("applied", "duplicate", "buffered", "dead_letter"))
+                if processed >= args.expect and not state["done"]:
+                    state["done"] = True
+                    report("DRAINED", processed)
+                    if args.phase == "memory":
+                        os.kill(os.getpid(), signal.SIGTERM)
+                return out
 
-        pipeline.handle_batch = timed  # type: ignore[method-assign]
+        pipeline = TimedPipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id="bench")
         install(app, pipeline, settings, batch_size=args.batch_size)
 
     worker = faust.Worker(app, loop=loop, loglevel="error", quiet=True, redirect_stdouts=False)
@@ -355,12 +355,12 @@ async def main(args: argparse.Namespace) -> int:
         if args.breakdown:
             mem = PhaseProcess([*base, "--phase", "memory"])
             try:
-                m = await mem.wait_for("DRAINED", 300)
+                mr = await mem.wait_for("DRAINED", 300)
             finally:
                 mem.stop()
             print(
-                f"(a') agent + ingest core, in-memory store: {m['rate']:10,.0f} events/s "
-                f"({m['busy']:.2f} s in the batch handler)"
+                f"(a') agent + ingest core, in-memory store: {mr['rate']:10,.0f} events/s "
+                f"({mr['busy']:.2f} s in the batch handler)"
             )
 
         extra = ["--profile", args.profile] if args.profile else []

@@ -25,7 +25,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import faust
 from faust.types import TP, EventT, StreamT
@@ -96,7 +96,7 @@ class Pipeline:
         self.counts: Counter[str] = Counter()
         self._owned: dict[tuple[str, int], set[str]] = {}
 
-    async def handle_batch(self, events: Sequence[EventT]) -> list[Handled]:
+    async def handle_batch(self, events: Sequence[EventT[Any]]) -> list[Handled]:
         """Process a batch of Faust events; the result is in the order of ``events``."""
         results: list[Handled | None] = [None] * len(events)
         groups: dict[str, list[tuple[int, dict[str, Any], _Record]]] = {}
@@ -287,8 +287,10 @@ def install(
     """
     topic = events_topic(app, settings)
 
-    async def ingest_events(stream: StreamT) -> AsyncIterator[list[Handled]]:
-        async for batch in stream.take_events(batch_size, within=batch_within):
+    async def ingest_events(stream: StreamT[Any]) -> AsyncIterator[list[Handled]]:
+        # take_events is on faust.Stream, not on the StreamT interface
+        batches = cast(Any, stream).take_events(batch_size, within=batch_within)
+        async for batch in batches:
             yield await pipeline.handle_batch(batch)
 
     agent = app.agent(topic, name="prizecheck.ingest")(ingest_events)
@@ -310,5 +312,6 @@ def install(
         if dropped:
             log.info("partitions revoked: %d matches dropped from memory", dropped)
 
-    app.on_partitions_revoked.connect(on_revoked)
+    # mode's SignalHandlerT spells its types as strings mypy cannot resolve
+    app.on_partitions_revoked.connect(on_revoked)  # type: ignore[arg-type]
     return agent

@@ -91,18 +91,18 @@ def _set_fetch_max_wait(app: faust.App, wait_ms: int) -> None:
     """Make the app's Kafka consumer use ``fetch_max_wait_ms=wait_ms`` (Faust 0.15 hard-codes 1500)."""
     from faust.transport.drivers import aiokafka as driver
 
-    class ConsumerThread(driver.AIOKafkaConsumerThread):  # type: ignore[misc]
+    class ConsumerThread(driver.AIOKafkaConsumerThread):
         def _create_worker_consumer(self, transport: Any) -> Any:
             consumer = super()._create_worker_consumer(transport)
             consumer._fetch_max_wait_ms = wait_ms  # read by AIOKafkaConsumer.start()
             return consumer
 
-    class Consumer(driver.Consumer):  # type: ignore[misc]
+    class Consumer(driver.Consumer):
         def _new_consumer_thread(self) -> Any:
             return ConsumerThread(self, loop=self.loop, beacon=self.beacon)
 
     # An instance attribute: only this app's transport creates the patched consumer.
-    app.transport.Consumer = Consumer
+    app.transport.Consumer = Consumer  # type: ignore[misc]
 
 
 async def ensure_topics(settings: Settings, *, extra: Mapping[str, int] | None = None) -> dict[str, int]:

@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id=name)
     install(app, pipeline, settings, batch_size=args.batch_size, batch_within=args.batch_within)
 
-    async def on_assigned(sender: Any, assigned: Any, **kwargs: Any) -> None:
+    async def on_assigned(sender: Any, assigned: set[Any], **kwargs: Any) -> None:
         mine = sorted(tp.partition for tp in assigned if tp.topic == settings.topic)
         print(f"prizecheck worker {name}: partitions {mine}", flush=True)
 
@@ -124,8 +124,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"prizecheck worker {name}: stopping; stats {stats}", file=sys.stderr, flush=True)
         await conn.close()
 
-    app.on_partitions_assigned.connect(on_assigned)
-    app.on_before_shutdown.connect(on_shutdown)
+    # mode's SignalHandlerT spells its types as strings mypy cannot resolve
+    app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
+    app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]
     print(f"prizecheck worker {name}: starting (kafka {settings.kafka_url}, redis {conn.where})", flush=True)
     worker = faust.Worker(app, loop=loop, loglevel=args.loglevel, quiet=True, redirect_stdouts=False)
     worker.spinner = None  # a terminal spinner in a service's log is noise

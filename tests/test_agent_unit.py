@@ -252,7 +252,7 @@ def test_the_app_never_asks_for_transactions_or_idempotence() -> None:
     assert str(app.conf.processing_guarantee.value) == "at_least_once"
     assert app.conf.value_serializer == "raw"
     assert not app.conf.web_enabled
-    producer = app.producer
+    producer: Any = app.producer
     extra = producer._settings_extra()
     assert "enable_idempotence" not in extra
     assert asyncio.iscoroutinefunction(producer.send)

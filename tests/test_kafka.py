@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,7 +103,7 @@ class Cluster:
         self.produced += sum(1 for line in path.read_text().splitlines() if line.strip())
         return out.stdout.decode()
 
-    async def send_raw(self, records: list[tuple[bytes | None, bytes]]) -> list[tuple[int, int]]:
+    async def send_raw(self, records: Sequence[tuple[bytes | None, bytes]]) -> list[tuple[int, int]]:
         """Send records as they are; return each one's (partition, offset)."""
         from aiokafka import AIOKafkaProducer
 
