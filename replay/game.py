@@ -78,6 +78,7 @@ class Game:
         self.unclaimed: list[dict[str, Any]] = []
         self.prizes_owed: dict[str, int] = {}
         self.prize_claims: list[Event] = []
+        self.forced_kos: set[str] = set()  # knocked out by a named effect, whatever their HP
         self.promotions_due: list[str] = []
         # the result
         self.result: dict[str, Any] | None = None
@@ -314,12 +315,11 @@ def _amendment_problem(original: Event, amendment: object) -> str | None:
     return None
 
 
-_DERIVED_STATE = [
-    name
-    for name in Game().__dict__
-    if name
-    not in {"match", "next_seq", "head", "heads", "missing", "events", "timeline", "findings", "corrections"}
-]
+# The envelope a correction keeps (history, chain, seq bookkeeping); everything else is re-derived.
+ENVELOPE_STATE = frozenset(
+    {"match", "next_seq", "head", "heads", "raw", "missing", "timeline", "findings", "corrections"}
+)
+_DERIVED_STATE = [name for name in Game().__dict__ if name not in ENVELOPE_STATE]
 
 HANDLERS: dict[str, Callable[[Game, Event], None]] = {
     "match_started": setup.on_match_started,

@@ -30,11 +30,16 @@ def run_batch(g: Game, seq: int, window: str, claims: set[str]) -> None:
     for player in g.players:
         for pid in g.p[player].in_play_pids():
             mon = g.mons[pid]
-            if mon.knocked_out or (mon.hp is None and pid in claims):
+            if mon.knocked_out or (pid in claims and (mon.hp is None or pid in g.forced_kos)):
                 knocked.append(mon)
     for pid in sorted(claims):
         claimed = g.mons.get(pid)
-        if claimed is not None and claimed.hp is not None and not claimed.knocked_out:
+        if (
+            claimed is not None
+            and claimed.hp is not None
+            and not claimed.knocked_out
+            and pid not in g.forced_kos
+        ):
             _not_due(g, seq, claimed)
     if knocked:
         g.batch += 1
@@ -61,7 +66,8 @@ def _knock_out(g: Game, seq: int, window: str, claims: set[str], knocked: list[P
         del g.mons[mon.pid]
         value = prize_value(g, mon)
         owed[g.opponent(mon.owner)] += value
-        verified = mon.hp is not None
+        verified = mon.hp is not None and mon.pid not in g.forced_kos
+        g.forced_kos.discard(mon.pid)
         ko: dict[str, Any] = {
             "seq": seq,
             "pid": mon.pid,
@@ -162,10 +168,14 @@ def on_knocked_out(g: Game, e: Event) -> None:
                 return
         g.find("unknown_pokemon", seq, f"knocked_out: no Pokémon {pid!r} in play")
         return
+    if e.get("by"):
+        # A card effect that Knocks Out without damage ("Knock Out the Defending Pokémon"): the source
+        # names it, and the Pokémon is knocked out in this window's (or this effect's) batch.
+        g.forced_kos.add(mon.pid)
     if g.window is not None:
         g.window_claims.add(mon.pid)
         return
-    if mon.hp is not None and not mon.knocked_out:
+    if mon.hp is not None and not mon.knocked_out and mon.pid not in g.forced_kos:
         _not_due(g, seq, mon)
         return
     g.effect_claims.add(mon.pid)

@@ -95,7 +95,8 @@ def on_evolved(g: Game, e: Event) -> None:
     # [rules.md §6]: not on the player's own first turn, nor a Pokémon that came into play this turn.
     if not g.ruleset.first_turn_evolve and g.turn_player == pl.id and pl.turns <= 1 and g.turn > 0:
         g.find("evolved_too_early", seq, f"{pl.id} evolved {mon.name} ({mon.pid}) on their first turn")
-    elif mon.entered_turn == g.turn or mon.evolved_turn == g.turn:
+    elif mon.entered_turn == g.turn or (mon.evolved_turn == g.turn and not e.get("effect")):
+        # A card effect may evolve a Pokémon again this turn (Grand Tree, Rare Candy): the source names it.
         when = "came into play" if mon.entered_turn == g.turn else "already evolved"
         g.find("evolved_too_early", seq, f"{mon.name} ({mon.pid}) evolved on the turn it {when}")
     pl.move("hand", "in_play", 1)

@@ -501,7 +501,7 @@ class _Sim:
             "players": [a.id, b.id],
             "first": self.players[first].id,
             "ruleset": self.rules.id,
-            "source": {"kind": "digital", "reports_knockouts": True, "exporter": "prizecheck-simulate"},
+            "source": {"kind": "digital", "reports_knockouts": True, "producer": "prizecheck-simulate"},
             "at": self.at(),
         }
         if self.parent or rng.random() < 0.3:

@@ -548,3 +548,50 @@ def test_amendments_re_derive_and_invalid_ones_are_refused() -> None:
     r = s.record()
     assert [k["pid"] for k in r["knockouts"]] == ["a1"]
     assert r["findings"][-1]["code"] == "corrected" and "amended" in r["findings"][-1]["message"]
+
+
+def test_a_second_correction_keeps_the_history() -> None:
+    s = basic()
+    s.turn("ash")
+    first = s.add("damage", pid="m1", amount=10)
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    second = s.add("damage", pid="a1", amount=60)
+    s.add("turn_ended", player="misty")
+    s.add("correction", target=first["seq"], action="amend", event={"amount": 50})
+    s.add("correction", target=second["seq"], action="void")
+    s.turn("ash")
+    r = s.record()
+    assert [k["pid"] for k in r["knockouts"]] == ["m1"]  # the amended one counts, the voided one not
+    assert "no_match_started" not in codes(r)
+    assert codes(r).count("corrected") == 2
+    assert "ko_not_claimed" in codes(r)  # the amended damage knocks out m1, which the source never claimed
+    assert r["chain"]["events"] == len(s.events)
+
+
+def test_an_effect_that_knocks_out_without_damage_is_accepted_when_named() -> None:
+    s = basic()
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("attack", player="misty", pid="m1", name="Frenzied Gouging")
+    s.add("knocked_out", pid="a1", by="Frenzied Gouging")
+    s.add("attack_ended")
+    s.add("knocked_out", pid="a2")  # an unnamed claim with HP left is still a violation
+    r = s.record()
+    assert [(k["pid"], k["verified"]) for k in r["knockouts"]] == [("a1", False)]
+    assert codes(r) == ["ko_not_due"]
+
+
+def test_a_named_effect_may_evolve_a_pokemon_twice_in_a_turn() -> None:
+    s = basic()
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    s.add("evolved", player="ash", pid="a1", card=card("Raichu", 120))
+    s.add("evolved", player="ash", pid="a1", card=card("Raichu ex", 220, "ex"), effect="Grand Tree")
+    assert "evolved_too_early" not in codes(s.record())
+    s.add("evolved", player="ash", pid="a1", card=card("Raichu VMAX", 320, "VMAX"))
+    assert codes(s.record()) == ["evolved_too_early"]

@@ -149,8 +149,7 @@ def test_corrections_are_new_events_never_edits() -> None:
 def test_corrections_replay() -> None:
     res = parse_sheet((DATA / "corrections.csv").read_text("utf-8"), match="c1")
     rec = record(res.events)
-    if any(f["code"] == "no_match_started" for f in rec["findings"]):
-        pytest.xfail("engine: events after a correction are reported as before match_started (reported)")
+    assert not any(f["code"] == "no_match_started" for f in rec["findings"])
     assert rec["result"]["winner"] == "Ines"
     assert rec["prizes"]["Ines"]["taken"] == 1
 

@@ -224,7 +224,7 @@ class Ledger:
         assert e["source"] == {
             "kind": "digital",
             "reports_knockouts": True,
-            "exporter": "prizecheck-simulate",
+            "producer": "prizecheck-simulate",
         }
 
     def on_setup(self, e: dict[str, Any]) -> None:
