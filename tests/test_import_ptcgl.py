@@ -780,3 +780,41 @@ def test_a_paste_that_starts_mid_game_gets_a_setup_from_what_it_names() -> None:
     assert {"importer_missing_setup", "importer_guess_pokemon"} <= set(codes(res))
     rec = record(res)
     assert rec["result"]["winner"] == "Ash" and rec["agrees"] is True
+
+
+def test_knockout_the_damage_does_not_explain_is_claimed_as_an_effect() -> None:
+    # Frenzied Gouging-like: the log shows a knockout with HP left by the lines read (HP known).
+    log = "\n".join([
+        "Setup",
+        "Bea won the coin toss.",
+        "Bea decided to go first.",
+        "Bea played Froakie to the Active Spot.",
+        "Bea played Froakie to the Bench.",
+        "Cy played Pidgey to the Active Spot.",
+        "Cy played Pidgey to the Bench.",
+        "",
+        "Bea's Turn",
+        "Bea drew a card.",
+        "Bea ended their turn.",
+        "",
+        "Cy's Turn",
+        "Cy drew a card.",
+        "Cy's Pidgey used Gust on Bea’s Froakie for 10 damage.",
+        "Bea's Froakie was Knocked Out!",
+        "Cy took a Prize card.",
+        "A card was added to Cy's hand.",
+        "Bea's Froakie is now in the Active Spot.",
+        "Opponent conceded. Cy wins.",
+    ])  # fmt: skip
+    cards = parse_catalogue("name,hp\nFroakie,60\nPidgey,60\n", filename="c.csv")
+    res = parse_ptcgl(log, match="m1", cards=cards, filename="gouging.txt")
+    ko = next(e for e in res.events if e["type"] == "knocked_out")
+    assert ko["by"] == "effect"
+    assert not any(
+        e["type"] == "damage" and e.get("by") == "effect" for e in res.events
+    )  # no invented damage
+    rec = record(res)
+    assert [k["verified"] for k in rec["knockouts"]] == [False]
+    codes = [f["code"] for f in rec["findings"]]
+    assert "importer_ko_without_damage" in codes and "ko_not_due" not in codes
+    assert rec["agrees"] is True

@@ -934,21 +934,23 @@ class _Importer:
         for ko_line, pid in kos:
             p = self.pokes[pid]
             hp = self.cards.hp.get(p.name)
+            ko: Event = {"type": "knocked_out", "pid": pid, "player": p.owner}
             if hp is not None and p.damage < hp:
                 # With HP known the engine checks the claim against the damage; a knockout the log shows
                 # without enough damage is an effect ("this Pokémon is Knocked Out", e.g. Cursed Blast) or
-                # damage in a line no template read. The client decided it: the rest of its HP is taken.
+                # damage in a line no template read. The client decided it: the claim names an effect
+                # (contract: knocked_out.by), so the engine accepts it, marked unverified.
                 self.find(
                     "importer_ko_without_damage",
                     "warning",
                     ko_line,
                     f"{p.owner}'s {p.name} ({pid}) is Knocked Out in the log with {hp - p.damage} HP left "
-                    "by the lines read: its remaining HP is put as damage by an effect",
+                    "by the lines read: claimed as a knockout by an effect",
                 )
-                self.damage(pid, hp - p.damage, "effect")
+                ko["by"] = "effect"
             for delta in modifiers.get(pid, ()):
                 self.emit({"type": "prize_modifier", "pid": pid, "delta": delta})
-            self.emit({"type": "knocked_out", "pid": pid, "player": p.owner})
+            self.emit(ko)
             self.leave_play(pid)
         if w.kind == "attack":
             self.emit({"type": "attack_ended"})
