@@ -818,3 +818,35 @@ def test_knockout_the_damage_does_not_explain_is_claimed_as_an_effect() -> None:
     codes = [f["code"] for f in rec["findings"]]
     assert "importer_ko_without_damage" in codes and "ko_not_due" not in codes
     assert rec["agrees"] is True
+
+
+def test_two_evolutions_in_one_turn_name_the_card_that_allowed_them() -> None:
+    log = "\n".join([
+        "Setup",
+        "Bea won the coin toss.",
+        "Bea decided to go first.",
+        "Bea played Duskull to the Active Spot.",
+        "Bea played Trevenant to the Bench.",
+        "Cy played Pidgey to the Active Spot.",
+        "",
+        "Bea's Turn",
+        "Bea drew a card.",
+        "Bea ended their turn.",
+        "",
+        "Cy's Turn",
+        "Cy drew a card.",
+        "Cy ended their turn.",
+        "",
+        "Bea's Turn",
+        "Bea drew a card.",
+        "Bea's Trevenant used Grand Tree.",
+        "Bea evolved Duskull to Dusclops in the Active Spot.",
+        "Bea evolved Dusclops to Dusknoir in the Active Spot.",
+        "Opponent conceded. Bea wins.",
+    ])  # fmt: skip
+    res = parse_ptcgl(log, match="m1", filename="grand_tree.txt")
+    evolved = [e for e in res.events if e["type"] == "evolved"]
+    assert [e.get("effect") for e in evolved] == [None, "Grand Tree"]
+    rec = record(res)
+    assert "evolved_too_early" not in [f["code"] for f in rec["findings"]]
+    assert rec["agrees"] is True

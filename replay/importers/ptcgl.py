@@ -310,6 +310,8 @@ class _Importer:
         self.first = ""
         self.deck: dict[str, int] = {}  # the engine's deck count from our events (rules.md §1.3 floor)
         self.entered: dict[str, int] = {}  # pid -> turn it came into play or last evolved
+        self.evolved_at: dict[str, int] = {}  # pid -> turn it last evolved
+        self.last_effect: str | None = None  # the last Trainer or Ability line of this turn
         self.head_notes: list[Event] = []
         self.setup_at = 0  # where the setup events are in self.events
         self.late_setup: dict[str, dict[str, Any]] = {}  # players the log shows no setup for
@@ -788,6 +790,7 @@ class _Importer:
             )
             player = expected
         self.turn_no += 1
+        self.last_effect = None
         self.turn_player = player
         self.turn_open = True
         ev: Event = {"type": "turn_started", "player": player, "turn": self.turn_no}
@@ -1273,9 +1276,15 @@ class _Importer:
             self.hp_missing.add(new)
         poke = self.pokes[pid]
         poke.name, poke.rule = new, card["rule"]
-        self.entered[pid] = self.turn_no
+        again = self.evolved_at.get(pid) == self.turn_no
+        self.entered[pid] = self.evolved_at[pid] = self.turn_no
         poke.conditions.clear()
-        self.emit({"type": "evolved", "player": p, "pid": pid, "card": card})
+        ev: Event = {"type": "evolved", "player": p, "pid": pid, "card": card}
+        if again:
+            # A second evolution this turn needs a card that allows it (Grand Tree, Rare Candy): the client
+            # did it, so name the last Trainer or Ability of the turn (contract: evolved.effect).
+            ev["effect"] = self.last_effect or "effect"
+        self.emit(ev)
         return True
 
     def on_retreated(self, ln: _Line) -> bool:
@@ -1328,18 +1337,21 @@ class _Importer:
         if p is None:
             return False
         assert ln.m is not None
-        if ln.no in self.attack_lines:
-            a = self.active[p]
-            name = ln.m.group("c")
-            if (a is None or self.pokes[a].name != name) and any(
-                self.pokes[x].name == name for x in self.bench[p]
-            ):
-                # attacks come from the Active Pokémon: a Benched one's "used" line is an Ability
-                if self.window is not None and self.window.kind == "attack":
-                    self.window.kind = "effect"
-                return True
-            by = self.attacker(p, name, ln.no)
-            self.emit({"type": "attack", "player": p, "pid": by, "name": ln.m.group("a")})
+        if ln.no not in self.attack_lines:
+            self.last_effect = ln.m.group("a")  # an Ability (or a damage-less attack)
+            return True
+        a = self.active[p]
+        name = ln.m.group("c")
+        if (a is None or self.pokes[a].name != name) and any(
+            self.pokes[x].name == name for x in self.bench[p]
+        ):
+            # attacks come from the Active Pokémon: a Benched one's "used" line is an Ability
+            self.last_effect = ln.m.group("a")
+            if self.window is not None and self.window.kind == "attack":
+                self.window.kind = "effect"
+            return True
+        by = self.attacker(p, name, ln.no)
+        self.emit({"type": "attack", "player": p, "pid": by, "name": ln.m.group("a")})
         return True
 
     def on_took_damage(self, ln: _Line) -> bool:
@@ -1579,7 +1591,11 @@ class _Importer:
         return self.player_of(ln) is not None  # the end line that follows says it again
 
     def on_played(self, ln: _Line) -> bool:
-        return self.player_of(ln) is not None  # a Trainer or an Ability: no event in the contract
+        if self.player_of(ln) is None:
+            return False
+        assert ln.m is not None
+        self.last_effect = ln.m.group("c")  # a Trainer or an Ability: no event in the contract
+        return True
 
 
 def parse_ptcgl(
