@@ -88,7 +88,12 @@ def phase(args: argparse.Namespace) -> None:
     )
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    app = create_app(settings, app_id=f"bench-{args.phase}-{args.run}", rebalance_timeout=3.0)
+    app = create_app(
+        settings,
+        app_id=f"bench-{args.phase}-{args.run}",
+        rebalance_timeout=3.0,
+        fetch_max_wait=args.fetch_max_wait,
+    )
     os.makedirs(app.conf.datadir, exist_ok=True)
     state: dict[str, Any] = {"n": 0, "t0": None, "n0": 0, "done": False, "batches": 0, "busy": 0.0}
 
@@ -344,6 +349,8 @@ async def main(args: argparse.Namespace) -> int:
             str(tmp),
             "--batch-size",
             str(args.batch_size),
+            "--fetch-max-wait",
+            str(args.fetch_max_wait),
         ]
         count = PhaseProcess([*base, "--phase", "count"])
         try:
@@ -414,6 +421,9 @@ def cli() -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--profile", help="cProfile the full-pipeline worker into this file")
+    parser.add_argument(
+        "--fetch-max-wait", type=float, default=0.05, help="consumer fetch wait, seconds (Faust's own: 1.5)"
+    )
     parser.add_argument(
         "--breakdown", action="store_true", help="also run the agent and core on an in-memory store"
     )

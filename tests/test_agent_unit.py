@@ -256,3 +256,14 @@ def test_the_app_never_asks_for_transactions_or_idempotence() -> None:
     extra = producer._settings_extra()
     assert "enable_idempotence" not in extra
     assert asyncio.iscoroutinefunction(producer.send)
+
+
+async def test_the_consumer_waits_at_most_fetch_max_wait_for_data() -> None:
+    # Faust 0.15 hard-codes fetch_max_wait_ms=1500; Tansu holds a fetch for much of it (latency)
+    app = create_app(SETTINGS, app_id="unit-fetch", fetch_max_wait=0.05)
+    thread: Any = app.consumer._thread  # type: ignore[attr-defined]
+    kafka_consumer = thread._create_worker_consumer(app.transport)
+    try:
+        assert kafka_consumer._fetch_max_wait_ms == 50
+    finally:
+        kafka_consumer._closed = True  # never started: nothing to close
