@@ -15,15 +15,18 @@ Thin wiring (house style): decode, hand to :class:`streams.ingest.IngestCore`, q
 - A Faust timer calls :meth:`IngestCore.flush_gaps` so events waiting behind a gap are released and the
   gap reported after ``PRIZECHECK_GAP_TIMEOUT`` seconds.
 - When partitions are revoked (rebalance), their matches are dropped from the core's memory; the next
-  owner rebuilds them from the Redis archive (and the events held behind gaps).
+  owner rebuilds them from the Redis archive (and the events held behind gaps). Matches idle for
+  ``max_idle`` (10 min) are dropped too, so memory holds the games in progress, not the season.
+- A record without a key is quarantined: the key (= match) is what keeps a match in one partition.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -76,7 +79,9 @@ class Pipeline:
 
     ``poison_retries``: attempts for an unexpected (non-store) exception before the record is
     dead-lettered; store errors (:data:`TRANSIENT`) are retried until they succeed, backing off up to
-    ``max_backoff`` seconds.
+    ``max_backoff`` seconds. ``max_idle``: a match not seen for this many seconds is dropped from memory
+    (:meth:`evict_idle`; it is rebuilt from Redis if it comes back), so a long-running worker does not
+    keep every game of a season.
     """
 
     def __init__(
@@ -87,20 +92,26 @@ class Pipeline:
         worker_id: str = "",
         poison_retries: int = 3,
         max_backoff: float = 5.0,
+        max_idle: float = 600.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.core = core
         self.dead_letters = dead_letters
         self.worker_id = worker_id
         self.poison_retries = poison_retries
         self.max_backoff = max_backoff
+        self.max_idle = max_idle
+        self.clock = clock
         self.counts: Counter[str] = Counter()
         self._owned: dict[tuple[str, int], set[str]] = {}
+        self._seen: dict[str, tuple[float, tuple[str, int]]] = {}
 
     async def handle_batch(self, events: Sequence[EventT[Any]]) -> list[Handled]:
         """Process a batch of Faust events; the result is in the order of ``events``."""
         results: list[Handled | None] = [None] * len(events)
         groups: dict[str, list[tuple[int, dict[str, Any], _Record]]] = {}
         unkeyed: list[tuple[int, dict[str, Any], _Record]] = []
+        now = self.clock()
         for i, event in enumerate(events):
             msg = event.message
             rec = _Record(
@@ -120,14 +131,23 @@ class Pipeline:
             if not isinstance(match, str):
                 unkeyed.append((i, decoded, rec))  # the core names the problem
                 continue
-            if rec.key is not None and rec.key != match.encode("utf-8"):
+            if rec.key is None:
+                why = (
+                    f"record has no key: events must be keyed by their match ({match!r}), or events of one "
+                    "match could land in different partitions and be applied out of order"
+                )
+                results[i] = await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
+                continue
+            if rec.key != match.encode("utf-8"):
                 why = (
                     f"record key {rec.key!r} is not the event's match {match!r}: events must be keyed by "
                     "match (a match is owned by the worker of one partition)"
                 )
                 results[i] = await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
                 continue
-            self._owned.setdefault((rec.topic, rec.partition), set()).add(match)
+            tp = (rec.topic, rec.partition)
+            self._owned.setdefault(tp, set()).add(match)
+            self._seen[match] = (now, tp)
             groups.setdefault(match, []).append((i, decoded, rec))
         if unkeyed:
             groups["\x00unkeyed"] = unkeyed
@@ -219,8 +239,27 @@ class Pipeline:
         for tp in partitions:
             for match in self._owned.pop(tp, set()):
                 self.core.forget(match)
+                self._seen.pop(match, None)
                 dropped += 1
         return dropped
+
+    def evict_idle(self, now: float | None = None) -> int:
+        """Forget matches not seen for ``max_idle`` seconds; return how many.
+
+        Safe because ``max_idle`` is far longer than the gap timeout: by then nothing of the match waits
+        in memory, and whatever waits behind a gap is held in Redis and reloaded on the next sight.
+        """
+        now = self.clock() if now is None else now
+        idle = [m for m, (seen, _) in self._seen.items() if now - seen >= self.max_idle]
+        for match in idle:
+            _, tp = self._seen.pop(match)
+            self.core.forget(match)
+            owned = self._owned.get(tp)
+            if owned is not None:
+                owned.discard(match)
+        if idle:
+            self.counts["evicted"] += len(idle)
+        return len(idle)
 
     def stats(self) -> dict[str, int]:
         """Counters since start (received = applied + duplicate + buffered + dead_letter)."""
@@ -306,6 +345,11 @@ def install(
         log.info("stats %s", pipeline.stats())
 
     app.timer(stats_interval, name="prizecheck.stats")(log_stats)
+
+    async def evict_idle() -> None:
+        pipeline.evict_idle()
+
+    app.timer(max(1.0, min(60.0, pipeline.max_idle / 4)), name="prizecheck.evict_idle")(evict_idle)
 
     async def on_revoked(sender: Any, revoked: set[TP], **kwargs: Any) -> None:
         dropped = pipeline.revoke({(tp.topic, tp.partition) for tp in revoked})

@@ -7,8 +7,10 @@ records the store ends with must be the engine's offline replay, byte for byte.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -267,3 +269,63 @@ async def test_the_consumer_waits_at_most_fetch_max_wait_for_data() -> None:
         assert kafka_consumer._fetch_max_wait_ms == 50
     finally:
         kafka_consumer._closed = True  # never started: nothing to close
+
+
+async def test_a_record_without_a_key_is_dead_lettered(h: Harness) -> None:
+    events = corpus(1)
+    (handled,) = await h.put(msgpack.packb(events[0]), None, partition=1)
+    assert handled.status == "dead_letter"
+    assert "no key" in (handled.reason or "")
+    assert h.dlq.letters[-1].key is None
+    assert await h.store.record(events[0]["match"]) is None
+
+
+async def test_idle_matches_are_dropped_from_memory_and_rebuilt_on_return() -> None:
+    now = [1000.0]
+    harness = Harness()
+    harness.pipeline = Pipeline(harness.core, harness.dlq, max_idle=600.0, clock=lambda: now[0])
+    harness.agent = install(harness.app, harness.pipeline, SETTINGS, batch_within=0.005)
+    events = corpus(2, seed=3)
+    matches = sorted({e["match"] for e in events})
+    a = matches[0]
+    async with harness.agent.test_context() as ctx:
+        harness.ctx = ctx
+        for e in events:
+            if e["match"] == a and e["seq"] > 10:
+                continue
+            await harness.put_event(e)
+        now[0] += 599.0
+        assert harness.pipeline.evict_idle() == 0
+        now[0] += 1.0
+        assert harness.pipeline.evict_idle() == len(matches)
+        assert not harness.core._matches
+        for e in events:
+            if e["match"] == a and e["seq"] > 10:
+                (handled,) = await harness.put_event(e)
+                assert handled.status == "applied"
+    assert harness.pipeline.counts["evicted"] == len(matches)
+    expected = offline(events)
+    for match in matches:
+        assert await harness.record(match) == expected[match]
+
+
+def test_produce_checks_every_file_before_sending_anything(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(json.dumps(e) + "\n" for e in corpus(1)))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(corpus(1, seed=2)[0]) + "\n{not json\n")
+    # an unreachable broker: a bad file must fail before any connection is tried
+    env = {"KAFKA_URL": "kafka://127.0.0.1:9", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "produce", str(good), str(bad)],
+        capture_output=True,
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert b"bad.jsonl:2" in out.stderr
+    assert b"Traceback" not in out.stderr
