@@ -1,0 +1,32 @@
+"""The distribution users install (pip install ., the Dockerfile) holds every module and data file."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+import zipfile
+
+ROOT = pathlib.Path(__file__).parent.parent
+
+
+def test_wheel_holds_every_module_and_data_file(tmp_path: pathlib.Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path),
+         str(ROOT)],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    (wheel,) = tmp_path.glob("prizecheck-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    wanted = [
+        p.relative_to(ROOT).as_posix()
+        for pkg in ("replay", "streams", "schemas")
+        for p in (ROOT / pkg).rglob("*")
+        if p.is_file() and p.suffix in {".py", ".json", ".lua", ".yaml", ".html", ".css", ".js", ".typed"}
+        and "__pycache__" not in p.parts
+    ]  # fmt: skip
+    assert "replay/commands/replay_cmd.py" in wanted
+    missing = [w for w in wanted if w not in names]
+    assert missing == []
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "prizecheck = replay.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
