@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,12 +12,26 @@ ROOT = pathlib.Path(__file__).parent.parent
 
 
 def test_wheel_holds_every_module_and_data_file(tmp_path: pathlib.Path) -> None:
+    # Build from a clean copy: a build/ folder left by an earlier build would hide a missing package.
+    src = tmp_path / "src"
+    skip = (
+        ".git",
+        ".venv",
+        "build",
+        "dist",
+        "*.egg-info",
+        "__pycache__",
+        "prizecheck-data",
+        ".*_cache",
+        ".hypothesis",
+    )
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*skip))
+    out = tmp_path / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path),
-         str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(src)],
         check=True, capture_output=True, timeout=300,
     )  # fmt: skip
-    (wheel,) = tmp_path.glob("prizecheck-*.whl")
+    (wheel,) = out.glob("prizecheck-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     wanted = [
         p.relative_to(ROOT).as_posix()
