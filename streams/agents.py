@@ -107,55 +107,63 @@ class Pipeline:
         self._seen: dict[str, tuple[float, tuple[str, int]]] = {}
 
     async def handle_batch(self, events: Sequence[EventT[Any]]) -> list[Handled]:
-        """Process a batch of Faust events; the result is in the order of ``events``."""
+        """Process a batch of Faust events; the result is in the order of ``events``.
+
+        Never raises (but for cancellation): Faust acknowledges the batch's offsets when the agent's loop
+        body ends, even by an exception, so every record must be stored, dead-lettered or waited for here.
+        """
         results: list[Handled | None] = [None] * len(events)
         groups: dict[str, list[tuple[int, dict[str, Any], _Record]]] = {}
-        unkeyed: list[tuple[int, dict[str, Any], _Record]] = []
         now = self.clock()
         for i, event in enumerate(events):
-            msg = event.message
-            rec = _Record(
-                key=_as_bytes(event.key),
-                value=_as_bytes(event.value) or b"",
-                topic=str(msg.topic),
-                partition=int(msg.partition),
-                offset=int(msg.offset),
-            )
             self.counts["received"] += 1
+            rec = _record_of(event)
             try:
-                decoded = decode_event(rec.value)
-            except EventError as exc:
-                results[i] = await self._dead(rec, str(exc), field=exc.field)
-                continue
-            match = decoded.get("match")
-            if not isinstance(match, str):
-                unkeyed.append((i, decoded, rec))  # the core names the problem
-                continue
-            if rec.key is None:
-                why = (
-                    f"record has no key: events must be keyed by their match ({match!r}), or events of one "
-                    "match could land in different partitions and be applied out of order"
-                )
-                results[i] = await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
-                continue
-            if rec.key != match.encode("utf-8"):
-                why = (
-                    f"record key {rec.key!r} is not the event's match {match!r}: events must be keyed by "
-                    "match (a match is owned by the worker of one partition)"
-                )
-                results[i] = await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
-                continue
-            tp = (rec.topic, rec.partition)
-            self._owned.setdefault(tp, set()).add(match)
-            self._seen[match] = (now, tp)
-            groups.setdefault(match, []).append((i, decoded, rec))
-        if unkeyed:
-            groups["\x00unkeyed"] = unkeyed
+                results[i] = await self._admit(i, rec, now, groups)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a bug: quarantine the record rather than lose it
+                log.exception("cannot admit %s[%d]@%d", rec.topic, rec.partition, rec.offset)
+                results[i] = await self._dead(rec, f"internal error: {exc!r}")
         if len(groups) == 1:
             await self._run_group(next(iter(groups.values())), results)
         elif groups:
             await asyncio.gather(*(self._run_group(g, results) for g in groups.values()))
         return [r for r in results if r is not None]
+
+    async def _admit(
+        self,
+        i: int,
+        rec: _Record,
+        now: float,
+        groups: dict[str, list[tuple[int, dict[str, Any], _Record]]],
+    ) -> Handled | None:
+        """Decode and check one record; queue it for its match's group (None) or dead-letter it."""
+        try:
+            decoded = decode_event(rec.value)
+        except EventError as exc:
+            return await self._dead(rec, str(exc), field=exc.field)
+        match = decoded.get("match")
+        if not isinstance(match, str):
+            groups.setdefault("\x00unkeyed", []).append((i, decoded, rec))  # the core names the problem
+            return None
+        if rec.key is None:
+            why = (
+                f"record has no key: events must be keyed by their match ({match!r}), or events of one "
+                "match could land in different partitions and be applied out of order"
+            )
+            return await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
+        if rec.key != match.encode("utf-8"):
+            why = (
+                f"record key {rec.key!r} is not the event's match {match!r}: events must be keyed by "
+                "match (a match is owned by the worker of one partition)"
+            )
+            return await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
+        tp = (rec.topic, rec.partition)
+        self._owned.setdefault(tp, set()).add(match)
+        self._seen[match] = (now, tp)
+        groups.setdefault(match, []).append((i, decoded, rec))
+        return None
 
     async def _run_group(
         self, items: list[tuple[int, dict[str, Any], _Record]], results: list[Handled | None]
@@ -220,7 +228,18 @@ class Pipeline:
             match=match if isinstance(match, str) else None,
             seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
         )
-        await self.dead_letters.send(letter)
+        delay = 0.05
+        while True:  # the record's offset is acknowledged after this batch: it must reach the DLQ
+            try:
+                await self.dead_letters.send(letter)
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("dead-letter topic unavailable (%r); retrying in %.2f s", exc, delay)
+                self.counts["retries"] += 1
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.max_backoff)
         self.counts["dead_letter"] += 1
         log.warning("dead letter %s[%d]@%d: %s", rec.topic, rec.partition, rec.offset, reason)
         return Handled("dead_letter", rec.partition, rec.offset, letter.match, letter.seq, reason)
@@ -268,6 +287,17 @@ class Pipeline:
 
 class _Poison(Exception):
     """An event kept failing for a reason that is not a store outage."""
+
+
+def _record_of(event: EventT[Any]) -> _Record:
+    msg = event.message
+    try:
+        key, value = _as_bytes(event.key), _as_bytes(event.value) or b""
+    except TypeError:  # not raw bytes: the app is misconfigured; keep what can be kept
+        key, value = None, repr(event.value).encode("utf-8", "replace")
+    return _Record(
+        key=key, value=value, topic=str(msg.topic), partition=int(msg.partition), offset=int(msg.offset)
+    )
 
 
 def _as_bytes(value: Any) -> bytes | None:
@@ -337,7 +367,10 @@ def install(
     every = flush_interval or min(1.0, max(0.05, settings.gap_timeout / 4))
 
     async def flush_gaps() -> None:
-        await pipeline.flush_gaps()
+        try:
+            await pipeline.flush_gaps()
+        except Exception as exc:  # Redis down: the next tick tries again
+            log.warning("flushing gaps failed (%r); will retry", exc)
 
     app.timer(every, name="prizecheck.flush_gaps")(flush_gaps)
 

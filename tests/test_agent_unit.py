@@ -329,3 +329,33 @@ def test_produce_checks_every_file_before_sending_anything(tmp_path: Any) -> Non
     assert out.returncode == 2
     assert b"bad.jsonl:2" in out.stderr
     assert b"Traceback" not in out.stderr
+
+
+async def test_a_dlq_outage_is_retried_so_no_record_is_lost(h: Harness) -> None:
+    failures = {"left": 2}
+    real = h.dlq.send
+
+    async def flaky(letter: DeadLetter) -> None:
+        if failures["left"]:
+            failures["left"] -= 1
+            raise ConnectionError("broker away")
+        await real(letter)
+
+    h.dlq.send = flaky  # type: ignore[method-assign]
+    h.pipeline.max_backoff = 0.01
+    (handled,) = await h.put(b"\xc1", b"m-x", partition=0)
+    assert handled.status == "dead_letter"
+    assert [letter.value for letter in h.dlq.letters] == [b"\xc1"]
+    assert h.pipeline.counts["retries"] == 2
+
+
+async def test_an_unexpected_error_quarantines_the_record_instead_of_losing_the_batch(h: Harness) -> None:
+    events = corpus(1)
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("bug")
+
+    h.pipeline._admit = broken  # type: ignore[method-assign]
+    (handled,) = await h.put_event(events[0])
+    assert handled.status == "dead_letter"
+    assert "internal error" in (handled.reason or "")
