@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import sys
 import time
 from typing import Any
@@ -82,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         topics = loop.run_until_complete(_wait_for_kafka(settings, args.connect_wait, ensure_topics))
     except Exception as exc:
-        print(f"prizecheck worker: cannot reach Kafka at {settings.kafka_url}: {exc!r}", file=sys.stderr)
+        print(
+            f"prizecheck worker: cannot reach Kafka at {_redact(settings.kafka_url)}: {exc!r}",
+            file=sys.stderr,
+        )
         loop.close()
         return 1
     if topics.get(settings.topic) != settings.partitions:
@@ -96,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
         if not loop.run_until_complete(conn.client.ping()):
             raise ConnectionError("no PONG")
     except Exception as exc:
-        print(f"prizecheck worker: cannot reach Redis ({settings.redis_url}): {exc!r}", file=sys.stderr)
+        print(
+            f"prizecheck worker: cannot reach Redis ({_redact(str(settings.redis_url))}): {exc!r}",
+            file=sys.stderr,
+        )
         loop.close()
         return 1
 
@@ -127,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
     # mode's SignalHandlerT spells its types as strings mypy cannot resolve
     app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
     app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]
-    print(f"prizecheck worker {name}: starting (kafka {settings.kafka_url}, redis {conn.where})", flush=True)
+    where = f"kafka {_redact(settings.kafka_url)}, redis {_redact(conn.where)}"
+    print(f"prizecheck worker {name}: starting ({where})", flush=True)
     worker = faust.Worker(app, loop=loop, loglevel=args.loglevel, quiet=True, redirect_stdouts=False)
     worker.spinner = None  # a terminal spinner in a service's log is noise
     try:
@@ -148,3 +156,8 @@ async def _wait_for_kafka(settings: Settings, wait: float, ensure: Any) -> dict[
             if time.monotonic() >= deadline:
                 raise
             await asyncio.sleep(1.0)
+
+
+def _redact(url: str) -> str:
+    """``url`` without a password (``redis://:secret@host`` -> ``redis://:***@host``), for logs."""
+    return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)

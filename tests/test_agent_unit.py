@@ -359,3 +359,25 @@ async def test_an_unexpected_error_quarantines_the_record_instead_of_losing_the_
     (handled,) = await h.put_event(events[0])
     assert handled.status == "dead_letter"
     assert "internal error" in (handled.reason or "")
+
+
+def test_worker_exits_1_with_a_message_when_kafka_is_unreachable() -> None:
+    import subprocess
+    import sys
+
+    env = {
+        "KAFKA_URL": "kafka://127.0.0.1:9",
+        "REDIS_URL": "redis://:secret@127.0.0.1:9/0",
+        "PATH": "/usr/bin:/bin",
+    }
+    out = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "worker", "--connect-wait", "0"],
+        capture_output=True,
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=120,
+    )
+    assert out.returncode == 1
+    assert b"cannot reach Kafka at kafka://127.0.0.1:9" in out.stderr
+    assert b"Traceback" not in out.stderr
+    assert b"secret" not in out.stdout + out.stderr
