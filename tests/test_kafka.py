@@ -184,7 +184,16 @@ def start_worker(cluster: Cluster, name: str) -> Worker:
     log = cluster.workdir / f"{name}.log"
     env = {**cluster.env, "WORKER_ID": name}
     proc = subprocess.Popen(
-        [*PRIZECHECK, "worker", "--redis-prefix", cluster.prefix, "--loglevel", "warning"],
+        [
+            *PRIZECHECK,
+            "worker",
+            "--redis-prefix",
+            cluster.prefix,
+            "--group",
+            cluster.prefix,
+            "--loglevel",
+            "warning",
+        ],
         cwd=cluster.workdir,
         env=env,
         stdout=log.open("wb"),
