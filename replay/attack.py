@@ -18,8 +18,10 @@ UNABLE_TO_ATTACK = ("asleep", "paralyzed")
 
 def on_attack(g: Game, e: Event) -> None:
     seq = e["seq"]
-    knockout.close_window(g, seq)
-    knockout.report_unclaimed(g, seq)
+    if g.window is not None:
+        knockout.close_window(g, seq)
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)
     pl = g.player(e)
     if pl is None:
         return

@@ -33,8 +33,10 @@ def on_condition(g: Game, e: Event) -> None:
 
 def on_checkup_started(g: Game, e: Event) -> None:
     seq = e["seq"]
-    knockout.close_window(g, seq)
-    knockout.report_unclaimed(g, seq)
+    if g.window is not None:
+        knockout.close_window(g, seq)
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)
     g.window = "checkup"
     g.window_claims = set()
 

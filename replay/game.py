@@ -106,8 +106,8 @@ class Game:
             canon = _encode(event)
         except OverflowError:
             canon = canonical_bytes(event)
-        self.head = _sha256(self.head + canon).digest()
-        self.heads.append(self.head)
+        head = self.head = _sha256(self.head + canon).digest()
+        self.heads.append(head)
         self.raw.append(canon)
         self.next_seq = int(seq) + 1  # JSON Schema counts 1.0 as an integer
         timeline = self.timeline
@@ -198,15 +198,15 @@ class Game:
         return b if player == a else a
 
     def player(self, event: Event, field: str = "player") -> Player | None:
-        pid = event.get(field)
-        pl = self.p.get(pid) if isinstance(pid, str) else None
+        pid = event.get(field, "")
+        pl = self.p.get(pid)
         if pl is None:
             self.find("unknown_player", event["seq"], f"{event['type']}: unknown player {pid!r} in {field}")
         return pl
 
     def mon(self, event: Event, field: str = "pid") -> Pokemon | None:
-        pid = event.get(field)
-        mon = self.mons.get(pid) if isinstance(pid, str) else None
+        pid = event.get(field, "")
+        mon = self.mons.get(pid)
         if mon is None:
             self.find("unknown_pokemon", event["seq"], f"{event['type']}: no Pokémon {pid!r} in play")
         return mon

@@ -180,8 +180,10 @@ def on_game_ended(g: Game, e: Event) -> None:
     from replay import knockout, penalties
 
     seq = e["seq"]
-    knockout.close_window(g, seq)
-    knockout.report_unclaimed(g, seq)
+    if g.window is not None:
+        knockout.close_window(g, seq)
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)
     if g.result is None and g.time is not None:
         penalties.time_over_at_end(g, seq)
     claim: dict[str, Any] = {k: e[k] for k in ("outcome", "winner", "reason") if k in e}

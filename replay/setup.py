@@ -111,8 +111,12 @@ def on_attached(g: Game, e: Event) -> None:
     pl = g.player(e)
     if mon is None or pl is None:
         return
-    src = e.get("from") or "hand"
-    pl.move(src if src in ("deck", "hand", "discard", "lost_zone", "prizes") else "hand", "in_play", 1)
+    src = e.get("from")
+    if src is None or src == "hand":
+        pl.hand -= 1
+        pl.in_play += 1
+    else:
+        pl.move(src if src in ("deck", "discard", "lost_zone", "prizes") else "hand", "in_play", 1)
     card = e.get("card") or {}
     mon.attached.append(str(card.get("name", "?")))
     mon.cards += 1

@@ -21,8 +21,10 @@ def on_turn_started(g: Game, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
-    knockout.close_window(g, seq)
-    knockout.report_unclaimed(g, seq)
+    if g.window is not None:
+        knockout.close_window(g, seq)
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)
     expected = g.first if g.turn == 0 else g.next_turn_player()
     if pl.id != expected:
         g.find("turn_order", seq, f"turn started for {pl.id}, expected {expected}")
@@ -98,11 +100,13 @@ def on_turn_ended(g: Game, e: Event) -> None:
     seq = e["seq"]
     if g.result is not None:
         return
-    knockout.close_window(g, seq)
+    if g.window is not None:
+        knockout.close_window(g, seq)
     pl = g.player(e)
     if pl is None:
         return
     if pl.id != g.turn_player:
         g.find("turn_order", seq, f"{pl.id} ended a turn that was {g.turn_player}'s")
     g.turn_open = False
-    knockout.report_unclaimed(g, seq)
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)
