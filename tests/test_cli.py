@@ -166,5 +166,8 @@ def test_demo_then_report_from_the_store_equals_the_offline_report(tmp_path: pat
     events = write(tmp_path, "demo.jsonl", demo_events(2026))
     offline = run("report", "--json", events)
     assert json.loads(stored.stdout) == json.loads(offline.stdout)
-    assert json.loads(stored.stdout)["games"] == 7
+    report_json = json.loads(stored.stdout)
+    assert report_json["games"] == 7
+    (section,) = report_json["sections"]
+    assert {"prizes", "simultaneous", "deck_out", "playoff", "concession"} <= set(section["reasons"])
     assert run("report").returncode == 2  # nothing to report on: a clear error, not a traceback

@@ -16,12 +16,12 @@ from typing import Any
 
 import msgpack
 
-from replay import link_records, replay_events
+from replay import link_records, replay_events, replay_records
 from replay.commands.common import maybe_sign
 from replay.commands.replay_cmd import summary
 from replay.record import dumps
 
-SCENARIOS = ("prizes", "simultaneous", "deck_out", "playoff", "concession")
+SCENARIOS = ("prizes", "simultaneous", "deck_out", "playoff", "concession")  # the result reason each shows
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,15 @@ def demo_events(seed: int) -> list[dict[str, Any]]:
     rulesets = ("play-2026", "jp-3.4", "kr-1.0")
     events: list[dict[str, Any]] = []
     for i, scenario in enumerate(SCENARIOS):
-        for stream in simulate_series(seed + i, f"demo-{scenario}", rulesets[i % 3], scenario=scenario):
+        # The simulator steers towards an ending but does not promise it: take the first seed that shows it.
+        for attempt in range(50):
+            streams = simulate_series(
+                seed + i + 100 * attempt, f"demo-{scenario}", rulesets[i % 3], scenario=scenario
+            )
+            records = replay_records(e for stream in streams for e in stream)
+            if (records[f"demo-{scenario}"]["result"] or {}).get("reason") == scenario:
+                break
+        for stream in streams:
             events.extend(stream)
     text, _catalogue, _winner, _reason = synthetic_log(seed)
     events.extend(parse_ptcgl(text, match="demo-ptcgl-log", filename="demo-ptcgl-log.txt").events)
