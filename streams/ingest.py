@@ -16,11 +16,12 @@ silently: every event ends as applied, duplicate or rejected (quarantined by the
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import msgpack
 
@@ -28,7 +29,7 @@ from replay import Game, link_records
 from replay.chain import canonical_bytes, sign
 from replay.errors import EventError
 from replay.validate import validate_event
-from streams.store import Append, IndexEntry, Store
+from streams.store import Append, AppendRun, IndexEntry, Store
 
 Status = Literal["applied", "duplicate", "buffered", "rejected"]
 
@@ -82,6 +83,31 @@ class _MatchState:
     indexed: IndexEntry | None = None
     quarantined: set[bytes] = field(default_factory=set)  # conflicting / late events already archived
     child_done: bool = False  # a playoff child whose finish was already handed to its parent
+
+
+_Item = tuple[int, int, dict[str, Any], bytes]  # (position in the batch, seq, event, canonical bytes)
+
+#: Events per :meth:`Store.append_run` at most (a backlog of one match is written in runs of this size).
+MAX_RUN = 500
+
+_PLAYOFF_CHILD = re.compile(r"^(?P<root>.+)/tb\d+$")
+
+
+def _family(match: str) -> str:
+    """The root of a match's playoff family (``g1`` for ``g1``, ``g1/tb1``, ``g1/tb2``...)."""
+    m = _PLAYOFF_CHILD.match(match)
+    return m.group("root") if m else match
+
+
+@dataclass
+class _Run:
+    """In-line events of one match applied in memory and not yet written (the batch path)."""
+
+    outcomes: list[Outcome | None]  # the batch's outcomes, by position in the batch
+    pos: int = 0  # the item being processed (index in the match's group)
+    start: int = 0  # the first item of the group whose outcome is not handed out yet
+    events: list[tuple[int, bytes]] = field(default_factory=list)
+    decided: list[tuple[int, Outcome]] = field(default_factory=list)  # outcomes waiting for the write
 
 
 class _Stale(Exception):
@@ -175,15 +201,149 @@ class IngestCore:
         try:
             async with st.lock:
                 try:
-                    return await self._ingest(st, match, seq, ev, data)
-                except _Stale:
-                    st.game = None  # another writer moved the head: rebuild and decide again, once
-                    return await self._ingest(st, match, seq, ev, data)
+                    return await self._one(st, match, seq, ev, data)
                 except BaseException:
                     st.game = None  # memory may be ahead of the store: rebuild on next use
                     raise
         finally:
             st.users -= 1
+
+    async def ingest_many(self, items: Sequence[dict[str, Any] | bytes]) -> list[Outcome]:
+        """Take a batch of events: one outcome per item, the same as :meth:`ingest` called on each in turn.
+
+        Items are grouped by match (each match keeps the batch's order) and the matches run concurrently.
+        Within a match, the events that are next in line are applied to the game in memory and written
+        together: one :meth:`Store.append_run` per match per batch (archive, pending, head, and the board
+        and record built once, after the last event; one live update carrying the last seq). Everything
+        else (duplicates of archived events, conflicts, events ahead of a gap, released gaps) first writes
+        what is pending, then goes through the per-event path. A run is also written right after any event
+        that leaves the match not ``in_progress`` (or with an effect still resolving), so status changes
+        and playoff links happen at the same events as with :meth:`ingest`. The stored archive, record and
+        board are byte for byte those of per-event ingest (``tests/test_ingest.py``).
+
+        A store error propagates (nothing is returned): events of other matches may have been stored, and
+        a retry of the batch finds them as duplicates.
+        """
+        outcomes: list[Outcome | None] = [None] * len(items)
+        families: dict[str, dict[str, list[_Item]]] = {}
+        for i, item in enumerate(items):
+            try:
+                ev = decode_event(item)
+                validate_event(ev)
+                data = _canonical(ev)
+            except EventError as exc:
+                self.counts["rejected"] += 1
+                outcomes[i] = Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
+                continue
+            match: str = ev["match"]
+            families.setdefault(_family(match), {}).setdefault(match, []).append((i, ev["seq"], ev, data))
+        if len(families) == 1:
+            await self._ingest_family(next(iter(families.values())), outcomes)
+        elif families:
+            done = await asyncio.gather(
+                *(self._ingest_family(f, outcomes) for f in families.values()), return_exceptions=True
+            )
+            for result in done:
+                if isinstance(result, BaseException):
+                    raise result
+        return cast(list[Outcome], outcomes)
+
+    async def _ingest_family(self, groups: dict[str, list[_Item]], outcomes: list[Outcome | None]) -> None:
+        # A playoff parent and its children, one match after the other: a child's finish settles the
+        # parent's stored record, as it would one event after the other (no race between the two writes).
+        for match, group in groups.items():
+            st = self._state(match)
+            st.users += 1
+            try:
+                async with st.lock:
+                    try:
+                        await self._ingest_group(st, match, group, outcomes)
+                    except BaseException:
+                        st.game = None
+                        raise
+            finally:
+                st.users -= 1
+
+    async def _ingest_group(
+        self, st: _MatchState, match: str, group: list[_Item], outcomes: list[Outcome | None]
+    ) -> None:
+        run = _Run(outcomes)
+        try:
+            for pos, (i, seq, ev, data) in enumerate(group):
+                run.pos = pos
+                game = st.game if st.game is not None else await self._game(st, match)
+                if game.next_seq in st.buffer:
+                    await self._drain_run(st, match, game, run, None)
+                if seq == game.next_seq:
+                    game.apply(ev)
+                    await self._add(st, match, game, run, seq, data)
+                    applied = [seq]
+                    await self._drain_run(st, match, game, run, applied)
+                    run.decided.append((i, Outcome("applied", match, seq, applied=applied)))
+                elif seq > game.next_seq and seq in st.buffer:
+                    # the per-event path decides these without the store
+                    if st.buffer[seq].data == data:
+                        run.decided.append((i, Outcome("duplicate", match, seq)))
+                    else:
+                        run.decided.append((i, _waiting_conflict(match, seq, game.next_seq)))
+                else:
+                    await self._flush_run(st, match, run)
+                    outcomes[i] = await self._one(st, match, seq, ev, data)
+                if not run.events:
+                    self._commit(run, done=True)
+            await self._flush_run(st, match, run)
+        except _Stale:
+            # Another writer moved the head: nothing of the run was written. Rebuild, and decide every
+            # item from the first one not yet committed the per-event way (which retries once).
+            st.game = None
+            for i, seq, ev, data in group[run.start :]:
+                outcomes[i] = await self._one(st, match, seq, ev, data)
+
+    async def _drain_run(
+        self, st: _MatchState, match: str, game: Game, run: _Run, applied: list[int] | None
+    ) -> None:
+        while game.next_seq in st.buffer:
+            seq = game.next_seq
+            pending = st.buffer.pop(seq)
+            game.apply(pending.event)
+            if applied is not None:
+                applied.append(seq)
+            await self._add(st, match, game, run, seq, pending.data)
+
+    async def _add(self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, data: bytes) -> None:
+        run.events.append((seq, data))
+        if game.status != "in_progress" or game.effect_pending or len(run.events) >= MAX_RUN:
+            # the record after this event may differ in status or be read by the playoff links: write it
+            # now, as the per-event path would
+            await self._flush_run(st, match, run)
+
+    async def _flush_run(self, st: _MatchState, match: str, run: _Run) -> None:
+        """Write the run (one atomic store call), then commit the outcomes that waited for it."""
+        if run.events:
+            game = st.game
+            assert game is not None
+            record = await self._final_record(match, game)
+            events = tuple(run.events)
+            result = await self.store.append_run(
+                AppendRun(match, st.head, events, canonical_bytes(game.board()), self._pack(record))
+            )
+            if result.status != "applied":
+                raise _Stale
+            run.events.clear()
+            st.head = events[-1][0]
+            self.counts["applied"] += len(events)
+            await self._index(st, record)
+            await self._playoff_links(st, match, record)
+        self._commit(run, done=False)
+
+    def _commit(self, run: _Run, *, done: bool) -> None:
+        """Hand out the decided outcomes; ``done``: the current item is decided too."""
+        for i, outcome in run.decided:
+            run.outcomes[i] = outcome
+            if outcome.status != "applied":
+                self.counts[outcome.status] += 1
+        run.decided.clear()
+        run.start = run.pos + 1 if done else run.pos
 
     async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
         """Report every gap whose oldest waiting event has waited ``gap_timeout`` seconds.
@@ -281,6 +441,13 @@ class IngestCore:
             st.users -= 1
 
     # ------------------------------------------------------------------------------------ internals
+    async def _one(self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes) -> Outcome:
+        try:
+            return await self._ingest(st, match, seq, ev, data)
+        except _Stale:
+            st.game = None  # another writer moved the head: rebuild and decide again, once
+            return await self._ingest(st, match, seq, ev, data)
+
     async def _ingest(
         self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes
     ) -> Outcome:
@@ -297,14 +464,7 @@ class IngestCore:
                     self.counts["duplicate"] += 1
                     return Outcome("duplicate", match, seq)
                 self.counts["rejected"] += 1
-                return Outcome(
-                    "rejected",
-                    match,
-                    seq,
-                    f"match {match} seq {seq}: a different event with this seq is already waiting "
-                    f"for seq {game.next_seq}; not applied",
-                    field="seq",
-                )
+                return _waiting_conflict(match, seq, game.next_seq)
             if await self.store.head(match) != st.head:
                 raise _Stale  # the events we wait for may have been appended by another owner
             if not await self.store.hold(match, seq, data):
@@ -493,6 +653,17 @@ class IngestCore:
         if self.signing_key is not None:
             record = sign(_unsigned(record), self.signing_key, self.key_id)
         return canonical_bytes(record)
+
+
+def _waiting_conflict(match: str, seq: int, expected: int) -> Outcome:
+    return Outcome(
+        "rejected",
+        match,
+        seq,
+        f"match {match} seq {seq}: a different event with this seq is already waiting "
+        f"for seq {expected}; not applied",
+        field="seq",
+    )
 
 
 def _unsigned(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -52,6 +52,22 @@ class Append:
 
 
 @dataclass(frozen=True)
+class AppendRun:
+    """Consecutive events of one match to archive at once, with the read models after the last one.
+
+    ``events`` are ``(seq, canonical bytes)`` with seqs ``prev + 1, prev + 2, ...`` (a run never crosses
+    a gap or a conflict: those go through :meth:`Store.append` one by one). ``board`` and ``record`` are
+    the read models after the last event; one live update (with the last seq) is published.
+    """
+
+    match: str
+    prev: int
+    events: tuple[tuple[int, bytes], ...]
+    board: bytes
+    record: bytes
+
+
+@dataclass(frozen=True)
 class AppendResult:
     """What the store did: ``status``, the head after the call, and whether bytes were written."""
 
@@ -148,6 +164,12 @@ class Store(Protocol):
         """Archive one event and store the match's new board and record, in one atomic step."""
         ...
 
+    async def append_run(self, a: AppendRun) -> AppendResult:
+        """Archive a run of consecutive events and store the board and record after the last one, in one
+        atomic step. ``applied`` (head = the last seq), or ``stale`` (``prev`` is not the head) / ``gap``
+        (the seqs do not follow the head), in which case nothing is written."""
+        ...
+
     async def head(self, match: str) -> int:
         """The highest seq appended in order (0 for an unknown match)."""
         ...
@@ -234,6 +256,7 @@ def _parse_position(entry_id: bytes | str) -> tuple[int, int]:
 
 
 _LUA_INGEST = resources.files("streams").joinpath("ingest.lua").read_text(encoding="utf-8")
+_LUA_APPEND_RUN = resources.files("streams").joinpath("append_run.lua").read_text(encoding="utf-8")
 _LUA_INDEX = resources.files("streams").joinpath("index.lua").read_text(encoding="utf-8")
 _MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
 
@@ -253,6 +276,7 @@ class RedisStore:
         self.idx = f"{prefix}:{{idx}}"
         self._ingest = client.register_script(_LUA_INGEST)
         self._index = client.register_script(_LUA_INDEX)
+        self._append_run = client.register_script(_LUA_APPEND_RUN)
 
     # key names -------------------------------------------------------------------------------------
     def key(self, match: str, name: str) -> str:
@@ -285,6 +309,24 @@ class RedisStore:
         return AppendResult(
             status=cast(AppendStatus, status.decode()), head=int(head), archived=bool(archived)
         )
+
+    async def append_run(self, a: AppendRun) -> AppendResult:
+        if not a.events:
+            raise ValueError("an empty run")
+        keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
+        args: list[bytes | str | int] = [a.prev, len(a.events)]
+        for seq, data in a.events:
+            args += (seq, data)
+        args += (
+            a.board,
+            a.record,
+            LiveUpdate(a.match, a.events[-1][0]).encode(),
+            self.channel(a.match),
+            self.channel(None),
+        )
+        status, head, _ = await self._append_run(keys=keys, args=args)
+        result = cast(AppendStatus, status.decode())
+        return AppendResult(status=result, head=int(head), archived=result == "applied")
 
     async def head(self, match: str) -> int:
         raw = await self._r.get(self.key(match, "seq"))
@@ -531,6 +573,24 @@ class MemoryStore:
         m.record = a.record
         self._publish(LiveUpdate(a.match, a.seq))
         return AppendResult("applied", a.seq, archived=True)
+
+    async def append_run(self, a: AppendRun) -> AppendResult:
+        if not a.events:
+            raise ValueError("an empty run")
+        m = self._matches.setdefault(a.match, _MemoryMatch())
+        if a.prev != m.head:
+            return AppendResult("stale", m.head)
+        if [seq for seq, _ in a.events] != list(range(m.head + 1, m.head + 1 + len(a.events))):
+            return AppendResult("gap", m.head)
+        for seq, data in a.events:
+            m.log.append(ArchivedEvent((seq, 0), data))
+            m.by_seq[seq] = data
+            m.pending.pop(seq, None)
+        m.head = a.events[-1][0]
+        m.board = a.board
+        m.record = a.record
+        self._publish(LiveUpdate(a.match, m.head))
+        return AppendResult("applied", m.head, archived=True)
 
     async def head(self, match: str) -> int:
         m = self._matches.get(match)

@@ -7,7 +7,7 @@ import asyncio
 import msgpack
 import pytest
 
-from streams.store import Append, IndexEntry, LiveUpdate, RedisStore, Store
+from streams.store import Append, AppendRun, IndexEntry, LiveUpdate, RedisStore, Store
 
 
 def ev(match: str, seq: int, **extra: object) -> bytes:
@@ -205,3 +205,42 @@ async def test_concurrent_index_steps_leave_one_consistent_entry(any_store: Stor
         assert await any_store.matches(player=p) == (["m1"] if p in last.players else [])
     assert await any_store.matches(league="L0") == (["m1"] if last.league == "L0" else [])
     assert await any_store.findings_counts() == ({"c": last.findings["c"]} if last.findings["c"] else {})
+
+
+def run_of(match: str, seqs: range, prev: int) -> AppendRun:
+    return AppendRun(
+        match=match,
+        prev=prev,
+        events=tuple((s, ev(match, s)) for s in seqs),
+        board=msgpack.packb({"seq": seqs[-1]}),
+        record=msgpack.packb({"match": match, "head": seqs[-1]}),
+    )
+
+
+async def test_a_run_is_appended_atomically_with_one_live_update(any_store: Store) -> None:
+    every = await any_store.subscribe()
+    try:
+        await any_store.append(app("m1", 1, 0))
+        assert await any_store.hold("m1", 3, ev("m1", 3))
+        assert await any_store.hold("m1", 9, ev("m1", 9))
+        result = await any_store.append_run(run_of("m1", range(2, 6), 1))
+        assert (result.status, result.head, result.archived) == ("applied", 5, True)
+        # refused as a whole: a stale prev, seqs that do not follow the head
+        assert (await any_store.append_run(run_of("m1", range(6, 8), 4))).status == "stale"
+        assert (await any_store.append_run(run_of("m1", range(7, 9), 5))).status == "gap"
+        assert (await any_store.append_run(run_of("m1", range(5, 7), 5))).status == "gap"
+        it = aiter(every)
+        got = [await asyncio.wait_for(anext(it), 5) for _ in range(2)]
+        assert got == [LiveUpdate("m1", 1), LiveUpdate("m1", 5)]
+    finally:
+        await every.aclose()
+    log = await any_store.events("m1")
+    expected = [((s, 0), ev("m1", s), "event") for s in range(1, 6)]
+    assert [(e.position, e.data, e.kind) for e in log] == expected
+    assert await any_store.head("m1") == 5
+    assert await any_store.held("m1") == {9: ev("m1", 9)}
+    assert msgpack.unpackb(await any_store.board("m1")) == {"seq": 5}
+    assert msgpack.unpackb(await any_store.record("m1")) == {"match": "m1", "head": 5}
+    # and per-event appends carry on from the run's head
+    assert (await any_store.append(app("m1", 6, 5))).status == "applied"
+    assert (await any_store.append(app("m1", 3, 6))).status == "duplicate"
