@@ -2,16 +2,20 @@
 
 Thin wiring (house style): decode, hand to :class:`streams.ingest.IngestCore`, quarantine what it rejects.
 
-- Records are consumed in batches (``Stream.take_events``); within a batch the events of one match are
-  handed to the core in partition order, while different matches run concurrently, so their Redis round
-  trips overlap. Offsets are acknowledged by Faust after the whole batch is done (at-least-once; a
-  redelivered event is a duplicate, which the core recognises).
+- Records are consumed in batches (``Stream.take_events``) and a batch is handed to the core in one call
+  (:meth:`IngestCore.ingest_many`): the events of one match keep their partition order and are written
+  with one Redis call per match, while different matches run concurrently, so their Redis round trips
+  share pipelines. Offsets are acknowledged by Faust after the whole batch is done, and the batch is only
+  done once the core has stored it (at-least-once; a redelivered event is a duplicate, which the core
+  recognises).
 - A record that is not one msgpack map, is keyed by something other than its match, or that the core
   rejects (schema, a different event reusing a seq, ...) goes to the dead-letter topic with its original
   bytes, partition, offset and the reason (:mod:`streams.dlq`).
-- A store error (Redis unreachable) is retried with backoff, holding the partition back rather than
-  skipping events; any other exception is retried a few times and then dead-lettered with the error as
-  the reason, so one poison record cannot stall a partition forever.
+- A store error (Redis unreachable) is retried with backoff (the whole batch again: what was stored
+  before the error comes back as duplicates), holding the partition back rather than skipping events;
+  any other exception is retried a few times, then the batch is handed to the core one event at a time
+  with the same rule, and a record that still fails is dead-lettered with the error as the reason, so
+  one poison record cannot stall a partition forever.
 - A Faust timer calls :meth:`IngestCore.flush_gaps` so events waiting behind a gap are released and the
   gap reported after ``PRIZECHECK_GAP_TIMEOUT`` seconds.
 - When partitions are revoked (rebalance), their matches are dropped from the core's memory; the next
@@ -26,9 +30,9 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import faust
 from faust.types import TP, EventT, StreamT
@@ -39,6 +43,9 @@ from streams.ingest import IngestCore, Outcome, decode_event
 from streams.settings import Settings
 
 log = logging.getLogger("prizecheck.worker")
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 #: Exceptions that mean "the store is unreachable right now": retried without limit.
 try:
@@ -113,22 +120,27 @@ class Pipeline:
         body ends, even by an exception, so every record must be stored, dead-lettered or waited for here.
         """
         results: list[Handled | None] = [None] * len(events)
-        groups: dict[str, list[tuple[int, dict[str, Any], _Record]]] = {}
+        admitted: list[tuple[int, dict[str, Any], _Record]] = []
         now = self.clock()
         for i, event in enumerate(events):
             self.counts["received"] += 1
             rec = _record_of(event)
             try:
-                results[i] = await self._admit(i, rec, now, groups)
+                results[i] = await self._admit(i, rec, now, admitted)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a bug: quarantine the record rather than lose it
                 log.exception("cannot admit %s[%d]@%d", rec.topic, rec.partition, rec.offset)
                 results[i] = await self._dead(rec, f"internal error: {exc!r}")
-        if len(groups) == 1:
-            await self._run_group(next(iter(groups.values())), results)
-        elif groups:
-            await asyncio.gather(*(self._run_group(g, results) for g in groups.values()))
+        if admitted:
+            try:
+                outcomes = await self._ingest_many([decoded for _, decoded, _ in admitted])
+            except _Poison as exc:
+                log.error("batch failed (%r); ingesting its events one by one", exc.__cause__)
+                await self._one_by_one(admitted, results)
+            else:
+                for (i, _, rec), outcome in zip(admitted, outcomes, strict=True):
+                    results[i] = await self._handled(rec, outcome)
         return [r for r in results if r is not None]
 
     async def _admit(
@@ -136,16 +148,16 @@ class Pipeline:
         i: int,
         rec: _Record,
         now: float,
-        groups: dict[str, list[tuple[int, dict[str, Any], _Record]]],
+        admitted: list[tuple[int, dict[str, Any], _Record]],
     ) -> Handled | None:
-        """Decode and check one record; queue it for its match's group (None) or dead-letter it."""
+        """Decode and check one record; queue it for the core (None) or dead-letter it."""
         try:
             decoded = decode_event(rec.value)
         except EventError as exc:
             return await self._dead(rec, str(exc), field=exc.field)
         match = decoded.get("match")
         if not isinstance(match, str):
-            groups.setdefault("\x00unkeyed", []).append((i, decoded, rec))  # the core names the problem
+            admitted.append((i, decoded, rec))  # the core names the problem
             return None
         if rec.key is None:
             why = (
@@ -162,38 +174,53 @@ class Pipeline:
         tp = (rec.topic, rec.partition)
         self._owned.setdefault(tp, set()).add(match)
         self._seen[match] = (now, tp)
-        groups.setdefault(match, []).append((i, decoded, rec))
+        admitted.append((i, decoded, rec))
         return None
+
+    async def _handled(self, rec: _Record, outcome: Outcome) -> Handled:
+        if outcome.status == "rejected":
+            return await self._dead(
+                rec,
+                outcome.reason or "rejected",
+                field=outcome.field,
+                match=outcome.match,
+                seq=outcome.seq,
+            )
+        self.counts[outcome.status] += 1
+        return Handled(outcome.status, rec.partition, rec.offset, outcome.match, outcome.seq)
+
+    async def _one_by_one(
+        self, admitted: list[tuple[int, dict[str, Any], _Record]], results: list[Handled | None]
+    ) -> None:
+        """The fallback after a batch kept failing: per event, so only a poison record is quarantined."""
+        groups: dict[Any, list[tuple[int, dict[str, Any], _Record]]] = {}
+        for item in admitted:
+            groups.setdefault(item[1].get("match"), []).append(item)
+        await asyncio.gather(*(self._run_group(g, results) for g in groups.values()))
 
     async def _run_group(
         self, items: list[tuple[int, dict[str, Any], _Record]], results: list[Handled | None]
     ) -> None:
         for i, decoded, rec in items:
             try:
-                outcome = await self._ingest(decoded)
+                outcome = await self._retrying(self.core.ingest, decoded)
             except _Poison as exc:
                 results[i] = await self._dead(
                     rec, f"internal error (after retries): {exc.__cause__!r}", match=decoded.get("match")
                 )
                 continue
-            if outcome.status == "rejected":
-                results[i] = await self._dead(
-                    rec,
-                    outcome.reason or "rejected",
-                    field=outcome.field,
-                    match=outcome.match,
-                    seq=outcome.seq,
-                )
-                continue
-            self.counts[outcome.status] += 1
-            results[i] = Handled(outcome.status, rec.partition, rec.offset, outcome.match, outcome.seq)
+            results[i] = await self._handled(rec, outcome)
 
-    async def _ingest(self, event: dict[str, Any]) -> Outcome:
+    async def _ingest_many(self, events: list[dict[str, Any]]) -> list[Outcome]:
+        return await self._retrying(self.core.ingest_many, events)
+
+    async def _retrying(self, call: Callable[[_T], Awaitable[_R]], arg: _T) -> _R:
+        """``call(arg)``, retried: without limit on a store outage, ``poison_retries`` times otherwise."""
         delay = 0.05
         failures = 0
         while True:
             try:
-                return await self.core.ingest(event)
+                return await call(arg)
             except asyncio.CancelledError:
                 raise
             except TRANSIENT as exc:

@@ -229,15 +229,15 @@ async def test_store_outage_is_retried_not_skipped() -> None:
     harness = Harness()
     events = corpus(1)
     calls = {"n": 0}
-    real = harness.core.ingest
+    real = harness.core.ingest_many
 
-    async def flaky(event: dict[str, Any] | bytes) -> Any:
+    async def flaky(batch: Any) -> Any:
         calls["n"] += 1
         if calls["n"] in (2, 3):
             raise ConnectionError("redis went away")
-        return await real(event)
+        return await real(batch)
 
-    harness.core.ingest = flaky  # type: ignore[method-assign]
+    harness.core.ingest_many = flaky  # type: ignore[method-assign,assignment]
     harness.pipeline.max_backoff = 0.01
     async with harness.agent.test_context() as ctx:
         harness.ctx = ctx
@@ -247,6 +247,73 @@ async def test_store_outage_is_retried_not_skipped() -> None:
     assert harness.pipeline.counts["retries"] == 2
     match = events[0]["match"]
     assert await harness.record(match) == offline(events)[match]
+
+
+async def test_a_stored_batch_retried_after_an_outage_comes_back_as_duplicates() -> None:
+    # the store fails after the batch was written (e.g. the reply is lost): the retry finds it archived
+    harness = Harness()
+    events = corpus(1)
+    real = harness.core.ingest_many
+    failed = {"done": False}
+
+    async def lost_reply(batch: Any) -> Any:
+        out = await real(batch)
+        if not failed["done"]:
+            failed["done"] = True
+            raise ConnectionError("reply lost")
+        return out
+
+    harness.core.ingest_many = lost_reply  # type: ignore[method-assign,assignment]
+    harness.pipeline.max_backoff = 0.01
+    handled = await harness.pipeline.handle_batch(batch_of(events[:10]))
+    assert [x.status for x in handled] == ["duplicate"] * 10
+    handled = await harness.pipeline.handle_batch(batch_of(events[10:], offset=10))
+    assert {x.status for x in handled} == {"applied"}
+    match = events[0]["match"]
+    assert await harness.record(match) == offline(events)[match]
+
+
+async def test_a_batch_that_keeps_failing_is_ingested_one_by_one_and_only_the_poison_is_quarantined() -> None:
+    harness = Harness()
+    events = corpus(2, seed=5)
+    poison = events[7]
+    real = harness.core.ingest
+
+    async def bad_many(batch: Any) -> Any:
+        raise RuntimeError("bug in the batch path")
+
+    async def bad_one(event: Any) -> Any:
+        if event == poison:
+            raise RuntimeError("bug on this event")
+        return await real(event)
+
+    harness.core.ingest_many = bad_many  # type: ignore[method-assign,assignment]
+    harness.core.ingest = bad_one  # type: ignore[method-assign]
+    harness.pipeline.max_backoff = 0.01
+    handled = await harness.pipeline.handle_batch(batch_of(events))
+    assert [x.offset for x in handled] == list(range(len(events)))
+    dead = [x for x in handled if x.status == "dead_letter"]
+    assert [(x.match, x.offset) for x in dead] == [(poison["match"], 7)]
+    assert "bug on this event" in (dead[0].reason or "")
+    assert harness.dlq.letters[-1].value == msgpack.packb(poison)
+    # the poison's match waits behind it (its seq is missing); the other match is complete
+    others = [e for e in events if e["match"] != poison["match"]]
+    assert others
+    assert await harness.record(others[0]["match"]) == offline(others)[others[0]["match"]]
+
+
+class _Msg:
+    def __init__(self, offset: int) -> None:
+        self.topic, self.partition, self.offset = "prizecheck.events", 0, offset
+
+
+class _Ev:
+    def __init__(self, offset: int, e: dict[str, Any]) -> None:
+        self.key, self.value, self.message = e["match"].encode(), msgpack.packb(e), _Msg(offset)
+
+
+def batch_of(events: list[dict[str, Any]], offset: int = 0) -> Any:
+    return [_Ev(offset + i, e) for i, e in enumerate(events)]
 
 
 def test_the_app_never_asks_for_transactions_or_idempotence() -> None:
