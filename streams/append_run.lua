@@ -4,36 +4,41 @@
 --
 -- KEYS: the same five keys as ingest.lua (events, seq, board, record, pending).
 -- ARGV[1] prev           the head the caller built its state on (fencing: another writer moved it?)
--- ARGV[2] n              how many events follow
--- ARGV[3 .. 2+2n]        seq_1, event_1, seq_2, event_2, ...: seq_i must be prev + i (no gap in a run)
--- ARGV[3+2n]             board after the last event
--- ARGV[4+2n]             record after the last event
--- ARGV[5+2n]             payload: the live update (carries the last seq), published once
--- ARGV[6+2n]             per-match live channel
--- ARGV[7+2n]             global live channel
--- Returns {status, head, appended}: status applied | stale | gap. Nothing is written unless every check
--- passes (all checks come before the first write).
+-- ARGV[2] first          the seq of the first event; the run's seqs are first, first + 1, ...
+-- ARGV[3] lengths        the events' byte lengths, comma-separated (one argument whatever the run's size:
+--                        the client packs a few arguments instead of two per event)
+-- ARGV[4] events         the events' canonical msgpack bytes, concatenated
+-- ARGV[5] board          board after the last event
+-- ARGV[6] record         record after the last event
+-- ARGV[7] payload        the live update (carries the last seq), published once
+-- ARGV[8] channel        per-match live channel
+-- ARGV[9] channel_all    global live channel
+-- Returns the new head (an integer) when applied; {'stale', head} when prev is not the head, {'gap', head}
+-- when first is not head + 1. Nothing is written unless both checks pass (they come before any write).
 
 local head = tonumber(redis.call('GET', KEYS[2]) or '0')
-local n = tonumber(ARGV[2])
 if tonumber(ARGV[1]) ~= head then
-  return {'stale', head, 0}
+  return {'stale', head}
 end
-for i = 1, n do
-  if tonumber(ARGV[1 + 2 * i]) ~= head + i then
-    return {'gap', head, 0}
-  end
+local seq = tonumber(ARGV[2])
+if seq ~= head + 1 then
+  return {'gap', head}
 end
 local pending = redis.call('EXISTS', KEYS[5]) == 1
-for i = 1, n do
-  local seq = ARGV[1 + 2 * i]
-  redis.call('XADD', KEYS[1], seq .. '-0', 'e', ARGV[2 + 2 * i])
-  if pending then redis.call('HDEL', KEYS[5], seq) end
+local blob = ARGV[4]
+local pos = 1
+for len in string.gmatch(ARGV[3], '%d+') do
+  local n = tonumber(len)
+  local id = string.format('%d', seq)
+  redis.call('XADD', KEYS[1], id .. '-0', 'e', string.sub(blob, pos, pos + n - 1))
+  if pending then redis.call('HDEL', KEYS[5], id) end
+  pos = pos + n
+  seq = seq + 1
 end
-local base = 2 + 2 * n
-redis.call('SET', KEYS[2], ARGV[1 + 2 * n])
-redis.call('SET', KEYS[3], ARGV[base + 1])
-redis.call('SET', KEYS[4], ARGV[base + 2])
-redis.call('PUBLISH', ARGV[base + 4], ARGV[base + 3])
-redis.call('PUBLISH', ARGV[base + 5], ARGV[base + 3])
-return {'applied', head + n, n}
+local last = string.format('%d', seq - 1)
+redis.call('SET', KEYS[2], last)
+redis.call('SET', KEYS[3], ARGV[5])
+redis.call('SET', KEYS[4], ARGV[6])
+redis.call('PUBLISH', ARGV[8], ARGV[7])
+redis.call('PUBLISH', ARGV[9], ARGV[7])
+return seq - 1

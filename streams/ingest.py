@@ -312,9 +312,16 @@ class IngestCore:
 
     async def _add(self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, data: bytes) -> None:
         run.events.append((seq, data))
-        if game.status != "in_progress" or game.effect_pending or len(run.events) >= MAX_RUN:
-            # the record after this event may differ in status or be read by the playoff links: write it
-            # now, as the per-event path would
+        if (
+            game.status != "in_progress"
+            or (game.effect_pending and (game.must_decide or game.parent is not None))
+            or len(run.events) >= MAX_RUN
+        ):
+            # The record after this event may not be "in_progress" (with an effect pending, the record is
+            # that of the game with the effect resolved): its playoff links (a stub for the child, a parent
+            # settled by its child) must see it, as with per-event ingest, so write it now. Without
+            # must_decide and a parent, a game can only end "finished", which no link looks at; the
+            # indexes only keep the last write's values, so they need no cut.
             await self._flush_run(st, match, run)
 
     async def _flush_run(self, st: _MatchState, match: str, run: _Run) -> None:

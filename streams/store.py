@@ -28,6 +28,8 @@ from typing import Any, Literal, Protocol, cast
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
+_MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
+
 AppendStatus = Literal["applied", "duplicate", "conflict", "stale", "gap"]
 EntryKind = Literal["event", "conflict", "late"]
 
@@ -141,6 +143,8 @@ class LiveUpdate:
     seq: int
 
     def encode(self) -> bytes:
+        if _MATCH_ID.match(self.match):  # nothing to escape in a match id: skip the JSON encoder
+            return b'{"match":"%s","seq":%d}' % (self.match.encode(), self.seq)
         return json.dumps({"match": self.match, "seq": self.seq}, separators=(",", ":")).encode()
 
     @classmethod
@@ -249,6 +253,16 @@ class Store(Protocol):
         ...
 
 
+def _run_bounds(a: AppendRun) -> tuple[int, int]:
+    """The first and last seq of a run; a run must be non-empty and consecutive (a caller's bug if not)."""
+    if not a.events:
+        raise ValueError("an empty run")
+    first, last = a.events[0][0], a.events[-1][0]
+    if last - first + 1 != len(a.events) or any(s != first + i for i, (s, _) in enumerate(a.events)):
+        raise ValueError(f"the seqs of a run must be consecutive: {[s for s, _ in a.events]}")
+    return first, last
+
+
 def _parse_position(entry_id: bytes | str) -> tuple[int, int]:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
     ms, _, sub = text.partition("-")
@@ -258,7 +272,6 @@ def _parse_position(entry_id: bytes | str) -> tuple[int, int]:
 _LUA_INGEST = resources.files("streams").joinpath("ingest.lua").read_text(encoding="utf-8")
 _LUA_APPEND_RUN = resources.files("streams").joinpath("append_run.lua").read_text(encoding="utf-8")
 _LUA_INDEX = resources.files("streams").joinpath("index.lua").read_text(encoding="utf-8")
-_MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
 
 
 class RedisStore:
@@ -311,22 +324,24 @@ class RedisStore:
         )
 
     async def append_run(self, a: AppendRun) -> AppendResult:
-        if not a.events:
-            raise ValueError("an empty run")
+        first, last = _run_bounds(a)
         keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
-        args: list[bytes | str | int] = [a.prev, len(a.events)]
-        for seq, data in a.events:
-            args += (seq, data)
-        args += (
+        args: list[bytes | str | int] = [
+            a.prev,
+            first,
+            ",".join([str(len(data)) for _, data in a.events]),
+            b"".join([data for _, data in a.events]),
             a.board,
             a.record,
-            LiveUpdate(a.match, a.events[-1][0]).encode(),
+            LiveUpdate(a.match, last).encode(),
             self.channel(a.match),
             self.channel(None),
-        )
-        status, head, _ = await self._append_run(keys=keys, args=args)
-        result = cast(AppendStatus, status.decode())
-        return AppendResult(status=result, head=int(head), archived=result == "applied")
+        ]
+        reply = await self._append_run(keys=keys, args=args)
+        if isinstance(reply, int):
+            return AppendResult("applied", reply, archived=True)
+        status, head = reply
+        return AppendResult(status=cast(AppendStatus, status.decode()), head=int(head))
 
     async def head(self, match: str) -> int:
         raw = await self._r.get(self.key(match, "seq"))
@@ -575,12 +590,11 @@ class MemoryStore:
         return AppendResult("applied", a.seq, archived=True)
 
     async def append_run(self, a: AppendRun) -> AppendResult:
-        if not a.events:
-            raise ValueError("an empty run")
+        first, _ = _run_bounds(a)
         m = self._matches.setdefault(a.match, _MemoryMatch())
         if a.prev != m.head:
             return AppendResult("stale", m.head)
-        if [seq for seq, _ in a.events] != list(range(m.head + 1, m.head + 1 + len(a.events))):
+        if first != m.head + 1:
             return AppendResult("gap", m.head)
         for seq, data in a.events:
             m.log.append(ArchivedEvent((seq, 0), data))
