@@ -1,10 +1,11 @@
 """The ingest core: one function that takes an event and lands it in the store, whoever delivered it.
 
-``prizecheck serve`` (HTTP, embedded) and the Kafka workers both call :meth:`IngestCore.ingest`. The core
-decodes and validates the event, applies it to the match's :class:`replay.Game` (kept in memory by the
-owner of the match), and hands the store the archived bytes with the new board and record in one atomic
-append (docs/storage.md). Then it updates the league indexes (a second, idempotent step) and the playoff
-links between parent and child records.
+``prizecheck serve`` (HTTP, embedded) calls :meth:`IngestCore.ingest`; the Kafka workers call
+:meth:`IngestCore.ingest_many` with a whole batch (the same outcomes, fewer writes). The core decodes and
+validates the event, applies it to the match's :class:`replay.Game` (kept in memory by the owner of the
+match), and hands the store the archived bytes with the new board and record in one atomic append (one
+per event, or one per match per batch for a run of in-line events; docs/storage.md). Then it updates the
+league indexes (a second, idempotent step) and the playoff links between parent and child records.
 
 Guarantees (docs/architecture): the archive is the source of truth and a record rebuilt from it is byte
 for byte the one stored; delivery may repeat (exact duplicates are no-ops); events ahead of a gap wait in a
@@ -312,16 +313,12 @@ class IngestCore:
 
     async def _add(self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, data: bytes) -> None:
         run.events.append((seq, data))
-        if (
-            game.status != "in_progress"
-            or (game.effect_pending and (game.must_decide or game.parent is not None))
-            or len(run.events) >= MAX_RUN
-        ):
-            # The record after this event may not be "in_progress" (with an effect pending, the record is
-            # that of the game with the effect resolved): its playoff links (a stub for the child, a parent
-            # settled by its child) must see it, as with per-event ingest, so write it now. Without
-            # must_decide and a parent, a game can only end "finished", which no link looks at; the
-            # indexes only keep the last write's values, so they need no cut.
+        if (game.status != "in_progress" and not game.effect_pending) or len(run.events) >= MAX_RUN:
+            # The record after this event is decided (not "in_progress", no effect still resolving): its
+            # playoff links (a stub for the child, a parent settled by its child) must see it, as with
+            # per-event ingest, so write it now. While an effect is pending the record is provisional and
+            # the links wait (_playoff_links); an "in_progress" record has no links; the indexes only
+            # keep the last write's values. So nothing else needs a cut.
             await self._flush_run(st, match, run)
 
     async def _flush_run(self, st: _MatchState, match: str, run: _Run) -> None:
@@ -340,7 +337,7 @@ class IngestCore:
             st.head = events[-1][0]
             self.counts["applied"] += len(events)
             await self._index(st, record)
-            await self._playoff_links(st, match, record)
+            await self._playoff_links(st, match, record, provisional=game.effect_pending)
         self._commit(run, done=False)
 
     def _commit(self, run: _Run, *, done: bool) -> None:
@@ -593,7 +590,7 @@ class IngestCore:
             st.game = None
             raise _Stale
         await self._index(st, record)
-        await self._playoff_links(st, match, record)
+        await self._playoff_links(st, match, record, provisional=game.effect_pending)
 
     async def _final_record(self, match: str, game: Game) -> dict[str, Any]:
         """The record to store: the engine's, settled from its playoff children when it awaits one."""
@@ -622,7 +619,15 @@ class IngestCore:
             )
         return link_records(group)[root]
 
-    async def _playoff_links(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
+    async def _playoff_links(
+        self, st: _MatchState, match: str, record: dict[str, Any], *, provisional: bool
+    ) -> None:
+        if provisional:
+            # An effect is still resolving: the record is the game with the effect resolved *so far*
+            # (e.g. the first of two simultaneous knockouts: a win that the next damage event turns into
+            # a draw). Settling a parent from it (once: ``child_done``) or announcing a stub from it would
+            # be final, so the links wait for the effect to resolve (the next write after it).
+            return
         po = record.get("playoff")
         if record.get("status") == "awaiting_playoff" and isinstance(po, Mapping):
             child = po.get("child")

@@ -682,3 +682,33 @@ async def test_a_batch_writes_each_match_once(any_store: Store) -> None:
     for m in ("b1", "b2"):
         assert await stored(any_store, m) == expected[m]
     assert await any_store.matches(status="finished") == ["b1", "b2"]
+
+
+async def test_a_child_decided_only_while_an_effect_resolves_does_not_settle_its_parent(
+    any_store: Store,
+) -> None:
+    """A playoff child whose record reads "won" after the first of two simultaneous knockouts, and
+    "drawn" after the second: the parent must be settled by the final outcome (here by ``/tb2``)."""
+    from replay.simulate import simulate_corpus
+
+    events = [e for s in simulate_corpus(40, 3) for e in s if e["match"].startswith("sim-3-000008")]
+    root, tb1 = "sim-3-000008", "sim-3-000008/tb1"
+    g = Game()
+    seen = []
+    for e in [e for e in events if e["match"] == tb1]:
+        g.apply(e)
+        seen.append((g.record()["status"], g.effect_pending))
+    assert ("finished", True) in seen and seen[-1][0] == "awaiting_playoff"  # the scenario holds
+    expected = in_process(events)
+    for batch in (False, True):
+        store: Store = MemoryStore() if batch else any_store
+        core = IngestCore(store)
+        if batch:
+            await core.ingest_many(events)
+        else:
+            for e in events:
+                await core.ingest(e)
+        for m in sorted({e["match"] for e in events}):
+            assert await stored(store, m) == expected[m], (batch, m)
+    record = unpack_record(await any_store.record(root))
+    assert record is not None and record["result"]["playoff"] == "sim-3-000008/tb2"
