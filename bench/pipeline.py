@@ -6,8 +6,8 @@ One run, one broker, one topic: a simulated corpus (>= ``--events`` events, keye
 produced once; then, each in its own worker process reading the topic from the beginning,
 
 (a) a Faust agent that only counts the records (same batching as the real agent), and
-(b) the full pipeline: the worker's agent, :class:`streams.ingest.IngestCore`, Redis (one Lua append per
-    event, indexes, pub/sub).
+(b) the full pipeline: the worker's agent, :class:`streams.ingest.IngestCore` (``ingest_many`` per
+    batch), Redis (one Lua append per match per batch, indexes, pub/sub).
 
 It prints events/s of both and the ratio (target: (b) >= 0.8 of (a)), checks that every record stored by
 (b) is byte for byte what ``prizecheck replay --json`` prints for the corpus, and then, with (b) still

@@ -1,7 +1,8 @@
 """Where the service keeps a match: the event archive, its read models and the league indexes.
 
 One small interface, :class:`Store`, with two backends that pass the same contract tests
-(``tests/test_store.py``): :class:`RedisStore` (production, redis.asyncio, one Lua script per event) and
+(``tests/test_store.py``): :class:`RedisStore` (production, redis.asyncio, one Lua script per atomic
+append: ``ingest.lua`` for one event, ``append_run.lua`` for a run of consecutive events) and
 :class:`MemoryStore` (unit tests). The store deals in bytes (msgpack) and never runs the engine: the
 ingest core (:mod:`streams.ingest`) applies events and hands the store the new board and record.
 
