@@ -712,3 +712,21 @@ async def test_a_child_decided_only_while_an_effect_resolves_does_not_settle_its
             assert await stored(store, m) == expected[m], (batch, m)
     record = unpack_record(await any_store.record(root))
     assert record is not None and record["result"]["playoff"] == "sim-3-000008/tb2"
+
+
+async def test_a_long_run_is_written_in_bounded_pieces(any_store: Store, monkeypatch: Any) -> None:
+    import streams.ingest
+
+    monkeypatch.setattr(streams.ingest, "MAX_RUN", 7)
+    events = game("long", turns=8, notes=2)
+    sub = await any_store.subscribe("long")
+    try:
+        out = await IngestCore(any_store).ingest_many(events)
+        assert [o.status for o in out] == ["applied"] * len(events)
+        it = aiter(sub)
+        first = await anext(it)
+        assert first.seq == 7  # the first piece: seqs 1..7
+    finally:
+        await sub.aclose()
+    assert await stored(any_store, "long") == in_process(events)["long"]
+    assert [msgpack.unpackb(e.data) for e in await any_store.events("long")] == events
