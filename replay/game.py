@@ -280,7 +280,16 @@ class Game:
         """This game with a pending effect resolved (a copy when one is pending; never mutates self)."""
         if not self.effect_pending:
             return self
-        g = copy.deepcopy(self)
+        # Resolving the effect only appends to the timeline and findings and changes the board, so the
+        # history (bytes), the chain, the ruleset and the entries already derived are shared, not copied.
+        shared: list[Any] = [self.raw, self.heads, self.ruleset, self.started]
+        memo: dict[int, Any] = {id(x): x for x in shared}
+        memo[id(self.timeline)] = list(self.timeline)
+        memo[id(self.findings)] = list(self.findings)
+        memo[id(self.knockouts)] = list(self.knockouts)
+        for entry in self.knockouts:
+            memo[id(entry)] = entry
+        g = copy.deepcopy(self, memo)
         knockout.resolve_effect(g)
         return g
 
@@ -288,7 +297,9 @@ class Game:
         """The end-of-game record (contract §3), deterministic for the events applied so far."""
         from replay.record import build_record
 
-        return build_record(self.resolved())
+        record = build_record(self.resolved())
+        record["provisional"] = self.effect_pending
+        return record
 
     def board(self) -> dict[str, Any]:
         """The public board: what a spectator may see (counts for hidden zones)."""

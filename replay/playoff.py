@@ -65,8 +65,8 @@ def link_records(records: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str
             if child not in children:
                 children.append(child)
             crec = out.get(child)
-            if crec is None:
-                break
+            if crec is None or crec.get("provisional"):
+                break  # not stored yet, or an effect is still resolving in it: its result may change
             cres = crec.get("result") or {}
             if crec.get("status") == "finished" and cres.get("outcome") == "win":
                 res = dict(rec.get("result") or {})

@@ -595,3 +595,21 @@ def test_a_named_effect_may_evolve_a_pokemon_twice_in_a_turn() -> None:
     assert "evolved_too_early" not in codes(s.record())
     s.add("evolved", player="ash", pid="a1", card=card("Raichu VMAX", 320, "VMAX"))
     assert codes(s.record()) == ["evolved_too_early"]
+
+
+def test_a_record_mid_effect_is_provisional_and_never_settles_a_parent() -> None:
+    parent = drawn("play-2026")
+    tb = child("play-2026", "g1/tb1", "g1", "tiebreaker_game", 6)
+    tb.turn("misty")
+    tb.add("damage", pid="m1", amount=30)  # an effect: the first of two simultaneous knockouts
+    g = tb.game()
+    early = g.record()
+    assert early["provisional"] is True and early["result"]["winner"] == "ash"  # so far...
+    assert g.effect_pending  # reading the record resolved a copy, not the game
+    root = link_records({"g1": parent.record(), "g1/tb1": early})["g1"]
+    assert root["status"] == "awaiting_playoff" and root["result"]["outcome"] == "draw"
+    tb.add("damage", pid="a1", amount=30)  # ...the same effect knocks out ash's Active too: level again
+    tb.add("turn_ended", player="misty")
+    final = tb.record()
+    assert final["provisional"] is False and final["result"] is None
+    assert [k["batch"] for k in final["knockouts"]] == [1, 1]
