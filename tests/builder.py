@@ -60,6 +60,20 @@ class Stream:
         return self.game().record()
 
 
+def drawn_game(match: str = "g1", ruleset: str = "play-2026", **started: Any) -> Stream:
+    """A 1-prize game that must be decided and ends in a double knockout draw at the first checkup."""
+    s = Stream(match, ruleset=ruleset, must_decide=True, prizes=1, **started)
+    s.setup("ash", ("a1", card("Pikachu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 30)))
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("damage", pid="a1", amount=30)
+    s.add("damage", pid="m1", amount=30)
+    s.add("checkup_ended")
+    return s
+
+
 def card(name: str, hp: int | None = 60, rule: str | None = None, **extra: Any) -> dict[str, Any]:
     c: dict[str, Any] = {"name": name}
     if hp is not None:

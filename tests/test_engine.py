@@ -12,7 +12,7 @@ import pytest
 from replay import Game, link_records, replay_events
 from replay.chain import canonical_bytes, chain_head, sign, verify_signature
 from replay.record import dumps
-from tests.builder import Stream, card, codes
+from tests.builder import Stream, card, codes, drawn_game
 
 # Everything in replay/ is the engine except the tools around it (they read files, use randomness).
 NOT_ENGINE = {"cli", "codec", "validate", "simulate"}
@@ -336,16 +336,7 @@ def test_result_mismatch_with_the_claim() -> None:
 
 # ---------------------------------------------------------------- playoffs [rules.md §6]
 def drawn(ruleset: str, match: str = "g1") -> Stream:
-    s = Stream(match, ruleset=ruleset, must_decide=True, prizes=1)
-    s.setup("ash", ("a1", card("Pikachu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 30)))
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.add("checkup_started")
-    s.add("damage", pid="a1", amount=30)
-    s.add("damage", pid="m1", amount=30)
-    s.add("checkup_ended")
-    return s
+    return drawn_game(match, ruleset)
 
 
 def child(ruleset: str, name: str, parent: str, playoff: str, prizes: int) -> Stream:

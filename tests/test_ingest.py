@@ -18,7 +18,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from builder import Stream, card
+from builder import Stream, card, drawn_game
 
 from replay import Game, replay_records
 from replay.chain import canonical_bytes, verify_signature
@@ -329,16 +329,7 @@ async def test_indexes_follow_the_records(any_store: Store) -> None:
 
 
 def drawn(match: str = "g1") -> Stream:
-    s = Stream(match, ruleset="kr-1.0", must_decide=True, prizes=1, context={"league": "L1"})
-    s.setup("ash", ("a1", card("Pikachu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 30)))
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.add("checkup_started")
-    s.add("damage", pid="a1", amount=30)
-    s.add("damage", pid="m1", amount=30)
-    s.add("checkup_ended")
-    return s
+    return drawn_game(match, "kr-1.0", context={"league": "L1"})
 
 
 def playoff(name: str, parent: str, decided: bool) -> Stream:
