@@ -612,6 +612,20 @@ class _Importer:
             )
         return ranked[0]
 
+    def in_spot(
+        self, p: str, name: str, ln: _Line, what: str, prefer: Callable[[str], tuple[int, ...]]
+    ) -> str | None:
+        """The Pokémon ``name`` of ``p`` that a line places "in the Active Spot" or "on the Bench"."""
+        assert ln.m is not None
+        in_active = ln.m.group("a") is not None
+        a = self.active[p]
+        if in_active and a is not None and self.pokes[a].name == name:
+            return a
+        cands = [x for x in self.bench[p] if self.pokes[x].name == name] if not in_active else []
+        if cands:
+            return self.choose(cands, ln.no, what, prefer)
+        return self.locate(p, name, ln.no, what)
+
     def locate(
         self,
         owner: str,
@@ -1236,16 +1250,7 @@ class _Importer:
             return False
         assert ln.m is not None
         name, target = ln.m.group("c"), ln.m.group("d")
-        in_active = ln.m.group("a") is not None
-        a = self.active[p]
-        if in_active and a is not None and self.pokes[a].name == target:
-            pid: str | None = a
-        else:
-            cands = [x for x in self.bench[p] if self.pokes[x].name == target] if not in_active else []
-            if cands:
-                pid = self.choose(cands, ln.no, "the attachment", lambda x: (0,))
-            else:
-                pid = self.locate(p, target, ln.no, "the attachment")
+        pid = self.in_spot(p, target, ln, "the attachment", lambda x: (0,))
         kind = "energy" if "Energy" in name else "tool"
         self.emit({"type": "attached", "player": p, "pid": pid, "card": {"name": name, "kind": kind}})
         return True
@@ -1256,20 +1261,11 @@ class _Importer:
             return False
         assert ln.m is not None
         old, new = ln.m.group("c"), ln.m.group("d")
-        in_active = ln.m.group("a") is not None
-        a = self.active[p]
-        if in_active and a is not None and self.pokes[a].name == old:
-            pid: str | None = a
-        else:
-            cands = [x for x in self.bench[p] if self.pokes[x].name == old] if not in_active else []
-            if cands:
-                # [rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that
-                # rule, not a guess, picks between same-named copies when it can.
-                pid = self.choose(
-                    cands, ln.no, "the evolution", lambda x: (0 if self.entered[x] < self.turn_no else 1,)
-                )
-            else:
-                pid = self.locate(p, old, ln.no, "the evolution")
+        # [rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that rule, not
+        # a guess, picks between same-named copies when it can.
+        pid = self.in_spot(
+            p, old, ln, "the evolution", lambda x: (0 if self.entered[x] < self.turn_no else 1,)
+        )
         assert pid is not None
         card = self.cards.card(new)
         if "hp" not in card:
