@@ -30,6 +30,7 @@ from replay import Game, link_records
 from replay.chain import canonical_bytes, sign
 from replay.errors import EventError
 from replay.validate import validate_event
+from streams.settings import Settings
 from streams.store import Append, AppendRun, IndexEntry, Store
 
 Status = Literal["applied", "duplicate", "buffered", "rejected"]
@@ -186,6 +187,19 @@ class IngestCore:
         self.counts: dict[str, int] = {"applied": 0, "duplicate": 0, "rejected": 0, "buffered": 0}
 
     # ------------------------------------------------------------------------------------ public API
+
+    @classmethod
+    def from_settings(cls, store: Store, settings: Settings, **options: Any) -> IngestCore:
+        """A core with the gap limits and the signing key from ``settings`` (the environment)."""
+        return cls(
+            store,
+            gap_limit=settings.gap_limit,
+            gap_timeout=settings.gap_timeout,
+            signing_key=settings.signing_key,
+            key_id=settings.key_id,
+            **options,
+        )
+
     async def ingest(self, event: dict[str, Any] | bytes) -> Outcome:
         """Take one event: a dict (decoded JSON) or the bytes of one msgpack map."""
         try:

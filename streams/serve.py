@@ -44,13 +44,7 @@ async def serve(settings: Settings, host: str, port: int) -> None:
     """Run the service until SIGINT or SIGTERM."""
     conn = await connect(settings)
     store = RedisStore(conn.client)
-    core = IngestCore(
-        store,
-        gap_limit=settings.gap_limit,
-        gap_timeout=settings.gap_timeout,
-        signing_key=settings.signing_key,
-        key_id=settings.key_id,
-    )
+    core = IngestCore.from_settings(store, settings)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
     app = make_app(core, store, flush_interval=flush_every)
     runner = web.AppRunner(app, access_log=None)

@@ -110,13 +110,7 @@ def run(args: argparse.Namespace) -> int:
     # commands of the matches in a batch share round trips (streams/autopipeline.py)
     client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
     store = RedisStore(client, prefix=args.redis_prefix)
-    core = IngestCore(
-        store,
-        gap_limit=settings.gap_limit,
-        gap_timeout=settings.gap_timeout,
-        signing_key=settings.signing_key,
-        key_id=settings.key_id,
-    )
+    core = IngestCore.from_settings(store, settings)
     app = create_app(settings, app_id=args.group, web_port=args.web_port)
     os.makedirs(app.conf.datadir, exist_ok=True)  # Faust makes only the last level
     pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id=name)

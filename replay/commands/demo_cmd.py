@@ -97,7 +97,7 @@ async def _ingest(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     print(f"store: {conn.where}")
     try:
         store = RedisStore(conn.client)
-        core = IngestCore(store, signing_key=settings.signing_key, key_id=settings.key_id)
+        core = IngestCore.from_settings(store, settings)
         outcomes: dict[str, int] = {}
         for event in events:
             out = await core.ingest(msgpack.packb(event))
