@@ -612,6 +612,16 @@ class _Importer:
             )
         return ranked[0]
 
+    def put_in_play(self, p: str, name: str, to: str) -> str:
+        """A Pokémon of ``p`` enters play mid-game (to the Active Spot if it is empty, else the Bench)."""
+        pid, card = self.new_poke(p, name)
+        self.emit({"type": "played", "player": p, "pid": pid, "card": card, "to": to})
+        if to == "active" and self.active[p] is None:
+            self.active[p] = pid
+        else:
+            self.bench[p].append(pid)
+        return pid
+
     def in_spot(
         self, p: str, name: str, ln: _Line, what: str, prefer: Callable[[str], tuple[int, ...]]
     ) -> str | None:
@@ -1096,12 +1106,7 @@ class _Importer:
                 slot["bench"].append({"pid": pid, "card": card})
                 self.bench[p].append(pid)
             return True
-        pid, card = self.new_poke(p, name)
-        self.emit({"type": "played", "player": p, "pid": pid, "card": card, "to": to})
-        if to == "active" and self.active[p] is None:
-            self.active[p] = pid
-        else:
-            self.bench[p].append(pid)
+        self.put_in_play(p, name, to)
         return True
 
     def on_drew_played(self, ln: _Line) -> bool:
@@ -1169,12 +1174,7 @@ class _Importer:
                       f"{p} put {n} Pokémon into play but the log lists {len(names)} names")  # fmt: skip
         to = "active" if ln.m.group("zone") == "Active Spot" else "bench"
         for name in names[:n]:
-            pid, card = self.new_poke(p, name)
-            self.emit({"type": "played", "player": p, "pid": pid, "card": card, "to": to})
-            if to == "active" and self.active[p] is None:
-                self.active[p] = pid
-            else:
-                self.bench[p].append(pid)
+            self.put_in_play(p, name, to)
         return True
 
     def on_healed(self, ln: _Line) -> bool:
