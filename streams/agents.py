@@ -342,28 +342,26 @@ def _seq(event: dict[str, Any]) -> int | None:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
-def events_topic(app: faust.App, settings: Settings) -> Any:
-    """The ``prizecheck.events`` topic: raw bytes keys (match) and values (msgpack)."""
+def _raw_topic(app: faust.App, name: str, partitions: int) -> Any:
+    """A topic whose keys and values stay bytes: the agent decodes them itself."""
     return app.topic(
-        settings.topic,
+        name,
         key_type=bytes,
         value_type=bytes,
         key_serializer="raw",
         value_serializer="raw",
-        partitions=settings.partitions,
+        partitions=partitions,
     )
+
+
+def events_topic(app: faust.App, settings: Settings) -> Any:
+    """The ``prizecheck.events`` topic: raw bytes keys (match) and values (msgpack)."""
+    return _raw_topic(app, settings.topic, settings.partitions)
 
 
 def dlq_topic(app: faust.App, settings: Settings) -> Any:
     """The dead-letter topic: original key and value bytes, coordinates and reason in headers."""
-    return app.topic(
-        settings.dlq_topic,
-        key_type=bytes,
-        value_type=bytes,
-        key_serializer="raw",
-        value_serializer="raw",
-        partitions=settings.partitions,
-    )
+    return _raw_topic(app, settings.dlq_topic, settings.partitions)
 
 
 def install(
