@@ -148,7 +148,10 @@ def _die_with_parent() -> None:
 async def _redis_store(url: str) -> RedisStore:
     from redis.asyncio import Redis
 
-    return RedisStore(Redis.from_url(url), prefix=f"pctest-{uuid.uuid4().hex[:12]}")
+    from streams.redis_conn import fast_packing
+
+    # the service's client: commands packed by hiredis (streams/redis_conn.py)
+    return RedisStore(fast_packing(Redis.from_url(url)), prefix=f"pctest-{uuid.uuid4().hex[:12]}")
 
 
 @pytest.fixture
