@@ -20,7 +20,7 @@ import asyncio
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -110,6 +110,26 @@ class _Run:
     start: int = 0  # the first item of the group whose outcome is not handed out yet
     events: list[tuple[int, bytes]] = field(default_factory=list)
     decided: list[tuple[int, Outcome]] = field(default_factory=list)  # outcomes waiting for the write
+
+
+@dataclass
+class _FastRun:
+    """A lone match's in-line events applied by :meth:`IngestCore._fast_run`, holding its lock."""
+
+    st: _MatchState
+    match: str
+    group: list[_Item]  # the match's items in the batch; those past ``items`` go the general way
+    events: list[tuple[int, bytes]] = field(default_factory=list)
+    items: list[tuple[int, int]] = field(default_factory=list)  # (position in the batch, seq) applied
+    record: dict[str, Any] | None = None
+    append: AppendRun | None = None
+    held: bool = True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.st.users -= 1
+            self.st.lock.release()
 
 
 class _Stale(Exception):
@@ -240,7 +260,7 @@ class IngestCore:
         a retry of the batch finds them as duplicates.
         """
         outcomes: list[Outcome | None] = [None] * len(items)
-        families: dict[str, dict[str, list[_Item]]] = {}
+        groups: dict[str, list[_Item]] = {}
         for i, item in enumerate(items):
             try:
                 ev = decode_event(item)
@@ -251,17 +271,123 @@ class IngestCore:
                 outcomes[i] = Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
                 continue
             match: str = ev["match"]
-            families.setdefault(_family(match), {}).setdefault(match, []).append((i, ev["seq"], ev, data))
-        if len(families) == 1:
-            await self._ingest_family(next(iter(families.values())), outcomes)
-        elif families:
-            done = await asyncio.gather(
-                *(self._ingest_family(f, outcomes) for f in families.values()), return_exceptions=True
-            )
+            group = groups.get(match)
+            if group is None:
+                group = groups[match] = []
+            group.append((i, ev["seq"], ev, data))
+        families: dict[str, dict[str, list[_Item]]] = {}
+        for match, group in groups.items():  # in order of first appearance, as the items came
+            families.setdefault(_family(match), {})[match] = group
+        # The common case first: a match in memory, nothing waiting, events next in line. Those runs are
+        # applied here and written together (Store.append_runs: one round trip for the whole batch, no
+        # task or lock wait per match); everything else takes the general path, concurrently.
+        fast: list[_FastRun] = []
+        slow: list[dict[str, list[_Item]]] = []
+        for family in families.values():
+            run = await self._fast_run(family) if len(family) == 1 else None
+            if run is None:
+                slow.append(family)
+            else:
+                fast.append(run)
+        work = [self._ingest_family(f, outcomes) for f in slow]
+        if fast:
+            work.append(self._write_fast(fast, outcomes))
+        if len(work) == 1:
+            await work[0]
+        elif work:
+            done = await asyncio.gather(*work, return_exceptions=True)
             for result in done:
                 if isinstance(result, BaseException):
                     raise result
         return cast(list[Outcome], outcomes)
+
+    async def _fast_run(self, family: dict[str, list[_Item]]) -> _FastRun | None:
+        """Apply the in-line head of a lone match's group, if the game is in memory and nothing waits.
+
+        The run stops where :meth:`_add` would cut it (a decided record, ``MAX_RUN``) or at the first item
+        that is not next in line; those items are handed to the general path after the write.
+        """
+        ((match, group),) = family.items()
+        st = self._state(match)
+        game = st.game
+        if game is None or st.buffer or st.users or game.next_seq != group[0][1]:
+            return None
+        await st.lock.acquire()  # free (no users): returns at once
+        st.users += 1
+        run = _FastRun(st, match, group)
+        try:
+            for i, seq, ev, data in group:
+                if seq != game.next_seq or len(run.events) >= MAX_RUN:
+                    break
+                game.apply(ev)
+                run.events.append((seq, data))
+                run.items.append((i, seq))
+                if game.status != "in_progress" and not game.effect_pending:
+                    break  # decided: its links must see this record (as in _add)
+            run.record = await self._final_record(match, game)
+            run.append = AppendRun(
+                match, st.head, tuple(run.events), canonical_bytes(game.board()), self._pack(run.record)
+            )
+        except BaseException:
+            st.game = None  # memory may be ahead of the store: rebuild on next use
+            run.release()
+            raise
+        return run
+
+    async def _write_fast(self, runs: list[_FastRun], outcomes: list[Outcome | None]) -> None:
+        """Write the runs of :meth:`_fast_run` in one call, then their links, then what is left of each."""
+        try:
+            results = await self.store.append_runs([cast(AppendRun, r.append) for r in runs])
+        except BaseException:
+            for run in runs:
+                run.st.game = None
+                run.release()
+            raise
+        follow: list[Awaitable[None]] = []
+        rest: list[dict[str, list[_Item]]] = []
+        try:
+            for run, result in zip(runs, results, strict=True):
+                st, match = run.st, run.match
+                done = len(run.items)
+                if result.status != "applied":
+                    st.game = None  # another writer moved the head: decide it all again, per event
+                    done = 0
+                else:
+                    st.head = run.events[-1][0]
+                    self.counts["applied"] += done
+                    for i, seq in run.items:
+                        outcomes[i] = Outcome("applied", match, seq, applied=[seq])
+                    assert run.record is not None and st.game is not None
+                    entry = self._index_change(st, run.record)
+                    if entry is not None or run.record.get("status") != "in_progress":
+                        follow.append(self._follow_run(st, match, run.record, entry, st.game.effect_pending))
+                if done < len(run.group):
+                    rest.append({match: run.group[done:]})
+            if follow:
+                try:
+                    await asyncio.gather(*follow)
+                except BaseException:
+                    for run in runs:  # an index or link step failed: rebuilding heals it (_game)
+                        run.st.game = None
+                    raise
+        finally:
+            for run in runs:
+                run.release()
+        for family in rest:
+            await self._ingest_family(family, outcomes)
+
+    async def _follow_run(
+        self,
+        st: _MatchState,
+        match: str,
+        record: dict[str, Any],
+        entry: IndexEntry | None,
+        provisional: bool,
+    ) -> None:
+        if entry is not None:
+            await self.store.index(entry)
+            st.indexed = entry
+        await self._playoff_links(st, match, record, provisional=provisional)
 
     async def _ingest_family(self, groups: dict[str, list[_Item]], outcomes: list[Outcome | None]) -> None:
         # A playoff parent and its children, one match after the other: a child's finish settles the
@@ -663,6 +789,16 @@ class IngestCore:
             st.child_done = record.get("status") == "finished"
 
     async def _index(self, st: _MatchState, record: dict[str, Any], *, force: bool = False) -> None:
+        entry = self._index_change(st, record, force=force)
+        if entry is not None:
+            await self.store.index(entry)
+            st.indexed = entry
+
+    def _index_change(
+        self, st: _MatchState, record: dict[str, Any], *, force: bool = False
+    ) -> IndexEntry | None:
+        """The index entry to write for ``record``, or None when nothing the indexes show has changed
+        (which saves the second round trip)."""
         entry = IndexEntry.from_record(record, st.head)
         last = st.indexed
         if (
@@ -671,9 +807,8 @@ class IngestCore:
             and (last.status, last.league, last.season, last.players, dict(last.findings))
             == (entry.status, entry.league, entry.season, entry.players, dict(entry.findings))
         ):
-            return  # nothing the indexes show has changed: skip the second round trip
-        await self.store.index(entry)
-        st.indexed = entry
+            return None
+        return entry
 
     def _pack(self, record: dict[str, Any]) -> bytes:
         if self.signing_key is not None:

@@ -21,13 +21,15 @@ import asyncio
 import contextlib
 import json
 import re
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal, Protocol, cast
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
 
 _MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
 
@@ -175,6 +177,11 @@ class Store(Protocol):
         (the seqs do not follow the head), in which case nothing is written."""
         ...
 
+    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
+        """:meth:`append_run` for runs of different matches, sent together (one round trip where the
+        backend can); each run stays its own atomic step with its own result, in the order given."""
+        ...
+
     async def head(self, match: str) -> int:
         """The highest seq appended in order (0 for an unknown match)."""
         ...
@@ -275,6 +282,14 @@ _LUA_APPEND_RUN = resources.files("streams").joinpath("append_run.lua").read_tex
 _LUA_INDEX = resources.files("streams").joinpath("index.lua").read_text(encoding="utf-8")
 
 
+def _run_result(reply: Any) -> AppendResult:
+    """``append_run.lua``'s answer: the new head (applied), or ``[status, head]``."""
+    if isinstance(reply, int):
+        return AppendResult("applied", reply, archived=True)
+    status, head = reply
+    return AppendResult(status=cast(AppendStatus, status.decode()), head=int(head))
+
+
 class RedisStore:
     """The Redis backend. Key layout and the scripts' steps: docs/storage.md.
 
@@ -325,6 +340,36 @@ class RedisStore:
         )
 
     async def append_run(self, a: AppendRun) -> AppendResult:
+        keys, args = self._run_call(a)
+        return _run_result(await self._append_run(keys=keys, args=args))
+
+    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
+        if not runs:
+            return []
+        if isinstance(self.client, RedisCluster):
+            # a cluster pipeline refuses EVALSHA: the scripts go concurrently (one per match's node)
+            return list(await asyncio.gather(*(self.append_run(a) for a in runs)))
+        # One non-transactional pipeline of EVALSHA: each script is still atomic on its own. A server that
+        # does not know the script (restarted, SCRIPT FLUSH) answers NOSCRIPT without running anything;
+        # those runs go again through the Script object, which loads it. (Letting redis-py check with
+        # SCRIPT EXISTS first would cost a second round trip for every batch.)
+        sha = self._append_run.sha
+        async with self.client.pipeline(transaction=False) as pipe:
+            for a in runs:
+                keys, args = self._run_call(a)
+                pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+            replies = await pipe.execute(raise_on_error=False)
+        out: list[AppendResult] = []
+        for a, reply in zip(runs, replies, strict=True):
+            if isinstance(reply, NoScriptError):
+                out.append(await self.append_run(a))
+            elif isinstance(reply, Exception):
+                raise reply
+            else:
+                out.append(_run_result(reply))
+        return out
+
+    def _run_call(self, a: AppendRun) -> tuple[list[str], list[bytes | str | int]]:
         first, last = _run_bounds(a)
         keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
         args: list[bytes | str | int] = [
@@ -338,11 +383,7 @@ class RedisStore:
             self.channel(a.match),
             self.channel(None),
         ]
-        reply = await self._append_run(keys=keys, args=args)
-        if isinstance(reply, int):
-            return AppendResult("applied", reply, archived=True)
-        status, head = reply
-        return AppendResult(status=cast(AppendStatus, status.decode()), head=int(head))
+        return keys, args
 
     async def head(self, match: str) -> int:
         raw = await self._r.get(self.key(match, "seq"))
@@ -606,6 +647,9 @@ class MemoryStore:
         m.record = a.record
         self._publish(LiveUpdate(a.match, m.head))
         return AppendResult("applied", m.head, archived=True)
+
+    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
+        return [await self.append_run(a) for a in runs]
 
     async def head(self, match: str) -> int:
         m = self._matches.get(match)

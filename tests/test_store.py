@@ -244,3 +244,29 @@ async def test_a_run_is_appended_atomically_with_one_live_update(any_store: Stor
     # and per-event appends carry on from the run's head
     assert (await any_store.append(app("m1", 6, 5))).status == "applied"
     assert (await any_store.append(app("m1", 3, 6))).status == "duplicate"
+
+
+async def test_runs_of_several_matches_are_sent_together_each_its_own_step(any_store: Store) -> None:
+    await any_store.append(app("m1", 1, 0))
+    await any_store.append(app("m2", 1, 0))
+    assert await any_store.append_runs([]) == []
+    results = await any_store.append_runs(
+        [run_of("m1", range(2, 4), 1), run_of("m2", range(3, 5), 1), run_of("m3", range(1, 3), 0)]
+    )
+    # one result per run, in order; the run that does not follow its head is refused alone
+    assert [(r.status, r.head) for r in results] == [("applied", 3), ("gap", 1), ("applied", 2)]
+    assert [e.data for e in await any_store.events("m1")] == [ev("m1", s) for s in (1, 2, 3)]
+    assert [e.data for e in await any_store.events("m2")] == [ev("m2", 1)]
+    assert [e.data for e in await any_store.events("m3")] == [ev("m3", 1), ev("m3", 2)]
+    assert msgpack.unpackb(await any_store.record("m2")) == {"match": "m2", "head": 1}
+    assert msgpack.unpackb(await any_store.board("m3")) == {"seq": 2}
+
+
+@pytest.mark.redis
+async def test_runs_are_written_after_the_server_forgot_the_script(redis_store: RedisStore) -> None:
+    # a restarted server (or SCRIPT FLUSH) answers NOSCRIPT: the runs are written anyway, once each
+    await redis_store.client.script_flush()
+    results = await redis_store.append_runs([run_of("m1", range(1, 3), 0), run_of("m2", range(1, 2), 0)])
+    assert [(r.status, r.head) for r in results] == [("applied", 2), ("applied", 1)]
+    assert [e.data for e in await redis_store.events("m1")] == [ev("m1", 1), ev("m1", 2)]
+    assert [e.data for e in await redis_store.events("m2")] == [ev("m2", 1)]
