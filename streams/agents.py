@@ -2,9 +2,10 @@
 
 Thin wiring (house style): decode, hand to :class:`streams.ingest.IngestCore`, quarantine what it rejects.
 
-- Records are consumed in batches (``Stream.take_events``) and a batch is handed to the core in one call
-  (:meth:`IngestCore.ingest_many`): the events of one match keep their partition order and are written
-  with one Redis call per match, while different matches run concurrently, so their Redis round trips
+- Records are consumed in batches (:func:`streams.batching.take_batches`: small and prompt when the
+  worker keeps up, up to ``batch_size`` records when it is behind) and a batch is handed to the core in
+  one call (:meth:`IngestCore.ingest_many`): the events of one match keep their partition order and are
+  written with one Redis call per match, while different matches run concurrently, so their Redis round trips
   share pipelines. Offsets are acknowledged by Faust after the whole batch is done, and the batch is only
   done once the core has stored it (at-least-once; a redelivered event is a duplicate, which the core
   recognises).
@@ -31,13 +32,13 @@ import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar
 
 import faust
 from faust.types import TP, EventT, StreamT
 
 from replay.errors import EventError
+from streams.batching import take_batches
 from streams.dlq import DeadLetter, DeadLetterSink
 from streams.ingest import IngestCore, Outcome, decode_event
 from streams.settings import Settings
@@ -57,9 +58,8 @@ except ImportError:  # pragma: no cover - redis is part of the service extra
     TRANSIENT = (OSError,)
 
 
-@dataclass(frozen=True)
-class Handled:
-    """What the agent did with one Kafka record.
+class Handled(NamedTuple):
+    """What the agent did with one Kafka record (a named tuple: one is built per record).
 
     ``status``: ``applied`` | ``duplicate`` | ``buffered`` (the core's outcome) or ``dead_letter``.
     """
@@ -72,13 +72,21 @@ class Handled:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class _Record:
+class _Record(NamedTuple):  # a tuple: built for every record, so it must be cheap
     key: bytes | None
     value: bytes
     topic: str
     partition: int
     offset: int
+
+
+class _Refused(NamedTuple):
+    """Why a record goes to the dead letters (the arguments of :meth:`Pipeline._dead`)."""
+
+    reason: str
+    field: str | None = None
+    match: Any = None
+    seq: Any = None
 
 
 class Pipeline:
@@ -121,17 +129,21 @@ class Pipeline:
         """
         results: list[Handled | None] = [None] * len(events)
         admitted: list[tuple[int, dict[str, Any], _Record]] = []
+        self.counts["received"] += len(events)
         now = self.clock()
         for i, event in enumerate(events):
-            self.counts["received"] += 1
             rec = _record_of(event)
             try:
-                results[i] = await self._admit(i, rec, now, admitted)
-            except asyncio.CancelledError:
-                raise
+                refused = self._admit(rec, now)
             except Exception as exc:  # a bug: quarantine the record rather than lose it
                 log.exception("cannot admit %s[%d]@%d", rec.topic, rec.partition, rec.offset)
-                results[i] = await self._dead(rec, f"internal error: {exc!r}")
+                refused = _Refused(f"internal error: {exc!r}")
+            if isinstance(refused, dict):
+                admitted.append((i, refused, rec))
+            else:
+                results[i] = await self._dead(
+                    rec, refused.reason, field=refused.field, match=refused.match, seq=refused.seq
+                )
         if admitted:
             try:
                 outcomes = await self._ingest_many([decoded for _, decoded, _ in admitted])
@@ -139,43 +151,45 @@ class Pipeline:
                 log.error("batch failed (%r); ingesting its events one by one", exc.__cause__)
                 await self._one_by_one(admitted, results)
             else:
+                tally: dict[str, int] = {}
                 for (i, _, rec), outcome in zip(admitted, outcomes, strict=True):
-                    results[i] = await self._handled(rec, outcome)
+                    status = outcome.status
+                    if status == "rejected":
+                        results[i] = await self._handled(rec, outcome)
+                        continue
+                    tally[status] = tally.get(status, 0) + 1
+                    results[i] = Handled(status, rec.partition, rec.offset, outcome.match, outcome.seq)
+                self.counts.update(tally)
         return [r for r in results if r is not None]
 
-    async def _admit(
-        self,
-        i: int,
-        rec: _Record,
-        now: float,
-        admitted: list[tuple[int, dict[str, Any], _Record]],
-    ) -> Handled | None:
-        """Decode and check one record; queue it for the core (None) or dead-letter it."""
+    def _admit(self, rec: _Record, now: float) -> dict[str, Any] | _Refused:
+        """Decode and check one record: the event for the core, or why it goes to the dead letters."""
         try:
             decoded = decode_event(rec.value)
         except EventError as exc:
-            return await self._dead(rec, str(exc), field=exc.field)
+            return _Refused(str(exc), exc.field)
         match = decoded.get("match")
         if not isinstance(match, str):
-            admitted.append((i, decoded, rec))  # the core names the problem
-            return None
+            return decoded  # the core names the problem
         if rec.key is None:
             why = (
                 f"record has no key: events must be keyed by their match ({match!r}), or events of one "
                 "match could land in different partitions and be applied out of order"
             )
-            return await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
+            return _Refused(why, "match", match, _seq(decoded))
         if rec.key != match.encode("utf-8"):
             why = (
                 f"record key {rec.key!r} is not the event's match {match!r}: events must be keyed by "
                 "match (a match is owned by the worker of one partition)"
             )
-            return await self._dead(rec, why, field="match", match=match, seq=_seq(decoded))
+            return _Refused(why, "match", match, _seq(decoded))
         tp = (rec.topic, rec.partition)
-        self._owned.setdefault(tp, set()).add(match)
+        owned = self._owned.get(tp)
+        if owned is None:
+            owned = self._owned[tp] = set()
+        owned.add(match)
         self._seen[match] = (now, tp)
-        admitted.append((i, decoded, rec))
-        return None
+        return decoded
 
     async def _handled(self, rec: _Record, outcome: Outcome) -> Handled:
         if outcome.status == "rejected":
@@ -369,21 +383,24 @@ def install(
     pipeline: Pipeline,
     settings: Settings,
     *,
-    batch_size: int = 500,
-    batch_within: float = 0.02,
+    batch_size: int = 2000,
+    batch_within: float = 0.5,
+    batch_idle: float = 0.01,
+    batch_lag: float = 0.25,
     flush_interval: float | None = None,
     stats_interval: float = 30.0,
 ) -> Any:
     """Register the ingest agent, the gap-flush timer and the rebalance hook on ``app``; return the agent.
 
-    ``batch_size``/``batch_within``: at most this many records per batch, waiting at most this many
-    seconds for a batch to fill. ``flush_interval`` defaults to a quarter of the gap timeout (0.05-1 s).
+    Batches (:func:`streams.batching.take_batches`): at most ``batch_size`` records; a batch grows only
+    while its records are older than ``batch_lag`` seconds (a backlog), closes after ``batch_idle``
+    seconds without a new record, and never holds a record longer than ``batch_within`` seconds.
+    ``flush_interval`` defaults to a quarter of the gap timeout (0.05-1 s).
     """
     topic = events_topic(app, settings)
 
     async def ingest_events(stream: StreamT[Any]) -> AsyncIterator[list[Handled]]:
-        # take_events is on faust.Stream, not on the StreamT interface
-        batches = cast(Any, stream).take_events(batch_size, within=batch_within)
+        batches = take_batches(stream, batch_size, within=batch_within, idle=batch_idle, lag=batch_lag)
         async for batch in batches:
             yield await pipeline.handle_batch(batch)
 

@@ -49,9 +49,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="prizecheck",
         help="Kafka consumer group (default prizecheck); a new group re-reads the topic from the start",
     )
-    parser.add_argument("--batch-size", type=int, default=500, help="records per batch (default 500)")
     parser.add_argument(
-        "--batch-within", type=float, default=0.02, help="seconds to wait for a batch to fill (default 0.02)"
+        "--batch-size", type=int, default=2000, help="records per batch at most (default 2000)"
+    )
+    parser.add_argument(
+        "--batch-within",
+        type=float,
+        default=0.5,
+        help="seconds a record may wait for its batch to fill, at most (default 0.5)",
+    )
+    parser.add_argument(
+        "--batch-idle",
+        type=float,
+        default=0.01,
+        help="a batch closes after this many seconds without a new record (default 0.01)",
+    )
+    parser.add_argument(
+        "--batch-lag",
+        type=float,
+        default=0.25,
+        help="a batch grows only while its records are older than this many seconds (default 0.25)",
     )
     parser.add_argument(
         "--loglevel", default="warning", help="Faust log level: debug, info, warning (default), error"
@@ -69,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     import faust
 
     from streams.agents import Pipeline, dlq_topic, install
-    from streams.app import create_app, ensure_topics
+    from streams.app import create_app, ensure_topics, tune_gc
     from streams.autopipeline import AutoPipelineRedis
     from streams.dlq import FaustDeadLetters
     from streams.ingest import IngestCore
@@ -113,8 +130,17 @@ def run(args: argparse.Namespace) -> int:
     core = IngestCore.from_settings(store, settings)
     app = create_app(settings, app_id=args.group, web_port=args.web_port)
     os.makedirs(app.conf.datadir, exist_ok=True)  # Faust makes only the last level
+    tune_gc()
     pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id=name)
-    install(app, pipeline, settings, batch_size=args.batch_size, batch_within=args.batch_within)
+    install(
+        app,
+        pipeline,
+        settings,
+        batch_size=args.batch_size,
+        batch_within=args.batch_within,
+        batch_idle=args.batch_idle,
+        batch_lag=args.batch_lag,
+    )
 
     async def on_assigned(sender: Any, assigned: set[Any], **kwargs: Any) -> None:
         mine = sorted(tp.partition for tp in assigned if tp.topic == settings.topic)

@@ -419,7 +419,7 @@ async def test_a_dlq_outage_is_retried_so_no_record_is_lost(h: Harness) -> None:
 async def test_an_unexpected_error_quarantines_the_record_instead_of_losing_the_batch(h: Harness) -> None:
     events = corpus(1)
 
-    async def broken(*args: Any, **kwargs: Any) -> Any:
+    def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("bug")
 
     h.pipeline._admit = broken  # type: ignore[method-assign]
