@@ -23,6 +23,7 @@ Choices that matter (docs/deployment.md has the operator's view):
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -33,6 +34,24 @@ from streams.settings import Settings
 
 #: Faust app id = Kafka consumer group of the workers.
 APP_ID = "prizecheck"
+
+
+#: Allocations between young-generation collections in a worker (CPython's default: 700).
+GC_THRESHOLD = (20_000, 50, 100)
+
+
+def tune_gc() -> None:
+    """Garbage-collector settings for a worker process; call once, after start-up.
+
+    A worker keeps every game in progress in memory (thousands of dicts and lists per game), and decoding
+    a batch allocates tens of thousands of objects. With CPython's default thresholds a full collection
+    ran every few batches and walked all of that live state, again and again: measured on the ingest
+    core (bench/pipeline.py's corpus, batches of ~1,900 records, in-memory store) it took ~20 % of the
+    time (2.59 s -> 2.09 s with these thresholds). ``gc.freeze()`` also moves what start-up built
+    (modules, Faust's app) out of the collector's sight. Cyclic garbage still gets collected, less often.
+    """
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
 
 
 def kafka_url(url: str) -> str:
