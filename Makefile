@@ -39,6 +39,7 @@ test: lint typecheck unit
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	@if [ -f bench/importers.py ]; then $(BIN)/python bench/importers.py; fi
+	$(BIN)/python bench/validation.py
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 
 clean:

@@ -11,7 +11,6 @@ import calendar
 import copy
 import json
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -1151,23 +1150,6 @@ def test_doc_examples_validate() -> None:
     for event in examples:
         validate_event(event)
         assert EVENTS_REF.is_valid(event)
-
-
-# ---------------------------------------------------------------------------------------------- throughput
-
-
-def test_validation_throughput() -> None:
-    """The edge must stay cheap: ~390k valid events/s measured on one core (see replay/validate.py)."""
-    game = [e for t in CONTRACT_TYPES for e in VALID[t][:1]] + [VALID["damage"][0], VALID["drew"][0]] * 8
-    events = game * 200
-    best = 0.0
-    for _ in range(3):
-        start = time.perf_counter()
-        for event in events:
-            validate_event(event)
-        best = max(best, len(events) / (time.perf_counter() - start))
-    print(f"validate_event: {best:,.0f} valid events/s")
-    assert best > 100_000  # well under the measured figure: a shared CI core must not make this flaky
 
 
 # ---------------------------------------------------------------------------------------------- the engine
