@@ -97,7 +97,7 @@ class Game:
 
         The returned list is this event's outputs only; an exact duplicate returns ``[]``.
         """
-        seq: int = event["seq"]
+        seq = event["seq"]
         if seq != self.next_seq or event["match"] != self.match:
             return self._apply_out_of_line(event)
         # The hot path: the next event of this match. Only untracked bytes are kept per event (the chain
@@ -109,7 +109,9 @@ class Game:
         head = self.head = _sha256(self.head + canon).digest()
         self.heads.append(head)
         self.raw.append(canon)
-        self.next_seq = int(seq) + 1  # JSON Schema counts 1.0 as an integer
+        self.next_seq += 1
+        if type(seq) is not int:
+            event = _integral(event)  # seq 5.0 (after its canonical bytes, the event as sent, are chained)
         timeline = self.timeline
         mark = len(timeline)
         etype: str = event["type"]
@@ -128,7 +130,7 @@ class Game:
 
     def _apply_out_of_line(self, event: Event) -> list[dict[str, Any]]:
         """The first event, duplicates, reused seqs, gaps and events of another match."""
-        seq: int = event["seq"]
+        seq = int(event["seq"])  # JSON Schema counts 5.0 as an integer; the event keeps it as sent
         match = event["match"]
         mark = len(self.timeline)
         if self.match is None:
@@ -157,6 +159,8 @@ class Game:
 
     def fold(self, event: Event) -> None:
         """Apply the rules for one event (the envelope has been checked)."""
+        if type(event["seq"]) is not int:
+            event = _integral(event)
         etype: str = event["type"]
         if (self.effect_pending or self.result is not None or self.started is None) and not self._admit(
             event, etype
@@ -221,9 +225,11 @@ class Game:
     def _correct(self, event: Event) -> None:
         """A judge's correction: history is never edited, the game is re-derived with it applied."""
         target = event.get("target")
+        if isinstance(target, float) and target.is_integer():
+            target = int(target)
         action = event.get("action")
         seq = event["seq"]
-        history = self.events()
+        history = [_integral(e) for e in self.events()]
         known = {e["seq"] for e in history}
         if target not in known or target == 1:
             self.find(
@@ -289,7 +295,12 @@ class Game:
         memo[id(self.knockouts)] = list(self.knockouts)
         for entry in self.knockouts:
             memo[id(entry)] = entry
-        g = copy.deepcopy(self, memo)
+        # Attribute by attribute (a deep copy of each, one memo): the same copy as copy.deepcopy(self),
+        # which a class compiled by mypyc does not support (it has no __dict__ to copy).
+        g = Game()
+        memo[id(self)] = g
+        for name in GAME_STATE:
+            setattr(g, name, copy.deepcopy(getattr(self, name), memo))
         knockout.resolve_effect(g)
         return g
 
@@ -306,6 +317,24 @@ class Game:
         from replay.record import build_board
 
         return build_board(self)
+
+
+def _integral(event: Event) -> Event:
+    """The event with its seq (and a correction's target) as ints where the source sent integral floats.
+
+    JSON Schema counts 5.0 as the integer 5 and MessagePack carries it as a float (the JSON decoder already
+    reads it as 5); the rules, their outputs and the record always see the int. The chain is not
+    affected: an event's canonical bytes are those of the event as sent.
+    """
+    seq = event["seq"]
+    target = event.get("target")
+    if type(seq) is int and not isinstance(target, float):
+        return event
+    out = dict(event)
+    out["seq"] = int(seq)
+    if isinstance(target, float) and target.is_integer():
+        out["target"] = int(target)
+    return out
 
 
 def _amend(original: Event, amendment: Event) -> Event:
@@ -326,11 +355,60 @@ def _amendment_problem(original: Event, amendment: object) -> str | None:
     return None
 
 
+# Every attribute of a Game, in the order __init__ sets them: what resolved() copies (a compiled Game has
+# no __dict__ to list them; a test checks this list against the class).
+GAME_STATE = (
+    "match",
+    "next_seq",
+    "head",
+    "heads",
+    "raw",
+    "missing",
+    "timeline",
+    "findings",
+    "ruleset",
+    "ruleset_id",
+    "started",
+    "players",
+    "first",
+    "p",
+    "mons",
+    "context",
+    "source",
+    "reports_knockouts",
+    "parent",
+    "playoff_kind",
+    "must_decide",
+    "turn",
+    "turn_player",
+    "turn_open",
+    "window",
+    "window_claims",
+    "effect_pending",
+    "effect_seq",
+    "effect_claims",
+    "batch",
+    "knockouts",
+    "unclaimed",
+    "prizes_owed",
+    "prize_claims",
+    "forced_kos",
+    "promotions_due",
+    "result",
+    "status",
+    "claimed",
+    "penalties",
+    "playoff",
+    "children",
+    "time",
+    "lead_mode",
+    "corrections",
+)
 # The envelope a correction keeps (history, chain, seq bookkeeping); everything else is re-derived.
 ENVELOPE_STATE = frozenset(
     {"match", "next_seq", "head", "heads", "raw", "missing", "timeline", "findings", "corrections"}
 )
-_DERIVED_STATE = [name for name in Game().__dict__ if name not in ENVELOPE_STATE]
+_DERIVED_STATE = [name for name in GAME_STATE if name not in ENVELOPE_STATE]
 
 HANDLERS: dict[str, Callable[[Game, Event], None]] = {
     "match_started": setup.on_match_started,

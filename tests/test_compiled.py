@@ -1,0 +1,87 @@
+"""The engine compiled by mypyc (``make compile``) is the one imported, is current, and derives exactly
+what the same code derives as plain Python.
+
+``make install`` builds the hot engine modules in place (tools/compile_engine.py); without them the same
+``.py`` files run as plain Python. ``make test`` sets PRIZECHECK_EXPECT_COMPILED=1, so a build that
+silently did not happen fails here instead of testing the pure engine twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+import replay
+from replay import board, game
+
+ROOT = pathlib.Path(__file__).parent.parent
+MANIFEST = ROOT / "replay" / "_compiled.manifest"
+EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
+def _manifest() -> dict[str, str]:
+    if not MANIFEST.exists():
+        if os.environ.get("PRIZECHECK_EXPECT_COMPILED") == "1":
+            pytest.fail("make test expects the compiled engine: replay/_compiled.manifest is missing")
+        pytest.skip("the engine is not compiled (make compile)")
+    modules: dict[str, str] = json.loads(MANIFEST.read_text("utf-8"))["modules"]
+    return modules
+
+
+def test_compiled_modules_are_current_and_imported() -> None:
+    modules = _manifest()
+    assert "replay/game.py" in modules and "replay/knockout.py" in modules
+    for path, digest in modules.items():
+        source = ROOT / path
+        assert hashlib.sha256(source.read_bytes()).hexdigest() == digest, (
+            f"{path} changed since it was compiled: run make compile"
+        )
+        name = path.removesuffix(".py").replace("/", ".")
+        module = importlib.import_module(name)
+        assert str(module.__file__).endswith(EXT_SUFFIX), f"{name} was imported from {module.__file__}"
+        assert (source.parent / (source.stem + EXT_SUFFIX)).is_file()
+    assert replay.compiled()
+    # A native class: no __dict__, attributes in C slots.
+    assert not hasattr(game.Game(), "__dict__")
+
+
+def test_compiled_engine_derives_what_the_pure_engine_derives() -> None:
+    """Every output, record (provisional ones too), board and applied event, on simulated games, faulty
+    games, messy deliveries and integers sent as floats: the same bytes from both engines."""
+    _manifest()
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.engine_outputs", "--pure"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    pure = json.loads(proc.stdout)
+    assert pure["game_module"].endswith("replay/game.py")  # the subprocess really ran plain Python
+
+    from tests.engine_outputs import digests
+
+    compiled = digests()
+    assert len(compiled) == len(pure["digests"]) > 400
+    differ = [i for i, (a, b) in enumerate(zip(compiled, pure["digests"], strict=True)) if a != b]
+    assert differ == [], f"{len(differ)} streams differ, first {differ[:5]}"
+    assert not any("Error" in d for d in compiled)
+
+
+def test_copies_name_every_attribute() -> None:
+    """resolved() copies a Game attribute by attribute (a compiled class has no __dict__ for deepcopy):
+    the lists it copies must name every attribute, compiled or not."""
+
+    def attributes(obj: object) -> set[str]:
+        cls = type(obj)
+        names = getattr(cls, "__mypyc_attrs__", None) or getattr(cls, "__slots__", None)
+        return set(names) if names is not None else set(vars(obj))
+
+    assert attributes(game.Game()) == set(game.GAME_STATE)
+    assert attributes(board.Pokemon("p", "a", {}, 0)) == set(board.POKEMON_FIELDS)
+    assert attributes(board.Player("a", 60, 6)) == set(board.PLAYER_FIELDS)
