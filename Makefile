@@ -23,7 +23,7 @@ install: $(STAMP)
 endif
 
 # Rebuilt whenever an engine source changes: a stale .so would shadow the edited .py.
-$(COMPILED): $(STAMP) tools/compile_engine.py $(wildcard replay/*.py)
+$(COMPILED): $(STAMP) tools/compile_engine.py $(wildcard replay/*.py) replay/_link.c
 	$(BIN)/python tools/compile_engine.py
 
 compile: $(COMPILED)

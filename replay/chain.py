@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
 
 GENESIS = bytes(32)
 _ENCODER = msgspec.msgpack.Encoder(order="deterministic")
+
+# sha256(head + canonical) in one C call (replay/_link.c, built by make install): hashlib's digest costs
+# several times more per call under OpenSSL 3. The same bytes; hashlib without it (a plain-Python install).
+C_LINK: Callable[[bytes, bytes], bytes] | None
+try:
+    from replay._link import link as _c_link
+
+    C_LINK = _c_link
+except ImportError:
+    C_LINK = None
 
 
 def canonical_bytes(event: Mapping[str, Any]) -> bytes:
@@ -44,6 +54,8 @@ def _big_ints(value: Any) -> Any:
 
 def link(head: bytes, canonical: bytes) -> bytes:
     """The next chain head after ``head`` for an event with these canonical bytes."""
+    if C_LINK is not None:
+        return C_LINK(head, canonical)
     return hashlib.sha256(head + canonical).digest()
 
 

@@ -15,7 +15,7 @@ import msgspec
 
 from replay import attack, checkup, knockout, penalties, playoff, result, setup, turn
 from replay.board import Player, Pokemon
-from replay.chain import _ENCODER, GENESIS, canonical_bytes, link
+from replay.chain import _ENCODER, C_LINK, GENESIS, canonical_bytes, link
 from replay.findings import finding
 from replay.ruleset import Ruleset, load_ruleset
 
@@ -106,7 +106,10 @@ class Game:
             canon = _encode(event)
         except OverflowError:
             canon = canonical_bytes(event)
-        head = self.head = _sha256(self.head + canon).digest()
+        if C_LINK is not None:
+            head = self.head = C_LINK(self.head, canon)
+        else:
+            head = self.head = _sha256(self.head + canon).digest()
         self.heads.append(head)
         self.raw.append(canon)
         self.next_seq += 1

@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import pathlib
+import random
 import subprocess
 import sys
 import sysconfig
@@ -20,7 +21,7 @@ import sysconfig
 import pytest
 
 import replay
-from replay import board, game
+from replay import board, chain, game
 
 ROOT = pathlib.Path(__file__).parent.parent
 MANIFEST = ROOT / "replay" / "_compiled.manifest"
@@ -44,11 +45,13 @@ def test_compiled_modules_are_current_and_imported() -> None:
         assert hashlib.sha256(source.read_bytes()).hexdigest() == digest, (
             f"{path} changed since it was compiled: run make compile"
         )
-        name = path.removesuffix(".py").replace("/", ".")
+        name = path.removesuffix(".py").removesuffix(".c").replace("/", ".")
         module = importlib.import_module(name)
         assert str(module.__file__).endswith(EXT_SUFFIX), f"{name} was imported from {module.__file__}"
         assert (source.parent / (source.stem + EXT_SUFFIX)).is_file()
     assert replay.compiled()
+    if "replay/_link.c" in modules:
+        assert chain.C_LINK is not None
     # A native class: no __dict__, attributes in C slots.
     assert not hasattr(game.Game(), "__dict__")
 
@@ -85,3 +88,20 @@ def test_copies_name_every_attribute() -> None:
     assert attributes(game.Game()) == set(game.GAME_STATE)
     assert attributes(board.Pokemon("p", "a", {}, 0)) == set(board.POKEMON_FIELDS)
     assert attributes(board.Player("a", 60, 6)) == set(board.PLAYER_FIELDS)
+
+
+def test_the_c_link_is_sha256_of_head_and_canonical_bytes() -> None:
+    """replay/_link.c computes the chain's link; it must be hashlib's sha256(head + canonical), always."""
+    c_link = chain.C_LINK
+    if c_link is None:
+        pytest.skip("replay/_link.c is not built (make compile)")
+    rng = random.Random(7)
+    for size in [0, 1, 31, 32, 55, 56, 63, 64, 65, 119, 120, 200, 1000, 4096, 100_000]:
+        head = rng.randbytes(32)
+        canonical = rng.randbytes(size)
+        assert c_link(head, canonical) == hashlib.sha256(head + canonical).digest()
+    assert c_link(chain.GENESIS, b"") == hashlib.sha256(bytes(32)).digest()
+    with pytest.raises(TypeError):
+        c_link(b"x")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        c_link("str", b"")  # type: ignore[arg-type]

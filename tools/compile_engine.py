@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -40,6 +39,9 @@ MODULES = [
     "replay/record.py",
     "replay/ruleset.py",
 ]
+# The hash chain's link in C (OpenSSL's SHA-256), optional: without OpenSSL's headers the engine links
+# with hashlib (replay/chain.py).
+C_EXTENSION = "replay/_link.c"
 GROUP = "replay.engine"  # the shared library: replay/engine__mypyc.<abi>.so, inside the package
 MANIFEST = ROOT / "replay" / "_compiled.manifest"
 
@@ -50,6 +52,22 @@ from mypyc.build import mypycify
 setup(
     name="prizecheck-engine",
     ext_modules=mypycify({modules!r}, opt_level="3", debug_level="0", group_name={group!r}),
+)
+"""
+SETUP_C = """\
+from setuptools import Extension, setup
+
+setup(
+    name="prizecheck-link",
+    ext_modules=[
+        Extension(
+            "replay._link",
+            [{source!r}],
+            libraries=["crypto"],
+            # SHA256_Init/Update/Final: deprecated in OpenSSL 3 but the fast path (no provider context)
+            extra_compile_args=["-O2", "-Wno-deprecated-declarations"],
+        )
+    ],
 )
 """
 
@@ -66,22 +84,32 @@ def clean() -> None:
     MANIFEST.unlink(missing_ok=True)
 
 
-def compile_engine() -> int:
-    clean()
+def build_ext(setup_text: str, name: str) -> subprocess.CompletedProcess[str]:
+    """Run ``setup.py build_ext --inplace`` for ``setup_text`` from the project root."""
     build = ROOT / "build" / "mypyc"
     build.mkdir(parents=True, exist_ok=True)
-    setup_py = build / "setup.py"
-    setup_py.write_text(SETUP.format(modules=MODULES, group=GROUP), "utf-8")
+    setup_py = build / f"{name}.py"
+    setup_py.write_text(setup_text, "utf-8")
     # mypyc writes its C files under build/ relative to the working directory, and build_ext --inplace
     # puts each extension next to its source: both run from the project root.
-    cmd = [sys.executable, str(setup_py), "build_ext", "--inplace", "--build-temp", str(build / "temp")]
-    env = {**os.environ, "MYPYC_OPT_LEVEL": "3"}
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    cmd = [sys.executable, str(setup_py), "build_ext", "--inplace", "--build-temp", str(build / name)]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+
+
+def compile_engine() -> int:
+    clean()
+    proc = build_ext(SETUP.format(modules=MODULES, group=GROUP), "setup_engine")
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout[-20000:] + proc.stderr[-20000:])
         clean()
         return proc.returncode
-    digests = {m: hashlib.sha256((ROOT / m).read_bytes()).hexdigest() for m in MODULES}
+    sources = list(MODULES)
+    link = build_ext(SETUP_C.format(source=C_EXTENSION), "setup_link")
+    if link.returncode == 0:
+        sources.append(C_EXTENSION)
+    else:
+        print(f"note: {C_EXTENSION} not built (OpenSSL headers?); the chain links with hashlib")
+    digests = {m: hashlib.sha256((ROOT / m).read_bytes()).hexdigest() for m in sources}
     MANIFEST.write_text(json.dumps({"group": GROUP, "modules": digests}, indent=1) + "\n", "utf-8")
     names = ", ".join(p.name.split(".")[0] for p in built())
     print(f"compiled with mypyc: {names}")

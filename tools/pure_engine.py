@@ -5,8 +5,10 @@
     import replay      # every replay module now comes from its .py file
 
 Python imports an extension module before a source file of the same name; this puts a finder first on
-``sys.meta_path`` that loads ``replay.<name>`` from ``replay/<name>.py``. The benchmark (``--pure``) and
-the test comparing the compiled engine with the pure one run it in a fresh process.
+``sys.meta_path`` that loads ``replay.<name>`` from ``replay/<name>.py`` (and hides the C extension
+``replay._link``: the engine then links the chain with hashlib, as a plain-Python install does). The
+benchmark (``--pure``) and the test comparing the compiled engine with the pure one run it in a fresh
+process.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class _PureFinder(importlib.abc.MetaPathFinder):
             return None
         source = PACKAGE / f"{parts[1]}.py"
         if not source.is_file():
+            if (PACKAGE / f"{parts[1]}.c").is_file():  # a C extension (replay/_link.c): as if not built
+                raise ModuleNotFoundError(f"{fullname} is hidden: the pure engine", name=fullname)
             return None
         return importlib.util.spec_from_file_location(fullname, source)
 
