@@ -7,13 +7,13 @@ lost zone + stadium + in play == deck size) whatever the source reports; hidden 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Final
 
-ZONES = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
+ZONES: Final = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
 
 # The attributes of a Pokémon and of a Player (their __slots__), named here for the deep copies: a class
 # compiled by mypyc has no __slots__ (nor __dict__) at run time.
-POKEMON_FIELDS = (
+POKEMON_FIELDS: Final = (
     "attached",
     "cards",
     "conditions",
@@ -28,7 +28,7 @@ POKEMON_FIELDS = (
     "prizes",
     "rule",
 )
-PLAYER_FIELDS = (
+PLAYER_FIELDS: Final = (
     "active",
     "bench",
     "deck",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -21,20 +21,21 @@ from replay.ruleset import Ruleset, load_ruleset
 
 Event = dict[str, Any]
 
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION: Final = "0.1.0"
 
-_encode = _ENCODER.encode
-_decode = msgspec.msgpack.Decoder(dict[str, Any]).decode
-_sha256 = hashlib.sha256
+# Final: a compiled module reads these from a C static, not from its globals dict at every event
+_encode: Final = _ENCODER.encode
+_decode: Final = msgspec.msgpack.Decoder(dict[str, Any]).decode
+_sha256: Final = hashlib.sha256
 
 # Events a source may still send once the engine has decided the game: claims about what just happened,
 # annotations, corrections and penalties given right after the game [PG §3-4].
-AFTER_END_OK = frozenset(
+AFTER_END_OK: Final = frozenset(
     {"game_ended", "note", "correction", "prize_taken", "knocked_out", "penalty", "promoted", "turn_ended"}
 )
 # Events that belong to the effect being resolved outside an attack or checkup: the knockout check for
 # that effect waits until they are over [JP3.4 §I-D: "once that effect has resolved"].
-EFFECT_PARTS = frozenset({"damage", "knocked_out", "prize_modifier", "note"})
+EFFECT_PARTS: Final = frozenset({"damage", "knocked_out", "prize_modifier", "note"})
 
 
 class Game:
@@ -360,7 +361,7 @@ def _amendment_problem(original: Event, amendment: object) -> str | None:
 
 # Every attribute of a Game, in the order __init__ sets them: what resolved() copies (a compiled Game has
 # no __dict__ to list them; a test checks this list against the class).
-GAME_STATE = (
+GAME_STATE: Final = (
     "match",
     "next_seq",
     "head",
@@ -408,12 +409,12 @@ GAME_STATE = (
     "corrections",
 )
 # The envelope a correction keeps (history, chain, seq bookkeeping); everything else is re-derived.
-ENVELOPE_STATE = frozenset(
+ENVELOPE_STATE: Final = frozenset(
     {"match", "next_seq", "head", "heads", "raw", "missing", "timeline", "findings", "corrections"}
 )
-_DERIVED_STATE = [name for name in GAME_STATE if name not in ENVELOPE_STATE]
+_DERIVED_STATE: Final = [name for name in GAME_STATE if name not in ENVELOPE_STATE]
 
-HANDLERS: dict[str, Callable[[Game, Event], None]] = {
+HANDLERS: Final[dict[str, Callable[[Game, Event], None]]] = {
     "match_started": setup.on_match_started,
     "setup": setup.on_setup,
     "turn_started": turn.on_turn_started,
@@ -443,4 +444,4 @@ HANDLERS: dict[str, Callable[[Game, Event], None]] = {
     "time_called": penalties.on_time_called,
     "note": playoff.on_note,
 }
-_handler = HANDLERS.get
+_handler: Final = HANDLERS.get
