@@ -299,13 +299,17 @@ class Game:
         memo[id(self.knockouts)] = list(self.knockouts)
         for entry in self.knockouts:
             memo[id(entry)] = entry
-        # Attribute by attribute (a deep copy of each, one memo): the same copy as copy.deepcopy(self),
-        # which a class compiled by mypyc does not support (it has no __dict__ to copy).
+        g = copy.deepcopy(self, memo)
+        knockout.resolve_effect(g)
+        return g
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        # Attribute by attribute, one memo: what copy.deepcopy does for a plain class, and cannot do for
+        # a class compiled by mypyc (no __dict__ to copy).
         g = Game()
         memo[id(self)] = g
         for name in GAME_STATE:
             setattr(g, name, copy.deepcopy(getattr(self, name), memo))
-        knockout.resolve_effect(g)
         return g
 
     def record(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ silently did not happen fails here instead of testing the pure engine twice.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import json
@@ -105,3 +106,26 @@ def test_the_c_link_is_sha256_of_head_and_canonical_bytes() -> None:
         c_link(b"x")  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         c_link("str", b"")  # type: ignore[arg-type]
+
+
+def test_a_deep_copy_of_a_game_goes_on_alone() -> None:
+    """copy.deepcopy(game), compiled or not: the copy derives the same from then on, and applying events
+    to it leaves the original as it was."""
+    from replay import simulate
+    from replay.record import dumps
+
+    (stream,) = simulate.simulate_series(11, scenario="prizes")[:1]
+    half = len(stream) // 2
+    original = game.Game()
+    for event in stream[:half]:
+        original.apply(event)
+    before = dumps(original.record()), dumps(original.board())
+    twin = copy.deepcopy(original)
+    assert twin.p is not original.p and twin.mons is not original.mons
+    for event in stream[half:]:
+        twin.apply(event)
+    assert (dumps(original.record()), dumps(original.board())) == before
+    for event in stream[half:]:
+        original.apply(event)
+    assert dumps(original.record()) == dumps(twin.record())
+    assert original.head == twin.head and original.status == "finished"
