@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# The engine's hot modules compiled by mypyc, in place (replay/*.so, see tools/compile_engine.py); the
+# manifest is written last, once they are built. `make install PRIZECHECK_COMPILE=0` keeps plain Python.
+PRIZECHECK_COMPILE ?= 1
+COMPILED := replay/_compiled.manifest
 
-.PHONY: install demo test lint typecheck unit bench clean browser
+.PHONY: install compile demo test lint typecheck unit bench clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,14 +16,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[service,dev]'
 	touch $(STAMP)
 
+ifeq ($(PRIZECHECK_COMPILE),1)
+install: $(STAMP) $(COMPILED)
+else
 install: $(STAMP)
+endif
+
+# Rebuilt whenever an engine source changes: a stale .so would shadow the edited .py.
+$(COMPILED): $(STAMP) tools/compile_engine.py $(wildcard replay/*.py) replay/_link.c
+	$(BIN)/python tools/compile_engine.py
+
+compile: $(COMPILED)
 
 demo: $(STAMP)
 	$(BIN)/prizecheck demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check replay streams schemas tests bench
-	$(BIN)/ruff format --check replay streams schemas tests bench
+	$(BIN)/ruff check replay streams schemas tests bench tools
+	$(BIN)/ruff format --check replay streams schemas tests bench tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict replay schemas
@@ -31,16 +45,17 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-unit: $(STAMP) browser
-	$(BIN)/python -m pytest -q
+unit: install browser
+	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q
 
 test: lint typecheck unit
 
-bench: $(STAMP)
+bench: install
 	$(BIN)/python bench/engine.py
 	@if [ -f bench/importers.py ]; then $(BIN)/python bench/importers.py; fi
 	$(BIN)/python bench/validation.py
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 
 clean:
-	rm -rf $(VENV) prizecheck-data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) prizecheck-data .pytest_cache .mypy_cache .ruff_cache build/mypyc
+	rm -f replay/*.so replay/_compiled.manifest

@@ -11,7 +11,15 @@ from typing import Any
 from replay.game import ENGINE_VERSION, Game
 from replay.playoff import link_records
 
-__all__ = ["ENGINE_VERSION", "Game", "link_records", "replay_events", "replay_records"]
+__all__ = ["ENGINE_VERSION", "Game", "compiled", "link_records", "replay_events", "replay_records"]
+
+
+def compiled() -> bool:
+    """True when the engine runs compiled by mypyc (``make install`` builds it in place), False when it
+    runs as plain Python (a wheel, or ``make install PRIZECHECK_COMPILE=0``)."""
+    from replay import game
+
+    return not str(getattr(game, "__file__", "") or "").endswith(".py")
 
 
 def replay_events(events: Iterable[dict[str, Any]]) -> dict[str, Game]:

@@ -6,14 +6,14 @@ damage outside the attack and checkup windows is checked once the effect that pl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from replay import knockout
 
 if TYPE_CHECKING:
     from replay.game import Event, Game
 
-UNABLE_TO_ATTACK = ("asleep", "paralyzed")
+UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
 
 
 def on_attack(g: Game, e: Event) -> None:

@@ -6,37 +6,63 @@ lost zone + stadium + in play == deck size) whatever the source reports; hidden 
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from typing import Any, Final
 
-ZONES = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
+ZONES: Final = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
+
+# The attributes of a Pokémon and of a Player (their __slots__), named here for the deep copies: a class
+# compiled by mypyc has no __slots__ (nor __dict__) at run time.
+POKEMON_FIELDS: Final = (
+    "attached",
+    "cards",
+    "conditions",
+    "damage",
+    "entered_turn",
+    "evolved_turn",
+    "hp",
+    "name",
+    "owner",
+    "pid",
+    "prize_delta",
+    "prizes",
+    "rule",
+)
+PLAYER_FIELDS: Final = (
+    "active",
+    "bench",
+    "deck",
+    "discard",
+    "hand",
+    "id",
+    "in_play",
+    "lost_zone",
+    "mulligans",
+    "needed",
+    "prizes",
+    "stadium",
+    "taken",
+    "turns",
+)
+
+
+def _integer(value: Any) -> int | None:
+    """A card's number (HP, prizes): JSON Schema counts 60.0 as an integer, the rules count with 60."""
+    return int(value) if isinstance(value, float) else value
 
 
 class Pokemon:
     """A Pokémon in play, known by the producer's ``pid`` (kept through evolution)."""
 
-    __slots__ = (
-        "attached",
-        "cards",
-        "conditions",
-        "damage",
-        "entered_turn",
-        "evolved_turn",
-        "hp",
-        "name",
-        "owner",
-        "pid",
-        "prize_delta",
-        "prizes",
-        "rule",
-    )
+    __slots__ = POKEMON_FIELDS
 
     def __init__(self, pid: str, owner: str, card: dict[str, Any], entered_turn: int) -> None:
         self.pid = pid
         self.owner = owner
         self.name: str = str(card.get("name", "?"))
-        self.hp: int | None = card.get("hp")
+        self.hp = _integer(card.get("hp"))
         self.rule: str | None = card.get("rule")
-        self.prizes: int | None = card.get("prizes")
+        self.prizes = _integer(card.get("prizes"))
         self.damage = 0
         self.cards = 1  # the Pokémon card itself, then evolution stages and attachments
         self.attached: list[str] = []
@@ -48,12 +74,20 @@ class Pokemon:
     def evolve(self, card: dict[str, Any], turn: int) -> None:
         """The evolution card goes on top; damage and attachments stay, Special Conditions end."""
         self.name = str(card.get("name", self.name))
-        self.hp = card.get("hp")
+        self.hp = _integer(card.get("hp"))
         self.rule = card.get("rule")
-        self.prizes = card.get("prizes")
+        self.prizes = _integer(card.get("prizes"))
         self.cards += 1
         self.conditions = []
         self.evolved_turn = turn
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Pokemon:
+        # Explicit: copy.deepcopy cannot copy an instance of a class compiled by mypyc.
+        new = Pokemon(self.pid, self.owner, {}, self.entered_turn)
+        memo[id(self)] = new
+        for name in POKEMON_FIELDS:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new
 
     @property
     def knocked_out(self) -> bool:
@@ -75,22 +109,7 @@ class Pokemon:
 class Player:
     """One side of the table."""
 
-    __slots__ = (
-        "active",
-        "bench",
-        "deck",
-        "discard",
-        "hand",
-        "id",
-        "in_play",
-        "lost_zone",
-        "mulligans",
-        "needed",
-        "prizes",
-        "stadium",
-        "taken",
-        "turns",
-    )
+    __slots__ = PLAYER_FIELDS
 
     def __init__(self, player_id: str, deck: int, prizes: int) -> None:
         self.id = player_id
@@ -107,6 +126,14 @@ class Player:
         self.bench: list[str] = []
         self.turns = 0
         self.mulligans = 0
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Player:
+        # Explicit: copy.deepcopy cannot copy an instance of a class compiled by mypyc.
+        new = Player(self.id, self.deck, self.needed)
+        memo[id(self)] = new
+        for name in PLAYER_FIELDS:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new
 
     def zone(self, name: str) -> int:
         return int(getattr(self, name))

@@ -6,7 +6,7 @@ the damage it placed; then ONE knockout batch for everything at 0 HP (checkup_en
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from replay import knockout
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from replay.game import Event, Game
 
 # Asleep, Confused and Paralyzed replace each other (the card is turned); Poisoned and Burned stack.
-ROTATIONS = frozenset({"asleep", "confused", "paralyzed"})
+ROTATIONS: Final = frozenset({"asleep", "confused", "paralyzed"})
 
 
 def on_condition(g: Game, e: Event) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 INFO, WARNING, VIOLATION = "info", "warning", "violation"
 
-SEVERITY: dict[str, str] = {
+SEVERITY: Final[dict[str, str]] = {
     # the stream itself
     "seq_gap": WARNING,
     "duplicate_seq": WARNING,

@@ -9,32 +9,33 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
 from replay import attack, checkup, knockout, penalties, playoff, result, setup, turn
 from replay.board import Player, Pokemon
-from replay.chain import _ENCODER, GENESIS, canonical_bytes, link
+from replay.chain import _ENCODER, C_LINK, GENESIS, canonical_bytes, link
 from replay.findings import finding
 from replay.ruleset import Ruleset, load_ruleset
 
 Event = dict[str, Any]
 
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION: Final = "0.1.0"
 
-_encode = _ENCODER.encode
-_decode = msgspec.msgpack.Decoder(dict[str, Any]).decode
-_sha256 = hashlib.sha256
+# Final: a compiled module reads these from a C static, not from its globals dict at every event
+_encode: Final = _ENCODER.encode
+_decode: Final = msgspec.msgpack.Decoder(dict[str, Any]).decode
+_sha256: Final = hashlib.sha256
 
 # Events a source may still send once the engine has decided the game: claims about what just happened,
 # annotations, corrections and penalties given right after the game [PG §3-4].
-AFTER_END_OK = frozenset(
+AFTER_END_OK: Final = frozenset(
     {"game_ended", "note", "correction", "prize_taken", "knocked_out", "penalty", "promoted", "turn_ended"}
 )
 # Events that belong to the effect being resolved outside an attack or checkup: the knockout check for
 # that effect waits until they are over [JP3.4 §I-D: "once that effect has resolved"].
-EFFECT_PARTS = frozenset({"damage", "knocked_out", "prize_modifier", "note"})
+EFFECT_PARTS: Final = frozenset({"damage", "knocked_out", "prize_modifier", "note"})
 
 
 class Game:
@@ -97,7 +98,7 @@ class Game:
 
         The returned list is this event's outputs only; an exact duplicate returns ``[]``.
         """
-        seq: int = event["seq"]
+        seq = event["seq"]
         if seq != self.next_seq or event["match"] != self.match:
             return self._apply_out_of_line(event)
         # The hot path: the next event of this match. Only untracked bytes are kept per event (the chain
@@ -106,10 +107,15 @@ class Game:
             canon = _encode(event)
         except OverflowError:
             canon = canonical_bytes(event)
-        head = self.head = _sha256(self.head + canon).digest()
+        if C_LINK is not None:
+            head = self.head = C_LINK(self.head, canon)
+        else:
+            head = self.head = _sha256(self.head + canon).digest()
         self.heads.append(head)
         self.raw.append(canon)
-        self.next_seq = int(seq) + 1  # JSON Schema counts 1.0 as an integer
+        self.next_seq += 1
+        if type(seq) is not int:
+            event = _integral(event)  # seq 5.0 (after its canonical bytes, the event as sent, are chained)
         timeline = self.timeline
         mark = len(timeline)
         etype: str = event["type"]
@@ -128,7 +134,7 @@ class Game:
 
     def _apply_out_of_line(self, event: Event) -> list[dict[str, Any]]:
         """The first event, duplicates, reused seqs, gaps and events of another match."""
-        seq: int = event["seq"]
+        seq = int(event["seq"])  # JSON Schema counts 5.0 as an integer; the event keeps it as sent
         match = event["match"]
         mark = len(self.timeline)
         if self.match is None:
@@ -157,6 +163,8 @@ class Game:
 
     def fold(self, event: Event) -> None:
         """Apply the rules for one event (the envelope has been checked)."""
+        if type(event["seq"]) is not int:
+            event = _integral(event)
         etype: str = event["type"]
         if (self.effect_pending or self.result is not None or self.started is None) and not self._admit(
             event, etype
@@ -221,9 +229,11 @@ class Game:
     def _correct(self, event: Event) -> None:
         """A judge's correction: history is never edited, the game is re-derived with it applied."""
         target = event.get("target")
+        if isinstance(target, float) and target.is_integer():
+            target = int(target)
         action = event.get("action")
         seq = event["seq"]
-        history = self.events()
+        history = [_integral(e) for e in self.events()]
         known = {e["seq"] for e in history}
         if target not in known or target == 1:
             self.find(
@@ -293,6 +303,15 @@ class Game:
         knockout.resolve_effect(g)
         return g
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        # Attribute by attribute, one memo: what copy.deepcopy does for a plain class, and cannot do for
+        # a class compiled by mypyc (no __dict__ to copy).
+        g = Game()
+        memo[id(self)] = g
+        for name in GAME_STATE:
+            setattr(g, name, copy.deepcopy(getattr(self, name), memo))
+        return g
+
     def record(self) -> dict[str, Any]:
         """The end-of-game record (contract §3), deterministic for the events applied so far."""
         from replay.record import build_record
@@ -306,6 +325,24 @@ class Game:
         from replay.record import build_board
 
         return build_board(self)
+
+
+def _integral(event: Event) -> Event:
+    """The event with its seq (and a correction's target) as ints where the source sent integral floats.
+
+    JSON Schema counts 5.0 as the integer 5 and MessagePack carries it as a float (the JSON decoder already
+    reads it as 5); the rules, their outputs and the record always see the int. The chain is not
+    affected: an event's canonical bytes are those of the event as sent.
+    """
+    seq = event["seq"]
+    target = event.get("target")
+    if type(seq) is int and not isinstance(target, float):
+        return event
+    out = dict(event)
+    out["seq"] = int(seq)
+    if isinstance(target, float) and target.is_integer():
+        out["target"] = int(target)
+    return out
 
 
 def _amend(original: Event, amendment: Event) -> Event:
@@ -326,13 +363,62 @@ def _amendment_problem(original: Event, amendment: object) -> str | None:
     return None
 
 
+# Every attribute of a Game, in the order __init__ sets them: what resolved() copies (a compiled Game has
+# no __dict__ to list them; a test checks this list against the class).
+GAME_STATE: Final = (
+    "match",
+    "next_seq",
+    "head",
+    "heads",
+    "raw",
+    "missing",
+    "timeline",
+    "findings",
+    "ruleset",
+    "ruleset_id",
+    "started",
+    "players",
+    "first",
+    "p",
+    "mons",
+    "context",
+    "source",
+    "reports_knockouts",
+    "parent",
+    "playoff_kind",
+    "must_decide",
+    "turn",
+    "turn_player",
+    "turn_open",
+    "window",
+    "window_claims",
+    "effect_pending",
+    "effect_seq",
+    "effect_claims",
+    "batch",
+    "knockouts",
+    "unclaimed",
+    "prizes_owed",
+    "prize_claims",
+    "forced_kos",
+    "promotions_due",
+    "result",
+    "status",
+    "claimed",
+    "penalties",
+    "playoff",
+    "children",
+    "time",
+    "lead_mode",
+    "corrections",
+)
 # The envelope a correction keeps (history, chain, seq bookkeeping); everything else is re-derived.
-ENVELOPE_STATE = frozenset(
+ENVELOPE_STATE: Final = frozenset(
     {"match", "next_seq", "head", "heads", "raw", "missing", "timeline", "findings", "corrections"}
 )
-_DERIVED_STATE = [name for name in Game().__dict__ if name not in ENVELOPE_STATE]
+_DERIVED_STATE: Final = [name for name in GAME_STATE if name not in ENVELOPE_STATE]
 
-HANDLERS: dict[str, Callable[[Game, Event], None]] = {
+HANDLERS: Final[dict[str, Callable[[Game, Event], None]]] = {
     "match_started": setup.on_match_started,
     "setup": setup.on_setup,
     "turn_started": turn.on_turn_started,
@@ -362,4 +448,4 @@ HANDLERS: dict[str, Callable[[Game, Event], None]] = {
     "time_called": penalties.on_time_called,
     "note": playoff.on_note,
 }
-_handler = HANDLERS.get
+_handler: Final = HANDLERS.get

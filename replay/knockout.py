@@ -161,7 +161,8 @@ def on_knocked_out(g: Game, e: Event) -> None:
     pid = e.get("pid")
     mon = g.mons.get(pid) if isinstance(pid, str) else None
     if mon is None:
-        for ko in reversed(g.knockouts):
+        # (a reversed copy, not reversed(): mypyc 2.4 fails on reversed() over a list of dicts)
+        for ko in g.knockouts[::-1]:
             if ko["pid"] == pid:  # the engine already knocked it out: the claim agrees
                 if ko in g.unclaimed:
                     g.unclaimed.remove(ko)

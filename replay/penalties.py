@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from replay import result
 
 if TYPE_CHECKING:
     from replay.game import Event, Game
 
-PRIZE_PENALTIES = ("double_prize", "quad_prize")
-LOSS_PENALTIES = ("game_loss", "match_loss", "disqualification")
+PRIZE_PENALTIES: Final = ("double_prize", "quad_prize")
+LOSS_PENALTIES: Final = ("game_loss", "match_loss", "disqualification")
 
 
 def on_penalty(g: Game, e: Event) -> None:

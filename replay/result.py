@@ -8,13 +8,13 @@ out an Active, at deck-out (turn_started), by concession, penalty or a card effe
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from replay.game import Event, Game
 
 # Claimed reasons (importers, producers) grouped into the engine's reasons.
-REASON_KINDS: dict[str, str] = {
+REASON_KINDS: Final[dict[str, str]] = {
     "prizes": "prizes",
     "all_prizes": "prizes",
     "prize": "prizes",

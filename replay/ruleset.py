@@ -55,6 +55,11 @@ class Ruleset:
     playoff: Playoff
     time_called: tuple[TimeProcedure, ...]
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ruleset:
+        # Immutable and shared (load_ruleset is cached): a game's copy keeps the same one. (Also what
+        # lets a compiled Game be deep-copied: copy.deepcopy cannot rebuild a compiled frozen dataclass.)
+        return self
+
     def prize_value(self, rule: str | None) -> int:
         """Base prizes for a Pokémon of this rule kind [rules.md §3 table]."""
         return self.prizes_by_rule.get(rule or "none", 1)

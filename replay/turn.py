@@ -70,6 +70,7 @@ def on_drew(g: Game, e: Event) -> None:
     if count is None:
         cards = e.get("cards")
         count = len(cards) if isinstance(cards, list) else 1
+    count = int(count)  # 2.0 counts as an integer (JSON Schema)
     got = count if count <= pl.deck else pl.deck
     pl.deck -= got
     pl.hand += got

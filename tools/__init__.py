@@ -1,0 +1,1 @@
+"""Developer tools around the package (not installed with it)."""

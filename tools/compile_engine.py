@@ -1,0 +1,131 @@
+"""Compile the engine's hot modules with mypyc, in place (``make compile``; ``make install`` runs it).
+
+    python tools/compile_engine.py          # build replay/*.so next to the sources
+    python tools/compile_engine.py --clean  # remove them: the pure-Python engine again
+
+The compiled modules are extension modules next to their ``.py`` files (Python imports an extension
+before a source file of the same name), plus one shared library inside the package,
+``replay/engine__mypyc.*.so`` (mypyc's runtime and the code of every compiled module). Nothing else
+changes: without them, the same ``.py`` files run as plain Python (the wheel on PyPI ships no ``.so``).
+``replay/_compiled.manifest`` records the sha256 of each source compiled, so a test can tell a stale build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+# The fold and what it calls per event. Left out: the tools around the engine (cli, codec, validate,
+# simulate, importers, commands), errors (exception classes), and the modules only the read side uses.
+MODULES = [
+    "replay/game.py",
+    "replay/board.py",
+    "replay/chain.py",
+    "replay/turn.py",
+    "replay/attack.py",
+    "replay/checkup.py",
+    "replay/knockout.py",
+    "replay/setup.py",
+    "replay/result.py",
+    "replay/penalties.py",
+    "replay/findings.py",
+    "replay/record.py",
+    "replay/ruleset.py",
+]
+# The hash chain's link in C (OpenSSL's SHA-256), optional: without OpenSSL's headers the engine links
+# with hashlib (replay/chain.py).
+C_EXTENSION = "replay/_link.c"
+GROUP = "replay.engine"  # the shared library: replay/engine__mypyc.<abi>.so, inside the package
+MANIFEST = ROOT / "replay" / "_compiled.manifest"
+
+SETUP = """\
+from setuptools import setup
+from mypyc.build import mypycify
+
+setup(
+    name="prizecheck-engine",
+    ext_modules=mypycify({modules!r}, opt_level="3", debug_level="0", group_name={group!r}),
+)
+"""
+SETUP_C = """\
+from setuptools import Extension, setup
+
+setup(
+    name="prizecheck-link",
+    ext_modules=[
+        Extension(
+            "replay._link",
+            [{source!r}],
+            libraries=["crypto"],
+            # SHA256_Init/Update/Final: deprecated in OpenSSL 3 but the fast path (no provider context)
+            extra_compile_args=["-O2", "-Wno-deprecated-declarations"],
+        )
+    ],
+)
+"""
+
+
+def built() -> list[pathlib.Path]:
+    """The compiled files now in the package."""
+    suffixes = (sysconfig.get_config_var("EXT_SUFFIX") or ".so", ".so", ".pyd")
+    return sorted({p for s in suffixes for p in (ROOT / "replay").glob(f"*{s}")})
+
+
+def clean() -> None:
+    for path in built():
+        path.unlink()
+    MANIFEST.unlink(missing_ok=True)
+
+
+def build_ext(setup_text: str, name: str) -> subprocess.CompletedProcess[str]:
+    """Run ``setup.py build_ext --inplace`` for ``setup_text`` from the project root."""
+    build = ROOT / "build" / "mypyc"
+    build.mkdir(parents=True, exist_ok=True)
+    setup_py = build / f"{name}.py"
+    setup_py.write_text(setup_text, "utf-8")
+    # mypyc writes its C files under build/ relative to the working directory, and build_ext --inplace
+    # puts each extension next to its source: both run from the project root.
+    cmd = [sys.executable, str(setup_py), "build_ext", "--inplace", "--build-temp", str(build / name)]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+
+
+def compile_engine() -> int:
+    clean()
+    proc = build_ext(SETUP.format(modules=MODULES, group=GROUP), "setup_engine")
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-20000:] + proc.stderr[-20000:])
+        clean()
+        return proc.returncode
+    sources = list(MODULES)
+    link = build_ext(SETUP_C.format(source=C_EXTENSION), "setup_link")
+    if link.returncode == 0:
+        sources.append(C_EXTENSION)
+    else:
+        print(f"note: {C_EXTENSION} not built (OpenSSL headers?); the chain links with hashlib")
+    digests = {m: hashlib.sha256((ROOT / m).read_bytes()).hexdigest() for m in sources}
+    MANIFEST.write_text(json.dumps({"group": GROUP, "modules": digests}, indent=1) + "\n", "utf-8")
+    names = ", ".join(p.name.split(".")[0] for p in built())
+    print(f"compiled with mypyc: {names}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--clean", action="store_true", help="remove the compiled modules")
+    args = ap.parse_args()
+    if args.clean:
+        clean()
+        shutil.rmtree(ROOT / "build" / "mypyc", ignore_errors=True)
+        return 0
+    return compile_engine()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
