@@ -132,7 +132,11 @@ class Pipeline:
         self.counts["received"] += len(events)
         now = self.clock()
         for i, event in enumerate(events):
-            rec = _record_of(event)
+            key, value, msg = event.key, event.value, event.message
+            if type(value) is bytes and (key is None or type(key) is bytes):  # the raw topic's records
+                rec = _Record(key, value, msg.topic, msg.partition, msg.offset)
+            else:
+                rec = _record_of(event)
             try:
                 refused = self._admit(rec, now)
             except Exception as exc:  # a bug: quarantine the record rather than lose it
