@@ -74,7 +74,8 @@ def phase(args: argparse.Namespace) -> None:
     import faust
 
     from streams.agents import Handled, Pipeline, dlq_topic, events_topic, install
-    from streams.app import create_app
+    from streams.app import create_app, tune_gc
+    from streams.batching import take_batches
     from streams.dlq import FaustDeadLetters
 
     settings = Settings(
@@ -108,7 +109,10 @@ def phase(args: argparse.Namespace) -> None:
         topic = events_topic(app, settings)
 
         async def count(stream: Any) -> None:
-            async for batch in stream.take_events(args.batch_size, within=0.02):
+            batches = take_batches(
+                stream, args.batch_size, within=args.batch_within, idle=args.batch_idle, lag=args.batch_lag
+            )
+            async for batch in batches:
                 if state["t0"] is None:
                     state["t0"], state["n0"] = time.perf_counter(), len(batch)
                 state["n"] += len(batch)
@@ -153,15 +157,20 @@ def phase(args: argparse.Namespace) -> None:
                 return out
 
         pipeline = TimedPipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id="bench")
-        install(app, pipeline, settings, batch_size=args.batch_size)
+        install(
+            app,
+            pipeline,
+            settings,
+            batch_size=args.batch_size,
+            batch_within=args.batch_within,
+            batch_idle=args.batch_idle,
+            batch_lag=args.batch_lag,
+        )
 
     worker = faust.Worker(app, loop=loop, loglevel="error", quiet=True, redirect_stdouts=False)
     worker.spinner = None
-    if os.environ.get("BENCH_GC"):
-        import gc
-
-        gc.freeze()
-        gc.set_threshold(*(int(x) for x in os.environ["BENCH_GC"].split(",")))
+    if not args.default_gc:
+        tune_gc()  # as `prizecheck worker` does, in every phase
     if args.profile:
         import cProfile
 
@@ -349,8 +358,15 @@ async def main(args: argparse.Namespace) -> int:
             str(tmp),
             "--batch-size",
             str(args.batch_size),
+            "--batch-within",
+            str(args.batch_within),
+            "--batch-idle",
+            str(args.batch_idle),
+            "--batch-lag",
+            str(args.batch_lag),
             "--fetch-max-wait",
             str(args.fetch_max_wait),
+            *(["--default-gc"] if args.default_gc else []),
         ]
         count = PhaseProcess([*base, "--phase", "count"])
         try:
@@ -419,7 +435,11 @@ def cli() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rate", type=float, default=500.0)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--batch-size", type=int, default=500)
+    # the worker's batching (streams/batching.py), the same for every phase
+    parser.add_argument("--batch-size", type=int, default=2000)
+    parser.add_argument("--batch-within", type=float, default=0.5)
+    parser.add_argument("--batch-idle", type=float, default=0.01)
+    parser.add_argument("--batch-lag", type=float, default=0.25)
     parser.add_argument("--profile", help="cProfile the full-pipeline worker into this file")
     parser.add_argument(
         "--fetch-max-wait", type=float, default=0.05, help="consumer fetch wait, seconds (Faust's own: 1.5)"
@@ -429,6 +449,9 @@ def cli() -> int:
     )
     parser.add_argument(
         "--no-autopipeline", action="store_true", help="one Redis round trip per command (for comparison)"
+    )
+    parser.add_argument(
+        "--default-gc", action="store_true", help="CPython's default GC thresholds (the worker tunes them)"
     )
     # internal: a phase subprocess
     parser.add_argument("--phase", choices=["count", "full", "memory"])
