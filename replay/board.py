@@ -136,15 +136,48 @@ class Player:
         return new
 
     def zone(self, name: str) -> int:
+        # The zones by name, spelled out: compiled, a field read is a C load; getattr is a dict walk.
+        if name == "hand":
+            return self.hand
+        if name == "deck":
+            return self.deck
+        if name == "in_play":
+            return self.in_play
+        if name == "discard":
+            return self.discard
+        if name == "prizes":
+            return self.prizes
+        if name == "lost_zone":
+            return self.lost_zone
+        if name == "stadium":
+            return self.stadium
         return int(getattr(self, name))
+
+    def set_zone(self, name: str, count: int) -> None:
+        if name == "hand":
+            self.hand = count
+        elif name == "deck":
+            self.deck = count
+        elif name == "in_play":
+            self.in_play = count
+        elif name == "discard":
+            self.discard = count
+        elif name == "prizes":
+            self.prizes = count
+        elif name == "lost_zone":
+            self.lost_zone = count
+        elif name == "stadium":
+            self.stadium = count
+        else:
+            setattr(self, name, count)
 
     def move(self, src: str, dst: str, count: int) -> int:
         """Move up to ``count`` cards between zones; returns how many moved (never below 0 in ``src``
         for the deck: a player just takes what there is [rules.md §1.3])."""
-        have = getattr(self, src)
+        have = self.zone(src)
         n = min(count, have) if src == "deck" else count
-        setattr(self, src, have - n)
-        setattr(self, dst, getattr(self, dst) + n)
+        self.set_zone(src, have - n)
+        self.set_zone(dst, self.zone(dst) + n)
         return n
 
     def total(self) -> int:
