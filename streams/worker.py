@@ -50,13 +50,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="Kafka consumer group (default prizecheck); a new group re-reads the topic from the start",
     )
     parser.add_argument(
-        "--batch-size", type=int, default=2000, help="records per batch at most (default 2000)"
+        "--batch-size", type=int, default=4000, help="records per batch at most (default 4000)"
     )
     parser.add_argument(
         "--batch-within",
         type=float,
-        default=0.5,
-        help="seconds a record may wait for its batch to fill, at most (default 0.5)",
+        default=1.0,
+        help="seconds a record may wait for its batch to fill, at most (default 1.0)",
     )
     parser.add_argument(
         "--batch-idle",
