@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from replay.simulate import simulate_corpus  # noqa: E402
+from streams.batching import Batching  # noqa: E402
 from streams.settings import Settings  # noqa: E402
 
 
@@ -82,7 +83,6 @@ def phase(args: argparse.Namespace) -> None:
 
     from streams.agents import Handled, Pipeline, dlq_topic, events_topic, install
     from streams.app import create_app, tune_gc
-    from streams.batching import take_batches
     from streams.dlq import FaustDeadLetters
 
     settings = Settings(
@@ -117,9 +117,7 @@ def phase(args: argparse.Namespace) -> None:
         topic = events_topic(app, settings)
 
         async def count(stream: Any) -> None:
-            batches = take_batches(
-                stream, args.batch_size, within=args.batch_within, idle=args.batch_idle, lag=args.batch_lag
-            )
+            batches = Batching.from_args(args).take(stream)
             async for batch in batches:
                 if state["t0"] is None:  # the first batch is a warm-up, left out as in phase (b)
                     state["t0"], state["n0"] = time.perf_counter(), len(batch)
@@ -169,15 +167,7 @@ def phase(args: argparse.Namespace) -> None:
                 return out
 
         pipeline = TimedPipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id="bench")
-        install(
-            app,
-            pipeline,
-            settings,
-            batch_size=args.batch_size,
-            batch_within=args.batch_within,
-            batch_idle=args.batch_idle,
-            batch_lag=args.batch_lag,
-        )
+        install(app, pipeline, settings, batching=Batching.from_args(args))
 
     worker = faust.Worker(app, loop=loop, loglevel="error", quiet=True, redirect_stdouts=False)
     worker.spinner = None
@@ -370,14 +360,7 @@ async def main(args: argparse.Namespace) -> int:
                 str(len(events)),
                 "--datadir",
                 str(tmp),
-                "--batch-size",
-                str(args.batch_size),
-                "--batch-within",
-                str(args.batch_within),
-                "--batch-idle",
-                str(args.batch_idle),
-                "--batch-lag",
-                str(args.batch_lag),
+                *Batching.from_args(args).as_arguments(),
                 "--fetch-max-wait",
                 str(args.fetch_max_wait),
                 *(["--default-gc"] if args.default_gc else []),
@@ -485,11 +468,7 @@ def cli() -> int:
     parser.add_argument("--rate", type=float, default=500.0)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=3, help="(a) then (b), this many times (default 3)")
-    # the worker's batching (streams/batching.py), the same for every phase
-    parser.add_argument("--batch-size", type=int, default=4000)
-    parser.add_argument("--batch-within", type=float, default=1.0)
-    parser.add_argument("--batch-idle", type=float, default=0.01)
-    parser.add_argument("--batch-lag", type=float, default=0.25)
+    Batching.add_arguments(parser)  # the worker's batching, the same for every phase
     parser.add_argument("--profile", help="cProfile the full-pipeline worker into this file")
     parser.add_argument(
         "--fetch-max-wait", type=float, default=0.05, help="consumer fetch wait, seconds (Faust's own: 1.5)"

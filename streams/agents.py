@@ -3,7 +3,7 @@
 Thin wiring (house style): decode, hand to :class:`streams.ingest.IngestCore`, quarantine what it rejects.
 
 - Records are consumed in batches (:func:`streams.batching.take_batches`: small and prompt when the
-  worker keeps up, up to ``batch_size`` records when it is behind) and a batch is handed to the core in
+  worker keeps up, up to ``Batching.size`` records when it is behind) and a batch is handed to the core in
   one call (:meth:`IngestCore.ingest_many`): the events of one match keep their partition order and are
   written with one Redis call per match, while different matches run concurrently, so their Redis round trips
   share pipelines. Offsets are acknowledged by Faust after the whole batch is done, and the batch is only
@@ -38,7 +38,7 @@ import faust
 from faust.types import TP, EventT, StreamT
 
 from replay.errors import EventError
-from streams.batching import take_batches
+from streams.batching import WORKER_BATCHING, Batching
 from streams.dlq import DeadLetter, DeadLetterSink
 from streams.ingest import IngestCore, Outcome, decode_event
 from streams.settings import Settings
@@ -387,25 +387,21 @@ def install(
     pipeline: Pipeline,
     settings: Settings,
     *,
-    batch_size: int = 4000,
-    batch_within: float = 1.0,
-    batch_idle: float = 0.01,
-    batch_lag: float = 0.25,
+    batching: Batching = WORKER_BATCHING,
     flush_interval: float | None = None,
     stats_interval: float = 30.0,
 ) -> Any:
     """Register the ingest agent, the gap-flush timer and the rebalance hook on ``app``; return the agent.
 
-    Batches (:func:`streams.batching.take_batches`): at most ``batch_size`` records; a batch grows only
-    while its records are older than ``batch_lag`` seconds (a backlog), closes after ``batch_idle``
-    seconds without a new record, and never holds a record longer than ``batch_within`` seconds.
+    ``batching`` (:class:`streams.batching.Batching`): at most ``size`` records per batch; a batch grows
+    only while its records are older than ``lag`` seconds (a backlog), closes after ``idle`` seconds
+    without a new record, and never holds a record longer than ``within`` seconds.
     ``flush_interval`` defaults to a quarter of the gap timeout (0.05-1 s).
     """
     topic = events_topic(app, settings)
 
     async def ingest_events(stream: StreamT[Any]) -> AsyncIterator[list[Handled]]:
-        batches = take_batches(stream, batch_size, within=batch_within, idle=batch_idle, lag=batch_lag)
-        async for batch in batches:
+        async for batch in batching.take(stream):
             yield await pipeline.handle_batch(batch)
 
     agent = app.agent(topic, name="prizecheck.ingest")(ingest_events)

@@ -24,13 +24,74 @@ loop: the same passive-processor buffering, acknowledgements after the batch has
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import time
 from collections.abc import AsyncGenerator
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from faust.types import EventT
-from mode.utils.futures import notify
+if TYPE_CHECKING:  # faust is imported by the worker only: `prizecheck worker --help` must not need it
+    from faust.types import EventT
+
+
+@dataclass(frozen=True)
+class Batching:
+    """The worker's batch bounds (see the module docstring); the defaults are what ``prizecheck worker``
+    runs with."""
+
+    size: int = 4000  # records per batch at most
+    within: float = 1.0  # seconds a record may wait for its batch, at most
+    idle: float = 0.01  # a batch closes after this many seconds without a new record
+    lag: float = 0.25  # a batch grows only while its newest record is older than this
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """``--batch-size``, ``--batch-within``, ``--batch-idle``, ``--batch-lag``."""
+        d = Batching()
+        parser.add_argument(
+            "--batch-size", type=int, default=d.size, help=f"records per batch at most (default {d.size})"
+        )
+        parser.add_argument(
+            "--batch-within",
+            type=float,
+            default=d.within,
+            help=f"seconds a record may wait for its batch to fill, at most (default {d.within:g})",
+        )
+        parser.add_argument(
+            "--batch-idle",
+            type=float,
+            default=d.idle,
+            help=f"a batch closes after this many seconds without a new record (default {d.idle:g})",
+        )
+        parser.add_argument(
+            "--batch-lag",
+            type=float,
+            default=d.lag,
+            help=f"a batch grows only while its records are older than this many seconds (default {d.lag:g})",
+        )
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Batching:
+        """The bounds given by :meth:`add_arguments`' options."""
+        return cls(args.batch_size, args.batch_within, args.batch_idle, args.batch_lag)
+
+    def as_arguments(self) -> list[str]:
+        """The same bounds as command-line options (for a subprocess)."""
+        return [
+            f"--batch-size={self.size}",
+            f"--batch-within={self.within}",
+            f"--batch-idle={self.idle}",
+            f"--batch-lag={self.lag}",
+        ]
+
+    def take(self, stream: Any) -> AsyncGenerator[list[EventT[Any]], None]:
+        """:func:`take_batches` of ``stream`` with these bounds."""
+        return take_batches(stream, self.size, within=self.within, idle=self.idle, lag=self.lag)
+
+
+#: What ``prizecheck worker`` runs with (its options' defaults).
+WORKER_BATCHING = Batching()
 
 
 async def take_batches(
@@ -49,6 +110,8 @@ async def take_batches(
     """
     if max_ < 1 or within <= 0 or idle <= 0 or lag < 0:
         raise ValueError("take_batches needs max_ >= 1, within > 0, idle > 0 and lag >= 0")
+    from mode.utils.futures import notify  # mode comes with faust
+
     loop = asyncio.get_running_loop()
     buffer: list[EventT[Any]] = []
     buffer_full = asyncio.Event()

@@ -26,6 +26,7 @@ import sys
 import time
 from typing import Any
 
+from streams.batching import Batching
 from streams.settings import Settings
 
 CONNECT_WAIT = 60.0
@@ -49,27 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="prizecheck",
         help="Kafka consumer group (default prizecheck); a new group re-reads the topic from the start",
     )
-    parser.add_argument(
-        "--batch-size", type=int, default=4000, help="records per batch at most (default 4000)"
-    )
-    parser.add_argument(
-        "--batch-within",
-        type=float,
-        default=1.0,
-        help="seconds a record may wait for its batch to fill, at most (default 1.0)",
-    )
-    parser.add_argument(
-        "--batch-idle",
-        type=float,
-        default=0.01,
-        help="a batch closes after this many seconds without a new record (default 0.01)",
-    )
-    parser.add_argument(
-        "--batch-lag",
-        type=float,
-        default=0.25,
-        help="a batch grows only while its records are older than this many seconds (default 0.25)",
-    )
+    Batching.add_arguments(parser)
     parser.add_argument(
         "--loglevel", default="warning", help="Faust log level: debug, info, warning (default), error"
     )
@@ -132,15 +113,7 @@ def run(args: argparse.Namespace) -> int:
     os.makedirs(app.conf.datadir, exist_ok=True)  # Faust makes only the last level
     tune_gc()
     pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id=name)
-    install(
-        app,
-        pipeline,
-        settings,
-        batch_size=args.batch_size,
-        batch_within=args.batch_within,
-        batch_idle=args.batch_idle,
-        batch_lag=args.batch_lag,
-    )
+    install(app, pipeline, settings, batching=Batching.from_args(args))
 
     async def on_assigned(sender: Any, assigned: set[Any], **kwargs: Any) -> None:
         mine = sorted(tp.partition for tp in assigned if tp.topic == settings.topic)

@@ -21,6 +21,7 @@ from replay.record import dumps
 from replay.simulate import simulate_corpus
 from streams.agents import Handled, Pipeline, install
 from streams.app import create_app
+from streams.batching import Batching
 from streams.dlq import DeadLetter, MemoryDeadLetters
 from streams.ingest import IngestCore, unpack_record
 from streams.settings import Settings
@@ -38,7 +39,7 @@ class Harness:
         self.dlq = MemoryDeadLetters()
         self.pipeline = Pipeline(self.core, self.dlq, worker_id="unit")
         self.app = create_app(SETTINGS, app_id=f"unit-{random.getrandbits(32):x}")
-        self.agent = install(self.app, self.pipeline, SETTINGS, batch_within=0.005)
+        self.agent = install(self.app, self.pipeline, SETTINGS, batching=Batching(within=0.005))
         self.ctx: Any = None
 
     async def put(self, value: bytes, key: bytes | None, partition: int = 0) -> list[Handled]:
@@ -351,7 +352,7 @@ async def test_idle_matches_are_dropped_from_memory_and_rebuilt_on_return() -> N
     now = [1000.0]
     harness = Harness()
     harness.pipeline = Pipeline(harness.core, harness.dlq, max_idle=600.0, clock=lambda: now[0])
-    harness.agent = install(harness.app, harness.pipeline, SETTINGS, batch_within=0.005)
+    harness.agent = install(harness.app, harness.pipeline, SETTINGS, batching=Batching(within=0.005))
     events = corpus(2, seed=3)
     matches = sorted({e["match"] for e in events})
     a = matches[0]
