@@ -317,13 +317,13 @@ class IngestCore:
         run = _FastRun(st, match, group)
         try:
             for i, seq, ev, data in group:
-                if seq != game.next_seq or len(run.events) >= MAX_RUN:
+                if seq != game.next_seq:
                     break
                 game.apply(ev)
                 run.events.append((seq, data))
                 run.items.append((i, seq))
-                if game.status != "in_progress" and not game.effect_pending:
-                    break  # decided: its links must see this record (as in _add)
+                if _run_ends(game, run.events):
+                    break
             run.record = await self._final_record(match, game)
             run.append = AppendRun(
                 match, st.head, tuple(run.events), canonical_bytes(game.board()), self._pack(run.record)
@@ -453,12 +453,7 @@ class IngestCore:
 
     async def _add(self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, data: bytes) -> None:
         run.events.append((seq, data))
-        if (game.status != "in_progress" and not game.effect_pending) or len(run.events) >= MAX_RUN:
-            # The record after this event is decided (not "in_progress", no effect still resolving): its
-            # playoff links (a stub for the child, a parent settled by its child) must see it, as with
-            # per-event ingest, so write it now. While an effect is pending the record is provisional and
-            # the links wait (_playoff_links); an "in_progress" record has no links; the indexes only
-            # keep the last write's values. So nothing else needs a cut.
+        if _run_ends(game, run.events):
             await self._flush_run(st, match, run)
 
     async def _flush_run(self, st: _MatchState, match: str, run: _Run) -> None:
@@ -814,6 +809,18 @@ class IngestCore:
         if self.signing_key is not None:
             record = sign(_unsigned(record), self.signing_key, self.key_id)
         return canonical_bytes(record)
+
+
+def _run_ends(game: Game, events: Sequence[tuple[int, bytes]]) -> bool:
+    """Must a run be written after its last event (both batch paths cut runs here)?
+
+    When the record after it is decided (not "in_progress", no effect still resolving): its playoff links
+    (a stub for the child, a parent settled by its child) must see it, as with per-event ingest. While an
+    effect is pending the record is provisional and the links wait (_playoff_links); an "in_progress"
+    record has no links; the indexes only keep the last write's values. So nothing else needs a cut, but
+    for ``MAX_RUN`` (a bound on one call's size).
+    """
+    return (game.status != "in_progress" and not game.effect_pending) or len(events) >= MAX_RUN
 
 
 def _waiting_conflict(match: str, seq: int, expected: int) -> Outcome:
