@@ -32,6 +32,20 @@ def _c_link() -> Callable[[bytes, bytes], bytes] | None:
 C_LINK: Final = _c_link()
 
 
+def _c_canonical() -> Callable[[bytes], bool] | None:
+    try:
+        from replay._link import canonical
+    except ImportError:
+        return None
+    return canonical
+
+
+# canonical(raw): is raw already the canonical MessagePack of what it decodes to? Then the chain hashes
+# raw as it is, without encoding the decoded event again (a producer that sorts its keys, as
+# ``prizecheck produce`` does, saves every consumer that step). Without the C extension: never, encode.
+C_CANONICAL: Final = _c_canonical()
+
+
 def canonical_bytes(event: Mapping[str, Any]) -> bytes:
     """The event's canonical MessagePack: keys sorted at every level.
 
@@ -54,6 +68,15 @@ def _big_ints(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_big_ints(v) for v in value]
     return value
+
+
+def canonical_of(raw: bytes, event: Mapping[str, Any]) -> bytes:
+    """The canonical bytes of ``event``, which was decoded from the MessagePack ``raw``: ``raw`` itself
+    when it is canonical already (checked in C; byte for byte what :func:`canonical_bytes` would give),
+    else the event encoded."""
+    if C_CANONICAL is not None and C_CANONICAL(raw):
+        return raw
+    return canonical_bytes(event)
 
 
 def link(head: bytes, canonical: bytes) -> bytes:

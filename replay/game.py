@@ -15,7 +15,7 @@ import msgspec
 
 from replay import attack, checkup, knockout, penalties, playoff, result, setup, turn
 from replay.board import Player, Pokemon
-from replay.chain import _ENCODER, C_LINK, GENESIS, canonical_bytes, link
+from replay.chain import _ENCODER, C_CANONICAL, C_LINK, GENESIS, canonical_bytes, link
 from replay.findings import finding
 from replay.ruleset import Ruleset, load_ruleset
 
@@ -93,20 +93,25 @@ class Game:
         self.corrections = 0
 
     # ------------------------------------------------------------------ envelope
-    def apply(self, event: Event) -> list[dict[str, Any]]:
+    def apply(self, event: Event, canonical: bytes | None = None) -> list[dict[str, Any]]:
         """Fold one schema-valid event; returns the derived outputs it caused (never raises on such input).
 
         The returned list is this event's outputs only; an exact duplicate returns ``[]``.
+        ``canonical``: the event's canonical bytes (:func:`replay.chain.canonical_bytes`), when the caller
+        has them already; the engine encodes the event otherwise.
         """
         seq = event["seq"]
         if seq != self.next_seq or event["match"] != self.match:
-            return self._apply_out_of_line(event)
+            return self._apply_out_of_line(event, canonical)
         # The hot path: the next event of this match. Only untracked bytes are kept per event (the chain
         # heads and the canonical bytes), so a long replay does not feed the cyclic garbage collector.
-        try:
-            canon = _encode(event)
-        except OverflowError:
-            canon = canonical_bytes(event)
+        if canonical is not None:
+            canon = canonical
+        else:
+            try:
+                canon = _encode(event)
+            except OverflowError:
+                canon = canonical_bytes(event)
         if C_LINK is not None:
             head = self.head = C_LINK(self.head, canon)
         else:
@@ -132,7 +137,19 @@ class Game:
             handler(self, event)
         return timeline[mark:] if len(timeline) != mark else []
 
-    def _apply_out_of_line(self, event: Event) -> list[dict[str, Any]]:
+    def apply_msgpack(self, raw: bytes) -> list[dict[str, Any]]:
+        """:meth:`apply` for one event as MessagePack bytes (one message of the Kafka topic, say).
+
+        ``raw`` must hold one schema-valid event. When its bytes are canonical already (keys sorted, as
+        ``prizecheck produce`` sends them), the chain hashes them as they are; otherwise the decoded event
+        is encoded. Either way the chain, the archive and the record are what :meth:`apply` gives.
+        """
+        event = _decode(raw)
+        if C_CANONICAL is not None and C_CANONICAL(raw):
+            return self.apply(event, raw)
+        return self.apply(event)
+
+    def _apply_out_of_line(self, event: Event, canonical: bytes | None) -> list[dict[str, Any]]:
         """The first event, duplicates, reused seqs, gaps and events of another match."""
         seq = int(event["seq"])  # JSON Schema counts 5.0 as an integer; the event keeps it as sent
         match = event["match"]
@@ -145,7 +162,7 @@ class Game:
         if seq < self.next_seq:
             if seq in self.missing:
                 self.find("late_event", seq, f"seq {seq} arrived after its gap was reported; not applied")
-            elif link(self.heads[seq - 1], canonical_bytes(event)) == self.heads[seq]:
+            elif link(self.heads[seq - 1], canonical or canonical_bytes(event)) == self.heads[seq]:
                 return []  # an exact duplicate: at-least-once delivery, a no-op
             else:
                 self.find("duplicate_seq", seq, f"a different event reuses seq {seq}; not applied")
@@ -159,7 +176,7 @@ class Game:
                 self.heads.append(self.head)
                 self.raw.append(b"")
             self.next_seq = seq
-        return self.timeline[mark:] + self.apply(event)
+        return self.timeline[mark:] + self.apply(event, canonical)
 
     def fold(self, event: Event) -> None:
         """Apply the rules for one event (the envelope has been checked)."""

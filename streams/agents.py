@@ -40,7 +40,7 @@ from faust.types import TP, EventT, StreamT
 from replay.errors import EventError
 from streams.batching import WORKER_BATCHING, Batching
 from streams.dlq import DeadLetter, DeadLetterSink
-from streams.ingest import IngestCore, Outcome, decode_event
+from streams.ingest import IngestCore, Outcome, Received, decode_event
 from streams.settings import Settings
 
 log = logging.getLogger("prizecheck.worker")
@@ -150,7 +150,9 @@ class Pipeline:
                 )
         if admitted:
             try:
-                outcomes = await self._ingest_many([decoded for _, decoded, _ in admitted])
+                outcomes = await self._ingest_many(
+                    [Received(decoded, rec.value) for _, decoded, rec in admitted]
+                )
             except _Poison as exc:
                 log.error("batch failed (%r); ingesting its events one by one", exc.__cause__)
                 await self._one_by_one(admitted, results)
@@ -229,7 +231,7 @@ class Pipeline:
                 continue
             results[i] = await self._handled(rec, outcome)
 
-    async def _ingest_many(self, events: list[dict[str, Any]]) -> list[Outcome]:
+    async def _ingest_many(self, events: list[Received]) -> list[Outcome]:
         return await self._retrying(self.core.ingest_many, events)
 
     async def _retrying(self, call: Callable[[_T], Awaitable[_R]], arg: _T) -> _R:

@@ -22,12 +22,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 import msgpack
 
 from replay import Game, link_records
-from replay.chain import canonical_bytes, sign
+from replay.chain import C_CANONICAL, canonical_bytes, sign
 from replay.errors import EventError
 from replay.validate import validate_event
 from streams.settings import Settings
@@ -66,6 +66,14 @@ class Outcome:
         if self.applied:
             out["applied"] = list(self.applied)
         return out
+
+
+class Received(NamedTuple):
+    """An event decoded from a message, with the message's bytes: when they are canonical already, they
+    are archived and chained as they came, without encoding the event again."""
+
+    event: dict[str, Any]
+    raw: bytes
 
 
 @dataclass
@@ -225,7 +233,7 @@ class IngestCore:
         try:
             ev = decode_event(event)
             validate_event(ev)
-            data = _canonical(ev)
+            data = _canonical(ev, event)
         except EventError as exc:
             self.counts["rejected"] += 1
             return Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
@@ -243,7 +251,7 @@ class IngestCore:
         finally:
             st.users -= 1
 
-    async def ingest_many(self, items: Sequence[dict[str, Any] | bytes]) -> list[Outcome]:
+    async def ingest_many(self, items: Sequence[dict[str, Any] | bytes | Received]) -> list[Outcome]:
         """Take a batch of events: one outcome per item, the same as :meth:`ingest` called on each in turn.
 
         Items are grouped by match (each match keeps the batch's order) and the matches run concurrently.
@@ -263,9 +271,14 @@ class IngestCore:
         groups: dict[str, list[_Item]] = {}
         for i, item in enumerate(items):
             try:
-                ev = decode_event(item)
+                raw: object
+                if isinstance(item, Received):
+                    ev, raw = item
+                else:
+                    ev = decode_event(item)
+                    raw = item
                 validate_event(ev)
-                data = _canonical(ev)
+                data = _canonical(ev, raw)
             except EventError as exc:
                 self.counts["rejected"] += 1
                 outcomes[i] = Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
@@ -319,7 +332,7 @@ class IngestCore:
             for i, seq, ev, data in group:
                 if seq != game.next_seq:
                     break
-                game.apply(ev)
+                game.apply(ev, data)
                 run.events.append((seq, data))
                 run.items.append((i, seq))
                 if _run_ends(game, run.events):
@@ -416,7 +429,7 @@ class IngestCore:
                 if game.next_seq in st.buffer:
                     await self._drain_run(st, match, game, run, None)
                 if seq == game.next_seq:
-                    game.apply(ev)
+                    game.apply(ev, data)
                     await self._add(st, match, game, run, seq, data)
                     applied = [seq]
                     await self._drain_run(st, match, game, run, applied)
@@ -446,7 +459,7 @@ class IngestCore:
         while game.next_seq in st.buffer:
             seq = game.next_seq
             pending = st.buffer.pop(seq)
-            game.apply(pending.event)
+            game.apply(pending.event, pending.data)
             if applied is not None:
                 applied.append(seq)
             await self._add(st, match, game, run, seq, pending.data)
@@ -614,7 +627,7 @@ class IngestCore:
                 return Outcome("buffered", match, seq)
             applied = await self._release_gap(st, match)
             return Outcome("applied" if seq in applied else "buffered", match, seq, applied=applied)
-        game.apply(ev)
+        game.apply(ev, data)
         await self._write(st, match, seq, data, game)
         applied = [seq, *await self._drain(st, match)]
         return Outcome("applied", match, seq, applied=applied)
@@ -629,7 +642,7 @@ class IngestCore:
             return Outcome("duplicate", match, seq)
         late = seq in game.missing
         before = len(game.findings)
-        game.apply(ev)  # the engine records duplicate_seq / late_event and does not fold it
+        game.apply(ev, data)  # the engine records duplicate_seq / late_event and does not fold it
         if len(game.findings) == before:  # the engine saw an exact duplicate the archive did not have
             st.game = None
             raise _Stale
@@ -654,7 +667,7 @@ class IngestCore:
         game = await self._game(st, match)
         seq = min(st.buffer)
         pending = st.buffer.pop(seq)
-        game.apply(pending.event)  # the engine reports the gap (seq_gap) and applies the event
+        game.apply(pending.event, pending.data)  # the engine reports the gap (seq_gap) and applies the event
         await self._write(st, match, seq, pending.data, game, allow_gap=True)
         return [seq, *await self._drain(st, match)]
 
@@ -664,7 +677,7 @@ class IngestCore:
         while game.next_seq in st.buffer:
             seq = game.next_seq
             pending = st.buffer.pop(seq)
-            game.apply(pending.event)
+            game.apply(pending.event, pending.data)
             await self._write(st, match, seq, pending.data, game)
             applied.append(seq)
         return applied
@@ -677,7 +690,7 @@ class IngestCore:
         head = 0
         st.quarantined.clear()
         for entry in await self.store.events(match):
-            game.apply(msgpack.unpackb(entry.data, raw=False))
+            game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)  # archived: canonical
             if entry.kind == "event":
                 head = entry.position[0]
             else:
@@ -841,9 +854,14 @@ def _unsigned(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _canonical(ev: dict[str, Any]) -> bytes:
+def _canonical(ev: dict[str, Any], raw: object = None) -> bytes:
     """The archived bytes; an event the canonical encoding cannot take (non-string keys in an extra
-    field, integers beyond 64 bits) is rejected here rather than failing later in the engine."""
+    field, integers beyond 64 bits) is rejected here rather than failing later in the engine.
+
+    ``raw``: the msgpack bytes ``ev`` was decoded from, if any: archived as they are when they are
+    canonical already (``prizecheck produce`` sends them so), without encoding the event again."""
+    if type(raw) is bytes and C_CANONICAL is not None and C_CANONICAL(raw):
+        return raw
     try:
         return canonical_bytes(ev)
     except (TypeError, ValueError, OverflowError) as exc:
