@@ -20,8 +20,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from replay import Game, chain
+from replay.errors import EventError
 from replay.record import dumps
 from replay.simulate import simulate_corpus
+from streams.ingest import decode_event
 
 CHECK = chain.C_CANONICAL
 needs_c = pytest.mark.skipif(CHECK is None, reason="replay/_link.c is not built (make compile)")
@@ -171,6 +173,28 @@ def test_canonical_forms_are_taken_as_they_are(value: dict[str, Any]) -> None:
     raw = chain.canonical_bytes(value)
     assert canonical(raw)
     assert chain.canonical_of(raw, _decode(raw)) is raw
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(events)
+def test_the_worker_decodes_canonical_messages_as_msgpack_would(event: dict[str, Any]) -> None:
+    """streams.ingest.decode_event reads canonical bytes with msgspec: the same values, types and all."""
+    raw = chain.canonical_bytes(event)
+    expected = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    decoded = decode_event(raw)
+    if not _has_nan(event):
+        assert decoded == expected
+    assert msgpack.packb(decoded) == msgpack.packb(expected)  # the same types (list, bytes, int, float)
+
+
+def test_canonical_bytes_that_are_not_an_event_get_the_usual_errors() -> None:
+    with pytest.raises(EventError, match="must be a msgpack map, got list"):
+        decode_event(chain.canonical_bytes([1, 2]))  # type: ignore[arg-type]
+    bad_utf8 = bytes([0x81, 0xA1, ord("v"), 0xA2, 0xC3, 0x28])  # canonical in form, not UTF-8
+    if CHECK is not None:
+        assert canonical(bad_utf8)
+    with pytest.raises(EventError, match="not msgpack"):
+        decode_event(bad_utf8)
 
 
 def test_canonical_of_encodes_what_is_not_canonical() -> None:
