@@ -425,10 +425,12 @@ class IngestCore:
         entry: IndexEntry | None,
         provisional: bool,
     ) -> None:
-        if entry is not None:
-            await self.store.index(entry)
-            st.indexed = entry
-        await self._playoff_links(st, match, record, provisional=provisional)
+        async def index() -> None:
+            if entry is not None:
+                await self.store.index(entry, last=st.indexed, guess=True)
+                st.indexed = entry
+
+        await _both(index(), self._playoff_links(st, match, record, provisional=provisional))
 
     async def _ingest_family(self, groups: dict[str, list[_Item]], outcomes: list[Outcome | None]) -> None:
         # A playoff parent and its children, one match after the other: a child's finish settles the
@@ -512,8 +514,10 @@ class IngestCore:
             run.events.clear()
             st.head = events[-1][0]
             self.counts["applied"] += len(events)
-            await self._index(st, record)
-            await self._playoff_links(st, match, record, provisional=game.effect_pending)
+            await _both(
+                self._index(st, record),
+                self._playoff_links(st, match, record, provisional=game.effect_pending),
+            )
         self._commit(run, done=False)
 
     def _commit(self, run: _Run, *, done: bool) -> None:
@@ -717,14 +721,16 @@ class IngestCore:
         game = Game()
         head = 0
         st.quarantined.clear()
-        for entry in await self.store.events(match):
+        # both reads at once (one round trip when the client pipelines concurrent commands)
+        archived, held = await asyncio.gather(self.store.events(match), self.store.held(match))
+        for entry in archived:
             game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)  # archived: canonical
             if entry.kind == "event":
                 head = entry.position[0]
             else:
                 st.quarantined.add(entry.data)
         now = self.clock()
-        for seq, data in (await self.store.held(match)).items():
+        for seq, data in held.items():
             if seq >= game.next_seq and seq not in st.buffer:
                 st.buffer[seq] = _Pending(msgpack.unpackb(data, raw=False), data, now)
         for seq in [s for s in st.buffer if s < game.next_seq]:
@@ -765,8 +771,9 @@ class IngestCore:
         elif not (conflict and result.status == "conflict" and result.archived):
             st.game = None
             raise _Stale
-        await self._index(st, record)
-        await self._playoff_links(st, match, record, provisional=game.effect_pending)
+        await _both(
+            self._index(st, record), self._playoff_links(st, match, record, provisional=game.effect_pending)
+        )
 
     async def _final_record(self, match: str, game: Game) -> dict[str, Any]:
         """The record to store: the engine's, settled from its playoff children when it awaits one."""
@@ -804,6 +811,13 @@ class IngestCore:
             # a draw). Settling a parent from it (once: ``child_done``) or announcing a stub from it would
             # be final, so the links wait for the effect to resolve (the next write after it).
             return
+        # In this order: a drawn playoff child (it awaits its own playoff) settles its parent from the
+        # chain of records that includes its own child's stub.
+        await self._stub_child(record)
+        await self._settle_parent(st, match, record)
+
+    async def _stub_child(self, record: dict[str, Any]) -> None:
+        """A game awaiting its playoff: the child's record stub, unless the child has a record already."""
         po = record.get("playoff")
         if record.get("status") == "awaiting_playoff" and isinstance(po, Mapping):
             child = po.get("child")
@@ -811,23 +825,26 @@ class IngestCore:
                 child, self._pack(playoff_stub(record, child)), if_absent=True
             ):
                 await self.store.index(IndexEntry.from_record(playoff_stub(record, child), 0))
+
+    async def _settle_parent(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
+        """A playoff child decided: the parent's result is settled by the engine's link_records."""
         parent = record.get("parent")
         finished = record.get("status") in ("finished", "awaiting_playoff")
         if isinstance(parent, str) and finished and not st.child_done:
-            # a playoff child decided: the parent's result is settled by the engine's link_records
             stored = unpack_record(await self.store.record(parent))
             if stored is not None and stored.get("status") == "awaiting_playoff":
                 settled = await self._settle(parent, stored, {match: record})
                 if settled != _unsigned(stored):
-                    await self.store.put_record(parent, self._pack(settled))
-                    old = await self.store.index_entry(parent)
+                    _, old = await asyncio.gather(
+                        self.store.put_record(parent, self._pack(settled)), self.store.index_entry(parent)
+                    )
                     await self.store.index(IndexEntry.from_record(settled, old.seq if old else 0))
             st.child_done = record.get("status") == "finished"
 
     async def _index(self, st: _MatchState, record: dict[str, Any], *, force: bool = False) -> None:
         entry = self._index_change(st, record, force=force)
         if entry is not None:
-            await self.store.index(entry)
+            await self.store.index(entry, last=st.indexed, guess=True)
             st.indexed = entry
 
     def _index_change(
@@ -852,16 +869,30 @@ class IngestCore:
         return canonical_bytes(record)
 
 
+async def _both(first: Awaitable[None], second: Awaitable[None]) -> None:
+    """Two independent store steps at once (their commands share round trips); both have finished when
+    an error of either is raised, so nothing is still writing behind a retry."""
+    for result in await asyncio.gather(first, second, return_exceptions=True):
+        if isinstance(result, BaseException):
+            raise result
+
+
 def _run_ends(game: Game, events: Sequence[tuple[int, bytes]]) -> bool:
     """Must a run be written after its last event (both batch paths cut runs here)?
 
-    When the record after it is decided (not "in_progress", no effect still resolving): its playoff links
-    (a stub for the child, a parent settled by its child) must see it, as with per-event ingest. While an
-    effect is pending the record is provisional and the links wait (_playoff_links); an "in_progress"
-    record has no links; the indexes only keep the last write's values. So nothing else needs a cut, but
-    for ``MAX_RUN`` (a bound on one call's size).
+    Where the playoff links act on the record after it, which must see it as with per-event ingest: a
+    decided game (no effect still resolving) that awaits its playoff (the child's stub) or is itself a
+    playoff child (it settles its parent). No other record has links: while an effect is pending the record
+    is provisional and the links wait (_playoff_links); an "in_progress" record, or a game finished without
+    parent or playoff, has none, and the record, the board and the indexes only keep the last write's
+    values, so the events after such a game's end (claims, notes) join its run. Nothing else needs a cut,
+    but for ``MAX_RUN`` (a bound on one call's size).
     """
-    return (game.status != "in_progress" and not game.effect_pending) or len(events) >= MAX_RUN
+    if len(events) >= MAX_RUN:
+        return True
+    if game.status == "in_progress" or game.effect_pending:
+        return False
+    return game.status == "awaiting_playoff" or game.parent is not None
 
 
 def _waiting_conflict(match: str, seq: int, expected: int) -> Outcome:

@@ -221,8 +221,12 @@ class Store(Protocol):
         """
         ...
 
-    async def index(self, entry: IndexEntry) -> bool:
-        """Update the league indexes for one match; False if a newer entry is already indexed."""
+    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
+        """Update the league indexes for one match; False if a newer entry is already indexed.
+
+        With ``guess``, ``last`` is what the caller believes is indexed now (None: nothing): a backend
+        that must read the stored entry first may try that instead, and read only when it was wrong.
+        """
         ...
 
     async def index_entry(self, match: str) -> IndexEntry | None:
@@ -425,28 +429,39 @@ class RedisStore:
         return {int(k): v for k, v in sorted(raw.items(), key=lambda kv: int(kv[0]))}
 
     async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
-        written = await self._r.set(self.key(match, "record"), record, nx=if_absent)
+        # The head is read alongside (both in one round trip with the worker's auto-pipelining): the
+        # announcement carries it.
+        written, head = await asyncio.gather(
+            self._r.set(self.key(match, "record"), record, nx=if_absent), self.head(match)
+        )
         if not written:
             return False
-        update = LiveUpdate(match, await self.head(match)).encode()
-        # two plain PUBLISH calls: a cluster client refuses PUBLISH in a pipeline (rare path anyway)
-        await self._r.publish(self.channel(match), update)
-        await self._r.publish(self.channel(None), update)
+        update = LiveUpdate(match, head).encode()
+        # two plain PUBLISH calls, sent together: a cluster client refuses PUBLISH in a pipeline
+        await asyncio.gather(
+            self._r.publish(self.channel(match), update), self._r.publish(self.channel(None), update)
+        )
         return True
 
     # indexes ---------------------------------------------------------------------------------------
-    async def index(self, entry: IndexEntry) -> bool:
+    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
         entry_key = f"{self.idx}:m:{entry.match}"
         players = json.dumps(list(entry.players))
         findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
         joins = self._memberships(entry.status, entry.league or "", entry.season or "", players)
-        for _ in range(20):
-            # Read what is indexed now, so that every set the script touches is declared in KEYS.
-            old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players")
+        for attempt in range(20):
+            # What is indexed now, so that every set the script touches is declared in KEYS: the
+            # caller's guess first (the entry it wrote last: saves a round trip), else read. The script
+            # checks it atomically and answers -1 when it was wrong.
+            fields: list[str] | None
+            if guess and attempt == 0:
+                fields = None if last is None else _index_fields(last)
+            else:
+                old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players")
+                fields = None if old[0] is None else [(v or b"").decode() for v in old]
             seen = ""
             leaves: list[str] = []
-            if old[0] is not None:
-                fields = [(v or b"").decode() for v in old]
+            if fields is not None:
                 seen = "|".join(fields)
                 leaves = self._memberships(*fields[1:])
             keys = [entry_key, f"{self.idx}:matches", f"{self.idx}:findings", *leaves, *joins]
@@ -690,7 +705,7 @@ class MemoryStore:
         self._publish(LiveUpdate(match, m.head))
         return True
 
-    async def index(self, entry: IndexEntry) -> bool:
+    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
         old = self._index.get(entry.match)
         if old is not None and old.seq > entry.seq:
             return False
@@ -767,3 +782,9 @@ class _MemorySubscription:
     async def aclose(self) -> None:
         with contextlib.suppress(ValueError):
             self._store._subscribers.remove(self._item)
+
+
+def _index_fields(entry: IndexEntry) -> list[str]:
+    """An entry's stored fields as RedisStore.index writes them: seq, status, league, season, players."""
+    players = json.dumps(list(entry.players))
+    return [str(entry.seq), entry.status, entry.league or "", entry.season or "", players]
