@@ -94,6 +94,7 @@ class _MatchState:
     indexed: IndexEntry | None = None
     quarantined: set[bytes] = field(default_factory=set)  # conflicting / late events already archived
     child_done: bool = False  # a playoff child whose finish was already handed to its parent
+    stubbed: str | None = None  # the playoff child whose stub this match's links have written (if absent)
 
 
 _Item = tuple[int, int, dict[str, Any], bytes]  # (position in the batch, seq, event, canonical bytes)
@@ -309,15 +310,21 @@ class IngestCore:
         """Decide the items of these families (each a match, or a playoff parent with its children)."""
         # The common case first: a match in memory, nothing waiting, events next in line. Those runs are
         # applied here and written together (Store.append_runs: one round trip for the whole batch, no
-        # task or lock wait per match); everything else takes the general path, concurrently.
+        # task or lock wait per match); everything else takes the general path, concurrently. A family's
+        # matches go one after the other, as on the general path (a child's finish settles its parent's
+        # stored record): its first match now, the others in the next round, once this one is written.
         fast: list[_FastRun] = []
         slow: list[dict[str, list[_Item]]] = []
+        later: list[dict[str, list[_Item]]] = []
         for family in families:
-            run = await self._fast_run(family) if len(family) == 1 else None
+            first, *others = family.items()
+            run = await self._fast_run(first)
             if run is None:
                 slow.append(family)
             else:
                 fast.append(run)
+                if others:
+                    later.append(dict(others))
         work = [self._ingest_family(f, outcomes) for f in slow]
         if fast:
             work.append(self._write_fast(fast, outcomes))
@@ -328,6 +335,8 @@ class IngestCore:
             for result in done:
                 if isinstance(result, BaseException):
                     raise result
+        if later:
+            await self._ingest_families(later, outcomes)
 
     async def _warm(self, match: str) -> None:
         """Rebuild a match's game from the store, unless another task has meanwhile."""
@@ -339,13 +348,13 @@ class IngestCore:
         finally:
             st.users -= 1
 
-    async def _fast_run(self, family: dict[str, list[_Item]]) -> _FastRun | None:
-        """Apply the in-line head of a lone match's group, if the game is in memory and nothing waits.
+    async def _fast_run(self, first: tuple[str, list[_Item]]) -> _FastRun | None:
+        """Apply the in-line head of a match's group, if the game is in memory and nothing waits.
 
         The run stops where :meth:`_add` would cut it (a decided record, ``MAX_RUN``) or at the first item
         that is not next in line; those items are handed to the general path after the write.
         """
-        ((match, group),) = family.items()
+        match, group = first
         st = self._state(match)
         game = st.game
         if game is None or st.buffer or st.users or game.next_seq != group[0][1]:
@@ -360,7 +369,7 @@ class IngestCore:
                 game.apply(ev, data)
                 run.events.append((seq, data))
                 run.items.append((i, seq))
-                if _run_ends(game, run.events):
+                if _run_ends(game, run.events, st):
                     break
             run.record = await self._final_record(match, game)
             run.append = AppendRun(
@@ -496,7 +505,7 @@ class IngestCore:
 
     async def _add(self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, data: bytes) -> None:
         run.events.append((seq, data))
-        if _run_ends(game, run.events):
+        if _run_ends(game, run.events, st):
             await self._flush_run(st, match, run)
 
     async def _flush_run(self, st: _MatchState, match: str, run: _Run) -> None:
@@ -813,18 +822,22 @@ class IngestCore:
             return
         # In this order: a drawn playoff child (it awaits its own playoff) settles its parent from the
         # chain of records that includes its own child's stub.
-        await self._stub_child(record)
+        await self._stub_child(st, record)
         await self._settle_parent(st, match, record)
 
-    async def _stub_child(self, record: dict[str, Any]) -> None:
+    async def _stub_child(self, st: _MatchState, record: dict[str, Any]) -> None:
         """A game awaiting its playoff: the child's record stub, unless the child has a record already."""
         po = record.get("playoff")
         if record.get("status") == "awaiting_playoff" and isinstance(po, Mapping):
             child = po.get("child")
-            if isinstance(child, str) and await self.store.put_record(
-                child, self._pack(playoff_stub(record, child)), if_absent=True
-            ):
-                await self.store.index(IndexEntry.from_record(playoff_stub(record, child), 0))
+            if isinstance(child, str):
+                if await self.store.put_record(
+                    child, self._pack(playoff_stub(record, child)), if_absent=True
+                ):
+                    # the child had no record: most likely nothing indexed either (the store checks)
+                    stub = IndexEntry.from_record(playoff_stub(record, child), 0)
+                    await self.store.index(stub, last=None, guess=True)
+                st.stubbed = child  # from now on the child has a record: writing a stub is a no-op
 
     async def _settle_parent(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
         """A playoff child decided: the parent's result is settled by the engine's link_records."""
@@ -838,7 +851,8 @@ class IngestCore:
                     _, old = await asyncio.gather(
                         self.store.put_record(parent, self._pack(settled)), self.store.index_entry(parent)
                     )
-                    await self.store.index(IndexEntry.from_record(settled, old.seq if old else 0))
+                    entry = IndexEntry.from_record(settled, old.seq if old else 0)
+                    await self.store.index(entry, last=old, guess=True)  # just read: no second read
             st.child_done = record.get("status") == "finished"
 
     async def _index(self, st: _MatchState, record: dict[str, Any], *, force: bool = False) -> None:
@@ -877,22 +891,28 @@ async def _both(first: Awaitable[None], second: Awaitable[None]) -> None:
             raise result
 
 
-def _run_ends(game: Game, events: Sequence[tuple[int, bytes]]) -> bool:
+def _run_ends(game: Game, events: Sequence[tuple[int, bytes]], st: _MatchState) -> bool:
     """Must a run be written after its last event (both batch paths cut runs here)?
 
-    Where the playoff links act on the record after it, which must see it as with per-event ingest: a
-    decided game (no effect still resolving) that awaits its playoff (the child's stub) or is itself a
-    playoff child (it settles its parent). No other record has links: while an effect is pending the record
-    is provisional and the links wait (_playoff_links); an "in_progress" record, or a game finished without
-    parent or playoff, has none, and the record, the board and the indexes only keep the last write's
-    values, so the events after such a game's end (claims, notes) join its run. Nothing else needs a cut,
-    but for ``MAX_RUN`` (a bound on one call's size).
+    Where the playoff links (_playoff_links) may act on the record after it, which must see it as with
+    per-event ingest: a decided game (no effect still resolving) that is a playoff child not yet handed
+    to its parent (it settles the parent), or that awaits a playoff whose child has no stub from it yet.
+    The links do nothing with any other record: while an effect is pending the record is provisional and
+    they wait; an "in_progress" record, a finished game without parent or playoff, a child already handed
+    over, or a game whose child stub is written (a stub is only written if absent) have none. The record,
+    the board and the indexes keep only the last write's values, so such events join the run (the claims
+    and notes after a game's end, say). Nothing else needs a cut, but ``MAX_RUN`` (one call's size).
     """
     if len(events) >= MAX_RUN:
         return True
     if game.status == "in_progress" or game.effect_pending:
         return False
-    return game.status == "awaiting_playoff" or game.parent is not None
+    if game.parent is not None and not st.child_done:
+        return True
+    if game.status == "awaiting_playoff":
+        child = game.playoff.get("child") if game.playoff is not None else None
+        return child is None or child != st.stubbed
+    return False
 
 
 def _waiting_conflict(match: str, seq: int, expected: int) -> Outcome:

@@ -721,3 +721,51 @@ async def test_a_long_run_is_written_in_bounded_pieces(any_store: Store, monkeyp
         await sub.aclose()
     assert await stored(any_store, "long") == in_process(events)["long"]
     assert [msgpack.unpackb(e.data) for e in await any_store.events("long")] == events
+
+
+@pytest.mark.parametrize("backend", ["memory", "redis"])
+def test_simulated_seasons_in_batches_store_what_per_event_ingest_stores(
+    backend: str, redis_url: str
+) -> None:
+    """Whole simulated games (draws and their playoffs, claims and notes after the end, multi-knockouts)
+    interleaved as on a partition and ingested in batches of several sizes leave the store byte for byte
+    as per-event ingest does: the batch path's cuts (``_run_ends``) must not lose a link or a write."""
+    import asyncio
+
+    from redis.asyncio import Redis
+
+    from replay.simulate import simulate_corpus
+    from streams.store import RedisStore
+
+    streams = [s for s in simulate_corpus(40, 11)]
+    matches = [s[0]["match"] for s in streams]
+    assert any("/tb" in m for m in matches), "the corpus must hold a playoff family"
+    events = _round_robin(*streams[:20]) + _round_robin(*streams[20:])
+
+    async def run() -> None:
+        def store() -> Store:
+            if backend == "memory":
+                return MemoryStore()
+            return RedisStore(
+                Redis.from_url(redis_url), prefix=f"pctest-sim-{os.getpid()}-{time.monotonic_ns()}"
+            )
+
+        stores = [store() for _ in range(4)]
+        try:
+            one = IngestCore(stores[0])
+            for e in events:
+                assert (await one.ingest(e)).status == "applied"
+            expected = await _snapshot(stores[0], matches)
+            for size, s in zip((len(events), 997, 61), stores[1:], strict=True):
+                many = IngestCore(s)
+                for i in range(0, len(events), size):
+                    outcomes = await many.ingest_many(events[i : i + size])
+                    assert {o.status for o in outcomes} == {"applied"}
+                assert await _snapshot(s, matches) == expected, f"batches of {size}"
+        finally:
+            for s in stores:
+                if isinstance(s, RedisStore):
+                    await s.delete_all()
+                    await s.close()
+
+    asyncio.run(run())
