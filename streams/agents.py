@@ -28,6 +28,7 @@ Thin wiring (house style): decode, hand to :class:`streams.ingest.IngestCore`, q
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections import Counter
@@ -40,7 +41,7 @@ from faust.types import TP, EventT, StreamT
 from replay.errors import EventError
 from streams.batching import WORKER_BATCHING, Batching
 from streams.dlq import DeadLetter, DeadLetterSink
-from streams.ingest import IngestCore, Outcome, Received, decode_event
+from streams.ingest import IngestCore, Outcome, decode_event
 from streams.settings import Settings
 
 log = logging.getLogger("prizecheck.worker")
@@ -151,7 +152,7 @@ class Pipeline:
         if admitted:
             try:
                 outcomes = await self._ingest_many(
-                    [Received(decoded, rec.value) for _, decoded, rec in admitted]
+                    [decoded for _, decoded, _ in admitted], [rec.value for _, _, rec in admitted]
                 )
             except _Poison as exc:
                 log.error("batch failed (%r); ingesting its events one by one", exc.__cause__)
@@ -231,8 +232,8 @@ class Pipeline:
                 continue
             results[i] = await self._handled(rec, outcome)
 
-    async def _ingest_many(self, events: list[Received]) -> list[Outcome]:
-        return await self._retrying(self.core.ingest_many, events)
+    async def _ingest_many(self, events: list[dict[str, Any]], raws: list[bytes]) -> list[Outcome]:
+        return await self._retrying(functools.partial(self.core.ingest_many, raws=raws), events)
 
     async def _retrying(self, call: Callable[[_T], Awaitable[_R]], arg: _T) -> _R:
         """``call(arg)``, retried: without limit on a store outage, ``poison_retries`` times otherwise."""

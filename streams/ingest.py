@@ -22,7 +22,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple, cast
+from typing import Any, Literal, cast
 
 import msgpack
 import msgspec
@@ -67,14 +67,6 @@ class Outcome:
         if self.applied:
             out["applied"] = list(self.applied)
         return out
-
-
-class Received(NamedTuple):
-    """An event decoded from a message, with the message's bytes: when they are canonical already, they
-    are archived and chained as they came, without encoding the event again."""
-
-    event: dict[str, Any]
-    raw: bytes
 
 
 @dataclass
@@ -255,8 +247,13 @@ class IngestCore:
         finally:
             st.users -= 1
 
-    async def ingest_many(self, items: Sequence[dict[str, Any] | bytes | Received]) -> list[Outcome]:
+    async def ingest_many(
+        self, items: Sequence[dict[str, Any] | bytes], raws: Sequence[bytes] | None = None
+    ) -> list[Outcome]:
         """Take a batch of events: one outcome per item, the same as :meth:`ingest` called on each in turn.
+
+        ``raws``: for items already decoded from messages, the messages' bytes (item by item): when they
+        are canonical already they are archived and chained as they came, without encoding the event again.
 
         Items are grouped by match (each match keeps the batch's order) and the matches run concurrently.
         Within a match, the events that are next in line are applied to the game in memory and written
@@ -264,8 +261,8 @@ class IngestCore:
         and record built once, after the last event; one live update carrying the last seq). Everything
         else (duplicates of archived events, conflicts, events ahead of a gap, released gaps) first writes
         what is pending, then goes through the per-event path. A run is also written right after any event
-        that leaves the match not ``in_progress`` (or with an effect still resolving), so status changes
-        and playoff links happen at the same events as with :meth:`ingest`. The stored archive, record and
+        where the playoff links act on the record (``_run_ends``), so they happen at the same events as
+        with :meth:`ingest`. The stored archive, record and
         board are byte for byte those of per-event ingest (``tests/test_ingest.py``).
 
         A store error propagates (nothing is returned): events of other matches may have been stored, and
@@ -275,12 +272,8 @@ class IngestCore:
         groups: dict[str, list[_Item]] = {}
         for i, item in enumerate(items):
             try:
-                raw: object
-                if isinstance(item, Received):
-                    ev, raw = item
-                else:
-                    ev = decode_event(item)
-                    raw = item
+                ev = decode_event(item)
+                raw = item if raws is None else raws[i]
                 validate_event(ev)
                 data = _canonical(ev, raw)
             except EventError as exc:

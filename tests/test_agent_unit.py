@@ -232,11 +232,11 @@ async def test_store_outage_is_retried_not_skipped() -> None:
     calls = {"n": 0}
     real = harness.core.ingest_many
 
-    async def flaky(batch: Any) -> Any:
+    async def flaky(batch: Any, raws: Any = None) -> Any:
         calls["n"] += 1
         if calls["n"] in (2, 3):
             raise ConnectionError("redis went away")
-        return await real(batch)
+        return await real(batch, raws)
 
     harness.core.ingest_many = flaky  # type: ignore[method-assign,assignment]
     harness.pipeline.max_backoff = 0.01
@@ -257,8 +257,8 @@ async def test_a_stored_batch_retried_after_an_outage_comes_back_as_duplicates()
     real = harness.core.ingest_many
     failed = {"done": False}
 
-    async def lost_reply(batch: Any) -> Any:
-        out = await real(batch)
+    async def lost_reply(batch: Any, raws: Any = None) -> Any:
+        out = await real(batch, raws)
         if not failed["done"]:
             failed["done"] = True
             raise ConnectionError("reply lost")
@@ -280,7 +280,7 @@ async def test_a_batch_that_keeps_failing_is_ingested_one_by_one_and_only_the_po
     poison = events[7]
     real = harness.core.ingest
 
-    async def bad_many(batch: Any) -> Any:
+    async def bad_many(batch: Any, raws: Any = None) -> Any:
         raise RuntimeError("bug in the batch path")
 
     async def bad_one(event: Any) -> Any:
