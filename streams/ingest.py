@@ -262,8 +262,8 @@ class IngestCore:
         else (duplicates of archived events, conflicts, events ahead of a gap, released gaps) first writes
         what is pending, then goes through the per-event path. A run is also written right after any event
         where the playoff links act on the record (``_run_ends``), so they happen at the same events as
-        with :meth:`ingest`. The stored archive, record and
-        board are byte for byte those of per-event ingest (``tests/test_ingest.py``).
+        with :meth:`ingest`. The stored archive, record and board are byte for byte those of per-event
+        ingest (``tests/test_ingest.py``).
 
         A store error propagates (nothing is returned): events of other matches may have been stored, and
         a retry of the batch finds them as duplicates.
@@ -344,8 +344,9 @@ class IngestCore:
     async def _fast_run(self, first: tuple[str, list[_Item]]) -> _FastRun | None:
         """Apply the in-line head of a match's group, if the game is in memory and nothing waits.
 
-        The run stops where :meth:`_add` would cut it (a decided record, ``MAX_RUN``) or at the first item
-        that is not next in line; those items are handed to the general path after the write.
+        The run stops where :meth:`_add` would cut it (``_run_ends``: where the playoff links act,
+        ``MAX_RUN``) or at the first item that is not next in line; those items go round again after the
+        write (:meth:`_ingest_families`).
         """
         match, group = first
         st = self._state(match)
