@@ -148,6 +148,28 @@ async def test_indexes_filters_and_findings_counters(any_store: Store) -> None:
     assert await any_store.findings_counts() == {"result_mismatch": 1, "seq_gap": 2, "turn_order": 1}
 
 
+async def test_an_index_step_with_a_wrong_guess_still_moves_every_membership(any_store: Store) -> None:
+    """The ingest core passes the entry it wrote last (``guess=True``) to save a read; when another writer
+    changed it meanwhile, the guess is wrong and the step must still leave exactly the new memberships."""
+    a1 = IndexEntry("a", 3, "in_progress", "L1", "2026", ("p1", "p2"), {"seq_gap": 1})
+    a2 = IndexEntry("a", 5, "finished", "L2", "2027", ("p3",), {"turn_order": 2})
+    a3 = IndexEntry("a", 7, "awaiting_playoff", None, None, ("p4",), {})
+    assert await any_store.index(a1, last=None, guess=True)  # right: nothing indexed yet
+    assert await any_store.index(a2, last=None, guess=True)  # wrong: a1 is indexed
+    assert await any_store.matches(league="L1") == [] and await any_store.matches(league="L2") == ["a"]
+    assert await any_store.matches(player="p1") == [] and await any_store.matches(player="p3") == ["a"]
+    assert await any_store.findings_counts() == {"turn_order": 2}
+    assert await any_store.index(a3, last=a1, guess=True)  # wrong: a2 is indexed, not a1
+    assert await any_store.index_entry("a") == a3
+    for status in ("in_progress", "finished"):
+        assert await any_store.matches(status=status) == []
+    assert await any_store.matches(status="awaiting_playoff") == ["a"]
+    assert await any_store.matches(league="L2") == [] and await any_store.matches(season="2027") == []
+    assert await any_store.matches(player="p3") == [] and await any_store.matches(player="p4") == ["a"]
+    assert await any_store.findings_counts() == {}
+    assert not await any_store.index(a2, last=a3, guess=True)  # an older entry is still ignored
+
+
 async def test_live_updates_per_match_and_global(any_store: Store) -> None:
     one = await any_store.subscribe("m1")
     every = await any_store.subscribe()
