@@ -6,12 +6,14 @@ events must be, byte for byte, the record stored in the store.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -451,6 +453,30 @@ async def test_idle_games_are_evicted_from_memory_and_rebuilt(any_store: Store) 
 
 
 # ---------------------------------------------------------------------------------- property
+@contextlib.asynccontextmanager
+async def _fresh_stores(backend: str, n: int, redis_url: str, tag: str) -> AsyncIterator[list[Store]]:
+    """``n`` empty stores of one backend (``memory`` or ``redis``: each under its own prefix, deleted
+    afterwards), for tests that compare what different ingest paths leave behind."""
+    from redis.asyncio import Redis
+
+    from streams.store import RedisStore
+
+    stores: list[Store] = []
+    for _ in range(n):
+        if backend == "redis":
+            prefix = f"pctest-{tag}-{os.getpid()}-{time.monotonic_ns()}"
+            stores.append(RedisStore(Redis.from_url(redis_url), prefix=prefix))
+        else:
+            stores.append(MemoryStore())
+    try:
+        yield stores
+    finally:
+        for store in stores:
+            if isinstance(store, RedisStore):
+                await store.delete_all()
+                await store.close()
+
+
 def _deliveries(events: list[dict[str, Any]], data: Any) -> list[Any]:
     """A delivery of ``events``: locally reordered, some redelivered, as dicts or msgpack bytes."""
     from hypothesis import strategies as st
@@ -473,9 +499,6 @@ def test_any_local_reordering_and_redelivery_gives_the_offline_record(redis_url:
 
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
-    from redis.asyncio import Redis
-
-    from streams.store import RedisStore
 
     events = game("p1", turns=5) + game("p2", turns=4)
     expected = in_process(events)
@@ -486,13 +509,7 @@ def test_any_local_reordering_and_redelivery_gives_the_offline_record(redis_url:
         delivery = _deliveries(events, data)
 
         async def run() -> None:
-            client = Redis.from_url(redis_url) if backend == "redis" else None
-            store: Store = (
-                RedisStore(client, prefix=f"pctest-prop-{os.getpid()}-{time.monotonic_ns()}")
-                if client is not None
-                else MemoryStore()
-            )
-            try:
+            async with _fresh_stores(backend, 1, redis_url, "prop") as (store,):
                 core = IngestCore(store, gap_timeout=3600)
                 statuses = [(await core.ingest(e)).status for e in delivery]
                 assert "rejected" not in statuses
@@ -501,10 +518,6 @@ def test_any_local_reordering_and_redelivery_gives_the_offline_record(redis_url:
                 assert stats["duplicate"] == statuses.count("duplicate") == len(delivery) - len(events)
                 for match in ("p1", "p2"):
                     assert await stored(store, match) == expected[match]
-            finally:
-                if isinstance(store, RedisStore):
-                    await store.delete_all()
-                    await store.close()
 
         asyncio.run(run())
 
@@ -594,9 +607,6 @@ def test_a_batch_stores_byte_for_byte_what_per_event_ingest_stores(redis_url: st
 
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
-    from redis.asyncio import Redis
-
-    from streams.store import RedisStore
 
     family = drawn().events + playoff("g1/tb1", "g1", False).events + playoff("g1/tb2", "g1", True).events
     events = _round_robin(game("p1", turns=5), game("p2", turns=4, notes=1), family)
@@ -624,14 +634,7 @@ def test_a_batch_stores_byte_for_byte_what_per_event_ingest_stores(redis_url: st
         batches = [delivery[a:b] for a, b in pairwise(bounds) if b > a]
 
         async def run() -> None:
-            stores: list[Store] = []
-            for _ in range(2):
-                if backend == "redis":
-                    prefix = f"pctest-batch-{os.getpid()}-{time.monotonic_ns()}"
-                    stores.append(RedisStore(Redis.from_url(redis_url), prefix=prefix))
-                else:
-                    stores.append(MemoryStore())
-            try:
+            async with _fresh_stores(backend, 2, redis_url, "batch") as stores:
                 one = IngestCore(stores[0], gap_limit=gap_limit, gap_timeout=3600)
                 many = IngestCore(stores[1], gap_limit=gap_limit, gap_timeout=3600)
                 singles = [_shape(await one.ingest(e)) for e in delivery]
@@ -639,11 +642,6 @@ def test_a_batch_stores_byte_for_byte_what_per_event_ingest_stores(redis_url: st
                 assert batched == singles
                 assert many.stats() == one.stats()
                 assert await _snapshot(stores[1], matches) == await _snapshot(stores[0], matches)
-            finally:
-                for store in stores:
-                    if isinstance(store, RedisStore):
-                        await store.delete_all()
-                        await store.close()
 
         asyncio.run(run())
 
@@ -732,10 +730,7 @@ def test_simulated_seasons_in_batches_store_what_per_event_ingest_stores(
     as per-event ingest does: the batch path's cuts (``_run_ends``) must not lose a link or a write."""
     import asyncio
 
-    from redis.asyncio import Redis
-
     from replay.simulate import simulate_corpus
-    from streams.store import RedisStore
 
     streams = [s for s in simulate_corpus(40, 11)]
     matches = [s[0]["match"] for s in streams]
@@ -743,15 +738,7 @@ def test_simulated_seasons_in_batches_store_what_per_event_ingest_stores(
     events = _round_robin(*streams[:20]) + _round_robin(*streams[20:])
 
     async def run() -> None:
-        def store() -> Store:
-            if backend == "memory":
-                return MemoryStore()
-            return RedisStore(
-                Redis.from_url(redis_url), prefix=f"pctest-sim-{os.getpid()}-{time.monotonic_ns()}"
-            )
-
-        stores = [store() for _ in range(4)]
-        try:
+        async with _fresh_stores(backend, 4, redis_url, "sim") as stores:
             one = IngestCore(stores[0])
             for e in events:
                 assert (await one.ingest(e)).status == "applied"
@@ -762,10 +749,5 @@ def test_simulated_seasons_in_batches_store_what_per_event_ingest_stores(
                     outcomes = await many.ingest_many(events[i : i + size])
                     assert {o.status for o in outcomes} == {"applied"}
                 assert await _snapshot(s, matches) == expected, f"batches of {size}"
-        finally:
-            for s in stores:
-                if isinstance(s, RedisStore):
-                    await s.delete_all()
-                    await s.close()
 
     asyncio.run(run())
