@@ -222,6 +222,13 @@ class PhaseProcess:
                 return result
         raise TimeoutError(prefix)
 
+    async def run(self, prefix: str, timeout: float) -> dict[str, Any]:
+        """A phase that ends once it reports: its figures, the process stopped either way."""
+        try:
+            return await self.wait_for(prefix, timeout)
+        finally:
+            self.stop()
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -380,11 +387,7 @@ async def main(args: argparse.Namespace) -> int:
             # phases run back to back, and the rounds show how much it drifts.
             if args.rounds > 1:
                 print(f"-- round {rnd} of {args.rounds}")
-            count = PhaseProcess(phase_cmd("count", rnd))
-            try:
-                a = await count.wait_for("RESULT", 180)
-            finally:
-                count.stop()
+            a = await PhaseProcess(phase_cmd("count", rnd)).run("RESULT", 180)
             print(
                 f"(a) count-only agent : {a['rate']:10,.0f} events/s "
                 f"({a['measured']} after the first batch, in {a['seconds']:.2f} s; "
@@ -392,11 +395,7 @@ async def main(args: argparse.Namespace) -> int:
             )
 
             if args.breakdown:
-                mem = PhaseProcess(phase_cmd("memory", rnd))
-                try:
-                    mr = await mem.wait_for("DRAINED", 300)
-                finally:
-                    mem.stop()
+                mr = await PhaseProcess(phase_cmd("memory", rnd)).run("DRAINED", 300)
                 print(
                     f"(a') agent + ingest core, in-memory store: {mr['rate']:10,.0f} events/s "
                     f"({mr['busy']:.2f} s in the batch handler)"
