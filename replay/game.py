@@ -15,7 +15,7 @@ import msgspec
 
 from replay import attack, checkup, knockout, penalties, playoff, result, setup, turn
 from replay.board import Player, Pokemon
-from replay.chain import _ENCODER, C_CANONICAL, C_LINK, GENESIS, canonical_bytes, link
+from replay.chain import _ENCODER, C_LINK, GENESIS, canonical_bytes, canonical_of, link
 from replay.findings import finding
 from replay.ruleset import Ruleset, load_ruleset
 
@@ -145,9 +145,7 @@ class Game:
         is encoded. Either way the chain, the archive and the record are what :meth:`apply` gives.
         """
         event = _decode(raw)
-        if C_CANONICAL is not None and C_CANONICAL(raw):
-            return self.apply(event, raw)
-        return self.apply(event)
+        return self.apply(event, canonical_of(raw, event))
 
     def _apply_out_of_line(self, event: Event, canonical: bytes | None) -> list[dict[str, Any]]:
         """The first event, duplicates, reused seqs, gaps and events of another match."""

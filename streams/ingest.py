@@ -28,7 +28,7 @@ import msgpack
 import msgspec
 
 from replay import Game, link_records
-from replay.chain import C_CANONICAL, canonical_bytes, sign
+from replay.chain import C_CANONICAL, canonical_bytes, canonical_of, sign
 from replay.errors import EventError
 from replay.validate import validate_event
 from streams.settings import Settings
@@ -933,10 +933,8 @@ def _canonical(ev: dict[str, Any], raw: object = None) -> bytes:
 
     ``raw``: the msgpack bytes ``ev`` was decoded from, if any: archived as they are when they are
     canonical already (``prizecheck produce`` sends them so), without encoding the event again."""
-    if type(raw) is bytes and C_CANONICAL is not None and C_CANONICAL(raw):
-        return raw
     try:
-        return canonical_bytes(ev)
+        return canonical_of(raw, ev) if type(raw) is bytes else canonical_bytes(ev)
     except (TypeError, ValueError, OverflowError) as exc:
         raise EventError(
             f"cannot be archived as canonical msgpack ({exc})", match=ev.get("match"), seq=ev.get("seq")
