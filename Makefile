@@ -3,10 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-# The engine's hot modules compiled by mypyc, in place (replay/*.so, see tools/compile_engine.py); the
+# The engine's hot modules compiled by mypyc, in place (replay/engine/*.so, see tools/compile_engine.py); the
 # manifest is written last, once they are built. `make install PRIZECHECK_COMPILE=0` keeps plain Python.
 PRIZECHECK_COMPILE ?= 1
-COMPILED := replay/_compiled.manifest
+COMPILED := replay/engine/_compiled.manifest
 
 .PHONY: install compile demo test lint typecheck unit bench clean browser
 
@@ -23,7 +23,7 @@ install: $(STAMP)
 endif
 
 # Rebuilt whenever an engine source changes: a stale .so would shadow the edited .py.
-$(COMPILED): $(STAMP) tools/compile_engine.py $(wildcard replay/*.py) replay/_link.c
+$(COMPILED): $(STAMP) tools/compile_engine.py $(wildcard replay/engine/*.py) replay/engine/_link.c
 	$(BIN)/python tools/compile_engine.py
 
 compile: $(COMPILED)
@@ -34,9 +34,10 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check replay streams schemas tests bench tools
 	$(BIN)/ruff format --check replay streams schemas tests bench tools
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict replay schemas
+	$(BIN)/mypy --strict replay streams schemas
 
 # The web pages are tested in a real browser: Debian's chromium (Playwright's own download cannot work
 # here). Installed once; needs root, as on the CI machine.
@@ -58,4 +59,4 @@ bench: install
 
 clean:
 	rm -rf $(VENV) prizecheck-data .pytest_cache .mypy_cache .ruff_cache build/mypyc
-	rm -f replay/*.so replay/_compiled.manifest
+	rm -f replay/engine/*.so replay/engine/_compiled.manifest

@@ -50,7 +50,7 @@ def stamp(event: dict[str, Any], base: datetime.datetime) -> dict[str, Any]:
 
 def corpus(min_events: int, seed: int, stamped: bool) -> list[list[dict[str, Any]]]:
     """Simulated games, each a list of events, at least ``min_events`` in all."""
-    from replay.simulate import simulate_corpus
+    from replay.sources.simulate import simulate_corpus
 
     games: list[list[dict[str, Any]]] = []
     total = 0
@@ -67,7 +67,7 @@ def corpus(min_events: int, seed: int, stamped: bool) -> list[list[dict[str, Any
 
 def as_produced(games: list[list[dict[str, Any]]]) -> list[list[bytes]]:
     """Each event as the value of its Kafka message, as ``prizecheck produce`` sends it."""
-    from streams.produce import encode
+    from streams.kafka.produce import encode
 
     return [[encode(e)[1] for e in g] for g in games]
 
@@ -90,8 +90,8 @@ def best_of(runs: int, fn: Any) -> float:
 def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, float]:
     """Decode-only baselines and full replays of the same events, and one 400-event game."""
     from replay import Game
-    from replay.chain import C_CANONICAL
-    from replay.record import dumps
+    from replay.engine.chain import C_CANONICAL
+    from replay.engine.record import dumps
 
     games = as_produced(events)
     unsorted = keys_as_written(events)

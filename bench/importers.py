@@ -2,7 +2,7 @@
 
     python bench/importers.py [--logs 200] [--lines 400] [--seed 1] [--runs 5]
 
-Prints, for a corpus of generated ~400-line logs (replay/importers/synthetic.py, never real players'
+Prints, for a corpus of generated ~400-line logs (replay/sources/synthetic.py, never real players'
 logs): (a) the baselines on the same text: splitting into lines, and one compiled regex over every line;
 (b) parse_ptcgl alone; (c) parse_ptcgl + Game.apply of every event + the record; per log (ms) and lines/s,
 with the ratios to the baselines. Pinned to one core. Target (issue 3): a 400-line log imported and
@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable
 
 from replay import Game
-from replay.importers.cards import Catalogue
-from replay.importers.ptcgl import parse_ptcgl
-from replay.importers.synthetic import synthetic_log
+from replay.sources.cards import Catalogue
+from replay.sources.ptcgl import parse_ptcgl
+from replay.sources.synthetic import synthetic_log
 
 # the baseline's regex: one pass that finds each line's leading handle (what any line classifier must do)
 SCAN = re.compile(r"^(?:- )?(\S+?)(?:'s)? ")

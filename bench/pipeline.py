@@ -44,8 +44,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from replay.simulate import simulate_corpus  # noqa: E402
-from streams.batching import Batching  # noqa: E402
+from replay.sources.simulate import simulate_corpus  # noqa: E402
+from streams.kafka.batching import Batching  # noqa: E402
 from streams.settings import Settings  # noqa: E402
 
 
@@ -81,9 +81,9 @@ def phase(args: argparse.Namespace) -> None:
     """Run one Faust worker (``count`` or ``full``) in this process; report on stdout."""
     import faust
 
-    from streams.agents import Handled, Pipeline, dlq_topic, events_topic, install
-    from streams.app import create_app, tune_gc
-    from streams.dlq import FaustDeadLetters
+    from streams.kafka.agents import Handled, Pipeline, dlq_topic, events_topic, install
+    from streams.kafka.app import create_app, tune_gc
+    from streams.kafka.dlq import FaustDeadLetters
 
     settings = Settings(
         kafka_url=args.kafka,
@@ -132,10 +132,10 @@ def phase(args: argparse.Namespace) -> None:
 
         app.agent(topic, name="bench.count")(count)
     else:
-        from streams.autopipeline import AutoPipelineRedis
         from streams.ingest import IngestCore
-        from streams.redis_conn import connect
         from streams.store import RedisStore
+        from streams.store.autopipeline import AutoPipelineRedis
+        from streams.store.connection import connect
 
         if args.phase == "memory":  # the same agent and core, no Redis: isolates the store's share
             from streams.store import MemoryStore
@@ -273,8 +273,8 @@ async def latency(
     """Produce ``events`` at ``rate``/s; return produce-to-pub/sub latencies (s) and the number sent."""
     from aiokafka import AIOKafkaProducer
 
-    from streams.app import bootstrap_servers
-    from streams.produce import encode
+    from streams.kafka.app import bootstrap_servers
+    from streams.kafka.produce import encode
 
     sent_at: dict[tuple[str, int], float] = {}
     got: list[float] = []
@@ -323,9 +323,9 @@ async def main(args: argparse.Namespace) -> int:
     from fixtures_kafka import TansuBroker
     from redis.asyncio import Redis
 
-    from replay.record import dumps
+    from replay.engine.record import dumps
     from streams.ingest import unpack_record
-    from streams.produce import produce
+    from streams.kafka.produce import produce
     from streams.store import RedisStore
 
     run = uuid.uuid4().hex[:8]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from replay.game import ENGINE_VERSION, Game
-from replay.playoff import link_records
+from replay.engine.game import ENGINE_VERSION, Game
+from replay.engine.playoff import link_records
 
 __all__ = ["ENGINE_VERSION", "Game", "compiled", "link_records", "replay_events", "replay_records"]
 
@@ -17,7 +17,7 @@ __all__ = ["ENGINE_VERSION", "Game", "compiled", "link_records", "replay_events"
 def compiled() -> bool:
     """True when the engine runs compiled by mypyc (``make install`` builds it in place), False when it
     runs as plain Python (a wheel, or ``make install PRIZECHECK_COMPILE=0``)."""
-    from replay import game
+    from replay.engine import game
 
     return not str(getattr(game, "__file__", "") or "").endswith(".py")
 

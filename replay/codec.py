@@ -1,7 +1,7 @@
 """Reading event files: JSON Lines (``.jsonl``, ``.json``), MessagePack streams (``.msgpack``) and stdin.
 
 Every event is validated against the contract as it is read; a problem raises
-:class:`replay.errors.InputError` naming the file, the line (or the event's position in a MessagePack
+:class:`replay.engine.errors.InputError` naming the file, the line (or the event's position in a MessagePack
 stream) and the field, so nothing is silently dropped and no traceback reaches a user.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import msgpack
 
-from replay.errors import InputError
-from replay.validate import validate_event
+from replay.engine.errors import InputError
+from replay.engine.validate import validate_event
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 MSGPACK_SUFFIXES = (".msgpack", ".mpk", ".msgp")

@@ -3,9 +3,9 @@
 - ``events.schema.json``: one event of a game's stream (contract §1); ``$defs/<type>`` checks one event type
   on its own, envelope included.
 - ``record.schema.json``: the end-of-game record (contract §3).
-- ``ruleset.schema.json``: the ruleset data files in ``replay/rulesets/``.
+- ``ruleset.schema.json``: the ruleset data files in ``replay/engine/rulesets/``.
 
-``replay.validate`` compiles these once and is the fast way to check data in Python.
+``replay.engine.validate`` compiles these once and is the fast way to check data in Python.
 """
 
 from __future__ import annotations

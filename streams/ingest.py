@@ -28,9 +28,9 @@ import msgpack
 import msgspec
 
 from replay import Game, link_records
-from replay.chain import C_CANONICAL, canonical_bytes, canonical_of, sign
-from replay.errors import EventError
-from replay.validate import validate_event
+from replay.engine.chain import C_CANONICAL, canonical_bytes, canonical_of, sign
+from replay.engine.errors import EventError
+from replay.engine.validate import validate_event
 from streams.settings import Settings
 from streams.store import Append, AppendRun, IndexEntry, Store
 
@@ -183,7 +183,7 @@ class IngestCore:
     ``gap_limit``: events that may wait behind a gap per match before the gap is reported anyway;
     ``gap_timeout``: seconds the oldest waiting event may wait (enforced by :meth:`flush_gaps`, which the
     caller runs periodically); ``signing_key``/``key_id``: HMAC-sign every stored record
-    (``replay.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``;
+    (``replay.engine.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``;
     ``max_matches``: games kept in memory; the least recently used idle ones are dropped beyond it (they
     are rebuilt from the archive if they are seen again).
     Store errors (e.g. Redis down) propagate: the event was not processed and must be retried.
@@ -263,7 +263,7 @@ class IngestCore:
         what is pending, then goes through the per-event path. A run is also written right after any event
         where the playoff links act on the record (``_run_ends``), so they happen at the same events as
         with :meth:`ingest`. The stored archive, record and board are byte for byte those of per-event
-        ingest (``tests/test_ingest.py``).
+        ingest (``tests/streams/test_ingest.py``).
 
         A store error propagates (nothing is returned): events of other matches may have been stored, and
         a retry of the batch finds them as duplicates.

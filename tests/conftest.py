@@ -4,6 +4,6 @@ import importlib.util
 
 pytest_plugins = [
     name
-    for name in ("fixtures_redis", "fixtures_kafka", "fixtures_browser")
+    for name in ("tests.fixtures_redis", "tests.fixtures_kafka", "tests.fixtures_browser")
     if importlib.util.find_spec(name) is not None
 ]

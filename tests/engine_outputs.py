@@ -2,7 +2,7 @@
 
 Used to compare the compiled engine (mypyc, ``make compile``) with the same code run as plain Python:
 ``python -m tests.engine_outputs --pure`` prints the digests of the pure engine (the compiled modules
-hidden), and tests/test_compiled.py compares them with the digests of the engine it imports. A digest
+hidden), and tests/engine/test_compiled.py compares them with the digests of the engine it imports. A digest
 covers each event's outputs, the record after every few events (provisional records included: those
 copy the game to resolve a pending effect), the public board, the applied events and the final record;
 an engine that raises gives the exception's type instead.
@@ -25,7 +25,7 @@ Event = dict[str, Any]
 
 
 def corpus(games: int = 240, seed: int = 20261201) -> list[list[Event]]:
-    from replay import simulate
+    from replay.sources import simulate
 
     streams = list(simulate.simulate_corpus(games, seed))
     for i, fault in enumerate(sorted(simulate.FAULTS)):
@@ -82,7 +82,7 @@ def _floats(stream: list[Event], rng: random.Random) -> list[Event]:
 
 def digest(stream: list[Event]) -> str:
     from replay import Game
-    from replay.record import dumps
+    from replay.engine.record import dumps
 
     h = hashlib.sha256()
     g = Game()
@@ -109,9 +109,9 @@ def main() -> int:
         from tools.pure_engine import use_pure_engine
 
         use_pure_engine()
-    import replay.game
+    import replay.engine.game
 
-    print(json.dumps({"game_module": replay.game.__file__, "digests": digests()}))
+    print(json.dumps({"game_module": replay.engine.game.__file__, "digests": digests()}))
     return 0
 
 

@@ -148,9 +148,9 @@ def _die_with_parent() -> None:
 async def _redis_store(url: str) -> RedisStore:
     from redis.asyncio import Redis
 
-    from streams.redis_conn import fast_packing
+    from streams.store.connection import fast_packing
 
-    # the service's client: commands packed by hiredis (streams/redis_conn.py)
+    # the service's client: commands packed by hiredis (streams/store/connection.py)
     return RedisStore(fast_packing(Redis.from_url(url)), prefix=f"pctest-{uuid.uuid4().hex[:12]}")
 
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from streams.dlq import HEADERS
+from streams.kafka.dlq import HEADERS
 from streams.settings import ENV_VARS, Settings
 
 yaml = pytest.importorskip("yaml")

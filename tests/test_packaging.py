@@ -40,7 +40,7 @@ def test_wheel_holds_every_module_and_data_file(tmp_path: pathlib.Path) -> None:
         if p.is_file() and p.suffix in {".py", ".json", ".lua", ".yaml", ".html", ".css", ".js", ".typed"}
         and "__pycache__" not in p.parts
     ]  # fmt: skip
-    assert "replay/commands/replay_cmd.py" in wanted
+    assert "replay/cli/replay.py" in wanted
     missing = [w for w in wanted if w not in names]
     assert missing == []
     # The wheel is plain Python, even when built from a tree with the engine compiled in place (make compile).

@@ -1,6 +1,7 @@
 """The JSON Schemas (schemas/) against the contract, against the reference validator, and against the engine.
 
-Every example is checked twice: by ``replay.validate`` (fastjsonschema, compiled per event type) and by the
+Every example is checked twice: by ``replay.engine.validate`` (fastjsonschema, compiled per event type) and by
+the
 reference ``jsonschema`` Draft202012Validator on the whole document. The two must agree, which checks the
 schemas' structure (the top-level if/then dispatch, the per-type ``$defs``) as well as the fast path.
 """
@@ -20,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
 
-from replay.errors import EventError, InputError
-from replay.validate import (
+from replay.engine.errors import EventError, InputError
+from replay.engine.validate import (
     EVENT_TYPES,
     RecordError,
     RulesetError,
@@ -32,7 +33,7 @@ from replay.validate import (
 from schemas import load_schema, schema_path
 
 ROOT = Path(__file__).resolve().parent.parent
-RULESET_FILES = sorted((ROOT / "replay" / "rulesets").glob("*.json"))
+RULESET_FILES = sorted((ROOT / "replay" / "engine" / "rulesets").glob("*.json"))
 
 # The contract's vocabulary (contract.md §1), written out independently of the schemas.
 CONTRACT_TYPES = [
@@ -1078,7 +1079,7 @@ def test_ruleset_files_validate(path: Path) -> None:
 
 def _ruleset() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(
-        (ROOT / "replay" / "rulesets" / "play-2026.json").read_text(encoding="utf-8")
+        (ROOT / "replay" / "engine" / "rulesets" / "play-2026.json").read_text(encoding="utf-8")
     )
     return doc
 
@@ -1161,7 +1162,7 @@ CORPUS_SIZE = 200
 
 
 def _corpus() -> list[list[dict[str, Any]]]:
-    simulate = pytest.importorskip("replay.simulate")
+    simulate = pytest.importorskip("replay.sources.simulate")
     return [list(stream) for stream in simulate.simulate_corpus(CORPUS_SIZE, seed=7)]
 
 
@@ -1199,7 +1200,7 @@ def test_simulated_records_validate() -> None:
 
 
 def test_records_with_injected_faults_validate() -> None:
-    simulate = pytest.importorskip("replay.simulate")
+    simulate = pytest.importorskip("replay.sources.simulate")
     replay = pytest.importorskip("replay")
     if not hasattr(replay, "replay_records"):
         pytest.skip("replay.replay_records is not there yet")
@@ -1216,8 +1217,8 @@ def test_records_with_injected_faults_validate() -> None:
 
 
 def test_in_progress_records_validate_after_every_event() -> None:
-    simulate = pytest.importorskip("replay.simulate")
-    game_mod = pytest.importorskip("replay.game")
+    simulate = pytest.importorskip("replay.sources.simulate")
+    game_mod = pytest.importorskip("replay.engine.game")
     for seed, ruleset in [(1, "play-2026"), (2, "jp-3.4"), (3, "kr-1.0")]:
         g = game_mod.Game()
         for event in simulate.simulate_series(seed, f"step-{seed}", ruleset)[0]:
@@ -1227,8 +1228,8 @@ def test_in_progress_records_validate_after_every_event() -> None:
 
 def test_imported_events_validate() -> None:
     """The importers' samples (tests/data) give contract events; a broken sample may raise InputError."""
-    ptcgl = pytest.importorskip("replay.importers.ptcgl")
-    sheet = pytest.importorskip("replay.importers.sheet")
+    ptcgl = pytest.importorskip("replay.sources.ptcgl")
+    sheet = pytest.importorskip("replay.sources.sheet")
     samples = [(ptcgl.parse_ptcgl, p) for p in sorted((ROOT / "tests" / "data" / "ptcgl").glob("*.txt"))]
     samples += [(sheet.parse_sheet, p) for p in sorted((ROOT / "tests" / "data" / "sheets").glob("*.*"))]
     imported = 0
@@ -1272,8 +1273,8 @@ def _mini_game() -> list[dict[str, Any]]:
 
 
 def test_engine_records_validate_at_every_step() -> None:
-    pytest.importorskip("replay.record")
-    game_mod = pytest.importorskip("replay.game")
+    pytest.importorskip("replay.engine.record")
+    game_mod = pytest.importorskip("replay.engine.game")
     events = _mini_game()
     for event in events:
         validate_event(event)

@@ -9,7 +9,7 @@ from typing import Any
 from replay.codec import encode_jsonl
 from replay.series import match_result, standings
 from tests.builder import Stream, card
-from tests.test_cli import run
+from tests.cli.test_cli import run
 
 
 def game(

@@ -1,13 +1,14 @@
 """Compile the engine's hot modules with mypyc, in place (``make compile``; ``make install`` runs it).
 
-    python tools/compile_engine.py          # build replay/*.so next to the sources
+    python tools/compile_engine.py          # build replay/engine/*.so next to the sources
     python tools/compile_engine.py --clean  # remove them: the pure-Python engine again
 
 The compiled modules are extension modules next to their ``.py`` files (Python imports an extension
 before a source file of the same name), plus one shared library inside the package,
-``replay/engine__mypyc.*.so`` (mypyc's runtime and the code of every compiled module). Nothing else
+``replay/engine/fold__mypyc.*.so`` (mypyc's runtime and the code of every compiled module). Nothing else
 changes: without them, the same ``.py`` files run as plain Python (the wheel on PyPI ships no ``.so``).
-``replay/_compiled.manifest`` records the sha256 of each source compiled, so a test can tell a stale build.
+``replay/engine/_compiled.manifest`` records the sha256 of each source compiled, so a test can tell a stale
+build.
 """
 
 from __future__ import annotations
@@ -22,28 +23,19 @@ import sys
 import sysconfig
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-# The fold and what it calls per event. Left out: the tools around the engine (cli, codec, validate,
-# simulate, importers, commands), errors (exception classes), and the modules only the read side uses.
-MODULES = [
-    "replay/game.py",
-    "replay/board.py",
-    "replay/chain.py",
-    "replay/turn.py",
-    "replay/attack.py",
-    "replay/checkup.py",
-    "replay/knockout.py",
-    "replay/setup.py",
-    "replay/result.py",
-    "replay/penalties.py",
-    "replay/findings.py",
-    "replay/record.py",
-    "replay/ruleset.py",
-]
-# The hash chain's link in C (OpenSSL's SHA-256), optional: without OpenSSL's headers the engine links
-# with hashlib (replay/chain.py).
-C_EXTENSION = "replay/_link.c"
-GROUP = "replay.engine"  # the shared library: replay/engine__mypyc.<abi>.so, inside the package
-MANIFEST = ROOT / "replay" / "_compiled.manifest"
+# Every module of the engine's folder (replay/engine/): the pure fold. Left out, with the reason:
+EXCLUDED = {
+    "__init__.py": "the package marker",
+    # The check at the edge, not the fold: its work is in C already (msgspec, fastjsonschema's generated
+    # code), and its soundness tests swap its tables at run time, which a compiled module's globals refuse.
+    "validate.py": "the contract check at the edge (tests/engine/test_validate_fast.py swaps its tables)",
+}
+MODULES = sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "replay" / "engine").glob("*.py") if p.name not in EXCLUDED
+)
+C_EXTENSION = "replay/engine/_link.c"
+GROUP = "replay.engine.fold"  # the shared library: replay/engine/fold__mypyc.<abi>.so
+MANIFEST = ROOT / "replay" / "engine" / "_compiled.manifest"
 
 SETUP = """\
 from setuptools import setup
@@ -61,7 +53,7 @@ setup(
     name="prizecheck-link",
     ext_modules=[
         Extension(
-            "replay._link",
+            "replay.engine._link",
             [{source!r}],
             libraries=["crypto"],
             # SHA256_Init/Update/Final: deprecated in OpenSSL 3 but the fast path (no provider context)
@@ -75,7 +67,7 @@ setup(
 def built() -> list[pathlib.Path]:
     """The compiled files now in the package."""
     suffixes = (sysconfig.get_config_var("EXT_SUFFIX") or ".so", ".so", ".pyd")
-    return sorted({p for s in suffixes for p in (ROOT / "replay").glob(f"*{s}")})
+    return sorted({p for s in suffixes for p in (ROOT / "replay" / "engine").glob(f"*{s}")})
 
 
 def clean() -> None:

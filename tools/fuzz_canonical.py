@@ -1,4 +1,4 @@
-"""Fuzz the canonical-MessagePack scanner of ``replay/_link.c`` with libFuzzer, ASan and UBSan.
+"""Fuzz the canonical-MessagePack scanner of ``replay/engine/_link.c`` with libFuzzer, ASan and UBSan.
 
     apt-get install clang libclang-rt-14-dev     # once (Debian)
     python tools/fuzz_canonical.py [--seconds 150]
@@ -44,10 +44,10 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     import msgpack
 
-    from replay.chain import canonical_bytes
-    from replay.simulate import simulate_corpus
+    from replay.engine.chain import canonical_bytes
+    from replay.sources.simulate import simulate_corpus
 
-    source = (ROOT / "replay" / "_link.c").read_text("utf-8")
+    source = (ROOT / "replay" / "engine" / "_link.c").read_text("utf-8")
     scanner = source[source.index("#define MAX_DEPTH") : source.index("static PyObject *\ncanonical_(")]
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)

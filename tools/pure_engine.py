@@ -5,10 +5,10 @@
     import replay      # every replay module now comes from its .py file
 
 Python imports an extension module before a source file of the same name; this puts a finder first on
-``sys.meta_path`` that loads ``replay.<name>`` from ``replay/<name>.py`` (and hides the C extension
-``replay._link``: the engine then links the chain with hashlib, as a plain-Python install does). The
-benchmark (``--pure``) and the test comparing the compiled engine with the pure one run it in a fresh
-process.
+``sys.meta_path`` that loads ``replay.engine.<name>`` from ``replay/engine/<name>.py`` (and hides the C
+extension ``replay.engine._link``: the engine then links the chain with hashlib, as a plain-Python install
+does). The benchmark (``--pure``) and the test comparing the compiled engine with the pure one run it in
+a fresh process.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "replay"
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "replay" / "engine"
 
 
 class _PureFinder(importlib.abc.MetaPathFinder):
@@ -29,18 +29,20 @@ class _PureFinder(importlib.abc.MetaPathFinder):
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         parts = fullname.split(".")
-        if len(parts) != 2 or parts[0] != "replay":
+        if len(parts) != 3 or parts[:2] != ["replay", "engine"]:
             return None
-        source = PACKAGE / f"{parts[1]}.py"
+        source = PACKAGE / f"{parts[2]}.py"
         if not source.is_file():
-            if (PACKAGE / f"{parts[1]}.c").is_file():  # a C extension (replay/_link.c): as if not built
+            if (
+                PACKAGE / f"{parts[2]}.c"
+            ).is_file():  # a C extension (replay/engine/_link.c): as if not built
                 raise ModuleNotFoundError(f"{fullname} is hidden: the pure engine", name=fullname)
             return None
         return importlib.util.spec_from_file_location(fullname, source)
 
 
 def use_pure_engine() -> None:
-    """Load every top-level replay module from source from now on (call before importing replay)."""
+    """Load every engine module (replay/engine/) from source from now on (call before importing replay)."""
     if any(name == "replay" or name.startswith("replay.") for name in sys.modules):
         raise RuntimeError("use_pure_engine() must run before replay is imported")
     sys.meta_path.insert(0, _PureFinder())

@@ -1,0 +1,70 @@
+"""The ``prizecheck`` command line (contract §4).
+
+Each subcommand lives in its own module, which exposes ``configure(parser)`` and ``run(args) -> int``.
+The table below is the only place that lists them, so a module can be added without touching the others.
+Exit status: 0 ok, 1 violations with ``--strict``, 2 bad input (a message on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from replay.engine.errors import InputError
+
+# name -> (module, help). The module provides configure(parser) and run(args) -> int.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("replay.cli.replay", "fold event files and print the end-of-game record"),
+    "verify": ("replay.cli.verify", "check a record's signature and hash chain against its events"),
+    "simulate": ("replay.cli.simulate", "generate plausible full games as contract events"),
+    "import": ("replay.cli.import_", "turn a battle log or a match sheet into contract events"),
+    "report": ("replay.cli.report", "audit report over many games"),
+    "serve": ("replay.cli.serve", "run the HTTP service with the embedded ingest core"),
+    "worker": ("replay.cli.worker", "run a Faust worker consuming prizecheck.events"),
+    "produce": ("replay.cli.produce", "send event files to Kafka, keyed by match"),
+    "show": ("replay.cli.show", "print a match's record stored in Redis"),
+    "demo": ("replay.cli.demo", "simulate and import a few games and show their records"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="prizecheck", description="Replay and audit Pokémon TCG games.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:  # an optional extra (e.g. the service) is not installed
+            p.set_defaults(_unavailable=f"{name}: not available in this installation ({exc})")
+            continue
+        module.configure(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    unavailable = getattr(args, "_unavailable", None)
+    if unavailable:
+        print(f"prizecheck: {unavailable}", file=sys.stderr)
+        return 2
+    try:
+        code: int = args._run(args)
+    except InputError as exc:
+        print(f"prizecheck {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

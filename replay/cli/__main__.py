@@ -1,0 +1,7 @@
+"""``python -m replay.cli``: the ``prizecheck`` command."""
+
+import sys
+
+from replay.cli import main
+
+sys.exit(main())

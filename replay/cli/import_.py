@@ -1,0 +1,175 @@
+"""``prizecheck import ptcgl|sheet``: read files, call the pure parsers, write events (docs/importers.md).
+
+Exit status (contract §4): 0 ok; 1 with ``--strict`` when lines were left unread (or, for sheets, rows
+below the confidence threshold); 2 bad input, raised as InputError naming file, line and field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from typing import IO, Any
+
+import msgpack
+
+from replay.engine.errors import InputError
+from replay.engine.ruleset import KNOWN_RULESETS
+from replay.sources.cards import Catalogue, parse_catalogue
+from replay.sources.common import ImportResult, match_id_from, valid_match_id
+from replay.sources.ptcgl import parse_ptcgl
+from replay.sources.sheet import parse_sheet
+
+MAX_BYTES = 64 * 1024 * 1024
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="source", metavar="SOURCE", required=True)
+    p = sub.add_parser(
+        "ptcgl",
+        help="Pokémon TCG Live battle-log exports",
+        description="Pokémon TCG Live battle-log exports (text copied from the client) to contract events.",
+    )
+    p.add_argument("logs", nargs="+", metavar="LOG", help="battle-log text file(s); - for stdin")
+    p.add_argument(
+        "--partial", action="store_true", help="import a log without an end line (game in progress)"
+    )
+    _common(p)
+    s = sub.add_parser(
+        "sheet",
+        help="paper match sheets (CSV or JSON)",
+        description="Match sheets from a "
+        "judge's recording app or a scanning step (CSV or JSON) to contract events.",
+    )
+    s.add_argument("sheets", nargs="+", metavar="FILE", help="match sheet(s), .csv or .json; - for stdin")
+    s.add_argument(
+        "--min-confidence",
+        type=float,
+        default=0.8,
+        metavar="X",
+        help="rows below this confidence become low_confidence findings (default 0.8)",
+    )
+    _common(s)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--match", metavar="ID", help="match id (default: from the file name); several files: ID.1, ID.2"
+    )
+    p.add_argument("--ruleset", default=None, choices=KNOWN_RULESETS, help="ruleset id (default play-2026)")
+    p.add_argument("--cards", metavar="FILE", help="card catalogue (CSV name,hp[,rule] or JSON) for HP")
+    p.add_argument("--out", "-o", metavar="FILE", help="write events here (default stdout)")
+    p.add_argument("--format", choices=("jsonl", "msgpack"), default="jsonl", help="output encoding")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any line or row was not read cleanly")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the summary on stderr")
+
+
+def read_text(path: str) -> str:
+    """A file (or stdin) as text: UTF-8 with or without BOM; InputError naming the line of bad bytes."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    if len(data) > MAX_BYTES:
+        raise InputError(f"larger than {MAX_BYTES // (1024 * 1024)} MiB", file=path)
+    if b"\x00" in data[:65536] or b"\x00" in data:
+        at = data.index(b"\x00")
+        raise InputError("binary data (NUL byte), not text", file=path, line=data.count(b"\n", 0, at) + 1)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", file=path, line=line) from None
+
+
+def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
+    if args.match is not None and not valid_match_id(args.match):
+        raise InputError("match id must be 1-128 characters of A-Z a-z 0-9 . _ : / -", field="--match")
+    if args.match is not None:
+        return [args.match] if len(paths) == 1 else [f"{args.match}.{i}" for i in range(1, len(paths) + 1)]
+    ids = [match_id_from(p if p != "-" else "stdin") for p in paths]
+    seen: dict[str, int] = {}
+    out = []
+    for m in ids:
+        seen[m] = seen.get(m, 0) + 1
+        out.append(m if seen[m] == 1 else f"{m}.{seen[m]}")
+    return out
+
+
+def _catalogue(args: argparse.Namespace) -> Catalogue | None:
+    if not args.cards:
+        return None
+    return parse_catalogue(read_text(args.cards), filename=args.cards)
+
+
+def write_events(events: Iterable[dict[str, Any]], out: IO[bytes], fmt: str) -> None:
+    if fmt == "msgpack":
+        pack = msgpack.Packer(use_bin_type=True)
+        for ev in events:
+            out.write(pack.pack(ev))
+    else:
+        for ev in events:
+            out.write(json.dumps(ev, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    paths: list[str] = args.logs if args.source == "ptcgl" else args.sheets
+    cards = _catalogue(args)
+    ruleset = args.ruleset or "play-2026"
+    results: list[tuple[str, ImportResult]] = []
+    for path, match in zip(paths, _matches(args, paths), strict=True):
+        text = read_text(path)
+        if args.source == "ptcgl":
+            res = parse_ptcgl(
+                text, match=match, ruleset=ruleset, cards=cards, filename=path, partial=args.partial
+            )
+        else:
+            res = parse_sheet(
+                text,
+                match=match,
+                ruleset=args.ruleset,
+                cards=cards,
+                filename=path,
+                min_confidence=args.min_confidence,
+            )
+        results.append((path, res))
+    failed = False
+    for path, res in results:
+        if not args.quiet:
+            for f in res.findings:
+                where = f"{path}:{f.line}" if f.line is not None else path
+                print(f"prizecheck import: {where}: {f.severity}: {f.code}: {f.message}", file=sys.stderr)
+        low = sum(1 for f in res.findings if f.code == "low_confidence")
+        unread = len(res.unmatched)
+        print(
+            f"prizecheck import: {path}: match {res.events[0]['match']}: {len(res.events)} events, "
+            f"{len(res.findings)} findings, {unread} unmatched line(s)"
+            + (
+                f" ({', '.join(str(n) for n, _ in res.unmatched[:20])}{'...' if unread > 20 else ''})"
+                if unread
+                else ""
+            )
+            + (f", {low} low-confidence row(s)" if low else ""),
+            file=sys.stderr,
+        )
+        if args.strict and (unread or low):
+            failed = True
+    if failed:
+        print(
+            "prizecheck import: --strict: unread lines or low-confidence rows; no events written",
+            file=sys.stderr,
+        )
+        return 1
+    events = [ev for _, res in results for ev in res.events]
+    if args.out and args.out != "-":
+        with open(args.out, "wb") as fh:
+            write_events(events, fh, args.format)
+    else:
+        write_events(events, sys.stdout.buffer, args.format)
+        sys.stdout.buffer.flush()
+    return 0

@@ -1,0 +1,57 @@
+"""``prizecheck verify RECORD [--events FILE...]``: check a record offline.
+
+Checks the HMAC signature (key from PRIZECHECK_SIGNING_KEY) and, given the match's events, that the hash
+chain head matches and that re-deriving the record gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from replay import link_records, replay_events
+from replay.cli.common import load_events, read_records, signing_key
+from replay.engine.chain import verify_signature
+from replay.engine.record import dumps
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("record", metavar="RECORD", help="a record JSON file (as printed by replay --json)")
+    parser.add_argument("--events", nargs="+", metavar="FILE", help="the match's event files")
+
+
+def run(args: argparse.Namespace) -> int:
+    records = read_records([args.record])
+    key = signing_key()
+    derived: dict[str, dict[str, Any]] = {}
+    if args.events:
+        games = replay_events(load_events(args.events))
+        derived = link_records({m: g.record() for m, g in games.items()})
+    ok = True
+    for rec in records:
+        match = rec["match"]
+        problems: list[str] = []
+        if rec.get("signature"):
+            if key is None:
+                problems.append("signed, but PRIZECHECK_SIGNING_KEY is not set")
+            elif not verify_signature(rec, key[0]):
+                problems.append("signature does not verify")
+        if args.events:
+            mine = derived.get(match)
+            if mine is None:
+                problems.append("no events for this match")
+            else:
+                if mine["chain"] != rec["chain"]:
+                    problems.append(f"chain head differs: events give {mine['chain']['head']}")
+                unsigned = {k: v for k, v in rec.items() if k != "signature"}
+                if dumps({**mine, "signature": None}) != dumps({**unsigned, "signature": None}):
+                    problems.append("the events re-derive a different record")
+        if problems:
+            ok = False
+            print(f"{match}: FAILED: " + "; ".join(problems))
+        else:
+            checked = ["signature" if rec.get("signature") else "unsigned"]
+            if args.events:
+                checked += ["chain", "record"]
+            print(f"{match}: ok ({', '.join(checked)})")
+    return 0 if ok else 1

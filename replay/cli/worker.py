@@ -1,0 +1,156 @@
+"""``prizecheck worker``: one Faust worker consuming ``prizecheck.events`` into Redis.
+
+Settings come from the environment (:mod:`streams.settings`: ``KAFKA_URL``, ``REDIS_URL``,
+``PRIZECHECK_PARTITIONS``, ``WORKER_ID``, gap limits, signing key). Run as many workers as you like with
+the same settings: Kafka's consumer group splits the partitions between them, and a match (one partition
+key) is always processed by one worker at a time. The worker prints one line per assignment::
+
+    prizecheck worker w1: partitions [0, 1, 2, 3]
+
+and, on stderr when it stops, its counters as JSON (``received`` = ``applied`` + ``duplicate`` +
+``buffered`` + ``dead_letter``)::
+
+    prizecheck worker w1: stopping; stats {"applied": 3431, "dead_letter": 3, ...}
+
+Exit status: 0 after SIGTERM/SIGINT, 1 when Kafka or Redis cannot be reached, 2 on bad settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+import time
+from typing import Any
+
+from streams.kafka.batching import Batching
+from streams.settings import Settings
+
+CONNECT_WAIT = 60.0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``worker`` options."""
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=None,
+        help="serve Faust's web pages (/stats etc.) on this port; off by default (each worker needs its own)",
+    )
+    parser.add_argument(
+        "--redis-prefix",
+        default="pc",
+        help="key prefix in Redis (default pc, what prizecheck serve reads); tests use a unique one",
+    )
+    parser.add_argument(
+        "--group",
+        default="prizecheck",
+        help="Kafka consumer group (default prizecheck); a new group re-reads the topic from the start",
+    )
+    Batching.add_arguments(parser)
+    parser.add_argument(
+        "--loglevel", default="warning", help="Faust log level: debug, info, warning (default), error"
+    )
+    parser.add_argument(
+        "--connect-wait",
+        type=float,
+        default=CONNECT_WAIT,
+        help=f"seconds to keep trying to reach Kafka at start (default {CONNECT_WAIT:g})",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one worker until SIGTERM or SIGINT."""
+    import faust
+
+    from streams.ingest import IngestCore
+    from streams.kafka.agents import Pipeline, dlq_topic, install
+    from streams.kafka.app import create_app, ensure_topics, tune_gc
+    from streams.kafka.dlq import FaustDeadLetters
+    from streams.store import RedisStore
+    from streams.store.autopipeline import AutoPipelineRedis
+    from streams.store.connection import connect
+
+    settings = Settings.from_env()
+    name = settings.worker_id
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        topics = loop.run_until_complete(_wait_for_kafka(settings, args.connect_wait, ensure_topics))
+    except Exception as exc:
+        print(
+            f"prizecheck worker: cannot reach Kafka at {_redact(settings.kafka_url)}: {exc!r}",
+            file=sys.stderr,
+        )
+        loop.close()
+        return 1
+    if topics.get(settings.topic) != settings.partitions:
+        print(
+            f"prizecheck worker {name}: topic {settings.topic} has {topics.get(settings.topic)} partitions, "
+            f"PRIZECHECK_PARTITIONS says {settings.partitions}; the topic wins",
+            file=sys.stderr,
+        )
+    try:
+        conn = loop.run_until_complete(connect(settings))
+        if not loop.run_until_complete(conn.client.ping()):
+            raise ConnectionError("no PONG")
+    except Exception as exc:
+        print(
+            f"prizecheck worker: cannot reach Redis ({_redact(str(settings.redis_url))}): {exc!r}",
+            file=sys.stderr,
+        )
+        loop.close()
+        return 1
+
+    # commands of the matches in a batch share round trips (streams/store/autopipeline.py)
+    client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
+    store = RedisStore(client, prefix=args.redis_prefix)
+    core = IngestCore.from_settings(store, settings)
+    app = create_app(settings, app_id=args.group, web_port=args.web_port)
+    os.makedirs(app.conf.datadir, exist_ok=True)  # Faust makes only the last level
+    tune_gc()
+    pipeline = Pipeline(core, FaustDeadLetters(dlq_topic(app, settings)), worker_id=name)
+    install(app, pipeline, settings, batching=Batching.from_args(args))
+
+    async def on_assigned(sender: Any, assigned: set[Any], **kwargs: Any) -> None:
+        mine = sorted(tp.partition for tp in assigned if tp.topic == settings.topic)
+        print(f"prizecheck worker {name}: partitions {mine}", flush=True)
+
+    async def on_shutdown(sender: Any, **kwargs: Any) -> None:
+        stats = json.dumps(pipeline.stats(), sort_keys=True)
+        print(f"prizecheck worker {name}: stopping; stats {stats}", file=sys.stderr, flush=True)
+        await conn.close()
+
+    # mode's SignalHandlerT spells its types as strings mypy cannot resolve
+    app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
+    app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]
+    where = f"kafka {_redact(settings.kafka_url)}, redis {_redact(conn.where)}"
+    print(f"prizecheck worker {name}: starting ({where})", flush=True)
+    worker = faust.Worker(app, loop=loop, loglevel=args.loglevel, quiet=True, redirect_stdouts=False)
+    worker.spinner = None  # a terminal spinner in a service's log is noise
+    try:
+        worker.execute_from_commandline()
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 0
+    return 0
+
+
+async def _wait_for_kafka(settings: Settings, wait: float, ensure: Any) -> dict[str, int]:
+    """Create the topics if needed, retrying until Kafka answers (compose starts services together)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            topics: dict[str, int] = await ensure(settings)
+            return topics
+        except Exception:
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(1.0)
+
+
+def _redact(url: str) -> str:
+    """``url`` without a password (``redis://:secret@host`` -> ``redis://:***@host``), for logs."""
+    return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)

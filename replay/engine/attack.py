@@ -1,0 +1,64 @@
+"""Attacks: the attack window, damage and healing [JP3.4 §I-D].
+
+Damage inside an attack is only checked for knockouts when the attack's processing ends (attack_ended);
+damage outside the attack and checkup windows is checked once the effect that placed it has resolved.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from replay.engine import knockout
+
+if TYPE_CHECKING:
+    from replay.engine.game import Event, Game
+
+UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
+
+
+def on_attack(g: Game, e: Event) -> None:
+    seq = e["seq"]
+    if g.window is not None:
+        knockout.close_window(g, seq)
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)
+    pl = g.player(e)
+    if pl is None:
+        return
+    # [rules.md §6 Setup] the player who goes first may not attack on their first turn.
+    if not g.ruleset.first_turn_attack and g.turn == 1 and pl.id == g.first:
+        g.find("attack_first_turn", seq, f"{pl.id} attacked on the first turn of the game")
+    if pl.id != g.turn_player:
+        g.find("turn_order", seq, f"{pl.id} attacked during {g.turn_player}'s turn")
+    pid = e.get("pid")
+    if pl.active is None or pid != pl.active:
+        g.find("attacker_not_active", seq, f"the attacker {pid!r} is not {pl.id}'s Active Pokémon")
+    else:
+        mon = g.mons[pl.active]
+        unable = [c for c in mon.conditions if c in UNABLE_TO_ATTACK]
+        if unable:
+            g.find("attack_while_unable", seq, f"{mon.name} ({pid}) attacked while {unable[0]}")
+    g.window = "attack"
+    g.window_claims = set()
+
+
+def on_damage(g: Game, e: Event) -> None:
+    mon = g.mon(e)
+    if mon is None:
+        return
+    mon.damage += int(e.get("amount", 0))
+    if g.window is None:
+        g.effect_pending = True
+        g.effect_seq = e["seq"]
+
+
+def on_healed(g: Game, e: Event) -> None:
+    mon = g.mon(e)
+    if mon is not None:
+        mon.damage = max(0, mon.damage - int(e.get("amount", 0)))
+
+
+def on_attack_ended(g: Game, e: Event) -> None:
+    if g.window != "attack":
+        return
+    knockout.end_window(g, e["seq"])

@@ -1,0 +1,146 @@
+"""Setup and the Pokémon on the table: match_started, setup, played, evolved, attached, switched.
+
+[rules.md §6 Setup]: 60-card decks, 7-card hand, 6 prizes; nobody evolves a Pokémon on their own first
+turn or one that came into play that turn.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from replay.engine.board import Player, Pokemon
+from replay.engine.ruleset import load_ruleset
+
+if TYPE_CHECKING:
+    from replay.engine.game import Event, Game
+
+
+def on_match_started(g: Game, e: Event) -> None:
+    if g.started is not None:
+        g.find("duplicate_seq", e["seq"], "a second match_started; ignored")
+        return
+    g.started = e
+    rid = str(e.get("ruleset"))
+    try:
+        g.ruleset = load_ruleset(rid)
+        g.ruleset_id = rid
+    except KeyError:
+        g.ruleset_id = rid
+        g.find("unknown_ruleset", e["seq"], f"unknown ruleset {rid!r}; judged under play-2026")
+    g.players = [str(x) for x in e["players"]]
+    g.first = str(e.get("first"))
+    if g.first not in g.players:
+        g.find("turn_order", e["seq"], f"first player {g.first!r} is not one of the players")
+        g.first = g.players[0]
+    g.context = dict(e.get("context") or {})
+    g.source = dict(e.get("source") or {})
+    kind = g.source.get("kind")
+    g.reports_knockouts = bool(g.source.get("reports_knockouts", kind == "digital"))
+    g.parent = e.get("parent")
+    g.playoff_kind = e.get("playoff")
+    # A drawn game must be decided when the producer says so, in single elimination [TTH §7.4.3.1],
+    # and always in a playoff game (a drawn sudden death is followed by another one [KR1.0]).
+    g.must_decide = bool(
+        e.get("must_decide", g.context.get("stage") == "single_elimination" or g.parent is not None)
+    )
+    default_prizes = g.ruleset.playoff.prizes if g.playoff_kind else g.ruleset.prizes
+    prizes = int(e.get("prizes", default_prizes))
+    deck = int(e.get("deck", g.ruleset.deck))
+    g.p = {pid: Player(pid, deck, prizes) for pid in g.players}
+
+
+def _place(g: Game, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None:
+    pid = str(slot.get("pid"))
+    if pid in g.mons:
+        g.find("unknown_pokemon", seq, f"pid {pid!r} is already in play; the new card is ignored")
+        return
+    mon = Pokemon(pid, pl.id, slot.get("card") or {}, g.turn)
+    g.mons[pid] = mon
+    pl.move("hand", "in_play", 1)
+    if to == "active" and pl.active is None:
+        pl.active = pid
+    else:
+        pl.bench.append(pid)
+
+
+def on_setup(g: Game, e: Event) -> None:
+    pl = g.player(e)
+    if pl is None:
+        return
+    # The 7-card opening hand and the prize cards are set aside implicitly [contract §1 setup].
+    pl.mulligans = int(e.get("mulligans", 0))
+    pl.move("deck", "hand", g.ruleset.hand)
+    pl.move("deck", "prizes", pl.needed)
+    if isinstance(e.get("active"), dict):
+        _place(g, pl, e["active"], "active", e["seq"])
+    for slot in e.get("bench") or []:
+        if isinstance(slot, dict):
+            _place(g, pl, slot, "bench", e["seq"])
+
+
+def on_played(g: Game, e: Event) -> None:
+    pl = g.player(e)
+    if pl is None:
+        return
+    to = e.get("to") or ("active" if pl.active is None and not pl.bench else "bench")
+    _place(g, pl, {"pid": e.get("pid"), "card": e.get("card")}, to, e["seq"])
+
+
+def on_evolved(g: Game, e: Event) -> None:
+    mon = g.mon(e)
+    pl = g.player(e)
+    if mon is None or pl is None:
+        return
+    seq = e["seq"]
+    # [rules.md §6]: not on the player's own first turn, nor a Pokémon that came into play this turn.
+    if not g.ruleset.first_turn_evolve and g.turn_player == pl.id and pl.turns <= 1 and g.turn > 0:
+        g.find("evolved_too_early", seq, f"{pl.id} evolved {mon.name} ({mon.pid}) on their first turn")
+    elif mon.entered_turn == g.turn or (mon.evolved_turn == g.turn and not e.get("effect")):
+        # A card effect may evolve a Pokémon again this turn (Grand Tree, Rare Candy): the source names it.
+        when = "came into play" if mon.entered_turn == g.turn else "already evolved"
+        g.find("evolved_too_early", seq, f"{mon.name} ({mon.pid}) evolved on the turn it {when}")
+    pl.move("hand", "in_play", 1)
+    mon.evolve(e.get("card") or {}, g.turn)
+    if g.window is None and mon.knocked_out:
+        g.effect_pending = True
+        g.effect_seq = seq
+
+
+def on_attached(g: Game, e: Event) -> None:
+    mon = g.mon(e)
+    pl = g.player(e)
+    if mon is None or pl is None:
+        return
+    src = e.get("from")
+    if src is None or src == "hand":
+        pl.hand -= 1
+        pl.in_play += 1
+    else:
+        pl.move(src if src in ("deck", "discard", "lost_zone", "prizes") else "hand", "in_play", 1)
+    card = e.get("card") or {}
+    mon.attached.append(str(card.get("name", "?")))
+    mon.cards += 1
+    if mon.owner != pl.id:
+        g.p[mon.owner].in_play += 1
+        pl.in_play -= 1
+
+
+def on_switched(g: Game, e: Event) -> None:
+    pl = g.player(e)
+    mon = g.mon(e)
+    if pl is None or mon is None:
+        return
+    if mon.pid not in pl.bench:
+        if pl.active != mon.pid:
+            g.find("unknown_pokemon", e["seq"], f"{mon.pid} is not on {pl.id}'s Bench")
+        return
+    if pl.active is None:
+        # A new Active after a knockout, reported as a switch: the same as a promotion.
+        from replay.engine.knockout import promote
+
+        promote(g, pl, mon, e["seq"])
+        return
+    old = g.mons[pl.active]
+    old.conditions = []  # moving to the Bench ends Special Conditions
+    pl.bench[pl.bench.index(mon.pid)] = old.pid
+    pl.active = mon.pid

@@ -1,0 +1,113 @@
+"""Turns and the draw: turn_started (the deck-out check), drew, moved, turn_ended.
+
+[rules.md §1.3] A player loses by deck-out only when their own turn starts with an empty deck and the
+mandatory draw is impossible; never when the deck reaches 0 during a turn, never when an effect asks for
+more cards than the deck holds (the player just takes what there is).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from replay.engine import knockout, penalties, result
+from replay.engine.board import ZONES
+
+if TYPE_CHECKING:
+    from replay.engine.game import Event, Game
+
+
+def on_turn_started(g: Game, e: Event) -> None:
+    seq = e["seq"]
+    pl = g.player(e)
+    if pl is None:
+        return
+    if g.window is not None:
+        knockout.close_window(g, seq)
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)
+    expected = g.first if g.turn == 0 else g.next_turn_player()
+    if pl.id != expected:
+        g.find("turn_order", seq, f"turn started for {pl.id}, expected {expected}")
+    if g.promotions_due:
+        g.find("promotion_missing", seq, f"no new Active reported for {', '.join(g.promotions_due)}")
+        g.promotions_due = []
+    # Time called: the turns allowed after time are counted at each turn start [TTH §7.4.3].
+    if g.time is not None and penalties.time_turn_started(g, seq):
+        return
+    g.turn += 1
+    g.turn_player = pl.id
+    g.turn_open = True
+    pl.turns += 1
+    if "deck" in e:
+        seen = int(e["deck"])
+        if seen != pl.deck:
+            g.find(
+                "deck_count_mismatch",
+                seq,
+                f"{pl.id}'s deck: the source saw {seen} cards, the events give {pl.deck}; using {seen}",
+            )
+            # the difference is in the hand (hidden): keeps the 60 cards conserved
+            pl.hand += pl.deck - seen
+            pl.deck = seen
+    if pl.deck <= 0:
+        # [rules.md §1.3] the mandatory draw is impossible: the turn player loses.
+        g.emit({"type": "deck_out", "seq": seq, "player": pl.id})
+        result.decide(
+            g,
+            seq,
+            winner=g.opponent(pl.id),
+            reason="deck_out",
+            conditions={g.opponent(pl.id): ["deck_out_opponent"], pl.id: []},
+        )
+
+
+def on_drew(g: Game, e: Event) -> None:
+    pl = g.p.get(e["player"])
+    if pl is None:
+        g.player(e)
+        return
+    count = e.get("count")
+    if count is None:
+        cards = e.get("cards")
+        count = len(cards) if isinstance(cards, list) else 1
+    count = int(count)  # 2.0 counts as an integer (JSON Schema)
+    got = count if count <= pl.deck else pl.deck
+    pl.deck -= got
+    pl.hand += got
+    if got < count:
+        g.find(
+            "draw_from_empty_deck_not_loss",
+            e["seq"],
+            f"{pl.id} drew {count} with {got} left in the deck: takes what there is, not a loss (rules §1.3)",
+        )
+
+
+def on_moved(g: Game, e: Event) -> None:
+    pl = g.p.get(e["player"])
+    if pl is None:
+        g.player(e)
+        return
+    src, dst = e.get("from"), e.get("to")
+    if src not in ZONES or dst not in ZONES:
+        return
+    cards = e.get("cards")
+    count = int(e.get("count", len(cards) if isinstance(cards, list) else 1))
+    pl.move(src, dst, count)
+    if src != "deck" and pl.zone(src) < 0:
+        g.find("card_count", e["seq"], f"{pl.id}'s {src} would hold {pl.zone(src)} cards after this move")
+
+
+def on_turn_ended(g: Game, e: Event) -> None:
+    seq = e["seq"]
+    if g.result is not None:
+        return
+    if g.window is not None:
+        knockout.close_window(g, seq)
+    pl = g.player(e)
+    if pl is None:
+        return
+    if pl.id != g.turn_player:
+        g.find("turn_order", seq, f"{pl.id} ended a turn that was {g.turn_player}'s")
+    g.turn_open = False
+    if g.unclaimed:
+        knockout.report_unclaimed(g, seq)

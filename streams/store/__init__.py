@@ -1,0 +1,46 @@
+"""Where the service keeps a match: the event archive, its read models and the league indexes.
+
+One small interface, :class:`Store`, with two backends that pass the same contract tests
+(``tests/streams/store/test_store.py``): :class:`RedisStore` (production, redis.asyncio, one Lua script
+per atomic append: ``ingest.lua`` for one event, ``append_run.lua`` for a run of consecutive events) and
+:class:`MemoryStore` (unit tests). The store deals in bytes (msgpack) and never runs the engine: the
+ingest core (:mod:`streams.ingest`) applies events and hands the store the new board and record.
+
+The append rule (the same in both backends, see ``streams/ingest.lua`` and docs/storage.md):
+
+- a new ``seq`` is appended only if the caller built its state on the current head (``prev``), and only
+  as ``head + 1`` unless the caller declares a gap (``allow_gap``): otherwise ``stale`` / ``gap``;
+- a ``seq`` at or below the head with the same bytes is a ``duplicate`` (no-op);
+- a ``seq`` at or below the head with different bytes is a ``conflict``: refused in ``append`` mode,
+  archived after the head (with the record holding the engine's finding) in ``conflict`` mode.
+"""
+
+from streams.store.base import (
+    Append,
+    AppendResult,
+    AppendRun,
+    AppendStatus,
+    ArchivedEvent,
+    EntryKind,
+    IndexEntry,
+    LiveUpdate,
+    Store,
+    Subscription,
+)
+from streams.store.memory_store import MemoryStore
+from streams.store.redis_store import RedisStore
+
+__all__ = [
+    "Append",
+    "AppendResult",
+    "AppendRun",
+    "AppendStatus",
+    "ArchivedEvent",
+    "EntryKind",
+    "IndexEntry",
+    "LiveUpdate",
+    "MemoryStore",
+    "RedisStore",
+    "Store",
+    "Subscription",
+]

@@ -1,0 +1,280 @@
+"""The storage contract: what the service keeps of a match (the event archive, its read models) and the
+league indexes.
+
+One small interface, :class:`Store`, with two backends that pass the same contract tests
+(``tests/streams/store/test_store.py``): :class:`RedisStore` (production, redis.asyncio, one Lua script
+per atomic append: ``ingest.lua`` for one event, ``append_run.lua`` for a run of consecutive events) and
+:class:`MemoryStore` (unit tests). The store deals in bytes (msgpack) and never runs the engine: the
+ingest core (:mod:`streams.ingest`) applies events and hands the store the new board and record.
+
+The append rule (the same in both backends, see ``streams/ingest.lua`` and docs/storage.md):
+
+- a new ``seq`` is appended only if the caller built its state on the current head (``prev``), and only
+  as ``head + 1`` unless the caller declares a gap (``allow_gap``): otherwise ``stale`` / ``gap``;
+- a ``seq`` at or below the head with the same bytes is a ``duplicate`` (no-op);
+- a ``seq`` at or below the head with different bytes is a ``conflict``: refused in ``append`` mode,
+  archived after the head (with the record holding the engine's finding) in ``conflict`` mode.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+_MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
+
+AppendStatus = Literal["applied", "duplicate", "conflict", "stale", "gap"]
+EntryKind = Literal["event", "conflict", "late"]
+
+
+@dataclass(frozen=True)
+class Append:
+    """One event to archive, with the read models computed after applying it.
+
+    ``conflict=True`` archives an event whose ``seq`` is at or below the head (a different event reusing
+    a seq, or one filling a gap already reported): the engine has already turned it into a finding, which
+    ``record`` carries; the board is left as it is.
+    """
+
+    match: str
+    seq: int
+    event: bytes
+    prev: int
+    board: bytes
+    record: bytes
+    allow_gap: bool = False
+    conflict: bool = False
+
+
+@dataclass(frozen=True)
+class AppendRun:
+    """Consecutive events of one match to archive at once, with the read models after the last one.
+
+    ``events`` are ``(seq, canonical bytes)`` with seqs ``prev + 1, prev + 2, ...`` (a run never crosses
+    a gap or a conflict: those go through :meth:`Store.append` one by one). ``board`` and ``record`` are
+    the read models after the last event; one live update (with the last seq) is published.
+    """
+
+    match: str
+    prev: int
+    events: tuple[tuple[int, bytes], ...]
+    board: bytes
+    record: bytes
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What the store did: ``status``, the head after the call, and whether bytes were written."""
+
+    status: AppendStatus
+    head: int
+    archived: bool = False
+
+
+@dataclass(frozen=True)
+class ArchivedEvent:
+    """One archive entry, in the order the engine saw it.
+
+    ``position`` is ``(seq, 0)`` for an event appended in order and ``(head, n)`` for the n-th conflicting
+    or late event archived while the head was ``head``.
+    """
+
+    position: tuple[int, int]
+    data: bytes
+    kind: EntryKind = "event"
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """What the league indexes know about a match. Absolute values: indexing twice changes nothing."""
+
+    match: str
+    seq: int
+    status: str
+    league: str | None = None
+    season: str | None = None
+    players: tuple[str, ...] = ()
+    findings: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], seq: int) -> IndexEntry:
+        """The index entry of a contract §3 record whose archive head is ``seq``."""
+        context = record.get("context") or {}
+        counts: dict[str, int] = {}
+        for finding in record.get("findings") or ():
+            code = str(finding.get("code"))
+            counts[code] = counts.get(code, 0) + 1
+        league = context.get("league")
+        season = context.get("season")
+        return cls(
+            match=str(record["match"]),
+            seq=seq,
+            status=str(record.get("status") or "in_progress"),
+            league=None if league is None else str(league),
+            season=None if season is None else str(season),
+            players=tuple(str(p) for p in record.get("players") or ()),
+            findings=counts,
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-safe summary (what ``GET /matches`` lists; ``seq`` is internal: the head when indexed)."""
+        return {
+            "match": self.match,
+            "status": self.status,
+            "league": self.league,
+            "season": self.season,
+            "players": list(self.players),
+            "findings": dict(sorted(self.findings.items())),
+        }
+
+
+@dataclass(frozen=True)
+class LiveUpdate:
+    """Published after every write that changes a match's record or board."""
+
+    match: str
+    seq: int
+
+    def encode(self) -> bytes:
+        if _MATCH_ID.match(self.match):  # nothing to escape in a match id: skip the JSON encoder
+            return b'{"match":"%s","seq":%d}' % (self.match.encode(), self.seq)
+        return json.dumps({"match": self.match, "seq": self.seq}, separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, data: bytes | str) -> LiveUpdate:
+        obj = json.loads(data)
+        return cls(match=str(obj["match"]), seq=int(obj["seq"]))
+
+
+class Subscription(Protocol):
+    """Live updates for one match or for all (``async for update in sub``); close it when done."""
+
+    def __aiter__(self) -> AsyncIterator[LiveUpdate]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Store(Protocol):
+    """The storage contract. Every method is safe to call concurrently; appends per match are ordered."""
+
+    async def append(self, a: Append) -> AppendResult:
+        """Archive one event and store the match's new board and record, in one atomic step."""
+        ...
+
+    async def append_run(self, a: AppendRun) -> AppendResult:
+        """Archive a run of consecutive events and store the board and record after the last one, in one
+        atomic step. ``applied`` (head = the last seq), or ``stale`` (``prev`` is not the head) / ``gap``
+        (the seqs do not follow the head), in which case nothing is written."""
+        ...
+
+    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
+        """:meth:`append_run` for runs of different matches, sent together (one round trip where the
+        backend can); each run stays its own atomic step with its own result, in the order given."""
+        ...
+
+    async def head(self, match: str) -> int:
+        """The highest seq appended in order (0 for an unknown match)."""
+        ...
+
+    async def event(self, match: str, seq: int) -> bytes | None:
+        """The archived bytes of the event appended in order at ``seq``."""
+        ...
+
+    async def events(self, match: str) -> list[ArchivedEvent]:
+        """The whole archive, in the order the engine saw it (replaying it rebuilds the match)."""
+        ...
+
+    async def record(self, match: str) -> bytes | None:
+        """The stored record (msgpack), or None."""
+        ...
+
+    async def hold(self, match: str, seq: int, data: bytes) -> bool:
+        """Keep an event that waits behind a gap (False if another is already held at that seq).
+
+        It leaves the pending set when an append archives that seq.
+        """
+        ...
+
+    async def held(self, match: str) -> dict[int, bytes]:
+        """Events waiting behind a gap, by seq (what a restarted owner picks up again)."""
+        ...
+
+    async def board(self, match: str) -> bytes | None:
+        """The stored public board (msgpack), or None."""
+        ...
+
+    async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
+        """Store a record outside an append (a playoff stub, a parent settled by its child).
+
+        With ``if_absent``, only if the match has no record yet. Returns whether it was written; a
+        written record is announced on the live channels with the match's head.
+        """
+        ...
+
+    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
+        """Update the league indexes for one match; False if a newer entry is already indexed.
+
+        With ``guess``, ``last`` is what the caller believes is indexed now (None: nothing): a backend
+        that must read the stored entry first may try that instead, and read only when it was wrong.
+        """
+        ...
+
+    async def index_entry(self, match: str) -> IndexEntry | None:
+        """The indexed summary of a match."""
+        ...
+
+    async def index_entries(self, matches: Iterable[str]) -> list[IndexEntry]:
+        """Summaries of many matches at once (unknown ones are skipped)."""
+        ...
+
+    async def matches(
+        self,
+        *,
+        league: str | None = None,
+        season: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+    ) -> list[str]:
+        """Indexed match ids matching every given filter, sorted."""
+        ...
+
+    async def findings_counts(self) -> dict[str, int]:
+        """Findings by code over every indexed match."""
+        ...
+
+    async def subscribe(self, match: str | None = None) -> Subscription:
+        """Subscribe to live updates of ``match`` (or of every match); subscribed when this returns."""
+        ...
+
+    async def ping(self) -> bool:
+        """Whether the backend answers."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections (not the data)."""
+        ...
+
+
+def _run_bounds(a: AppendRun) -> tuple[int, int]:
+    """The first and last seq of a run; a run must be non-empty and consecutive (a caller's bug if not)."""
+    if not a.events:
+        raise ValueError("an empty run")
+    first, last = a.events[0][0], a.events[-1][0]
+    if last - first + 1 != len(a.events) or any(s != first + i for i, (s, _) in enumerate(a.events)):
+        raise ValueError(f"the seqs of a run must be consecutive: {[s for s, _ in a.events]}")
+    return first, last
+
+
+def _parse_position(entry_id: bytes | str) -> tuple[int, int]:
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    ms, _, sub = text.partition("-")
+    return int(ms), int(sub or 0)
+
+
+def _index_fields(entry: IndexEntry) -> list[str]:
+    """An entry's stored fields as RedisStore.index writes them: seq, status, league, season, players."""
+    players = json.dumps(list(entry.players))
+    return [str(entry.seq), entry.status, entry.league or "", entry.season or "", players]

@@ -1,0 +1,344 @@
+"""The Redis backend of :class:`streams.store.base.Store` (production): Lua scripts for the atomic steps.
+
+Key layout and the scripts' steps: docs/storage.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from importlib import resources
+from typing import Any, cast
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
+
+from streams.store.base import (
+    _MATCH_ID,
+    Append,
+    AppendResult,
+    AppendRun,
+    AppendStatus,
+    ArchivedEvent,
+    EntryKind,
+    IndexEntry,
+    LiveUpdate,
+    Subscription,
+    _index_fields,
+    _parse_position,
+    _run_bounds,
+)
+
+_LUA_INGEST = resources.files("streams.store").joinpath("ingest.lua").read_text(encoding="utf-8")
+_LUA_APPEND_RUN = resources.files("streams.store").joinpath("append_run.lua").read_text(encoding="utf-8")
+_LUA_INDEX = resources.files("streams.store").joinpath("index.lua").read_text(encoding="utf-8")
+
+
+def _run_result(reply: Any) -> AppendResult:
+    """``append_run.lua``'s answer: the new head (applied), or ``[status, head]``."""
+    if isinstance(reply, int):
+        return AppendResult("applied", reply, archived=True)
+    status, head = reply
+    return AppendResult(status=cast(AppendStatus, status.decode()), head=int(head))
+
+
+class RedisStore:
+    """The Redis backend. Key layout and the scripts' steps: docs/storage.md.
+
+    ``client`` must be a ``redis.asyncio.Redis`` returning bytes (``decode_responses=False``).
+    ``prefix`` namespaces every key and channel (tests use a unique prefix per test).
+    """
+
+    def __init__(self, client: Redis, *, prefix: str = "pc") -> None:
+        self.client = client
+        # redis-py's return types are unions over decode_responses; this client always returns bytes.
+        self._r: Any = client
+        self.prefix = prefix
+        self.idx = f"{prefix}:{{idx}}"
+        self._ingest = client.register_script(_LUA_INGEST)
+        self._index = client.register_script(_LUA_INDEX)
+        self._append_run = client.register_script(_LUA_APPEND_RUN)
+
+    # key names -------------------------------------------------------------------------------------
+    def key(self, match: str, name: str) -> str:
+        """``<prefix>:{<match>}:<name>``: every key of a match shares its hash tag (one cluster slot)."""
+        if not _MATCH_ID.match(match):
+            raise ValueError(f"not a match id: {match!r}")
+        return f"{self.prefix}:{{{match}}}:{name}"
+
+    def channel(self, match: str | None = None) -> str:
+        """The live channel of one match, or the global one."""
+        return f"{self.prefix}:live" if match is None else f"{self.prefix}:live:{match}"
+
+    # appends ---------------------------------------------------------------------------------------
+    async def append(self, a: Append) -> AppendResult:
+        keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
+        payload = LiveUpdate(a.match, a.seq).encode()
+        args: list[bytes | str | int] = [
+            "conflict" if a.conflict else "append",
+            a.seq,
+            a.prev,
+            "1" if a.allow_gap else "0",
+            a.event,
+            a.board,
+            a.record,
+            payload,
+            self.channel(a.match),
+            self.channel(None),
+        ]
+        status, head, archived = await self._ingest(keys=keys, args=args)
+        return AppendResult(
+            status=cast(AppendStatus, status.decode()), head=int(head), archived=bool(archived)
+        )
+
+    async def append_run(self, a: AppendRun) -> AppendResult:
+        keys, args = self._run_call(a)
+        return _run_result(await self._append_run(keys=keys, args=args))
+
+    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
+        if not runs:
+            return []
+        if isinstance(self.client, RedisCluster):
+            # a cluster pipeline refuses EVALSHA: the scripts go concurrently (one per match's node)
+            return list(await asyncio.gather(*(self.append_run(a) for a in runs)))
+        # One non-transactional pipeline of EVALSHA: each script is still atomic on its own. A server that
+        # does not know the script (restarted, SCRIPT FLUSH) answers NOSCRIPT without running anything;
+        # those runs go again through the Script object, which loads it. (Letting redis-py check with
+        # SCRIPT EXISTS first would cost a second round trip for every batch.)
+        sha = self._append_run.sha
+        async with self.client.pipeline(transaction=False) as pipe:
+            for a in runs:
+                keys, args = self._run_call(a)
+                pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
+            replies = await pipe.execute(raise_on_error=False)
+        out: list[AppendResult] = []
+        for a, reply in zip(runs, replies, strict=True):
+            if isinstance(reply, NoScriptError):
+                out.append(await self.append_run(a))
+            elif isinstance(reply, Exception):
+                raise reply
+            else:
+                out.append(_run_result(reply))
+        return out
+
+    def _run_call(self, a: AppendRun) -> tuple[list[str], list[bytes | str | int]]:
+        first, last = _run_bounds(a)
+        keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
+        args: list[bytes | str | int] = [
+            a.prev,
+            first,
+            ",".join([str(len(data)) for _, data in a.events]),
+            b"".join([data for _, data in a.events]),
+            a.board,
+            a.record,
+            LiveUpdate(a.match, last).encode(),
+            self.channel(a.match),
+            self.channel(None),
+        ]
+        return keys, args
+
+    async def head(self, match: str) -> int:
+        raw = await self._r.get(self.key(match, "seq"))
+        return int(raw) if raw is not None else 0
+
+    async def event(self, match: str, seq: int) -> bytes | None:
+        found = await self._r.xrange(self.key(match, "events"), f"{seq}-0", f"{seq}-0")
+        if not found:
+            return None
+        data: bytes = found[0][1][b"e"]
+        return data
+
+    async def events(self, match: str) -> list[ArchivedEvent]:
+        out: list[ArchivedEvent] = []
+        key = self.key(match, "events")
+        start = "-"
+        while True:
+            batch = await self._r.xrange(key, start, "+", count=2000)
+            for entry_id, fields in batch:
+                kind = fields.get(b"k", b"event").decode()
+                out.append(ArchivedEvent(_parse_position(entry_id), fields[b"e"], cast(EntryKind, kind)))
+            if len(batch) < 2000:
+                return out
+            start = "(" + batch[-1][0].decode()
+
+    async def record(self, match: str) -> bytes | None:
+        data: bytes | None = await self._r.get(self.key(match, "record"))
+        return data
+
+    async def board(self, match: str) -> bytes | None:
+        data: bytes | None = await self._r.get(self.key(match, "board"))
+        return data
+
+    async def hold(self, match: str, seq: int, data: bytes) -> bool:
+        return bool(await self._r.hsetnx(self.key(match, "pending"), str(seq), data))
+
+    async def held(self, match: str) -> dict[int, bytes]:
+        raw = await self._r.hgetall(self.key(match, "pending"))
+        return {int(k): v for k, v in sorted(raw.items(), key=lambda kv: int(kv[0]))}
+
+    async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
+        # The head is read alongside (both in one round trip with the worker's auto-pipelining): the
+        # announcement carries it.
+        written, head = await asyncio.gather(
+            self._r.set(self.key(match, "record"), record, nx=if_absent), self.head(match)
+        )
+        if not written:
+            return False
+        update = LiveUpdate(match, head).encode()
+        # two plain PUBLISH calls, sent together: a cluster client refuses PUBLISH in a pipeline
+        await asyncio.gather(
+            self._r.publish(self.channel(match), update), self._r.publish(self.channel(None), update)
+        )
+        return True
+
+    # indexes ---------------------------------------------------------------------------------------
+    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
+        entry_key = f"{self.idx}:m:{entry.match}"
+        players = json.dumps(list(entry.players))
+        findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
+        joins = self._memberships(entry.status, entry.league or "", entry.season or "", players)
+        for attempt in range(20):
+            # What is indexed now, so that every set the script touches is declared in KEYS: the
+            # caller's guess first (the entry it wrote last: saves a round trip), else read. The script
+            # checks it atomically and answers -1 when it was wrong.
+            fields: list[str] | None
+            if guess and attempt == 0:
+                fields = None if last is None else _index_fields(last)
+            else:
+                old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players")
+                fields = None if old[0] is None else [(v or b"").decode() for v in old]
+            seen = ""
+            leaves: list[str] = []
+            if fields is not None:
+                seen = "|".join(fields)
+                leaves = self._memberships(*fields[1:])
+            keys = [entry_key, f"{self.idx}:matches", f"{self.idx}:findings", *leaves, *joins]
+            args: list[str | int] = [
+                entry.match,
+                entry.seq,
+                entry.status,
+                entry.league or "",
+                entry.season or "",
+                players,
+                findings,
+                len(leaves),
+                seen,
+            ]
+            done = int(await self._index(keys=keys, args=args))
+            if done >= 0:
+                return done == 1
+        raise RuntimeError(f"index entry of {entry.match} keeps changing under concurrent writers")
+
+    def _memberships(self, status: str, league: str, season: str, players: str) -> list[str]:
+        keys = [f"{self.idx}:status:{status}"]
+        if league:
+            keys.append(f"{self.idx}:league:{league}")
+        if season:
+            keys.append(f"{self.idx}:season:{season}")
+        keys += [f"{self.idx}:player:{p}" for p in json.loads(players or "[]")]
+        return keys
+
+    async def index_entry(self, match: str) -> IndexEntry | None:
+        raw = await self._r.hgetall(f"{self.idx}:m:{match}")
+        return self._entry(match, raw) if raw else None
+
+    async def index_entries(self, matches: Iterable[str]) -> list[IndexEntry]:
+        """Summaries of many matches in one round trip (skipping unknown ones)."""
+        names = list(matches)
+        async with self._r.pipeline(transaction=False) as pipe:
+            for m in names:
+                pipe.hgetall(f"{self.idx}:m:{m}")
+            rows = await pipe.execute()
+        return [self._entry(m, raw) for m, raw in zip(names, rows, strict=True) if raw]
+
+    @staticmethod
+    def _entry(match: str, raw: Mapping[bytes, bytes]) -> IndexEntry:
+        return IndexEntry(
+            match=match,
+            seq=int(raw[b"seq"]),
+            status=raw[b"status"].decode(),
+            league=raw[b"league"].decode() or None,
+            season=raw[b"season"].decode() or None,
+            players=tuple(json.loads(raw[b"players"])),
+            findings=dict(json.loads(raw[b"findings"]) or {}),
+        )
+
+    async def matches(
+        self,
+        *,
+        league: str | None = None,
+        season: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+    ) -> list[str]:
+        sets = [
+            f"{self.idx}:{name}:{value}"
+            for name, value in (
+                ("league", league),
+                ("season", season),
+                ("status", status),
+                ("player", player),
+            )
+            if value is not None
+        ]
+        if not sets:
+            members = await self._r.zrange(f"{self.idx}:matches", 0, -1)
+        else:
+            members = await self._r.sinter(sets)
+        return sorted(m.decode() for m in members)
+
+    async def findings_counts(self) -> dict[str, int]:
+        raw = await self._r.hgetall(f"{self.idx}:findings")
+        return {k.decode(): int(v) for k, v in sorted(raw.items())}
+
+    # live ------------------------------------------------------------------------------------------
+    async def subscribe(self, match: str | None = None) -> Subscription:
+        pubsub = self._r.pubsub()
+        await pubsub.subscribe(self.channel(match))
+        # Wait for the server's confirmation: updates published after this call returns are delivered.
+        while True:
+            message = await pubsub.get_message(ignore_subscribe_messages=False, timeout=5.0)
+            if message is None:
+                raise TimeoutError("redis did not confirm the subscription")
+            if message["type"] == "subscribe":
+                break
+        return _RedisSubscription(pubsub)
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self._r.ping())
+        except Exception:
+            return False
+
+    async def close(self) -> None:
+        await self._r.aclose()
+
+    async def delete_all(self) -> int:
+        """Delete every key under this store's prefix (tests and ``make clean``-style resets)."""
+        n = 0
+        async for key in self._r.scan_iter(match=f"{self.prefix}:*", count=500):
+            n += await self._r.delete(key)
+        return n
+
+
+class _RedisSubscription:
+    def __init__(self, pubsub: PubSub) -> None:
+        self._pubsub = pubsub
+
+    def __aiter__(self) -> AsyncIterator[LiveUpdate]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[LiveUpdate]:
+        while True:
+            message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+            if message is not None and message["type"] == "message":
+                yield LiveUpdate.decode(message["data"])
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._pubsub.unsubscribe()
+        await self._pubsub.aclose()  # type: ignore[no-untyped-call]

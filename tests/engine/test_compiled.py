@@ -1,0 +1,130 @@
+"""The engine compiled by mypyc (``make compile``) is the one imported, is current, and derives exactly
+what the same code derives as plain Python.
+
+``make install`` builds the hot engine modules in place (tools/compile_engine.py); without them the same
+``.py`` files run as plain Python. ``make test`` sets PRIZECHECK_EXPECT_COMPILED=1, so a build that
+silently did not happen fails here instead of testing the pure engine twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib
+import json
+import os
+import random
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+import replay
+from replay.engine import board, chain, game
+from tests.paths import ROOT
+
+MANIFEST = ROOT / "replay" / "engine" / "_compiled.manifest"
+EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
+def _manifest() -> dict[str, str]:
+    if not MANIFEST.exists():
+        if os.environ.get("PRIZECHECK_EXPECT_COMPILED") == "1":
+            pytest.fail("make test expects the compiled engine: replay/engine/_compiled.manifest is missing")
+        pytest.skip("the engine is not compiled (make compile)")
+    modules: dict[str, str] = json.loads(MANIFEST.read_text("utf-8"))["modules"]
+    return modules
+
+
+def test_compiled_modules_are_current_and_imported() -> None:
+    modules = _manifest()
+    assert "replay/engine/game.py" in modules and "replay/engine/knockout.py" in modules
+    for path, digest in modules.items():
+        source = ROOT / path
+        assert hashlib.sha256(source.read_bytes()).hexdigest() == digest, (
+            f"{path} changed since it was compiled: run make compile"
+        )
+        name = path.removesuffix(".py").removesuffix(".c").replace("/", ".")
+        module = importlib.import_module(name)
+        assert str(module.__file__).endswith(EXT_SUFFIX), f"{name} was imported from {module.__file__}"
+        assert (source.parent / (source.stem + EXT_SUFFIX)).is_file()
+    assert replay.compiled()
+    if "replay/engine/_link.c" in modules:
+        assert chain.C_LINK is not None
+    # A native class: no __dict__, attributes in C slots.
+    assert not hasattr(game.Game(), "__dict__")
+
+
+def test_compiled_engine_derives_what_the_pure_engine_derives() -> None:
+    """Every output, record (provisional ones too), board and applied event, on simulated games, faulty
+    games, messy deliveries and integers sent as floats: the same bytes from both engines."""
+    _manifest()
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.engine_outputs", "--pure"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    pure = json.loads(proc.stdout)
+    assert pure["game_module"].endswith("replay/engine/game.py")  # the subprocess really ran plain Python
+
+    from tests.engine_outputs import digests
+
+    compiled = digests()
+    assert len(compiled) == len(pure["digests"]) > 400
+    differ = [i for i, (a, b) in enumerate(zip(compiled, pure["digests"], strict=True)) if a != b]
+    assert differ == [], f"{len(differ)} streams differ, first {differ[:5]}"
+    assert not any("Error" in d for d in compiled)
+
+
+def test_copies_name_every_attribute() -> None:
+    """resolved() copies a Game attribute by attribute (a compiled class has no __dict__ for deepcopy):
+    the lists it copies must name every attribute, compiled or not."""
+
+    def attributes(obj: object) -> set[str]:
+        cls = type(obj)
+        names = getattr(cls, "__mypyc_attrs__", None) or getattr(cls, "__slots__", None)
+        return set(names) if names is not None else set(vars(obj))
+
+    assert attributes(game.Game()) == set(game.GAME_STATE)
+    assert attributes(board.Pokemon("p", "a", {}, 0)) == set(board.POKEMON_FIELDS)
+    assert attributes(board.Player("a", 60, 6)) == set(board.PLAYER_FIELDS)
+
+
+def test_the_c_link_is_sha256_of_head_and_canonical_bytes() -> None:
+    """replay/engine/_link.c computes the chain's link: always hashlib's sha256(head + canonical)."""
+    c_link = chain.C_LINK
+    if c_link is None:
+        pytest.skip("replay/engine/_link.c is not built (make compile)")
+    rng = random.Random(7)
+    for size in [0, 1, 31, 32, 55, 56, 63, 64, 65, 119, 120, 200, 1000, 4096, 100_000]:
+        head = rng.randbytes(32)
+        canonical = rng.randbytes(size)
+        assert c_link(head, canonical) == hashlib.sha256(head + canonical).digest()
+    assert c_link(chain.GENESIS, b"") == hashlib.sha256(bytes(32)).digest()
+    with pytest.raises(TypeError):
+        c_link(b"x")  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        c_link("str", b"")  # type: ignore[arg-type]
+
+
+def test_a_deep_copy_of_a_game_goes_on_alone() -> None:
+    """copy.deepcopy(game), compiled or not: the copy derives the same from then on, and applying events
+    to it leaves the original as it was."""
+    from replay.engine.record import dumps
+    from replay.sources import simulate
+
+    (stream,) = simulate.simulate_series(11, scenario="prizes")[:1]
+    half = len(stream) // 2
+    original = game.Game()
+    for event in stream[:half]:
+        original.apply(event)
+    before = dumps(original.record()), dumps(original.board())
+    twin = copy.deepcopy(original)
+    assert twin.p is not original.p and twin.mons is not original.mons
+    for event in stream[half:]:
+        twin.apply(event)
+    assert (dumps(original.record()), dumps(original.board())) == before
+    for event in stream[half:]:
+        original.apply(event)
+    assert dumps(original.record()) == dumps(twin.record())
+    assert original.head == twin.head and original.status == "finished"
