@@ -149,6 +149,50 @@ class LiveUpdate:
         return cls(match=str(obj["match"]), seq=int(obj["seq"]))
 
 
+@dataclass(frozen=True)
+class AuditEntry:
+    """One line of the audit log: who did what, to what, when and from where.
+
+    ``action`` is a short code (``write``, ``read_hidden``, ``refused``, ``token_create``,
+    ``tamper_alarm``...); ``actor`` names the credential or process (a token id, ``public``, a worker id,
+    ``system``); ``origin`` where the request came from (client address, worker id); ``at`` seconds since
+    the epoch; ``detail`` free text. ``id`` is the store's position of the entry (empty before it is
+    stored).
+    """
+
+    action: str
+    actor: str
+    target: str = ""
+    origin: str = ""
+    detail: str = ""
+    at: float = 0.0
+    id: str = ""
+
+    def fields(self) -> dict[str, str]:
+        """The stored fields (every value a string)."""
+        return {
+            "action": self.action,
+            "actor": self.actor,
+            "target": self.target,
+            "origin": self.origin,
+            "detail": self.detail,
+            "at": repr(self.at),
+        }
+
+    @classmethod
+    def from_fields(cls, entry_id: str, fields: Mapping[str, str]) -> AuditEntry:
+        """An entry read back from the store."""
+        return cls(
+            action=fields.get("action", ""),
+            actor=fields.get("actor", ""),
+            target=fields.get("target", ""),
+            origin=fields.get("origin", ""),
+            detail=fields.get("detail", ""),
+            at=float(fields.get("at") or 0.0),
+            id=entry_id,
+        )
+
+
 class Subscription(Protocol):
     """Live updates for one match or for all (``async for update in sub``); close it when done."""
 
@@ -247,6 +291,15 @@ class Store(Protocol):
 
     async def subscribe(self, match: str | None = None) -> Subscription:
         """Subscribe to live updates of ``match`` (or of every match); subscribed when this returns."""
+        ...
+
+    async def audit(self, entry: AuditEntry) -> str:
+        """Append one entry to the audit log (never served on a public route); returns its id."""
+        ...
+
+    async def audit_log(self, *, after: str | None = None, count: int = 1000) -> list[AuditEntry]:
+        """Audit entries in the order they were appended, after the entry ``after`` (from the start when
+        None), at most ``count``."""
         ...
 
     async def ping(self) -> bool:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from streams.store.base import (
     Append,
     AppendResult,
     AppendRun,
     ArchivedEvent,
+    AuditEntry,
     EntryKind,
     IndexEntry,
     LiveUpdate,
@@ -37,6 +38,7 @@ class MemoryStore:
         self._matches: dict[str, _MemoryMatch] = {}
         self._index: dict[str, IndexEntry] = {}
         self._findings: dict[str, int] = {}
+        self._audit: list[AuditEntry] = []
         self._subscribers: list[tuple[str | None, asyncio.Queue[LiveUpdate]]] = []
 
     def _publish(self, update: LiveUpdate) -> None:
@@ -186,6 +188,15 @@ class MemoryStore:
         item = (match, queue)
         self._subscribers.append(item)
         return _MemorySubscription(self, item)
+
+    async def audit(self, entry: AuditEntry) -> str:
+        entry_id = f"{len(self._audit) + 1}-0"
+        self._audit.append(replace(entry, id=entry_id))
+        return entry_id
+
+    async def audit_log(self, *, after: str | None = None, count: int = 1000) -> list[AuditEntry]:
+        start = 0 if after is None else int(after.split("-")[0])
+        return self._audit[start : start + count]
 
     async def ping(self) -> bool:
         return True

@@ -24,6 +24,7 @@ from streams.store.base import (
     AppendRun,
     AppendStatus,
     ArchivedEvent,
+    AuditEntry,
     EntryKind,
     IndexEntry,
     LiveUpdate,
@@ -307,6 +308,21 @@ class RedisStore:
             if message["type"] == "subscribe":
                 break
         return _RedisSubscription(pubsub)
+
+    # audit log ---------------------------------------------------------------------------------------
+    async def audit(self, entry: AuditEntry) -> str:
+        entry_id = await self._r.xadd(f"{self.prefix}:{{audit}}", entry.fields())
+        return str(entry_id.decode() if isinstance(entry_id, bytes) else entry_id)
+
+    async def audit_log(self, *, after: str | None = None, count: int = 1000) -> list[AuditEntry]:
+        start = "-" if after is None else f"({after}"
+        rows = await self._r.xrange(f"{self.prefix}:{{audit}}", start, "+", count=count)
+        return [
+            AuditEntry.from_fields(
+                entry_id.decode(), {k.decode(): v.decode("utf-8", "replace") for k, v in fields.items()}
+            )
+            for entry_id, fields in rows
+        ]
 
     async def ping(self) -> bool:
         try:

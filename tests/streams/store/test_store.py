@@ -7,7 +7,7 @@ import asyncio
 import msgpack
 import pytest
 
-from streams.store import Append, AppendRun, IndexEntry, LiveUpdate, RedisStore, Store
+from streams.store import Append, AppendRun, AuditEntry, IndexEntry, LiveUpdate, RedisStore, Store
 
 
 def ev(match: str, seq: int, **extra: object) -> bytes:
@@ -292,3 +292,20 @@ async def test_runs_are_written_after_the_server_forgot_the_script(redis_store: 
     assert [(r.status, r.head) for r in results] == [("applied", 2), ("applied", 1)]
     assert [e.data for e in await redis_store.events("m1")] == [ev("m1", 1), ev("m1", 2)]
     assert [e.data for e in await redis_store.events("m2")] == [ev("m2", 1)]
+
+
+async def test_the_audit_log_keeps_entries_in_order_and_pages(any_store: Store) -> None:
+    first = AuditEntry("write", "token:ingest-1", target="m1", origin="127.0.0.1", detail="3 events", at=1.5)
+    second = AuditEntry("read_hidden", "token:judge-2", target="m1", origin="10.0.0.2", at=2.0)
+    third = AuditEntry("refused", "public", target="/events", origin="10.0.0.3", detail="no token", at=2.5)
+    ids = [await any_store.audit(e) for e in (first, second, third)]
+    assert len(set(ids)) == 3
+    log = await any_store.audit_log()
+    assert [(e.action, e.actor, e.target, e.origin, e.detail, e.at) for e in log] == [
+        ("write", "token:ingest-1", "m1", "127.0.0.1", "3 events", 1.5),
+        ("read_hidden", "token:judge-2", "m1", "10.0.0.2", "", 2.0),
+        ("refused", "public", "/events", "10.0.0.3", "no token", 2.5),
+    ]
+    assert [e.id for e in log] == ids
+    assert [e.action for e in await any_store.audit_log(after=ids[0], count=1)] == ["read_hidden"]
+    assert await any_store.audit_log(after=ids[2]) == []
