@@ -15,10 +15,10 @@ Match ids contain ``/``, so the per-match routes are tail routes; a tail ending 
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
@@ -29,11 +29,11 @@ from aiohttp import web
 from replay import Game
 
 if TYPE_CHECKING:
-    from streams.store import ArchivedEvent, Store
+    from streams.store import ArchivedEvent, IndexEntry, Store
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
-LIST_LIMIT = 200
+LIST_LIMIT = 50
 
 _PAGES_ADDED: web.AppKey[bool] = web.AppKey("pages_added", bool)
 
@@ -199,50 +199,134 @@ def _link(path: str, match: str) -> str:
     return f"/{path}/{quote(match, safe='/:')}"
 
 
+STATUSES = ("in_progress", "finished", "awaiting_playoff")
+SORT_LABELS = {
+    "match": "match id, A to Z",
+    "-match": "match id, Z to A",
+    "-findings": "most findings first",
+    "findings": "fewest findings first",
+}
+PAGE_SIZES = (25, 50, 100, 200)
+
+
+def _list_query(q: Mapping[str, str]) -> tuple[dict[str, str], str, int, int]:
+    """The list's filters, sort, page (1-based) and page size from the query string (bad values: defaults)."""
+    filters = {k: q[k].strip() for k in ("league", "season", "status", "player", "q") if q.get(k, "").strip()}
+    if filters.get("status") not in (None, *STATUSES):
+        filters.pop("status")
+    sort = q.get("sort", "match")
+    if sort not in SORT_LABELS:
+        sort = "match"
+    try:
+        size = max(1, min(int(q.get("limit", str(LIST_LIMIT))), max(PAGE_SIZES)))
+    except ValueError:
+        size = LIST_LIMIT
+    try:
+        number = max(1, int(q.get("page", "1")))
+    except ValueError:
+        number = 1
+    return filters, sort, number, size
+
+
+def _list_url(filters: Mapping[str, str], sort: str, number: int, size: int) -> str:
+    params = dict(filters)
+    if sort != "match":
+        params["sort"] = sort
+    if size != LIST_LIMIT:
+        params["limit"] = str(size)
+    if number != 1:
+        params["page"] = str(number)
+    return "/ui" + ("?" + urlencode(params) if params else "")
+
+
+def _options(values: Iterable[tuple[str, str]], chosen: str) -> str:
+    return "".join(
+        f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>{html.escape(label)}</option>'
+        for v, label in values
+    )
+
+
 async def match_list(request: web.Request) -> web.Response:
-    """GET /ui?league=&season=&status=&player=&limit=: indexed matches with links, status and result."""
+    """GET /ui?q=&league=&season=&status=&player=&sort=&page=&limit=: one page of the indexed matches.
+
+    The page comes from the index (:meth:`Store.index_page`); only its rows' records are read.
+    """
     from streams.ingest import unpack_record
 
     store = _store(request.app)
-    q = request.query
-    filters = {k: q[k] for k in ("league", "season", "status", "player") if q.get(k)}
-    try:
-        limit = max(1, min(int(q.get("limit", str(LIST_LIMIT))), 5000))
-    except ValueError:
-        limit = LIST_LIMIT
-    names = await store.matches(**filters)
-    shown = names[-limit:]
-    entries = await store.index_entries(shown)
-    raws = await asyncio.gather(*(store.record(e.match) for e in entries))
-    rows = []
-    for entry, raw in zip(entries, raws, strict=True):
-        record = unpack_record(raw)
-        m = entry.match
-        findings = sum(entry.findings.values())
-        ctx = " / ".join(x for x in (entry.league, entry.season) if x)
-        rows.append(
-            "<tr>"
-            f'<td class="match"><a href="{html.escape(_link("review", m))}" class="review">'
-            f"{html.escape(m)}</a></td>"
-            f"<td>{html.escape(' vs '.join(entry.players))}</td>"
-            f"<td>{html.escape(ctx)}</td>"
-            f'<td class="status status-{html.escape(entry.status)}">{html.escape(entry.status)}</td>'
-            f'<td class="result">{html.escape(result_text(record))}</td>'
-            f'<td class="num">{findings}</td>'
-            f'<td><a href="{html.escape(_link("review", m))}">review</a> · '
-            f'<a href="{html.escape(_link("overlay", m))}" class="overlay">overlay</a></td>'
-            "</tr>"
-        )
-    summary = f"{len(shown)} of {len(names)} matches"
-    if filters:
-        summary += " where " + ", ".join(f"{k} = {v}" for k, v in filters.items())
-    if len(shown) < len(names):
-        summary += f" (the last {len(shown)} by id; narrow with ?{urlencode({'league': 'L'})} etc.)"
-    template = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    body = template.replace("{{summary}}", html.escape(summary)).replace(
-        "{{rows}}", "\n".join(rows) or '<tr><td colspan="7">no matches yet</td></tr>'
+    filters, sort, number, size = _list_query(request.query)
+    where = {k: v for k, v in filters.items() if k != "q"}
+    page = await store.index_page(
+        **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
     )
+    pages = max(1, -(-page.total // size))
+    if number > pages and page.total:  # past the end (the list shrank): the last page instead
+        raise web.HTTPFound(_list_url(filters, sort, pages, size))
+    raws = await store.records([e.match for e in page.entries])
+    rows = []
+    for entry, raw in zip(page.entries, raws, strict=True):
+        try:
+            record = unpack_record(raw)
+        except Exception:  # one unreadable record must not take the list down
+            record = {"status": entry.status, "result": None, "unreadable": True}
+        rows.append(_row(entry, record))
+    first = (number - 1) * size + 1
+    if page.too_broad:
+        summary = f"“{filters['q']}” matches too many players: type more of the name"
+    elif page.total:
+        summary = f"matches {first}–{first + len(rows) - 1} of {page.total}"
+    else:
+        summary = "no matches"
+    if where:
+        summary += " where " + ", ".join(f"{k} = {v}" for k, v in where.items())
+    if filters.get("q") and not page.too_broad:
+        summary += f"; players starting with “{filters['q']}”"
+    nav = []
+    if number > 1:
+        prev = html.escape(_list_url(filters, sort, number - 1, size))
+        nav.append(f'<a rel="prev" id="prev-page" href="{prev}">◀ previous</a>')
+    nav.append(f'<span id="page-of">page {number} of {pages}</span>')
+    if number < pages:
+        after = html.escape(_list_url(filters, sort, number + 1, size))
+        nav.append(f'<a rel="next" id="next-page" href="{after}">next ▶</a>')
+    values = {
+        "{{q}}": html.escape(filters.get("q", "")),
+        "{{league}}": html.escape(filters.get("league", "")),
+        "{{season}}": html.escape(filters.get("season", "")),
+        "{{player}}": html.escape(filters.get("player", "")),
+        "{{status_options}}": _options(
+            [("", "any status"), *((s, s.replace("_", " ")) for s in STATUSES)], filters.get("status", "")
+        ),
+        "{{sort_options}}": _options(SORT_LABELS.items(), sort),
+        "{{size_options}}": _options(((str(n), f"{n} a page") for n in PAGE_SIZES), str(size)),
+        "{{summary}}": html.escape(summary),
+        "{{nav}}": " ".join(nav),
+        "{{rows}}": "\n".join(rows) or '<tr><td colspan="7" class="muted">no matches</td></tr>',
+    }
+    body = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    for key, value in values.items():
+        body = body.replace(key, value)
     return web.Response(text=body, content_type="text/html", headers={"Cache-Control": "no-cache"})
+
+
+def _row(entry: IndexEntry, record: dict[str, Any] | None) -> str:
+    m = entry.match
+    findings = sum(entry.findings.values())
+    ctx = " / ".join(x for x in (entry.league, entry.season) if x)
+    review = html.escape(_link("review", m))
+    text = "record unreadable" if record and record.get("unreadable") else result_text(record)
+    return (
+        "<tr>"
+        f'<td class="match"><a href="{review}" class="review">{html.escape(m)}</a></td>'
+        f"<td>{html.escape(' vs '.join(entry.players))}</td>"
+        f"<td>{html.escape(ctx)}</td>"
+        f'<td class="status status-{html.escape(entry.status)}">{html.escape(entry.status)}</td>'
+        f'<td class="result">{html.escape(text)}</td>'
+        f'<td class="num">{findings}</td>'
+        f'<td><a href="{review}">review</a> · '
+        f'<a href="{html.escape(_link("overlay", m))}" class="overlay">overlay</a></td>'
+        "</tr>"
+    )
 
 
 async def root(request: web.Request) -> web.StreamResponse:

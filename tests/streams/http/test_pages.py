@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import cache
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+import msgpack
 import pytest
 from aiohttp.test_utils import TestServer
 from playwright.async_api import BrowserContext, Page, Response
@@ -294,13 +296,11 @@ async def test_match_list_links_to_review_and_overlay(
     await page.wait_for_url("**/ui")
     rows = page.locator("#matches tbody tr")
     assert await rows.count() == 3
+    assert await page.inner_text("#summary") == "matches 1–3 of 3"
     texts = [await rows.nth(i).inner_text() for i in range(3)]
     assert texts[0].startswith("g1") and "finished" in texts[0] and "by playoff" in texts[0]
     assert texts[1].startswith("g1/tb1") and "beat" in texts[1]
     assert texts[2].startswith("o1") and "in_progress" in texts[2] and "in progress" in texts[2]
-    if (path := shot("list")) is not None:
-        await page.screenshot(path=str(path), full_page=True)
-
     await page.click('#matches a.review[href="/review/g1/tb1"]')
     await page.wait_for_selector('body[data-ready="1"]', state="attached")
     assert await page.inner_text("#match-id") == "g1/tb1"
@@ -316,3 +316,110 @@ async def test_match_list_links_to_review_and_overlay(
     await wait_seq(page, 41)
     assert markup in await page.inner_text("#event-fields")
     assert await page.evaluate("window.__injected === undefined")
+
+
+async def store_many(store: RedisStore, n: int) -> list[str]:
+    """``n`` finished matches written straight into the index layout (docs/storage.md), in pipelines.
+
+    What ``index.lua`` and the ingest core would leave, without replaying n games: the list reads the
+    index and the records only. Every 7th match has findings; players are ``p0000``..``p0499``.
+    """
+    names = []
+    for start in range(0, n, 2000):
+        async with store.client.pipeline(transaction=False) as pipe:
+            for i in range(start, min(n, start + 2000)):
+                match = f"2026-r{i // 1000:02d}-t{i:05d}"
+                names.append(match)
+                players = [f"p{i % 500:04d}", f"p{(i * 7 + 1) % 500:04d}"]
+                findings = {"seq_gap": i % 4 + 1} if i % 7 == 0 else {}
+                league = "L1" if i % 2 else "L2"
+                idx = store.idx
+                pipe.hset(
+                    f"{idx}:m:{match}",
+                    mapping={
+                        "seq": 100,
+                        "status": "finished",
+                        "league": league,
+                        "season": "2026",
+                        "players": json.dumps(players),
+                        "findings": json.dumps(findings),
+                    },
+                )
+                pipe.zadd(f"{idx}:matches", {match: 0})
+                pipe.zadd(f"{idx}:nfindings", {match: sum(findings.values())})
+                pipe.sadd(f"{idx}:status:finished", match)
+                pipe.sadd(f"{idx}:league:{league}", match)
+                pipe.sadd(f"{idx}:season:2026", match)
+                for p in players:
+                    pipe.sadd(f"{idx}:player:{p}", match)
+                    pipe.zadd(f"{idx}:players", {f"{p}\0{p}": 0})
+                result = {"outcome": "win", "winner": players[0], "loser": players[1], "reason": "prizes"}
+                record = {"match": match, "players": players, "status": "finished", "result": result}
+                pipe.set(store.key(match, "record"), msgpack.packb({**record, "decided_at": 90}))
+            await pipe.execute()
+    return names
+
+
+async def test_match_list_pages_through_ten_thousand_matches(
+    served: Served, redis_store: RedisStore, browser_context: BrowserContext
+) -> None:
+    names = await store_many(redis_store, 10_000)
+    try:
+        await _list_ten_thousand(served, redis_store, browser_context, names)
+    finally:  # faster than the fixture's key-by-key clean-up
+        keys = [k async for k in redis_store.client.scan_iter(match=f"{redis_store.prefix}:*", count=2000)]
+        async with redis_store.client.pipeline(transaction=False) as pipe:
+            for i in range(0, len(keys), 1000):
+                pipe.unlink(*keys[i : i + 1000])
+            await pipe.execute()
+
+
+async def _list_ten_thousand(
+    served: Served, redis_store: RedisStore, browser_context: BrowserContext, names: list[str]
+) -> None:
+    reads: list[int] = []
+    original = redis_store.records
+
+    async def counted(matches: Any) -> Any:
+        reads.append(len(matches))
+        return await original(matches)
+
+    redis_store.records = counted  # type: ignore[method-assign]
+    page = await browser_context.new_page()
+    started = time.perf_counter()
+    await page.goto(f"{served.url}/ui")
+    loaded = time.perf_counter() - started
+    rows = page.locator("#matches tbody tr")
+    assert await rows.count() == 50 and reads == [50]  # one page of records, not 10,000
+    assert await page.inner_text("#summary") == "matches 1–50 of 10000"
+    assert (await rows.nth(0).inner_text()).startswith(names[0])
+    await page.click("#next-page")
+    await page.wait_for_url("**/ui?page=2")
+    assert (await rows.nth(0).inner_text()).startswith(names[50])
+    assert await page.inner_text("#page-of") == "page 2 of 200"
+
+    # search by player, then filter and sort with the form; every step reads one page
+    await page.fill('input[name="q"]', "P0042")
+    await page.press('input[name="q"]', "Enter")
+    await page.wait_for_url("**/ui?q=P0042*")
+    want = [m for i, m in enumerate(names) if 42 in (i % 500, (i * 7 + 1) % 500)]
+    assert (
+        await page.inner_text("#summary")
+        == f"matches 1–{len(want)} of {len(want)}; players starting with “P0042”"
+    )
+    assert [(await rows.nth(i).inner_text()).split("\t")[0] for i in range(len(want))] == want
+    await page.select_option('select[name="status"]', "finished")
+    await page.wait_for_url("**status=finished*")
+    await page.select_option('select[name="sort"]', "-findings")
+    await page.wait_for_url("**sort=-findings*")
+    first = await rows.nth(0).inner_text()
+    assert first.split("\t")[-2] == "4"  # the most findings this player's matches have
+    await page.goto(f"{served.url}/ui?league=L1&sort=-match&limit=100&page=3")
+    assert await rows.count() == 100
+    l1 = [m for i, m in enumerate(names) if i % 2][::-1]
+    assert (await rows.nth(0).inner_text()).startswith(l1[200])
+    assert max(reads) <= 100 and len(reads) == 6
+    print(f"\n/ui with 10,000 matches in the store: first page loaded in {loaded * 1000:.0f} ms")
+    if (path := shot("list")) is not None:
+        await page.goto(f"{served.url}/ui?sort=-findings&limit=25")
+        await page.screenshot(path=str(path), full_page=True)
