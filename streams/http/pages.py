@@ -27,6 +27,7 @@ import msgpack
 from aiohttp import web
 
 from replay import Game
+from streams.http.battle_log import RULE_OF_FINDING, battle_log, rule_ref
 
 if TYPE_CHECKING:
     from streams.store import ArchivedEvent, IndexEntry, Store
@@ -77,14 +78,21 @@ def replay_until(entries: list[ArchivedEvent], seq: int) -> dict[str, Any]:
     Entries are applied in archive order while their position is at or below ``seq`` (a conflicting or
     late event archived while the head was ``seq`` belongs to that step). ``outputs`` are the derived
     outputs (knockouts, prizes due, promotions, findings, game over...) that the entries at ``seq`` caused.
+
+    Damage outside the attack and checkup windows is checked for knockouts once its effect has resolved
+    [rules §2], which the engine learns from the next event. When the effect ends at ``seq`` (the next
+    archived event is not part of it, or there is none) the step shows it resolved: the knockouts, prizes
+    and decision stamped with ``seq``, and the board after them.
     """
     game = Game()
     mark: int | None = None
     event: dict[str, Any] | None = None
     extra: list[dict[str, Any]] = []
+    after: ArchivedEvent | None = None
     for entry in entries:
         pos = entry.position[0]
         if pos > seq:
+            after = entry
             break
         ev = _unpack(entry.data)
         if pos == seq and mark is None:
@@ -95,12 +103,26 @@ def replay_until(entries: list[ArchivedEvent], seq: int) -> dict[str, Any]:
                 event = ev
             else:
                 extra.append({"kind": entry.kind, "event": ev})
-    outputs = game.timeline[mark:] if mark is not None else []
+    start = len(game.timeline) if mark is None else mark
+    view = game.resolved()
+    if view is not game:
+        # Does the effect end here? It does unless the next event goes on with it (its outputs would then
+        # carry a later seq). The view's board and timeline are read before the game moves on.
+        state = _state(view, start, seq)
+        plain = _state(game, start, seq)
+        if after is not None:
+            known = len(game.timeline)
+            game.apply(_unpack(after.data))
+            if not any(o.get("seq") == seq for o in game.timeline[known:]):
+                state = plain
+    else:
+        state = _state(game, start, seq)
+    return {"seq": seq, "event": event, "extra": extra, **state}
+
+
+def _state(game: Game, start: int, seq: int) -> dict[str, Any]:
     return {
-        "seq": seq,
-        "event": event,
-        "extra": extra,
-        "outputs": outputs,
+        "outputs": list(game.timeline[start:]),
         "board": game.board(),
         "status": game.status,
         "findings_so_far": len(game.findings),
@@ -159,6 +181,8 @@ async def _meta(store: Store, match: str, entries: list[ArchivedEvent], last: in
         "steps": steps,
         "extra": extra,
         "record": record,
+        "log": battle_log(entries),
+        "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
     }
 
 
@@ -329,6 +353,39 @@ def _row(entry: IndexEntry, record: dict[str, Any] | None) -> str:
     )
 
 
+RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+_SECTION = re.compile(r"<h([1-4])>(\d+(?:\.\d+)*)\.?\s")
+
+
+def render_rules(text: str) -> str:
+    """docs/rules.md as an HTML page; a numbered heading gets an anchor (``## 3. ...`` -> ``#s3``,
+    ``### 1.3 ...`` -> ``#s1-3``), the ones the review page's findings link to."""
+    from markdown_it import MarkdownIt
+
+    body = MarkdownIt("commonmark").enable("table").render(text)
+    body = _SECTION.sub(
+        lambda m: f'<h{m[1]} id="s{m[2].replace(".", "-")}">{m[2]}{"." if "." not in m[2] else ""} ', body
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Prizecheck · rules</title>'
+        '<link rel="stylesheet" href="/static/review.css"></head><body class="rules-page">'
+        '<header class="top"><h1><a href="/ui">Prizecheck</a> · the rules the engine applies</h1></header>'
+        f"<main>{body}</main></body></html>"
+    )
+
+
+async def rules(request: web.Request) -> web.Response:
+    """GET /rules: docs/rules.md, the rule reference the findings cite, as a page (404 without the docs)."""
+    path = RULES_DOC
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return _not_found(f"the rule reference ({path.name}) is not installed with this copy of prizecheck")
+    return web.Response(
+        text=render_rules(text), content_type="text/html", headers={"Cache-Control": "no-cache"}
+    )
+
+
 async def root(request: web.Request) -> web.StreamResponse:
     """GET /: the match list."""
     raise web.HTTPFound("/ui")
@@ -338,7 +395,8 @@ def add_pages(app: web.Application) -> None:
     """Register the pages on an app built by :func:`streams.http.api.make_app` (calling it twice is harmless).
 
     Routes: ``/`` (redirect to ``/ui``), ``/ui`` (match list), ``/review/<match>`` with ``/meta`` and
-    ``/state?seq=N``, ``/overlay/<match>``, and the static files under ``/static/``.
+    ``/state?seq=N``, ``/overlay/<match>`` with ``/score``, ``/rules`` (docs/rules.md), and the static
+    files under ``/static/``.
     """
     if app.get(_PAGES_ADDED):
         return
@@ -347,4 +405,5 @@ def add_pages(app: web.Application) -> None:
     app.router.add_get("/ui", match_list)
     app.router.add_get("/review/{tail:.+}", review)
     app.router.add_get("/overlay/{tail:.+}", overlay)
+    app.router.add_get("/rules", rules)
     app.router.add_static("/static/", STATIC_DIR, name="pages-static")

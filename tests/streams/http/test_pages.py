@@ -29,6 +29,7 @@ from streams.http.api import make_app
 from streams.http.pages import add_pages
 from streams.ingest import IngestCore
 from streams.store import RedisStore
+from tests.builder import Stream, card
 
 Event = dict[str, Any]
 SECRET = "Secret Card"
@@ -150,6 +151,113 @@ async def test_review_endpoints_replay_the_archive(served: Served) -> None:
     assert tb1["match"] == "g1/tb1" and tb1["record"]["parent"] == "g1"
     r = await served.http.get(f"{served.url}/review/g1/tb1")
     assert r.status == 200 and r.content_type == "text/html"
+
+
+def effect_knockout_game(match: str = "fx1") -> list[Event]:
+    """A game decided by damage outside the attack and checkup windows (an Ability, say): the knockout
+    is checked once the effect has resolved, i.e. when the next event arrives [rules §2]."""
+    s = Stream(match)
+    s.setup("ash", ("a1", card("Raging Bolt ex", 240, "ex")), ("a2", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 60)))
+    s.add("turn_started", player="ash", turn=1)
+    s.add("drew", player="ash")
+    s.add("damage", pid="m1", amount=60, by="a2")  # the decision: misty has nothing left in play
+    s.add("knocked_out", pid="m1")
+    s.add("prize_taken", player="ash", count=1)
+    s.add("game_ended", outcome="win", winner="ash", reason="no_pokemon")
+    return s.events
+
+
+async def test_the_decision_step_shows_the_decision_of_an_effect_knockout(served: Served) -> None:
+    events = effect_knockout_game()
+    await served.post(events)
+    record = replay_records(events)["fx1"]
+    decided = record["result"]["decided_at"]
+    assert record["knockouts"][0]["window"] == "effect" and decided == 7
+    state = await served.get_json(f"/review/fx1/state?seq={decided}")
+    kinds = [o["type"] for o in state["outputs"]]
+    assert "ko" in kinds and "game_over" in kinds, kinds
+    assert state["board"]["players"]["misty"]["active"] is None  # the board after the knockout
+    assert state["status"] == "finished"
+    # the step before: the damage is on, the effect still resolving with the claim that follows
+    state = await served.get_json(f"/review/fx1/state?seq={decided - 1}")
+    assert [o["type"] for o in state["outputs"]] == []
+    assert state["board"]["players"]["misty"]["active"]["damage"] == 60
+    # the same when the decision is the last archived event (the record resolves it too)
+    await served.post([dict(e, match="fx2") for e in events[:decided]])
+    state = await served.get_json(f"/review/fx2/state?seq={decided}")
+    assert "game_over" in [o["type"] for o in state["outputs"]]
+
+
+async def test_the_battle_log_tells_the_game_in_sentences(served: Served) -> None:
+    s = Stream("bl1")
+    s.setup("ash", ("a1", card("Raging Bolt ex", 240, "ex")), ("a2", card("Dragapult ex", 320, "ex")))
+    s.setup("misty", ("m1", card("Dragapult ex", 320, "ex")), ("m2", card("Dragapult ex", 320, "ex")))
+    s.add("turn_started", player="ash", turn=1)
+    s.add("drew", player="ash", cards=["Secret Card"])
+    s.add("turn_ended", player="ash")
+    s.add("turn_started", player="misty", turn=2)
+    s.add("turn_ended", player="misty")
+    s.add("turn_started", player="ash", turn=3)
+    s.add("attack", player="ash", pid="a1", name="Bellowing Thunder")
+    s.add("damage", pid="m1", amount=320)
+    s.add("knocked_out", pid="m1")
+    s.add("attack_ended")
+    s.add("prize_taken", player="ash", count=2)
+    s.add("promoted", player="misty", pid="m2")
+    s.add("turn_ended", player="ash")
+    s.add("turn_started", player="misty", turn=4)
+    s.add("turn_ended", player="misty")
+    s.add("turn_started", player="ash", turn=5)
+    s.add("attack", player="ash", pid="a1", name="Bellowing Thunder")
+    s.add("damage", pid="m2", amount=320)
+    s.add("knocked_out", pid="m2")
+    s.add("attack_ended")
+    s.add("prize_taken", player="ash", count=1)  # a prize short: a finding
+    await served.post(s.events)
+    log = (await served.get_json("/review/bl1/meta"))["log"]
+    assert [line["seq"] for line in log] == [e["seq"] for e in s.events]
+    text = {line["seq"]: line["text"] for line in log}
+    assert text[2] == "ash sets up Raging Bolt ex (a1) as Active, Bench Dragapult ex (a2)"
+    assert text[10] == "Raging Bolt ex (a1) attacks Dragapult ex (m1) with Bellowing Thunder: 320 damage"
+    assert text[11] == "Dragapult ex (m1) takes 320 damage"
+    assert text[15] == "misty promotes Dragapult ex (m2) to Active"
+    assert text[5] == "ash draws 1 card: Secret Card"  # officials see what was drawn
+    # grouped by the source's turn numbers
+    assert [(line["seq"], line["turn"]) for line in log if line["type"] == "turn_started"] == [
+        (4, 1),
+        (7, 2),
+        (9, 3),
+        (17, 4),
+        (19, 5),
+    ]
+    assert log[0]["turn"] is None and log[10]["turn"] == 3 and log[10]["player"] == "ash"
+    # knockouts, prizes and findings are marked on their line; two knockouts of one card are told apart
+    kos = [(line["seq"], m["text"]) for line in log for m in line["marks"] if m["kind"] == "ko"]
+    assert [seq for seq, _ in kos] == [13, 23]  # at the end of each attack [rules §2]
+    assert kos[0][1].startswith("Knockout #1: Dragapult ex (m1), misty's")
+    assert kos[1][1].startswith("Knockout #2: Dragapult ex (m2), misty's")
+    assert any(m["kind"] == "prize" for m in log[12]["marks"])
+    finding = next(m for line in log for m in line["marks"] if m["kind"] == "finding")
+    assert finding["code"] == "prize_count_mismatch"
+    assert finding["rule"] == {"section": "3", "title": "Knockout procedure", "href": "/rules#s3"}
+
+
+async def test_rules_page_renders_the_rule_reference_with_anchors(
+    served: Served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streams.http.pages
+
+    doc = tmp_path / "rules.md"
+    doc.write_text("# Rules\n\n## 3. Knockout procedure\n\nPrizes are taken last.\n\n### 1.3 Deck-out\n\nx\n")
+    monkeypatch.setattr(streams.http.pages, "RULES_DOC", doc)
+    r = await served.http.get(f"{served.url}/rules")
+    page = await r.text()
+    assert r.status == 200 and '<h2 id="s3">3. Knockout procedure</h2>' in page
+    assert '<h3 id="s1-3">1.3 Deck-out</h3>' in page
+    monkeypatch.setattr(streams.http.pages, "RULES_DOC", tmp_path / "absent.md")
+    r = await served.http.get(f"{served.url}/rules")
+    assert r.status == 404 and "not installed" in (await r.json())["error"]
 
 
 # ------------------------------------------------------------------------------------------ browser
