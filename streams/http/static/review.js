@@ -206,8 +206,9 @@
     const first = current[0];
     if (first) {
       const box = $("log");
-      const top = first.offsetTop - box.offsetTop;
-      if (top < box.scrollTop || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
+      const top = first.offsetTop; // the log is the lines' offset parent
+      const head = 28; // the sticky turn heading covers the top of the list
+      if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
         box.scrollTop = Math.max(0, top - box.clientHeight / 3);
       }
     }

@@ -272,6 +272,7 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     finding = record["findings"][0]
 
     page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1440, "height": 900})
     await page.goto(f"{served.url}/review/g1")
     await page.wait_for_selector('body[data-ready="1"]', state="attached")
     assert await page.inner_text("#event-type") == "match_started"
@@ -290,8 +291,15 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     await wait_seq(page, ko["seq"])
     outputs = await page.inner_text("#outputs")
     assert "Knockout" in outputs and ko["card"] in outputs and "Prizes due" in outputs
+    assert await page.locator(f'#log li.line.current[data-seq="{ko["seq"]}"]').is_visible()
+    assert await page.locator(f'#log li.line.current[data-seq="{ko["seq"]}"]').evaluate(
+        "li => { const r = li.getBoundingClientRect(), b = li.parentNode.getBoundingClientRect();"
+        " return r.top >= b.top && r.bottom <= b.bottom; }"
+    )  # scrolled into the log's view
     assert await page.locator(f'#board [data-pid="{ko["pid"]}"]').count() == 0
     assert await page.inner_text("#board") != before
+    if (path := shot("review")) is not None:
+        await page.screenshot(path=str(path))
     await page.keyboard.press("ArrowLeft")
     await wait_seq(page, ko["seq"] - 1)
     assert await page.inner_text("#board") == before
@@ -301,12 +309,14 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     assert await page.get_attribute("body", "data-decided") == "1"
     assert await page.inner_text("#event-type") == parent[decided - 1]["type"]
     assert "Game over" in await page.inner_text("#outputs")
-    if (path := shot("review")) is not None:
-        await page.screenshot(path=str(path), full_page=True)
 
     await page.click(f'#findings button[data-seq="{finding["seq"]}"]')
     await wait_seq(page, finding["seq"])
     assert "prize_count_mismatch" in await page.inner_text("#findings")
+    # in the log too, on its line, with the rules section it rests on
+    mark = page.locator(f'#log li.line[data-seq="{finding["seq"]}"] .mark-finding')
+    assert "prize_count_mismatch" in await mark.inner_text()
+    assert await mark.locator("a.rule").get_attribute("href") == "/rules#s3"
 
     # playoff links both ways, and a seq in the address
     await page.click('#playoff-links a[href="/review/g1/tb1"]')
@@ -317,6 +327,81 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     await page.goto(f"{served.url}/review/g1#seq=7")
     await wait_seq(page, 7)
     assert await page.inner_text("#event-type") == parent[6]["type"]
+
+
+def long_game(match: str, events: int = 1000) -> list[Event]:
+    """The prize game with a judge's note after every event, renumbered: ``events`` events or more."""
+    base = _prize_game()
+    per = -(-(events - len(base)) // len(base))
+    out: list[Event] = []
+    for e in base:
+        out.append(dict(e, match=match, seq=len(out) + 1))
+        for k in range(per):
+            out.append({"match": match, "seq": len(out) + 1, "type": "note", "text": f"table {k}: ok"})
+    return out
+
+
+async def test_review_page_fits_one_screen_and_stays_responsive_with_1000_events(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    events = long_game("long1")
+    assert len(events) >= 1000
+    await served.post(events)
+    record = replay_records(events)["long1"]
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1440, "height": 900})
+    started = time.perf_counter()
+    await page.goto(f"{served.url}/review/long1")
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    loaded = time.perf_counter() - started
+    assert await page.locator("#log li.line").count() == len(events)
+
+    # one screen at 1440x900: no page scroll; the board, both benches and the log in view
+    size = await page.evaluate(
+        "(d => [d.scrollWidth, d.scrollHeight, innerWidth, innerHeight])(document.documentElement)"
+    )
+    assert size[0] <= size[2] and size[1] <= size[3], size
+    await page.goto(f"{served.url}/review/long1#seq={record['knockouts'][0]['seq'] - 1}")
+    await page.reload()
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    for selector in ("#board-panel", ".player:nth-child(1) .bench", ".player:nth-child(2) .bench", "#log"):
+        box = await page.locator(selector).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 900 and box["width"] > 0, (selector, box)
+    assert await page.locator("#board .bench .mon").count() >= 1
+
+    # click any line: it jumps there; arrows step; go to turn; knockouts numbered apart
+    times = []
+    for ko in record["knockouts"]:
+        t0 = time.perf_counter()
+        await page.click(f'#log li.line[data-seq="{ko["seq"]}"] .ltext')
+        await wait_seq(page, ko["seq"])
+        times.append(time.perf_counter() - t0)
+        assert "Knockout" in await page.inner_text("#outputs")
+        assert await page.locator(f'#log li.line.current[data-seq="{ko["seq"]}"]').is_visible()
+    marks = await page.locator("#log .mark-ko").all_inner_texts()
+    assert len(marks) == len(record["knockouts"]) and len(set(marks)) == len(marks)
+    assert [m.split(":")[0] for m in marks] == [f"✖ Knockout #{i + 1}" for i in range(len(marks))]
+    here = 100
+    await page.click(f'#log li.line[data-seq="{here}"] .ltext')
+    await wait_seq(page, here)
+    t0 = time.perf_counter()
+    for _ in range(30):
+        await page.keyboard.press("ArrowRight")
+    await wait_seq(page, here + 30)
+    held = time.perf_counter() - t0
+    turn_starts = [e for e in events if e["type"] == "turn_started"]
+    target = turn_starts[len(turn_starts) // 2]
+    await page.select_option("#turn-select", str(target["seq"]))
+    await wait_seq(page, target["seq"])
+    assert f"{target['player']}'s turn starts" in await page.inner_text("#log li.line.current")
+    await page.click("#jump-decision")
+    await wait_seq(page, record["result"]["decided_at"])
+    assert "Game over" in await page.inner_text("#outputs")
+    print(
+        f"\nreview page, {len(events)} events: loaded in {loaded * 1000:.0f} ms; a click on a log line to "
+        f"its board: {max(times) * 1000:.0f} ms at most; 30 steps with the arrow key: {held * 1000:.0f} ms"
+    )
+    assert max(times) < 3 and held < 10  # generous: a regression to seconds per step shows, load does not
 
 
 async def test_overlay_updates_live_without_a_reload(served: Served, browser_context: BrowserContext) -> None:
