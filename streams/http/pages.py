@@ -27,6 +27,7 @@ import msgpack
 from aiohttp import web
 
 from replay import Game
+from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, rule_ref
 
 if TYPE_CHECKING:
@@ -187,11 +188,83 @@ async def _meta(store: Store, match: str, entries: list[ArchivedEvent], last: in
 
 
 async def overlay(request: web.Request) -> web.StreamResponse:
-    """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    match = request.match_info["tail"]
+    """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself), and
+    GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
+    tail = request.match_info["tail"]
+    match, _, last = tail.rpartition("/")
+    if last != "score" or not match:
+        match = tail
     if not MATCH_ID.match(match):
         return _not_found(f"not a match id: {match!r}")
-    return _page("overlay.html")
+    if match == tail:
+        return _page("overlay.html")
+    return _json(await overlay_score(_store(request.app), match))
+
+
+def _public_result(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not result:
+        return None
+    return {k: result.get(k) for k in ("outcome", "winner", "loser", "reason", "decided_at")}
+
+
+async def overlay_score(store: Store, match: str) -> dict[str, Any]:
+    """The public summary the overlay shows beside the live board: the record's status and result (a
+    parent is settled by its playoff after its board stopped changing), the playoff and its state, and the
+    score of the best-of-three the game belongs to (``context.series``, replay/series.py)."""
+    from streams.ingest import unpack_record
+
+    record = unpack_record(await store.record(match))
+    if record is None:
+        return {"match": match, "status": None, "result": None, "playoff": None, "series": None}
+    playoff = None
+    po = record.get("playoff")
+    if po and po.get("child"):
+        child = unpack_record(await store.record(str(po["child"])))
+        decided = record.get("status") == "finished"
+        playoff = {
+            "child": po["child"],
+            "kind": po.get("kind"),
+            "state": "decided" if decided else "playing" if child and child.get("status") else "pending",
+        }
+    playing = record.get("playoff_of")
+    return {
+        "match": match,
+        "status": record.get("status"),
+        "result": _public_result(record.get("result")),
+        "playoff": playoff,
+        "playoff_of": {"kind": playing.get("kind"), "parent": record.get("parent")} if playing else None,
+        "series": await _series(store, record),
+    }
+
+
+async def _series(store: Store, record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The score of the match (best of three) ``record`` is a game of, from the games stored so far."""
+    from streams.ingest import unpack_record
+
+    key = series_key(record)
+    players = record.get("players") or []
+    if key is None or len(players) != 2:
+        return None
+    ctx = record.get("context") or {}
+    # the games of these two players in the league and season: a small set, whatever the index's size
+    names = await store.matches(league=ctx.get("league"), season=ctx.get("season"), player=str(players[0]))
+    entries = [e for e in await store.index_entries(names) if str(players[1]) in e.players]
+    games = []
+    for raw in await store.records([e.match for e in entries]):
+        rec = unpack_record(raw)
+        if rec is not None and series_key(rec) == key:
+            games.append(rec)
+    if not any(g.get("match") == record.get("match") for g in games):
+        games.append(dict(record))
+    summary = match_result(games)
+    return {
+        "series": ctx.get("series"),
+        "game": ctx.get("game"),
+        "wins": summary["wins"],
+        "ties": summary["ties"],
+        "status": summary["status"],
+        "winner": summary.get("winner"),
+    }
 
 
 # --------------------------------------------------------------------------------------- match list

@@ -102,7 +102,17 @@ def prize_game(match: str) -> list[Event]:
 
 def shot(name: str) -> Path | None:
     where = os.environ.get("PRIZECHECK_SCREENSHOTS")
-    return Path(where) / f"prizecheck-{name}.png" if where else None
+    return Path(where) / f"{name}.png" if where else None
+
+
+async def on_air(page: Page, name: str) -> None:
+    """A screenshot of the overlay as a stream shows it: over a stand-in for the video (a dark gradient)."""
+    if (path := shot(name)) is not None:
+        style = await page.add_style_tag(
+            content="html { background: linear-gradient(135deg, #2b4a3a, #5d6b4f 50%, #334455) !important; }"
+        )
+        await page.screenshot(path=str(path))
+        await style.evaluate("node => node.remove()")
 
 
 async def wait_seq(page: Page, seq: int) -> None:
@@ -429,8 +439,149 @@ async def test_overlay_updates_live_without_a_reload(served: Served, browser_con
     winner = replay_records(events)["o1"]["result"]["winner"]
     assert "GAME OVER" in banner and winner in banner
     assert await page.evaluate("window.__sameDocument === true")  # updated in place, never reloaded
-    if (path := shot("overlay")) is not None:
-        await page.screenshot(path=str(path), omit_background=True)
+
+
+def series_game(match: str, game: int, events: list[Event]) -> list[Event]:
+    """``events`` as game ``game`` of the best-of-three ``r1-t1`` in league L, season S."""
+    out = [dict(e, match=match) for e in events]
+    context = {"league": "L", "season": "S", "series": "r1-t1", "game": game, "round": 1}
+    out[0] = dict(out[0], context=context, must_decide=False)
+    return out
+
+
+def halved_turns(events: list[Event]) -> list[Event]:
+    """The source numbers a turn of each player as one (1, 1, 2, 2, ...): not the engine's count."""
+    return [dict(e, turn=(e["turn"] + 1) // 2) if e["type"] == "turn_started" else e for e in events]
+
+
+async def test_overlay_states_from_empty_to_game_over_and_its_layouts(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    events = halved_turns(prize_game("ov1"))
+    record = replay_records(events)["ov1"]
+    ko = record["knockouts"][0]
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1920, "height": 1080})
+    await page.goto(f"{served.url}/overlay/ov1")
+    await page.wait_for_selector('body[data-connection="open"]', state="attached")
+    # empty: nothing on air, not even the connection state, before there is a board (and with one that
+    # has no Pokémon yet)
+    assert await page.inner_text("body") == "" and await page.is_hidden("#bar")
+    await served.post(events[:1])
+    await wait_seq(page, 1)
+    assert await page.get_attribute("body", "data-state") == "empty" and await page.inner_text("body") == ""
+
+    # live: both sides with the Active, the Bench with HP, prizes left, the turn as the source counts it
+    await served.post(events[1 : ko["seq"] - 1])
+    await wait_seq(page, ko["seq"] - 1)
+    assert await page.get_attribute("body", "data-state") == "live"
+    turn = [e for e in events[: ko["seq"] - 1] if e["type"] == "turn_started"][-1]
+    middle = await page.inner_text("#middle")
+    assert f"TURN {turn['turn']}" in middle and turn["player"] in middle
+    assert turn["turn"] != len([e for e in events[: ko["seq"] - 1] if e["type"] == "turn_started"])
+    owner = page.locator(f'.side[data-player="{ko["owner"]}"]')
+    assert (
+        await owner.locator(".benched").count() >= 1 and "HP" in await owner.locator(".active").inner_text()
+    )
+    assert ko["card"] in await owner.inner_text()
+    await on_air(page, "overlay")
+
+    # a knockout: the prize count drops, the Pokémon leaves
+    taker = next(p for p in events[0]["players"] if p != ko["owner"])
+    await served.post(events[ko["seq"] - 1 : ko["seq"] + 3])
+    await wait_seq(page, ko["seq"] + 3)
+    assert await page.inner_text(f'.side[data-player="{taker}"] .prizes-left') == str(6 - ko["prizes"])
+
+    # other layouts from the URL: a column at the right edge, no Bench, smaller
+    other = await browser_context.new_page()
+    await other.set_viewport_size({"width": 1920, "height": 1080})
+    await other.goto(f"{served.url}/overlay/ov1?side=right&bench=0&scale=0.75")
+    await wait_seq(other, ko["seq"] + 3)
+    assert await other.locator(".benched").count() == 0
+    box = await other.locator("#bar").bounding_box()
+    assert box and 1920 - 40 < box["x"] + box["width"] <= 1920 and box["width"] < 500, box
+    await on_air(other, "overlay-side")
+
+    # game over: the banner with the winner and how
+    await other.close()
+    await page.bring_to_front()
+    await served.post(events[ko["seq"] + 3 :])
+    await wait_seq(page, events[-1]["seq"])
+    assert await page.get_attribute("body", "data-state") == "over"
+    banner = await page.inner_text("#banner")
+    assert f"{record['result']['winner']} WINS" in banner and "BY PRIZES" in banner
+    assert await page.locator(".side.to-move").count() == 0
+    await on_air(page, "overlay-gameover")
+
+
+async def test_overlay_shows_the_match_score_and_the_playoff_once_decided(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    first = series_game("s1-g1", 1, _prize_game())
+    second = series_game("s1-g2", 2, _prize_game())
+    winner = replay_records(first)["s1-g1"]["result"]["winner"]
+    await served.post(first + second[:30])
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1920, "height": 1080})
+    await page.goto(f"{served.url}/overlay/s1-g2")
+    await page.wait_for_selector(".middle .series", state="attached")
+    players = first[0]["players"]
+    score = "–".join("1" if p == winner else "0" for p in players)
+    assert await page.inner_text(".middle .series") == f"GAME 2 · {score}"
+    assert await page.inner_text(f'.side[data-player="{winner}"] .games') == "1"
+
+    # a drawn game decided by its playoff: "to decide" while the playoff is played, then who won it
+    parent, child = playoff_game()
+    await served.post(parent + child[:20])
+    await page.goto(f"{served.url}/overlay/g1")
+    await page.wait_for_selector('body[data-state="awaiting-playoff"]', state="attached")
+    assert "TO DECIDE" in await page.inner_text("#banner")
+    await served.post(child[20:])
+    await page.wait_for_selector('body[data-state="over"]', state="attached")
+    banner = await page.inner_text("#banner")
+    result = replay_records(parent + child)["g1"]["result"]
+    assert f"{result['winner']} WINS" in banner and "WON THE TIEBREAKER GAME" in banner, banner
+    assert "DECIDE" not in banner and "FOLLOW" not in banner
+    await on_air(page, "overlay-playoff")
+    await page.goto(f"{served.url}/overlay/g1/tb1")
+    await page.wait_for_selector(".middle .tag", state="attached")
+    assert await page.inner_text(".middle .tag") == "TIEBREAKER GAME"
+
+
+async def test_overlay_survives_a_server_restart_without_saying_so(
+    redis_store: RedisStore, browser_context: BrowserContext
+) -> None:
+    events = prize_game("rs1")
+
+    async def start(port: int = 0) -> TestServer:
+        server = TestServer(
+            make_app(IngestCore(redis_store), redis_store, heartbeat=0.5), host="127.0.0.1", port=port
+        )
+        await server.start_server()
+        return server
+
+    server = await start()
+    url = str(server.make_url("")).rstrip("/")
+    async with aiohttp.ClientSession() as http:
+        served = Served(url, http)
+        await served.post(events[:20])
+        page = await browser_context.new_page()
+        await page.goto(f"{url}/overlay/rs1")
+        await wait_seq(page, 20)
+        on_air = await page.inner_text("body")
+        port = server.port
+        assert port
+        await server.close()
+        await page.wait_for_selector('body[data-connection="down"]', state="attached")
+        assert await page.inner_text("body") == on_air  # the board stays, nothing says "reconnecting"
+        server = await start(port)
+        try:
+            await served.post(events[20:40])
+            await wait_seq(page, 40)
+            assert await page.get_attribute("body", "data-connection") == "open"
+            assert await page.get_attribute("body", "data-state") == "live"
+        finally:
+            await server.close()
 
 
 async def test_overlay_never_shows_a_hidden_card(served: Served, browser_context: BrowserContext) -> None:
@@ -471,6 +622,7 @@ async def test_overlay_never_shows_a_hidden_card(served: Served, browser_context
         "/overlay/h1",
         "/static/overlay.css",
         "/static/overlay.js",
+        "/overlay/h1/score",
         "/matches/h1/live",
         "/favicon.ico",
     }, paths
