@@ -14,8 +14,8 @@ from typing import IO, Any
 
 import msgpack
 
-from replay.engine.errors import InputError
 from replay.cli.progress_bar import track
+from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import Catalogue, parse_catalogue
 from replay.sources.common import ImportResult, match_id_from, valid_match_id

@@ -62,7 +62,10 @@ def cannot_listen(host: str, port: int, exc: OSError) -> str:
     """Why the service cannot listen on ``host:port``, in one line, with what to do about it."""
     where = f"cannot listen on {host}:{port}"
     if exc.errno == errno.EADDRINUSE:
-        return f"{where}: the port is in use (another prizecheck serve?); choose another with --port or PRIZECHECK_PORT"
+        return (
+            f"{where}: the port is in use (another prizecheck serve?); "
+            "choose another with --port or PRIZECHECK_PORT"
+        )
     if exc.errno == errno.EACCES:
         return f"{where}: permission denied (ports below 1024 need privileges); choose another with --port"
     if exc.errno == errno.EADDRNOTAVAIL:
