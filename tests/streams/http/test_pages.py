@@ -106,10 +106,10 @@ def shot(name: str) -> Path | None:
 
 
 async def on_air(page: Page, name: str) -> None:
-    """A screenshot of the overlay as a stream shows it: over a stand-in for the video (a dark gradient)."""
+    """A screenshot of the overlay as a stream shows it: over a stand-in for the video (a flat green-grey)."""
     if (path := shot(name)) is not None:
         style = await page.add_style_tag(
-            content="html { background: linear-gradient(135deg, #2b4a3a, #5d6b4f 50%, #334455) !important; }"
+            content="html { background: #56705f !important; }"
         )
         await page.screenshot(path=str(path))
         await style.evaluate("node => node.remove()")
