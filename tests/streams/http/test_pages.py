@@ -108,9 +108,7 @@ def shot(name: str) -> Path | None:
 async def on_air(page: Page, name: str) -> None:
     """A screenshot of the overlay as a stream shows it: over a stand-in for the video (a flat green-grey)."""
     if (path := shot(name)) is not None:
-        style = await page.add_style_tag(
-            content="html { background: #56705f !important; }"
-        )
+        style = await page.add_style_tag(content="html { background: #56705f !important; }")
         await page.screenshot(path=str(path))
         await style.evaluate("node => node.remove()")
 
