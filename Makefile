@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install compile demo test lint typecheck unit bench clean browser
+.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ unit: install browser
 	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q
 
 test: lint typecheck unit
+
+# The screenshots in docs/web.md, taken by the browser tests of the pages (docs/img/*.png).
+screenshots: install browser
+	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py
 
 bench: install
 	$(BIN)/python bench/engine.py

@@ -76,13 +76,32 @@ def run(args: argparse.Namespace) -> int:
     if stored is not None:
         same = [m for m in offline if dumps(stored[m]) == dumps(offline[m])]
         print(f"records stored in Redis equal the offline replay byte for byte: {len(same)}/{len(offline)}")
-        print(
-            "browse them: prizecheck serve, then http://127.0.0.1:8080/matches "
-            "(or prizecheck show demo-prizes)"
-        )
+        print(f"browse them: {_command()} serve, then open http://127.0.0.1:8080/ui")
         if len(same) != len(offline):
             return 1
     return 0
+
+
+def _command() -> str:
+    """How to run ``prizecheck`` from here: the bare name when it is on PATH, else the script's path,
+    relative when it is under this directory (``make demo`` installs into ``.venv/bin``, not on PATH)."""
+    import os
+    import shutil
+
+    script = os.path.join(os.path.dirname(sys.executable), "prizecheck")
+    if not os.path.exists(script):
+        return "prizecheck"
+    on_path = shutil.which("prizecheck")
+    if on_path and os.path.samefile(on_path, script):
+        return "prizecheck"
+    for candidate in (os.path.relpath(script), os.path.join(".venv", "bin", "prizecheck")):
+        if (
+            not candidate.startswith("..")
+            and os.path.exists(candidate)
+            and os.path.samefile(candidate, script)
+        ):
+            return candidate
+    return script
 
 
 async def _ingest(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

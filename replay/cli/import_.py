@@ -14,6 +14,7 @@ from typing import IO, Any
 
 import msgpack
 
+from replay.cli.progress_bar import track
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import Catalogue, parse_catalogue
@@ -122,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
     cards = _catalogue(args)
     ruleset = args.ruleset or "play-2026"
     results: list[tuple[str, ImportResult]] = []
-    for path, match in zip(paths, _matches(args, paths), strict=True):
+    pairs = list(zip(paths, _matches(args, paths), strict=True))
+    for path, match in track(pairs, "importing", len(pairs), unit="files") if len(pairs) > 1 else pairs:
         text = read_text(path)
         if args.source == "ptcgl":
             res = parse_ptcgl(

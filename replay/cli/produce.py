@@ -11,8 +11,10 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
+from replay.cli.progress_bar import Bar, track
 from replay.codec import read_events
 from streams.kafka.produce import produce
 from streams.settings import Settings
@@ -25,16 +27,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print nothing on success")
 
 
+def _counted(events: list[dict[str, Any]], bar: Bar) -> Iterator[dict[str, Any]]:
+    for event in events:
+        yield event
+        bar.advance()
+
+
 def run(args: argparse.Namespace) -> int:
     """Read, validate, send, flush; print ``sent N events of M matches``. Exit 1 when Kafka fails."""
     settings = Settings.from_env()
     topic = args.topic or settings.topic
     events: list[dict[str, Any]] = []
-    for path in args.files:
+    files = args.files
+    for path in track(files, "reading", len(files), unit="files") if len(files) > 1 else files:
         events.extend(event for _, event in read_events(path))  # InputError -> exit 2, nothing sent
     started = time.monotonic()
     try:
-        asyncio.run(produce(settings, events, topic=topic))
+        with Bar("sending", len(events), unit="events") as bar:
+            asyncio.run(produce(settings, _counted(events, bar), topic=topic))
     except Exception as exc:
         print(f"prizecheck produce: Kafka at {settings.kafka_url} failed: {exc!r}", file=sys.stderr)
         return 1

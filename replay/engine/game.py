@@ -65,6 +65,7 @@ class Game:
         self.must_decide = False
         # turns
         self.turn = 0
+        self.source_turn: int | None = None  # the turn as the source numbers it (turn_started.turn)
         self.turn_player: str | None = None
         self.turn_open = False
         # windows: None | "attack" | "checkup"; an effect outside them is pending until it resolves
@@ -404,6 +405,7 @@ GAME_STATE: Final = (
     "playoff_kind",
     "must_decide",
     "turn",
+    "source_turn",
     "turn_player",
     "turn_open",
     "window",

@@ -79,6 +79,7 @@ def build_board(g: Game) -> dict[str, Any]:
         "match": g.match,
         "seq": g.next_seq - 1,
         "turn": g.turn,
+        "source_turn": g.source_turn,
         "turn_player": g.turn_player,
         "status": g.status,
         "result": dict(g.result) if g.result is not None else None,

@@ -31,6 +31,9 @@ def on_turn_started(g: Game, e: Event) -> None:
     if g.promotions_due:
         g.find("promotion_missing", seq, f"no new Active reported for {', '.join(g.promotions_due)}")
         g.promotions_due = []
+    number = e.get("turn")
+    if isinstance(number, int | float) and not isinstance(number, bool):
+        g.source_turn = int(number)  # what the table and the stream call this turn (the overlay shows it)
     # Time called: the turns allowed after time are counted at each turn start [TTH §7.4.3].
     if g.time is not None and penalties.time_turn_started(g, seq):
         return

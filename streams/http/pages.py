@@ -15,10 +15,10 @@ Match ids contain ``/``, so the per-match routes are tail routes; a tail ending 
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
@@ -27,13 +27,15 @@ import msgpack
 from aiohttp import web
 
 from replay import Game
+from replay.series import match_result, series_key
+from streams.http.battle_log import RULE_OF_FINDING, battle_log, rule_ref
 
 if TYPE_CHECKING:
-    from streams.store import ArchivedEvent, Store
+    from streams.store import ArchivedEvent, IndexEntry, Store
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
-LIST_LIMIT = 200
+LIST_LIMIT = 50
 
 _PAGES_ADDED: web.AppKey[bool] = web.AppKey("pages_added", bool)
 
@@ -77,14 +79,21 @@ def replay_until(entries: list[ArchivedEvent], seq: int) -> dict[str, Any]:
     Entries are applied in archive order while their position is at or below ``seq`` (a conflicting or
     late event archived while the head was ``seq`` belongs to that step). ``outputs`` are the derived
     outputs (knockouts, prizes due, promotions, findings, game over...) that the entries at ``seq`` caused.
+
+    Damage outside the attack and checkup windows is checked for knockouts once its effect has resolved
+    [rules §2], which the engine learns from the next event. When the effect ends at ``seq`` (the next
+    archived event is not part of it, or there is none) the step shows it resolved: the knockouts, prizes
+    and decision stamped with ``seq``, and the board after them.
     """
     game = Game()
     mark: int | None = None
     event: dict[str, Any] | None = None
     extra: list[dict[str, Any]] = []
+    after: ArchivedEvent | None = None
     for entry in entries:
         pos = entry.position[0]
         if pos > seq:
+            after = entry
             break
         ev = _unpack(entry.data)
         if pos == seq and mark is None:
@@ -95,12 +104,26 @@ def replay_until(entries: list[ArchivedEvent], seq: int) -> dict[str, Any]:
                 event = ev
             else:
                 extra.append({"kind": entry.kind, "event": ev})
-    outputs = game.timeline[mark:] if mark is not None else []
+    start = len(game.timeline) if mark is None else mark
+    view = game.resolved()
+    if view is not game:
+        # Does the effect end here? It does unless the next event goes on with it (its outputs would then
+        # carry a later seq). The view's board and timeline are read before the game moves on.
+        state = _state(view, start, seq)
+        plain = _state(game, start, seq)
+        if after is not None:
+            known = len(game.timeline)
+            game.apply(_unpack(after.data))
+            if not any(o.get("seq") == seq for o in game.timeline[known:]):
+                state = plain
+    else:
+        state = _state(game, start, seq)
+    return {"seq": seq, "event": event, "extra": extra, **state}
+
+
+def _state(game: Game, start: int, seq: int) -> dict[str, Any]:
     return {
-        "seq": seq,
-        "event": event,
-        "extra": extra,
-        "outputs": outputs,
+        "outputs": list(game.timeline[start:]),
         "board": game.board(),
         "status": game.status,
         "findings_so_far": len(game.findings),
@@ -159,15 +182,89 @@ async def _meta(store: Store, match: str, entries: list[ArchivedEvent], last: in
         "steps": steps,
         "extra": extra,
         "record": record,
+        "log": battle_log(entries),
+        "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
     }
 
 
 async def overlay(request: web.Request) -> web.StreamResponse:
-    """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    match = request.match_info["tail"]
+    """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself), and
+    GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
+    tail = request.match_info["tail"]
+    match, _, last = tail.rpartition("/")
+    if last != "score" or not match:
+        match = tail
     if not MATCH_ID.match(match):
         return _not_found(f"not a match id: {match!r}")
-    return _page("overlay.html")
+    if match == tail:
+        return _page("overlay.html")
+    return _json(await overlay_score(_store(request.app), match))
+
+
+def _public_result(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not result:
+        return None
+    return {k: result.get(k) for k in ("outcome", "winner", "loser", "reason", "decided_at")}
+
+
+async def overlay_score(store: Store, match: str) -> dict[str, Any]:
+    """The public summary the overlay shows beside the live board: the record's status and result (a
+    parent is settled by its playoff after its board stopped changing), the playoff and its state, and the
+    score of the best-of-three the game belongs to (``context.series``, replay/series.py)."""
+    from streams.ingest import unpack_record
+
+    record = unpack_record(await store.record(match))
+    if record is None:
+        return {"match": match, "status": None, "result": None, "playoff": None, "series": None}
+    playoff = None
+    po = record.get("playoff")
+    if po and po.get("child"):
+        child = unpack_record(await store.record(str(po["child"])))
+        decided = record.get("status") == "finished"
+        playoff = {
+            "child": po["child"],
+            "kind": po.get("kind"),
+            "state": "decided" if decided else "playing" if child and child.get("status") else "pending",
+        }
+    playing = record.get("playoff_of")
+    return {
+        "match": match,
+        "status": record.get("status"),
+        "result": _public_result(record.get("result")),
+        "playoff": playoff,
+        "playoff_of": {"kind": playing.get("kind"), "parent": record.get("parent")} if playing else None,
+        "series": await _series(store, record),
+    }
+
+
+async def _series(store: Store, record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The score of the match (best of three) ``record`` is a game of, from the games stored so far."""
+    from streams.ingest import unpack_record
+
+    key = series_key(record)
+    players = record.get("players") or []
+    if key is None or len(players) != 2:
+        return None
+    ctx = record.get("context") or {}
+    # the games of these two players in the league and season: a small set, whatever the index's size
+    names = await store.matches(league=ctx.get("league"), season=ctx.get("season"), player=str(players[0]))
+    entries = [e for e in await store.index_entries(names) if str(players[1]) in e.players]
+    games = []
+    for raw in await store.records([e.match for e in entries]):
+        rec = unpack_record(raw)
+        if rec is not None and series_key(rec) == key:
+            games.append(rec)
+    if not any(g.get("match") == record.get("match") for g in games):
+        games.append(dict(record))
+    summary = match_result(games)
+    return {
+        "series": ctx.get("series"),
+        "game": ctx.get("game"),
+        "wins": summary["wins"],
+        "ties": summary["ties"],
+        "status": summary["status"],
+        "winner": summary.get("winner"),
+    }
 
 
 # --------------------------------------------------------------------------------------- match list
@@ -199,50 +296,167 @@ def _link(path: str, match: str) -> str:
     return f"/{path}/{quote(match, safe='/:')}"
 
 
+STATUSES = ("in_progress", "finished", "awaiting_playoff")
+SORT_LABELS = {
+    "match": "match id, A to Z",
+    "-match": "match id, Z to A",
+    "-findings": "most findings first",
+    "findings": "fewest findings first",
+}
+PAGE_SIZES = (25, 50, 100, 200)
+
+
+def _list_query(q: Mapping[str, str]) -> tuple[dict[str, str], str, int, int]:
+    """The list's filters, sort, page (1-based) and page size from the query string (bad values: defaults)."""
+    filters = {k: q[k].strip() for k in ("league", "season", "status", "player", "q") if q.get(k, "").strip()}
+    if filters.get("status") not in (None, *STATUSES):
+        filters.pop("status")
+    sort = q.get("sort", "match")
+    if sort not in SORT_LABELS:
+        sort = "match"
+    try:
+        size = max(1, min(int(q.get("limit", str(LIST_LIMIT))), max(PAGE_SIZES)))
+    except ValueError:
+        size = LIST_LIMIT
+    try:
+        number = max(1, int(q.get("page", "1")))
+    except ValueError:
+        number = 1
+    return filters, sort, number, size
+
+
+def _list_url(filters: Mapping[str, str], sort: str, number: int, size: int) -> str:
+    params = dict(filters)
+    if sort != "match":
+        params["sort"] = sort
+    if size != LIST_LIMIT:
+        params["limit"] = str(size)
+    if number != 1:
+        params["page"] = str(number)
+    return "/ui" + ("?" + urlencode(params) if params else "")
+
+
+def _options(values: Iterable[tuple[str, str]], chosen: str) -> str:
+    return "".join(
+        f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>{html.escape(label)}</option>'
+        for v, label in values
+    )
+
+
 async def match_list(request: web.Request) -> web.Response:
-    """GET /ui?league=&season=&status=&player=&limit=: indexed matches with links, status and result."""
+    """GET /ui?q=&league=&season=&status=&player=&sort=&page=&limit=: one page of the indexed matches.
+
+    The page comes from the index (:meth:`Store.index_page`); only its rows' records are read.
+    """
     from streams.ingest import unpack_record
 
     store = _store(request.app)
-    q = request.query
-    filters = {k: q[k] for k in ("league", "season", "status", "player") if q.get(k)}
-    try:
-        limit = max(1, min(int(q.get("limit", str(LIST_LIMIT))), 5000))
-    except ValueError:
-        limit = LIST_LIMIT
-    names = await store.matches(**filters)
-    shown = names[-limit:]
-    entries = await store.index_entries(shown)
-    raws = await asyncio.gather(*(store.record(e.match) for e in entries))
-    rows = []
-    for entry, raw in zip(entries, raws, strict=True):
-        record = unpack_record(raw)
-        m = entry.match
-        findings = sum(entry.findings.values())
-        ctx = " / ".join(x for x in (entry.league, entry.season) if x)
-        rows.append(
-            "<tr>"
-            f'<td class="match"><a href="{html.escape(_link("review", m))}" class="review">'
-            f"{html.escape(m)}</a></td>"
-            f"<td>{html.escape(' vs '.join(entry.players))}</td>"
-            f"<td>{html.escape(ctx)}</td>"
-            f'<td class="status status-{html.escape(entry.status)}">{html.escape(entry.status)}</td>'
-            f'<td class="result">{html.escape(result_text(record))}</td>'
-            f'<td class="num">{findings}</td>'
-            f'<td><a href="{html.escape(_link("review", m))}">review</a> · '
-            f'<a href="{html.escape(_link("overlay", m))}" class="overlay">overlay</a></td>'
-            "</tr>"
-        )
-    summary = f"{len(shown)} of {len(names)} matches"
-    if filters:
-        summary += " where " + ", ".join(f"{k} = {v}" for k, v in filters.items())
-    if len(shown) < len(names):
-        summary += f" (the last {len(shown)} by id; narrow with ?{urlencode({'league': 'L'})} etc.)"
-    template = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    body = template.replace("{{summary}}", html.escape(summary)).replace(
-        "{{rows}}", "\n".join(rows) or '<tr><td colspan="7">no matches yet</td></tr>'
+    filters, sort, number, size = _list_query(request.query)
+    where = {k: v for k, v in filters.items() if k != "q"}
+    page = await store.index_page(
+        **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
     )
+    pages = max(1, -(-page.total // size))
+    if number > pages and page.total:  # past the end (the list shrank): the last page instead
+        raise web.HTTPFound(_list_url(filters, sort, pages, size))
+    raws = await store.records([e.match for e in page.entries])
+    rows = []
+    for entry, raw in zip(page.entries, raws, strict=True):
+        try:
+            record = unpack_record(raw)
+        except Exception:  # one unreadable record must not take the list down
+            record = {"status": entry.status, "result": None, "unreadable": True}
+        rows.append(_row(entry, record))
+    first = (number - 1) * size + 1
+    if page.too_broad:
+        summary = f"“{filters['q']}” matches too many players: type more of the name"
+    elif page.total:
+        summary = f"matches {first}–{first + len(rows) - 1} of {page.total}"
+    else:
+        summary = "no matches"
+    if where:
+        summary += " where " + ", ".join(f"{k} = {v}" for k, v in where.items())
+    if filters.get("q") and not page.too_broad:
+        summary += f"; players starting with “{filters['q']}”"
+    nav = []
+    if number > 1:
+        prev = html.escape(_list_url(filters, sort, number - 1, size))
+        nav.append(f'<a rel="prev" id="prev-page" href="{prev}">◀ previous</a>')
+    nav.append(f'<span id="page-of">page {number} of {pages}</span>')
+    if number < pages:
+        after = html.escape(_list_url(filters, sort, number + 1, size))
+        nav.append(f'<a rel="next" id="next-page" href="{after}">next ▶</a>')
+    values = {
+        "{{q}}": html.escape(filters.get("q", "")),
+        "{{league}}": html.escape(filters.get("league", "")),
+        "{{season}}": html.escape(filters.get("season", "")),
+        "{{player}}": html.escape(filters.get("player", "")),
+        "{{status_options}}": _options(
+            [("", "any status"), *((s, s.replace("_", " ")) for s in STATUSES)], filters.get("status", "")
+        ),
+        "{{sort_options}}": _options(SORT_LABELS.items(), sort),
+        "{{size_options}}": _options(((str(n), f"{n} a page") for n in PAGE_SIZES), str(size)),
+        "{{summary}}": html.escape(summary),
+        "{{nav}}": " ".join(nav),
+        "{{rows}}": "\n".join(rows) or '<tr><td colspan="7" class="muted">no matches</td></tr>',
+    }
+    body = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    for key, value in values.items():
+        body = body.replace(key, value)
     return web.Response(text=body, content_type="text/html", headers={"Cache-Control": "no-cache"})
+
+
+def _row(entry: IndexEntry, record: dict[str, Any] | None) -> str:
+    m = entry.match
+    findings = sum(entry.findings.values())
+    ctx = " / ".join(x for x in (entry.league, entry.season) if x)
+    review = html.escape(_link("review", m))
+    text = "record unreadable" if record and record.get("unreadable") else result_text(record)
+    return (
+        "<tr>"
+        f'<td class="match"><a href="{review}" class="review">{html.escape(m)}</a></td>'
+        f"<td>{html.escape(' vs '.join(entry.players))}</td>"
+        f"<td>{html.escape(ctx)}</td>"
+        f'<td class="status status-{html.escape(entry.status)}">{html.escape(entry.status)}</td>'
+        f'<td class="result">{html.escape(text)}</td>'
+        f'<td class="num">{findings}</td>'
+        f'<td><a href="{review}">review</a> · '
+        f'<a href="{html.escape(_link("overlay", m))}" class="overlay">overlay</a></td>'
+        "</tr>"
+    )
+
+
+RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+_SECTION = re.compile(r"<h([1-4])>(\d+(?:\.\d+)*)\.?\s")
+
+
+def render_rules(text: str) -> str:
+    """docs/rules.md as an HTML page; a numbered heading gets an anchor (``## 3. ...`` -> ``#s3``,
+    ``### 1.3 ...`` -> ``#s1-3``), the ones the review page's findings link to."""
+    from markdown_it import MarkdownIt
+
+    body = MarkdownIt("commonmark").enable("table").render(text)
+    body = _SECTION.sub(
+        lambda m: f'<h{m[1]} id="s{m[2].replace(".", "-")}">{m[2]}{"." if "." not in m[2] else ""} ', body
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Prizecheck · rules</title>'
+        '<link rel="stylesheet" href="/static/review.css"></head><body class="rules-page">'
+        '<header class="top"><h1><a href="/ui">Prizecheck</a> · the rules the engine applies</h1></header>'
+        f"<main>{body}</main></body></html>"
+    )
+
+
+async def rules(request: web.Request) -> web.Response:
+    """GET /rules: docs/rules.md, the rule reference the findings cite, as a page (404 without the docs)."""
+    path = RULES_DOC
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return _not_found(f"the rule reference ({path.name}) is not installed with this copy of prizecheck")
+    return web.Response(
+        text=render_rules(text), content_type="text/html", headers={"Cache-Control": "no-cache"}
+    )
 
 
 async def root(request: web.Request) -> web.StreamResponse:
@@ -254,7 +468,8 @@ def add_pages(app: web.Application) -> None:
     """Register the pages on an app built by :func:`streams.http.api.make_app` (calling it twice is harmless).
 
     Routes: ``/`` (redirect to ``/ui``), ``/ui`` (match list), ``/review/<match>`` with ``/meta`` and
-    ``/state?seq=N``, ``/overlay/<match>``, and the static files under ``/static/``.
+    ``/state?seq=N``, ``/overlay/<match>`` with ``/score``, ``/rules`` (docs/rules.md), and the static
+    files under ``/static/``.
     """
     if app.get(_PAGES_ADDED):
         return
@@ -263,4 +478,5 @@ def add_pages(app: web.Application) -> None:
     app.router.add_get("/ui", match_list)
     app.router.add_get("/review/{tail:.+}", review)
     app.router.add_get("/overlay/{tail:.+}", overlay)
+    app.router.add_get("/rules", rules)
     app.router.add_static("/static/", STATIC_DIR, name="pages-static")

@@ -10,11 +10,13 @@ Settings come from the environment (:mod:`streams.settings`); ``--host``/``--por
 from __future__ import annotations
 
 import asyncio
+import errno
 import signal
 import sys
 
 from aiohttp import web
 
+from replay.engine.errors import InputError
 from streams.http.api import make_app
 from streams.ingest import IngestCore
 from streams.settings import Settings
@@ -34,10 +36,15 @@ async def serve(settings: Settings, host: str, port: int) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    started = False
     try:
         await runner.setup()
         site = web.TCPSite(runner, host, port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            raise InputError(cannot_listen(host, port, exc)) from None
+        started = True
         bound = port
         sockets = getattr(site._server, "sockets", None)
         if sockets:
@@ -47,4 +54,20 @@ async def serve(settings: Settings, host: str, port: int) -> None:
     finally:
         await runner.cleanup()
         await conn.close()
-        print("prizecheck serve: stopped", file=sys.stderr, flush=True)
+        if started:
+            print("prizecheck serve: stopped", file=sys.stderr, flush=True)
+
+
+def cannot_listen(host: str, port: int, exc: OSError) -> str:
+    """Why the service cannot listen on ``host:port``, in one line, with what to do about it."""
+    where = f"cannot listen on {host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"{where}: the port is in use (another prizecheck serve?); "
+            "choose another with --port or PRIZECHECK_PORT"
+        )
+    if exc.errno == errno.EACCES:
+        return f"{where}: permission denied (ports below 1024 need privileges); choose another with --port"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{where}: this machine has no such address; choose another with --host or PRIZECHECK_HOST"
+    return f"{where}: {exc.strerror or exc}"

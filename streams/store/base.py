@@ -131,6 +131,45 @@ class IndexEntry:
         }
 
 
+SORTS: tuple[str, ...] = ("match", "-match", "findings", "-findings")
+"""How :meth:`Store.index_page` orders matches: by id, or by their number of findings (ties by id);
+a leading ``-`` reverses the order."""
+
+SEARCH_PLAYERS_MAX = 1000
+"""A search prefix may match at most this many player ids (a broader one is answered with no rows and
+``too_broad``)."""
+
+
+def fold_case(text: str) -> str:
+    """ASCII letters in lower case (what a player search compares; Lua's ``string.lower`` does the same)."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass(frozen=True)
+class IndexPage:
+    """One page of the league index: the entries shown, and how many matched in all."""
+
+    entries: list[IndexEntry]
+    total: int
+    too_broad: bool = False
+
+
+def order_page(
+    names: Iterable[str], findings: Mapping[str, int], sort: str, offset: int, limit: int
+) -> list[str]:
+    """The page ``[offset, offset + limit)`` of ``names`` in ``sort`` order (what both backends give)."""
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+    key = sort.lstrip("-")
+    ordered = sorted(names) if key == "match" else sorted(names, key=lambda m: (findings.get(m, 0), m))
+    if sort.startswith("-"):
+        ordered.reverse()
+    return ordered[max(0, offset) : max(0, offset) + max(0, limit)]
+
+
 @dataclass(frozen=True)
 class LiveUpdate:
     """Published after every write that changes a match's record or board."""
@@ -283,6 +322,29 @@ class Store(Protocol):
         player: str | None = None,
     ) -> list[str]:
         """Indexed match ids matching every given filter, sorted."""
+        ...
+
+    async def index_page(
+        self,
+        *,
+        league: str | None = None,
+        season: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        search: str | None = None,
+        sort: str = "match",
+        offset: int = 0,
+        limit: int = 50,
+    ) -> IndexPage:
+        """One page of the indexed matches: those matching every given filter, ``search`` (a prefix of a
+        player id, ASCII case folded) included, ordered by ``sort`` (:data:`SORTS`), from ``offset``.
+
+        Only the page's entries are read; ``total`` counts every match that qualifies.
+        """
+        ...
+
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        """The stored records of many matches, in the order given (None where there is none)."""
         ...
 
     async def findings_counts(self) -> dict[str, int]:

@@ -5,8 +5,10 @@
 -- KEYS[1] <p>:{idx}:m:<match>   hash: seq, status, league, season, players (JSON), findings (JSON)
 -- KEYS[2] <p>:{idx}:matches     sorted set (score 0, so ordered by match id) of every indexed match
 -- KEYS[3] <p>:{idx}:findings    hash: finding code -> count over all indexed matches
--- KEYS[4 .. 3+n]                membership sets the match leaves (built from the entry the caller read)
--- KEYS[4+n ..]                  membership sets the match joins:
+-- KEYS[4] <p>:{idx}:nfindings   sorted set: match -> its number of findings (the list's "most findings")
+-- KEYS[5] <p>:{idx}:players     sorted set, score 0: "<id in ASCII lower case>\0<id>" (the player search)
+-- KEYS[6 .. 5+n]                membership sets the match leaves (built from the entry the caller read)
+-- KEYS[6+n ..]                  membership sets the match joins:
 --                               <p>:{idx}:status:<s>, :league:<l>, :season:<s>, :player:<id>
 -- ARGV: 1 match, 2 seq, 3 status, 4 league ("" = none), 5 season ("" = none), 6 players (JSON array),
 --       7 findings by code (JSON object), 8 n (how many KEYS leave), 9 the stored entry the caller read
@@ -28,8 +30,8 @@ if old[1] and tonumber(old[1]) > seq then
   return 0
 end
 
-for i = 4, 3 + n do redis.call('SREM', KEYS[i], match) end
-for i = 4 + n, #KEYS do redis.call('SADD', KEYS[i], match) end
+for i = 6, 5 + n do redis.call('SREM', KEYS[i], match) end
+for i = 6 + n, #KEYS do redis.call('SADD', KEYS[i], match) end
 
 local before = {}
 if old[6] then before = cjson.decode(old[6]) end
@@ -40,7 +42,11 @@ local function bump(code, delta)
     if count <= 0 then redis.call('HDEL', KEYS[3], code) end
   end
 end
-for code, count in pairs(after) do bump(code, count - (before[code] or 0)) end
+local total = 0
+for code, count in pairs(after) do
+  bump(code, count - (before[code] or 0))
+  total = total + count
+end
 for code, count in pairs(before) do
   if after[code] == nil then bump(code, -count) end
 end
@@ -48,4 +54,8 @@ end
 redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'status', ARGV[3], 'league', ARGV[4], 'season', ARGV[5],
   'players', ARGV[6], 'findings', ARGV[7])
 redis.call('ZADD', KEYS[2], 0, match)
+redis.call('ZADD', KEYS[4], total, match)
+for _, player in ipairs(cjson.decode(ARGV[6])) do
+  redis.call('ZADD', KEYS[5], 0, string.lower(player) .. '\0' .. player)
+end
 return 1

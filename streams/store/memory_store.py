@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from streams.store.base import (
+    SEARCH_PLAYERS_MAX,
     Append,
     AppendResult,
     AppendRun,
@@ -15,9 +16,12 @@ from streams.store.base import (
     AuditEntry,
     EntryKind,
     IndexEntry,
+    IndexPage,
     LiveUpdate,
     Subscription,
     _run_bounds,
+    fold_case,
+    order_page,
 )
 
 
@@ -179,6 +183,33 @@ class MemoryStore:
             and (status is None or e.status == status)
             and (player is None or player in e.players)
         )
+
+    async def index_page(
+        self,
+        *,
+        league: str | None = None,
+        season: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        search: str | None = None,
+        sort: str = "match",
+        offset: int = 0,
+        limit: int = 50,
+    ) -> IndexPage:
+        names = await self.matches(league=league, season=season, status=status, player=player)
+        if search:
+            prefix = fold_case(search)
+            known = {p for e in self._index.values() for p in e.players}
+            found = {p for p in known if fold_case(p).startswith(prefix)}
+            if len(found) > SEARCH_PLAYERS_MAX:
+                return IndexPage([], 0, too_broad=True)
+            names = [m for m in names if found.intersection(self._index[m].players)]
+        totals = {m: sum(self._index[m].findings.values()) for m in names}
+        page = order_page(names, totals, sort, offset, limit)
+        return IndexPage([self._index[m] for m in page], len(names))
+
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        return [await self.record(m) for m in matches]
 
     async def findings_counts(self) -> dict[str, int]:
         return dict(sorted(self._findings.items()))

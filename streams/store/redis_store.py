@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any, cast
@@ -19,6 +20,8 @@ from redis.exceptions import NoScriptError
 
 from streams.store.base import (
     _MATCH_ID,
+    SEARCH_PLAYERS_MAX,
+    SORTS,
     Append,
     AppendResult,
     AppendRun,
@@ -27,16 +30,19 @@ from streams.store.base import (
     AuditEntry,
     EntryKind,
     IndexEntry,
+    IndexPage,
     LiveUpdate,
     Subscription,
     _index_fields,
     _parse_position,
     _run_bounds,
+    fold_case,
 )
 
 _LUA_INGEST = resources.files("streams.store").joinpath("ingest.lua").read_text(encoding="utf-8")
 _LUA_APPEND_RUN = resources.files("streams.store").joinpath("append_run.lua").read_text(encoding="utf-8")
 _LUA_INDEX = resources.files("streams.store").joinpath("index.lua").read_text(encoding="utf-8")
+_LUA_PAGE = resources.files("streams.store").joinpath("page.lua").read_text(encoding="utf-8")
 
 
 def _run_result(reply: Any) -> AppendResult:
@@ -63,6 +69,7 @@ class RedisStore:
         self._ingest = client.register_script(_LUA_INGEST)
         self._index = client.register_script(_LUA_INDEX)
         self._append_run = client.register_script(_LUA_APPEND_RUN)
+        self._page = client.register_script(_LUA_PAGE)
 
     # key names -------------------------------------------------------------------------------------
     def key(self, match: str, name: str) -> str:
@@ -217,7 +224,15 @@ class RedisStore:
             if fields is not None:
                 seen = "|".join(fields)
                 leaves = self._memberships(*fields[1:])
-            keys = [entry_key, f"{self.idx}:matches", f"{self.idx}:findings", *leaves, *joins]
+            keys = [
+                entry_key,
+                f"{self.idx}:matches",
+                f"{self.idx}:findings",
+                f"{self.idx}:nfindings",
+                f"{self.idx}:players",
+                *leaves,
+                *joins,
+            ]
             args: list[str | int] = [
                 entry.match,
                 entry.seq,
@@ -291,6 +306,66 @@ class RedisStore:
         else:
             members = await self._r.sinter(sets)
         return sorted(m.decode() for m in members)
+
+    async def index_page(
+        self,
+        *,
+        league: str | None = None,
+        season: str | None = None,
+        status: str | None = None,
+        player: str | None = None,
+        search: str | None = None,
+        sort: str = "match",
+        offset: int = 0,
+        limit: int = 50,
+    ) -> IndexPage:
+        if sort not in SORTS:
+            raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+        filters = [
+            f"{self.idx}:{name}:{value}"
+            for name, value in (
+                ("status", status),
+                ("league", league),
+                ("season", season),
+                ("player", player),
+            )
+            if value is not None
+        ]
+        found: list[str] = []
+        if search:
+            # the player ids starting with the prefix, from the players' sorted set (by bytes)
+            low = fold_case(search).encode()
+            raw = await self._r.zrange(
+                f"{self.idx}:players",
+                b"[" + low,
+                b"[" + low + b"\xff",
+                bylex=True,
+                offset=0,
+                num=SEARCH_PLAYERS_MAX + 1,
+            )
+            if len(raw) > SEARCH_PLAYERS_MAX:
+                return IndexPage([], 0, too_broad=True)
+            found = [m.partition(b"\0")[2].decode() for m in raw]
+        scratch = f"{self.idx}:scratch:{uuid.uuid4().hex}"
+        keys = [
+            f"{self.idx}:matches",
+            f"{self.idx}:nfindings",
+            scratch + ":a",
+            scratch + ":b",
+            *filters,
+            *(f"{self.idx}:player:{p}" for p in found),
+        ]
+        args = [len(filters), "1" if search else "0", sort.lstrip("-"), "1" if sort[0] == "-" else "0"]
+        total, names = await self._page(keys=keys, args=[*args, max(0, offset), max(0, limit)])
+        return IndexPage(await self.index_entries(m.decode() for m in names), int(total))
+
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        keys = [self.key(m, "record") for m in matches]
+        if not keys:
+            return []
+        if isinstance(self.client, RedisCluster):  # one slot per match: no MGET across them
+            return list(await asyncio.gather(*(self._r.get(k) for k in keys)))
+        return list(await self._r.mget(keys))
 
     async def findings_counts(self) -> dict[str, int]:
         raw = await self._r.hgetall(f"{self.idx}:findings")

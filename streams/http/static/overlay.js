@@ -1,11 +1,26 @@
-// Streamer overlay: subscribes to the public board (/matches/<match>/live, Server-Sent Events) and
-// draws prizes left, the Active Pokémon with HP, the turn and a game-over banner. It reads nothing
-// else: the public board has counts only for hands, decks and prizes, never a hidden card.
+// Streamer overlay (docs/web.md): the public board over Server-Sent Events (/matches/<match>/live) and
+// the public score beside it (/overlay/<match>/score: best-of-three score, playoff state). Nothing is
+// drawn until there is a board to show, and connection trouble never shows on air: EventSource
+// reconnects by itself, and the server sends the current board first on every connection.
+// URL options: ?side=left|right (a column at that edge instead of the bottom bar), ?bench=0 (no Bench),
+// ?scale=0.75 (size).
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
   const match = decodeURIComponent(location.pathname.replace(/^\/overlay\//, "").replace(/\/+$/, ""));
   const enc = (m) => m.split("/").map(encodeURIComponent).join("/");
+  const opts = new URLSearchParams(location.search);
+  const side = ["left", "right"].includes(opts.get("side")) ? opts.get("side") : null;
+  const bench = opts.get("bench") !== "0";
+  const scale = Math.min(3, Math.max(0.25, Number.parseFloat(opts.get("scale")) || 1));
+  document.body.classList.add(side ? "column" : "row", ...(side ? ["at-" + side] : []));
+  document.body.classList.toggle("no-bench", !bench);
+  if (scale !== 1) $("stage").style.setProperty("--scale", String(scale));
+
+  let board = null;
+  let score = null;
+  let child = null; // the playoff game's live board, while the playoff is played
+  let lastStatus = null;
 
   function el(tag, cls, ...children) {
     const node = document.createElement(tag);
@@ -16,67 +31,186 @@
     }
     return node;
   }
+  const fill = (node, ...kids) => node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined && k !== false));
+  const cap = (s) => String(s ?? "").replace(/_/g, " ").toUpperCase();
+
+  function hpBar(mon, cls) {
+    const left = Math.max(0, mon.hp - mon.damage);
+    const pct = mon.hp ? (100 * left) / mon.hp : 0;
+    const bar = el("div", cls + (pct <= 25 ? " low" : pct <= 50 ? " mid" : ""), el("span"));
+    bar.firstChild.style.width = pct + "%";
+    return bar;
+  }
+
+  function active(p) {
+    const a = p.active;
+    if (!a) return el("div", "active none", el("div", "mon-name", "no Active Pokémon"));
+    return el("div", "active",
+      el("div", "mon-name", a.name),
+      a.hp != null ? hpBar(a, "hpbar") : null,
+      el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "",
+        a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null,
+        (a.conditions || []).map((c) => el("span", "cond", c))));
+  }
+
+  function benchRow(p) {
+    return el("div", "bench", (p.bench || []).map((b) =>
+      el("div", "benched", el("div", "b-name", b.name),
+        b.hp != null ? hpBar(b, "hpbar small") : null,
+        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `${b.damage} dmg` : ""))));
+  }
 
   function prizes(p) {
     const total = Math.max(0, (p.prizes_left ?? 0) + (p.prizes_taken ?? 0));
     const pips = el("div", "pips");
     for (let i = 0; i < Math.min(total, 12); i++) pips.append(el("span", "pip" + (i < p.prizes_left ? " on" : "")));
-    const box = el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", "PRIZES LEFT"), pips);
-    return box;
+    return el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", "PRIZES LEFT"), pips);
   }
 
-  function active(p) {
-    const a = p.active;
-    if (!a) return el("div", "active", el("div", "mon-name", "—"), el("div", "hptext", "no Active Pokémon"));
-    const left = a.hp != null ? Math.max(0, a.hp - a.damage) : null;
-    const pct = a.hp ? (100 * left) / a.hp : 100;
-    const bar = el("div", "hpbar" + (pct <= 25 ? " low" : pct <= 50 ? " mid" : ""), el("span"));
-    bar.firstChild.style.width = pct + "%";
-    return el("div", "active",
-      el("div", "mon-name", a.name),
-      a.hp != null ? bar : null,
-      el("div", "hptext", a.hp != null ? `HP ${left}/${a.hp}` : `damage ${a.damage}`,
-        (a.conditions || []).map((c) => el("span", "cond", c))));
+  function gamesWon(name) {
+    const s = score?.series;
+    if (!s) return null;
+    const dots = el("span", "games", `${s.wins[name] ?? 0}`);
+    dots.title = "games won in this match";
+    return dots;
   }
 
-  function render(board) {
-    const names = Object.keys(board.players || {});
-    names.slice(0, 2).forEach((name, i) => {
+  const hasSomething = (b) =>
+    b && (b.result || Object.values(b.players || {}).some((p) => p.active || (p.bench || []).length));
+
+  // The board is the newer word, except for a drawn game whose playoff was decided after its last event:
+  // its record (the score's) settles it.
+  const settled = () => board.status === "awaiting_playoff" && score?.status === "finished";
+  const status = () => (settled() ? score.status : board.status);
+
+  function banner() {
+    const r = settled() ? score.result : board.result;
+    const status = settled() ? score.status : board.status;
+    const po = score?.playoff;
+    if (status === "awaiting_playoff" && po?.state !== "decided") {
+      return { cls: "draw", head: "DRAW", why: `${cap(po?.kind || "playoff")} TO DECIDE THE GAME` };
+    }
+    if (status === "in_progress" || !r) return null;
+    if (r.outcome === "win") {
+      const why = r.reason === "playoff" ? `WON THE ${cap(po?.kind || "playoff")}` : `BY ${cap(r.reason)}`;
+      return { cls: "win", head: `GAME OVER · ${r.winner} WINS`, why };
+    }
+    return { cls: "draw", head: r.outcome === "draw" ? "GAME OVER · DRAW" : "GAME OVER · NO WINNER", why: cap(r.reason) };
+  }
+
+  function render() {
+    if (board) document.body.dataset.seq = String(board.seq ?? "");
+    if (!hasSomething(board)) {
+      $("bar").hidden = true;
+      $("banner").hidden = true;
+      document.body.dataset.state = "empty";
+      return;
+    }
+    const names = Object.keys(board.players || {}).slice(0, 2);
+    const playing = status() === "in_progress";
+    names.forEach((name, i) => {
       const p = board.players[name];
-      const side = $("side-" + i);
-      side.dataset.player = name;
-      side.classList.toggle("to-move", board.turn_player === name && board.status === "in_progress");
-      side.replaceChildren(
-        el("div", "who", el("div", "name", name), el("div", "sub", `bench ${(p.bench || []).length} · deck ${p.deck}`)),
-        prizes(p),
-        active(p));
+      const node = $("side-" + i);
+      node.dataset.player = name;
+      node.classList.toggle("to-move", playing && board.turn_player === name);
+      fill(node,
+        el("div", "main",
+          el("div", "who", el("div", "name", name, gamesWon(name)),
+            el("div", "sub", `deck ${p.deck} · hand ${p.hand}`)),
+          prizes(p),
+          active(p)),
+        bench && (p.bench || []).length ? benchRow(p) : null);
     });
-    $("turn").replaceChildren(
-      el("div", "t", board.turn ? `TURN ${board.turn}` : "SETUP"),
-      el("div", "who-turn", board.turn_player || ""));
-    const banner = $("banner");
-    const r = board.result;
-    if (board.status !== "in_progress" && r) {
-      banner.hidden = false;
-      banner.classList.toggle("draw", r.outcome !== "win");
-      const head = r.outcome === "win" ? `GAME OVER · ${r.winner} wins` : r.outcome === "draw" ? "GAME OVER · DRAW" : "GAME OVER";
-      const why = board.status === "awaiting_playoff" ? `${r.reason} · playoff to follow` : r.reason;
-      banner.replaceChildren(head, el("span", "why", why));
-    } else {
-      banner.hidden = true;
+    const turn = board.source_turn ?? board.turn;
+    const s = score?.series;
+    const po = score?.playoff_of;
+    fill($("middle"),
+      s ? el("div", "series", `GAME ${s.game ?? "?"} · ${names.map((n) => s.wins[n] ?? 0).join("–")}`) : null,
+      po ? el("div", "tag", cap(po.kind || "playoff")) : null,
+      el("div", "t", turn ? `TURN ${turn}` : "SETUP"),
+      playing ? el("div", "who-turn", board.turn_player || "") : null);
+    const b = banner();
+    $("banner").hidden = !b;
+    if (b) {
+      $("banner").className = "banner " + b.cls;
+      $("banner").replaceChildren(el("span", "head", b.head), el("span", "why", b.why));
     }
     $("bar").hidden = false;
-    document.body.dataset.seq = String(board.seq ?? "");
+    document.body.dataset.state = b ? (b.cls === "win" ? "over" : "decided-draw") : "live";
+    if (status() === "awaiting_playoff") {
+      document.body.dataset.state = "awaiting-playoff";
+    }
   }
 
-  const source = new EventSource("/matches/" + enc(match) + "/live");
-  source.addEventListener("board", (e) => {
-    $("status").textContent = "live";
-    $("status").classList.remove("down");
-    render(JSON.parse(e.data));
-  });
-  source.addEventListener("error", () => {
-    $("status").textContent = "reconnecting…";
-    $("status").classList.add("down");
-  });
+  // ------------------------------------------------------------------ data
+  let fetching = null;
+  async function refreshScore() {
+    if (fetching) return fetching;
+    fetching = (async () => {
+      try {
+        const resp = await fetch("/overlay/" + enc(match) + "/score", { cache: "no-store" });
+        if (resp.ok) score = await resp.json();
+      } catch (err) {
+        // off air: the next board or reconnection asks again
+      } finally {
+        fetching = null;
+      }
+      followPlayoff();
+      render();
+    })();
+    return fetching;
+  }
+
+  function followPlayoff() {
+    const po = score?.playoff;
+    const wanted = po && po.state !== "decided" ? po.child : null;
+    if (child && child.match !== wanted) {
+      child.source.close();
+      child = null;
+    }
+    if (wanted && !child) {
+      child = { match: wanted, source: live(wanted, onChildBoard) };
+    }
+  }
+
+  let settleTries = 0;
+  function onChildBoard(b) {
+    if (b.status === "in_progress") return;
+    // The playoff game ended: its parent is settled in the same ingest step or just after it.
+    refreshScore().then(() => {
+      if (score?.playoff && score.playoff.state !== "decided" && settleTries++ < 10) {
+        setTimeout(() => onChildBoard(b), 500);
+      }
+    });
+  }
+
+  function onBoard(b) {
+    board = b;
+    if (score === null || b.status !== lastStatus) {
+      lastStatus = b.status;
+      refreshScore();
+    }
+    render();
+  }
+
+  function live(m, handler) {
+    const holder = { es: null, close() { this.closed = true; this.es?.close(); } };
+    const open = () => {
+      if (holder.closed) return;
+      const es = new EventSource("/matches/" + enc(m) + "/live");
+      holder.es = es;
+      es.addEventListener("board", (e) => handler(JSON.parse(e.data)));
+      es.addEventListener("open", () => {
+        if (m === match) document.body.dataset.connection = "open";
+      });
+      es.addEventListener("error", () => {
+        if (m === match) document.body.dataset.connection = "down"; // for tests; never shown on air
+        if (es.readyState === EventSource.CLOSED) setTimeout(open, 2000); // a proxy's 502: try again
+      });
+    };
+    open();
+    return holder;
+  }
+
+  live(match, onBoard);
 })();

@@ -1,5 +1,6 @@
-// The judges' review page: step through a match event by event (docs/web.md).
-// Reads /review/<match>/meta once, then /review/<match>/state?seq=N for every step.
+// The judges' review page: a battle log beside the board (docs/web.md).
+// Reads /review/<match>/meta once (the record, the steps and the battle log), then
+// /review/<match>/state?seq=N for the board and the derived outputs of every step.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -7,9 +8,12 @@
   const enc = (m) => m.split("/").map(encodeURIComponent).join("/");
   const api = (suffix) => "/review/" + enc(match) + suffix;
 
-  let meta = null;
   let record = null;
   let steps = []; // [[seq, type], ...]
+  let log = []; // battle log lines (see streams/http/battle_log.py)
+  let lineOfSeq = new Map(); // seq -> its first log <li>
+  let turnOfSeq = new Map(); // seq -> turn number (the source's)
+  let current = []; // the highlighted <li>s
   let index = 0;
   let request = 0;
 
@@ -28,9 +32,12 @@
     return node;
   }
   const fmt = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+  const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
   const seqButton = (seq, label) =>
     el("button", { class: "seqlink", "data-seq": seq, onclick: () => goTo(seq) }, label ?? "seq " + seq);
   const reviewLink = (m) => el("a", { href: "/review/" + enc(m), class: "match-link" }, m);
+  const ruleLink = (rule) =>
+    rule ? el("a", { class: "rule", href: rule.href, target: "_blank", title: rule.title }, "rules §" + rule.section) : null;
 
   function showError(message) {
     const e = $("error");
@@ -38,20 +45,19 @@
     e.hidden = false;
   }
 
-  function plural(n, word) {
-    return n + " " + word + (n === 1 ? "" : "s");
-  }
-
-  function koCard(seq, pid) {
-    const ko = (record?.knockouts || []).find((k) => k.seq === seq && k.pid === pid);
-    return ko?.card || pid;
+  function koNumber(seq, pid) {
+    const i = (record?.knockouts || []).findIndex((k) => k.seq === seq && k.pid === pid);
+    return i < 0 ? null : i + 1;
   }
 
   function describe(o) {
     switch (o.type) {
-      case "ko":
-        return `Knockout: ${koCard(o.seq, o.pid)} (${o.pid}, ${o.owner}) gives ${plural(o.prizes, "prize")}` +
-          `, ${o.window} window, batch ${o.batch}`;
+      case "ko": {
+        const n = koNumber(o.seq, o.pid);
+        const card = record?.knockouts?.[n - 1]?.card;
+        return `Knockout${n ? " #" + n : ""}: ${card ? card + " (" + o.pid + ")" : o.pid}, ${o.owner}'s, ` +
+          `gives ${plural(o.prizes, "prize")} (${o.window} window, batch ${o.batch})`;
+      }
       case "prizes_due":
         return `Prizes due: ${o.player} takes ${o.count}`;
       case "promotion_due":
@@ -73,14 +79,16 @@
   }
 
   function resultSummary(result) {
-    if (!result) return "No result yet: the game is in progress.";
+    if (!result) return "In progress: no result yet";
     const at = result.decided_at != null ? ` at seq ${result.decided_at}` : "";
-    const turn = result.turn != null ? `, turn ${result.turn}` : "";
+    const turn = result.decided_at != null && turnOfSeq.get(result.decided_at) != null
+      ? `, turn ${turnOfSeq.get(result.decided_at)}` : "";
     if (result.outcome === "win") return `${result.winner} beat ${result.loser} by ${result.reason}${at}${turn}`;
     if (result.outcome === "draw") return `Draw (${result.reason})${at}${turn}`;
     return `No winner (${result.reason})${at}${turn}`;
   }
 
+  // ------------------------------------------------------------------ header, record lists
   function renderMeta() {
     $("match-id").textContent = match;
     document.title = "Prizecheck · review " + match;
@@ -89,58 +97,45 @@
     $("match-info").textContent = [
       (r.players || []).join(" vs "),
       r.first ? "first: " + r.first : "",
-      r.ruleset ? "ruleset " + r.ruleset + (r.ruleset_version ? ` (version ${r.ruleset_version})` : "") : "",
-      r.status ? "status " + r.status : "",
+      r.ruleset ? r.ruleset + (r.ruleset_version ? ` v${r.ruleset_version}` : "") : "",
       ctx,
     ].filter(Boolean).join(" · ");
 
-    const box = $("result");
-    box.replaceChildren();
     const result = r.result;
-    box.append(el("p", { id: "result-text", class: "result-text" }, el("strong", {}, resultSummary(result))));
+    $("result-text").replaceChildren(el("strong", {}, resultSummary(result)));
+    $("result-box").dataset.status = r.status || "";
     if (result?.conditions) {
-      const ul = el("ul", { id: "conditions" });
-      for (const [player, conds] of Object.entries(result.conditions)) {
-        ul.append(el("li", {}, `${player}: `, conds.length ? conds.join(", ") : "no win condition met"));
-      }
-      box.append(el("p", {}, "Why: the win conditions each player met at the judgment"), ul);
+      $("conditions").textContent = "why: " + Object.entries(result.conditions)
+        .map(([p, c]) => `${p} ${c.length ? c.join(", ") : "none"}`).join(" · ");
+      $("conditions").title = "the win conditions each player met at the judgment";
     }
-    if (result?.reason === "playoff") {
-      box.append(el("p", {}, `This game was drawn at seq ${result.decided_at}; the playoff game decided it ` +
-        "(see the playoff links below)."));
-    }
-    if (result?.detail) box.append(el("p", {}, "Detail: " + fmt(result.detail)));
+    const claim = $("claim");
+    claim.replaceChildren();
     if (r.claimed) {
-      box.append(el("p", { class: r.agrees === false ? "sev-violation" : "" },
-        `Source claimed: ${r.claimed.outcome}${r.claimed.winner ? ", winner " + r.claimed.winner : ""}` +
-        (r.claimed.reason ? ` (${r.claimed.reason})` : "") +
-        ` — ${r.agrees === true ? "agrees" : r.agrees === false ? "DISAGREES" : "not compared"}`));
+      const word = r.agrees === true ? "agrees" : r.agrees === false ? "DISAGREES" : "not compared";
+      claim.append(el("span", { class: r.agrees === false ? "sev-violation" : "muted" },
+        `source claimed ${r.claimed.outcome}${r.claimed.winner ? " " + r.claimed.winner : ""}: ${word}`));
     }
-    if (r.prizes) {
-      box.append(el("p", { class: "muted" }, "Prizes: " + Object.entries(r.prizes)
-        .map(([p, v]) => `${p} took ${v.taken}/${v.needed}, ${v.remaining} left in pile`).join("; ")));
-    }
+    if (result?.reason === "playoff") claim.append(el("span", { class: "muted" }, " · decided by its playoff game"));
     const jump = $("jump-decision");
-    if (result?.decided_at != null) {
-      jump.hidden = false;
-      jump.textContent = `jump to decision (seq ${result.decided_at})`;
-    } else {
-      jump.hidden = true;
-    }
+    jump.hidden = result?.decided_at == null;
+    if (!jump.hidden) jump.textContent = `jump to decision (seq ${result.decided_at})`;
 
     const kos = $("knockouts");
     kos.replaceChildren();
-    for (const k of r.knockouts || []) {
-      kos.append(el("li", {}, seqButton(k.seq), `: ${k.card} (${k.owner}) gives ${plural(k.prizes, "prize")}, ` +
-        `${k.window} window${k.verified ? "" : ", from the source's claim"}`));
-    }
+    (r.knockouts || []).forEach((k, i) => {
+      const turn = turnOfSeq.get(k.seq);
+      kos.append(el("li", { "data-ko": i + 1 }, seqButton(k.seq, `#${i + 1}`),
+        ` seq ${k.seq}${turn != null ? ", turn " + turn : ""}: ${k.card} (${k.pid}), ${k.owner}'s, ` +
+        `${plural(k.prizes, "prize")}, ${k.window}${k.verified ? "" : ", from the source's claim"}`));
+    });
     if (!kos.children.length) kos.append(el("li", { class: "muted" }, "none"));
 
     const fs = $("findings");
     fs.replaceChildren();
     for (const f of r.findings || []) {
       fs.append(el("li", { class: "sev-" + f.severity }, f.seq != null ? seqButton(f.seq) : "match",
-        ` [${f.severity}] ${f.code}: ${f.message}`));
+        ` [${f.severity}] ${f.code}: ${f.message} `, ruleLink(rules[f.code])));
     }
     if (!fs.children.length) fs.append(el("li", { class: "muted" }, "none"));
 
@@ -159,17 +154,88 @@
     if (!pl.children.length) pl.append(el("li", { class: "muted" }, "none"));
   }
 
+  // ------------------------------------------------------------------ the battle log
+  let rules = {};
+
+  function markNode(m) {
+    const cls = "mark mark-" + m.kind + (m.severity ? " sev-" + m.severity : "");
+    const attrs = { class: cls };
+    if (m.kind === "ko") attrs["data-ko"] = m.n;
+    return el("div", attrs, m.kind === "ko" ? "✖ " : m.kind === "prize" ? "★ " : m.kind === "finding" ? "⚠ " : "",
+      m.text, m.rule ? " " : "", ruleLink(m.rule));
+  }
+
+  function renderLog() {
+    const root = $("log");
+    const frag = document.createDocumentFragment();
+    const turns = $("turn-select");
+    turns.replaceChildren(el("option", { value: "" }, "—"));
+    let group = undefined;
+    log.forEach((line, i) => {
+      const key = line.turn == null ? "setup" : String(line.turn);
+      if (key !== group) {
+        group = key;
+        const label = line.turn == null ? "Setup" : `Turn ${line.turn}` + (line.player ? ` · ${line.player}` : "");
+        frag.append(el("li", { class: "turn-head", "data-turn": key }, label));
+        turns.append(el("option", { value: String(line.seq) }, label));
+      }
+      if (line.turn != null) turnOfSeq.set(line.seq, line.turn);
+      const classes = ["line", "kind-" + line.kind, "type-" + line.type];
+      for (const m of line.marks) classes.push("has-" + m.kind);
+      const li = el("li", { class: classes.join(" "), "data-seq": line.seq, "data-i": i },
+        el("span", { class: "lseq" }, line.seq),
+        el("div", { class: "ltext" },
+          line.kind !== "event" ? el("span", { class: "sev-violation" }, `${line.kind} event: `) : null,
+          line.text),
+        line.marks.length ? el("div", { class: "marks" }, line.marks.map(markNode)) : null);
+      li.addEventListener("click", (e) => {
+        if (e.target instanceof HTMLAnchorElement) return; // a rules link
+        goTo(line.seq);
+      });
+      if (!lineOfSeq.has(line.seq)) lineOfSeq.set(line.seq, li);
+      frag.append(li);
+    });
+    root.replaceChildren(frag);
+    $("log-count").textContent = `${log.length} events`;
+  }
+
+  function highlight(seq) {
+    for (const li of current) li.classList.remove("current");
+    current = [...document.querySelectorAll(`#log li.line[data-seq="${seq}"]`)];
+    for (const li of current) li.classList.add("current");
+    const first = current[0];
+    if (first) {
+      const box = $("log");
+      const top = first.offsetTop; // the log is the lines' offset parent
+      const head = 28; // the sticky turn heading covers the top of the list
+      if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
+        box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+      }
+    }
+    const turn = turnOfSeq.get(seq);
+    const sel = $("turn-select");
+    let value = "";
+    for (const opt of sel.options) {
+      if (opt.value && Number(opt.value) <= seq) value = opt.value;
+    }
+    sel.value = value;
+    sel.dataset.turn = turn == null ? "" : String(turn);
+  }
+
+  // ------------------------------------------------------------------ board and step
   function mon(p, active) {
     if (!p) return el("div", { class: "mon empty" }, active ? "no Active Pokémon" : "");
     const left = p.hp != null ? Math.max(0, p.hp - p.damage) : null;
     const pct = p.hp ? Math.round((100 * left) / p.hp) : 0;
     return el("div", { class: "mon" + (active ? " active" : ""), "data-pid": p.pid },
-      el("div", {}, el("span", { class: "name" }, p.name), " ", el("span", { class: "meta" }, p.pid)),
+      el("div", { class: "mon-line" },
+        el("span", { class: "name" }, p.name), " ", el("span", { class: "meta" }, p.pid),
+        el("span", { class: "hpnum" }, p.hp != null ? `${left}/${p.hp}` : `dmg ${p.damage}`)),
       p.hp != null ? el("div", { class: "hp" + (pct <= 30 ? " low" : "") }, el("span", { style: `width:${pct}%` })) : null,
-      el("div", { class: "meta" },
-        p.hp != null ? `HP ${left}/${p.hp}` : "HP unknown", `, damage ${p.damage}`,
-        p.attached?.length ? ", attached: " + p.attached.join(", ") : ""),
-      (p.conditions || []).map((c) => el("span", { class: "cond" }, c)));
+      (p.attached?.length || p.conditions?.length || p.damage) ? el("div", { class: "meta" },
+        p.damage ? `damage ${p.damage}` : "", p.damage && p.attached?.length ? " · " : "",
+        p.attached?.length ? p.attached.join(", ") : "",
+        (p.conditions || []).map((c) => el("span", { class: "cond" }, c))) : null);
   }
 
   function renderBoard(board) {
@@ -180,27 +246,30 @@
       const p = board.players?.[name];
       if (!p) continue;
       root.append(el("div", { class: "player" + (board.turn_player === name ? " to-move" : ""), "data-player": name },
-        el("h3", {}, name, board.turn_player === name ? " (turn)" : ""),
+        el("h3", {}, name, board.turn_player === name ? el("span", { class: "muted" }, " · to play") : ""),
         el("div", { class: "counts" },
-          el("span", { class: "prizes" }, "prizes ", el("b", {}, `${p.prizes_taken}/${p.prizes_needed}`),
-            " taken, ", el("b", { class: "prizes-left" }, p.prizes_left), " left"),
+          el("span", { class: "prizes" }, "prizes left ", el("b", { class: "prizes-left" }, p.prizes_left),
+            ` (taken ${p.prizes_taken}/${p.prizes_needed})`),
           el("span", {}, "deck ", el("b", {}, p.deck)),
           el("span", {}, "hand ", el("b", {}, p.hand)),
           el("span", {}, "discard ", el("b", {}, p.discard)),
           p.lost_zone ? el("span", {}, "lost zone ", el("b", {}, p.lost_zone)) : null),
-        el("div", { class: "muted" }, "Active"), mon(p.active, true),
-        el("div", { class: "muted" }, `Bench (${(p.bench || []).length})`),
-        (p.bench || []).map((b) => mon(b, false))));
+        el("div", { class: "zone" }, "Active"), mon(p.active, true),
+        el("div", { class: "zone" }, `Bench (${(p.bench || []).length})`),
+        el("div", { class: "bench" }, (p.bench || []).map((b) => mon(b, false)))));
     }
     $("board-seq").textContent = board.seq ?? "";
-    $("turn").textContent = board.turn ? `· turn ${board.turn}, ${board.turn_player}'s turn · ${board.status}` :
-      `· ${board.status}`;
+    const turn = turnOfSeq.get(Number(board.seq));
+    $("turn").textContent = (turn != null ? `· turn ${turn}, ${board.turn_player}'s turn` : "· setup") +
+      (board.status !== "in_progress" ? ` · ${board.status}` : "");
   }
 
   function render(state) {
     const ev = state.event;
     $("seq").textContent = "#" + state.seq;
     $("event-type").textContent = ev ? ev.type : "(no event at this seq: a gap)";
+    const line = log.find((l) => l.seq === state.seq && l.kind === "event");
+    $("event-text").textContent = line ? line.text : "";
     const fields = $("event-fields");
     fields.replaceChildren();
     if (ev) {
@@ -208,7 +277,6 @@
         if (k === "match" || k === "seq" || k === "type") continue;
         fields.append(el("tr", {}, el("th", {}, k), el("td", {}, fmt(v))));
       }
-      if (!fields.children.length) fields.append(el("tr", {}, el("td", { class: "muted" }, "no fields")));
     }
     const extra = $("extra");
     extra.replaceChildren();
@@ -217,9 +285,13 @@
     }
     const outs = $("outputs");
     outs.replaceChildren();
-    for (const o of state.outputs || []) outs.append(el("li", { class: "out-" + o.type }, describe(o)));
-    if (!outs.children.length) outs.append(el("li", { class: "muted" }, "none"));
+    for (const o of state.outputs || []) {
+      outs.append(el("li", { class: "out-" + o.type }, describe(o), o.type === "finding" ? " " : "",
+        o.type === "finding" ? ruleLink(rules[o.code]) : null));
+    }
+    if (!outs.children.length) outs.append(el("li", { class: "muted" }, "nothing"));
     renderBoard(state.board);
+    highlight(state.seq);
 
     const decided = record?.result?.decided_at;
     const here = decided != null && decided === state.seq;
@@ -231,9 +303,11 @@
 
   function indexOf(seq) {
     let lo = 0;
-    for (let i = 0; i < steps.length; i++) {
-      if (steps[i][0] <= seq) lo = i;
-      else break;
+    let hi = steps.length - 1;
+    while (lo < hi) { // the last step at or below seq
+      const mid = (lo + hi + 1) >> 1;
+      if (steps[mid][0] <= seq) lo = mid;
+      else hi = mid - 1;
     }
     return lo;
   }
@@ -243,6 +317,7 @@
     const target = steps[index] ? steps[index][0] : seq;
     $("slider").value = String(index);
     $("seq-input").value = String(target);
+    highlight(target);
     const mine = ++request;
     try {
       const resp = await fetch(api("/state?seq=" + target));
@@ -262,6 +337,7 @@
   };
 
   async function start() {
+    let meta;
     try {
       const resp = await fetch(api("/meta"));
       meta = await resp.json();
@@ -272,8 +348,11 @@
     }
     record = meta.record;
     steps = meta.steps;
+    log = meta.log || [];
+    rules = meta.rules || {};
     $("slider").max = String(Math.max(0, steps.length - 1));
     $("last").textContent = meta.last;
+    renderLog();
     renderMeta();
     $("prev").addEventListener("click", () => step(-1));
     $("next").addEventListener("click", () => step(1));
@@ -282,11 +361,14 @@
       if (s) goTo(s[0]);
     });
     $("seq-input").addEventListener("change", (e) => goTo(Number(e.target.value) || 1));
+    $("turn-select").addEventListener("change", (e) => {
+      if (e.target.value) goTo(Number(e.target.value));
+    });
     $("jump-decision").addEventListener("click", () => goTo(record.result.decided_at));
     document.addEventListener("keydown", (e) => {
-      if (e.target instanceof HTMLInputElement) return;
-      if (e.key === "ArrowLeft") step(-1);
-      if (e.key === "ArrowRight") step(1);
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+      if (e.key === "ArrowLeft") { e.preventDefault(); step(-1); }
+      if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
     });
     window.addEventListener("hashchange", () => {
       const m = /seq=(\d+)/.exec(location.hash);

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import cache
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+import msgpack
 import pytest
 from aiohttp.test_utils import TestServer
 from playwright.async_api import BrowserContext, Page, Response
@@ -27,6 +29,7 @@ from streams.http.api import make_app
 from streams.http.pages import add_pages
 from streams.ingest import IngestCore
 from streams.store import RedisStore
+from tests.builder import Stream, card
 
 Event = dict[str, Any]
 SECRET = "Secret Card"
@@ -99,7 +102,15 @@ def prize_game(match: str) -> list[Event]:
 
 def shot(name: str) -> Path | None:
     where = os.environ.get("PRIZECHECK_SCREENSHOTS")
-    return Path(where) / f"prizecheck-{name}.png" if where else None
+    return Path(where) / f"{name}.png" if where else None
+
+
+async def on_air(page: Page, name: str) -> None:
+    """A screenshot of the overlay as a stream shows it: over a stand-in for the video (a flat green-grey)."""
+    if (path := shot(name)) is not None:
+        style = await page.add_style_tag(content="html { background: #56705f !important; }")
+        await page.screenshot(path=str(path))
+        await style.evaluate("node => node.remove()")
 
 
 async def wait_seq(page: Page, seq: int) -> None:
@@ -150,6 +161,113 @@ async def test_review_endpoints_replay_the_archive(served: Served) -> None:
     assert r.status == 200 and r.content_type == "text/html"
 
 
+def effect_knockout_game(match: str = "fx1") -> list[Event]:
+    """A game decided by damage outside the attack and checkup windows (an Ability, say): the knockout
+    is checked once the effect has resolved, i.e. when the next event arrives [rules §2]."""
+    s = Stream(match)
+    s.setup("ash", ("a1", card("Raging Bolt ex", 240, "ex")), ("a2", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 60)))
+    s.add("turn_started", player="ash", turn=1)
+    s.add("drew", player="ash")
+    s.add("damage", pid="m1", amount=60, by="a2")  # the decision: misty has nothing left in play
+    s.add("knocked_out", pid="m1")
+    s.add("prize_taken", player="ash", count=1)
+    s.add("game_ended", outcome="win", winner="ash", reason="no_pokemon")
+    return s.events
+
+
+async def test_the_decision_step_shows_the_decision_of_an_effect_knockout(served: Served) -> None:
+    events = effect_knockout_game()
+    await served.post(events)
+    record = replay_records(events)["fx1"]
+    decided = record["result"]["decided_at"]
+    assert record["knockouts"][0]["window"] == "effect" and decided == 7
+    state = await served.get_json(f"/review/fx1/state?seq={decided}")
+    kinds = [o["type"] for o in state["outputs"]]
+    assert "ko" in kinds and "game_over" in kinds, kinds
+    assert state["board"]["players"]["misty"]["active"] is None  # the board after the knockout
+    assert state["status"] == "finished"
+    # the step before: the damage is on, the effect still resolving with the claim that follows
+    state = await served.get_json(f"/review/fx1/state?seq={decided - 1}")
+    assert [o["type"] for o in state["outputs"]] == []
+    assert state["board"]["players"]["misty"]["active"]["damage"] == 60
+    # the same when the decision is the last archived event (the record resolves it too)
+    await served.post([dict(e, match="fx2") for e in events[:decided]])
+    state = await served.get_json(f"/review/fx2/state?seq={decided}")
+    assert "game_over" in [o["type"] for o in state["outputs"]]
+
+
+async def test_the_battle_log_tells_the_game_in_sentences(served: Served) -> None:
+    s = Stream("bl1")
+    s.setup("ash", ("a1", card("Raging Bolt ex", 240, "ex")), ("a2", card("Dragapult ex", 320, "ex")))
+    s.setup("misty", ("m1", card("Dragapult ex", 320, "ex")), ("m2", card("Dragapult ex", 320, "ex")))
+    s.add("turn_started", player="ash", turn=1)
+    s.add("drew", player="ash", cards=["Secret Card"])
+    s.add("turn_ended", player="ash")
+    s.add("turn_started", player="misty", turn=2)
+    s.add("turn_ended", player="misty")
+    s.add("turn_started", player="ash", turn=3)
+    s.add("attack", player="ash", pid="a1", name="Bellowing Thunder")
+    s.add("damage", pid="m1", amount=320)
+    s.add("knocked_out", pid="m1")
+    s.add("attack_ended")
+    s.add("prize_taken", player="ash", count=2)
+    s.add("promoted", player="misty", pid="m2")
+    s.add("turn_ended", player="ash")
+    s.add("turn_started", player="misty", turn=4)
+    s.add("turn_ended", player="misty")
+    s.add("turn_started", player="ash", turn=5)
+    s.add("attack", player="ash", pid="a1", name="Bellowing Thunder")
+    s.add("damage", pid="m2", amount=320)
+    s.add("knocked_out", pid="m2")
+    s.add("attack_ended")
+    s.add("prize_taken", player="ash", count=1)  # a prize short: a finding
+    await served.post(s.events)
+    log = (await served.get_json("/review/bl1/meta"))["log"]
+    assert [line["seq"] for line in log] == [e["seq"] for e in s.events]
+    text = {line["seq"]: line["text"] for line in log}
+    assert text[2] == "ash sets up Raging Bolt ex (a1) as Active, Bench Dragapult ex (a2)"
+    assert text[10] == "Raging Bolt ex (a1) attacks Dragapult ex (m1) with Bellowing Thunder: 320 damage"
+    assert text[11] == "Dragapult ex (m1) takes 320 damage"
+    assert text[15] == "misty promotes Dragapult ex (m2) to Active"
+    assert text[5] == "ash draws 1 card: Secret Card"  # officials see what was drawn
+    # grouped by the source's turn numbers
+    assert [(line["seq"], line["turn"]) for line in log if line["type"] == "turn_started"] == [
+        (4, 1),
+        (7, 2),
+        (9, 3),
+        (17, 4),
+        (19, 5),
+    ]
+    assert log[0]["turn"] is None and log[10]["turn"] == 3 and log[10]["player"] == "ash"
+    # knockouts, prizes and findings are marked on their line; two knockouts of one card are told apart
+    kos = [(line["seq"], m["text"]) for line in log for m in line["marks"] if m["kind"] == "ko"]
+    assert [seq for seq, _ in kos] == [13, 23]  # at the end of each attack [rules §2]
+    assert kos[0][1].startswith("Knockout #1: Dragapult ex (m1), misty's")
+    assert kos[1][1].startswith("Knockout #2: Dragapult ex (m2), misty's")
+    assert any(m["kind"] == "prize" for m in log[12]["marks"])
+    finding = next(m for line in log for m in line["marks"] if m["kind"] == "finding")
+    assert finding["code"] == "prize_count_mismatch"
+    assert finding["rule"] == {"section": "3", "title": "Knockout procedure", "href": "/rules#s3"}
+
+
+async def test_rules_page_renders_the_rule_reference_with_anchors(
+    served: Served, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streams.http.pages
+
+    doc = tmp_path / "rules.md"
+    doc.write_text("# Rules\n\n## 3. Knockout procedure\n\nPrizes are taken last.\n\n### 1.3 Deck-out\n\nx\n")
+    monkeypatch.setattr(streams.http.pages, "RULES_DOC", doc)
+    r = await served.http.get(f"{served.url}/rules")
+    page = await r.text()
+    assert r.status == 200 and '<h2 id="s3">3. Knockout procedure</h2>' in page
+    assert '<h3 id="s1-3">1.3 Deck-out</h3>' in page
+    monkeypatch.setattr(streams.http.pages, "RULES_DOC", tmp_path / "absent.md")
+    r = await served.http.get(f"{served.url}/rules")
+    assert r.status == 404 and "not installed" in (await r.json())["error"]
+
+
 # ------------------------------------------------------------------------------------------ browser
 async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     served: Served, browser_context: BrowserContext
@@ -162,6 +280,7 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     finding = record["findings"][0]
 
     page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1440, "height": 900})
     await page.goto(f"{served.url}/review/g1")
     await page.wait_for_selector('body[data-ready="1"]', state="attached")
     assert await page.inner_text("#event-type") == "match_started"
@@ -180,8 +299,15 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     await wait_seq(page, ko["seq"])
     outputs = await page.inner_text("#outputs")
     assert "Knockout" in outputs and ko["card"] in outputs and "Prizes due" in outputs
+    assert await page.locator(f'#log li.line.current[data-seq="{ko["seq"]}"]').is_visible()
+    assert await page.locator(f'#log li.line.current[data-seq="{ko["seq"]}"]').evaluate(
+        "li => { const r = li.getBoundingClientRect(), b = li.parentNode.getBoundingClientRect();"
+        " return r.top >= b.top && r.bottom <= b.bottom; }"
+    )  # scrolled into the log's view
     assert await page.locator(f'#board [data-pid="{ko["pid"]}"]').count() == 0
     assert await page.inner_text("#board") != before
+    if (path := shot("review")) is not None:
+        await page.screenshot(path=str(path))
     await page.keyboard.press("ArrowLeft")
     await wait_seq(page, ko["seq"] - 1)
     assert await page.inner_text("#board") == before
@@ -191,12 +317,14 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     assert await page.get_attribute("body", "data-decided") == "1"
     assert await page.inner_text("#event-type") == parent[decided - 1]["type"]
     assert "Game over" in await page.inner_text("#outputs")
-    if (path := shot("review")) is not None:
-        await page.screenshot(path=str(path), full_page=True)
 
     await page.click(f'#findings button[data-seq="{finding["seq"]}"]')
     await wait_seq(page, finding["seq"])
     assert "prize_count_mismatch" in await page.inner_text("#findings")
+    # in the log too, on its line, with the rules section it rests on
+    mark = page.locator(f'#log li.line[data-seq="{finding["seq"]}"] .mark-finding')
+    assert "prize_count_mismatch" in await mark.inner_text()
+    assert await mark.locator("a.rule").get_attribute("href") == "/rules#s3"
 
     # playoff links both ways, and a seq in the address
     await page.click('#playoff-links a[href="/review/g1/tb1"]')
@@ -207,6 +335,81 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     await page.goto(f"{served.url}/review/g1#seq=7")
     await wait_seq(page, 7)
     assert await page.inner_text("#event-type") == parent[6]["type"]
+
+
+def long_game(match: str, events: int = 1000) -> list[Event]:
+    """The prize game with a judge's note after every event, renumbered: ``events`` events or more."""
+    base = _prize_game()
+    per = -(-(events - len(base)) // len(base))
+    out: list[Event] = []
+    for e in base:
+        out.append(dict(e, match=match, seq=len(out) + 1))
+        for k in range(per):
+            out.append({"match": match, "seq": len(out) + 1, "type": "note", "text": f"table {k}: ok"})
+    return out
+
+
+async def test_review_page_fits_one_screen_and_stays_responsive_with_1000_events(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    events = long_game("long1")
+    assert len(events) >= 1000
+    await served.post(events)
+    record = replay_records(events)["long1"]
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1440, "height": 900})
+    started = time.perf_counter()
+    await page.goto(f"{served.url}/review/long1")
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    loaded = time.perf_counter() - started
+    assert await page.locator("#log li.line").count() == len(events)
+
+    # one screen at 1440x900: no page scroll; the board, both benches and the log in view
+    size = await page.evaluate(
+        "(d => [d.scrollWidth, d.scrollHeight, innerWidth, innerHeight])(document.documentElement)"
+    )
+    assert size[0] <= size[2] and size[1] <= size[3], size
+    await page.goto(f"{served.url}/review/long1#seq={record['knockouts'][0]['seq'] - 1}")
+    await page.reload()
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    for selector in ("#board-panel", ".player:nth-child(1) .bench", ".player:nth-child(2) .bench", "#log"):
+        box = await page.locator(selector).bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 900 and box["width"] > 0, (selector, box)
+    assert await page.locator("#board .bench .mon").count() >= 1
+
+    # click any line: it jumps there; arrows step; go to turn; knockouts numbered apart
+    times = []
+    for ko in record["knockouts"]:
+        t0 = time.perf_counter()
+        await page.click(f'#log li.line[data-seq="{ko["seq"]}"] .ltext')
+        await wait_seq(page, ko["seq"])
+        times.append(time.perf_counter() - t0)
+        assert "Knockout" in await page.inner_text("#outputs")
+        assert await page.locator(f'#log li.line.current[data-seq="{ko["seq"]}"]').is_visible()
+    marks = await page.locator("#log .mark-ko").all_inner_texts()
+    assert len(marks) == len(record["knockouts"]) and len(set(marks)) == len(marks)
+    assert [m.split(":")[0] for m in marks] == [f"✖ Knockout #{i + 1}" for i in range(len(marks))]
+    here = 100
+    await page.click(f'#log li.line[data-seq="{here}"] .ltext')
+    await wait_seq(page, here)
+    t0 = time.perf_counter()
+    for _ in range(30):
+        await page.keyboard.press("ArrowRight")
+    await wait_seq(page, here + 30)
+    held = time.perf_counter() - t0
+    turn_starts = [e for e in events if e["type"] == "turn_started"]
+    target = turn_starts[len(turn_starts) // 2]
+    await page.select_option("#turn-select", str(target["seq"]))
+    await wait_seq(page, target["seq"])
+    assert f"{target['player']}'s turn starts" in await page.inner_text("#log li.line.current")
+    await page.click("#jump-decision")
+    await wait_seq(page, record["result"]["decided_at"])
+    assert "Game over" in await page.inner_text("#outputs")
+    print(
+        f"\nreview page, {len(events)} events: loaded in {loaded * 1000:.0f} ms; a click on a log line to "
+        f"its board: {max(times) * 1000:.0f} ms at most; 30 steps with the arrow key: {held * 1000:.0f} ms"
+    )
+    assert max(times) < 3 and held < 10  # generous: a regression to seconds per step shows, load does not
 
 
 async def test_overlay_updates_live_without_a_reload(served: Served, browser_context: BrowserContext) -> None:
@@ -234,8 +437,149 @@ async def test_overlay_updates_live_without_a_reload(served: Served, browser_con
     winner = replay_records(events)["o1"]["result"]["winner"]
     assert "GAME OVER" in banner and winner in banner
     assert await page.evaluate("window.__sameDocument === true")  # updated in place, never reloaded
-    if (path := shot("overlay")) is not None:
-        await page.screenshot(path=str(path), omit_background=True)
+
+
+def series_game(match: str, game: int, events: list[Event]) -> list[Event]:
+    """``events`` as game ``game`` of the best-of-three ``r1-t1`` in league L, season S."""
+    out = [dict(e, match=match) for e in events]
+    context = {"league": "L", "season": "S", "series": "r1-t1", "game": game, "round": 1}
+    out[0] = dict(out[0], context=context, must_decide=False)
+    return out
+
+
+def halved_turns(events: list[Event]) -> list[Event]:
+    """The source numbers a turn of each player as one (1, 1, 2, 2, ...): not the engine's count."""
+    return [dict(e, turn=(e["turn"] + 1) // 2) if e["type"] == "turn_started" else e for e in events]
+
+
+async def test_overlay_states_from_empty_to_game_over_and_its_layouts(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    events = halved_turns(prize_game("ov1"))
+    record = replay_records(events)["ov1"]
+    ko = record["knockouts"][0]
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1920, "height": 1080})
+    await page.goto(f"{served.url}/overlay/ov1")
+    await page.wait_for_selector('body[data-connection="open"]', state="attached")
+    # empty: nothing on air, not even the connection state, before there is a board (and with one that
+    # has no Pokémon yet)
+    assert await page.inner_text("body") == "" and await page.is_hidden("#bar")
+    await served.post(events[:1])
+    await wait_seq(page, 1)
+    assert await page.get_attribute("body", "data-state") == "empty" and await page.inner_text("body") == ""
+
+    # live: both sides with the Active, the Bench with HP, prizes left, the turn as the source counts it
+    await served.post(events[1 : ko["seq"] - 1])
+    await wait_seq(page, ko["seq"] - 1)
+    assert await page.get_attribute("body", "data-state") == "live"
+    turn = [e for e in events[: ko["seq"] - 1] if e["type"] == "turn_started"][-1]
+    middle = await page.inner_text("#middle")
+    assert f"TURN {turn['turn']}" in middle and turn["player"] in middle
+    assert turn["turn"] != len([e for e in events[: ko["seq"] - 1] if e["type"] == "turn_started"])
+    owner = page.locator(f'.side[data-player="{ko["owner"]}"]')
+    assert (
+        await owner.locator(".benched").count() >= 1 and "HP" in await owner.locator(".active").inner_text()
+    )
+    assert ko["card"] in await owner.inner_text()
+    await on_air(page, "overlay")
+
+    # a knockout: the prize count drops, the Pokémon leaves
+    taker = next(p for p in events[0]["players"] if p != ko["owner"])
+    await served.post(events[ko["seq"] - 1 : ko["seq"] + 3])
+    await wait_seq(page, ko["seq"] + 3)
+    assert await page.inner_text(f'.side[data-player="{taker}"] .prizes-left') == str(6 - ko["prizes"])
+
+    # other layouts from the URL: a column at the right edge, no Bench, smaller
+    other = await browser_context.new_page()
+    await other.set_viewport_size({"width": 1920, "height": 1080})
+    await other.goto(f"{served.url}/overlay/ov1?side=right&bench=0&scale=0.75")
+    await wait_seq(other, ko["seq"] + 3)
+    assert await other.locator(".benched").count() == 0
+    box = await other.locator("#bar").bounding_box()
+    assert box and 1920 - 40 < box["x"] + box["width"] <= 1920 and box["width"] < 500, box
+    await on_air(other, "overlay-side")
+
+    # game over: the banner with the winner and how
+    await other.close()
+    await page.bring_to_front()
+    await served.post(events[ko["seq"] + 3 :])
+    await wait_seq(page, events[-1]["seq"])
+    assert await page.get_attribute("body", "data-state") == "over"
+    banner = await page.inner_text("#banner")
+    assert f"{record['result']['winner']} WINS" in banner and "BY PRIZES" in banner
+    assert await page.locator(".side.to-move").count() == 0
+    await on_air(page, "overlay-gameover")
+
+
+async def test_overlay_shows_the_match_score_and_the_playoff_once_decided(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    first = series_game("s1-g1", 1, _prize_game())
+    second = series_game("s1-g2", 2, _prize_game())
+    winner = replay_records(first)["s1-g1"]["result"]["winner"]
+    await served.post(first + second[:30])
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1920, "height": 1080})
+    await page.goto(f"{served.url}/overlay/s1-g2")
+    await page.wait_for_selector(".middle .series", state="attached")
+    players = first[0]["players"]
+    score = "–".join("1" if p == winner else "0" for p in players)
+    assert await page.inner_text(".middle .series") == f"GAME 2 · {score}"
+    assert await page.inner_text(f'.side[data-player="{winner}"] .games') == "1"
+
+    # a drawn game decided by its playoff: "to decide" while the playoff is played, then who won it
+    parent, child = playoff_game()
+    await served.post(parent + child[:20])
+    await page.goto(f"{served.url}/overlay/g1")
+    await page.wait_for_selector('body[data-state="awaiting-playoff"]', state="attached")
+    assert "TO DECIDE" in await page.inner_text("#banner")
+    await served.post(child[20:])
+    await page.wait_for_selector('body[data-state="over"]', state="attached")
+    banner = await page.inner_text("#banner")
+    result = replay_records(parent + child)["g1"]["result"]
+    assert f"{result['winner']} WINS" in banner and "WON THE TIEBREAKER GAME" in banner, banner
+    assert "DECIDE" not in banner and "FOLLOW" not in banner
+    await on_air(page, "overlay-playoff")
+    await page.goto(f"{served.url}/overlay/g1/tb1")
+    await page.wait_for_selector(".middle .tag", state="attached")
+    assert await page.inner_text(".middle .tag") == "TIEBREAKER GAME"
+
+
+async def test_overlay_survives_a_server_restart_without_saying_so(
+    redis_store: RedisStore, browser_context: BrowserContext
+) -> None:
+    events = prize_game("rs1")
+
+    async def start(port: int = 0) -> TestServer:
+        server = TestServer(
+            make_app(IngestCore(redis_store), redis_store, heartbeat=0.5), host="127.0.0.1", port=port
+        )
+        await server.start_server()
+        return server
+
+    server = await start()
+    url = str(server.make_url("")).rstrip("/")
+    async with aiohttp.ClientSession() as http:
+        served = Served(url, http)
+        await served.post(events[:20])
+        page = await browser_context.new_page()
+        await page.goto(f"{url}/overlay/rs1")
+        await wait_seq(page, 20)
+        on_air = await page.inner_text("body")
+        port = server.port
+        assert port
+        await server.close()
+        await page.wait_for_selector('body[data-connection="down"]', state="attached")
+        assert await page.inner_text("body") == on_air  # the board stays, nothing says "reconnecting"
+        server = await start(port)
+        try:
+            await served.post(events[20:40])
+            await wait_seq(page, 40)
+            assert await page.get_attribute("body", "data-connection") == "open"
+            assert await page.get_attribute("body", "data-state") == "live"
+        finally:
+            await server.close()
 
 
 async def test_overlay_never_shows_a_hidden_card(served: Served, browser_context: BrowserContext) -> None:
@@ -276,6 +620,7 @@ async def test_overlay_never_shows_a_hidden_card(served: Served, browser_context
         "/overlay/h1",
         "/static/overlay.css",
         "/static/overlay.js",
+        "/overlay/h1/score",
         "/matches/h1/live",
         "/favicon.ico",
     }, paths
@@ -294,13 +639,11 @@ async def test_match_list_links_to_review_and_overlay(
     await page.wait_for_url("**/ui")
     rows = page.locator("#matches tbody tr")
     assert await rows.count() == 3
+    assert await page.inner_text("#summary") == "matches 1–3 of 3"
     texts = [await rows.nth(i).inner_text() for i in range(3)]
     assert texts[0].startswith("g1") and "finished" in texts[0] and "by playoff" in texts[0]
     assert texts[1].startswith("g1/tb1") and "beat" in texts[1]
     assert texts[2].startswith("o1") and "in_progress" in texts[2] and "in progress" in texts[2]
-    if (path := shot("list")) is not None:
-        await page.screenshot(path=str(path), full_page=True)
-
     await page.click('#matches a.review[href="/review/g1/tb1"]')
     await page.wait_for_selector('body[data-ready="1"]', state="attached")
     assert await page.inner_text("#match-id") == "g1/tb1"
@@ -316,3 +659,110 @@ async def test_match_list_links_to_review_and_overlay(
     await wait_seq(page, 41)
     assert markup in await page.inner_text("#event-fields")
     assert await page.evaluate("window.__injected === undefined")
+
+
+async def store_many(store: RedisStore, n: int) -> list[str]:
+    """``n`` finished matches written straight into the index layout (docs/storage.md), in pipelines.
+
+    What ``index.lua`` and the ingest core would leave, without replaying n games: the list reads the
+    index and the records only. Every 7th match has findings; players are ``p0000``..``p0499``.
+    """
+    names = []
+    for start in range(0, n, 2000):
+        async with store.client.pipeline(transaction=False) as pipe:
+            for i in range(start, min(n, start + 2000)):
+                match = f"2026-r{i // 1000:02d}-t{i:05d}"
+                names.append(match)
+                players = [f"p{i % 500:04d}", f"p{(i * 7 + 1) % 500:04d}"]
+                findings = {"seq_gap": i % 4 + 1} if i % 7 == 0 else {}
+                league = "L1" if i % 2 else "L2"
+                idx = store.idx
+                pipe.hset(
+                    f"{idx}:m:{match}",
+                    mapping={
+                        "seq": 100,
+                        "status": "finished",
+                        "league": league,
+                        "season": "2026",
+                        "players": json.dumps(players),
+                        "findings": json.dumps(findings),
+                    },
+                )
+                pipe.zadd(f"{idx}:matches", {match: 0})
+                pipe.zadd(f"{idx}:nfindings", {match: sum(findings.values())})
+                pipe.sadd(f"{idx}:status:finished", match)
+                pipe.sadd(f"{idx}:league:{league}", match)
+                pipe.sadd(f"{idx}:season:2026", match)
+                for p in players:
+                    pipe.sadd(f"{idx}:player:{p}", match)
+                    pipe.zadd(f"{idx}:players", {f"{p}\0{p}": 0})
+                result = {"outcome": "win", "winner": players[0], "loser": players[1], "reason": "prizes"}
+                record = {"match": match, "players": players, "status": "finished", "result": result}
+                pipe.set(store.key(match, "record"), msgpack.packb({**record, "decided_at": 90}))
+            await pipe.execute()
+    return names
+
+
+async def test_match_list_pages_through_ten_thousand_matches(
+    served: Served, redis_store: RedisStore, browser_context: BrowserContext
+) -> None:
+    names = await store_many(redis_store, 10_000)
+    try:
+        await _list_ten_thousand(served, redis_store, browser_context, names)
+    finally:  # faster than the fixture's key-by-key clean-up
+        keys = [k async for k in redis_store.client.scan_iter(match=f"{redis_store.prefix}:*", count=2000)]
+        async with redis_store.client.pipeline(transaction=False) as pipe:
+            for i in range(0, len(keys), 1000):
+                pipe.unlink(*keys[i : i + 1000])
+            await pipe.execute()
+
+
+async def _list_ten_thousand(
+    served: Served, redis_store: RedisStore, browser_context: BrowserContext, names: list[str]
+) -> None:
+    reads: list[int] = []
+    original = redis_store.records
+
+    async def counted(matches: Any) -> Any:
+        reads.append(len(matches))
+        return await original(matches)
+
+    redis_store.records = counted  # type: ignore[method-assign]
+    page = await browser_context.new_page()
+    started = time.perf_counter()
+    await page.goto(f"{served.url}/ui")
+    loaded = time.perf_counter() - started
+    rows = page.locator("#matches tbody tr")
+    assert await rows.count() == 50 and reads == [50]  # one page of records, not 10,000
+    assert await page.inner_text("#summary") == "matches 1–50 of 10000"
+    assert (await rows.nth(0).inner_text()).startswith(names[0])
+    await page.click("#next-page")
+    await page.wait_for_url("**/ui?page=2")
+    assert (await rows.nth(0).inner_text()).startswith(names[50])
+    assert await page.inner_text("#page-of") == "page 2 of 200"
+
+    # search by player, then filter and sort with the form; every step reads one page
+    await page.fill('input[name="q"]', "P0042")
+    await page.press('input[name="q"]', "Enter")
+    await page.wait_for_url("**/ui?q=P0042*")
+    want = [m for i, m in enumerate(names) if 42 in (i % 500, (i * 7 + 1) % 500)]
+    assert (
+        await page.inner_text("#summary")
+        == f"matches 1–{len(want)} of {len(want)}; players starting with “P0042”"
+    )
+    assert [(await rows.nth(i).inner_text()).split("\t")[0] for i in range(len(want))] == want
+    await page.select_option('select[name="status"]', "finished")
+    await page.wait_for_url("**status=finished*")
+    await page.select_option('select[name="sort"]', "-findings")
+    await page.wait_for_url("**sort=-findings*")
+    first = await rows.nth(0).inner_text()
+    assert first.split("\t")[-2] == "4"  # the most findings this player's matches have
+    await page.goto(f"{served.url}/ui?league=L1&sort=-match&limit=100&page=3")
+    assert await rows.count() == 100
+    l1 = [m for i, m in enumerate(names) if i % 2][::-1]
+    assert (await rows.nth(0).inner_text()).startswith(l1[200])
+    assert max(reads) <= 100 and len(reads) == 6
+    print(f"\n/ui with 10,000 matches in the store: first page loaded in {loaded * 1000:.0f} ms")
+    if (path := shot("list")) is not None:
+        await page.goto(f"{served.url}/ui?sort=-findings&limit=25")
+        await page.screenshot(path=str(path), full_page=True)

@@ -414,3 +414,24 @@ def test_serve_with_a_bad_setting_exits_2_with_a_message() -> None:
         timeout=60,
     )
     assert done.returncode == 2 and "PRIZECHECK_PORT" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_on_a_busy_port_exits_2_with_one_line(redis_url: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "replay.cli", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env={**os.environ, "REDIS_URL": redis_url},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        f"prizecheck serve: cannot listen on 127.0.0.1:{port}: the port is in use (another prizecheck "
+        "serve?); choose another with --port or PRIZECHECK_PORT\n"
+    )
+    assert done.stdout == ""

@@ -148,6 +148,73 @@ async def test_indexes_filters_and_findings_counters(any_store: Store) -> None:
     assert await any_store.findings_counts() == {"result_mismatch": 1, "seq_gap": 2, "turn_order": 1}
 
 
+async def test_index_page_filters_searches_sorts_and_reads_one_page(any_store: Store) -> None:
+    players = ("Misty", "misha", "Brock", "Gary")
+    entries = [
+        IndexEntry(
+            f"m{i:02d}",
+            i,
+            "finished" if i % 3 else "in_progress",
+            "L1" if i % 2 else "L2",
+            "2026",
+            (players[i % 4], players[(i + 1) % 4]),
+            {"seq_gap": i % 5} if i % 5 else {},
+        )
+        for i in range(1, 31)
+    ]
+    for entry in entries:
+        assert await any_store.index(entry)
+    names = [e.match for e in entries]
+    totals = {e.match: sum(e.findings.values()) for e in entries}
+
+    page = await any_store.index_page(limit=7)
+    assert (page.total, [e.match for e in page.entries]) == (30, names[:7])
+    assert page.entries == entries[:7]  # the entries themselves, not only their ids
+    page = await any_store.index_page(sort="-match", offset=5, limit=4)
+    assert [e.match for e in page.entries] == names[::-1][5:9]
+    assert (await any_store.index_page(offset=28, limit=10)).entries == entries[28:]
+    assert (await any_store.index_page(offset=40)).entries == []
+    assert (await any_store.index_page(limit=0)).total == 30
+
+    by_findings = sorted(names, key=lambda m: (totals[m], m))
+    page = await any_store.index_page(sort="-findings", limit=6)
+    assert [e.match for e in page.entries] == by_findings[::-1][:6]
+    page = await any_store.index_page(sort="findings", offset=3, limit=6)
+    assert [e.match for e in page.entries] == by_findings[3:9]
+
+    def where(pred: object) -> list[str]:
+        return [e.match for e in entries if pred(e)]  # type: ignore[operator]
+
+    page = await any_store.index_page(league="L1", status="finished", limit=100)
+    want = where(lambda e: e.league == "L1" and e.status == "finished")
+    assert (page.total, [e.match for e in page.entries]) == (len(want), want)
+    page = await any_store.index_page(player="Brock", sort="-findings", limit=3)
+    want = sorted(where(lambda e: "Brock" in e.players), key=lambda m: (totals[m], m))[::-1]
+    assert (page.total, [e.match for e in page.entries]) == (len(want), want[:3])
+
+    # search: a prefix of a player id, ASCII case folded, alone or with filters
+    page = await any_store.index_page(search="mis", limit=100)
+    want = where(lambda e: {"Misty", "misha"} & set(e.players))
+    assert (page.total, [e.match for e in page.entries]) == (len(want), want)
+    page = await any_store.index_page(search="MISTY", status="in_progress", sort="-match", limit=100)
+    want = where(lambda e: "Misty" in e.players and e.status == "in_progress")[::-1]
+    assert [e.match for e in page.entries] == want and page.total == len(want)
+    assert (await any_store.index_page(search="zed")).total == 0
+    assert (await any_store.index_page(search="gary", league="nope")).entries == []
+    with pytest.raises(ValueError, match="sort"):
+        await any_store.index_page(sort="players")
+
+    # a match that moves on moves in the page too; records are read by the page's names only
+    moved = IndexEntry("m01", 99, "finished", "L1", "2026", ("Zoe", "Gary"), {"turn_order": 9})
+    assert await any_store.index(moved)
+    assert (await any_store.index_page(sort="-findings", limit=1)).entries == [moved]
+    assert [e.match for e in (await any_store.index_page(search="zo")).entries] == ["m01"]
+    assert "m01" not in [e.match for e in (await any_store.index_page(search="misty", limit=50)).entries]
+    await any_store.put_record("m02", b"rec-2")
+    assert await any_store.records(["m02", "m03", "m02"]) == [b"rec-2", None, b"rec-2"]
+    assert await any_store.records([]) == []
+
+
 async def test_an_index_step_with_a_wrong_guess_still_moves_every_membership(any_store: Store) -> None:
     """The ingest core passes the entry it wrote last (``guess=True``) to save a read; when another writer
     changed it meanwhile, the guess is wrong and the step must still leave exactly the new memberships."""
