@@ -586,8 +586,8 @@ class _Importer:
         ids = self.ids.get(name)
         if ids is not None and len(ids) == 1:
             info = db.printing(next(iter(ids)))
-            if info is not None:
-                return [info]
+            if info is not None and name in (info.names.get(self.lang), info.name):
+                return [info]  # the printing itself (an id that names another card is not trusted)
         return db.lookup(name, self.lang)
 
     def card_map(self, name: str, poke: _Poke | None = None) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -205,6 +205,7 @@ class Template:
     text: str
     regex: re.Pattern[str]
     groups: tuple[tuple[str, str], ...]  # (regex group, canonical name)
+    slots: tuple[tuple[str, str], ...]  # (regex group, the template's placeholder name)
     fixed: tuple[tuple[str, str], ...]
     literal: int  # characters of literal text: the most specific template is tried first
 
@@ -216,6 +217,7 @@ class Match:
     kind: str
     key: str
     g: dict[str, str]
+    raw: dict[str, str] = field(default_factory=dict)  # the values by the template's own placeholder names
 
 
 def _compile(key: str, text: str) -> Template | None:
@@ -230,6 +232,7 @@ def _compile(key: str, text: str) -> Template | None:
         return None  # an untranslated key the client prints as "<key>": not a sentence
     parts: list[str] = []
     groups: list[tuple[str, str]] = []
+    slots: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
     pos = 0
     literal = 0
@@ -251,12 +254,13 @@ def _compile(key: str, text: str) -> Template | None:
                 body = r".+?"
             parts.append(f"(?P<{gname}>{body})")
             groups.append((gname, names.get(ph, ph)))
+            slots.append((gname, ph))
         pos = m.end()
     lit = text[pos:]
     parts.append(re.escape(lit))
     literal += len(lit)
     regex = re.compile("".join(parts))
-    return Template(key, kind, text, regex, tuple(groups), tuple(fixed.items()), literal)
+    return Template(key, kind, text, regex, tuple(groups), tuple(slots), tuple(fixed.items()), literal)
 
 
 def _whole_words(text: str) -> list[str]:
@@ -378,10 +382,10 @@ class Sentences:
                 continue
             g = {name: m.group(gname) for gname, name in t.groups}
             g.update(t.fixed)
-            return self._refine(t, g)
+            return self._refine(t, g, {ph: m.group(gname) for gname, ph in t.slots})
         return None
 
-    def _refine(self, t: Template, g: dict[str, str]) -> Match | None:
+    def _refine(self, t: Template, g: dict[str, str], raw: dict[str, str]) -> Match | None:
         kind = t.kind
         cond = g.get("cond")
         if cond is not None:
@@ -399,7 +403,7 @@ class Sentences:
             elif nm is not None:
                 g["n"] = nm.group(1)
                 g["hidden"] = "1"
-        return Match(kind, t.key, g)
+        return Match(kind, t.key, g, raw)
 
 
 def language_of(code: str) -> str:
