@@ -339,7 +339,10 @@ VALID: dict[str, list[dict[str, Any]]] = {
         ev(32, "trainer_played", player="ash", card={"name": "Ultra Ball", "kind": "item"}),
         ev(32, "trainer_played", player="ash", card={"name": "Artazon", "kind": "stadium"}),
     ],
-    "searched": [ev(33, "searched", player="ash", count=1, cards=["Pikachu ex"]), ev(33, "searched", player="misty")],
+    "searched": [
+        ev(33, "searched", player="ash", count=1, cards=["Pikachu ex"]),
+        ev(33, "searched", player="misty"),
+    ],
     "to_hand": [ev(34, "to_hand", player="ash", **{"from": "discard"}, cards=["Pikachu"])],
     "shuffled": [
         ev(35, "shuffled", player="ash", zone="deck"),

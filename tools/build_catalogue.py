@@ -58,11 +58,15 @@ def read_object(path: Path) -> dict[str, Any]:
 def names(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
-    return {lang: str(value[lang]).strip() for lang in LANGS if isinstance(value.get(lang), str) and value[lang].strip()}
+    return {
+        lang: str(value[lang]).strip()
+        for lang in LANGS
+        if isinstance(value.get(lang), str) and value[lang].strip()
+    }
 
 
 def print_id(set_id: str, local: str) -> str:
-    """The client's card id: ``sv06.5`` + ``036`` -> ``sv6-5_36`` (zero padding and dots as it prints them)."""
+    """The client's card id: ``sv06.5`` + ``036`` -> ``sv6-5_36`` (padding and dots as it prints them)."""
     s = re.sub(r"(?<![0-9])0+(?=[0-9])", "", set_id.lower()).replace(".", "-")
     n = re.sub(r"^0+(?=[0-9])", "", local)
     return f"{s}_{n}"
@@ -208,7 +212,9 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkout", type=Path, help="a checkout of tcgdex/cards-database")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "replay/sources/cards.json.gz")
+    ap.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent.parent / "replay/sources/cards.json.gz"
+    )
     ap.add_argument("--commit", help="the checkout's commit, when it is not a git work tree")
     args = ap.parse_args()
     doc = build(args.checkout, args.commit)

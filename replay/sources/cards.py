@@ -234,7 +234,7 @@ class CardDatabase:
         return [self.cards[i] for i in hits or ()]
 
     def printing(self, card_id: str) -> CardInfo | None:
-        """The card of one printing, by the id the client prints before a name (``sv6_163``, ``me3_48_ph``)."""
+        """One printing's card, by the id the client prints before a name (``sv6_163``, ``me3_48_ph``)."""
         cid = card_id.strip("()").lower()
         i = self.prints.get(cid)
         if i is None and cid.count("_") > 1:

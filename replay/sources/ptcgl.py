@@ -36,16 +36,42 @@ _CARD_ID = re.compile(r"\(([A-Za-z0-9.-]+(?:_[A-Za-z0-9.-]+)+)\) ")
 # Lines that start a resolution window (the acting player does something); all others are consequences.
 _ACTIONS = frozenset(
     {
-        "attack", "used", "attached", "evolved", "devolved", "retreated", "ended", "drew_played", "drew_hidden",
-        "drew_n", "drew_card", "played_to", "played", "stadium", "discarded", "shuffled", "bottom", "inaction",
-        "drew_n_played", "to_deck",
+        "attack",
+        "used",
+        "attached",
+        "evolved",
+        "devolved",
+        "retreated",
+        "ended",
+        "drew_played",
+        "drew_hidden",
+        "drew_n",
+        "drew_card",
+        "played_to",
+        "played",
+        "stadium",
+        "discarded",
+        "shuffled",
+        "bottom",
+        "inaction",
+        "drew_n_played",
+        "to_deck",
     }
-)  # fmt: skip
+)
 # Lines a card list ("   • a, b" or "- a, b") may follow; the list's names go to the line's ``extra``.
 _LIST_KINDS = frozenset(
-    {"drew_n", "drew_n_played", "bottom", "moved_n", "shuffled", "discarded", "list_head", "detached",
-     "revealed"}
-)  # fmt: skip
+    {
+        "drew_n",
+        "drew_n_played",
+        "bottom",
+        "moved_n",
+        "shuffled",
+        "discarded",
+        "list_head",
+        "detached",
+        "revealed",
+    }
+)
 _SETUP_KINDS = frozenset({"coin", "coin_won", "decided", "opening", "mulligan", "played_to"})
 _REASONS = {
     "prizes": "prizes",
@@ -127,8 +153,8 @@ def card_ids(text: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     if "_" not in text:
         return out
-    for m in re.finditer(r"\(([A-Za-z0-9.-]+(?:_[A-Za-z0-9.-]+)+)\) ([^,.!\n]+?)(?=,|\.| to | on | in | and |$)",
-                         normal_text(text), re.M):  # fmt: skip
+    pattern = r"\(([A-Za-z0-9.-]+(?:_[A-Za-z0-9.-]+)+)\) ([^,.!\n]+?)(?=,|\.| to | on | in | and |$)"
+    for m in re.finditer(pattern, normal_text(text), re.M):  # fmt: skip
         out.setdefault(m.group(2).strip(), set()).add(m.group(1))
     return out
 
@@ -292,8 +318,10 @@ class _Importer:
     def emit(self, ev: Event) -> None:
         self.events.append(ev)
         t = ev["type"]
-        p = ev.get("player")
-        n = ev.get("count", len(ev.get("cards", ())) or 1)
+        p: str = ev.get("player", "")
+        n: int = ev.get("count", len(ev.get("cards", ())) or 1)
+        if p not in self.deck:
+            return
         if t in ("drew", "searched"):
             self.deck[p] -= n
         elif t in ("moved", "shuffled", "to_hand", "discarded"):
@@ -341,7 +369,9 @@ class _Importer:
                 if head is not None:
                     append(head)
                     continue
-            parts = [(m.kind, m.g, m.key) for m in sentences.match(s)]
+            parts: list[tuple[str, dict[str, str] | None, str]] = [
+                (m.kind, m.g, m.key) for m in sentences.match(s)
+            ]
             if not parts and en:
                 for kind, rx in _EXTRA_EN:
                     em = rx.match(s)
@@ -375,14 +405,18 @@ class _Importer:
         # An effect that shuffles its player's deck searched it: the cards it puts into play or onto
         # Pokémon came from the deck (Nest Ball, Trinity Charge, Technical Machine: Evolution).
         group: list[_Line] = []
-        for ln in [*out, None]:
-            if ln is None or (not ln.detail and ln.kind in _ACTIONS) or ln.kind in ("turn", "checkup", "end"):
-                if any(x.kind == "shuffle" and x.g is not None and x.g.get("zone") == "deck" for x in group):
-                    for x in group:
-                        x.searched = True
+
+        def close(group: list[_Line]) -> None:
+            if any(x.kind == "shuffle" and x.g is not None and x.g.get("zone") == "deck" for x in group):
+                for x in group:
+                    x.searched = True
+
+        for line in out:
+            if (not line.detail and line.kind in _ACTIONS) or line.kind in ("turn", "checkup", "end"):
+                close(group)
                 group = []
-            if ln is not None:
-                group.append(ln)
+            group.append(line)
+        close(group)
         return out
 
     def _header(self, no: int, s: str) -> _Line | None:
@@ -621,14 +655,22 @@ class _Importer:
                 fit = [h for h in hps if poke.survived < h <= knocked_out_at]
                 if fit:
                     card["hp"] = max(fit)
-                    self.find("importer_hp_choice", "info", no,
-                              f"{poke.name} has printings with HP {shown}; the damage read ({knocked_out_at}) "
-                              f"knocks out {', '.join(str(h) for h in fit)}: took HP {card['hp']}")  # fmt: skip
+                    self.find(
+                        "importer_hp_choice",
+                        "info",
+                        no,
+                        f"{poke.name} has printings with HP {shown}; the damage read ({knocked_out_at}) "
+                        f"knocks out {', '.join(str(h) for h in fit)}: took HP {card['hp']}",
+                    )
                 else:
                     self.hp_missing.add(poke.name)
-                    self.find("importer_hp_unverified", "warning", no,
-                              f"{poke.name} has printings with HP {shown} and none fits the damage read "
-                              f"({knocked_out_at}): its knockout stays the log's claim, unverified")  # fmt: skip
+                    self.find(
+                        "importer_hp_unverified",
+                        "warning",
+                        no,
+                        f"{poke.name} has printings with HP {shown} and none fits the damage read "
+                        f"({knocked_out_at}): its knockout stays the log's claim, unverified",
+                    )
                 return
             fit = [h for h in hps if h > poke.survived]
             if len(fit) == 1:
@@ -637,9 +679,13 @@ class _Importer:
                 self.hp_missing.add(poke.name)
                 if poke.name not in self.hp_chosen:
                     self.hp_chosen[poke.name] = 0
-                    self.find("importer_hp_ambiguous", "info", no,
-                              f"{poke.name} has printings with HP {shown}: nothing in the log tells which, "
-                              "its HP is left unknown")  # fmt: skip
+                    self.find(
+                        "importer_hp_ambiguous",
+                        "info",
+                        no,
+                        f"{poke.name} has printings with HP {shown}: nothing in the log tells which, "
+                        "its HP is left unknown",
+                    )
             return
 
     # -- board ----------------------------------------------------------------------------------------
@@ -884,12 +930,7 @@ class _Importer:
         self.turn_open = True
         ev: Event = {"type": "turn_started", "player": player, "turn": self.turn_no}
         deck = 0 if deck_out_of is not None and player == deck_out_of else None
-        drawn = (
-            nxt is not None
-            and nxt.kind.startswith("drew")
-            and nxt.g is not None
-            and nxt.g["p"] == player
-        )
+        drawn = nxt is not None and nxt.kind.startswith("drew") and nxt.g is not None and nxt.g["p"] == player
         if deck is None and drawn and self.deck[player] < 1:
             # [rules.md §1.3] The engine counts the deck from the events; a log hides some returns to the
             # deck (searches, shuffles without a count), so that count can reach 0 while the log shows the
@@ -1250,8 +1291,12 @@ class _Importer:
             ev["cards"] = names
         self.emit(ev)
         if len(names) != n:
-            self.find("importer_guess_pokemon", "warning", ln.no,
-                      f"{p} put {n} Pokémon into play but the log lists {len(names)} names")  # fmt: skip
+            self.find(
+                "importer_guess_pokemon",
+                "warning",
+                ln.no,
+                f"{p} put {n} Pokémon into play but the log lists {len(names)} names",
+            )
         to = "active" if ln.g.get("zone") == "active" else "bench"
         for name in names[:n]:
             self.put_in_play(p, name, to)
@@ -1334,7 +1379,12 @@ class _Importer:
         name, target = ln.g["c"], ln.g["d"]
         pid = self.in_spot(p, target, ln, "the attachment", lambda x: (0,))
         assert pid is not None
-        ev: Event = {"type": "attached", "player": p, "pid": pid, "card": {"name": name, "kind": self.attach_kind(name)}}
+        ev: Event = {
+            "type": "attached",
+            "player": p,
+            "pid": pid,
+            "card": {"name": name, "kind": self.attach_kind(name)},
+        }
         src = self.source_of(ln, p, [name], "the attached card")
         if src != "hand":
             ev["from"] = src
@@ -1362,9 +1412,13 @@ class _Importer:
         pile = list(self.discard.get(p, ()))
         if names and all(n in pile and not pile.remove(n) for n in names):  # type: ignore[func-returns-value]
             return "discard"
-        self.find("importer_guess_zone", "info", ln.no,
-                  f"{what} ({', '.join(names) or 'cards'}) came from {p}'s hand, deck or discard pile: the log "
-                  "does not say; took the hand")  # fmt: skip
+        self.find(
+            "importer_guess_zone",
+            "info",
+            ln.no,
+            f"{what} ({', '.join(names) or 'cards'}) came from {p}'s hand, deck or discard pile: the log "
+            "does not say; took the hand",
+        )
         return "hand"
 
     def on_evolved(self, ln: _Line) -> bool:
@@ -1495,9 +1549,13 @@ class _Importer:
             # The printed owner is unreliable here [ptcgl-format.md, Traps] and both players have one:
             # an effect of P's that places damage counters targets the opponent's Pokémon far more often.
             q = self.other(p)
-            self.find("importer_guess_owner", "warning", ln.no,
-                      f"both players have {d} in play and the log's owner name is unreliable in this line; "
-                      f"took {q}'s")  # fmt: skip
+            self.find(
+                "importer_guess_owner",
+                "warning",
+                ln.no,
+                f"both players have {d} in play and the log's owner name is unreliable in this line; "
+                f"took {q}'s",
+            )
         pid = self.locate(q, d, ln.no, "the damage counters")
         assert pid is not None
         self.damage(pid, 10 * int(ln.g["n"]))
@@ -1605,7 +1663,7 @@ class _Importer:
         """item | supporter | stadium | tool for a Trainer the catalogue knows, else None."""
         kinds = {_TRAINER_KINDS.get(i.kind or "") for i in self.infos(name) if i.category == "trainer"}
         kinds.discard(None)
-        return next(iter(kinds)) if len(kinds) == 1 else None  # type: ignore[return-value]
+        return next(iter(kinds)) if len(kinds) == 1 else None
 
     def play_stadium(self, p: str, name: str, no: int) -> None:
         """A Stadium comes into play; the one in play (either player's) goes to its owner's discard
@@ -1645,9 +1703,13 @@ class _Importer:
             self.emit({"type": "trainer_played", "player": p, "card": {"name": c, "kind": kind}})
             self.discard.setdefault(p, []).append(c)
         elif kind is None and not any(i.category == "pokemon" for i in self.infos(c)):
-            self.find("importer_card_unknown", "info", ln.no,
-                      f"{p} played {c}: the card catalogue does not know it as a Trainer; taken as an effect "
-                      "that moves no card")  # fmt: skip
+            self.find(
+                "importer_card_unknown",
+                "info",
+                ln.no,
+                f"{p} played {c}: the card catalogue does not know it as a Trainer; taken as an effect "
+                "that moves no card",
+            )
         return True
 
     def on_discarded(self, ln: _Line) -> bool:
@@ -1668,9 +1730,13 @@ class _Importer:
         # prints "moved P's N cards to the discard pile"). An attack that discards from the deck (Seek
         # Inspiration) is indistinguishable: said so.
         if self.window is not None and self.window.kind == "attack" and ln.detail:
-            self.find("importer_guess_zone", "info", ln.no,
-                      f"{p} discarded {', '.join(names) or f'{n} cards'} during an attack: from the hand or the "
-                      "deck, the log does not say; took the hand")  # fmt: skip
+            self.find(
+                "importer_guess_zone",
+                "info",
+                ln.no,
+                f"{p} discarded {', '.join(names) or f'{n} cards'} during an attack: from the hand or the "
+                "deck, the log does not say; took the hand",
+            )
         ev: Event = {"type": "discarded", "player": p, "count": n}
         if names:
             ev["cards"] = names
@@ -1706,8 +1772,12 @@ class _Importer:
     def on_devolved(self, ln: _Line) -> bool:
         if self.player_of(ln) is None:
             return False
-        self.find("importer_unsupported", "warning", ln.no,
-                  "a devolution: the contract has no event for it; the board keeps the evolved card")  # fmt: skip
+        self.find(
+            "importer_unsupported",
+            "warning",
+            ln.no,
+            "a devolution: the contract has no event for it; the board keeps the evolved card",
+        )
         return True
 
     def on_moved_n(self, ln: _Line) -> bool:
@@ -1739,9 +1809,13 @@ class _Importer:
                     f"action; took {actor}'s deck",
                 )
             else:
-                self.find("importer_owner_unverified", "info", ln.no,
-                          f"{n} card(s) milled from {q}'s deck as the log prints it; a deck is not on the "
-                          "board, so the owner could not be checked")  # fmt: skip
+                self.find(
+                    "importer_owner_unverified",
+                    "info",
+                    ln.no,
+                    f"{n} card(s) milled from {q}'s deck as the log prints it; a deck is not on the "
+                    "board, so the owner could not be checked",
+                )
             ev: Event = {"type": "moved", "player": owner, "count": n, "from": "deck", "to": zone,
                          "owner_unverified": True}  # fmt: skip
             if names:
@@ -1760,7 +1834,9 @@ class _Importer:
             # Redeemable Ticket-like: cards from the deck become Prize cards
             self.emit({"type": "moved", "player": q, "count": n, "from": "deck", "to": "prizes"})
         else:
-            self.find("importer_unsupported", "warning", ln.no, f"{n} cards moved to {zone or 'a zone'}: not read")
+            self.find(
+                "importer_unsupported", "warning", ln.no, f"{n} cards moved to {zone or 'a zone'}: not read"
+            )
         return True
 
     def on_moved(self, ln: _Line) -> bool:
@@ -1791,26 +1867,42 @@ class _Importer:
         # (close_window); a Benched one is taken when no card of that name is in the discard pile.
         cands = [x for x in self.named(q, name) + self.named(self.other(q), name)]
         active = next((x for x in cands if self.active[self.pokes[x].owner] == x), None)
-        if zone in ("hand", "deck", "lost_zone", "discard") and active is not None and self.window is not None:
+        if (
+            zone in ("hand", "deck", "lost_zone", "discard")
+            and active is not None
+            and self.window is not None
+        ):
             self.window.leaving[self.pokes[active].owner] = (active, zone, ln.no)
             return True
         benched = [x for x in cands if x != active]
         if zone in ("hand", "deck", "lost_zone") and benched:
             pid = benched[0]
             owner = self.pokes[pid].owner
-            self.find("importer_guess_removed", "info", ln.no,
-                      f"{name} moved to {zone}: no card of that name is in {q}'s discard pile, so the Benched "
-                      f"{name} ({pid}) left play")  # fmt: skip
+            self.find(
+                "importer_guess_removed",
+                "info",
+                ln.no,
+                f"{name} moved to {zone}: no card of that name is in {q}'s discard pile, so the Benched "
+                f"{name} ({pid}) left play",
+            )
             self.emit({"type": "removed", "player": owner, "pid": pid, "to": zone})
             self.leave_play(pid)
             return True
         if zone == "hand":
-            self.find("importer_guess_zone", "info", ln.no,
-                      f"{name} moved to {q}'s hand from a zone the log does not name; took the deck")  # fmt: skip
+            self.find(
+                "importer_guess_zone",
+                "info",
+                ln.no,
+                f"{name} moved to {q}'s hand from a zone the log does not name; took the deck",
+            )
             self.emit({"type": "searched", "player": q, "count": 1, "cards": [name]})
         elif zone in ("deck", "discard", "lost_zone", "prizes"):
-            self.find("importer_guess_zone", "info", ln.no,
-                      f"{name} moved to {zone} from a zone the log does not name; took the hand")  # fmt: skip
+            self.find(
+                "importer_guess_zone",
+                "info",
+                ln.no,
+                f"{name} moved to {zone} from a zone the log does not name; took the hand",
+            )
             if zone == "discard":
                 self.emit({"type": "discarded", "player": q, "count": 1, "cards": [name]})
             else:
@@ -1822,7 +1914,7 @@ class _Importer:
         return True
 
     def on_shuffled(self, ln: _Line) -> bool:
-        """"P shuffled C (or N cards) into their deck/hand/Prize cards": from the discard pile when every
+        """ "P shuffled C (or N cards) into their deck/hand/Prize cards": from the discard pile when every
         named card is there, from play when the names are a Pokémon's cards (Run Away Draw), else from
         the hand (Lillie's Determination)."""
         p = self.player_of(ln)
@@ -1838,7 +1930,11 @@ class _Importer:
         else:
             stack = sorted(names)
             mon = next(
-                (x for x in self.in_play(p) if sorted(self.pokes[x].stages + self.pokes[x].attached) == stack),
+                (
+                    x
+                    for x in self.in_play(p)
+                    if sorted(self.pokes[x].stages + self.pokes[x].attached) == stack
+                ),
                 None,
             )
             if mon is not None and zone == "deck":
@@ -1938,9 +2034,7 @@ def parse_ptcgl(
     imp.first = imp.find_first(lines)
     if not any(ln.kind == "end" for ln in lines):
         # "P conceded." with no end line after it ends the game (a client variant)
-        conceded = [
-            ln for ln in lines if ln.kind == "conceded_line" and ln.g and ln.g["p"] in imp.active
-        ]
+        conceded = [ln for ln in lines if ln.kind == "conceded_line" and ln.g and ln.g["p"] in imp.active]
         if conceded:
             ln = conceded[-1]
             assert ln.g is not None

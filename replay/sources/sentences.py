@@ -36,9 +36,13 @@ from typing import Any
 # sentences (a_card, heads, condition names, ...) or texts the client shows outside logs (settings).
 _P, _Q = "p", "q"
 _ATTACK = {
-    "attackingPlayerName": "p", "attackingPokemonCardName": "c", "attackName": "a",
-    "defendingPlayerName": "q", "targetPokemonCardName": "d", "numDamage": "n",
-}  # fmt: skip
+    "attackingPlayerName": "p",
+    "attackingPokemonCardName": "c",
+    "attackName": "a",
+    "defendingPlayerName": "q",
+    "targetPokemonCardName": "d",
+    "numDamage": "n",
+}
 _TOOK = {"defendingPlayerName": "q", "targetPokemonCardName": "d", "numDamage": "n"}
 _PC = {"playerName": "p", "cardName": "c"}
 _MOVE = {"playerName": "p", "targetPlayerName": "q", "cardName": "c"}
@@ -46,11 +50,21 @@ _EVOLVE = {"playerName": "p", "sourcePokemonCardName": "c", "targetPokemonCardNa
 _DEVOLVE = {**_EVOLVE, "sourcePlayerName": "q"}
 _ATTACH = {"playerName": "p", "sourceCardName": "c", "targetCardName": "d"}
 _COND = {"playerName": "q", "pokemonCardName": "d", "specialConditionName": "cond"}
-_CDAMAGE = {"numDamageCounters": "n", "targetPlayerName": "q", "targetPokemonCardName": "d",
-            "specialConditionName": "cond"}  # fmt: skip
+_CDAMAGE = {
+    "numDamageCounters": "n",
+    "targetPlayerName": "q",
+    "targetPokemonCardName": "d",
+    "specialConditionName": "cond",
+}
 _PLACED = {"cardName": "p", "numDamageCounters": "n", "targetPlayerName": "q", "targetPokemonCardName": "d"}
-_MOVED_DC = {"cardName": "p", "numDamageCounters": "n", "sourcePlayerName": "q", "sourcePokemonCardName": "c",
-             "targetPlayerName": "q2", "targetPokemonCardName": "d"}  # fmt: skip
+_MOVED_DC = {
+    "cardName": "p",
+    "numDamageCounters": "n",
+    "sourcePlayerName": "q",
+    "sourcePokemonCardName": "c",
+    "targetPlayerName": "q2",
+    "targetPokemonCardName": "d",
+}
 _ONE = {"n": "1"}
 
 KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
@@ -59,7 +73,11 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "blog_loc_weak_attack": ("attack", _ATTACK, {}),
     "blog_loc_resistant_attack": ("attack", _ATTACK, {}),
     "blog_loc_weak_and_resistant_attack": ("attack", _ATTACK, {}),
-    "blog_loc_used_attack": ("used", {"playerName": "p", "attackingPokemonCardName": "c", "attackName": "a"}, {}),
+    "blog_loc_used_attack": (
+        "used",
+        {"playerName": "p", "attackingPokemonCardName": "c", "attackName": "a"},
+        {},
+    ),
     "blog_loc_secondary_damage": ("took_damage", _TOOK, {}),
     "blog_loc_secondary_weak_attack": ("took_damage", _TOOK, {}),
     "blog_loc_secondary_resistance_attack": ("took_damage", _TOOK, {}),
@@ -71,8 +89,11 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "blog_loc_condition_damage_many": ("checkup_damage", _CDAMAGE, {}),
     "blog_loc_condition_damage_single": ("checkup_damage", _CDAMAGE, _ONE),
     "blog_loc_healed": ("healed", {"playerName": "q", "pokemonCardName": "d", "numDamage": "n"}, {}),
-    "blog_loc_healed_dc": ("healed", {"sourcePlayerName": "q", "sourcePokemonCardName": "d",
-                                      "numDamageCounters": "n"}, {}),  # fmt: skip
+    "blog_loc_healed_dc": (
+        "healed",
+        {"sourcePlayerName": "q", "sourcePokemonCardName": "d", "numDamageCounters": "n"},
+        {},
+    ),
     "blog_loc_special_condition": ("cond_on", _COND, {}),
     "blog_loc_remove_condition": ("cond_off", _COND, {}),
     "blog_loc_remove_all_effects": ("cond_clear", {"playerName": "q", "pokemonCardName": "d"}, {}),
@@ -83,10 +104,16 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "blog_loc_added_prize": ("added", {"cardName": "c", "playerName": "p"}, {}),
     # the board
     "blog_loc_promote_to_active": ("now_active", {"playerName": "p", "cardName": "c"}, {}),
-    "blog_loc_switched_active": ("switched", {"targetPlayerName": "q", "targetCardName": "c",
-                                              "sourcePlayerName": "q2", "sourceCardName": "d"}, {}),  # fmt: skip
-    "blog_loc_switched_fallback": ("switched", {"sourcePlayerName": "q", "sourceCardName": "c",
-                                                "targetPlayerName": "q2", "targetCardName": "d"}, {}),  # fmt: skip
+    "blog_loc_switched_active": (
+        "switched",
+        {"targetPlayerName": "q", "targetCardName": "c", "sourcePlayerName": "q2", "sourceCardName": "d"},
+        {},
+    ),
+    "blog_loc_switched_fallback": (
+        "switched",
+        {"sourcePlayerName": "q", "sourceCardName": "c", "targetPlayerName": "q2", "targetCardName": "d"},
+        {},
+    ),
     "blog_loc_attach_card_active": ("attached", _ATTACH, {"spot": "active"}),
     "blog_loc_attach_card_bench": ("attached", _ATTACH, {"spot": "bench"}),
     "blog_loc_attach_card_fallback": ("attached", _ATTACH, {}),
@@ -120,8 +147,11 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "blog_loc_drew_then_play_bench": ("drew_played", _PC, {"zone": "bench"}),
     "blog_loc_drew_then_play_fallback": ("drew_played", _PC, {}),
     "blog_loc_drew_then_play_stadium": ("drew_played", _PC, {"zone": "stadium"}),
-    "blog_loc_drew_then_play_bench_multi": ("drew_n_played", {"playerName": "p", "numCards": "n"},
-                                            {"zone": "bench"}),  # fmt: skip
+    "blog_loc_drew_then_play_bench_multi": (
+        "drew_n_played",
+        {"playerName": "p", "numCards": "n"},
+        {"zone": "bench"},
+    ),
     "blog_loc_play_to_active": ("played_to", _PC, {"zone": "active"}),
     "blog_loc_played_to_active": ("played_to", _PC, {"zone": "active"}),
     "blog_loc_play_to_bench": ("played_to", _PC, {"zone": "bench"}),
@@ -131,9 +161,16 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "blog_loc_played_to_fallback": ("played", _PC, {}),
     "blog_loc_discarded_from_hand": ("discarded", _PC, {}),
     "blog_loc_discarded_from_board": ("discarded", _PC, {}),
-    "blog_loc_discarded_attachment": ("detached", {"cardName": "c", "playerName": "q", "pokemonCardName": "d"}, {}),
-    "blog_loc_discarded_attachment_multi": ("detached", {"numCards": "n", "playerName": "q",
-                                                         "pokemonCardName": "d"}, {}),  # fmt: skip
+    "blog_loc_discarded_attachment": (
+        "detached",
+        {"cardName": "c", "playerName": "q", "pokemonCardName": "d"},
+        {},
+    ),
+    "blog_loc_discarded_attachment_multi": (
+        "detached",
+        {"numCards": "n", "playerName": "q", "pokemonCardName": "d"},
+        {},
+    ),
     "blog_loc_move_to_active": ("moved", _MOVE, {"zone": "active"}),
     "blog_loc_move_to_bench": ("moved", _MOVE, {"zone": "bench"}),
     "blog_loc_move_to_deck": ("moved", _MOVE, {"zone": "deck"}),
@@ -180,10 +217,29 @@ CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
 # The client's language codes for the tables in replay/sources/templates/.
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt-BR")
 # Placeholders that are a number; player handles have no spaces [ptcgl-format.md, Shape].
-_NUMBERS = frozenset({"numDamage", "numCards", "numMulligans", "numDamageCounters", "numCounted",
-                      "numCoinFlips", "numCoinMeasured", "numAdditionalDamage", "numReducedDamage"})  # fmt: skip
-_PLAYERS = frozenset({"playerName", "targetPlayerName", "sourcePlayerName", "attackingPlayerName",
-                      "defendingPlayerName", "opponentName"})  # fmt: skip
+_NUMBERS = frozenset(
+    {
+        "numDamage",
+        "numCards",
+        "numMulligans",
+        "numDamageCounters",
+        "numCounted",
+        "numCoinFlips",
+        "numCoinMeasured",
+        "numAdditionalDamage",
+        "numReducedDamage",
+    }
+)
+_PLAYERS = frozenset(
+    {
+        "playerName",
+        "targetPlayerName",
+        "sourcePlayerName",
+        "attackingPlayerName",
+        "defendingPlayerName",
+        "opponentName",
+    }
+)
 _SLOT = re.compile(r"\[([A-Za-z]+)\]")
 
 

@@ -244,7 +244,12 @@ def translate_log(text: str, code: str) -> str:
     lang = language_of(code)
     db = card_database()
     reason_by_kind = {v: k for k, v in REASONS[code].items()}
-    labels = ("blog_loc_a_card", "blog_loc_another_card", "blog_loc_hidden_card", "blog_loc_unspecified_pokemon")
+    labels = (
+        "blog_loc_a_card",
+        "blog_loc_another_card",
+        "blog_loc_hidden_card",
+        "blog_loc_unspecified_pokemon",
+    )
 
     def card(name: str) -> str:
         low = name.casefold()

@@ -448,7 +448,11 @@ def test_localised_logs_give_the_events_of_the_english_original(name: str) -> No
         for e in res.events:
             if e["type"] == "note":
                 continue
-            body = {k: v for k, v in e.items() if k not in ("match", "seq", "cards", "card", "active", "bench", "name")}
+            body = {
+                k: v
+                for k, v in e.items()
+                if k not in ("match", "seq", "cards", "card", "active", "bench", "name")
+            }
             body.get("source", {}).pop("language", None)
             out.append((e["type"], json.dumps(body, sort_keys=True)))
         return out
@@ -602,7 +606,10 @@ def test_misc_lines_weakness_removal_conditions_and_zones() -> None:
     assert ("damage", {"pid": "A1", "amount": 60, "by": "B1"}) in body  # Weakness sentence on the same line
     i = body.index(("removed", {"player": "Nia", "pid": "A1", "to": "hand"}))  # Scoop Up: leaves play
     assert body[i + 1] == ("promoted", {"player": "Nia", "pid": "A2"})
-    assert ("shuffled", {"player": "Nia", "zone": "deck", "from": "hand", "count": 1, "cards": ["Water Energy"]}) in body
+    assert (
+        "shuffled",
+        {"player": "Nia", "zone": "deck", "from": "hand", "count": 1, "cards": ["Water Energy"]},
+    ) in body
     assert ("moved", {"player": "Oli", "count": 5, "from": "hand", "to": "deck"}) in body
     conds = [(b["condition"], b["on"]) for t, b in body if t == "condition"]
     assert conds == [("burned", True), ("burned", False), ("confused", True), ("asleep", True),
