@@ -35,6 +35,7 @@ LANGS = ("en", "fr", "de", "es", "it", "pt")
 _DROP = re.compile(r"^\s*(?:import\b.*|export\b.*|(?:set|serie):\s*[A-Za-z_]+,?)\s*$", re.M)
 _HEAD = re.compile(r"^\s*const\s+\w+\s*:\s*\w+\s*=\s*", re.M)
 _UNDEFINED = re.compile(r":\s*undefined\b")
+_MILL = re.compile(r"(?i)discard the top (?:card|\d+ cards|[a-z]+ cards) of your deck")
 _CONCAT = re.compile(r"([\"'])\s*\+\s*([\"'])")  # "a " + "b": a string split over two lines
 _TAIL = re.compile(r"}\s*;\s*$")
 
@@ -93,10 +94,12 @@ def rule_of(card: dict[str, Any], en: str) -> str:
         return "tag_team"
     if suffix == "GX":
         return "GX"
-    if suffix == "EX":
-        return "mega_EX" if stage == "MEGA" else "EX"
-    if suffix == "ex":
+    # the name tells ex (Scarlet & Violet, Mega Evolution) from EX (Black & White, XY) where the data's
+    # suffix mixes them up
+    if en.endswith(" ex") or (suffix == "ex" and not en.endswith("EX")):
         return "mega_ex" if en.startswith("Mega ") else "ex"
+    if suffix == "EX" or en.endswith("-EX") or en.endswith(" EX"):
+        return "mega_EX" if stage == "MEGA" or en.startswith(("M ", "Mega ")) else "EX"
     if suffix == "V":
         return "V"
     if suffix == "Legend":
@@ -131,6 +134,15 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         abilities = [names(a.get("name")) for a in card.get("abilities") or [] if isinstance(a, dict)]
         if attacks:
             rec["a"] = [a for a in attacks if a]
+        # moves that discard from the top of their own deck (Seek Inspiration): the log's "P discarded C"
+        # in such a move comes from the deck, not the hand
+        mills = [
+            names(m.get("name")).get("en")
+            for m in [*(card.get("attacks") or []), *(card.get("abilities") or [])]
+            if isinstance(m, dict) and _MILL.search(str((m.get("effect") or {}).get("en", "")))
+        ]
+        if any(mills):
+            rec["m"] = [m for m in mills if m]
         if abilities:
             rec["b"] = [a for a in abilities if a]
     elif category == "Trainer" and card.get("trainerType"):
@@ -203,6 +215,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "a": "attack names by language",
             "b": "Ability names by language",
             "t": "Trainer type or Energy type",
+            "m": "English names of the moves that discard from the top of their own deck",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),

@@ -183,6 +183,7 @@ class CardInfo:
     kind: str | None = None  # Trainer type (Item, Supporter, Stadium, Tool, ...) or Energy type
     attacks: tuple[dict[str, str], ...] = ()
     abilities: tuple[dict[str, str], ...] = ()
+    mills: tuple[str, ...] = ()  # English names of its moves that discard from the top of its deck
 
 
 class CardDatabase:
@@ -207,6 +208,7 @@ class CardDatabase:
                 kind=rec.get("t"),
                 attacks=tuple(rec.get("a") or ()),
                 abilities=tuple(rec.get("b") or ()),
+                mills=tuple(rec.get("m") or ()),
             )
             self.cards.append(info)
             for lang, name in names.items():
@@ -240,6 +242,15 @@ class CardDatabase:
         if i is None and cid.count("_") > 1:
             i = self.prints.get("_".join(cid.split("_")[:2]))  # a variant suffix: me3_48_ph
         return self.cards[i] if i is not None else None
+
+    def mills(self, card: str, move: str, lang: str = "en") -> bool:
+        """Whether the card's move ``move`` (named in ``lang``) discards from the top of its own deck."""
+        m = _key(move)
+        for info in self.lookup(card, lang):
+            for mv in (*info.attacks, *info.abilities):
+                if _key(mv.get(lang, mv.get("en", ""))) == m and mv.get("en") in info.mills:
+                    return True
+        return False
 
     def is_ability(self, card: str, move: str, lang: str = "en") -> bool | None:
         """Whether ``move`` is an Ability (True) or an attack (False) of the card named ``card``; None when

@@ -134,7 +134,12 @@ class _Window:
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
     leaving: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # owner -> (pid, zone, line)
     stadium_played: bool = False
+    replaced: tuple[str, str] | None = None  # the Stadium a Stadium played in this effect sent away
+    ko_lists: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # cards printed with a KO
     prizes_shuffled: set[str] = field(default_factory=set)
+    move: tuple[str, str] | None = None  # (Pokémon, attack or Ability) the window's action used
+    hands_shuffled: set[str] = field(default_factory=set)  # players whose hand an effect shuffled away
+    returned: set[str] = field(default_factory=set)  # players who put their hand back this effect
     searched: bool = False
 
 
@@ -271,6 +276,8 @@ class _Importer:
         self.stadium: tuple[str, str] | None = None  # (owner, name) of the Stadium in play
         self.hp_open: list[tuple[_Poke, dict[str, Any], list[int], int]] = []  # HP chosen at the end
         self.hp_chosen: dict[str, int] = {}
+        # attachments to one of several same-named Pokémon: (event, card, the other candidates)
+        self.attach_guesses: list[tuple[Event, str, list[str]]] = []
         self.events: list[Event] = []
         self.findings: list[Finding] = []
         self.unmatched: list[tuple[int, str]] = []
@@ -1063,6 +1070,9 @@ class _Importer:
                 pid = self.choose(cands, no, "the knockout", prefer)
             if pid is not None and pid not in taken:
                 kos.append((no, pid))
+        for no, pid in kos:
+            poke = self.pokes[pid]
+            self.revise_attachments(pid, w.ko_lists.get((poke.owner, poke.name)), no)
         modifiers = self.prize_modifiers(w, kos)
         out = {pid for _, pid in kos}
         for pid in dict.fromkeys(w.hit):
@@ -1118,6 +1128,34 @@ class _Importer:
                 )
         for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
             self.promote(no, who, c, who in w.retreated)
+
+    def revise_attachments(self, pid: str, listed: list[str] | None, no: int) -> None:
+        """The client lists a knocked-out Pokémon's cards: an attachment guessed onto it that the list does
+        not hold was on a same-named twin. The earlier ``attached`` event is corrected (events are numbered
+        only when the import ends), so the discard piles count the right cards."""
+        if not listed:
+            return
+        poke = self.pokes[pid]
+        surplus = list(poke.attached)
+        for name in listed:
+            if name in surplus:
+                surplus.remove(name)
+        for name in surplus:
+            for ev, card, others in reversed(self.attach_guesses):
+                alive = [x for x in others if x in self.in_play(poke.owner)]
+                if ev["pid"] != pid or card != name or not alive:
+                    continue
+                ev["pid"] = alive[0]
+                poke.attached.remove(name)
+                self.pokes[alive[0]].attached.append(name)
+                self.find(
+                    "importer_guess_pid",
+                    "info",
+                    no,
+                    f"{name} was attached to {alive[0]}, not {pid}: the cards listed with the knockout of "
+                    f"{poke.name} do not hold it (attachment corrected)",
+                )
+                break
 
     def prize_modifiers(self, w: _Window, kos: list[tuple[int, str]]) -> dict[str, list[int]]:
         """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
@@ -1252,6 +1290,29 @@ class _Importer:
         w = self.window
         if w is None or not ln.detail:
             return p
+        q = self.other(p)
+        # Special Red Card-like: only the opponent shuffled their hand, yet the client prints the acting
+        # player putting cards back and drawing: those lines are the opponent's
+        if group == "return" and p not in w.hands_shuffled and q in w.hands_shuffled and q not in w.returned:
+            w.returned.add(q)
+            self.find(
+                "importer_guess_owner",
+                "info",
+                ln.no,
+                f"{p} puts cards back, but only {q} shuffled their hand in this effect: took {q}",
+            )
+            return q
+        if group == "draw" and p not in w.returned and q in w.returned and w.seen.get(("draw", q), 0) == 0:
+            w.seen[("draw", q)] = 1
+            self.find(
+                "importer_guess_owner",
+                "info",
+                ln.no,
+                f"{p} draws, but only {q} put cards back in this effect: took {q}",
+            )
+            return q
+        if group == "return":
+            w.returned.add(p)
         key, other_key = (group, p), (group, self.other(p))
         if w.seen.get(key) and not w.seen.get(other_key):
             q = self.other(p)
@@ -1385,6 +1446,9 @@ class _Importer:
             "pid": pid,
             "card": {"name": name, "kind": self.attach_kind(name)},
         }
+        others = [x for x in self.named(p, target) if x != pid]
+        if others:
+            self.attach_guesses.append((ev, name, others))
         src = self.source_of(ln, p, [name], "the attached card")
         if src != "hand":
             ev["from"] = src
@@ -1489,6 +1553,8 @@ class _Importer:
         if p is None or q is None:
             return False
         by = self.attacker(p, ln.g["c"], ln.no)
+        if self.window is not None:
+            self.window.move = (ln.g["c"], ln.g["a"])
         self.emit({"type": "attack", "player": p, "pid": by, "name": ln.g["a"]})
         d = ln.g["d"]
         a = self.active[q]
@@ -1506,6 +1572,8 @@ class _Importer:
         if p is None:
             return False
         assert ln.g is not None
+        if self.window is not None:
+            self.window.move = (ln.g["c"], ln.g["a"])
         if ln.no not in self.attack_lines:
             self.last_effect = ln.g["a"]  # an Ability (or a damage-less attack)
             return True
@@ -1671,10 +1739,11 @@ class _Importer:
         self.emit({"type": "trainer_played", "player": p, "card": {"name": name, "kind": "stadium"}})
         if self.stadium is not None:
             self.discard.setdefault(self.stadium[0], []).append(self.stadium[1])
-        self.stadium = (p, name)
-        self.last_effect = name
         if self.window is not None:
             self.window.stadium_played = True
+            self.window.replaced = self.stadium
+        self.stadium = (p, name)
+        self.last_effect = name
 
     def on_stadium(self, ln: _Line) -> bool:
         p = self.player_of(ln)
@@ -1719,17 +1788,25 @@ class _Importer:
         assert ln.g is not None
         names = [ln.g["c"]] if not ln.g.get("hidden") else list(ln.extra or [])
         n = int(ln.g.get("n", "1"))
+        w0 = self.window
+        if w0 is not None and w0.replaced is not None and ln.g.get("c") == w0.replaced[1]:
+            return True  # the Stadium just replaced: trainer_played put it in its owner's discard
         if not ln.g.get("hidden") and self.stadium is not None and ln.g["c"] == self.stadium[1]:
             owner, name = self.stadium
-            if self.window is not None and self.window.stadium_played and owner != p:
-                return True  # the Stadium just replaced: trainer_played put it in its owner's discard
             self.stadium = None
             self.emit({"type": "discarded", "player": owner, "from": "stadium", "count": 1, "cards": [name]})
             return True
-        # "P discarded C" does not say from where; the hand unless a Trainer effect milled (then the log
-        # prints "moved P's N cards to the discard pile"). An attack that discards from the deck (Seek
-        # Inspiration) is indistinguishable: said so.
-        if self.window is not None and self.window.kind == "attack" and ln.detail:
+        # "P discarded C" does not say from where: the hand, unless the move being used discards from the
+        # top of its deck (the catalogue knows Seek Inspiration's text). Any other attack: said so.
+        w = self.window
+        move = w.move if w is not None and ln.detail else None
+        if move is not None and self.db is not None and self.db.mills(move[0], move[1], self.lang):
+            ev0: Event = {"type": "discarded", "player": p, "from": "deck", "count": n}
+            if names:
+                ev0["cards"] = names
+            self.emit(ev0)
+            return True
+        if w is not None and w.kind == "attack" and ln.detail:
             self.find(
                 "importer_guess_zone",
                 "info",
@@ -1751,7 +1828,11 @@ class _Importer:
         d = ln.g["d"]
         w = self.window
         if w is not None and any(qq == q and dd == d for _, qq, dd in w.kos):
-            return True  # the knocked-out Pokémon's cards: the knockout discards all of them
+            # the knocked-out Pokémon's cards: the knockout discards all of them; the list tells which
+            # cards were on it (close_window checks the attachments it guessed against it)
+            listed = [ln.g["c"]] if "c" in ln.g else list(ln.extra or [])
+            w.ko_lists.setdefault((q, d), []).extend(listed)
+            return True
         if not self.named(q, d):
             return True  # no longer in play (knocked out or removed earlier): its cards went with it
         pid = self.locate(q, d, ln.no, "the discarded attachment", materialise=False)
@@ -1961,7 +2042,7 @@ class _Importer:
             if zone == "prizes":
                 self.window.prizes_shuffled.add(p)
             elif zone == "hand":
-                self.window.retreated.discard("")  # nothing; hands are hidden
+                self.window.hands_shuffled.add(p)
         if zone in ("deck", "hand", "prizes"):
             self.emit({"type": "shuffled", "player": p, "zone": zone})
         return True
