@@ -29,6 +29,11 @@ from replay.sources.common import Event, Finding, ImportResult, note, number
 from replay.sources.locales import LOCALES, NUMBERED, Locale
 from replay.sources.sentences import Sentences, language_of, normal_text
 
+# A battle log is tens of KB (the largest of ~80 real exports read: 19 KB). Above this the importer refuses
+# the input before reading it, which bounds its memory: a 4 MiB log of real-log lines peaks under 200 MB
+# (bench/importers.py --memory measures it); larger files would not stay under 300 MB.
+MAX_LOG_BYTES = 4 * 1024 * 1024
+
 # "(sv6_163) ", "(me3_48_ph) ", "(sv6-5_36) ": a set id, "_", a number, maybe a variant. Names such as
 # "Professor's Research (Professor Oak)" have no "_" inside their parentheses and are left alone.
 _CARD_ID = re.compile(r"\(([A-Za-z0-9.-]+(?:_[A-Za-z0-9.-]+)+)\) ")
@@ -277,7 +282,7 @@ class _Importer:
         self.hp_open: list[tuple[_Poke, dict[str, Any], list[int], int]] = []  # HP chosen at the end
         self.hp_chosen: dict[str, int] = {}
         # attachments to one of several same-named Pokémon: (event, card, the other candidates)
-        self.attach_guesses: list[tuple[Event, str, list[str]]] = []
+        self.attach_guesses: dict[str, list[tuple[Event, str, list[str]]]] = {}  # by the pid taken
         self.events: list[Event] = []
         self.findings: list[Finding] = []
         self.unmatched: list[tuple[int, str]] = []
@@ -1140,12 +1145,15 @@ class _Importer:
         for name in listed:
             if name in surplus:
                 surplus.remove(name)
+        guesses = self.attach_guesses.pop(pid, [])
+        in_play = set(self.in_play(poke.owner))
         for name in surplus:
-            for ev, card, others in reversed(self.attach_guesses):
-                alive = [x for x in others if x in self.in_play(poke.owner)]
+            for ev, card, others in reversed(guesses):
+                alive = [x for x in others if x in in_play]
                 if ev["pid"] != pid or card != name or not alive:
                     continue
                 ev["pid"] = alive[0]
+                self.attach_guesses.setdefault(alive[0], []).append((ev, card, [pid]))
                 poke.attached.remove(name)
                 self.pokes[alive[0]].attached.append(name)
                 self.find(
@@ -1448,7 +1456,7 @@ class _Importer:
         }
         others = [x for x in self.named(p, target) if x != pid]
         if others:
-            self.attach_guesses.append((ev, name, others))
+            self.attach_guesses.setdefault(pid, []).append((ev, name, others))
         src = self.source_of(ln, p, [name], "the attached card")
         if src != "hand":
             ev["from"] = src
@@ -2077,6 +2085,15 @@ class _Importer:
         return self.player_of(ln) is not None  # the end line that follows says it again
 
 
+def too_large(filename: str, size: int) -> InputError:
+    """The error for a log above MAX_LOG_BYTES, naming the limit."""
+    return InputError(
+        f"{size / 1024 / 1024:.1f} MiB is larger than the {MAX_LOG_BYTES // 1024 // 1024} MiB limit for a battle "
+        "log (a Pokémon TCG Live export is tens of KB); refused to keep the import's memory bounded",
+        file=filename,
+    )
+
+
 def parse_ptcgl(
     text: str,
     *,
@@ -2101,6 +2118,8 @@ def parse_ptcgl(
         rules = load_ruleset(ruleset)
     except KeyError:
         raise InputError(f"unknown ruleset {ruleset!r}", field="ruleset") from None
+    if len(text) > MAX_LOG_BYTES:
+        raise too_large(filename, len(text.encode("utf-8")))
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InputError("binary data (NUL byte): not a text battle log", file=filename, line=line)
