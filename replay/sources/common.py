@@ -50,10 +50,10 @@ class ImportResult:
 def match_id_from(name: str) -> str:
     """A valid match id (contract: 1-128 chars of ``[A-Za-z0-9._:/-]``) derived from a file name, one to one.
 
-    A name made of those characters is its own id (``game-3.txt`` -> ``game-3``). Other scripts are kept
-    as punycode, the way domain names carry them (``ドラパルト　おまつり.txt`` -> ``xn--...``: any tool can decode
-    it, and two names that differ only in Japanese characters never share an id). Characters that have to
-    be replaced (a space, ``#``) add a short hash of the exact name, so ``a b`` and ``a-b`` stay apart.
+    A name made of those characters is its own id (``game-3.txt`` -> ``game-3``). Other scripts are
+    kept as punycode, the way domain names carry them (a Japanese name -> ``xn--...``: any tool can
+    decode it, and two names that differ only in Japanese characters never share an id). Characters
+    that have to be replaced (a space, ``#``) add a short hash of the exact name: ``a b`` != ``a-b``.
     """
     base = unicodedata.normalize("NFC", name.replace("\\", "/").rsplit("/", 1)[-1])
     if "." in base.strip("."):

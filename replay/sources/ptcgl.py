@@ -2088,8 +2088,8 @@ class _Importer:
 def too_large(filename: str, size: int) -> InputError:
     """The error for a log above MAX_LOG_BYTES, naming the limit."""
     return InputError(
-        f"{size / 1024 / 1024:.1f} MiB is larger than the {MAX_LOG_BYTES // 1024 // 1024} MiB limit for a battle "
-        "log (a Pokémon TCG Live export is tens of KB); refused to keep the import's memory bounded",
+        f"{size / 1024 / 1024:.1f} MiB is larger than the {MAX_LOG_BYTES // 1024 // 1024} MiB limit for a "
+        "battle log (a Pokémon TCG Live export is tens of KB); refused to keep the import's memory bounded",
         file=filename,
     )
 
