@@ -110,6 +110,7 @@ class _Line:
     extra: Any = None
     key: str = ""  # the client's template key
     searched: bool = False  # this line's effect shuffles its deck: cards it moves came from the deck
+    from_prizes: bool = False  # this line's effect shuffles the Prize cards: cards to the hand came from them
 
 
 @dataclass(slots=True)
@@ -419,9 +420,10 @@ class _Importer:
         group: list[_Line] = []
 
         def close(group: list[_Line]) -> None:
-            if any(x.kind == "shuffle" and x.g is not None and x.g.get("zone") == "deck" for x in group):
-                for x in group:
-                    x.searched = True
+            zones = {x.g.get("zone") for x in group if x.kind == "shuffle" and x.g is not None}
+            for x in group:
+                x.searched = "deck" in zones
+                x.from_prizes = "prizes" in zones
 
         for line in out:
             if (not line.detail and line.kind in _ACTIONS) or line.kind in ("turn", "checkup", "end"):
@@ -852,8 +854,13 @@ class _Importer:
         for ln in lines:
             k = ln.kind
             if self.phase == "ended":
-                self.unmatched.append((ln.no, self.raw[ln.no - 1]))
-                self.find("unmatched_line", "info", ln.no, f"text after the end line: {ln.text[:80]!r}")
+                if k in ("unmatched", "bullet") and ln.extra is None:
+                    self.unmatched.append((ln.no, self.raw[ln.no - 1]))
+                    self.find("unmatched_line", "info", ln.no, f"text after the end line: {ln.text[:80]!r}")
+                elif k not in ("bullet", "ignore"):
+                    # the client can print an effect that resolves after the game is over (Boomerang
+                    # Energy): a sentence it wrote, read, but the game has ended
+                    self.find("importer_after_end", "info", ln.no, f"after the end line: {ln.text[:80]!r}")
                 continue
             if k == "setup":
                 self.close_window()
@@ -1935,6 +1942,14 @@ class _Importer:
         assert ln.g is not None
         zone = ln.g.get("zone", "")
         name = ln.g["c"]
+        if zone == "hand" and ln.from_prizes:
+            # Hisuian Heavy Ball-like: a card from the Prize cards, which the effect then shuffles
+            self.emit({"type": "to_hand", "player": q, "from": "prizes", "count": 1, "cards": [name]})
+            return True
+        if zone in ("prizes", "deck") and self.last_effect == name and name in self.discard.get(q, ()):
+            # the Trainer being played puts itself there (it was counted into the discard pile when played)
+            self.emit({"type": "moved", "player": q, "cards": [name], "from": "discard", "to": zone})
+            return True
         in_discard = name in self.discard.get(q, ())
         if zone in ("active", "bench"):
             src = "discard" if in_discard else "deck"
