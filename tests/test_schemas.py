@@ -66,6 +66,12 @@ CONTRACT_TYPES = [
     "game_ended",
     "correction",
     "note",
+    # issue 12: the zones a battle log shows moving (docs/events.md)
+    "discarded",
+    "trainer_played",
+    "searched",
+    "to_hand",
+    "shuffled",
 ]
 CONTRACT_RULES = [
     "none",
@@ -324,6 +330,24 @@ VALID: dict[str, list[dict[str, Any]]] = {
         ev(29, "correction", target=11, action="amend", event={"amount": 90}),
     ],
     "note": [ev(30, "note", text="judge called at table 12"), ev(30, "note", text="", author="judge:kim")],
+    "discarded": [
+        ev(31, "discarded", player="ash", count=2, cards=["Iono", "Pikachu"]),
+        ev(31, "discarded", player="ash", pid="a1", cards=["Lightning Energy"]),
+        ev(31, "discarded", player="misty", **{"from": "stadium"}, cards=["Artazon"]),
+    ],
+    "trainer_played": [
+        ev(32, "trainer_played", player="ash", card={"name": "Ultra Ball", "kind": "item"}),
+        ev(32, "trainer_played", player="ash", card={"name": "Artazon", "kind": "stadium"}),
+    ],
+    "searched": [
+        ev(33, "searched", player="ash", count=1, cards=["Pikachu ex"]),
+        ev(33, "searched", player="misty"),
+    ],
+    "to_hand": [ev(34, "to_hand", player="ash", **{"from": "discard"}, cards=["Pikachu"])],
+    "shuffled": [
+        ev(35, "shuffled", player="ash", zone="deck"),
+        ev(35, "shuffled", player="ash", zone="deck", **{"from": "hand"}, count=5),
+    ],
 }
 
 ALL_VALID = [e for events in VALID.values() for e in events]

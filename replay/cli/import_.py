@@ -7,7 +7,9 @@ below the confidence threshold); 2 bad input, raised as InputError naming file, 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import sys
 from collections.abc import Iterable
 from typing import IO, Any
@@ -19,7 +21,7 @@ from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import Catalogue, parse_catalogue
 from replay.sources.common import ImportResult, match_id_from, valid_match_id
-from replay.sources.ptcgl import parse_ptcgl
+from replay.sources.ptcgl import MAX_LOG_BYTES, parse_ptcgl, too_large
 from replay.sources.sheet import parse_sheet
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -66,18 +68,23 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary on stderr")
 
 
-def read_text(path: str) -> str:
-    """A file (or stdin) as text: UTF-8 with or without BOM; InputError naming the line of bad bytes."""
+def read_text(path: str, limit: int = MAX_BYTES) -> str:
+    """A file (or stdin) as text: UTF-8 with or without BOM; InputError naming the line of bad bytes.
+    At most ``limit`` bytes are read: a larger input is refused before the rest is read."""
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(MAX_BYTES + 1)
+            data = sys.stdin.buffer.read(limit + 1)
         else:
             with open(path, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
+                if limit == MAX_LOG_BYTES and os.fstat(fh.fileno()).st_size > limit:
+                    raise too_large(path, os.fstat(fh.fileno()).st_size)
+                data = fh.read(limit + 1)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"larger than {MAX_BYTES // (1024 * 1024)} MiB", file=path)
+    if len(data) > limit:
+        if limit == MAX_LOG_BYTES:
+            raise too_large(path, len(data))
+        raise InputError(f"larger than {limit // (1024 * 1024)} MiB", file=path)
     if b"\x00" in data[:65536] or b"\x00" in data:
         at = data.index(b"\x00")
         raise InputError("binary data (NUL byte), not text", file=path, line=data.count(b"\n", 0, at) + 1)
@@ -94,11 +101,14 @@ def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
     if args.match is not None:
         return [args.match] if len(paths) == 1 else [f"{args.match}.{i}" for i in range(1, len(paths) + 1)]
     ids = [match_id_from(p if p != "-" else "stdin") for p in paths]
-    seen: dict[str, int] = {}
-    out = []
-    for m in ids:
-        seen[m] = seen.get(m, 0) + 1
-        out.append(m if seen[m] == 1 else f"{m}.{seen[m]}")
+    # Two files with one name (in two folders, say): the later ones add a hash of their path, which no
+    # other file's id can be (a counter such as ".2" could be another file's own name)
+    out: list[str] = []
+    for path, m in zip(paths, ids, strict=True):
+        if m in out:
+            digest = hashlib.sha256(os.path.abspath(path).encode("utf-8")).hexdigest()[:8]
+            m = f"{m[:119]}.{digest}"
+        out.append(m)
     return out
 
 
@@ -125,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     results: list[tuple[str, ImportResult]] = []
     pairs = list(zip(paths, _matches(args, paths), strict=True))
     for path, match in track(pairs, "importing", len(pairs), unit="files") if len(pairs) > 1 else pairs:
-        text = read_text(path)
+        text = read_text(path, MAX_LOG_BYTES if args.source == "ptcgl" else MAX_BYTES)
         if args.source == "ptcgl":
             res = parse_ptcgl(
                 text, match=match, ruleset=ruleset, cards=cards, filename=path, partial=args.partial

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import msgspec
 
-from replay.engine import attack, checkup, knockout, penalties, playoff, result, setup, turn
+from replay.engine import attack, checkup, knockout, penalties, playoff, result, setup, turn, zones
 from replay.engine.board import Player, Pokemon
 from replay.engine.chain import _ENCODER, C_LINK, GENESIS, canonical_bytes, canonical_of, link
 from replay.engine.findings import finding
@@ -465,5 +465,10 @@ HANDLERS: Final[dict[str, Callable[[Game, Event], None]]] = {
     "penalty": penalties.on_penalty,
     "time_called": penalties.on_time_called,
     "note": playoff.on_note,
+    "discarded": zones.on_discarded,
+    "trainer_played": zones.on_trainer_played,
+    "searched": zones.on_searched,
+    "to_hand": zones.on_to_hand,
+    "shuffled": zones.on_shuffled,
 }
 _handler: Final = HANDLERS.get

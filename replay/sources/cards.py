@@ -1,17 +1,27 @@
-"""Card facts an importer can know: the rule kind read from a card's name, and HP from a catalogue.
+"""Card facts an importer can know: HP, kind, names in six languages, from the packaged card catalogue.
 
-Battle logs name cards but never print HP, prize values or kinds [ptcgl-format.md, Traps]. The kind is
-read from the name (`` ex``, `` V``, ``VMAX``, ``VSTAR``, `` GX``, ``Mega ... ex``, ``Radiant ...``);
-HP comes only from an optional catalogue file the user supplies (format in docs/importers.md).
+Battle logs name cards but never print HP, prize values or kinds [ptcgl-format.md, Traps]. They come from:
+
+- the packaged catalogue (``cards.json.gz``, built by ``tools/build_catalogue.py`` from TCGdex's
+  cards-database, MIT; source commit and licence in the file and in docs/importers.md): HP, category,
+  stage, rule box, evolves-from, Trainer type, and card, attack and Ability names in en, fr, de, es, it, pt.
+  :func:`card_database` loads it once per process; :func:`card_names` / :func:`display_name` are the small
+  lookup the review page uses;
+- a user's catalogue file (``--cards FILE``, :func:`parse_catalogue`), whose entries win over the packaged
+  ones for the names they list;
+- the name itself for the kind when neither knows the card (`` ex``, `` V``, ``VMAX``, ``Mega ... ex``, ...).
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from typing import Any
 
 from replay.engine.errors import InputError
@@ -146,3 +156,137 @@ def parse_catalogue(text: str, *, filename: str = "<cards>") -> Catalogue:
     if header is None:
         raise InputError("empty card catalogue", file=filename, line=1)
     return cat
+
+
+# -- the packaged catalogue ------------------------------------------------------------------------------
+
+LANGUAGES = ("en", "fr", "de", "es", "it", "pt")
+_CATEGORY = {"P": "pokemon", "T": "trainer", "E": "energy"}
+
+
+def _key(name: str) -> str:
+    """A card name as compared: both apostrophes alike, ``Pokemon`` with its accent, no card-id prefix."""
+    return strip_card_id(name.strip()).replace("\u2019", "'").replace("Pokemon", "Pokémon")
+
+
+@dataclass(frozen=True, slots=True)
+class CardInfo:
+    """One card of the catalogue (identical reprints are one record)."""
+
+    name: str  # English
+    category: str  # pokemon | trainer | energy
+    names: dict[str, str]
+    hp: int | None = None
+    rule: str | None = None
+    stage: str | None = None
+    evolves_from: str | None = None
+    kind: str | None = None  # Trainer type (Item, Supporter, Stadium, Tool, ...) or Energy type
+    attacks: tuple[dict[str, str], ...] = ()
+    abilities: tuple[dict[str, str], ...] = ()
+    mills: tuple[str, ...] = ()  # English names of its moves that discard from the top of its deck
+
+
+class CardDatabase:
+    """The packaged catalogue with its indexes: by name in each language, by the client's card id."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.source: dict[str, Any] = dict(doc.get("source") or {})
+        self.cards: list[CardInfo] = []
+        self.by_name: dict[str, dict[str, list[int]]] = {lang: {} for lang in LANGUAGES}
+        self.moves: dict[str, dict[str, set[str]]] = {lang: {} for lang in LANGUAGES}  # card -> moves
+        self.abilities: dict[str, dict[str, set[str]]] = {lang: {} for lang in LANGUAGES}
+        for i, rec in enumerate(doc.get("cards") or []):
+            names = {k: v for k, v in rec.get("n", {}).items() if isinstance(v, str)}
+            info = CardInfo(
+                name=names.get("en", "?"),
+                category=_CATEGORY.get(rec.get("c"), "pokemon"),
+                names=names,
+                hp=rec.get("hp"),
+                rule=rec.get("r"),
+                stage=rec.get("s"),
+                evolves_from=rec.get("e"),
+                kind=rec.get("t"),
+                attacks=tuple(rec.get("a") or ()),
+                abilities=tuple(rec.get("b") or ()),
+                mills=tuple(rec.get("m") or ()),
+            )
+            self.cards.append(info)
+            for lang, name in names.items():
+                if lang not in self.by_name:
+                    continue
+                k = _key(name)
+                self.by_name[lang].setdefault(k, []).append(i)
+                for a in info.attacks:
+                    if lang in a:
+                        self.moves[lang].setdefault(k, set()).add(_key(a[lang]))
+                for b in info.abilities:
+                    if lang in b:
+                        self.abilities[lang].setdefault(k, set()).add(_key(b[lang]))
+        self.prints: dict[str, int] = dict(doc.get("prints") or {})
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def lookup(self, name: str, lang: str = "en") -> list[CardInfo]:
+        """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too)."""
+        k = _key(name)
+        hits = self.by_name.get(lang, {}).get(k)
+        if not hits and lang != "en":
+            hits = self.by_name["en"].get(k)
+        return [self.cards[i] for i in hits or ()]
+
+    def printing(self, card_id: str) -> CardInfo | None:
+        """One printing's card, by the id the client prints before a name (``sv6_163``, ``me3_48_ph``)."""
+        cid = card_id.strip("()").lower()
+        i = self.prints.get(cid)
+        if i is None and cid.count("_") > 1:
+            i = self.prints.get("_".join(cid.split("_")[:2]))  # a variant suffix: me3_48_ph
+        return self.cards[i] if i is not None else None
+
+    def mills(self, card: str, move: str, lang: str = "en") -> bool:
+        """Whether the card's move ``move`` (named in ``lang``) discards from the top of its own deck."""
+        m = _key(move)
+        for info in self.lookup(card, lang):
+            for mv in (*info.attacks, *info.abilities):
+                if _key(mv.get(lang, mv.get("en", ""))) == m and mv.get("en") in info.mills:
+                    return True
+        return False
+
+    def is_ability(self, card: str, move: str, lang: str = "en") -> bool | None:
+        """Whether ``move`` is an Ability (True) or an attack (False) of the card named ``card``; None when
+        the catalogue does not tell (unknown card, or the name is both across printings)."""
+        k, m = _key(card), _key(move)
+        langs = (lang, "en") if lang != "en" else ("en",)
+        ab = any(m in self.abilities[lg].get(k, ()) for lg in langs if lg in self.abilities)
+        at = any(m in self.moves[lg].get(k, ()) for lg in langs if lg in self.moves)
+        if ab == at:
+            return None
+        return ab
+
+
+@cache
+def card_database() -> CardDatabase:
+    """The packaged catalogue, loaded once per process (about 1 MB compressed)."""
+    ref = resources.files("replay.sources").joinpath("cards.json.gz")
+    return CardDatabase(json.loads(gzip.decompress(ref.read_bytes())))
+
+
+def card_names(name: str, lang: str | None = None) -> dict[str, str]:
+    """A card's names in every catalogue language, from its name in any of them (``{}`` when unknown).
+
+    ``card_names("Glurak-ex")`` -> ``{"en": "Charizard ex", "de": "Glurak-ex", "fr": "Dracaufeu-ex", ...}``.
+    With ``lang`` only that language's names are searched. For the review page and reports.
+    """
+    db = card_database()
+    for lg in (lang,) if lang else LANGUAGES:
+        if lg is None:
+            continue
+        hits = db.by_name.get(lg, {}).get(_key(name))
+        if hits:
+            return dict(db.cards[hits[0]].names)
+    return {}
+
+
+def display_name(name: str, lang: str = "en") -> str:
+    """``name`` in ``lang`` when the catalogue knows the card, else ``name`` as given."""
+    return card_names(name).get(lang, name)

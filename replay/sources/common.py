@@ -7,6 +7,9 @@ caller (the CLI prints them on stderr) and also written into the stream as ``not
 
 from __future__ import annotations
 
+import hashlib
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,12 +48,35 @@ class ImportResult:
 
 
 def match_id_from(name: str) -> str:
-    """A valid match id (contract: 1-128 chars of ``[A-Za-z0-9._:/-]``) derived from a file name."""
-    base = name.rsplit("/", 1)[-1]
-    if "." in base:
+    """A valid match id (contract: 1-128 chars of ``[A-Za-z0-9._:/-]``) derived from a file name, one to one.
+
+    A name made of those characters is its own id (``game-3.txt`` -> ``game-3``). Other scripts are
+    kept as punycode, the way domain names carry them (a Japanese name -> ``xn--...``: any tool can
+    decode it, and two names that differ only in Japanese characters never share an id). Characters
+    that have to be replaced (a space, ``#``) add a short hash of the exact name: ``a b`` != ``a-b``.
+    """
+    base = unicodedata.normalize("NFC", name.replace("\\", "/").rsplit("/", 1)[-1])
+    if "." in base.strip("."):
         base = base.rsplit(".", 1)[0]
-    cleaned = "".join(c if c in MATCH_CHARS else "-" for c in base).strip("-")
-    return (cleaned or "imported")[:128]
+    if base and len(base) <= 128 and all(c in MATCH_CHARS for c in base):
+        return base
+    lossy = False
+    kept: list[str] = []
+    for c in base:
+        if c in MATCH_CHARS or ord(c) > 127:
+            kept.append(c)
+        else:
+            lossy = True
+            kept.append("-")
+    text = re.sub("-{2,}", "-", "".join(kept)).strip("-")
+    if any(ord(c) > 127 for c in text):
+        text = "xn--" + text.encode("punycode").decode("ascii").strip("-")
+    digest = hashlib.sha256(base.encode("utf-8")).hexdigest()[:8]
+    if not text:
+        return f"log.{digest}"
+    if lossy or len(text) > 128:
+        return f"{text[:118]}.{digest}"
+    return text
 
 
 def valid_match_id(match: str) -> bool:

@@ -218,3 +218,98 @@ def synthetic_log(seed: int, *, target_lines: int = 400) -> tuple[str, dict[str,
                     lines.append(f"{other}'s {opp.active.name} is now in the Active Spot.")
         player, other = other, player
     return "\n".join(lines) + "\n", hp, winner, reason
+
+
+# -- the same log in another client language ------------------------------------------------------------
+
+_CARD_SLOTS = frozenset({
+    "cardName", "sourceCardName", "targetCardName", "pokemonCardName", "targetPokemonCardName",
+    "attackingPokemonCardName", "sourcePokemonCardName",
+})  # fmt: skip
+
+
+def translate_log(text: str, code: str) -> str:
+    """An English battle log written again in the client language ``code`` (de, fr, es, it, pt-BR):
+    every line re-rendered from the same template key of that language's table, card, attack and Ability
+    names taken from the card catalogue in that language (English kept where it has none), handles and
+    numbers kept. For test fixtures in the shape of a localised export (never a real player's log); the
+    end reasons come from replay/sources/locales.py (unverified except where it says so)."""
+    import re
+
+    from replay.sources.cards import card_database, display_name
+    from replay.sources.locales import LOCALES, NUMBERED, REASONS
+    from replay.sources.sentences import Sentences, language_of, normal_text
+
+    en, to = Sentences.for_language("en"), Sentences.for_language(code)
+    lang = language_of(code)
+    db = card_database()
+    reason_by_kind = {v: k for k, v in REASONS[code].items()}
+    labels = (
+        "blog_loc_a_card",
+        "blog_loc_another_card",
+        "blog_loc_hidden_card",
+        "blog_loc_unspecified_pokemon",
+    )
+
+    def card(name: str) -> str:
+        low = name.casefold()
+        for key in labels:
+            if en.labels.get(key, "").casefold() == low:
+                out = to.labels[key]
+                return out[0].upper() + out[1:] if name[:1].isupper() else out
+        m = en.n_cards.fullmatch(name)
+        if m is not None:
+            return to.labels["blog_loc_number_of_cards"].replace("[numCards]", m.group(1))
+        return display_name(name, lang)
+
+    def move(attacker: str, name: str) -> str:
+        for info in db.lookup(attacker):
+            for m in (*info.attacks, *info.abilities):
+                if m.get("en") == name and lang in m:
+                    return m[lang]
+        return name
+
+    out: list[str] = []
+    for raw in normal_text(text.lstrip("\ufeff")).splitlines():
+        s = raw.strip()
+        lead = raw[: len(raw) - len(raw.lstrip())]
+        if not s:
+            out.append("")
+            continue
+        if s.startswith("•"):
+            out.append(lead + "• " + ", ".join(card(n.strip()) for n in s[1:].split(",")))
+            continue
+        dash = "- " if s.startswith("- ") else ""
+        body = s[2:] if dash else s
+        prefix = ""
+        nm = NUMBERED.match(body)
+        if nm is not None:
+            prefix, body = f"Turn # {nm.group('n')} - ", nm.group("rest")
+        end = LOCALES["en"].wins.match(body)
+        if end is not None and end.group("reason") in REASONS["en"]:
+            reason = reason_by_kind.get(REASONS["en"][end.group("reason")], end.group("reason"))
+            line = to.labels["blog_loc_end_game"].replace("[gameEndReason].", reason)
+            out.append(lead + dash + prefix + line.replace("[playerName]", end.group("w")))
+            continue
+        parts = en.match(body)
+        if not parts:
+            out.append(raw)  # not a client sentence: kept as it is
+            continue
+        rendered = []
+        for m in parts:
+            line = to.table[m.key]
+            vals = dict(m.raw)
+            attacker = vals.get("attackingPokemonCardName", "")
+            for ph, v in vals.items():
+                if ph in _CARD_SLOTS:
+                    v = card(v)
+                elif ph in ("attackName", "specialMove"):
+                    v = move(attacker, v)
+                elif ph == "specialConditionName":
+                    v = to.labels[f"blog_loc_condition_{m.g['cond']}"]
+                elif ph == "coinFace":
+                    v = to.labels["blog_loc_heads" if v == "heads" else "blog_loc_tails"]
+                line = line.replace(f"[{ph}]", v)
+            rendered.append(re.sub(r"\s+", " ", line).strip())
+        out.append(lead + dash + prefix + " ".join(rendered))
+    return "\n".join(out) + "\n"

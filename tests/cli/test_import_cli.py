@@ -156,3 +156,29 @@ def test_stdin_and_a_real_process(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     assert junk.returncode == 2 and b"-:1: binary data" in junk.stderr and b"Traceback" not in junk.stderr
+
+
+def test_a_60_mb_log_is_refused_early_within_the_memory_bound(tmp_path: Path) -> None:
+    """A 60 MB "battle log" is refused with the limit named, before it is read: the process stays far
+    below 300 MB (measured in a fresh interpreter, not this test process)."""
+    import subprocess
+    import sys
+
+    big = tmp_path / "huge.txt"
+    line = "Ash's Pikachu used Thunder Shock on Misty's Staryu for 20 damage.\n"
+    with big.open("w", encoding="utf-8") as fh:
+        fh.write("Setup\n")
+        for _ in range(60 * 1024 * 1024 // len(line) + 1):
+            fh.write(line)
+    assert big.stat().st_size > 60 * 1024 * 1024
+    code = (
+        "import resource, sys\n"
+        "from replay.cli import main\n"
+        f"rc = main(['import', 'ptcgl', {str(big)!r}, '-o', {str(tmp_path / 'out.jsonl')!r}])\n"
+        "print(rc, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    rc, peak_kb = run.stdout.split()
+    assert rc == "2"
+    assert "larger than the 4 MiB limit for a battle log" in run.stderr and "huge.txt" in run.stderr
+    assert int(peak_kb) < 300 * 1024

@@ -1,0 +1,481 @@
+"""The Pokémon TCG Live client's battle-log sentences, in every language it ships, matched line by line.
+
+The client writes every line of a battle log from a table of 228 templates (``blog_loc_*`` keys, the same
+keys in every language; ``replay/sources/templates/<lang>.json``). ``Sentences.for_language(code)``
+compiles one language's table into regexes and ``match(line)`` returns what the line says: a *kind* the
+importer acts on (``attack``, ``ko``, ``prize``, ``discarded``, ...) and the line's values under
+language-independent names:
+
+====  ===========================================================================================
+p     the acting player (the mover, the attacker, the drawer)
+c     the card the line is about (played, drawn, discarded, the attacker, the Pokémon switched out)
+q     the owner of the Pokémon acted on (target, knocked out, damaged); q2 the second owner
+d     the Pokémon acted on (target, evolution, switched in); a the attack or Ability name
+n     a number (damage, cards, counters, mulligans); cond a Special Condition (canonical, lower case)
+====  ===========================================================================================
+
+plus the fixed facts of the template: ``spot`` (active|bench), ``zone`` (the zone cards move to),
+``order`` (first|second). A line the client wrote by joining two sentences (``... on the Bench. Jet Energy
+was activated.``) comes back as two matches.
+
+Matching is fast without trying 228 regexes per line: each template is indexed under its rarest whole
+literal word, a line is tried against the templates of the words it contains, most specific first (the
+longest literal text wins, so ``drew [c] and played it to the Bench.`` beats ``drew [c].``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+# template key -> (kind, placeholder -> group, fixed facts). Keys absent here are labels used inside other
+# sentences (a_card, heads, condition names, ...) or texts the client shows outside logs (settings).
+_P, _Q = "p", "q"
+_ATTACK = {
+    "attackingPlayerName": "p",
+    "attackingPokemonCardName": "c",
+    "attackName": "a",
+    "defendingPlayerName": "q",
+    "targetPokemonCardName": "d",
+    "numDamage": "n",
+}
+_TOOK = {"defendingPlayerName": "q", "targetPokemonCardName": "d", "numDamage": "n"}
+_PC = {"playerName": "p", "cardName": "c"}
+_MOVE = {"playerName": "p", "targetPlayerName": "q", "cardName": "c"}
+_EVOLVE = {"playerName": "p", "sourcePokemonCardName": "c", "targetPokemonCardName": "d"}
+_DEVOLVE = {**_EVOLVE, "sourcePlayerName": "q"}
+_ATTACH = {"playerName": "p", "sourceCardName": "c", "targetCardName": "d"}
+_COND = {"playerName": "q", "pokemonCardName": "d", "specialConditionName": "cond"}
+_CDAMAGE = {
+    "numDamageCounters": "n",
+    "targetPlayerName": "q",
+    "targetPokemonCardName": "d",
+    "specialConditionName": "cond",
+}
+_PLACED = {"cardName": "p", "numDamageCounters": "n", "targetPlayerName": "q", "targetPokemonCardName": "d"}
+_MOVED_DC = {
+    "cardName": "p",
+    "numDamageCounters": "n",
+    "sourcePlayerName": "q",
+    "sourcePokemonCardName": "c",
+    "targetPlayerName": "q2",
+    "targetPokemonCardName": "d",
+}
+_ONE = {"n": "1"}
+
+KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
+    # attacks and damage
+    "blog_loc_applied_damage": ("attack", _ATTACK, {}),
+    "blog_loc_weak_attack": ("attack", _ATTACK, {}),
+    "blog_loc_resistant_attack": ("attack", _ATTACK, {}),
+    "blog_loc_weak_and_resistant_attack": ("attack", _ATTACK, {}),
+    "blog_loc_used_attack": (
+        "used",
+        {"playerName": "p", "attackingPokemonCardName": "c", "attackName": "a"},
+        {},
+    ),
+    "blog_loc_secondary_damage": ("took_damage", _TOOK, {}),
+    "blog_loc_secondary_weak_attack": ("took_damage", _TOOK, {}),
+    "blog_loc_secondary_resistance_attack": ("took_damage", _TOOK, {}),
+    "blog_loc_secondary_weak_and_resistant": ("took_damage", _TOOK, {}),
+    "blog_loc_player_placed_dc": ("counters", _PLACED, {}),
+    "blog_loc_player_placed_single_dc": ("counters", _PLACED, _ONE),
+    "blog_loc_player_moved_dc": ("moved_counters", _MOVED_DC, {}),
+    "blog_loc_player_moved_single_dc": ("moved_counters", _MOVED_DC, _ONE),
+    "blog_loc_condition_damage_many": ("checkup_damage", _CDAMAGE, {}),
+    "blog_loc_condition_damage_single": ("checkup_damage", _CDAMAGE, _ONE),
+    "blog_loc_healed": ("healed", {"playerName": "q", "pokemonCardName": "d", "numDamage": "n"}, {}),
+    "blog_loc_healed_dc": (
+        "healed",
+        {"sourcePlayerName": "q", "sourcePokemonCardName": "d", "numDamageCounters": "n"},
+        {},
+    ),
+    "blog_loc_special_condition": ("cond_on", _COND, {}),
+    "blog_loc_remove_condition": ("cond_off", _COND, {}),
+    "blog_loc_remove_all_effects": ("cond_clear", {"playerName": "q", "pokemonCardName": "d"}, {}),
+    # knockouts and prizes
+    "blog_loc_knockout": ("ko", {"playerName": "q", "cardName": "d"}, {}),
+    "blog_loc_took_prize_cards": ("prize", {"playerName": "p", "numCards": "n"}, {}),
+    "blog_loc_took_single_prize_card": ("prize", {"playerName": "p"}, _ONE),
+    "blog_loc_added_prize": ("added", {"cardName": "c", "playerName": "p"}, {}),
+    # the board
+    "blog_loc_promote_to_active": ("now_active", {"playerName": "p", "cardName": "c"}, {}),
+    "blog_loc_switched_active": (
+        "switched",
+        {"targetPlayerName": "q", "targetCardName": "c", "sourcePlayerName": "q2", "sourceCardName": "d"},
+        {},
+    ),
+    "blog_loc_switched_fallback": (
+        "switched",
+        {"sourcePlayerName": "q", "sourceCardName": "c", "targetPlayerName": "q2", "targetCardName": "d"},
+        {},
+    ),
+    "blog_loc_attach_card_active": ("attached", _ATTACH, {"spot": "active"}),
+    "blog_loc_attach_card_bench": ("attached", _ATTACH, {"spot": "bench"}),
+    "blog_loc_attach_card_fallback": ("attached", _ATTACH, {}),
+    "blog_loc_evolved_active": ("evolved", _EVOLVE, {"spot": "active"}),
+    "blog_loc_evolved_bench": ("evolved", _EVOLVE, {"spot": "bench"}),
+    "blog_loc_evolved_fallback": ("evolved", _EVOLVE, {}),
+    "blog_loc_devolved_active": ("devolved", _DEVOLVE, {"spot": "active"}),
+    "blog_loc_devolved_bench": ("devolved", _DEVOLVE, {"spot": "bench"}),
+    "blog_loc_devolved_fallback": ("devolved", _DEVOLVE, {}),
+    "blog_loc_retreated": ("retreated", _PC, {}),
+    "blog_loc_manual_end": ("ended", {"playerName": "p"}, {}),
+    "blog_loc_timeout": ("inaction", {"playerName": "p"}, {}),
+    # setup
+    "blog_loc_selected_coinface": ("coin", {"playerName": "p", "coinFace": "face"}, {}),
+    "blog_loc_won_coin_toss": ("coin_won", {"playerName": "p"}, {}),
+    "blog_loc_rps_choice": ("coin", {"playerName": "p", "rpsChoice": "face"}, {}),
+    "blog_loc_rps_won": ("coin_won", {"playerName": "p"}, {}),
+    "blog_loc_going_first": ("decided", {"playerName": "p"}, {"order": "first"}),
+    "blog_loc_going_second": ("decided", {"playerName": "p"}, {"order": "second"}),
+    "blog_loc_draw_opening_hand": ("opening", {"playerName": "p", "numCards": "n"}, {}),
+    "blog_loc_took_mulligan_multi": ("mulligan", {"playerName": "p", "numMulligans": "n"}, {}),
+    "blog_loc_took_mulligans": ("mulligan", {"playerName": "p", "numMulligans": "n"}, {}),
+    "blog_loc_took_mulligan_single": ("mulligan", {"playerName": "p"}, {}),
+    "blog_loc_mulligan_draw_multi": ("bonus", {"playerName": "p", "numCards": "n", "opponentName": "q"}, {}),
+    "blog_loc_mulligan_draw_single": ("bonus", {"playerName": "p", "opponentName": "q"}, _ONE),
+    "blog_loc_drawn_cards_grid_header": ("list_head", {"numCards": "n"}, {}),
+    "blog_loc_mulligan_revealed": ("list_head", {"numMulligans": "n"}, {}),
+    # cards moving
+    "blog_loc_drew_card": ("drew", _PC, {}),
+    "blog_loc_drew_then_play_active": ("drew_played", _PC, {"zone": "active"}),
+    "blog_loc_drew_then_play_bench": ("drew_played", _PC, {"zone": "bench"}),
+    "blog_loc_drew_then_play_fallback": ("drew_played", _PC, {}),
+    "blog_loc_drew_then_play_stadium": ("drew_played", _PC, {"zone": "stadium"}),
+    "blog_loc_drew_then_play_bench_multi": (
+        "drew_n_played",
+        {"playerName": "p", "numCards": "n"},
+        {"zone": "bench"},
+    ),
+    "blog_loc_play_to_active": ("played_to", _PC, {"zone": "active"}),
+    "blog_loc_played_to_active": ("played_to", _PC, {"zone": "active"}),
+    "blog_loc_play_to_bench": ("played_to", _PC, {"zone": "bench"}),
+    "blog_loc_played_to_bench": ("played_to", _PC, {"zone": "bench"}),
+    "blog_loc_played_to_stadium": ("stadium", _PC, {}),
+    "blog_loc_played_card": ("played", _PC, {}),
+    "blog_loc_played_to_fallback": ("played", _PC, {}),
+    "blog_loc_discarded_from_hand": ("discarded", _PC, {}),
+    "blog_loc_discarded_from_board": ("discarded", _PC, {}),
+    "blog_loc_discarded_attachment": (
+        "detached",
+        {"cardName": "c", "playerName": "q", "pokemonCardName": "d"},
+        {},
+    ),
+    "blog_loc_discarded_attachment_multi": (
+        "detached",
+        {"numCards": "n", "playerName": "q", "pokemonCardName": "d"},
+        {},
+    ),
+    "blog_loc_move_to_active": ("moved", _MOVE, {"zone": "active"}),
+    "blog_loc_move_to_bench": ("moved", _MOVE, {"zone": "bench"}),
+    "blog_loc_move_to_deck": ("moved", _MOVE, {"zone": "deck"}),
+    "blog_loc_move_to_discard": ("moved", _MOVE, {"zone": "discard"}),
+    "blog_loc_move_to_hand": ("moved", _MOVE, {"zone": "hand"}),
+    "blog_loc_move_to_lostzone": ("moved", _MOVE, {"zone": "lost_zone"}),
+    "blog_loc_move_to_prizes": ("moved", _MOVE, {"zone": "prizes"}),
+    "blog_loc_move_to_stadium": ("moved", _MOVE, {"zone": "stadium"}),
+    "blog_loc_move_to_fallback": ("moved", _MOVE, {}),
+    "blog_loc_move_on_top_deck": ("to_deck", _PC, {"where": "top"}),
+    "blog_loc_move_to_bottom_deck": ("to_deck", _PC, {"where": "bottom"}),
+    "blog_loc_shuffled_card_into_deck": ("shuffled_into", _PC, {"zone": "deck"}),
+    "blog_loc_shuffled_card_into_hand": ("shuffled_into", _PC, {"zone": "hand"}),
+    "blog_loc_shuffled_card_into_prizes": ("shuffled_into", _PC, {"zone": "prizes"}),
+    "blog_loc_shuffled_deck": ("shuffle", {"playerName": "p"}, {"zone": "deck"}),
+    "blog_loc_shuffled_hand": ("shuffle", {"playerName": "p"}, {"zone": "hand"}),
+    "blog_loc_shuffled_prizes": ("shuffle", {"playerName": "p"}, {"zone": "prizes"}),
+    "blog_loc_shuffled_fallback": ("shuffle", {"playerName": "p"}, {}),
+    "blog_loc_generic_reveal": ("revealed", _PC, {}),
+    "blog_loc_reveal_multi": ("revealed", {"playerName": "p", "numCards": "n"}, {}),
+    # lines with nothing for the events (the effect is in the lines around them)
+    "blog_loc_card_activated": ("ignore", {"cardName": "c"}, {}),
+    "blog_loc_tera_effect": ("ignore", _PC, {}),
+    "blog_loc_oncepergame_used": ("ignore", {"playerName": "p", "specialMove": "a"}, {}),
+    "blog_loc_performed_action": ("ignore", {"playerName": "p"}, {}),
+    "blog_loc_reconnect": ("ignore", {"playerName": "p"}, {}),
+    "blog_loc_selected_option": ("ignore", {"playerName": "p", "selectedOption": "a"}, {}),
+    "blog_loc_coin_flip_single": ("ignore", {"playerName": "p", "coinFace": "face"}, {}),
+    "blog_loc_coin_flip_multi": ("ignore", {"playerName": "p", "coinFace": "face"}, {}),
+    "blog_loc_damage_blocked": ("ignore", {"targetPokemonCardName": "d"}, {}),
+    "blog_loc_move_blocked": ("ignore", {}, {}),
+    "blog_loc_export_damage_breakdown_label": ("ignore", {}, {}),
+    # headers and the end (the importer reads these through Locale, below)
+    "blog_loc_phase_setup": ("setup", {}, {}),
+    "blog_loc_phase_checkup": ("checkup", {}, {}),
+    "blog_loc_phase_turn": ("turn", {"playerName": "p"}, {}),
+    "blog_loc_end_game": ("end", {"gameEndReason": "reason", "playerName": "p"}, {}),
+    "battle_draw": ("end_draw", {}, {}),
+    "blog_loc_sudden_death": ("end_sudden_death", {}, {}),
+}
+# effect_prevention_* and damage_detail_* (the breakdown items) are families of "ignore" lines.
+_IGNORED_FAMILIES = ("blog_loc_effect_prevention_", "blog_loc_damage_detail_")
+CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
+# The client's language codes for the tables in replay/sources/templates/.
+LANGUAGES = ("en", "de", "fr", "es", "it", "pt-BR")
+# Placeholders that are a number; player handles have no spaces [ptcgl-format.md, Shape].
+_NUMBERS = frozenset(
+    {
+        "numDamage",
+        "numCards",
+        "numMulligans",
+        "numDamageCounters",
+        "numCounted",
+        "numCoinFlips",
+        "numCoinMeasured",
+        "numAdditionalDamage",
+        "numReducedDamage",
+    }
+)
+_PLAYERS = frozenset(
+    {
+        "playerName",
+        "targetPlayerName",
+        "sourcePlayerName",
+        "attackingPlayerName",
+        "defendingPlayerName",
+        "opponentName",
+    }
+)
+_SLOT = re.compile(r"\[([A-Za-z]+)\]")
+
+
+def normal_text(text: str) -> str:
+    """The spellings the importer compares: both apostrophes as ``'``, ``Pokemon`` with its accent."""
+    return text.replace("\u2019", "'").replace("\u2018", "'").replace("Pokemon", "Pokémon")
+
+
+def _normal_template(text: str) -> str:
+    """normal_text on a template's literal text (placeholder names such as ``[pokemonCardName]`` stay)."""
+    parts = _SLOT.split(text)
+    return "".join(normal_text(p) if i % 2 == 0 else f"[{p}]" for i, p in enumerate(parts))
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    key: str
+    kind: str
+    text: str
+    regex: re.Pattern[str]
+    groups: tuple[tuple[str, str], ...]  # (regex group, canonical name)
+    slots: tuple[tuple[str, str], ...]  # (regex group, the template's placeholder name)
+    fixed: tuple[tuple[str, str], ...]
+    literal: int  # characters of literal text: the most specific template is tried first
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """What one sentence says: its ``kind``, ``key`` (the client's template key) and values (``g``)."""
+
+    kind: str
+    key: str
+    g: dict[str, str]
+    raw: dict[str, str] = field(default_factory=dict)  # the values by the template's own placeholder names
+
+
+def _compile(key: str, text: str) -> Template | None:
+    spec = KINDS.get(key)
+    if spec is None:
+        if not key.startswith(_IGNORED_FAMILIES):
+            return None
+        spec = ("ignore", {}, {})
+    kind, names, fixed = spec
+    text = _normal_template(text)
+    if not _SLOT.search(text) and kind == "ignore" and text.startswith("<"):
+        return None  # an untranslated key the client prints as "<key>": not a sentence
+    parts: list[str] = []
+    groups: list[tuple[str, str]] = []
+    slots: list[tuple[str, str]] = []
+    seen: dict[str, str] = {}
+    pos = 0
+    literal = 0
+    for m in _SLOT.finditer(text):
+        lit = text[pos : m.start()]
+        parts.append(re.escape(lit))
+        literal += len(lit)
+        ph = m.group(1)
+        if ph in seen:
+            parts.append(f"(?P={seen[ph]})")  # the same value again (the target named twice)
+        else:
+            gname = f"g{len(groups)}"
+            seen[ph] = gname
+            if ph in _NUMBERS:
+                body = r"\d{1,6}"
+            elif ph in _PLAYERS:
+                body = r"\S+?"
+            else:
+                body = r".+?"
+            parts.append(f"(?P<{gname}>{body})")
+            groups.append((gname, names.get(ph, ph)))
+            slots.append((gname, ph))
+        pos = m.end()
+    lit = text[pos:]
+    parts.append(re.escape(lit))
+    literal += len(lit)
+    regex = re.compile("".join(parts))
+    return Template(key, kind, text, regex, tuple(groups), tuple(slots), tuple(fixed.items()), literal)
+
+
+def _whole_words(text: str) -> list[str]:
+    """Words of the template's literal text with a space (or the line's edge) on both sides: a line
+    written from this template contains each of them as a space-separated word."""
+    out: list[str] = []
+    pieces = _SLOT.split(text)[::2]  # the literal text between placeholders
+    last = len(pieces) - 1
+    for k, seg in enumerate(pieces):
+        words = seg.split(" ")
+        for i, w in enumerate(words):
+            if w and (i > 0 or k == 0) and (i < len(words) - 1 or k == last):
+                out.append(w)
+    return out
+
+
+def _pattern(label: str) -> re.Pattern[str]:
+    """A label with a number slot (``[numCards] cards``) as a regex capturing the number."""
+    return re.compile(r"(\d{1,6})".join(re.escape(p) for p in _SLOT.split(label)[::2]))
+
+
+class Sentences:
+    """One language's sentence table, compiled. ``match(line)`` -> list of Match (empty: no sentence)."""
+
+    def __init__(self, code: str, table: dict[str, str]) -> None:
+        self.code = code
+        self.table = table
+        self.labels = {k: _normal_template(v) for k, v in table.items()}
+        templates: list[Template] = []
+        seen: set[str] = set()
+        # keys in KINDS order first, so that of two keys with the same text the first listed is kept
+        order = [k for k in KINDS if k in table] + sorted(k for k in table if k not in KINDS)
+        for key in order:
+            t = _compile(key, table[key])
+            if t is None or t.text in seen:
+                continue
+            seen.add(t.text)
+            templates.append(t)
+        self.templates = templates
+        freq: dict[str, int] = {}
+        words: list[list[str]] = []
+        for t in templates:
+            ws = _whole_words(t.text)
+            words.append(ws)
+            for w in set(ws):
+                freq[w] = freq.get(w, 0) + 1
+        self.index: dict[str, list[int]] = {}
+        self.always: list[int] = []  # templates with no whole literal word
+        for i, ws in enumerate(words):
+            if not ws:
+                self.always.append(i)
+                continue
+            best = min(ws, key=lambda w: (freq[w], -len(w)))
+            self.index.setdefault(best, []).append(i)
+        # most specific first: longer literal text, then more placeholders
+        self.rank = {i: (-t.literal, -len(t.groups), i) for i, t in enumerate(templates)}
+        self.always.sort(key=self.rank.__getitem__)
+        self.conditions = {
+            self.labels[f"blog_loc_condition_{c}"].casefold(): c
+            for c in CONDITIONS
+            if f"blog_loc_condition_{c}" in self.labels
+        }
+        self.n_cards = _pattern(self.labels.get("blog_loc_number_of_cards", "[numCards] cards"))
+        self.a_card = {self.labels.get("blog_loc_a_card", "a card").casefold()}
+        self.hidden = {
+            self.labels.get(k, "").casefold()
+            for k in ("blog_loc_hidden_card", "blog_loc_another_card", "blog_loc_unspecified_pokemon")
+        } - {""}
+
+    @staticmethod
+    @cache
+    def for_language(code: str) -> Sentences:
+        """The compiled table of one of LANGUAGES (cached: compiled once per process)."""
+        ref = resources.files("replay.sources").joinpath("templates", f"{code}.json")
+        table: dict[str, str] = json.loads(ref.read_text(encoding="utf-8"))
+        return Sentences(code, table)
+
+    def match(self, line: str) -> list[Match]:
+        one = self.match_one(line)
+        if one is not None:
+            if any(". " in v or "! " in v for v in one.g.values()):
+                # a value that holds a sentence joint ("... on the Bench. Jet Energy was activated" read
+                # as one card name): two sentences on one line, when both parts are sentences
+                parts = self._split(line, 0)
+                if parts:
+                    return parts
+            return [one]
+        return self._split(line, 0)
+
+    def _split(self, line: str, depth: int) -> list[Match]:
+        # two sentences on one line: try each ". " (or "! ") as the joint, the first part must match
+        if depth > 3:
+            return []
+        for m in re.finditer(r"[.!] ", line):
+            head, tail = line[: m.start() + 1], line[m.end() :]
+            first = self.match_one(head)
+            if first is None:
+                continue
+            rest = self.match_one(tail)
+            if rest is not None:
+                return [first, rest]
+            more = self._split(tail, depth + 1)
+            if more:
+                return [first, *more]
+        return []
+
+    def match_one(self, line: str) -> Match | None:
+        cands: set[int] = set()
+        index = self.index
+        for w in line.split(" "):
+            hit = index.get(w)
+            if hit is not None:
+                cands.update(hit)
+        tried = sorted(cands, key=self.rank.__getitem__)
+        for i in tried + self.always if self.always else tried:
+            t = self.templates[i]
+            m = t.regex.fullmatch(line)
+            if m is None:
+                continue
+            g = {name: m.group(gname) for gname, name in t.groups}
+            g.update(t.fixed)
+            return self._refine(t, g, {ph: m.group(gname) for gname, ph in t.slots})
+        return None
+
+    def _refine(self, t: Template, g: dict[str, str], raw: dict[str, str]) -> Match | None:
+        kind = t.kind
+        cond = g.get("cond")
+        if cond is not None:
+            canon = self.conditions.get(cond.casefold())
+            if canon is None:
+                return None  # not a Special Condition: not this sentence
+            g["cond"] = canon
+        c = g.get("c")
+        if c is not None and kind in ("drew", "discarded", "to_deck", "moved", "shuffled_into", "added"):
+            low = c.casefold()
+            nm = self.n_cards.fullmatch(c)
+            if low in self.a_card or low in self.hidden:
+                g["hidden"] = "1"
+                g["n"] = "1"
+            elif nm is not None:
+                g["n"] = nm.group(1)
+                g["hidden"] = "1"
+        return Match(kind, t.key, g, raw)
+
+
+def language_of(code: str) -> str:
+    """The catalogue's language for a log language (the client's pt-BR is the catalogue's pt)."""
+    return "pt" if code.startswith("pt") else code.split("-")[0]
+
+
+def template_count(code: str) -> int:
+    """How many of the client's sentence templates a language table holds (the 228 keys)."""
+    return len(Sentences.for_language(code).table)
+
+
+def describe() -> dict[str, Any]:
+    """Per language: template keys, compiled sentences (docs and tests)."""
+    return {
+        code: {"keys": len(s.table), "sentences": len(s.templates)}
+        for code in LANGUAGES
+        for s in [Sentences.for_language(code)]
+    }

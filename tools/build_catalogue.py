@@ -1,0 +1,245 @@
+"""Build the packaged card catalogue from a checkout of TCGdex's ``cards-database`` (MIT).
+
+    python tools/build_catalogue.py CHECKOUT [--out replay/sources/cards.json.gz]
+
+CHECKOUT is a clone (or an extracted archive) of https://github.com/tcgdex/cards-database: ``data/`` holds
+one TypeScript file per card, ``data/<series>/<set>.ts`` one per set. Each card file is an object literal
+(``const card: Card = {...}``) that reads as JSON5 once its ``import`` lines, ``set: Set`` reference and
+``export`` line are dropped, so it is parsed with pyjson5 (a dev dependency), never executed.
+
+Only the series Pokémon TCG Live plays (Standard and Expanded: Black & White onwards) are read; TCG Pocket
+(another game, other HP) and the older series are left out, which keeps same-named printings with other
+HP out of the name index. Per card the catalogue keeps what an importer needs: the category, HP, stage,
+the rule box (``rule``, the contract's kind: the prize value comes from the ruleset, docs/rules.md §3),
+evolves-from, the Trainer or Energy type, and the names of the card, its attacks and its Abilities in
+en, fr, de, es, it and pt. Identical reprints collapse into one record; every printing's id
+(``sv6_163``, the form the client prints before a card name) points at its record.
+
+The output is gzip-compressed JSON, written deterministically (same checkout, same bytes), with the
+source repository, its commit and its licence in ``source``. docs/importers.md says how to rebuild.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SERIES = ("Black & White", "XY", "Sun & Moon", "Sword & Shield", "Scarlet & Violet", "Mega Evolution")
+LANGS = ("en", "fr", "de", "es", "it", "pt")
+_DROP = re.compile(r"^\s*(?:import\b.*|export\b.*|(?:set|serie):\s*[A-Za-z_]+,?)\s*$", re.M)
+_HEAD = re.compile(r"^\s*const\s+\w+\s*:\s*\w+\s*=\s*", re.M)
+_UNDEFINED = re.compile(r":\s*undefined\b")
+_MILL = re.compile(r"(?i)discard the top (?:card|\d+ cards|[a-z]+ cards) of your deck")
+_CONCAT = re.compile(r"([\"'])\s*\+\s*([\"'])")  # "a " + "b": a string split over two lines
+_TAIL = re.compile(r"}\s*;\s*$")
+
+
+def read_object(path: Path) -> dict[str, Any]:
+    """One TCGdex card or set file as a dict (JSON5 after the TypeScript wrapping is removed)."""
+    import pyjson5  # dev dependency: only this build tool needs it
+
+    text = path.read_text(encoding="utf-8")
+    text = _DROP.sub("", text)
+    text = _HEAD.sub("", text, count=1)
+    text = _UNDEFINED.sub(": null", text)
+    text = _CONCAT.sub("", text)
+    text = _TAIL.sub("}", text.rstrip())
+    obj = pyjson5.decode(text)
+    if not isinstance(obj, dict):
+        raise ValueError(f"{path}: not an object")
+    return obj
+
+
+def names(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        return {}
+    return {
+        lang: str(value[lang]).strip()
+        for lang in LANGS
+        if isinstance(value.get(lang), str) and value[lang].strip()
+    }
+
+
+def print_id(set_id: str, local: str) -> str:
+    """The client's card id: ``sv06.5`` + ``036`` -> ``sv6-5_36`` (padding and dots as it prints them)."""
+    s = re.sub(r"(?<![0-9])0+(?=[0-9])", "", set_id.lower()).replace(".", "-")
+    n = re.sub(r"^0+(?=[0-9])", "", local)
+    return f"{s}_{n}"
+
+
+def rule_of(card: dict[str, Any], en: str) -> str:
+    """The contract's rule-box kind from TCGdex's suffix, stage, rarity and name."""
+    suffix = card.get("suffix")
+    stage = card.get("stage")
+    rarity = card.get("rarity")
+    if rarity == "Radiant Rare" or en.startswith("Radiant "):
+        return "radiant"
+    if stage == "VMAX":
+        return "VMAX"
+    if stage == "VSTAR":
+        return "VSTAR"
+    if stage == "V-UNION":
+        return "V_UNION"
+    if stage == "BREAK":
+        return "BREAK"
+    if stage == "LEVEL-UP":
+        return "LV_X"
+    if suffix == "TAG TEAM-GX":
+        return "tag_team"
+    if suffix == "GX":
+        return "GX"
+    # the name tells ex (Scarlet & Violet, Mega Evolution) from EX (Black & White, XY) where the data's
+    # suffix mixes them up
+    if en.endswith(" ex") or (suffix == "ex" and not en.endswith("EX")):
+        return "mega_ex" if en.startswith("Mega ") else "ex"
+    if suffix == "EX" or en.endswith("-EX") or en.endswith(" EX"):
+        return "mega_EX" if stage == "MEGA" or en.startswith(("M ", "Mega ")) else "EX"
+    if suffix == "V":
+        return "V"
+    if suffix == "Legend":
+        return "LEGEND"
+    if "◇" in en:
+        return "prism_star"
+    if "☆" in en:
+        return "star"
+    from replay.sources.cards import rule_from_name
+
+    return rule_from_name(en)
+
+
+def record(card: dict[str, Any]) -> dict[str, Any] | None:
+    n = names(card.get("name"))
+    en = n.get("en")
+    category = card.get("category")
+    if not en or category not in ("Pokemon", "Trainer", "Energy"):
+        return None
+    rec: dict[str, Any] = {"c": category[0], "n": n}
+    if category == "Pokemon":
+        hp = card.get("hp")
+        if isinstance(hp, int) and 0 < hp <= 1000:
+            rec["hp"] = hp
+        rec["r"] = rule_of(card, en)
+        if card.get("stage"):
+            rec["s"] = card["stage"]
+        evo = names(card.get("evolveFrom")).get("en")
+        if evo:
+            rec["e"] = evo
+        attacks = [names(a.get("name")) for a in card.get("attacks") or [] if isinstance(a, dict)]
+        abilities = [names(a.get("name")) for a in card.get("abilities") or [] if isinstance(a, dict)]
+        if attacks:
+            rec["a"] = [a for a in attacks if a]
+        # moves that discard from the top of their own deck (Seek Inspiration): the log's "P discarded C"
+        # in such a move comes from the deck, not the hand
+        mills = [
+            names(m.get("name")).get("en")
+            for m in [*(card.get("attacks") or []), *(card.get("abilities") or [])]
+            if isinstance(m, dict) and _MILL.search(str((m.get("effect") or {}).get("en", "")))
+        ]
+        if any(mills):
+            rec["m"] = [m for m in mills if m]
+        if abilities:
+            rec["b"] = [a for a in abilities if a]
+    elif category == "Trainer" and card.get("trainerType"):
+        rec["t"] = card["trainerType"]
+    elif category == "Energy" and card.get("energyType"):
+        rec["t"] = card["energyType"]
+    return rec
+
+
+def commit_of(checkout: Path) -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
+    data = checkout / "data"
+    if not data.is_dir():
+        raise SystemExit(f"{checkout}: no data/ folder (is this a checkout of tcgdex/cards-database?)")
+    licence = (checkout / "LICENSE").read_text(encoding="utf-8").splitlines()
+    records: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    prints: dict[str, int] = {}
+    errors = 0
+    for series in SERIES:
+        for set_file in sorted((data / series).glob("*.ts")):
+            set_dir = set_file.with_suffix("")
+            if not set_dir.is_dir():
+                continue
+            set_id = str(read_object(set_file).get("id") or "")
+            for card_file in sorted(set_dir.glob("*.ts")):
+                try:
+                    rec = record(read_object(card_file))
+                except Exception as exc:  # a malformed file is reported and skipped, the build goes on
+                    print(f"build_catalogue: {card_file}: {exc}", file=sys.stderr)
+                    errors += 1
+                    continue
+                if rec is None:
+                    continue
+                key = json.dumps(rec, sort_keys=True, ensure_ascii=False)
+                at = index.get(key)
+                if at is None:
+                    at = index[key] = len(records)
+                    records.append(rec)
+                if set_id:
+                    prints.setdefault(print_id(set_id, card_file.stem), at)
+    return {
+        "format": "prizecheck-cards/1",
+        "source": {
+            "repository": "https://github.com/tcgdex/cards-database",
+            "commit": commit or commit_of(checkout),
+            "licence": "MIT",
+            "copyright": next((line for line in licence if line.startswith("Copyright")), "TCGdex"),
+            "series": list(SERIES),
+            "built_by": "tools/build_catalogue.py",
+            "skipped_files": errors,
+        },
+        "languages": list(LANGS),
+        "keys": {
+            "c": "category: P(okemon), T(rainer), E(nergy)",
+            "n": "names by language",
+            "hp": "HP",
+            "r": "rule-box kind (contract card.rule)",
+            "s": "stage",
+            "e": "evolves from (English name)",
+            "a": "attack names by language",
+            "b": "Ability names by language",
+            "t": "Trainer type or Energy type",
+            "m": "English names of the moves that discard from the top of their own deck",
+        },
+        "cards": records,
+        "prints": dict(sorted(prints.items())),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkout", type=Path, help="a checkout of tcgdex/cards-database")
+    ap.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent.parent / "replay/sources/cards.json.gz"
+    )
+    ap.add_argument("--commit", help="the checkout's commit, when it is not a git work tree")
+    args = ap.parse_args()
+    doc = build(args.checkout, args.commit)
+    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    # mtime=0: the same checkout gives the same bytes
+    args.out.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
+    print(
+        f"build_catalogue: {len(doc['cards'])} cards, {len(doc['prints'])} printings, "
+        f"{args.out.stat().st_size / 1e6:.2f} MB -> {args.out} (source commit {doc['source']['commit']})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
