@@ -82,6 +82,11 @@ def test_standings_rank_by_points() -> None:
         ("brock", 4, 1, 0, 1),
         ("misty", 0, 0, 2, 0),
     ]
+    # By hand: ash and brock are 1-0-1 (win % (1 + 1/2) / 2 = 75 %), misty 0-2 (0 %, floored to 25 %).
+    # OWP: ash (misty 25 % + brock 75 %) / 2 = 50 %, brock the same; misty (75 % + 75 %) / 2 = 75 %.
+    # OOWP: ash (misty's 75 % + brock's 50 %) / 2 = 62.5 %, brock the same. Level on everything, and
+    # their own match was a tie (no head-to-head winner): the player id orders them.
+    assert [(r["owp"], r["oowp"]) for r in table[:2]] == [(0.5, 0.625), (0.5, 0.625)]
 
 
 def test_report_prints_matches_and_standings(tmp_path: pathlib.Path) -> None:
@@ -107,8 +112,10 @@ def test_report_prints_matches_and_standings(tmp_path: pathlib.Path) -> None:
     path.write_bytes(encode_jsonl(events))
     rep = json.loads(run("report", "--json", str(path)).stdout)
     (section,) = rep["sections"]
-    (m,) = section["matches"]
+    (event,) = section["events"]
+    (m,) = event["matches"]
     assert (m["winner"], m["wins"]) == ("ash", {"ash": 2, "misty": 1})
-    assert section["table"][0] == {"player": "ash", "points": 3, "win": 1, "loss": 0, "tie": 0}
+    top = event["standings"][0]
+    assert (top["player"], top["points"], top["win"], top["loss"], top["tie"]) == ("ash", 3, 1, 0, 0)
     text = run("report", str(path)).stdout.decode()
     assert "r1-t4: ash 2-1 misty: ash wins" in text and "1. ash" in text

@@ -111,6 +111,9 @@ class MemoryStore:
         m = self._matches.get(match)
         return m.record if m else None
 
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        return [await self.record(m) for m in matches]
+
     async def board(self, match: str) -> bytes | None:
         m = self._matches.get(match)
         return m.board if m else None

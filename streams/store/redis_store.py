@@ -170,6 +170,15 @@ class RedisStore:
         data: bytes | None = await self._r.get(self.key(match, "record"))
         return data
 
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        # One GET per match in a pipeline, not MGET: every match's keys have their own hash tag, so a
+        # cluster client splits the pipeline by node where MGET would be refused across slots.
+        async with self._r.pipeline(transaction=False) as pipe:
+            for m in matches:
+                pipe.get(self.key(m, "record"))
+            rows: list[bytes | None] = await pipe.execute()
+        return rows
+
     async def board(self, match: str) -> bytes | None:
         data: bytes | None = await self._r.get(self.key(match, "board"))
         return data

@@ -142,7 +142,8 @@ def test_report_over_a_league(tmp_path: pathlib.Path) -> None:
     path = write(tmp_path, "league.jsonl", a.events + b.events)
     rep = json.loads(run("report", "--json", path).stdout)
     (section,) = rep["sections"]
-    assert section["games"] == 2 and section["claims"] == 2 and section["agree"] == 1
+    (source,) = section["agreement"]["by_source"]
+    assert section["games"] == 2 and (source["claims"], source["agree"]) == (2, 1)
     assert {r["match"] for r in section["review"]} == {"m2"}
     records = tmp_path / "records.jsonl"
     records.write_bytes(run("replay", "--json", path).stdout)
@@ -169,5 +170,7 @@ def test_demo_then_report_from_the_store_equals_the_offline_report(tmp_path: pat
     report_json = json.loads(stored.stdout)
     assert report_json["games"] == 7
     (section,) = report_json["sections"]
-    assert {"prizes", "simultaneous", "deck_out", "playoff", "concession"} <= set(section["reasons"])
+    assert {"prizes", "simultaneous", "deck_out", "playoff", "concession"} <= {
+        o["reason"] for o in section["outcomes"]
+    }
     assert run("report").returncode == 2  # nothing to report on: a clear error, not a traceback
