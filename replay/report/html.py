@@ -110,6 +110,14 @@ class _Page:
     def w(self, *parts: str) -> None:
         self.out.extend(parts)
 
+    def cell(self, key: tuple[str, str, str], table: str, row: Any, column: str, value: Any) -> str:
+        """A number outside a table (a headline card), named like the tables' cells."""
+        name = "|".join((*key, table, str(row), column))
+        return (
+            f'<span data-cell="{escape(name)}" data-value="{escape(_value(value))}">'
+            f"{escape(_shown(column, value))}</span>"
+        )
+
     def td(
         self, key: tuple[str, str, str], table: str, row: Any, column: str, value: Any, text: str = ""
     ) -> str:
@@ -159,7 +167,7 @@ class _Page:
             self.w('<a href="#reconciliation">reconciliation</a>')
         self.w("</nav>")
         self.w(
-            f'<p class="muted" data-cell="||report|all|games" data-value="{r["games"]}">'
+            f'<p class="muted" data-cell="|||report|all|games" data-value="{r["games"]}">'
             f"{r['games']} game(s) in this report.</p>"
         )
         for sec in r["sections"]:
@@ -229,8 +237,8 @@ class _Page:
         violations = sum(f["count"] for f in sec["findings"]["by_code"] if f["severity"] == "violation")
         v = sec["verification"]
         cards = [
-            ("games", str(sec["games"])),
-            ("best-of-three matches", str(sec["matches"]["total"])),
+            ("games", self.cell(key, "section", "all", "games", sec["games"])),
+            ("best-of-three matches", self.cell(key, "section", "all", "matches", sec["matches"]["total"])),
             ("claims agreeing with the rules", f"{agree}/{claims}" if claims else "-"),
             ("knockouts verified from HP", f"{v['verified']}/{v['knockouts']}" if v["knockouts"] else "-"),
             ("violations", str(violations)),
@@ -238,7 +246,8 @@ class _Page:
         ]
         self.w('<div class="cards">')
         for label, value in cards:
-            self.w(f'<div class="card"><b>{escape(value)}</b><span>{escape(label)}</span></div>')
+            shown = value if value.startswith("<span") else escape(value)
+            self.w(f'<div class="card"><b>{shown}</b><span>{escape(label)}</span></div>')
         self.w("</div>")
 
     def charts(self, sec: Mapping[str, Any]) -> None:
@@ -502,9 +511,9 @@ class _Page:
         )
         self.w(f"<p>{escape(rec['tdf'])} ({escape(rec['event'] or 'unnamed event')}): ")
         self.w(
-            f'<b data-cell="||reconciliation|tdf|reported" data-value="{rec["reported"]}">'
+            f'<b data-cell="|||reconciliation|tdf|reported" data-value="{rec["reported"]}">'
             f"{rec['reported']}</b> "
-            f'reported match(es), <b data-cell="||reconciliation|tdf|agree" data-value="{rec["agree"]}">'
+            f'reported match(es), <b data-cell="|||reconciliation|tdf|agree" data-value="{rec["agree"]}">'
             f"{rec['agree']}</b> agreeing with the game records.</p>"
         )
         lists: Iterable[tuple[str, str]] = (
@@ -516,7 +525,7 @@ class _Page:
         for name, title in lists:
             rows = rec[name]
             self.w(
-                f'<h3>{escape(title)}: <span data-cell="||reconciliation|tdf|{name}" '
+                f'<h3>{escape(title)}: <span data-cell="|||reconciliation|tdf|{name}" '
                 f'data-value="{len(rows)}">'
                 f"{len(rows)}</span></h3>"
             )
@@ -539,7 +548,7 @@ class _Page:
         unknown = rec["unknown_players"]
         self.w(
             "<p>Players of the records not in the TDF: "
-            '<span data-cell="||reconciliation|tdf|unknown_players" '
+            '<span data-cell="|||reconciliation|tdf|unknown_players" '
             f'data-value="{len(unknown)}">{len(unknown)}</span> {escape(", ".join(unknown))}</p></section>'
         )
 
