@@ -333,7 +333,28 @@ def _result(m: LeagueMatch) -> dict[str, str] | None:
 
 
 def _pair(order: list[str], met: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """Pairs down the standings: each player meets the next one they have not met yet, if any."""
+    """Pairs down the standings with no rematch: each player meets the highest-placed player below them
+    they have not met, backtracking when that leaves someone without an opponent (bounded; past the
+    bound, or when no such pairing exists, the first free player below, rematch or not)."""
+    steps = 0
+
+    def search(left: list[str]) -> list[tuple[str, str]] | None:
+        nonlocal steps
+        if not left:
+            return []
+        a, rest = left[0], left[1:]
+        for i, b in enumerate(rest):
+            steps += 1
+            if b in met[a] or steps > 20_000:
+                continue
+            tail = search(rest[:i] + rest[i + 1 :])
+            if tail is not None:
+                return [(a, b), *tail]
+        return None
+
+    found = search(list(order))
+    if found is not None:
+        return found
     left = list(order)
     pairs = []
     while left:
