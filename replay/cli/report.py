@@ -138,7 +138,6 @@ async def add_stored_records(builder: ReportBuilder, progress: Progress) -> None
     or missing store is an error (InputError), never a report of nothing.
     """
     try:
-        from streams.ingest import unpack_record
         from streams.settings import Settings
         from streams.store import RedisStore
         from streams.store.connection import connect, embedded_store_exists
@@ -153,23 +152,27 @@ async def add_stored_records(builder: ReportBuilder, progress: Progress) -> None
     progress.status("connecting to the store")
     conn = await connect(settings)
     try:
-        store = RedisStore(conn.client)
-        f = builder.filters
-        matches = await store.matches(league=f.league, season=f.season)
-        if not matches:
-            everything = await store.matches() if (f.league or f.season) else []
-            if not everything:
-                raise InputError(f"the store ({conn.where}) holds no records")
-        progress.total(len(matches))
-        for start in range(0, len(matches), STORE_BATCH):
-            batch = matches[start : start + STORE_BATCH]
-            for data in await store.records(batch):
-                rec = unpack_record(data)
-                if rec is not None:
-                    builder.add(rec)
-                progress.advance()
+        await add_records_from(RedisStore(conn.client), builder, progress, where=conn.where)
     finally:
         await conn.close()
+
+
+async def add_records_from(store: Any, builder: ReportBuilder, progress: Progress, *, where: str) -> None:
+    """Every record in ``store`` (a :class:`streams.store.Store`) that the builder's league and season
+    filters select by the store's indexes, :data:`STORE_BATCH` per round trip, into ``builder``."""
+    from streams.ingest import unpack_record
+
+    f = builder.filters
+    matches = await store.matches(league=f.league, season=f.season)
+    if not matches and not (await store.matches() if (f.league or f.season) else []):
+        raise InputError(f"the store ({where}) holds no records")
+    progress.total(len(matches))
+    for start in range(0, len(matches), STORE_BATCH):
+        for data in await store.records(matches[start : start + STORE_BATCH]):
+            rec = unpack_record(data)
+            if rec is not None:
+                builder.add(rec)
+            progress.advance()
 
 
 class Progress:
