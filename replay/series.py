@@ -12,7 +12,7 @@ opponents' win percentage (OWP), then opponents' opponents' win percentage (OOWP
 - A player's win percentage is (match wins + half the ties) / matches played. Byes count in neither.
 - It is never below 25 %; a player who dropped has it capped at 75 % and counts only the rounds played.
 - OWP is the average of the opponents' win percentages (one term per match played); OOWP the average of
-  the opponents' OWP. The arithmetic is exact (fractions); outputs are rounded to 4 decimals.
+  the opponents' OWP. They are compared at 12 decimals (so equal ones are equal) and shown at 4.
 
 Only Swiss rounds count towards the standings; single-elimination rounds (the top cut) place the players
 who made the cut by the round they were eliminated in, then by their Swiss standing.
@@ -23,14 +23,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
+from sys import intern
 from typing import Any
 
 MATCH_POINTS = {"win": 3, "tie": 1, "loss": 0}
 BYE_POINTS = 3
 GAMES_TO_WIN = 2
-WIN_PCT_FLOOR = Fraction(1, 4)  # an opponent never counts for less than 25 %
-DROPPED_CAP = Fraction(3, 4)  # a player who dropped never counts for more than 75 %
+WIN_PCT_FLOOR = 0.25  # an opponent never counts for less than 25 %
+DROPPED_CAP = 0.75  # a player who dropped never counts for more than 75 %
+# Tiebreakers are compared at 12 decimals: means of a few dozen fractions with small denominators that
+# are equal come out equal there (float rounding is ~1e-16), and different ones differ far above it.
+_COMPARE_DIGITS = 12
 SWISS = "swiss"
 SINGLE_ELIMINATION = "single_elimination"
 
@@ -60,15 +63,22 @@ class GameResult:
             game = int(ctx.get("game") or 0)
         except (TypeError, ValueError):
             game = 0
+        # a season holds one of these per game: the few distinct names are interned, not copied per game
+        winner, outcome, reason, stage = (
+            res.get("winner"),
+            res.get("outcome"),
+            res.get("reason"),
+            ctx.get("stage"),
+        )
         return cls(
             match=str(record["match"]),
             game=game,
-            players=(players[0], players[1]),
-            status=str(record.get("status") or "in_progress"),
-            outcome=res.get("outcome"),
-            winner=res.get("winner"),
-            reason=res.get("reason"),
-            stage=ctx.get("stage"),
+            players=(intern(players[0]), intern(players[1])),
+            status=intern(str(record.get("status") or "in_progress")),
+            outcome=intern(outcome) if isinstance(outcome, str) else None,
+            winner=intern(winner) if isinstance(winner, str) else None,
+            reason=intern(reason) if isinstance(reason, str) else None,
+            stage=intern(stage) if isinstance(stage, str) else None,
         )
 
 
@@ -170,10 +180,10 @@ class _Player:
         return self.wins + self.losses + self.ties
 
 
-def win_percentage(wins: int, ties: int, played: int, *, dropped: bool) -> Fraction:
+def win_percentage(wins: int, ties: int, played: int, *, dropped: bool) -> float:
     """A player's win percentage as an opponent: (wins + ties / 2) / played, at least 25 %, and at most
     75 % for a player who dropped. Byes are in neither count."""
-    pct = Fraction(2 * wins + ties, 2 * played) if played else Fraction(0)
+    pct = (wins + ties / 2) / played if played else 0.0
     pct = max(pct, WIN_PCT_FLOOR)
     if dropped:
         pct = min(pct, DROPPED_CAP)
@@ -229,10 +239,12 @@ def swiss_standings(
         for name, row in table.items()
     }
 
-    def key(name: str) -> tuple[int, Fraction, Fraction]:
-        return (-points[name], -owp[name], -oowp[name])
-
-    ordered = sorted(table, key=lambda n: (*key(n), n))
+    keys = {
+        name: (-points[name], -round(owp[name], _COMPARE_DIGITS), -round(oowp[name], _COMPARE_DIGITS))
+        for name in table
+    }
+    key = keys.__getitem__
+    ordered = sorted(table, key=lambda n: (*keys[n], n))
     # Head-to-head: of two players level on points, OWP and OOWP, the one who beat the other goes first.
     i = 0
     while i < len(ordered):
@@ -266,13 +278,13 @@ def swiss_standings(
     return rows
 
 
-def _mean(values: Iterable[Fraction]) -> Fraction:
+def _mean(values: Iterable[float]) -> float:
     vals = list(values)
-    return sum(vals, Fraction(0)) / len(vals) if vals else Fraction(0)
+    return sum(vals) / len(vals) if vals else 0.0
 
 
-def _round(value: Fraction) -> float:
-    return round(float(value), 4)
+def _round(value: float) -> float:
+    return round(value, 4)
 
 
 def infer_byes_and_drops(pairings: Iterable[Pairing]) -> tuple[dict[str, set[int]], dict[str, int]]:

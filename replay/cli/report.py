@@ -38,6 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the records the service stored (REDIS_URL, else the embedded store in the data directory)",
     )
+    source.add_argument(
+        "--redis-prefix", default="pc", help="with --from-store: the store's key prefix (default pc)"
+    )
     scope = parser.add_argument_group("which games")
     scope.add_argument("--league", help="only games of this league (context.league)")
     scope.add_argument("--season", help="only games of this season (context.season)")
@@ -93,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         if args.from_store:
             if args.files:
                 raise InputError("give files or --from-store, not both")
-            asyncio.run(add_stored_records(builder, progress))
+            asyncio.run(add_stored_records(builder, progress, prefix=args.redis_prefix))
         elif not args.files:
             raise InputError("no files given (event files, record files with --records, or --from-store)")
         else:
@@ -131,7 +134,7 @@ def event_records(paths: list[str], progress: Progress) -> Iterator[dict[str, An
     yield from link_records({m: g.record() for m, g in games.items()}).values()
 
 
-async def add_stored_records(builder: ReportBuilder, progress: Progress) -> None:
+async def add_stored_records(builder: ReportBuilder, progress: Progress, *, prefix: str = "pc") -> None:
     """Every record the service stored that the filters may accept, a batch at a time, into ``builder``.
 
     The league and season filters are answered by the store's indexes; the rest by the builder. An empty
@@ -152,7 +155,7 @@ async def add_stored_records(builder: ReportBuilder, progress: Progress) -> None
     progress.status("connecting to the store")
     conn = await connect(settings)
     try:
-        await add_records_from(RedisStore(conn.client), builder, progress, where=conn.where)
+        await add_records_from(RedisStore(conn.client, prefix=prefix), builder, progress, where=conn.where)
     finally:
         await conn.close()
 
@@ -160,8 +163,9 @@ async def add_stored_records(builder: ReportBuilder, progress: Progress) -> None
 async def add_records_from(store: Any, builder: ReportBuilder, progress: Progress, *, where: str) -> None:
     """Every record in ``store`` (a :class:`streams.store.Store`) that the builder's league and season
     filters select by the store's indexes, :data:`STORE_BATCH` per round trip, into ``builder``."""
-    from streams.ingest import unpack_record
+    import msgspec
 
+    decode = msgspec.msgpack.Decoder().decode  # the records as msgpack.unpackb reads them, ~2x faster
     f = builder.filters
     matches = await store.matches(league=f.league, season=f.season)
     if not matches and not (await store.matches() if (f.league or f.season) else []):
@@ -169,8 +173,8 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Progres
     progress.total(len(matches))
     for start in range(0, len(matches), STORE_BATCH):
         for data in await store.records(matches[start : start + STORE_BATCH]):
-            rec = unpack_record(data)
-            if rec is not None:
+            rec = decode(data) if data is not None else None
+            if isinstance(rec, dict):
                 builder.add(rec)
             progress.advance()
 

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from sys import intern
 from typing import Any
 from urllib.parse import quote
 
@@ -84,9 +85,13 @@ def _day(at: Any) -> date | None:
         return None
 
 
+_PLAIN_ID = re.compile(r"^[A-Za-z0-9._:/-]*$")  # contract §1: a match id needs no quoting in a path
+
+
 def review_link(base_url: str, match: str, seq: int | None = None) -> str:
     """The judges' review page of ``match`` (docs/web.md), at event ``seq`` when given."""
-    url = f"{base_url.rstrip('/')}/review/{quote(match, safe='/:')}"
+    path = match if _PLAIN_ID.match(match) else quote(match, safe="/:")
+    url = f"{base_url.rstrip('/')}/review/{path}"
     return f"{url}#seq={seq}" if seq is not None else url
 
 
@@ -156,9 +161,8 @@ class ReportBuilder:
         self.base_url = base_url
         self.signing_key = signing_key
         self.games = 0
-        self._seen: set[str] = (
-            set()
-        )  # every match id added: a drawn playoff whose next one is here is settled
+        # the playoff games added: a drawn playoff whose next one is here is not waiting any more
+        self._playoff_games: set[str] = set()
         self._sections: dict[tuple[str, str], _Section] = defaultdict(_Section)
 
     def add_all(self, records: Iterable[Mapping[str, Any]]) -> ReportBuilder:
@@ -176,12 +180,13 @@ class ReportBuilder:
         self.games += 1
         sec.games += 1
         match = str(rec["match"])
-        self._seen.add(match)
-        status = str(rec.get("status") or "in_progress")
+        if rec.get("parent") is not None:
+            self._playoff_games.add(match)
+        status = intern(str(rec.get("status") or "in_progress"))
         sec.status[status] += 1
         res = rec.get("result") or {}
         sec.outcomes[(str(res.get("outcome") or UNDECIDED), str(res.get("reason") or NONE))] += 1
-        rnd = str(ctx["round"]) if ctx.get("round") is not None else NONE
+        rnd = intern(str(ctx["round"])) if ctx.get("round") is not None else NONE
         self._playoffs(sec, rec, match)
         self._findings(sec, rec, match, rnd)
         if rec.get("agrees") is not None:
@@ -218,8 +223,8 @@ class ReportBuilder:
 
     def _findings(self, sec: _Section, rec: Mapping[str, Any], match: str, rnd: str) -> None:
         for f in rec.get("findings") or ():
-            code = str(f.get("code"))
-            severity = str(f.get("severity"))
+            code = intern(str(f.get("code")))
+            severity = intern(str(f.get("severity")))
             sec.findings[(code, severity)] += 1
             sec.findings_by_round[(rnd, code)] += 1
             seq = f.get("seq")
@@ -273,12 +278,14 @@ class ReportBuilder:
     def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
         """The report (plain data: JSON as it is). ``tdf``: the tournament software's file, whose byes and
         drops the standings then use, and against which the matches are reconciled."""
-        sections = [
-            self._section(league, season, sec, tdf)
-            for (league, season), sec in sorted(self._sections.items())
-        ]
+        # Each section's summaries are dropped as soon as its part of the report is built: the builder and
+        # the report are never both whole in memory.
+        sections = []
+        for league, season in sorted(self._sections):
+            sections.append(self._section(league, season, self._sections.pop((league, season)), tdf))
         report: dict[str, Any] = {
             "engine": f"prizecheck {ENGINE_VERSION}",
+            "base_url": self.base_url,
             "filters": self.filters.as_json(),
             "games": self.games,
             "sections": sections,
@@ -294,7 +301,7 @@ class ReportBuilder:
         out = []
         for match, why, child in sec.review:
             reasons = list(why)
-            if child is not None and child not in self._seen:
+            if child is not None and child not in self._playoff_games:
                 reasons.append(f"awaiting playoff {child}")
             if reasons:
                 out.append((match, reasons))
@@ -303,10 +310,13 @@ class ReportBuilder:
     def _section(self, league: str, season: str, sec: _Section, tdf: Tournament | None) -> dict[str, Any]:
         link = self.base_url
         rounds = sorted({r for r, _ in sec.findings_by_round} | set(sec.claims_by_round), key=round_sort_key)
-        events = [
-            _event(name, ev, tdf, self.base_url)
-            for name, ev in sorted(sec.events.items(), key=lambda kv: kv[0])
+        events = [_event(name, sec.events.pop(name), tdf) for name in sorted(sec.events)]
+        sec.integrity.sort()
+        integrity = [
+            {"match": m, "chain": c, "events": n, "head": h, "signature": s}
+            for m, c, n, h, s in sec.integrity
         ]
+        sec.integrity.clear()
         match_results: Counter[tuple[str, str]] = Counter()
         for ev in events:
             for m in ev["matches"]:
@@ -393,10 +403,7 @@ class ReportBuilder:
             "integrity": {
                 "chain": dict(sorted(sec.chain.items())),
                 "signature": dict(sorted(sec.signature.items())),
-                "records": [
-                    {"match": m, "chain": c, "events": n, "head": h, "signature": s}
-                    for m, c, n, h, s in sorted(sec.integrity)
-                ],
+                "records": integrity,
             },
             "events": events,
             "review": [
@@ -414,15 +421,13 @@ def _match_outcome(m: Mapping[str, Any]) -> str:
     return "tie" if m["winner"] is None else "win"
 
 
-def _event(name: str, ev: _Event, tdf: Tournament | None, base_url: str) -> dict[str, Any]:
+def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
     matches = []
     for (rnd, series), games in sorted(ev.games.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])):
         m = match_result(games)
         m["round"] = rnd
         m["series"] = series
         m["table"] = ev.tables.get((rnd, series))
-        for g in m["games"]:
-            g["link"] = review_link(base_url, g["match"])
         matches.append(m)
     pairings = [
         Pairing(_round_no(m["round"]), (m["players"][0], m["players"][1]), m["result"], m["stage"])
@@ -450,7 +455,6 @@ def _event(name: str, ev: _Event, tdf: Tournament | None, base_url: str) -> dict
                     "opponent": them,
                     "result": (m["result"] or {}).get(me) or m["status"],
                     "games": f"{m['wins'][me]}-{m['wins'][them]}" + (f"-{m['ties']}" if m["ties"] else ""),
-                    "links": [g["link"] for g in m["games"]],
                 }
             )
     for name_, rounds in byes.items():
@@ -463,7 +467,6 @@ def _event(name: str, ev: _Event, tdf: Tournament | None, base_url: str) -> dict
                     "opponent": None,
                     "result": "bye",
                     "games": "",
-                    "links": [],
                 }
             )
     for rows in players.values():

@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 
 from replay.report import svg
-from replay.report.build import round_sort_key
+from replay.report.build import review_link, round_sort_key
 from replay.report.tables import STANDINGS_COLUMNS
 
 MAX_FINDINGS = 1000  # per section on the page; the JSON and CSV forms have them all
@@ -374,18 +374,23 @@ class _Page:
                 self.w(f'<li>{place}{escape(row["player"])} <span class="muted">({where})</span></li>')
             self.w("</ol>")
         self.w(f'<details open><summary>Players ({len(ev["players"])})</summary><div class="players">')
+        games = {m["series"]: [g["match"] for g in m["games"]] for m in ev["matches"]}
         for p in ev["players"]:
-            self.player(p, players[p["player"]])
+            self.player(p, players[p["player"]], games)
         self.w("</div></details>")
 
-    def player(self, p: Mapping[str, Any], anchor: str) -> None:
+    def player(self, p: Mapping[str, Any], anchor: str, games: Mapping[str | None, list[str]]) -> None:
         self.w(f'<section class="player" id="{anchor}"><h4>{escape(p["player"])}</h4>')
         self.w(
             "<table><thead><tr><th>round</th><th>opponent</th><th>result</th><th>games</th><th>review</th></tr>"
         )
         self.w("</thead><tbody>")
         for m in p["matches"]:
-            links = " ".join(f'<a href="{escape(link)}">g{i}</a>' for i, link in enumerate(m["links"], 1))
+            base = self.report.get("base_url", "")
+            links = " ".join(
+                f'<a href="{escape(review_link(base, g))}">g{i}</a>'
+                for i, g in enumerate(games.get(m["series"], []), 1)
+            )
             stage = " (top cut)" if m["stage"] == "single_elimination" else ""
             self.w(
                 f"<tr><td>{escape(m['round'])}{stage}</td><td>{escape(m['opponent'] or '-')}</td>"

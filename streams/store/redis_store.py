@@ -171,12 +171,19 @@ class RedisStore:
         return data
 
     async def records(self, matches: Sequence[str]) -> list[bytes | None]:
-        # One GET per match in a pipeline, not MGET: every match's keys have their own hash tag, so a
-        # cluster client splits the pipeline by node where MGET would be refused across slots.
+        keys = [self.key(m, "record") for m in matches]
+        if not keys:
+            return []
+        if not isinstance(self._r, RedisCluster):
+            # one MGET: ~5x faster than as many GETs in a pipeline (measured, bench/report.py)
+            rows: list[bytes | None] = await self._r.mget(keys)
+            return rows
+        # On a cluster every match's keys have their own hash tag and MGET across slots is refused: one GET
+        # per match in a pipeline, which the cluster client splits by node.
         async with self._r.pipeline(transaction=False) as pipe:
-            for m in matches:
-                pipe.get(self.key(m, "record"))
-            rows: list[bytes | None] = await pipe.execute()
+            for key in keys:
+                pipe.get(key)
+            rows = await pipe.execute()
         return rows
 
     async def board(self, match: str) -> bytes | None:
