@@ -27,7 +27,6 @@ from replay.series import (
     Pairing,
     infer_byes_and_drops,
     match_result,
-    series_key,
     swiss_standings,
     top_cut,
 )
@@ -196,18 +195,19 @@ class ReportBuilder:
             if rec["agrees"]:
                 sec.agree[kind] += 1
                 sec.agree_by_round[rnd] += 1
-        for ko in rec.get("knockouts") or ():
-            sec.knockouts += 1
-            sec.verified += bool(ko.get("verified"))
+        knockouts = rec.get("knockouts") or ()
+        sec.knockouts += len(knockouts)
+        sec.verified += sum(1 for ko in knockouts if ko.get("verified"))
         sec.basis[str((rec.get("audit") or {}).get("basis") or NONE)] += 1
         self._integrity(sec, rec, match)
         self._review(sec, rec, match, status)
-        key = series_key(rec)
-        if key is not None:
-            event = sec.events[key[2] or NONE]
-            event.games[(key[3] or NONE, key[4])].append(GameResult.of(rec))
+        series = ctx.get("series")
+        if series is not None and rec.get("parent") is None:  # a game of a match (series_key)
+            event = sec.events[str(ctx.get("event", "")) or NONE]
+            where = (rnd, intern(str(series)))
+            event.games[where].append(GameResult.of(rec))
             if ctx.get("table") is not None:
-                event.tables[(key[3] or NONE, key[4])] = str(ctx["table"])
+                event.tables[where] = str(ctx["table"])
         return True
 
     def _playoffs(self, sec: _Section, rec: Mapping[str, Any], match: str) -> None:
