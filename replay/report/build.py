@@ -280,9 +280,20 @@ class ReportBuilder:
         drops the standings then use, and against which the matches are reconciled."""
         # Each section's summaries are dropped as soon as its part of the report is built: the builder and
         # the report are never both whole in memory.
+        # The TDF's byes and drops go to its own event: the one the records name as the TDF does, else the
+        # only event there is (the reconciliation compares the same matches).
+        names = {(lg, ss, ev) for (lg, ss), sec in self._sections.items() for ev in sec.events}
+        mine = {key for key in names if tdf is not None and key[2] == tdf.name}
+        if tdf is not None and not mine and len(names) == 1:
+            mine = names
         sections = []
         for league, season in sorted(self._sections):
-            sections.append(self._section(league, season, self._sections.pop((league, season)), tdf))
+            sec = self._sections.pop((league, season))
+            sections.append(
+                self._section(
+                    league, season, sec, tdf, {ev for lg, ss, ev in mine if (lg, ss) == (league, season)}
+                )
+            )
         report: dict[str, Any] = {
             "engine": f"prizecheck {ENGINE_VERSION}",
             "base_url": self.base_url,
@@ -307,10 +318,15 @@ class ReportBuilder:
                 out.append((match, reasons))
         return out
 
-    def _section(self, league: str, season: str, sec: _Section, tdf: Tournament | None) -> dict[str, Any]:
+    def _section(
+        self, league: str, season: str, sec: _Section, tdf: Tournament | None, tdf_events: set[str]
+    ) -> dict[str, Any]:
         link = self.base_url
         rounds = sorted({r for r, _ in sec.findings_by_round} | set(sec.claims_by_round), key=round_sort_key)
-        events = [_event(name, sec.events.pop(name), tdf) for name in sorted(sec.events)]
+        events = [
+            _event(name, sec.events.pop(name), tdf if name in tdf_events else None)
+            for name in sorted(sec.events)
+        ]
         sec.integrity.sort()
         integrity = [
             {"match": m, "chain": c, "events": n, "head": h, "signature": s}
@@ -435,7 +451,7 @@ def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
     ]
     byes_from = "games"
     byes, dropped = infer_byes_and_drops(pairings)
-    if tdf is not None and (tdf.name == name or not tdf.name):
+    if tdf is not None:
         byes, dropped = _from_tdf(tdf, {p for m in matches for p in m["players"]})
         byes_from = "tdf"
     table = swiss_standings(pairings, byes, dropped)

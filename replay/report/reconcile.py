@@ -29,7 +29,7 @@ def reconcile(
 
     index = PlayerIndex(tdf.players.values())
     events = [ev for sec in sections for ev in sec["events"]]
-    named = [ev for ev in events if tdf.name and ev["event"] == tdf.name]
+    named = [ev for ev in events if ev["event"] == tdf.name]
     scope = named or events  # the TDF's own event when the records name it, else every event in scope
     recorded: dict[tuple[int, frozenset[str]], Mapping[str, Any]] = {}
     unknown: set[str] = set()
