@@ -37,7 +37,7 @@ h4 { font-size:15px; margin:18px 0 6px; }
 .cards { display:flex; flex-wrap:wrap; gap:12px; margin:12px 0 8px; }
 .card { border:1px solid var(--line); border-radius:8px; padding:10px 14px; min-width:150px;
   background:#fbfcfd; }
-.card b { display:block; font-size:22px; } .card span { color:var(--muted); font-size:12px; }
+.card b { display:block; font-size:22px; } .card .label { color:var(--muted); font-size:12px; }
 .charts { display:flex; flex-wrap:wrap; gap:18px 28px; }
 figure.chart { margin:8px 0; } figure.chart figcaption { font-weight:600; margin-bottom:6px; }
 svg .mark:hover { opacity:.8; }
@@ -247,7 +247,7 @@ class _Page:
         self.w('<div class="cards">')
         for label, value in cards:
             shown = value if value.startswith("<span") else escape(value)
-            self.w(f'<div class="card"><b>{shown}</b><span>{escape(label)}</span></div>')
+            self.w(f'<div class="card"><b>{shown}</b><span class="label">{escape(label)}</span></div>')
         self.w("</div>")
 
     def charts(self, sec: Mapping[str, Any]) -> None:
@@ -270,7 +270,8 @@ class _Page:
         if by_round:
             codes = [f["code"] for f in sec["findings"]["by_code"]]
             codes = list(dict.fromkeys(codes))
-            rounds = sorted({f["round"] for f in by_round}, key=round_sort_key)
+            seen = {f["round"] for f in by_round} | {a["round"] for a in sec["agreement"]["by_round"]}
+            rounds = sorted(seen, key=round_sort_key)
             chart = svg.heatmap(
                 "Findings by code over rounds",
                 codes,

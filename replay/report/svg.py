@@ -152,7 +152,7 @@ def heatmap(
 
 def line(label: str, points: Sequence[tuple[str, float | None, int]], x_title: str) -> str:
     """Rates over an ordered axis (e.g. agreement per round): ``(x label, rate or None, count)``."""
-    left, top, plot_w, plot_h = 48.0, 16.0, max(240.0, 56.0 * len(points)), 180.0
+    left, top, plot_w, plot_h = 48.0, 26.0, max(240.0, 56.0 * len(points)), 180.0
     body = []
     for pct in (0, 25, 50, 75, 100):
         y = top + plot_h * (1 - pct / 100)
