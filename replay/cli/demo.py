@@ -100,12 +100,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _league_report(args: argparse.Namespace, store: bool) -> int:
     """Simulate the demo league, store it, and print its report as read back from the store."""
-    from replay.cli.simulate import _write_tdf
+    from replay.cli.simulate import write_league_tdf
     from replay.report import Filters, ReportBuilder, read_tdf, render
 
     sim = demo_league(args.seed)
     league = [e for stream in sim.streams() for e in stream]
-    _write_tdf(sim, TDF)
+    write_league_tdf(sim, TDF)
     builder = ReportBuilder(Filters(league=LEAGUE), base_url="http://127.0.0.1:8080")
     print(f"\n{LEAGUE}: {len(league)} events of a simulated league event (its .tdf: {TDF})")
     if store:

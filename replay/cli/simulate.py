@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         with open(args.out, "wb") as out:
             _write(out, streams, fmt)
     if league is not None and args.tdf_out:
-        _write_tdf(league, args.tdf_out)
+        write_league_tdf(league, args.tdf_out)
     return 0
 
 
@@ -91,7 +91,8 @@ def _write(out: BinaryIO, streams: Iterable[list[dict[str, Any]]], fmt: str) -> 
         out.write(b"".join(enc.encode(e) + b"\n" for e in stream))
 
 
-def _write_tdf(league: Any, path: str) -> None:
+def write_league_tdf(league: Any, path: str) -> None:
+    """Write what the tournament software recorded of a simulated league (a LeagueSim) as a TOM .tdf."""
     from replay.report.tdf import TdfPlayer, WriteRound, write_tdf
 
     t = league.tournament

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from replay.report.build import Filters, ReportBuilder, review_link
+from replay.report.build import Filters, ReportBuilder
+from replay.report.links import review_link
 from replay.report.tdf import Tournament, read_tdf
 
 __all__ = [

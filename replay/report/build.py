@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from sys import intern
 from typing import Any
-from urllib.parse import quote
 
 from replay.engine.chain import verify_signature
 from replay.engine.game import ENGINE_VERSION
+from replay.report.links import review_link
+from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
 from replay.series import (
     SINGLE_ELIMINATION,
@@ -82,16 +83,6 @@ def _day(at: Any) -> date | None:
         return date.fromisoformat(str(at)[:10])
     except ValueError:
         return None
-
-
-_PLAIN_ID = re.compile(r"^[A-Za-z0-9._:/-]*$")  # contract §1: a match id needs no quoting in a path
-
-
-def review_link(base_url: str, match: str, seq: int | None = None) -> str:
-    """The judges' review page of ``match`` (docs/web.md), at event ``seq`` when given."""
-    path = match if _PLAIN_ID.match(match) else quote(match, safe="/:")
-    url = f"{base_url.rstrip('/')}/review/{path}"
-    return f"{url}#seq={seq}" if seq is not None else url
 
 
 def round_sort_key(label: str) -> tuple[int, int, str]:
@@ -303,8 +294,6 @@ class ReportBuilder:
             "reconciliation": None,
         }
         if tdf is not None:
-            from replay.report.reconcile import reconcile
-
             report["reconciliation"] = reconcile(tdf, sections, self.filters, self.base_url)
         return report
 

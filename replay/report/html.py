@@ -13,7 +13,8 @@ from html import escape
 from typing import Any
 
 from replay.report import svg
-from replay.report.build import review_link, round_sort_key
+from replay.report.build import round_sort_key
+from replay.report.links import review_link
 from replay.report.tables import STANDINGS_COLUMNS
 
 MAX_FINDINGS = 1000  # per section on the page; the JSON and CSV forms have them all

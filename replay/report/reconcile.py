@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from replay.report.links import review_link
 from replay.report.tdf import OUTCOMES, PlayerIndex, Tournament
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ def reconcile(
     tdf: Tournament, sections: Sequence[Mapping[str, Any]], filters: Filters, base_url: str
 ) -> dict[str, Any]:
     """Compare ``tdf`` with the matches of the report's ``sections`` (see the module docstring)."""
-    from replay.report.build import review_link
-
     index = PlayerIndex(tdf.players.values())
     events = [ev for sec in sections for ev in sec["events"]]
     named = [ev for ev in events if ev["event"] == tdf.name]

@@ -133,10 +133,10 @@ def test_every_disagreement_and_every_match_without_records_is_listed(tmp_path: 
 
 
 def test_a_simulated_league_reconciles_except_where_a_claim_was_wrong(tmp_path: Path) -> None:
-    from replay.cli.simulate import _write_tdf
+    from replay.cli.simulate import write_league_tdf
 
     lg = league()
-    _write_tdf(lg.sim, str(tmp_path / "league.tdf"))
+    write_league_tdf(lg.sim, str(tmp_path / "league.tdf"))
     rep = build_report(lg.records.values(), tdf=read_tdf(str(tmp_path / "league.tdf")))
     rec = rep["reconciliation"]
     played = [m for m in lg.sim.tournament.matches if len(m.players) == 2]

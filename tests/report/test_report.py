@@ -35,14 +35,14 @@ Key = tuple[str, str, str, str, str, str]
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The league's events and its .tdf on disk, and the report in every form, made by the command."""
-    from replay.cli.simulate import _write_tdf
+    from replay.cli.simulate import write_league_tdf
 
     root = tmp_path_factory.mktemp("league")
     lg = league()
     events = root / "league.jsonl"
     events.write_bytes(encode_jsonl(lg.events))
     tdf = root / "league.tdf"
-    _write_tdf(lg.sim, str(tdf))
+    write_league_tdf(lg.sim, str(tdf))
     out = {"events": events, "tdf": tdf}
     for fmt in ("json", "csv", "html", "text"):
         path = root / f"report.{fmt}"
