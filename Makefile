@@ -56,6 +56,7 @@ bench: install
 	@if [ -f bench/importers.py ]; then $(BIN)/python bench/importers.py; fi
 	$(BIN)/python bench/validation.py
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) prizecheck-data prizecheck-demo-report.html prizecheck-demo-league.tdf .pytest_cache .mypy_cache .ruff_cache build/mypyc
