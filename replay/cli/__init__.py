@@ -20,7 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("replay.cli.verify", "check a record's signature and hash chain against its events"),
     "simulate": ("replay.cli.simulate", "generate plausible full games as contract events"),
     "import": ("replay.cli.import_", "turn a battle log or a match sheet into contract events"),
-    "report": ("replay.cli.report", "audit report over many games"),
+    "report": ("replay.cli.report", "league audit report: text, HTML, CSV or JSON; reconcile with a .tdf"),
     "serve": ("replay.cli.serve", "run the HTTP service with the embedded ingest core"),
     "worker": ("replay.cli.worker", "run a Faust worker consuming prizecheck.events"),
     "produce": ("replay.cli.produce", "send event files to Kafka, keyed by match"),

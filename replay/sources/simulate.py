@@ -194,6 +194,7 @@ _LEGACY: Final[tuple[_Line, ...]] = (
     ),
     (C("Gengar & Mimikyu-GX", 240, "tag_team", "Poltergeist", 2, 100, "confuse"),),
 )
+_ONE_PRIZE_BASIC: Final[_Line] = (C("Manaphy", 70, "none", "Rain Splash", 1, 20),)
 del C
 
 
@@ -365,7 +366,7 @@ class _Sim:
         era_modern = rng.random() < 0.78
         pool = _MODERN if era_modern else _MODERN[:8] + _LEGACY
         self.players = [_Player(i, names[i], self._deck_lines(pool), needed=self.prizes) for i in range(2)]
-        self.stall = scenario in ("simultaneous", "playoff", "sd_draw")
+        self.stall = scenario in ("simultaneous", "playoff", "sd_draw", "tb_draw")
         self.victim = rng.randrange(2)
         # simultaneous [rules.md §4]: a third of the games aim at a win by counting conditions (a knockout
         # of the opponent's whole side whose recoil knocks out the attacker too: A+B+D against B), a third
@@ -373,6 +374,13 @@ class _Sim:
         roll = rng.random()
         self.count_win = scenario == "simultaneous" and roll < 1 / 3
         self.bare = scenario == "simultaneous" and roll > 2 / 3
+        if scenario == "tb_draw":
+            # A playoff game steered to a draw where the first prize lead would decide it: no Bench on
+            # either side and one-prize Actives, so the first knockout is a double knockout that leaves
+            # both players level on prizes and unable to put out an Active [rules.md §4, §6].
+            for pl in self.players:
+                pl.keep_bench_empty = True
+                pl.lines = [_ONE_PRIZE_BASIC]
         if scenario == "no_pokemon":
             self.players[self.victim].keep_bench_empty = True
         if self.bare:
@@ -426,6 +434,8 @@ class _Sim:
 
     def _maybe_explicit(self, mon: _Mon) -> None:
         mon.explicit = None
+        if self.scenario == "tb_draw":
+            return
         if self.rng.random() < 0.04:
             base = self.rules.prize_by_rule.get(mon.card.rule, 1)
             mon.explicit = base + (1 if self.rng.random() < 0.3 else 0)
@@ -525,6 +535,8 @@ class _Sim:
             if pl.keep_bench_empty:
                 # no_pokemon: a thin board from the start; bare: a Bench that is not refilled
                 nb = rng.choice((2, 3)) if self.bare else rng.choice((0, 1))
+                if self.scenario == "tb_draw":
+                    nb = 0
             nb = min(nb, pl.max_bench)
             pl.active = self._new_mon(pl)
             pl.bench = [self._new_mon(pl) for _ in range(nb)]
@@ -1268,13 +1280,28 @@ def _must_decide(rng: random.Random, scenario: str, context: dict[str, Any] | No
     return None if rng.random() < 0.8 else False
 
 
+@dataclass(frozen=True)
+class Setting:
+    """Where a game is played, when :func:`simulate_game` is told rather than drawing it: the players, the
+    day (YYYY-MM-DD), the tournament context and whether a drawn game must be decided.
+    ``draw_first_tiebreak`` steers the first playoff game (if one is needed) to a draw, so that a second
+    one follows [rules.md §6]."""
+
+    names: tuple[str, str]
+    day: str
+    context: dict[str, Any] | None
+    must_decide: bool | None
+    draw_first_tiebreak: bool = False
+
+
 def _simulate(
     seed: int,
     match: str,
     ruleset: str,
     scenario: str | None,
     faults: Collection[str],
-) -> tuple[list[list[Event]], list[dict[str, Any]]]:
+    setting: Setting | None = None,
+) -> tuple[list[list[Event]], list[dict[str, Any]], dict[str, Any]]:
     unknown = set(faults) - set(FAULTS)
     if unknown:
         raise InputError(f"unknown fault(s) {sorted(unknown)} (known: {', '.join(FAULTS)})", field="faults")
@@ -1284,9 +1311,12 @@ def _simulate(
         scenario = rng.choices(SCENARIOS, [SCENARIO_QUOTA[s] for s in SCENARIOS])[0]
     elif scenario not in SCENARIOS:
         raise InputError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})", field="scenario")
-    names = _names(rng)
-    day = _day(rng)
-    context = _context(rng, scenario)
+    if setting is None:
+        names = _names(rng)
+        day = _day(rng)
+        context = _context(rng, scenario)
+        setting = Setting(names, day, context, _must_decide(rng, scenario, context))
+    names, day, context = setting.names, setting.day, setting.context
     sim = _Sim(
         rng,
         match,
@@ -1295,7 +1325,7 @@ def _simulate(
         names=names,
         day=day,
         context=context,
-        must_decide=_must_decide(rng, scenario, context),
+        must_decide=setting.must_decide,
         faults=faults,
     )
     result = sim.run()
@@ -1310,6 +1340,8 @@ def _simulate(
         child_scenario = rng.choices(("prizes", "concession", "game_loss", "deck_out"), (85, 5, 5, 5))[0]
         if rules.playoff_won_by == "first_prize" and scenario == "playoff" and n == 1 and rng.random() < 0.4:
             child_scenario = "sd_draw"
+        elif setting.draw_first_tiebreak and n == 1:
+            child_scenario = "tb_draw"
         child = _Sim(
             rng,
             f"{match}/tb{n}",
@@ -1324,7 +1356,22 @@ def _simulate(
         result = child.run()
         must = child.must_decide
         streams.append(child.events)
-    return streams, injected
+    return streams, injected, result
+
+
+def simulate_game(
+    seed: int,
+    match: str,
+    ruleset: str,
+    scenario: str | None,
+    setting: Setting,
+    faults: Collection[str] = (),
+) -> tuple[list[list[Event]], dict[str, Any]]:
+    """One game in a given ``setting`` and its playoff games: the event streams ``[game, tb1, ...]`` and
+    the result that decided it (``outcome``, ``winner``, ``reason``; the last playoff game's when there
+    were any). ``faults`` as for :func:`simulate_series`. Deterministic in ``seed``."""
+    streams, _, result = _simulate(seed, match, ruleset, scenario, faults, setting)
+    return streams, result
 
 
 def simulate_series(
@@ -1341,7 +1388,7 @@ def simulate_series(
     by default it is drawn from :data:`SCENARIO_QUOTA`. ``faults`` (keys of :data:`FAULTS`) are injected
     once each into the first game, at the first chance.
     """
-    streams, _ = _simulate(seed, match, ruleset, scenario, faults)
+    streams, _, _ = _simulate(seed, match, ruleset, scenario, faults)
     return streams
 
 
@@ -1358,7 +1405,8 @@ def simulate_with_faults(
     Each injected fault is ``{"fault", "code" (the finding the engine must report), "match", "seq"}``.
     A fault that found no chance in the game (e.g. no double knockout for ``promotion_order``) is absent.
     """
-    return _simulate(seed, match, ruleset, scenario, faults)
+    streams, injected, _ = _simulate(seed, match, ruleset, scenario, faults)
+    return streams, injected
 
 
 def simulate_match(

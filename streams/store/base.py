@@ -274,6 +274,11 @@ class Store(Protocol):
         """The stored record (msgpack), or None."""
         ...
 
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        """The stored records of many matches, in the order given (None where there is none), in one round
+        trip where the backend can: what a report over a season reads, a batch at a time."""
+        ...
+
     async def hold(self, match: str, seq: int, data: bytes) -> bool:
         """Keep an event that waits behind a gap (False if another is already held at that seq).
 
@@ -341,10 +346,6 @@ class Store(Protocol):
 
         Only the page's entries are read; ``total`` counts every match that qualifies.
         """
-        ...
-
-    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
-        """The stored records of many matches, in the order given (None where there is none)."""
         ...
 
     async def findings_counts(self) -> dict[str, int]:

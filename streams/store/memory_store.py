@@ -115,6 +115,9 @@ class MemoryStore:
         m = self._matches.get(match)
         return m.record if m else None
 
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        return [await self.record(m) for m in matches]
+
     async def board(self, match: str) -> bytes | None:
         m = self._matches.get(match)
         return m.board if m else None
@@ -207,9 +210,6 @@ class MemoryStore:
         totals = {m: sum(self._index[m].findings.values()) for m in names}
         page = order_page(names, totals, sort, offset, limit)
         return IndexPage([self._index[m] for m in page], len(names))
-
-    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
-        return [await self.record(m) for m in matches]
 
     async def findings_counts(self) -> dict[str, int]:
         return dict(sorted(self._findings.items()))

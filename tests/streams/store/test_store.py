@@ -117,6 +117,17 @@ async def test_put_record(any_store: Store) -> None:
     assert await any_store.record("m1/tb1") == b"linked"
 
 
+async def test_many_records_at_once_in_the_order_asked(any_store: Store) -> None:
+    # matches of different hash slots in one call (a cluster splits it by node)
+    names = [f"league/r{i}/t{i % 7}/g1" for i in range(40)]
+    for i, m in enumerate(names):
+        if i % 3:
+            await any_store.put_record(m, f"rec-{i}".encode())
+    got = await any_store.records([*reversed(names), "unknown"])
+    assert got == [f"rec-{i}".encode() if i % 3 else None for i in reversed(range(40))] + [None]
+    assert await any_store.records([]) == []
+
+
 async def test_indexes_filters_and_findings_counters(any_store: Store) -> None:
     a = IndexEntry("a", 3, "in_progress", "L1", "2026", ("p1", "p2"), {"seq_gap": 1})
     b = IndexEntry("b", 5, "finished", "L1", "2027", ("p2", "p3"), {"seq_gap": 2, "turn_order": 1})

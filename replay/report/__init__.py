@@ -1,0 +1,70 @@
+"""League audit reports (docs/reports.md): records in, a report out, in four forms.
+
+- :mod:`replay.report.build`: :class:`ReportBuilder` folds records one at a time into the report (plain
+  data, the JSON form); :class:`Filters` says which records count.
+- :mod:`replay.report.tdf`: the tournament software's file (TOM's ``.tdf``), read and written;
+  :mod:`replay.report.reconcile` compares it with the game records.
+- :mod:`replay.report.text`, :mod:`replay.report.tables` (CSV), :mod:`replay.report.html` (one
+  self-contained page with :mod:`replay.report.svg` charts): the other forms.
+
+Pure: no I/O here but the TDF reader; where records come from (event files, record files, the service's
+store) is the command line's business (:mod:`replay.cli.report`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from replay.report.build import Filters, ReportBuilder
+from replay.report.links import review_link
+from replay.report.tdf import Tournament, read_tdf
+
+__all__ = [
+    "FORMATS",
+    "Filters",
+    "ReportBuilder",
+    "Tournament",
+    "build_report",
+    "read_tdf",
+    "render",
+    "review_link",
+]
+
+FORMATS = ("text", "html", "csv", "json")
+
+
+def build_report(
+    records: Iterable[Mapping[str, Any]],
+    filters: Filters | None = None,
+    *,
+    base_url: str = "",
+    signing_key: bytes | None = None,
+    tdf: Tournament | None = None,
+) -> dict[str, Any]:
+    """The report over ``records`` (see :class:`ReportBuilder`)."""
+    builder = ReportBuilder(filters, base_url=base_url, signing_key=signing_key)
+    return builder.add_all(records).finish(tdf)
+
+
+def render(report: Mapping[str, Any], fmt: str) -> bytes:
+    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes."""
+    if fmt == "json":
+        import msgspec
+
+        # msgspec: the same compact, key-sorted UTF-8 JSON as the records' canonical form, ~5x faster than
+        # json.dumps on a season's report
+        return msgspec.json.encode(report, order="sorted") + b"\n"
+    if fmt == "csv":
+        from replay.report.tables import to_csv
+
+        return to_csv(report).encode("utf-8")
+    if fmt == "html":
+        from replay.report.html import to_html
+
+        return to_html(report).encode("utf-8")
+    if fmt == "text":
+        from replay.report.text import to_text
+
+        return to_text(report).encode("utf-8")
+    raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")

@@ -1,0 +1,504 @@
+"""The audit report: records in, one at a time; a report (plain data) out.
+
+:class:`ReportBuilder` never holds the records themselves: each one is folded into counters and a few
+small summaries (one :class:`replay.series.GameResult` per game of a match, one line per finding and per
+record's integrity), so a season of 100,000 records reports in bounded memory whether the records come
+from event files, record files or the service's store. Where they come from is the caller's business
+(``prizecheck report``); the report is the same for the same records, in any order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from sys import intern
+from typing import Any
+
+from replay.engine.chain import verify_signature
+from replay.engine.game import ENGINE_VERSION
+from replay.report.links import review_link
+from replay.report.reconcile import reconcile
+from replay.report.tdf import PlayerIndex, Tournament
+from replay.series import (
+    SINGLE_ELIMINATION,
+    GameResult,
+    Pairing,
+    infer_byes_and_drops,
+    match_result,
+    swiss_standings,
+    top_cut,
+)
+
+SEVERITIES = ("violation", "warning", "info")
+UNDECIDED = "undecided"
+NONE = "-"
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_TB = re.compile(r"/tb(\d+)$")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which records a report covers: context fields (compared as text) and the game's start date."""
+
+    league: str | None = None
+    season: str | None = None
+    event: str | None = None
+    round: str | None = None
+    date_from: date | None = None
+    date_to: date | None = None
+
+    def accepts(self, record: Mapping[str, Any]) -> bool:
+        """True when ``record`` is in scope."""
+        ctx = record.get("context") or {}
+        for name in ("league", "season", "event", "round"):
+            want = getattr(self, name)
+            if want is not None and str(ctx.get(name, "")) != want:
+                return False
+        if self.date_from is not None or self.date_to is not None:
+            day = _day(record.get("started_at"))
+            if day is None:
+                return False
+            if self.date_from is not None and day < self.date_from:
+                return False
+            if self.date_to is not None and day > self.date_to:
+                return False
+        return True
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "league": self.league,
+            "season": self.season,
+            "event": self.event,
+            "round": self.round,
+            "from": self.date_from.isoformat() if self.date_from else None,
+            "to": self.date_to.isoformat() if self.date_to else None,
+        }
+
+
+def _day(at: Any) -> date | None:
+    try:
+        return date.fromisoformat(str(at)[:10])
+    except ValueError:
+        return None
+
+
+def round_sort_key(label: str) -> tuple[int, int, str]:
+    """Rounds in play order: numbers first (numerically), then other labels, ``-`` (no round) last."""
+    if label == NONE:
+        return (2, 0, label)
+    return (0, int(label), label) if label.isdigit() else (1, 0, label)
+
+
+def _round_no(label: str) -> int:
+    return int(label) if label.isdigit() else 0
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+@dataclass
+class _Ruleset:
+    games: int = 0
+    playoffs: int = 0
+    playoff_games: int = 0
+    second_tiebreaks: int = 0
+
+
+@dataclass
+class _Event:
+    games: dict[tuple[str, str], list[GameResult]] = field(default_factory=lambda: defaultdict(list))
+    tables: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+@dataclass
+class _Section:
+    games: int = 0
+    status: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    rulesets: dict[str, _Ruleset] = field(default_factory=lambda: defaultdict(_Ruleset))
+    findings: Counter[tuple[str, str]] = field(default_factory=Counter)
+    findings_by_round: Counter[tuple[str, str]] = field(default_factory=Counter)
+    finding_items: list[tuple[str, int, str, str, str, str]] = field(default_factory=list)
+    claims: Counter[str] = field(default_factory=Counter)
+    agree: Counter[str] = field(default_factory=Counter)
+    claims_by_round: Counter[str] = field(default_factory=Counter)
+    agree_by_round: Counter[str] = field(default_factory=Counter)
+    knockouts: int = 0
+    verified: int = 0
+    basis: Counter[str] = field(default_factory=Counter)
+    chain: Counter[str] = field(default_factory=Counter)
+    signature: Counter[str] = field(default_factory=Counter)
+    integrity: list[tuple[str, str, int, str, str]] = field(default_factory=list)
+    review: list[tuple[str, tuple[str, ...], str | None]] = field(default_factory=list)
+    events: dict[str, _Event] = field(default_factory=lambda: defaultdict(_Event))
+
+
+class ReportBuilder:
+    """Folds records into a report: ``add`` each record, then ``finish``.
+
+    ``signing_key``: when given, every record's signature is checked (``valid``/``invalid``/``unsigned``);
+    without it a signed record counts as ``not_checked``. ``base_url`` prefixes the review-page links.
+    """
+
+    def __init__(
+        self, filters: Filters | None = None, *, base_url: str = "", signing_key: bytes | None = None
+    ) -> None:
+        self.filters = filters or Filters()
+        self.base_url = base_url
+        self.signing_key = signing_key
+        self.games = 0
+        # the playoff games added: a drawn playoff whose next one is here is not waiting any more
+        self._playoff_games: set[str] = set()
+        self._sections: dict[tuple[str, str], _Section] = defaultdict(_Section)
+
+    def add_all(self, records: Iterable[Mapping[str, Any]]) -> ReportBuilder:
+        """Add every record of ``records`` (those the filters accept)."""
+        for rec in records:
+            self.add(rec)
+        return self
+
+    def add(self, rec: Mapping[str, Any]) -> bool:
+        """Fold one record in; False when the filters leave it out (or it is a playoff stub)."""
+        if rec.get("stub") or not self.filters.accepts(rec):
+            return False
+        ctx = rec.get("context") or {}
+        sec = self._sections[(str(ctx.get("league", NONE)), str(ctx.get("season", NONE)))]
+        self.games += 1
+        sec.games += 1
+        match = str(rec["match"])
+        if rec.get("parent") is not None:
+            self._playoff_games.add(match)
+        status = intern(str(rec.get("status") or "in_progress"))
+        sec.status[status] += 1
+        res = rec.get("result") or {}
+        sec.outcomes[(str(res.get("outcome") or UNDECIDED), str(res.get("reason") or NONE))] += 1
+        rnd = intern(str(ctx["round"])) if ctx.get("round") is not None else NONE
+        self._playoffs(sec, rec, match)
+        self._findings(sec, rec, match, rnd)
+        if rec.get("agrees") is not None:
+            kind = str((rec.get("source") or {}).get("kind") or "unknown")
+            sec.claims[kind] += 1
+            sec.claims_by_round[rnd] += 1
+            if rec["agrees"]:
+                sec.agree[kind] += 1
+                sec.agree_by_round[rnd] += 1
+        knockouts = rec.get("knockouts") or ()
+        sec.knockouts += len(knockouts)
+        sec.verified += sum(1 for ko in knockouts if ko.get("verified"))
+        sec.basis[str((rec.get("audit") or {}).get("basis") or NONE)] += 1
+        self._integrity(sec, rec, match)
+        self._review(sec, rec, match, status)
+        series = ctx.get("series")
+        if series is not None and rec.get("parent") is None:  # a game of a match (series_key)
+            event = sec.events[str(ctx.get("event", "")) or NONE]
+            where = (rnd, intern(str(series)))
+            event.games[where].append(GameResult.of(rec))
+            if ctx.get("table") is not None:
+                event.tables[where] = str(ctx["table"])
+        return True
+
+    def _playoffs(self, sec: _Section, rec: Mapping[str, Any], match: str) -> None:
+        rs = sec.rulesets[str(rec.get("ruleset") or NONE)]
+        if rec.get("parent") is None:
+            rs.games += 1
+            rs.playoffs += rec.get("playoff") is not None
+            return
+        rs.playoff_games += 1
+        tb = _TB.search(match)
+        if tb is not None and int(tb.group(1)) >= 2:
+            rs.second_tiebreaks += 1
+
+    def _findings(self, sec: _Section, rec: Mapping[str, Any], match: str, rnd: str) -> None:
+        for f in rec.get("findings") or ():
+            code = intern(str(f.get("code")))
+            severity = intern(str(f.get("severity")))
+            sec.findings[(code, severity)] += 1
+            sec.findings_by_round[(rnd, code)] += 1
+            seq = f.get("seq")
+            sec.finding_items.append(
+                (
+                    match,
+                    int(seq) if isinstance(seq, int) else 0,
+                    code,
+                    severity,
+                    str(f.get("message", "")),
+                    rnd,
+                )
+            )
+
+    def _integrity(self, sec: _Section, rec: Mapping[str, Any], match: str) -> None:
+        chain = rec.get("chain")
+        if not isinstance(chain, Mapping):
+            chain_status, events, head = "missing", 0, ""
+        else:
+            head = str(chain.get("head", ""))
+            n = chain.get("events")
+            events = n if isinstance(n, int) else 0
+            ok = chain.get("alg") == "sha256" and _HEX64.match(head) and events > 0
+            chain_status = "ok" if ok else "malformed"
+        sig = rec.get("signature")
+        if not sig:
+            sig_status = "unsigned"
+        elif self.signing_key is None:
+            sig_status = "not_checked"
+        else:
+            sig_status = "valid" if verify_signature(rec, self.signing_key) else "invalid"
+        sec.chain[chain_status] += 1
+        sec.signature[sig_status] += 1
+        sec.integrity.append((match, chain_status, events, head, sig_status))
+
+    def _review(self, sec: _Section, rec: Mapping[str, Any], match: str, status: str) -> None:
+        why = []
+        findings = rec.get("findings") or ()
+        violations = [str(f.get("code")) for f in findings if f.get("severity") == "violation"]
+        if violations:
+            why.append(f"{len(violations)} violation(s): " + ", ".join(sorted(set(violations))))
+        if rec.get("agrees") is False:
+            why.append("claimed result disagrees with the rules")
+        child = None
+        if status == "awaiting_playoff":
+            child = str((rec.get("playoff") or {}).get("child"))
+        if why or child:
+            sec.review.append((match, tuple(why), child))
+
+    # ------------------------------------------------------------------------------------------ finish
+    def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
+        """The report (plain data: JSON as it is). ``tdf``: the tournament software's file, whose byes and
+        drops the standings then use, and against which the matches are reconciled."""
+        # Each section's summaries are dropped as soon as its part of the report is built: the builder and
+        # the report are never both whole in memory.
+        # The TDF's byes and drops go to its own event: the one the records name as the TDF does, else the
+        # only event there is (the reconciliation compares the same matches).
+        names = {(lg, ss, ev) for (lg, ss), sec in self._sections.items() for ev in sec.events}
+        mine = {key for key in names if tdf is not None and key[2] == tdf.name}
+        if tdf is not None and not mine and len(names) == 1:
+            mine = names
+        sections = []
+        for league, season in sorted(self._sections):
+            sec = self._sections.pop((league, season))
+            sections.append(
+                self._section(
+                    league, season, sec, tdf, {ev for lg, ss, ev in mine if (lg, ss) == (league, season)}
+                )
+            )
+        report: dict[str, Any] = {
+            "engine": f"prizecheck {ENGINE_VERSION}",
+            "base_url": self.base_url,
+            "filters": self.filters.as_json(),
+            "games": self.games,
+            "sections": sections,
+            "reconciliation": None,
+        }
+        if tdf is not None:
+            report["reconciliation"] = reconcile(tdf, sections, self.filters, self.base_url)
+        return report
+
+    def _review_items(self, sec: _Section) -> list[tuple[str, list[str]]]:
+        out = []
+        for match, why, child in sec.review:
+            reasons = list(why)
+            if child is not None and child not in self._playoff_games:
+                reasons.append(f"awaiting playoff {child}")
+            if reasons:
+                out.append((match, reasons))
+        return out
+
+    def _section(
+        self, league: str, season: str, sec: _Section, tdf: Tournament | None, tdf_events: set[str]
+    ) -> dict[str, Any]:
+        link = self.base_url
+        rounds = sorted({r for r, _ in sec.findings_by_round} | set(sec.claims_by_round), key=round_sort_key)
+        events = [
+            _event(name, sec.events.pop(name), tdf if name in tdf_events else None)
+            for name in sorted(sec.events)
+        ]
+        sec.integrity.sort()
+        integrity = [
+            {"match": m, "chain": c, "events": n, "head": h, "signature": s}
+            for m, c, n, h, s in sec.integrity
+        ]
+        sec.integrity.clear()
+        match_results: Counter[tuple[str, str]] = Counter()
+        for ev in events:
+            for m in ev["matches"]:
+                match_results[
+                    (m["status"] if m["result"] is None else _match_outcome(m), m["decided_by"] or NONE)
+                ] += 1
+        return {
+            "league": league,
+            "season": season,
+            "games": sec.games,
+            "status": dict(sorted(sec.status.items())),
+            "outcomes": [
+                {"outcome": o, "reason": r, "games": n} for (o, r), n in sorted(sec.outcomes.items())
+            ],
+            "matches": {
+                "total": sum(match_results.values()),
+                "by_result": [
+                    {"result": res, "decided_by": by, "matches": n}
+                    for (res, by), n in sorted(match_results.items())
+                ],
+            },
+            "playoffs": [
+                {
+                    "ruleset": name,
+                    "games": rs.games,
+                    "playoffs": rs.playoffs,
+                    "playoff_games": rs.playoff_games,
+                    "second_tiebreaks": rs.second_tiebreaks,
+                    "rate": _rate(rs.playoffs, rs.games),
+                }
+                for name, rs in sorted(sec.rulesets.items())
+            ],
+            "findings": {
+                "by_code": [
+                    {"code": c, "severity": s, "count": n}
+                    for (c, s), n in sorted(
+                        sec.findings.items(), key=lambda kv: (_sev(kv[0][1]), -kv[1], kv[0][0])
+                    )
+                ],
+                "by_round": [
+                    {"round": r, "code": c, "count": n}
+                    for (r, c), n in sorted(
+                        sec.findings_by_round.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])
+                    )
+                ],
+                "items": [
+                    {
+                        "match": m,
+                        "seq": seq,
+                        "code": code,
+                        "severity": sev,
+                        "message": msg,
+                        "round": rnd,
+                        "link": review_link(link, m, seq),
+                    }
+                    for m, seq, code, sev, msg, rnd in sorted(
+                        sec.finding_items, key=lambda f: (f[0], f[1], f[2])
+                    )
+                ],
+            },
+            "agreement": {
+                "by_source": [
+                    {"kind": k, "claims": n, "agree": sec.agree[k], "rate": _rate(sec.agree[k], n)}
+                    for k, n in sorted(sec.claims.items())
+                ],
+                "by_round": [
+                    {
+                        "round": r,
+                        "claims": sec.claims_by_round[r],
+                        "agree": sec.agree_by_round[r],
+                        "rate": _rate(sec.agree_by_round[r], sec.claims_by_round[r]),
+                    }
+                    for r in rounds
+                    if sec.claims_by_round[r]
+                ],
+            },
+            "verification": {
+                "knockouts": sec.knockouts,
+                "verified": sec.verified,
+                "from_claims": sec.knockouts - sec.verified,
+                "rate": _rate(sec.verified, sec.knockouts),
+                "basis": dict(sorted(sec.basis.items())),
+            },
+            "integrity": {
+                "chain": dict(sorted(sec.chain.items())),
+                "signature": dict(sorted(sec.signature.items())),
+                "records": integrity,
+            },
+            "events": events,
+            "review": [
+                {"match": m, "why": why, "link": review_link(link, m)}
+                for m, why in sorted(self._review_items(sec))
+            ],
+        }
+
+
+def _sev(severity: str) -> int:
+    return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
+
+
+def _match_outcome(m: Mapping[str, Any]) -> str:
+    return "tie" if m["winner"] is None else "win"
+
+
+def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
+    matches = []
+    for (rnd, series), games in sorted(ev.games.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])):
+        m = match_result(games)
+        m["round"] = rnd
+        m["series"] = series
+        m["table"] = ev.tables.get((rnd, series))
+        matches.append(m)
+    pairings = [
+        Pairing(_round_no(m["round"]), (m["players"][0], m["players"][1]), m["result"], m["stage"])
+        for m in matches
+    ]
+    byes_from = "games"
+    byes, dropped = infer_byes_and_drops(pairings)
+    if tdf is not None:
+        byes, dropped = _from_tdf(tdf, {p for m in matches for p in m["players"]})
+        byes_from = "tdf"
+    table = swiss_standings(pairings, byes, dropped)
+    cut = top_cut(pairings, [row["player"] for row in table])
+    place = {row["player"]: row["place"] for row in cut}
+    for row in table:
+        row["top_cut"] = place.get(row["player"])
+    players: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in matches:
+        a, b = m["players"]
+        for me, them in ((a, b), (b, a)):
+            players[me].append(
+                {
+                    "round": m["round"],
+                    "series": m["series"],
+                    "stage": m["stage"],
+                    "opponent": them,
+                    "result": (m["result"] or {}).get(me) or m["status"],
+                    "games": f"{m['wins'][me]}-{m['wins'][them]}" + (f"-{m['ties']}" if m["ties"] else ""),
+                }
+            )
+    for name_, rounds in byes.items():
+        for r in sorted(rounds):
+            players[name_].append(
+                {
+                    "round": str(r),
+                    "series": None,
+                    "stage": "swiss",
+                    "opponent": None,
+                    "result": "bye",
+                    "games": "",
+                }
+            )
+    for rows in players.values():
+        rows.sort(key=lambda row: round_sort_key(row["round"]))
+    return {
+        "event": name,
+        "rounds": sorted({m["round"] for m in matches}, key=round_sort_key),
+        "byes_from": byes_from,
+        "matches": matches,
+        "standings": table,
+        "top_cut": cut,
+        "players": [{"player": p, "matches": players[p]} for p in sorted(players)],
+        "single_elimination": any(m["stage"] == SINGLE_ELIMINATION for m in matches),
+    }
+
+
+def _from_tdf(tdf: Tournament, players: set[str]) -> tuple[dict[str, set[int]], dict[str, int]]:
+    """The TDF's byes and drops, named as the game records name the players."""
+    index = PlayerIndex(tdf.players.values())
+    by_uid = {uid: p for p in players if (uid := index.userid(p)) is not None}
+
+    def name(uid: str) -> str:
+        if uid in by_uid:
+            return by_uid[uid]
+        player = tdf.players.get(uid)
+        return player.name if player is not None else uid
+
+    byes = {name(uid): rounds for uid, rounds in tdf.byes().items()}
+    dropped = {name(uid): rnd for uid, rnd in tdf.dropped().items()}
+    return byes, dropped
