@@ -89,10 +89,13 @@ def run(args: argparse.Namespace) -> int:
     if stored is not None:
         same = [m for m in offline if dumps(stored[m]) == dumps(offline[m])]
         print(f"records stored in Redis equal the offline replay byte for byte: {len(same)}/{len(offline)}")
-        print(f"browse them: {_command()} serve, then open http://127.0.0.1:8080/ui")
         if len(same) != len(offline):
             return 1
-    return _league_report(args, stored is not None)
+    code = _league_report(args, stored is not None)
+    if stored is not None:
+        # the last line: where a newcomer goes next
+        print(f"\nbrowse them: {_command()} serve, then open http://127.0.0.1:8080/ui")
+    return code
 
 
 def _league_report(args: argparse.Namespace, store: bool) -> int:
@@ -114,7 +117,7 @@ def _league_report(args: argparse.Namespace, store: bool) -> int:
     with open(HTML, "wb") as fh:
         fh.write(render(report, "html"))
     print(f"\nthe same report as a page: {HTML}")
-    print(f"(prizecheck report --from-store --league {LEAGUE!r} --tdf {TDF} --format html --out {HTML})")
+    print(f"({_command()} report --from-store --league {LEAGUE!r} --tdf {TDF} --format html --out {HTML})")
     return 0
 
 
