@@ -675,7 +675,7 @@ class IngestCore:
             # a redelivery (of an event, or of a conflict already archived and reported)
             self.counts["duplicate"] += 1
             return Outcome("duplicate", match, seq)
-        late = seq in game.missing
+        late = game.log.is_missing(seq)
         before = len(game.findings)
         game.apply(ev, data)  # the engine records duplicate_seq / late_event and does not fold it
         if len(game.findings) == before:  # the engine saw an exact duplicate the archive did not have
@@ -901,11 +901,11 @@ def _run_ends(game: Game, events: Sequence[tuple[int, bytes]], st: _MatchState) 
         return True
     if game.status == "in_progress" or game.effect_pending:
         return False
-    if game.parent is not None and not st.child_done:
+    if game.state.parent is not None and not st.child_done:
         return True
     if game.status == "awaiting_playoff":
-        child = game.playoff.get("child") if game.playoff is not None else None
-        return child is None or child != st.stubbed
+        link = game.state.playoff
+        return link is None or link.child != st.stubbed
     return False
 
 

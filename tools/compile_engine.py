@@ -32,6 +32,9 @@ EXCLUDED = {
     # Raised, never in the fold's hot path; other modules subclass InputError in Python (RecordError,
     # RulesetError, the importers' errors), which a class compiled by mypyc refuses.
     "errors.py": "the errors that reach users (subclassed by interpreted modules)",
+    # msgspec reads a Struct's field types from its annotations, which mypyc does not keep (it turns
+    # `str | None` into `type`); these are built once per output, not per event.
+    "outputs.py": "the typed outputs (msgspec Structs need their annotations)",
 }
 MODULES = sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "replay" / "engine").glob("*.py") if p.name not in EXCLUDED

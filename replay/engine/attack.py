@@ -6,22 +6,20 @@ damage outside the attack and checkup windows is checked once the effect that pl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from replay.engine import knockout
-
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+from replay.engine import claims, judgment
+from replay.engine.state import Event, State
 
 UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
 
 
-def on_attack(g: Game, e: Event) -> None:
+def on_attack(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.window is not None:
-        knockout.close_window(g, seq)
+        judgment.close_window(g, seq)
     if g.unclaimed:
-        knockout.report_unclaimed(g, seq)
+        claims.report_unclaimed(g, seq)
     pl = g.player(e)
     if pl is None:
         return
@@ -42,7 +40,7 @@ def on_attack(g: Game, e: Event) -> None:
     g.window_claims = set()
 
 
-def on_damage(g: Game, e: Event) -> None:
+def on_damage(g: State, e: Event) -> None:
     mon = g.mon(e)
     if mon is None:
         return
@@ -52,13 +50,13 @@ def on_damage(g: Game, e: Event) -> None:
         g.effect_seq = e["seq"]
 
 
-def on_healed(g: Game, e: Event) -> None:
+def on_healed(g: State, e: Event) -> None:
     mon = g.mon(e)
     if mon is not None:
         mon.damage = max(0, mon.damage - int(e.get("amount", 0)))
 
 
-def on_attack_ended(g: Game, e: Event) -> None:
+def on_attack_ended(g: State, e: Event) -> None:
     if g.window != "attack":
         return
-    knockout.end_window(g, e["seq"])
+    judgment.end_window(g, e["seq"])

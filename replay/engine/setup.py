@@ -6,16 +6,15 @@ turn or one that came into play that turn.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from replay.engine import judgment
 from replay.engine.board import Player, Pokemon
 from replay.engine.ruleset import load_ruleset
-
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+from replay.engine.state import Event, State
 
 
-def on_match_started(g: Game, e: Event) -> None:
+def on_match_started(g: State, e: Event) -> None:
     if g.started is not None:
         g.find("duplicate_seq", e["seq"], "a second match_started; ignored")
         return
@@ -49,7 +48,7 @@ def on_match_started(g: Game, e: Event) -> None:
     g.p = {pid: Player(pid, deck, prizes) for pid in g.players}
 
 
-def _place(g: Game, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None:
+def _place(g: State, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None:
     pid = str(slot.get("pid"))
     if pid in g.mons:
         g.find("unknown_pokemon", seq, f"pid {pid!r} is already in play; the new card is ignored")
@@ -63,7 +62,7 @@ def _place(g: Game, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None
         pl.bench.append(pid)
 
 
-def on_setup(g: Game, e: Event) -> None:
+def on_setup(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
@@ -78,7 +77,7 @@ def on_setup(g: Game, e: Event) -> None:
             _place(g, pl, slot, "bench", e["seq"])
 
 
-def on_played(g: Game, e: Event) -> None:
+def on_played(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
@@ -86,7 +85,7 @@ def on_played(g: Game, e: Event) -> None:
     _place(g, pl, {"pid": e.get("pid"), "card": e.get("card")}, to, e["seq"])
 
 
-def on_evolved(g: Game, e: Event) -> None:
+def on_evolved(g: State, e: Event) -> None:
     mon = g.mon(e)
     pl = g.player(e)
     if mon is None or pl is None:
@@ -106,7 +105,7 @@ def on_evolved(g: Game, e: Event) -> None:
         g.effect_seq = seq
 
 
-def on_attached(g: Game, e: Event) -> None:
+def on_attached(g: State, e: Event) -> None:
     mon = g.mon(e)
     pl = g.player(e)
     if mon is None or pl is None:
@@ -125,7 +124,7 @@ def on_attached(g: Game, e: Event) -> None:
         pl.in_play -= 1
 
 
-def on_switched(g: Game, e: Event) -> None:
+def on_switched(g: State, e: Event) -> None:
     pl = g.player(e)
     mon = g.mon(e)
     if pl is None or mon is None:
@@ -136,9 +135,7 @@ def on_switched(g: Game, e: Event) -> None:
         return
     if pl.active is None:
         # A new Active after a knockout, reported as a switch: the same as a promotion.
-        from replay.engine.knockout import promote
-
-        promote(g, pl, mon, e["seq"])
+        judgment.promote(g, pl, mon, e["seq"])
         return
     old = g.mons[pl.active]
     old.conditions = []  # moving to the Bench ends Special Conditions

@@ -343,7 +343,7 @@ def child(ruleset: str, name: str, parent: str, playoff: str, prizes: int) -> St
     s = Stream(name, ruleset=ruleset, parent=parent, playoff=playoff, first="misty")
     s.setup("ash", ("a1", card("Pikachu", 30)), ("a2", card("Pichu", 30)))
     s.setup("misty", ("m1", card("Staryu", 30)), ("m2", card("Starmie", 30)))
-    assert s.game().p["ash"].needed == prizes
+    assert s.game().state.p["ash"].needed == prizes
     return s
 
 
@@ -482,7 +482,7 @@ def test_correction_voids_an_event_and_the_game_is_re_derived() -> None:
 
 def test_sixty_cards_are_conserved() -> None:
     g = full_game().game()
-    for pl in g.p.values():
+    for pl in g.state.p.values():
         assert pl.total() == 60
 
 
