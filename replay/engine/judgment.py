@@ -221,8 +221,12 @@ def require_playoff(g: State, seq: int) -> None:
 
 # ---------------------------------------------------------------------------------- penalties [PG §3-4]
 def prize_penalty(g: State, seq: int, offender: Player, kind: str, cut: int) -> None:
-    """Double or Quadruple Prize Card: the offender's opponent needs ``cut`` fewer prizes, and wins at once
-    when they already have what they now need [PG §3]."""
+    """Double or Quadruple Prize Card: the offender's opponent needs ``cut`` fewer prizes [PG §3].
+
+    They win at once when they already have what they now need. And where fewer prizes remaining wins (a
+    playoff game, single elimination after time ran out level), the lead the penalty makes is judged
+    when it is given, not at a later knockout [docs/rules.md §6].
+    """
     if g.result is not None:
         return
     opp = g.p[g.opponent(offender.id)]
@@ -230,6 +234,12 @@ def prize_penalty(g: State, seq: int, offender: Player, kind: str, cut: int) -> 
     if opp.taken >= opp.needed:
         conditions = {opp.id: ["prizes"], offender.id: []}
         decide(g, seq, winner=opp.id, reason="penalty", detail=kind, conditions=conditions)
+        return
+    lead = _lead_rule(g)
+    leader = prize_leader(g) if lead is not None else None
+    if lead is not None and leader is not None:
+        met = conditions_met(g)
+        decide(g, seq, winner=leader, reason="penalty", conditions=met, detail=f"{kind}: {lead[1]}")
 
 
 def loss_penalty(g: State, seq: int, offender: Player, kind: str) -> None:

@@ -1,0 +1,76 @@
+"""The rulings of issue 9 §1, each against the rule it implements (docs/rules.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.builder import Stream, card
+
+# ---------------------------------------------------------------- helpers
+
+
+def playoff_game(ruleset: str, *, match: str = "g1/tb1", parent: str = "g1", **started: Any) -> Stream:
+    """A playoff game of ``parent``: ash and misty each with an Active and a Benched Pokémon of 30 HP."""
+    s = Stream(match, ruleset=ruleset, parent=parent, first="misty", **started)
+    s.setup("ash", ("a1", card("Pikachu", 30)), ("a2", card("Pichu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 30)), ("m2", card("Starmie", 30)))
+    return s
+
+
+def result_of(s: Stream) -> tuple[Any, ...]:
+    res = s.record()["result"]
+    return (res["outcome"], res["winner"], res["reason"], res["decided_at"]) if res else ()
+
+
+# ---------------------------------------------------------------- 1. a lead made by a prize penalty
+# docs/rules.md §6: where fewer prizes remaining wins, the lead a Double/Quadruple Prize Card penalty
+# makes is judged when the penalty is given (what each player still needs: needed - taken).
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "kind"),
+    [("jp-3.4", "tiebreak"), ("play-2026", "tiebreaker_game"), ("kr-1.0", "sudden_death")],
+)
+def test_a_prize_penalty_in_a_playoff_decides_it_when_given(ruleset: str, kind: str) -> None:
+    # kr-1.0's sudden death is won by the first prize; with 3 prizes (an explicit count) a penalty is the
+    # first lead too.
+    s = playoff_game(ruleset, playoff=kind, prizes=3)
+    s.turn("misty")
+    s.add("penalty", player="ash", kind="double_prize", reason="marked cards")  # misty needs 1 (ash 3)
+    decided = len(s.events)
+    assert result_of(s) == ("win", "misty", "penalty", decided)
+    assert s.record()["result"]["detail"].startswith(f"double_prize: {kind}")
+    # a knockout by ash afterwards changes nothing (it used to decide the game there, for misty)
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    s.attack("ash", "a1", ("m1", 30), claims=("m1",))
+    assert result_of(s) == ("win", "misty", "penalty", decided)
+
+
+def test_a_prize_penalty_after_time_ran_out_level_decides_single_elimination() -> None:
+    s = Stream(context={"stage": "single_elimination"}, at="2025-10-01T10:00:00Z")  # +1 turn era
+    s.setup("ash", ("a1", card("Pikachu", 60)), ("a2", card("Raichu", 120)))
+    s.setup("misty", ("m1", card("Staryu", 50)), ("m2", card("Starmie", 90)))
+    s.turn("ash")
+    s.add("time_called")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")  # time is over, level 6-6: play on until someone leads
+    assert s.record()["result"] is None
+    s.add("penalty", player="misty", kind="quad_prize")  # ash needs 2, misty 6
+    assert result_of(s) == ("win", "ash", "penalty", len(s.events))
+
+
+def test_a_prize_penalty_where_no_lead_wins_only_lowers_what_is_needed() -> None:
+    s = Stream(context={"stage": "single_elimination"})
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    s.turn("ash")
+    s.add("penalty", player="misty", kind="double_prize")  # no lead rule: the game goes on
+    s.add("time_called")  # ... and during the turns after time is called, too
+    s.add("penalty", player="misty", kind="double_prize")
+    r = s.record()
+    assert r["result"] is None and r["prizes"]["ash"]["needed"] == 2
