@@ -36,7 +36,12 @@ def on_match_started(g: State, e: Event) -> None:
     kind = g.source.get("kind")
     g.reports_knockouts = bool(g.source.get("reports_knockouts", kind == "digital"))
     g.parent = e.get("parent")
-    g.playoff_kind = e.get("playoff")
+    # A game that names its parent is that game's playoff, with or without the "playoff" field: its
+    # ruleset's playoff gives its kind, its prizes and how it is won [docs/rules.md §6].
+    kind = e.get("playoff")
+    g.playoff_kind = (
+        str(kind) if kind is not None else g.ruleset.playoff.kind if g.parent is not None else None
+    )
     # A drawn game must be decided when the producer says so, in single elimination [TTH §7.4.3.1],
     # and always in a playoff game (a drawn sudden death is followed by another one [KR1.0]).
     g.must_decide = bool(

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from tests.builder import Stream, card
+from replay import link_records
+from tests.builder import Stream, card, drawn_game
 
 # ---------------------------------------------------------------- helpers
 
@@ -74,3 +75,33 @@ def test_a_prize_penalty_where_no_lead_wins_only_lowers_what_is_needed() -> None
     s.add("penalty", player="misty", kind="double_prize")
     r = s.record()
     assert r["result"] is None and r["prizes"]["ash"]["needed"] == 2
+
+
+# ---------------------------------------------------------------- 2. a game that names its parent
+# docs/rules.md §6: a game whose match_started names `parent` is a playoff game even without `playoff`.
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "kind", "prizes"),
+    [("kr-1.0", "sudden_death", 1), ("jp-3.4", "tiebreak", 6), ("play-2026", "tiebreaker_game", 6)],
+)
+def test_a_game_naming_its_parent_is_a_playoff_without_the_playoff_field(
+    ruleset: str, kind: str, prizes: int
+) -> None:
+    parent = drawn_game("g1", ruleset)
+    tb = playoff_game(ruleset)  # no "playoff" field
+    assert "playoff" not in tb.events[0]
+    assert tb.game().state.p["ash"].needed == prizes
+    tb.turn("misty")
+    tb.add("turn_ended", player="misty")
+    tb.turn("ash")
+    tb.attack("ash", "a1", ("m1", 30), claims=("m1",))  # the first prize: a lead, or all there is
+    r = tb.record()
+    assert result_of(tb) == ("win", "ash", "prizes", len(tb.events))
+    assert r["playoff_of"] == {"kind": kind, "parent": "g1"}
+    root = link_records({"g1": parent.record(), "g1/tb1": r})["g1"]
+    assert (root["status"], root["result"]["winner"], root["result"]["reason"]) == (
+        "finished",
+        "ash",
+        "playoff",
+    )
