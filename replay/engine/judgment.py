@@ -303,6 +303,11 @@ def time_over_at_end(g: State, seq: int) -> None:
 
 def _time_over(g: State, seq: int) -> None:
     g.time = None
+    if g.playoff_kind is not None:
+        # [TTH §7.4.3.1] A playoff decides its parent game: when its time runs out it stays unresolved, and
+        # the first prize lead (or an outright win) still decides it. Never a draw that needs another
+        # playoff, whatever context.stage says.
+        return
     if g.context.get("stage") == "single_elimination":
         # [TTH §7.4.4] fewest prizes remaining wins; equal: play on until someone leads or wins.
         leader = prize_leader(g)

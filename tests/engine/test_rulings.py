@@ -105,3 +105,30 @@ def test_a_game_naming_its_parent_is_a_playoff_without_the_playoff_field(
         "ash",
         "playoff",
     )
+
+
+# ---------------------------------------------------------------- 3. time running out in a playoff
+# TTH §7.4.3.1: a tiebreaker decides its parent game; when its time runs out it stays unresolved until a
+# player takes the lead. Whatever context.stage says (the contract's playoff example has none).
+
+
+@pytest.mark.parametrize("context", [None, {"stage": "swiss"}, {"stage": "single_elimination"}])
+@pytest.mark.parametrize("named", [True, False])
+def test_time_running_out_in_a_tiebreaker_starts_no_second_one(context: Any, named: bool) -> None:
+    started: dict[str, Any] = {"at": "2025-10-01T10:00:00Z"}  # +1 turn era
+    if context is not None:
+        started["context"] = context
+    if named:
+        started["playoff"] = "tiebreaker_game"
+    s = playoff_game("play-2026", **started)
+    s.turn("misty")
+    s.add("time_called")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")  # time is over: no result, no playoff
+    r = s.record()
+    assert r["result"] is None and r["status"] == "in_progress" and r["playoff"] is None
+    assert [o for o in s.game().timeline if o["type"] in ("game_over", "playoff_required")] == []
+    s.attack("misty", "m1", ("a1", 30), claims=("a1",))  # the first prize decides it
+    assert result_of(s) == ("win", "misty", "prizes", len(s.events))
