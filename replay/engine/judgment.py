@@ -93,9 +93,17 @@ def promote(g: State, pl: Player, mon: Pokemon, seq: int) -> None:
 
 
 def active_removed(g: State, pl: Player, seq: int) -> None:
-    """``pl``'s Active left play by an effect (not a knockout) and ``pl`` has nothing to promote
-    [docs/rules.md §1.2]."""
-    judge(g, seq)
+    """``pl``'s Active left play by an effect (not a knockout) and ``pl`` has nothing to promote.
+
+    Inside an attack or a checkup this is judged when that window ends, together with the window's
+    knockouts: recoil later in the same attack may leave the attacker's side empty too, and that is the
+    simultaneous table's draw, not a win at the removal [JP3.4 §I-D, §I-E; docs/rules.md §2, §4].
+    Outside them, at once [docs/rules.md §1.2].
+    """
+    if g.window is not None:
+        g.window_removal = True
+    else:
+        judge(g, seq)
 
 
 # ---------------------------------------------------------------------------------- the judgment

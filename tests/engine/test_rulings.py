@@ -132,3 +132,57 @@ def test_time_running_out_in_a_tiebreaker_starts_no_second_one(context: Any, nam
     assert [o for o in s.game().timeline if o["type"] in ("game_over", "playoff_required")] == []
     s.attack("misty", "m1", ("a1", 30), claims=("a1",))  # the first prize decides it
     assert result_of(s) == ("win", "misty", "prizes", len(s.events))
+
+
+# ---------------------------------------------------------------- 4. a Pokémon removed during an attack
+# docs/rules.md §2, §4: judged at the end of the attack, with the attack's knockouts.
+
+
+def _removal_then_recoil(recoil: int) -> Stream:
+    s = Stream(first="misty")
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    s.add("attack", player="ash", pid="a1", name="Shuffle Out")
+    s.add("removed", player="misty", pid="m1", to="deck")  # misty has nothing left in play
+    if recoil:
+        s.add("damage", pid="a1", amount=recoil)  # recoil later in the same attack
+    s.add("attack_ended")
+    return s
+
+
+def test_removal_and_recoil_in_one_attack_is_a_simultaneous_draw() -> None:
+    s = _removal_then_recoil(60)
+    r = s.record()
+    assert result_of(s) == ("draw", None, "simultaneous", len(s.events))
+    assert r["result"]["conditions"] == {"ash": ["no_active_opponent"], "misty": ["no_active_opponent"]}
+    assert [k["pid"] for k in r["knockouts"]] == ["a1"]
+
+
+def test_removal_during_an_attack_is_judged_when_the_attack_ends() -> None:
+    s = _removal_then_recoil(0)
+    assert result_of(s) == ("win", "ash", "no_pokemon", len(s.events))
+
+
+def test_removal_during_a_checkup_is_judged_with_the_checkup_knockouts() -> None:
+    s = Stream()
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("removed", player="misty", pid="m1", to="lost_zone")  # a checkup-time effect
+    s.add("damage", pid="a1", amount=60)  # Poison, in the same checkup
+    s.add("checkup_ended")
+    assert result_of(s) == ("draw", None, "simultaneous", len(s.events))
+
+
+def test_removal_outside_the_windows_is_judged_at_once() -> None:
+    s = Stream()
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    s.turn("ash")
+    s.add("removed", player="misty", pid="m1", to="hand")
+    assert result_of(s) == ("win", "ash", "no_pokemon", len(s.events))
