@@ -18,8 +18,8 @@ def on_attack(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.window is not None:
         judgment.close_window(g, seq)
-    if g.unclaimed:
-        claims.report_unclaimed(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)
     pl = g.player(e)
     if pl is None:
         return

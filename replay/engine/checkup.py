@@ -33,8 +33,8 @@ def on_checkup_started(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.window is not None:
         judgment.close_window(g, seq)
-    if g.unclaimed:
-        claims.report_unclaimed(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)
     g.window = "checkup"
     g.window_claims = set()
 

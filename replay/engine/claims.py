@@ -22,6 +22,16 @@ def not_due(g: State, seq: int, mon: Pokemon) -> None:
     )
 
 
+def close(g: State, seq: int) -> None:
+    """A point where the source's claims about the knockouts so far must be complete (an attack, a
+    checkup, a turn starting or ending, the game's end): knockouts never claimed, prize claims that
+    stopped short."""
+    if g.unclaimed:
+        report_unclaimed(g, seq)
+    if g.prizes_claimed:
+        close_prize_claims(g)
+
+
 def report_unclaimed(g: State, seq: int) -> None:
     """Knockouts the engine derived (HP 0) that a source reporting knockouts never claimed."""
     for ko in g.unclaimed:
@@ -31,6 +41,20 @@ def report_unclaimed(g: State, seq: int) -> None:
             f"{ko.card} ({ko.pid}) reached 0 HP at seq {ko.seq} but the source reported no knockout",
         )
     g.unclaimed = []
+
+
+def close_prize_claims(g: State) -> None:
+    """Prize claims made one card at a time that stopped short of what the knockouts give."""
+    for player, claimed in sorted(g.prizes_claimed.items()):
+        owed = g.prizes_owed.get(player, 0)
+        g.find(
+            "prize_count_mismatch",
+            g.prize_claim_seq[player],
+            f"{player} took {claimed} prize(s); the knockouts give {owed}",
+        )
+        g.prizes_owed[player] = 0
+    g.prizes_claimed = {}
+    g.prize_claim_seq = {}
 
 
 def prize_taken(g: State, e: Event) -> None:
@@ -49,13 +73,24 @@ def settle_prize_claims(g: State) -> None:
 
 
 def _compare(g: State, e: Event) -> None:
+    """One claim against the prizes the knockouts owe the player. A player takes prizes one card at a
+    time [docs/rules.md §3 step 4]: claims that add up to what is owed are one claim, and a claim still
+    short of it waits for the next card (:func:`close` reports it if none comes)."""
     pl = g.player(e)
     if pl is None:
         return
     count = int(e.get("count", 1))
     owed = g.prizes_owed.get(pl.id, 0)
+    claimed = g.prizes_claimed.pop(pl.id, 0) + count
+    g.prize_claim_seq.pop(pl.id, None)
     if owed == 0:
         g.find("prize_without_ko", e["seq"], f"{pl.id} took {count} prize(s) with no knockout owing any")
-    elif count != owed:
-        g.find("prize_count_mismatch", e["seq"], f"{pl.id} took {count} prize(s); the knockouts give {owed}")
+    elif claimed < owed:
+        g.prizes_claimed[pl.id] = claimed
+        g.prize_claim_seq[pl.id] = e["seq"]
+        return
+    elif claimed != owed:
+        g.find(
+            "prize_count_mismatch", e["seq"], f"{pl.id} took {claimed} prize(s); the knockouts give {owed}"
+        )
     g.prizes_owed[pl.id] = 0

@@ -44,6 +44,8 @@ def run_batch(g: State, seq: int, window: str, claimed: set[str], removal: bool 
         ):
             claims.not_due(g, seq, claimed_mon)
     if knocked:
+        if g.prizes_claimed:
+            claims.close_prize_claims(g)  # a claim still short when the next knockouts come is over
         batch.knock_out(g, seq, window, claimed, knocked)
     claims.settle_prize_claims(g)
     if knocked or removal:

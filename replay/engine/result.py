@@ -74,8 +74,8 @@ def on_game_ended(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.window is not None:
         judgment.close_window(g, seq)
-    if g.unclaimed:
-        claims.report_unclaimed(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)
     if g.result is None and g.time is not None:
         judgment.time_over_at_end(g, seq)
     claim = Claim(**{k: e[k] for k in ("outcome", "winner", "reason") if k in e})

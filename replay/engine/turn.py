@@ -19,8 +19,8 @@ def on_turn_started(g: State, e: Event) -> None:
         return
     if g.window is not None:
         judgment.close_window(g, seq)
-    if g.unclaimed:
-        claims.report_unclaimed(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)
     expected = g.first if g.turn == 0 else g.next_turn_player()
     if pl.id != expected:
         g.find("turn_order", seq, f"turn started for {pl.id}, expected {expected}")
@@ -105,5 +105,5 @@ def on_turn_ended(g: State, e: Event) -> None:
     if pl.id != g.turn_player:
         g.find("turn_order", seq, f"{pl.id} ended a turn that was {g.turn_player}'s")
     g.turn_open = False
-    if g.unclaimed:
-        claims.report_unclaimed(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)

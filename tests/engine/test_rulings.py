@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from replay import link_records
-from tests.builder import Stream, card, drawn_game
+from tests.builder import Stream, card, codes, drawn_game
 
 # ---------------------------------------------------------------- helpers
 
@@ -186,3 +186,65 @@ def test_removal_outside_the_windows_is_judged_at_once() -> None:
     s.turn("ash")
     s.add("removed", player="misty", pid="m1", to="hand")
     assert result_of(s) == ("win", "ash", "no_pokemon", len(s.events))
+
+
+# ---------------------------------------------------------------- 5. prizes claimed one card at a time
+# docs/rules.md §3 step 4: a player takes prizes one card at a time; one claim may be sent per card.
+
+
+def _ex_knockout(claims_in_window: bool = False) -> Stream:
+    s = Stream(first="misty")
+    s.setup("ash", ("a1", card("Pikachu ex", 60, "ex")), ("a2", card("Pichu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 50)), ("m2", card("Starmie", 90)))
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("attack", player="misty", pid="m1", name="Water Gun")
+    s.add("damage", pid="a1", amount=60)
+    s.add("knocked_out", pid="a1")
+    if claims_in_window:
+        s.add("prize_taken", player="misty", count=1)
+        s.add("prize_taken", player="misty", count=1)
+    s.add("attack_ended")
+    return s
+
+
+@pytest.mark.parametrize("in_window", [False, True])
+def test_prizes_claimed_one_card_at_a_time_are_one_claim(in_window: bool) -> None:
+    s = _ex_knockout(in_window)
+    if not in_window:
+        s.add("prize_taken", player="misty", count=1)
+        s.add("prize_taken", player="misty", count=1)
+    s.add("promoted", player="ash", pid="a2")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    r = s.record()
+    assert r["prizes"]["misty"]["taken"] == 2
+    assert not {"prize_count_mismatch", "prize_without_ko"} & set(codes(r)), r["findings"]
+
+
+def test_a_claim_that_stops_short_is_still_a_mismatch() -> None:
+    s = _ex_knockout()
+    s.add("prize_taken", player="misty", count=1)
+    claim = len(s.events)
+    s.add("promoted", player="ash", pid="a2")
+    s.add("turn_ended", player="misty")  # the claim is over: 1 of 2
+    found = [f for f in s.record()["findings"] if f["code"] == "prize_count_mismatch"]
+    assert [(f["seq"], f["message"]) for f in found] == [
+        (claim, "misty took 1 prize(s); the knockouts give 2")
+    ]
+
+
+def test_a_claim_beyond_the_knockouts_is_still_found() -> None:
+    s = _ex_knockout()
+    s.add("prize_taken", player="misty", count=1)
+    s.add("prize_taken", player="misty", count=1)
+    s.add("prize_taken", player="misty", count=1)  # one more than the knockout gives
+    assert codes(s.record()) == ["prize_without_ko"]
+    s = _ex_knockout()
+    s.add("prize_taken", player="misty", count=1)
+    s.add("prize_taken", player="misty", count=2)
+    found = [f["message"] for f in s.record()["findings"]]
+    assert found == ["misty took 3 prize(s); the knockouts give 2"]
