@@ -25,6 +25,8 @@ def knock_out(g: State, seq: int, window: str, claimed: set[str], knocked: list[
     next_player = g.next_turn_player()
     lost_active: list[str] = []
     owed = dict.fromkeys(g.players, 0)
+    # What each knockout gives: its worth while prizes remain, in batch order [docs/rules.md §3].
+    left = {p: g.p[p].prizes for p in g.players}
     # Step 3: all discarded at the same time, with every card attached to them.
     for mon in knocked:
         owner = g.p[mon.owner]
@@ -37,7 +39,10 @@ def knock_out(g: State, seq: int, window: str, claimed: set[str], knocked: list[
         owner.discard += mon.cards
         del g.mons[mon.pid]
         value = prize_value(g, mon)
-        owed[g.opponent(mon.owner)] += value
+        taker_id = g.opponent(mon.owner)
+        owed[taker_id] += value
+        taken = min(value, left[taker_id])
+        left[taker_id] -= taken
         verified = mon.hp is not None and mon.pid not in g.forced_kos
         g.forced_kos.discard(mon.pid)
         ko = Knockout(
@@ -49,6 +54,7 @@ def knock_out(g: State, seq: int, window: str, claimed: set[str], knocked: list[
             window=window,
             batch=g.batch,
             verified=verified,
+            prizes_taken=taken,
         )
         g.knockouts.append(ko)
         g.emit(

@@ -248,3 +248,26 @@ def test_a_claim_beyond_the_knockouts_is_still_found() -> None:
     s.add("prize_taken", player="misty", count=2)
     found = [f["message"] for f in s.record()["findings"]]
     assert found == ["misty took 3 prize(s); the knockouts give 2"]
+
+
+# ---------------------------------------------------------------- 6. what a knockout was worth and gave
+# docs/rules.md §3: never more prizes than remain.
+
+
+def test_knockouts_tell_their_worth_and_the_prizes_they_gave() -> None:
+    s = Stream(first="misty", prizes=2)
+    s.setup(
+        "ash", ("a1", card("Pikachu ex", 60, "ex")), ("a2", card("Raichu", 60)), ("a3", card("Pichu", 30))
+    )
+    s.setup("misty", ("m1", card("Staryu", 50)), ("m2", card("Starmie", 90)))
+    s.turn("misty")
+    s.add("damage", pid="a3", amount=30)  # an effect: misty takes 1 of her 2 prizes
+    s.add("knocked_out", pid="a3")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.attack("misty", "m1", ("a1", 60), ("a2", 60), claims=("a1", "a2"))  # worth 2 + 1, 1 prize left
+    kos = [(k["pid"], k["prizes"], k["prizes_taken"]) for k in s.record()["knockouts"]]
+    assert kos == [("a3", 1, 1), ("a1", 2, 1), ("a2", 1, 0)]
+    assert s.record()["prizes"]["misty"] == {"taken": 2, "needed": 2, "remaining": 0}
