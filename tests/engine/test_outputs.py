@@ -14,7 +14,7 @@ from replay.engine.playoff import playoff_stub
 from replay.engine.record import dumps
 from replay.engine.validate import validate_record
 from replay.sources import simulate
-from tests.builder import drawn_game
+from tests.builder import Stream, card, drawn_game
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +38,18 @@ def test_every_record_reads_back_as_the_same_typed_value(records: list[dict[str,
         signed = sign(record, b"k", "k1")
         assert dumps(Record.from_json(signed).to_json()) == dumps(signed)
     assert {"finished", "awaiting_playoff"} <= kinds
+
+
+def test_every_record_is_valid_against_the_schema(records: list[dict[str, Any]]) -> None:
+    for record in records:
+        validate_record(record)
+    s = Stream()
+    s.setup("ash", ("a1", card("Pikachu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 30)))
+    s.add("penalty", player="ash", kind="warning")  # no reason given: null in the record
+    record = s.record()
+    assert record["penalties"] == [{"seq": 4, "player": "ash", "kind": "warning", "reason": None}]
+    validate_record(record)
 
 
 def test_a_record_that_is_not_one_is_refused_by_from_json_and_passed_through_by_link_records() -> None:
