@@ -61,11 +61,12 @@ def playoff_stub(parent: Mapping[str, Any] | Record, child: str) -> dict[str, An
 def link_records(records: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Settle every drawn game from its playoff games; returns new records (the inputs are not changed).
 
-    A game awaiting a playoff, the root or a drawn playoff game itself, takes the result of the first game
-    down its chain that produces a winner (reason ``playoff``; ``result.playoff`` names it and
-    ``result.drawn`` keeps the draw); a drawn child hands over to the next one (``/tb2``...), and
-    ``children`` lists every playoff game met. A provisional child (an effect still resolving) settles
-    nothing yet. A record that is not an engine record is passed through and settles nothing.
+    A game awaiting a playoff (the root, or a drawn playoff game itself: ``/tb1`` awaiting ``/tb2``)
+    takes the result of the first game down its chain that produces a winner: reason ``playoff``,
+    ``result.playoff`` names that game and ``result.drawn`` keeps the draw. A drawn child hands over to
+    the next one, and ``children`` lists every playoff game met. A provisional child (an effect still
+    resolving) settles nothing yet. A record that is not an engine record is passed through and settles
+    nothing. Records settled already settle the same way again.
     """
     typed: dict[str, Record] = {}
     for match, rec in records.items():
@@ -84,11 +85,12 @@ def link_records(records: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str
 def settle(rec: Record, records: Mapping[str, Record]) -> Record:
     """``rec`` settled by its chain of playoff games in ``records`` (``rec`` itself when nothing changes).
 
-    The chain is read as the records give it (never as settled here), so a drawn ``/tb1`` and its root are
-    both settled by the ``/tb2`` that decides them, with the same result.
+    A drawn playoff game in the chain (awaiting its own playoff, or already settled by it) hands over to
+    its playoff, so a drawn ``/tb1`` and its root are both settled by the ``/tb2`` that decides them, with
+    the same result, whether the records given are as the engine made them or settled already.
     """
     link = rec.playoff
-    if rec.parent is not None or rec.status != "awaiting_playoff" or link is None or rec.result is None:
+    if rec.status != "awaiting_playoff" or link is None or rec.result is None:
         return rec
     drawn = rec.result
     children = list(rec.children)
@@ -102,6 +104,12 @@ def settle(rec: Record, records: Mapping[str, Record]) -> Record:
         if crec is None or crec.provisional is True:
             break  # not stored yet, or an effect is still resolving in it: its result may change
         cres = crec.result
+        if crec.playoff is not None and (
+            crec.status == "awaiting_playoff" or (cres is not None and cres.reason == "playoff")
+        ):
+            child = crec.playoff.child
+            link = msgspec.structs.replace(link, child=child)
+            continue
         if crec.status == "finished" and cres is not None and cres.outcome == "win":
             result = msgspec.structs.replace(
                 drawn,
@@ -116,11 +124,16 @@ def settle(rec: Record, records: Mapping[str, Record]) -> Record:
             return msgspec.structs.replace(
                 rec, result=result, status="finished", playoff=link, children=children
             )
-        if crec.status == "awaiting_playoff" and crec.playoff is not None:
-            child = crec.playoff.child
-            link = msgspec.structs.replace(link, child=child)
-            continue
         break
     if link == rec.playoff and children == rec.children:
         return rec
     return msgspec.structs.replace(rec, playoff=link, children=children)
+
+
+def playoff_games(record: Mapping[str, Any]) -> list[str]:
+    """The playoff games a record names: its children, then the game its playoff link points to."""
+    rec = Record.from_json(record)
+    games = list(rec.children)
+    if rec.playoff is not None and rec.playoff.child not in games:
+        games.append(rec.playoff.child)
+    return games

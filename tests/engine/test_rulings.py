@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from replay import link_records
+from replay import link_records, replay_events
 from tests.builder import Stream, card, codes, drawn_game
 
 # ---------------------------------------------------------------- helpers
@@ -271,3 +271,44 @@ def test_knockouts_tell_their_worth_and_the_prizes_they_gave() -> None:
     kos = [(k["pid"], k["prizes"], k["prizes_taken"]) for k in s.record()["knockouts"]]
     assert kos == [("a3", 1, 1), ("a1", 2, 1), ("a2", 1, 0)]
     assert s.record()["prizes"]["misty"] == {"taken": 2, "needed": 2, "remaining": 0}
+
+
+# ---------------------------------------------------------------- 7. a drawn playoff settled by the next
+# docs/rules.md §6: every drawn game above the deciding playoff takes its winner.
+
+
+def test_a_drawn_playoff_is_settled_by_the_next_one_too() -> None:
+    parent = drawn_game("g1", "kr-1.0")
+    tb1 = drawn_game("g1/tb1", "kr-1.0", parent="g1", playoff="sudden_death")
+    tb2 = playoff_game("kr-1.0", match="g1/tb2", playoff="sudden_death")
+    tb2.turn("misty")
+    tb2.attack("misty", "m1", ("a1", 30), claims=("a1",))
+    games = replay_events(parent.events + tb1.events + tb2.events)
+    linked = link_records({m: g.record() for m, g in games.items()})
+    for match in ("g1", "g1/tb1"):
+        rec = linked[match]
+        assert (rec["status"], rec["result"]["winner"], rec["result"]["reason"]) == (
+            "finished",
+            "misty",
+            "playoff",
+        )
+        assert rec["result"]["playoff"] == "g1/tb2" and rec["playoff"]["child"] == "g1/tb2"
+        assert rec["result"]["drawn"]["reason"] == "simultaneous"
+    assert linked["g1"]["children"] == ["g1/tb1", "g1/tb2"] and linked["g1/tb1"]["children"] == ["g1/tb2"]
+    assert linked["g1/tb2"] == games["g1/tb2"].record()
+    # while /tb2 is still being played, both wait for it
+    early = link_records({m: g.record() for m, g in replay_events(parent.events + tb1.events).items()})
+    assert early["g1/tb1"]["status"] == early["g1"]["status"] == "awaiting_playoff"
+
+
+def test_records_settled_already_settle_the_same_way() -> None:
+    """link_records over records some of which it settled before (what a store holds) gives the same."""
+    parent = drawn_game("g1", "kr-1.0")
+    tb1 = drawn_game("g1/tb1", "kr-1.0", parent="g1", playoff="sudden_death")
+    tb2 = playoff_game("kr-1.0", match="g1/tb2", playoff="sudden_death")
+    tb2.turn("misty")
+    tb2.attack("misty", "m1", ("a1", 30), claims=("a1",))
+    records = {m: g.record() for m, g in replay_events(parent.events + tb1.events + tb2.events).items()}
+    linked = link_records(records)
+    assert link_records(linked) == linked
+    assert link_records({**records, "g1/tb1": linked["g1/tb1"]}) == linked

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from replay import replay_records
 from replay.engine.record import dumps
 from streams.ingest import IngestCore, unpack_record
@@ -61,3 +63,31 @@ async def test_a_child_without_the_playoff_field_settles_its_parent(any_store: S
     )
     assert (await stored(any_store, "g1/tb1"))["playoff_of"] == {"kind": "sudden_death", "parent": "g1"}
     assert await any_store.matches(status="finished") == ["g1", "g1/tb1"]
+
+
+def _family() -> tuple[Stream, Stream, Stream]:
+    parent = drawn_game("g1", "kr-1.0", context={"league": "L1"})
+    return parent, playoff("g1/tb1", decided=False, playoff="sudden_death"), playoff("g1/tb2", decided=True)
+
+
+@pytest.mark.parametrize(
+    "order", ["parent, tb1, tb2", "parent, tb2, tb1", "tb1, tb2, parent", "tb2, tb1, parent"]
+)
+async def test_a_drawn_playoff_is_settled_in_the_store_with_its_parent(any_store: Store, order: str) -> None:
+    """/tb1 drawn, /tb2 decided: the stored /tb1 and root are both settled (in whatever order the games
+    arrive), byte for byte as the offline replay settles them."""
+    parent, tb1, tb2 = _family()
+    games = {"parent": parent, "tb1": tb1, "tb2": tb2}
+    events = await ingest_all(any_store, *(games[name] for name in order.split(", ")))
+    expected = replay_records(events)
+    for match in ("g1", "g1/tb1", "g1/tb2"):
+        assert dumps(await stored(any_store, match)) == dumps(expected[match]), match
+    for match in ("g1", "g1/tb1"):
+        rec = await stored(any_store, match)
+        assert (rec["status"], rec["result"]["reason"], rec["result"]["playoff"]) == (
+            "finished",
+            "playoff",
+            "g1/tb2",
+        )
+    assert await any_store.matches(status="awaiting_playoff") == []
+    assert await any_store.matches(status="finished") == ["g1", "g1/tb1", "g1/tb2"]
