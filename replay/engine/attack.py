@@ -23,7 +23,7 @@ def on_attack(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
-    # [rules.md §6 Setup] the player who goes first may not attack on their first turn.
+    # [docs/rules.md §6 Setup] the player who goes first may not attack on their first turn.
     if not g.ruleset.first_turn_attack and g.turn == 1 and pl.id == g.first:
         g.find("attack_first_turn", seq, f"{pl.id} attacked on the first turn of the game")
     if pl.id != g.turn_player:

@@ -124,7 +124,7 @@ class Player:
 
     def move(self, src: str, dst: str, count: int) -> int:
         """Move up to ``count`` cards between zones; returns how many moved (never below 0 in ``src``
-        for the deck: a player just takes what there is [rules.md §1.3])."""
+        for the deck: a player just takes what there is [docs/rules.md §1.3])."""
         have = self.zone(src)
         n = min(count, have) if src == "deck" else count
         self.set_zone(src, have - n)
@@ -142,5 +142,5 @@ class Player:
 
     @property
     def cannot_put_out_active(self) -> bool:
-        """No Active and nothing on the Bench to promote [rules.md §1.2]."""
+        """No Active and nothing on the Bench to promote [docs/rules.md §1.2]."""
         return self.active is None and not self.bench

@@ -3,7 +3,7 @@
 Here: the knockout check (one batch per attack, checkup or effect, then the judgment), promotion after a
 knockout, the judgment itself (the simultaneous table, a prize lead where fewer prizes remaining wins),
 results decided by penalties and by time, and the playoff a drawn game that must be decided awaits.
-Citations are to docs/rules.md (same numbering as its sources' summary) and the public rule documents.
+Citations are to docs/rules.md and to the public rule documents it names.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Setup and the Pokémon on the table: match_started, setup, played, evolved, attached, switched.
 
-[rules.md §6 Setup]: 60-card decks, 7-card hand, 6 prizes; nobody evolves a Pokémon on their own first
+[docs/rules.md §6 Setup]: 60-card decks, 7-card hand, 6 prizes; nobody evolves a Pokémon on their own first
 turn or one that came into play that turn.
 """
 
@@ -71,7 +71,7 @@ def on_setup(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
-    # The 7-card opening hand and the prize cards are set aside implicitly [contract §1 setup].
+    # The 7-card opening hand and the prize cards are set aside implicitly [docs/events.md, setup].
     pl.mulligans = int(e.get("mulligans", 0))
     pl.move("deck", "hand", g.ruleset.hand)
     pl.move("deck", "prizes", pl.needed)
@@ -96,7 +96,8 @@ def on_evolved(g: State, e: Event) -> None:
     if mon is None or pl is None:
         return
     seq = e["seq"]
-    # [rules.md §6]: not on the player's own first turn, nor a Pokémon that came into play this turn.
+    # [docs/rules.md §6 Setup]: not on the player's own first turn, nor a Pokémon that came into play
+    # this turn.
     if not g.ruleset.first_turn_evolve and g.turn_player == pl.id and pl.turns <= 1 and g.turn > 0:
         g.find("evolved_too_early", seq, f"{pl.id} evolved {mon.name} ({mon.pid}) on their first turn")
     elif mon.entered_turn == g.turn or (mon.evolved_turn == g.turn and not e.get("effect")):

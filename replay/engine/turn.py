@@ -1,6 +1,6 @@
 """Turns and the draw: turn_started (the deck-out check), drew, moved, turn_ended.
 
-[rules.md §1.3] A player loses by deck-out only when their own turn starts with an empty deck and the
+[docs/rules.md §1.3] A player loses by deck-out only when their own turn starts with an empty deck and the
 mandatory draw is impossible; never when the deck reaches 0 during a turn, never when an effect asks for
 more cards than the deck holds (the player just takes what there is).
 """
@@ -46,7 +46,7 @@ def on_turn_started(g: State, e: Event) -> None:
             pl.hand += pl.deck - seen
             pl.deck = seen
     if pl.deck <= 0:
-        # [rules.md §1.3] the mandatory draw is impossible: the turn player loses.
+        # [docs/rules.md §1.3] the mandatory draw is impossible: the turn player loses.
         g.emit({"type": "deck_out", "seq": seq, "player": pl.id})
         judgment.decide(
             g,
