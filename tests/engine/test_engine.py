@@ -114,7 +114,7 @@ def test_checkup_knockout_ends_the_game_before_the_next_draw() -> None:
     assert "event_after_end" in codes(r)
 
 
-# ---------------------------------------------------------------- prizes [rules.md §3]
+# ---------------------------------------------------------------- prizes [docs/rules.md §3]
 @pytest.mark.parametrize(
     ("c", "prizes"),
     [
@@ -195,7 +195,7 @@ def test_right_promotion_order_is_not_a_finding() -> None:
     assert r["result"] is None
 
 
-# ---------------------------------------------------------------- deck-out [rules.md §1.3]
+# ---------------------------------------------------------------- deck-out [docs/rules.md §1.3]
 def test_deck_out_only_at_the_start_of_the_turn() -> None:
     s = basic(deck=14)  # 14 - 7 hand - 6 prizes = 1 card left after setup
     s.turn("ash")  # draws the last card
@@ -335,7 +335,7 @@ def test_result_mismatch_with_the_claim() -> None:
     assert r["agrees"] is False and "result_mismatch" in codes(r)
 
 
-# ---------------------------------------------------------------- playoffs [rules.md §6]
+# ---------------------------------------------------------------- playoffs [docs/rules.md §6]
 def drawn(ruleset: str, match: str = "g1") -> Stream:
     return drawn_game(match, ruleset)
 
