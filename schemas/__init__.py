@@ -1,8 +1,8 @@
 """The public contract as JSON Schema (draft 2020-12), language-neutral.
 
-- ``events.schema.json``: one event of a game's stream (contract §1); ``$defs/<type>`` checks one event type
-  on its own, envelope included.
-- ``record.schema.json``: the end-of-game record (contract §3).
+- ``events.schema.json``: one event of a game's stream (docs/events.md); ``$defs/<type>`` checks one event
+  type on its own, envelope included.
+- ``record.schema.json``: the end-of-game record (docs/records.md).
 - ``ruleset.schema.json``: the ruleset data files in ``replay/engine/rulesets/``.
 
 ``replay.engine.validate`` compiles these once and is the fast way to check data in Python.

@@ -30,6 +30,7 @@ import msgspec
 from replay import Game, link_records
 from replay.engine.chain import C_CANONICAL, canonical_bytes, canonical_of, sign
 from replay.engine.errors import EventError
+from replay.engine.playoff import playoff_games, playoff_stub
 from replay.engine.validate import validate_event
 from streams.settings import Settings
 from streams.store import Append, AppendRun, IndexEntry, Store
@@ -93,6 +94,8 @@ _Item = tuple[int, int, dict[str, Any], bytes]  # (position in the batch, seq, e
 
 #: Events per :meth:`Store.append_run` at most (a backlog of one match is written in runs of this size).
 MAX_RUN = 500
+# The most games of one playoff family read to settle it (a game, its drawn playoffs, the deciding one).
+MAX_FAMILY = 32
 
 _decode_map = msgspec.msgpack.Decoder(dict[str, Any]).decode  # decode_event's path for canonical bytes
 
@@ -146,32 +149,6 @@ def unpack_record(data: bytes | None) -> dict[str, Any] | None:
         return None
     obj = msgpack.unpackb(data, raw=False)
     return obj if isinstance(obj, dict) else None
-
-
-def playoff_stub(parent: Mapping[str, Any], child: str) -> dict[str, Any]:
-    """The record of a playoff game announced by ``parent`` that has not started yet.
-
-    Replaced by the child's own record when its ``match_started`` arrives.
-    """
-    po = parent.get("playoff") or {}
-    root = parent.get("parent") or parent.get("match")
-    return {
-        "match": child,
-        "ruleset": parent.get("ruleset"),
-        "engine": parent.get("engine"),
-        "players": list(parent.get("players") or []),
-        "context": dict(parent.get("context") or {}),
-        "status": "in_progress",
-        "result": None,
-        "findings": [],
-        "knockouts": [],
-        "parent": root,
-        "children": [],
-        "playoff": None,
-        "playoff_of": {"kind": po.get("kind"), "parent": root},
-        "stub": True,
-        "signature": None,
-    }
 
 
 class IngestCore:
@@ -675,7 +652,7 @@ class IngestCore:
             # a redelivery (of an event, or of a conflict already archived and reported)
             self.counts["duplicate"] += 1
             return Outcome("duplicate", match, seq)
-        late = seq in game.missing
+        late = game.log.is_missing(seq)
         before = len(game.findings)
         game.apply(ev, data)  # the engine records duplicate_seq / late_event and does not fold it
         if len(game.findings) == before:  # the engine saw an exact duplicate the archive did not have
@@ -779,31 +756,43 @@ class IngestCore:
         )
 
     async def _final_record(self, match: str, game: Game) -> dict[str, Any]:
-        """The record to store: the engine's, settled from its playoff children when it awaits one."""
+        """The record to store: the engine's, settled from its playoff games when it awaits one."""
         record = game.record()
-        if record.get("parent") is None and record.get("status") == "awaiting_playoff":
-            record = await self._settle(match, record, {})
+        if record.get("status") == "awaiting_playoff":
+            record = link_records(await self._family(match, record, {}))[match]
         return record
 
-    async def _settle(
-        self, root: str, record: dict[str, Any], known: Mapping[str, dict[str, Any]]
-    ) -> dict[str, Any]:
-        """``link_records`` over the root and its chain of playoff children (read from the store)."""
-        group: dict[str, dict[str, Any]] = {root: _unsigned(record)}
-        po = record.get("playoff")
-        child = po.get("child") if isinstance(po, Mapping) else None
-        while isinstance(child, str) and child not in group:
+    async def _family(
+        self, top: str, record: dict[str, Any], known: Mapping[str, dict[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        """``top`` and the playoff games of its family (its children and theirs, and where their playoff
+        links point), unsigned, as ``known`` gives them or else as stored: what ``link_records`` settles."""
+        group: dict[str, dict[str, Any]] = {top: _unsigned(record)}
+        todo = playoff_games(record)
+        while todo and len(group) < MAX_FAMILY:
+            child = todo.pop(0)
+            if child in group:
+                continue
             crec = known.get(child) or unpack_record(await self.store.record(child))
-            if crec is None:
+            if crec is not None:
+                group[child] = _unsigned(crec)
+                todo.extend(playoff_games(crec))
+        return group
+
+    async def _family_top(self, parent: str) -> tuple[str, dict[str, Any] | None]:
+        """The top of a playoff game's family, from its parent up the stored records' parent links."""
+        name, record = parent, unpack_record(await self.store.record(parent))
+        seen = {name}
+        while record is not None and len(seen) < MAX_FAMILY:
+            up = record.get("parent")
+            if not isinstance(up, str) or up in seen:
                 break
-            group[child] = _unsigned(crec)
-            cpo = crec.get("playoff")
-            child = (
-                cpo.get("child")
-                if crec.get("status") == "awaiting_playoff" and isinstance(cpo, Mapping)
-                else None
-            )
-        return link_records(group)[root]
+            above = unpack_record(await self.store.record(up))
+            if above is None:
+                break
+            name, record = up, above
+            seen.add(up)
+        return name, record
 
     async def _playoff_links(
         self, st: _MatchState, match: str, record: dict[str, Any], *, provisional: bool
@@ -817,7 +806,7 @@ class IngestCore:
         # In this order: a drawn playoff child (it awaits its own playoff) settles its parent from the
         # chain of records that includes its own child's stub.
         await self._stub_child(st, record)
-        await self._settle_parent(st, match, record)
+        await self._settle_family(st, match, record)
 
     async def _stub_child(self, st: _MatchState, record: dict[str, Any]) -> None:
         """A game awaiting its playoff: the child's record stub, unless the child has a record already."""
@@ -833,20 +822,31 @@ class IngestCore:
                     await self.store.index(stub, last=None, guess=True)
                 st.stubbed = child  # from now on the child has a record: writing a stub is a no-op
 
-    async def _settle_parent(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
-        """A playoff child decided: the parent's result is settled by the engine's link_records."""
+    async def _settle_family(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
+        """Every drawn game of this game's playoff family that its record settles (its parent, a drawn
+        playoff between them, or the drawn playoffs under a root) is settled by the engine's
+        link_records and stored again; this game's own record is the caller's to write."""
         parent = record.get("parent")
-        finished = record.get("status") in ("finished", "awaiting_playoff")
-        if isinstance(parent, str) and finished and not st.child_done:
-            stored = unpack_record(await self.store.record(parent))
-            if stored is not None and stored.get("status") == "awaiting_playoff":
-                settled = await self._settle(parent, stored, {match: record})
-                if settled != _unsigned(stored):
-                    _, old = await asyncio.gather(
-                        self.store.put_record(parent, self._pack(settled)), self.store.index_entry(parent)
-                    )
-                    entry = IndexEntry.from_record(settled, old.seq if old else 0)
-                    await self.store.index(entry, last=old, guess=True)  # just read: no second read
+        if isinstance(parent, str):
+            if st.child_done or record.get("status") not in ("finished", "awaiting_playoff"):
+                return
+            top, top_record = await self._family_top(parent)
+            if top_record is None:
+                return  # the parent is not stored yet: it settles itself when it is
+        elif record.get("children"):
+            top, top_record = match, record
+        else:
+            return
+        group = await self._family(top, top_record, {match: record})
+        for other, settled in link_records(group).items():
+            if other == match or settled == group[other]:
+                continue
+            _, old = await asyncio.gather(
+                self.store.put_record(other, self._pack(settled)), self.store.index_entry(other)
+            )
+            entry = IndexEntry.from_record(settled, old.seq if old else 0)
+            await self.store.index(entry, last=old, guess=True)  # just read: no second read
+        if isinstance(parent, str):
             st.child_done = record.get("status") == "finished"
 
     async def _index(self, st: _MatchState, record: dict[str, Any], *, force: bool = False) -> None:
@@ -901,11 +901,11 @@ def _run_ends(game: Game, events: Sequence[tuple[int, bytes]], st: _MatchState) 
         return True
     if game.status == "in_progress" or game.effect_pending:
         return False
-    if game.parent is not None and not st.child_done:
+    if game.state.parent is not None and not st.child_done:
         return True
     if game.status == "awaiting_playoff":
-        child = game.playoff.get("child") if game.playoff is not None else None
-        return child is None or child != st.stubbed
+        link = game.state.playoff
+        return link is None or link.child != st.stubbed
     return False
 
 

@@ -1,6 +1,8 @@
 """Everything the engine derives from a corpus of event streams, as one digest per stream.
 
-Used to compare the compiled engine (mypyc, ``make compile``) with the same code run as plain Python:
+Used to compare the engine with its golden digests (``tests/engine/golden_outputs.json``, written by
+``python -m tests.engine_outputs --write-golden``; tests/engine/test_golden.py), and the compiled engine
+(mypyc, ``make compile``) with the same code run as plain Python:
 ``python -m tests.engine_outputs --pure`` prints the digests of the pure engine (the compiled modules
 hidden), and tests/engine/test_compiled.py compares them with the digests of the engine it imports. A digest
 covers each event's outputs, the record after every few events (provisional records included: those
@@ -100,8 +102,33 @@ def digest(stream: list[Event]) -> str:
     return h.hexdigest()
 
 
-def digests() -> list[str]:
-    return [digest(s) for s in corpus()]
+def digests(streams: list[list[Event]] | None = None) -> list[str]:
+    return [digest(s) for s in (corpus() if streams is None else streams)]
+
+
+def corpus_digest(streams: list[list[Event]]) -> str:
+    """One digest of the corpus' events themselves (what the golden digests were derived from)."""
+    from replay.engine.chain import canonical_bytes
+
+    h = hashlib.sha256()
+    for stream in streams:
+        for event in stream:
+            h.update(canonical_bytes(event))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+GOLDEN = "tests/engine/golden_outputs.json"
+
+
+def write_golden() -> None:
+    """Store the digests of the engine as it is (``python -m tests.engine_outputs --write-golden``): only
+    when the engine's outputs changed on purpose (a ruling), or the simulated corpus changed."""
+    from tests.paths import ROOT
+
+    streams = corpus()
+    doc = {"corpus": corpus_digest(streams), "digests": digests(streams)}
+    (ROOT / GOLDEN).write_text(json.dumps(doc, indent=0) + "\n", "utf-8")
 
 
 def main() -> int:
@@ -109,6 +136,9 @@ def main() -> int:
         from tools.pure_engine import use_pure_engine
 
         use_pure_engine()
+    if "--write-golden" in sys.argv:
+        write_golden()
+        return 0
     import replay.engine.game
 
     print(json.dumps({"game_module": replay.engine.game.__file__, "digests": digests()}))

@@ -29,9 +29,12 @@ EXCLUDED = {
     # The check at the edge, not the fold: its work is in C already (msgspec, fastjsonschema's generated
     # code), and its soundness tests swap its tables at run time, which a compiled module's globals refuse.
     "validate.py": "the contract check at the edge (tests/engine/test_validate_fast.py swaps its tables)",
-    # Exception classes: raised once per bad input, never per event; compiled, a class of plain Python
-    # (validate.py's RecordError, an importer's error) could no longer subclass them.
-    "errors.py": "exception classes that plain-Python modules subclass",
+    # Raised, never in the fold's hot path; other modules subclass InputError in Python (RecordError,
+    # RulesetError, the importers' errors), which a class compiled by mypyc refuses.
+    "errors.py": "the errors that reach users (subclassed by interpreted modules)",
+    # msgspec reads a Struct's field types from its annotations, which mypyc does not keep (it turns
+    # `str | None` into `type`); these are built once per output, not per event.
+    "outputs.py": "the typed outputs (msgspec Structs need their annotations)",
 }
 MODULES = sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "replay" / "engine").glob("*.py") if p.name not in EXCLUDED

@@ -6,26 +6,24 @@ damage outside the attack and checkup windows is checked once the effect that pl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from replay.engine import knockout
-
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+from replay.engine import claims, judgment
+from replay.engine.state import Event, State
 
 UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
 
 
-def on_attack(g: Game, e: Event) -> None:
+def on_attack(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.window is not None:
-        knockout.close_window(g, seq)
-    if g.unclaimed:
-        knockout.report_unclaimed(g, seq)
+        judgment.close_window(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)
     pl = g.player(e)
     if pl is None:
         return
-    # [rules.md §6 Setup] the player who goes first may not attack on their first turn.
+    # [docs/rules.md §6 Setup] the player who goes first may not attack on their first turn.
     if not g.ruleset.first_turn_attack and g.turn == 1 and pl.id == g.first:
         g.find("attack_first_turn", seq, f"{pl.id} attacked on the first turn of the game")
     if pl.id != g.turn_player:
@@ -42,7 +40,7 @@ def on_attack(g: Game, e: Event) -> None:
     g.window_claims = set()
 
 
-def on_damage(g: Game, e: Event) -> None:
+def on_damage(g: State, e: Event) -> None:
     mon = g.mon(e)
     if mon is None:
         return
@@ -52,13 +50,13 @@ def on_damage(g: Game, e: Event) -> None:
         g.effect_seq = e["seq"]
 
 
-def on_healed(g: Game, e: Event) -> None:
+def on_healed(g: State, e: Event) -> None:
     mon = g.mon(e)
     if mon is not None:
         mon.damage = max(0, mon.damage - int(e.get("amount", 0)))
 
 
-def on_attack_ended(g: Game, e: Event) -> None:
+def on_attack_ended(g: State, e: Event) -> None:
     if g.window != "attack":
         return
-    knockout.end_window(g, e["seq"])
+    judgment.end_window(g, e["seq"])

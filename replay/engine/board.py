@@ -6,44 +6,9 @@ lost zone + stadium + in play == deck size) whatever the source reports; hidden 
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Final
 
 ZONES: Final = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
-
-# The attributes of a Pokémon and of a Player (their __slots__), named here for the deep copies: a class
-# compiled by mypyc has no __slots__ (nor __dict__) at run time.
-POKEMON_FIELDS: Final = (
-    "attached",
-    "cards",
-    "conditions",
-    "damage",
-    "entered_turn",
-    "evolved_turn",
-    "hp",
-    "name",
-    "owner",
-    "pid",
-    "prize_delta",
-    "prizes",
-    "rule",
-)
-PLAYER_FIELDS: Final = (
-    "active",
-    "bench",
-    "deck",
-    "discard",
-    "hand",
-    "id",
-    "in_play",
-    "lost_zone",
-    "mulligans",
-    "needed",
-    "prizes",
-    "stadium",
-    "taken",
-    "turns",
-)
 
 
 def _integer(value: Any) -> int | None:
@@ -51,18 +16,21 @@ def _integer(value: Any) -> int | None:
     return int(value) if isinstance(value, float) else value
 
 
+# Every argument of these classes' __init__ has a default: copy.deepcopy then copies them, compiled by mypyc
+# (native classes, attributes in C slots) or not, without a list of their attributes kept by hand.
 class Pokemon:
     """A Pokémon in play, known by the producer's ``pid`` (kept through evolution)."""
 
-    __slots__ = POKEMON_FIELDS
-
-    def __init__(self, pid: str, owner: str, card: dict[str, Any], entered_turn: int) -> None:
+    def __init__(
+        self, pid: str = "", owner: str = "", card: dict[str, Any] | None = None, entered_turn: int = 0
+    ) -> None:
+        card = card or {}
         self.pid = pid
         self.owner = owner
         self.name: str = str(card.get("name", "?"))
         self.hp = _integer(card.get("hp"))
         self.rule: str | None = card.get("rule")
-        self.prizes = _integer(card.get("prizes"))
+        self.prizes = _integer(card.get("prizes"))  # an explicit prize value (wins over the rule box)
         self.damage = 0
         self.cards = 1  # the Pokémon card itself, then evolution stages and attachments
         self.attached: list[str] = []
@@ -80,14 +48,6 @@ class Pokemon:
         self.cards += 1
         self.conditions = []
         self.evolved_turn = turn
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Pokemon:
-        # Explicit: copy.deepcopy cannot copy an instance of a class compiled by mypyc.
-        new = Pokemon(self.pid, self.owner, {}, self.entered_turn)
-        memo[id(self)] = new
-        for name in POKEMON_FIELDS:
-            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
-        return new
 
     @property
     def knocked_out(self) -> bool:
@@ -107,33 +67,24 @@ class Pokemon:
 
 
 class Player:
-    """One side of the table."""
+    """One side of the table: card counts per zone (hidden zones are counts only), the Pokémon in play by
+    pid, and the prizes taken and needed."""
 
-    __slots__ = PLAYER_FIELDS
-
-    def __init__(self, player_id: str, deck: int, prizes: int) -> None:
+    def __init__(self, player_id: str = "", deck: int = 0, prizes: int = 0) -> None:
         self.id = player_id
         self.deck = deck
         self.hand = 0
         self.discard = 0
-        self.prizes = 0
+        self.prizes = 0  # prize cards still in the pile
         self.lost_zone = 0
         self.stadium = 0
         self.in_play = 0
         self.taken = 0
-        self.needed = prizes
+        self.needed = prizes  # prizes this player must take to win (less the opponent's prize penalties)
         self.active: str | None = None
         self.bench: list[str] = []
         self.turns = 0
         self.mulligans = 0
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> Player:
-        # Explicit: copy.deepcopy cannot copy an instance of a class compiled by mypyc.
-        new = Player(self.id, self.deck, self.needed)
-        memo[id(self)] = new
-        for name in PLAYER_FIELDS:
-            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
-        return new
 
     def zone(self, name: str) -> int:
         # The zones by name, spelled out: compiled, a field read is a C load; getattr is a dict walk.
@@ -173,7 +124,7 @@ class Player:
 
     def move(self, src: str, dst: str, count: int) -> int:
         """Move up to ``count`` cards between zones; returns how many moved (never below 0 in ``src``
-        for the deck: a player just takes what there is [rules.md §1.3])."""
+        for the deck: a player just takes what there is [docs/rules.md §1.3])."""
         have = self.zone(src)
         n = min(count, have) if src == "deck" else count
         self.set_zone(src, have - n)
@@ -191,5 +142,5 @@ class Player:
 
     @property
     def cannot_put_out_active(self) -> bool:
-        """No Active and nothing on the Bench to promote [rules.md §1.2]."""
+        """No Active and nothing on the Bench to promote [docs/rules.md §1.2]."""
         return self.active is None and not self.bench

@@ -1,4 +1,5 @@
-"""The per-match hash chain and record signatures.
+"""The per-match hash chain, the canonical encodings (events as MessagePack, records as JSON) and record
+signatures.
 
 Every archived event is chained: ``head = sha256(previous_head + canonical_bytes(event))``, starting from
 32 zero bytes. The canonical bytes are the event's MessagePack with map keys sorted at every level, so the
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -18,8 +20,8 @@ GENESIS: Final = bytes(32)
 _ENCODER: Final = msgspec.msgpack.Encoder(order="deterministic")
 
 # sha256(head + canonical) in one C call (replay/engine/_link.c, built by make install): hashlib's digest
-# costs
-# several times more per call under OpenSSL 3. The same bytes; hashlib without it (a plain-Python install).
+# costs several times more per call under OpenSSL 3. The same bytes; hashlib without it (a plain-Python
+# install).
 
 
 def _c_link() -> Callable[[bytes, bytes], bytes] | None:
@@ -95,10 +97,12 @@ def chain_head(events: list[Mapping[str, Any]]) -> str:
     return head.hex()
 
 
-def _signed_bytes(record: Mapping[str, Any]) -> bytes:
-    # Imported here: record.py imports this module for the chain.
-    from replay.engine.record import dumps
+def dumps(obj: Any) -> bytes:
+    """Canonical JSON: sorted keys, no spaces, UTF-8. Records rebuilt from the same events are identical."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
+
+def _signed_bytes(record: Mapping[str, Any]) -> bytes:
     unsigned = {k: v for k, v in record.items() if k != "signature"}
     return dumps(unsigned)
 

@@ -6,18 +6,16 @@ the damage it placed; then ONE knockout batch for everything at 0 HP (checkup_en
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from replay.engine import knockout
-
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+from replay.engine import claims, judgment
+from replay.engine.state import Event, State
 
 # Asleep, Confused and Paralyzed replace each other (the card is turned); Poisoned and Burned stack.
 ROTATIONS: Final = frozenset({"asleep", "confused", "paralyzed"})
 
 
-def on_condition(g: Game, e: Event) -> None:
+def on_condition(g: State, e: Event) -> None:
     mon = g.mon(e)
     if mon is None:
         return
@@ -31,17 +29,17 @@ def on_condition(g: Game, e: Event) -> None:
         mon.conditions.remove(cond)
 
 
-def on_checkup_started(g: Game, e: Event) -> None:
+def on_checkup_started(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.window is not None:
-        knockout.close_window(g, seq)
-    if g.unclaimed:
-        knockout.report_unclaimed(g, seq)
+        judgment.close_window(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)
     g.window = "checkup"
     g.window_claims = set()
 
 
-def on_checkup_ended(g: Game, e: Event) -> None:
+def on_checkup_ended(g: State, e: Event) -> None:
     if g.window != "checkup":
         return
-    knockout.end_window(g, e["seq"])
+    judgment.end_window(g, e["seq"])

@@ -1,8 +1,10 @@
-"""Finding codes (contract §2) and their severities: where the source disagrees with the rules."""
+"""Finding codes and their severities (docs/records.md): where the source disagrees with the rules."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
+
+from replay.engine.outputs import Finding
 
 INFO, WARNING, VIOLATION = "info", "warning", "violation"
 
@@ -42,6 +44,6 @@ SEVERITY: Final[dict[str, str]] = {
 }
 
 
-def finding(code: str, seq: int, message: str, severity: str | None = None) -> dict[str, Any]:
-    """A finding as it appears in the record and the timeline."""
-    return {"code": code, "severity": severity or SEVERITY.get(code, WARNING), "seq": seq, "message": message}
+def finding(code: str, seq: int, message: str, severity: str | None = None) -> Finding:
+    """A finding with its code's severity (unless ``severity`` says otherwise)."""
+    return Finding(code, severity or SEVERITY.get(code, WARNING), seq, message)

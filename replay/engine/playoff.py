@@ -1,8 +1,9 @@
-"""Playoffs for drawn games that must be decided, and the parent/child links [rules.md §6].
+"""Playoff games and their links: the child's name, its record before it starts, and settled parents.
 
-KR1.0 sudden death (1 prize, first prize wins), JP3.4 tiebreak and TTH tiebreaker game (6 prizes, first
-prize lead wins) are ruleset data. The playoff is a new game ``<root>/tbN`` linked to the drawn one; a drawn
-playoff is followed by the next (``/tb2``...), and the root's result is taken from the deciding child.
+A drawn game that must be decided awaits a playoff game ``<root>/tbN`` (docs/rules.md §6); a drawn
+playoff is followed by the next one (``/tb2``...). Once a playoff game has a winner, every drawn game
+above it in the chain takes that winner with reason ``playoff`` (:func:`link_records`). Records are read
+here as typed values (``replay.engine.outputs.Record``), once.
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+import msgspec
 
-_TB = re.compile(r"^(?P<root>.+)/tb(?P<n>\d+)$")
+from replay.engine.chain import GENESIS
+from replay.engine.outputs import Chain, Drawn, PlayoffOf, Record
+
+_TB: Final = re.compile(r"^(?P<root>.+)/tb(?P<n>\d+)$")
 
 
 def child_name(match: str, parent: str | None) -> str:
@@ -26,71 +29,111 @@ def child_name(match: str, parent: str | None) -> str:
     return f"{match}/tb1"
 
 
-def require_playoff(g: Game, seq: int) -> None:
-    """A drawn game that must be decided awaits its playoff child [KR1.0; JP3.4; TTH §7.4.3.1]."""
-    assert g.match is not None
-    child = child_name(g.match, g.parent)
-    po = g.ruleset.playoff
-    g.playoff = {"kind": po.kind, "prizes": po.prizes, "child": child}
-    g.status = "awaiting_playoff"
-    if child not in g.children:
-        g.children.append(child)
-    g.emit({"type": "playoff_required", "seq": seq, "child": child, "playoff": po.kind, "prizes": po.prizes})
-
-
-def on_note(g: Game, e: Event) -> None:
-    """Annotations; an importer's note carrying a ``finding`` becomes a finding a reviewer sees."""
-    f = e.get("finding")
-    if isinstance(f, Mapping) and isinstance(f.get("code"), str):
-        sev = f.get("severity") if f.get("severity") in ("info", "warning", "violation") else "info"
-        g.find(str(f["code"]), e["seq"], str(e.get("text", "")), str(sev))
+def playoff_stub(parent: Mapping[str, Any] | Record, child: str) -> dict[str, Any]:
+    """The record of the playoff game ``child`` that ``parent`` (a record awaiting it) announced and
+    that has not started yet: replaced by the child's own record when its ``match_started`` arrives."""
+    rec = parent if isinstance(parent, Record) else Record.from_json(parent)
+    if rec.playoff is None:
+        raise ValueError(f"{rec.match} awaits no playoff")
+    root = rec.parent or rec.match
+    return Record(
+        match=child,
+        ruleset=rec.ruleset,
+        ruleset_version=rec.ruleset_version,
+        engine=rec.engine,
+        players=list(rec.players),
+        context=dict(rec.context or {}),
+        source={},
+        knockouts=[],
+        findings=[],
+        penalties=[],
+        turn=0,
+        parent=root,
+        children=[],
+        playoff_of=PlayoffOf(rec.playoff.kind, root),
+        chain=Chain("sha256", GENESIS.hex(), 0),
+        started_at=None,
+        provisional=False,
+        stub=True,
+    ).to_json()
 
 
 def link_records(records: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Settle every parent from its playoff children; returns new records (the inputs are not changed).
+    """Settle every drawn game from its playoff games; returns new records (the inputs are not changed).
 
-    A root awaiting a playoff takes the result of the first child that produces a winner (reason
-    ``playoff``); a drawn child hands over to the next one (``/tb2``...). Children list every playoff game.
+    A game awaiting a playoff (the root, or a drawn playoff game itself: ``/tb1`` awaiting ``/tb2``)
+    takes the result of the first game down its chain that produces a winner: reason ``playoff``,
+    ``result.playoff`` names that game and ``result.drawn`` keeps the draw. A drawn child hands over to
+    the next one, and ``children`` lists every playoff game met. A provisional child (an effect still
+    resolving) settles nothing yet. A record that is not an engine record is passed through and settles
+    nothing. Records settled already settle the same way again.
     """
-    out = {m: copy.deepcopy(dict(r)) for m, r in records.items()}
-    for rec in out.values():
-        if rec.get("parent") is not None:
+    typed: dict[str, Record] = {}
+    for match, rec in records.items():
+        try:
+            typed[match] = Record.from_json(rec)
+        except msgspec.ValidationError:
             continue
-        po = rec.get("playoff")
-        if rec.get("status") != "awaiting_playoff" or not isinstance(po, Mapping):
-            continue
-        children = list(rec.get("children") or [])
-        child = po.get("child")
-        while isinstance(child, str):
-            if child not in children:
-                children.append(child)
-            crec = out.get(child)
-            if crec is None or crec.get("provisional"):
-                break  # not stored yet, or an effect is still resolving in it: its result may change
-            cres = crec.get("result") or {}
-            if crec.get("status") == "finished" and cres.get("outcome") == "win":
-                res = dict(rec.get("result") or {})
-                res.update(
-                    {
-                        "outcome": "win",
-                        "winner": cres.get("winner"),
-                        "loser": cres.get("loser"),
-                        "reason": "playoff",
-                        "playoff": child,
-                        "drawn": {
-                            "reason": (rec.get("result") or {}).get("reason"),
-                            "decided_at": (rec.get("result") or {}).get("decided_at"),
-                        },
-                    }
-                )
-                rec["result"] = res
-                rec["status"] = "finished"
-                rec["playoff"] = {**po, "child": child}
-                break
-            if crec.get("status") == "awaiting_playoff" and isinstance(crec.get("playoff"), Mapping):
-                child = crec["playoff"].get("child")
-                rec["playoff"] = {**po, "child": child}
-                continue
-            break
-        rec["children"] = children
+    out: dict[str, dict[str, Any]] = {}
+    for match, rec in records.items():
+        before = typed.get(match)
+        after = settle(before, typed) if before is not None else None
+        out[match] = after.to_json() if after is not None and after != before else copy.deepcopy(dict(rec))
     return out
+
+
+def settle(rec: Record, records: Mapping[str, Record]) -> Record:
+    """``rec`` settled by its chain of playoff games in ``records`` (``rec`` itself when nothing changes).
+
+    A drawn playoff game in the chain (awaiting its own playoff, or already settled by it) hands over to
+    its playoff, so a drawn ``/tb1`` and its root are both settled by the ``/tb2`` that decides them, with
+    the same result, whether the records given are as the engine made them or settled already.
+    """
+    link = rec.playoff
+    if rec.status != "awaiting_playoff" or link is None or rec.result is None:
+        return rec
+    drawn = rec.result
+    children = list(rec.children)
+    seen: set[str] = set()
+    child = link.child
+    while child not in seen:  # a chain that loops (names reused by hand) ends where it loops
+        seen.add(child)
+        if child not in children:
+            children.append(child)
+        crec = records.get(child)
+        if crec is None or crec.provisional is True:
+            break  # not stored yet, or an effect is still resolving in it: its result may change
+        cres = crec.result
+        if crec.playoff is not None and (
+            crec.status == "awaiting_playoff" or (cres is not None and cres.reason == "playoff")
+        ):
+            child = crec.playoff.child
+            link = msgspec.structs.replace(link, child=child)
+            continue
+        if crec.status == "finished" and cres is not None and cres.outcome == "win":
+            result = msgspec.structs.replace(
+                drawn,
+                outcome="win",
+                winner=cres.winner,
+                loser=cres.loser,
+                reason="playoff",
+                playoff=child,
+                drawn=Drawn(drawn.reason, drawn.decided_at),
+            )
+            link = msgspec.structs.replace(link, child=child)
+            return msgspec.structs.replace(
+                rec, result=result, status="finished", playoff=link, children=children
+            )
+        break
+    if link == rec.playoff and children == rec.children:
+        return rec
+    return msgspec.structs.replace(rec, playoff=link, children=children)
+
+
+def playoff_games(record: Mapping[str, Any]) -> list[str]:
+    """The playoff games a record names: its children, then the game its playoff link points to."""
+    rec = Record.from_json(record)
+    games = list(rec.children)
+    if rec.playoff is not None and rec.playoff.child not in games:
+        games.append(rec.playoff.child)
+    return games

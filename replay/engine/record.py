@@ -1,66 +1,60 @@
-"""The end-of-game record (contract §3) and the public board view, and their canonical JSON."""
+"""The end-of-game record (docs/records.md) and the public board view, built from a game's state and log.
+
+The record is a :class:`replay.engine.outputs.Record`, built here and nowhere else for a game
+(``replay.engine.playoff`` builds a playoff's stub and settles parents); ``Record.to_json()`` is its JSON
+and :func:`dumps` its canonical bytes.
+"""
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from replay.engine.result import claim_agrees
+from replay.engine.chain import dumps
+from replay.engine.log import EventLog
+from replay.engine.outputs import ENGINE, Audit, Chain, PlayoffOf, PrizeCount, Record, agrees
+from replay.engine.state import State
 
-if TYPE_CHECKING:
-    from replay.engine.game import Game
-
-
-def dumps(obj: Any) -> bytes:
-    """Canonical JSON: sorted keys, no spaces, UTF-8. Records rebuilt from the same events are identical."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+__all__ = ["build_board", "build_record", "dumps"]
 
 
-def _engine() -> str:
-    from replay.engine.game import ENGINE_VERSION
-
-    return f"prizecheck {ENGINE_VERSION}"
-
-
-def build_record(g: Game) -> dict[str, Any]:
-    """The record of ``g`` as it stands (contract §3)."""
+def build_record(g: State, log: EventLog, *, provisional: bool = False) -> Record:
+    """The record of the game ``g`` whose events ``log`` holds, as it stands."""
     started = g.started or {}
-    unverified = sum(1 for k in g.knockouts if not k["verified"])
+    unverified = sum(1 for k in g.knockouts if not k.verified)
     basis = "hp" if unverified == 0 else ("claims" if unverified == len(g.knockouts) else "mixed")
     if not g.knockouts and g.source.get("hp_known") is False:
         basis = "claims"
-    return {
-        "match": g.match,
-        "ruleset": g.ruleset_id,
-        "ruleset_version": g.ruleset.version,
-        "engine": _engine(),
-        "players": list(g.players),
-        "first": g.first,
-        "context": dict(g.context),
-        "source": dict(g.source),
-        "status": g.status,
-        "result": dict(g.result) if g.result is not None else None,
-        "claimed": dict(g.claimed) if g.claimed is not None else None,
-        "agrees": claim_agrees(g.claimed, g.result),
-        "prizes": {
-            p: {"taken": pl.taken, "needed": pl.needed, "remaining": pl.prizes} for p, pl in g.p.items()
-        },
-        "knockouts": [dict(k) for k in g.knockouts],
-        "findings": [dict(f) for f in g.findings],
-        "penalties": [dict(x) for x in g.penalties],
-        "turn": g.turn,
-        "audit": {"basis": basis, "unverified_knockouts": unverified},
-        "parent": g.parent,
-        "children": list(g.children),
-        "playoff": dict(g.playoff) if g.playoff is not None else None,
-        "playoff_of": {"kind": g.playoff_kind, "parent": g.parent} if g.playoff_kind else None,
-        "chain": {"alg": "sha256", "head": g.head.hex(), "events": len(g.raw) - len(g.missing)},
-        "signature": None,
-        "started_at": started.get("at"),
-    }
+    return Record(
+        match=log.match,
+        ruleset=g.ruleset_id,
+        ruleset_version=g.ruleset.version,
+        engine=ENGINE,
+        players=list(g.players),
+        first=g.first,
+        context=dict(g.context),
+        source=dict(g.source),
+        status=g.status,
+        result=g.result,
+        claimed=g.claimed,
+        agrees=agrees(g.claimed, g.result),
+        prizes={p: PrizeCount(pl.taken, pl.needed, pl.prizes) for p, pl in g.p.items()},
+        knockouts=list(g.knockouts),
+        findings=list(g.findings),
+        penalties=list(g.penalties),
+        turn=g.turn,
+        audit=Audit(basis, unverified),
+        parent=g.parent,
+        children=list(g.children),
+        playoff=g.playoff,
+        playoff_of=PlayoffOf(g.playoff_kind, g.parent) if g.playoff_kind else None,
+        chain=Chain("sha256", log.head.hex(), log.events()),
+        signature=None,
+        started_at=started.get("at"),
+        provisional=provisional,
+    )
 
 
-def build_board(g: Game) -> dict[str, Any]:
+def build_board(g: State, log: EventLog) -> dict[str, Any]:
     """The public board: Pokémon in play and counts; never a hidden card (hands, prizes, draws)."""
     players: dict[str, Any] = {}
     for pid, pl in g.p.items():
@@ -76,12 +70,12 @@ def build_board(g: Game) -> dict[str, Any]:
             "lost_zone": pl.lost_zone,
         }
     return {
-        "match": g.match,
-        "seq": g.next_seq - 1,
+        "match": log.match,
+        "seq": log.next_seq - 1,
         "turn": g.turn,
         "source_turn": g.source_turn,
         "turn_player": g.turn_player,
         "status": g.status,
-        "result": dict(g.result) if g.result is not None else None,
+        "result": g.result.to_json() if g.result is not None else None,
         "players": players,
     }

@@ -1,4 +1,4 @@
-"""Rulesets are data (replay/engine/rulesets/*.json), versioned and named in every record [rules.md §7].
+"""Rulesets are data (replay/engine/rulesets/*.json), versioned and named in every record [docs/rules.md §7].
 
 Where the sources disagree (the playoff after a drawn game, time called), the difference is a field here,
 never an ``if ruleset == ...`` branch in the rules code.
@@ -28,7 +28,7 @@ class TimeProcedure:
 
 @dataclass(frozen=True, slots=True)
 class Playoff:
-    """How a drawn game that must be decided is played off [rules.md §6]."""
+    """How a drawn game that must be decided is played off [docs/rules.md §6]."""
 
     kind: str  # sudden_death | tiebreak | tiebreaker_game
     prizes: int
@@ -61,7 +61,7 @@ class Ruleset:
         return self
 
     def prize_value(self, rule: str | None) -> int:
-        """Base prizes for a Pokémon of this rule kind [rules.md §3 table]."""
+        """Base prizes for a Pokémon of this rule kind [docs/rules.md §3 table]."""
         return self.prizes_by_rule.get(rule or "none", 1)
 
     def time_procedure(self, date: str | None) -> TimeProcedure:

@@ -1,21 +1,20 @@
 """Setup and the Pokémon on the table: match_started, setup, played, evolved, attached, switched.
 
-[rules.md §6 Setup]: 60-card decks, 7-card hand, 6 prizes; nobody evolves a Pokémon on their own first
+[docs/rules.md §6 Setup]: 60-card decks, 7-card hand, 6 prizes; nobody evolves a Pokémon on their own first
 turn or one that came into play that turn.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from replay.engine import judgment
 from replay.engine.board import Player, Pokemon
 from replay.engine.ruleset import load_ruleset
-
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+from replay.engine.state import Event, State
 
 
-def on_match_started(g: Game, e: Event) -> None:
+def on_match_started(g: State, e: Event) -> None:
     if g.started is not None:
         g.find("duplicate_seq", e["seq"], "a second match_started; ignored")
         return
@@ -37,7 +36,12 @@ def on_match_started(g: Game, e: Event) -> None:
     kind = g.source.get("kind")
     g.reports_knockouts = bool(g.source.get("reports_knockouts", kind == "digital"))
     g.parent = e.get("parent")
-    g.playoff_kind = e.get("playoff")
+    # A game that names its parent is that game's playoff, with or without the "playoff" field: its
+    # ruleset's playoff gives its kind, its prizes and how it is won [docs/rules.md §6].
+    kind = e.get("playoff")
+    g.playoff_kind = (
+        str(kind) if kind is not None else g.ruleset.playoff.kind if g.parent is not None else None
+    )
     # A drawn game must be decided when the producer says so, in single elimination [TTH §7.4.3.1],
     # and always in a playoff game (a drawn sudden death is followed by another one [KR1.0]).
     g.must_decide = bool(
@@ -49,7 +53,7 @@ def on_match_started(g: Game, e: Event) -> None:
     g.p = {pid: Player(pid, deck, prizes) for pid in g.players}
 
 
-def _place(g: Game, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None:
+def _place(g: State, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None:
     pid = str(slot.get("pid"))
     if pid in g.mons:
         g.find("unknown_pokemon", seq, f"pid {pid!r} is already in play; the new card is ignored")
@@ -63,11 +67,11 @@ def _place(g: Game, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None
         pl.bench.append(pid)
 
 
-def on_setup(g: Game, e: Event) -> None:
+def on_setup(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
-    # The 7-card opening hand and the prize cards are set aside implicitly [contract §1 setup].
+    # The 7-card opening hand and the prize cards are set aside implicitly [docs/events.md, setup].
     pl.mulligans = int(e.get("mulligans", 0))
     pl.move("deck", "hand", g.ruleset.hand)
     pl.move("deck", "prizes", pl.needed)
@@ -78,7 +82,7 @@ def on_setup(g: Game, e: Event) -> None:
             _place(g, pl, slot, "bench", e["seq"])
 
 
-def on_played(g: Game, e: Event) -> None:
+def on_played(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
@@ -86,13 +90,14 @@ def on_played(g: Game, e: Event) -> None:
     _place(g, pl, {"pid": e.get("pid"), "card": e.get("card")}, to, e["seq"])
 
 
-def on_evolved(g: Game, e: Event) -> None:
+def on_evolved(g: State, e: Event) -> None:
     mon = g.mon(e)
     pl = g.player(e)
     if mon is None or pl is None:
         return
     seq = e["seq"]
-    # [rules.md §6]: not on the player's own first turn, nor a Pokémon that came into play this turn.
+    # [docs/rules.md §6 Setup]: not on the player's own first turn, nor a Pokémon that came into play
+    # this turn.
     if not g.ruleset.first_turn_evolve and g.turn_player == pl.id and pl.turns <= 1 and g.turn > 0:
         g.find("evolved_too_early", seq, f"{pl.id} evolved {mon.name} ({mon.pid}) on their first turn")
     elif mon.entered_turn == g.turn or (mon.evolved_turn == g.turn and not e.get("effect")):
@@ -106,7 +111,7 @@ def on_evolved(g: Game, e: Event) -> None:
         g.effect_seq = seq
 
 
-def on_attached(g: Game, e: Event) -> None:
+def on_attached(g: State, e: Event) -> None:
     mon = g.mon(e)
     pl = g.player(e)
     if mon is None or pl is None:
@@ -125,7 +130,7 @@ def on_attached(g: Game, e: Event) -> None:
         pl.in_play -= 1
 
 
-def on_switched(g: Game, e: Event) -> None:
+def on_switched(g: State, e: Event) -> None:
     pl = g.player(e)
     mon = g.mon(e)
     if pl is None or mon is None:
@@ -136,9 +141,7 @@ def on_switched(g: Game, e: Event) -> None:
         return
     if pl.active is None:
         # A new Active after a knockout, reported as a switch: the same as a promotion.
-        from replay.engine.knockout import promote
-
-        promote(g, pl, mon, e["seq"])
+        judgment.promote(g, pl, mon, e["seq"])
         return
     old = g.mons[pl.active]
     old.conditions = []  # moving to the Bench ends Special Conditions

@@ -1,30 +1,26 @@
 """Turns and the draw: turn_started (the deck-out check), drew, moved, turn_ended.
 
-[rules.md §1.3] A player loses by deck-out only when their own turn starts with an empty deck and the
+[docs/rules.md §1.3] A player loses by deck-out only when their own turn starts with an empty deck and the
 mandatory draw is impossible; never when the deck reaches 0 during a turn, never when an effect asks for
 more cards than the deck holds (the player just takes what there is).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from replay.engine import knockout, penalties, result
+from replay.engine import claims, judgment
 from replay.engine.board import ZONES
-
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+from replay.engine.state import Event, State
 
 
-def on_turn_started(g: Game, e: Event) -> None:
+def on_turn_started(g: State, e: Event) -> None:
     seq = e["seq"]
     pl = g.player(e)
     if pl is None:
         return
     if g.window is not None:
-        knockout.close_window(g, seq)
-    if g.unclaimed:
-        knockout.report_unclaimed(g, seq)
+        judgment.close_window(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)
     expected = g.first if g.turn == 0 else g.next_turn_player()
     if pl.id != expected:
         g.find("turn_order", seq, f"turn started for {pl.id}, expected {expected}")
@@ -35,7 +31,7 @@ def on_turn_started(g: Game, e: Event) -> None:
     if isinstance(number, int | float) and not isinstance(number, bool):
         g.source_turn = int(number)  # what the table and the stream call this turn (the overlay shows it)
     # Time called: the turns allowed after time are counted at each turn start [TTH §7.4.3].
-    if g.time is not None and penalties.time_turn_started(g, seq):
+    if g.time is not None and judgment.time_turn_started(g, g.time, seq):
         return
     g.turn += 1
     g.turn_player = pl.id
@@ -53,9 +49,9 @@ def on_turn_started(g: Game, e: Event) -> None:
             pl.hand += pl.deck - seen
             pl.deck = seen
     if pl.deck <= 0:
-        # [rules.md §1.3] the mandatory draw is impossible: the turn player loses.
+        # [docs/rules.md §1.3] the mandatory draw is impossible: the turn player loses.
         g.emit({"type": "deck_out", "seq": seq, "player": pl.id})
-        result.decide(
+        judgment.decide(
             g,
             seq,
             winner=g.opponent(pl.id),
@@ -64,7 +60,7 @@ def on_turn_started(g: Game, e: Event) -> None:
         )
 
 
-def on_drew(g: Game, e: Event) -> None:
+def on_drew(g: State, e: Event) -> None:
     pl = g.p.get(e["player"])
     if pl is None:
         g.player(e)
@@ -85,7 +81,7 @@ def on_drew(g: Game, e: Event) -> None:
         )
 
 
-def on_moved(g: Game, e: Event) -> None:
+def on_moved(g: State, e: Event) -> None:
     pl = g.p.get(e["player"])
     if pl is None:
         g.player(e)
@@ -100,17 +96,17 @@ def on_moved(g: Game, e: Event) -> None:
         g.find("card_count", e["seq"], f"{pl.id}'s {src} would hold {pl.zone(src)} cards after this move")
 
 
-def on_turn_ended(g: Game, e: Event) -> None:
+def on_turn_ended(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.result is not None:
         return
     if g.window is not None:
-        knockout.close_window(g, seq)
+        judgment.close_window(g, seq)
     pl = g.player(e)
     if pl is None:
         return
     if pl.id != g.turn_player:
         g.find("turn_order", seq, f"{pl.id} ended a turn that was {g.turn_player}'s")
     g.turn_open = False
-    if g.unclaimed:
-        knockout.report_unclaimed(g, seq)
+    if g.unclaimed or g.prizes_claimed:
+        claims.close(g, seq)

@@ -324,7 +324,7 @@ _FAST: Final = _fast_types(EVENT_TYPES, _EVENTS_SCHEMA["$defs"])
 
 
 def validate_event(event: object, *, file: str | None = None, line: int | None = None) -> None:
-    """Check one event against ``schemas/events.schema.json`` (contract §1).
+    """Check one event against ``schemas/events.schema.json`` (docs/events.md).
 
     Returns ``None`` if the event is valid; unknown extra fields are allowed. Otherwise raises
     :class:`replay.engine.errors.EventError` naming the field (``card.hp``), and the event's match and seq
@@ -365,7 +365,7 @@ def validate_event(event: object, *, file: str | None = None, line: int | None =
 
 
 def validate_record(record: object) -> None:
-    """Check an end-of-game record against ``schemas/record.schema.json`` (contract §3).
+    """Check an end-of-game record against ``schemas/record.schema.json`` (docs/records.md).
 
     Raises :class:`RecordError` naming the field (``result.reason``, ``knockouts[2].window``) and the
     record's match.

@@ -1,20 +1,16 @@
 """Cards between zones that no rule judges: discards, Trainers played, Stadiums, searches, cards to the
-hand, shuffles (contract §1: discarded, trainer_played, searched, to_hand, shuffled).
+hand, shuffles (docs/events.md: discarded, trainer_played, searched, to_hand, shuffled).
 
 They keep each player's zone counts true to the source (deck, hand, discard pile, Prize cards, Stadium),
-so the board shows what the log implies and the deck-out check [rules.md §1.3] counts the right deck.
+so the board shows what the log implies and the deck-out check [docs/rules.md §1.3] counts the right deck.
 A count that would go below zero is a ``card_count`` finding (the source moved cards the events never
 put there), never an error.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from replay.engine.board import ZONES, Player
-
-if TYPE_CHECKING:
-    from replay.engine.game import Event, Game
+from replay.engine.state import Event, State
 
 
 def _count(e: Event) -> int:
@@ -22,13 +18,13 @@ def _count(e: Event) -> int:
     return int(e.get("count", len(cards) if isinstance(cards, list) else 1))
 
 
-def _move(g: Game, pl: Player, src: str, dst: str, n: int, seq: int) -> None:
+def _move(g: State, pl: Player, src: str, dst: str, n: int, seq: int) -> None:
     pl.move(src, dst, n)
     if src != "deck" and pl.zone(src) < 0:
         g.find("card_count", seq, f"{pl.id}'s {src} would hold {pl.zone(src)} cards after this move")
 
 
-def on_discarded(g: Game, e: Event) -> None:
+def on_discarded(g: State, e: Event) -> None:
     """Cards to the discard pile: from the hand (default), another zone, or attached to a Pokémon (pid)."""
     pl = g.player(e)
     if pl is None:
@@ -54,7 +50,7 @@ def on_discarded(g: Game, e: Event) -> None:
         _move(g, pl, src, "discard", n, e["seq"])
 
 
-def on_trainer_played(g: Game, e: Event) -> None:
+def on_trainer_played(g: State, e: Event) -> None:
     """A Trainer card is played from the hand. Items and Supporters go to the discard pile; a Stadium goes
     into play and the Stadium in play, whoever's, goes to its owner's discard pile; a Tool stays in the
     hand for the ``attached`` event that follows."""
@@ -72,14 +68,14 @@ def on_trainer_played(g: Game, e: Event) -> None:
         _move(g, pl, "hand", "discard", 1, e["seq"])
 
 
-def on_searched(g: Game, e: Event) -> None:
+def on_searched(g: State, e: Event) -> None:
     """Cards taken from the deck into the hand by an effect (revealed); never a deck-out [rules.md §1.3]."""
     pl = g.player(e)
     if pl is not None:
         pl.move("deck", "hand", _count(e))
 
 
-def on_to_hand(g: Game, e: Event) -> None:
+def on_to_hand(g: State, e: Event) -> None:
     """Cards into the hand from another zone (discard pile, Lost Zone, Prize cards by an effect)."""
     pl = g.player(e)
     if pl is None:
@@ -89,7 +85,7 @@ def on_to_hand(g: Game, e: Event) -> None:
         _move(g, pl, src, "hand", _count(e), e["seq"])
 
 
-def on_shuffled(g: Game, e: Event) -> None:
+def on_shuffled(g: State, e: Event) -> None:
     """A zone is shuffled; with ``from``, the cards moved from there into it first."""
     pl = g.player(e)
     if pl is None:

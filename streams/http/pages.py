@@ -27,6 +27,9 @@ import msgpack
 from aiohttp import web
 
 from replay import Game
+from replay.engine.log import EventLog
+from replay.engine.record import build_board
+from replay.engine.state import State
 from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, rule_ref
 
@@ -106,27 +109,27 @@ def replay_until(entries: list[ArchivedEvent], seq: int) -> dict[str, Any]:
                 extra.append({"kind": entry.kind, "event": ev})
     start = len(game.timeline) if mark is None else mark
     view = game.resolved()
-    if view is not game:
+    if view is not game.state:
         # Does the effect end here? It does unless the next event goes on with it (its outputs would then
         # carry a later seq). The view's board and timeline are read before the game moves on.
-        state = _state(view, start, seq)
-        plain = _state(game, start, seq)
+        state = _state(view, game.log, start)
+        plain = _state(game.state, game.log, start)
         if after is not None:
             known = len(game.timeline)
             game.apply(_unpack(after.data))
             if not any(o.get("seq") == seq for o in game.timeline[known:]):
                 state = plain
     else:
-        state = _state(game, start, seq)
+        state = _state(game.state, game.log, start)
     return {"seq": seq, "event": event, "extra": extra, **state}
 
 
-def _state(game: Game, start: int, seq: int) -> dict[str, Any]:
+def _state(state: State, log: EventLog, start: int) -> dict[str, Any]:
     return {
-        "outputs": list(game.timeline[start:]),
-        "board": game.board(),
-        "status": game.status,
-        "findings_so_far": len(game.findings),
+        "outputs": list(state.timeline[start:]),
+        "board": build_board(state, log),
+        "status": state.status,
+        "findings_so_far": len(state.findings),
     }
 
 

@@ -224,7 +224,7 @@ def _replayed(streams: list[list[dict[str, Any]]], pack: Callable[[dict[str, Any
     for stream in streams:
         game = Game()
         outputs = [game.apply_msgpack(pack(e)) for e in stream]
-        out.append((dumps(game.record()), game.heads, game.raw, outputs))
+        out.append((dumps(game.record()), game.log.heads, game.log.raw, outputs))
     return out
 
 
@@ -234,7 +234,7 @@ def test_apply_msgpack_derives_what_apply_derives_however_the_keys_are_ordered()
     for stream in streams:
         game = Game()
         outputs = [game.apply(e) for e in stream]
-        expected.append((dumps(game.record()), game.heads, game.raw, outputs))
+        expected.append((dumps(game.record()), game.log.heads, game.log.raw, outputs))
     assert _replayed(streams, chain.canonical_bytes) == expected  # the fast path
     assert _replayed(streams, msgpack.packb) == expected  # keys as the simulator wrote them
     # a duplicate, sent again as canonical bytes, is still recognised as one (no finding)

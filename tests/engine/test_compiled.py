@@ -9,6 +9,7 @@ silently did not happen fails here instead of testing the pure engine twice.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import importlib
 import json
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import sysconfig
 
+import msgspec
 import pytest
 
 import replay
@@ -53,7 +55,7 @@ def test_compiled_modules_are_current_and_imported() -> None:
     if "replay/engine/_link.c" in modules:
         assert chain.C_LINK is not None
     # A native class: no __dict__, attributes in C slots.
-    assert not hasattr(game.Game(), "__dict__")
+    assert not hasattr(game.Game(), "__dict__") and not hasattr(game.Game().state, "__dict__")
 
 
 def test_compiled_engine_derives_what_the_pure_engine_derives() -> None:
@@ -76,18 +78,43 @@ def test_compiled_engine_derives_what_the_pure_engine_derives() -> None:
     assert not any("Error" in d for d in compiled)
 
 
-def test_copies_name_every_attribute() -> None:
-    """resolved() copies a Game attribute by attribute (a compiled class has no __dict__ for deepcopy):
-    the lists it copies must name every attribute, compiled or not."""
+def test_a_copy_of_the_state_has_every_field() -> None:
+    """Game.record() resolves a pending effect on a copy of the state: copy.deepcopy of native dataclasses
+    (compiled) or plain ones. Every field is copied, with equal values, and no container is shared."""
+    from replay.sources import simulate
 
-    def attributes(obj: object) -> set[str]:
-        cls = type(obj)
-        names = getattr(cls, "__mypyc_attrs__", None) or getattr(cls, "__slots__", None)
-        return set(names) if names is not None else set(vars(obj))
+    (stream,) = simulate.simulate_series(11, scenario="prizes")[:1]
+    g = game.Game()
+    for event in stream[: len(stream) // 2]:
+        g.apply(event)
+    st = g.state
+    twin = copy.deepcopy(st)
+    names = [f.name for f in dataclasses.fields(st)]
+    assert {"p", "mons", "knockouts", "timeline", "result", "window_claims"} <= set(names)
+    for name in names:
+        a, b = getattr(st, name), getattr(twin, name)
+        assert _plain(a) == _plain(b), name
+        if isinstance(a, list | dict | set):
+            assert a is not b, name
+    for pid, pl in st.p.items():
+        assert twin.p[pid] is not pl and twin.p[pid].bench is not pl.bench
+    assert all(twin.mons[pid] is not mon for pid, mon in st.mons.items())
 
-    assert attributes(game.Game()) == set(game.GAME_STATE)
-    assert attributes(board.Pokemon("p", "a", {}, 0)) == set(board.POKEMON_FIELDS)
-    assert attributes(board.Player("a", 60, 6)) == set(board.PLAYER_FIELDS)
+
+def _plain(value: object) -> object:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, board.Player | board.Pokemon):
+        # a native class (compiled) lists its attributes in __mypyc_attrs__; a plain one in __dict__
+        names = getattr(type(value), "__mypyc_attrs__", None) or vars(value)
+        return {name: _plain(getattr(value, name)) for name in names if not name.startswith("__")}
+    if isinstance(value, msgspec.Struct):
+        return msgspec.to_builtins(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def test_the_c_link_is_sha256_of_head_and_canonical_bytes() -> None:
@@ -120,11 +147,11 @@ def test_a_deep_copy_of_a_game_goes_on_alone() -> None:
         original.apply(event)
     before = dumps(original.record()), dumps(original.board())
     twin = copy.deepcopy(original)
-    assert twin.p is not original.p and twin.mons is not original.mons
+    assert twin.state.p is not original.state.p and twin.state.mons is not original.state.mons
     for event in stream[half:]:
         twin.apply(event)
     assert (dumps(original.record()), dumps(original.board())) == before
     for event in stream[half:]:
         original.apply(event)
     assert dumps(original.record()) == dumps(twin.record())
-    assert original.head == twin.head and original.status == "finished"
+    assert original.log.head == twin.log.head and original.status == "finished"

@@ -114,7 +114,7 @@ def test_checkup_knockout_ends_the_game_before_the_next_draw() -> None:
     assert "event_after_end" in codes(r)
 
 
-# ---------------------------------------------------------------- prizes [rules.md §3]
+# ---------------------------------------------------------------- prizes [docs/rules.md §3]
 @pytest.mark.parametrize(
     ("c", "prizes"),
     [
@@ -159,8 +159,9 @@ def test_prize_claim_that_disagrees_is_a_finding() -> None:
     s.add("turn_ended", player="ash")
     s.turn("misty")
     s.attack("misty", "m1", ("a2", 200), claims=("a2",))
-    s.add("prize_taken", player="misty", count=1)
+    s.add("prize_taken", player="misty", count=1)  # of 2: short once the claim is over (turn_ended)
     s.add("prize_taken", player="ash", count=1)
+    s.add("turn_ended", player="misty")
     r = s.record()
     assert "prize_count_mismatch" in codes(r)
     assert "prize_without_ko" in codes(r)
@@ -194,7 +195,7 @@ def test_right_promotion_order_is_not_a_finding() -> None:
     assert r["result"] is None
 
 
-# ---------------------------------------------------------------- deck-out [rules.md §1.3]
+# ---------------------------------------------------------------- deck-out [docs/rules.md §1.3]
 def test_deck_out_only_at_the_start_of_the_turn() -> None:
     s = basic(deck=14)  # 14 - 7 hand - 6 prizes = 1 card left after setup
     s.turn("ash")  # draws the last card
@@ -334,7 +335,7 @@ def test_result_mismatch_with_the_claim() -> None:
     assert r["agrees"] is False and "result_mismatch" in codes(r)
 
 
-# ---------------------------------------------------------------- playoffs [rules.md §6]
+# ---------------------------------------------------------------- playoffs [docs/rules.md §6]
 def drawn(ruleset: str, match: str = "g1") -> Stream:
     return drawn_game(match, ruleset)
 
@@ -343,7 +344,7 @@ def child(ruleset: str, name: str, parent: str, playoff: str, prizes: int) -> St
     s = Stream(name, ruleset=ruleset, parent=parent, playoff=playoff, first="misty")
     s.setup("ash", ("a1", card("Pikachu", 30)), ("a2", card("Pichu", 30)))
     s.setup("misty", ("m1", card("Staryu", 30)), ("m2", card("Starmie", 30)))
-    assert s.game().p["ash"].needed == prizes
+    assert s.game().state.p["ash"].needed == prizes
     return s
 
 
@@ -482,7 +483,7 @@ def test_correction_voids_an_event_and_the_game_is_re_derived() -> None:
 
 def test_sixty_cards_are_conserved() -> None:
     g = full_game().game()
-    for pl in g.p.values():
+    for pl in g.state.p.values():
         assert pl.total() == 60
 
 

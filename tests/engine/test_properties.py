@@ -1,12 +1,12 @@
 """Property tests: the engine against the simulator, over thousands of games (a perft-style cross-check).
 
 The simulator (replay/sources/simulate.py) and the engine (replay/engine/: game.py and the rule modules) are
-written
-independently from rules.md; a disagreement means one of them is wrong. Checked here: the engine's record
-agrees with every simulated game's claimed result (outcome, winner and reason) with no findings on fault-free
-games; the engine's books (prizes, zone counts) match the simulator's and the test ledger's; records are
-deterministic and byte-identical whatever the chunking, with exact duplicates re-sent and the input shuffled;
-playoff parents are settled from their children by ``link_records``; injected source faults are found.
+written independently from the rules (docs/rules.md); a disagreement means one of them is wrong. Checked
+here: the engine's record agrees with every simulated game's claimed result (outcome, winner and reason)
+with no findings on fault-free games; the engine's books (prizes, zone counts) match the simulator's and
+the test ledger's; records are deterministic and byte-identical whatever the chunking, with exact
+duplicates re-sent and the input shuffled; playoff parents are settled from their children by
+``link_records``; injected source faults are found.
 """
 
 from __future__ import annotations

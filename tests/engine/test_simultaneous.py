@@ -10,7 +10,7 @@ import pytest
 
 from tests.builder import Stream, card
 
-# The table as printed in rules.md §4 (JP3.4), plus the five rows it leaves to the counting rule.
+# The table as printed in docs/rules.md §4 (JP3.4), plus the five rows it leaves to the counting rule.
 # (A, B, C, D) -> result for me (ash): "win" | "loss" | "draw" | None (game goes on).
 TABLE = [
     ((1, 0, 1, 0), "draw"),

@@ -378,7 +378,7 @@ async def test_playoff_children_are_linked_and_settle_the_parent(any_store: Stor
         "playoff",
         "ash",
     )
-    assert await any_store.matches(status="finished") == ["g1", "g1/tb2"]
+    assert await any_store.matches(status="finished") == ["g1", "g1/tb1", "g1/tb2"]  # /tb1 settled too
     # the parent's owner restarts and goes on: still settled, still what the CLI prints
     again = IngestCore(any_store)
     note = {"match": "g1", "seq": len(parent.events) + 1, "type": "note", "text": "signed off"}

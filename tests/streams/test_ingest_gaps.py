@@ -1,0 +1,52 @@
+"""A single event with a huge seq through the ingest core: one gap, bounded memory (issue 10 item 1: the
+engine recorded every missing seq, and the service died once the gap timeout handed it the event)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+from replay import replay_records
+from replay.engine.record import dumps
+from streams.ingest import IngestCore, unpack_record
+from streams.store import Store
+from tests.builder import Stream, card
+
+HUGE = 10**12
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_a_huge_seq_is_one_gap_once_it_times_out(any_store: Store) -> None:
+    s = Stream()
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    far = {"match": "m1", "seq": HUGE, "type": "note", "text": "far away"}
+    clock = Clock()
+    core = IngestCore(any_store, gap_timeout=5.0, clock=clock)
+    for e in s.events:
+        assert (await core.ingest(e)).status == "applied"
+    assert (await core.ingest(far)).status == "buffered"
+    clock.now += 10
+    tracemalloc.start()
+    try:
+        flushed = await core.flush_gaps()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [(o.status, o.applied) for o in flushed] == [("applied", [HUGE])]
+    assert peak < 5_000_000, f"{peak} bytes to report one gap"
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None
+    assert dumps(record) == dumps(replay_records([*s.events, far])["m1"])
+    assert [f["code"] for f in record["findings"]] == ["seq_gap"] and record["chain"]["events"] == 4
+    # the next event of the match goes on from there; a restarted owner rebuilds the same record
+    nxt = {"match": "m1", "seq": HUGE + 1, "type": "note", "text": "next"}
+    assert (await core.ingest(nxt)).status == "applied"
+    rebuilt = await IngestCore(any_store).rebuild("m1")
+    assert rebuilt is not None and rebuilt["chain"]["events"] == 5
