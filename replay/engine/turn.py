@@ -99,6 +99,9 @@ def on_moved(g: State, e: Event) -> None:
 def on_turn_ended(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.result is not None:
+        # The game is over, but the source's claims about its last knockouts still end with the turn.
+        if g.unclaimed or g.prizes_claimed:
+            claims.close(g, seq)
         return
     if g.window is not None:
         judgment.close_window(g, seq)

@@ -82,7 +82,9 @@ def test_swiss_pairings_byes_drops_and_top_cut() -> None:
     assert tbs and all(r["context"]["stage"] == "single_elimination" for r in tbs)
     (tb2,) = [r for r in tbs if r["match"].endswith("/tb2")][:1]
     tb1 = lg.records[tb2["match"][: -len("/tb2")] + "/tb1"]
-    assert tb1["result"]["outcome"] == "draw" and tb2["parent"] == tb1["parent"]
+    # the first tiebreak was drawn; its own playoff (tb2) decided, it is settled from it too
+    assert tb1["result"]["reason"] == "playoff" and tb1["result"]["drawn"]["reason"] == "simultaneous"
+    assert tb2["parent"] == tb1["parent"]
     assert lg.records[tb2["parent"]]["result"]["reason"] == "playoff"
 
 

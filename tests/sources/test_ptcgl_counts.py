@@ -52,6 +52,6 @@ def test_no_count_goes_below_zero_and_sixty_cards_stay_sixty() -> None:
     game = Game()
     for ev in res.events:
         game.apply(ev)
-        for pl in game.p.values():
+        for pl in game.state.p.values():
             assert pl.total() == 60
-    assert not [f for f in game.findings if f["code"] == "card_count"]
+    assert not [f for f in game.findings if f.code == "card_count"]

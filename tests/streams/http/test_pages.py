@@ -221,7 +221,8 @@ async def test_the_battle_log_tells_the_game_in_sentences(served: Served) -> Non
     s.add("damage", pid="m2", amount=320)
     s.add("knocked_out", pid="m2")
     s.add("attack_ended")
-    s.add("prize_taken", player="ash", count=1)  # a prize short: a finding
+    s.add("prize_taken", player="ash", count=1)  # a prize short: a finding once the claims are over
+    s.add("turn_ended", player="ash")
     await served.post(s.events)
     log = (await served.get_json("/review/bl1/meta"))["log"]
     assert [line["seq"] for line in log] == [e["seq"] for e in s.events]
