@@ -14,8 +14,7 @@ import sys
 from collections import Counter, defaultdict
 from typing import Any
 
-from replay import link_records, replay_events
-from replay.cli.common import load_events, read_records
+from replay.cli.common import read_records, replayed_records
 from replay.engine.errors import InputError
 from replay.engine.record import dumps
 from replay.series import standings
@@ -117,8 +116,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.records:
         records = read_records(args.files)
     else:
-        games = replay_events(load_events(args.files))
-        records = list(link_records({m: g.record() for m, g in games.items()}).values())
+        records = list(replayed_records(args.files).values())
     if args.league:
         records = [r for r in records if (r.get("context") or {}).get("league") == args.league]
     if args.season:

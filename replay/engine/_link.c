@@ -238,11 +238,49 @@ canonical_(PyObject *module, PyObject *raw)
     return PyBool_FromLong(ok);
 }
 
+/* True when s[0:n] is UTF-8 as Python's strict decoder reads it: no overlong forms, no surrogates, nothing
+ * above U+10FFFF. */
+static int
+utf8_ok(const unsigned char *s, uint64_t n)
+{
+    const unsigned char *end = s + n;
+    while (s < end) {
+        unsigned char c = *s;
+        if (c < 0x80) {
+            s++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            if (end - s < 2 || (s[1] & 0xc0) != 0x80)
+                return 0;
+            s += 2;
+        }
+        else if (c >= 0xe0 && c <= 0xef) {
+            if (end - s < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+                return 0;
+            if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f))
+                return 0; /* overlong, or a surrogate */
+            s += 3;
+        }
+        else if (c >= 0xf0 && c <= 0xf4) {
+            if (end - s < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+                return 0;
+            if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+                return 0; /* overlong, or above U+10FFFF */
+            s += 4;
+        }
+        else
+            return 0;
+    }
+    return 1;
+}
+
 /* frames(data, start, limit) -> list[bytes]: the messages of a MessagePack stream (objects one after
  * the other, as a .msgpack event file holds them) from byte `start`, at most `limit` of them, each as bytes
  * of its own (what Game.apply_msgpack takes). It only finds where each message ends: the decoders check
- * what is inside. It stops at the end of the data, or before a message that runs past it or holds the
- * never-used byte 0xc1: the caller reads from there with a full decoder, for its error. Iterative (no
+ * what is inside, but for its strings' UTF-8 (a decoder skips the fields it does not know unread). It stops
+ * at the end of the data, or before a message that runs past it, holds the never-used byte 0xc1 or a
+ * string that is not UTF-8: the caller reads from there with a full decoder, for its error. Iterative (no
  * recursion, whatever the nesting); a count of items still to skip that exceeds the bytes left stops it. */
 static Py_ssize_t
 message_end(const unsigned char *p, const unsigned char *end)
@@ -302,6 +340,9 @@ message_end(const unsigned char *p, const unsigned char *end)
             }
         }
         if (payload > (uint64_t)(end - q))
+            return -1;
+        /* strings must be UTF-8 (the decoders skip fields they do not know without reading them) */
+        if (((b & 0xe0) == 0xa0 || b == 0xd9 || b == 0xda || b == 0xdb) && !utf8_ok(q, payload))
             return -1;
         q += payload;
         pending += items;
