@@ -77,9 +77,9 @@ class _Seen(NamedTuple):
     seq: Any
 
 
-def _frames_python(data: Any, start: int, limit: int) -> list[bytes]:
-    """:func:`replay.engine._link.frames` without the C extension: msgpack's own skipping, and its strict
-    reading of strings (UTF-8) for each message."""
+def _frames_python(data: Any, start: int, limit: int, utf8: bool = False) -> list[bytes]:
+    """:func:`replay.engine._link.frames` without the C extension: msgpack's own skipping (``utf8``: and
+    its strict reading of each message's strings, as ``span`` checks them)."""
     import msgpack
 
     view = memoryview(data)[start:]
@@ -94,12 +94,13 @@ def _frames_python(data: Any, start: int, limit: int) -> list[bytes]:
             break
         nxt = unpacker.tell()
         frame = bytes(view[end:nxt])
-        try:  # only the strings matter here: lists as tuples (hashable keys), ext types left as they are
-            msgpack.unpackb(frame, raw=False, strict_map_key=False, use_list=False, ext_hook=_ext)
-        except UnicodeDecodeError:
-            break
-        except Exception:
-            pass
+        if utf8:
+            try:  # only the strings matter here: lists as tuples (hashable keys), ext types left alone
+                msgpack.unpackb(frame, raw=False, strict_map_key=False, use_list=False, ext_hook=_ext)
+            except UnicodeDecodeError:
+                break
+            except Exception:
+                pass
         out.append(frame)
         end = nxt
     return out
@@ -109,15 +110,21 @@ def _ext(code: int, data: bytes) -> None:
     return None
 
 
-def _c_frames() -> Any:
+def _span_python(data: Any, start: int, limit: int) -> tuple[int, int]:
+    """:func:`replay.engine._link.span` without the C extension."""
+    frames = _frames_python(data, start, limit, utf8=True)
+    return len(frames), start + sum(map(len, frames))
+
+
+def _c_frames() -> tuple[Any, Any]:
     try:
-        from replay.engine._link import frames
+        from replay.engine._link import frames, span
     except ImportError:
-        return _frames_python
-    return frames
+        return _frames_python, _span_python
+    return frames, span
 
 
-_frames = _c_frames()
+_frames, _span = _c_frames()
 
 
 def open_input(path: str) -> EventFile:
@@ -224,23 +231,21 @@ class EventFile:
         accepts = event_decoders().accepts
         pos, index = self.start, 0  # index: events read so far
         while pos < self.size:
-            frames = _frames(data, pos, CHUNK_EVENTS)
-            if not frames:
+            n, end = _span(data, pos, CHUNK_EVENTS)
+            if n == 0:
                 self._msgpack_error(pos, index)
-            size = sum(map(len, frames))
             try:
-                items = decode_array(
-                    b"".join((_array_header(len(frames)), memoryview(data)[pos : pos + size]))
-                )
+                items = decode_array(b"".join((_array_header(n), memoryview(data)[pos:end])))
                 typed = accepts(items)
             except (msgspec.ValidationError, msgspec.DecodeError):
                 typed = False
             if not typed:
+                frames = _frames(data, pos, n)
                 items = [self._msgpack_one(f, index + i + 1) for i, f in enumerate(frames)]
-            self._chunks.append(_Chunk(pos, pos + size, len(frames), typed, index + 1))
-            yield Checked(list(map(_match_of, items)), list(map(_seq_of, items)), size)
-            pos += size
-            index += len(frames)
+            self._chunks.append(_Chunk(pos, end, n, typed, index + 1))
+            yield Checked(list(map(_match_of, items)), list(map(_seq_of, items)), end - pos)
+            pos = end
+            index += n
 
     def _msgpack_one(self, frame: bytes, position: int) -> Any:
         """One message the chunk's decoder refused: the typed decoder alone, else the dict way."""

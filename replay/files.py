@@ -22,7 +22,8 @@ in the order their games (and playoff families) are completed in the input.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress, count
 from operator import le, ne
 from typing import Any, NamedTuple, Protocol
@@ -146,10 +147,8 @@ class _Fold:
                 game = self.games.get(k)
                 if game is None:
                     game = self.games[k] = Game()
-                apply = game.apply_msgpack if raw else game.apply
-                try:
-                    for event in events[a:b]:
-                        apply(event)
+                try:  # each event to the engine, in C: map over the run, nothing kept
+                    _drain(map(game.apply_msgpack if raw else game.apply, events[a:b]))
                 except Exception as exc:  # the first event the engine could not take, and the rest
                     if at is None:
                         raise
@@ -221,6 +220,9 @@ class _Fold:
     def rest(self) -> Iterator[Replayed]:
         """What still waits once every event is applied (``keep``: every game)."""
         yield from self._release(list(self.waiting))
+
+
+_drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iterator out, keeping nothing
 
 
 def _seq(item: tuple[Any, bool, _Where | None]) -> Any:

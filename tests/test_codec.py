@@ -20,7 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import replay.codec as codec
-from replay.codec import EventFile, _frames_python, _json_dicts, _number, encode_jsonl, encode_msgpack
+from replay.codec import (
+    EventFile,
+    _frames_python,
+    _json_dicts,
+    _number,
+    _span_python,
+    encode_jsonl,
+    encode_msgpack,
+)
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import InputError
 from replay.engine.validate import validate_event
@@ -29,8 +37,9 @@ from tests.engine.test_validate_fast import BASES, mutate, stamp
 
 try:
     from replay.engine._link import frames as c_frames
+    from replay.engine._link import span as c_span
 except ImportError:  # a plain-Python install: the reader splits with msgpack
-    c_frames = None
+    c_frames = c_span = None
 needs_c = pytest.mark.skipif(c_frames is None, reason="replay/engine/_link.c is not built")
 
 
@@ -303,6 +312,7 @@ def test_frames_split_a_stream_where_msgpack_does(values: list[Any], single_floa
     data = b"".join(messages)
     assert c_frames is not None
     assert c_frames(data, 0, 10**6) == messages == _frames_python(data, 0, 10**6)
+    assert c_span is not None and c_span(data, 0, 10**6) == (len(messages), len(data))
     assert c_frames(data, 0, 2) == messages[:2]
     if messages:
         assert c_frames(data, len(messages[0]), 10**6) == messages[1:]
@@ -317,9 +327,12 @@ def test_frames_split_a_stream_where_msgpack_does(values: list[Any], single_floa
 @given(st.binary(max_size=64))
 def test_frames_answer_any_bytes(data: bytes) -> None:
     """Untrusted input to C code: any bytes give whole messages msgpack reads, never a crash."""
-    assert c_frames is not None
+    assert c_frames is not None and c_span is not None
     got = c_frames(data, 0, 100)
     assert b"".join(got) == data[: sum(map(len, got))]
+    assert c_span(data, 0, 100) == _span_python(data, 0, 100)
+    count, end = c_span(data, 0, 100)
+    assert count <= len(got) and end == sum(map(len, got[:count]))  # span stops at bad UTF-8 too
     for frame in got:  # one whole object each
         unpacker = msgpack.Unpacker()
         unpacker.feed(frame)
@@ -341,6 +354,24 @@ def test_frames_refuse_bad_arguments() -> None:
     assert c_frames(b"\x01\xdd\xff\xff\xff\xff", 0, 5) == [b"\x01"]
     deep = b"\x91" * 100_000 + b"\xc0"
     assert c_frames(deep, 0, 1) == [deep]
+    assert c_span is not None and c_span(deep, 0, 5) == (1, len(deep))
+
+
+@needs_c
+@pytest.mark.parametrize(
+    "text",
+    [b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xe2\x82", b"ok\xe9", b"\xf0\x9f\x98"],
+)
+def test_span_stops_at_a_string_that_is_not_utf8(text: bytes) -> None:
+    """Strings the decoders would skip unread (fields the contract does not know): checked here."""
+    assert c_frames is not None and c_span is not None
+    good = msgpack.packb({"x_note": "é€😀"})
+    bad = b"\x81" + msgpack.packb("x_note") + bytes([0xA0 + len(text)]) + text  # {"x_note": <broken>}
+    data = good + bad + good
+    assert c_span(data, 0, 10) == (1, len(good)) == _span_python(data, 0, 10)
+    assert len(c_frames(data, 0, 10)) == 3  # frames only splits (the check pass has read them)
+    with pytest.raises(UnicodeDecodeError):
+        text.decode("utf-8")
 
 
 def test_huge_files_are_mapped_not_read(tmp_path: Any) -> None:

@@ -245,7 +245,16 @@ utf8_ok(const unsigned char *s, uint64_t n)
 {
     const unsigned char *end = s + n;
     while (s < end) {
-        unsigned char c = *s;
+        unsigned char c;
+        if (end - s >= 8) { /* ASCII eight bytes at a time */
+            uint64_t word;
+            memcpy(&word, s, 8);
+            if ((word & 0x8080808080808080ULL) == 0) {
+                s += 8;
+                continue;
+            }
+        }
+        c = *s;
         if (c < 0x80) {
             s++;
             continue;
@@ -278,12 +287,13 @@ utf8_ok(const unsigned char *s, uint64_t n)
 /* frames(data, start, limit) -> list[bytes]: the messages of a MessagePack stream (objects one after
  * the other, as a .msgpack event file holds them) from byte `start`, at most `limit` of them, each as bytes
  * of its own (what Game.apply_msgpack takes). It only finds where each message ends: the decoders check
- * what is inside, but for its strings' UTF-8 (a decoder skips the fields it does not know unread). It stops
- * at the end of the data, or before a message that runs past it, holds the never-used byte 0xc1 or a
- * string that is not UTF-8: the caller reads from there with a full decoder, for its error. Iterative (no
- * recursion, whatever the nesting); a count of items still to skip that exceeds the bytes left stops it. */
+ * what is inside (span() below also checks its strings' UTF-8, which a decoder skipping the fields it
+ * does not know leaves unread). It stops at the end of the data, or before a message that runs past it or
+ * holds the never-used byte 0xc1 (span: or a string that is not UTF-8): the caller reads from there with a
+ * full decoder, for its error. Iterative (no recursion, whatever the nesting); a count of items still to
+ * skip that exceeds the bytes left stops it. */
 static Py_ssize_t
-message_end(const unsigned char *p, const unsigned char *end)
+message_end(const unsigned char *p, const unsigned char *end, int check_utf8)
 {
     const unsigned char *q = p;
     uint64_t pending = 1; /* objects still to skip */
@@ -342,7 +352,7 @@ message_end(const unsigned char *p, const unsigned char *end)
         if (payload > (uint64_t)(end - q))
             return -1;
         /* strings must be UTF-8 (the decoders skip fields they do not know without reading them) */
-        if (((b & 0xe0) == 0xa0 || b == 0xd9 || b == 0xda || b == 0xdb) && !utf8_ok(q, payload))
+        if (check_utf8 && ((b & 0xe0) == 0xa0 || b == 0xd9 || b == 0xda || b == 0xdb) && !utf8_ok(q, payload))
             return -1;
         q += payload;
         pending += items;
@@ -352,43 +362,52 @@ message_end(const unsigned char *p, const unsigned char *end)
     return q - p;
 }
 
+/* The arguments of frames() and span(): data, start, limit. */
+static int
+stream_args(PyObject *const *args, Py_ssize_t nargs, const char *name, Py_buffer *buf, Py_ssize_t *start,
+            Py_ssize_t *limit)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "%s(data, start, limit) takes 3 arguments", name);
+        return 0;
+    }
+    *start = PyLong_AsSsize_t(args[1]);
+    if (*start == -1 && PyErr_Occurred())
+        return 0;
+    *limit = PyLong_AsSsize_t(args[2]);
+    if (*limit == -1 && PyErr_Occurred())
+        return 0;
+    if (PyObject_GetBuffer(args[0], buf, PyBUF_SIMPLE) < 0)
+        return 0;
+    if (*start < 0 || *start > buf->len || *limit < 0) {
+        PyBuffer_Release(buf);
+        PyErr_Format(PyExc_ValueError, "%s: start or limit out of range", name);
+        return 0;
+    }
+    return 1;
+}
+
 static PyObject *
 frames_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer buf;
     Py_ssize_t start, limit, size;
     PyObject *out;
-    const unsigned char *base, *p, *end;
+    const unsigned char *p, *end;
 
     (void)module;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "frames(data, start, limit) takes 3 arguments");
+    if (!stream_args(args, nargs, "frames", &buf, &start, &limit))
         return NULL;
-    }
-    start = PyLong_AsSsize_t(args[1]);
-    if (start == -1 && PyErr_Occurred())
-        return NULL;
-    limit = PyLong_AsSsize_t(args[2]);
-    if (limit == -1 && PyErr_Occurred())
-        return NULL;
-    if (PyObject_GetBuffer(args[0], &buf, PyBUF_SIMPLE) < 0)
-        return NULL;
-    if (start < 0 || start > buf.len || limit < 0) {
-        PyBuffer_Release(&buf);
-        PyErr_SetString(PyExc_ValueError, "frames: start or limit out of range");
-        return NULL;
-    }
     out = PyList_New(0);
     if (out == NULL) {
         PyBuffer_Release(&buf);
         return NULL;
     }
-    base = (const unsigned char *)buf.buf;
-    p = base + start;
-    end = base + buf.len;
+    p = (const unsigned char *)buf.buf + start;
+    end = (const unsigned char *)buf.buf + buf.len;
     while (limit-- > 0 && p < end) {
         PyObject *frame;
-        size = message_end(p, end);
+        size = message_end(p, end, 0);
         if (size < 0)
             break;
         frame = PyBytes_FromStringAndSize((const char *)p, size);
@@ -403,6 +422,32 @@ frames_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyBuffer_Release(&buf);
     return out;
+}
+
+/* span(data, start, limit) -> (count, end): how many whole messages (at most limit) follow `start`, their
+ * strings UTF-8, and the byte just past the last one: the check pass reads them as one array, without a
+ * bytes object each. */
+static PyObject *
+span_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer buf;
+    Py_ssize_t start, limit, size, count = 0;
+    const unsigned char *p, *end;
+
+    (void)module;
+    if (!stream_args(args, nargs, "span", &buf, &start, &limit))
+        return NULL;
+    p = (const unsigned char *)buf.buf + start;
+    end = (const unsigned char *)buf.buf + buf.len;
+    while (count < limit && p < end) {
+        size = message_end(p, end, 1);
+        if (size < 0)
+            break;
+        p += size;
+        count++;
+    }
+    PyBuffer_Release(&buf);
+    return Py_BuildValue("(nn)", count, (Py_ssize_t)(p - (const unsigned char *)buf.buf));
 }
 
 /* timestamps(values) -> the index of the first value that is not None and not a valid `timestamp` of
@@ -496,6 +541,8 @@ static PyMethodDef methods[] = {
      "canonical(raw) -> True when raw is already the canonical MessagePack of what it decodes to"},
     {"frames", (PyCFunction)(void (*)(void))frames_, METH_FASTCALL,
      "frames(data, start, limit) -> the next (at most limit) whole messages of a MessagePack stream"},
+    {"span", (PyCFunction)(void (*)(void))span_, METH_FASTCALL,
+     "span(data, start, limit) -> (count, end) of the next whole messages, their strings UTF-8"},
     {"timestamps", (PyCFunction)timestamps_, METH_O,
      "timestamps(values) -> index of the first value neither None nor a valid event timestamp, or -1"},
     {NULL, NULL, 0, NULL},

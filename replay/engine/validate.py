@@ -1,35 +1,45 @@
 """Validation at the edge: events, records and rulesets against the JSON Schemas in ``schemas/``.
 
-The schemas are compiled with fastjsonschema once, at import. An event is checked by the validator of its own
-type (``$defs/<type>`` of ``events.schema.json``, envelope included), found by a dict lookup on ``type``; only
-an event whose type is missing or unknown goes through the envelope validator alone. So a valid event costs
-one generated function call, and an error names the one field at fault instead of "matched none of 29
-alternatives".
+The schemas are compiled with fastjsonschema, each validator on its first use (compiling all 32 costs
+0.1-0.3 s, more than a small replay). An event is checked by the validator of its own type
+(``$defs/<type>`` of ``events.schema.json``, envelope included), found by a dict lookup on ``type``; only
+an event whose type is missing or unknown goes through the envelope validator alone. So an error names the
+one field at fault instead of "matched none of 29 alternatives".
 
-A fast path comes first (``validate_event`` only): msgspec ``Struct`` types generated at import from the
-same ``$defs`` (envelope merged in; ``const``/``enum`` as ``Literal``; ``minimum``, ``minLength`` as
-``Meta``; ``pattern`` and ``format: date-time`` as one ``Meta`` pattern made of fastjsonschema's own
-compiled expressions, ``$`` already rewritten to "end of string"), one per event type, checked with
-``msgspec.convert(event, Struct)``. It may only say "valid": whatever it does not accept, for any reason,
-goes to the fastjsonschema validator, which decides and words the error exactly as before. So it must
-never accept what the schema rejects, and it is built to be stricter where the two differ: floats such as
-``3.0`` and huge-int edge cases are ints for JSON Schema but not for msgspec (slow path then), and every
-value in a constrained place must be of an exact JSON type (``str``, ``int``, ``bool``, ``float``,
-``None``, ``dict``, ``list``: a subclass could make ``len`` or ``==`` answer the generated code
-differently from msgspec's C reading). The translator handles a small keyword set and gives up on a type
-with anything else (today ``match_started`` and ``setup``: arrays of objects, ``uniqueItems``): a schema
-change can make the fast path cover less, never accept more. A game's ``match`` id is the same on every
-event: it is checked once by the schema's regex, then remembered (a bounded set of exact strings).
-``tests/engine/test_validate_fast.py`` checks soundness (fuzzing, every single-field mutation of every
-example, subclasses, timestamps) and that a deliberately loosened fast path is caught.
+A fast path comes first: msgspec ``Struct`` types generated at import from the same ``$defs`` (envelope
+merged in; each tagged by its ``type``, so they form one tagged union; ``const``/``enum`` as ``Literal``;
+``minimum``, ``minLength``, ``minItems``/``maxItems`` as ``Meta``; ``uniqueItems`` of strings in
+``__post_init__``; ``pattern`` and ``format: date-time`` as one ``Meta`` pattern made of the expressions
+fastjsonschema compiles, ``$`` rewritten to "end of string", except the event timestamp, below). It may
+only say "valid": whatever it does not accept, for any reason, goes to the fastjsonschema validator, which
+decides and words the error exactly as before. So it must never accept what the schema rejects, and it is
+built to be stricter where the two differ: floats such as ``3.0`` and huge-int edge cases are ints for
+JSON Schema but not for msgspec (slow path then), and, for a dict, every value in a constrained place must
+be of an exact JSON type (``str``, ``int``, ``bool``, ``float``, ``None``, ``dict``, ``list``: a subclass
+could make ``len`` or ``==`` answer the generated code differently from msgspec's C reading). The
+translator handles a small keyword set and gives up on a type with anything else: a schema change can make
+the fast path cover less, never accept more (today it covers all 29 types). A game's ``match`` id is the
+same on every event: it is checked once by the schema's regex, then remembered (a bounded set of exact
+strings). The event timestamp (``at``: the schema's pattern and the date-time format) is checked in C
+(``timestamps`` of ``replay/engine/_link.c``), a list at a time: its two regular expressions cost more than
+decoding the event; without the C extension, the expressions.
 
-Measured with ``bench/validation.py`` (300 simulated games, 54,584 events, 98% of a fast-path type; one
-core of the project's noisy 2-core machine, CPython 3.11.7, fastjsonschema 2.22.3, msgspec 0.23; best of 5,
-three runs, "before" = the fastjsonschema path alone in the same run): events as simulated 6.9 to 10.8
-µs -> 2.2 to 3.9 µs (2.8x to 3.5x); with ``at`` and ``id`` as a digital client sends them, 8.4 to 14.3 µs
--> 3.7 to 6.8 µs (2.1x to 2.8x; the date-time check is two regular expressions, as before). msgpack
-decoding of the same events: 1.2 to 3.0 µs. The reference ``jsonschema`` validator on the whole document is
-about two orders of magnitude slower. Compiling the validators and Structs costs about 0.1 s, at import.
+The fast path runs two ways. :func:`validate_event` converts a dict (``msgspec.convert``), as the service
+receives events. :func:`event_decoders` reads bytes straight into the Structs (MessagePack or JSON, a whole
+chunk of events per call) and :meth:`EventDecoders.accepts` checks the rest (match ids, timestamps): that is
+how ``prizecheck replay`` reads a file, without a dict per event (``replay/codec.py``).
+``tests/engine/test_validate_fast.py`` and ``tests/engine/test_decode_fast.py`` check soundness (fuzzing,
+every single-field mutation of every example, subclasses, timestamps against the regular expressions) and
+that a deliberately loosened fast path is caught.
+
+Measured with ``bench/validation.py`` before the fast path covered every type and before the C timestamp
+(300 simulated games, 54,584 events, 98% of a fast-path type; one core of the project's noisy 2-core
+machine, CPython 3.11.7, fastjsonschema 2.22.3, msgspec 0.23; best of 5, three runs, "before" = the
+fastjsonschema path alone in the same run): events as simulated 6.9 to 10.8 µs -> 2.2 to 3.9 µs (2.8x to
+3.5x); with ``at`` and ``id`` as a digital client sends them, 8.4 to 14.3 µs -> 3.7 to 6.8 µs (2.1x to
+2.8x; the date-time check was then two regular expressions, about 70% of a typed decode). msgpack decoding
+of the same events: 1.2 to 3.0 µs. The reference ``jsonschema`` validator on the whole document is about
+two orders of magnitude slower. Building the Structs costs about 10 ms, at import.
 
 Errors are :class:`replay.engine.errors.EventError` (events), :class:`RecordError` and
 :class:`RulesetError`, all :class:`replay.engine.errors.InputError`: ``message`` says what is wrong in
