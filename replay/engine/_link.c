@@ -245,16 +245,7 @@ utf8_ok(const unsigned char *s, uint64_t n)
 {
     const unsigned char *end = s + n;
     while (s < end) {
-        unsigned char c;
-        if (end - s >= 8) { /* ASCII eight bytes at a time */
-            uint64_t word;
-            memcpy(&word, s, 8);
-            if ((word & 0x8080808080808080ULL) == 0) {
-                s += 8;
-                continue;
-            }
-        }
-        c = *s;
+        unsigned char c = *s;
         if (c < 0x80) {
             s++;
             continue;
@@ -292,11 +283,18 @@ utf8_ok(const unsigned char *s, uint64_t n)
  * holds the never-used byte 0xc1 (span: or a string that is not UTF-8): the caller reads from there with a
  * full decoder, for its error. Iterative (no recursion, whatever the nesting); a count of items still to
  * skip that exceeds the bytes left stops it. */
+/* What message_end checks of the strings it skips: nothing (frames), that they are UTF-8 (span, as one
+ * pass when one of them is not ASCII, for most are). */
+#define NO_CHECK 0
+#define ASCII_OR_CHECK 1
+#define UTF8_CHECK 2
+
 static Py_ssize_t
-message_end(const unsigned char *p, const unsigned char *end, int check_utf8)
+message_end(const unsigned char *p, const unsigned char *end, int strings)
 {
     const unsigned char *q = p;
     uint64_t pending = 1; /* objects still to skip */
+    unsigned char high = 0; /* strings == ASCII_OR_CHECK: every string byte or-ed together */
     while (pending > 0) {
         unsigned char b;
         uint64_t payload = 0, items = 0, len;
@@ -352,13 +350,22 @@ message_end(const unsigned char *p, const unsigned char *end, int check_utf8)
         if (payload > (uint64_t)(end - q))
             return -1;
         /* strings must be UTF-8 (the decoders skip fields they do not know without reading them) */
-        if (check_utf8 && ((b & 0xe0) == 0xa0 || b == 0xd9 || b == 0xda || b == 0xdb) && !utf8_ok(q, payload))
-            return -1;
+        if (strings && ((b & 0xe0) == 0xa0 || b == 0xd9 || b == 0xda || b == 0xdb)) {
+            if (strings == UTF8_CHECK) {
+                if (!utf8_ok(q, payload))
+                    return -1;
+            }
+            else
+                for (uint64_t i = 0; i < payload; i++) /* no branch per byte */
+                    high |= q[i];
+        }
         q += payload;
         pending += items;
         if (pending > (uint64_t)(end - q))
             return -1; /* every object takes at least one byte */
     }
+    if (high & 0x80 && message_end(p, end, UTF8_CHECK) < 0)
+        return -1; /* a string that is not ASCII: read them all again, checking their UTF-8 */
     return q - p;
 }
 
@@ -407,7 +414,7 @@ frames_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     end = (const unsigned char *)buf.buf + buf.len;
     while (limit-- > 0 && p < end) {
         PyObject *frame;
-        size = message_end(p, end, 0);
+        size = message_end(p, end, NO_CHECK);
         if (size < 0)
             break;
         frame = PyBytes_FromStringAndSize((const char *)p, size);
@@ -440,7 +447,7 @@ span_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     p = (const unsigned char *)buf.buf + start;
     end = (const unsigned char *)buf.buf + buf.len;
     while (count < limit && p < end) {
-        size = message_end(p, end, 1);
+        size = message_end(p, end, ASCII_OR_CHECK);
         if (size < 0)
             break;
         p += size;
