@@ -35,6 +35,7 @@ from replay.engine.chain import canonical_bytes
 from replay.engine.errors import InputError
 from replay.engine.game import Game
 from replay.engine.playoff import link_records
+from replay.engine.validate import event_decoders
 
 __all__ = ["Progress", "Replayed", "fold_events", "replay_files"]
 
@@ -227,7 +228,8 @@ _drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend  # runs an iter
 
 def _seq(item: tuple[Any, bool, _Where | None]) -> Any:
     event, raw, _ = item
-    return (_as_dict(event) if raw else event)["seq"]
+    # MessagePack comes raw only from chunks the typed decoder read whole: it reads each message again
+    return event_decoders().msgpack.decode(event).seq if raw else event["seq"]
 
 
 _as_dict = msgspec.msgpack.Decoder(dict[str, Any]).decode  # as Game.apply_msgpack decodes
