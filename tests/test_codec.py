@@ -304,7 +304,7 @@ msgpack_values = st.recursive(
 
 
 @needs_c
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(msgpack_values, max_size=6), st.booleans(), st.integers(0, 10**6))
 def test_frames_split_a_stream_where_msgpack_does(values: list[Any], single_float: bool, cut: int) -> None:
     packer = msgpack.Packer(use_single_float=single_float)
