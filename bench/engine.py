@@ -9,6 +9,13 @@ record per game), and their ratio; then (c) the same events packed with their ke
 order (what a third-party producer might send: the engine encodes each event again for the chain),
 against decoding alone of those bytes; and the time to replay one 400-event game. Pinned to one core.
 Targets (issue 2): >= 250k events/s, >= 0.4 of the decode-only rate, a 400-event game in under 2 ms.
+
+Then the command line over the same events written to files, interleaved with the rest: (d)
+``prizecheck replay --json FILE.msgpack`` to /dev/null, a new process each time (its start, imports and
+validation included), against (b); (e) JSON decoding alone of the same events as JSON Lines (msgspec, line
+by line: the baseline), (f) the in-process replay from those lines (decode, ``Game.apply``, records), and
+(g) ``prizecheck replay --json FILE.jsonl`` against (f) and (e). The command's output is checked against
+the in-process records. Targets (issue 9): (d) >= 0.5 of (b), (g) >= 0.5 of (f).
 These machines are noisy: compare the ratio, measured in the same run.
 
 The engine measured is the one imported: compiled by mypyc when ``make install`` built it, plain Python
@@ -29,11 +36,13 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from typing import Any
 
 import msgpack
+import msgspec
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -89,7 +98,8 @@ def best_of(runs: int, fn: Any) -> float:
 
 def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, float]:
     """Decode-only baselines and full replays of the same events, and one 400-event game."""
-    from replay import Game
+    from replay import Game, link_records
+    from replay.codec import encode_jsonl
     from replay.engine.chain import C_CANONICAL
     from replay.engine.record import dumps
 
@@ -120,18 +130,59 @@ def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, float]:
                 apply(m)
             records.append(dumps(game.record()))
 
+    # The command line over the same events, as files: MessagePack (the messages one after the other,
+    # game after game, as `prizecheck produce` sends them and a file holds them) and JSON Lines.
+    workdir = tempfile.TemporaryDirectory(prefix="prizecheck-bench-")
+    msgpack_file = pathlib.Path(workdir.name) / "corpus.msgpack"
+    msgpack_file.write_bytes(b"".join(m for g in games for m in g))
+    jsonl_file = pathlib.Path(workdir.name) / "corpus.jsonl"
+    jsonl_file.write_bytes(encode_jsonl([e for g in events for e in g]))
+    lines = [encode_jsonl(g).splitlines() for g in events]
+    json_decode = msgspec.json.Decoder(dict[str, Any]).decode
+
+    def json_decode_only() -> None:
+        for g in lines:
+            for line in g:
+                json_decode(line)
+
+    def json_replay() -> None:
+        for g in lines:
+            game = Game()
+            apply = game.apply
+            for line in g:
+                apply(json_decode(line))
+            dumps(game.record())
+
     # Interleaved, best of each: a load that comes and goes on a shared machine then weighs on the
     # baselines and the replays alike, and the ratios hold.
     gc.collect()
     t_decode = t_replay = t_decode_u = t_replay_u = float("inf")
+    t_cli = t_cli_cpu = t_jdecode = t_jreplay = t_jcli = t_jcli_cpu = float("inf")
+    c_replay = c_jreplay = float("inf")  # CPU seconds of (b) and (f), to set against the command's
     first: list[bytes] = []
     for _ in range(runs):
         t_decode = min(t_decode, best_of(1, lambda: decode_only(games)))
+        c0 = time.process_time()
         t_replay = min(t_replay, best_of(1, lambda: replay(games)))
+        c_replay = min(c_replay, time.process_time() - c0)
         first = first or list(records)
+        wall, cpu = cli(msgpack_file)
+        t_cli, t_cli_cpu = min(t_cli, wall), min(t_cli_cpu, cpu)
         t_decode_u = min(t_decode_u, best_of(1, lambda: decode_only(unsorted)))
         t_replay_u = min(t_replay_u, best_of(1, lambda: replay(unsorted)))
+        t_jdecode = min(t_jdecode, best_of(1, json_decode_only))
+        c0 = time.process_time()
+        t_jreplay = min(t_jreplay, best_of(1, json_replay))
+        c_jreplay = min(c_jreplay, time.process_time() - c0)
+        wall, cpu = cli(jsonl_file)
+        t_jcli, t_jcli_cpu = min(t_jcli, wall), min(t_jcli_cpu, cpu)
     assert records == first, "records differ between canonical and unsorted bytes"
+    # what the command printed is what the engine gives in process (records settled by their playoffs)
+    printed = sorted(cli_output(msgpack_file).splitlines())
+    assert printed == sorted(cli_output(jsonl_file).splitlines()), "JSON Lines and MessagePack differ"
+    linked = link_records({r["match"]: r for r in map(json.loads, first)})
+    assert printed == sorted(dumps(r) for r in linked.values()), "the command printed other records"
+    workdir.cleanup()
 
     rate_decode, rate_replay = n / t_decode, n / t_replay
     rate_decode_u, rate_replay_u = n / t_decode_u, n / t_replay_u
@@ -143,6 +194,23 @@ def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, float]:
     print(
         f"(c) keys in the producer's order: decode only {rate_decode_u:,.0f}/s, replay "
         f"{rate_replay_u:,.0f}/s, ratio {rate_replay_u / rate_decode_u:.2f} (each event encoded again)"
+    )
+
+    rate_cli, rate_jdecode, rate_jreplay, rate_jcli = n / t_cli, n / t_jdecode, n / t_jreplay, n / t_jcli
+    print(
+        f"(d) prizecheck replay --json FILE.msgpack (process start included): {rate_cli:>10,.0f} events/s  "
+        f"ratio {rate_cli / rate_replay:.2f} of (b)  ({t_cli:.2f} s wall, {t_cli_cpu:.2f} s CPU; "
+        f"in CPU time {c_replay / t_cli_cpu:.2f} of (b))"
+    )
+    print(f"(e) JSON decode only (msgspec, line by line): {rate_jdecode:>10,.0f} events/s  (baseline)")
+    print(
+        f"(f) replay from JSON in process (decode + Game.apply + records): {rate_jreplay:>10,.0f} events/s  "
+        f"ratio {rate_jreplay / rate_jdecode:.2f} of (e)"
+    )
+    print(
+        f"(g) prizecheck replay --json FILE.jsonl (process start included): {rate_jcli:>10,.0f} events/s  "
+        f"ratio {rate_jcli / rate_jreplay:.2f} of (f), {rate_jcli / rate_jdecode:.2f} of (e)  "
+        f"({t_jcli:.2f} s wall, {t_jcli_cpu:.2f} s CPU; in CPU time {c_jreplay / t_jcli_cpu:.2f} of (f))"
     )
 
     # One 400-event game: the first 400 events of the longest games, replayed whole (with its record).
@@ -166,9 +234,16 @@ def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, float]:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     finished = sum(1 for r in first if b'"status":"finished"' in r)
     print(f"peak RSS: {peak:.0f} MiB; games finished: {finished}/{len(first)}")
-    verdict = (rate_replay >= 250_000, rate_replay / rate_decode >= 0.4, statistics.median(per_game) < 0.002)
+    verdict = (
+        rate_replay >= 250_000,
+        rate_replay / rate_decode >= 0.4,
+        statistics.median(per_game) < 0.002,
+        rate_cli / rate_replay >= 0.5,
+        rate_jcli / rate_jreplay >= 0.5,
+    )
     print(
-        "targets: >=250k events/s {}, >=0.4 of decode {}, 400-event game <2 ms {}".format(
+        "targets: >=250k events/s {}, >=0.4 of decode {}, 400-event game <2 ms {}, "
+        "command line >=0.5 of in process: MessagePack {}, JSON Lines {}".format(
             *("met" if v else "NOT met" for v in verdict)
         )
     )
@@ -179,7 +254,45 @@ def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, float]:
         "replay_unsorted": rate_replay_u,
         "ratio_unsorted": rate_replay_u / rate_decode_u,
         "game_ms": statistics.median(per_game) * 1e3,
+        "cli": rate_cli,
+        "cli_ratio": rate_cli / rate_replay,
+        "cli_cpu_ratio": c_replay / t_cli_cpu,
+        "json_cli_cpu_ratio": c_jreplay / t_jcli_cpu,
+        "json_decode": rate_jdecode,
+        "json_replay": rate_jreplay,
+        "json_cli": rate_jcli,
+        "json_cli_ratio": rate_jcli / rate_jreplay,
+        "json_cli_decode_ratio": rate_jcli / rate_jdecode,
     }
+
+
+PURE = False  # --pure: the command runs the engine as plain Python too
+
+
+def prizecheck() -> list[str]:
+    """The command as installed beside this Python (``prizecheck``), else ``python -m replay.cli``."""
+    if PURE:
+        code = "import sys; from tools.pure_engine import use_pure_engine; use_pure_engine(); "
+        code += "from replay.cli import main; sys.exit(main(sys.argv[1:]))"
+        return [sys.executable, "-c", code]
+    script = pathlib.Path(sys.executable).parent / "prizecheck"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "replay.cli"]
+
+
+def cli(path: pathlib.Path) -> tuple[float, float]:
+    """``prizecheck replay --json FILE`` to /dev/null: wall seconds (process start included), CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    cmd = [*prizecheck(), "replay", "--json", str(path)]
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def cli_output(path: pathlib.Path) -> bytes:
+    cmd = [*prizecheck(), "replay", "--json", str(path)]
+    return subprocess.run(cmd, stdout=subprocess.PIPE, check=True, cwd=ROOT).stdout
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -200,13 +313,15 @@ def compare(args: argparse.Namespace) -> int:
             rows[engine].append(json.loads(figures))
     print(
         "== summary: ratio to the same process's decode-only rate [keys in the producer's order] "
-        "(replay events/s, 400-event game median)"
+        "(replay events/s, 400-event game median); the command line's ratio to the in-process replay, "
+        "MessagePack / JSON Lines"
     )
     for label in ("bare", "stamped"):
         for engine, results in rows.items():
             figures = "  ".join(
                 f"{r[label]['ratio']:.2f} [{r[label]['ratio_unsorted']:.2f}] "
-                f"({r[label]['replay']:,.0f}/s, {r[label]['game_ms']:.2f} ms)"
+                f"({r[label]['replay']:,.0f}/s, {r[label]['game_ms']:.2f} ms) "
+                f"cli {r[label]['cli_ratio']:.2f} / {r[label]['json_cli_ratio']:.2f}"
                 for r in results
             )
             print(f"{label:8} {engine:9} {figures}")
@@ -226,6 +341,8 @@ def main() -> int:
     if args.compare:
         return compare(args)
     if args.pure:
+        global PURE
+        PURE = True
         sys.path.insert(0, str(ROOT))
         from tools.pure_engine import use_pure_engine
 

@@ -25,19 +25,12 @@ def compiled() -> bool:
 def replay_events(events: Iterable[dict[str, Any]]) -> dict[str, Game]:
     """Fold events of any number of matches: grouped by match, ordered by seq (stable), applied.
 
-    Matches appear in the order of their first event.
+    Matches appear in the order of their first event. The same fold as ``prizecheck replay`` over files
+    (:func:`replay.files.fold_events`).
     """
-    by_match: dict[str, list[dict[str, Any]]] = {}
-    for event in events:
-        by_match.setdefault(str(event["match"]), []).append(event)
-    games: dict[str, Game] = {}
-    for match, evs in by_match.items():
-        evs.sort(key=lambda e: e["seq"])
-        game = Game()
-        for event in evs:
-            game.apply(event)
-        games[match] = game
-    return games
+    from replay.files import fold_events
+
+    return fold_events(events)
 
 
 def replay_records(events: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -3,111 +3,363 @@
 Every event is validated against the contract as it is read; a problem raises
 :class:`replay.engine.errors.InputError` naming the file, the line (or the event's position in a MessagePack
 stream) and the field, so nothing is silently dropped and no traceback reaches a user.
+
+A file is read in two passes over its bytes, chunk by chunk (a few thousand events each), so that no list
+of every decoded event is ever built:
+
+- :meth:`EventFile.check` decodes each chunk straight into the contract's types, in C
+  (:func:`replay.engine.validate.event_decoders`): one call per chunk, no dict per event. It yields each
+  chunk's match ids and seqs, which is all a reader needs to know which game each event belongs to and
+  whether a game's events come in order. Whatever that decoder refuses in a chunk is read the way every
+  event used to be: decoded as a dict and checked by :func:`replay.engine.validate.validate_event`, which
+  decides and words the error.
+- :meth:`EventFile.events` then gives the same chunks' events for the engine: a MessagePack chunk as each
+  message's own bytes (what ``Game.apply_msgpack`` takes: the hash chain hashes them as they are when they
+  are canonical), a JSON Lines chunk as dicts.
+
+A regular file is mapped into memory (``mmap``) rather than read into it; stdin is read whole.
 """
 
 from __future__ import annotations
 
 import json
+import mmap
+import os
+import re
 import sys
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from operator import attrgetter
+from typing import Any, NamedTuple
 
-import msgpack
+import msgspec
 
 from replay.engine.errors import InputError
-from replay.engine.validate import validate_event
+from replay.engine.validate import event_decoders, validate_event
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 MSGPACK_SUFFIXES = (".msgpack", ".mpk", ".msgp")
 
+CHUNK_EVENTS = 4096
+"""MessagePack events decoded per call (about 0.6 MB of client-stamped events)."""
+CHUNK_BYTES = 1 << 19
+"""JSON Lines bytes decoded per call (cut at the next line end)."""
 
-def read_events(path: str, *, validate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line, event)`` from ``path`` (``-`` is stdin; the format is sniffed there).
+_NOT_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+_BOM = b"\xef\xbb\xbf"
+_match_of = attrgetter("match")
+_seq_of = attrgetter("seq")
 
-    For MessagePack the "line" is the event's 1-based position in the stream.
-    """
-    name = "<stdin>" if path == "-" else path
+
+class Checked(NamedTuple):
+    """One chunk of a file, checked: its events' match ids and seqs, in file order."""
+
+    matches: list[str]
+    seqs: list[Any]
+    """Each event's seq as sent (an int; a float such as ``5.0`` where the source wrote one)."""
+    size: int
+    """The chunk's bytes (for progress)."""
+
+
+class _Chunk(NamedTuple):
+    """Where a chunk is, for the second pass, and how it was read in the first."""
+
+    start: int
+    end: int
+    events: int
+    typed: bool  # every event read by the typed decoder (else: the dict way, event by event)
+    first: int  # the chunk's first line (JSON Lines) or event position (MessagePack), from 1
+
+
+class _Seen(NamedTuple):
+    """An event read the dict way in the first pass: only what the second pass's order needs."""
+
+    match: str
+    seq: Any
+
+
+def _frames_python(data: Any, start: int, limit: int, utf8: bool = False) -> list[bytes]:
+    """:func:`replay.engine._link.frames` without the C extension: msgpack's own skipping (``utf8``: and
+    its strict reading of each message's strings, as ``span`` checks them)."""
+    import msgpack
+
+    view = memoryview(data)[start:]
+    unpacker = msgpack.Unpacker(max_buffer_size=max(len(view), 1))
+    unpacker.feed(view)
+    out: list[bytes] = []
+    end = 0
+    while len(out) < limit:
+        try:
+            unpacker.skip()
+        except Exception:  # truncated or invalid: the caller reads it again, for its error
+            break
+        nxt = unpacker.tell()
+        frame = bytes(view[end:nxt])
+        if utf8:
+            try:  # only the strings matter here: lists as tuples (hashable keys), ext types left alone
+                msgpack.unpackb(frame, raw=False, strict_map_key=False, use_list=False, ext_hook=_ext)
+            except UnicodeDecodeError:
+                break
+            except Exception:
+                pass
+        out.append(frame)
+        end = nxt
+    return out
+
+
+def _ext(code: int, data: bytes) -> None:
+    return None
+
+
+def _span_python(data: Any, start: int, limit: int) -> tuple[int, int]:
+    """:func:`replay.engine._link.span` without the C extension."""
+    frames = _frames_python(data, start, limit, utf8=True)
+    return len(frames), start + sum(map(len, frames))
+
+
+def _c_frames() -> tuple[Any, Any]:
+    try:
+        from replay.engine._link import frames, span
+    except ImportError:
+        return _frames_python, _span_python
+    return frames, span
+
+
+_frames, _span = _c_frames()
+
+
+def open_input(path: str) -> EventFile:
+    """``path`` as an :class:`EventFile` (``-`` is stdin); InputError when it cannot be read."""
     if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(path).read_bytes()
-        except FileNotFoundError:
-            raise InputError("no such file", file=name) from None
-        except IsADirectoryError:
-            raise InputError("is a directory, not an event file", file=name) from None
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", file=name) from None
-    yield from decode_events(data, name=name, validate=validate)
+        return EventFile("<stdin>", sys.stdin.buffer.read())
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            try:
+                data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+            except (ValueError, OSError):  # not a regular file (a pipe, a device): read it
+                data = handle.read()
+    except FileNotFoundError:
+        raise InputError("no such file", file=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not an event file", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=path) from None
+    return EventFile(path, data)
 
 
-def sniff_msgpack(name: str, data: bytes) -> bool:
-    """True when ``data`` should be read as MessagePack (by suffix, else by its first byte)."""
-    lower = name.lower()
-    if lower.endswith(MSGPACK_SUFFIXES):
-        return True
-    if lower.endswith(JSON_SUFFIXES):
-        return False
-    head = data.lstrip()[:1]
-    return bool(head) and head not in (b"{", b"[")
+class EventFile:
+    """One event file's bytes, read in two passes (see the module docstring)."""
 
+    def __init__(self, name: str, data: bytes | mmap.mmap) -> None:
+        self.name = name
+        self.data = data
+        self.size = len(data)
+        self.msgpack = sniff_msgpack(name, data)
+        self.start = 3 if not self.msgpack and data[:3] == _BOM else 0
+        self._chunks: list[_Chunk] = []
 
-def decode_events(
-    data: bytes, *, name: str = "<input>", validate: bool = True
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Decode a whole file's bytes into events (see :func:`read_events`)."""
-    if sniff_msgpack(name, data):
-        yield from _msgpack_events(data, name, validate)
-    else:
-        yield from _jsonl_events(data, name, validate)
+    def check(self) -> Iterator[Checked]:
+        """First pass: validate every event, chunk by chunk (InputError names file, line and field)."""
+        self._chunks.clear()
+        yield from self._check_msgpack() if self.msgpack else self._check_jsonl()
 
+    def events(self) -> Iterator[tuple[list[Any], bool]]:
+        """Second pass (after :meth:`check`): each chunk's events in the same order, and whether they are
+        MessagePack messages (bytes, for ``Game.apply_msgpack``) rather than dicts (``Game.apply``)."""
+        for chunk in self._chunks:
+            if self.msgpack:
+                frames = _frames(self.data, chunk.start, chunk.events)
+                if chunk.typed:
+                    yield frames, True
+                else:
+                    first = chunk.first
+                    yield (
+                        [self._msgpack_dict(f, first + i, validate=False) for i, f in enumerate(frames)],
+                        False,
+                    )
+            else:
+                yield self._jsonl_dicts(chunk), False
 
-def _jsonl_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[int, dict[str, Any]]]:
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
-        raw = raw.strip()
-        if not raw:
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError(
-                "not UTF-8 text (is this a MessagePack file? name it .msgpack)", file=name, line=lineno
-            ) from None
-        try:
-            value = json.loads(text, parse_float=_number)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno
-            ) from None
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            yield lineno, _checked(item, name, lineno, validate)
-
-
-def _msgpack_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[int, dict[str, Any]]]:
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
-    unpacker.feed(data)
-    index = 0
-    end = 0  # byte offset just past the last whole event
-    while True:
-        try:
-            item = unpacker.unpack()
-        except msgpack.OutOfData:
-            if end < len(data):
-                raise InputError(
-                    f"truncated MessagePack after event {index} (byte {end})", file=name, line=index + 1
-                ) from None
+    def numbered(self, *, validate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Every event as a dict with its line (MessagePack: its position), checked first (``validate``)."""
+        if validate:
+            for _ in self.check():
+                pass
+        if self.msgpack:
+            pos, index = self.start, 0
+            while pos < self.size:
+                frames = _frames(self.data, pos, CHUNK_EVENTS)
+                if not frames:
+                    self._msgpack_error(pos, index)
+                for frame in frames:
+                    index += 1
+                    yield index, self._msgpack_dict(frame, index, validate=False)
+                pos += sum(map(len, frames))
             return
-        except (ValueError, msgpack.UnpackException) as exc:
+        text = self.data[self.start :]
+        for lineno, raw in enumerate(text.split(b"\n"), 1):
+            for event in _json_line(raw, self.name, lineno, validate=False):
+                yield lineno, event
+
+    def where(self, chunk: int, k: int) -> int:
+        """The line (MessagePack: the position) of the ``k``-th event of chunk number ``chunk``."""
+        part = self._chunks[chunk]
+        if self.msgpack:
+            return part.first + k
+        text = self.data[part.start : part.end]
+        for lineno, raw in enumerate(text.split(b"\n"), part.first):
+            k -= len(_json_line(raw, self.name, lineno, validate=False))
+            if k < 0:
+                return lineno
+        return part.first
+
+    def as_dict(self, frame: bytes, position: int) -> dict[str, Any]:
+        """A MessagePack event decoded as a dict by msgpack, as events were before the engine decoded
+        their bytes itself (InputError, naming the position, where msgpack cannot read it)."""
+        return self._msgpack_dict(frame, position, validate=False)
+
+    def close(self) -> None:
+        """Let go of the file's bytes (unmap it)."""
+        if isinstance(self.data, mmap.mmap):
+            self.data.close()
+        self.data = b""
+
+    # ------------------------------------------------------------------------------------- MessagePack
+    def _check_msgpack(self) -> Iterator[Checked]:
+        data = self.data
+        decode_array = event_decoders().msgpack_array.decode
+        accepts = event_decoders().accepts
+        pos, index = self.start, 0  # index: events read so far
+        while pos < self.size:
+            n, end = _span(data, pos, CHUNK_EVENTS)
+            if n == 0:
+                self._msgpack_error(pos, index)
+            try:
+                items = decode_array(b"".join((_array_header(n), memoryview(data)[pos:end])))
+                typed = accepts(items)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                typed = False
+            if not typed:
+                frames = _frames(data, pos, n)
+                items = [self._msgpack_one(f, index + i + 1) for i, f in enumerate(frames)]
+            self._chunks.append(_Chunk(pos, end, n, typed, index + 1))
+            yield Checked(list(map(_match_of, items)), list(map(_seq_of, items)), end - pos)
+            pos = end
+            index += n
+
+    def _msgpack_one(self, frame: bytes, position: int) -> Any:
+        """One message the chunk's decoder refused: the typed decoder alone, else the dict way."""
+        try:
+            item = event_decoders().msgpack.decode(frame)
+            if event_decoders().accepts([item]):
+                return item
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+        event = self._msgpack_dict(frame, position)
+        return _Seen(event["match"], event["seq"])
+
+    def _msgpack_dict(self, frame: bytes, position: int, *, validate: bool = True) -> dict[str, Any]:
+        """One message decoded by msgpack as a dict, and validated (``validate_event``)."""
+        import msgpack
+
+        try:
+            item = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+        except Exception as exc:
             raise InputError(
-                f"not valid MessagePack at event {index + 1}: {exc}", file=name, line=index + 1
+                f"not valid MessagePack at event {position}: {exc}", file=self.name, line=position
             ) from None
-        index += 1
-        end = unpacker.tell()
-        yield index, _checked(item, name, index, validate)
+        if validate:
+            validate_event(item, file=self.name, line=position)
+        elif not isinstance(item, dict):
+            raise InputError("an event must be a map", file=self.name, line=position)
+        event: dict[str, Any] = item
+        return event
+
+    def _msgpack_error(self, pos: int, index: int) -> None:
+        """The message at byte ``pos`` (after ``index`` whole events) is truncated or not MessagePack."""
+        import msgpack
+
+        # msgpack's limits (items per map, bytes per string) follow its buffer size: its default one, as
+        # when the whole file was read this way, unless what is left is larger
+        size = max(self.size - pos, 100 * 1024 * 1024)
+        unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=size)
+        unpacker.feed(memoryview(self.data)[pos:])
+        try:
+            unpacker.unpack()
+        except msgpack.OutOfData:
+            raise InputError(
+                f"truncated MessagePack after event {index} (byte {pos})", file=self.name, line=index + 1
+            ) from None
+        except Exception as exc:
+            raise InputError(
+                f"not valid MessagePack at event {index + 1}: {exc}", file=self.name, line=index + 1
+            ) from None
+        raise InputError(f"not valid MessagePack at event {index + 1}", file=self.name, line=index + 1)
+
+    # -------------------------------------------------------------------------------------- JSON Lines
+    def _check_jsonl(self) -> Iterator[Checked]:
+        data = self.data
+        decode_lines = event_decoders().json.decode_lines
+        accepts = event_decoders().accepts
+        pos, line = self.start, 1
+        while pos < self.size:
+            cut = data.find(b"\n", min(pos + CHUNK_BYTES, self.size - 1))
+            end = self.size if cut < 0 else cut + 1
+            text = data[pos:end]
+            try:
+                items: list[Any] = decode_lines(text)
+                typed = accepts(items) and _utf8(text)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                typed = False
+            if not typed:
+                items = list(self._jsonl_seen(text, line))
+            self._chunks.append(_Chunk(pos, end, len(items), typed, line))
+            yield Checked(list(map(_match_of, items)), list(map(_seq_of, items)), end - pos)
+            line += text.count(b"\n")
+            pos = end
+
+    def _jsonl_seen(self, text: bytes, first: int) -> Iterator[Any]:
+        """A chunk line by line: the typed decoder where it accepts a line, else the dict way."""
+        decode = event_decoders().json.decode
+        for lineno, raw in enumerate(text.split(b"\n"), first):
+            try:
+                item = decode(raw)
+                if event_decoders().accepts([item]) and _utf8(raw):
+                    yield item
+                    continue
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                pass
+            for event in _json_line(raw, self.name, lineno):
+                yield _Seen(event["match"], event["seq"])
+
+    def _jsonl_dicts(self, chunk: _Chunk) -> list[dict[str, Any]]:
+        text = self.data[chunk.start : chunk.end]
+        if chunk.typed:
+            try:
+                events: list[dict[str, Any]] = _json_dicts(text)
+                return events
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                pass  # e.g. a number beyond a float in a field the contract leaves open: the dict way
+        return [
+            event
+            for lineno, raw in enumerate(text.split(b"\n"), chunk.first)
+            for event in _json_line(raw, self.name, lineno, validate=False)
+        ]
+
+
+def _utf8(text: bytes) -> bool:
+    """True when ``text`` is UTF-8 (the JSON decoder skips the fields it does not know unread)."""
+    if text.isascii():
+        return True
+    try:
+        text.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _array_header(n: int) -> bytes:
+    return b"\xdd" + n.to_bytes(4, "big")
 
 
 def _number(text: str) -> float | int:
@@ -117,13 +369,62 @@ def _number(text: str) -> float | int:
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
-def _checked(item: object, name: str, line: int, validate: bool) -> dict[str, Any]:
-    if validate:
-        validate_event(item, file=name, line=line)
-    elif not isinstance(item, dict):
-        raise InputError("an event must be a map", file=name, line=line)
-    assert isinstance(item, dict)
-    return item
+# JSON Lines as the engine takes them: dicts, numbers read by _number as json.loads(parse_float=) does.
+_json_dicts = msgspec.json.Decoder(dict[str, Any], float_hook=_number).decode_lines
+
+
+def _json_line(raw: bytes, name: str, lineno: int, *, validate: bool = True) -> list[dict[str, Any]]:
+    """The events of one JSON Lines line (none for a blank one; a line may hold a list of events),
+    decoded with the standard library and validated by ``validate_event``."""
+    raw = raw.strip()
+    if not raw:
+        return []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            "not UTF-8 text (is this a MessagePack file? name it .msgpack)", file=name, line=lineno
+        ) from None
+    try:
+        value = json.loads(text, parse_float=_number)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno) from None
+    except RecursionError:
+        raise InputError("not valid JSON: nested too deeply", file=name, line=lineno) from None
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if validate:
+            validate_event(item, file=name, line=lineno)
+        elif not isinstance(item, dict):
+            raise InputError("an event must be a map", file=name, line=lineno)
+    return items
+
+
+def sniff_msgpack(name: str, data: bytes | mmap.mmap) -> bool:
+    """True when ``data`` should be read as MessagePack (by suffix, else by its first byte)."""
+    lower = name.lower()
+    if lower.endswith(MSGPACK_SUFFIXES):
+        return True
+    if lower.endswith(JSON_SUFFIXES):
+        return False
+    first = _NOT_SPACE.search(data)
+    return first is not None and first.group() not in (b"{", b"[")
+
+
+def read_events(path: str, *, validate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line, event)`` from ``path`` (``-`` is stdin; the format is sniffed there).
+
+    For MessagePack the "line" is the event's 1-based position in the stream. With ``validate`` (the
+    default) every event of the file is checked before the first is yielded.
+    """
+    yield from open_input(path).numbered(validate=validate)
+
+
+def decode_events(
+    data: bytes, *, name: str = "<input>", validate: bool = True
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Decode a whole file's bytes into events (see :func:`read_events`)."""
+    yield from EventFile(name, data).numbered(validate=validate)
 
 
 def encode_jsonl(events: list[dict[str, Any]]) -> bytes:
@@ -133,5 +434,7 @@ def encode_jsonl(events: list[dict[str, Any]]) -> bytes:
 
 def encode_msgpack(events: list[dict[str, Any]]) -> bytes:
     """Events as a MessagePack stream (concatenated maps)."""
+    import msgpack
+
     packer = msgpack.Packer()
     return b"".join(packer.pack(e) for e in events)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -29,11 +30,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; only ``command``'s module is imported (none for an unknown name, all of
+    them for None).
+
+    A command's module imports what it runs on (the engine, the service, Kafka...): importing all of them
+    to parse one command line would cost the command more than its own work on a small input.
+    """
     parser = argparse.ArgumentParser(prog="prizecheck", description="Replay and audit Pokémon TCG games.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
+        if command is not None and name != command:
+            continue
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:  # an optional extra (e.g. the service) is not installed
@@ -45,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the command is the first argument that is not an option (the top level has only -h)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(command or "")
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
@@ -61,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, and let the exit flush nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return code
 

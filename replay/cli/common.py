@@ -7,19 +7,16 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from replay.codec import read_events
 from replay.engine.chain import sign
 from replay.engine.errors import InputError
 
 
-def load_events(paths: list[str]) -> list[dict[str, Any]]:
-    """Every event of every file, validated (InputError names file, line and field)."""
-    if not paths:
-        raise InputError("no event files given (use - for stdin)")
-    events: list[dict[str, Any]] = []
-    for path in paths:
-        events.extend(e for _, e in read_events(path))
-    return events
+def replayed_records(paths: list[str]) -> dict[str, dict[str, Any]]:
+    """Every match's record from event files, settled from its playoff games (InputError names file, line
+    and field). Only the records are kept, not the games or their events."""
+    from replay.files import replay_files
+
+    return {done.match: done.record for done in replay_files(paths)}
 
 
 def signing_key() -> tuple[bytes, str] | None:

@@ -1,4 +1,9 @@
-"""``prizecheck replay FILE... [--json] [--until SEQ] [--timeline] [--strict]`` (contract §4)."""
+"""``prizecheck replay FILE... [--json] [--until SEQ] [--timeline] [--strict]`` (contract §4).
+
+Each record is printed as soon as its game is done (:func:`replay.files.replay_files`): every event of
+the input is checked first, so bad input prints nothing and exits 2. A bar shows the progress on a
+terminal (stderr) when the work takes more than half a second.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,11 @@ import json
 import sys
 from typing import Any
 
-from replay import Game, link_records, replay_events
-from replay.cli.common import load_events, maybe_sign
+from replay.cli.common import maybe_sign
+from replay.cli.progress import TerminalProgress
+from replay.engine.game import Game
 from replay.engine.record import dumps
+from replay.files import replay_files
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -21,25 +28,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    events = load_events(args.files)
-    if args.until is not None:
-        events = [e for e in events if e["seq"] <= args.until]
-    games = replay_events(events)
-    records = {m: maybe_sign(r) for m, r in link_records({m: g.record() for m, g in games.items()}).items()}
-    out = sys.stdout
-    for match, game in games.items():
-        record = records[match]
-        if args.until is not None:
-            _print_board(game, args.json, out)
-        elif args.timeline:
-            _print_timeline(game, args.json, out)
-        elif args.json:
-            out.write(dumps(record).decode("utf-8") + "\n")
-        else:
-            out.write(summary(record) + "\n")
-    if args.strict and any(f["severity"] == "violation" for r in records.values() for f in r["findings"]):
-        return 1
-    return 0
+    progress = TerminalProgress()
+    violations = False
+    try:
+        for done in replay_files(args.files, until=args.until, progress=progress):
+            record = maybe_sign(done.record)
+            out = sys.stdout  # looked up each time: the progress bar may stand in front of it
+            if args.until is not None:
+                _print_board(done.game, args.json, out)
+            elif args.timeline:
+                _print_timeline(done.game, args.json, out)
+            elif args.json:
+                out.write(dumps(record).decode("utf-8") + "\n")
+            else:
+                out.write(summary(record) + "\n")
+            out.flush()  # streaming: this record is out before the next game is folded
+            violations = violations or any(f["severity"] == "violation" for f in record["findings"])
+    finally:
+        progress.stop()
+    return 1 if args.strict and violations else 0
 
 
 def _print_board(game: Game, as_json: bool, out: Any) -> None:

@@ -17,9 +17,9 @@ from datetime import date
 from types import TracebackType
 from typing import Any
 
-from replay import link_records, replay_events
-from replay.cli.common import iter_records, load_events, signing_key
+from replay.cli.common import iter_records, signing_key
 from replay.engine.errors import InputError
+from replay.files import replay_files
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
@@ -129,9 +129,8 @@ def run(args: argparse.Namespace) -> int:
 def event_records(paths: list[str], progress: Progress) -> Iterator[dict[str, Any]]:
     """The records of every game in the event files (playoff parents settled by their children)."""
     progress.status("reading event files")
-    games = replay_events(load_events(paths))
-    progress.total(len(games))
-    yield from link_records({m: g.record() for m, g in games.items()}).values()
+    for done in replay_files(paths):  # checked, then folded; each record as soon as it is final
+        yield done.record
 
 
 async def add_stored_records(builder: ReportBuilder, progress: Progress, *, prefix: str = "pc") -> None:

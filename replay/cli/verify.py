@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from replay import link_records, replay_events
-from replay.cli.common import load_events, read_records, signing_key
+from replay.cli.common import read_records, replayed_records, signing_key
 from replay.engine.chain import verify_signature
 from replay.engine.record import dumps
 
@@ -25,8 +24,7 @@ def run(args: argparse.Namespace) -> int:
     key = signing_key()
     derived: dict[str, dict[str, Any]] = {}
     if args.events:
-        games = replay_events(load_events(args.events))
-        derived = link_records({m: g.record() for m, g in games.items()})
+        derived = replayed_records(args.events)
     ok = True
     for rec in records:
         match = rec["match"]

@@ -45,3 +45,13 @@ class InputError(Exception):
 
 class EventError(InputError):
     """An event that does not satisfy the contract (schemas/events.schema.json)."""
+
+
+# Here, beside InputError, rather than in validate.py where they are raised: a class compiled by mypyc
+# cannot be subclassed by an interpreted one (validate.py is not compiled), and InputError is compiled.
+class RecordError(InputError):
+    """An end-of-game record that does not satisfy ``schemas/record.schema.json``."""
+
+
+class RulesetError(InputError):
+    """A ruleset document that does not satisfy ``schemas/ruleset.schema.json``."""

@@ -1,35 +1,45 @@
 """Validation at the edge: events, records and rulesets against the JSON Schemas in ``schemas/``.
 
-The schemas are compiled with fastjsonschema once, at import. An event is checked by the validator of its own
-type (``$defs/<type>`` of ``events.schema.json``, envelope included), found by a dict lookup on ``type``; only
-an event whose type is missing or unknown goes through the envelope validator alone. So a valid event costs
-one generated function call, and an error names the one field at fault instead of "matched none of 29
-alternatives".
+The schemas are compiled with fastjsonschema, each validator on its first use (compiling all 32 costs
+0.1-0.3 s, more than a small replay). An event is checked by the validator of its own type
+(``$defs/<type>`` of ``events.schema.json``, envelope included), found by a dict lookup on ``type``; only
+an event whose type is missing or unknown goes through the envelope validator alone. So an error names the
+one field at fault instead of "matched none of 29 alternatives".
 
-A fast path comes first (``validate_event`` only): msgspec ``Struct`` types generated at import from the
-same ``$defs`` (envelope merged in; ``const``/``enum`` as ``Literal``; ``minimum``, ``minLength`` as
-``Meta``; ``pattern`` and ``format: date-time`` as one ``Meta`` pattern made of fastjsonschema's own
-compiled expressions, ``$`` already rewritten to "end of string"), one per event type, checked with
-``msgspec.convert(event, Struct)``. It may only say "valid": whatever it does not accept, for any reason,
-goes to the fastjsonschema validator, which decides and words the error exactly as before. So it must
-never accept what the schema rejects, and it is built to be stricter where the two differ: floats such as
-``3.0`` and huge-int edge cases are ints for JSON Schema but not for msgspec (slow path then), and every
-value in a constrained place must be of an exact JSON type (``str``, ``int``, ``bool``, ``float``,
-``None``, ``dict``, ``list``: a subclass could make ``len`` or ``==`` answer the generated code
-differently from msgspec's C reading). The translator handles a small keyword set and gives up on a type
-with anything else (today ``match_started`` and ``setup``: arrays of objects, ``uniqueItems``): a schema
-change can make the fast path cover less, never accept more. A game's ``match`` id is the same on every
-event: it is checked once by the schema's regex, then remembered (a bounded set of exact strings).
-``tests/engine/test_validate_fast.py`` checks soundness (fuzzing, every single-field mutation of every
-example, subclasses, timestamps) and that a deliberately loosened fast path is caught.
+A fast path comes first: msgspec ``Struct`` types generated at import from the same ``$defs`` (envelope
+merged in; each tagged by its ``type``, so they form one tagged union; ``const``/``enum`` as ``Literal``;
+``minimum``, ``minLength``, ``minItems``/``maxItems`` as ``Meta``; ``uniqueItems`` of strings in
+``__post_init__``; ``pattern`` and ``format: date-time`` as one ``Meta`` pattern made of the expressions
+fastjsonschema compiles, ``$`` rewritten to "end of string", except the event timestamp, below). It may
+only say "valid": whatever it does not accept, for any reason, goes to the fastjsonschema validator, which
+decides and words the error exactly as before. So it must never accept what the schema rejects, and it is
+built to be stricter where the two differ: floats such as ``3.0`` and huge-int edge cases are ints for
+JSON Schema but not for msgspec (slow path then), and, for a dict, every value in a constrained place must
+be of an exact JSON type (``str``, ``int``, ``bool``, ``float``, ``None``, ``dict``, ``list``: a subclass
+could make ``len`` or ``==`` answer the generated code differently from msgspec's C reading). The
+translator handles a small keyword set and gives up on a type with anything else: a schema change can make
+the fast path cover less, never accept more (today it covers all 29 types). A game's ``match`` id is the
+same on every event: it is checked once by the schema's regex, then remembered (a bounded set of exact
+strings). The event timestamp (``at``: the schema's pattern and the date-time format) is checked in C
+(``timestamps`` of ``replay/engine/_link.c``), a list at a time: its two regular expressions cost more than
+decoding the event; without the C extension, the expressions.
 
-Measured with ``bench/validation.py`` (300 simulated games, 54,584 events, 98% of a fast-path type; one
-core of the project's noisy 2-core machine, CPython 3.11.7, fastjsonschema 2.22.3, msgspec 0.23; best of 5,
-three runs, "before" = the fastjsonschema path alone in the same run): events as simulated 6.9 to 10.8
-µs -> 2.2 to 3.9 µs (2.8x to 3.5x); with ``at`` and ``id`` as a digital client sends them, 8.4 to 14.3 µs
--> 3.7 to 6.8 µs (2.1x to 2.8x; the date-time check is two regular expressions, as before). msgpack
-decoding of the same events: 1.2 to 3.0 µs. The reference ``jsonschema`` validator on the whole document is
-about two orders of magnitude slower. Compiling the validators and Structs costs about 0.1 s, at import.
+The fast path runs two ways. :func:`validate_event` converts a dict (``msgspec.convert``), as the service
+receives events. :func:`event_decoders` reads bytes straight into the Structs (MessagePack or JSON, a whole
+chunk of events per call) and :meth:`EventDecoders.accepts` checks the rest (match ids, timestamps): that is
+how ``prizecheck replay`` reads a file, without a dict per event (``replay/codec.py``).
+``tests/engine/test_validate_fast.py`` and ``tests/engine/test_decode_fast.py`` check soundness (fuzzing,
+every single-field mutation of every example, subclasses, timestamps against the regular expressions) and
+that a deliberately loosened fast path is caught.
+
+Measured with ``bench/validation.py`` before the fast path covered every type and before the C timestamp
+(300 simulated games, 54,584 events, 98% of a fast-path type; one core of the project's noisy 2-core
+machine, CPython 3.11.7, fastjsonschema 2.22.3, msgspec 0.23; best of 5, three runs, "before" = the
+fastjsonschema path alone in the same run): events as simulated 6.9 to 10.8 µs -> 2.2 to 3.9 µs (2.8x to
+3.5x); with ``at`` and ``id`` as a digital client sends them, 8.4 to 14.3 µs -> 3.7 to 6.8 µs (2.1x to
+2.8x; the date-time check was then two regular expressions, about 70% of a typed decode). msgpack decoding
+of the same events: 1.2 to 3.0 µs. The reference ``jsonschema`` validator on the whole document is about
+two orders of magnitude slower. Building the Structs costs about 10 ms, at import.
 
 Errors are :class:`replay.engine.errors.EventError` (events), :class:`RecordError` and
 :class:`RulesetError`, all :class:`replay.engine.errors.InputError`: ``message`` says what is wrong in
@@ -41,32 +51,27 @@ and ``match`` / ``seq`` are filled from the event when they are themselves valid
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
-from typing import Annotated, Any, Final, Literal, TypeAlias, cast, get_origin
+from collections.abc import Callable, Collection, Iterator, Mapping
+from operator import attrgetter
+from typing import Annotated, Any, Final, Literal, NamedTuple, TypeAlias, Union, cast
 
-import fastjsonschema
-from fastjsonschema import JsonSchemaValueException
+import msgspec
 from msgspec import Meta, Struct, convert, defstruct
 
-from replay.engine.errors import EventError, InputError
+from replay.engine.errors import EventError, InputError, RecordError, RulesetError
 from schemas import load_schema
 
 __all__ = [
     "EVENT_TYPES",
+    "EventDecoders",
     "RecordError",
     "RulesetError",
+    "event_decoders",
+    "match_id_ok",
     "validate_event",
     "validate_record",
     "validate_ruleset",
 ]
-
-
-class RecordError(InputError):
-    """An end-of-game record that does not satisfy ``schemas/record.schema.json``."""
-
-
-class RulesetError(InputError):
-    """A ruleset document that does not satisfy ``schemas/ruleset.schema.json``."""
 
 
 _Validator = Callable[[Any], Any]
@@ -80,20 +85,41 @@ def _compile(schema: dict[str, Any], ref: str | None = None) -> _Validator:
     ``use_default=False``: fastjsonschema would otherwise write ``default`` values into the validated data,
     and an event must reach the engine (and its hash chain) exactly as it was sent.
     """
+    import fastjsonschema
+
     if ref is not None:
         schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{ref}"}
     validator: _Validator = fastjsonschema.compile(schema, use_default=False)
     return validator
 
 
+class _Compiled:
+    """A fastjsonschema validator compiled on its first call.
+
+    Compiling all 32 costs about 0.1-0.3 s, more than a whole command's work on a small file, and a valid
+    event never needs its validator when the fast path accepts it (``prizecheck replay`` of a simulated
+    corpus compiles none of them).
+    """
+
+    def __init__(self, schema: str, ref: str | None = None) -> None:
+        self.schema = schema
+        self.ref = ref
+        self.check: _Validator | None = None
+
+    def __call__(self, data: Any) -> Any:
+        if self.check is None:
+            self.check = _compile(load_schema(self.schema), self.ref)
+        return self.check(data)
+
+
 _EVENTS_SCHEMA: Final = load_schema("events")
 EVENT_TYPES: Final[tuple[str, ...]] = tuple(_EVENTS_SCHEMA["$defs"]["envelope"]["properties"]["type"]["enum"])
 """Every event type of the contract, in contract order."""
 
-_ENVELOPE: Final = _compile(_EVENTS_SCHEMA, "envelope")
-_BY_TYPE: Final[dict[str, _Validator]] = {name: _compile(_EVENTS_SCHEMA, name) for name in EVENT_TYPES}
-_RECORD: Final = _compile(load_schema("record"))
-_RULESET: Final = _compile(load_schema("ruleset"))
+_ENVELOPE: Final[_Validator] = _Compiled("events", "envelope")
+_BY_TYPE: Final[dict[str, _Validator]] = {name: _Compiled("events", name) for name in EVENT_TYPES}
+_RECORD: Final[_Validator] = _Compiled("record")
+_RULESET: Final[_Validator] = _Compiled("ruleset")
 
 # Patterns and formats that deserve a sentence rather than a regular expression.
 _FORMAT_WORDS: Final = {
@@ -132,16 +158,40 @@ _NOTES: Final = frozenset({"description", "title", "default", "$comment", "examp
 # iteration) behaves like msgspec's C-level reading of the same value. A subclass could override those, so
 # anything else (subclasses, tuples, bytes, Decimal...) anywhere in a constrained place goes the slow way.
 _PLAIN: Final[frozenset[type]] = frozenset({str, int, bool, float, type(None), dict, list})
-# fastjsonschema's own compiled regular expressions ("$" rewritten to "\Z"), taken from the validator
-# it generated, so both sides run exactly the same expressions.
+# fastjsonschema's regular expressions, written as its code generator writes them (every unescaped "$" of
+# a pattern rewritten to "\Z"; the date-time format's own expression), without compiling a validator. A
+# test checks them against the REGEX_PATTERNS of the validators it compiles, so both sides run exactly the
+# same expressions.
+_DOLLAR: Final = re.compile(r"(?<!\\)\$")  # fastjsonschema.draft04.DOLLAR_FINDER
+_DATE_TIME: Final = (  # fastjsonschema.draft04.CodeGeneratorDraft04.FORMAT_REGEXS["date-time"]
+    r"^(?:\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?"
+    r":0[1-9]|1\d|2[0-8]))|(?:\d\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02"
+    r"-29)(t|T)(?:[01]\d|2[0-3]):[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[+-](?:[01]\d|2[0-3]):[0-5]\d|[+-]"
+    r"(?:[01]\d|2[0-3])[0-5]\d|z|Z)\Z"
+)
+
+
+def _patterns(node: Any) -> Iterator[str]:
+    """Every ``pattern`` in a schema document."""
+    if isinstance(node, dict):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        for value in node.values():
+            yield from _patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _patterns(value)
+
+
 _REGEX: Final[dict[str, re.Pattern[str]]] = {
-    key: regex
-    for check in (_ENVELOPE, *_BY_TYPE.values())
-    for key, regex in getattr(check, "__globals__", {}).get("REGEX_PATTERNS", {}).items()
+    **{p: re.compile(_DOLLAR.sub(r"\\Z", p)) for p in _patterns(_EVENTS_SCHEMA)},
+    "date-time_re_pattern": re.compile(_DATE_TIME),
 }
 
 # A nested check for values msgspec reads in C: (wire key, is_list, nested checks of the value's items).
 _Nested: TypeAlias = tuple[tuple[str, bool, "_Nested"], ...]
+# An event type's fast path: its Struct, the nested plain-type checks, its timestamp fields (checked in C).
+_FastType: TypeAlias = tuple[type[Struct], _Nested, tuple[str, ...]]
 
 
 class _Unsupported(Exception):
@@ -169,6 +219,46 @@ def _deref(node: Mapping[str, Any], defs: Mapping[str, Any]) -> Mapping[str, Any
             return node
 
 
+_SIMPLE: Final[dict[str, Any]] = {"integer": int, "string": str, "boolean": bool, "null": None}
+
+# The event timestamp (``$defs/timestamp``: this pattern and the date-time format) is checked in C,
+# ``timestamps`` of replay/engine/_link.c, a whole chunk of events at a time: its two regular expressions
+# cost more than decoding the event. The C check implements exactly this pattern string (and
+# fastjsonschema's date-time format, see _DATE_TIME); a timestamp written any other way in the schema, or
+# no C extension, gets the regular expressions, as every other pattern does.
+_TIMESTAMP_PATTERN: Final = (
+    "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+
+
+def _c_timestamps() -> Callable[[list[Any]], int] | None:
+    try:
+        from replay.engine._link import timestamps
+    except ImportError:
+        return None
+    return timestamps
+
+
+_C_TIMESTAMPS: Final = _c_timestamps()
+
+
+def _is_timestamp(node: Mapping[str, Any], defs: Mapping[str, Any]) -> bool:
+    node = _deref(node, defs)
+    return (
+        _C_TIMESTAMPS is not None
+        and set(node) - _NOTES == {"type", "format", "pattern"}
+        and node["type"] == "string"
+        and node["format"] == "date-time"
+        and node["pattern"] == _TIMESTAMP_PATTERN
+    )
+
+
+def _timestamps_ok(event: Mapping[str, Any], keys: tuple[str, ...]) -> bool:
+    """The event's timestamps (top-level fields ``keys``) where it has them, checked in C."""
+    assert _C_TIMESTAMPS is not None
+    return _C_TIMESTAMPS([event.get(key) for key in keys]) < 0
+
+
 def _scalar(node: Mapping[str, Any], defs: Mapping[str, Any], name: str) -> tuple[Any, _Nested | None]:
     """msgspec type for a schema node, and the nested plain-type checks for its items or fields.
 
@@ -181,6 +271,11 @@ def _scalar(node: Mapping[str, Any], defs: Mapping[str, Any], name: str) -> tupl
         if keys - {"enum", "const", "type"} or kind not in (None, "string") or {"enum", "const"} <= keys:
             raise _Unsupported("enum with other keywords")
         return _literal(list(node["enum"]) if "enum" in node else [node["const"]]), None
+    if isinstance(kind, list):
+        # "type": ["integer", "string"]: one of plain JSON types, nothing else said about the value
+        if keys != {"type"} or not kind or not all(isinstance(k, str) and k in _SIMPLE for k in kind):
+            raise _Unsupported(f"type list {kind}")
+        return cast(Any, Union)[tuple(_SIMPLE[k] for k in kind)], None
     if kind == "string":
         if keys - {"type", "minLength", "pattern", "format"}:
             raise _Unsupported(f"string keywords {sorted(keys)}")
@@ -209,15 +304,23 @@ def _scalar(node: Mapping[str, Any], defs: Mapping[str, Any], name: str) -> tupl
         return int, None
     if kind == "boolean" and keys == {"type"}:
         return bool, None
-    if kind == "array" and keys <= {"type", "items"}:
+    if kind == "array" and keys <= {"type", "items", "minItems", "maxItems", "uniqueItems"}:
         item, nested = _scalar(node["items"], defs, name) if "items" in node else (Any, None)
-        if nested is not None:
-            raise _Unsupported("array of containers")
-        return cast(Any, list)[item], ()
+        if node.get("uniqueItems") not in (None, False) and (node["uniqueItems"] is not True or nested):
+            raise _Unsupported("uniqueItems of containers")  # checked in _unique: plain strings only
+        meta = {}
+        for key, option in (("minItems", "min_length"), ("maxItems", "max_length")):
+            if key in node:
+                if type(node[key]) is not int:
+                    raise _Unsupported(f"non-integer {key}")
+                meta[option] = node[key]
+        array = cast(Any, list)[item]
+        return (cast(Any, Annotated)[array, Meta(**meta)] if meta else array), nested or ()
     if kind == "object":
         if keys == {"type"}:
             return dict[Any, Any], ()
-        return _struct(node, defs, name)
+        struct, nested, _ = _struct(node, defs, name)
+        return struct, nested
     raise _Unsupported(f"node {sorted(keys)}")
 
 
@@ -234,41 +337,82 @@ def _merge(into: dict[str, Any], node: Mapping[str, Any], defs: Mapping[str, Any
         into["properties"].setdefault(name, []).append(_deref(prop, defs))
 
 
-def _struct(
-    node: Mapping[str, Any], defs: Mapping[str, Any], name: str, *, match: bool = False
-) -> tuple[type[Struct], _Nested]:
-    """A Struct for an object node (its allOf parts merged) and the plain-type checks of its containers.
+def _unique(attrs: list[str]) -> Callable[[Any], None]:
+    """A ``__post_init__`` for ``uniqueItems``: no string twice in any of the lists ``attrs``.
 
-    ``match``: the "match" property is declared a plain str, checked by the caller (``_match_ok``); it must
-    then be required and be exactly the match_id definition.
+    The lists hold strings only (the translator refuses uniqueItems of anything else), so equality is
+    JSON Schema's. msgspec calls it when it decodes or converts, and turns the ValueError into its own
+    ValidationError; for a str subclass the result does not count (``_nested_plain`` refuses it after).
+    """
+
+    def __post_init__(self: Any) -> None:
+        for attr in attrs:
+            items = getattr(self, attr)
+            if items is not None and len(set(items)) != len(items):
+                raise ValueError("the same item twice")
+
+    return __post_init__
+
+
+def _struct(
+    node: Mapping[str, Any], defs: Mapping[str, Any], name: str, *, event: bool = False
+) -> tuple[type[Struct], _Nested, tuple[str, ...]]:
+    """A Struct for an object node (its allOf parts merged), the plain-type checks of its containers, and
+    the top-level fields that are timestamps checked by ``_timestamps_ok`` (``event`` only, with the C
+    extension), not by a pattern.
+
+    ``event``: ``name`` is an event type. Its Struct is then tagged by ``type`` (the envelope's enum and the
+    type's const must allow exactly ``name``), so that the Structs of all types form one tagged union a
+    decoder can read bytes into; and the "match" property is declared a plain str, checked by the caller
+    (``_match_ok``): it must then be required and be exactly the match_id definition. ``match`` and
+    ``seq`` keep their names as attributes; the other fields are ``f<i>`` (wire keys need not be names).
     """
     merged: dict[str, Any] = {"required": set(), "properties": {}}
     _merge(merged, node, defs)
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     rename: dict[str, str] = {}
     nested: list[tuple[str, bool, _Nested]] = []
+    unique: list[str] = []
+    stamps: list[str] = []
     for i, (key, parts) in enumerate(sorted(merged["properties"].items())):
-        if match and key == "match":
+        attr = key if event and key in ("match", "seq") else f"f{i}"
+        if event and key == "type":
+            if set.intersection(*(_one_of(p) for p in parts)) != {name} or key not in merged["required"]:
+                raise _Unsupported("type does not allow exactly this event type")
+            continue  # the tag
+        if event and key == "match":
             if parts != [defs["match_id"]] or key not in merged["required"]:
                 raise _Unsupported("match is not the required match_id")
             ftype, inner = str, None
+        elif event and len(parts) == 1 and _is_timestamp(parts[0], defs) and key.isidentifier():
+            attr, ftype, inner = key, str, None  # read by name, checked by _timestamps_ok
+            stamps.append(key)
         elif len(parts) == 1:
             ftype, inner = _scalar(parts[0], defs, f"{name}.{key}")
-        else:  # the envelope's "type" enum and the event's const: the intersection
-            sets = [_one_of(p) for p in parts]
-            ftype, inner = _literal(sorted(set.intersection(*sets))), None
-        attr = f"f{i}"
+            if parts[0].get("uniqueItems") is True:
+                unique.append(attr)
+        else:
+            raise _Unsupported(f"two definitions of {key}")
         rename[attr] = key
         if inner is not None:
-            nested.append((key, get_origin(ftype) is list, inner))
+            nested.append((key, parts[0].get("type") == "array", inner))
         if key in merged["required"]:
             fields.append((attr, ftype))
         else:
             fields.append((attr, ftype, None))  # never checked: an absent field stays absent
     if set(merged["required"]) - set(merged["properties"]):
         raise _Unsupported("required key without a property")  # msgspec could not require it
-    struct = defstruct(f"_Fast_{name}", fields, rename=rename, kw_only=True, gc=False)
-    return struct, tuple(nested)
+    struct = defstruct(
+        f"_Fast_{name}",
+        fields,
+        rename=rename,
+        kw_only=True,
+        gc=False,
+        namespace={"__post_init__": _unique(unique)} if unique else None,
+        tag_field="type" if event else None,
+        tag=name if event else None,
+    )
+    return struct, tuple(nested), tuple(stamps)
 
 
 def _one_of(node: Mapping[str, Any]) -> set[str]:
@@ -284,12 +428,12 @@ def _one_of(node: Mapping[str, Any]) -> set[str]:
     raise _Unsupported("two definitions of one property")
 
 
-def _fast_types(names: Collection[str], defs: Mapping[str, Any]) -> dict[str, tuple[type[Struct], _Nested]]:
+def _fast_types(names: Collection[str], defs: Mapping[str, Any]) -> dict[str, _FastType]:
     """The fast-path Struct of each event type in ``names`` the translator fully understands."""
     out = {}
     for name in names:
         try:
-            out[name] = _struct(defs[name], defs, name, match=True)
+            out[name] = _struct(defs[name], defs, name, event=True)
         except (_Unsupported, KeyError, TypeError, ValueError, re.error):
             continue
     return out
@@ -301,7 +445,9 @@ def _nested_plain(value: Any, nested: _Nested) -> bool:
             items = value[key] if is_list else value[key].values()
             if not _PLAIN.issuperset(map(type, items)):
                 return False
-            if inner and not is_list and not _nested_plain(value[key], inner):
+            if inner and not all(
+                _nested_plain(item, inner) for item in (value[key] if is_list else [value[key]])
+            ):
                 return False
     return True
 
@@ -323,6 +469,66 @@ _MATCHES: Final[set[str]] = set()  # exact str values that passed _MATCH_ID
 _FAST: Final = _fast_types(EVENT_TYPES, _EVENTS_SCHEMA["$defs"])
 
 
+def match_id_ok(match: str) -> bool:
+    """True when ``match`` (a str read by :class:`EventDecoders`) is a valid match id (``match_id``)."""
+    return match in _MATCHES or _match_ok(match)
+
+
+class EventDecoders(NamedTuple):
+    """The fast path straight from bytes: decoders that read events into its Structs, checked in C.
+
+    ``prizecheck replay`` reads a file this way without building a dict per event first. What they
+    return is a valid event (``validate_event`` would accept the same bytes decoded as a dict) once
+    :meth:`accepts` says so of it: the Structs read the match id as a plain str (a reader checks each
+    distinct id once) and leave the timestamps to one C call per chunk. Decoded values are always of exact
+    JSON types, so the plain-type guard of the dict path has nothing to check. What they refuse is not
+    necessarily invalid (``seq`` written ``5.0``, a JSON Lines line holding a list of events): decode it as
+    a dict and call :func:`validate_event`, which decides and words the error. Every Struct has ``match``
+    and ``seq`` attributes.
+    """
+
+    msgpack: msgspec.msgpack.Decoder[Any]
+    """One event from one MessagePack message."""
+    msgpack_array: msgspec.msgpack.Decoder[list[Any]]
+    """Several events from a MessagePack array of them (a stream's messages behind an array header)."""
+    json: msgspec.json.Decoder[Any]
+    """One event from one JSON text; ``decode_lines`` reads JSON Lines (blank lines skipped)."""
+    stamps: tuple[tuple[str, bool], ...]
+    """Each timestamp field some type has, and whether every type has it."""
+
+    def accepts(self, events: list[Any]) -> bool:
+        """True when the decoded ``events`` are valid: their match ids and timestamps are."""
+        if not all(map(match_id_ok, set(map(_match_attr, events)))):
+            return False
+        for key, everywhere in self.stamps:
+            values = (
+                list(map(attrgetter(key), events)) if everywhere else [getattr(e, key, None) for e in events]
+            )
+            if _C_TIMESTAMPS is not None and _C_TIMESTAMPS(values) >= 0:
+                return False
+        return True
+
+
+_match_attr: Final = attrgetter("match")
+_DECODERS: list[EventDecoders] = []
+
+
+def event_decoders() -> EventDecoders:
+    """The decoders of every fast-path type (built on first use)."""
+    if not _DECODERS:
+        union = cast(Any, Union)[tuple(struct for struct, _, _ in _FAST.values())]
+        keys = sorted({key for _, _, stamps in _FAST.values() for key in stamps})
+        _DECODERS.append(
+            EventDecoders(
+                msgspec.msgpack.Decoder(union),
+                msgspec.msgpack.Decoder(list[union]),  # type: ignore[valid-type]
+                msgspec.json.Decoder(union),
+                tuple((key, all(key in stamps for _, _, stamps in _FAST.values())) for key in keys),
+            )
+        )
+    return _DECODERS[0]
+
+
 def validate_event(event: object, *, file: str | None = None, line: int | None = None) -> None:
     """Check one event against ``schemas/events.schema.json`` (docs/events.md).
 
@@ -342,7 +548,11 @@ def validate_event(event: object, *, file: str | None = None, line: int | None =
                 pass
             else:
                 match = event["match"]
-                if (match in _MATCHES or _match_ok(match)) and (not fast[1] or _nested_plain(event, fast[1])):
+                if (
+                    (match in _MATCHES or _match_ok(match))
+                    and (not fast[1] or _nested_plain(event, fast[1]))
+                    and (not fast[2] or _timestamps_ok(event, fast[2]))
+                ):
                     return
     if not isinstance(event, dict):
         raise EventError(f"an event must be an object (a map), got {_kind(event)}", file=file, line=line)
@@ -353,10 +563,11 @@ def validate_event(event: object, *, file: str | None = None, line: int | None =
             check(event)
             return
         _ENVELOPE(event)
-    except JsonSchemaValueException as exc:
-        message, field = _explain(exc, "event")
-        raise EventError(message, field=field, file=file, line=line, **_where(event)) from None
-    except Exception as exc:  # a value the generated code cannot handle (e.g. absurdly deep nesting)
+    except Exception as exc:
+        if _schema_said_no(exc):
+            message, field = _explain(exc, "event")
+            raise EventError(message, field=field, file=file, line=line, **_where(event)) from None
+        # a value the generated code cannot handle (e.g. absurdly deep nesting)
         raise EventError(
             f"cannot be validated ({type(exc).__name__})", file=file, line=line, **_where(event)
         ) from None
@@ -391,10 +602,10 @@ def _run(
 ) -> None:
     try:
         validator(doc)
-    except JsonSchemaValueException as exc:
-        message, field = _explain(exc, what)
-        raise error(message, field=field, **where) from None
     except Exception as exc:
+        if _schema_said_no(exc):
+            message, field = _explain(exc, what)
+            raise error(message, field=field, **where) from None
         raise error(f"cannot be validated ({type(exc).__name__})", **where) from None
 
 
@@ -410,7 +621,14 @@ def _where(event: Mapping[Any, Any]) -> dict[str, Any]:
     return where
 
 
-def _explain(exc: JsonSchemaValueException, what: str) -> tuple[str, str | None]:
+def _schema_said_no(exc: Exception) -> bool:
+    """True for fastjsonschema's "invalid" (imported here: only a compiled validator raises it)."""
+    from fastjsonschema import JsonSchemaValueException
+
+    return isinstance(exc, JsonSchemaValueException)
+
+
+def _explain(exc: Any, what: str) -> tuple[str, str | None]:
     """Turn fastjsonschema's exception into (plain message, field path)."""
     name = exc.name or "data"
     field = name[5:] if name.startswith("data.") else None if name == "data" else name
