@@ -15,11 +15,77 @@ from typing import Any
 
 import msgpack
 
-from replay.engine.errors import InputError
+from replay.engine.errors import EventError, InputError
 from replay.engine.validate import validate_event
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 MSGPACK_SUFFIXES = (".msgpack", ".mpk", ".msgp")
+
+#: The deepest nesting an event may have: a value at most this many maps and lists below the event
+#: itself (the contract's own events nest 3 deep; extra fields may go further). The same bound as the C
+#: check of canonical messages (``replay/engine/_link.c``), so every transport refuses the same events.
+MAX_DEPTH = 64
+_EXACT_INT_FLOAT = 2.0**53
+
+
+def edge_event(obj: object, *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
+    """Check the shape of one decoded event at the edge, before anything else reads it.
+
+    The same rules for files, HTTP bodies and Kafka messages (docs/events.md, "Limits"): an event is a map
+    whose keys are strings at every level, nested at most :data:`MAX_DEPTH` deep; an integral number
+    written as a float (``2.0``) is the integer it equals, as JSON Schema counts it, so an event has the
+    same canonical bytes however it was written (the JSON reader already parses numbers so; MessagePack
+    carries floats as they were sent, and they are turned into ints here, in place). Raises
+    :class:`replay.engine.errors.EventError` naming the field; the schema itself is checked later
+    (``validate_event``). The walk is iterative: no input can exhaust the interpreter's stack.
+    """
+    if not isinstance(obj, dict):
+        raise EventError(f"an event must be an object (a map), got {_kind(obj)}", file=file, line=line)
+    stack: list[tuple[Any, int, str]] = [(obj, 0, "")]
+    while stack:
+        node, depth, path = stack.pop()
+        if depth > MAX_DEPTH:
+            raise EventError(
+                f"nested deeper than {MAX_DEPTH} levels", field=path or None, file=file, line=line, **_id(obj)
+            )
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if type(key) is not str:
+                    raise EventError(
+                        f"map keys must be strings, got {_kind(key)} {key!r:.40}",
+                        field=path or None,
+                        file=file,
+                        line=line,
+                        **_id(obj),
+                    )
+                if type(value) is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
+                    node[key] = int(value)
+                elif isinstance(value, dict | list):
+                    stack.append((value, depth + 1, f"{path}.{key}" if path else key))
+        else:  # a list
+            for i, value in enumerate(node):
+                if type(value) is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
+                    node[i] = int(value)
+                elif isinstance(value, dict | list):
+                    stack.append((value, depth + 1, f"{path}[{i}]"))
+    return obj
+
+
+def _kind(value: object) -> str:
+    return {dict: "a map", list: "a list", str: "a string", int: "an integer", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _id(event: dict[Any, Any]) -> dict[str, Any]:
+    """The event's match and seq for an error message, when they look right."""
+    where: dict[str, Any] = {}
+    match, seq = event.get("match"), event.get("seq")
+    if type(match) is str and 0 < len(match) <= 128:
+        where["match"] = match
+    if type(seq) is int and 0 < seq < 2**63:
+        where["seq"] = seq
+    return where
 
 
 def read_events(path: str, *, validate: bool = True) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -82,6 +148,8 @@ def _jsonl_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[int,
             raise InputError(
                 f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno
             ) from None
+        except RecursionError:  # the C parser's own bound, far above MAX_DEPTH
+            raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=name, line=lineno) from None
         items = value if isinstance(value, list) else [value]
         for item in items:
             yield lineno, _checked(item, name, lineno, validate)
@@ -101,6 +169,12 @@ def _msgpack_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[in
                     f"truncated MessagePack after event {index} (byte {end})", file=name, line=index + 1
                 ) from None
             return
+        except (msgpack.StackError, RecursionError):
+            raise InputError(
+                f"not valid MessagePack at event {index + 1}: nested deeper than {MAX_DEPTH} levels",
+                file=name,
+                line=index + 1,
+            ) from None
         except (ValueError, msgpack.UnpackException) as exc:
             raise InputError(
                 f"not valid MessagePack at event {index + 1}: {exc}", file=name, line=index + 1
@@ -118,12 +192,10 @@ def _number(text: str) -> float | int:
 
 
 def _checked(item: object, name: str, line: int, validate: bool) -> dict[str, Any]:
+    event = edge_event(item, file=name, line=line)
     if validate:
-        validate_event(item, file=name, line=line)
-    elif not isinstance(item, dict):
-        raise InputError("an event must be a map", file=name, line=line)
-    assert isinstance(item, dict)
-    return item
+        validate_event(event, file=name, line=line)
+    return event
 
 
 def encode_jsonl(events: list[dict[str, Any]]) -> bytes:

@@ -53,6 +53,10 @@ def read_records(paths: list[str]) -> list[dict[str, Any]]:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
+            except RecursionError:
+                raise InputError(
+                    "not a Prizecheck record: nested far too deep", file=path, line=lineno
+                ) from None
             if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
                 raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
             out.append(rec)
