@@ -184,6 +184,18 @@ def _msgpack_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[in
         yield index, _checked(item, name, index, validate)
 
 
+def loads_json(text: str | bytes) -> Any:
+    """One JSON value, numbers read as :func:`_number` reads them (the JSON reader of every transport).
+
+    Raises ``ValueError`` (``json.JSONDecodeError``) for bad JSON, and ``ValueError`` naming the depth
+    when the nesting is beyond the parser's own stack (the edge then refuses anything over MAX_DEPTH).
+    """
+    try:
+        return json.loads(text, parse_float=_number)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+
+
 def _number(text: str) -> float | int:
     """JSON numbers: an integral one written with a fraction (``1.0``) is the integer it equals, as JSON
     Schema counts it, so the same event has the same canonical bytes however it was written."""

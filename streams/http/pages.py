@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
@@ -27,12 +26,12 @@ import msgpack
 from aiohttp import web
 
 from replay import Game
+from streams.http.routes import Answer, Param, Route, register
 
 if TYPE_CHECKING:
     from streams.store import ArchivedEvent, Store
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
 LIST_LIMIT = 200
 
 _PAGES_ADDED: web.AppKey[bool] = web.AppKey("pages_added", bool)
@@ -59,7 +58,7 @@ def _json(obj: Any, status: int = 200) -> web.Response:
 
 
 def _not_found(message: str) -> web.Response:
-    return _json({"error": message}, 404)
+    return _json({"error": message, "code": "not_found"}, 404)
 
 
 def _page(name: str) -> web.FileResponse:
@@ -107,33 +106,34 @@ def replay_until(entries: list[ArchivedEvent], seq: int) -> dict[str, Any]:
     }
 
 
-def _split(tail: str) -> tuple[str, str]:
-    """``g1/tb1/meta`` -> (``g1/tb1``, ``meta``); ``g1/tb1`` -> (``g1/tb1``, ``page``)."""
-    match, _, last = tail.rpartition("/")
-    if last in ("meta", "state") and match:
-        return match, last
-    return tail, "page"
+async def review_page(request: web.Request) -> web.StreamResponse:
+    """GET /review/<match>: the judges' review page (it reads the two JSON endpoints below)."""
+    return _page("review.html")
 
 
-async def review(request: web.Request) -> web.StreamResponse:
-    """GET /review/<match> (the page), /review/<match>/meta and /review/<match>/state?seq=N (JSON)."""
-    match, view = _split(request.match_info["tail"])
-    if not MATCH_ID.match(match):
-        return _not_found(f"not a match id: {match!r}")
-    if view == "page":
-        return _page("review.html")
+async def review_meta(request: web.Request) -> web.StreamResponse:
+    """GET /review/<match>/meta: the stored record and the ``(seq, type)`` list of archived events."""
+    from streams.http.routes import MATCH
+
+    match = request[MATCH]
     store = _store(request.app)
     entries = await store.events(match)
     if not entries:
         return _not_found(f"match {match}: no events archived")
     last = max(e.position[0] for e in entries)
-    if view == "meta":
-        return _json(await _meta(store, match, entries, last))
-    raw = request.query.get("seq")
-    try:
-        seq = last if raw in (None, "") else int(raw)
-    except ValueError:
-        return _json({"error": f"seq must be an integer, got {raw!r}"}, 400)
+    return _json(await _meta(store, match, entries, last))
+
+
+async def review_state(request: web.Request) -> web.StreamResponse:
+    """GET /review/<match>/state?seq=N: the event at N, the board after it, its derived outputs."""
+    from streams.http.routes import MATCH, QUERY
+
+    match = request[MATCH]
+    entries = await _store(request.app).events(match)
+    if not entries:
+        return _not_found(f"match {match}: no events archived")
+    last = max(e.position[0] for e in entries)
+    seq = request[QUERY].get("seq", last)
     seq = min(max(seq, 1), last)
     state = replay_until(entries, seq)
     return _json({"match": match, "last": last, **state})
@@ -164,9 +164,6 @@ async def _meta(store: Store, match: str, entries: list[ArchivedEvent], last: in
 
 async def overlay(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    match = request.match_info["tail"]
-    if not MATCH_ID.match(match):
-        return _not_found(f"not a match id: {match!r}")
     return _page("overlay.html")
 
 
@@ -201,22 +198,23 @@ def _link(path: str, match: str) -> str:
 
 async def match_list(request: web.Request) -> web.Response:
     """GET /ui?league=&season=&status=&player=&limit=: indexed matches with links, status and result."""
+    from streams.http.routes import QUERY
     from streams.ingest import unpack_record
 
     store = _store(request.app)
-    q = request.query
+    q = request[QUERY]
     filters = {k: q[k] for k in ("league", "season", "status", "player") if q.get(k)}
-    try:
-        limit = max(1, min(int(q.get("limit", str(LIST_LIMIT))), 5000))
-    except ValueError:
-        limit = LIST_LIMIT
+    limit = q["limit"]
     names = await store.matches(**filters)
     shown = names[-limit:]
     entries = await store.index_entries(shown)
     raws = await asyncio.gather(*(store.record(e.match) for e in entries))
     rows = []
     for entry, raw in zip(entries, raws, strict=True):
-        record = unpack_record(raw)
+        try:
+            result = result_text(unpack_record(raw))
+        except Exception:  # one corrupt stored record must not take the list down
+            result = "record unreadable (corrupt data in the store)"
         m = entry.match
         findings = sum(entry.findings.values())
         ctx = " / ".join(x for x in (entry.league, entry.season) if x)
@@ -227,7 +225,7 @@ async def match_list(request: web.Request) -> web.Response:
             f"<td>{html.escape(' vs '.join(entry.players))}</td>"
             f"<td>{html.escape(ctx)}</td>"
             f'<td class="status status-{html.escape(entry.status)}">{html.escape(entry.status)}</td>'
-            f'<td class="result">{html.escape(result_text(record))}</td>'
+            f'<td class="result">{html.escape(result)}</td>'
             f'<td class="num">{findings}</td>'
             f'<td><a href="{html.escape(_link("review", m))}">review</a> · '
             f'<a href="{html.escape(_link("overlay", m))}" class="overlay">overlay</a></td>'
@@ -250,17 +248,95 @@ async def root(request: web.Request) -> web.StreamResponse:
     raise web.HTTPFound("/ui")
 
 
+def page_routes() -> tuple[Route, ...]:
+    """The pages' routes (see :mod:`streams.http.routes`): who may see each, and what it answers."""
+    public, judge = frozenset({"public"}), frozenset({"judge"})
+    html_answer = Answer("HTML", "text/html", {"type": "string"})
+    filters = (
+        Param("league", description="only this league"),
+        Param("season", description="only this season"),
+        Param("status", enum=("in_progress", "finished", "awaiting_playoff"), description="only this status"),
+        Param("player", description="only this player's matches"),
+        Param(
+            "limit",
+            "integer",
+            "rows (the last ones by match id)",
+            minimum=1,
+            maximum=5000,
+            default=LIST_LIMIT,
+        ),
+    )
+    return (
+        Route(
+            "GET",
+            "/",
+            root,
+            public,
+            "Redirect to the match list",
+            answers={302: Answer("to /ui", "")},
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/ui",
+            match_list,
+            public,
+            "The match list",
+            query=filters,
+            answers={200: html_answer},
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/review/{match}",
+            review_page,
+            judge,
+            "The judges' review page",
+            answers={200: html_answer},
+            page=True,
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/review/{match}/meta",
+            review_meta,
+            judge,
+            "The review page's record and list of archived events",
+            answers={200: Answer("the record and the steps", schema={"type": "object"})},
+            hidden=True,
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/review/{match}/state",
+            review_state,
+            judge,
+            "The board, event and derived outputs at one seq (replayed from the archive)",
+            query=(Param("seq", "integer", "the step (clamped to the archive; default the last)"),),
+            answers={200: Answer("the state at seq", schema={"type": "object"})},
+            hidden=True,
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/overlay/{match}",
+            overlay,
+            public,
+            "The streamers' overlay (public board only)",
+            answers={200: html_answer},
+            tag="pages",
+        ),
+    )
+
+
 def add_pages(app: web.Application) -> None:
     """Register the pages on an app built by :func:`streams.http.api.make_app` (calling it twice is harmless).
 
-    Routes: ``/`` (redirect to ``/ui``), ``/ui`` (match list), ``/review/<match>`` with ``/meta`` and
-    ``/state?seq=N``, ``/overlay/<match>``, and the static files under ``/static/``.
+    Routes (:func:`page_routes`): ``/`` (redirect to ``/ui``), ``/ui`` (match list), ``/review/<match>``
+    with ``/meta`` and ``/state?seq=N``, ``/overlay/<match>``; the static files are the API's
+    ``/static/``.
     """
     if app.get(_PAGES_ADDED):
         return
     app[_PAGES_ADDED] = True
-    app.router.add_get("/", root)
-    app.router.add_get("/ui", match_list)
-    app.router.add_get("/review/{tail:.+}", review)
-    app.router.add_get("/overlay/{tail:.+}", overlay)
-    app.router.add_static("/static/", STATIC_DIR, name="pages-static")
+    register(app, page_routes())

@@ -76,7 +76,7 @@ async def test_invalid_events_get_400_naming_match_seq_field_and_valid_ones_are_
     assert [o["status"] for o in out] == ["applied", "rejected", "applied", "rejected", "rejected"]
     assert (out[1]["match"], out[1]["seq"], out[1]["field"]) == ("m1", 2, "player")
     assert "match m1 seq 2" in out[1]["reason"] and "field player" in out[1]["reason"]
-    assert "must be a map" in out[3]["reason"]
+    assert "must be an object (a map)" in out[3]["reason"]
     assert out[4]["field"] == "seq"
     # JSON Lines: the line number is in the reason
     r = await client.post("/events", data=jsonl(events[2:4]) + "{oops\n")
@@ -159,7 +159,8 @@ async def test_reading_matches_records_boards_and_the_archive(client: TestClient
 
     for path in ("/matches/zz/record", "/matches/zz/board", "/matches/zz/events", "/matches/m2/nope"):
         assert (await client.get(path)).status == 404, path
-    assert (await client.get("/matches/bad%20id/record")).status == 404
+    r = await client.get("/matches/bad%20id/record")  # one check of match ids: a clear 400
+    assert r.status == 400 and (await r.json())["code"] == "bad_match_id"
 
 
 async def test_healthz(client: TestClient[Any, Any]) -> None:
@@ -211,7 +212,8 @@ async def test_live_boards_over_sse_never_show_hidden_cards(client: TestClient[A
 
 async def test_parse_events_splits_bodies() -> None:
     assert parse_events(b'{"a":1}', "application/json") == [({"index": 0}, {"a": 1})]
-    assert parse_events(b"[1, 2]", "application/json") == [({"index": 0}, 1), ({"index": 1}, 2)]
+    got = parse_events(b"[1, {}]", "application/json")
+    assert [(w, type(x).__name__) for w, x in got] == [({"index": 0}, "EventError"), ({"index": 1}, "dict")]
     got = parse_events(b'{"a":1}\n\n{"b":2}\n', "text/plain")
     assert got == [({"index": 0, "line": 1}, {"a": 1}), ({"index": 1, "line": 3}, {"b": 2})]
     assert parse_events(b"  \n", "application/json") == []
@@ -366,7 +368,7 @@ def test_settings_from_the_environment() -> None:
     from replay.engine.errors import InputError
     from streams.settings import ENV_VARS, Settings
 
-    assert len(ENV_VARS) == len(set(ENV_VARS)) == 13
+    assert len(ENV_VARS) == len(set(ENV_VARS)) == 21
     d = Settings.from_env({})
     assert (d.topic, d.dlq_topic, d.partitions, d.data_dir) == (
         "prizecheck.events",

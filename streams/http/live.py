@@ -1,0 +1,245 @@
+"""Live boards for any number of viewers: one Redis subscription per process, fanned out.
+
+:class:`LiveHub` subscribes once (the store's global live channel) when the app starts. An update of a
+match with viewers makes it read that match's public board once and render the SSE frame once; every
+viewer of the match then gets the same bytes. A viewer holds only the newest frame (a slow viewer skips
+boards, never queues them: back-pressure without memory), and a viewer whose socket does not take a frame
+within ``write_timeout`` is disconnected. Viewers never touch Redis themselves, so the connection pool
+is left to the writers: readers being many cannot make a write fail.
+
+Bounds: ``max_streams`` open streams per process and ``max_client_streams`` per client address; beyond
+them a new stream is answered 503 / 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+
+import msgpack
+from aiohttp import web
+
+from replay.engine.record import dumps
+from streams.store import Store
+
+log = logging.getLogger("prizecheck.live")
+
+
+def frame(board: bytes) -> bytes:
+    """A stored public board (msgpack) as one SSE ``board`` event."""
+    view = msgpack.unpackb(board, raw=False)
+    seq = int(view.get("seq") or 0) if isinstance(view, dict) else 0
+    return b"event: board\nid: %d\ndata: %s\n\n" % (seq, dumps(view))
+
+
+@dataclass(eq=False)
+class Viewer:
+    """One open stream: the newest frame not yet written, and a wake-up."""
+
+    match: str
+    client: str
+    latest: bytes | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    closed: bool = False
+
+    def offer(self, data: bytes | None) -> None:
+        """Keep ``data`` as the next frame (an older one not yet written is dropped); None: end."""
+        if data is None:
+            self.closed = True
+        else:
+            self.latest = data
+        self.wake.set()
+
+
+class StreamsFull(Exception):
+    """No room for another stream (``per_client``: this address has too many open)."""
+
+    def __init__(self, per_client: bool) -> None:
+        super().__init__("per client" if per_client else "total")
+        self.per_client = per_client
+
+
+class LiveHub:
+    """The process's one live subscription and its viewers (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        max_streams: int = 5000,
+        max_client_streams: int = 100,
+        write_timeout: float = 10.0,
+    ) -> None:
+        self.store = store
+        self.max_streams = max_streams
+        self.max_client_streams = max_client_streams
+        self.write_timeout = write_timeout
+        self.viewers: dict[str, set[Viewer]] = {}
+        self.per_client: Counter[str] = Counter()
+        self.count = 0
+        self.dropped_slow = 0
+        self.fetches = 0
+        self._dirty: set[str] = set()
+        self._fetching: set[str] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._reads: set[asyncio.Task[None]] = set()
+        self._ready = asyncio.Event()
+
+    # ---------------------------------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        """Subscribe (in the background, retrying while the store is down)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._listen())
+
+    async def stop(self) -> None:
+        """End every stream and the subscription."""
+        for viewers in list(self.viewers.values()):
+            for v in list(viewers):
+                v.offer(None)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+            self._task = None
+
+    async def ready(self, timeout: float = 10.0) -> None:
+        """Wait until the subscription is in place (tests, and the first viewer of a fresh process)."""
+        await asyncio.wait_for(self._ready.wait(), timeout)
+
+    async def _listen(self) -> None:
+        backoff = 0.1
+        while True:
+            try:
+                sub = await self.store.subscribe(None)
+            except Exception as exc:
+                log.warning("live: cannot subscribe (%s); retrying in %.1f s", exc, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+                continue
+            backoff = 0.1
+            self._ready.set()
+            for match in list(self.viewers):  # (re)subscribed: boards may have changed meanwhile
+                self._changed(match)
+            try:
+                async for update in sub:
+                    if update.match in self.viewers:
+                        self._changed(update.match)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("live: subscription lost (%s); subscribing again", exc)
+            finally:
+                self._ready.clear()
+                with contextlib.suppress(Exception):
+                    await sub.aclose()
+
+    # ---------------------------------------------------------------------------------- fan-out
+    def _changed(self, match: str) -> None:
+        """A match changed: read its board once, unless a read is under way (then once more after)."""
+        if match in self._fetching:
+            self._dirty.add(match)
+            return
+        self._fetching.add(match)
+        task = asyncio.create_task(self._fetch(match))
+        self._reads.add(task)
+        task.add_done_callback(self._reads.discard)
+
+    async def _fetch(self, match: str) -> None:
+        try:
+            while True:
+                self._dirty.discard(match)
+                try:
+                    board = await self.store.board(match)
+                except Exception as exc:  # store down: the viewers keep their last board
+                    log.warning("live: cannot read the board of %s (%s)", match, exc)
+                    return
+                self.fetches += 1
+                if board is not None:
+                    data = frame(board)
+                    for viewer in list(self.viewers.get(match, ())):
+                        viewer.offer(data)
+                if match not in self._dirty:
+                    return
+        finally:
+            self._fetching.discard(match)
+
+    # ---------------------------------------------------------------------------------- viewers
+    def join(self, match: str, client: str) -> Viewer:
+        """A new viewer of ``match`` (raises :class:`StreamsFull`)."""
+        if self.count >= self.max_streams:
+            raise StreamsFull(per_client=False)
+        if self.per_client[client] >= self.max_client_streams:
+            raise StreamsFull(per_client=True)
+        viewer = Viewer(match, client)
+        self.viewers.setdefault(match, set()).add(viewer)
+        self.per_client[client] += 1
+        self.count += 1
+        return viewer
+
+    def leave(self, viewer: Viewer) -> None:
+        viewers = self.viewers.get(viewer.match)
+        if viewers is None or viewer not in viewers:
+            return
+        viewers.discard(viewer)
+        if not viewers:
+            del self.viewers[viewer.match]
+        self.per_client[viewer.client] -= 1
+        if self.per_client[viewer.client] <= 0:
+            del self.per_client[viewer.client]
+        self.count -= 1
+
+    async def stream(self, request: web.Request, match: str, heartbeat: float) -> web.StreamResponse:
+        """Serve one SSE stream: the board now, then each newer board (coalesced), keep-alives."""
+        await self.ready()  # subscribed before the first board is read: no update falls in between
+        viewer = self.join(match, request.remote or "")
+        try:
+            response = web.StreamResponse(
+                headers={
+                    "Content-Type": "text/event-stream",
+                    "Cache-Control": "no-cache",
+                    "X-Accel-Buffering": "no",
+                }
+            )
+            await response.prepare(request)
+            # Joined before reading: an update landing meanwhile is offered to this viewer too.
+            board = await self.store.board(match)
+            if board is not None and viewer.latest is None:
+                viewer.offer(frame(board))
+            last: bytes | None = None
+            while not viewer.closed:
+                if viewer.latest is not None and viewer.latest != last:
+                    data = last = viewer.latest
+                    viewer.wake.clear()
+                    await self._write(response, data)
+                    continue
+                viewer.wake.clear()
+                try:
+                    await asyncio.wait_for(viewer.wake.wait(), heartbeat)
+                except TimeoutError:
+                    await self._write(response, b": keep-alive\n\n")
+        except (ConnectionResetError, TimeoutError):
+            pass  # the client went away, or stopped reading
+        finally:
+            self.leave(viewer)
+        return response
+
+    async def _write(self, response: web.StreamResponse, data: bytes) -> None:
+        try:
+            await asyncio.wait_for(response.write(data), self.write_timeout)
+        except TimeoutError:
+            self.dropped_slow += 1
+            raise
+
+    def stats(self) -> dict[str, int]:
+        return {
+            "streams": self.count,
+            "matches": len(self.viewers),
+            "board_reads": self.fetches,
+            "dropped_slow": self.dropped_slow,
+        }
+
+
+HUB: web.AppKey[LiveHub] = web.AppKey("live_hub", LiveHub)
