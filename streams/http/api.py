@@ -299,7 +299,13 @@ API_ROUTES: tuple[Route, ...] = (
         answers={
             200: _answer("every event applied, duplicate or buffered", "IngestAnswer"),
             400: _answer(
-                "at least one event rejected (the others are processed), or a bad body", "IngestAnswer"
+                "at least one event rejected (the others are processed; IngestAnswer), or no events (Error)",
+                {
+                    "anyOf": [
+                        {"$ref": "#/components/schemas/IngestAnswer"},
+                        {"$ref": "#/components/schemas/Error"},
+                    ]
+                },
             ),
         },
         body={
