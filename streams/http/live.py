@@ -4,8 +4,9 @@
 match with viewers makes it read that match's public board once and render the SSE frame once; every
 viewer of the match then gets the same bytes. A viewer holds only the newest frame (a slow viewer skips
 boards, never queues them: back-pressure without memory), and a viewer whose socket does not take a frame
-within ``write_timeout`` is disconnected. Viewers never touch Redis themselves, so the connection pool
-is left to the writers: readers being many cannot make a write fail.
+within ``write_timeout`` is disconnected. A new viewer of a watched match gets the hub's newest frame;
+the first viewer of a match makes the hub read it once. Viewers never touch Redis themselves, so the pool
+of connections is left to the writers: readers being many cannot make a write fail.
 
 Bounds: ``max_streams`` open streams per process and ``max_client_streams`` per client address; beyond
 them a new stream is answered 503 / 429 with ``Retry-After``.
@@ -26,6 +27,9 @@ from replay.engine.record import dumps
 from streams.store import Store, Subscription
 
 log = logging.getLogger("prizecheck.live")
+
+#: Bytes a viewer's socket may hold unsent before a write is timed (asyncio's default high-water mark).
+_HIGH_WATER = 64 * 1024
 
 
 def frame(board: bytes) -> bytes:
@@ -78,6 +82,7 @@ class LiveHub:
         self.max_client_streams = max_client_streams
         self.write_timeout = write_timeout
         self.viewers: dict[str, set[Viewer]] = {}
+        self.latest: dict[str, bytes] = {}  # the newest frame of each match with viewers
         self.per_client: Counter[str] = Counter()
         self.count = 0
         self.dropped_slow = 0
@@ -172,9 +177,9 @@ class LiveHub:
                     log.warning("live: cannot read the board of %s (%s)", match, exc)
                     return
                 self.fetches += 1
-                if board is not None:
-                    data = frame(board)
-                    for viewer in list(self.viewers.get(match, ())):
+                if board is not None and match in self.viewers:
+                    data = self.latest[match] = frame(board)
+                    for viewer in list(self.viewers[match]):
                         viewer.offer(data)
                 if match not in self._dirty:
                     return
@@ -201,16 +206,27 @@ class LiveHub:
         viewers.discard(viewer)
         if not viewers:
             del self.viewers[viewer.match]
+            self.latest.pop(viewer.match, None)
         self.per_client[viewer.client] -= 1
         if self.per_client[viewer.client] <= 0:
             del self.per_client[viewer.client]
         self.count -= 1
 
     async def stream(self, request: web.Request, match: str, heartbeat: float) -> web.StreamResponse:
-        """Serve one SSE stream: the board now, then each newer board (coalesced), keep-alives."""
+        """Serve one SSE stream: the board now, then each newer board (coalesced), keep-alives.
+
+        Everything that can fail with an HTTP answer (no room, no subscription, the store down) fails
+        before the stream's headers are sent; once they are, a failure only ends the stream (an error
+        written then would be a second HTTP response inside the first).
+        """
         await self.ready()  # subscribed before the first board is read: no update falls in between
         viewer = self.join(match, request.remote or "")
         try:
+            cached = self.latest.get(match)
+            if cached is not None:
+                viewer.offer(cached)
+            else:  # the first viewer of this match: one read, shared with whoever joins meanwhile
+                self._changed(match)
             response = web.StreamResponse(
                 headers={
                     "Content-Type": "text/event-stream",
@@ -219,29 +235,41 @@ class LiveHub:
                 }
             )
             await response.prepare(request)
-            # Joined before reading: an update landing meanwhile is offered to this viewer too.
-            board = await self.store.board(match)
-            if board is not None and viewer.latest is None:
-                viewer.offer(frame(board))
-            last: bytes | None = None
-            while not viewer.closed:
-                if viewer.latest is not None and viewer.latest != last:
-                    data = last = viewer.latest
-                    viewer.wake.clear()
-                    await self._write(response, data)
-                    continue
-                viewer.wake.clear()
-                try:
-                    await asyncio.wait_for(viewer.wake.wait(), heartbeat)
-                except TimeoutError:
-                    await self._write(response, b": keep-alive\n\n")
-        except (ConnectionResetError, TimeoutError):
-            pass  # the client went away, or stopped reading
+            try:
+                await self._serve(request, response, viewer, heartbeat)
+            except (ConnectionResetError, TimeoutError):
+                pass  # the client went away, or stopped reading
+            except Exception as exc:
+                log.warning("live stream of %s ended: %s", match, exc)
         finally:
             self.leave(viewer)
         return response
 
-    async def _write(self, response: web.StreamResponse, data: bytes) -> None:
+    async def _serve(
+        self, request: web.Request, response: web.StreamResponse, viewer: Viewer, heartbeat: float
+    ) -> None:
+        last: bytes | None = None
+        while not viewer.closed:
+            if viewer.latest is not None and viewer.latest != last:
+                data = last = viewer.latest
+                viewer.wake.clear()
+                await self._write(response, data, request.transport)
+                continue
+            viewer.wake.clear()
+            try:
+                await asyncio.wait_for(viewer.wake.wait(), heartbeat)
+            except TimeoutError:
+                await self._write(response, b": keep-alive\n\n", request.transport)
+
+    async def _write(
+        self, response: web.StreamResponse, data: bytes, transport: asyncio.BaseTransport | None
+    ) -> None:
+        """Write a frame; a client whose socket has not taken what it was sent within ``write_timeout``
+        is dropped (TimeoutError). A write to a client that keeps up never waits (no timer needed)."""
+        backlog = transport.get_write_buffer_size() if isinstance(transport, asyncio.WriteTransport) else 0
+        if backlog < _HIGH_WATER:
+            await response.write(data)
+            return
         try:
             await asyncio.wait_for(response.write(data), self.write_timeout)
         except TimeoutError:
