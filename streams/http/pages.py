@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 LIST_LIMIT = 200
+RECORD_READS = 32  # records read at once for the match list
 
 _PAGES_ADDED: web.AppKey[bool] = web.AppKey("pages_added", bool)
 
@@ -208,7 +209,9 @@ async def match_list(request: web.Request) -> web.Response:
     names = await store.matches(**filters)
     shown = names[-limit:]
     entries = await store.index_entries(shown)
-    raws = await asyncio.gather(*(store.record(e.match) for e in entries))
+    raws: list[bytes | None] = []
+    for i in range(0, len(entries), RECORD_READS):  # bounded: one page must not take every connection
+        raws += await asyncio.gather(*(store.record(e.match) for e in entries[i : i + RECORD_READS]))
     rows = []
     for entry, raw in zip(entries, raws, strict=True):
         try:
