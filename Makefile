@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install compile demo test lint typecheck unit bench clean browser
+.PHONY: install compile demo test lint typecheck unit bench clean browser test-long
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,11 +51,19 @@ unit: install browser
 
 test: lint typecheck unit
 
+# The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
+# examples per operation and role, and the serve bench at full size (1,000 viewers, 64 writers).
+test-long: install
+	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 $(BIN)/python -m pytest -q \
+	  tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py
+	$(BIN)/python bench/serve.py
+
 bench: install
 	$(BIN)/python bench/engine.py
 	@if [ -f bench/importers.py ]; then $(BIN)/python bench/importers.py; fi
 	$(BIN)/python bench/validation.py
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
+	$(BIN)/python bench/serve.py
 
 clean:
 	rm -rf $(VENV) prizecheck-data .pytest_cache .mypy_cache .ruff_cache build/mypyc
