@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
         same = [m for m in offline if dumps(stored[m]) == dumps(offline[m])]
         print(f"records stored in Redis equal the offline replay byte for byte: {len(same)}/{len(offline)}")
         print(
-            "browse them: prizecheck serve, then http://127.0.0.1:8080/matches "
-            "(or prizecheck show demo-prizes)"
+            "browse them: prizecheck serve, then http://127.0.0.1:8080/ui "
+            "(or prizecheck show demo-prizes); the review pages ask for the local admin token serve prints"
         )
         if len(same) != len(offline):
             return 1
