@@ -145,6 +145,11 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def presented(exc: Refused) -> Principal:
+    """Who a refused credential claimed to be, for the audit log (the token's id when it names one)."""
+    return Principal(id=exc.token_id or "unknown", name="presented token", roles=frozenset())
+
+
 def guard(route: Route, handler: Handler) -> Handler:
     """``handler`` behind the route's roles, the scope of the caller's token, and the audit log."""
     allowed = route.roles
@@ -163,8 +168,7 @@ def guard(route: Route, handler: Handler) -> Handler:
         try:
             principal = access.identify(request)
         except Refused as exc:
-            shown = Principal(id=exc.token_id or "unknown", name="presented token", roles=frozenset())
-            await access.refused(request, shown, 401, exc.reason)
+            await access.refused(request, presented(exc), 401, exc.reason)
             raise Problem(
                 401, exc.code, exc.reason, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'}
             ) from None
@@ -246,8 +250,7 @@ async def login(request: web.Request) -> web.Response:
     try:
         principal = access.book.check(token.strip())
     except Refused as exc:
-        shown = Principal(id=exc.token_id or "unknown", name="presented token", roles=frozenset())
-        await access.refused(request, shown, 401, f"login: {exc.reason}")
+        await access.refused(request, presented(exc), 401, f"login: {exc.reason}")
         raise Problem(401, exc.code, exc.reason) from None
     value, ttl = access.book.open_session(principal)
     response = web.json_response(

@@ -383,7 +383,7 @@ API_ROUTES: tuple[Route, ...] = (
         "Live public boards (Server-Sent Events)",
         answers={200: _answer("an event stream of `board` events", {"type": "string"}, "text/event-stream")},
         tag="read",
-        schemathesis=False,
+        stream=True,
     ),
     Route(
         "GET",

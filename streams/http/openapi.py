@@ -196,6 +196,11 @@ def _operation(route: Route) -> dict[str, Any]:
         if answer.media:
             entry["content"] = {answer.media: {"schema": dict(answer.schema or {})}}
         responses[str(status)] = entry
+    if route.page:
+        responses.setdefault(
+            "303",
+            {"description": "no judge session: to /login?next=... (a browser logs in, then comes back)"},
+        )
     for status, text in ERRORS.items():
         responses.setdefault(
             str(status), {"description": text, "content": {"application/json": {"schema": _ref("Error")}}}
@@ -223,6 +228,8 @@ def _operation(route: Route) -> dict[str, Any]:
         if route.method in ("GET", "HEAD")
         else [{"bearer": []}]
     )
+    if route.stream:
+        op["x-stream"] = True  # never ends: request generators must not wait for its end
     if route.body:
         op["requestBody"] = {
             "required": True,

@@ -152,7 +152,7 @@ class Route:
     description: str = ""
     audited: bool = False  # every call is an audit entry (writes)
     pattern: str | None = None  # the aiohttp path when it differs (``/static/{path:.+}``)
-    schemathesis: bool = True  # False: a stream that never ends (the SSE route), tested by its own tests
+    stream: bool = False  # an event stream that never ends (the SSE route): ``x-stream`` in the document
 
     @property
     def has_match(self) -> bool:
@@ -175,7 +175,7 @@ class Route:
 
 
 ROUTES: web.AppKey[list[Route]] = web.AppKey("routes", list)
-GUARD: web.AppKey[Callable[[Route, Handler], Handler]] = web.AppKey("guard", object)  # type: ignore[arg-type]
+GUARD: web.AppKey[Callable[[Route, Handler], Handler]] = web.AppKey("guard")
 
 
 def _with_query(route: Route, handler: Handler) -> Handler:
