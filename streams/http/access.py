@@ -20,6 +20,7 @@ has every role; nothing else changes (writes and hidden reads are still audited)
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,13 +53,17 @@ class Access:
     HTTPS, e.g. behind a TLS proxy; the cookie is always ``HttpOnly`` and ``SameSite=Strict``).
     ``refusal_burst``: refused requests audited one by one per client address and 10 s window; beyond it
     they are counted and the count goes into the next entry, so a flood cannot fill Redis.
+    ``max_client_requests``: requests one client address may have in progress at once (live streams are
+    bounded apart, by the live hub); beyond it, 429: one client cannot take every worker of the service.
     """
 
     store: Store
     book: TokenBook | None = None
     secure_cookies: bool = False
     refusal_burst: int = 20
+    max_client_requests: int = 128
     _refusals: dict[str, tuple[float, int, int]] = field(default_factory=dict)
+    _inflight: Counter[str] = field(default_factory=Counter)
 
     @property
     def open(self) -> bool:
@@ -198,7 +203,23 @@ def guard(route: Route, handler: Handler) -> Handler:
                     "out_of_scope",
                     f"match {match} is outside this token's scope ({principal.scope_text()})",
                 )
-        response = await handler(request)
+        client = request.remote or ""
+        if not route.stream:
+            if access._inflight[client] >= access.max_client_requests:
+                raise Problem(
+                    429,
+                    "too_many_requests",
+                    f"this address has {access.max_client_requests} requests in progress already",
+                    headers={"Retry-After": "1"},
+                )
+            access._inflight[client] += 1
+        try:
+            response = await handler(request)
+        finally:
+            if not route.stream:
+                access._inflight[client] -= 1
+                if access._inflight[client] <= 0:
+                    del access._inflight[client]
         ok = response.status < 400
         if ok and (route.hidden or request.get(HIDDEN_SERVED)):
             await access.audit(request, "read_hidden", principal, detail=request.get(AUDIT_DETAIL, ""))

@@ -29,7 +29,7 @@ ERRORS: dict[int, str] = {
     405: "method not allowed on this path",
     408: "the request body did not arrive in time",
     413: "the body is too large, or carries too many events",
-    429: "too many live streams from this client",
+    429: "too many requests or live streams in progress from this client address",
     503: "the store is unavailable, or no room for another live stream",
 }
 

@@ -66,6 +66,7 @@ async def start_served(
     *,
     heartbeat: float = 0.5,
     server_options: dict[str, Any] | None = None,
+    access_options: dict[str, Any] | None = None,
     **options: Any,
 ) -> tuple[Served, TestServer]:
     now = time.time()
@@ -92,7 +93,8 @@ async def start_served(
     tokens["unknown"] = new_token("nobody", ["admin"])[0]  # well formed, not in the book
     tokens["malformed"] = "not-a-token"
     core = IngestCore(redis_store, gap_timeout=0.2)
-    app = make_app(core, redis_store, access=Access(redis_store, book), heartbeat=heartbeat, **options)
+    access = Access(redis_store, book, **(access_options or {}))
+    app = make_app(core, redis_store, access=access, heartbeat=heartbeat, **options)
     server = TestServer(app, host="127.0.0.1")
     await server.start_server(**(server_options or {}))
     http = aiohttp.ClientSession()

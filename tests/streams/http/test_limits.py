@@ -31,6 +31,7 @@ async def edge(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]
         body_timeout=1.0,
         max_client_streams=2,
         server_options={"keepalive_timeout": 1.0},
+        access_options={"max_client_requests": 3},
     )
     try:
         yield s
@@ -199,3 +200,24 @@ async def test_live_streams_per_client_are_bounded(edge: Served) -> None:
     assert again.status == 200
     again.close()
     second.close()
+
+
+async def test_requests_in_progress_per_client_are_bounded(edge: Served) -> None:
+    host, port = edge.url.removeprefix("http://").split(":")
+    head = (
+        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {edge.tokens['admin']}\r\nContent-Length: 1000\r\n\r\n"
+    )
+    slow = []
+    for _ in range(3):  # three requests whose bodies are still coming
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(head.encode())
+        await writer.drain()
+        slow.append((reader, writer))
+    await asyncio.sleep(0.3)
+    r = await edge.http.get(f"{edge.url}/matches")
+    assert r.status == 429 and (await r.json())["code"] == "too_many_requests" and r.headers["Retry-After"]
+    for reader, writer in slow:  # each ends with its 408; then the address may ask again
+        assert b" 408 " in (await asyncio.wait_for(reader.read(4096), 10)).split(b"\r\n")[0]
+        writer.close()
+    assert (await edge.http.get(f"{edge.url}/matches")).status == 200
