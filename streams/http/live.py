@@ -46,8 +46,11 @@ class Viewer:
     match: str
     client: str
     latest: bytes | None = None
+    last: bytes | None = None  # the newest frame written
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     closed: bool = False
+    # Set once the stream's headers and a first chunk are out: frames may then go straight to the socket.
+    transport: asyncio.WriteTransport | None = None
 
     def offer(self, data: bytes | None) -> None:
         """Keep ``data`` as the next frame (an older one not yet written is dropped); None: end."""
@@ -56,6 +59,21 @@ class Viewer:
         else:
             self.latest = data
         self.wake.set()
+
+    def deliver(self, data: bytes, chunk: bytes) -> None:
+        """Write ``data`` (already framed as an HTTP chunk: ``chunk``) at once when the socket keeps up;
+        otherwise hand it to the viewer's own task, which waits for the socket, and times it out."""
+        t = self.transport
+        if (
+            t is not None
+            and not self.closed
+            and not t.is_closing()
+            and t.get_write_buffer_size() < _HIGH_WATER
+        ):
+            t.write(chunk)  # one whole chunk per call: it never interleaves with the task's writes
+            self.latest = self.last = data
+        else:
+            self.offer(data)
 
 
 class StreamsFull(Exception):
@@ -179,8 +197,9 @@ class LiveHub:
                 self.fetches += 1
                 if board is not None and match in self.viewers:
                     data = self.latest[match] = frame(board)
+                    chunk = b"%x\r\n%s\r\n" % (len(data), data)  # the stream is chunked (HTTP/1.1)
                     for viewer in list(self.viewers[match]):
-                        viewer.offer(data)
+                        viewer.deliver(data, chunk)
                 if match not in self._dirty:
                     return
         finally:
@@ -248,16 +267,23 @@ class LiveHub:
     async def _serve(
         self, request: web.Request, response: web.StreamResponse, viewer: Viewer, heartbeat: float
     ) -> None:
-        last: bytes | None = None
+        chunked = request.version >= (1, 1)
         while not viewer.closed:
-            if viewer.latest is not None and viewer.latest != last:
-                data = last = viewer.latest
+            if viewer.latest is not None and viewer.latest != viewer.last:
+                data = viewer.last = viewer.latest
                 viewer.wake.clear()
                 await self._write(response, data, request.transport)
+                if (
+                    chunked
+                    and viewer.transport is None
+                    and isinstance(request.transport, asyncio.WriteTransport)
+                ):
+                    viewer.transport = request.transport  # headers and a first chunk are out
                 continue
             viewer.wake.clear()
             try:
-                await asyncio.wait_for(viewer.wake.wait(), heartbeat)
+                async with asyncio.timeout(heartbeat):  # a timer, not a task per wait (wait_for's cost)
+                    await viewer.wake.wait()
             except TimeoutError:
                 await self._write(response, b": keep-alive\n\n", request.transport)
 
