@@ -75,6 +75,29 @@ async def test_every_route_for_every_kind_of_caller(served: Served) -> None:
             r.close()
 
 
+async def test_every_route_for_tokens_out_of_scope(served: Served) -> None:
+    s = served
+    assert (await s.post(scoped_game("l1", "L1") + scoped_game("l2", "L2"))).status == 200
+    for route in s.routes:
+        for who, match in (("judge_l1", "l2"), ("ingest_l2", "l1")):
+            r = await call(s, route, match, who)
+            role = who.split("_")[0]
+            if route.method == "POST" and route.path == "/login":
+                want, code = 401, None
+            elif "public" in route.roles:
+                want, code = (302 if route.path == "/" else 200), None  # public information is public
+            elif role not in route.roles:
+                want, code = 403, "forbidden"
+            elif route.has_match or route.path == "/events":
+                want, code = 403, "out_of_scope"
+            else:
+                want, code = 200, None
+            assert r.status == want, (route.method, route.path, who, r.status, await r.text())
+            if code is not None:
+                assert (await r.json())["code"] == code
+            r.close()
+
+
 async def test_tokens_bad_in_each_way_say_why_and_are_audited(served: Served) -> None:
     s = served
     for who, code in (
