@@ -29,6 +29,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
@@ -40,6 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from replay.engine.errors import InputError
+
+log = logging.getLogger("prizecheck.tokens")
 
 ROLES: tuple[str, ...] = ("ingest", "judge", "organizer", "public")
 ADMIN = "admin"
@@ -259,7 +262,14 @@ class TokenBook:
             return
         if mtime == self._mtime and not force:
             return
-        entries = read_book(self.path)
+        try:
+            entries = read_book(self.path)
+        except InputError as exc:
+            if force:  # at start: a broken token file is the operator's to fix before serving
+                raise
+            # while serving (a half-written edit by hand): keep the tokens in force, and try again later
+            log.warning("token file unreadable, keeping the tokens in force: %s", exc)
+            return
         self._from_file = {e.id: e for e in entries}
         self._mtime = mtime
 

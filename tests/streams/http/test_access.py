@@ -345,3 +345,14 @@ async def test_serve_process_local_admin_token_or_insecure(tmp_path: Path, mode:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+async def test_a_token_file_broken_while_serving_keeps_the_tokens_in_force(served: Served) -> None:
+    s = served
+    assert s.token_file is not None
+    good = s.token_file.read_text()
+    s.token_file.write_text(good[: len(good) // 2])  # a half-written edit
+    await asyncio.sleep(1.1)  # the book looks at the file at most once a second
+    r = await s.http.get(f"{s.url}/stats", headers=s.auth("organizer"))
+    assert r.status == 200
+    s.token_file.write_text(good)
