@@ -69,6 +69,23 @@ class Access:
     def open(self) -> bool:
         return self.book is None
 
+    def begin(self, client: str) -> None:
+        """A request of ``client`` starts (429 when it has ``max_client_requests`` in progress)."""
+        if self._inflight[client] >= self.max_client_requests:
+            raise Problem(
+                429,
+                "too_many_requests",
+                f"this address has {self.max_client_requests} requests in progress already",
+                headers={"Retry-After": "1"},
+            )
+        self._inflight[client] += 1
+
+    def end(self, client: str) -> None:
+        """A request of ``client`` is over."""
+        self._inflight[client] -= 1
+        if self._inflight[client] <= 0:
+            del self._inflight[client]
+
     def identify(self, request: web.Request) -> Principal:
         """The caller; :class:`Refused` for a bearer token that is not good (a bad cookie is ignored:
         the caller is then the public, and a page sends them to the login)."""
@@ -204,22 +221,13 @@ def guard(route: Route, handler: Handler) -> Handler:
                     f"match {match} is outside this token's scope ({principal.scope_text()})",
                 )
         client = request.remote or ""
-        if not route.stream:
-            if access._inflight[client] >= access.max_client_requests:
-                raise Problem(
-                    429,
-                    "too_many_requests",
-                    f"this address has {access.max_client_requests} requests in progress already",
-                    headers={"Retry-After": "1"},
-                )
-            access._inflight[client] += 1
+        if not route.stream:  # live streams are bounded by the live hub
+            access.begin(client)
         try:
             response = await handler(request)
         finally:
             if not route.stream:
-                access._inflight[client] -= 1
-                if access._inflight[client] <= 0:
-                    del access._inflight[client]
+                access.end(client)
         ok = response.status < 400
         if ok and (route.hidden or request.get(HIDDEN_SERVED)):
             await access.audit(request, "read_hidden", principal, detail=request.get(AUDIT_DETAIL, ""))
