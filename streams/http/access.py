@@ -292,7 +292,8 @@ async def login(request: web.Request) -> web.Response:
         path="/",
         httponly=True,
         samesite="Strict",
-        secure=access.secure_cookies or request.secure,
+        # Secure over HTTPS, also behind a TLS-terminating proxy (a forged header only adds the flag)
+        secure=access.secure_cookies or request.secure or request.headers.get("X-Forwarded-Proto") == "https",
     )
     response.headers["Cache-Control"] = "no-store"
     await access.audit(request, "login", principal, detail=f"session of {int(ttl)} s")

@@ -185,6 +185,11 @@ async def test_judge_login_sets_a_strict_httponly_cookie_that_only_reads(served:
         flags = {f.strip().split("=")[0].lower() for f in cookie.split(";")[1:]}
         assert {"httponly", "samesite", "path", "max-age"} <= flags and "SameSite=Strict" in cookie
         assert s.tokens["judge"] not in cookie  # the session is not the token
+        assert "Secure" not in cookie  # plain HTTP here; behind a TLS proxy it is Secure:
+        r = await s.http.post(
+            f"{s.url}/login", data={"token": s.tokens["judge"]}, headers={"X-Forwarded-Proto": "https"}
+        )
+        assert "Secure" in r.headers["Set-Cookie"]
         assert (await browser.get(f"{s.url}/review/m1", allow_redirects=False)).status == 200
         assert (await browser.get(f"{s.url}/review/m1/meta")).status == 200
         # the cookie never writes (no cross-site request can post events)
@@ -208,7 +213,7 @@ async def test_judge_login_sets_a_strict_httponly_cookie_that_only_reads(served:
         r = await browser.post(f"{s.url}/logout")
         assert r.status == 200 and "prizecheck_session=" in r.headers["Set-Cookie"]
     logins = [e for e in await s.audit() if e.action == "login"]
-    assert len(logins) == 2 and all(e.actor.startswith(judge_id) for e in logins)
+    assert len(logins) == 3 and all(e.actor.startswith(judge_id) for e in logins)
 
 
 async def test_credentials_in_urls_are_refused_and_never_logged(served: Served) -> None:
