@@ -279,9 +279,15 @@ async def docs_page(request: web.Request) -> web.StreamResponse:
 
 
 # ------------------------------------------------------------------------------------------- table
-def _answer(description: str, schema: str | dict[str, Any] | None, media: str = "application/json") -> Answer:
+def _answer(
+    description: str,
+    schema: str | dict[str, Any] | None,
+    media: str = "application/json",
+    *,
+    msgpack: bool = False,
+) -> Answer:
     ref = {"$ref": f"#/components/schemas/{schema}"} if isinstance(schema, str) else schema
-    return Answer(description, media, ref)
+    return Answer(description, media, ref, ("application/msgpack",) if msgpack else ())
 
 
 _ANY_EVENTS = {
@@ -348,6 +354,7 @@ API_ROUTES: tuple[Route, ...] = (
                         {"$ref": "#/components/schemas/RecordStub"},
                     ]
                 },
+                msgpack=True,
             )
         },
         tag="read",
@@ -358,7 +365,7 @@ API_ROUTES: tuple[Route, ...] = (
         get_board,
         PUBLIC,
         "The public board after the last applied event",
-        answers={200: _answer("the board", "Board")},
+        answers={200: _answer("the board (msgpack with Accept: application/msgpack)", "Board", msgpack=True)},
         tag="read",
     ),
     Route(
@@ -372,7 +379,11 @@ API_ROUTES: tuple[Route, ...] = (
             "event's public projection (`redacted: true` where fields were left out)."
         ),
         query=(Param("format", enum=("jsonl", "msgpack"), description="msgpack: a stream of maps"),),
-        answers={200: _answer("JSON Lines, or a msgpack stream", {"type": "string"}, "application/x-ndjson")},
+        answers={
+            200: _answer(
+                "JSON Lines, or a msgpack stream", {"type": "string"}, "application/x-ndjson", msgpack=True
+            )
+        },
         tag="read",
     ),
     Route(

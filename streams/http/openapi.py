@@ -195,6 +195,8 @@ def _operation(route: Route) -> dict[str, Any]:
         entry: dict[str, Any] = {"description": answer.description}
         if answer.media:
             entry["content"] = {answer.media: {"schema": dict(answer.schema or {})}}
+            for media in answer.also:  # the same resource as MessagePack bytes
+                entry["content"][media] = {"schema": {"type": "string", "contentEncoding": "binary"}}
         responses[str(status)] = entry
     if route.page:
         responses.setdefault(

@@ -125,6 +125,7 @@ class Answer:
     description: str
     media: str = "application/json"
     schema: Mapping[str, Any] | None = None
+    also: tuple[str, ...] = ()  # other media types of the same answer (msgpack on request)
 
 
 @dataclass(frozen=True)
