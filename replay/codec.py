@@ -28,6 +28,15 @@ MAX_DEPTH = 64
 _EXACT_INT_FLOAT = 2.0**53
 
 
+def shallow_json(text: str | bytes) -> bool:
+    """True when JSON ``text`` cannot nest deeper than :data:`MAX_DEPTH` (it has no more brackets than
+    that, strings included). Its events, as :func:`loads_json` reads them, then pass :func:`edge_event`
+    without a walk: JSON keys are strings, and integral numbers are ints already."""
+    if isinstance(text, str):
+        return text.count("{") + text.count("[") <= MAX_DEPTH
+    return text.count(b"{") + text.count(b"[") <= MAX_DEPTH
+
+
 def edge_event(obj: object, *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
     """Check the shape of one decoded event at the edge, before anything else reads it.
 
@@ -151,8 +160,9 @@ def _jsonl_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[int,
         except RecursionError:  # the C parser's own bound, far above MAX_DEPTH
             raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=name, line=lineno) from None
         items = value if isinstance(value, list) else [value]
+        shallow = shallow_json(raw)
         for item in items:
-            yield lineno, _checked(item, name, lineno, validate)
+            yield lineno, _checked(item, name, lineno, validate, shallow=shallow)
 
 
 def _msgpack_events(data: bytes, name: str, validate: bool) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -203,8 +213,8 @@ def _number(text: str) -> float | int:
     return int(value) if value.is_integer() and abs(value) < 2**53 else value
 
 
-def _checked(item: object, name: str, line: int, validate: bool) -> dict[str, Any]:
-    event = edge_event(item, file=name, line=line)
+def _checked(item: object, name: str, line: int, validate: bool, *, shallow: bool = False) -> dict[str, Any]:
+    event = item if shallow and type(item) is dict else edge_event(item, file=name, line=line)
     if validate:
         validate_event(event, file=name, line=line)
     return event

@@ -3,6 +3,7 @@ regression tests for issue 10 items 1 and 6 on the command line and in the inges
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -11,8 +12,10 @@ from typing import Any
 
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from replay.codec import MAX_DEPTH, decode_events, edge_event
+from replay.codec import MAX_DEPTH, decode_events, edge_event, loads_json, shallow_json
 from replay.engine.errors import EventError, InputError
 from streams.ingest import IngestCore, decode_event
 from streams.store import MemoryStore
@@ -110,3 +113,21 @@ async def test_a_float_seq_is_the_integer_it_equals_in_the_ingest_core() -> None
     out = await core.ingest(msgpack.packb({**events[1], "seq": 2.0}))
     assert out.status == "applied" and out.seq == 2 and type(out.seq) is int
     assert await store.head("m1") == 2
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=200,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=3), _json_values, max_size=4))
+def test_a_shallow_json_line_needs_no_walk(event: dict[str, Any]) -> None:
+    """What the readers skip (shallow_json) is what the walk would accept unchanged."""
+    text = json.dumps(event)
+    if shallow_json(text):
+        parsed = loads_json(text)
+        walked = edge_event(copy.deepcopy(parsed))  # no error, and nothing to change
+        assert walked == parsed and json.dumps(walked) == json.dumps(parsed)

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgpack
 
-from replay.codec import edge_event, loads_json
+from replay.codec import edge_event, loads_json, shallow_json
 from replay.engine.errors import EventError
 
 MSGPACK_TYPES = frozenset({"application/msgpack", "application/x-msgpack", "application/vnd.msgpack"})
@@ -41,10 +41,10 @@ def parse_events(body: bytes, content_type: str, max_events: int = 10_000) -> li
     """
     items: list[Item] = []
 
-    def add(where: dict[str, Any], obj: Any) -> None:
+    def add(where: dict[str, Any], obj: Any, shallow: bool = False) -> None:
         if len(items) >= max_events:
             raise TooManyEvents(max_events)
-        if not isinstance(obj, Exception):
+        if not isinstance(obj, Exception) and not (shallow and type(obj) is dict):
             try:
                 obj = edge_event(obj, line=where.get("line"))
             except EventError as exc:
@@ -93,7 +93,7 @@ def parse_events(body: bytes, content_type: str, max_events: int = 10_000) -> li
             add({"index": i}, obj)
         return items
     try:
-        add({"index": 0}, loads_json(stripped))
+        add({"index": 0}, loads_json(stripped), shallow_json(stripped))
         return items
     except ValueError:
         pass  # JSON Lines
@@ -107,7 +107,7 @@ def parse_events(body: bytes, content_type: str, max_events: int = 10_000) -> li
             obj = ValueError(f"line {n}: not JSON ({exc.msg} at column {exc.colno})")
         except ValueError as exc:
             obj = ValueError(f"line {n}: not JSON ({exc})")
-        add(where, obj)
+        add(where, obj, shallow_json(line))
     return items
 
 
