@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay.codec import MAX_DEPTH, decode_events, edge_event, loads_json, shallow_json
+from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError, InputError
 from streams.ingest import IngestCore, decode_event
 from streams.store import MemoryStore
@@ -96,6 +97,10 @@ def test_files_and_messages_follow_the_same_rules() -> None:
     event = {**game("m1")[0], "x": nested(MAX_DEPTH + 5)}
     with pytest.raises(InputError, match="deeper"):
         list(decode_events(msgpack.packb(event), name="a.msgpack"))
+    with pytest.raises(InputError, match="deeper"):  # canonical bytes too (prizecheck produce's)
+        list(decode_events(canonical_bytes(event), name="a.msgpack"))
+    floats = canonical_bytes({**game("m1")[0], "seq": 1.0})  # canonical, with a float: still made an int
+    assert [type(e["seq"]) for _, e in decode_events(floats, name="a.msgpack")] == [int]
     with pytest.raises(InputError, match="deeper"):
         list(decode_events(json.dumps(event).encode(), name="a.jsonl"))
     with pytest.raises(EventError, match="deeper"):
