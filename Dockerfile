@@ -13,7 +13,8 @@ COPY replay ./replay
 COPY streams ./streams
 COPY schemas ./schemas
 RUN pip install ".[service]" \
-    && useradd --create-home --uid 10001 prizecheck
+    && useradd --create-home --uid 10001 prizecheck \
+    && install -d -o prizecheck -m 700 /home/prizecheck/tokens
 
 USER prizecheck
 WORKDIR /home/prizecheck

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots
+.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots test-long
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,12 +55,20 @@ test: lint typecheck unit
 screenshots: install browser
 	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py
 
+# The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
+# examples per operation and role, and the serve bench at full size (1,000 viewers, 64 writers).
+test-long: install
+	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 $(BIN)/python -m pytest -q \
+	  tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py
+	$(BIN)/python bench/serve.py
+
 bench: install
 	$(BIN)/python bench/engine.py
 	@if [ -f bench/importers.py ]; then $(BIN)/python bench/importers.py; fi
 	$(BIN)/python bench/validation.py
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/serve.py
 
 clean:
 	rm -rf $(VENV) prizecheck-data prizecheck-demo-report.html prizecheck-demo-league.tdf .pytest_cache .mypy_cache .ruff_cache build/mypyc

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from replay.engine.errors import InputError
+from replay.engine.errors import EventError, InputError
 from replay.engine.validate import event_decoders, validate_event
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
@@ -43,6 +43,82 @@ CHUNK_EVENTS = 4096
 """MessagePack events decoded per call (about 0.6 MB of client-stamped events)."""
 CHUNK_BYTES = 1 << 19
 """JSON Lines bytes decoded per call (cut at the next line end)."""
+
+#: The deepest nesting an event may have: a value at most this many maps and lists below the event
+#: itself (the contract's own events nest 3 deep; extra fields may go further). The same bound as the C
+#: check of canonical messages (``replay/engine/_link.c``), so every transport refuses the same events.
+MAX_DEPTH = 64
+_EXACT_INT_FLOAT = 2.0**53
+
+
+def shallow_json(text: str | bytes) -> bool:
+    """True when JSON ``text`` cannot nest deeper than :data:`MAX_DEPTH` (it has no more brackets than
+    that, strings included). Its events, as :func:`loads_json` reads them, then pass :func:`edge_event`
+    without a walk: JSON keys are strings, and integral numbers are ints already."""
+    if isinstance(text, str):
+        return text.count("{") + text.count("[") <= MAX_DEPTH
+    return text.count(b"{") + text.count(b"[") <= MAX_DEPTH
+
+
+def edge_event(obj: object, *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
+    """Check the shape of one decoded event at the edge, before anything else reads it.
+
+    The same rules for files, HTTP bodies and Kafka messages (docs/events.md, "Limits"): an event is a map
+    whose keys are strings at every level, nested at most :data:`MAX_DEPTH` deep; an integral number
+    written as a float (``2.0``) is the integer it equals, as JSON Schema counts it, so an event has the
+    same canonical bytes however it was written (the JSON reader already parses numbers so; MessagePack
+    carries floats as they were sent, and they are turned into ints here, in place). Raises
+    :class:`replay.engine.errors.EventError` naming the field; the schema itself is checked later
+    (``validate_event``). The walk is iterative: no input can exhaust the interpreter's stack.
+    """
+    if not isinstance(obj, dict):
+        raise EventError(f"an event must be an object (a map), got {_kind(obj)}", file=file, line=line)
+    stack: list[tuple[Any, int, str]] = [(obj, 0, "")]
+    while stack:
+        node, depth, path = stack.pop()
+        if depth > MAX_DEPTH:
+            raise EventError(
+                f"nested deeper than {MAX_DEPTH} levels", field=path or None, file=file, line=line, **_id(obj)
+            )
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if type(key) is not str:
+                    raise EventError(
+                        f"map keys must be strings, got {_kind(key)} {key!r:.40}",
+                        field=path or None,
+                        file=file,
+                        line=line,
+                        **_id(obj),
+                    )
+                if type(value) is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
+                    node[key] = int(value)
+                elif isinstance(value, dict | list):
+                    stack.append((value, depth + 1, f"{path}.{key}" if path else key))
+        else:  # a list
+            for i, value in enumerate(node):
+                if type(value) is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
+                    node[i] = int(value)
+                elif isinstance(value, dict | list):
+                    stack.append((value, depth + 1, f"{path}[{i}]"))
+    return obj
+
+
+def _kind(value: object) -> str:
+    return {dict: "a map", list: "a list", str: "a string", int: "an integer", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _id(event: dict[Any, Any]) -> dict[str, Any]:
+    """The event's match and seq for an error message, when they look right."""
+    where: dict[str, Any] = {}
+    match, seq = event.get("match"), event.get("seq")
+    if type(match) is str and 0 < len(match) <= 128:
+        where["match"] = match
+    if type(seq) is int and 0 < seq < 2**63:
+        where["seq"] = seq
+    return where
+
 
 _NOT_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 _BOM = b"\xef\xbb\xbf"
@@ -264,10 +340,19 @@ class EventFile:
 
         try:
             item = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+        except (msgpack.StackError, RecursionError):
+            raise InputError(
+                f"not valid MessagePack at event {position}: nested deeper than {MAX_DEPTH} levels",
+                file=self.name,
+                line=position,
+            ) from None
         except Exception as exc:
             raise InputError(
                 f"not valid MessagePack at event {position}: {exc}", file=self.name, line=position
             ) from None
+        if type(item) is dict:
+            # the edge's rules (docs/events.md, "Limits"), in the fold too: integral floats become ints there
+            edge_event(item, file=self.name, line=position)
         if validate:
             validate_event(item, file=self.name, line=position)
         elif not isinstance(item, dict):
@@ -362,6 +447,18 @@ def _array_header(n: int) -> bytes:
     return b"\xdd" + n.to_bytes(4, "big")
 
 
+def loads_json(text: str | bytes) -> Any:
+    """One JSON value, numbers read as :func:`_number` reads them (the JSON reader of every transport).
+
+    Raises ``ValueError`` (``json.JSONDecodeError``) for bad JSON, and ``ValueError`` naming the depth
+    when the nesting is beyond the parser's own stack (the edge then refuses anything over MAX_DEPTH).
+    """
+    try:
+        return json.loads(text, parse_float=_number)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+
+
 def _number(text: str) -> float | int:
     """JSON numbers: an integral one written with a fraction (``1.0``) is the integer it equals, as JSON
     Schema counts it, so the same event has the same canonical bytes however it was written."""
@@ -389,10 +486,13 @@ def _json_line(raw: bytes, name: str, lineno: int, *, validate: bool = True) -> 
         value = json.loads(text, parse_float=_number)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno) from None
-    except RecursionError:
-        raise InputError("not valid JSON: nested too deeply", file=name, line=lineno) from None
+    except RecursionError:  # the C parser's own bound, far above MAX_DEPTH
+        raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=name, line=lineno) from None
     items = value if isinstance(value, list) else [value]
+    shallow = shallow_json(raw)  # JSON keys are strings, integral numbers ints: only the depth to check
     for item in items:
+        if type(item) is dict and not shallow:
+            edge_event(item, file=name, line=lineno)
         if validate:
             validate_event(item, file=name, line=lineno)
         elif not isinstance(item, dict):

@@ -28,6 +28,7 @@ import msgpack
 import msgspec
 
 from replay import Game, link_records
+from replay.codec import MAX_DEPTH, edge_event
 from replay.engine.chain import C_CANONICAL, canonical_bytes, canonical_of, sign
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_games, playoff_stub
@@ -942,20 +943,30 @@ def _canonical(ev: dict[str, Any], raw: object = None) -> bytes:
 
 
 def decode_event(event: dict[str, Any] | bytes | bytearray | memoryview) -> dict[str, Any]:
-    """The event as a dict: bytes must hold exactly one msgpack map. Raises EventError otherwise."""
+    """The event as a dict: bytes must hold exactly one msgpack map. Raises EventError otherwise.
+
+    Bytes are the edge (Kafka messages, HTTP msgpack bodies): their shape is checked by
+    :func:`replay.codec.edge_event`, the same rules as files. A dict comes from this process's own edge
+    (the HTTP body parser) or code, and is taken as it is.
+    """
     if type(event) is bytes and C_CANONICAL is not None and C_CANONICAL(event):
-        # Canonical msgpack (as prizecheck produce sends it): one map, string keys, no ext types, which
-        # msgspec decodes to just what msgpack.unpackb gives, in about half the time.
+        # Canonical msgpack (as prizecheck produce sends it): one map, string keys, no ext types, nesting
+        # within MAX_DEPTH (the C check's own bound), which msgspec decodes to just what msgpack.unpackb
+        # gives, in about half the time. Only a float (0xcb) may still need the edge's integral rule.
         try:
-            return _decode_map(event)
+            decoded = _decode_map(event)
         except msgspec.MsgspecError:  # not a map, or not UTF-8: worded below
             pass
+        else:
+            return edge_event(decoded) if b"\xcb" in event else decoded
     if isinstance(event, dict):
         return event
     if not isinstance(event, bytes | bytearray | memoryview):
         raise EventError(f"an event must be a map or msgpack bytes, got {type(event).__name__}")
     try:
         obj = msgpack.unpackb(bytes(event), raw=False, strict_map_key=False)
+    except (msgpack.StackError, RecursionError):
+        raise EventError(f"not msgpack we accept: nested deeper than {MAX_DEPTH} levels") from None
     except msgpack.ExtraData:
         raise EventError("not one msgpack map: trailing bytes after the first object") from None
     except Exception as exc:
@@ -963,4 +974,4 @@ def decode_event(event: dict[str, Any] | bytes | bytearray | memoryview) -> dict
     if not isinstance(obj, dict):
         kind = type(obj).__name__
         raise EventError(f"an event must be a msgpack map, got {kind}")
-    return obj
+    return edge_event(obj)

@@ -31,6 +31,14 @@ ENV_VARS: tuple[str, ...] = (
     "PRIZECHECK_GAP_TIMEOUT",
     "PRIZECHECK_SIGNING_KEY",
     "PRIZECHECK_KEY_ID",
+    "PRIZECHECK_TOKENS_FILE",
+    "PRIZECHECK_TOKENS",
+    "PRIZECHECK_SESSION_KEY",
+    "PRIZECHECK_MAX_BODY",
+    "PRIZECHECK_MAX_EVENTS",
+    "PRIZECHECK_MAX_STREAMS",
+    "PRIZECHECK_MAX_CLIENT_STREAMS",
+    "PRIZECHECK_REDIS_CONNECTIONS",
 )
 
 
@@ -63,6 +71,19 @@ class Settings:
     gap_timeout: float = 5.0
     signing_key: bytes | None = None
     key_id: str | None = None
+    tokens_file: str | None = None  # None: <data_dir>/tokens.json (see tokens_path)
+    tokens: str | None = None  # token entries as JSON (PRIZECHECK_TOKENS), besides the file
+    session_key: bytes | None = None  # signs judge sessions; None: a random key per process
+    max_body: int = 8 * 1024 * 1024  # bytes of one request body (413 above)
+    max_events: int = 10_000  # events in one request body
+    max_streams: int = 5_000  # live (SSE) streams open at once in one process
+    max_client_streams: int = 100  # live streams open at once from one client address
+    redis_connections: int = 64  # the Redis connection pool (requests wait for a free one)
+
+    @property
+    def tokens_path(self) -> str:
+        """The token file: ``PRIZECHECK_TOKENS_FILE``, else ``tokens.json`` in the data directory."""
+        return self.tokens_file or os.path.join(self.data_dir, "tokens.json")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -104,4 +125,14 @@ class Settings:
             gap_timeout=float(number("PRIZECHECK_GAP_TIMEOUT", float, defaults.gap_timeout, 0)),
             signing_key=key.encode() if key else None,
             key_id=(get("PRIZECHECK_KEY_ID") or "default") if key else get("PRIZECHECK_KEY_ID"),
+            tokens_file=get("PRIZECHECK_TOKENS_FILE"),
+            tokens=get("PRIZECHECK_TOKENS"),
+            session_key=(get("PRIZECHECK_SESSION_KEY") or "").encode() or None,
+            max_body=int(number("PRIZECHECK_MAX_BODY", int, defaults.max_body, 1024)),
+            max_events=int(number("PRIZECHECK_MAX_EVENTS", int, defaults.max_events, 1)),
+            max_streams=int(number("PRIZECHECK_MAX_STREAMS", int, defaults.max_streams, 0)),
+            max_client_streams=int(
+                number("PRIZECHECK_MAX_CLIENT_STREAMS", int, defaults.max_client_streams, 0)
+            ),
+            redis_connections=int(number("PRIZECHECK_REDIS_CONNECTIONS", int, defaults.redis_connections, 2)),
         )

@@ -21,11 +21,13 @@ from hypothesis import strategies as st
 
 import replay.codec as codec
 from replay.codec import (
+    MAX_DEPTH,
     EventFile,
     _frames_python,
     _json_dicts,
     _number,
     _span_python,
+    edge_event,
     encode_jsonl,
     encode_msgpack,
 )
@@ -68,12 +70,20 @@ def _oracle_events(data: bytes, name: str) -> Iterator[dict[str, Any]]:
                         f"truncated MessagePack after event {index} (byte {end})", file=name, line=index + 1
                     ) from None
                 return
+            except (msgpack.StackError, RecursionError):
+                raise InputError(
+                    f"not valid MessagePack at event {index + 1}: nested deeper than {MAX_DEPTH} levels",
+                    file=name,
+                    line=index + 1,
+                ) from None
             except (ValueError, msgpack.UnpackException, TypeError) as exc:  # TypeError: a traceback before
                 raise InputError(
                     f"not valid MessagePack at event {index + 1}: {exc}", file=name, line=index + 1
                 ) from None
             index += 1
             end = unpacker.tell()
+            if type(item) is dict:
+                edge_event(item, file=name, line=index)  # the edge's rules, then the schema
             validate_event(item, file=name, line=index)
             yield item
     if data.startswith(b"\xef\xbb\xbf"):
@@ -95,8 +105,10 @@ def _oracle_events(data: bytes, name: str) -> Iterator[dict[str, Any]]:
                 f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno
             ) from None
         except RecursionError:  # a traceback before; the reader now says so
-            raise InputError("not valid JSON: nested too deeply", file=name, line=lineno) from None
+            raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=name, line=lineno) from None
         for item in value if isinstance(value, list) else [value]:
+            if type(item) is dict:
+                edge_event(item, file=name, line=lineno)  # the edge's rules, then the schema
             validate_event(item, file=name, line=lineno)
             yield item
 

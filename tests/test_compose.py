@@ -161,3 +161,14 @@ def test_asyncapi_describes_both_topics_and_the_dead_letter_headers() -> None:
         node: Any = doc
         for part in ref.split("/"):
             node = node[part]
+
+
+def test_the_web_app_has_a_token_file_on_a_volume(compose: dict[str, Any]) -> None:
+    """On 0.0.0.0 serve refuses to start without tokens: the compose web app reads a token file kept in
+    a volume (created with `docker compose run --rm web prizecheck token create ...`)."""
+    web = compose["services"]["web"]
+    settings = Settings.from_env({k: resolved(v) for k, v in env_of(web).items()})
+    folder = settings.tokens_path.rsplit("/", 1)[0]
+    mounts = [v.split(":")[1] for v in web.get("volumes", [])]
+    assert folder in mounts
+    assert "install -d -o prizecheck -m 700 /home/prizecheck/tokens" in (ROOT / "Dockerfile").read_text()

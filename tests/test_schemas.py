@@ -754,7 +754,7 @@ def test_invalid_event(event: dict[str, Any], field: str | None, words: str) -> 
 def test_error_text_reads_well() -> None:
     with pytest.raises(EventError) as info:
         validate_event(ev(0, "attack_ended"))
-    assert str(info.value) == f"match {M} seq 0: field seq: must be an integer >= 1 (got 0)"
+    assert str(info.value) == f"match {M} seq 0: field seq: must be an integer >= 1 and <= 100000 (got 0)"
     with pytest.raises(EventError) as info:
         validate_event(ev(5, "foo"))
     assert str(info.value) == f"match {M} seq 5: field type: unknown event type 'foo'"
@@ -855,13 +855,15 @@ def test_fuzz_only_event_errors(value: object) -> None:
 def test_huge_integers_are_handled() -> None:
     huge = 10**5000  # more digits than Python will turn into a string by default
     validate_event({**ev(3, "damage", pid="b1", amount=huge), "x": -huge})
-    validate_event({**ev(3, "attack_ended"), "seq": huge})  # the contract sets no upper bound
+    with pytest.raises(EventError) as info:  # the contract bounds seq (issue 10: refused at the edge)
+        validate_event({**ev(3, "attack_ended"), "seq": huge})
+    assert info.value.field == "seq" and "<= 100000" in info.value.message
     with pytest.raises(EventError) as info:
         validate_event(ev(3, "damage", pid="b1", amount=-huge))
     assert info.value.message == "must be an integer >= 0 (got a very large integer)"
     with pytest.raises(EventError) as info:
         validate_event({"match": M, "seq": huge, "type": "nope"})
-    assert info.value.seq is None and info.value.field == "type"
+    assert info.value.seq is None and info.value.field in ("seq", "type")  # never a huge seq in a message
 
 
 def test_deep_nesting_is_an_event_error() -> None:

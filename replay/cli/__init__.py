@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "produce": ("replay.cli.produce", "send event files to Kafka, keyed by match"),
     "show": ("replay.cli.show", "print a match's record stored in Redis"),
     "demo": ("replay.cli.demo", "simulate and import a few games and show their records"),
+    "token": ("replay.cli.token", "create, list or revoke the service's bearer tokens"),
+    "audit-log": ("replay.cli.audit_log", "show the access audit log (writes, hidden reads, refusals)"),
 }
 
 

@@ -55,6 +55,10 @@ def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
                     raise InputError("not UTF-8 JSON", file=path, line=lineno) from None
                 except json.JSONDecodeError as exc:
                     raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
+                except RecursionError:
+                    raise InputError(
+                        "not a Prizecheck record: nested far too deep", file=path, line=lineno
+                    ) from None
                 if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
                     raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
                 yield rec

@@ -1,9 +1,10 @@
 """The HTTP API (docs/http-api.md): ingest, records, boards, the archive, live boards over SSE.
 
 :func:`make_app` builds the aiohttp application around an :class:`~streams.ingest.IngestCore` and its
-store; ``prizecheck serve`` (:mod:`streams.http.serve`) runs it. Match ids contain ``/`` (playoff games are
-``m1/tb1``), so every per-match route is one tail route, ``/matches/<match>/<view>``, split on the last
-``/``.
+store; ``prizecheck serve`` (:mod:`streams.http.serve`) runs it. Every route is a :class:`Route` of
+:data:`API_ROUTES` (or of the pages' table): its roles, parameters and answers are enforced by
+:mod:`streams.http.routes` and :mod:`streams.http.access`, and described by ``/openapi.json``
+(:mod:`streams.http.openapi`). To add a route, add a ``Route`` to a table: nothing else serves it.
 """
 
 from __future__ import annotations
@@ -12,36 +13,48 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import msgpack
 from aiohttp import web
 
 from replay.engine.record import dumps
-from streams.ingest import IngestCore, Outcome, unpack_record
-from streams.store import LiveUpdate, Store
+from streams.http.access import (
+    ACCESS,
+    AUDIT_DETAIL,
+    HIDDEN_SERVED,
+    PRINCIPAL,
+    Access,
+    guard,
+    login,
+    login_page,
+    logout,
+    match_scope,
+)
+from streams.http.edge import MSGPACK_TYPES, TooManyEvents, parse_events, read_events
+from streams.http.live import HUB, LiveHub, StreamsFull
+from streams.http.openapi import openapi_json
+from streams.http.redact import public_event
+from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
+from streams.ingest import IngestCore, Outcome
+from streams.store import Store
+
+__all__ = ["API_ROUTES", "CORE", "OPTIONS", "STORE", "make_app", "parse_events"]
 
 log = logging.getLogger("prizecheck.web")
 
-MSGPACK_TYPES = frozenset({"application/msgpack", "application/x-msgpack", "application/vnd.msgpack"})
-MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
-VIEWS = ("record", "board", "events", "live")
+STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 CORE: web.AppKey[IngestCore] = web.AppKey("core", IngestCore)
 STORE: web.AppKey[Store] = web.AppKey("store", Store)
 OPTIONS: web.AppKey[dict[str, Any]] = web.AppKey("options", dict)
 
-
-class _LiveStreams:
-    """The queues of the open SSE streams, so shutdown can end them."""
-
-    def __init__(self) -> None:
-        self.queues: set[asyncio.Queue[LiveUpdate | None]] = set()
-
-
-LIVE: web.AppKey[_LiveStreams] = web.AppKey("live", _LiveStreams)
+PUBLIC = frozenset({"public"})
+INGEST = frozenset({"ingest"})
+JUDGE = frozenset({"judge"})
+READERS = frozenset({"organizer", "judge"})
 
 
 def _json(obj: Any, status: int = 200) -> web.Response:
@@ -54,56 +67,37 @@ def _json_default(obj: object) -> Any:
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def parse_events(body: bytes, content_type: str) -> list[tuple[dict[str, Any], Any]]:
-    """Split a POST body into (where, item) pairs; an item that could not even be parsed is an Exception.
-
-    ``where`` locates the item for the answer: ``{"index": i}`` plus ``{"line": n}`` for JSON Lines.
-    """
-    items: list[tuple[dict[str, Any], Any]] = []
-    if content_type in MSGPACK_TYPES:
-        unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
-        unpacker.feed(body)
-        try:
-            for obj in unpacker:
-                items.append(({"index": len(items)}, obj))
-        except Exception as exc:
-            items.append(({"index": len(items)}, ValueError(f"not msgpack from here on ({exc})")))
-        return items
+def _unpack(data: bytes, match: str, what: str) -> Any:
+    """Stored bytes decoded; corrupt data in the store is a clear 500, never a traceback."""
     try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return [({"index": 0}, ValueError(f"body is not UTF-8 ({exc.reason} at byte {exc.start})"))]
-    stripped = text.strip()
-    if not stripped:
-        return []
-    if stripped.startswith("["):
-        try:
-            array = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            return [({"index": 0}, ValueError(f"not a JSON array: {exc}"))]
-        return [({"index": i}, obj) for i, obj in enumerate(array)]
-    try:
-        return [({"index": 0}, json.loads(stripped))]
-    except json.JSONDecodeError:
-        pass  # JSON Lines
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = {"index": len(items), "line": n}
-        try:
-            items.append((where, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            items.append((where, ValueError(f"line {n}: not JSON ({exc.msg} at column {exc.colno})")))
-    return items
+        return msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception:
+        raise Problem(
+            500, "corrupt_store", f"match {match}: the stored {what} is unreadable (corrupt data)"
+        ) from None
 
 
+# ------------------------------------------------------------------------------------------- writes
 async def post_events(request: web.Request) -> web.Response:
     """POST /events: JSON object, JSON array, JSON Lines or msgpack (a map or a stream of maps)."""
     core = request.app[CORE]
-    body = await request.read()
-    items = parse_events(body, request.content_type)
+    options = request.app[OPTIONS]
+    try:
+        async with asyncio.timeout(options["body_timeout"]):
+            body = await request.read()
+    except TimeoutError:
+        raise Problem(
+            408, "body_timeout", f"the body did not arrive within {options['body_timeout']} s"
+        ) from None
+    try:
+        items = await read_events(body, request.content_type, options["max_events"])
+    except TooManyEvents as exc:
+        raise Problem(413, "too_many_events", str(exc)) from None
     if not items:
-        return _json({"error": "no events in the request body"}, 400)
+        raise Problem(400, "no_events", "no events in the request body")
+    principal = request[PRINCIPAL]
+    if principal.scoped:
+        await _check_write_scope(request, items)
     answers: list[dict[str, Any]] = []
     for where, item in items:
         if isinstance(item, Exception):
@@ -118,178 +112,458 @@ async def post_events(request: web.Request) -> web.Response:
     counts: dict[str, int] = {}
     for a in answers:
         counts[a["status"]] = counts.get(a["status"], 0) + 1
+    matches = sorted({str(a["match"]) for a in answers if a.get("match")})
+    shown = ", ".join(matches[:20]) + (f" and {len(matches) - 20} more" if len(matches) > 20 else "")
+    request[AUDIT_DETAIL] = f"{json.dumps(counts, sort_keys=True)} matches {shown}"
     status = 400 if counts.get("rejected") else 200
     return _json({"counts": counts, "outcomes": answers}, status)
+
+
+async def _check_write_scope(request: web.Request, items: list[tuple[dict[str, Any], Any]]) -> None:
+    """A scoped ingest token writes only into matches of its leagues/events: all or nothing."""
+    principal = request[PRINCIPAL]
+    store = request.app[STORE]
+    scopes: dict[str, tuple[str | None, str | None]] = {}
+    for _, item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("match"), str):
+            continue
+        match = item["match"]
+        if item.get("type") == "match_started" and isinstance(item.get("context"), dict):
+            ctx = item["context"]
+            scopes[match] = (
+                None if ctx.get("league") is None else str(ctx["league"]),
+                None if ctx.get("event") is None else str(ctx["event"]),
+            )
+        elif match not in scopes:
+            scopes[match] = await match_scope(store, match)
+    outside = sorted(m for m, (league, event) in scopes.items() if not principal.covers(league, event))
+    if outside:
+        await request.app[ACCESS].refused(
+            request, principal, 403, f"writes outside the scope: {', '.join(outside[:5])}"
+        )
+        raise Problem(
+            403,
+            "out_of_scope",
+            f"match {outside[0]} is outside this token's scope ({principal.scope_text()}); "
+            "nothing was written",
+        )
+
+
+# -------------------------------------------------------------------------------------------- reads
+STATUSES = ("in_progress", "finished", "awaiting_playoff")
 
 
 async def get_matches(request: web.Request) -> web.Response:
     """GET /matches?league=&season=&status=&player=&limit=&offset=: indexed matches and their summaries."""
     store = request.app[STORE]
-    q = request.query
-    try:
-        limit = int(q.get("limit", "1000"))
-        offset = int(q.get("offset", "0"))
-    except ValueError:
-        return _json({"error": "limit and offset must be integers"}, 400)
+    q = request[QUERY]
     names = await store.matches(
         league=q.get("league"), season=q.get("season"), status=q.get("status"), player=q.get("player")
     )
-    page = names[offset : offset + max(0, limit)]
+    offset, limit = q["offset"], q["limit"]
+    page = names[offset : offset + limit]
     entries = await store.index_entries(page)
     return _json({"total": len(names), "matches": [e.as_json() for e in entries]})
 
 
-async def get_match_view(request: web.Request) -> web.StreamResponse:
-    """GET /matches/<match>/{record,board,events,live}."""
-    tail = request.match_info["tail"]
-    match, _, view = tail.rpartition("/")
-    if view not in VIEWS or not MATCH_ID.match(match):
-        raise web.HTTPNotFound(
-            text=json.dumps({"error": f"no such resource: /matches/{tail} (views: {', '.join(VIEWS)})"}),
-            content_type="application/json",
-        )
-    store = request.app[STORE]
-    if view == "live":
-        return await live(request, store, match)
-    if view == "events":
-        return await archive(request, store, match)
-    data = await (store.record(match) if view == "record" else store.board(match))
+async def get_record(request: web.Request) -> web.Response:
+    """GET /matches/{match}/record: the stored record (contract §3); it holds no hidden card."""
+    match = request[MATCH]
+    data = await request.app[STORE].record(match)
     if data is None:
-        return _json({"error": f"match {match}: no {view} stored"}, 404)
+        raise Problem(404, "not_found", f"match {match}: no record stored")
     if request.headers.get("Accept", "") in MSGPACK_TYPES:
         return web.Response(body=data, content_type="application/msgpack")
-    obj = unpack_record(data) if view == "record" else msgpack.unpackb(data, raw=False)
-    return _json(obj)
+    record = _unpack(data, match, "record")
+    return _json(record)
 
 
-async def archive(request: web.Request, store: Store, match: str) -> web.Response:
-    """The archive in the order the engine saw it: JSON Lines (default) or a msgpack stream."""
-    entries = await store.events(match)
+async def get_board(request: web.Request) -> web.Response:
+    """GET /matches/{match}/board: the public board after the last applied event."""
+    match = request[MATCH]
+    data = await request.app[STORE].board(match)
+    if data is None:
+        raise Problem(404, "not_found", f"match {match}: no board stored")
+    if request.headers.get("Accept", "") in MSGPACK_TYPES:
+        return web.Response(body=data, content_type="application/msgpack")
+    return _json(_unpack(data, match, "board"))
+
+
+async def get_events(request: web.Request) -> web.Response:
+    """GET /matches/{match}/events: the archive. A judge gets every event as sent (hidden cards included,
+    audited); any other role gets the public projection of each event (:mod:`streams.http.redact`)."""
+    match = request[MATCH]
+    entries = await request.app[STORE].events(match)
     if not entries:
-        return _json({"error": f"match {match}: no events archived"}, 404)
+        raise Problem(404, "not_found", f"match {match}: no events archived")
+    full = "judge" in request[PRINCIPAL].roles
     as_msgpack = (
-        request.query.get("format") == "msgpack" or request.headers.get("Accept", "") in MSGPACK_TYPES
+        request[QUERY].get("format") == "msgpack" or request.headers.get("Accept", "") in MSGPACK_TYPES
     )
+    if full:
+        request[HIDDEN_SERVED] = True
+        request[AUDIT_DETAIL] = f"archive of {match}, {len(entries)} entries"
+        if as_msgpack:
+            return web.Response(body=b"".join(e.data for e in entries), content_type="application/msgpack")
+    events = [_unpack(e.data, match, "archive") for e in entries]
+    if not full:
+        events = [public_event(e) if isinstance(e, dict) else {} for e in events]
     if as_msgpack:
-        return web.Response(body=b"".join(e.data for e in entries), content_type="application/msgpack")
-    lines = [
-        json.dumps(
-            msgpack.unpackb(e.data, raw=False),
-            sort_keys=True,
-            separators=(",", ":"),
-            ensure_ascii=False,
-            default=_json_default,
+        return web.Response(
+            body=b"".join(msgpack.packb(e) for e in events), content_type="application/msgpack"
         )
-        for e in entries
+    lines = [
+        json.dumps(e, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+        for e in events
     ]
     return web.Response(text="".join(line + "\n" for line in lines), content_type="application/x-ndjson")
 
 
-async def live(request: web.Request, store: Store, match: str) -> web.StreamResponse:
-    """Server-Sent Events: the public board now, then again after every update of the match."""
-    heartbeat: float = request.app[OPTIONS]["heartbeat"]
-    sub = await store.subscribe(match)  # before reading the board: no update can fall in between
-    queue: asyncio.Queue[LiveUpdate | None] = asyncio.Queue()  # None: the server is shutting down
-    streams = request.app[LIVE].queues
-    streams.add(queue)
-
-    async def pump() -> None:
-        async for update in sub:
-            queue.put_nowait(update)
-
-    reader = asyncio.create_task(pump())
-    response = web.StreamResponse(
-        headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    )
+async def get_live(request: web.Request) -> web.StreamResponse:
+    """GET /matches/{match}/live: Server-Sent Events, the public board now and after every update."""
+    hub = request.app[HUB]
     try:
-        await response.prepare(request)
-        last: bytes | None = None
-        board = await store.board(match)
-        while True:
-            if board is not None and board != last:
-                view = msgpack.unpackb(board, raw=False)
-                seq = int(view.get("seq") or 0)
-                await response.write(b"event: board\nid: %d\ndata: %s\n\n" % (seq, dumps(view)))
-                last = board
-            try:
-                item = await asyncio.wait_for(queue.get(), heartbeat)
-            except TimeoutError:
-                await response.write(b": keep-alive\n\n")
-                continue
-            while item is not None and not queue.empty():  # several updates at once: one board will do
-                item = queue.get_nowait()
-            if item is None:
-                break
-            board = await store.board(match)
-    except ConnectionResetError:
-        pass  # the client went away
-    finally:
-        streams.discard(queue)
-        reader.cancel()
-        with contextlib.suppress(BaseException):
-            await reader
-        await sub.aclose()
-    return response
-
-
-async def _end_live_streams(app: web.Application) -> None:
-    """On shutdown: end every SSE stream, or the server would wait for the clients to hang up."""
-    for queue in list(app[LIVE].queues):
-        queue.put_nowait(None)
+        return await hub.stream(request, request[MATCH], request.app[OPTIONS]["heartbeat"])
+    except StreamsFull as exc:
+        if exc.per_client:
+            raise Problem(
+                429,
+                "too_many_streams",
+                f"this address has {hub.max_client_streams} live streams open already",
+                headers={"Retry-After": "5"},
+            ) from None
+        raise Problem(
+            503,
+            "too_many_streams",
+            "the service has no room for another live stream",
+            headers={"Retry-After": "5"},
+        ) from None
+    except TimeoutError:
+        raise Problem(
+            503, "store_unavailable", "live updates are not available (the store does not answer)"
+        ) from None
 
 
 async def healthz(request: web.Request) -> web.Response:
     """GET /healthz: 200 when the store answers, 503 otherwise."""
     ok = await request.app[STORE].ping()
-    return _json({"ok": ok, "ingest": request.app[CORE].stats()}, 200 if ok else 503)
+    return _json(
+        {"ok": ok, "ingest": request.app[CORE].stats(), "live": request.app[HUB].stats()}, 200 if ok else 503
+    )
 
 
 async def stats(request: web.Request) -> web.Response:
     """GET /stats: ingest counters of this process and findings by code over all indexed matches."""
     store = request.app[STORE]
-    return _json({"ingest": request.app[CORE].stats(), "findings": await store.findings_counts()})
+    return _json(
+        {
+            "ingest": request.app[CORE].stats(),
+            "findings": await store.findings_counts(),
+            "live": request.app[HUB].stats(),
+        }
+    )
+
+
+async def static_file(request: web.Request) -> web.StreamResponse:
+    """GET /static/{path}: the pages' files (HTML, CSS, JS, the vendored Swagger UI)."""
+    rel = request.match_info["path"]
+    target = (STATIC_DIR / rel).resolve()
+    if not target.is_relative_to(STATIC_DIR) or not target.is_file():
+        raise Problem(404, "not_found", f"no static file {rel[:80]!r}")
+    return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
+
+
+async def docs_page(request: web.Request) -> web.StreamResponse:
+    """GET /docs: the API reference (Swagger UI, vendored: works offline)."""
+    return web.FileResponse(STATIC_DIR / "docs.html", headers={"Cache-Control": "no-cache"})
+
+
+# ------------------------------------------------------------------------------------------- table
+def _answer(
+    description: str,
+    schema: str | dict[str, Any] | None,
+    media: str = "application/json",
+    *,
+    msgpack: bool = False,
+) -> Answer:
+    ref = {"$ref": f"#/components/schemas/{schema}"} if isinstance(schema, str) else schema
+    return Answer(description, media, ref, ("application/msgpack",) if msgpack else ())
+
+
+_ANY_EVENTS = {
+    "description": "one event, an array of events or JSON Lines (schemas/events.schema.json)",
+    "oneOf": [{"type": "object"}, {"type": "array", "items": {}}],
+}
+
+API_ROUTES: tuple[Route, ...] = (
+    Route(
+        "POST",
+        "/events",
+        post_events,
+        INGEST,
+        "Send one event or a batch",
+        answers={
+            200: _answer("every event applied, duplicate or buffered", "IngestAnswer"),
+            400: _answer(
+                "at least one event rejected (the others are processed; IngestAnswer), or no events (Error)",
+                {
+                    "anyOf": [
+                        {"$ref": "#/components/schemas/IngestAnswer"},
+                        {"$ref": "#/components/schemas/Error"},
+                    ]
+                },
+            ),
+        },
+        body={
+            "application/json": _ANY_EVENTS,
+            "application/x-ndjson": {"type": "string"},
+            "application/msgpack": {"type": "string", "contentEncoding": "binary"},
+        },
+        audited=True,
+        tag="ingest",
+    ),
+    Route(
+        "GET",
+        "/matches",
+        get_matches,
+        PUBLIC,
+        "The league index: matches and their summaries",
+        query=(
+            Param("league", description="only this league"),
+            Param("season", description="only this season"),
+            Param("status", enum=STATUSES, description="only matches in this status"),
+            Param("player", description="only matches of this player"),
+            Param("limit", "integer", "matches per page", minimum=0, maximum=10_000, default=1000),
+            Param("offset", "integer", "matches to skip", minimum=0, maximum=10_000_000, default=0),
+        ),
+        answers={200: _answer("the matches", "MatchList")},
+        tag="read",
+    ),
+    Route(
+        "GET",
+        "/matches/{match}/record",
+        get_record,
+        PUBLIC,
+        "The end-of-game record (contract §3)",
+        answers={
+            200: _answer(
+                "the record (application/msgpack with Accept: application/msgpack)",
+                {
+                    "anyOf": [
+                        {"$ref": "#/components/schemas/Record"},
+                        {"$ref": "#/components/schemas/RecordStub"},
+                    ]
+                },
+                msgpack=True,
+            )
+        },
+        tag="read",
+    ),
+    Route(
+        "GET",
+        "/matches/{match}/board",
+        get_board,
+        PUBLIC,
+        "The public board after the last applied event",
+        answers={200: _answer("the board (msgpack with Accept: application/msgpack)", "Board", msgpack=True)},
+        tag="read",
+    ),
+    Route(
+        "GET",
+        "/matches/{match}/events",
+        get_events,
+        READERS,
+        "The archive: every event in the order the engine saw it",
+        description=(
+            "A judge gets the events as sent, hidden cards included (audited); an organizer gets each "
+            "event's public projection (`redacted: true` where fields were left out)."
+        ),
+        query=(Param("format", enum=("jsonl", "msgpack"), description="msgpack: a stream of maps"),),
+        answers={
+            200: _answer(
+                "JSON Lines, or a msgpack stream", {"type": "string"}, "application/x-ndjson", msgpack=True
+            )
+        },
+        tag="read",
+    ),
+    Route(
+        "GET",
+        "/matches/{match}/live",
+        get_live,
+        PUBLIC,
+        "Live public boards (Server-Sent Events)",
+        answers={200: _answer("an event stream of `board` events", {"type": "string"}, "text/event-stream")},
+        tag="read",
+        stream=True,
+    ),
+    Route(
+        "GET",
+        "/healthz",
+        healthz,
+        PUBLIC,
+        "Whether the store answers",
+        answers={200: _answer("ok", "Health")},
+        tag="service",
+    ),
+    Route(
+        "GET",
+        "/stats",
+        stats,
+        READERS,
+        "Ingest counters and findings by code",
+        answers={200: _answer("counters", "Stats")},
+        tag="service",
+    ),
+    Route(
+        "GET",
+        "/openapi.json",
+        openapi_json,
+        PUBLIC,
+        "This document",
+        answers={200: _answer("OpenAPI 3.1", {"type": "object"})},
+        tag="service",
+    ),
+    Route(
+        "GET",
+        "/docs",
+        docs_page,
+        PUBLIC,
+        "The API reference page (offline)",
+        answers={200: _answer("HTML", {"type": "string"}, "text/html")},
+        tag="service",
+    ),
+    Route(
+        "GET",
+        "/static/{path}",
+        static_file,
+        PUBLIC,
+        "The pages' static files",
+        answers={200: _answer("a file", {"type": "string"}, "")},
+        tag="pages",
+        pattern="/static/{path:.+}",
+    ),
+    Route(
+        "GET",
+        "/login",
+        login_page,
+        PUBLIC,
+        "The judges' login page",
+        answers={200: _answer("HTML", {"type": "string"}, "text/html")},
+        tag="access",
+    ),
+    Route(
+        "POST",
+        "/login",
+        login,
+        PUBLIC,
+        "Log in with a token: sets the session cookie (HttpOnly, SameSite=Strict)",
+        answers={200: _answer("logged in; the cookie is set", "Login")},
+        body={
+            "application/x-www-form-urlencoded": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {"token": {"type": "string"}, "next": {"type": "string"}},
+            },
+            "application/json": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {"token": {"type": "string"}, "next": {"type": "string"}},
+            },
+        },
+        tag="access",
+    ),
+    Route(
+        "POST",
+        "/logout",
+        logout,
+        PUBLIC,
+        "Log out: clears the session cookie",
+        answers={200: _answer("logged out", {"type": "object"})},
+        tag="access",
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------- middleware
+_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    408: "timeout",
+    413: "body_too_large",
+    414: "uri_too_long",
+    415: "unsupported_media_type",
+    431: "headers_too_large",
+}
 
 
 @web.middleware
-async def store_errors(request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
-    """A store failure (Redis down) is a 503 with a message, never a traceback page."""
+async def json_errors(request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
+    """Errors are JSON on every route, 404 and 405 included; a store failure is a 503, never a traceback."""
     try:
         response: web.StreamResponse = await handler(request)
         return response
-    except web.HTTPException:
+    except Problem:
         raise
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = _CODES.get(exc.status, "error")
+        if exc.status == 413:
+            message = f"the body is larger than {request.app[OPTIONS]['max_body']} bytes"
+        elif exc.status == 404:
+            message = f"no such resource: {request.path[:200]}"
+        elif exc.status == 405:
+            message = f"{request.method} is not allowed on {request.path[:200]}"
+        else:
+            message = exc.reason
+        headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After", "WWW-Authenticate")}
+        return error(exc.status, code, message, headers=headers)
     except (OSError, ConnectionError, TimeoutError) as exc:
-        return _json({"error": f"store unavailable: {exc}"}, 503)
+        return error(503, "store_unavailable", f"store unavailable: {exc}")
     except Exception as exc:
         if type(exc).__module__.startswith("redis"):
-            return _json({"error": f"store unavailable: {exc}"}, 503)
-        raise
+            return error(503, "store_unavailable", f"store unavailable: {exc}")
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return error(
+            500, "internal", f"internal error ({type(exc).__name__}); the service log has the details"
+        )
 
 
 def make_app(
     core: IngestCore,
     store: Store,
     *,
+    access: Access | None = None,
     flush_interval: float | None = None,
     heartbeat: float = 15.0,
-    client_max_size: int = 64 * 1024 * 1024,
+    max_body: int = 8 * 1024 * 1024,
+    max_events: int = 10_000,
+    body_timeout: float = 30.0,
+    max_streams: int = 5000,
+    max_client_streams: int = 100,
     pages: bool = True,
 ) -> web.Application:
     """The aiohttp application. With ``flush_interval``, a background task reports timed-out gaps.
 
+    ``access``: the access policy (its token book and the audit log); None means **no authentication**
+    (every caller has every role: what ``--insecure-no-auth`` runs, and what tests of other parts use).
     With ``pages`` (and :mod:`streams.http.pages` present), the web pages (review, overlay, match list) too.
     """
-    app = web.Application(client_max_size=client_max_size, middlewares=[store_errors])
+    app = web.Application(client_max_size=max_body, middlewares=[json_errors])
     app[CORE] = core
     app[STORE] = store
-    app[OPTIONS] = {"heartbeat": heartbeat}
-    app[LIVE] = _LiveStreams()
-    app.on_shutdown.append(_end_live_streams)
-    app.router.add_post("/events", post_events)
-    app.router.add_get("/matches", get_matches)
-    app.router.add_get("/matches/{tail:.+}", get_match_view)
-    app.router.add_get("/healthz", healthz)
-    app.router.add_get("/stats", stats)
+    app[ACCESS] = access or Access(store)
+    app[OPTIONS] = {
+        "heartbeat": heartbeat,
+        "max_events": max_events,
+        "max_body": max_body,
+        "body_timeout": body_timeout,
+    }
+    hub = LiveHub(store, max_streams=max_streams, max_client_streams=max_client_streams)
+    app[HUB] = hub
+    init_table(app, guard)
+    register(app, API_ROUTES)
     if pages:
         try:
             from streams.http.pages import add_pages
@@ -297,6 +571,16 @@ def make_app(
             pass
         else:
             add_pages(app)
+
+    async def live_hub(app: web.Application) -> AsyncIterator[None]:
+        await hub.start()
+        yield
+
+    async def end_streams(app: web.Application) -> None:
+        await hub.stop()  # or the server would wait for the viewers to hang up
+
+    app.cleanup_ctx.append(live_hub)
+    app.on_shutdown.append(end_streams)
     if flush_interval is not None:
         interval = flush_interval
 

@@ -32,12 +32,12 @@ from replay.engine.record import build_board
 from replay.engine.state import State
 from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, rule_ref
+from streams.http.routes import Answer, Param, Route, register
 
 if TYPE_CHECKING:
     from streams.store import ArchivedEvent, IndexEntry, Store
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
 LIST_LIMIT = 50
 
 _PAGES_ADDED: web.AppKey[bool] = web.AppKey("pages_added", bool)
@@ -64,7 +64,7 @@ def _json(obj: Any, status: int = 200) -> web.Response:
 
 
 def _not_found(message: str) -> web.Response:
-    return _json({"error": message}, 404)
+    return _json({"error": message, "code": "not_found"}, 404)
 
 
 def _page(name: str) -> web.FileResponse:
@@ -133,33 +133,34 @@ def _state(state: State, log: EventLog, start: int) -> dict[str, Any]:
     }
 
 
-def _split(tail: str) -> tuple[str, str]:
-    """``g1/tb1/meta`` -> (``g1/tb1``, ``meta``); ``g1/tb1`` -> (``g1/tb1``, ``page``)."""
-    match, _, last = tail.rpartition("/")
-    if last in ("meta", "state") and match:
-        return match, last
-    return tail, "page"
+async def review_page(request: web.Request) -> web.StreamResponse:
+    """GET /review/<match>: the judges' review page (it reads the two JSON endpoints below)."""
+    return _page("review.html")
 
 
-async def review(request: web.Request) -> web.StreamResponse:
-    """GET /review/<match> (the page), /review/<match>/meta and /review/<match>/state?seq=N (JSON)."""
-    match, view = _split(request.match_info["tail"])
-    if not MATCH_ID.match(match):
-        return _not_found(f"not a match id: {match!r}")
-    if view == "page":
-        return _page("review.html")
+async def review_meta(request: web.Request) -> web.StreamResponse:
+    """GET /review/<match>/meta: the stored record and the ``(seq, type)`` list of archived events."""
+    from streams.http.routes import MATCH
+
+    match = request[MATCH]
     store = _store(request.app)
     entries = await store.events(match)
     if not entries:
         return _not_found(f"match {match}: no events archived")
     last = max(e.position[0] for e in entries)
-    if view == "meta":
-        return _json(await _meta(store, match, entries, last))
-    raw = request.query.get("seq")
-    try:
-        seq = last if raw in (None, "") else int(raw)
-    except ValueError:
-        return _json({"error": f"seq must be an integer, got {raw!r}"}, 400)
+    return _json(await _meta(store, match, entries, last))
+
+
+async def review_state(request: web.Request) -> web.StreamResponse:
+    """GET /review/<match>/state?seq=N: the event at N, the board after it, its derived outputs."""
+    from streams.http.routes import MATCH, QUERY
+
+    match = request[MATCH]
+    entries = await _store(request.app).events(match)
+    if not entries:
+        return _not_found(f"match {match}: no events archived")
+    last = max(e.position[0] for e in entries)
+    seq = request[QUERY].get("seq", last)
     seq = min(max(seq, 1), last)
     state = replay_until(entries, seq)
     return _json({"match": match, "last": last, **state})
@@ -191,17 +192,15 @@ async def _meta(store: Store, match: str, entries: list[ArchivedEvent], last: in
 
 
 async def overlay(request: web.Request) -> web.StreamResponse:
-    """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself), and
-    GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
-    tail = request.match_info["tail"]
-    match, _, last = tail.rpartition("/")
-    if last != "score" or not match:
-        match = tail
-    if not MATCH_ID.match(match):
-        return _not_found(f"not a match id: {match!r}")
-    if match == tail:
-        return _page("overlay.html")
-    return _json(await overlay_score(_store(request.app), match))
+    """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
+    return _page("overlay.html")
+
+
+async def overlay_score_route(request: web.Request) -> web.StreamResponse:
+    """GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
+    from streams.http.routes import MATCH
+
+    return _json(await overlay_score(_store(request.app), request[MATCH]))
 
 
 def _public_result(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -309,23 +308,15 @@ SORT_LABELS = {
 PAGE_SIZES = (25, 50, 100, 200)
 
 
-def _list_query(q: Mapping[str, str]) -> tuple[dict[str, str], str, int, int]:
-    """The list's filters, sort, page (1-based) and page size from the query string (bad values: defaults)."""
-    filters = {k: q[k].strip() for k in ("league", "season", "status", "player", "q") if q.get(k, "").strip()}
-    if filters.get("status") not in (None, *STATUSES):
-        filters.pop("status")
-    sort = q.get("sort", "match")
-    if sort not in SORT_LABELS:
-        sort = "match"
-    try:
-        size = max(1, min(int(q.get("limit", str(LIST_LIMIT))), max(PAGE_SIZES)))
-    except ValueError:
-        size = LIST_LIMIT
-    try:
-        number = max(1, int(q.get("page", "1")))
-    except ValueError:
-        number = 1
-    return filters, sort, number, size
+def _list_query(q: dict[str, Any]) -> tuple[dict[str, str], str, int, int]:
+    """The list's filters, sort, page (1-based) and page size from the checked query (:func:`page_routes`
+    declares them: a bad value is a 400 there)."""
+    filters = {
+        k: str(q[k]).strip()
+        for k in ("league", "season", "status", "player", "q")
+        if str(q.get(k, "")).strip()
+    }
+    return filters, str(q.get("sort", "match")), int(q.get("page", 1)), int(q.get("limit", LIST_LIMIT))
 
 
 def _list_url(filters: Mapping[str, str], sort: str, number: int, size: int) -> str:
@@ -354,7 +345,9 @@ async def match_list(request: web.Request) -> web.Response:
     from streams.ingest import unpack_record
 
     store = _store(request.app)
-    filters, sort, number, size = _list_query(request.query)
+    from streams.http.routes import QUERY
+
+    filters, sort, number, size = _list_query(request[QUERY])
     where = {k: v for k, v in filters.items() if k != "q"}
     page = await store.index_page(
         **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
@@ -467,6 +460,101 @@ async def root(request: web.Request) -> web.StreamResponse:
     raise web.HTTPFound("/ui")
 
 
+def page_routes() -> tuple[Route, ...]:
+    """The pages' routes (see :mod:`streams.http.routes`): who may see each, and what it answers."""
+    public, judge = frozenset({"public"}), frozenset({"judge"})
+    html_answer = Answer("HTML", "text/html", {"type": "string"})
+    filters = (
+        Param("q", description="player search: player ids starting with this (ASCII letters in any case)"),
+        Param("league", description="only this league"),
+        Param("season", description="only this season"),
+        Param("status", enum=STATUSES, description="only this status"),
+        Param("player", description="only this player's matches (an exact id)"),
+        Param("sort", enum=tuple(SORT_LABELS), description="the order of the rows", default="match"),
+        Param("page", "integer", "the page, from 1", minimum=1, default=1),
+        Param("limit", "integer", "rows a page", minimum=1, maximum=max(PAGE_SIZES), default=LIST_LIMIT),
+    )
+    return (
+        Route(
+            "GET",
+            "/",
+            root,
+            public,
+            "Redirect to the match list",
+            answers={302: Answer("to /ui", "")},
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/ui",
+            match_list,
+            public,
+            "The match list",
+            query=filters,
+            answers={200: html_answer},
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/review/{match}",
+            review_page,
+            judge,
+            "The judges' review page",
+            answers={200: html_answer},
+            page=True,
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/review/{match}/meta",
+            review_meta,
+            judge,
+            "The review page's record and list of archived events",
+            answers={200: Answer("the record and the steps", schema={"type": "object"})},
+            hidden=True,
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/review/{match}/state",
+            review_state,
+            judge,
+            "The board, event and derived outputs at one seq (replayed from the archive)",
+            query=(Param("seq", "integer", "the step (clamped to the archive; default the last)"),),
+            answers={200: Answer("the state at seq", schema={"type": "object"})},
+            hidden=True,
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/overlay/{match}",
+            overlay,
+            public,
+            "The streamers' overlay (public board only)",
+            answers={200: html_answer},
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/overlay/{match}/score",
+            overlay_score_route,
+            public,
+            "What the overlay shows beside the board: status, result, playoff state, best-of-three score",
+            answers={200: Answer("the public summary", schema={"type": "object"})},
+            tag="pages",
+        ),
+        Route(
+            "GET",
+            "/rules",
+            rules,
+            public,
+            "The rule reference the findings cite (docs/rules.md as a page)",
+            answers={200: html_answer},
+            tag="pages",
+        ),
+    )
+
+
 def add_pages(app: web.Application) -> None:
     """Register the pages on an app built by :func:`streams.http.api.make_app` (calling it twice is harmless).
 
@@ -477,9 +565,4 @@ def add_pages(app: web.Application) -> None:
     if app.get(_PAGES_ADDED):
         return
     app[_PAGES_ADDED] = True
-    app.router.add_get("/", root)
-    app.router.add_get("/ui", match_list)
-    app.router.add_get("/review/{tail:.+}", review)
-    app.router.add_get("/overlay/{tail:.+}", overlay)
-    app.router.add_get("/rules", rules)
-    app.router.add_static("/static/", STATIC_DIR, name="pages-static")
+    register(app, page_routes())

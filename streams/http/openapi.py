@@ -1,0 +1,286 @@
+"""The OpenAPI 3.1 document of the whole HTTP API, built from the route table, and its offline docs page.
+
+``GET /openapi.json`` answers :func:`document` of the app's routes (:mod:`streams.http.routes`): each
+route's roles (``x-roles`` and its security), path and query parameters with their bounds, and its
+answers. Records are described by ``schemas/record.schema.json`` itself (JSON Schema 2020-12, which
+OpenAPI 3.1 speaks natively; its ``$defs`` become components). ``GET /docs`` is Swagger UI, vendored
+under ``static/vendor/swagger-ui/`` (Apache-2.0, its licence beside it): no CDN, it works offline.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from aiohttp import web
+
+from replay import ENGINE_VERSION
+from schemas import load_schema
+from streams.http.routes import MATCH_PATTERN, ROUTES, Route
+
+ERRORS: dict[int, str] = {
+    400: "bad request: a bad parameter, match id, body or credential in the URL",
+    401: "no credential, or one that is malformed, unknown, expired or revoked",
+    403: "the credential does not allow this (role or scope)",
+    404: "no such resource or match",
+    405: "method not allowed on this path",
+    408: "the request body did not arrive in time",
+    413: "the body is too large, or carries too many events",
+    429: "too many requests or live streams in progress from this client address",
+    503: "the store is unavailable, or no room for another live stream",
+}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _move_defs(schema: Mapping[str, Any], prefix: str, into: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema document as a component: its ``$defs`` become ``<prefix>_<name>`` components and
+    every ``#/$defs/x`` reference points there (OpenAPI resolves references from the document's root)."""
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for k, v in node.items():
+                if k == "$ref" and isinstance(v, str) and v.startswith("#/$defs/"):
+                    out[k] = f"#/components/schemas/{prefix}_{v[len('#/$defs/') :]}"
+                else:
+                    out[k] = rewrite(v)
+            return out
+        if isinstance(node, list):
+            return [rewrite(v) for v in node]
+        return node
+
+    body = {k: v for k, v in schema.items() if k not in ("$defs", "$schema", "$id")}
+    for name, sub in schema.get("$defs", {}).items():
+        into[f"{prefix}_{name}"] = rewrite(copy.deepcopy(sub))
+    return dict(rewrite(copy.deepcopy(body)))
+
+
+def components() -> dict[str, Any]:
+    """The shared schemas: errors, ingest answers, index entries, records, boards, health."""
+    schemas: dict[str, Any] = {}
+    schemas["Record"] = _move_defs(load_schema("record"), "Record", schemas)
+    schemas["Error"] = {
+        "type": "object",
+        "required": ["error", "code"],
+        "properties": {
+            "error": {"type": "string", "description": "what is wrong, in plain words"},
+            "code": {
+                "type": "string",
+                "description": "a stable code for programs (bad_parameter, forbidden...)",
+            },
+        },
+    }
+    schemas["Outcome"] = {
+        "type": "object",
+        "required": ["index", "status", "match", "seq"],
+        "properties": {
+            "index": {"type": "integer", "minimum": 0},
+            "line": {"type": "integer", "minimum": 1},
+            "status": {"enum": ["applied", "duplicate", "buffered", "rejected"]},
+            "match": {"type": ["string", "null"]},
+            "seq": {"type": ["integer", "null"]},
+            "reason": {"type": "string"},
+            "field": {"type": "string"},
+            "applied": {"type": "array", "items": {"type": "integer"}},
+        },
+    }
+    schemas["IngestAnswer"] = {
+        "type": "object",
+        "required": ["counts", "outcomes"],
+        "properties": {
+            "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+            "outcomes": {"type": "array", "items": _ref("Outcome")},
+        },
+    }
+    schemas["IndexEntry"] = {
+        "type": "object",
+        "required": ["match", "status", "league", "season", "players", "findings"],
+        "properties": {
+            "match": {"type": "string"},
+            "status": {"type": "string"},
+            "league": {"type": ["string", "null"]},
+            "season": {"type": ["string", "null"]},
+            "players": {"type": "array", "items": {"type": "string"}},
+            "findings": {"type": "object", "additionalProperties": {"type": "integer"}},
+        },
+    }
+    schemas["MatchList"] = {
+        "type": "object",
+        "required": ["total", "matches"],
+        "properties": {
+            "total": {"type": "integer", "minimum": 0},
+            "matches": {"type": "array", "items": _ref("IndexEntry")},
+        },
+    }
+    schemas["RecordStub"] = {
+        "type": "object",
+        "description": "a playoff game announced by its drawn parent, not started yet",
+        "required": ["match", "status", "stub"],
+        "properties": {
+            "match": {"type": "string"},
+            "status": {"const": "in_progress"},
+            "stub": {"const": True},
+        },
+    }
+    schemas["Board"] = {
+        "type": "object",
+        "description": "the public board (docs/engine-api.md): counts for hidden zones, never a hidden card",
+        "required": ["match", "seq", "players"],
+        "properties": {
+            "match": {"type": "string"},
+            "seq": {"type": "integer"},
+            "players": {"type": "object"},
+        },
+    }
+    schemas["Health"] = {
+        "type": "object",
+        "required": ["ok", "ingest"],
+        "properties": {"ok": {"type": "boolean"}, "ingest": {"type": "object"}, "live": {"type": "object"}},
+    }
+    schemas["Stats"] = {
+        "type": "object",
+        "required": ["ingest", "findings"],
+        "properties": {
+            "ingest": {"type": "object"},
+            "findings": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "live": {"type": "object"},
+        },
+    }
+    schemas["Login"] = {
+        "type": "object",
+        "required": ["ok", "next"],
+        "properties": {
+            "ok": {"const": True},
+            "next": {"type": "string"},
+            "roles": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    return schemas
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    params: list[dict[str, Any]] = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+        for name in route.path_params
+        if name != "match"
+    ]
+    if route.has_match:
+        params.append(
+            {
+                "name": "match",
+                "in": "path",
+                "required": True,
+                "description": "the match id; a `/` in it (a playoff game, `m1/tb1`) may be sent as `%2F`",
+                "schema": {"type": "string", "pattern": MATCH_PATTERN},
+            }
+        )
+    for p in route.query:
+        params.append(
+            {
+                "name": p.name,
+                "in": "query",
+                "required": False,
+                "description": p.description,
+                "schema": p.schema(),
+            }
+        )
+    responses: dict[str, Any] = {}
+    for status, answer in route.answers.items():
+        entry: dict[str, Any] = {"description": answer.description}
+        if answer.media:
+            entry["content"] = {answer.media: {"schema": dict(answer.schema or {})}}
+            for media in answer.also:  # the same resource as MessagePack bytes
+                entry["content"][media] = {"schema": {"type": "string", "contentEncoding": "binary"}}
+        responses[str(status)] = entry
+    if route.page:
+        responses.setdefault(
+            "303",
+            {"description": "no judge session: to /login?next=... (a browser logs in, then comes back)"},
+        )
+    for status, text in ERRORS.items():
+        responses.setdefault(
+            str(status), {"description": text, "content": {"application/json": {"schema": _ref("Error")}}}
+        )
+    public = "public" in route.roles
+    op: dict[str, Any] = {
+        "summary": route.summary,
+        "operationId": route.method.lower()
+        + "_"
+        + (re.sub(r"[^a-z0-9]+", "_", route.path.lower()).strip("_") or "root"),
+        "tags": [route.tag],
+        "x-roles": sorted(route.roles),
+        "parameters": params,
+        "responses": responses,
+    }
+    if route.description or route.hidden:
+        op["description"] = route.description + (
+            " Shows hidden information: every call is in the audit log." if route.hidden else ""
+        )
+    # Who may call it: the public needs nothing; otherwise a bearer token (or, for reads, the judge session).
+    op["security"] = (
+        [{}]
+        if public
+        else [{"bearer": []}, {"session": []}]
+        if route.method in ("GET", "HEAD")
+        else [{"bearer": []}]
+    )
+    if route.stream:
+        op["x-stream"] = True  # never ends: request generators must not wait for its end
+    if route.body:
+        op["requestBody"] = {
+            "required": True,
+            "content": {k: {"schema": dict(v)} for k, v in route.body.items()},
+        }
+    return op
+
+
+def document(routes: Iterable[Route], version: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document describing ``routes``."""
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+        "info": {
+            "title": "Prizecheck",
+            "version": version,
+            "description": (
+                "Replays and audits Pokémon TCG games: ingest events, read records, boards and the archive. "
+                "Roles: ingest (writes), judge (everything, hidden cards included), organizer (records, "
+                'index, counters), public (no credential). Errors are always {"error", "code"}. '
+                "See docs/http-api.md."
+            ),
+            "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
+        },
+        "paths": dict(sorted(paths.items())),
+        "components": {
+            "schemas": components(),
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "a token from `prizecheck token create`",
+                },
+                "session": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "prizecheck_session",
+                    "description": "set by POST /login (reads only)",
+                },
+            },
+        },
+    }
+
+
+async def openapi_json(request: web.Request) -> web.Response:
+    """GET /openapi.json: this document."""
+    routes = request.app[ROUTES]
+    body = json.dumps(document(routes, ENGINE_VERSION), ensure_ascii=False, indent=1).encode()
+    return web.Response(body=body, content_type="application/json", headers={"Cache-Control": "no-cache"})

@@ -1,0 +1,250 @@
+"""The route table: every HTTP route, its roles, its parameters and its answers, in one place.
+
+Each :class:`Route` says what the OpenAPI document (:mod:`streams.http.openapi`) says about it, and
+:func:`register` wires it into aiohttp so that the same description is enforced: the caller's role
+(:mod:`streams.http.access`), the match id (validated here, once, for every route), the query parameters
+(a bad value is a 400, never a default taken silently). A route that is not in a table is not served,
+and ``tests/streams/http/test_openapi.py`` fails if the app has a route the document does not describe.
+
+Match ids contain ``/`` (playoff games are ``m1/tb1``), so the routes under one prefix with a
+``{match}`` (``/matches/{match}/record``, ``/review/{match}``...) share one aiohttp tail route and are told
+apart here by their suffix, longest first. Errors are JSON everywhere: ``{"error": ..., "code": ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from aiohttp import web
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+#: A match id, as the contract defines it (schemas/events.schema.json ``match_id``).
+MATCH_PATTERN = "^[A-Za-z0-9._:/-]{1,128}$"
+_MATCH_ID = re.compile(MATCH_PATTERN)
+
+MATCH: web.RequestKey[str] = web.RequestKey("match", str)
+QUERY: web.RequestKey[dict[str, Any]] = web.RequestKey("query", dict)
+
+
+class Problem(web.HTTPException):
+    """An error answered as JSON ``{"error": message, "code": code}`` with ``status``."""
+
+    def __init__(
+        self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
+    ) -> None:
+        self.status_code = status
+        super().__init__(
+            headers=headers,
+            text=json.dumps({"error": message, "code": code}, ensure_ascii=False),
+            content_type="application/json",
+        )
+        self.code = code
+        self.message = message
+
+
+def error(status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None) -> web.Response:
+    """A JSON error response (for handlers that return rather than raise)."""
+    return web.Response(
+        status=status,
+        text=json.dumps({"error": message, "code": code}, ensure_ascii=False),
+        content_type="application/json",
+        headers=headers,
+    )
+
+
+def match_id(raw: str) -> str:
+    """The one check of a match id from a URL: a clear 400 when it is not one."""
+    if not _MATCH_ID.match(raw):
+        shown = raw if len(raw) <= 60 else raw[:57] + "..."
+        raise Problem(
+            400, "bad_match_id", f"not a match id: {shown!r} (1 to 128 characters from A-Z a-z 0-9 . _ : / -)"
+        )
+    return raw
+
+
+@dataclass(frozen=True)
+class Param:
+    """A query parameter: its type, bounds or allowed values (enforced, and documented)."""
+
+    name: str
+    kind: Literal["integer", "string"] = "string"
+    description: str = ""
+    enum: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    default: Any = None
+    max_length: int = 256
+
+    def parse(self, raw: str) -> Any:
+        if self.kind == "integer":
+            try:
+                value = int(raw)
+            except ValueError:
+                raise Problem(
+                    400, "bad_parameter", f"{self.name} must be an integer, got {raw[:40]!r}"
+                ) from None
+            if (self.minimum is not None and value < self.minimum) or (
+                self.maximum is not None and value > self.maximum
+            ):
+                bounds = f"from {self.minimum}" if self.minimum is not None else ""
+                bounds += f" to {self.maximum}" if self.maximum is not None else ""
+                raise Problem(400, "bad_parameter", f"{self.name} must be {bounds.strip()}, got {value}")
+            return value
+        if self.enum and raw not in self.enum:
+            raise Problem(
+                400, "bad_parameter", f"{self.name} must be one of {', '.join(self.enum)}, got {raw[:40]!r}"
+            )
+        if not raw or len(raw) > self.max_length:
+            raise Problem(400, "bad_parameter", f"{self.name} must be 1 to {self.max_length} characters")
+        return raw
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.kind}
+        if self.enum:
+            out["enum"] = list(self.enum)
+        if self.kind == "string" and not self.enum:
+            out.update(minLength=1, maxLength=self.max_length)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.default is not None:
+            out["default"] = self.default
+        return out
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One documented response: the media type and its schema (a ``$ref`` or an inline schema)."""
+
+    description: str
+    media: str = "application/json"
+    schema: Mapping[str, Any] | None = None
+    also: tuple[str, ...] = ()  # other media types of the same answer (msgpack on request)
+
+
+@dataclass(frozen=True)
+class Route:
+    """One operation of the HTTP API.
+
+    ``path`` is the OpenAPI path (``/matches/{match}/record``). ``roles``: who may call it (``public``:
+    anyone). ``hidden``: it shows hidden information, so every call is in the audit log as a judge read.
+    ``page``: an HTML page, where a caller who is not allowed is sent to the login page instead of a 401.
+    ``answers`` are the success responses by status; the errors every route may give are added by the
+    document (400, 401, 403, 404, 405, 413, 429, 503).
+    """
+
+    method: str
+    path: str
+    handler: Handler
+    roles: frozenset[str]
+    summary: str
+    query: tuple[Param, ...] = ()
+    answers: Mapping[int, Answer] = field(default_factory=dict)
+    hidden: bool = False
+    page: bool = False
+    body: Mapping[str, Mapping[str, Any]] | None = None  # media type -> schema, for POST
+    tag: str = "api"
+    description: str = ""
+    audited: bool = False  # every call is an audit entry (writes)
+    pattern: str | None = None  # the aiohttp path when it differs (``/static/{path:.+}``)
+    stream: bool = False  # an event stream that never ends (the SSE route): ``x-stream`` in the document
+
+    @property
+    def has_match(self) -> bool:
+        return "{match}" in self.path
+
+    @property
+    def path_params(self) -> list[str]:
+        """The names of the path's parameters, in order."""
+        return re.findall(r"{(\w+)}", self.path)
+
+    @property
+    def prefix(self) -> str:
+        """For a match route: the part before ``{match}`` (``/matches/``)."""
+        return self.path.split("{match}")[0]
+
+    @property
+    def suffix(self) -> str:
+        """For a match route: the part after ``{match}`` (``/record``, or empty)."""
+        return self.path.split("{match}")[1]
+
+
+ROUTES: web.AppKey[list[Route]] = web.AppKey("routes", list)
+GUARD: web.AppKey[Callable[[Route, Handler], Handler]] = web.AppKey("guard")
+
+
+def _with_query(route: Route, handler: Handler) -> Handler:
+    """Parse and check the query parameters the route declares; unknown ones are ignored (documented)."""
+    params = {p.name: p for p in route.query}
+
+    async def checked(request: web.Request) -> web.StreamResponse:
+        values: dict[str, Any] = {}
+        for name, param in params.items():
+            raw = request.query.getall(name, [])
+            if len(raw) > 1:
+                raise Problem(400, "bad_parameter", f"{name} given {len(raw)} times")
+            if raw:
+                values[name] = param.parse(raw[0])
+            elif param.default is not None:
+                values[name] = param.default
+        request[QUERY] = values
+        return await handler(request)
+
+    return checked
+
+
+def register(app: web.Application, routes: Sequence[Route]) -> None:
+    """Add ``routes`` to ``app`` (and to its table, which the OpenAPI document describes).
+
+    Every handler is wrapped by the app's guard (roles, audit) and the query check. Match routes of one
+    prefix and method share one aiohttp tail route: registering more of them later extends the dispatch.
+    """
+    table = app[ROUTES]
+    guard = app[GUARD]
+    for route in routes:
+        table.append(route)
+        wrapped = guard(route, _with_query(route, route.handler))
+        if not route.has_match:
+            app.router.add_route(route.method, route.pattern or route.path, wrapped)
+            continue
+        key = (route.method, route.prefix)
+        tails: dict[tuple[str, str], list[tuple[str, Handler]]] = app[_TAILS]
+        if key not in tails:
+            tails[key] = []
+            app.router.add_route(
+                route.method, route.prefix + "{tail:.+}", _tail_dispatch(tails[key], route.prefix)
+            )
+        tails[key].append((route.suffix, wrapped))
+        tails[key].sort(key=lambda item: -len(item[0]))
+
+
+_TAILS: web.AppKey[dict[tuple[str, str], list[tuple[str, Handler]]]] = web.AppKey("tails", dict)
+
+
+def _tail_dispatch(candidates: list[tuple[str, Handler]], prefix: str) -> Handler:
+    async def dispatch(request: web.Request) -> web.StreamResponse:
+        tail = request.match_info["tail"]
+        for suffix, handler in candidates:
+            if suffix and tail.endswith(suffix) and len(tail) > len(suffix):
+                request[MATCH] = match_id(tail[: -len(suffix)])
+                return await handler(request)
+            if not suffix:
+                request[MATCH] = match_id(tail)
+                return await handler(request)
+        views = ", ".join(s.lstrip("/") for s, _ in candidates if s)
+        raise Problem(404, "not_found", f"no such resource: {prefix}{tail} (views: {views})")
+
+    return dispatch
+
+
+def init_table(app: web.Application, guard: Callable[[Route, Handler], Handler]) -> None:
+    """Prepare ``app`` for :func:`register` with the guard every route goes through."""
+    app[ROUTES] = []
+    app[GUARD] = guard
+    app[_TAILS] = {}

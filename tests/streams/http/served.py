@@ -1,0 +1,112 @@
+"""A real service for the access tests: the app (``make_app`` with a token book) on a free localhost port,
+a real Redis, a token for each role and for each way a token can be bad, and games posted."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from streams.http.access import Access
+from streams.http.api import make_app
+from streams.http.routes import ROUTES, Route
+from streams.ingest import IngestCore
+from streams.store import AuditEntry, RedisStore
+from streams.tokens import TokenBook, new_token, revoke, write_book
+from tests.streams.test_ingest import game
+
+Event = dict[str, Any]
+
+
+@dataclass
+class Served:
+    """The app on a real port, its tokens by name, and an HTTP client."""
+
+    url: str
+    http: aiohttp.ClientSession
+    app: web.Application
+    store: RedisStore
+    book: TokenBook
+    tokens: dict[str, str] = field(default_factory=dict)
+    token_file: Path | None = None
+
+    def auth(self, who: str | None) -> dict[str, str]:
+        return {} if who is None else {"Authorization": f"Bearer {self.tokens[who]}"}
+
+    async def post(self, events: list[Event], who: str = "admin") -> aiohttp.ClientResponse:
+        return await self.http.post(f"{self.url}/events", json=events, headers=self.auth(who))
+
+    async def audit(self) -> list[AuditEntry]:
+        return await self.store.audit_log()
+
+    @property
+    def routes(self) -> list[Route]:
+        return list(self.app[ROUTES])
+
+
+def scoped_game(match: str, league: str) -> list[Event]:
+    events = [dict(e, match=match) for e in game(match)]
+    events[0] = {
+        **events[0],
+        "context": {**events[0].get("context", {}), "league": league, "event": f"{league}-cup"},
+    }
+    return events
+
+
+async def start_served(
+    redis_store: RedisStore,
+    tmp_path: Path,
+    *,
+    heartbeat: float = 0.5,
+    server_options: dict[str, Any] | None = None,
+    access_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> tuple[Served, TestServer]:
+    now = time.time()
+    tokens: dict[str, str] = {}
+    entries = []
+    for name, roles, extra in (
+        ("admin", ["admin"], {}),
+        ("ingest", ["ingest"], {}),
+        ("judge", ["judge"], {}),
+        ("organizer", ["organizer"], {}),
+        ("judge_l1", ["judge"], {"leagues": ["L1"]}),
+        ("ingest_l2", ["ingest"], {"leagues": ["L2"]}),
+        ("expired", ["admin"], {"expires": now - 5}),
+        ("revoked", ["admin"], {}),
+    ):
+        token, entry = new_token(name, roles, now=now - 60, **extra)
+        tokens[name] = token
+        entries.append(entry)
+    revoked_id = tokens["revoked"].split("_")[1]
+    entries = revoke(entries, revoked_id, now - 1)
+    path = tmp_path / "tokens.json"
+    write_book(path, entries)
+    book = TokenBook.from_settings(str(path), None, b"k" * 32)
+    tokens["unknown"] = new_token("nobody", ["admin"])[0]  # well formed, not in the book
+    tokens["malformed"] = "not-a-token"
+    core = IngestCore(redis_store, gap_timeout=0.2)
+    access = Access(redis_store, book, **(access_options or {}))
+    app = make_app(core, redis_store, access=access, heartbeat=heartbeat, **options)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server(**(server_options or {}))
+    http = aiohttp.ClientSession()
+    served = Served(str(server.make_url("")).rstrip("/"), http, app, redis_store, book, tokens, path)
+    return served, server
+
+
+@pytest.fixture
+async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]:
+    s, server = await start_served(redis_store, tmp_path)
+    try:
+        yield s
+    finally:
+        await s.http.close()
+        await server.close()
