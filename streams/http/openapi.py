@@ -181,15 +181,16 @@ def _operation(route: Route) -> dict[str, Any]:
             }
         )
     for p in route.query:
-        params.append(
-            {
-                "name": p.name,
-                "in": "query",
-                "required": False,
-                "description": p.description,
-                "schema": p.schema(),
-            }
-        )
+        param: dict[str, Any] = {
+            "name": p.name,
+            "in": "query",
+            "required": False,
+            "description": p.description,
+            "schema": p.schema(),
+        }
+        if p.blank:
+            param["allowEmptyValue"] = True  # an empty value is "not given"
+        params.append(param)
     responses: dict[str, Any] = {}
     for status, answer in route.answers.items():
         entry: dict[str, Any] = {"description": answer.description}

@@ -464,15 +464,30 @@ def page_routes() -> tuple[Route, ...]:
     """The pages' routes (see :mod:`streams.http.routes`): who may see each, and what it answers."""
     public, judge = frozenset({"public"}), frozenset({"judge"})
     html_answer = Answer("HTML", "text/html", {"type": "string"})
+    # The list's form sends its empty fields too: an empty value is "not given" (blank=True).
     filters = (
-        Param("q", description="player search: player ids starting with this (ASCII letters in any case)"),
-        Param("league", description="only this league"),
-        Param("season", description="only this season"),
-        Param("status", enum=STATUSES, description="only this status"),
-        Param("player", description="only this player's matches (an exact id)"),
-        Param("sort", enum=tuple(SORT_LABELS), description="the order of the rows", default="match"),
-        Param("page", "integer", "the page, from 1", minimum=1, default=1),
-        Param("limit", "integer", "rows a page", minimum=1, maximum=max(PAGE_SIZES), default=LIST_LIMIT),
+        Param(
+            "q",
+            description="player search: player ids starting with this (ASCII letters, any case)",
+            blank=True,
+        ),
+        Param("league", description="only this league", blank=True),
+        Param("season", description="only this season", blank=True),
+        Param("status", enum=STATUSES, description="only this status", blank=True),
+        Param("player", description="only this player's matches (an exact id)", blank=True),
+        Param(
+            "sort", enum=tuple(SORT_LABELS), description="the order of the rows", default="match", blank=True
+        ),
+        Param("page", "integer", "the page, from 1", minimum=1, default=1, blank=True),
+        Param(
+            "limit",
+            "integer",
+            "rows a page",
+            minimum=1,
+            maximum=max(PAGE_SIZES),
+            default=LIST_LIMIT,
+            blank=True,
+        ),
     )
     return (
         Route(

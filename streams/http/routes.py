@@ -79,6 +79,8 @@ class Param:
     maximum: int | None = None
     default: Any = None
     max_length: int = 256
+    blank: bool = False
+    """An empty value means "not given" (the empty fields of an HTML form, as the match list's sends)."""
 
     def parse(self, raw: str) -> Any:
         if self.kind == "integer":
@@ -189,7 +191,7 @@ def _with_query(route: Route, handler: Handler) -> Handler:
             raw = request.query.getall(name, [])
             if len(raw) > 1:
                 raise Problem(400, "bad_parameter", f"{name} given {len(raw)} times")
-            if raw:
+            if raw and not (param.blank and raw[0] == ""):
                 values[name] = param.parse(raw[0])
             elif param.default is not None:
                 values[name] = param.default
