@@ -145,7 +145,8 @@ def _command() -> str:
 
 async def _store_league(league: list[dict[str, Any]], builder: Any) -> None:
     """Ingest the league into the service's store (batches, as a worker does), then read it back."""
-    from replay.cli.report import Progress, add_records_from
+    from replay.cli.progress import Bar
+    from replay.cli.report import add_records_from
     from streams.ingest import IngestCore
     from streams.settings import Settings
     from streams.store import RedisStore
@@ -158,7 +159,7 @@ async def _store_league(league: list[dict[str, Any]], builder: Any) -> None:
         core = IngestCore.from_settings(store, settings)
         for start in range(0, len(league), 2000):
             await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
-        with Progress() as bar:
+        with Bar("reading the league back", unit="records") as bar:
             await add_records_from(store, builder, bar, where=conn.where)
     finally:
         await conn.close()

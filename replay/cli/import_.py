@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import msgpack
 
-from replay.cli.progress_bar import track
+from replay.cli.progress import track
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import Catalogue, parse_catalogue

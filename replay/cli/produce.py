@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from replay.cli.progress_bar import Bar, track
+from replay.cli.progress import Bar, track
 from replay.codec import read_events
 from streams.kafka.produce import produce
 from streams.settings import Settings

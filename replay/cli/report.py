@@ -14,10 +14,10 @@ import asyncio
 import sys
 from collections.abc import Iterator
 from datetime import date
-from types import TracebackType
 from typing import Any
 
 from replay.cli.common import iter_records, signing_key
+from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     tdf = read_tdf(args.tdf) if args.tdf else None
     key = signing_key()
     builder = ReportBuilder(filters, base_url=args.base_url, signing_key=key[0] if key else None)
-    with Progress() as progress:
+    with Bar("prizecheck report: starting", unit="records") as progress:
         if args.from_store:
             if args.files:
                 raise InputError("give files or --from-store, not both")
@@ -101,8 +101,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("no files given (event files, record files with --records, or --from-store)")
         else:
             records = iter_records(args.files) if args.records else event_records(args.files, progress)
-            for rec in progress.track(records, "records"):
+            for rec in records:
                 builder.add(rec)
+                progress.advance()
     if builder.games == 0:
         scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
         where = "the store" if args.from_store else "the files"
@@ -126,14 +127,14 @@ def run(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------- reading the records
 
 
-def event_records(paths: list[str], progress: Progress) -> Iterator[dict[str, Any]]:
+def event_records(paths: list[str], progress: Bar) -> Iterator[dict[str, Any]]:
     """The records of every game in the event files (playoff parents settled by their children)."""
-    progress.status("reading event files")
+    progress.phase("prizecheck report: reading event files")
     for done in replay_files(paths):  # checked, then folded; each record as soon as it is final
         yield done.record
 
 
-async def add_stored_records(builder: ReportBuilder, progress: Progress, *, prefix: str = "pc") -> None:
+async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: str = "pc") -> None:
     """Every record the service stored that the filters may accept, a batch at a time, into ``builder``.
 
     The league and season filters are answered by the store's indexes; the rest by the builder. An empty
@@ -151,7 +152,7 @@ async def add_stored_records(builder: ReportBuilder, progress: Progress, *, pref
             f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
             "service's data directory, or REDIS_URL)"
         )
-    progress.status("connecting to the store")
+    progress.phase("prizecheck report: connecting to the store")
     conn = await connect(settings)
     try:
         await add_records_from(RedisStore(conn.client, prefix=prefix), builder, progress, where=conn.where)
@@ -159,7 +160,7 @@ async def add_stored_records(builder: ReportBuilder, progress: Progress, *, pref
         await conn.close()
 
 
-async def add_records_from(store: Any, builder: ReportBuilder, progress: Progress, *, where: str) -> None:
+async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *, where: str) -> None:
     """Every record in ``store`` (a :class:`streams.store.Store`) that the builder's league and season
     filters select by the store's indexes, :data:`STORE_BATCH` per round trip, into ``builder``."""
     import msgspec
@@ -169,60 +170,10 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Progres
     matches = await store.matches(league=f.league, season=f.season)
     if not matches and not (await store.matches() if (f.league or f.season) else []):
         raise InputError(f"the store ({where}) holds no records")
-    progress.total(len(matches))
+    progress.phase("prizecheck report: records", len(matches))
     for start in range(0, len(matches), STORE_BATCH):
         for data in await store.records(matches[start : start + STORE_BATCH]):
             rec = decode(data) if data is not None else None
             if isinstance(rec, dict):
                 builder.add(rec)
             progress.advance()
-
-
-class Progress:
-    """A progress bar on stderr when it is a terminal (rich); silent otherwise (pipes, files, CI)."""
-
-    def __init__(self) -> None:
-        self._bar: Any = None
-        self._task: Any = None
-        if sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-            from rich.progress import Progress as Bar
-
-            self._bar = Bar(
-                TextColumn("[bold]prizecheck report[/] {task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-
-    def __enter__(self) -> Progress:
-        if self._bar is not None:
-            self._bar.start()
-            self._task = self._bar.add_task("starting", total=None)
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-    def status(self, text: str) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, description=text)
-
-    def total(self, n: int) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, total=n, completed=0, description="records")
-
-    def advance(self, n: int = 1) -> None:
-        if self._bar is not None:
-            self._bar.advance(self._task, n)
-
-    def track(self, items: Iterator[dict[str, Any]], description: str) -> Iterator[dict[str, Any]]:
-        for item in items:
-            yield item
-            self.advance()

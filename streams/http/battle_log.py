@@ -19,6 +19,7 @@ from typing import Any
 import msgpack
 
 from replay import Game
+from replay.sources.cards import display_name
 
 Event = dict[str, Any]
 
@@ -66,10 +67,16 @@ def rule_ref(code: str) -> dict[str, str] | None:
 
 
 def card_name(card: Any) -> str:
-    """A card's display name from an event's card (``{"name": ...}``) or a bare name."""
+    """A card's display name from an event's card (``{"name": ...}``) or a bare name: its English name in
+    the card catalogue (replay/sources/cards.py) where the catalogue knows the card, with the name as the
+    source wrote it beside it when that differs (a localised log: ``Charizard ex (Glurak-ex)``)."""
     if isinstance(card, Mapping):
         card = card.get("name")
-    return str(card) if card not in (None, "") else "?"
+    if card in (None, ""):
+        return "?"
+    name = str(card)
+    known = display_name(name)
+    return name if known == name else f"{known} ({name})"
 
 
 @dataclass

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from replay.cli.progress_bar import Bar, track
+from replay.cli.progress import Bar, track
 from tests.paths import DATA, ROOT
 
 LOGS = sorted(str(p) for p in (DATA / "ptcgl").glob("*.txt"))[:6]
@@ -24,7 +24,7 @@ class Terminal(io.StringIO):
 def test_a_bar_is_drawn_on_a_terminal_and_nothing_elsewhere() -> None:
     screen, pipe = Terminal(), io.StringIO()
     for stream in (screen, pipe):
-        with Bar("sending", 3, unit="events", stream=stream) as bar:
+        with Bar("sending", 3, unit="events", stream=stream, after=0) as bar:
             for _ in range(3):
                 bar.advance()
     assert "sending" in screen.getvalue() and "3/3" in screen.getvalue()
@@ -35,7 +35,8 @@ def test_a_bar_is_drawn_on_a_terminal_and_nothing_elsewhere() -> None:
 def _import(tty: bool, out: Path) -> tuple[int, str]:
     """``prizecheck import ptcgl`` of several logs with stderr on a pseudo-terminal or a pipe."""
     cmd = [sys.executable, "-m", "replay.cli", "import", "ptcgl", *LOGS, "--out", str(out), "-q"]
-    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm-256color"}
+    # a bar for any work, however short (the default waits half a second)
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm-256color", "PRIZECHECK_PROGRESS_AFTER": "0"}
     if not tty:
         done = subprocess.run(
             cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120

@@ -316,7 +316,8 @@ def test_progress_bar_on_a_terminal_only(files: dict[str, Path], tmp_path: Path)
     assert piped.returncode == 0
     assert piped.stderr.decode().strip().startswith("prizecheck report:")  # one line, no bar
     leader, follower = pty.openpty()
-    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    # a bar for any work, however short (the default waits half a second)
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm", "PRIZECHECK_PROGRESS_AFTER": "0"}
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=follower, env=env, cwd=ROOT)
     os.close(follower)
     seen = b""

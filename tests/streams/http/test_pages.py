@@ -198,6 +198,19 @@ async def test_the_decision_step_shows_the_decision_of_an_effect_knockout(served
     assert "game_over" in [o["type"] for o in state["outputs"]]
 
 
+async def test_the_battle_log_names_cards_as_the_catalogue_knows_them(served: Served) -> None:
+    """A German log's card names: the catalogue's English name, with the source's own beside it; a name
+    the catalogue does not know stays as the source wrote it."""
+    s = Stream("de1")
+    s.setup("ash", ("a1", card("Glurak-ex", 330, "ex")))
+    s.setup("misty", ("m1", card("Homemade Testmon", 60)))
+    await served.post(s.events)
+    log = (await served.get_json("/review/de1/meta"))["log"]
+    text = {line["seq"]: line["text"] for line in log}
+    assert text[2] == "ash sets up Charizard ex (Glurak-ex) (a1) as Active"
+    assert text[3] == "misty sets up Homemade Testmon (m1) as Active"
+
+
 async def test_the_battle_log_tells_the_game_in_sentences(served: Served) -> None:
     s = Stream("bl1")
     s.setup("ash", ("a1", card("Raging Bolt ex", 240, "ex")), ("a2", card("Dragapult ex", 320, "ex")))
