@@ -53,7 +53,7 @@ class GameResult:
 
     @classmethod
     def of(cls, record: Mapping[str, Any]) -> GameResult:
-        """The summary of a contract §3 record (parents already settled by their playoffs)."""
+        """The summary of a record (docs/records.md) (parents already settled by their playoffs)."""
         ctx = record.get("context") or {}
         res = record.get("result") or {}
         players = tuple(str(p) for p in (record.get("players") or ())[:2])

@@ -1182,8 +1182,8 @@ def test_doc_examples_validate() -> None:
 # ---------------------------------------------------------------------------------------------- the engine
 
 
-# The simulator's corpus: 200 games cover every steered ending twice (rules.md §1-§6), all three rulesets,
-# and the playoff games that follow drawn games.
+# The simulator's corpus: 200 games cover every steered ending twice (docs/rules.md §1-§6), all three
+# rulesets, and the playoff games that follow drawn games.
 CORPUS_SIZE = 200
 
 

@@ -1,4 +1,4 @@
-"""The ``prizecheck`` command line (contract §4).
+"""The ``prizecheck`` command line (README, "The command line").
 
 Each subcommand lives in its own module, which exposes ``configure(parser)`` and ``run(args) -> int``.
 The table below is the only place that lists them, so a module can be added without touching the others.

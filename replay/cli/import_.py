@@ -1,7 +1,7 @@
 """``prizecheck import ptcgl|sheet``: read files, call the pure parsers, write events (docs/importers.md).
 
-Exit status (contract §4): 0 ok; 1 with ``--strict`` when lines were left unread (or, for sheets, rows
-below the confidence threshold); 2 bad input, raised as InputError naming file, line and field.
+Exit status (README, "The command line"): 0 ok; 1 with ``--strict`` when lines were left unread (or, for
+sheets, rows below the confidence threshold); 2 bad input, raised as InputError naming file, line and field.
 """
 
 from __future__ import annotations

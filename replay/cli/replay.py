@@ -1,4 +1,4 @@
-"""``prizecheck replay FILE... [--json] [--until SEQ] [--timeline] [--strict]`` (contract §4).
+"""``prizecheck replay FILE... [--json] [--until SEQ] [--timeline] [--strict]`` (README, "The command line").
 
 Each record is printed as soon as its game is done (:func:`replay.files.replay_files`): every event of
 the input is checked first, so bad input prints nothing and exits 2. A bar shows the progress on a

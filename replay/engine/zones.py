@@ -69,7 +69,8 @@ def on_trainer_played(g: State, e: Event) -> None:
 
 
 def on_searched(g: State, e: Event) -> None:
-    """Cards taken from the deck into the hand by an effect (revealed); never a deck-out [rules.md §1.3]."""
+    """Cards taken from the deck into the hand by an effect (revealed); never a deck-out [docs/rules.md
+    §1.3]."""
     pl = g.player(e)
     if pl is not None:
         pl.move("deck", "hand", _count(e))

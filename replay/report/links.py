@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote
 
-_PLAIN_ID = re.compile(r"^[A-Za-z0-9._:/-]*$")  # contract §1: a match id needs no quoting in a path
+_PLAIN_ID = re.compile(r"^[A-Za-z0-9._:/-]*$")  # docs/events.md: a match id needs no quoting in a path
 
 
 def review_link(base_url: str, match: str, seq: int | None = None) -> str:

@@ -1,6 +1,7 @@
 """Card facts an importer can know: HP, kind, names in six languages, from the packaged card catalogue.
 
-Battle logs name cards but never print HP, prize values or kinds [ptcgl-format.md, Traps]. They come from:
+Battle logs name cards but never print HP, prize values or kinds [docs/importers.md, the export's traps]. They
+come from:
 
 - the packaged catalogue (``cards.json.gz``, built by ``tools/build_catalogue.py`` from TCGdex's
   cards-database, MIT; source commit and licence in the file and in docs/importers.md): HP, category,

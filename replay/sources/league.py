@@ -14,7 +14,7 @@ The tournament is run as Play! Pokémon runs one (docs/reports.md):
 - Some players drop after losing early; they leave the pairings.
 - The top cut (``top_cut`` players by Swiss standing: 1 v 8, 4 v 5, 2 v 7, 3 v 6) is single elimination,
   best of three; a drawn game there must be decided, by a playoff game (``<game>/tb1``), and one of them
-  is steered to a drawn first playoff so that a second one (``/tb2``) follows [rules.md §6].
+  is steered to a drawn first playoff so that a second one (``/tb2``) follows [docs/rules.md §6].
 
 Deterministic in ``seed``. :attr:`LeagueSim.tournament` says afterwards what the tournament software
 recorded (players, byes, drops, every match's outcome) for a ``.tdf``.

@@ -3,7 +3,7 @@
 The phase headers (``Setup``, ``<P>'s Turn``, ``Pokémon Checkup``), the end line (``<reason>. <P> wins.``)
 and the two draw results come from the client's own sentence table (``replay/sources/templates/``, the
 same 228 keys in every language; see replay/sources/sentences.py). Only the ``Turn # N - `` prefix of
-older clients is never translated [ptcgl-format.md, Shape].
+older clients is never translated [docs/importers.md, the export's traps].
 
 The end *reasons* are not in that table. The English ones are read from real exports. Of the others, the
 German "Alle Preiskarten genommen." is confirmed by a real German export (docs/importers.md lists the
@@ -141,5 +141,5 @@ def _locale(code: str) -> Locale:
 
 LOCALES: dict[str, Locale] = {code: _locale(code) for code in REASONS}
 
-# The only part of a header no client translates [ptcgl-format.md, Shape].
+# The only part of a header no client translates [docs/importers.md, the export's traps].
 NUMBERED = re.compile(r"^Turn # (?P<n>\d+) - (?P<rest>.+)$")

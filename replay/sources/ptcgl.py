@@ -1,4 +1,4 @@
-"""Pokémon TCG Live battle-log exports -> contract events (docs/importers.md, ptcgl-format.md).
+"""Pokémon TCG Live battle-log exports -> contract events (docs/importers.md).
 
 Pure functions over text: no file I/O here (replay/cli/import_.py reads files). Two passes:
 
@@ -9,8 +9,8 @@ Pure functions over text: no file I/O here (replay/cli/import_.py reads files). 
    consequence lines that follow it) and emitting each window's events in rule order, not printed order:
    damage, then knockout claims, then the window's end, then prizes, then promotions [JP3.4 §I-D].
 
-The log is one player's view: hidden draws and prizes stay counts, never names [ptcgl-format.md].
-Every guess (an owner, which of two same-named Pokémon, a missing Pokémon, an HP) is a finding.
+The log is one player's view: hidden draws and prizes stay counts, never names [docs/importers.md, point of
+view]. Every guess (an owner, which of two same-named Pokémon, a missing Pokémon, an HP) is a finding.
 Cards are looked up in the packaged catalogue (replay/sources/cards.py) by their name in the log's
 language: HP, rule box, Trainer type, and whether a ``used`` move is an Ability or an attack.
 """
@@ -306,7 +306,7 @@ class _Importer:
         self.hp_missing: set[str] = set()
         self.attack_lines: set[int] = set()
         self.first = ""
-        self.deck: dict[str, int] = {}  # the engine's deck count from our events (rules.md §1.3 floor)
+        self.deck: dict[str, int] = {}  # the engine's deck count from our events (docs/rules.md §1.3 floor)
         self.entered: dict[str, int] = {}  # pid -> turn it came into play or last evolved
         self.evolved_at: dict[str, int] = {}  # pid -> turn it last evolved
         self.last_effect: str | None = None  # the last Trainer or Ability line of this turn
@@ -589,7 +589,7 @@ class _Importer:
         turns = 0
 
         def settle() -> None:
-            # [rules.md §6] the first player does not attack on the first turn: a "used" line there is an
+            # [docs/rules.md §6] the first player does not attack on the first turn: a "used" line there is an
             # Ability (a printed attack with damage stays an attack, for the engine to judge)
             if (
                 last is not None
@@ -951,7 +951,7 @@ class _Importer:
         deck = 0 if deck_out_of is not None and player == deck_out_of else None
         drawn = nxt is not None and nxt.kind.startswith("drew") and nxt.g is not None and nxt.g["p"] == player
         if deck is None and drawn and self.deck[player] < 1:
-            # [rules.md §1.3] The engine counts the deck from the events; a log hides some returns to the
+            # [docs/rules.md §1.3] The engine counts the deck from the events; a log hides some returns to the
             # deck (searches, shuffles without a count), so that count can reach 0 while the log shows the
             # turn's draw, which proves at least one card was there. Say so instead of a false deck-out.
             deck = 1
@@ -1002,7 +1002,7 @@ class _Importer:
         kind = ln.extra[0]
         loser_named = self.other(ln.player) if ln.player in self.active else None
         if self.pending is not None:
-            # [rules.md §1.3] a deck-out shows as the loser's turn header followed by the end line
+            # [docs/rules.md §1.3] a deck-out shows as the loser's turn header followed by the end line
             self.start_pending(ln, deck_out_of=loser_named if kind == "deck_out" else None)
         elif kind == "deck_out":
             self.find(
@@ -1174,7 +1174,7 @@ class _Importer:
 
     def prize_modifiers(self, w: _Window, kos: list[tuple[int, str]]) -> dict[str, list[int]]:
         """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
-        changed the value (Briar +1, Legacy Energy -1) [rules.md §3]: say so with a prize_modifier."""
+        changed the value (Briar +1, Legacy Energy -1) [docs/rules.md §3]: say so with a prize_modifier."""
         out: dict[str, list[int]] = {}
         claimed: dict[str, tuple[int, int]] = {}
         for no, taker, n in w.prizes:
@@ -1300,8 +1300,8 @@ class _Importer:
 
     def second_owner(self, ln: _Line, p: str, group: str, what: str) -> str:
         """Effects that make both players shuffle their hands away and draw (Iono) print both players'
-        lines under the acting player's name [ptcgl-format.md, Traps]: in one effect, a second line of
-        the same kind for the same printed player is the other player's, when the other has none."""
+        lines under the acting player's name [docs/importers.md, the export's traps]: in one effect, a second
+        line of the same kind for the same printed player is the other player's, when the other has none."""
         w = self.window
         if w is None or not ln.detail:
             return p
@@ -1506,8 +1506,8 @@ class _Importer:
             return False
         assert ln.g is not None
         old, new = ln.g["c"], ln.g["d"]
-        # [rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that rule, not
-        # a guess, picks between same-named copies when it can.
+        # [docs/rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that rule,
+        # not a guess, picks between same-named copies when it can.
         pid = self.in_spot(
             p, old, ln, "the evolution", lambda x: (0 if self.entered[x] < self.turn_no else 1,)
         )
@@ -1629,8 +1629,9 @@ class _Importer:
         assert ln.g is not None
         d = ln.g["d"]
         if q == p and self.named(q, d) and self.named(self.other(p), d):
-            # The printed owner is unreliable here [ptcgl-format.md, Traps] and both players have one:
-            # an effect of P's that places damage counters targets the opponent's Pokémon far more often.
+            # The printed owner is unreliable here [docs/importers.md, the export's traps] and both players
+            # have one: an effect of P's that places damage counters targets the opponent's Pokémon far more
+            # often.
             q = self.other(p)
             self.find(
                 "importer_guess_owner",
@@ -1889,10 +1890,10 @@ class _Importer:
             owner = self.second_owner(ln, q, "return", "cards to the deck")
             self.emit({"type": "moved", "player": owner, "count": n, "from": "hand", "to": "deck"})
         elif zone in ("discard", "lost_zone"):
-            # The names printed in mill lines are unreliable [ptcgl-format.md, Traps]; a deck is not on the
-            # board. When the printed mover is not the player whose action this is (PokéStop prints the
-            # opponent as mover and owner), the deck is taken to be the acting player's; otherwise the
-            # printed owner stays. Either way the move is marked and reported.
+            # The names printed in mill lines are unreliable [docs/importers.md, the export's traps]; a deck
+            # is not on the board. When the printed mover is not the player whose action this is (PokéStop
+            # prints the opponent as mover and owner), the deck is taken to be the acting player's; otherwise
+            # the printed owner stays. Either way the move is marked and reported.
             actor = self.window.actor if self.window is not None else None
             owner = q
             if actor in self.active and p != actor:

@@ -216,7 +216,7 @@ _IGNORED_FAMILIES = ("blog_loc_effect_prevention_", "blog_loc_damage_detail_")
 CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
 # The client's language codes for the tables in replay/sources/templates/.
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt-BR")
-# Placeholders that are a number; player handles have no spaces [ptcgl-format.md, Shape].
+# Placeholders that are a number; player handles have no spaces [docs/importers.md, the export's traps].
 _NUMBERS = frozenset(
     {
         "numDamage",

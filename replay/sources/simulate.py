@@ -2,16 +2,16 @@
 
 The command is ``prizecheck simulate`` (:mod:`replay.cli.simulate`).
 
-Every game is a full contract stream (contract §1): ``match_started``, both setups (with mulligans and the
+Every game is a full contract stream (docs/events.md): ``match_started``, both setups (with mulligans and the
 opponent's bonus draws), then turns with draws, Pokémon played and evolved, energy and tools, searches and
 discards, retreats and gusts, attacks with spread and recoil damage, Special Conditions and Pokémon
 Checkups, knockouts claimed inside their window, prizes, promotions, and a closing ``game_ended`` claim.
 
-The simulator keeps its own books, written from rules.md and independently of the engine so that the two
+The simulator keeps its own books, written from docs/rules.md and independently of the engine so that the two
 cross-check each other (like perft tables for a chess move generator): HP and damage, prizes taken and
 needed, every zone's card count (the 60 cards of each player are conserved), who must promote first. Each
-game ends with the result the rules give [rules.md §1-§6]. Every ending appears: prize wins, no Pokémon to
-promote, deck-out at the draw, simultaneous knockouts (draws and wins by counting conditions), concessions,
+game ends with the result the rules give [docs/rules.md §1-§6]. Every ending appears: prize wins, no Pokémon
+to promote, deck-out at the draw, simultaneous knockouts (draws and wins by counting conditions), concessions,
 penalties (Double Prize Card, Game Loss), card effects, time called, and playoffs (a drawn game that must be
 decided is followed by ``<match>/tb1``, a drawn sudden death by ``<match>/tb2``...).
 
@@ -368,16 +368,17 @@ class _Sim:
         self.players = [_Player(i, names[i], self._deck_lines(pool), needed=self.prizes) for i in range(2)]
         self.stall = scenario in ("simultaneous", "playoff", "sd_draw", "tb_draw")
         self.victim = rng.randrange(2)
-        # simultaneous [rules.md §4]: a third of the games aim at a win by counting conditions (a knockout
-        # of the opponent's whole side whose recoil knocks out the attacker too: A+B+D against B), a third
-        # play both Benches out first (the last double knockout: A+C+D, A+B+C+D or C+D), the rest at a draw.
+        # simultaneous [docs/rules.md §4]: a third of the games aim at a win by counting conditions (a
+        # knockout of the opponent's whole side whose recoil knocks out the attacker too: A+B+D against B), a
+        # third play both Benches out first (the last double knockout: A+C+D, A+B+C+D or C+D), the rest at a
+        # draw.
         roll = rng.random()
         self.count_win = scenario == "simultaneous" and roll < 1 / 3
         self.bare = scenario == "simultaneous" and roll > 2 / 3
         if scenario == "tb_draw":
             # A playoff game steered to a draw where the first prize lead would decide it: no Bench on
             # either side and one-prize Actives, so the first knockout is a double knockout that leaves
-            # both players level on prizes and unable to put out an Active [rules.md §4, §6].
+            # both players level on prizes and unable to put out an Active [docs/rules.md §4, §6].
             for pl in self.players:
                 pl.keep_bench_empty = True
                 pl.lines = [_ONE_PRIZE_BASIC]
@@ -398,7 +399,7 @@ class _Sim:
             for pl in self.players:
                 pl.scale = 0.45
         # time with a prize penalty: in single elimination the game may reach time with the same prizes
-        # remaining but different prizes taken (the offender's opponent needs fewer) [rules.md §6].
+        # remaining but different prizes taken (the offender's opponent needs fewer) [docs/rules.md §6].
         self.time_penalty: _Player | None = None
         self.penalty_given = False
         if scenario == "time" and (context or {}).get("stage") == "single_elimination" and rng.random() < 0.4:
@@ -464,7 +465,7 @@ class _Sim:
         self.emit("moved", f)
 
     def draw(self, pl: _Player, n: int) -> None:
-        # A card effect that asks for more cards than the deck holds takes what there is [rules.md §1.3].
+        # A card effect that asks for more cards than the deck holds takes what there is [docs/rules.md §1.3].
         n = min(n, pl.deck)
         if n > 0:
             pl.deck -= n
@@ -525,7 +526,7 @@ class _Sim:
             f["parent"] = self.parent
             f["playoff"] = self.rules.playoff_kind
         self.emit("match_started", f)
-        # Setup [rules.md §6]: 7-card hand, Active and Bench from it, then the prize cards.
+        # Setup [docs/rules.md §6]: 7-card hand, Active and Bench from it, then the prize cards.
         order = [self.players[first], self.players[1 - first]]
         for pl in order:
             pl.mulligans = rng.choices((0, 1, 2, 3), (80, 14, 5, 1))[0]
@@ -551,7 +552,7 @@ class _Sim:
             if pl.mulligans or rng.random() < 0.2:
                 sf["mulligans"] = pl.mulligans
             self.emit("setup", sf)
-        # The opponent may draw up to 1 extra card per extra mulligan [rules.md §6].
+        # The opponent may draw up to 1 extra card per extra mulligan [docs/rules.md §6].
         for pl in order:
             other = self.players[1 - pl.index]
             extra = other.mulligans - pl.mulligans
@@ -570,7 +571,7 @@ class _Sim:
             f["deck"] = p.deck
         self.emit("turn_started", f)
         if p.deck == 0:
-            # [rules.md §1.3] the mandatory draw at the start of the turn is impossible.
+            # [docs/rules.md §1.3] the mandatory draw at the start of the turn is impossible.
             self.finish("win", q, "deck_out")
         self.draw(p, 1)
         self.hooks(p, q, t)
@@ -709,7 +710,8 @@ class _Sim:
     # ------------------------------------------------------------------ a turn's actions
     def main_phase(self, p: _Player, q: _Player, t: int) -> None:
         rng = self.rng
-        # [rules.md §6] the first player may not play a Supporter (or attack) on the first turn of the game.
+        # [docs/rules.md §6] the first player may not play a Supporter (or attack) on the first turn of the
+        # game.
         if t > 1 and p.hand >= 1 and rng.random() < 0.8:
             self.supporter(p, q, t)
         self.attach(p)
@@ -757,7 +759,7 @@ class _Sim:
                 self.remove(p, mon, "hand")
         elif roll < research + 0.6 and self.scenario == "no_pokemon" and not q.bench and q.active:
             # An effect that shuffles the opponent's Active into their deck: with nothing on the Bench,
-            # they cannot put out an Active [rules.md §1.2].
+            # they cannot put out an Active [docs/rules.md §1.2].
             self.remove(q, q.active, "deck")
 
     def remove(self, pl: _Player, mon: _Mon, to: str) -> None:
@@ -811,7 +813,8 @@ class _Sim:
             self.play_basic(p)
 
     def evolve(self, p: _Player, t: int) -> None:
-        # [rules.md §6] nobody evolves on their own first turn, nor a Pokémon that came into play this turn.
+        # [docs/rules.md §6] nobody evolves on their own first turn, nor a Pokémon that came into play this
+        # turn.
         if p.turns < 2:
             return
         rng = self.rng
@@ -895,7 +898,7 @@ class _Sim:
             return
         if self.stall or rng.random() > 0.12:
             return
-        # Damage outside an attack: checked once the whole effect has resolved [rules.md §2], one batch
+        # Damage outside an attack: checked once the whole effect has resolved [docs/rules.md §2], one batch
         # for every Pokémon it left at 0 HP (window "effect").
         targets = q.mons()
         hurt = [m for m in p.mons() if m.damage >= 30]
@@ -964,7 +967,7 @@ class _Sim:
             return
         forced_fault = t == 1 and "first_turn_attack" in self.faults
         if t == 1 and not forced_fault:
-            return  # [rules.md §6] no attack on the first turn of the game
+            return  # [docs/rules.md §6] no attack on the first turn of the game
         if any(c in ("asleep", "paralyzed") for c in a.conds):
             return
         card = a.card
@@ -1048,7 +1051,7 @@ class _Sim:
         if mill:
             self.moved(q, "deck", "discard", min(mill, q.deck))
         knocked = [m for m in (d, *(m for m, _ in spread), a) if m.knocked_out]
-        # Prize modifiers that apply to this knockout [rules.md §3]: Legacy Energy -1, Briar +1.
+        # Prize modifiers that apply to this knockout [docs/rules.md §3]: Legacy Energy -1, Briar +1.
         if d.knocked_out and not self.stall:
             if d.legacy and d.modifier == 0:
                 d.modifier -= 1
@@ -1107,7 +1110,8 @@ class _Sim:
 
     def wipe_settles(self, p: _Player, q: _Player, a: _Mon, d: _Mon) -> bool:
         """Knocking out the opponent's whole side, the recoil knocking out the attacker, wins 2-1 by
-        counting: taken all + opponent cannot put out an Active, against taken all [rules.md §4 table]."""
+        counting: taken all + opponent cannot put out an Active, against taken all [docs/rules.md §4
+        table]."""
         return bool(p.bench) and self.finishes(q, [a]) and self.finishes(p, [d, *q.bench])
 
     def settling_double_ko(self, p: _Player, q: _Player, a: _Mon, d: _Mon) -> bool:
@@ -1120,7 +1124,7 @@ class _Sim:
         return self.double_ko_settles(p, q, a, d)
 
     def double_ko_settles(self, p: _Player, q: _Player, a: _Mon, d: _Mon) -> bool:
-        """A double knockout of both Actives would give both players a win condition [rules.md §4]."""
+        """A double knockout of both Actives would give both players a win condition [docs/rules.md §4]."""
         p_meets = self.finishes(p, [d]) or not q.bench
         q_meets = self.finishes(q, [a]) or not p.bench
         return p_meets and q_meets
@@ -1162,7 +1166,7 @@ class _Sim:
             self.emit("promoted", {"player": pl.id, "pid": mon.pid})
 
     def judge(self) -> None:
-        """The result after a knockout batch: count each player's win conditions [rules.md §4]."""
+        """The result after a knockout batch: count each player's win conditions [docs/rules.md §4]."""
         a, b = self.players
         met: dict[int, list[str]] = {0: [], 1: []}
         for me, opp in ((a, b), (b, a)):
@@ -1187,7 +1191,7 @@ class _Sim:
         ra, rb = a.needed - a.taken, b.needed - b.taken
         if self.lead_rule is not None and winner is None and ra != rb:
             # A playoff won by the first prize lead, or time over with equal prizes: the first player with
-            # fewer prizes remaining than the opponent wins [rules.md §6].
+            # fewer prizes remaining than the opponent wins [docs/rules.md §6].
             self.finish("win", a if ra < rb else b, self.lead_rule)
         if reason:
             self.finish("draw" if winner is None else "win", winner, reason)
@@ -1233,7 +1237,7 @@ def _names(rng: random.Random) -> tuple[str, str]:
     return a, b
 
 
-# The first and last days of the time-called procedures [rules.md §6 Time called].
+# The first and last days of the time-called procedures [docs/rules.md §6 Time called].
 _BOUNDARY_DAYS: Final = ("2025-08-31", "2025-09-01", "2026-02-12", "2026-02-13")
 
 
@@ -1285,7 +1289,7 @@ class Setting:
     """Where a game is played, when :func:`simulate_game` is told rather than drawing it: the players, the
     day (YYYY-MM-DD), the tournament context and whether a drawn game must be decided.
     ``draw_first_tiebreak`` steers the first playoff game (if one is needed) to a draw, so that a second
-    one follows [rules.md §6]."""
+    one follows [docs/rules.md §6]."""
 
     names: tuple[str, str]
     day: str
@@ -1334,7 +1338,7 @@ def _simulate(
     n = 0
     must = sim.must_decide
     # A drawn game that must be decided is played off in a child game; a drawn playoff game hands over to
-    # the next one, whose parent stays the root [rules.md §6].
+    # the next one, whose parent stays the root [docs/rules.md §6].
     while result["outcome"] == "draw" and must and n < 8:
         n += 1
         child_scenario = rng.choices(("prizes", "concession", "game_loss", "deck_out"), (85, 5, 5, 5))[0]

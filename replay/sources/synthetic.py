@@ -92,7 +92,7 @@ def synthetic_log(seed: int, *, target_lines: int = 400) -> tuple[str, dict[str,
         me, opp = sides[player], sides[other]
         assert me.active is not None and opp.active is not None
         if deck[player] == 0:
-            # [rules.md §1.3] deck-out: the header is followed straight by the end line
+            # [docs/rules.md §1.3] deck-out: the header is followed straight by the end line
             why = "Your deck ran out of cards." if player == exporter else "Opponent's deck ran out of cards."
             winner, reason = other, "deck_out"
             lines.append(f"{why} {other} wins.")

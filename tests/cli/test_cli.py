@@ -1,4 +1,5 @@
-"""The stable command line (contract §4): replay, verify and report, run as a user runs them."""
+"""The stable command line (README, "The command line"): replay, verify and report, run as a user runs
+them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PTCGL battle-log importer: every line type and trap in ptcgl-format.md, on logs the team wrote itself
+"""PTCGL battle-log importer: every line type and trap in docs/importers.md, on logs the team wrote itself
 (tests/data/ptcgl/), replayed through the engine: same winner, same kind of reason, claim agrees."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The match simulator (replay/sources/simulate.py): deterministic, complete, rule-correct by its own books.
 
-``Ledger`` below folds a simulated stream with nothing but the contract and rules.md (it shares no code with
-the simulator or the engine) and checks, event by event: contiguous seq from 1, 60 cards conserved per
+``Ledger`` below folds a simulated stream with nothing but the contract and docs/rules.md (it shares no code
+with the simulator or the engine) and checks, event by event: contiguous seq from 1, 60 cards conserved per
 player across deck, hand, prizes, discard, lost zone and play (attachments and evolution stages included),
 no zone below 0, prizes never more than remain, knockout claims exactly for the Pokémon at 0 HP inside their
 window, prize counts by rule box / explicit value / modifiers, promotion order, first-turn restrictions,
@@ -112,7 +112,7 @@ class Ledger:
         return {pid for pid, m in self.mons.items() if m["damage"] >= m["hp"]}
 
     def knock_out(self, window: str) -> None:
-        """One batch for every Pokémon at 0 HP [rules.md §3]; claims must match it exactly."""
+        """One batch for every Pokémon at 0 HP [docs/rules.md §3]; claims must match it exactly."""
         down = self.at_zero()
         assert self.claims == down, f"{window} window: claimed {sorted(self.claims)}, at 0 HP {sorted(down)}"
         self.claims = set()
@@ -140,7 +140,7 @@ class Ledger:
         self.promote_order = sorted(
             (p for p in lost_active if self.bench[p]), key=lambda p: 0 if p == nxt else 1
         )
-        # The judgment [rules.md §4] once the prizes are taken.
+        # The judgment [docs/rules.md §4] once the prizes are taken.
         taken = {p: self.taken[p] + self.owed.get(p, 0) for p in self.players}
         met = {
             p: [
@@ -161,7 +161,7 @@ class Ledger:
         winner = a if sa > sb else b if sb > sa else None
         left = {p: self.needed[p] - taken[p] for p in self.players}
         if self.lead is not None and winner is None and left[a] != left[b]:
-            # playoff / time over level: the first player with fewer prizes remaining wins [rules.md §6]
+            # playoff / time over level: the first player with fewer prizes remaining wins [docs/rules.md §6]
             self.expected = {"outcome": "win", "winner": a if left[a] < left[b] else b, "reason": self.lead}
         elif sa or sb:
             if winner is None:
@@ -186,7 +186,7 @@ class Ledger:
         assert e["match"] == self.match
         t = e["type"]
         if self.window == "effect" and t not in ("damage", "knocked_out"):
-            # damage outside the windows is checked once the effect has resolved [rules.md §2]
+            # damage outside the windows is checked once the effect has resolved [docs/rules.md §2]
             self.window = None
             self.knock_out("effect")
         if self.expected is not None:
@@ -262,7 +262,7 @@ class Ledger:
         if "deck" in e:
             assert e["deck"] == self.zones[p]["deck"], "deck count seen by the source"
         if self.zones[p]["deck"] == 0:
-            # [rules.md §1.3] the mandatory draw is impossible
+            # [docs/rules.md §1.3] the mandatory draw is impossible
             self.expected = {"outcome": "win", "winner": self.other(p), "reason": "deck_out"}
         if self.time_end and self.turn > self.time_end and self.stage == "single_elimination":
             a, b = self.players
@@ -284,7 +284,7 @@ class Ledger:
 
     def on_evolved(self, e: dict[str, Any]) -> None:
         p, mon = e["player"], self.mons[e["pid"]]
-        # [rules.md §6] not on the player's own first turn, nor a Pokémon that came into play this turn
+        # [docs/rules.md §6] not on the player's own first turn, nor a Pokémon that came into play this turn
         assert self.own_turns[p] >= 2, f"{p} evolved on their first turn"
         assert mon["entered"] != self.turn and mon["evolved"] != self.turn, "evolved too early"
         assert e["card"]["hp"] > mon["damage"]
@@ -321,7 +321,7 @@ class Ledger:
         if self.bench[p]:
             self.promote_order = [p]
         else:
-            # [rules.md §1.2] the Active left play and there is nothing to promote
+            # [docs/rules.md §1.2] the Active left play and there is nothing to promote
             self.expected = {"outcome": "win", "winner": self.other(p), "reason": "no_pokemon"}
 
     def on_attack(self, e: dict[str, Any]) -> None:
@@ -654,7 +654,7 @@ def test_cli_jsonl_and_msgpack(tmp_path: Path, capsysbinary: pytest.CaptureFixtu
 
 
 def test_simultaneous_results_follow_the_table() -> None:
-    """Double knockouts judged by counting conditions [rules.md §4]: draws and wins, from every window.
+    """Double knockouts judged by counting conditions [docs/rules.md §4]: draws and wins, from every window.
 
     A/B: the winner / the other player took all the prizes they need; C/D: the winner / the other player
     cannot put out an Active (for a draw, "winner" is the first player listed).
