@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("replay.cli.demo", "simulate and import a few games and show their records"),
     "token": ("replay.cli.token", "create, list or revoke the service's bearer tokens"),
     "audit-log": ("replay.cli.audit_log", "show the access audit log (writes, hidden reads, refusals)"),
+    "check": ("replay.cli.check", "check the service's invariants over Redis and the Kafka topic"),
 }
 
 

@@ -1,0 +1,169 @@
+"""``prizecheck check``: check the service's invariants over Redis and the Kafka topic (:mod:`streams.check`).
+
+::
+
+    prizecheck check [--redis URL] [--redis-prefix P] [--kafka URL] [--topic T] [--dlq-topic D]
+                     [--redis-only] [--acknowledged FILE] [--timeout S] [--json]
+
+Defaults come from the environment as for the service (``REDIS_URL``, ``KAFKA_URL``, ``PRIZECHECK_TOPIC``,
+``PRIZECHECK_DLQ_TOPIC``, ``PRIZECHECK_SIGNING_KEY``, ``PRIZECHECK_KEY_ID``; no ``REDIS_URL``: the embedded
+store under ``PRIZECHECK_DATA_DIR``). Without ``--kafka`` or ``KAFKA_URL`` (or with ``--redis-only``) only
+Redis is checked, and the output says which invariants were skipped. ``--acknowledged FILE``: events a
+client was told were taken (a ``.jsonl`` file), each of which must be archived at its seq or held.
+
+Exit status: 0 every invariant holds; 1 a breach (each printed with its code, match, seq and a sentence);
+2 the check cannot run (cannot connect, no such topic, bad arguments), with a message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from dataclasses import replace
+
+from replay.engine.errors import InputError
+from streams.check import Acknowledged, CheckError, Report, acknowledged_events, check, read_topic
+from streams.settings import Settings
+
+DEFAULT_TIMEOUT = 60.0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``check`` options."""
+    parser.add_argument(
+        "--redis", metavar="URL", help="Redis to check (default REDIS_URL, else the embedded one)"
+    )
+    parser.add_argument(
+        "--redis-prefix", default="pc", help="the key prefix (default pc, as serve and the workers use it)"
+    )
+    parser.add_argument("--kafka", metavar="URL", help="Kafka to read the topic from (default KAFKA_URL)")
+    parser.add_argument("--topic", help="the events topic (default PRIZECHECK_TOPIC or prizecheck.events)")
+    parser.add_argument(
+        "--dlq-topic", help="the dead-letter topic (default PRIZECHECK_DLQ_TOPIC or <topic>.dlq)"
+    )
+    parser.add_argument(
+        "--redis-only", action="store_true", help="check Redis alone, even when KAFKA_URL is set"
+    )
+    parser.add_argument(
+        "--acknowledged",
+        metavar="FILE",
+        help="a .jsonl file of events clients were told were taken: each must be archived at its seq or held",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds to wait for Kafka or Redis (default {DEFAULT_TIMEOUT:g})",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the check; exit 0 (holds), 1 (breaches), 2 (cannot run)."""
+    settings = Settings.from_env()
+    if args.redis:
+        settings = replace(settings, redis_url=args.redis)
+    kafka = None if args.redis_only else (args.kafka or os.environ.get("KAFKA_URL", "").strip() or None)
+    topic = args.topic or settings.topic
+    if args.dlq_topic:
+        dlq = args.dlq_topic
+    elif args.topic and not os.environ.get("PRIZECHECK_DLQ_TOPIC", "").strip():
+        dlq = f"{args.topic}.dlq"
+    else:
+        dlq = settings.dlq_topic
+    if args.timeout <= 0:
+        raise InputError("must be > 0", field="--timeout")
+    acked: list[Acknowledged] = []
+    if args.acknowledged:
+        from replay.codec import read_events
+
+        acked = acknowledged_events(event for _, event in read_events(args.acknowledged))
+    try:
+        report, where = asyncio.run(
+            _check(settings, args.redis_prefix, kafka, topic, dlq, acked, args.timeout)
+        )
+    except CheckError as exc:
+        print(f"prizecheck check: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.write(json.dumps(report.as_json(), sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(render(report, where))
+    return 0 if report.ok else 1
+
+
+async def _check(
+    settings: Settings,
+    prefix: str,
+    kafka: str | None,
+    topic: str,
+    dlq: str,
+    acked: list[Acknowledged],
+    timeout: float,
+) -> tuple[Report, str]:
+    from streams.kafka.app import bootstrap_servers
+    from streams.store import RedisStore
+    from streams.store.connection import connect, embedded_store_exists
+
+    if not settings.redis_url and not embedded_store_exists(settings.data_dir):
+        raise CheckError(
+            f"no REDIS_URL and no embedded store in {settings.data_dir}: nothing to check "
+            "(give --redis URL, or PRIZECHECK_DATA_DIR of a store prizecheck serve has written)"
+        )
+    snapshot = None
+    if kafka is not None:
+        snapshot = await read_topic(bootstrap_servers(kafka), topic, dlq, timeout=timeout)
+    try:
+        conn = await asyncio.wait_for(connect(settings), timeout)
+    except Exception as exc:
+        raise CheckError(f"cannot connect to Redis ({_where(settings)}): {exc}") from None
+    try:
+        store = RedisStore(conn.client, prefix=prefix)
+        try:
+            await asyncio.wait_for(conn.client.ping(), timeout)
+        except Exception as exc:
+            raise CheckError(f"cannot reach Redis at {conn.where}: {exc}") from None
+        report = await check(
+            store,
+            signing_key=settings.signing_key,
+            key_id=settings.key_id,
+            topic=snapshot,
+            acknowledged=acked,
+        )
+        where = f"redis {conn.where} (prefix {prefix})"
+        if kafka is not None:
+            where += f", kafka {kafka} topic {topic} (dead letters: {dlq})"
+        return report, where
+    finally:
+        await conn.close()
+
+
+def _where(settings: Settings) -> str:
+    return settings.redis_url or f"embedded, {settings.data_dir}"
+
+
+def render(report: Report, where: str) -> str:
+    """The text output: what was checked, the counts, each breach on its own line, the verdict."""
+    out = [f"prizecheck check: {where}"]
+    out.append(
+        f"  {report.matches} matches, {report.events} archived events ({report.applied} in order), "
+        f"{report.pending} pending, {report.alarms} tamper alarms"
+    )
+    if report.produced is not None:
+        total = report.applied + (report.duplicates or 0) + (report.dead_letters or 0) + report.pending
+        out.append(
+            f"  topic: produced {report.produced}; applied {report.applied} + duplicates {report.duplicates} "
+            f"+ dead letters {report.dead_letters} + pending {report.pending} = {total}"
+        )
+    out += [f"  note: {note}" for note in report.notes]
+    out += [breach.line() for breach in report.breaches]
+    n = len(report.breaches)
+    out.append(
+        "prizecheck check: every invariant holds"
+        if report.ok
+        else f"prizecheck check: {n} breach{'es' if n != 1 else ''}"
+    )
+    return "\n".join(out) + "\n"

@@ -1,0 +1,363 @@
+"""``prizecheck check`` (streams/check.py): each invariant holds on a store the ingest core wrote, and each
+kind of breach is found and named, on the real Redis (a private prefix per test) and the real broker."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from replay.engine.chain import canonical_bytes
+from replay.sources.simulate import simulate_corpus
+from streams.check import Report, acknowledged_events, check, read_topic
+from streams.ingest import IngestCore
+from streams.kafka.dlq import DeadLetter
+from streams.kafka.produce import encode
+from streams.store import RedisStore
+from tests.fixtures_kafka import TansuBroker, free_port
+from tests.paths import ROOT
+from tests.tamper import drop_event, rewrite_event
+
+pytestmark = pytest.mark.redis
+
+KEY, KEY_ID = b"check-key", "k1"
+PRIZECHECK = [sys.executable, "-m", "replay.cli"]
+
+Event = dict[str, Any]
+
+
+def games(n: int, seed: int) -> dict[str, list[Event]]:
+    """Simulated games by match (seed 1 with 6 games has one playoff game, ``sim-1-000001/tb1``)."""
+    return {g[0]["match"]: g for g in map(list, simulate_corpus(n, seed))}
+
+
+def codes(report: Report) -> set[tuple[str, str | None]]:
+    return {(b.code, b.match) for b in report.breaches}
+
+
+def has_trusted_chain(store: RedisStore) -> bool:
+    # TEMPORARY: until the lead's Store.state lands on this branch
+    return hasattr(store, "state")
+
+
+@pytest.fixture
+async def stored(
+    redis_store: RedisStore,
+) -> AsyncIterator[tuple[RedisStore, IngestCore, dict[str, list[Event]]]]:
+    """Six games (a playoff family among them) ingested in batches, records signed."""
+    by_match = games(6, seed=1)
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    events = [e for g in by_match.values() for e in g]
+    for i in range(0, len(events), 250):
+        outcomes = await core.ingest_many(events[i : i + 250])
+        assert {o.status for o in outcomes} == {"applied"}
+    yield redis_store, core, by_match
+
+
+async def test_a_store_the_core_wrote_holds_every_invariant(stored: Any) -> None:
+    store, _, by_match = stored
+    report = await check(store, signing_key=KEY, key_id=KEY_ID)
+    assert report.ok, report.breaches
+    n = sum(len(g) for g in by_match.values())
+    assert (report.matches, report.events, report.applied, report.pending) == (len(by_match), n, n, 0)
+    assert report.produced is None and report.duplicates is None and report.dead_letters is None
+    assert any("Redis only" in note for note in report.notes)
+    # without the key, signed records are compared without their signatures, and the report says so
+    unkeyed = await check(store)
+    assert unkeyed.ok and any("signing key" in note for note in unkeyed.notes)
+    # with another key, every record is wrong
+    wrong = await check(store, signing_key=b"another", key_id=KEY_ID)
+    assert {b.code for b in wrong.breaches} == {"record_mismatch"}
+    assert len(wrong.breaches) == len(by_match)
+
+
+async def test_a_playoff_game_announced_but_not_started_is_a_stub_not_an_orphan(
+    redis_store: RedisStore,
+) -> None:
+    by_match = games(6, seed=1)
+    child = "sim-1-000001/tb1"
+    core = IngestCore(redis_store)
+    await core.ingest_many([e for m, g in by_match.items() if m != child for e in g])
+    assert (await redis_store.record(child)) is not None  # the stub
+    report = await check(redis_store)
+    assert report.ok, report.breaches
+    await redis_store.put_record("ghost-match", canonical_bytes({"match": "ghost-match"}))
+    assert codes(await check(redis_store)) == {("orphan_record", "ghost-match")}
+
+
+async def test_a_tampered_archive_entry_is_found(stored: Any) -> None:
+    store, _, by_match = stored
+    match = next(iter(by_match))
+    await rewrite_event(store, match, 30)
+    report = await check(store, signing_key=KEY, key_id=KEY_ID)
+    assert ("record_mismatch", match) in codes(report)
+    if has_trusted_chain(store):
+        assert ("chain_mismatch", match) in codes(report)
+    assert {m for _, m in codes(report)} == {match}
+
+
+async def test_a_missing_event_is_found(stored: Any) -> None:
+    store, _, by_match = stored
+    first, second = list(by_match)[:2]
+    last = len(by_match[first])
+    await drop_event(store, first, last)  # the head key still says `last`
+    await drop_event(store, second, 12)  # a hole in the middle
+    report = await check(store, signing_key=KEY, key_id=KEY_ID)
+    found = {(b.code, b.match, b.seq) for b in report.breaches}
+    assert ("head_mismatch", first, last) in found
+    assert ("record_mismatch", second) in codes(report)
+    # events a client was told were taken: the dropped ones are lost, the others are there
+    acked = acknowledged_events(by_match[first] + by_match[second])
+    report = await check(store, signing_key=KEY, key_id=KEY_ID, acknowledged=acked)
+    lost = {(b.match, b.seq) for b in report.breaches if b.code == "lost"}
+    assert lost == {(first, last), (second, 12)}
+
+
+async def test_a_wrong_or_missing_record_is_found(stored: Any) -> None:
+    store, _, by_match = stored
+    a, b, c = list(by_match)[:3]
+    await store.client.set(store.key(a, "record"), await store.record(b))
+    await store.client.delete(store.key(c, "record"))
+    report = await check(store, signing_key=KEY, key_id=KEY_ID)
+    assert codes(report) == {("record_mismatch", a), ("record_missing", c)}
+    assert all(b.detail for b in report.breaches)
+
+
+async def test_a_rebuild_from_a_tampered_archive_is_a_chain_mismatch_and_an_alarm(stored: Any) -> None:
+    """The attacker's best case: the archive is edited, and the service rebuilds the match from it."""
+    store, core, by_match = stored
+    if not has_trusted_chain(store):
+        pytest.skip("needs the trusted chain head (Store.state) and tamper alarms from main")
+    match = list(by_match)[3]
+    before = await store.record(match)
+    await rewrite_event(store, match, 20)
+    await core.rebuild(match)
+    assert await store.record(match) == before, "a tampered match was signed again"
+    report = await check(store, signing_key=KEY, key_id=KEY_ID)
+    assert ("chain_mismatch", match) in codes(report)
+    assert ("tamper_alarm", match) in codes(report)
+    assert report.alarms >= 1
+
+
+async def test_held_events_are_pending_above_the_head_and_a_breach_below(stored: Any) -> None:
+    store, _, by_match = stored
+    a, b = list(by_match)[:2]
+    head = len(by_match[a])
+    ahead = {**by_match[a][-1], "seq": head + 2}
+    await store.hold(a, head + 2, canonical_bytes(ahead))
+    report = await check(store, signing_key=KEY, key_id=KEY_ID)
+    assert report.ok and report.pending == 1
+    await store.hold(b, 5, canonical_bytes(by_match[b][4]))  # already archived at 5
+    report = await check(store, signing_key=KEY, key_id=KEY_ID)
+    assert {(x.code, x.match, x.seq) for x in report.breaches} == {("pending_stale", b, 5)}
+
+
+async def test_an_entry_at_a_wrong_id_or_of_another_match_is_found(stored: Any) -> None:
+    store, _, by_match = stored
+    a, b = list(by_match)[:2]
+    head = len(by_match[a])
+    # a "conflict" entry that claims a head the match never had
+    await store.client.xadd(
+        store.key(a, "events"), {"e": canonical_bytes(by_match[a][3]), "k": "conflict"}, id=f"{head + 5}-1"
+    )
+    # an in-order entry holding another match's event
+    await store.client.xadd(
+        store.key(b, "events"), {"e": canonical_bytes(by_match[a][0])}, id=f"{len(by_match[b]) + 1}-0"
+    )
+    found = {(x.code, x.match) for x in (await check(store, signing_key=KEY, key_id=KEY_ID)).breaches}
+    assert ("archive_id", a) in found
+    assert ("archive_entry", b) in found
+
+
+# ----------------------------------------------------------------------------------------- the command
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PRIZECHECK_", "KAFKA_", "REDIS_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra)
+    return env
+
+
+def run_check(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*PRIZECHECK, "check", *args],
+        cwd=ROOT,
+        env=env or _env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+async def test_the_command_exits_1_naming_each_breach_and_0_when_all_holds(
+    stored: Any, redis_url: str
+) -> None:
+    store, _, by_match = stored
+    env = _env(REDIS_URL=redis_url, PRIZECHECK_SIGNING_KEY=KEY.decode(), PRIZECHECK_KEY_ID=KEY_ID)
+    ok = run_check("--redis-prefix", store.prefix, env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "every invariant holds" in ok.stdout and "Redis only" in ok.stdout
+    match = list(by_match)[1]
+    await rewrite_event(store, match, 7)
+    bad = run_check("--redis-prefix", store.prefix, env=env)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert f"BREACH record_mismatch {match} seq {len(by_match[match])}:" in bad.stdout
+    assert "Traceback" not in bad.stdout + bad.stderr
+    as_json = run_check("--redis-prefix", store.prefix, "--json", env=env)
+    assert as_json.returncode == 1
+    obj = json.loads(as_json.stdout)
+    assert set(obj) >= {
+        "ok", "matches", "events", "produced", "applied", "duplicates", "dead_letters", "pending", "alarms",
+        "breaches",
+    }  # fmt: skip
+    assert obj["ok"] is False and obj["produced"] is None and obj["matches"] == len(by_match)
+    assert {"code": "record_mismatch", "match": match, "seq": len(by_match[match])}.items() <= obj[
+        "breaches"
+    ][0].items()
+
+
+def test_the_command_exits_2_with_a_message_when_it_cannot_run(
+    tmp_path: Path, tansu: TansuBroker, redis_url: str
+) -> None:
+    cases = [
+        (["--redis", f"redis://127.0.0.1:{free_port()}/0"], "cannot"),
+        (["--redis", redis_url, "--kafka", f"127.0.0.1:{free_port()}", "--timeout", "5"], "Kafka"),
+        (
+            ["--redis", redis_url, "--kafka", tansu.url, "--topic", f"nothing-{uuid.uuid4().hex[:8]}"],
+            "does not exist",
+        ),
+        (["--redis", redis_url, "--timeout", "0"], "--timeout"),
+    ]
+    for args, words in cases:
+        out = run_check(*args)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert words in out.stderr and "Traceback" not in out.stderr, (args, out.stderr)
+    empty = run_check(env=_env(PRIZECHECK_DATA_DIR=str(tmp_path / "none")))
+    assert empty.returncode == 2 and "nothing to check" in empty.stderr
+
+
+# ------------------------------------------------------------------------------------------- the topic
+
+
+async def _send(
+    broker: TansuBroker, topic: str, records: list[tuple[bytes | None, bytes]], headers: Any = None
+) -> list[tuple[int, int]]:
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks="all")
+    await producer.start()
+    try:
+        futs = [
+            await producer.send(topic, v, key=k, headers=headers(i) if headers else None)
+            for i, (k, v) in enumerate(records)
+        ]
+        return [(m.partition, m.offset) for m in [await f for f in futs]]
+    finally:
+        await producer.stop()
+
+
+async def _worker(broker: TansuBroker, store: RedisStore, topic: str, dlq: str, core: IngestCore) -> None:
+    """What a worker does with the topic, in one pass: the core takes each message, rejects go to the DLQ."""
+    snapshot = await read_topic(broker.bootstrap, topic, dlq)
+    letters: list[DeadLetter] = []
+    for msg in snapshot.messages:
+        from streams.check import admit
+
+        verdict = admit(msg.key, msg.value)
+        reason = verdict if isinstance(verdict, str) else None
+        if reason is None:
+            outcome = await core.ingest(msg.value)
+            reason = outcome.reason if outcome.status == "rejected" else None
+        if reason is not None:
+            letters.append(DeadLetter(msg.value, msg.key, topic, msg.partition, msg.offset, reason))
+    if letters:
+        await _send(broker, dlq, [(x.key, x.value) for x in letters], headers=lambda i: letters[i].headers())
+
+
+@pytest.mark.kafka
+async def test_the_topic_is_accounted_for_message_by_message(
+    tansu: TansuBroker, redis_store: RedisStore
+) -> None:
+    run = uuid.uuid4().hex[:8]
+    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
+    await tansu.create_topics({topic: 3, dlq: 3})
+    by_match = games(4, seed=9)  # sim-9-000001/tb1 is a playoff game
+    events = [e for g in by_match.values() for e in g]
+    a = next(iter(by_match))
+    conflict = {**by_match[a][10], "seq": 5}
+    records = [encode(e) for e in events]
+    records += [encode(e) for e in events[:40]]  # a producer's retry: 40 duplicates
+    records += [
+        encode(conflict),  # a different event reusing a seq: archived after the head, quarantined
+        (a.encode(), b"\xc1 not msgpack"),
+        (b"another-key", canonical_bytes(by_match[a][3])),  # keyed by something else than its match
+        (a.encode(), msgpack.packb({**by_match[a][2], "type": "teleported"})),
+    ]
+    await _send(tansu, topic, records)
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    await _worker(tansu, redis_store, topic, dlq, core)
+    snapshot = await read_topic(tansu.bootstrap, topic, dlq)
+    report = await check(redis_store, signing_key=KEY, key_id=KEY_ID, topic=snapshot)
+    assert report.ok, report.breaches
+    assert report.mode == "kafka"
+    assert (report.produced, report.applied, report.duplicates, report.dead_letters, report.pending) == (
+        len(records),
+        len(events),
+        40,
+        4,
+        0,
+    )
+    assert report.events == len(events) + 1  # the conflict, archived after the head
+
+    # an event produced but never taken, and a malformed message nobody quarantined
+    b = list(by_match)[1]
+    extra = {**by_match[b][-1], "seq": len(by_match[b]) + 1}
+    coords = await _send(tansu, topic, [encode(extra), (b.encode(), b"\x93\x01\x02")])
+    # an archived event no producer sent
+    c = list(by_match)[2]
+    stray = {**by_match[c][-1], "seq": len(by_match[c]) + 1}
+    await core.ingest(stray)
+    report = await check(
+        redis_store, signing_key=KEY, key_id=KEY_ID, topic=await read_topic(tansu.bootstrap, topic, dlq)
+    )
+    found = {(x.code, x.match, x.seq) for x in report.breaches}
+    assert ("lost", b, extra["seq"]) in found
+    assert ("not_quarantined", None, None) in found
+    assert ("unproduced", c, stray["seq"]) in found
+    assert any(x.code == "count_mismatch" for x in report.breaches)
+    assert any(str(coords[1][1]) in x.detail for x in report.breaches if x.code == "not_quarantined")
+
+
+@pytest.mark.kafka
+async def test_a_topic_whose_replay_differs_from_the_store_is_found(
+    tansu: TansuBroker, redis_store: RedisStore
+) -> None:
+    """Every message accounted for, yet the topic says more than the store: a valid event quarantined
+    (as after an internal error) is in the topic's replay and not in the record."""
+    run = uuid.uuid4().hex[:8]
+    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
+    await tansu.create_topics({topic: 2, dlq: 2})
+    by_match = games(2, seed=4)
+    a = next(iter(by_match))
+    events = by_match[a]
+    await _send(tansu, topic, [encode(e) for e in events])
+    core = IngestCore(redis_store)
+    await core.ingest_many(events[:-1])
+    snapshot = await read_topic(tansu.bootstrap, topic, dlq)
+    last = snapshot.messages[-1]
+    letter = DeadLetter(last.value, last.key, topic, last.partition, last.offset, "internal error (test)")
+    await _send(tansu, dlq, [(letter.key, letter.value)], headers=lambda i: letter.headers())
+    report = await check(redis_store, topic=await read_topic(tansu.bootstrap, topic, dlq))
+    assert {(x.code, x.match) for x in report.breaches} == {("topic_replay_mismatch", a)}
+    assert report.produced == len(events) and report.dead_letters == 1
