@@ -299,14 +299,15 @@ class _Match:
     head: int
     held: dict[int, bytes]
     record: bytes | None
-    chain: str | None
-    trusted: bool  # TEMPORARY (the shim above): the store keeps trusted chain heads
+    chain: str | None  # the trusted chain head the store keeps with every append
     in_order: dict[int, bytes] = field(default_factory=dict)  # seq -> bytes of entries <seq>-0
     after_head: set[bytes] = field(default_factory=set)  # bytes of conflict / late entries
     game: Game | None = None
 
 
-_KEY = re.compile(r"^(?P<prefix>.*):\{(?P<match>[^{}]+)\}:(?P<name>events|seq|record|board|pending)$")
+_KEY = re.compile(
+    r"^(?P<prefix>.*):\{(?P<match>[^{}]+)\}:(?P<name>events|seq|record|board|pending|state|versions|causes)$"
+)
 _NOT_MATCHES = {"idx", "audit"}
 
 
@@ -319,34 +320,15 @@ async def stored_matches(store: RedisStore) -> list[str]:
         m = _KEY.match(key)
         if m and m.group("prefix") == store.prefix and m.group("match") not in _NOT_MATCHES:
             found.add(m.group("match"))
-    found.update(await _pending_matches(store))
+    found.update(await store.pending_matches())
     return sorted(found)
 
 
 async def _read_match(store: RedisStore, match: str) -> _Match:
     archive, head, held, record, state = await asyncio.gather(
-        store.events(match), store.head(match), store.held(match), store.record(match), _state(store, match)
+        store.events(match), store.head(match), store.held(match), store.record(match), store.state(match)
     )
-    return _Match(
-        match, archive, head, held, record, None if state is None else state.chain, state is not None
-    )
-
-
-# TEMPORARY, until the lead's Store.state / Store.alarms / Store.pending_matches are merged from main: the
-# checker calls them when the store has them. Remove these three shims after the merge.
-async def _state(store: RedisStore, match: str) -> Any:
-    method = getattr(store, "state", None)
-    return None if method is None else await method(match)
-
-
-async def _alarms(store: RedisStore) -> dict[str, str]:
-    method = getattr(store, "alarms", None)
-    return {} if method is None else dict(await method())
-
-
-async def _pending_matches(store: RedisStore) -> list[str]:
-    method = getattr(store, "pending_matches", None)
-    return [] if method is None else list(await method())
+    return _Match(match, archive, head, held, record, state.chain)
 
 
 async def _read_matches(store: RedisStore, names: Sequence[str]) -> list[_Match]:
@@ -535,9 +517,7 @@ async def check(
     for m in matches.values():
         _check_record(report, m, expected, packer)
         _check_chain(report, m)
-    if any(not m.trusted for m in matches.values()):  # TEMPORARY (the shims above)
-        report.notes.append("this store keeps no trusted chain heads: chain heads were not checked")
-    alarms = await _alarms(store)
+    alarms = await store.alarms()
     report.alarms = len(alarms)
     for match, detail in sorted(alarms.items()):
         report.breach("tamper_alarm", match, None, detail)
@@ -585,7 +565,7 @@ def _check_record(
 
 
 def _check_chain(report: Report, m: _Match) -> None:
-    if m.game is None or not m.trusted:
+    if m.game is None:
         return
     replayed = m.game.log.head.hex()
     if m.chain is None:

@@ -16,6 +16,7 @@ import msgpack
 import pytest
 
 from replay.engine.chain import canonical_bytes
+from replay.engine.errors import EventError
 from replay.sources.simulate import simulate_corpus
 from streams.check import Report, acknowledged_events, check, read_topic
 from streams.ingest import IngestCore
@@ -41,11 +42,6 @@ def games(n: int, seed: int) -> dict[str, list[Event]]:
 
 def codes(report: Report) -> set[tuple[str, str | None]]:
     return {(b.code, b.match) for b in report.breaches}
-
-
-def has_trusted_chain(store: RedisStore) -> bool:
-    # TEMPORARY: until the lead's Store.state lands on this branch
-    return hasattr(store, "state")
 
 
 @pytest.fixture
@@ -99,8 +95,7 @@ async def test_a_tampered_archive_entry_is_found(stored: Any) -> None:
     await rewrite_event(store, match, 30)
     report = await check(store, signing_key=KEY, key_id=KEY_ID)
     assert ("record_mismatch", match) in codes(report)
-    if has_trusted_chain(store):
-        assert ("chain_mismatch", match) in codes(report)
+    assert ("chain_mismatch", match) in codes(report)
     assert {m for _, m in codes(report)} == {match}
 
 
@@ -134,12 +129,11 @@ async def test_a_wrong_or_missing_record_is_found(stored: Any) -> None:
 async def test_a_rebuild_from_a_tampered_archive_is_a_chain_mismatch_and_an_alarm(stored: Any) -> None:
     """The attacker's best case: the archive is edited, and the service rebuilds the match from it."""
     store, core, by_match = stored
-    if not has_trusted_chain(store):
-        pytest.skip("needs the trusted chain head (Store.state) and tamper alarms from main")
     match = list(by_match)[3]
     before = await store.record(match)
     await rewrite_event(store, match, 20)
-    await core.rebuild(match)
+    with pytest.raises(EventError, match="changed outside the service"):
+        await core.rebuild(match)
     assert await store.record(match) == before, "a tampered match was signed again"
     report = await check(store, signing_key=KEY, key_id=KEY_ID)
     assert ("chain_mismatch", match) in codes(report)
