@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots test-long
+.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ test-long: install
 	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 $(BIN)/python -m pytest -q \
 	  tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py
 	$(BIN)/python bench/serve.py
+
+# The whole fault suite (tests/faults: real processes killed, restarted, tampered with; make test runs the
+# cases marked ci) and the checker's own tests; a run of every case rewrites docs/reliability.md's figures.
+test-faults: install
+	PRIZECHECK_FAULTS=full $(BIN)/python -m pytest -q tests/faults tests/streams/test_check.py
 
 bench: install
 	$(BIN)/python bench/engine.py

@@ -74,8 +74,10 @@ def case(request: pytest.FixtureRequest) -> Iterator[CaseFigures]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if not FULL or not _collected or _ran != _collected:
-        return
+    files = {nodeid.split("::")[0].rsplit("/", 1)[-1] for nodeid in _collected}
+    whole = files == {p.name for p in HERE.glob("test_*.py")}
+    if not FULL or not whole or _ran != _collected:
+        return  # only a full run of the whole suite writes the figures
     write_figures(DOC, _figures, time.monotonic() - _started)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
