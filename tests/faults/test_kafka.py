@@ -227,10 +227,16 @@ async def _archived_at_least(c: Cluster, n: int, timeout: float = CONVERGE) -> N
     await await_until(f"{n} archived events", probe, timeout, c.logs)
 
 
-def _finish(case: CaseFigures, run: CheckRun, c: Cluster) -> None:
+async def _finish(case: CaseFigures, run: CheckRun, c: Cluster, prefix: str | None = None) -> None:
+    """The case's figures from the check's report and the archive under ``prefix``."""
     case.from_check(run)
     case.quarantined += int(run.report.get("dead_letters") or 0)
     case.redelivered += int(run.report.get("duplicates") or 0)
+    store = c.store(prefix)
+    try:
+        await case.count_duplicated(store)
+    finally:
+        await store.close()
 
 
 # ------------------------------------------------------------------------------------------- cases
@@ -268,13 +274,13 @@ async def test_worker_killed_mid_stream(
         await store.close()
     case.events = len(events)
     run = c.check()
-    _finish(case, run, c)
+    await _finish(case, run, c)
     assert_holds(run)
     assert run.report["produced"] == run.report["applied"] == len(events)
 
 
 async def test_rebuild_from_offset_zero(cluster: Cluster, case: CaseFigures) -> None:
-    """A rebuild from offset 0 into an empty Redis: a new worker, a new group and prefix, the same topic."""
+    """a rebuild from offset 0 into an empty Redis: a new worker, group and key prefix, the same topic."""
     c = cluster
     streams = games(10, seed=32, tag="rebuild")
     events = interleave(streams)
@@ -307,7 +313,7 @@ async def test_rebuild_from_offset_zero(cluster: Cluster, case: CaseFigures) -> 
         await rebuilt.close()
     case.events = len(events) + 1
     run = c.check(prefix="rebuilt")
-    _finish(case, run, c)
+    await _finish(case, run, c, prefix="rebuilt")
     assert_holds(run)
     assert_holds(c.check())
     # the conflict went to the dead letters twice (once per group), counted once
@@ -315,7 +321,7 @@ async def test_rebuild_from_offset_zero(cluster: Cluster, case: CaseFigures) -> 
 
 
 async def test_duplicate_delivery(cluster: Cluster, case: CaseFigures) -> None:
-    """Duplicate delivery: the offsets reset to 0, every message delivered again to the same Redis."""
+    """duplicate delivery: the offsets reset to 0, every message delivered again to the same Redis."""
     c = cluster
     events = interleave(games(8, seed=33, tag="dupe"))
     c.start()
@@ -346,12 +352,12 @@ async def test_duplicate_delivery(cluster: Cluster, case: CaseFigures) -> None:
     case.events = len(events)
     case.redelivered += counts["duplicate"]
     run = c.check()
-    _finish(case, run, c)
+    await _finish(case, run, c)
     assert_holds(run)
 
 
 async def test_gaps_across_a_worker_crash(cluster: Cluster, case: CaseFigures) -> None:
-    """Reordering and gaps on Kafka: held events applied after the worker's crash with no further message."""
+    """reordering and gaps on Kafka: held events applied after a worker's crash, no further message."""
     c = cluster
     c.env["PRIZECHECK_GAP_TIMEOUT"] = "12"  # longer than the wait for the offsets to be committed
     streams = games(5, seed=34, tag="wgaps")
@@ -392,13 +398,13 @@ async def test_gaps_across_a_worker_crash(cluster: Cluster, case: CaseFigures) -
         await store.close()
     case.events = len(sent)
     run = c.check()
-    _finish(case, run, c)
+    await _finish(case, run, c)
     assert_holds(run)
     assert run.report["pending"] == 0
 
 
 async def test_worker_joins_and_leaves(cluster: Cluster, case: CaseFigures) -> None:
-    """A worker joining and leaving mid-stream (two rebalances)."""
+    """a worker joining and leaving mid-stream (two rebalances)."""
     c = cluster
     events = interleave(games(10, seed=35, tag="join"))
     chunks = split(events, 4)
@@ -423,7 +429,7 @@ async def test_worker_joins_and_leaves(cluster: Cluster, case: CaseFigures) -> N
         await store.close()
     case.events = len(events)
     run = c.check()
-    _finish(case, run, c)
+    await _finish(case, run, c)
     assert_holds(run)
 
 
@@ -460,7 +466,7 @@ def hostile(match: str, valid: Event) -> list[tuple[str, Record]]:
 
 
 async def test_hostile_messages(cluster: Cluster, case: CaseFigures) -> None:
-    """Malformed and hostile messages: every one quarantined with its bytes, nothing lost."""
+    """malformed and hostile messages: every one quarantined with its bytes, nothing lost."""
     c = cluster
     streams = games(6, seed=36, tag="hostile")
     events = interleave(streams)
@@ -495,13 +501,13 @@ async def test_hostile_messages(cluster: Cluster, case: CaseFigures) -> None:
     case.fault("conflicting events", len(conflicts))
     case.events = len(events) + len(conflicts)
     run = c.check()
-    _finish(case, run, c)
+    await _finish(case, run, c)
     assert_holds(run)
     assert run.report["dead_letters"] == len(bad) + len(conflicts)
 
 
 async def test_tampered_archive_under_a_worker(cluster: Cluster, case: CaseFigures) -> None:
-    """A tampered archive under a worker: edited in Redis, the worker restarted, the match rebuilt."""
+    """a tampered archive under a worker: an event edited in Redis, the worker restarted, match rebuilt."""
     c = cluster
     streams = games(4, seed=37, tag="wtamper")
     events = interleave(streams)

@@ -129,6 +129,14 @@ async def _post_killing(
             await client.send(batch, logs=e.logs)
 
 
+async def _duplicated(e: Embedded, case: CaseFigures) -> None:
+    store = e.redis.store()
+    try:
+        await case.count_duplicated(store)
+    finally:
+        await store.close()
+
+
 @pytest.mark.ci
 async def test_serve_killed(embedded: Embedded, case: CaseFigures, tmp_path: Path) -> None:
     """kill -9 of serve mid-request, 3 times."""
@@ -154,6 +162,7 @@ async def test_serve_killed(embedded: Embedded, case: CaseFigures, tmp_path: Pat
         await store.close()
     run = e.check("--acknowledged", str(client.write_acked(tmp_path / "acked.jsonl")))
     case.from_check(run)
+    await _duplicated(e, case)
     assert_holds(run)
     assert run.report["applied"] == len(events) and run.report["pending"] == 0
 
@@ -183,13 +192,14 @@ async def test_redis_killed(embedded: Embedded, case: CaseFigures, tmp_path: Pat
         await store.close()
     run = e.check("--acknowledged", str(client.write_acked(tmp_path / "acked.jsonl")))
     case.from_check(run)
+    await _duplicated(e, case)
     assert_holds(run)
     assert run.report["applied"] == len(events)
 
 
 @pytest.mark.ci
 async def test_gaps_across_a_crash(embedded: Embedded, case: CaseFigures, tmp_path: Path) -> None:
-    """Reordering and gaps: events answered buffered are applied after a crash with no further event."""
+    """reordering and gaps: events answered buffered are applied after a crash with no further event."""
     e = embedded
     streams = games(5, seed=23, tag="gaps")
     before: list[Event] = []  # in line: applied at once
@@ -237,13 +247,14 @@ async def test_gaps_across_a_crash(embedded: Embedded, case: CaseFigures, tmp_pa
     case.redelivered = client.statuses["duplicate"]
     run = e.check("--acknowledged", str(client.write_acked(tmp_path / "acked.jsonl")))
     case.from_check(run)
+    await _duplicated(e, case)
     assert_holds(run)
     assert run.report["pending"] == 0 and run.report["applied"] == len(sent)
 
 
 @pytest.mark.ci
 async def test_tampered_archive(embedded: Embedded, case: CaseFigures) -> None:
-    """A tampered archive: an archived event edited in Redis, serve restarted, the match rebuilt."""
+    """a tampered archive: an event edited in Redis, serve restarted, the match rebuilt."""
     e = embedded
     streams = games(3, seed=24, tag="tamper")
     events = interleave(streams)
