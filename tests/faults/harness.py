@@ -203,6 +203,11 @@ class Service:
                 self.proc.wait(5)
         return self.proc.returncode
 
+    def stats(self) -> dict[str, int] | None:
+        """A worker's counters, printed when it stops cleanly (None: it was killed, or still runs)."""
+        m = self.last(r"prizecheck worker \S+: stopping; stats (\{.*\})")
+        return None if m is None else dict(json.loads(m.group(1)))
+
     def last(self, pattern: str) -> re.Match[str] | None:
         found = None
         for line in self.lines():
