@@ -198,3 +198,29 @@ async def test_events_behind_a_gap_wait_in_the_store_not_only_in_memory(any_stor
     held = await any_store.held("m1")
     assert sorted(held) == list(range(4, len(events) + 1))
     assert all(msgpack.unpackb(v)["seq"] == k for k, v in held.items())
+
+
+@pytest.mark.parametrize("seq", [100_001, 10**12, 2**63 - 1])
+async def test_a_seq_far_beyond_any_game_is_refused_at_the_edge(any_store: Store, seq: int) -> None:
+    # Issue 10 item 1: one such event made the engine record every missing seq, and the kernel killed the
+    # process once the gap timeout fired; the event stayed pending and the next one did it again.
+    core = IngestCore(any_store, gap_timeout=0.0)
+    first = short_game().events[0]
+    assert (await core.ingest(first)).status == "applied"
+    outcome = await core.ingest({"match": "m1", "seq": seq, "type": "note", "text": "far away"})
+    assert (outcome.status, outcome.field) == ("rejected", "seq")
+    assert str(seq) in (outcome.reason or "")
+    assert await any_store.held("m1") == {} and await core.flush_gaps() == []
+
+
+async def test_the_furthest_seq_allowed_costs_one_gap_not_one_entry_per_missing_seq(any_store: Store) -> None:
+    core = IngestCore(any_store, gap_timeout=0.0)
+    assert (await core.ingest(short_game().events[0])).status == "applied"
+    far = {"match": "m1", "seq": 100_000, "type": "note", "text": "far away"}
+    assert (await core.ingest(far)).status == "buffered"
+    [released] = await core.flush_gaps()
+    assert released.applied == [100_000]
+    record = unpack_record(await any_store.record("m1"))
+    assert record is not None
+    [gap] = [f for f in record["findings"] if f["code"] == "seq_gap"]
+    assert "2..99999" in gap["message"]
