@@ -78,6 +78,10 @@ def _unpack(data: bytes, match: str, what: str) -> Any:
 
 
 # ------------------------------------------------------------------------------------------- writes
+#: Events of one POST handed to the ingest core per call (bounds the work between two awaits' results).
+POST_BATCH = 2000
+
+
 async def post_events(request: web.Request) -> web.Response:
     """POST /events: JSON object, JSON array, JSON Lines or msgpack (a map or a stream of maps)."""
     core = request.app[CORE]
@@ -98,13 +102,21 @@ async def post_events(request: web.Request) -> web.Response:
     principal = request[PRINCIPAL]
     if principal.scoped:
         await _check_write_scope(request, items)
-    answers: list[dict[str, Any]] = []
-    for where, item in items:
+    # The events go to the core in batches (its one path: the in-line events of a match are one write);
+    # the outcomes are those of one event at a time, in the body's order.
+    outcomes: list[Outcome] = []
+    batch: list[dict[str, Any]] = []
+    for _, item in [*items, (None, None)]:
+        if item is None or isinstance(item, Exception) or len(batch) == POST_BATCH:
+            outcomes += await core.ingest_many(batch) if batch else []
+            batch = []
         if isinstance(item, Exception):
-            outcome = Outcome("rejected", None, None, str(item))
+            outcomes.append(Outcome("rejected", None, None, str(item)))
             core.counts["rejected"] += 1
-        else:
-            outcome = await core.ingest(item)
+        elif item is not None:
+            batch.append(item)
+    answers: list[dict[str, Any]] = []
+    for (where, _), outcome in zip(items, outcomes, strict=True):
         line = where.get("line")
         if outcome.reason and line is not None and not outcome.reason.startswith("line "):
             outcome.reason = f"line {line}: {outcome.reason}"
@@ -587,7 +599,10 @@ def make_app(
         async def flusher(app: web.Application) -> AsyncIterator[None]:
             async def loop() -> None:
                 recovered = False
-                while True:
+                me = asyncio.current_task()
+                while me is None or not me.cancelling():
+                    # (a redis-py call interrupted by the cancellation may swallow it: hence the check)
+                    await asyncio.sleep(interval)
                     try:
                         if not recovered:
                             # events a previous process left waiting behind a gap: their wait starts
@@ -599,7 +614,6 @@ def make_app(
                         await core.flush_gaps()
                     except Exception:  # the store is down: try again at the next tick
                         log.exception("recovering or flushing timed-out gaps failed")
-                    await asyncio.sleep(interval)
 
             task = asyncio.create_task(loop())
             yield

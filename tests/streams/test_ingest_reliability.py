@@ -224,3 +224,18 @@ async def test_the_furthest_seq_allowed_costs_one_gap_not_one_entry_per_missing_
     assert record is not None
     [gap] = [f for f in record["findings"] if f["code"] == "seq_gap"]
     assert "2..99999" in gap["message"]
+
+
+async def test_versions_do_not_depend_on_how_the_events_were_batched() -> None:
+    s = short_game()
+    s.add("knocked_out", pid="a1")
+    s.add("note", text="judge: reviewed")
+    s.add("penalty", player="ash", kind="game_loss", reason="unsporting conduct")
+    one, many = MemoryStore(), MemoryStore()
+    core = IngestCore(one)
+    for e in s.events:
+        await core.ingest(e)
+    await IngestCore(many).ingest_many(s.events)
+    by_one = [(v.cause_seq, v.record) for v in await one.versions("m1")]
+    assert by_one == [(v.cause_seq, v.record) for v in await many.versions("m1")]
+    assert len(by_one) >= 3
