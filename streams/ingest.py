@@ -1,28 +1,36 @@
-"""The ingest core: one function that takes an event and lands it in the store, whoever delivered it.
+"""The ingest core: one function that takes events and lands them in the store, whoever delivered them.
 
-``prizecheck serve`` (HTTP, embedded) calls :meth:`IngestCore.ingest`; the Kafka workers call
-:meth:`IngestCore.ingest_many` with a whole batch (the same outcomes, fewer writes). The core decodes and
-validates the event, applies it to the match's :class:`replay.Game` (kept in memory by the owner of the
-match), and hands the store the archived bytes with the new board and record in one atomic append (one
-per event, or one per match per batch for a run of in-line events; docs/storage.md). Then it updates the
-league indexes (a second, idempotent step) and the playoff links between parent and child records.
+``prizecheck serve`` (HTTP, embedded) and the Kafka workers both call :meth:`IngestCore.ingest_many`
+(:meth:`IngestCore.ingest` is that call with one event): there is one path. The core decodes and validates
+each event, applies it to the match's :class:`replay.Game` (kept in memory by the owner of the match), and
+hands the store the archived bytes with the new board and record in one atomic append: the in-line events
+of one match in a batch are one append (a run); a conflict is its own. Then it updates the league indexes
+(a second, idempotent step) and the playoff links between parent and child records.
 
-Guarantees (docs/architecture): the archive is the source of truth and a record rebuilt from it is byte
-for byte the one stored; delivery may repeat (exact duplicates are no-ops); events ahead of a gap wait in a
-bounded buffer (count and time), then the gap is handed to the engine, which reports it; nothing is dropped
-silently: every event ends as applied, duplicate or rejected (quarantined by the caller), and
+Guarantees (docs/reliability.md, docs/storage.md): the archive is the source of truth and a record rebuilt
+from it is byte for byte the one stored; delivery may repeat (exact duplicates are no-ops); events ahead of
+a gap wait in a bounded buffer (count and time; kept in the store, and picked up again by the next owner
+on start-up or when a partition moves: :meth:`IngestCore.recover`), then the gap is handed to the engine,
+which reports it; every record write is fenced by the record's write count, so two processes writing one
+record (a match's owner and the owner of a playoff game settling it) never overwrite each other; a rebuild
+checks the archive against the trusted chain head the store keeps and raises a tamper alarm instead of
+re-signing a changed archive; a finished record that changes is kept as a new version. Nothing is dropped
+silently: every event ends as applied, duplicate, buffered or rejected (quarantined by the caller), and
 ``stats()`` counts them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import re
+import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import msgpack
 import msgspec
@@ -34,9 +42,10 @@ from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_games, playoff_stub
 from replay.engine.validate import validate_event
 from streams.settings import Settings
-from streams.store import Append, AppendRun, IndexEntry, Store
+from streams.store import Append, AppendRun, AuditEntry, IndexEntry, Store, version_cause
 
 Status = Literal["applied", "duplicate", "buffered", "rejected"]
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -49,7 +58,8 @@ class Outcome:
     - ``buffered``: ahead of a gap; it waits (durably, in the store) and is applied later.
     - ``rejected``: quarantine it (dead-letter topic / HTTP 400). ``reason`` names match, seq and field.
       A different event reusing a seq (or arriving after its gap was reported) is also rejected, and it
-      is archived and reported as a finding in the record (``duplicate_seq`` / ``late_event``).
+      is archived and reported as a finding in the record (``duplicate_seq`` / ``late_event``). An event
+      for a match under a tamper alarm is rejected and not archived.
     """
 
     status: Status
@@ -71,6 +81,10 @@ class Outcome:
         return out
 
 
+class StoreContention(RuntimeError):
+    """Another writer kept moving a match's head or record: the call was not completed (retry it)."""
+
+
 @dataclass
 class _Pending:
     event: dict[str, Any]
@@ -84,19 +98,38 @@ class _MatchState:
     users: int = 0  # calls holding or waiting for the lock: never evicted meanwhile
     game: Game | None = None  # None: (re)build from the archive before use
     head: int = 0  # the store's head as this owner knows it
+    writes: int = 0  # the record's write count as this owner knows it (the fence of every write)
     buffer: dict[int, _Pending] = field(default_factory=dict)
     indexed: IndexEntry | None = None
     quarantined: set[bytes] = field(default_factory=set)  # conflicting / late events already archived
     child_done: bool = False  # a playoff child whose finish was already handed to its parent
     stubbed: str | None = None  # the playoff child whose stub this match's links have written (if absent)
+    tampered: str | None = None  # the tamper alarm raised on the last rebuild: nothing is written
 
 
 _Item = tuple[int, int, dict[str, Any], bytes]  # (position in the batch, seq, event, canonical bytes)
+
+
+@dataclass
+class _Run:
+    """In-line events of one match applied in memory and not yet written, and the outcomes waiting for
+    that write (handed out by :meth:`IngestCore._commit` once it is stored)."""
+
+    outcomes: list[Outcome | None]  # the batch's outcomes, by position in the batch
+    pos: int = 0  # the item being processed (index in the match's items)
+    start: int = 0  # the first item whose outcome is not handed out yet (where a retry starts)
+    events: list[tuple[int, bytes]] = field(default_factory=list)
+    gap: bool = False  # the first event follows a gap the engine was told about
+    decided: list[tuple[int, Outcome]] = field(default_factory=list)
+
 
 #: Events per :meth:`Store.append_run` at most (a backlog of one match is written in runs of this size).
 MAX_RUN = 500
 # The most games of one playoff family read to settle it (a game, its drawn playoffs, the deciding one).
 MAX_FAMILY = 32
+#: Attempts at one match's items, or at settling one family, when another writer keeps moving the head or
+#: the record (each attempt rebuilds from the store first); then :class:`StoreContention` is raised.
+MAX_ATTEMPTS = 8
 
 _decode_map = msgspec.msgpack.Decoder(dict[str, Any]).decode  # decode_event's path for canonical bytes
 
@@ -109,39 +142,8 @@ def _family(match: str) -> str:
     return m.group("root") if m else match
 
 
-@dataclass
-class _Run:
-    """In-line events of one match applied in memory and not yet written (the batch path)."""
-
-    outcomes: list[Outcome | None]  # the batch's outcomes, by position in the batch
-    pos: int = 0  # the item being processed (index in the match's group)
-    start: int = 0  # the first item of the group whose outcome is not handed out yet
-    events: list[tuple[int, bytes]] = field(default_factory=list)
-    decided: list[tuple[int, Outcome]] = field(default_factory=list)  # outcomes waiting for the write
-
-
-@dataclass
-class _FastRun:
-    """A lone match's in-line events applied by :meth:`IngestCore._fast_run`, holding its lock."""
-
-    st: _MatchState
-    match: str
-    group: list[_Item]  # the match's items in the batch; those past ``items`` go the general way
-    events: list[tuple[int, bytes]] = field(default_factory=list)
-    items: list[tuple[int, int]] = field(default_factory=list)  # (position in the batch, seq) applied
-    record: dict[str, Any] | None = None
-    append: AppendRun | None = None
-    held: bool = True
-
-    def release(self) -> None:
-        if self.held:
-            self.held = False
-            self.st.users -= 1
-            self.st.lock.release()
-
-
 class _Stale(Exception):
-    """The store's head moved under us (another writer): rebuild from the archive and retry."""
+    """The store's head or record moved under us (another writer): rebuild from the archive and retry."""
 
 
 def unpack_record(data: bytes | None) -> dict[str, Any] | None:
@@ -163,7 +165,8 @@ class IngestCore:
     caller runs periodically); ``signing_key``/``key_id``: HMAC-sign every stored record
     (``replay.engine.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``;
     ``max_matches``: games kept in memory; the least recently used idle ones are dropped beyond it (they
-    are rebuilt from the archive if they are seen again).
+    are rebuilt from the archive if they are seen again); ``actor``: who this process is in the audit log;
+    ``concurrency``: the most matches (playoff families) of one batch decided at once.
     Store errors (e.g. Redis down) propagate: the event was not processed and must be retried.
     """
 
@@ -177,6 +180,8 @@ class IngestCore:
         key_id: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_matches: int = 10_000,
+        actor: str = "ingest",
+        concurrency: int = 32,
     ) -> None:
         self.store = store
         self.gap_limit = gap_limit
@@ -185,6 +190,9 @@ class IngestCore:
         self.key_id = key_id or "default"
         self.clock = clock
         self.max_matches = max_matches
+        self.actor = actor
+        self.concurrency = concurrency
+        self.origin = f"{socket.gethostname()}:{os.getpid()}"
         self._matches: OrderedDict[str, _MatchState] = OrderedDict()
         self.counts: dict[str, int] = {"applied": 0, "duplicate": 0, "rejected": 0, "buffered": 0}
 
@@ -203,51 +211,30 @@ class IngestCore:
         )
 
     async def ingest(self, event: dict[str, Any] | bytes) -> Outcome:
-        """Take one event: a dict (decoded JSON) or the bytes of one msgpack map."""
-        try:
-            ev = decode_event(event)
-            validate_event(ev)
-            data = _canonical(ev, event)
-        except EventError as exc:
-            self.counts["rejected"] += 1
-            return Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
-        match: str = ev["match"]
-        seq: int = ev["seq"]
-        st = self._state(match)
-        st.users += 1
-        try:
-            async with st.lock:
-                try:
-                    return await self._one(st, match, seq, ev, data)
-                except BaseException:
-                    st.game = None  # memory may be ahead of the store: rebuild on next use
-                    raise
-        finally:
-            st.users -= 1
+        """Take one event: a dict (decoded JSON) or the bytes of one msgpack map (:meth:`ingest_many`)."""
+        return (await self.ingest_many([event]))[0]
 
     async def ingest_many(
         self, items: Sequence[dict[str, Any] | bytes], raws: Sequence[bytes] | None = None
     ) -> list[Outcome]:
-        """Take a batch of events: one outcome per item, the same as :meth:`ingest` called on each in turn.
+        """Take a batch of events: one outcome per item, in the order given.
 
         ``raws``: for items already decoded from messages, the messages' bytes (item by item): when they
         are canonical already they are archived and chained as they came, without encoding the event again.
 
-        Items are grouped by match (each match keeps the batch's order) and the matches run concurrently.
-        Within a match, the events that are next in line are applied to the game in memory and written
-        together: one :meth:`Store.append_run` per match per batch (archive, pending, head, and the board
-        and record built once, after the last event; one live update carrying the last seq). Everything
-        else (duplicates of archived events, conflicts, events ahead of a gap, released gaps) first writes
-        what is pending, then goes through the per-event path. A run is also written right after any event
-        where the playoff links act on the record (``_run_ends``), so they happen at the same events as
-        with :meth:`ingest`. The stored archive, record and board are byte for byte those of per-event
-        ingest (``tests/streams/test_ingest.py``).
+        Items are grouped by match (each match keeps the batch's order); playoff families (``g1``,
+        ``g1/tb1``...) go one match after the other, so a playoff game's finish settles its parent's
+        stored record as it would one event at a time; different families run concurrently. Within a
+        match, the events that are next in line are applied to the game in memory and written together
+        (one :meth:`Store.append_run`); a run is also written where the playoff links act on the record
+        (``_run_ends``). The stored archive, record and board are byte for byte those of one event per call
+        (``tests/streams/test_ingest.py``).
 
         A store error propagates (nothing is returned): events of other matches may have been stored, and
         a retry of the batch finds them as duplicates.
         """
         outcomes: list[Outcome | None] = [None] * len(items)
-        groups: dict[str, list[_Item]] = {}
+        families: dict[str, dict[str, list[_Item]]] = {}
         for i, item in enumerate(items):
             try:
                 ev = decode_event(item)
@@ -259,256 +246,22 @@ class IngestCore:
                 outcomes[i] = Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
                 continue
             match: str = ev["match"]
-            group = groups.get(match)
-            if group is None:
-                group = groups[match] = []
-            group.append((i, ev["seq"], ev, data))
-        # Matches not in memory (first seen by this worker, or dropped after a store error) are rebuilt
-        # from the store first, all of them at once (their reads share round trips), so that their runs
-        # take the one-pipeline path below too rather than the per-event one.
-        cold = [match for match in groups if self._state(match).game is None]
-        if cold:
-            await asyncio.gather(*(self._warm(match) for match in cold))
-        families: dict[str, dict[str, list[_Item]]] = {}
-        for match, group in groups.items():  # in order of first appearance, as the items came
-            families.setdefault(_family(match), {})[match] = group
-        await self._ingest_families(list(families.values()), outcomes)
-        return cast(list[Outcome], outcomes)
+            families.setdefault(_family(match), {}).setdefault(match, []).append((i, ev["seq"], ev, data))
+        if len(families) == 1:
+            await self._ingest_family(next(iter(families.values())), outcomes)
+        elif families:
+            # at most ``concurrency`` families at once: their store calls share the client's connections
+            gate = asyncio.Semaphore(self.concurrency)
 
-    async def _ingest_families(
-        self, families: list[dict[str, list[_Item]]], outcomes: list[Outcome | None]
-    ) -> None:
-        """Decide the items of these families (each a match, or a playoff parent with its children)."""
-        # The common case first: a match in memory, nothing waiting, events next in line. Those runs are
-        # applied here and written together (Store.append_runs: one round trip for the whole batch, no
-        # task or lock wait per match); everything else takes the general path, concurrently. A family's
-        # matches go one after the other, as on the general path (a child's finish settles its parent's
-        # stored record): its first match now, the others in the next round, once this one is written.
-        fast: list[_FastRun] = []
-        slow: list[dict[str, list[_Item]]] = []
-        later: list[dict[str, list[_Item]]] = []
-        for family in families:
-            first, *others = family.items()
-            run = await self._fast_run(first)
-            if run is None:
-                slow.append(family)
-            else:
-                fast.append(run)
-                if others:
-                    later.append(dict(others))
-        work = [self._ingest_family(f, outcomes) for f in slow]
-        if fast:
-            work.append(self._write_fast(fast, outcomes))
-        if len(work) == 1:
-            await work[0]
-        elif work:
-            done = await asyncio.gather(*work, return_exceptions=True)
-            for result in done:
+            async def gated(family: dict[str, list[_Item]]) -> None:
+                async with gate:
+                    await self._ingest_family(family, outcomes)
+
+            work = [gated(f) for f in families.values()]
+            for result in await asyncio.gather(*work, return_exceptions=True):
                 if isinstance(result, BaseException):
                     raise result
-        if later:
-            await self._ingest_families(later, outcomes)
-
-    async def _warm(self, match: str) -> None:
-        """Rebuild a match's game from the store, unless another task has meanwhile."""
-        st = self._state(match)
-        st.users += 1
-        try:
-            async with st.lock:
-                await self._game(st, match)
-        finally:
-            st.users -= 1
-
-    async def _fast_run(self, first: tuple[str, list[_Item]]) -> _FastRun | None:
-        """Apply the in-line head of a match's group, if the game is in memory and nothing waits.
-
-        The run stops where :meth:`_add` would cut it (``_run_ends``: where the playoff links act,
-        ``MAX_RUN``) or at the first item that is not next in line; those items go round again after the
-        write (:meth:`_ingest_families`).
-        """
-        match, group = first
-        st = self._state(match)
-        game = st.game
-        if game is None or st.buffer or st.users or game.next_seq != group[0][1]:
-            return None
-        await st.lock.acquire()  # free (no users): returns at once
-        st.users += 1
-        run = _FastRun(st, match, group)
-        try:
-            for i, seq, ev, data in group:
-                if seq != game.next_seq:
-                    break
-                game.apply(ev, data)
-                run.events.append((seq, data))
-                run.items.append((i, seq))
-                if _run_ends(game, run.events, st):
-                    break
-            run.record = await self._final_record(match, game)
-            run.append = AppendRun(
-                match, st.head, tuple(run.events), canonical_bytes(game.board()), self._pack(run.record)
-            )
-        except BaseException:
-            st.game = None  # memory may be ahead of the store: rebuild on next use
-            run.release()
-            raise
-        return run
-
-    async def _write_fast(self, runs: list[_FastRun], outcomes: list[Outcome | None]) -> None:
-        """Write the runs of :meth:`_fast_run` in one call, then their links, then what is left of each."""
-        try:
-            results = await self.store.append_runs([cast(AppendRun, r.append) for r in runs])
-        except BaseException:
-            for run in runs:
-                run.st.game = None
-                run.release()
-            raise
-        follow: list[Awaitable[None]] = []
-        rest: list[dict[str, list[_Item]]] = []
-        try:
-            for run, result in zip(runs, results, strict=True):
-                st, match = run.st, run.match
-                done = len(run.items)
-                if result.status != "applied":
-                    st.game = None  # another writer moved the head: decide it all again, per event
-                    done = 0
-                else:
-                    st.head = run.events[-1][0]
-                    self.counts["applied"] += done
-                    for i, seq in run.items:
-                        outcomes[i] = Outcome("applied", match, seq, applied=[seq])
-                    assert run.record is not None and st.game is not None
-                    entry = self._index_change(st, run.record)
-                    if entry is not None or run.record.get("status") != "in_progress":
-                        follow.append(self._follow_run(st, match, run.record, entry, st.game.effect_pending))
-                if done < len(run.group):
-                    rest.append({match: run.group[done:]})
-            if follow:
-                try:
-                    await asyncio.gather(*follow)
-                except BaseException:
-                    for run in runs:  # an index or link step failed: rebuilding heals it (_game)
-                        run.st.game = None
-                    raise
-        finally:
-            for run in runs:
-                run.release()
-        if rest:
-            # What follows a cut (a game decided mid-batch, MAX_RUN) is most often in line again: the
-            # next round of runs, for all those matches together (one more round trip, not one per
-            # match); a match whose write was refused (st.game None) takes the general path.
-            await self._ingest_families(rest, outcomes)
-
-    async def _follow_run(
-        self,
-        st: _MatchState,
-        match: str,
-        record: dict[str, Any],
-        entry: IndexEntry | None,
-        provisional: bool,
-    ) -> None:
-        async def index() -> None:
-            if entry is not None:
-                await self.store.index(entry, last=st.indexed, guess=True)
-                st.indexed = entry
-
-        await _both(index(), self._playoff_links(st, match, record, provisional=provisional))
-
-    async def _ingest_family(self, groups: dict[str, list[_Item]], outcomes: list[Outcome | None]) -> None:
-        # A playoff parent and its children, one match after the other: a child's finish settles the
-        # parent's stored record, as it would one event after the other (no race between the two writes).
-        for match, group in groups.items():
-            st = self._state(match)
-            st.users += 1
-            try:
-                async with st.lock:
-                    try:
-                        await self._ingest_group(st, match, group, outcomes)
-                    except BaseException:
-                        st.game = None
-                        raise
-            finally:
-                st.users -= 1
-
-    async def _ingest_group(
-        self, st: _MatchState, match: str, group: list[_Item], outcomes: list[Outcome | None]
-    ) -> None:
-        run = _Run(outcomes)
-        try:
-            for pos, (i, seq, ev, data) in enumerate(group):
-                run.pos = pos
-                game = st.game if st.game is not None else await self._game(st, match)
-                if game.next_seq in st.buffer:
-                    await self._drain_run(st, match, game, run, None)
-                if seq == game.next_seq:
-                    game.apply(ev, data)
-                    await self._add(st, match, game, run, seq, data)
-                    applied = [seq]
-                    await self._drain_run(st, match, game, run, applied)
-                    run.decided.append((i, Outcome("applied", match, seq, applied=applied)))
-                elif seq > game.next_seq and seq in st.buffer:
-                    # the per-event path decides these without the store
-                    if st.buffer[seq].data == data:
-                        run.decided.append((i, Outcome("duplicate", match, seq)))
-                    else:
-                        run.decided.append((i, _waiting_conflict(match, seq, game.next_seq)))
-                else:
-                    await self._flush_run(st, match, run)
-                    outcomes[i] = await self._one(st, match, seq, ev, data)
-                if not run.events:
-                    self._commit(run, done=True)
-            await self._flush_run(st, match, run)
-        except _Stale:
-            # Another writer moved the head: nothing of the run was written. Rebuild, and decide every
-            # item from the first one not yet committed the per-event way (which retries once).
-            st.game = None
-            for i, seq, ev, data in group[run.start :]:
-                outcomes[i] = await self._one(st, match, seq, ev, data)
-
-    async def _drain_run(
-        self, st: _MatchState, match: str, game: Game, run: _Run, applied: list[int] | None
-    ) -> None:
-        while game.next_seq in st.buffer:
-            seq = game.next_seq
-            pending = st.buffer.pop(seq)
-            game.apply(pending.event, pending.data)
-            if applied is not None:
-                applied.append(seq)
-            await self._add(st, match, game, run, seq, pending.data)
-
-    async def _add(self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, data: bytes) -> None:
-        run.events.append((seq, data))
-        if _run_ends(game, run.events, st):
-            await self._flush_run(st, match, run)
-
-    async def _flush_run(self, st: _MatchState, match: str, run: _Run) -> None:
-        """Write the run (one atomic store call), then commit the outcomes that waited for it."""
-        if run.events:
-            game = st.game
-            assert game is not None
-            record = await self._final_record(match, game)
-            events = tuple(run.events)
-            result = await self.store.append_run(
-                AppendRun(match, st.head, events, canonical_bytes(game.board()), self._pack(record))
-            )
-            if result.status != "applied":
-                raise _Stale
-            run.events.clear()
-            st.head = events[-1][0]
-            self.counts["applied"] += len(events)
-            await _both(
-                self._index(st, record),
-                self._playoff_links(st, match, record, provisional=game.effect_pending),
-            )
-        self._commit(run, done=False)
-
-    def _commit(self, run: _Run, *, done: bool) -> None:
-        """Hand out the decided outcomes; ``done``: the current item is decided too."""
-        for i, outcome in run.decided:
-            run.outcomes[i] = outcome
-            if outcome.status != "applied":
-                self.counts[outcome.status] += 1
-        run.decided.clear()
-        run.start = run.pos + 1 if done else run.pos
+        return cast(list[Outcome], outcomes)
 
     async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
         """Report every gap whose oldest waiting event has waited ``gap_timeout`` seconds.
@@ -521,55 +274,20 @@ class IngestCore:
         for match, st in list(self._matches.items()):
             if not st.buffer or now - min(p.arrived for p in st.buffer.values()) < self.gap_timeout:
                 continue
-            st.users += 1
-            try:
-                async with st.lock:
-                    outcomes += await self._flush_match(st, match, now)
-            finally:
-                st.users -= 1
+            outcomes += await self._locked(match, functools.partial(self._flush_match, match=match, now=now))
         return outcomes
 
-    async def _flush_match(self, st: _MatchState, match: str, now: float) -> list[Outcome]:
-        outcomes: list[Outcome] = []
-        while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= self.gap_timeout:
-            try:
-                expected = (await self._game(st, match)).next_seq
-                first = min(st.buffer)
-                applied = await self._release_gap(st, match)
-            except BaseException:
-                st.game = None
-                raise
-            outcomes.append(
-                Outcome(
-                    "applied",
-                    match,
-                    first,
-                    f"match {match} seq {first}: the events before it (from seq {expected}) did not "
-                    f"arrive within {self.gap_timeout:g} s; reported as a seq_gap finding",
-                    applied,
-                )
-            )
-        return outcomes
+    async def recover(self, owns: Callable[[str], bool] | None = None) -> list[str]:
+        """Pick up the events a previous owner left waiting behind a gap (in the store), for the matches
+        this process owns (``owns``; all by default): called on start-up and when partitions are assigned.
 
-    def _state(self, match: str) -> _MatchState:
-        st = self._matches.get(match)
-        if st is None:
-            st = self._matches[match] = _MatchState()
-            if len(self._matches) > self.max_matches:
-                self._evict(keep=match)
-        else:
-            self._matches.move_to_end(match)
-        return st
-
-    def _evict(self, keep: str) -> None:
-        """Drop the least recently used games that wait for nothing (the archive has them all)."""
-        excess = len(self._matches) - self.max_matches
-        for match, st in list(self._matches.items()):
-            if excess <= 0:
-                break
-            if not st.buffer and not st.users and match != keep:
-                del self._matches[match]
-                excess -= 1
+        Their wait starts now, so :meth:`flush_gaps` releases them after ``gap_timeout`` even if no other
+        event for the match ever arrives. Returns the matches picked up.
+        """
+        found = [m for m in await self.store.pending_matches() if owns is None or owns(m)]
+        for match in found:
+            await self._locked(match, functools.partial(self._game, match=match))
+        return found
 
     def stats(self) -> dict[str, int]:
         """Counts since start: applied, duplicate, rejected (quarantined), buffered (waiting now)."""
@@ -588,62 +306,209 @@ class IngestCore:
         """Re-derive a match from its archive, store its record again and re-index it.
 
         Returns the record (None for an unknown match). Recovery after an engine upgrade or a crash
-        between the append and the index step.
+        between the append and the index step. An archive that does not arrive at the trusted chain head
+        raises the tamper alarm and is not re-signed: :class:`EventError` names it.
         """
+
+        async def work(st: _MatchState) -> dict[str, Any] | None:
+            st.game = None
+            game = await self._game(st, match)
+            if st.tampered is not None:
+                raise EventError(st.tampered, match=match, field="archive")
+            if game.match is None:
+                return None
+            record = await self._final_record(match, game)
+            if not await self.store.put_record(
+                match, self._pack(record), writes=st.writes, cause=self._cause(match, record, st.head)
+            ):
+                raise StoreContention(f"match {match}: its record was written during the rebuild; retry")
+            st.writes += 1
+            await self._index(st, record, force=True)
+            return record
+
+        return await self._locked(match, work)
+
+    # ------------------------------------------------------------------------------------ one match
+    async def _locked(self, match: str, work: Callable[[_MatchState], Awaitable[_T]]) -> _T:
+        """Run ``work`` holding the match's lock; memory possibly ahead of the store is dropped on error."""
         st = self._state(match)
         st.users += 1
         try:
             async with st.lock:
-                st.game = None
-                game = await self._game(st, match)
-                if game.match is None:
-                    return None
-                record = await self._final_record(match, game)
-                await self.store.put_record(match, self._pack(record))
-                await self._index(st, record, force=True)
-                return record
+                try:
+                    return await work(st)
+                except BaseException:
+                    st.game = None  # memory may be ahead of the store: rebuild on next use
+                    raise
         finally:
             st.users -= 1
 
-    # ------------------------------------------------------------------------------------ internals
-    async def _one(self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes) -> Outcome:
-        try:
-            return await self._ingest(st, match, seq, ev, data)
-        except _Stale:
-            st.game = None  # another writer moved the head: rebuild and decide again, once
-            return await self._ingest(st, match, seq, ev, data)
+    async def _ingest_family(self, groups: dict[str, list[_Item]], outcomes: list[Outcome | None]) -> None:
+        # A playoff parent and its children, one match after the other: a child's finish settles the
+        # parent's stored record, as it would one event after the other.
+        for match, items in groups.items():
+            work = functools.partial(self._ingest_items, match=match, items=items, outcomes=outcomes)
+            await self._locked(match, work)
 
-    async def _ingest(
-        self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes
+    async def _ingest_items(
+        self, st: _MatchState, match: str, items: list[_Item], outcomes: list[Outcome | None]
+    ) -> None:
+        """Decide a match's items; where another writer moved the head or the record, rebuild and decide
+        again from the first item whose outcome was not handed out."""
+        for _ in range(MAX_ATTEMPTS):
+            run = _Run(outcomes)
+            try:
+                await self._decide(st, match, items, run)
+                return
+            except _Stale:
+                st.game = None
+                items = items[run.start :]
+        raise StoreContention(
+            f"match {match}: another writer kept changing its head or record over {MAX_ATTEMPTS} attempts"
+        )
+
+    async def _decide(self, st: _MatchState, match: str, items: list[_Item], run: _Run) -> None:
+        for pos, (i, seq, ev, data) in enumerate(items):
+            run.pos = pos
+            game = await self._game(st, match)
+            if st.tampered is not None:
+                run.decided.append((i, _tampered(match, seq, st.tampered)))
+                continue
+            if game.next_seq in st.buffer:  # held events a previous owner left in line (it stopped first)
+                await self._drain(st, match, game, run, None)
+            if seq == game.next_seq:
+                game.apply(ev, data)
+                applied = [seq]
+                await self._add(st, match, game, run, seq, data)
+                await self._drain(st, match, game, run, applied)
+                run.decided.append((i, Outcome("applied", match, seq, applied=applied)))
+            elif seq > game.next_seq:
+                run.decided.append((i, await self._ahead(st, match, game, run, seq, ev, data)))
+            else:
+                await self._flush(st, match, run)
+                run.decided.append((i, await self._old_seq(st, match, seq, ev, data, game)))
+            if not run.events:
+                self._commit(run, done=True)
+        await self._flush(st, match, run)
+        self._commit(run, done=True)
+
+    async def _ahead(
+        self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, ev: dict[str, Any], data: bytes
     ) -> Outcome:
-        game = await self._game(st, match)
-        if game.next_seq in st.buffer:
-            # held events a previous owner left contiguous (it stopped before draining them)
-            await self._drain(st, match)
-        if seq < game.next_seq:
-            return await self._old_seq(st, match, seq, ev, data, game)
-        if seq > game.next_seq:
-            waiting = st.buffer.get(seq)
-            if waiting is not None:
-                if waiting.data == data:
-                    self.counts["duplicate"] += 1
-                    return Outcome("duplicate", match, seq)
-                self.counts["rejected"] += 1
-                return _waiting_conflict(match, seq, game.next_seq)
-            if await self.store.head(match) != st.head:
-                raise _Stale  # the events we wait for may have been appended by another owner
-            if not await self.store.hold(match, seq, data):
-                # another process holds one: trust the store's copy (it is what a rebuild will see)
+        """An event past the next expected seq: it waits behind the gap, durably (or is a redelivery)."""
+        waiting = st.buffer.get(seq)
+        if waiting is not None:
+            if waiting.data == data:
+                return Outcome("duplicate", match, seq)
+            return _waiting_conflict(match, seq, game.next_seq)
+        await self._flush(st, match, run)
+        if await self.store.head(match) != st.head:
+            raise _Stale  # the events we wait for may have been appended by another owner
+        if not await self.store.hold(match, seq, data):
+            raise _Stale  # another process holds one: trust the store's copy (a rebuild sees it)
+        st.buffer[seq] = _Pending(ev, data, self.clock())
+        if len(st.buffer) <= self.gap_limit:
+            return Outcome("buffered", match, seq)
+        applied = await self._release_gap(st, match, game, run)
+        return Outcome("applied" if seq in applied else "buffered", match, seq, applied=applied)
+
+    async def _flush_match(self, st: _MatchState, match: str, now: float) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        attempts = 0
+        while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= self.gap_timeout:
+            game = await self._game(st, match)
+            if st.tampered is not None:
+                break  # nothing is written to a match under a tamper alarm; the events stay held
+            expected, first = game.next_seq, min(st.buffer)
+            run = _Run([])
+            try:
+                applied = await self._release_gap(st, match, game, run)
+                await self._flush(st, match, run)
+            except _Stale:
+                st.game = None  # another owner moved it: decide again from the store
+                attempts += 1
+                if attempts >= MAX_ATTEMPTS:
+                    raise StoreContention(f"match {match}: another writer kept moving it") from None
+                continue
+            outcomes.append(
+                Outcome(
+                    "applied",
+                    match,
+                    first,
+                    f"match {match} seq {first}: the events before it (from seq {expected}) did not "
+                    f"arrive within {self.gap_timeout:g} s; reported as a seq_gap finding",
+                    applied,
+                )
+            )
+        return outcomes
+
+    async def _release_gap(self, st: _MatchState, match: str, game: Game, run: _Run) -> list[int]:
+        """Hand the engine the first waiting event past the gap, then whatever follows in order (into
+        ``run``, which starts with it: the write declares the gap)."""
+        await self._flush(st, match, run)
+        seq = min(st.buffer)
+        pending = st.buffer.pop(seq)
+        game.apply(pending.event, pending.data)  # the engine reports the gap (seq_gap) and applies the event
+        run.gap = True
+        applied = [seq]
+        await self._add(st, match, game, run, seq, pending.data)
+        await self._drain(st, match, game, run, applied)
+        return applied
+
+    async def _drain(
+        self, st: _MatchState, match: str, game: Game, run: _Run, applied: list[int] | None
+    ) -> None:
+        while game.next_seq in st.buffer:
+            seq = game.next_seq
+            pending = st.buffer.pop(seq)
+            game.apply(pending.event, pending.data)
+            if applied is not None:
+                applied.append(seq)
+            await self._add(st, match, game, run, seq, pending.data)
+
+    async def _add(self, st: _MatchState, match: str, game: Game, run: _Run, seq: int, data: bytes) -> None:
+        run.events.append((seq, data))
+        if _run_ends(game, run.events, st):
+            await self._flush(st, match, run)
+
+    async def _flush(self, st: _MatchState, match: str, run: _Run) -> None:
+        """Write the run (one atomic store call), then commit the outcomes that waited for it."""
+        if run.events:
+            game = st.game
+            assert game is not None
+            record = await self._final_record(match, game)
+            events = tuple(run.events)
+            last = events[-1][0]
+            result = await self.store.append_run(
+                AppendRun(
+                    match,
+                    st.head,
+                    events,
+                    canonical_bytes(game.board()),
+                    self._pack(record),
+                    writes=st.writes,
+                    chain=game.log.head.hex(),
+                    cause=self._cause(match, record, last),
+                    allow_gap=run.gap,
+                )
+            )
+            if result.status != "applied":
                 raise _Stale
-            st.buffer[seq] = _Pending(ev, data, self.clock())
-            if len(st.buffer) <= self.gap_limit:
-                return Outcome("buffered", match, seq)
-            applied = await self._release_gap(st, match)
-            return Outcome("applied" if seq in applied else "buffered", match, seq, applied=applied)
-        game.apply(ev, data)
-        await self._write(st, match, seq, data, game)
-        applied = [seq, *await self._drain(st, match)]
-        return Outcome("applied", match, seq, applied=applied)
+            run.events.clear()
+            run.gap = False
+            st.head, st.writes = last, result.writes
+            self.counts["applied"] += len(events)
+            await self._after_write(st, match, record, game)
+        self._commit(run, done=False)
+
+    def _commit(self, run: _Run, *, done: bool) -> None:
+        """Hand out the decided outcomes; ``done``: the current item is decided too."""
+        for i, outcome in run.decided:
+            run.outcomes[i] = outcome
+            if outcome.status != "applied":
+                self.counts[outcome.status] += 1
+        run.decided.clear()
+        run.start = run.pos + 1 if done else run.pos
 
     async def _old_seq(
         self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes, game: Game
@@ -651,17 +516,32 @@ class IngestCore:
         archived = await self.store.event(match, seq)
         if archived == data or data in st.quarantined:
             # a redelivery (of an event, or of a conflict already archived and reported)
-            self.counts["duplicate"] += 1
             return Outcome("duplicate", match, seq)
         late = game.log.is_missing(seq)
         before = len(game.findings)
         game.apply(ev, data)  # the engine records duplicate_seq / late_event and does not fold it
         if len(game.findings) == before:  # the engine saw an exact duplicate the archive did not have
-            st.game = None
             raise _Stale
-        await self._write(st, match, seq, data, game, conflict=True)
+        record = await self._final_record(match, game)
+        result = await self.store.append(
+            Append(
+                match=match,
+                seq=seq,
+                event=data,
+                prev=st.head,
+                board=canonical_bytes(game.board()),
+                record=self._pack(record),
+                conflict=True,
+                writes=st.writes,
+                chain=game.log.head.hex(),
+                cause=self._cause(match, record, seq),
+            )
+        )
+        if not (result.status == "conflict" and result.archived):
+            raise _Stale
+        st.writes = result.writes
+        await self._after_write(st, match, record, game)
         st.quarantined.add(data)
-        self.counts["rejected"] += 1
         why = (
             "arrived after the gap before it was reported (late_event)"
             if late
@@ -675,35 +555,25 @@ class IngestCore:
             field="seq",
         )
 
-    async def _release_gap(self, st: _MatchState, match: str) -> list[int]:
-        """Hand the engine the first waiting event past the gap, then whatever follows in order."""
-        game = await self._game(st, match)
-        seq = min(st.buffer)
-        pending = st.buffer.pop(seq)
-        game.apply(pending.event, pending.data)  # the engine reports the gap (seq_gap) and applies the event
-        await self._write(st, match, seq, pending.data, game, allow_gap=True)
-        return [seq, *await self._drain(st, match)]
-
-    async def _drain(self, st: _MatchState, match: str) -> list[int]:
-        game = await self._game(st, match)
-        applied: list[int] = []
-        while game.next_seq in st.buffer:
-            seq = game.next_seq
-            pending = st.buffer.pop(seq)
-            game.apply(pending.event, pending.data)
-            await self._write(st, match, seq, pending.data, game)
-            applied.append(seq)
-        return applied
+    async def _after_write(self, st: _MatchState, match: str, record: dict[str, Any], game: Game) -> None:
+        await _both(
+            self._index(st, record), self._playoff_links(st, match, record, provisional=game.effect_pending)
+        )
 
     async def _game(self, st: _MatchState, match: str) -> Game:
-        """The match's game, rebuilt from the archive (and the held events) when not in memory."""
+        """The match's game, rebuilt from the archive (and the held events) when not in memory.
+
+        The rebuild checks the archive against the trusted chain head the store keeps: a mismatch raises
+        the tamper alarm (:meth:`_alarm`) and nothing more is written to the match."""
         if st.game is not None:
             return st.game
         game = Game()
         head = 0
         st.quarantined.clear()
-        # both reads at once (one round trip when the client pipelines concurrent commands)
-        archived, held = await asyncio.gather(self.store.events(match), self.store.held(match))
+        # the three reads at once (one round trip when the client pipelines concurrent commands)
+        archived, held, state = await asyncio.gather(
+            self.store.events(match), self.store.held(match), self.store.state(match)
+        )
         for entry in archived:
             game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)  # archived: canonical
             if entry.kind == "event":
@@ -716,84 +586,94 @@ class IngestCore:
                 st.buffer[seq] = _Pending(msgpack.unpackb(data, raw=False), data, now)
         for seq in [s for s in st.buffer if s < game.next_seq]:
             del st.buffer[seq]
-        st.game, st.head, st.indexed = game, head, None
-        if game.match is not None:
+        st.game, st.head, st.writes, st.indexed = game, head, state.writes, None
+        st.tampered = None
+        if state.chain is not None and (state.chain != game.log.head.hex() or head != state.head):
+            await self._alarm(st, match, game, state.chain, state.head)
+        elif game.match is not None:
             # heal a crash between an append and its index step
             await self._index(st, await self._final_record(match, game), force=True)
         return game
 
-    async def _write(
-        self,
-        st: _MatchState,
-        match: str,
-        seq: int,
-        data: bytes,
-        game: Game,
-        *,
-        allow_gap: bool = False,
-        conflict: bool = False,
-    ) -> None:
-        record = await self._final_record(match, game)
-        result = await self.store.append(
-            Append(
-                match=match,
-                seq=seq,
-                event=data,
-                prev=st.head,
-                board=canonical_bytes(game.board()),
-                record=self._pack(record),
-                allow_gap=allow_gap,
-                conflict=conflict,
+    async def _alarm(self, st: _MatchState, match: str, game: Game, trusted: str, head: int) -> None:
+        """A tamper alarm: the archive no longer replays to the chain head stored with its last append.
+
+        docs/reliability.md: the stored (signed) record is left as it is, never re-signed from the changed
+        archive; the alarm is kept in the store (``prizecheck check`` fails), written to the audit log, and
+        counted as an ``archive_tampered`` finding in the indexes; events for the match are refused."""
+        detail = (
+            f"match {match}: the archive replays to chain head {game.log.head.hex()} at seq "
+            f"{game.next_seq - 1}, but the head stored with its last append is {trusted} at seq {head}: "
+            "the archive was changed outside the service; its record is kept as stored and not re-signed"
+        )
+        st.tampered = detail
+        await self.store.alarm(match, detail)
+        await self.store.audit(
+            AuditEntry(
+                "tamper_alarm", self.actor, target=match, origin=self.origin, detail=detail, at=time.time()
             )
         )
-        if result.status == "applied":
-            st.head = seq
-            self.counts["applied"] += 1
-        elif not (conflict and result.status == "conflict" and result.archived):
-            st.game = None
-            raise _Stale
-        await _both(
-            self._index(st, record), self._playoff_links(st, match, record, provisional=game.effect_pending)
-        )
+        stored = unpack_record(await self.store.record(match))
+        if stored is not None:
+            entry = IndexEntry.from_record(stored, head)
+            findings = {**entry.findings, "archive_tampered": 1}
+            await self.store.index(
+                IndexEntry(
+                    entry.match, head, entry.status, entry.league, entry.season, entry.players, findings
+                )
+            )
 
+    def _cause(self, match: str, record: Mapping[str, Any], seq: int) -> str:
+        """A finished record's cause (``"<match> <seq>"``), empty while the game is in progress."""
+        return "" if record.get("status", "in_progress") == "in_progress" else version_cause(match, seq)
+
+    # ------------------------------------------------------------------------------------ playoffs
     async def _final_record(self, match: str, game: Game) -> dict[str, Any]:
         """The record to store: the engine's, settled from its playoff games when it awaits one."""
         record = game.record()
         if record.get("status") == "awaiting_playoff":
-            record = link_records(await self._family(match, record, {}))[match]
+            record = link_records((await self._family(match, record, {}))[0])[match]
         return record
 
     async def _family(
         self, top: str, record: dict[str, Any], known: Mapping[str, dict[str, Any]]
-    ) -> dict[str, dict[str, Any]]:
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
         """``top`` and the playoff games of its family (its children and theirs, and where their playoff
-        links point), unsigned, as ``known`` gives them or else as stored: what ``link_records`` settles."""
+        links point), unsigned, as ``known`` gives them or else as stored: what ``link_records`` settles;
+        and the write count each stored record was read at (the fence of a write that settles it)."""
         group: dict[str, dict[str, Any]] = {top: _unsigned(record)}
+        writes: dict[str, int] = {}
         todo = playoff_games(record)
         while todo and len(group) < MAX_FAMILY:
             child = todo.pop(0)
             if child in group:
                 continue
-            crec = known.get(child) or unpack_record(await self.store.record(child))
+            crec = known.get(child)
+            if crec is None:
+                data, writes[child] = await self.store.record_state(child)
+                crec = unpack_record(data)
             if crec is not None:
                 group[child] = _unsigned(crec)
                 todo.extend(playoff_games(crec))
-        return group
+        return group, writes
 
-    async def _family_top(self, parent: str) -> tuple[str, dict[str, Any] | None]:
-        """The top of a playoff game's family, from its parent up the stored records' parent links."""
-        name, record = parent, unpack_record(await self.store.record(parent))
+    async def _family_top(self, parent: str) -> tuple[str, dict[str, Any] | None, int]:
+        """The top of a playoff game's family, from its parent up the stored records' parent links, and
+        the write count its record was read at."""
+        data, writes = await self.store.record_state(parent)
+        name, record = parent, unpack_record(data)
         seen = {name}
         while record is not None and len(seen) < MAX_FAMILY:
             up = record.get("parent")
             if not isinstance(up, str) or up in seen:
                 break
-            above = unpack_record(await self.store.record(up))
+            data, above_writes = await self.store.record_state(up)
+            above = unpack_record(data)
             if above is None:
                 break
-            name, record = up, above
+            name, record, writes = up, above, above_writes
             seen.add(up)
-        return name, record
+        return name, record, writes
 
     async def _playoff_links(
         self, st: _MatchState, match: str, record: dict[str, Any], *, provisional: bool
@@ -826,29 +706,69 @@ class IngestCore:
     async def _settle_family(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
         """Every drawn game of this game's playoff family that its record settles (its parent, a drawn
         playoff between them, or the drawn playoffs under a root) is settled by the engine's
-        link_records and stored again; this game's own record is the caller's to write."""
+        link_records and stored again, fenced by the write count it was read at (its owner may be writing
+        it too: then read again and settle again); this game's own record is the caller's to write."""
         parent = record.get("parent")
         if isinstance(parent, str):
             if st.child_done or record.get("status") not in ("finished", "awaiting_playoff"):
                 return
-            top, top_record = await self._family_top(parent)
-            if top_record is None:
-                return  # the parent is not stored yet: it settles itself when it is
-        elif record.get("children"):
-            top, top_record = match, record
-        else:
+        elif not record.get("children"):
             return
-        group = await self._family(top, top_record, {match: record})
+        for _ in range(MAX_ATTEMPTS):
+            if isinstance(parent, str):
+                top, top_record, top_writes = await self._family_top(parent)
+                if top_record is None:
+                    return  # the parent is not stored yet: it settles itself when it is
+            else:
+                top, top_record, top_writes = match, record, st.writes
+            group, writes = await self._family(top, top_record, {match: record})
+            writes[top] = top_writes
+            if await self._store_settled(match, st.head, group, writes):
+                break
+        else:
+            raise StoreContention(f"match {match}: its playoff family kept changing while it was settled")
+        if isinstance(parent, str):
+            st.child_done = record.get("status") == "finished"
+
+    async def _store_settled(
+        self, match: str, seq: int, group: dict[str, dict[str, Any]], writes: Mapping[str, int]
+    ) -> bool:
+        """Store the games of ``group`` that link_records settles; False if one was written meanwhile."""
         for other, settled in link_records(group).items():
             if other == match or settled == group[other]:
                 continue
-            _, old = await asyncio.gather(
-                self.store.put_record(other, self._pack(settled)), self.store.index_entry(other)
-            )
+            if not await self.store.put_record(
+                other,
+                self._pack(settled),
+                writes=writes.get(other),
+                cause=self._cause(match, settled, seq),
+            ):
+                return False
+            old = await self.store.index_entry(other)
             entry = IndexEntry.from_record(settled, old.seq if old else 0)
             await self.store.index(entry, last=old, guess=True)  # just read: no second read
-        if isinstance(parent, str):
-            st.child_done = record.get("status") == "finished"
+        return True
+
+    # ------------------------------------------------------------------------------------ memory
+    def _state(self, match: str) -> _MatchState:
+        st = self._matches.get(match)
+        if st is None:
+            st = self._matches[match] = _MatchState()
+            if len(self._matches) > self.max_matches:
+                self._evict(keep=match)
+        else:
+            self._matches.move_to_end(match)
+        return st
+
+    def _evict(self, keep: str) -> None:
+        """Drop the least recently used games that wait for nothing (the archive has them all)."""
+        excess = len(self._matches) - self.max_matches
+        for match, st in list(self._matches.items()):
+            if excess <= 0:
+                break
+            if not st.buffer and not st.users and match != keep:
+                del self._matches[match]
+                excess -= 1
 
     async def _index(self, st: _MatchState, record: dict[str, Any], *, force: bool = False) -> None:
         entry = self._index_change(st, record, force=force)
@@ -876,6 +796,16 @@ class IngestCore:
         if self.signing_key is not None:
             record = sign(_unsigned(record), self.signing_key, self.key_id)
         return canonical_bytes(record)
+
+
+def _tampered(match: str, seq: int, alarm: str) -> Outcome:
+    return Outcome(
+        "rejected",
+        match,
+        seq,
+        f"match {match} seq {seq}: not applied: the match is under a tamper alarm ({alarm})",
+        field="seq",
+    )
 
 
 async def _both(first: Awaitable[None], second: Awaitable[None]) -> None:

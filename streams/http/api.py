@@ -586,12 +586,20 @@ def make_app(
 
         async def flusher(app: web.Application) -> AsyncIterator[None]:
             async def loop() -> None:
+                recovered = False
                 while True:
-                    await asyncio.sleep(interval)
                     try:
+                        if not recovered:
+                            # events a previous process left waiting behind a gap: their wait starts
+                            # now, so they are released after the gap timeout with no further event
+                            found = await core.recover()
+                            recovered = True
+                            if found:
+                                log.info("%d matches with events waiting behind a gap", len(found))
                         await core.flush_gaps()
                     except Exception:  # the store is down: try again at the next tick
-                        log.exception("flushing timed-out gaps failed")
+                        log.exception("recovering or flushing timed-out gaps failed")
+                    await asyncio.sleep(interval)
 
             task = asyncio.create_task(loop())
             yield

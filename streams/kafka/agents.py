@@ -36,6 +36,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import faust
+from aiokafka.partitioner import DefaultPartitioner
 from faust.types import TP, EventT, StreamT
 
 from replay.engine.errors import EventError
@@ -300,6 +301,32 @@ class Pipeline:
             log.warning("gap reported: %s", outcome.reason)
         return outcomes
 
+    async def recover(self, assigned: set[tuple[str, int]], partitions: int) -> list[str]:
+        """Pick up the events left waiting behind a gap (in Redis) for the matches of newly assigned
+        partitions, so the gap timeout runs for them even if no other event for those matches arrives.
+
+        A match's partition is the producers' (aiokafka's default partitioner over the match id key, with
+        ``partitions`` partitions: the topic's count)."""
+
+        def partition(match: str) -> int:
+            return int(_PARTITIONER(match.encode(), list(range(partitions)), []))
+
+        mine = {
+            match: tp
+            for match in await self.core.store.pending_matches()
+            for tp in assigned
+            if tp[1] == partition(match)
+        }
+        found = await self.core.recover(mine.__contains__)
+        now = self.clock()
+        for match in found:
+            self._owned.setdefault(mine[match], set()).add(match)
+            self._seen[match] = (now, mine[match])
+        if found:
+            self.counts["recovered"] += len(found)
+            log.info("partitions assigned: %d matches with events waiting behind a gap", len(found))
+        return found
+
     def revoke(self, partitions: set[tuple[str, int]]) -> int:
         """Forget the matches of revoked partitions (their next owner rebuilds them from Redis)."""
         dropped = 0
@@ -331,6 +358,9 @@ class Pipeline:
     def stats(self) -> dict[str, int]:
         """Counters since start (received = applied + duplicate + buffered + dead_letter)."""
         return {**self.counts, **{f"core_{k}": v for k, v in self.core.stats().items()}}
+
+
+_PARTITIONER = DefaultPartitioner()
 
 
 class _Poison(Exception):
@@ -434,6 +464,14 @@ def install(
         if dropped:
             log.info("partitions revoked: %d matches dropped from memory", dropped)
 
+    async def on_assigned(sender: Any, assigned: set[TP], **kwargs: Any) -> None:
+        try:
+            mine = {(tp.topic, tp.partition) for tp in assigned if tp.topic == settings.topic}
+            await pipeline.recover(mine, settings.partitions)
+        except Exception as exc:  # Redis down: the matches are recovered when their next event comes
+            log.warning("recovering waiting events failed (%r)", exc)
+
     # mode's SignalHandlerT spells its types as strings mypy cannot resolve
     app.on_partitions_revoked.connect(on_revoked)  # type: ignore[arg-type]
+    app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
     return agent

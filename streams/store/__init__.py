@@ -12,7 +12,9 @@ The append rule (the same in both backends, see ``streams/ingest.lua`` and docs/
   as ``head + 1`` unless the caller declares a gap (``allow_gap``): otherwise ``stale`` / ``gap``;
 - a ``seq`` at or below the head with the same bytes is a ``duplicate`` (no-op);
 - a ``seq`` at or below the head with different bytes is a ``conflict``: refused in ``append`` mode,
-  archived after the head (with the record holding the engine's finding) in ``conflict`` mode.
+  archived after the head (with the record holding the engine's finding) in ``conflict`` mode;
+- every record write is fenced by the record's write count and keeps the archive's trusted chain head;
+  a finished record that changes becomes a new version (``write.lua``).
 """
 
 from streams.store.base import (
@@ -26,8 +28,12 @@ from streams.store.base import (
     IndexEntry,
     IndexPage,
     LiveUpdate,
+    MatchState,
+    RecordVersion,
     Store,
     Subscription,
+    parse_cause,
+    version_cause,
 )
 from streams.store.memory_store import MemoryStore
 from streams.store.redis_store import RedisStore
@@ -43,8 +49,12 @@ __all__ = [
     "IndexEntry",
     "IndexPage",
     "LiveUpdate",
+    "MatchState",
     "MemoryStore",
+    "RecordVersion",
     "RedisStore",
     "Store",
     "Subscription",
+    "parse_cause",
+    "version_cause",
 ]

@@ -2,7 +2,7 @@
 -- models after the last of them (the batch path of the ingest core). See docs/storage.md.
 -- Every key belongs to one match and shares its {match} hash tag (one cluster slot).
 --
--- KEYS: the same five keys as ingest.lua (events, seq, board, record, pending).
+-- KEYS: the same eight keys as ingest.lua (events, seq, board, record, pending, state, versions, causes).
 -- ARGV[1] prev           the head the caller built its state on (fencing: another writer moved it?)
 -- ARGV[2] first          the seq of the first event; the run's seqs are first, first + 1, ...
 -- ARGV[3] lengths        the events' byte lengths, comma-separated (one argument whatever the run's size:
@@ -13,16 +13,21 @@
 -- ARGV[7] payload        the live update (carries the last seq), published once
 -- ARGV[8] channel        per-match live channel
 -- ARGV[9] channel_all    global live channel
--- Returns the new head (an integer) when applied; {'stale', head} when prev is not the head, {'gap', head}
--- when first is not head + 1. Nothing is written unless both checks pass (they come before any write).
+-- ARGV[10] writes        the record's write count the caller built on ('' : not fenced)
+-- ARGV[11] chain         the archive's chain head after the last event (hex)
+-- ARGV[12] cause         '' while the game is in progress, else "<match> <seq>" (a version, see write.lua)
+-- ARGV[13] allow_gap     '1' when the engine was told about a gap before the first event (first > head)
+-- Returns {status, head, writes}: applied (head = the last seq); stale when prev is not the head or the
+-- record was written meanwhile (fenced); gap when first is not head + 1 (nor past it, with allow_gap).
+-- Nothing is written unless every check passes (they come before any write).
 
 local head = tonumber(redis.call('GET', KEYS[2]) or '0')
-if tonumber(ARGV[1]) ~= head then
-  return {'stale', head}
+if tonumber(ARGV[1]) ~= head or fenced(ARGV[10]) then
+  return {'stale', head, writes_now()}
 end
 local seq = tonumber(ARGV[2])
-if seq ~= head + 1 then
-  return {'gap', head}
+if seq ~= head + 1 and not (ARGV[13] == '1' and seq > head) then
+  return {'gap', head, writes_now()}
 end
 local pending = redis.call('EXISTS', KEYS[5]) == 1
 local blob = ARGV[4]
@@ -38,7 +43,7 @@ end
 local last = string.format('%d', seq - 1)
 redis.call('SET', KEYS[2], last)
 redis.call('SET', KEYS[3], ARGV[5])
-redis.call('SET', KEYS[4], ARGV[6])
+local writes = write_record(ARGV[6], ARGV[11], ARGV[12])
 redis.call('PUBLISH', ARGV[8], ARGV[7])
 redis.call('PUBLISH', ARGV[9], ARGV[7])
-return seq - 1
+return {'applied', seq - 1, writes}

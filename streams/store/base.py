@@ -47,15 +47,28 @@ class Append:
     record: bytes
     allow_gap: bool = False
     conflict: bool = False
+    writes: int | None = None
+    chain: str = ""
+    cause: str = ""
 
 
 @dataclass(frozen=True)
 class AppendRun:
     """Consecutive events of one match to archive at once, with the read models after the last one.
 
-    ``events`` are ``(seq, canonical bytes)`` with seqs ``prev + 1, prev + 2, ...`` (a run never crosses
-    a gap or a conflict: those go through :meth:`Store.append` one by one). ``board`` and ``record`` are
-    the read models after the last event; one live update (with the last seq) is published.
+    ``events`` are ``(seq, canonical bytes)`` with consecutive seqs from ``prev + 1`` (or from past it,
+    with ``allow_gap``: the engine was told about the missing seqs first). A conflict goes through
+    :meth:`Store.append`. ``board`` and ``record`` are the read models after the last one; one live update
+    (with the last seq) is published.
+
+    Both kinds of append carry the write fence and what the store keeps beside the record:
+
+    - ``writes``: the record's write count the caller built on (:meth:`Store.state`); another writer's
+      record write since (a playoff game settling this one) makes the append ``stale``. None: unfenced.
+    - ``chain``: the archive's chain head after the append (hex), kept as the trusted head that a rebuild
+      from the archive must arrive at (a mismatch is a tampered archive).
+    - ``cause``: empty while the game is in progress; for a finished record, ``"<match> <seq>"``, the event
+      that made it: if it differs from the stored record it becomes a new version (:meth:`Store.versions`).
     """
 
     match: str
@@ -63,15 +76,54 @@ class AppendRun:
     events: tuple[tuple[int, bytes], ...]
     board: bytes
     record: bytes
+    writes: int | None = None
+    chain: str = ""
+    cause: str = ""
+    allow_gap: bool = False
 
 
 @dataclass(frozen=True)
 class AppendResult:
-    """What the store did: ``status``, the head after the call, and whether bytes were written."""
+    """What the store did: ``status``, the head after the call, whether bytes were written, and the
+    record's write count after the call (the next fence)."""
 
     status: AppendStatus
     head: int
     archived: bool = False
+    writes: int = 0
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """What the store keeps about a match beside its archive: the head (highest seq appended in order),
+    the record's write count (the fence), and the trusted chain head of the archive (hex; None before the
+    first append)."""
+
+    head: int = 0
+    writes: int = 0
+    chain: str | None = None
+
+
+@dataclass(frozen=True)
+class RecordVersion:
+    """One finished record as it was stored: version ``1, 2, ...`` (oldest first), the event that caused
+    it (``cause_match``: this match, or a playoff game that settled it; ``cause_seq``), and the record."""
+
+    version: int
+    cause_match: str
+    cause_seq: int
+    record: bytes
+
+
+def version_cause(match: str, seq: int) -> str:
+    """The stored form of a version's cause."""
+    return f"{match} {seq}"
+
+
+def parse_cause(text: str) -> tuple[str, int]:
+    """``(match, seq)`` from :func:`version_cause`'s form."""
+    match, _, seq = text.rpartition(" ")
+    return match, int(seq)
 
 
 @dataclass(frozen=True)
@@ -253,13 +305,24 @@ class Store(Protocol):
         (the seqs do not follow the head), in which case nothing is written."""
         ...
 
-    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
-        """:meth:`append_run` for runs of different matches, sent together (one round trip where the
-        backend can); each run stays its own atomic step with its own result, in the order given."""
-        ...
-
     async def head(self, match: str) -> int:
         """The highest seq appended in order (0 for an unknown match)."""
+        ...
+
+    async def state(self, match: str) -> MatchState:
+        """The head, the record's write count and the trusted chain head, read together."""
+        ...
+
+    async def record_state(self, match: str) -> tuple[bytes | None, int]:
+        """The stored record and its write count, read together (what a fenced :meth:`put_record` needs)."""
+        ...
+
+    async def versions(self, match: str) -> list[RecordVersion]:
+        """Every finished record this match has had, oldest first ([] while it is in progress)."""
+        ...
+
+    async def version(self, match: str, n: int) -> RecordVersion | None:
+        """Version ``n`` (1 is the first finished record), or None."""
         ...
 
     async def event(self, match: str, seq: int) -> bytes | None:
@@ -290,15 +353,37 @@ class Store(Protocol):
         """Events waiting behind a gap, by seq (what a restarted owner picks up again)."""
         ...
 
+    async def pending_matches(self) -> list[str]:
+        """Every match with events waiting behind a gap, sorted (what an owner recovers on start-up)."""
+        ...
+
+    async def alarm(self, match: str, detail: str) -> None:
+        """Raise a tamper alarm on a match (kept until an operator clears it; ``prizecheck check`` fails)."""
+        ...
+
+    async def alarms(self) -> dict[str, str]:
+        """The raised tamper alarms: match -> what was found."""
+        ...
+
     async def board(self, match: str) -> bytes | None:
         """The stored public board (msgpack), or None."""
         ...
 
-    async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
+    async def put_record(
+        self,
+        match: str,
+        record: bytes,
+        *,
+        if_absent: bool = False,
+        writes: int | None = None,
+        cause: str = "",
+    ) -> bool:
         """Store a record outside an append (a playoff stub, a parent settled by its child).
 
-        With ``if_absent``, only if the match has no record yet. Returns whether it was written; a
-        written record is announced on the live channels with the match's head.
+        With ``if_absent``, only if the match has no record yet; with ``writes``, only if the record's
+        write count is still that (:meth:`record_state`: nobody wrote it since it was read). ``cause`` as
+        for :class:`AppendRun`. Returns whether it was written; a written record is announced on the live
+        channels with the match's head.
         """
         ...
 

@@ -7,6 +7,7 @@
 -- KEYS[3] pc:{m}:board   string, msgpack of the public board view
 -- KEYS[4] pc:{m}:record  string, msgpack of the record
 -- KEYS[5] pc:{m}:pending hash seq -> bytes: events waiting behind a gap (the entry leaves when appended)
+-- KEYS[6..8] state, versions, causes: see write.lua (prepended)
 -- ARGV[1] mode           "append" (a new seq) or "conflict" (archive an event reusing a seq or filling a
 --                        gap that was already reported; its finding is in ARGV[7])
 -- ARGV[2] seq            the event's seq (decimal)
@@ -18,7 +19,10 @@
 -- ARGV[8] payload        the live update published after the write
 -- ARGV[9] channel        per-match live channel
 -- ARGV[10] channel_all   global live channel
--- Returns {status, head, archived}: status applied | duplicate | conflict | stale | gap.
+-- ARGV[11] writes        the record's write count the caller built on ('' : not fenced)
+-- ARGV[12] chain         the archive's chain head after this event (hex)
+-- ARGV[13] cause         '' while the game is in progress, else "<match> <seq>" (a version, see write.lua)
+-- Returns {status, head, archived, writes}: status applied | duplicate | conflict | stale | gap.
 
 local seq = tonumber(ARGV[2])
 local head_raw = redis.call('GET', KEYS[2])
@@ -40,14 +44,14 @@ if seq <= head then
     end
   end
   if existing ~= nil and existing == ARGV[5] then
-    return {'duplicate', head, 0}
+    return {'duplicate', head, 0, writes_now()}
   end
   if ARGV[1] ~= 'conflict' then
     -- A different event under a used seq: the caller must turn it into a finding first.
-    return {'conflict', head, 0}
+    return {'conflict', head, 0, writes_now()}
   end
-  if tonumber(ARGV[3]) ~= head then
-    return {'stale', head, 0}
+  if tonumber(ARGV[3]) ~= head or fenced(ARGV[11]) then
+    return {'stale', head, 0, writes_now()}
   end
   -- Step 2: archive it after the head, in arrival order, so a rebuild replays exactly what the engine saw.
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -59,22 +63,22 @@ if seq <= head then
   local kind = 'late'
   if existing ~= nil then kind = 'conflict' end
   redis.call('XADD', KEYS[1], head .. '-' .. n, 'e', ARGV[5], 'k', kind)
-  redis.call('SET', KEYS[4], ARGV[7])
+  local writes = write_record(ARGV[7], ARGV[12], ARGV[13])
   publish()
-  return {'conflict', head, 1}
+  return {'conflict', head, 1, writes}
 end
 
 -- A new seq: the caller's state must be built on the current head, and gaps must be deliberate.
-if ARGV[1] ~= 'append' or tonumber(ARGV[3]) ~= head then
-  return {'stale', head, 0}
+if ARGV[1] ~= 'append' or tonumber(ARGV[3]) ~= head or fenced(ARGV[11]) then
+  return {'stale', head, 0, writes_now()}
 end
 if seq ~= head + 1 and ARGV[4] ~= '1' then
-  return {'gap', head, 0}
+  return {'gap', head, 0, writes_now()}
 end
 redis.call('XADD', KEYS[1], ARGV[2] .. '-0', 'e', ARGV[5])
 redis.call('HDEL', KEYS[5], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[6])
-redis.call('SET', KEYS[4], ARGV[7])
+local writes = write_record(ARGV[7], ARGV[12], ARGV[13])
 publish()
-return {'applied', seq, 1}
+return {'applied', seq, 1, writes}

@@ -18,10 +18,13 @@ from streams.store.base import (
     IndexEntry,
     IndexPage,
     LiveUpdate,
+    MatchState,
+    RecordVersion,
     Subscription,
     _run_bounds,
     fold_case,
     order_page,
+    parse_cause,
 )
 
 
@@ -33,6 +36,9 @@ class _MemoryMatch:
     board: bytes | None = None
     record: bytes | None = None
     pending: dict[int, bytes] = field(default_factory=dict)
+    writes: int = 0
+    chain: str | None = None
+    versions: list[RecordVersion] = field(default_factory=list)
 
 
 class MemoryStore:
@@ -43,6 +49,7 @@ class MemoryStore:
         self._index: dict[str, IndexEntry] = {}
         self._findings: dict[str, int] = {}
         self._audit: list[AuditEntry] = []
+        self._alarms: dict[str, str] = {}
         self._subscribers: list[tuple[str | None, asyncio.Queue[LiveUpdate]]] = []
 
     def _publish(self, update: LiveUpdate) -> None:
@@ -50,54 +57,92 @@ class MemoryStore:
             if match is None or match == update.match:
                 queue.put_nowait(update)
 
+    @staticmethod
+    def _fenced(m: _MemoryMatch, writes: int | None) -> bool:
+        return writes is not None and writes != m.writes
+
+    @staticmethod
+    def _write_record(m: _MemoryMatch, record: bytes, chain: str, cause: str) -> int:
+        """write.lua's write_record: a finished record that changes is kept as a new version."""
+        if cause and m.record != record:
+            by, seq = parse_cause(cause)
+            m.versions.append(RecordVersion(len(m.versions) + 1, by, seq, record))
+        m.record = record
+        if chain:
+            m.chain = chain
+        m.writes += 1
+        return m.writes
+
     async def append(self, a: Append) -> AppendResult:
         m = self._matches.setdefault(a.match, _MemoryMatch())
         if a.seq <= m.head:
             existing = m.by_seq.get(a.seq)
             if existing is not None and existing == a.event:
-                return AppendResult("duplicate", m.head)
+                return AppendResult("duplicate", m.head, writes=m.writes)
             if not a.conflict:
-                return AppendResult("conflict", m.head)
-            if a.prev != m.head:
-                return AppendResult("stale", m.head)
+                return AppendResult("conflict", m.head, writes=m.writes)
+            if a.prev != m.head or self._fenced(m, a.writes):
+                return AppendResult("stale", m.head, writes=m.writes)
             n = 1 + sum(1 for e in m.log if e.position[0] == m.head and e.position[1] > 0)
             kind: EntryKind = "conflict" if existing is not None else "late"
             m.log.append(ArchivedEvent((m.head, n), a.event, kind))
-            m.record = a.record
+            writes = self._write_record(m, a.record, a.chain, a.cause)
             self._publish(LiveUpdate(a.match, a.seq))
-            return AppendResult("conflict", m.head, archived=True)
-        if a.conflict or a.prev != m.head:
-            return AppendResult("stale", m.head)
+            return AppendResult("conflict", m.head, archived=True, writes=writes)
+        if a.conflict or a.prev != m.head or self._fenced(m, a.writes):
+            return AppendResult("stale", m.head, writes=m.writes)
         if a.seq != m.head + 1 and not a.allow_gap:
-            return AppendResult("gap", m.head)
+            return AppendResult("gap", m.head, writes=m.writes)
         m.log.append(ArchivedEvent((a.seq, 0), a.event))
         m.by_seq[a.seq] = a.event
         m.pending.pop(a.seq, None)
         m.head = a.seq
         m.board = a.board
-        m.record = a.record
+        writes = self._write_record(m, a.record, a.chain, a.cause)
         self._publish(LiveUpdate(a.match, a.seq))
-        return AppendResult("applied", a.seq, archived=True)
+        return AppendResult("applied", a.seq, archived=True, writes=writes)
 
     async def append_run(self, a: AppendRun) -> AppendResult:
         first, _ = _run_bounds(a)
         m = self._matches.setdefault(a.match, _MemoryMatch())
-        if a.prev != m.head:
-            return AppendResult("stale", m.head)
-        if first != m.head + 1:
-            return AppendResult("gap", m.head)
+        if a.prev != m.head or self._fenced(m, a.writes):
+            return AppendResult("stale", m.head, writes=m.writes)
+        if first != m.head + 1 and not (a.allow_gap and first > m.head):
+            return AppendResult("gap", m.head, writes=m.writes)
         for seq, data in a.events:
             m.log.append(ArchivedEvent((seq, 0), data))
             m.by_seq[seq] = data
             m.pending.pop(seq, None)
         m.head = a.events[-1][0]
         m.board = a.board
-        m.record = a.record
+        writes = self._write_record(m, a.record, a.chain, a.cause)
         self._publish(LiveUpdate(a.match, m.head))
-        return AppendResult("applied", m.head, archived=True)
+        return AppendResult("applied", m.head, archived=True, writes=writes)
 
-    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
-        return [await self.append_run(a) for a in runs]
+    async def state(self, match: str) -> MatchState:
+        m = self._matches.get(match)
+        return MatchState(m.head, m.writes, m.chain) if m else MatchState()
+
+    async def record_state(self, match: str) -> tuple[bytes | None, int]:
+        m = self._matches.get(match)
+        return (m.record, m.writes) if m else (None, 0)
+
+    async def versions(self, match: str) -> list[RecordVersion]:
+        m = self._matches.get(match)
+        return list(m.versions) if m else []
+
+    async def version(self, match: str, n: int) -> RecordVersion | None:
+        m = self._matches.get(match)
+        return m.versions[n - 1] if m and 1 <= n <= len(m.versions) else None
+
+    async def pending_matches(self) -> list[str]:
+        return sorted(name for name, m in self._matches.items() if m.pending)
+
+    async def alarm(self, match: str, detail: str) -> None:
+        self._alarms[match] = detail
+
+    async def alarms(self) -> dict[str, str]:
+        return dict(sorted(self._alarms.items()))
 
     async def head(self, match: str) -> int:
         m = self._matches.get(match)
@@ -133,11 +178,19 @@ class MemoryStore:
         m = self._matches.get(match)
         return dict(sorted(m.pending.items())) if m else {}
 
-    async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
+    async def put_record(
+        self,
+        match: str,
+        record: bytes,
+        *,
+        if_absent: bool = False,
+        writes: int | None = None,
+        cause: str = "",
+    ) -> bool:
         m = self._matches.setdefault(match, _MemoryMatch())
-        if if_absent and m.record is not None:
+        if (if_absent and m.record is not None) or self._fenced(m, writes):
             return False
-        m.record = record
+        self._write_record(m, record, "", cause)
         self._publish(LiveUpdate(match, m.head))
         return True
 

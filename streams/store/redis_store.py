@@ -5,7 +5,6 @@ Key layout and the scripts' steps: docs/storage.md.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import uuid
@@ -16,7 +15,6 @@ from typing import Any, cast
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import NoScriptError
 
 from streams.store.base import (
     _MATCH_ID,
@@ -32,25 +30,39 @@ from streams.store.base import (
     IndexEntry,
     IndexPage,
     LiveUpdate,
+    MatchState,
+    RecordVersion,
     Subscription,
     _index_fields,
     _parse_position,
     _run_bounds,
     fold_case,
+    parse_cause,
 )
 
-_LUA_INGEST = resources.files("streams.store").joinpath("ingest.lua").read_text(encoding="utf-8")
-_LUA_APPEND_RUN = resources.files("streams.store").joinpath("append_run.lua").read_text(encoding="utf-8")
+
+def _lua(name: str) -> str:
+    return resources.files("streams.store").joinpath(name).read_text(encoding="utf-8")
+
+
+# The three record writers share write.lua's functions (the fence, the trusted chain head, the versions).
+_LUA_INGEST = _lua("write.lua") + _lua("ingest.lua")
+_LUA_APPEND_RUN = _lua("write.lua") + _lua("append_run.lua")
+_LUA_RECORD = _lua("write.lua") + _lua("record.lua")
+_MATCH_KEYS = ("events", "seq", "board", "record", "pending", "state", "versions", "causes")
 _LUA_INDEX = resources.files("streams.store").joinpath("index.lua").read_text(encoding="utf-8")
 _LUA_PAGE = resources.files("streams.store").joinpath("page.lua").read_text(encoding="utf-8")
 
 
 def _run_result(reply: Any) -> AppendResult:
-    """``append_run.lua``'s answer: the new head (applied), or ``[status, head]``."""
-    if isinstance(reply, int):
-        return AppendResult("applied", reply, archived=True)
-    status, head = reply
-    return AppendResult(status=cast(AppendStatus, status.decode()), head=int(head))
+    """``append_run.lua``'s answer: ``[status, head, writes]``."""
+    status, head, writes = reply
+    text = cast(AppendStatus, status.decode())
+    return AppendResult(text, int(head), archived=text == "applied", writes=int(writes))
+
+
+def _fence(writes: int | None) -> str:
+    return "" if writes is None else str(writes)
 
 
 class RedisStore:
@@ -70,6 +82,7 @@ class RedisStore:
         self._index = client.register_script(_LUA_INDEX)
         self._append_run = client.register_script(_LUA_APPEND_RUN)
         self._page = client.register_script(_LUA_PAGE)
+        self._record = client.register_script(_LUA_RECORD)
 
     # key names -------------------------------------------------------------------------------------
     def key(self, match: str, name: str) -> str:
@@ -83,8 +96,11 @@ class RedisStore:
         return f"{self.prefix}:live" if match is None else f"{self.prefix}:live:{match}"
 
     # appends ---------------------------------------------------------------------------------------
+    def _keys(self, match: str) -> list[str]:
+        return [self.key(match, n) for n in _MATCH_KEYS]
+
     async def append(self, a: Append) -> AppendResult:
-        keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
+        keys = self._keys(a.match)
         payload = LiveUpdate(a.match, a.seq).encode()
         args: list[bytes | str | int] = [
             "conflict" if a.conflict else "append",
@@ -97,45 +113,25 @@ class RedisStore:
             payload,
             self.channel(a.match),
             self.channel(None),
+            _fence(a.writes),
+            a.chain,
+            a.cause,
         ]
-        status, head, archived = await self._ingest(keys=keys, args=args)
+        status, head, archived, writes = await self._ingest(keys=keys, args=args)
         return AppendResult(
-            status=cast(AppendStatus, status.decode()), head=int(head), archived=bool(archived)
+            status=cast(AppendStatus, status.decode()),
+            head=int(head),
+            archived=bool(archived),
+            writes=int(writes),
         )
 
     async def append_run(self, a: AppendRun) -> AppendResult:
         keys, args = self._run_call(a)
         return _run_result(await self._append_run(keys=keys, args=args))
 
-    async def append_runs(self, runs: Sequence[AppendRun]) -> list[AppendResult]:
-        if not runs:
-            return []
-        if isinstance(self.client, RedisCluster):
-            # a cluster pipeline refuses EVALSHA: the scripts go concurrently (one per match's node)
-            return list(await asyncio.gather(*(self.append_run(a) for a in runs)))
-        # One non-transactional pipeline of EVALSHA: each script is still atomic on its own. A server that
-        # does not know the script (restarted, SCRIPT FLUSH) answers NOSCRIPT without running anything;
-        # those runs go again through the Script object, which loads it. (Letting redis-py check with
-        # SCRIPT EXISTS first would cost a second round trip for every batch.)
-        sha = self._append_run.sha
-        async with self.client.pipeline(transaction=False) as pipe:
-            for a in runs:
-                keys, args = self._run_call(a)
-                pipe.execute_command("EVALSHA", sha, len(keys), *keys, *args)
-            replies = await pipe.execute(raise_on_error=False)
-        out: list[AppendResult] = []
-        for a, reply in zip(runs, replies, strict=True):
-            if isinstance(reply, NoScriptError):
-                out.append(await self.append_run(a))
-            elif isinstance(reply, Exception):
-                raise reply
-            else:
-                out.append(_run_result(reply))
-        return out
-
     def _run_call(self, a: AppendRun) -> tuple[list[str], list[bytes | str | int]]:
         first, last = _run_bounds(a)
-        keys = [self.key(a.match, n) for n in ("events", "seq", "board", "record", "pending")]
+        keys = self._keys(a.match)
         args: list[bytes | str | int] = [
             a.prev,
             first,
@@ -146,12 +142,57 @@ class RedisStore:
             LiveUpdate(a.match, last).encode(),
             self.channel(a.match),
             self.channel(None),
+            _fence(a.writes),
+            a.chain,
+            a.cause,
+            "1" if a.allow_gap else "0",
         ]
         return keys, args
 
     async def head(self, match: str) -> int:
         raw = await self._r.get(self.key(match, "seq"))
         return int(raw) if raw is not None else 0
+
+    async def state(self, match: str) -> MatchState:
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.get(self.key(match, "seq"))
+            pipe.hmget(self.key(match, "state"), ["writes", "chain"])
+            head, (writes, chain) = await pipe.execute()
+        return MatchState(
+            head=int(head or 0), writes=int(writes or 0), chain=None if chain is None else chain.decode()
+        )
+
+    async def record_state(self, match: str) -> tuple[bytes | None, int]:
+        # one transaction: the record and the count it was written at, never a newer count (a fenced write
+        # from an older record) than the record read
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.get(self.key(match, "record"))
+            pipe.hget(self.key(match, "state"), "writes")
+            record, writes = await pipe.execute()
+        return record, int(writes or 0)
+
+    async def versions(self, match: str) -> list[RecordVersion]:
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.lrange(self.key(match, "versions"), 0, -1)
+            pipe.lrange(self.key(match, "causes"), 0, -1)
+            records, causes = await pipe.execute()
+        out: list[RecordVersion] = []
+        for n, (record, cause) in enumerate(zip(records, causes, strict=False), start=1):
+            by, seq = parse_cause(cause.decode())
+            out.append(RecordVersion(n, by, seq, record))
+        return out
+
+    async def version(self, match: str, n: int) -> RecordVersion | None:
+        if n < 1:
+            return None
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.lindex(self.key(match, "versions"), n - 1)
+            pipe.lindex(self.key(match, "causes"), n - 1)
+            record, cause = await pipe.execute()
+        if record is None or cause is None:
+            return None
+        by, seq = parse_cause(cause.decode())
+        return RecordVersion(n, by, seq, record)
 
     async def event(self, match: str, seq: int) -> bytes | None:
         found = await self._r.xrange(self.key(match, "events"), f"{seq}-0", f"{seq}-0")
@@ -204,20 +245,41 @@ class RedisStore:
         raw = await self._r.hgetall(self.key(match, "pending"))
         return {int(k): v for k, v in sorted(raw.items(), key=lambda kv: int(kv[0]))}
 
-    async def put_record(self, match: str, record: bytes, *, if_absent: bool = False) -> bool:
-        # The head is read alongside (both in one round trip with the worker's auto-pipelining): the
-        # announcement carries it.
-        written, head = await asyncio.gather(
-            self._r.set(self.key(match, "record"), record, nx=if_absent), self.head(match)
-        )
-        if not written:
-            return False
-        update = LiveUpdate(match, head).encode()
-        # two plain PUBLISH calls, sent together: a cluster client refuses PUBLISH in a pipeline
-        await asyncio.gather(
-            self._r.publish(self.channel(match), update), self._r.publish(self.channel(None), update)
-        )
-        return True
+    async def pending_matches(self) -> list[str]:
+        found: set[str] = set()
+        tail = len(":pending")
+        async for key in self._r.scan_iter(match=f"{self.prefix}:{{*}}:pending", count=1000):
+            text = key.decode()
+            found.add(text[len(self.prefix) + 2 : -tail - 1])
+        return sorted(found)
+
+    async def alarm(self, match: str, detail: str) -> None:
+        await self._r.hset(f"{self.idx}:alarms", match, detail)
+
+    async def alarms(self) -> dict[str, str]:
+        raw = await self._r.hgetall(f"{self.idx}:alarms")
+        return {k.decode(): v.decode() for k, v in sorted(raw.items())}
+
+    async def put_record(
+        self,
+        match: str,
+        record: bytes,
+        *,
+        if_absent: bool = False,
+        writes: int | None = None,
+        cause: str = "",
+    ) -> bool:
+        args: list[bytes | str | int] = [
+            record,
+            _fence(writes),
+            cause,
+            "1" if if_absent else "0",
+            self.channel(match),
+            self.channel(None),
+            match,
+        ]
+        written, _ = await self._record(keys=self._keys(match), args=args)
+        return bool(written)
 
     # indexes ---------------------------------------------------------------------------------------
     async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:

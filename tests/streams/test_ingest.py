@@ -237,7 +237,13 @@ async def test_held_events_left_contiguous_by_a_dead_owner_are_drained(any_store
         g.apply(e)
     await any_store.append(
         Append(
-            "m1", 4, canonical_bytes(events[3]), 3, canonical_bytes(g.board()), canonical_bytes(g.record())
+            "m1",
+            4,
+            canonical_bytes(events[3]),
+            3,
+            canonical_bytes(g.board()),
+            canonical_bytes(g.record()),
+            chain=g.log.head.hex(),  # as every append does: the trusted head a rebuild must reach
         )
     )
     second = IngestCore(any_store)

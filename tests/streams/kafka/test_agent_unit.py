@@ -278,15 +278,18 @@ async def test_a_batch_that_keeps_failing_is_ingested_one_by_one_and_only_the_po
     harness = Harness()
     events = corpus(2, seed=5)
     poison = events[7]
-    real = harness.core.ingest
+    real = harness.core.ingest_many
 
     async def bad_many(batch: Any, raws: Any = None) -> Any:
-        raise RuntimeError("bug in the batch path")
+        # a bug that a batch of several events meets, and one poison event alone (ingest is a batch of one)
+        if len(batch) > 1:
+            raise RuntimeError("bug in the batch path")
+        return await real(batch, raws)
 
     async def bad_one(event: Any) -> Any:
         if event == poison:
             raise RuntimeError("bug on this event")
-        return await real(event)
+        return (await bad_many([event]))[0]
 
     harness.core.ingest_many = bad_many  # type: ignore[method-assign,assignment]
     harness.core.ingest = bad_one  # type: ignore[method-assign]

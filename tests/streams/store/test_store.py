@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import msgpack
 import pytest
 
-from streams.store import Append, AppendRun, AuditEntry, IndexEntry, LiveUpdate, RedisStore, Store
+from streams.store import (
+    Append,
+    AppendRun,
+    AuditEntry,
+    IndexEntry,
+    LiveUpdate,
+    MatchState,
+    RedisStore,
+    Store,
+)
 
 
 def ev(match: str, seq: int, **extra: object) -> bytes:
@@ -346,30 +356,78 @@ async def test_a_run_is_appended_atomically_with_one_live_update(any_store: Stor
     assert (await any_store.append(app("m1", 3, 6))).status == "duplicate"
 
 
-async def test_runs_of_several_matches_are_sent_together_each_its_own_step(any_store: Store) -> None:
-    await any_store.append(app("m1", 1, 0))
-    await any_store.append(app("m2", 1, 0))
-    assert await any_store.append_runs([]) == []
-    results = await any_store.append_runs(
-        [run_of("m1", range(2, 4), 1), run_of("m2", range(3, 5), 1), run_of("m3", range(1, 3), 0)]
+async def test_every_record_write_is_fenced_by_the_write_count(any_store: Store) -> None:
+    # The flake of issue 10 item 7: a playoff child's owner settled the parent's record while the parent's
+    # owner wrote it from an older view. Every record write names the write count it built on.
+    first = await any_store.append(app("m1", 1, 0))
+    assert (first.status, first.writes) == ("applied", 1)
+    record, writes = await any_store.record_state("m1")
+    assert (record, writes) == (msgpack.packb({"match": "m1", "head": 1}), 1)
+    # another writer (the child settling it) writes the record at that count...
+    assert await any_store.put_record("m1", b"settled", writes=1)
+    assert not await any_store.put_record("m1", b"late", writes=1)  # ...and a second one at it is refused
+    # the owner's append built on count 1 is stale now, and changes nothing
+    stale = await any_store.append_run(replace(run_of("m1", range(2, 3), 1), writes=1))
+    assert (stale.status, stale.head, stale.writes) == ("stale", 1, 2)
+    assert (await any_store.append(replace(app("m1", 2, 1), writes=1))).status == "stale"
+    assert await any_store.record("m1") == b"settled"
+    assert await any_store.head("m1") == 1
+    # built on the current count it goes through, and the next fence is handed back
+    done = await any_store.append_run(replace(run_of("m1", range(2, 3), 1), writes=2))
+    assert (done.status, done.head, done.writes) == ("applied", 2, 3)
+    assert (await any_store.state("m1")).writes == 3
+
+
+async def test_the_trusted_chain_head_is_kept_with_every_append(any_store: Store) -> None:
+    assert await any_store.state("m1") == MatchState(0, 0, None)
+    await any_store.append(replace(app("m1", 1, 0), chain="aa"))
+    await any_store.append_run(replace(run_of("m1", range(2, 4), 1), chain="bb"))
+    assert await any_store.state("m1") == MatchState(3, 2, "bb")
+    assert await any_store.put_record("m1", b"linked")  # a record alone leaves the chain head as it is
+    assert await any_store.state("m1") == MatchState(3, 3, "bb")
+
+
+async def test_a_finished_record_that_changes_is_a_new_version(any_store: Store) -> None:
+    def rec(status: str, winner: str | None) -> bytes:
+        return msgpack.packb({"status": status, "winner": winner})
+
+    # in progress: no versions
+    await any_store.append(replace(app("m1", 1, 0), record=rec("in_progress", None)))
+    assert await any_store.versions("m1") == []
+    # the game ends at seq 2: version 1, caused by seq 2
+    await any_store.append(replace(app("m1", 2, 1), record=rec("finished", "p1"), cause="m1 2"))
+    # an event that leaves the record as it is makes no version
+    await any_store.append(replace(app("m1", 3, 2), record=rec("finished", "p1"), cause="m1 3"))
+    # a penalty after the end changes the winner: version 2, caused by seq 4
+    await any_store.append_run(
+        replace(run_of("m1", range(4, 5), 3), record=rec("finished", "p2"), cause="m1 4")
     )
-    # one result per run, in order; the run that does not follow its head is refused alone
-    assert [(r.status, r.head) for r in results] == [("applied", 3), ("gap", 1), ("applied", 2)]
-    assert [e.data for e in await any_store.events("m1")] == [ev("m1", s) for s in (1, 2, 3)]
-    assert [e.data for e in await any_store.events("m2")] == [ev("m2", 1)]
-    assert [e.data for e in await any_store.events("m3")] == [ev("m3", 1), ev("m3", 2)]
-    assert msgpack.unpackb(await any_store.record("m2")) == {"match": "m2", "head": 1}
-    assert msgpack.unpackb(await any_store.board("m3")) == {"seq": 2}
+    # a playoff game settling it names its own event
+    assert await any_store.put_record("m1", rec("finished", "p1"), cause="m1/tb1 9")
+    versions = await any_store.versions("m1")
+    assert [(v.version, v.cause_match, v.cause_seq) for v in versions] == [
+        (1, "m1", 2),
+        (2, "m1", 4),
+        (3, "m1/tb1", 9),
+    ]
+    assert [msgpack.unpackb(v.record)["winner"] for v in versions] == ["p1", "p2", "p1"]
+    assert await any_store.version("m1", 2) == versions[1]
+    assert await any_store.version("m1", 0) is None
+    assert await any_store.version("m1", 4) is None
+    assert await any_store.versions("nope") == []
 
 
-@pytest.mark.redis
-async def test_runs_are_written_after_the_server_forgot_the_script(redis_store: RedisStore) -> None:
-    # a restarted server (or SCRIPT FLUSH) answers NOSCRIPT: the runs are written anyway, once each
-    await redis_store.client.script_flush()
-    results = await redis_store.append_runs([run_of("m1", range(1, 3), 0), run_of("m2", range(1, 2), 0)])
-    assert [(r.status, r.head) for r in results] == [("applied", 2), ("applied", 1)]
-    assert [e.data for e in await redis_store.events("m1")] == [ev("m1", 1), ev("m1", 2)]
-    assert [e.data for e in await redis_store.events("m2")] == [ev("m2", 1)]
+async def test_matches_with_held_events_and_alarms_are_listed(any_store: Store) -> None:
+    await any_store.append(app("m1", 1, 0))
+    assert await any_store.hold("m1", 3, ev("m1", 3))
+    assert await any_store.hold("g/tb1", 5, ev("g/tb1", 5))
+    assert await any_store.pending_matches() == ["g/tb1", "m1"]
+    await any_store.append(app("m1", 2, 1))
+    await any_store.append(app("m1", 3, 2))  # the held event is archived: m1 waits for nothing now
+    assert await any_store.pending_matches() == ["g/tb1"]
+    assert await any_store.alarms() == {}
+    await any_store.alarm("m1", "chain head differs")
+    assert await any_store.alarms() == {"m1": "chain head differs"}
 
 
 async def test_the_audit_log_keeps_entries_in_order_and_pages(any_store: Store) -> None:
