@@ -21,6 +21,7 @@ import msgpack
 from aiohttp import web
 
 from replay.engine.record import dumps
+from streams.history import summary
 from streams.http.access import (
     ACCESS,
     AUDIT_DETAIL,
@@ -179,15 +180,47 @@ async def get_matches(request: web.Request) -> web.Response:
 
 
 async def get_record(request: web.Request) -> web.Response:
-    """GET /matches/{match}/record: the stored record (contract §3); it holds no hidden card."""
+    """GET /matches/{match}/record[?version=N]: the stored record (contract §3), or version N of a finished
+    record (docs/records.md, "Versions"); it holds no hidden card."""
     match = request[MATCH]
-    data = await request.app[STORE].record(match)
+    store = request.app[STORE]
+    number = request[QUERY].get("version")
+    if number is not None:
+        version = await store.version(match, number)
+        if version is None:
+            raise Problem(404, "not_found", await _no_version(store, match, number))
+        data: bytes | None = version.record
+    else:
+        data = await store.record(match)
     if data is None:
         raise Problem(404, "not_found", f"match {match}: no record stored")
     if request.headers.get("Accept", "") in MSGPACK_TYPES:
         return web.Response(body=data, content_type="application/msgpack")
     record = _unpack(data, match, "record")
     return _json(record)
+
+
+async def _no_version(store: Store, match: str, number: int) -> str:
+    """Why version ``number`` of ``match`` is not there, in words."""
+    known = len(await store.versions(match))
+    if known:
+        return f"match {match}: no version {number} (versions 1 to {known})"
+    if await store.record(match) is None:
+        return f"match {match}: no record stored"
+    return f"match {match}: no version {number} (the record has no versions: the game is not finished)"
+
+
+async def get_versions(request: web.Request) -> web.Response:
+    """GET /matches/{match}/versions: every version of the finished record, oldest first, each with its
+    cause, status, result and signature status (:func:`streams.history.summary`); ``[]`` while the game
+    has not finished; 404 when the match has no record."""
+    match = request[MATCH]
+    store = request.app[STORE]
+    versions = await store.versions(match)
+    if not versions and await store.record(match) is None:
+        raise Problem(404, "not_found", f"match {match}: no record stored")
+    key = request.app[CORE].signing_key
+    return _json([summary(v, key) for v in versions])
 
 
 async def get_board(request: web.Request) -> web.Response:
@@ -302,6 +335,13 @@ def _answer(
     return Answer(description, media, ref, ("application/msgpack",) if msgpack else ())
 
 
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+#: The highest version number a request may name (a bound on the parameter, far above any real history).
+MAX_VERSION = 1_000_000
+
 _ANY_EVENTS = {
     "description": "one event, an array of events or JSON Lines (schemas/events.schema.json)",
     "oneOf": [{"type": "object"}, {"type": "array", "items": {}}],
@@ -368,6 +408,32 @@ API_ROUTES: tuple[Route, ...] = (
                 },
                 msgpack=True,
             )
+        },
+        query=(
+            Param(
+                "version",
+                "integer",
+                "a version of the finished record, from 1 (GET /matches/{match}/versions lists them); "
+                "without it, the record as it is now",
+                minimum=1,
+                maximum=MAX_VERSION,
+            ),
+        ),
+        tag="read",
+    ),
+    Route(
+        "GET",
+        "/matches/{match}/versions",
+        get_versions,
+        PUBLIC,
+        "The finished record's history: every version and the event that caused it",
+        description=(
+            "Every change to a finished record is a new version naming the event that caused it: an event "
+            "of this match, or of a playoff game that settled it. Oldest first; an empty list while the "
+            "game is not finished. Each version's record is at `/matches/{match}/record?version=N`."
+        ),
+        answers={
+            200: _answer("the versions, oldest first", {"type": "array", "items": _ref("VersionSummary")})
         },
         tag="read",
     ),
