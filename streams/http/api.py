@@ -180,7 +180,7 @@ async def get_matches(request: web.Request) -> web.Response:
 
 
 async def get_record(request: web.Request) -> web.Response:
-    """GET /matches/{match}/record[?version=N]: the stored record (contract §3), or version N of a finished
+    """GET /matches/{match}/record[?version=N]: the stored record (docs/records.md), or version N of a finished
     record (docs/records.md, "Versions"); it holds no hidden card."""
     match = request[MATCH]
     store = request.app[STORE]
@@ -396,7 +396,7 @@ API_ROUTES: tuple[Route, ...] = (
         "/matches/{match}/record",
         get_record,
         PUBLIC,
-        "The end-of-game record (contract §3)",
+        "The end-of-game record (docs/records.md)",
         answers={
             200: _answer(
                 "the record (application/msgpack with Accept: application/msgpack)",
