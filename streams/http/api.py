@@ -180,8 +180,8 @@ async def get_matches(request: web.Request) -> web.Response:
 
 
 async def get_record(request: web.Request) -> web.Response:
-    """GET /matches/{match}/record[?version=N]: the stored record (docs/records.md), or version N of a finished
-    record (docs/records.md, "Versions"); it holds no hidden card."""
+    """GET /matches/{match}/record[?version=N]: the stored record, or version N of a finished record
+    (docs/records.md, "Versions"); it holds no hidden card."""
     match = request[MATCH]
     store = request.app[STORE]
     number = request[QUERY].get("version")
