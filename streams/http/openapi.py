@@ -62,7 +62,8 @@ def _move_defs(schema: Mapping[str, Any], prefix: str, into: dict[str, Any]) -> 
 
 
 def components() -> dict[str, Any]:
-    """The shared schemas: errors, ingest answers, index entries, records, boards, health."""
+    """The shared schemas: errors, ingest answers, index entries, records and their versions, boards,
+    health."""
     schemas: dict[str, Any] = {}
     schemas["Record"] = _move_defs(load_schema("record"), "Record", schemas)
     schemas["Error"] = {
@@ -126,6 +127,44 @@ def components() -> dict[str, Any]:
             "match": {"type": "string"},
             "status": {"const": "in_progress"},
             "stub": {"const": True},
+        },
+    }
+    schemas["VersionSummary"] = {
+        "type": "object",
+        "description": "one version of a finished record (streams/history.py; docs/records.md, Versions)",
+        "required": ["version", "cause", "status", "result", "agrees", "findings", "events", "signature"],
+        "properties": {
+            "version": {"type": "integer", "minimum": 1},
+            "cause": {
+                "type": "object",
+                "description": "the event that made this version: of this match, or of a playoff game",
+                "required": ["match", "seq"],
+                "properties": {"match": {"type": "string"}, "seq": {"type": "integer", "minimum": 1}},
+            },
+            "status": {"enum": ["finished", "awaiting_playoff", "in_progress", None]},
+            "result": {
+                "type": ["object", "null"],
+                "properties": {
+                    "outcome": {"enum": ["win", "draw", "no_winner", None]},
+                    "winner": {"type": ["string", "null"]},
+                    "loser": {"type": ["string", "null"]},
+                    "reason": {"type": ["string", "null"]},
+                    "decided_at": {"type": ["integer", "null"]},
+                    "turn": {"type": ["integer", "null"]},
+                },
+            },
+            "agrees": {"type": ["boolean", "null"]},
+            "findings": {"type": ["integer", "null"], "minimum": 0},
+            "events": {"type": ["integer", "null"], "minimum": 0},
+            "signature": {
+                "type": "object",
+                "required": ["status", "key_id"],
+                "properties": {
+                    "status": {"enum": ["valid", "invalid", "not_checked", "unsigned", "unreadable"]},
+                    "key_id": {"type": ["string", "null"]},
+                },
+            },
+            "unreadable": {"const": True, "description": "the stored bytes of this version are unreadable"},
         },
     }
     schemas["Board"] = {

@@ -153,7 +153,7 @@ class IndexEntry:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], seq: int) -> IndexEntry:
-        """The index entry of a contract §3 record whose archive head is ``seq``."""
+        """The index entry of a record (docs/records.md) whose archive head is ``seq``."""
         context = record.get("context") or {}
         counts: dict[str, int] = {}
         for finding in record.get("findings") or ():

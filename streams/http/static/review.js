@@ -154,6 +154,48 @@
     if (!pl.children.length) pl.append(el("li", { class: "muted" }, "none"));
   }
 
+  // ------------------------------------------------------------------ the record's history
+  // Every change to a finished record is a version naming the event that caused it (docs/records.md).
+  function versionLine(v, last) {
+    const cause = v.cause.match === match
+      ? el("a", { href: "#seq=" + v.cause.seq, class: "cause", onclick: () => { $("history").open = false; } },
+        "seq " + v.cause.seq)
+      : el("a", { href: "/review/" + enc(v.cause.match) + "#seq=" + v.cause.seq, class: "cause" },
+        `${v.cause.match} seq ${v.cause.seq}`);
+    const sig = v.signature.status === "unsigned" ? "unsigned"
+      : `signed ${v.signature.key_id || ""} (${v.signature.status.replace("_", " ")})`;
+    const claim = v.agrees === true ? "claim agrees" : v.agrees === false ? "claim DISAGREES" : "no claim";
+    return el("li", { "data-version": v.version, class: v.version === last ? "current" : null },
+      el("b", {}, "v" + v.version), " ",
+      v.unreadable ? "unreadable" : `${(v.status || "").replace("_", " ")}: ${resultSummary(v.result)}`,
+      " · caused by ", cause, " · ",
+      el("a", { href: "/matches/" + enc(match) + "/record?version=" + v.version, class: "record-link",
+        target: "_blank" }, "record"),
+      el("span", { class: "muted" }, v.unreadable ? ` · ${sig}` : ` · ${plural(v.events, "event")}, ${claim}, ${sig}`),
+      v.version === last ? el("span", { class: "muted" }, " · current") : null);
+  }
+
+  async function loadHistory() {
+    const box = $("history");
+    let versions;
+    try {
+      const resp = await fetch("/matches/" + enc(match) + "/versions");
+      versions = await resp.json();
+      if (!resp.ok) throw new Error(versions.error || resp.statusText);
+    } catch (err) {
+      box.hidden = true;
+      box.dataset.error = String(err.message || err);
+      return;
+    }
+    box.dataset.versions = String(versions.length);
+    if (!versions.length) { box.hidden = true; return; }
+    const last = versions[versions.length - 1].version;
+    $("history-summary").textContent = `History (${plural(versions.length, "version")})`;
+    $("history-summary").title = "every change to the finished record, and the event that caused it";
+    $("history-list").replaceChildren(...versions.map((v) => versionLine(v, last)));
+    box.hidden = false;
+  }
+
   // ------------------------------------------------------------------ the battle log
   let rules = {};
 
@@ -354,6 +396,7 @@
     $("last").textContent = meta.last;
     renderLog();
     renderMeta();
+    const history = loadHistory();
     $("prev").addEventListener("click", () => step(-1));
     $("next").addEventListener("click", () => step(1));
     $("slider").addEventListener("input", (e) => {
@@ -376,6 +419,7 @@
     });
     const wanted = /seq=(\d+)/.exec(location.hash);
     await goTo(wanted ? Number(wanted[1]) : steps.length ? steps[0][0] : 1);
+    await history;
     document.body.dataset.ready = "1";
   }
 

@@ -352,6 +352,80 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     assert await page.inner_text("#event-type") == parent[6]["type"]
 
 
+async def test_review_page_shows_the_history_of_a_changed_record_with_working_links(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    from tests.streams.http.test_versions import penalty_after_the_end
+    from tests.streams.test_ingest import game
+
+    events = game("h1")
+    late = penalty_after_the_end(events)  # after the end: the winner changes, a new version
+    parent, child = playoff_game()
+    await served.post([*events, late, *parent, *child])
+    end = events[-2]["seq"]  # conceded: version 1; the source's claim after it, version 2
+
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 1440, "height": 900})
+    await page.goto(f"{served.url}/review/h1")
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    assert await page.inner_text("#history-summary") == "History (3 versions)"
+    items = page.locator("#history-list li")
+    assert not await items.first.is_visible()  # closed: one line in the header
+    await page.click("#history-summary")
+    assert await items.count() == 3
+    first, second = items.nth(0), items.nth(2)
+    assert "finished: misty beat ash by concession" in await first.inner_text()
+    assert f"caused by seq {end}" in await first.inner_text()
+    text = await second.inner_text()
+    assert "ash beat misty by penalty" in text and f"caused by seq {late['seq']}" in text
+    assert "current" in text and "unsigned" in text
+    if (path := shot("review-history")) is not None:
+        await page.screenshot(path=str(path))
+    # open, the list lies over the page: still one screen at 1440x900, no scroll
+    size = await page.evaluate(
+        "(d => [d.scrollWidth, d.scrollHeight, innerWidth, innerHeight])(document.documentElement)"
+    )
+    assert size[0] <= size[2] and size[1] <= size[3], size
+    box = await page.locator("#history-list").bounding_box()
+    assert box and box["y"] + box["height"] <= 900
+
+    # a version's cause in this game: its step, on this page
+    await first.locator("a.cause").click()
+    await wait_seq(page, end)
+    assert await page.inner_text("#event-type") == events[end - 1]["type"]
+    assert not await items.first.is_visible()  # the list closed behind the jump
+    # a version's record: that version, as stored then
+    await page.click("#history-summary")
+    assert await first.locator("a.record-link").get_attribute("href") == "/matches/h1/record?version=1"
+    async with browser_context.expect_page() as opened:
+        await first.locator("a.record-link").click()
+    shown = await opened.value
+    await shown.wait_for_load_state()
+    assert shown.url == f"{served.url}/matches/h1/record?version=1"
+    record = json.loads(await shown.locator("pre").first.inner_text())
+    assert (record["result"]["winner"], record["chain"]["events"]) == ("misty", end)
+    await shown.close()
+
+    # a parent settled by its playoff game: the cause is the child's event, on the child's page
+    versions = await served.get_json("/matches/g1/versions")
+    by_child = [v for v in versions if v["cause"]["match"] == "g1/tb1"]
+    assert len(by_child) == 1 and by_child[0]["result"]["reason"] == "playoff"
+    await page.goto(f"{served.url}/review/g1")
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    assert await page.inner_text("#history-summary") == f"History ({len(versions)} versions)"
+    await page.click("#history-summary")
+    settled = page.locator(f'#history-list li[data-version="{by_child[0]["version"]}"]')
+    assert "finished" in await settled.inner_text() and "by playoff" in await settled.inner_text()
+    cause = settled.locator("a.cause")
+    href = await cause.get_attribute("href")
+    assert href is not None and href.startswith("/review/g1/tb1#seq=")
+    await cause.click()
+    await page.wait_for_url(f"**{href}")
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    await wait_seq(page, int(href.rsplit("=", 1)[1]))
+    assert await page.inner_text("#match-id") == "g1/tb1"
+
+
 def long_game(match: str, events: int = 1000) -> list[Event]:
     """The prize game with a judge's note after every event, renumbered: ``events`` events or more."""
     base = _prize_game()

@@ -1,0 +1,97 @@
+"""A finished record's history (docs/records.md, "Versions"): what each stored version says.
+
+Every change to a finished record is a new version that names the event that caused it; the store keeps
+them all (:meth:`Store.versions`, :meth:`Store.version`). This module turns one stored version into the
+public summary that ``GET /matches/{match}/versions`` answers, ``prizecheck show --history`` prints and
+the review page lists: its number, its cause, the record's status and result, and its signature's status.
+
+A record holds no hidden card (docs/http-api.md, ``GET /matches/{match}/record``), so neither does a
+summary: it is a few fields of the record, and the signature checked against the service's own key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import msgpack
+
+from replay.engine.chain import verify_signature
+from streams.store import RecordVersion
+
+SignatureStatus = Literal["valid", "invalid", "not_checked", "unsigned", "unreadable"]
+
+#: The result fields a summary keeps (the rest is in the version's record).
+RESULT_FIELDS = ("outcome", "winner", "loser", "reason", "decided_at", "turn")
+
+
+def unpack_version(version: RecordVersion) -> dict[str, Any] | None:
+    """The version's record as a dict, or None when its stored bytes are unreadable."""
+    try:
+        obj = msgpack.unpackb(version.record, raw=False, strict_map_key=False)
+    except Exception:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def signature_status(record: Mapping[str, Any], key: bytes | None) -> SignatureStatus:
+    """``valid`` / ``invalid`` against ``key``; ``not_checked`` when signed but there is no key to check it
+    with; ``unsigned`` when the record carries no signature."""
+    if not record.get("signature"):
+        return "unsigned"
+    if key is None:
+        return "not_checked"
+    return "valid" if verify_signature(record, key) else "invalid"
+
+
+def summary(version: RecordVersion, key: bytes | None) -> dict[str, Any]:
+    """The public summary of one version (the ``VersionSummary`` of the OpenAPI document).
+
+    ``key``: the signing key to check the signature with (the service's; None: not checked). A version
+    whose stored bytes are unreadable is still listed, with ``unreadable: true`` and nulls, so that one
+    corrupt version does not hide the others.
+    """
+    record = unpack_version(version)
+    out: dict[str, Any] = {
+        "version": version.version,
+        "cause": {"match": version.cause_match, "seq": version.cause_seq},
+    }
+    if record is None:
+        return {
+            **out,
+            "status": None,
+            "result": None,
+            "agrees": None,
+            "findings": None,
+            "events": None,
+            "signature": {"status": "unreadable", "key_id": None},
+            "unreadable": True,
+        }
+    result = record.get("result")
+    sig = record.get("signature")
+    chain = record.get("chain")
+    findings = record.get("findings")
+    return {
+        **out,
+        "status": record.get("status"),
+        "result": {k: result.get(k) for k in RESULT_FIELDS} if isinstance(result, Mapping) else None,
+        "agrees": record.get("agrees"),
+        "findings": len(findings) if isinstance(findings, list) else 0,
+        "events": chain.get("events") if isinstance(chain, Mapping) else None,
+        "signature": {
+            "status": signature_status(record, key),
+            "key_id": sig.get("key_id") if isinstance(sig, Mapping) else None,
+        },
+    }
+
+
+def result_text(result: Mapping[str, Any] | None) -> str:
+    """One line for a summary's result: ``ash beat misty by penalty at seq 38``."""
+    if not result:
+        return "no result"
+    at = f" at seq {result['decided_at']}" if result.get("decided_at") is not None else ""
+    if result.get("outcome") == "win":
+        return f"{result.get('winner')} beat {result.get('loser')} by {result.get('reason')}{at}"
+    if result.get("outcome") == "draw":
+        return f"draw ({result.get('reason')}){at}"
+    return f"no winner ({result.get('reason')}){at}"
