@@ -24,6 +24,8 @@ import os
 import sys
 from dataclasses import replace
 
+from redis.exceptions import RedisError
+
 from replay.engine.errors import InputError
 from streams.check import Acknowledged, CheckError, Report, acknowledged_events, check, read_topic
 from streams.settings import Settings
@@ -87,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         )
     except CheckError as exc:
         print(f"prizecheck check: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, RedisError) as exc:  # Redis went away or failed during the check
+        print(f"prizecheck check: Redis failed during the check: {exc!r}", file=sys.stderr)
         return 2
     if args.json:
         sys.stdout.write(json.dumps(report.as_json(), sort_keys=True) + "\n")

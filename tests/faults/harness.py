@@ -66,9 +66,14 @@ def wait_until(
 
 
 async def await_until(
-    what: str, probe: Callable[[], Awaitable[T | None]], timeout: float, logs: Callable[[], str] = str
+    what: str,
+    probe: Callable[[], Awaitable[T | None]],
+    timeout: float,
+    logs: Callable[[], str] = str,
+    *,
+    every: float = 0.1,
 ) -> T:
-    """:func:`wait_until` for an async probe (polled every 100 ms)."""
+    """:func:`wait_until` for an async probe (polled every ``every`` seconds)."""
     deadline = time.monotonic() + timeout
     while True:
         value = await probe()
@@ -76,7 +81,7 @@ async def await_until(
             return value
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout:g} s waiting for {what}\n{logs()}")
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(every)
 
 
 # ------------------------------------------------------------------------------------------- redis
@@ -426,7 +431,8 @@ class CaseFigures:
     seconds: float = 0.0
 
     def fault(self, kind: str, n: int = 1) -> None:
-        self.faults[kind] += n
+        if n:
+            self.faults[kind] += n
 
     def from_check(self, run: CheckRun) -> None:
         """Lost events as the check counts them."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -220,11 +220,24 @@ def split(events: Sequence[Event], n: int) -> list[list[Event]]:
     return [list(events[i : i + size]) for i in range(0, len(events), size)]
 
 
-async def _archived_at_least(c: Cluster, n: int, timeout: float = CONVERGE) -> None:
+async def _archived_at_least(c: Cluster, n: int, timeout: float = CONVERGE, every: float = 0.1) -> None:
     async def probe() -> bool:
         return await c.stored() >= n
 
-    await await_until(f"{n} archived events", probe, timeout, c.logs)
+    await await_until(f"{n} archived events", probe, timeout, c.logs, every=every)
+
+
+async def _kill_mid_chunk(
+    c: Cluster, case: CaseFigures, chunk: list[Event], kill: Callable[[], None], what: str
+) -> None:
+    """Send a chunk; as soon as the first of its events is archived, ``kill``; the figures say whether the
+    chunk was partly archived (mid-stream) or already all of it, as read just before the kill."""
+    before = await c.stored()
+    await c.send_events(chunk)
+    await _archived_at_least(c, before + 1, every=0.005)
+    partly = await c.stored() < before + len(chunk)  # read just before the kill (Redis may be its target)
+    kill()
+    case.fault(f"{what}, {'mid-chunk' if partly else 'chunk already archived'}")
 
 
 async def _finish(case: CaseFigures, run: CheckRun, c: Cluster, prefix: str | None = None) -> None:
@@ -257,14 +270,8 @@ async def test_worker_killed_mid_stream(cluster: Cluster, case: CaseFigures) -> 
     chunks = split(events, kills + 1)
     c.start()
     wait_assigned(c.live(), PARTITIONS)
-    sent = 0
     for chunk in chunks[:-1]:
-        before = await c.stored()
-        await c.send_events(chunk)
-        sent += len(chunk)
-        await _archived_at_least(c, before + len(chunk) // 3)
-        c.live()[0].kill9()
-        case.fault("kill -9 worker")
+        await _kill_mid_chunk(c, case, chunk, c.live()[0].kill9, "kill -9 worker")
         if chunk is not chunks[-2]:  # the last kill's successor stops cleanly: it counts its own
             case.redelivered += await c.redeliveries()
         c.start()
@@ -291,11 +298,7 @@ async def test_redis_killed_under_workers(cluster: Cluster, case: CaseFigures) -
     c.start()
     wait_assigned(c.live(), PARTITIONS)
     for chunk in chunks[:-1]:
-        before = await c.stored()
-        await c.send_events(chunk)
-        await _archived_at_least(c, before + len(chunk) // 3)
-        c.redis.kill9()
-        case.fault("kill -9 redis-server")
+        await _kill_mid_chunk(c, case, chunk, c.redis.kill9, "kill -9 redis-server")
         c.redis.start()
     await c.send_events(chunks[-1])
     store = c.store()

@@ -75,6 +75,16 @@ async def test_a_store_the_core_wrote_holds_every_invariant(stored: Any) -> None
     assert len(wrong.breaches) == len(by_match)
 
 
+async def test_many_matches_are_read_within_the_connection_pool(redis_store: RedisStore) -> None:
+    """More matches than redis-py's pool has connections (100): read a chunk at a time."""
+    core = IngestCore(redis_store)
+    starts = [{**next(iter(games(1, seed=2).values()))[0], "match": f"many-{i:03d}"} for i in range(150)]
+    assert {o.status for o in await core.ingest_many(starts)} == {"applied"}
+    report = await check(redis_store)
+    assert report.ok, report.breaches
+    assert report.matches == report.applied == 150
+
+
 async def test_a_playoff_game_announced_but_not_started_is_a_stub_not_an_orphan(
     redis_store: RedisStore,
 ) -> None:
