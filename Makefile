@@ -46,8 +46,9 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Two processes, one per core; a test file stays on one (its module fixtures: brokers, servers, browsers).
 unit: install browser
-	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q
+	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test: lint typecheck unit
 

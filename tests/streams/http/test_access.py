@@ -277,7 +277,7 @@ def test_token_commands_store_only_hashes_and_audit_changes(tmp_path: Path, redi
     token = made.stdout.strip()
     assert re.fullmatch(r"pc_[0-9a-f]{12}_[A-Za-z0-9_-]{43}", token)
     stored = (tmp_path / "tokens.json").read_text()
-    assert token not in stored and token.split("_")[2] not in stored and "hmac-sha256:" in stored
+    assert token not in stored and token.split("_", 2)[2] not in stored and "hmac-sha256:" in stored
     assert oct((tmp_path / "tokens.json").stat().st_mode & 0o777) == "0o600"
     listed = prizecheck(env, "token", "list", "--json")
     row = json.loads(listed.stdout)
