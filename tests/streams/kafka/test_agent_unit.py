@@ -452,3 +452,28 @@ def test_worker_exits_1_with_a_message_when_kafka_is_unreachable() -> None:
     assert b"cannot reach Kafka at kafka://127.0.0.1:9" in out.stderr
     assert b"Traceback" not in out.stderr
     assert b"secret" not in out.stdout + out.stderr
+
+
+async def test_assigned_partitions_recover_only_their_matches_held_events() -> None:
+    # Issue 10 item 2: a worker assigned a partition picks up the events its previous owner left waiting
+    # behind a gap (held in the store), for that partition's matches only, so the gap timeout runs for them.
+    from aiokafka.partitioner import DefaultPartitioner
+
+    clock = [0.0]
+    harness = Harness()
+    harness.core.clock = lambda: clock[0]
+    names = [f"m{i}" for i in range(12)]
+    for name in names:
+        assert await harness.store.hold(name, 5, msgpack.packb({"match": name, "seq": 5}))
+
+    def partition(match: str) -> int:
+        return int(DefaultPartitioner()(match.encode(), [0, 1, 2, 3], []))
+
+    mine = [m for m in names if partition(m) == 2]
+    assert mine and len(mine) < len(names)
+    found = await harness.pipeline.recover({(SETTINGS.topic, 2)}, 4)
+    assert sorted(found) == sorted(mine)
+    assert harness.core.stats()["buffered"] == len(mine)
+    # revoking the partition forgets them again; the events stay held in the store
+    assert harness.pipeline.revoke({(SETTINGS.topic, 2)}) == len(mine)
+    assert sorted(await harness.store.pending_matches()) == sorted(names)
