@@ -39,7 +39,7 @@ from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
 from streams.http.redact import public_event
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
-from streams.ingest import IngestCore, Outcome
+from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.store import Store
 
 __all__ = ["API_ROUTES", "CORE", "OPTIONS", "STORE", "make_app", "parse_events"]
@@ -599,6 +599,8 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
         return error(exc.status, code, message, headers=headers)
     except (OSError, ConnectionError, TimeoutError) as exc:
         return error(503, "store_unavailable", f"store unavailable: {exc}")
+    except StoreContention as exc:  # another writer kept moving a match: send again (stored ones: duplicates)
+        return error(503, "store_contention", str(exc), headers={"Retry-After": "1"})
     except Exception as exc:
         if type(exc).__module__.startswith("redis"):
             return error(503, "store_unavailable", f"store unavailable: {exc}")

@@ -40,7 +40,7 @@ from aiokafka.partitioner import DefaultPartitioner
 from faust.types import TP, EventT, StreamT
 
 from replay.engine.errors import EventError
-from streams.ingest import IngestCore, Outcome, decode_event
+from streams.ingest import IngestCore, Outcome, StoreContention, decode_event
 from streams.kafka.batching import WORKER_BATCHING, Batching
 from streams.kafka.dlq import DeadLetter, DeadLetterSink
 from streams.settings import Settings
@@ -50,14 +50,20 @@ log = logging.getLogger("prizecheck.worker")
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
-#: Exceptions that mean "the store is unreachable right now": retried without limit.
+#: Exceptions that mean "the store is unreachable, or another writer keeps moving a match, right now":
+#: retried without limit (a record that meets them is not poison).
 try:
     from redis.exceptions import ConnectionError as _RedisConnectionError
     from redis.exceptions import TimeoutError as _RedisTimeoutError
 
-    TRANSIENT: tuple[type[BaseException], ...] = (_RedisConnectionError, _RedisTimeoutError, OSError)
+    TRANSIENT: tuple[type[BaseException], ...] = (
+        _RedisConnectionError,
+        _RedisTimeoutError,
+        OSError,
+        StoreContention,
+    )
 except ImportError:  # pragma: no cover - redis is part of the service extra
-    TRANSIENT = (OSError,)
+    TRANSIENT = (OSError, StoreContention)
 
 
 class Handled(NamedTuple):
