@@ -314,20 +314,22 @@ class Pipeline:
         A match's partition is the producers' (aiokafka's default partitioner over the match id key, with
         ``partitions`` partitions: the topic's count)."""
 
-        def partition(match: str) -> int:
-            return int(_PARTITIONER(match.encode(), list(range(partitions)), []))
+        by_partition = {p: (topic, p) for topic, p in assigned}
+        owners: dict[str, tuple[str, int] | None] = {}
 
-        mine = {
-            match: tp
-            for match in await self.core.store.pending_matches()
-            for tp in assigned
-            if tp[1] == partition(match)
-        }
-        found = await self.core.recover(mine.__contains__)
+        def owner(match: str) -> tuple[str, int] | None:
+            if match not in owners:
+                p = int(_PARTITIONER(match.encode(), list(range(partitions)), []))
+                owners[match] = by_partition.get(p)
+            return owners[match]
+
+        found = await self.core.recover(lambda match: owner(match) is not None)
         now = self.clock()
         for match in found:
-            self._owned.setdefault(mine[match], set()).add(match)
-            self._seen[match] = (now, mine[match])
+            tp = owner(match)
+            assert tp is not None
+            self._owned.setdefault(tp, set()).add(match)
+            self._seen[match] = (now, tp)
         if found:
             self.counts["recovered"] += len(found)
             log.info("partitions assigned: %d matches with events waiting behind a gap", len(found))
