@@ -74,6 +74,24 @@ def drawn_game(match: str = "g1", ruleset: str = "play-2026", **started: Any) ->
     return s
 
 
+def sudden_death(name: str, *, decided: bool, parent: str = "g1", **started: Any) -> Stream:
+    """A kr-1.0 sudden death of ``parent``: won by ash's first prize, or a double knockout draw."""
+    s = Stream(name, ruleset="kr-1.0", parent=parent, first="misty", **started)
+    s.setup("ash", ("a1", card("Pikachu", 30)), ("a2", card("Pichu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 30)), ("m2", card("Starmie", 30)))
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    if decided:
+        s.turn("ash")
+        s.attack("ash", "a1", ("m1", 30), claims=("m1",))
+    else:
+        s.add("checkup_started")
+        s.add("damage", pid="a1", amount=30)
+        s.add("damage", pid="m1", amount=30)
+        s.add("checkup_ended")
+    return s
+
+
 def card(name: str, hp: int | None = 60, rule: str | None = None, **extra: Any) -> dict[str, Any]:
     c: dict[str, Any] = {"name": name}
     if hp is not None:

@@ -25,7 +25,7 @@ from replay.engine.chain import canonical_bytes, verify_signature
 from replay.engine.record import dumps
 from streams.ingest import IngestCore, unpack_record
 from streams.store import MemoryStore, Store
-from tests.builder import Stream, card, drawn_game
+from tests.builder import Stream, card, drawn_game, sudden_death
 from tests.paths import ROOT
 
 
@@ -339,20 +339,7 @@ def drawn(match: str = "g1") -> Stream:
 
 
 def playoff(name: str, parent: str, decided: bool) -> Stream:
-    s = Stream(name, ruleset="kr-1.0", parent=parent, playoff="sudden_death", first="misty")
-    s.setup("ash", ("a1", card("Pikachu", 30)), ("a2", card("Pichu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 30)), ("m2", card("Starmie", 30)))
-    s.turn("misty")
-    s.add("turn_ended", player="misty")
-    if decided:
-        s.turn("ash")
-        s.attack("ash", "a1", ("m1", 30), claims=("m1",))
-    else:
-        s.add("checkup_started")
-        s.add("damage", pid="a1", amount=30)
-        s.add("damage", pid="m1", amount=30)
-        s.add("checkup_ended")
-    return s
+    return sudden_death(name, decided=decided, parent=parent, playoff="sudden_death")
 
 
 async def test_playoff_children_are_linked_and_settle_the_parent(any_store: Store) -> None:
