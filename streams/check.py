@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replay import Game, link_records
-from replay.engine.chain import canonical_bytes, canonical_of, sign
+from replay.engine.chain import canonical_bytes, sign
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_stub
 from replay.engine.validate import validate_event
-from streams.ingest import decode_event, unpack_record
+from streams.ingest import archive_bytes, decode_event, unpack_record
+from streams.kafka.keys import key_refusal
 from streams.store import ArchivedEvent, RedisStore
 
 #: Every breach code, with what it means (docs/reliability.md lists them too).
@@ -275,17 +276,14 @@ def admit(key: bytes | None, value: bytes) -> tuple[dict[str, Any], bytes] | str
     why it must be quarantined (the rules of ``streams.kafka.agents`` and the ingest core)."""
     try:
         event = decode_event(value)
+        match = event.get("match")
+        why = key_refusal(key, match) if isinstance(match, str) else None
+        if why is not None:
+            return why  # the worker's order: the key first, then the core's checks
         validate_event(event)
+        return event, archive_bytes(event, value)
     except EventError as exc:
         return str(exc)
-    match = event["match"]
-    if key is None or key != str(match).encode("utf-8"):
-        return f"key {key!r} is not the event's match {match!r}"
-    try:
-        data = canonical_of(value, event)
-    except (TypeError, ValueError, OverflowError) as exc:
-        return f"cannot be archived as canonical msgpack ({exc})"
-    return event, data
 
 
 # -------------------------------------------------------------------------------------------- the store

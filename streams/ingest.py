@@ -240,7 +240,7 @@ class IngestCore:
                 ev = decode_event(item)
                 raw = item if raws is None else raws[i]
                 validate_event(ev)
-                data = _canonical(ev, raw)
+                data = archive_bytes(ev, raw)
             except EventError as exc:
                 self.counts["rejected"] += 1
                 outcomes[i] = Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
@@ -864,7 +864,7 @@ def _unsigned(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _canonical(ev: dict[str, Any], raw: object = None) -> bytes:
+def archive_bytes(ev: dict[str, Any], raw: object = None) -> bytes:
     """The archived bytes; an event the canonical encoding cannot take (non-string keys in an extra
     field, integers beyond 64 bits) is rejected here rather than failing later in the engine.
 

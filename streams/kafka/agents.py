@@ -43,6 +43,7 @@ from replay.engine.errors import EventError
 from streams.ingest import IngestCore, Outcome, StoreContention, decode_event
 from streams.kafka.batching import WORKER_BATCHING, Batching
 from streams.kafka.dlq import DeadLetter, DeadLetterSink
+from streams.kafka.keys import key_refusal
 from streams.settings import Settings
 
 log = logging.getLogger("prizecheck.worker")
@@ -185,17 +186,8 @@ class Pipeline:
         match = decoded.get("match")
         if not isinstance(match, str):
             return decoded  # the core names the problem
-        if rec.key is None:
-            why = (
-                f"record has no key: events must be keyed by their match ({match!r}), or events of one "
-                "match could land in different partitions and be applied out of order"
-            )
-            return _Refused(why, "match", match, _seq(decoded))
-        if rec.key != match.encode("utf-8"):
-            why = (
-                f"record key {rec.key!r} is not the event's match {match!r}: events must be keyed by "
-                "match (a match is owned by the worker of one partition)"
-            )
+        why = key_refusal(rec.key, match)
+        if why is not None:
             return _Refused(why, "match", match, _seq(decoded))
         tp = (rec.topic, rec.partition)
         owned = self._owned.get(tp)
