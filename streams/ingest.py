@@ -252,7 +252,9 @@ class IngestCore:
             checkpoint_key = CheckpointKey(signing_key, self.key_id)
         self.checkpoint_key = checkpoint_key
         self.prefix = str(getattr(store, "prefix", ""))
-        self.checkpoints: CheckpointLog = checkpoints or MemoryCheckpoints(self.prefix)
+        self.checkpoints: CheckpointLog = (
+            MemoryCheckpoints(self.prefix) if checkpoints is None else checkpoints
+        )
         self._outbox: list[Checkpoint] = []  # written to the store, not yet to the checkpoint log
 
     # ------------------------------------------------------------------------------------ public API
