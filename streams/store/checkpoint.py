@@ -376,6 +376,7 @@ class FileCheckpoints(Latest):
     ) -> None:
         super().__init__(store)
         self.path = path
+        self.key = key  # what the checkpoints are signed with (and held events sealed with)
         self.key = key
         self.fsync_every = fsync_every
         self.skipped = 0  # lines that are not a checkpoint signed by the key (reported by check)
@@ -444,3 +445,12 @@ def read_log(
                     errors(n, f"the MAC of {ck.match}'s checkpoint {ck.describes()} does not verify")
                 continue
             yield ck
+
+
+def open_local_log(
+    signing_key: bytes | None, key_id: str | None, data_dir: str, prefix: str
+) -> FileCheckpoints:
+    """The embedded service's checkpoint log, ``<data dir>/checkpoints.log``, with its key (``.key``):
+    ``PRIZECHECK_SIGNING_KEY``, else the data directory's ``checkpoint.key``, created on first use."""
+    key = configured_key(signing_key, key_id, data_dir, create=True)
+    return FileCheckpoints(os.path.join(data_dir, LOG_FILE), key, store=prefix)
