@@ -147,7 +147,6 @@ async def _store_league(league: list[dict[str, Any]], builder: Any) -> None:
     """Ingest the league into the service's store (batches, as a worker does), then read it back."""
     from replay.cli.progress import Bar
     from replay.cli.report import add_records_from
-    from streams.ingest import IngestCore
     from streams.settings import Settings
     from streams.store import RedisStore
     from streams.store.connection import connect
@@ -156,18 +155,32 @@ async def _store_league(league: list[dict[str, Any]], builder: Any) -> None:
     conn = await connect(settings)
     try:
         store = RedisStore(conn.client)
-        core = IngestCore.from_settings(store, settings)
-        for start in range(0, len(league), 2000):
-            await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
+        core, checkpoints = _core(store, settings)
+        try:
+            for start in range(0, len(league), 2000):
+                await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
+        finally:
+            await checkpoints.close()
         with Bar("reading the league back", unit="records") as bar:
             await add_records_from(store, builder, bar, where=conn.where)
     finally:
         await conn.close()
 
 
+def _core(store: Any, settings: Any) -> tuple[Any, Any]:
+    """The ingest core ``prizecheck serve`` runs on this store: its checkpoint key and log in the data
+    directory (docs/reliability.md, "Tampering"), so serve and check find what the demo wrote signed."""
+    from streams.ingest import IngestCore
+    from streams.store.checkpoint import open_local_log
+
+    checkpoints = open_local_log(settings.signing_key, settings.key_id, settings.data_dir, store.prefix)
+    core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
+    return core, checkpoints
+
+
 async def _ingest(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every event through the service's ingest core, as msgpack bytes; the stored records back."""
-    from streams.ingest import IngestCore, unpack_record
+    from streams.ingest import unpack_record
     from streams.settings import Settings
     from streams.store import RedisStore
     from streams.store.connection import connect
@@ -177,11 +190,14 @@ async def _ingest(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     print(f"store: {conn.where}")
     try:
         store = RedisStore(conn.client)
-        core = IngestCore.from_settings(store, settings)
+        core, checkpoints = _core(store, settings)
         outcomes: dict[str, int] = {}
-        for event in events:
-            out = await core.ingest(msgpack.packb(event))
-            outcomes[out.status] = outcomes.get(out.status, 0) + 1
+        try:
+            for event in events:
+                out = await core.ingest(msgpack.packb(event))
+                outcomes[out.status] = outcomes.get(out.status, 0) + 1
+        finally:
+            await checkpoints.close()
         print("ingested: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + "\n")
         records: dict[str, dict[str, Any]] = {}
         for match in dict.fromkeys(str(e["match"]) for e in events):
