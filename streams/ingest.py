@@ -22,7 +22,6 @@ silently: every event ends as applied, duplicate, buffered or rejected (quaranti
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import os
 import re
@@ -171,6 +170,9 @@ MAX_FAMILY = 32
 #: Attempts at one match's items, or at settling one family, when another writer keeps moving the head or
 #: the record (each attempt rebuilds from the store first); then :class:`StoreContention` is raised.
 MAX_ATTEMPTS = 8
+#: Reads of a match whose index entry alone disagrees with its checkpoint, before that is an alarm.
+INDEX_READS = 3
+_INDEX_PROBLEM = "the league index entry is not one its checkpoint signs (replaced or edited)"
 
 _decode_map = msgspec.msgpack.Decoder(dict[str, Any]).decode  # decode_event's path for canonical bytes
 
@@ -698,24 +700,41 @@ class IngestCore:
         and nothing more is written to the match: nothing stored is rewritten or re-signed."""
         if st.game is not None:
             return st.game
+        for attempt in range(INDEX_READS):
+            game, head, state, record, board, indexed, ck, problems = await self._read(st, match)
+            if problems != [_INDEX_PROBLEM] or attempt == INDEX_READS - 1:
+                break
+            # Only the index entry disagrees: it is written after the checkpoint that names it, by the
+            # match's owner or a playoff game settling it, so another writer may be between the two
+            # steps right now. Read again; tampering stays.
+            await asyncio.sleep(0.05 * (attempt + 1))
+        st.game, st.head, st.writes, st.indexed = game, head, state.writes, indexed
+        st.ck, st.ck_raw = ck, state.checkpoint or b""
+        st.record_sha1, st.board_sha1 = sha1(record), sha1(board)
+        st.tampered = None
+        if problems:
+            await self._alarm(st, match, f"match {match}: " + "; ".join(problems))
+        elif record is not None and game.match is not None:
+            stored = unpack_record(record)
+            view = NONE if indexed is None else index_digest(indexed.view())
+            if stored is not None and view != ck.index:
+                # heal a crash between an append and its index step: index the record the checkpoint names
+                await self._index(st, stored, force=True)
+        return game
+
+    async def _read(
+        self, st: _MatchState, match: str
+    ) -> tuple[Game, int, MatchState, bytes | None, bytes | None, IndexEntry | None, Checkpoint, list[str]]:
+        """Read a match (its index entry first, then its slot in one atomic read: a playoff game settling
+        this one writes its checkpoint before the index entry it names, so in this order the entry is one
+        that the checkpoint read after it, or its predecessor, names), replay it and check it."""
         game = Game()
         head = 0
         others = ""
         st.quarantined.clear()
-        # The index entry first, then the match's slot in one atomic read: a playoff game settling this
-        # one writes its checkpoint before the index entry it names, so read in this order the entry is
-        # always one a checkpoint read after it signs.
         indexed = await self.store.index_entry(match)
         snap = await self.store.snapshot(match)
-        archived, held, state, record, board, versions = (
-            snap.events,
-            snap.held,
-            snap.state,
-            snap.record,
-            snap.board,
-            snap.versions,
-        )
-        for entry in archived:
+        for entry in snap.events:
             game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)  # archived: canonical
             if entry.kind == "event":
                 head = entry.position[0]
@@ -724,7 +743,7 @@ class IngestCore:
                 others = entry_step(others, entry.position[0], entry.kind, entry.data)
         now = self.clock()
         problems: list[str] = []
-        for seq, sealed in held.items():
+        for seq, sealed in snap.held.items():
             try:
                 data = open_held(self.checkpoint_key, match, seq, sealed)
                 event = _held_event(match, seq, data)
@@ -740,24 +759,15 @@ class IngestCore:
             store=self.prefix,
             seq=head,
             events=game.log.events(),
-            entries=len(archived),
+            entries=len(snap.events),
             chain=game.log.head.hex(),
             others=others,
-            writes=state.writes,
-            record=digest(record),
-            board=digest(board),
+            writes=snap.state.writes,
+            record=digest(snap.record),
+            board=digest(snap.board),
         )
-        ck = self._verify(match, found, state, versions, indexed, problems)
-        st.game, st.head, st.writes, st.indexed = game, head, state.writes, indexed
-        st.ck, st.ck_raw = ck, state.checkpoint or b""
-        st.record_sha1, st.board_sha1 = sha1(record), sha1(board)
-        st.tampered = None
-        if problems:
-            await self._alarm(st, match, f"match {match}: " + "; ".join(problems))
-        elif game.match is not None:
-            # heal a crash between an append and its index step
-            await self._index(st, await self._final_record(match, game), force=True)
-        return game
+        ck = self._verify(match, found, snap.state, snap.versions, indexed, problems)
+        return game, head, snap.state, snap.record, snap.board, indexed, ck, problems
 
     def _verify(
         self,
@@ -792,7 +802,13 @@ class IngestCore:
                     f"append is {state.chain}: the archive was changed outside the service"
                 )
             return replace(
-                found, versions=len(versions), vchain=vchain, causes=causes, index=entry, index_prev=entry
+                found,
+                versions=len(versions),
+                vchain=vchain,
+                causes=causes,
+                index=entry,
+                index_prev=entry,
+                index_seen=entry,
             )
         try:
             ck = Checkpoint.decode(state.checkpoint)
@@ -829,8 +845,8 @@ class IngestCore:
                 f"the version list ({len(versions)} versions) is not the one its checkpoint signs "
                 f"({ck.versions} versions): truncated or edited"
             )
-        if entry not in (ck.index, ck.index_prev):
-            problems.append("the league index entry is not one its checkpoint signs (replaced or edited)")
+        if not ck.names_index(entry):
+            problems.append(_INDEX_PROBLEM)
         return ck
 
     async def _alarm(self, st: _MatchState, match: str, detail: str) -> None:
@@ -894,7 +910,10 @@ class IngestCore:
             writes=st.writes + 1,
             record=digest(record),
             index=NONE if entry is None else index_digest(entry.view()),
-            index_prev=NONE if st.indexed is None else index_digest(st.indexed.view()),
+            # what the indexes may show until this write's index step: what the last checkpoint named,
+            # or what this writer saw (another writer's index step may have run since, or not yet)
+            index_prev=base.index,
+            index_seen=NONE if st.indexed is None else index_digest(st.indexed.view()),
         )
         if board is not None:
             ck = replace(ck, board=digest(board))
@@ -1158,14 +1177,16 @@ class IngestCore:
         try:
             await self.store.index(entry, last=st.indexed, guess=True, strict=True)
         except IndexChanged as exc:
-            match = entry.match
-            state = await self.store.state(match)
-            ck = None
-            if state.checkpoint is not None:
-                with contextlib.suppress(CheckpointError):
-                    ck = Checkpoint.decode(state.checkpoint)
-            seen = NONE if exc.stored is None else index_digest(exc.stored.view())
-            if ck is None or not ck.verify(self.checkpoint_key) or seen not in (ck.index, ck.index_prev):
+            match, found = entry.match, exc.stored
+            for attempt in range(INDEX_READS):
+                if attempt:  # another writer may be between its checkpoint and its index step: again
+                    await asyncio.sleep(0.05 * attempt)
+                    found = await self.store.index_entry(match)
+                ck = _decoded((await self.store.state(match)).checkpoint)  # read after the entry
+                seen = NONE if found is None else index_digest(found.view())
+                if ck is not None and ck.verify(self.checkpoint_key) and ck.names_index(seen):
+                    break
+            else:
                 await self._alarm(
                     st,
                     match,
@@ -1175,9 +1196,9 @@ class IngestCore:
                 return
             if ck.writes > st.writes:
                 st.game = None  # another writer of the record (a playoff game settling it): read again
-                st.indexed = exc.stored
+                st.indexed = found
                 return
-            await self.store.index(entry, last=exc.stored, guess=True)
+            await self.store.index(entry, last=found, guess=True)
         st.indexed = entry
 
     def _index_change(
@@ -1242,6 +1263,16 @@ def _run_ends(game: Game, events: Sequence[tuple[int, bytes]], st: _MatchState) 
     # A decided game: each event after the end is its own write, so that every change to the finished
     # record is its own version (Store.versions), however the events were batched.
     return True
+
+
+def _decoded(data: bytes | None) -> Checkpoint | None:
+    """A stored checkpoint, or None when there is none or it is unreadable."""
+    if data is None:
+        return None
+    try:
+        return Checkpoint.decode(data)
+    except CheckpointError:
+        return None
 
 
 def _held_event(match: str, seq: int, data: bytes) -> dict[str, Any]:

@@ -10,8 +10,9 @@ an HMAC-SHA256 under the service's key (:class:`CheckpointKey`, never stored in 
   (conflicting and late events, which the engine's chain does not cover);
 - the record's write count (the write fence), the SHA-256 of the stored record and of the stored board;
 - the version list: its length and running digests over the versions' records and over their causes;
-- the league index entry the record indexes to, and the one indexed before this write (a crash between
-  the append and the index step leaves the latter).
+- the league index entry the record indexes to, and the ones indexed before this write (a crash between
+  the append and the index step leaves one of those): the entry the previous checkpoint names, and the
+  entry the writer saw.
 
 Every record writer computes the next checkpoint from the one the store holds (it has verified it), and the
 store writes it atomically with the data (``state`` field ``ck``, ``write.lua``), refusing the write when
@@ -127,7 +128,8 @@ class Checkpoint:
     vchain: str = ""  # running digest over the versions' records (sha256 each)
     causes: str = ""  # running digest over the versions' causes
     index: str = NONE  # digest of the index entry this record indexes to
-    index_prev: str = NONE  # digest of the index entry indexed before this write
+    index_prev: str = NONE  # digest of the index entry the previous checkpoint names
+    index_seen: str = NONE  # digest of the index entry the writer saw indexed before this write
     kid: str = ""
     mac: str = ""
 
@@ -150,6 +152,11 @@ class Checkpoint:
         if key is None:
             return True
         return bool(self.mac) and hmac.compare_digest(self.mac, key.mac(replace(self, mac="").body()))
+
+    def names_index(self, entry: str) -> bool:
+        """Is ``entry`` (an :func:`index_digest`) one the indexes may show with this checkpoint stored:
+        the one it names, or one shown before its write's index step ran?"""
+        return entry in (self.index, self.index_prev, self.index_seen)
 
     def encode(self) -> bytes:
         """The stored form: one line of canonical JSON (``state`` field ``ck``, one line of a log)."""
@@ -198,6 +205,7 @@ _TYPES: dict[str, type] = {
     "causes": str,
     "index": str,
     "index_prev": str,
+    "index_seen": str,
     "kid": str,
     "mac": str,
 }
