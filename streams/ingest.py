@@ -904,28 +904,24 @@ class IngestCore:
         """The signed checkpoint of the store after writing ``record`` (and ``board`` and ``appended``
         events of ``game``, for an append) over what ``st`` says is stored."""
         base = st.ck or self._empty(match)
-        ck = replace(
-            base,
-            store=self.prefix,
-            writes=st.writes + 1,
-            record=digest(record),
-            index=NONE if entry is None else index_digest(entry.view()),
+        changes: dict[str, Any] = {
+            "store": self.prefix,
+            "writes": st.writes + 1,
+            "record": digest(record),
+            "index": NONE if entry is None else index_digest(entry.view()),
             # what the indexes may show until this write's index step: what the last checkpoint named,
             # or what this writer saw (another writer's index step may have run since, or not yet)
-            index_prev=base.index,
-            index_seen=NONE if st.indexed is None else index_digest(st.indexed.view()),
-        )
+            "index_prev": base.index,
+            "index_seen": NONE if st.indexed is None else index_digest(st.indexed.view()),
+        }
         if board is not None:
-            ck = replace(ck, board=digest(board))
+            changes["board"] = digest(board)
         if game is not None:
-            head = game.log.next_seq - 1 if appended else base.seq
-            ck = replace(
-                ck,
-                seq=head,
-                events=game.log.events(),
-                entries=base.entries + appended,
-                chain=game.log.head.hex(),
-            )
+            changes["seq"] = game.log.next_seq - 1 if appended else base.seq
+            changes["events"] = game.log.events()
+            changes["entries"] = base.entries + appended
+            changes["chain"] = game.log.head.hex()
+        ck = replace(base, **changes)
         if cause and sha1(record) != (st.record_sha1 or _SHA1_NONE):
             ck = add_version(ck, record, cause)  # write.lua keeps it as a new version
         return ck.signed(self.checkpoint_key)

@@ -213,11 +213,11 @@ async def _checkpoints(
             try:
                 ck = Checkpoint.decode(value)
             except CheckpointError as exc:
-                log.errors.append(f"{checkpoint_topic(named)} record {n}: {exc}")
+                log.errors.append(f"{checkpoint_topic(named)} checkpoint {n}: {exc}")
                 continue
             if not ck.verify(key):
                 log.errors.append(
-                    f"{checkpoint_topic(named)} record {n}: {ck.match}'s checkpoint does not verify"
+                    f"{checkpoint_topic(named)} checkpoint {n}: {ck.match}'s checkpoint does not verify"
                 )
                 continue
             log.checkpoints.append(ck)

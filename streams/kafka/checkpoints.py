@@ -1,7 +1,10 @@
 """The workers' checkpoint log and shared key, kept in Kafka (outside Redis).
 
 - ``<PRIZECHECK_TOPIC>.checkpoints`` (:func:`checkpoint_topic`): every signed checkpoint a worker writes
-  (:mod:`streams.store.checkpoint`), keyed by match, appended before the batch's offsets are committed.
+  (:mod:`streams.store.checkpoint`), appended before the batch's offsets are committed: one record per
+  partition per batch, whose value is the checkpoints of that partition's matches, one JSON line each
+  (the partition is the one the match's key gives, as for its events; a record per checkpoint cost the
+  worker a send each).
   Kafka is append-only to anyone who can only write Redis, as a transparency log's witnesses are to its
   operator: a Redis-level attacker can put an older state back, but not remove the newer checkpoint that
   says it was rolled back. The topic has the events topic's partition count, so a match's checkpoints are
@@ -24,10 +27,13 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from aiokafka.partitioner import DefaultPartitioner
+
 from streams.settings import Settings
 from streams.store.checkpoint import Checkpoint, CheckpointError, CheckpointKey, Latest
 
 log = logging.getLogger("prizecheck.checkpoints")
+_PARTITIONER = DefaultPartitioner()  # the producers': a match's checkpoints go where its events go
 
 
 def checkpoint_topic(settings: Settings) -> str:
@@ -41,7 +47,7 @@ def key_topic(settings: Settings) -> str:
 
 
 class KafkaCheckpoints(Latest):
-    """The checkpoint log of the workers: a topic of signed checkpoints (one record each, keyed by match).
+    """The checkpoint log of the workers: a topic of signed checkpoints (a record per partition per batch).
 
     ``append`` sends with ``acks=all`` and waits for every acknowledgement; ``load`` reads partitions once
     and keeps each owned match's newest checkpoint that verifies. ``start`` before use, ``close`` after.
@@ -68,7 +74,7 @@ class KafkaCheckpoints(Latest):
         from aiokafka import AIOKafkaProducer
 
         self._producer = AIOKafkaProducer(
-            bootstrap_servers=self.bootstrap, acks="all", enable_idempotence=False, linger_ms=2
+            bootstrap_servers=self.bootstrap, acks="all", enable_idempotence=False, linger_ms=0
         )
         await self._producer.start()
 
@@ -76,8 +82,16 @@ class KafkaCheckpoints(Latest):
         if not checkpoints:
             return
         assert self._producer is not None, "KafkaCheckpoints.start() first"
+        if self.partitions is None:
+            self.partitions = len(await self._producer.partitions_for(self.topic))
+        every = list(range(self.partitions))
+        by_partition: dict[int, list[bytes]] = {}
+        for ck in checkpoints:
+            p = int(_PARTITIONER(ck.match.encode(), every, every))
+            by_partition.setdefault(p, []).append(ck.encode())
         sent = [
-            await self._producer.send(self.topic, ck.encode(), key=ck.match.encode()) for ck in checkpoints
+            await self._producer.send(self.topic, b"\n".join(lines), partition=p)
+            for p, lines in sorted(by_partition.items())
         ]
         await asyncio.gather(*sent)
         for ck in checkpoints:
@@ -89,7 +103,7 @@ class KafkaCheckpoints(Latest):
         """Read ``partitions`` of the topic (all when None) from the start to their end now, and know the
         newest checkpoint of every match ``owns`` says is this worker's. Returns how many were read."""
         read = 0
-        values = await asyncio.wait_for(read_values(self.bootstrap, self.topic, partitions), timeout)
+        values = await asyncio.wait_for(read_checkpoints(self.bootstrap, self.topic, partitions), timeout)
         for value in values:
             read += 1
             try:
@@ -173,9 +187,11 @@ async def shared_key(bootstrap: str, topic: str, *, create: bool) -> CheckpointK
     return CheckpointKey(key, "kafka")
 
 
-async def read_checkpoints(bootstrap: str, topic: str) -> list[bytes]:
-    """Every record value of the checkpoint topic, in partition order (``prizecheck check``)."""
-    return await read_values(bootstrap, topic, None)
+async def read_checkpoints(
+    bootstrap: str, topic: str, partitions: Iterable[int] | None = None
+) -> list[bytes]:
+    """Every checkpoint line of the checkpoint topic (of ``partitions``, or all), in partition order."""
+    return [line for value in await read_values(bootstrap, topic, partitions) for line in value.split(b"\n")]
 
 
 async def ensure_checkpoint_topics(settings: Settings, partitions: int) -> dict[str, int]:

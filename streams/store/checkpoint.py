@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -43,7 +44,7 @@ import os
 import secrets
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Protocol
 
 #: The checkpoint format's version (the ``v`` field).
@@ -133,36 +134,46 @@ class Checkpoint:
     kid: str = ""
     mac: str = ""
 
+    def _fields(self) -> dict[str, Any]:
+        # every field is a str or an int: no copy needed (dataclasses.asdict deep-copies, which costs)
+        out = {name: getattr(self, name) for name in _NAMES}
+        out["v"] = FORMAT
+        return out
+
     def body(self) -> bytes:
         """The signed bytes: canonical JSON of every field but ``mac``."""
-        fields = asdict(self)
-        del fields["mac"]
-        fields["v"] = FORMAT
-        return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        out = self._fields()
+        del out["mac"]
+        return _dumps(out)
 
     def signed(self, key: CheckpointKey | None) -> Checkpoint:
         """This checkpoint with its MAC (unsigned, ``mac == ""``, without a key)."""
         if key is None:
             return replace(self, kid="", mac="")
-        unsigned = replace(self, kid=key.kid, mac="")
-        return replace(unsigned, mac=key.mac(unsigned.body()))
+        out = self._fields()
+        del out["mac"]
+        out["kid"] = key.kid
+        return replace(self, kid=key.kid, mac=key.mac(_dumps(out)))
 
     def verify(self, key: CheckpointKey | None) -> bool:
         """Whether the MAC is the key's over this checkpoint (True without a key: nothing to check)."""
         if key is None:
             return True
-        return bool(self.mac) and hmac.compare_digest(self.mac, key.mac(replace(self, mac="").body()))
+        return bool(self.mac) and hmac.compare_digest(self.mac, key.mac(self.body()))
 
     def names_index(self, entry: str) -> bool:
         """Is ``entry`` (an :func:`index_digest`) one the indexes may show with this checkpoint stored:
         the one it names, or one shown before its write's index step ran?"""
         return entry in (self.index, self.index_prev, self.index_seen)
 
-    def encode(self) -> bytes:
+    @functools.cached_property
+    def encoded(self) -> bytes:
         """The stored form: one line of canonical JSON (``state`` field ``ck``, one line of a log)."""
-        fields = asdict(self)
-        fields["v"] = FORMAT
-        return json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        return _dumps(self._fields())
+
+    def encode(self) -> bytes:
+        """:attr:`encoded` (computed once)."""
+        return self.encoded
 
     @classmethod
     def decode(cls, data: bytes | str) -> Checkpoint:
@@ -188,6 +199,12 @@ class Checkpoint:
         """A short description for messages: ``write N (seq S, E entries, V versions)``."""
         return f"write {self.writes} (seq {self.seq}, {self.entries} entries, {self.versions} versions)"
 
+
+def _dumps(obj: dict[str, Any]) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Checkpoint))
 
 _TYPES: dict[str, type] = {
     "match": str,
