@@ -397,6 +397,12 @@ API_ROUTES: tuple[Route, ...] = (
         get_record,
         PUBLIC,
         "The end-of-game record (docs/records.md)",
+        description=(
+            "A judge whose token covers the match gets the record as stored (audited when it holds what "
+            "the public projection leaves out); everyone else its public projection: the same bytes when "
+            "nothing is left out, else `redacted: true` and `signature: null` (docs/http-api.md, "
+            '"What each role sees").'
+        ),
         answers={
             200: _answer(
                 "the record (application/msgpack with Accept: application/msgpack)",
