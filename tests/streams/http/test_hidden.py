@@ -876,3 +876,18 @@ def test_a_wrong_shape_in_a_listed_field_is_left_out() -> None:
     assert public_event(event) == {"match": "m", "seq": 5, "type": "attack", "pid": "a1", "redacted": True}
     raw = msgpack.packb(public_event(event))
     assert b"ZHIDDEN" not in raw
+
+
+def test_reason_words_of_the_engine_are_not_free_text() -> None:
+    def shown(kind: str, reason: str) -> bool:
+        return "reason" in public_event(
+            {"match": "m", "seq": 9, "type": kind, "player": "a", "reason": reason}
+        )
+
+    assert shown("conceded", "inactive") and shown("conceded", "timeout") and not shown("conceded", "tired")
+    assert (
+        shown("game_ended", "prizes")
+        and shown("game_ended", "Deck_Out")
+        and not shown("game_ended", "he won")
+    )
+    assert not shown("penalty", "caution")  # a penalty's reason is always free text
