@@ -258,6 +258,9 @@ class IngestCore:
             MemoryCheckpoints(self.prefix) if checkpoints is None else checkpoints
         )
         self._outbox: list[Checkpoint] = []  # written to the store, not yet to the checkpoint log
+        self._sha1_last: tuple[bytes, str] = (b"", sha1(b""))
+        self._entry_digests: list[tuple[IndexEntry, str]] = []
+        self._last_entry: tuple[dict[str, Any] | None, int, IndexEntry] = (None, 0, IndexEntry("", 0, ""))
 
     # ------------------------------------------------------------------------------------ public API
 
@@ -588,7 +591,7 @@ class IngestCore:
             packed, board = self._pack(record), canonical_bytes(game.board())
             cause = self._cause(match, record, last, provisional=game.effect_pending)
             ck = self._next_checkpoint(
-                st, match, packed, cause, IndexEntry.from_record(record, last), board, game, len(events)
+                st, match, packed, cause, self._entry_of(record, last), board, game, len(events)
             )
             result = await self.store.append_run(
                 AppendRun(
@@ -908,11 +911,11 @@ class IngestCore:
             "store": self.prefix,
             "writes": st.writes + 1,
             "record": digest(record),
-            "index": NONE if entry is None else index_digest(entry.view()),
+            "index": self._entry_digest(entry),
             # what the indexes may show until this write's index step: what the last checkpoint named,
             # or what this writer saw (another writer's index step may have run since, or not yet)
             "index_prev": base.index,
-            "index_seen": NONE if st.indexed is None else index_digest(st.indexed.view()),
+            "index_seen": self._entry_digest(st.indexed),
         }
         if board is not None:
             changes["board"] = digest(board)
@@ -921,10 +924,39 @@ class IngestCore:
             changes["events"] = game.log.events()
             changes["entries"] = base.entries + appended
             changes["chain"] = game.log.head.hex()
-        ck = replace(base, **changes)
-        if cause and sha1(record) != (st.record_sha1 or _SHA1_NONE):
+        ck = base.but(**changes)
+        if cause and self._sha1(record) != (st.record_sha1 or _SHA1_NONE):
             ck = add_version(ck, record, cause)  # write.lua keeps it as a new version
         return ck.signed(self.checkpoint_key)
+
+    def _entry_of(self, record: dict[str, Any], head: int) -> IndexEntry:
+        """``IndexEntry.from_record(record, head)``, made once for a write's checkpoint and its index step
+        (remembered for the record last asked about)."""
+        known, at, entry = self._last_entry
+        if known is not record or at != head:
+            entry = IndexEntry.from_record(record, head)
+            self._last_entry = (record, head, entry)
+        return entry
+
+    def _entry_digest(self, entry: IndexEntry | None) -> str:
+        """:func:`index_digest` of an entry, remembered for the last few (a write's entry is the next
+        write's entry seen, and usually its entry again)."""
+        if entry is None:
+            return NONE
+        for known, value in self._entry_digests:
+            if known is entry:
+                return value
+        value = index_digest(entry.view())
+        self._entry_digests = [(entry, value), *self._entry_digests[:3]]
+        return value
+
+    def _sha1(self, data: bytes) -> str:
+        """SHA-1 of a record just packed, computed once for the checkpoint and the next expectation."""
+        last, digest_ = self._sha1_last
+        if data is not last:
+            digest_ = sha1(data)
+            self._sha1_last = (data, digest_)
+        return digest_
 
     def _expect(self, st: _MatchState) -> Expect:
         """What ``st`` says the store holds (the write scripts refuse to write over anything else)."""
@@ -939,7 +971,7 @@ class IngestCore:
         """The store holds ``ck``'s state now (this owner wrote it): remember it, and queue the checkpoint
         for the log (:meth:`publish`)."""
         st.ck, st.ck_raw, st.writes = ck, ck.encode(), ck.writes
-        st.record_sha1 = sha1(record)
+        st.record_sha1 = self._sha1(record)
         if board is not None:
             st.board_sha1 = sha1(board)
         self.checkpoints.note(ck)
@@ -1202,7 +1234,7 @@ class IngestCore:
     ) -> IndexEntry | None:
         """The index entry to write for ``record``, or None when nothing the indexes show has changed
         (which saves the second round trip)."""
-        entry = IndexEntry.from_record(record, st.head)
+        entry = self._entry_of(record, st.head)
         last = st.indexed
         if (
             not force
