@@ -33,6 +33,8 @@ def on_checkup_started(g: State, e: Event) -> None:
     seq = e["seq"]
     if g.window is not None:
         judgment.close_window(g, seq)
+        if g.result is not None:
+            return  # the window's knockouts ended the game: nothing follows game_over
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)
     g.window = "checkup"

@@ -27,6 +27,11 @@ SEVERITY: Final[dict[str, str]] = {
     # restrictions
     "attack_first_turn": VIOLATION,
     "evolved_too_early": VIOLATION,
+    "supporter_first_turn": VIOLATION,
+    "second_supporter": VIOLATION,
+    "second_energy": VIOLATION,
+    "second_stadium": VIOLATION,
+    "second_retreat": VIOLATION,
     "attacker_not_active": WARNING,
     "attack_while_unable": WARNING,
     # knockouts and prizes
@@ -34,6 +39,7 @@ SEVERITY: Final[dict[str, str]] = {
     "ko_not_claimed": WARNING,
     "prize_count_mismatch": WARNING,
     "prize_without_ko": WARNING,
+    "prizes_not_left": WARNING,
     "promotion_order": WARNING,
     "promotion_missing": WARNING,
     # the result
@@ -44,6 +50,12 @@ SEVERITY: Final[dict[str, str]] = {
 }
 
 
-def finding(code: str, seq: int, message: str, severity: str | None = None) -> Finding:
-    """A finding with its code's severity (unless ``severity`` says otherwise)."""
-    return Finding(code, severity or SEVERITY.get(code, WARNING), seq, message)
+def finding(
+    code: str, seq: int, message: str, severity: str | None = None, detail: str | None = None
+) -> Finding:
+    """A finding with its code's severity (unless ``severity`` says otherwise); ``detail``: the specifics
+    that only roles seeing hidden information get (decisions: public message, judge-only detail)."""
+    sev = severity or SEVERITY.get(code, WARNING)
+    if detail is None:
+        return Finding(code, sev, seq, message)
+    return Finding(code, sev, seq, message, detail)

@@ -34,12 +34,17 @@ class Output(Struct, frozen=True):
 
 
 class Finding(Output, frozen=True):
-    """Where the source disagrees with the rules (docs/records.md, Findings)."""
+    """Where the source disagrees with the rules (docs/records.md, Findings).
+
+    ``message`` is public-safe: it never quotes an event's free text or a card that may be hidden;
+    ``detail`` (left out when ``UNSET``) holds such specifics, for the roles that see hidden information.
+    """
 
     code: str
     severity: str
     seq: int | None
     message: str
+    detail: str | UnsetType = UNSET
 
 
 class Knockout(Output, frozen=True):
