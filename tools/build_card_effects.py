@@ -77,6 +77,7 @@ RULES: dict[str, tuple[str, tuple[str, ...]]] = {
             r"\bevolve[^.]*\bduring the turn (?:you|they|he or she) play",
             r"\b(?:can|may) use this (?:card|Ability) during your first turn or on (?:a|the) Pokémon\b",
             r"\bput it onto that Pokémon to evolve it\b",
+            r"\bonto this (?:Pokémon|[A-Z][\w'-]*) to evolve it\b",  # an Ability that evolves its Pokémon
             r"\bput (?:that|the) card onto (?:the|that) (?:Basic )?Pokémon to evolve it\b",
             r"\bto evolve it, skipping the Stage 1\b",
             r"\bThis counts as evolving that Pokémon\b",

@@ -1,21 +1,28 @@
-"""The generated games are legal games (issue 19): the simulator's contract streams and the synthetic
-Pokémon TCG Live battle logs keep the turn's limits (docs/rules.md §6), so the engine finds no
-once-per-turn or first-turn finding in them; and the demo keeps the generated log's card list."""
+"""Digital games as the engine meets them (issue 19). The generated games are legal games: the
+simulator's contract streams and the synthetic Pokémon TCG Live battle logs keep the turn's limits
+(docs/rules.md §6), so the engine finds no once-per-turn or first-turn finding in them; the demo keeps
+the generated log's card list; and a real client-enforced log has no violation for card effects the
+engine does not model."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from replay import replay_events
+from replay.cli import main as cli_main
 from replay.engine.restrictions import RULES
 from replay.sources import simulate
 from replay.sources.cards import Catalogue
 from replay.sources.ptcgl import parse_ptcgl
 from replay.sources.synthetic import synthetic_log
+from tests.paths import ROOT
 
 TURN_RULES = frozenset(RULES)
+REAL = ROOT / "tests" / "data" / "ptcgl" / "real"
 
 
 def test_simulated_games_keep_the_turns_limits() -> None:
@@ -73,3 +80,21 @@ def test_the_demo_keeps_the_generated_logs_card_list() -> None:
     rec = game.record()
     assert rec["audit"]["basis"] == "hp"
     assert [f for f in rec["findings"] if f["code"] in TURN_RULES or f["severity"] == "violation"] == []
+
+
+@pytest.mark.parametrize("log", ["en_slowking-vs-beedrill.txt", "en_slowking-vs-froslass-mill.txt"])
+def test_real_client_logs_have_no_violation_for_effects_the_engine_does_not_model(
+    log: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A client-enforced game (Forest of Vitality in play, Phantump's Spiteful Evolution) is legal by
+    construction: its evolutions the turn a Pokémon came into play are infos, and --strict passes."""
+    res = parse_ptcgl((REAL / log).read_text("utf-8"), match="real", filename=log)
+    rec = replay_events(res.events)["real"].record()
+    early = [f for f in rec["findings"] if f["code"] == "evolved_too_early"]
+    assert early and {f["severity"] for f in early} == {"info"}
+    assert all("may allow it" in f["detail"] for f in early)
+    assert [f for f in rec["findings"] if f["severity"] == "violation"] == []
+    path = tmp_path / "real.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in res.events), "utf-8")
+    assert cli_main(["replay", "--strict", str(path)]) == 0
+    capsys.readouterr()
