@@ -16,10 +16,8 @@ UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
 
 def on_attack(g: State, e: Event) -> None:
     seq = e["seq"]
-    if g.window is not None:
-        judgment.close_window(g, seq)
-        if g.result is not None:
-            return  # the window's knockouts ended the game: nothing follows game_over
+    if g.window is not None and judgment.close_window(g, seq):
+        return  # the window's knockouts ended the game: nothing follows game_over
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)
     pl = g.player(e)

@@ -65,11 +65,13 @@ def end_window(g: State, seq: int) -> None:
     run_batch(g, seq, window, claimed, removal)
 
 
-def close_window(g: State, seq: int) -> None:
-    """An attack or checkup window the source did not close is closed (and checked) now."""
+def close_window(g: State, seq: int) -> bool:
+    """An attack or checkup window the source did not close is closed (and checked) now; True when that
+    ended the game (the event that closed it then goes no further: nothing follows game_over)."""
     if g.window is not None:
         g.find("window_not_closed", seq, f"the {g.window} window was not closed; checked for knockouts here")
         end_window(g, seq)
+    return g.result is not None
 
 
 def resolve_effect(g: State) -> None:

@@ -17,10 +17,8 @@ def on_turn_started(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
-    if g.window is not None:
-        judgment.close_window(g, seq)
-        if g.result is not None:
-            return  # the window's knockouts ended the game: no turn starts, nothing follows game_over
+    if g.window is not None and judgment.close_window(g, seq):
+        return  # the window's knockouts ended the game: no turn starts, nothing follows game_over
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)
     expected = g.first if g.turn == 0 else g.next_turn_player()
@@ -110,10 +108,8 @@ def on_turn_ended(g: State, e: Event) -> None:
         if g.unclaimed or g.prizes_claimed:
             claims.close(g, seq)
         return
-    if g.window is not None:
-        judgment.close_window(g, seq)
-        if g.result is not None:
-            return  # the window's knockouts ended the game: nothing follows game_over
+    if g.window is not None and judgment.close_window(g, seq):
+        return  # the window's knockouts ended the game: nothing follows game_over
     pl = g.player(e)
     if pl is None:
         return
