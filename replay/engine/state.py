@@ -106,19 +106,14 @@ class State:
     def find(
         self, code: str, seq: int, message: str, severity: str | None = None, detail: str | None = None
     ) -> None:
-        """Record a finding (and its timeline entry); ``detail``: specifics for judges only."""
+        """Record a finding (and its timeline entry). ``message`` is public; the specifics that quote an
+        event (free text, cards that may be hidden) go to ``detail`` (judges only)."""
         f = finding(code, seq, message, severity, detail)
         self.findings.append(f)
-        entry: dict[str, Any] = {
-            "type": "finding",
-            "code": code,
-            "severity": f.severity,
-            "seq": seq,
-            "message": message,
-        }
+        out = {"type": "finding", "code": code, "severity": f.severity, "seq": seq, "message": message}
         if detail is not None:
-            entry["detail"] = detail
-        self.timeline.append(entry)
+            out["detail"] = detail
+        self.timeline.append(out)
 
     def opponent(self, player: str) -> str:
         a, b = self.players
