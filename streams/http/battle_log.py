@@ -319,6 +319,17 @@ def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) 
     return f"Event “{_word(t)}”" + (f" ({', '.join(plain)})" if plain else "")
 
 
+def sentence(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) -> str:
+    """:func:`describe` ``event``, and learn the names it gives (``names`` then knows its Pokémon): a
+    Pokémon set up or played is named by this event, an evolving one by what it was before it."""
+    if event.get("type") == "evolved":
+        text = describe(event, names, hits)
+        names.see(event)
+        return text
+    names.see(event)
+    return describe(event, names, hits)
+
+
 def _attack_hits(events: Sequence[Event], start: int) -> list[tuple[str, Any]]:
     """The damage events of the attack opened at ``events[start]``, up to its ``attack_ended``."""
     hits: list[tuple[str, Any]] = []
@@ -435,12 +446,7 @@ def battle_log(
             player = ev.get("player")
         seq = entry.position[0]
         hits = _attack_hits(events, i) if ev.get("type") == "attack" else ()
-        if ev.get("type") == "evolved":  # named by what it was, before it is what it becomes
-            text = describe(ev, names, hits)
-            names.see(ev)
-        else:
-            names.see(ev)
-            text = describe(ev, names, hits)
+        text = sentence(ev, names, hits)
         marks: list[dict[str, Any]] = []
         if entry.kind == "event" and seq not in seen:
             seen.add(seq)

@@ -48,6 +48,8 @@ def board_delta(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> d
     old = before.get("players") or {}
     for name, now in (after.get("players") or {}).items():
         was = old.get(name)
+        if was == now:  # most steps change one player, or none
+            continue
         if not isinstance(was, Mapping) or not isinstance(now, Mapping):
             if was != now:
                 players[name] = now

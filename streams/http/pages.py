@@ -102,22 +102,21 @@ async def review_meta(request: web.Request) -> web.StreamResponse:
             "record": record,
             "log": battle_log(entries, events, game.resolved().timeline),
             "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
-            "names": display_names(_board_names(step["board"] for step in steps)),
+            "names": display_names(_card_names(events)),
             "frames": frames(steps),
         }
     )
 
 
-def _board_names(boards: Iterable[Mapping[str, Any]]) -> set[str]:
-    """Every card name the boards show (Pokémon in play, attached cards)."""
+def _card_names(events: Iterable[Mapping[str, Any]]) -> set[str]:
+    """Every card name the events give (the names the board shows: Pokémon in play, attached cards)."""
     seen: set[str] = set()
-    for board in boards:
-        for player in (board.get("players") or {}).values():
-            for mon in [player.get("active"), *(player.get("bench") or [])]:
-                if isinstance(mon, Mapping):
-                    if isinstance(mon.get("name"), str):
-                        seen.add(mon["name"])
-                    seen.update(a for a in mon.get("attached") or () if isinstance(a, str))
+    for ev in events:
+        for holder in (ev, ev.get("active"), *(ev.get("bench") or ())):
+            card = holder.get("card") if isinstance(holder, Mapping) else None
+            name = card.get("name") if isinstance(card, Mapping) else card
+            if isinstance(name, str):
+                seen.add(name)
     return seen
 
 

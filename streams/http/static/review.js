@@ -129,10 +129,13 @@
   // concession reason, the effect card").
   function reasonText(result) {
     if (!result) return "";
-    let text = result.detail ? String(result.detail) : REASONS[result.reason] || "";
+    const detail = result.detail
+      ? String(result.detail).replace(/^(sudden_death|tiebreak|tiebreaker_game):/, (_, k) => playoffWord(k) + ":")
+      : "";
+    let text = detail || REASONS[result.reason] || "";
     if (result.reason === "playoff" && result.drawn) {
       text = `drawn (${words(result.drawn.reason)}) at seq ${result.drawn.decided_at}, then ` +
-        (result.detail ? String(result.detail) : "its playoff game decided it");
+        (detail || "its playoff game decided it");
     }
     return text;
   }
@@ -478,6 +481,7 @@
   }
 
   const goTo = (seq) => show(indexOf(Number(seq)));
+  timings.goTo = goTo; // for the browser test and the bench: a step as the keys make it
   const step = (delta) => show(index + delta);
 
   // The next (dir 1) or previous (dir -1) step of a sorted list of step indexes.
