@@ -140,11 +140,22 @@
       $("banner").replaceChildren(el("span", "head", b.head), el("span", "why", b.why));
     }
     $("bar").hidden = false;
+    fit();
     document.body.dataset.state = b ? (b.cls === "win" ? "over" : "decided-draw") : "live";
     if (status() === "awaiting_playoff") {
       document.body.dataset.state = "awaiting-playoff";
     }
   }
+
+  // The bar never leaves the frame: when its content would not fit at the chosen scale (a long Bench in a
+  // column at 1.5), it is drawn smaller. Layout sizes ignore transforms, so this never feeds back.
+  function fit() {
+    const bar = $("bar");
+    const f = Math.min(1, (innerWidth - 48) / (bar.offsetWidth * scale), (innerHeight - 48) / (bar.offsetHeight * scale));
+    $("stage").style.setProperty("--fit", String(Math.max(0.1, f)));
+    document.body.dataset.fit = f < 1 ? f.toFixed(3) : "1";
+  }
+  window.addEventListener("resize", () => { if (!$("bar").hidden) fit(); });
 
   // ------------------------------------------------------------------ data
   let fetching = null;

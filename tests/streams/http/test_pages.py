@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -475,7 +476,8 @@ async def test_review_page_fits_one_screen_and_stays_responsive_with_1000_events
         times.append(time.perf_counter() - t0)
         assert "Knockout" in await page.inner_text("#outputs")
         assert await page.locator(f'#log li.line.current[data-seq="{ko["seq"]}"]').is_visible()
-    marks = await page.locator("#log .mark-ko").all_inner_texts()
+    # (textContent: the lines out of view are not rendered, so they have no inner text)
+    marks = await page.eval_on_selector_all("#log .mark-ko", "els => els.map((e) => e.textContent)")
     assert len(marks) == len(record["knockouts"]) and len(set(marks)) == len(marks)
     assert [m.split(":")[0] for m in marks] == [f"✖ Knockout #{i + 1}" for i in range(len(marks))]
     here = 100
@@ -855,3 +857,42 @@ async def _list_ten_thousand(
     if (path := shot("list")) is not None:
         await page.goto(f"{served.url}/ui?sort=-findings&limit=25")
         await page.screenshot(path=str(path), full_page=True)
+
+
+def noted_game(match: str, severities: list[str]) -> list[Event]:
+    """A short finished game with one finding of each of ``severities`` (an importer's note carrying one)."""
+    from tests.streams.test_ingest import game
+
+    events = [dict(e, match=match) for e in game(match)]
+    at = len(events) - 2
+    out = events[:at]
+    for i, sev in enumerate(severities):
+        finding = {"code": f"{sev}_note", "severity": sev}
+        out.append({"match": match, "seq": len(out) + 1, "type": "note", "text": f"n{i}", "finding": finding})
+    out += [dict(e, seq=len(out) + 1 + i) for i, e in enumerate(events[at:])]
+    return out
+
+
+async def test_match_list_shows_severities_apart_and_reviews_violations_first(served: Served) -> None:
+    await served.post(noted_game("a-info", ["info"] * 9))  # many info notes
+    await served.post(noted_game("b-violation", ["violation"]))
+    await served.post(noted_game("c-warnings", ["warning", "warning", "info"]))
+    await served.post(noted_game("d-clean", []))
+    r = await served.http.get(f"{served.url}/ui", params={"sort": "-findings"})
+    page = await r.text()
+    order = re.findall(r'<tr data-match="([^"]+)"', page)
+    assert order == ["b-violation", "c-warnings", "a-info", "d-clean"]  # not by the number of findings
+    cells = dict(
+        re.findall(r'<tr data-match="([^"]+)">.*?<td class="num findings"[^>]*>(.*?)</td>', page, re.S)
+    )
+    words = {m: " ".join(re.sub(r"<[^>]+>", " ", c).split()) for m, c in cells.items()}
+    assert words == {
+        "b-violation": "1 violation",
+        "c-warnings": "2 warnings 1 info",
+        "a-info": "9 info",
+        "d-clean": "none",
+    }
+    assert 'data-violations="1"' in page and "games to review: violations first" in page
+    # fewest first is the reverse
+    r = await served.http.get(f"{served.url}/ui", params={"sort": "findings"})
+    assert re.findall(r'<tr data-match="([^"]+)"', await r.text()) == order[::-1]
