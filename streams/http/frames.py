@@ -110,10 +110,13 @@ def _steps(entries: Sequence[Any]) -> list[list[int]]:
     return groups
 
 
-def replay_steps(entries: Sequence[Any], events: Sequence[Event]) -> tuple[list[dict[str, Any]], Game]:
+def replay_steps(
+    entries: Sequence[Any], events: Sequence[Event], until: int | None = None
+) -> tuple[list[dict[str, Any]], Game]:
     """Each step's full state (``seq``, ``event``, ``extra``, ``outputs``, ``board``, ``status``,
     ``findings_so_far``, ``due``) from one fold of the archive (``events``: the entries decoded), and the
-    game after it.
+    game after it. With ``until``, the steps up to that seq only (and the next one, which tells whether
+    an effect ended there).
 
     Entries are applied in archive order; a conflicting or late event archived while the head was a
     seq belongs to that seq's step (``extra``).
@@ -123,6 +126,8 @@ def replay_steps(entries: Sequence[Any], events: Sequence[Event]) -> tuple[list[
     pending: tuple[dict[str, Any], dict[str, Any]] | None = None  # the step before: (resolved, plain)
     for group in _steps(entries):
         seq = entries[group[0]].position[0]
+        if until is not None and steps and steps[-1]["seq"] > until:
+            break
         mark = len(game.timeline)
         shown: int | None = None
         event: Event | None = None

@@ -141,7 +141,7 @@ async def review_state(request: web.Request) -> web.StreamResponse:
     match, entries = await _archive(request)
     last = max(e.position[0] for e in entries)
     seq = min(max(request[QUERY].get("seq", last), 1), last)
-    steps, _ = replay_steps(entries, decode(entries))
+    steps, _ = replay_steps(entries, decode(entries), until=seq)
     state = state_at(steps, seq)
     state.pop("due", None)
     return _json({"match": match, "last": last, **state})

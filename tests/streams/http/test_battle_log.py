@@ -243,3 +243,14 @@ def test_a_gap_in_the_archive_is_a_step_without_an_event() -> None:
     state = state_at(steps, 7)
     assert state["event"] is None and state["outputs"] == [] and state["board"] == steps[5]["board"]
     assert state_at(steps, 8)["event"] == events[7]
+
+
+def test_steps_up_to_a_seq_are_the_whole_fold_s() -> None:
+    from tests.streams.http.test_pages import effect_knockout_game
+
+    for events in (knockout_game(), effect_knockout_game()):
+        entries = _entries(events)
+        whole = replay_steps(entries, decode(entries))[0]
+        for seq in range(1, len(events) + 1):
+            part = replay_steps(entries, decode(entries), until=seq)[0]
+            assert state_at(part, seq) == state_at(whole, seq), seq
