@@ -149,9 +149,7 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
         print(f"{label:34}{pct(values, 0.5):10.1f}{pct(values, 0.95):10.1f}{max(values):10.1f}")
     ratio = pct(steps, 0.5) / pct(trips, 0.5)
     print(f"  a step costs {ratio:.2f} of a round trip (p50); target: under 20 ms")
-    print(
-        f"open, {len(game)} events (ms, median of {args.opens}): {o_long:.0f} (the server's /meta: {s_long:.0f})"
-    )
+    print(f"open, {len(game)} events (ms, median of {args.opens}): {o_long:.0f} (its /meta: {s_long:.0f})")
     print(
         f"baseline: open, {len(short)} events (ms): {o_short:.0f}; ratio {o_long / o_short:.2f}; target: 500"
     )
