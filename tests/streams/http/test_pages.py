@@ -203,13 +203,16 @@ async def test_the_battle_log_names_cards_as_the_catalogue_knows_them(served: Se
     """A German log's card names: the catalogue's English name, with the source's own beside it; a name
     the catalogue does not know stays as the source wrote it."""
     s = Stream("de1")
-    s.setup("ash", ("a1", card("Glurak-ex", 330, "ex")))
+    s.setup("ash", ("a1", card("Glurak-ex", 330, "ex")), ("a2", card("Rayquaza ex", 170, "ex")))
     s.setup("misty", ("m1", card("Homemade Testmon", 60)))
     await served.post(s.events)
-    log = (await served.get_json("/review/de1/meta"))["log"]
-    text = {line["seq"]: line["text"] for line in log}
-    assert text[2] == "ash sets up Charizard ex (Glurak-ex) (a1) as Active"
+    meta = await served.get_json("/review/de1/meta")
+    text = {line["seq"]: line["text"] for line in meta["log"]}
+    assert text[2] == "ash sets up Charizard ex (Glurak-ex) (a1) as Active, Bench Rayquaza ex (a2)"
     assert text[3] == "misty sets up Homemade Testmon (m1) as Active"
+    # the board shows the log's names: the localised one with its English name, the old-EX spelling
+    # of the catalogue (Rayquaza-EX is another card) never
+    assert meta["names"] == {"Glurak-ex": "Charizard ex (Glurak-ex)"}
 
 
 async def test_the_battle_log_tells_the_game_in_sentences(served: Served) -> None:
@@ -322,6 +325,18 @@ async def test_review_page_steps_to_a_knockout_and_jumps_to_the_decision(
     )  # scrolled into the log's view
     assert await page.locator(f'#board [data-pid="{ko["pid"]}"]').count() == 0
     assert await page.inner_text("#board") != before
+    # the prize is due at the knockout, and shown taken at the prize_taken that takes it
+    other = next(p for p in record["players"] if p != ko["owner"])
+    taker = page.locator(f'#board .player[data-player="{other}"]')
+    left = int(await taker.locator(".prizes-left").inner_text())
+    assert f"{ko.get('prizes_taken', ko['prizes'])} due" in await taker.inner_text()
+    taken_at = next(e["seq"] for e in parent[ko["seq"] :] if e["type"] == "prize_taken")
+    await page.evaluate("seq => window.__review.goTo(seq)", taken_at)
+    await wait_seq(page, taken_at)
+    assert int(await taker.locator(".prizes-left").inner_text()) < left
+    assert " due" not in await taker.locator(".counts").inner_text()
+    await page.evaluate("seq => window.__review.goTo(seq)", ko["seq"])
+    await wait_seq(page, ko["seq"])
     if (path := shot("review")) is not None:
         await page.screenshot(path=str(path))
     await page.keyboard.press("ArrowLeft")
