@@ -254,6 +254,8 @@ async def test_any_screen_no_sideways_scroll_and_the_phone_tabs(
             assert not await page.locator("#log").is_visible()
             await page.click('#tabs button[data-tab="log"]')
             assert await page.locator("#log").is_visible() and not await page.locator("#board").is_visible()
+            if (path := shot(f"review-{width}-log")) is not None:
+                await page.screenshot(path=str(path))
             log = await page.locator("#log-panel").bounding_box()
             assert log and log["width"] > width - 40
             await page.keyboard.press("ArrowRight")
