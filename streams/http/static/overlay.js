@@ -132,7 +132,7 @@
       s ? el("div", "series", `GAME ${s.game ?? "?"} · ${names.map((n) => s.wins[n] ?? 0).join("–")}`) : null,
       po ? el("div", "tag", cap(po.kind || "playoff")) : null,
       el("div", "t", turn ? `TURN ${turn}` : "SETUP"),
-      playing ? el("div", "who-turn", board.turn_player || "") : null);
+      playing ? titled(el("div", "who-turn", board.turn_player || "")) : null);
     const b = banner();
     $("banner").hidden = !b;
     if (b) {

@@ -27,7 +27,10 @@ LONG_CARD = "Pikachu & Zekrom-GX of the Very Long Printing"
 BOXES = """() => [...document.querySelectorAll("#bar *, #banner, #banner *")].map((e) => {
   const r = e.getBoundingClientRect();
   const style = getComputedStyle(e);
+  const panel = e.parentElement && e.parentElement.closest(".side, .middle");
+  const p = panel ? panel.getBoundingClientRect() : null;
   return { cls: e.className, text: e.textContent, title: e.title || null, left: r.left, top: r.top,
+    panel: p && { left: p.left, top: p.top, right: p.right, bottom: p.bottom },
     right: r.right, bottom: r.bottom, width: r.width, height: r.height,
     cut: e.scrollWidth > e.clientWidth + 1, ellipsis: style.textOverflow === "ellipsis",
     line: parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.2 };
@@ -60,7 +63,10 @@ async def check_frame(page: Page, scale: float, where: str, long_active: bool = 
             b["text"][:40],
             {k: b[k] for k in ("left", "top", "right", "bottom")},
         )
-    one_line = [b for b in boxes if b["cls"] in ("mon-name", "hptext", "player-name")]
+        if (p := b["panel"]) is not None:  # and inside its panel: nothing sticks out of a box
+            within = b["left"] >= p["left"] - 0.5 and b["right"] <= p["right"] + 0.5
+            assert within and b["top"] >= p["top"] - 0.5 and b["bottom"] <= p["bottom"] + 0.5, (where, b)
+    one_line = [b for b in boxes if b["cls"] in ("mon-name", "hptext", "player-name", "who-turn")]
     assert len([b for b in one_line if b["cls"] == "mon-name"]) >= 1, where
     for b in one_line:
         assert b["height"] <= 1.5 * b["line"] * scale + 1, (where, b["cls"], b["text"], b["height"])
