@@ -9,7 +9,9 @@
     decodeURIComponent(location.pathname.replace(/^\/review\//, "").replace(/\/+$/, ""));
   const enc = (m) => m.split("/").map(encodeURIComponent).join("/");
   const api = (suffix) => "/review/" + enc(match) + suffix;
-  const timings = { open: null, steps: [] }; // read by the browser test and bench/review.py
+  // Read by the browser test and bench/review.py: when the page could step (open), the /meta request's
+  // start and answer, each step's render time, and goTo (a step as the keys make it).
+  const timings = { open: null, steps: [] };
   window.__review = timings;
 
   let record = null;
@@ -576,7 +578,6 @@
       const resp = await fetch(api("/meta"));
       timings.answer = performance.now();
       meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
-      timings.parsed = performance.now();
       if (!resp.ok) throw new Error(meta.error || resp.statusText);
     } catch (err) {
       // Said where the result would be: never "loading…" forever.
@@ -601,9 +602,7 @@
     });
     $("slider").max = String(Math.max(0, frames.length - 1));
     $("last").textContent = meta.last;
-    timings.boards = performance.now();
     renderLog();
-    timings.logged = performance.now();
     renderMeta();
     const history = loadHistory();
     $("first").addEventListener("click", () => show(0));
