@@ -872,7 +872,14 @@ class IngestCore:
             findings = {**entry.findings, "archive_tampered": 1}
             await self.store.index(
                 IndexEntry(
-                    entry.match, st.head, entry.status, entry.league, entry.season, entry.players, findings
+                    entry.match,
+                    st.head,
+                    entry.status,
+                    entry.league,
+                    entry.season,
+                    entry.players,
+                    findings,
+                    entry.severities,
                 )
             )
 
@@ -1236,12 +1243,7 @@ class IngestCore:
         (which saves the second round trip)."""
         entry = self._entry_of(record, st.head)
         last = st.indexed
-        if (
-            not force
-            and last is not None
-            and (last.status, last.league, last.season, last.players, dict(last.findings))
-            == (entry.status, entry.league, entry.season, entry.players, dict(entry.findings))
-        ):
+        if not force and last is not None and last.view() == entry.view():
             return None
         return entry
 

@@ -35,6 +35,7 @@ from streams.http.access import (
     match_scope,
 )
 from streams.http.edge import MSGPACK_TYPES, TooManyEvents, parse_events, read_events
+from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
 from streams.http.redact import public_event, record_body, sees_hidden
@@ -48,9 +49,6 @@ log = logging.getLogger("prizecheck.web")
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
-CORE: web.AppKey[IngestCore] = web.AppKey("core", IngestCore)
-STORE: web.AppKey[Store] = web.AppKey("store", Store)
-OPTIONS: web.AppKey[dict[str, Any]] = web.AppKey("options", dict)
 
 PUBLIC = frozenset({"public"})
 INGEST = frozenset({"ingest"})

@@ -101,13 +101,24 @@ def entry_step(chain: str, head: int, kind: str, data: bytes) -> str:
     return step(chain, f"{head} {kind} {hashlib.sha256(data).hexdigest()}")
 
 
-def index_digest(fields: tuple[str, str | None, str | None, Sequence[str], Mapping[str, int]] | None) -> str:
-    """The digest of what an index entry shows: status, league, season, players, findings (not its seq,
-    which is only the head when it was written). None (no entry) is :data:`NONE`."""
+def index_digest(
+    fields: tuple[str, str | None, str | None, Sequence[str], Mapping[str, int], Mapping[str, int]] | None,
+) -> str:
+    """The digest of what an index entry shows: status, league, season, players, findings by code and by
+    severity (not its seq, which is only the head when it was written). None (no entry) is :data:`NONE`."""
     if fields is None:
         return NONE
-    status, league, season, players, findings = fields
-    text = _dumps([status, league or "", season or "", list(players), sorted(findings.items())])
+    status, league, season, players, findings, severities = fields
+    text = _dumps(
+        [
+            status,
+            league or "",
+            season or "",
+            list(players),
+            sorted(findings.items()),
+            sorted(severities.items()),
+        ]
+    )
     return hashlib.sha256(text).hexdigest()
 
 
