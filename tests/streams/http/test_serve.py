@@ -390,8 +390,9 @@ def test_settings_from_the_environment() -> None:
         8,
         default_data_dir(),
     )
-    # the user's data directory, whatever the working directory; PRIZECHECK_DATA_DIR overrides it
-    assert os.path.isabs(d.data_dir) and d.data_dir.endswith("prizecheck")
+    # the same whatever the working directory (a checkout's own, else the user's data directory:
+    # tests/report/test_report_store.py); PRIZECHECK_DATA_DIR overrides it
+    assert os.path.isabs(d.data_dir) and d.data_dir.endswith(("prizecheck", "prizecheck-data"))
     assert Settings.from_env({"PRIZECHECK_DATA_DIR": "rel/dir"}).data_dir == os.path.abspath("rel/dir")
     assert (d.host, d.port, d.redis_url, d.signing_key, d.key_id) == ("127.0.0.1", 8080, None, None, None)
     assert (d.gap_limit, d.gap_timeout) == (1000, 5.0) and d.worker_id
