@@ -27,6 +27,7 @@ import msgpack
 from aiohttp import web
 
 from replay import Game
+from replay.docs import RULES
 from replay.engine.log import EventLog
 from replay.engine.record import build_board
 from replay.engine.state import State
@@ -422,7 +423,7 @@ def _row(entry: IndexEntry, record: dict[str, Any] | None) -> str:
     )
 
 
-RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+RULES_DOC = RULES  # docs/rules.md, shipped as package data (replay/docs): found in every install
 _SECTION = re.compile(r"<h([1-4])>(\d+(?:\.\d+)*)\.?\s")
 
 
