@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from dataclasses import replace
 
 from redis.exceptions import RedisError
 
-from replay.cli.common import UsageError
+from replay.cli.common import UsageError, json_line
 from replay.cli.services import check_kafka_url, check_redis_url, describe, redact
 from replay.engine.errors import InputError
 from streams.check import Acknowledged, CheckError, Report, acknowledged_events, check, read_topic
@@ -104,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"prizecheck check: lost Redis at {redact(_where(settings))}: {describe(exc)}", file=sys.stderr)
         return 2
     if args.json:
-        sys.stdout.write(json.dumps(report.as_json(), sort_keys=True) + "\n")
+        sys.stdout.write(json_line(report.as_json()) + "\n")
     else:
         sys.stdout.write(render(report, where))
     return 0 if report.ok else 1

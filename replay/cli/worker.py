@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import time
 from typing import Any
 
-from replay.cli.common import UsageError, at_least
+from replay.cli.common import UsageError, at_least, json_line
 from replay.cli.services import check_kafka_url, check_redis_url, kafka_failure, reach_redis
 from streams.kafka.batching import Batching
 from streams.reasons import redact
@@ -140,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"prizecheck worker {name}: partitions {mine}", flush=True)
 
     async def on_shutdown(sender: Any, **kwargs: Any) -> None:
-        stats = json.dumps(pipeline.stats(), sort_keys=True)
+        stats = json_line(pipeline.stats())
         print(f"prizecheck worker {name}: stopping; stats {stats}", file=sys.stderr, flush=True)
         await conn.close()
 
