@@ -225,12 +225,15 @@ def chosen() -> list[tuple[int, Row, str]]:
     if os.environ.get("PRIZECHECK_FAULTS") == "full":
         return every
     seen: set[str] = set()
+    commands: set[str] = set()
     sample = []
-    for i, row in enumerate(ROWS):  # a fault per row, one not sampled yet when it can
-        if row.faults:
-            fault = next((f for f in row.faults if f not in seen), row.faults[i % len(row.faults)])
+    for i, row in enumerate(ROWS):  # a fault per command, one not sampled yet when it can
+        new = [f for f in row.faults if f not in seen]
+        if row.faults and (row.command not in commands or new):
+            fault = new[0] if new else row.faults[i % len(row.faults)]
             sample.append((i, row, fault))
             seen.add(fault)
+            commands.add(row.command)
     for fault in EXPECTED:  # and every fault at least once
         if fault not in seen:
             sample.append(next((i, row, f) for i, row, f in every if f == fault))
