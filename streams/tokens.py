@@ -49,8 +49,8 @@ ADMIN = "admin"
 #: What ``--role`` accepts: the roles, and ``admin`` (all of them).
 GRANTABLE: tuple[str, ...] = (*ROLES, ADMIN)
 
-_TOKEN = re.compile(r"^pc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
-_SESSION = re.compile(r"^([0-9a-f]{12})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})$")
+_TOKEN = re.compile(r"pc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
+_SESSION = re.compile(r"([0-9a-f]{12})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})")
 #: Anything in a URL or a log line that looks like a token or a session (redacted before it is logged).
 SECRET_LIKE = re.compile(r"pc_[0-9a-f]{12}_[A-Za-z0-9_-]{10,}|[0-9a-f]{12}\.[0-9]{1,12}\.[A-Za-z0-9_-]{43}")
 
@@ -288,7 +288,7 @@ class TokenBook:
         """The principal of a bearer token; :class:`Refused` when it is malformed, unknown, expired or
         revoked."""
         now = time.time() if now is None else now
-        m = _TOKEN.match(token)
+        m = _TOKEN.fullmatch(token)
         if m is None:
             raise Refused("malformed token", "bad_token")
         entry = self._entry(m.group(1))
@@ -326,7 +326,7 @@ class TokenBook:
         """The principal of a session cookie; :class:`Refused` when it is forged, stale, or its token
         is no longer valid."""
         now = time.time() if now is None else now
-        m = _SESSION.match(value)
+        m = _SESSION.fullmatch(value)
         if m is None:
             raise Refused("malformed session", "bad_session")
         entry = self._entry(m.group(1))
