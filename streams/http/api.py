@@ -20,6 +20,7 @@ from typing import Any
 import msgpack
 from aiohttp import web
 
+from replay.engine.errors import EventError
 from replay.engine.record import dumps
 from streams.history import summary
 from streams.http.access import (
@@ -34,7 +35,14 @@ from streams.http.access import (
     logout,
     match_scope,
 )
-from streams.http.edge import MSGPACK_TYPES, TooManyEvents, parse_events, read_events
+from streams.http.edge import (
+    BODY_TIMEOUT,
+    MSGPACK_TYPES,
+    TooManyEvents,
+    parse_events,
+    read_body,
+    read_events,
+)
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
 from streams.http.redact import public_event
@@ -87,13 +95,7 @@ async def post_events(request: web.Request) -> web.Response:
     """POST /events: JSON object, JSON array, JSON Lines or msgpack (a map or a stream of maps)."""
     core = request.app[CORE]
     options = request.app[OPTIONS]
-    try:
-        async with asyncio.timeout(options["body_timeout"]):
-            body = await request.read()
-    except TimeoutError:
-        raise Problem(
-            408, "body_timeout", f"the body did not arrive within {options['body_timeout']} s"
-        ) from None
+    body = await read_body(request, options["body_timeout"])
     try:
         items = await read_events(body, request.content_type, options["max_events"])
     except TooManyEvents as exc:
@@ -111,7 +113,10 @@ async def post_events(request: web.Request) -> web.Response:
         if item is None or isinstance(item, Exception) or len(batch) == POST_BATCH:
             outcomes += await core.ingest_many(batch) if batch else []
             batch = []
-        if isinstance(item, Exception):
+        if isinstance(item, EventError):  # refused at the edge: it names the match, seq and field
+            outcomes.append(Outcome("rejected", item.match, item.seq, str(item), field=item.field))
+            core.counts["rejected"] += 1
+        elif isinstance(item, Exception):
             outcomes.append(Outcome("rejected", None, None, str(item)))
             core.counts["rejected"] += 1
         elif item is not None:
@@ -339,6 +344,9 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+#: The longest player, league or season name (the contract's bound: schemas/events.schema.json).
+NAME_MAX = 128
+
 #: The highest version number a request may name (a bound on the parameter, far above any real history).
 MAX_VERSION = 1_000_000
 
@@ -381,10 +389,10 @@ API_ROUTES: tuple[Route, ...] = (
         PUBLIC,
         "The league index: matches and their summaries",
         query=(
-            Param("league", description="only this league"),
-            Param("season", description="only this season"),
+            Param("league", description="only this league", max_length=NAME_MAX),
+            Param("season", description="only this season", max_length=NAME_MAX),
             Param("status", enum=STATUSES, description="only matches in this status"),
-            Param("player", description="only matches of this player"),
+            Param("player", description="only matches of this player", max_length=NAME_MAX),
             Param("limit", "integer", "matches per page", minimum=0, maximum=10_000, default=1000),
             Param("offset", "integer", "matches to skip", minimum=0, maximum=10_000_000, default=0),
         ),
@@ -581,7 +589,9 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
     try:
         response: web.StreamResponse = await handler(request)
         return response
-    except Problem:
+    except Problem as exc:
+        if exc.status == 408:
+            return await _answer_and_close(request, exc)
         raise
     except web.HTTPException as exc:
         if exc.status < 400:
@@ -610,6 +620,17 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
         )
 
 
+async def _answer_and_close(request: web.Request, problem: Problem) -> web.StreamResponse:
+    """A body that did not arrive in time: answer 408, then close the connection at once (aiohttp would
+    otherwise wait up to its lingering time for the rest of the body: an idle connection held open)."""
+    response = error(problem.status, problem.code, problem.message)
+    response.force_close()
+    await response.prepare(request)
+    await response.write_eof()
+    request.protocol.force_close()  # the answer is written: the transport sends it, then closes
+    return response
+
+
 def make_app(
     core: IngestCore,
     store: Store,
@@ -634,6 +655,7 @@ def make_app(
     app[CORE] = core
     app[STORE] = store
     app[ACCESS] = access or Access(store)
+    app[BODY_TIMEOUT] = body_timeout
     app[OPTIONS] = {
         "heartbeat": heartbeat,
         "max_events": max_events,
