@@ -24,7 +24,7 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,20 +164,78 @@ ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
 
 
 async def match_scope(store: Store, match: str) -> tuple[str | None, str | None]:
-    """A match's league and event (from its stored record's context), for scoped tokens."""
-    data = await store.record(match)
+    """A match's league and event, for scoped tokens: its stored record's context; a playoff game's are
+    its parent's where its own context names none (streams/http/ownership.py: they may not differ)."""
+    (scope,) = await match_scopes(store, [match])
+    return scope
+
+
+async def match_scopes(store: Store, matches: Sequence[str]) -> list[tuple[str | None, str | None]]:
+    """:func:`match_scope` of many matches, their records read in one round trip (and their parents')."""
+    records = [_context(data) for data in await store.records(matches)] if matches else []
+    parents = sorted({p for _, _, p in records if p is not None} - set(matches))
+    above = dict(zip(parents, [_context(d) for d in await store.records(parents)], strict=True))
+    known = {**dict(zip(matches, records, strict=True)), **above}
+    out = []
+    for league, event, parent in records:
+        if (league, event) == (None, None) and parent is not None and parent in known:
+            league, event, _ = known[parent]
+        out.append((league, event))
+    return out
+
+
+def _context(data: bytes | None) -> tuple[str | None, str | None, str | None]:
+    """A stored record's league, event and parent (None where it has none, or is unreadable)."""
     if data is None:
-        return None, None
+        return None, None, None
     try:
         record = msgpack.unpackb(data, raw=False)
         context = record.get("context") or {}
-        return _text(context.get("league")), _text(context.get("event"))
+        parent = record.get("parent")
+        return (
+            _text(context.get("league")),
+            _text(context.get("event")),
+            parent if isinstance(parent, str) and parent else None,
+        )
     except Exception:  # an unreadable record is in no one's scope
-        return None, None
+        return None, None, None
 
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+#: Records read at a time when a scoped count goes over matches one by one.
+SCOPE_CHUNK = 500
+
+
+async def scoped_matches(store: Store, principal: Principal) -> list[str]:
+    """The indexed matches inside a scoped token's scope (what its counts count): those of its leagues
+    (the league index), then each one's league and event checked (:func:`match_scopes`, which also finds
+    playoff games whose own context names no league), a chunk of records at a time."""
+    if principal.leagues:
+        names: set[str] = set()
+        for league in principal.leagues:
+            names.update(await store.matches(league=league))
+        every = await store.matches()
+        names.update(m for m in every if _root(m) in names)  # playoff games indexed without a league
+        candidates = sorted(names)
+    else:
+        candidates = await store.matches()
+    out: list[str] = []
+    for i in range(0, len(candidates), SCOPE_CHUNK):
+        chunk = candidates[i : i + SCOPE_CHUNK]
+        out += [
+            m
+            for m, scope in zip(chunk, await match_scopes(store, chunk), strict=True)
+            if principal.covers(*scope)
+        ]
+    return out
+
+
+def _root(match: str) -> str:
+    head, sep, tail = match.rpartition("/tb")
+    return head if sep and tail.isdigit() else match
 
 
 def presented(exc: Refused) -> Principal:

@@ -33,7 +33,7 @@ from streams.http.access import (
     login,
     login_page,
     logout,
-    match_scope,
+    scoped_matches,
 )
 from streams.http.edge import (
     BODY_TIMEOUT,
@@ -45,6 +45,7 @@ from streams.http.edge import (
 )
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
+from streams.http.ownership import Refusal, authorize, is_judge
 from streams.http.redact import public_event
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
@@ -103,15 +104,23 @@ async def post_events(request: web.Request) -> web.Response:
     if not items:
         raise Problem(400, "no_events", "no events in the request body")
     principal = request[PRINCIPAL]
-    if principal.scoped:
-        await _check_write_scope(request, items)
+    access = request.app[ACCESS]
+    if not access.open:  # every event of the batch checked before any is applied (streams/http/ownership)
+        try:
+            created = await authorize(principal, request.app[STORE], [item for _, item in items])
+        except Refusal as exc:
+            await access.refused(request, principal, 403, f"write refused ({exc.code}): {exc.message}")
+            raise
+        if created:
+            request[AUDIT_DETAIL] = f"created {', '.join(created[:20])}"
+    judge = access.open or is_judge(principal)
     # The events go to the core in batches (its one path: the in-line events of a match are one write);
     # the outcomes are those of one event at a time, in the body's order.
     outcomes: list[Outcome] = []
     batch: list[dict[str, Any]] = []
     for _, item in [*items, (None, None)]:
         if item is None or isinstance(item, Exception) or len(batch) == POST_BATCH:
-            outcomes += await core.ingest_many(batch) if batch else []
+            outcomes += await core.ingest_many(batch, judge=judge) if batch else []
             batch = []
         if isinstance(item, EventError):  # refused at the edge: it names the match, seq and field
             outcomes.append(Outcome("rejected", item.match, item.seq, str(item), field=item.field))
@@ -132,39 +141,12 @@ async def post_events(request: web.Request) -> web.Response:
         counts[a["status"]] = counts.get(a["status"], 0) + 1
     matches = sorted({str(a["match"]) for a in answers if a.get("match")})
     shown = ", ".join(matches[:20]) + (f" and {len(matches) - 20} more" if len(matches) > 20 else "")
-    request[AUDIT_DETAIL] = f"{json.dumps(counts, sort_keys=True)} matches {shown}"
+    created = request.get(AUDIT_DETAIL, "")
+    request[AUDIT_DETAIL] = f"{json.dumps(counts, sort_keys=True)} matches {shown}" + (
+        f"; {created}" if created else ""
+    )
     status = 400 if counts.get("rejected") else 200
     return _json({"counts": counts, "outcomes": answers}, status)
-
-
-async def _check_write_scope(request: web.Request, items: list[tuple[dict[str, Any], Any]]) -> None:
-    """A scoped ingest token writes only into matches of its leagues/events: all or nothing."""
-    principal = request[PRINCIPAL]
-    store = request.app[STORE]
-    scopes: dict[str, tuple[str | None, str | None]] = {}
-    for _, item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("match"), str):
-            continue
-        match = item["match"]
-        if item.get("type") == "match_started" and isinstance(item.get("context"), dict):
-            ctx = item["context"]
-            scopes[match] = (
-                None if ctx.get("league") is None else str(ctx["league"]),
-                None if ctx.get("event") is None else str(ctx["event"]),
-            )
-        elif match not in scopes:
-            scopes[match] = await match_scope(store, match)
-    outside = sorted(m for m, (league, event) in scopes.items() if not principal.covers(league, event))
-    if outside:
-        await request.app[ACCESS].refused(
-            request, principal, 403, f"writes outside the scope: {', '.join(outside[:5])}"
-        )
-        raise Problem(
-            403,
-            "out_of_scope",
-            f"match {outside[0]} is outside this token's scope ({principal.scope_text()}); "
-            "nothing was written",
-        )
 
 
 # -------------------------------------------------------------------------------------------- reads
@@ -303,8 +285,19 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def stats(request: web.Request) -> web.Response:
-    """GET /stats: ingest counters of this process and findings by code over all indexed matches."""
+    """GET /stats: ingest counters of this process and findings by code over all indexed matches; for a
+    scoped token, only counts of its scope: the findings and the number of its matches (the process's
+    counters count every league, so they are left out)."""
     store = request.app[STORE]
+    principal = request[PRINCIPAL]
+    if principal.scoped:
+        matches = await scoped_matches(store, principal)
+        findings: dict[str, int] = {}
+        for entry in await store.index_entries(matches):
+            for code, n in entry.findings.items():
+                findings[code] = findings.get(code, 0) + n
+        scope = {"leagues": list(principal.leagues), "events": list(principal.events)}
+        return _json({"findings": dict(sorted(findings.items())), "matches": len(matches), "scope": scope})
     return _json(
         {
             "ingest": request.app[CORE].stats(),

@@ -45,6 +45,7 @@ def key_part(name: str) -> str:
         return name
     return quote(name, safe="", errors="surrogatepass")
 
+
 AppendStatus = Literal["applied", "duplicate", "conflict", "stale", "gap"]
 EntryKind = Literal["event", "conflict", "late"]
 

@@ -52,7 +52,10 @@ async def _session(context: BrowserContext) -> list[str]:
     return [c["value"] for c in await context.cookies() if c["name"] == COOKIE]
 
 
-@pytest.mark.parametrize("enctype", ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"])
+ENCTYPES = ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"]
+
+
+@pytest.mark.parametrize("enctype", ENCTYPES)
 async def test_another_site_cannot_log_the_browser_in_with_its_token(
     served: Served,
     browser_context: BrowserContext,
