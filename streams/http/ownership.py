@@ -25,6 +25,7 @@ and nothing of the batch is written (the new matches' ownership is claimed only 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -203,12 +204,12 @@ def _roots(match: str, t: _Touched, here: _Stored) -> set[str]:
 async def _claim(principal: Principal, store: Store, new: list[str]) -> list[str]:
     """Claim the new matches; the ones another producer claimed first (a race lost)."""
     mine = Owner(principal.id, principal.name, time.time()).encode()
-    lost = []
-    for match in new:
-        now = await store.claim(match, mine)
-        if now != mine and Owner.decode(now).producer != principal.id:
-            lost.append(match)
-    return lost
+    held = await asyncio.gather(*(store.claim(match, mine) for match in new))  # one round trip, pipelined
+    return [
+        m
+        for m, now in zip(new, held, strict=True)
+        if now != mine and Owner.decode(now).producer != principal.id
+    ]
 
 
 def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mapping[str, _Stored]) -> list[str]:
