@@ -181,7 +181,14 @@ class Game:
         if action != "void":
             problem = _amendment_problem(by_seq[target], event.get("event"))
             if problem:
-                old.find("corrected", seq, f"amendment of seq {target} ignored: {problem}", "warning")
+                # The refused amendment's fields (a hidden card, say) are for judges: the detail.
+                old.find(
+                    "corrected",
+                    seq,
+                    f"amendment of seq {target} ignored: {problem[0]}",
+                    "warning",
+                    problem[1],
+                )
                 return
         self.log.corrections += 1
         voided: set[int] = set()
@@ -287,17 +294,19 @@ def _amend(original: Event, amendment: Event) -> Event:
     return {**original, **amendment, "seq": original["seq"], "match": original["match"]}
 
 
-def _amendment_problem(original: Event, amendment: object) -> str | None:
-    """Why an amendment cannot be applied (it must give a contract-valid event), or None."""
+def _amendment_problem(original: Event, amendment: object) -> tuple[str, str | None] | None:
+    """Why an amendment cannot be applied (it must give a contract-valid event), or None: the public
+    reason, and the validator's words (which quote the refused value) for the finding's detail."""
     from replay.engine.errors import EventError
     from replay.engine.validate import validate_event
 
     if not isinstance(amendment, dict):
-        return "the correction carries no event to amend with"
+        return "the correction carries no event to amend with", None
     try:
         validate_event(_amend(original, amendment))
     except EventError as exc:
-        return f"the amended event is not valid ({exc.message}{f' in {exc.field}' if exc.field else ''})"
+        where = f" in {exc.field}" if exc.field else ""
+        return "the amended event is not valid", f"{exc.message}{where}"
     return None
 
 

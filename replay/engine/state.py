@@ -95,13 +95,17 @@ class State:
         """Add one derived output to the timeline."""
         self.timeline.append(output)
 
-    def find(self, code: str, seq: int, message: str, severity: str | None = None) -> None:
-        """Record a finding (and its timeline entry)."""
-        f = finding(code, seq, message, severity)
+    def find(
+        self, code: str, seq: int, message: str, severity: str | None = None, detail: str | None = None
+    ) -> None:
+        """Record a finding (and its timeline entry). ``message`` is public; the specifics that quote an
+        event (free text, cards that may be hidden) go to ``detail`` (judges only)."""
+        f = finding(code, seq, message, severity, detail)
         self.findings.append(f)
-        self.timeline.append(
-            {"type": "finding", "code": code, "severity": f.severity, "seq": seq, "message": message}
-        )
+        out = {"type": "finding", "code": code, "severity": f.severity, "seq": seq, "message": message}
+        if detail is not None:
+            out["detail"] = detail
+        self.timeline.append(out)
 
     def opponent(self, player: str) -> str:
         a, b = self.players
