@@ -25,7 +25,6 @@ and nothing of the batch is written (the new matches' ownership is claimed only 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -204,7 +203,7 @@ def _roots(match: str, t: _Touched, here: _Stored) -> set[str]:
 async def _claim(principal: Principal, store: Store, new: list[str]) -> list[str]:
     """Claim the new matches; the ones another producer claimed first (a race lost)."""
     mine = Owner(principal.id, principal.name, time.time()).encode()
-    held = await asyncio.gather(*(store.claim(match, mine) for match in new))  # one round trip, pipelined
+    held = await store.claim(new, mine)  # one round trip
     return [
         m
         for m, now in zip(new, held, strict=True)

@@ -457,10 +457,11 @@ class Store(Protocol):
         """Findings by code over every indexed match."""
         ...
 
-    async def claim(self, match: str, owner: bytes) -> bytes:
-        """Make ``owner`` (the producer that creates the match, as the HTTP service encodes it) the
-        match's owner unless it has one already; returns the owner it has now (``owner`` if it was
-        claimed). Atomic: of two producers creating one match at once, exactly one owns it."""
+    async def claim(self, matches: Sequence[str], owner: bytes) -> list[bytes]:
+        """Make ``owner`` (the producer that creates them, as the HTTP service encodes it) the owner of
+        each of ``matches`` that has none yet; returns the owner each has now (``owner`` where it was
+        claimed), in one round trip. Atomic per match (``SET NX``: an owner is never changed or removed):
+        of two producers creating one match at once, exactly one owns it."""
         ...
 
     async def owners(self, matches: Sequence[str]) -> list[bytes | None]:

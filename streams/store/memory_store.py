@@ -270,8 +270,8 @@ class MemoryStore:
     async def findings_counts(self) -> dict[str, int]:
         return dict(sorted(self._findings.items()))
 
-    async def claim(self, match: str, owner: bytes) -> bytes:
-        return self._owners.setdefault(match, owner)
+    async def claim(self, matches: Sequence[str], owner: bytes) -> list[bytes]:
+        return [self._owners.setdefault(m, owner) for m in matches]
 
     async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
         return [self._owners.get(m) for m in matches]

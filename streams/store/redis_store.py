@@ -458,13 +458,19 @@ class RedisStore:
         return {k.decode(): int(v) for k, v in sorted(raw.items())}
 
     # ownership and sessions (the HTTP service's access rules) ------------------------------------------
-    async def claim(self, match: str, owner: bytes) -> bytes:
-        key = self.key(match, "owner")
-        async with self._r.pipeline(transaction=True) as pipe:  # SET NX then GET, atomically
-            pipe.set(key, owner, nx=True)
-            pipe.get(key)
-            _, now = await pipe.execute()
-        return bytes(now)
+    async def claim(self, matches: Sequence[str], owner: bytes) -> list[bytes]:
+        if not matches:
+            return []
+        # SET NX, then GET: an owner key is never changed nor deleted, so what GET reads after SET NX is
+        # the one owner, even with other clients' commands in between (no transaction needed: on a
+        # cluster the pipeline is split by node)
+        async with self._r.pipeline(transaction=False) as pipe:
+            for match in matches:
+                key = self.key(match, "owner")
+                pipe.set(key, owner, nx=True)
+                pipe.get(key)
+            replies = await pipe.execute()
+        return [bytes(now) for now in replies[1::2]]
 
     async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
         keys = [self.key(m, "owner") for m in matches]

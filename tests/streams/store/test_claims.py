@@ -15,11 +15,11 @@ from streams.store.base import is_match_id, key_part
 
 async def test_a_match_is_claimed_once_even_by_concurrent_producers(any_store: Store) -> None:
     claims = [f"producer-{i}".encode() for i in range(8)]
-    got = await asyncio.gather(*(any_store.claim("m1", c) for c in claims))
+    got = [g for (g,) in await asyncio.gather(*(any_store.claim(["m1"], c) for c in claims))]
     assert len(set(got)) == 1 and got[0] in claims  # every caller is told the one owner
-    assert await any_store.claim("m1", b"late") == got[0]
-    assert await any_store.owners(["m1", "m2", "m1"]) == [got[0], None, got[0]]
-    assert await any_store.owners([]) == []
+    assert await any_store.claim(["m1", "m2", "m3"], b"late") == [got[0], b"late", b"late"]
+    assert await any_store.owners(["m1", "m2", "m4"]) == [got[0], b"late", None]
+    assert await any_store.owners([]) == [] and await any_store.claim([], b"x") == []
 
 
 async def test_an_ended_session_is_remembered_until_it_would_have_expired(any_store: Store) -> None:
