@@ -29,6 +29,11 @@ SEVERITY: Final[dict[str, str]] = {
     # restrictions
     "attack_first_turn": VIOLATION,
     "evolved_too_early": VIOLATION,
+    "supporter_first_turn": VIOLATION,
+    "second_supporter": VIOLATION,
+    "second_energy": VIOLATION,
+    "second_stadium": VIOLATION,
+    "second_retreat": VIOLATION,
     "attacker_not_active": WARNING,
     "attack_while_unable": WARNING,
     # knockouts and prizes
@@ -36,6 +41,7 @@ SEVERITY: Final[dict[str, str]] = {
     "ko_not_claimed": WARNING,
     "prize_count_mismatch": WARNING,
     "prize_without_ko": WARNING,
+    "prizes_not_left": WARNING,
     "promotion_order": WARNING,
     "promotion_missing": WARNING,
     # the result

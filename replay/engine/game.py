@@ -263,13 +263,25 @@ def _admit(st: State, event: Event, etype: str) -> bool:
     if st.started is None and etype != "match_started":
         st.find("no_match_started", seq, f"{etype} before match_started; ignored")
         return False
-    if st.effect_pending and etype not in EFFECT_PARTS:
+    if st.effect_pending and not _continues_effect(st, event, etype):
+        ongoing = st.result is None
         judgment.resolve_effect(st)
+        if ongoing and st.result is not None and etype not in AFTER_END_OK:
+            return False  # the effect ended the game before this event: nothing follows its game_over
     if st.result is not None and etype not in AFTER_END_OK:
         decided = st.result.decided_at
         st.find("event_after_end", seq, f"{etype} after the game was decided at seq {decided}; ignored")
         return False
     return True
+
+
+def _continues_effect(st: State, event: Event, etype: str) -> bool:
+    """Is this event part of the effect being resolved outside the windows? Damage and its knockouts; or,
+    for an effect that made a player take Prize cards, the same effect's prize_taken for the other player
+    (both sides' last prizes taken by one effect are judged together) [docs/rules.md §1.1, §2]."""
+    if st.prize_effect is None:
+        return etype in EFFECT_PARTS
+    return etype == "note" or (etype == "prize_taken" and event.get("effect") == st.prize_effect)
 
 
 def _integral(event: Event) -> Event:

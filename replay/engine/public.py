@@ -13,7 +13,8 @@ Hidden information in the contract (docs/events.md, docs/http-api.md "What each 
 a hand, the deck and its order, prize identities. Cards become public when they go to or come from a
 public zone (``discard``, ``lost_zone``, ``stadium``), when a move says ``revealed: true``, when they are
 played (``played``, ``evolved``, ``attached``, ``setup``, ``trainer_played``) or when an effect names them
-(``effect_result``, ``evolved.effect``, ``knocked_out.by``). A few fields of free-text type are shown only
+(``effect_result``, ``knocked_out.by``, the ``effect`` of ``evolved``, ``attached``, ``attack``, ``switched``,
+``trainer_played`` and ``prize_taken``). A few fields of free-text type are shown only
 when they hold one of the engine's own words (a vocabulary, not text): ``conceded.reason`` (``inactive``,
 ``timeout``) and ``game_ended.reason`` (the reasons of ``replay.engine.result.REASON_KINDS``).
 
@@ -150,8 +151,9 @@ EVENT_FIELDS: Final[dict[str, dict[str, Any]]] = {
     },
     "played": {"player": SCALAR, "pid": SCALAR, "card": POKEMON_CARD, "to": SCALAR},
     "evolved": {"player": SCALAR, "pid": SCALAR, "card": POKEMON_CARD, "effect": SCALAR},
-    "attached": {"player": SCALAR, "pid": SCALAR, "card": KIND_CARD, "from": SCALAR},
-    "attack": {"player": SCALAR, "pid": SCALAR, "name": SCALAR},
+    # effect (attached, attack, switched, trainer_played): the card whose effect did it, used face up
+    "attached": {"player": SCALAR, "pid": SCALAR, "card": KIND_CARD, "from": SCALAR, "effect": SCALAR},
+    "attack": {"player": SCALAR, "pid": SCALAR, "name": SCALAR, "effect": SCALAR},
     "damage": {"pid": SCALAR, "amount": SCALAR, "by": SCALAR},
     "healed": {"pid": SCALAR, "amount": SCALAR},
     "attack_ended": {},
@@ -159,7 +161,7 @@ EVENT_FIELDS: Final[dict[str, dict[str, Any]]] = {
     "turn_ended": {"player": SCALAR},
     "checkup_started": {},
     "checkup_ended": {},
-    "switched": {"player": SCALAR, "pid": SCALAR},
+    "switched": {"player": SCALAR, "pid": SCALAR, "effect": SCALAR},
     "promoted": {"player": SCALAR, "pid": SCALAR},
     "removed": {"player": SCALAR, "pid": SCALAR, "to": SCALAR},
     "knocked_out": {"pid": SCALAR, "player": SCALAR, "by": SCALAR},
@@ -174,7 +176,7 @@ EVENT_FIELDS: Final[dict[str, dict[str, Any]]] = {
     "correction": {"target": SCALAR, "action": SCALAR},
     "note": {"author": SCALAR},
     "discarded": {"player": SCALAR, "count": SCALAR, "cards": NAMES, "from": SCALAR, "pid": SCALAR},
-    "trainer_played": {"player": SCALAR, "card": KIND_CARD},
+    "trainer_played": {"player": SCALAR, "card": KIND_CARD, "effect": SCALAR},
     "searched": {"player": SCALAR, "count": SCALAR},
     "to_hand": {"player": SCALAR, "count": SCALAR, "from": SCALAR, "cards": CARDS_WHEN_PUBLIC},
     "shuffled": {

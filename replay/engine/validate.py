@@ -8,7 +8,7 @@ one field at fault instead of "matched none of 29 alternatives".
 
 A fast path comes first: msgspec ``Struct`` types generated at import from the same ``$defs`` (envelope
 merged in; each tagged by its ``type``, so they form one tagged union; ``const``/``enum`` as ``Literal``;
-``minimum``, ``minLength``, ``minItems``/``maxItems`` as ``Meta``; ``uniqueItems`` of strings in
+``minimum``, ``minLength``/``maxLength``, ``minItems``/``maxItems`` as ``Meta``; ``uniqueItems`` of strings in
 ``__post_init__``; ``pattern`` and ``format: date-time`` as one ``Meta`` pattern made of the expressions
 fastjsonschema compiles, ``$`` rewritten to "end of string", except the event timestamp, below). It may
 only say "valid": whatever it does not accept, for any reason, goes to the fastjsonschema validator, which
@@ -291,6 +291,7 @@ def _scalar(node: Mapping[str, Any], defs: Mapping[str, Any], name: str) -> tupl
             raise _Unsupported(f"string keywords {sorted(keys)}")
         meta: dict[str, Any] = {}
         patterns = []
+        # lengths in code points, as JSON Schema counts them (and fastjsonschema, with len() of a str)
         for keyword, option in (("minLength", "min_length"), ("maxLength", "max_length")):
             if keyword in node:
                 if type(node[keyword]) is not int:
