@@ -43,6 +43,7 @@ from streams.http.edge import (
     read_body,
     read_events,
 )
+from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
 from streams.http.ownership import Refusal, authorize, is_judge
@@ -57,9 +58,6 @@ log = logging.getLogger("prizecheck.web")
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
-CORE: web.AppKey[IngestCore] = web.AppKey("core", IngestCore)
-STORE: web.AppKey[Store] = web.AppKey("store", Store)
-OPTIONS: web.AppKey[dict[str, Any]] = web.AppKey("options", dict)
 
 PUBLIC = frozenset({"public"})
 INGEST = frozenset({"ingest"})

@@ -222,6 +222,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/static/{path}": [(f"/static/{static}", None)],
         "/login": [("/login", None)],
         "/rules": [("/rules", None)],
+        "/favicon.ico": [("/favicon.ico", None)],
     }
 
 
