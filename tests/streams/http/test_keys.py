@@ -107,7 +107,7 @@ async def test_over_long_names_are_refused_at_the_edge_naming_the_field(
     served: Served, where: str, field: str
 ) -> None:
     events = game("long")
-    long = "n" * 129
+    long = "n" * 257
     if where == "player":
         events = hostile_game("long", long, "L1", "2026")
     elif where == "ruleset":
@@ -120,12 +120,12 @@ async def test_over_long_names_are_refused_at_the_edge_naming_the_field(
     body = await r.json()
     rejected = [o for o in body["outcomes"] if o["status"] == "rejected"]
     assert r.status == 400 and rejected and rejected[0]["field"] == field, body
-    assert "at most 128 characters" in rejected[0]["reason"]
+    assert "at most 256 characters" in rejected[0]["reason"]
 
 
 async def test_over_long_query_names_are_refused(served: Served) -> None:
     for name in ("league", "season", "player"):
-        r = await served.http.get(f"{served.url}/matches", params={name: "n" * 129})
+        r = await served.http.get(f"{served.url}/matches", params={name: "n" * 257})
         assert r.status == 400 and (await r.json())["code"] == "bad_parameter"
 
 
