@@ -63,10 +63,12 @@ screenshots: install browser
 	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
-# examples per operation and role, and the serve bench at full size (1,000 viewers, 64 writers).
+# examples per operation and role, every edge of every numeric field, and the serve bench at full size
+# (1,000 viewers, 64 writers).
 test-long: install
-	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 $(BIN)/python -m pytest -q \
-	  tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py
+	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 PRIZECHECK_NUMBER_EDGES=full \
+	  $(BIN)/python -m pytest -q tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py \
+	  tests/streams/http/test_numbers.py
 	$(BIN)/python bench/serve.py
 
 # The whole fault suite (tests/faults: real processes killed, restarted, tampered with; make test runs the
