@@ -572,7 +572,7 @@ def truth_events(sample: Sample) -> list[dict[str, Any]]:
 def score(sample: Sample, scan: Any) -> Score:
     """Compare a :class:`~replay.sources.scan.photo.SheetScan` of ``sample`` with its truth: each box,
     whether every misread box is in a region with a ``low_confidence`` finding, and the records."""
-    from replay import replay_events
+    from replay.engine.game import Game
     from replay.sources.scan.photo import strip_scan
 
     out = Score()
@@ -608,7 +608,10 @@ def score(sample: Sample, scan: Any) -> Score:
     expected = truth_events(sample)
 
     def record(events: list[dict[str, Any]]) -> dict[str, Any]:
-        return next(iter(replay_events(events).values())).record()
+        game = Game()
+        for ev in events:
+            game.apply(ev)
+        return game.record()
 
     out.truth_record = record(strip_scan(expected))
     out.record = record(strip_scan(scan.result.events))
