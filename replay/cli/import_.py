@@ -54,6 +54,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="rows below this confidence become low_confidence findings (default 0.8)",
     )
     _common(s)
+    from replay.cli import import_scan
+
+    import_scan.configure(
+        sub.add_parser(
+            "scan",
+            help="photos and scans of filled game sheets (JPEG, PNG, PDF)",
+            description="Photos and scans of game sheets printed by `prizecheck sheet print` and filled in "
+            "with a pen (JPEG, PNG, PDF of several pages) to contract events.",
+        )
+    )
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -129,6 +139,10 @@ def write_events(events: Iterable[dict[str, Any]], out: IO[bytes], fmt: str) -> 
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.source == "scan":
+        from replay.cli import import_scan
+
+        return import_scan.run(args)
     paths: list[str] = args.logs if args.source == "ptcgl" else args.sheets
     cards = _catalogue(args)
     ruleset = args.ruleset or "play-2026"

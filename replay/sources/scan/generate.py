@@ -48,14 +48,45 @@ PENS: Final = {
 }
 MARK_KINDS: Final = ("tick", "tick", "tick", "cross", "cross", "fill", "partial", "slash")
 CARDS: Final = (
-    "Charizard ex", "Pidgeot ex", "Gardevoir ex", "Iron Hands ex", "Dragapult ex", "Roaring Moon ex",
-    "Lugia VSTAR", "Archeops", "Miraidon ex", "Raging Bolt ex", "Ogerpon ex", "Dreepy", "Drakloak",
-    "Rare Candy", "Boss's Orders", "Iono", "Arven", "Ultra Ball", "Counter Catcher", "Prime Catcher",
-)  # fmt: skip
+    "Charizard ex",
+    "Pidgeot ex",
+    "Gardevoir ex",
+    "Iron Hands ex",
+    "Dragapult ex",
+    "Roaring Moon ex",
+    "Lugia VSTAR",
+    "Archeops",
+    "Miraidon ex",
+    "Raging Bolt ex",
+    "Ogerpon ex",
+    "Dreepy",
+    "Drakloak",
+    "Rare Candy",
+    "Boss's Orders",
+    "Iono",
+    "Arven",
+    "Ultra Ball",
+    "Counter Catcher",
+    "Prime Catcher",
+)
 NAMES: Final = (
-    "Mara", "Teodor", "Ashley-B", "Kai", "Yuki", "Zoë", "Łucja", "Ngozi", "Søren", "Ana Lucía",
-    "Pham Minh", "O'Brien", "Renée", "Jürgen", "Ines", "Tomás",
-)  # fmt: skip
+    "Mara",
+    "Teodor",
+    "Ashley-B",
+    "Kai",
+    "Yuki",
+    "Zoë",
+    "Łucja",
+    "Ngozi",
+    "Søren",
+    "Ana Lucía",
+    "Pham Minh",
+    "O'Brien",
+    "Renée",
+    "Jürgen",
+    "Ines",
+    "Tomás",
+)
 
 
 @dataclass(slots=True)

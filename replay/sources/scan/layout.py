@@ -124,7 +124,7 @@ _ROW_GROUPS: Final = (
     ("time", "time called", ("called",), ("T",), True, 136.4),
     ("pen.side", "penalty to", SIDES, SIDES, True, 143.0),
     ("pen.kind", "penalty", PENALTIES, ("W", "2P", "4P", "GL"), True, 153.0),
-)  # fmt: skip
+)
 ROW_NOTES_X: Final = (172.0, 185.6)
 
 
@@ -230,9 +230,15 @@ class Header:
 
 #: The context's keys in the QR code (short: every byte makes the modules smaller).
 CONTEXT_KEYS: Final = {
-    "league": "l", "season": "s", "event": "e", "series": "sr", "round": "rd", "table": "t", "game": "g",
+    "league": "l",
+    "season": "s",
+    "event": "e",
+    "series": "sr",
+    "round": "rd",
+    "table": "t",
+    "game": "g",
     "stage": "st",
-}  # fmt: skip
+}
 
 
 class PayloadError(ValueError):

@@ -205,8 +205,9 @@ def sheet_document(
 
     In the last turn row, whether a player whose Active was Knocked Out had a Benched Pokémon to promote
     is not on the sheet (it matters when the game ends there: [docs/rules.md §4], the simultaneous
-    table): the first reading of it whose record agrees with the end marked is taken (a Pokémon on the
-    Bench unless the end says that player had none), checked by the engine itself.
+    table): the first reading of it whose record agrees with the end marked, winner and reason, is
+    taken (a Pokémon on the Bench unless the end says that player had none), checked by the engine
+    itself; when none does, the first, and the engine's findings say how the sheet disagrees.
     """
     first = _document(header, reads, scan, players, tool, None)
     turns, _ = _turn_rows(reads)
@@ -224,7 +225,7 @@ def sheet_document(
 
 
 def _agrees(doc: SheetDoc, header: Header) -> bool:
-    """Does the engine's record of ``doc`` agree with the result the sheet claims?"""
+    """Does the engine's record of ``doc`` agree with the result the sheet claims, reason included?"""
     import json
 
     from replay.engine.game import Game
@@ -234,7 +235,8 @@ def _agrees(doc: SheetDoc, header: Header) -> bool:
     game = Game()
     for ev in res.events:
         game.apply(ev)
-    return bool(game.record().get("agrees"))
+    rec = game.record()
+    return bool(rec.get("agrees")) and not any(f["code"] == "reason_mismatch" for f in rec["findings"])
 
 
 def _document(
@@ -302,8 +304,14 @@ def _document(
     for s in SIDES:
         n = int(_one(reads.get(f"mull.{s}", GroupRead())) or 0)
         if n:
-            row_n = add("head", turn=0, player=pid[s], action="mulligan", amount=n,
-                        confidence=None if head_carried else round(head_conf, 2))  # fmt: skip
+            row_n = add(
+                "head",
+                turn=0,
+                player=pid[s],
+                action="mulligan",
+                amount=n,
+                confidence=None if head_carried else round(head_conf, 2),
+            )
             if not head_carried:
                 carriers.append(Carrier("head", row_n, head_conf, head_problems))
                 head_carried = True
@@ -321,15 +329,26 @@ def _document(
     for t in turns:
         for r in sorted(k for k in unclear_by_row if k < t.row):
             u = unclear_by_row.pop(r)
-            row_n = add(f"r{r}", turn=r, action="note", note=f"unclear marks in the sheet's row {r}",
-                        confidence=round(u.confidence, 2))  # fmt: skip
+            row_n = add(
+                f"r{r}",
+                turn=r,
+                action="note",
+                note=f"unclear marks in the sheet's row {r}",
+                confidence=round(u.confidence, 2),
+            )
             carriers.append(Carrier(f"r{r}", row_n, u.confidence, tuple(u.problems)))
         region = f"r{t.row}"
         assert t.who is not None
         is_final = t.row == final and end.reason is not None and end.winner is not None
         deck_out = is_final and end.reason == "deck_out"
-        row_n = add(region, turn=t.row, player=pid[t.who], action="turn", amount=0 if deck_out else None,
-                    confidence=round(t.confidence, 2))  # fmt: skip
+        row_n = add(
+            region,
+            turn=t.row,
+            player=pid[t.who],
+            action="turn",
+            amount=0 if deck_out else None,
+            confidence=round(t.confidence, 2),
+        )
         carriers.append(Carrier(region, row_n, t.confidence, tuple(t.problems)))
         for s, name in placed.get(t.row, []):
             add(region, turn=t.row, player=pid[s], action="bench", card=name)
@@ -363,8 +382,13 @@ def _document(
             add(region, turn=t.row, player=pid[t.penalty[0]], action="penalty", card=t.penalty[1])
     for r in sorted(unclear_by_row):
         u = unclear_by_row[r]
-        row_n = add(f"r{r}", turn=r, action="note", note=f"unclear marks in the sheet's row {r}",
-                    confidence=round(u.confidence, 2))  # fmt: skip
+        row_n = add(
+            f"r{r}",
+            turn=r,
+            action="note",
+            note=f"unclear marks in the sheet's row {r}",
+            confidence=round(u.confidence, 2),
+        )
         carriers.append(Carrier(f"r{r}", row_n, u.confidence, tuple(u.problems)))
     # ---- the end
     end_problems = tuple(end.problems)
@@ -374,12 +398,22 @@ def _document(
             add("end", turn=final, player=pid[other[winner]], action="concede")
         if end.reason == "time" and final is not None:
             add("end", turn=final, action="end_turn")
-        row_n = add("end", turn=final, player=pid[winner] if winner in SIDES else None, action="result",
-                    card=end.reason, confidence=round(end.confidence, 2))  # fmt: skip
+        row_n = add(
+            "end",
+            turn=final,
+            player=pid[winner] if winner in SIDES else None,
+            action="result",
+            card=end.reason,
+            confidence=round(end.confidence, 2),
+        )
         carriers.append(Carrier("end", row_n, end.confidence, end_problems))
     elif end_problems:
-        row_n = add("end", action="note", note="unclear marks in the sheet's end-of-game box",
-                    confidence=round(end.confidence, 2))  # fmt: skip
+        row_n = add(
+            "end",
+            action="note",
+            note="unclear marks in the sheet's end-of-game box",
+            confidence=round(end.confidence, 2),
+        )
         carriers.append(Carrier("end", row_n, end.confidence, end_problems))
     first = pid[turns[0].who] if turns and turns[0].who else names[0]
     doc: dict[str, Any] = {

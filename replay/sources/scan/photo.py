@@ -185,10 +185,18 @@ def import_page(
         raise InputError(f"the QR code's match id {header.match!r} is not a match id", file=where)
     if ruleset is None and header.ruleset not in KNOWN_RULESETS:
         raise InputError(f"the QR code's ruleset {header.ruleset!r} is not known", file=where)
+    if not any(r.chosen or r.problem for r in read.reads.values()):
+        raise InputError(f"match {header.match}: an unused game sheet (no box is marked on it)", file=where)
     doc = sheet_document(header, read.reads, scan=key, players=players)
     text = json.dumps(doc.doc, ensure_ascii=False)
-    res = parse_sheet(text, match=header.match, ruleset=ruleset, cards=doc.cards, filename=where,
-                      min_confidence=min_confidence)  # fmt: skip
+    res = parse_sheet(
+        text,
+        match=header.match,
+        ruleset=ruleset,
+        cards=doc.cards,
+        filename=where,
+        min_confidence=min_confidence,
+    )
     _explain(res, doc.carriers, key)
     start = res.events[0]
     start["source"]["scan"] = {"file": filename, "page": page or 1, "sheet": key, "layout": LAYOUT_VERSION}
@@ -222,10 +230,15 @@ def import_scan(
             key = sheet_key(data, page)
             out.append(
                 import_page(
-                    image, filename=filename, page=page, key=key, players=players, ruleset=ruleset,
+                    image,
+                    filename=filename,
+                    page=page,
+                    key=key,
+                    players=players,
+                    ruleset=ruleset,
                     min_confidence=min_confidence,
                 )
-            )  # fmt: skip
+            )
         except InputError as exc:
             out.append(exc)
     return out

@@ -114,8 +114,16 @@ class _Sheet(FPDF):
         self.set_xy(self.ox + x, self.oy + y)
         self.cell(w if w else self.get_string_width(text) + 0.5, height, text, align=align)
 
-    def line_at(self, x1: float, y1: float, x2: float, y2: float, *, width: float = 0.15,
-                color: tuple[int, int, int] = GUIDE) -> None:  # fmt: skip
+    def line_at(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        *,
+        width: float = 0.15,
+        color: tuple[int, int, int] = GUIDE,
+    ) -> None:
         self.set_line_width(width)
         self.set_draw_color(*color)
         self.line(self.ox + x1, self.oy + y1, self.ox + x2, self.oy + y2)
@@ -198,10 +206,11 @@ def _header(pdf: _Sheet, header: Header) -> None:
 
 def _columns(pdf: _Sheet) -> None:
     pdf.text_at(
-        0, 47.2,
+        0,
+        47.2,
         "Mark a box: tick, cross or fill it. Cancel a mark: scribble it out past the box's edges.",
         6.5,
-    )  # fmt: skip
+    )
     titles = {
         "who": "Turn of",
         "prizes.A": "Prizes A took",
