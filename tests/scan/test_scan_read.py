@@ -14,7 +14,7 @@ from replay.engine.game import Game
 from replay.sources.scan.layout import Header
 from replay.sources.scan.marks import clear_reads, sheet_document
 from replay.sources.scan.photo import CROP_NAME, SheetScan, import_scan, strip_scan
-from replay.sources.scan.reader import EMPTY, MARKED
+from replay.sources.scan.reader import CROP_SCALE, EMPTY, MARKED
 from replay.sources.sheet import parse_sheet
 from tests.scan.helpers import HEADER, box, jpeg, marked, pdf_of, phone, png, scribble
 
@@ -111,7 +111,7 @@ def test_crops_are_kept_for_every_region_an_event_names(sheet: object) -> None:
     for name, data in res.crops.items():
         assert CROP_NAME.match(name), name
         img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        assert img is not None and img.shape[1] == 190 * 8
+        assert img is not None and img.shape[1] == 190 * CROP_SCALE
     assert {f"{res.key}/r{n}" for n in range(1, 8)} <= set(res.crops)
 
 

@@ -51,8 +51,9 @@ from replay.sources.scan.layout import (
 )
 from replay.sources.scan.marks import GroupRead
 
-#: Pixels per millimetre of the rectified sheet.
+#: Pixels per millimetre of the rectified sheet (what is measured), and of the crops kept for judges.
 SCALE: Final = 8.0
+CROP_SCALE: Final = 6.0
 QR_SCALE: Final = 10.0
 INSET: Final = 0.6  # mm from a box's printed edge to the region measured
 #: A box's fill is the share of its interior darker than INK (weighted towards the centre), 0..1. The
@@ -85,26 +86,50 @@ class BoxRead:
 
 @dataclass(slots=True)
 class PageRead:
-    """A read sheet: its header, each group's read, each box's fill, the rectified sheet (BGR)."""
+    """A read sheet: its header, each group's read, each box's fill; the photo and its homography (to
+    the rectified sheet at :data:`SCALE`), which the crops are cut from."""
 
     header: Header
     reads: dict[str, GroupRead]
     boxes: dict[str, list[BoxRead]]
-    sheet: Image
+    photo: Image
+    homography: npt.NDArray[np.float64]
     markers: int
     rows_aligned: int
     meta: dict[str, Any] = field(default_factory=dict)
 
-    def crop(self, region: str, quality: int = 85) -> bytes:
-        """A region of the rectified sheet (``r7``, ``head``, ``end``, ``page``) as JPEG bytes."""
+    def rectified(self, scale: float = CROP_SCALE) -> Image:
+        """The whole sheet (its frame) rectified at ``scale`` px/mm (BGR); the crops' one (kept)."""
+        kept = self.meta.get("page")
+        if scale == CROP_SCALE and kept is not None:
+            return np.asarray(kept, np.uint8)
+        k = scale / SCALE
+        to = np.diag([k, k, 1.0]) @ self.homography
+        size = (round(FRAME_W * scale), round(FRAME_H * scale))
+        img = cv2.warpPerspective(
+            self.photo, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        if scale == CROP_SCALE:
+            self.meta["page"] = img
+        return img
+
+    def region(self, region: str) -> Image:
+        """A region of the sheet (``r7``, ``head``, ``end``, ``page``) at :data:`CROP_SCALE` (BGR)."""
+        page = self.rectified()
         if region == "page":
-            img = self.sheet
-        else:
-            r = LAYOUT.crops[region]
-            y0, y1 = max(0, int(r.y * SCALE)), int((r.y + r.h) * SCALE)
-            x0, x1 = max(0, int(r.x * SCALE)), int((r.x + r.w) * SCALE)
-            img = self.sheet[y0:y1, x0:x1]
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            return page
+        r = LAYOUT.crops[region]
+        y0, x0 = max(0, round(r.y * CROP_SCALE)), max(0, round(r.x * CROP_SCALE))
+        return page[y0 : round((r.y + r.h) * CROP_SCALE), x0 : round((r.x + r.w) * CROP_SCALE)]
+
+    @property
+    def sheet(self) -> Image:
+        """The whole sheet rectified at :data:`SCALE` (BGR)."""
+        return self.rectified(SCALE)
+
+    def crop(self, region: str, quality: int = 85) -> bytes:
+        """:meth:`region` as JPEG bytes (what ``import scan`` keeps for the judges)."""
+        ok, buf = cv2.imencode(".jpg", self.region(region), [cv2.IMWRITE_JPEG_QUALITY, quality])
         assert ok
         return bytes(buf.tobytes())
 
@@ -392,9 +417,9 @@ def _register(small: Floats, g: Group) -> tuple[float, float, float]:
 
 def _shifts(dark: Floats) -> tuple[dict[str, tuple[float, float]], int]:
     """Each group's offset, from the outlines of the groups around it (40 mm along the rows, 8 mm across:
-    its row and the rows next to it): a plane fitted to their offsets (paper curl and lens distortion
-    move things smoothly, but not by the same amount across a row), once more without the ones that
-    disagree with it by more than 1.5 px (a match pulled aside by a box inked solid)."""
+    its row and the rows next to it): a line fitted along the row to their offsets (paper curl and lens
+    distortion move things smoothly, but not by the same amount across a row), once more without the
+    ones that disagree with it by more than 1.5 px (a match pulled aside by a box inked solid)."""
     small = cv2.resize(dark, (dark.shape[1] // 2, dark.shape[0] // 2), interpolation=cv2.INTER_AREA)
     raw = {g.key: _register(small, g) for g in LAYOUT.groups}
     good = [g for g in LAYOUT.groups if raw[g.key][2] >= 0.45]
@@ -412,16 +437,21 @@ def _shifts(dark: Floats) -> tuple[dict[str, tuple[float, float]], int]:
             own = raw[g.key]
             out[g.key] = own[:2] if own[2] > 0 else (0.0, 0.0)
             continue
-        a = np.stack([np.ones(int(near.sum())), gx[near] - cx, gy[near] - cy], 1)
-        d = gd[near]
+        x, d = gx[near] - cx, gd[near]
         keep = np.ones(len(d), bool)
+        value = d.mean(axis=0)
         for _ in range(2):
-            coef, *_ = np.linalg.lstsq(a[keep], d[keep], rcond=None)
-            resid = np.abs(a @ coef - d).max(axis=1)
+            # a straight line along the row (least squares, closed form), its value here
+            xs, ds = x[keep], d[keep]
+            mx, md = xs.mean(), ds.mean(axis=0)
+            var = float(((xs - mx) ** 2).sum())
+            slope = ((xs - mx)[:, None] * (ds - md)).sum(axis=0) / var if var > 1e-9 else np.zeros(2)
+            value = md - slope * mx
+            resid = np.abs(value + slope * x[:, None] - d).max(axis=1)
             if (resid <= 1.5).sum() < 3:
                 break
             keep = resid <= 1.5
-        out[g.key] = (float(coef[0, 0]), float(coef[0, 1]))
+        out[g.key] = (float(value[0]), float(value[1]))
     return out, len(good)
 
 
@@ -540,14 +570,18 @@ def read_sheet_image(image: Image) -> PageRead:
         header = parse_payload(_qr(gray, h))
     except PayloadError as exc:
         raise NotASheet(str(exc)) from None
+    # The darkest channel (a blue, red or green pen is as dark in it as a black one), each channel smoothed
+    # a little first (the least of three noisy values is biased dark), then rectified: one channel
+    # warped, not three.
+    blue, green, red = (cv2.blur(c, (3, 3)) for c in cv2.split(image))
+    lowest = cv2.min(cv2.min(blue, green), red)
     size = (round(FRAME_W * SCALE), round(FRAME_H * SCALE))
-    sheet = cv2.warpPerspective(image, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    # each channel smoothed a little (0.15 mm) first: the least of three noisy values is biased dark
-    soft = cv2.GaussianBlur(sheet, (0, 0), 1.2)
-    mono = cv2.min(cv2.min(soft[:, :, 0], soft[:, :, 1]), soft[:, :, 2])
+    mono = cv2.warpPerspective(lowest, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    mono = cv2.GaussianBlur(mono, (0, 0), 0.8)
     paper = _background(mono)
-    light = _Light(mono, paper, np.clip(1.0 - mono.astype(np.float32) / paper, 0.0, 1.0))
-    dark = light.dark
+    ratio = cv2.divide(mono.astype(np.float32), paper)
+    dark = np.maximum(np.float32(1.0) - ratio, np.float32(0.0))
+    light = _Light(mono, paper, dark)
     shifts, aligned = _shifts(dark)
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
@@ -555,4 +589,4 @@ def read_sheet_image(image: Image) -> PageRead:
         per_box = [_box(light, b, shifts[g.key]) for b in g.boxes]
         boxes[g.key] = per_box
         reads[g.key] = _group(g, per_box)
-    return PageRead(header, reads, boxes, sheet, n_markers, aligned)
+    return PageRead(header, reads, boxes, image, h, n_markers, aligned)
