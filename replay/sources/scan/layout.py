@@ -16,6 +16,7 @@ draw), and a free-text box for notes.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -39,6 +40,10 @@ QR_BOX: Final = (142.0, 9.5, 38.0)  # x, y, side (the quiet zone included)
 QR_MIN_VERSION: Final = 3  # QR versions (17 + 4 v modules a side); the reader tries each size
 QR_MAX_VERSION: Final = 14
 QR_PREFIX: Final = "pcs"  # the payload's version key: {"pcs": <layout version>, ...}
+#: A crop's name (``import scan`` keeps them, events and findings name them, the service serves them):
+#: ``<16 hex digits of the photo file's SHA-256>-<page>/<region>``, region ``r1``-``r30``, ``head``,
+#: ``end`` or ``page``.
+CROP_NAME: Final = re.compile(r"^[0-9a-f]{16}-[0-9]{1,3}/(r[0-9]{1,2}|head|end|page)$")
 
 SIDES: Final = ("A", "B")
 SLOTS: Final = ("active", "bench1", "bench2", "bench3", "bench4", "bench5")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -28,7 +27,7 @@ import numpy as np
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import Event, Finding, ImportResult, valid_match_id
-from replay.sources.scan.layout import LAYOUT_VERSION
+from replay.sources.scan.layout import CROP_NAME, LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
 from replay.sources.scan.reader import MAX_PIXELS, NotASheet, PageRead, read_sheet_image
 from replay.sources.sheet import parse_sheet
@@ -36,8 +35,6 @@ from replay.sources.sheet import parse_sheet
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
 MAX_PDF_PAGES: Final = 200
 PDF_DPI: Final = 200
-#: A crop's name: ``<16 hex>-<page>/<region>``.
-CROP_NAME: Final = re.compile(r"^[0-9a-f]{16}-[0-9]{1,3}/(r[0-9]{1,2}|head|end|page)$")
 
 
 @dataclass(slots=True)

@@ -134,8 +134,12 @@
     const fs = $("findings");
     fs.replaceChildren();
     for (const f of r.findings || []) {
+      // a scanned sheet's unclear row: its crop beside the finding (GET /scans/<name>, judges only)
+      const crop = f.code === "low_confidence" &&
+        /check the crop ([0-9a-f]{16}-[0-9]{1,3}\/(?:r[0-9]{1,2}|head|end))$/.exec(f.message || "");
       fs.append(el("li", { class: "sev-" + f.severity }, f.seq != null ? seqButton(f.seq) : "match",
-        ` [${f.severity}] ${f.code}: ${f.message} `, ruleLink(rules[f.code])));
+        ` [${f.severity}] ${f.code}: ${f.message} `, ruleLink(rules[f.code]),
+        crop ? el("img", { class: "scan-crop", src: "/scans/" + crop[1], alt: "crop " + crop[1] }) : null));
     }
     if (!fs.children.length) fs.append(el("li", { class: "muted" }, "none"));
 

@@ -1,0 +1,69 @@
+"""The crops of scanned game sheets over HTTP: judges only, audited, and named as the findings name them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from replay.sources.scan.layout import CROP_NAME
+from tests.paths import ROOT
+from tests.streams.http.served import Served
+
+NAME = "0123456789abcdef-1/r7"
+
+
+@pytest.fixture
+def crops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    data = b"\xff\xd8\xff\xe0 a crop"
+    (tmp_path / "crops" / "0123456789abcdef-1").mkdir(parents=True)
+    (tmp_path / "crops" / "0123456789abcdef-1" / "r7.jpg").write_bytes(data)
+    monkeypatch.setenv("PRIZECHECK_CROPS", str(tmp_path / "crops"))
+    return data
+
+
+async def test_a_judge_gets_a_crop_and_the_read_is_audited(served: Served, crops: bytes) -> None:
+    async with served.http.get(f"{served.url}/scans/{NAME}", headers=served.auth("judge")) as r:
+        assert r.status == 200 and r.headers["Content-Type"] == "image/jpeg"
+        assert "no-store" in r.headers["Cache-Control"]
+        assert await r.read() == crops
+    entries = await served.audit()
+    assert any(e.action == "read_hidden" and NAME in e.target for e in entries)
+
+
+@pytest.mark.parametrize(("who", "status"), [(None, 401), ("ingest", 403), ("organizer", 403)])
+async def test_nobody_else_gets_a_crop(served: Served, crops: bytes, who: str | None, status: int) -> None:
+    async with served.http.get(f"{served.url}/scans/{NAME}", headers=served.auth(who)) as r:
+        assert r.status == status
+
+
+@pytest.mark.parametrize(
+    "name", ["0123456789abcdef-1/r8", "0123456789abcdef-1/..", "notacrop/r7", "0123456789abcdef-1/x"]
+)
+async def test_names_that_are_not_kept_crops_are_404(served: Served, crops: bytes, name: str) -> None:
+    async with served.http.get(f"{served.url}/scans/{name}", headers=served.auth("judge")) as r:
+        assert r.status == 404
+        assert (await r.json())["code"] == "not_found"
+
+
+async def test_without_a_crop_directory_the_service_says_so(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PRIZECHECK_CROPS", raising=False)
+    async with served.http.get(f"{served.url}/scans/{NAME}", headers=served.auth("judge")) as r:
+        assert r.status == 404 and (await r.json())["code"] == "no_crops"
+
+
+def test_the_review_page_finds_the_crop_a_low_confidence_finding_names() -> None:
+    """The review page's hook (review.js) reads the crop's name from the finding's message: the same
+    pattern must find it in the message ``import scan`` writes."""
+    js = (ROOT / "streams" / "http" / "static" / "review.js").read_text("utf-8")
+    pattern = re.search(r"/(check the crop .+?\$)/\.exec", js)
+    assert pattern is not None
+    message = (
+        "sheet row 7: prizes A took: 2 boxes marked (2, 3), read as 2; confidence 0.40: "
+        "check the crop 0123456789abcdef-1/r7"
+    )
+    found = re.search(pattern.group(1).replace("\\/", "/"), message)
+    assert found is not None and found.group(1) == NAME and CROP_NAME.match(found.group(1))
