@@ -27,7 +27,7 @@ import numpy as np
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import Event, Finding, ImportResult, valid_match_id
-from replay.sources.scan.layout import CROP_NAME, LAYOUT_VERSION
+from replay.sources.scan.layout import LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
 from replay.sources.scan.reader import MAX_PIXELS, NotASheet, PageRead, read_sheet_image
 from replay.sources.sheet import parse_sheet
