@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults
+.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults sheet-images
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,11 +57,18 @@ screenshots: install browser
 	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
-# examples per operation and role, and the serve bench at full size (1,000 viewers, 64 writers).
+# examples per operation and role, the serve bench at full size (1,000 viewers, 64 writers), and 240
+# generated photos of filled game sheets read back (make test reads 48).
 test-long: install
 	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 $(BIN)/python -m pytest -q \
 	  tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py
 	$(BIN)/python bench/serve.py
+	PRIZECHECK_SCAN_SHEETS=80 $(BIN)/python -m pytest -q -n 2 --dist loadfile tests/scan/test_scan_accuracy_a.py \
+	  tests/scan/test_scan_accuracy_b.py tests/scan/test_scan_accuracy_c.py
+
+# docs/importers.md's printed sheet and filled photo (docs/img/sheet-*), and the record block it shows
+sheet-images: install
+	PRIZECHECK_SHEET_IMAGES=docs/img $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/scan/test_docs_images.py
 
 # The whole fault suite (tests/faults: real processes killed, restarted, tampered with; make test runs the
 # cases marked ci) and the checker's own tests; a run of every case rewrites docs/reliability.md's figures.
@@ -75,6 +82,7 @@ bench: install
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/serve.py
+	$(BIN)/python bench/scan.py
 
 clean:
 	rm -rf $(VENV) prizecheck-data prizecheck-demo-report.html prizecheck-demo-league.tdf .pytest_cache .mypy_cache .ruff_cache build/mypyc
