@@ -54,7 +54,8 @@ test: lint typecheck unit
 
 # The screenshots in docs/web.md, taken by the browser tests of the pages (docs/img/*.png).
 screenshots: install browser
-	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py
+	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py \
+	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
 # examples per operation and role, the serve bench at full size (1,000 viewers, 64 writers), and 240
@@ -82,6 +83,7 @@ bench: install
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/serve.py
+	$(BIN)/python bench/review.py
 	$(BIN)/python bench/scan.py
 
 clean:

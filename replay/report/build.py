@@ -19,6 +19,7 @@ from typing import Any
 
 from replay.engine.chain import verify_signature
 from replay.engine.game import ENGINE_VERSION
+from replay.engine.public import public_finding
 from replay.report.links import review_link
 from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
@@ -122,6 +123,7 @@ class _Section:
     rulesets: dict[str, _Ruleset] = field(default_factory=lambda: defaultdict(_Ruleset))
     findings: Counter[tuple[str, str]] = field(default_factory=Counter)
     findings_by_round: Counter[tuple[str, str]] = field(default_factory=Counter)
+    findings_by_round_severity: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     finding_items: list[tuple[str, int, str, str, str, str]] = field(default_factory=list)
     claims: Counter[str] = field(default_factory=Counter)
     agree: Counter[str] = field(default_factory=Counter)
@@ -133,7 +135,7 @@ class _Section:
     chain: Counter[str] = field(default_factory=Counter)
     signature: Counter[str] = field(default_factory=Counter)
     integrity: list[tuple[str, str, int, str, str]] = field(default_factory=list)
-    review: list[tuple[str, tuple[str, ...], str | None]] = field(default_factory=list)
+    review: list[tuple[str, tuple[str, ...], str | None, tuple[int, int, int]]] = field(default_factory=list)
     events: dict[str, _Event] = field(default_factory=lambda: defaultdict(_Event))
 
 
@@ -213,11 +215,14 @@ class ReportBuilder:
             rs.second_tiebreaks += 1
 
     def _findings(self, sec: _Section, rec: Mapping[str, Any], match: str, rnd: str) -> None:
-        for f in rec.get("findings") or ():
+        # The report is for organizers: each finding's public projection (its message, never the judges'
+        # detail; replay.engine.public).
+        for f in map(public_finding, rec.get("findings") or ()):
             code = intern(str(f.get("code")))
             severity = intern(str(f.get("severity")))
             sec.findings[(code, severity)] += 1
             sec.findings_by_round[(rnd, code)] += 1
+            sec.findings_by_round_severity[(rnd, code, severity)] += 1
             seq = f.get("seq")
             sec.finding_items.append(
                 (
@@ -263,7 +268,8 @@ class ReportBuilder:
         if status == "awaiting_playoff":
             child = str((rec.get("playoff") or {}).get("child"))
         if why or child:
-            sec.review.append((match, tuple(why), child))
+            counts = tuple(sum(1 for f in findings if f.get("severity") == s) for s in SEVERITIES)
+            sec.review.append((match, tuple(why), child, (counts[0], counts[1], counts[2])))
 
     # ------------------------------------------------------------------------------------------ finish
     def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
@@ -297,14 +303,17 @@ class ReportBuilder:
             report["reconciliation"] = reconcile(tdf, sections, self.filters, self.base_url)
         return report
 
-    def _review_items(self, sec: _Section) -> list[tuple[str, list[str]]]:
-        out = []
-        for match, why, child in sec.review:
+    def _review_items(self, sec: _Section) -> list[dict[str, Any]]:
+        """The games to review, violations first (then warnings, info notes, the match id)."""
+        out: list[dict[str, Any]] = []
+        for match, why, child, counts in sec.review:
             reasons = list(why)
             if child is not None and child not in self._playoff_games:
                 reasons.append(f"awaiting playoff {child}")
             if reasons:
-                out.append((match, reasons))
+                severities = dict(zip(SEVERITIES, counts, strict=True))
+                out.append({"match": match, "why": reasons, "findings": severities})
+        out.sort(key=lambda r: (*(-r["findings"][s] for s in SEVERITIES), r["match"]))
         return out
 
     def _section(
@@ -367,6 +376,14 @@ class ReportBuilder:
                         sec.findings_by_round.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])
                     )
                 ],
+                # the same, each severity apart (the heatmap's rows: violations, warnings, info)
+                "by_round_severity": [
+                    {"round": r, "code": c, "severity": sev, "count": n}
+                    for (r, c, sev), n in sorted(
+                        sec.findings_by_round_severity.items(),
+                        key=lambda kv: (_sev(kv[0][2]), round_sort_key(kv[0][0]), kv[0][1]),
+                    )
+                ],
                 "items": [
                     {
                         "match": m,
@@ -412,8 +429,7 @@ class ReportBuilder:
             },
             "events": events,
             "review": [
-                {"match": m, "why": why, "link": review_link(link, m)}
-                for m, why in sorted(self._review_items(sec))
+                {**item, "link": review_link(link, item["match"])} for item in self._review_items(sec)
             ],
         }
 

@@ -150,15 +150,30 @@ class IndexEntry:
     season: str | None = None
     players: tuple[str, ...] = ()
     findings: Mapping[str, int] = field(default_factory=dict)
+    severities: Mapping[str, int] = field(default_factory=dict)
+    """The findings by severity (``violation``, ``warning``, ``info``)."""
+
+    @property
+    def rank(self) -> int:
+        """How much the match needs a review, the order of the list's "games to review": violations
+        first, then warnings, then info notes (each counted up to 65,535; exact in a Redis score). An
+        entry that does not know its findings' severities ranks by their number, as info notes."""
+        if not self.severities:
+            return min(sum(self.findings.values()), RANK_CAP)
+        v, w, i = (min(int(self.severities.get(s, 0)), RANK_CAP) for s in ("violation", "warning", "info"))
+        return (v << 32) + (w << 16) + i
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], seq: int) -> IndexEntry:
         """The index entry of a record (docs/records.md) whose archive head is ``seq``."""
         context = record.get("context") or {}
         counts: dict[str, int] = {}
+        severities: dict[str, int] = {}
         for finding in record.get("findings") or ():
             code = str(finding.get("code"))
             counts[code] = counts.get(code, 0) + 1
+            severity = str(finding.get("severity"))
+            severities[severity] = severities.get(severity, 0) + 1
         league = context.get("league")
         season = context.get("season")
         return cls(
@@ -169,6 +184,7 @@ class IndexEntry:
             season=None if season is None else str(season),
             players=tuple(str(p) for p in record.get("players") or ()),
             findings=counts,
+            severities=severities,
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -184,8 +200,9 @@ class IndexEntry:
 
 
 SORTS: tuple[str, ...] = ("match", "-match", "findings", "-findings")
-"""How :meth:`Store.index_page` orders matches: by id, or by their number of findings (ties by id);
-a leading ``-`` reverses the order."""
+"""How :meth:`Store.index_page` orders matches: by id, or by their findings, violations first (their
+:attr:`IndexEntry.rank`; ties by id); a leading ``-`` reverses the order."""
+RANK_CAP = 0xFFFF
 
 SEARCH_PLAYERS_MAX = 1000
 """A search prefix may match at most this many player ids (a broader one is answered with no rows and
@@ -212,7 +229,8 @@ class IndexPage:
 def order_page(
     names: Iterable[str], findings: Mapping[str, int], sort: str, offset: int, limit: int
 ) -> list[str]:
-    """The page ``[offset, offset + limit)`` of ``names`` in ``sort`` order (what both backends give)."""
+    """The page ``[offset, offset + limit)`` of ``names`` in ``sort`` order (what both backends give);
+    ``findings``: each match's :attr:`IndexEntry.rank`."""
     if sort not in SORTS:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
     key = sort.lstrip("-")

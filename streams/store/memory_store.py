@@ -213,6 +213,7 @@ class MemoryStore:
             entry.season or None,
             tuple(entry.players),
             dict(entry.findings),
+            dict(entry.severities),
         )
         return True
 
@@ -260,7 +261,7 @@ class MemoryStore:
             if len(found) > SEARCH_PLAYERS_MAX:
                 return IndexPage([], 0, too_broad=True)
             names = [m for m in names if found.intersection(self._index[m].players)]
-        totals = {m: sum(self._index[m].findings.values()) for m in names}
+        totals = {m: self._index[m].rank for m in names}
         page = order_page(names, totals, sort, offset, limit)
         return IndexPage([self._index[m] for m in page], len(names))
 

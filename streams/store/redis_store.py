@@ -286,6 +286,7 @@ class RedisStore:
         entry_key = f"{self.idx}:m:{entry.match}"
         players = json.dumps(list(entry.players))
         findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
+        severities = json.dumps(dict(entry.severities)) if entry.severities else "{}"
         joins = self._memberships(entry.status, entry.league or "", entry.season or "", players)
         for attempt in range(20):
             # What is indexed now, so that every set the script touches is declared in KEYS: the
@@ -321,6 +322,8 @@ class RedisStore:
                 findings,
                 len(leaves),
                 seen,
+                severities,
+                entry.rank,
             ]
             done = int(await self._index(keys=keys, args=args))
             if done >= 0:
@@ -359,6 +362,7 @@ class RedisStore:
             season=raw[b"season"].decode() or None,
             players=tuple(json.loads(raw[b"players"])),
             findings=dict(json.loads(raw[b"findings"]) or {}),
+            severities=dict(json.loads(raw.get(b"severities") or b"{}") or {}),
         )
 
     async def matches(

@@ -56,10 +56,12 @@ async def test_without_a_crop_directory_the_service_says_so(
 
 
 def test_the_review_page_finds_the_crop_a_low_confidence_finding_names() -> None:
-    """The review page's hook (review.js) reads the crop's name from the finding's message: the same
-    pattern must find it in the message ``import scan`` writes."""
-    js = (ROOT / "streams" / "http" / "static" / "review.js").read_text("utf-8")
-    pattern = re.search(r"/(check the crop .+?\$)/\.exec", js)
+    """The review page's extra for low_confidence findings (static/scan.js, on review.js's hook) reads the
+    crop's name from the finding's message: the same pattern must find it in what ``import scan`` writes,
+    and the review page must load it."""
+    js = (ROOT / "streams" / "http" / "static" / "scan.js").read_text("utf-8")
+    assert "/static/scan.js" in (ROOT / "streams" / "http" / "templates" / "review.html").read_text("utf-8")
+    pattern = re.search(r"const CROP = /(check the crop .+?\$)/;", js)
     assert pattern is not None
     message = (
         "sheet row 7: prizes A took: 2 boxes marked (2, 3), read as 2; confidence 0.40: "
