@@ -18,13 +18,15 @@ from replay.sources.scan.layout import CROP_NAME
 from streams.http.routes import Answer, Problem, Route
 
 CROPS_ENV = "PRIZECHECK_CROPS"
+#: The crops' directory of one app (tests set it); else the environment's PRIZECHECK_CROPS.
+CROPS: web.AppKey[str] = web.AppKey("scan_crops", str)
 
 
 async def crop(request: web.Request) -> web.StreamResponse:
     name = f"{request.match_info['sheet']}/{request.match_info['region']}"
     if not CROP_NAME.match(name):
         raise Problem(404, "not_found", "not a crop's name: <16 hex digits>-<page>/<r1..r30|head|end|page>")
-    root = os.environ.get(CROPS_ENV)
+    root = request.app.get(CROPS) or os.environ.get(CROPS_ENV)
     if not root:
         raise Problem(
             404, "no_crops", f"this service keeps no crops ({CROPS_ENV} names import scan's --crops)"
@@ -50,6 +52,7 @@ def scan_routes() -> tuple[Route, ...]:
             answers={200: Answer("the crop", "image/jpeg", {"type": "string", "format": "binary"})},
             hidden=True,
             tag="pages",
+            pattern="/scans/{sheet:[^/]+}/{region:[^/]+}",
             description="The regions `prizecheck import scan` kept: a turn row (`r1`-`r30`), `head`, `end`, "
             "`page`; the name an event's `scan` field or a `low_confidence` finding gives.",
         ),

@@ -11,9 +11,9 @@ import segno
 
 from replay.engine.errors import InputError
 from replay.engine.game import Game
-from replay.sources.scan.layout import Header
+from replay.sources.scan.layout import CROP_NAME, Header
 from replay.sources.scan.marks import clear_reads, sheet_document
-from replay.sources.scan.photo import CROP_NAME, SheetScan, import_scan, strip_scan
+from replay.sources.scan.photo import SheetScan, import_scan, strip_scan
 from replay.sources.scan.reader import CROP_SCALE, EMPTY, MARKED
 from replay.sources.sheet import parse_sheet
 from tests.scan.helpers import HEADER, box, jpeg, marked, pdf_of, phone, png, scribble

@@ -6,21 +6,21 @@ import re
 from pathlib import Path
 
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import make_mocked_request
 
 from replay.sources.scan.layout import CROP_NAME
+from streams.http.routes import Problem
+from streams.http.scans import CROPS, crop
 from tests.paths import ROOT
-from tests.streams.http.served import Served
+from tests.streams.http.served import SCAN_CROP, Served
 
-NAME = "0123456789abcdef-1/r7"
+NAME = SCAN_CROP  # the crop the served app keeps (tests/streams/http/served.py)
 
 
 @pytest.fixture
-def crops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> bytes:
-    data = b"\xff\xd8\xff\xe0 a crop"
-    (tmp_path / "crops" / "0123456789abcdef-1").mkdir(parents=True)
-    (tmp_path / "crops" / "0123456789abcdef-1" / "r7.jpg").write_bytes(data)
-    monkeypatch.setenv("PRIZECHECK_CROPS", str(tmp_path / "crops"))
-    return data
+def crops(served: Served) -> bytes:
+    return (Path(served.app[CROPS]) / f"{NAME}.jpg").read_bytes()
 
 
 async def test_a_judge_gets_a_crop_and_the_read_is_audited(served: Served, crops: bytes) -> None:
@@ -47,12 +47,14 @@ async def test_names_that_are_not_kept_crops_are_404(served: Served, crops: byte
         assert (await r.json())["code"] == "not_found"
 
 
-async def test_without_a_crop_directory_the_service_says_so(
-    served: Served, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_without_a_crop_directory_the_service_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRIZECHECK_CROPS", raising=False)
-    async with served.http.get(f"{served.url}/scans/{NAME}", headers=served.auth("judge")) as r:
-        assert r.status == 404 and (await r.json())["code"] == "no_crops"
+    sheet, region = NAME.split("/")
+    info = {"sheet": sheet, "region": region}
+    request = make_mocked_request("GET", f"/scans/{NAME}", match_info=info, app=web.Application())
+    with pytest.raises(Problem) as err:
+        await crop(request)
+    assert err.value.status_code == 404 and err.value.code == "no_crops"
 
 
 def test_the_review_page_finds_the_crop_a_low_confidence_finding_names() -> None:
@@ -64,8 +66,8 @@ def test_the_review_page_finds_the_crop_a_low_confidence_finding_names() -> None
     pattern = re.search(r"const CROP = /(check the crop .+?\$)/;", js)
     assert pattern is not None
     message = (
-        "sheet row 7: prizes A took: 2 boxes marked (2, 3), read as 2; confidence 0.40: "
-        "check the crop 0123456789abcdef-1/r7"
+        "sheet row 1: prizes A took: 2 boxes marked (2, 3), read as 2; confidence 0.40: check the crop "
+        + NAME
     )
     found = re.search(pattern.group(1).replace("\\/", "/"), message)
     assert found is not None and found.group(1) == NAME and CROP_NAME.match(found.group(1))
