@@ -203,6 +203,40 @@ def _c_frames() -> tuple[Any, Any]:
 _frames, _span = _c_frames()
 
 
+def unreadable(exc: OSError, path: str) -> InputError:
+    """Why ``path`` cannot be read, in the words of every command (README, "Exit status and messages"):
+    ``FILE: no such file``, ``FILE: is a directory``, else ``FILE: cannot read: REASON``."""
+    if isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return InputError("no such file", file=path)
+    if isinstance(exc, IsADirectoryError):
+        return InputError("is a directory", file=path)
+    return InputError(f"cannot read: {os_reason(exc)}", file=path)
+
+
+def unwritable(exc: OSError, path: str) -> InputError:
+    """Why ``path`` cannot be written: ``PATH: cannot write: no such directory`` (and the like)."""
+    if isinstance(exc, FileNotFoundError):
+        reason = "no such directory"
+    elif isinstance(exc, NotADirectoryError):
+        reason = "a part of the path is not a directory"
+    elif isinstance(exc, IsADirectoryError):
+        reason = "is a directory"
+    else:
+        reason = os_reason(exc)
+    return InputError(f"cannot write: {reason}", file=path)
+
+
+def os_reason(exc: OSError) -> str:
+    """The system's reason for ``exc`` in lower case ("permission denied", "no space left on device")."""
+    text = exc.strerror or str(exc) or type(exc).__name__
+    return text[:1].lower() + text[1:]
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """A JSON syntax error in one phrase: ``not valid JSON: Expecting value (column 3)``."""
+    return f"not valid JSON: {exc.msg} (column {exc.colno})"
+
+
 def open_input(path: str) -> EventFile:
     """``path`` as an :class:`EventFile` (``-`` is stdin); InputError when it cannot be read."""
     if path == "-":
@@ -214,12 +248,8 @@ def open_input(path: str) -> EventFile:
                 data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
             except (ValueError, OSError):  # not a regular file (a pipe, a device): read it
                 data = handle.read()
-    except FileNotFoundError:
-        raise InputError("no such file", file=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not an event file", file=path) from None
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=path) from None
+        raise unreadable(exc, path) from None
     return EventFile(path, data)
 
 
@@ -485,7 +515,7 @@ def _json_line(raw: bytes, name: str, lineno: int, *, validate: bool = True) -> 
     try:
         value = json.loads(text, parse_float=_number)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno) from None
+        raise InputError(json_error(exc), file=name, line=lineno) from None
     except RecursionError:  # the C parser's own bound, far above MAX_DEPTH
         raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=name, line=lineno) from None
     items = value if isinstance(value, list) else [value]

@@ -28,6 +28,7 @@ invariants are skipped and the report says so (:attr:`Report.notes`). The checke
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from replay.engine.playoff import playoff_stub
 from replay.engine.validate import validate_event
 from streams.ingest import archive_bytes, decode_event, unpack_record
 from streams.kafka.keys import key_refusal
+from streams.reasons import describe
 from streams.store import ArchivedEvent, RedisStore
 
 #: Every breach code, with what it means (docs/reliability.md lists them too).
@@ -231,7 +233,9 @@ async def _read_all(bootstrap: str, topic: str, *, required: bool) -> list[Any]:
     try:
         await consumer.start()
     except KafkaError as exc:
-        raise CheckError(f"cannot reach Kafka at {bootstrap}: {exc}") from None
+        with contextlib.suppress(Exception):  # or aiokafka says "Unclosed AIOKafkaConsumer" on stderr
+            await consumer.stop()
+        raise CheckError(f"cannot reach Kafka at {bootstrap}: {describe(exc)}") from None
     try:
         return await _read_partitions(consumer, topic, required=required)
     except KafkaError as exc:

@@ -42,10 +42,27 @@ ENV_VARS: tuple[str, ...] = (
 )
 
 
+def source_checkout() -> str | None:
+    """The source checkout this code runs from (an editable install, as ``make install`` makes it), or None
+    when it is installed from a wheel (``pip install``, the Docker image)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    return root if 'name = "prizecheck"' in head else None
+
+
 def default_data_dir() -> str:
-    """Where the embedded store keeps its files when ``PRIZECHECK_DATA_DIR`` is unset: the user's data
-    directory (``~/.local/share/prizecheck`` on Linux, per platformdirs), the same from any working
-    directory, so that ``prizecheck report --from-store`` finds what ``prizecheck serve`` stored."""
+    """Where the embedded store keeps its files when ``PRIZECHECK_DATA_DIR`` is unset, the same from any
+    working directory, so that ``prizecheck report --from-store`` finds what ``prizecheck serve`` stored:
+    run from a source checkout, its own ``prizecheck-data/`` (each clone its own store, which ``make clean``
+    names); installed, the user's data directory (``~/.local/share/prizecheck`` on Linux, per
+    platformdirs)."""
+    checkout = source_checkout()
+    if checkout is not None:
+        return os.path.join(checkout, "prizecheck-data")
     return platformdirs.user_data_dir("prizecheck", appauthor=False)
 
 

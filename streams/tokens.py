@@ -363,8 +363,14 @@ def read_book(path: Path) -> list[TokenEntry]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the token file: {exc}", file=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a token file", file=str(path)) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the token file: {(exc.strerror or str(exc)).lower()}", file=str(path)
+        ) from None
+    except UnicodeDecodeError:
+        raise InputError("cannot read the token file: not UTF-8", file=str(path)) from None
     return parse_book(text, str(path))
 
 

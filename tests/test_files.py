@@ -210,7 +210,7 @@ def test_inputs_without_events_are_refused_before_anything_is_folded(tmp_path: p
     for path, message in [
         (empty, "empty.jsonl: is empty: no events"),
         (blank, "blank.msgpack: is empty: no events"),
-        (spaces, "spaces.jsonl: holds no events"),
+        (spaces, "spaces.jsonl: is empty: no events"),
     ]:
         with pytest.raises(InputError) as info:
             replayed([good, str(path)])

@@ -14,6 +14,7 @@ import os
 import sys
 from typing import Any
 
+from replay.cli.common import UsageError, within
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 
@@ -28,7 +29,7 @@ def configure(s: argparse.ArgumentParser) -> None:
     s.add_argument("--ruleset", default=None, choices=KNOWN_RULESETS, help="ruleset (default: the sheet's)")
     s.add_argument(
         "--min-confidence",
-        type=float,
+        type=within(0.0, 1.0),
         default=0.8,
         metavar="X",
         help="rows below this confidence become low_confidence findings (default 0.8)",
@@ -67,10 +68,8 @@ def run(args: argparse.Namespace) -> int:
     if args.players is not None:
         names = [n.strip() for n in args.players.split(",")]
         if len(names) != 2 or not all(names) or names[0] == names[1]:
-            raise InputError("--players takes two different names: --players Mara,Teodor", field="--players")
+            raise UsageError("argument --players: two different names, e.g. --players Mara,Teodor")
         players = (names[0], names[1])
-    if not 0.0 <= args.min_confidence <= 1.0:
-        raise InputError("--min-confidence must be between 0 and 1", field="--min-confidence")
     said = print if not args.quiet else (lambda *a, **k: None)
     sheets: list[SheetScan] = []
     failed = 0

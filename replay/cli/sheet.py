@@ -14,6 +14,7 @@ import secrets
 import sys
 import time
 
+from replay.cli.common import UsageError, at_least, within
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import valid_match_id
@@ -36,7 +37,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--format", choices=("pdf", "png"), default="pdf", help="PDF (default) or PNG pages")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
-    p.add_argument("--dpi", type=int, default=200, metavar="N", help="PNG resolution (default 200; 100-600)")
+    p.add_argument(
+        "--dpi",
+        type=within(100, 600, int),
+        default=200,
+        metavar="N",
+        help="PNG resolution (default 200; 100-600)",
+    )
     p.add_argument("--players", metavar="A,B", help="the two players' names (default: written in by hand)")
     p.add_argument(
         "--match", metavar="ID", help="match id (default sheet-DATE-RANDOM); with --count: ID.1, ID.2..."
@@ -45,7 +52,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--ruleset", choices=KNOWN_RULESETS, default="play-2026", help="ruleset (default play-2026)"
     )
     p.add_argument(
-        "--count", type=int, default=None, metavar="N", help=f"a numbered batch of N sheets (1-{MAX_COUNT})"
+        "--count",
+        type=within(1, MAX_COUNT, int),
+        default=None,
+        metavar="N",
+        help=f"a numbered batch of N sheets (1-{MAX_COUNT})",
     )
     for key, kind in (
         ("league", str),
@@ -58,7 +69,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     ):
         p.add_argument(
             f"--{key}",
-            type=kind,
+            type=at_least(1) if kind is int else str,
             default=None,
             metavar="N" if kind is int else "TEXT",
             help=f"context: the {key} (printed, and in the QR code)",
@@ -73,16 +84,12 @@ def _players(text: str | None) -> tuple[str, str] | None:
         return None
     names = [n.strip() for n in text.split(",")]
     if len(names) != 2 or not all(names):
-        raise InputError(
-            "--players takes two names separated by a comma, e.g. --players Mara,Teodor", field="--players"
-        )
+        raise UsageError("argument --players: two names separated by a comma, e.g. --players Mara,Teodor")
     if names[0] == names[1]:
-        raise InputError("the two players must differ", field="--players")
+        raise UsageError("argument --players: the two players must differ")
     for n in names:
         if len(n) > MAX_NAME:
-            raise InputError(
-                f"a player's name is at most {MAX_NAME} characters: {n[:20]!r}...", field="--players"
-            )
+            raise UsageError(f"argument --players: a name is at most {MAX_NAME} characters: {n[:20]!r}...")
     return names[0], names[1]
 
 
@@ -94,23 +101,17 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"needs the scan extra (pip install 'prizecheck[scan]'): {exc}") from None
     players = _players(args.players)
     count = args.count
-    if count is not None and not 1 <= count <= MAX_COUNT:
-        raise InputError(f"--count must be 1 to {MAX_COUNT}", field="--count")
-    if not 100 <= args.dpi <= 600:
-        raise InputError("--dpi must be 100 to 600", field="--dpi")
     match = args.match or f"sheet-{time.strftime('%Y%m%d')}-{secrets.token_hex(3)}"
     longest = f"{match}.{count}" if count else match
     if not valid_match_id(longest):
-        raise InputError("match id must be 1-128 characters of A-Z a-z 0-9 . _ : / -", field="--match")
+        raise UsageError("argument --match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -")
     context: dict[str, str | int] = {}
     for key in ("league", "season", "event", "series", "round", "table", "game", "stage"):
         value = getattr(args, key)
         if value is None:
             continue
-        if isinstance(value, int) and value < 1:
-            raise InputError(f"--{key} must be at least 1", field=f"--{key}")
         if isinstance(value, str) and not 0 < len(value) <= 64:
-            raise InputError(f"--{key} must be 1 to 64 characters", field=f"--{key}")
+            raise UsageError(f"argument --{key}: 1 to 64 characters")
         context[key] = value
     headers = []
     for n in range(1, (count or 1) + 1):

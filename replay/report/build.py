@@ -300,7 +300,7 @@ class ReportBuilder:
             "reconciliation": None,
         }
         if tdf is not None:
-            report["reconciliation"] = reconcile(tdf, sections, self.filters, self.base_url)
+            report["reconciliation"] = reconcile(tdf, sections, self.filters.round, self.base_url)
         return report
 
     def _review_items(self, sec: _Section) -> list[dict[str, Any]]:
@@ -464,6 +464,7 @@ def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
     place = {row["player"]: row["place"] for row in cut}
     for row in table:
         row["top_cut"] = place.get(row["player"])
+    cut_check = check_top_cut(table, pairings)
     players: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in matches:
         a, b = m["players"]
@@ -499,8 +500,56 @@ def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
         "matches": matches,
         "standings": table,
         "top_cut": cut,
+        "top_cut_check": cut_check,
         "players": [{"player": p, "matches": players[p]} for p in sorted(players)],
         "single_elimination": any(m["stage"] == SINGLE_ELIMINATION for m in matches),
+    }
+
+
+def check_top_cut(table: list[dict[str, Any]], pairings: list[Pairing]) -> dict[str, Any] | None:
+    """The top cut the tournament software made against these standings: it should seat the first K
+    players who did not drop, paired 1 v K, 2 v K-1... in its first round. None without a top cut.
+
+    ``differs`` says whether it did not; ``left_out`` are players of the derived top K who did not play
+    in the cut, ``let_in`` players who did though they are not in it (each with their Swiss rank), and
+    ``pairings`` the first-round pairings that are not the seeding's (each as the pair of ranks), and
+    ``why`` each of these as a sentence.
+    """
+    elim = [p for p in pairings if p.stage == SINGLE_ELIMINATION]
+    if not elim:
+        return None
+    first = min(p.round for p in elim)
+    opening = [p for p in elim if p.round == first]
+    seated = {name for p in opening for name in p.players}
+    rank = {row["player"]: row["rank"] for row in table}
+    expected = [row["player"] for row in table if row["dropped"] is None][: len(seated)]
+    seed = {name: i + 1 for i, name in enumerate(expected)}
+    k = len(expected)
+
+    def seeded(a: str, b: str) -> bool:
+        return a in seed and b in seed and seed[a] + seed[b] == k + 1
+
+    unusual = [
+        sorted((rank.get(a), rank.get(b)), key=lambda r: (r is None, r or 0))
+        for a, b in (p.players for p in opening)
+        if not seeded(a, b)
+    ]
+    left_out = [{"player": n, "rank": rank[n]} for n in expected if n not in seated]
+    let_in = sorted(
+        ({"player": n, "rank": rank.get(n)} for n in seated if n not in seed),
+        key=lambda r: (r["rank"] is None, r["rank"] or 0, r["player"]),
+    )
+    why = [f"{r['player']} (Swiss #{r['rank']}) played in it" for r in let_in]
+    why += [f"{r['player']} (Swiss #{r['rank']}) did not" for r in left_out]
+    why += [f"#{a} v #{b} is not the seeding's pairing" for a, b in unusual]
+    return {
+        "players": len(seated),
+        "round": first,
+        "differs": bool(why),
+        "left_out": left_out,
+        "let_in": let_in,
+        "pairings": unusual,
+        "why": why,
     }
 
 

@@ -397,6 +397,19 @@ class _Page:
                     self.w(self.td(key, "standings", row["player"], c, row[c]))
             self.w("</tr>")
         self.w("</tbody></table>")
+        self.w(
+            '<p class="muted">pts: 3 per match won, 1 per tie; OWP, OOWP: the opponents\' and their '
+            "opponents' match-win rate (each counted at least 25 %); top cut: the place in the top cut "
+            "(1 champion, 2 finalist, 3 semifinalists, 5 quarterfinalists).</p>"
+        )
+        check = ev.get("top_cut_check")
+        if check and check["differs"]:
+            self.w(
+                f'<p class="flag">The top cut differs from these standings: the top {check["players"]} '
+                f"should play round {check['round']} seeded 1 v {check['players']}; "
+                + escape("; ".join(check["why"]))
+                + ".</p>"
+            )
         if ev["top_cut"]:
             self.w('<h4>Top cut</h4><ol class="cut">')
             for row in ev["top_cut"]:

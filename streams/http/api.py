@@ -19,6 +19,8 @@ from typing import Any
 
 import msgpack
 from aiohttp import web
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from replay.engine.record import dumps
 from streams.history import summary
@@ -35,6 +37,7 @@ from streams.http.access import (
     match_scope,
 )
 from streams.http.edge import MSGPACK_TYPES, TooManyEvents, parse_events, read_events
+from streams.http.health import HEALTH
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
@@ -288,11 +291,18 @@ async def get_live(request: web.Request) -> web.StreamResponse:
 
 
 async def healthz(request: web.Request) -> web.Response:
-    """GET /healthz: 200 when the store answers, 503 otherwise."""
-    ok = await request.app[STORE].ping()
-    return _json(
-        {"ok": ok, "ingest": request.app[CORE].stats(), "live": request.app[HUB].stats()}, 200 if ok else 503
-    )
+    """GET /healthz: 200 when the store answers, 503 otherwise, saying why (``problem``)."""
+    body: dict[str, Any] = {}
+    health = request.app.get(HEALTH)
+    if health is not None:  # prizecheck serve: the store's reason, as its log says it
+        problem = await health.probe()
+        ok = problem is None
+        if problem is not None:
+            body["problem"] = problem
+    else:
+        ok = await request.app[STORE].ping()
+    body.update(ok=ok, ingest=request.app[CORE].stats(), live=request.app[HUB].stats())
+    return _json(body, 200 if ok else 503)
 
 
 async def stats(request: web.Request) -> web.Response:
@@ -687,8 +697,12 @@ def make_app(
                             if found:
                                 log.info("%d matches with events waiting behind a gap", len(found))
                         await core.flush_gaps()
-                    except Exception:  # the store is down: try again at the next tick
-                        log.exception("recovering or flushing timed-out gaps failed")
+                    except (RedisConnectionError, RedisTimeoutError, OSError):
+                        pass  # the store is down: serve's watcher says so (streams/http/health.py); next tick
+                    except Exception as exc:  # anything else: one line, and try again at the next tick
+                        log.warning(
+                            "recovering or flushing timed-out gaps failed: %s: %s", type(exc).__name__, exc
+                        )
 
             task = asyncio.create_task(loop())
             yield

@@ -24,6 +24,7 @@ import msgpack
 from aiohttp import web
 
 from replay.engine.record import dumps
+from streams.reasons import describe
 from streams.store import Store, Subscription
 
 log = logging.getLogger("prizecheck.live")
@@ -150,7 +151,10 @@ class LiveHub:
             try:
                 sub = self._sub = await self.store.subscribe(None)
             except Exception as exc:
-                log.warning("live: cannot subscribe (%s); retrying in %.1f s", exc, backoff)
+                # the first failure of a streak; the retries are serve's store watcher's to report
+                (log.warning if backoff == 0.1 else log.debug)(
+                    "live: cannot subscribe (%s); retrying in %.1f s", describe(exc), backoff
+                )
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue

@@ -27,6 +27,7 @@ from urllib.parse import quote, urlencode
 from aiohttp import web
 from markupsafe import Markup
 
+from replay.docs import RULES
 from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
 from streams.http.frames import frames, replay_steps
@@ -380,7 +381,7 @@ def _row(entry: IndexEntry, record: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------- the rest
-RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+RULES_DOC = RULES  # docs/rules.md, shipped as package data (replay/docs): found in every install
 _SECTION = re.compile(r"<h([1-4])>(\d+(?:\.\d+)*)\.?\s")
 
 
