@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import IO, Any
 
-from replay.cli.common import UsageError, within
+from replay.cli.common import UsageError, output, within
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 
@@ -50,19 +50,37 @@ def _read(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError("no such file", file=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    if not data:
+        raise InputError("is empty: nothing to import", file=path)
     if len(data) > MAX_BYTES:
         raise InputError(f"larger than {MAX_BYTES // (1024 * 1024)} MiB", file=path)
     return data
 
 
+class _NothingWritten(Exception):
+    """--strict refused the batch: the output is left as it was."""
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        from replay.sources.scan.photo import SheetScan, import_scan
+        from replay.sources.scan.photo import import_scan  # noqa: F401  (the extra is there)
     except ImportError as exc:
         raise InputError(f"needs the scan extra (pip install 'prizecheck[scan]'): {exc}") from None
+    # the output is opened first: one that cannot be written is refused before any photo is read
+    try:
+        with output(args.out) as out:
+            return _run(args, out)
+    except _NothingWritten:
+        return 1
+
+
+def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     from replay.cli.import_ import write_events
+    from replay.sources.scan.photo import SheetScan, import_scan
 
     players = None
     if args.players is not None:
@@ -115,27 +133,17 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.strict and low_total:
         print("prizecheck import: --strict: low-confidence rows; no events written", file=sys.stderr)
-        return 1
+        raise _NothingWritten
     if sheets:
         _crops(args.crops, sheets)
-        events = [ev for res in sheets for ev in res.result.events]
-        if args.out and args.out != "-":
-            try:
-                with open(args.out, "wb") as fh:
-                    write_events(events, fh, args.format)
-            except OSError as exc:
-                raise InputError(f"cannot write: {exc.strerror or exc}", file=args.out) from None
-        else:
-            write_events(events, sys.stdout.buffer, args.format)
-            sys.stdout.buffer.flush()
-    if failed:
+        write_events([ev for res in sheets for ev in res.result.events], out, args.format)
+    if failed and sheets:
         print(
             f"prizecheck import: {failed} file(s) or page(s) not read as game sheets; "
             f"{len(sheets)} sheet(s) written",
             file=sys.stderr,
         )
-        return 2
-    return 0
+    return 2 if failed else 0
 
 
 def _crops(root: str, sheets: list[Any]) -> None:

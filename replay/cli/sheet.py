@@ -14,7 +14,7 @@ import secrets
 import sys
 import time
 
-from replay.cli.common import UsageError, at_least, within
+from replay.cli.common import UsageError, at_least, output, within
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import valid_match_id
@@ -154,12 +154,5 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(path: str, data: bytes) -> None:
-    if path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    try:
-        with open(path, "wb") as fh:
-            fh.write(data)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror or exc}", file=path) from None
+    with output(path) as fh:
+        fh.write(data)

@@ -117,4 +117,4 @@ def test_players_and_options_are_checked(batch: Path, capsys: pytest.CaptureFixt
     assert main(["import", "scan", str(batch / "table4.jpg"), "--min-confidence", "2"]) == 2
     assert main(["import", "scan", str(batch / "missing.jpg")]) == 2
     err = capsys.readouterr().err
-    assert "--players" in err and "--min-confidence" in err and "missing.jpg: cannot read" in err
+    assert "--players" in err and "--min-confidence" in err and "missing.jpg: no such file" in err
