@@ -43,6 +43,7 @@ from streams.ingest import archive_bytes, decode_event, unpack_record
 from streams.kafka.keys import key_refusal
 from streams.reasons import describe
 from streams.store import ArchivedEvent, RedisStore
+from streams.store.base import is_match_id
 
 #: Every breach code, with what it means (docs/reliability.md lists them too).
 CODES: dict[str, str] = {
@@ -311,7 +312,6 @@ class _Match:
 _KEY = re.compile(
     r"^(?P<prefix>.*):\{(?P<match>[^{}]+)\}:(?P<name>events|seq|record|board|pending|state|versions|causes)$"
 )
-_NOT_MATCHES = {"idx", "audit"}
 
 
 async def stored_matches(store: RedisStore) -> list[str]:
@@ -321,7 +321,9 @@ async def stored_matches(store: RedisStore) -> list[str]:
     async for raw in store.client.scan_iter(match=f"{store.prefix}:{{*}}:*", count=1000):
         key = raw.decode() if isinstance(raw, bytes) else str(raw)
         m = _KEY.match(key)
-        if m and m.group("prefix") == store.prefix and m.group("match") not in _NOT_MATCHES:
+        # (the service's own keys, <prefix>:{idx}:... and <prefix>:{audit}, never end in a match key's
+        # name: a key that does is a match's, even of a match named "idx")
+        if m and m.group("prefix") == store.prefix and is_match_id(m.group("match")):
             found.add(m.group("match"))
     found.update(await store.pending_matches())
     return sorted(found)

@@ -24,11 +24,13 @@ from streams.http.routes import MATCH_PATTERN, ROUTES, Route
 ERRORS: dict[int, str] = {
     400: "bad request: a bad parameter, match id, body or credential in the URL",
     401: "no credential, or one that is malformed, unknown, expired or revoked",
-    403: "the credential does not allow this (role or scope)",
+    403: "not allowed: the credential's role or scope, another producer's match, a judge's amendment, or "
+    "a login or logout from another site",
     404: "no such resource or match",
     405: "method not allowed on this path",
     408: "the request body did not arrive in time",
     413: "the body is too large, or carries too many events",
+    415: "a login body that is neither a form nor JSON",
     429: "too many requests or live streams in progress from this client address",
     503: "the store is unavailable, or no room for another live stream",
 }
@@ -184,11 +186,14 @@ def components() -> dict[str, Any]:
     }
     schemas["Stats"] = {
         "type": "object",
-        "required": ["ingest", "findings"],
+        "description": "a scoped token gets the findings and the number of its matches only, with its scope",
+        "required": ["findings"],
         "properties": {
             "ingest": {"type": "object"},
             "findings": {"type": "object", "additionalProperties": {"type": "integer"}},
             "live": {"type": "object"},
+            "matches": {"type": "integer", "minimum": 0},
+            "scope": {"type": "object"},
         },
     }
     schemas["Login"] = {

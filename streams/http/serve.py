@@ -22,6 +22,7 @@ import resource
 import signal
 import sys
 import time
+from typing import Any
 
 from aiohttp import web
 
@@ -36,8 +37,16 @@ from streams.store import AuditEntry, RedisStore
 from streams.store.connection import connect
 from streams.tokens import TokenBook, new_token
 
-#: Seconds a connection may stay idle, or take to send its first request head (slow clients).
-KEEPALIVE = 30.0
+#: Seconds a body the service does not read (a refused request's) is still taken in after the answer,
+#: so the client sees the answer rather than a reset; then the connection is closed.
+LINGER = 5.0
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """aiohttp's connection timers: a connection idle (before its first request, between requests, or
+    sending its head) for ``PRIZECHECK_IDLE_TIMEOUT`` seconds is closed; a refused body lingers at most
+    :data:`LINGER` seconds. (The body itself has the same timeout: ``make_app(body_timeout=)``.)"""
+    return {"keepalive_timeout": settings.idle_timeout, "lingering_time": min(LINGER, settings.idle_timeout)}
 
 
 def is_loopback(host: str) -> bool:
@@ -108,12 +117,13 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         max_events=settings.max_events,
         max_streams=settings.max_streams,
         max_client_streams=settings.max_client_streams,
+        body_timeout=settings.idle_timeout,
     )
     # Redis down is not fatal: a log line per retry, with backoff; /healthz says why (streams/http/health.py)
     health = StoreHealth(conn.client.ping, conn.where)
     app[HEALTH] = health
     watcher = asyncio.create_task(health.watch())
-    runner = web.AppRunner(app, access_log=None, keepalive_timeout=KEEPALIVE)
+    runner = web.AppRunner(app, access_log=None, **server_options(settings))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

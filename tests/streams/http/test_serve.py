@@ -384,7 +384,7 @@ def test_settings_from_the_environment() -> None:
     from replay.engine.errors import InputError
     from streams.settings import ENV_VARS, Settings, default_data_dir
 
-    assert len(ENV_VARS) == len(set(ENV_VARS)) == 21
+    assert len(ENV_VARS) == len(set(ENV_VARS)) == 22
     d = Settings.from_env({})
     assert (d.topic, d.dlq_topic, d.partitions, d.data_dir) == (
         "prizecheck.events",
