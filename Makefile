@@ -8,12 +8,12 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults
+.PHONY: install compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults sheet-images
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[service,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[service,dev,scan]'
 	touch $(STAMP)
 
 ifeq ($(PRIZECHECK_COMPILE),1)
@@ -63,13 +63,19 @@ screenshots: install browser
 	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
-# examples per operation and role, every edge of every numeric field, and the serve bench at full size
-# (1,000 viewers, 64 writers).
+# examples per operation and role, every edge of every numeric field, the serve bench at full size
+# (1,000 viewers, 64 writers), and 240 generated photos of filled game sheets read back (make test reads 48).
 test-long: install
 	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 PRIZECHECK_NUMBER_EDGES=full \
 	  $(BIN)/python -m pytest -q tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py \
 	  tests/streams/http/test_numbers.py
 	$(BIN)/python bench/serve.py
+	PRIZECHECK_SCAN_SHEETS=80 $(BIN)/python -m pytest -q -n 2 --dist loadfile tests/scan/test_scan_accuracy_a.py \
+	  tests/scan/test_scan_accuracy_b.py tests/scan/test_scan_accuracy_c.py
+
+# docs/importers.md's printed sheet and filled photo (docs/img/sheet-*), and the record block it shows
+sheet-images: install
+	PRIZECHECK_SHEET_IMAGES=docs/img $(BIN)/python -m pytest -q -s -p no:cacheprovider tests/scan/test_docs_images.py
 
 # The whole fault suite (tests/faults: real processes killed, restarted, tampered with; make test runs the
 # cases marked ci), the checker's own tests, and every command under every fault (tests/cli/test_faults.py;
@@ -86,6 +92,7 @@ bench: install
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/serve.py
 	$(BIN)/python bench/review.py
+	$(BIN)/python bench/scan.py
 
 # The embedded store (the records make demo and serve keep) is data, not a build product: clean leaves it
 # and says where it is. A checkout keeps its own (streams/settings.py): PRIZECHECK_DATA_DIR, else ./prizecheck-data.

@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("replay.cli.verify", "check a record's signature and hash chain against its events"),
     "simulate": ("replay.cli.simulate", "generate plausible full games as contract events"),
     "import": ("replay.cli.import_", "turn a battle log or a match sheet into contract events"),
+    "sheet": (
+        "replay.cli.sheet",
+        "print game sheets for paper games (PDF or PNG), to read back with import scan",
+    ),
     "report": ("replay.cli.report", "league audit report: text, HTML, CSV or JSON; reconcile with a .tdf"),
     "serve": ("replay.cli.serve", "run the HTTP service with the embedded ingest core"),
     "worker": ("replay.cli.worker", "run a Faust worker consuming prizecheck.events"),

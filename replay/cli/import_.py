@@ -56,6 +56,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="rows below this confidence become low_confidence findings (default 0.8)",
     )
     _common(s)
+    from replay.cli import import_scan
+
+    import_scan.configure(
+        sub.add_parser(
+            "scan",
+            help="photos and scans of filled game sheets (JPEG, PNG, PDF)",
+            description="Photos and scans of game sheets printed by `prizecheck sheet print` and filled in "
+            "with a pen (JPEG, PNG, PDF of several pages) to contract events.",
+        )
+    )
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -135,6 +145,10 @@ class _NothingWritten(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.source == "scan":
+        from replay.cli import import_scan
+
+        return import_scan.run(args)
     # the output is opened first: one that cannot be written is refused before any file is read
     try:
         with output(args.out) as out:

@@ -673,6 +673,9 @@ def make_app(
     app[HUB] = hub
     init_table(app, guard)
     register(app, API_ROUTES)
+    from streams.http.scans import scan_routes  # the crops of scanned game sheets, for judges
+
+    register(app, scan_routes())
     if pages:
         try:
             from streams.http.pages import add_pages

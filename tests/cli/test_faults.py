@@ -95,6 +95,8 @@ ROWS = [
     Row("simulate", LEAGUE, ("out",)),
     Row("import ptcgl", ("import", "ptcgl", "{input}", "--out", "{out}"), ("missing", "empty", "out"), "log"),
     Row("import sheet", ("import", "sheet", "{input}", "-o", "{out}"), ("missing", "empty", "out"), "sheet"),
+    Row("import scan", ("import", "scan", "{input}", "-o", "{out}"), ("missing", "empty", "out"), "sheet"),
+    Row("sheet print", ("sheet", "print", "--match", "m1", "--out", "{out}"), ("out",)),
     Row("report", ("report", "{input}", "--out", "{out}"), ("missing", "empty", "out")),
     Row("report", ("report", "--from-store"), REDIS, instead=NO_STORE),
     Row("serve", ("serve", "--port", "0"), ("redis-malformed", "store-cannot-start")),  # else it waits: below

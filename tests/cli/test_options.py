@@ -26,6 +26,7 @@ NEEDS: dict[str, list[str]] = {
     "verify": ["r.jsonl"],
     "import ptcgl": ["log.txt"],
     "import sheet": ["s.csv"],
+    "import scan": ["photo.jpg"],
     "produce": ["g.jsonl"],
     "show": ["m1"],
     "token create": ["--name", "n", "--role", "judge"],
@@ -110,6 +111,17 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "audit-log": [
         (["--count", "0"], r"argument --count: must be >= 1, got 0"),
         (["--after", "yesterday"], r"argument --after: expected an entry id as printed"),
+    ],
+    "sheet print": [
+        (["--count", "0"], r"argument --count: must be 1 to 500, got 0"),
+        (["--dpi", "50"], r"argument --dpi: must be 100 to 600, got 50"),
+        (["--round", "0"], r"argument --round: must be >= 1, got 0"),
+        (["--players", "Mara"], r"argument --players: two names separated by a comma"),
+        (["--match", "bad id"], r"argument --match: a match id is 1-128 characters"),
+    ],
+    "import scan": [
+        (["photo.jpg", "--min-confidence", "2"], r"argument --min-confidence: must be 0 to 1, got 2"),
+        (["photo.jpg", "--players", "Kai"], r"argument --players: two different names"),
     ],
     "check": [
         (["--redis-only", "--kafka", "kafka://k:9092"], r"--redis-only and --kafka cannot be combined"),

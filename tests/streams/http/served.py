@@ -17,12 +17,14 @@ from aiohttp.test_utils import TestServer
 from streams.http.access import Access
 from streams.http.api import make_app
 from streams.http.routes import ROUTES, Route
+from streams.http.scans import CROPS as SCAN_CROPS
 from streams.ingest import IngestCore
 from streams.store import AuditEntry, RedisStore
 from streams.tokens import TokenBook, new_token, revoke, write_book
 from tests.streams.test_ingest import game
 
 Event = dict[str, Any]
+SCAN_CROP = "0123456789abcdef-1/r1"  # the crop each served app has (GET /scans/<name>)
 
 
 @dataclass
@@ -97,6 +99,11 @@ async def start_served(
     core = IngestCore(redis_store, gap_timeout=0.2)
     access = Access(redis_store, book, **(access_options or {}))
     app = make_app(core, redis_store, access=access, heartbeat=heartbeat, **options)
+    # one crop of a scanned sheet, for the routes every test crawls (streams/http/scans.py)
+    crops = tmp_path / "crops"
+    (crops / SCAN_CROP).parent.mkdir(parents=True, exist_ok=True)
+    (crops / f"{SCAN_CROP}.jpg").write_bytes(b"\xff\xd8\xff\xe0 a crop")
+    app[SCAN_CROPS] = str(crops)
     server = TestServer(app, host="127.0.0.1")
     await server.start_server(**(server_options or {}))
     http = aiohttp.ClientSession()

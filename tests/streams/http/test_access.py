@@ -17,7 +17,7 @@ import pytest
 from streams.http.routes import Route
 from streams.tokens import read_book, revoke, write_book
 from tests.paths import ROOT
-from tests.streams.http.served import Served, scoped_game
+from tests.streams.http.served import SCAN_CROP, Served, scoped_game
 from tests.streams.test_ingest import game
 
 BAD = ("malformed", "unknown", "expired", "revoked")
@@ -25,6 +25,7 @@ BAD = ("malformed", "unknown", "expired", "revoked")
 
 def url_of(route: Route, match: str) -> str:
     path = route.path.replace("{match}", match).replace("{path}", "review.css")
+    path = path.replace("{sheet}/{region}", SCAN_CROP)
     return path
 
 

@@ -69,7 +69,7 @@ from schemas import load_schema
 from streams.http.api import STATIC_DIR
 from streams.tokens import new_token, read_book, write_book
 from tests.builder import Stream, card
-from tests.streams.http.served import Served
+from tests.streams.http.served import SCAN_CROP, Served
 
 Event = dict[str, Any]
 GAMES = int(os.environ.get("PRIZECHECK_HIDDEN_GAMES", "150"))
@@ -223,6 +223,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/login": [("/login", None)],
         "/rules": [("/rules", None)],
         "/favicon.ico": [("/favicon.ico", None)],
+        "/scans/{sheet}/{region}": [(f"/scans/{SCAN_CROP}", None)],
     }
 
 

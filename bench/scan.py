@@ -1,0 +1,116 @@
+"""Scanned game sheets: how fast photos are read, and how well, over a generated set, in one run.
+
+    python bench/scan.py [--sheets 200] [--seed 1] [--threads 1]
+
+The set (replay/sources/scan/generate.py): games played by the rules, printed by ``sheet print``'s code,
+rasterized at 150-300 dpi, filled by hand (ticks, crosses, fills, partial fills, slashes, overruns, six
+pens, scribbled-out corrections, handwriting) and photographed on a table (rotation to 15 degrees,
+perspective, paper curl, uneven light, a shadow, a colour cast, blur, noise, JPEG quality 40-90; every
+fifth photo with every distortion at its worst).
+
+Prints (a) the baseline measured in the same run: decoding each photo's JPEG alone; (b) reading each
+photo (decode, markers, QR code, every box, the events of the sheet importer, the crops), per page in ms
+and pages per second, with the ratio to (a); (c) accuracy: marks read exactly, boxes read exactly,
+misreads and how many of them had no low_confidence finding (must be 0), scribbled-out boxes flagged,
+sheets whose record equals the record of the events they were filled from, rows flagged for a judge.
+Pinned to one core, OpenCV on ``--threads`` threads. These machines are noisy: read the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+
+import cv2
+import numpy as np
+
+from replay.sources.scan.generate import samples, score
+from replay.sources.scan.photo import SheetScan, import_scan
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sheets", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1, on one core)")
+    args = ap.parse_args()
+    if args.threads == 1 and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    cv2.setNumThreads(args.threads)
+
+    t0 = time.perf_counter()
+    made = list(samples(args.sheets, args.seed))
+    gen = time.perf_counter() - t0
+    mp = [cv2.imdecode(np.frombuffer(s.photo, np.uint8), cv2.IMREAD_UNCHANGED).shape for s in made]
+    print(
+        f"generated {len(made)} sheets in {gen:.1f} s ({gen / len(made) * 1000:.0f} ms each); photos "
+        f"{statistics.mean(h * w for h, w, _ in mp) / 1e6:.1f} MP on average, "
+        f"{statistics.mean(len(s.photo) for s in made) / 1024:.0f} KiB JPEG"
+    )
+    dpis = Counter(s.dpi for s in made)
+    print(
+        "  printed at (dpi: sheets) "
+        + ", ".join(f"{d}: {n}" for d, n in sorted(dpis.items()))
+        + f"; JPEG quality 40: {sum(s.spec.quality == 40 for s in made)}; every distortion at its worst: "
+        f"{sum(s.spec.perspective >= 0.07 for s in made)}; |rotation| >= 10 degrees: "
+        f"{sum(abs(s.spec.rotation) >= 10 for s in made)}; shadow: {sum(s.spec.shadow > 0 for s in made)}"
+    )
+
+    decode, read = [], []
+    scans: list[SheetScan | Exception] = []
+    for k, s in enumerate(made):
+        t = time.perf_counter()
+        cv2.imdecode(np.frombuffer(s.photo, np.uint8), cv2.IMREAD_COLOR)
+        decode.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        [res] = import_scan(s.photo, f"bench-{k}.jpg")
+        read.append(time.perf_counter() - t)
+        scans.append(res)
+    dm, rm = statistics.median(decode), statistics.median(read)
+    print(f"(a) baseline, JPEG decode alone: {dm * 1000:.1f} ms per photo (median)")
+    p90 = sorted(read)[int(0.9 * len(read))]
+    print(
+        f"(b) import scan, per page: {rm * 1000:.0f} ms median, {p90 * 1000:.0f} ms p90; "
+        f"{1 / statistics.mean(read):.2f} pages/s on one core; {rm / dm:.1f} x the decode alone"
+    )
+
+    c: Counter[str] = Counter()
+    not_read = []
+    for s, res in zip(made, scans, strict=True):
+        if not isinstance(res, SheetScan):
+            not_read.append(f"{s.dpi} dpi {s.spec}: {res}")
+            continue
+        sc = score(s, res)
+        c["sheets"] += 1
+        for key in ("marks", "marks_exact", "boxes", "boxes_exact", "scribbled", "scribbled_flagged"):
+            c[key] += getattr(sc, key)
+        c["misread"] += len(sc.misread)
+        c["silent"] += len(sc.silent)
+        c["records_equal"] += sc.record_equal
+        c["flagged"] += sc.flagged_regions
+        c["sheets_flagged"] += sc.flagged_regions > 0
+        for m in sc.silent:
+            print(f"  SILENT misread: {m} ({s.dpi} dpi, {s.pen}, {s.spec})")
+    print(f"(c) read {c['sheets']} of {len(made)} sheets" + (f"; NOT READ: {not_read}" if not_read else ""))
+    marks = 100 * c["marks_exact"] / max(1, c["marks"])
+    boxes = 100 * c["boxes_exact"] / max(1, c["boxes"])
+    print(f"    marks read exactly: {c['marks_exact']} of {c['marks']} ({marks:.2f} %)")
+    print(f"    boxes read exactly: {c['boxes_exact']} of {c['boxes']} ({boxes:.3f} %)")
+    print(f"    misread boxes: {c['misread']}, without a low_confidence finding: {c['silent']} (silent)")
+    print(f"    scribbled-out boxes flagged: {c['scribbled_flagged']} of {c['scribbled']}")
+    print(f"    records equal to the truth's: {c['records_equal']} of {c['sheets']}")
+    per = c["flagged"] / max(1, c["sheets"])
+    print(
+        f"    regions flagged for a judge: {c['flagged']} ({per:.2f} a sheet; "
+        f"{c['sheets_flagged']} sheets with any)"
+    )
+    ok = not not_read and c["silent"] == 0 and c["marks_exact"] >= 0.995 * c["marks"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

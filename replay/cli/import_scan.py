@@ -1,0 +1,160 @@
+"""``prizecheck import scan FILE...``: photos and scans of filled game sheets -> contract events.
+
+Each file is a JPEG, a PNG or a PDF (every page a sheet). A page that is not a game sheet (no markers, no
+QR code, another layout version), a file that is not an image: an error on stderr naming the file (and
+the page), exit 2 at the end; every other sheet of the batch is still written. The crops the events and
+findings refer to go to ``--crops DIR`` (judges only: they show the handwriting). ``--strict`` refuses a
+batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import IO, Any
+
+from replay.cli.common import UsageError, output, within
+from replay.engine.errors import InputError
+from replay.engine.ruleset import KNOWN_RULESETS
+
+MAX_BYTES = 64 * 1024 * 1024
+
+
+def configure(s: argparse.ArgumentParser) -> None:
+    s.add_argument(
+        "scans", nargs="+", metavar="FILE", help="photos or scans: .jpg, .png or .pdf (several pages)"
+    )
+    s.add_argument("--players", metavar="A,B", help="the players, for sheets printed without their names")
+    s.add_argument("--ruleset", default=None, choices=KNOWN_RULESETS, help="ruleset (default: the sheet's)")
+    s.add_argument(
+        "--min-confidence",
+        type=within(0.0, 1.0),
+        default=0.8,
+        metavar="X",
+        help="rows below this confidence become low_confidence findings (default 0.8)",
+    )
+    s.add_argument(
+        "--crops",
+        metavar="DIR",
+        default="prizecheck-crops",
+        help="where the crops go, DIR/<sheet>/<region>.jpg (default ./prizecheck-crops)",
+    )
+    s.add_argument("--out", "-o", metavar="FILE", help="write events here (default stdout)")
+    s.add_argument("--format", choices=("jsonl", "msgpack"), default="jsonl", help="output encoding")
+    s.add_argument("--strict", action="store_true", help="exit 1 (and write nothing) on a low-confidence row")
+    s.add_argument("--quiet", "-q", action="store_true", help="print only the summary on stderr")
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError("no such file", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    if not data:
+        raise InputError("is empty: nothing to import", file=path)
+    if len(data) > MAX_BYTES:
+        raise InputError(f"larger than {MAX_BYTES // (1024 * 1024)} MiB", file=path)
+    return data
+
+
+class _NothingWritten(Exception):
+    """--strict refused the batch: the output is left as it was."""
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from replay.sources.scan.photo import import_scan  # noqa: F401  (the extra is there)
+    except ImportError as exc:
+        raise InputError(f"needs the scan extra (pip install 'prizecheck[scan]'): {exc}") from None
+    # the output is opened first: one that cannot be written is refused before any photo is read
+    try:
+        with output(args.out) as out:
+            return _run(args, out)
+    except _NothingWritten:
+        return 1
+
+
+def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
+    from replay.cli.import_ import write_events
+    from replay.sources.scan.photo import SheetScan, import_scan
+
+    players = None
+    if args.players is not None:
+        names = [n.strip() for n in args.players.split(",")]
+        if len(names) != 2 or not all(names) or names[0] == names[1]:
+            raise UsageError("argument --players: two different names, e.g. --players Mara,Teodor")
+        players = (names[0], names[1])
+    said = print if not args.quiet else (lambda *a, **k: None)
+    sheets: list[SheetScan] = []
+    failed = 0
+    seen: dict[str, str] = {}
+    for path in args.scans:
+        try:
+            results = import_scan(
+                _read(path), path, players=players, ruleset=args.ruleset, min_confidence=args.min_confidence
+            )
+        except InputError as exc:
+            print(f"prizecheck import: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        for res in results:
+            if isinstance(res, InputError):
+                print(f"prizecheck import: {res}", file=sys.stderr)
+                failed += 1
+                continue
+            match = res.result.events[0]["match"]
+            if match in seen:
+                print(
+                    f"prizecheck import: {res.where}: match {match} was already read from {seen[match]}; "
+                    "this sheet is left out (photograph each sheet once)",
+                    file=sys.stderr,
+                )
+                failed += 1
+                continue
+            seen[match] = res.where
+            sheets.append(res)
+    low_total = 0
+    for res in sheets:
+        low = [f for f in res.result.findings if f.code == "low_confidence"]
+        low_total += len(low)
+        for f in res.result.findings:
+            where = f"{res.where}: row {f.line}" if f.line is not None else res.where
+            said(f"prizecheck import: {where}: {f.severity}: {f.code}: {f.message}", file=sys.stderr)
+        rows = sum(1 for r in res.sheet["rows"] if r.get("action") == "turn")
+        print(
+            f"prizecheck import: {res.where}: match {res.result.events[0]['match']}: {rows} turn(s), "
+            f"{len(res.result.events)} events, {len(res.result.findings)} findings"
+            + (f", {len(low)} low-confidence row(s)" if low else ""),
+            file=sys.stderr,
+        )
+    if args.strict and low_total:
+        print("prizecheck import: --strict: low-confidence rows; no events written", file=sys.stderr)
+        raise _NothingWritten
+    if sheets:
+        _crops(args.crops, sheets)
+        write_events([ev for res in sheets for ev in res.result.events], out, args.format)
+    if failed and sheets:
+        print(
+            f"prizecheck import: {failed} file(s) or page(s) not read as game sheets; "
+            f"{len(sheets)} sheet(s) written",
+            file=sys.stderr,
+        )
+    return 2 if failed else 0
+
+
+def _crops(root: str, sheets: list[Any]) -> None:
+    """Each crop as ROOT/<sheet>/<region>.jpg (the name an event's ``scan`` gives)."""
+    for res in sheets:
+        for name, data in res.crops.items():
+            path = os.path.join(root, *name.split("/")) + ".jpg"
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as fh:
+                    fh.write(data)
+            except OSError as exc:
+                raise InputError(f"cannot write a crop: {exc.strerror or exc}", file=path) from None
+    print(f"prizecheck import: crops in {root}/ (judges only: they show the handwriting)", file=sys.stderr)

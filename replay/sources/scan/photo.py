@@ -1,0 +1,260 @@
+"""A photo or scan file (JPEG, PNG, a PDF of one or more pages) of game sheets -> events, findings, crops.
+
+Each page is read (:mod:`replay.sources.scan.reader`), its marks become a match sheet
+(:mod:`replay.sources.scan.marks`) and the sheet importer makes the events
+(:func:`replay.sources.sheet.parse_sheet`), with ``source.kind = "scanned"``. A page that is not a game
+sheet is an :class:`~replay.engine.errors.InputError` naming the file (and the page), returned in place of
+that page's result: the other pages of the file, and the other files of a batch, are not lost.
+
+**Crops.** Every region a finding or an event refers to is kept as a JPEG crop of the rectified sheet:
+``<sheet>/r7`` (turn row 7, its notes box included), ``<sheet>/head`` (names, mulligans, starting
+Pokémon), ``<sheet>/end``, ``<sheet>/page`` (the whole sheet). ``<sheet>`` is ``<16 hex digits of the
+file's SHA-256>-<page>``, so a crop's name says which photo it came from and never collides. The events'
+``scan`` field and a ``low_confidence`` finding's ``scan`` are these names. Crops show handwriting (card
+names, notes): hidden information, for judges only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import cv2
+import numpy as np
+
+from replay.engine.errors import InputError
+from replay.engine.ruleset import KNOWN_RULESETS
+from replay.sources.common import Event, Finding, ImportResult, valid_match_id
+from replay.sources.scan.layout import LAYOUT_VERSION
+from replay.sources.scan.marks import Carrier, sheet_document
+from replay.sources.scan.reader import MAX_PIXELS, NotASheet, PageRead, read_sheet_image
+from replay.sources.sheet import parse_sheet
+
+MAX_FILE_BYTES: Final = 64 * 1024 * 1024
+MAX_PDF_PAGES: Final = 200
+PDF_DPI: Final = 200
+
+
+@dataclass(slots=True)
+class SheetScan:
+    """One sheet read from a file: its events and findings, the match sheet it gave, its crops."""
+
+    filename: str
+    page: int | None
+    key: str
+    result: ImportResult
+    sheet: dict[str, Any]
+    crops: dict[str, bytes] = field(default_factory=dict)
+    read: PageRead | None = None
+
+    @property
+    def where(self) -> str:
+        return self.filename if self.page is None else f"{self.filename} page {self.page}"
+
+
+def _kind(data: bytes) -> str:
+    if data.startswith(b"%PDF-"):
+        return "pdf"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    return ""
+
+
+def _size_ok(data: bytes) -> bool:
+    """The image's pixel count from its header (Pillow reads it lazily), before anything is decoded."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    try:
+        with Image.open(BytesIO(data)) as im:
+            w, h = im.size
+    except Exception:  # a header Pillow cannot read: OpenCV's decoder says the rest
+        return True
+    return w * h <= MAX_PIXELS
+
+
+def pages(data: bytes, filename: str) -> list[tuple[int | None, Any]]:
+    """The file's pages as images (BGR arrays): ``(None, image)`` for a photo, ``(n, image)`` for each
+    page of a PDF; a page that cannot be rendered is ``(n, InputError)``. InputError for a file that is
+    not an image or a PDF at all."""
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", file=filename)
+    kind = _kind(data)
+    if not kind:
+        raise InputError("not a JPEG, PNG or PDF file", file=filename)
+    if kind in ("jpeg", "png"):
+        if not _size_ok(data):
+            raise InputError(f"image larger than {MAX_PIXELS // 1_000_000} megapixels", file=filename)
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if image is None:
+            raise InputError(f"a damaged {kind.upper()} file (it does not decode)", file=filename)
+        return [(None, image)]
+    import pypdfium2 as pdfium
+
+    try:
+        doc = pdfium.PdfDocument(data)
+    except Exception as exc:  # pypdfium2 raises PdfiumError (and others) on a damaged file
+        raise InputError(f"a damaged PDF file ({exc})", file=filename) from None
+    out: list[tuple[int | None, Any]] = []
+    try:
+        n = len(doc)
+        if n > MAX_PDF_PAGES:
+            raise InputError(f"{n} pages; at most {MAX_PDF_PAGES} are read from one PDF", file=filename)
+        for i in range(n):
+            try:
+                page = doc[i]
+                w, h = page.get_size()
+                scale = PDF_DPI / 72
+                if w * h * scale * scale > MAX_PIXELS:
+                    scale = (MAX_PIXELS / (w * h)) ** 0.5
+                bitmap = page.render(scale=scale)
+                image = np.ascontiguousarray(bitmap.to_numpy()[:, :, :3])
+                page.close()
+                out.append((i + 1, image))
+            except Exception as exc:
+                out.append((i + 1, InputError(f"page {i + 1} does not render ({exc})", file=filename)))
+    finally:
+        doc.close()
+    return out
+
+
+def sheet_key(data: bytes, page: int | None) -> str:
+    return f"{hashlib.sha256(data).hexdigest()[:16]}-{page or 1}"
+
+
+def _region_name(region: str) -> str:
+    if region == "head":
+        return "the sheet's header"
+    if region == "end":
+        return "the sheet's end-of-game box"
+    return f"sheet row {region[1:]}"
+
+
+def _explain(res: ImportResult, carriers: list[Carrier], key: str) -> None:
+    """The sheet importer's ``low_confidence`` findings, made to say which marks were unclear and why, and
+    which crop shows them (the finding's ``scan``; ``sheet_region``: ``r7``, ``head`` or ``end``)."""
+    said: dict[int, tuple[Carrier, str]] = {}
+    for c in carriers:
+        why = "; ".join(c.problems) if c.problems else "marks near the thresholds"
+        ref = f"{key}/{c.region}"
+        said[c.row_n] = (
+            c,
+            f"{_region_name(c.region)}: {why}; confidence {c.confidence:.2f}: check the crop {ref}",
+        )
+    for i, f in enumerate(res.findings):
+        if f.code == "low_confidence" and f.line in said:
+            c, message = said[f.line]
+            res.findings[i] = Finding(
+                f.code, f.severity, int(c.region[1:]) if c.region[0] == "r" else None, message
+            )
+    for ev in res.events:
+        fnd = ev.get("finding") if ev.get("type") == "note" else None
+        if isinstance(fnd, dict) and fnd.get("code") == "low_confidence" and fnd.get("row") in said:
+            c, message = said[fnd["row"]]
+            ev["text"] = message
+            fnd["sheet_region"] = c.region
+            fnd["scan"] = f"{key}/{c.region}"
+
+
+def import_page(
+    image: Any,
+    *,
+    filename: str,
+    page: int | None,
+    key: str,
+    players: tuple[str, str] | None = None,
+    ruleset: str | None = None,
+    min_confidence: float = 0.8,
+) -> SheetScan:
+    """One page image (BGR) -> its :class:`SheetScan`; InputError when it is not a readable game sheet."""
+    where = filename if page is None else f"{filename} page {page}"
+    try:
+        read = read_sheet_image(image)
+    except NotASheet as exc:
+        raise InputError(str(exc), file=where) from None
+    header = read.header
+    if not valid_match_id(header.match):
+        raise InputError(f"the QR code's match id {header.match!r} is not a match id", file=where)
+    if ruleset is None and header.ruleset not in KNOWN_RULESETS:
+        raise InputError(f"the QR code's ruleset {header.ruleset!r} is not known", file=where)
+    if not any(r.chosen or r.problem for r in read.reads.values()):
+        raise InputError(f"match {header.match}: an unused game sheet (no box is marked on it)", file=where)
+    doc = sheet_document(header, read.reads, scan=key, players=players)
+    text = json.dumps(doc.doc, ensure_ascii=False)
+    res = parse_sheet(
+        text,
+        match=header.match,
+        ruleset=ruleset,
+        cards=doc.cards,
+        filename=where,
+        min_confidence=min_confidence,
+    )
+    _explain(res, doc.carriers, key)
+    start = res.events[0]
+    start["source"]["scan"] = {"file": filename, "page": page or 1, "sheet": key, "layout": LAYOUT_VERSION}
+    if header.sheet is not None:
+        start["source"]["scan"]["number"] = header.sheet
+    crops = {f"{key}/{region}": read.crop(region) for region in sorted({c.region for c in doc.carriers})}
+    crops[f"{key}/page"] = read.crop("page", quality=80)
+    for row in doc.doc["rows"]:
+        ref = row.get("scan")
+        if isinstance(ref, str) and ref not in crops:
+            crops[ref] = read.crop(ref.split("/", 1)[1])
+    return SheetScan(filename, page, key, res, doc.doc, crops, read)
+
+
+def import_scan(
+    data: bytes,
+    filename: str,
+    *,
+    players: tuple[str, str] | None = None,
+    ruleset: str | None = None,
+    min_confidence: float = 0.8,
+) -> list[SheetScan | InputError]:
+    """Every sheet in one file's bytes: a :class:`SheetScan` per page read, an InputError (naming the file
+    and the page) per page that is not a game sheet. InputError for a file that is not an image at all."""
+    out: list[SheetScan | InputError] = []
+    for page, image in pages(data, filename):
+        if isinstance(image, InputError):
+            out.append(image)
+            continue
+        try:
+            key = sheet_key(data, page)
+            out.append(
+                import_page(
+                    image,
+                    filename=filename,
+                    page=page,
+                    key=key,
+                    players=players,
+                    ruleset=ruleset,
+                    min_confidence=min_confidence,
+                )
+            )
+        except InputError as exc:
+            out.append(exc)
+    return out
+
+
+def strip_scan(events: list[Event]) -> list[Event]:
+    """Events without what only a scan adds (``scan``, ``confidence``, the sheet ``row`` numbers, the scan
+    in the source, the low-confidence notes and unclear-mark notes): what the same game gives from any
+    sheet. For comparisons."""
+    out = []
+    for ev in events:
+        fnd = ev.get("finding")
+        if ev.get("type") == "note" and isinstance(fnd, dict) and fnd.get("code") == "low_confidence":
+            continue
+        if ev.get("type") == "note" and str(ev.get("text", "")).startswith("unclear marks in "):
+            continue
+        e = {k: v for k, v in ev.items() if k not in ("scan", "confidence", "row")}
+        if e.get("type") == "match_started":
+            e["source"] = {k: v for k, v in e["source"].items() if k not in ("scan", "tool")}
+        out.append(e)
+    # the seq numbers close up over the notes removed
+    return [{**e, "seq": i} for i, e in enumerate(out, 1)]

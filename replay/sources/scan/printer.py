@@ -1,0 +1,301 @@
+"""The game sheet as a vector PDF (fpdf2; the QR code from segno, the markers from OpenCV's ArUco
+dictionary), and as PNG (the PDF rasterized by PDFium): one drawing for both, so they cannot differ.
+
+Every position comes from :mod:`replay.sources.scan.layout`; this module only draws.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from functools import cache
+from typing import Final
+
+from fpdf import FPDF
+
+from replay.sources.scan.layout import (
+    FRAME_H,
+    FRAME_W,
+    LAYOUT,
+    LAYOUT_VERSION,
+    MARKER,
+    MARKER_IDS,
+    PAPERS,
+    QR_BOX,
+    QR_MIN_VERSION,
+    ROWS,
+    Group,
+    Header,
+    Rect,
+    frame_origin,
+    marker_rects,
+    row_top,
+    timing_rects,
+)
+
+# A Unicode font for players' names (Debian's fonts-dejavu-core); without it the PDF core font (Latin-1).
+_FONT_PATHS: Final = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/Library/Fonts/DejaVuSans.ttf",
+)
+_BOLD_PATHS: Final = tuple(p.replace("DejaVuSans.ttf", "DejaVuSans-Bold.ttf") for p in _FONT_PATHS)
+INK: Final = (0, 0, 0)
+GUIDE: Final = (150, 150, 150)
+PALE: Final = (200, 200, 200)
+CONTEXT_LABELS: Final = (
+    ("league", "League"),
+    ("season", "Season"),
+    ("event", "Event"),
+    ("round", "Round"),
+    ("table", "Table"),
+    ("game", "Game"),
+    ("stage", "Stage"),
+)
+
+
+@cache
+def _marker_bits(marker_id: int) -> tuple[tuple[bool, ...], ...]:
+    """The 6 x 6 cells (border included) of ArUco DICT_4X4_50 marker ``marker_id``; True = black."""
+    import cv2
+
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    img = cv2.aruco.generateImageMarker(dictionary, marker_id, 6)
+    return tuple(tuple(bool(v < 128) for v in row) for row in img)
+
+
+class _Sheet(FPDF):
+    def __init__(self, paper: str) -> None:
+        w, h = PAPERS[paper]
+        super().__init__(unit="mm", format=(w, h))
+        self.set_auto_page_break(False)
+        self.set_margins(0, 0, 0)
+        self.set_creator(f"prizecheck sheet print (layout {LAYOUT_VERSION})")
+        self.ox, self.oy = frame_origin(paper)
+        self.family = "Helvetica"
+        regular = next((p for p in _FONT_PATHS if os.path.exists(p)), None)
+        bold = next((p for p in _BOLD_PATHS if os.path.exists(p)), None)
+        if regular:
+            self.add_font("Sheet", "", regular)
+            self.add_font("Sheet", "B", bold or regular)
+            self.family = "Sheet"
+
+    # frame coordinates (mm) -> page
+    def box(
+        self, r: Rect, *, fill: bool = False, width: float = 0.25, color: tuple[int, int, int] = INK
+    ) -> None:
+        self.set_line_width(width)
+        self.set_draw_color(*color)
+        self.set_fill_color(*color)
+        self.rect(self.ox + r.x, self.oy + r.y, r.w, r.h, style="F" if fill else "D")
+
+    def solid(self, x: float, y: float, w: float, h: float) -> None:
+        self.set_fill_color(*INK)
+        self.rect(self.ox + x, self.oy + y, w, h, style="F")
+
+    def text_at(
+        self,
+        x: float,
+        y: float,
+        text: str,
+        size: float,
+        *,
+        bold: bool = False,
+        align: str = "L",
+        w: float = 0,
+    ) -> None:
+        """``text`` with its top at frame (x, y); ``align`` C or R within width ``w``."""
+        self.set_font(self.family, "B" if bold else "", size)
+        self.set_text_color(*INK)
+        if self.family == "Helvetica":
+            text = text.encode("latin-1", "replace").decode("latin-1")
+        height = size * 0.3528 * 1.15
+        self.set_xy(self.ox + x, self.oy + y)
+        self.cell(w if w else self.get_string_width(text) + 0.5, height, text, align=align)
+
+    def line_at(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        *,
+        width: float = 0.15,
+        color: tuple[int, int, int] = GUIDE,
+    ) -> None:
+        self.set_line_width(width)
+        self.set_draw_color(*color)
+        self.line(self.ox + x1, self.oy + y1, self.ox + x2, self.oy + y2)
+
+
+def _draw_markers(pdf: _Sheet) -> None:
+    for marker_id, r in zip(MARKER_IDS, marker_rects(), strict=True):
+        cell = MARKER / 6
+        for j, row in enumerate(_marker_bits(marker_id)):
+            for i, black in enumerate(row):
+                if black:
+                    # a hair wider than the cell: no white seam between cells in a rasterizer
+                    pdf.solid(r.x + i * cell, r.y + j * cell, cell + 0.02, cell + 0.02)
+
+
+def _draw_qr(pdf: _Sheet, header: Header) -> None:
+    import segno
+
+    # the payload as UTF-8 bytes (byte mode): what every decoder, OpenCV's included, reads back as text
+    data = header.payload().encode("utf-8")
+    qr = segno.make(data, error="m", micro=False, boost_error=False)
+    if isinstance(qr.version, int) and qr.version < QR_MIN_VERSION:
+        qr = segno.make(data, error="m", micro=False, version=QR_MIN_VERSION, boost_error=False)
+    matrix = qr.matrix
+    x0, y0, side = QR_BOX
+    n = len(matrix)
+    module = side / (n + 8)  # a quiet zone of 4 modules inside the box
+    for j, row in enumerate(matrix):
+        i = 0
+        while i < n:
+            if row[i]:
+                start = i
+                while i < n and row[i]:
+                    i += 1
+                pdf.solid(
+                    x0 + (start + 4) * module, y0 + (j + 4) * module, (i - start) * module, module + 0.01
+                )
+            else:
+                i += 1
+
+
+def _draw_group(pdf: _Sheet, g: Group, *, labels_above: bool) -> None:
+    for k, b in enumerate(g.boxes):
+        pdf.box(b)
+        if labels_above and g.labels:
+            pdf.text_at(b.x - 3, b.y - 3.3, g.labels[k], 6, align="C", w=b.w + 6)
+
+
+def _header(pdf: _Sheet, header: Header) -> None:
+    pdf.text_at(12, 1.5, "Prizecheck game sheet", 13, bold=True)
+    number = ""
+    if header.sheet is not None:
+        number = f"sheet {header.sheet}" + (f" of {header.count}" if header.count else "") + "  ·  "
+    pdf.text_at(90, 3.0, f"{number}layout {header.layout}", 7, align="R", w=88)
+    pdf.text_at(0, 12.0, "Match", 7)
+    pdf.text_at(12, 11.4, header.match, 10, bold=True)
+    ctx = header.context
+    parts = [f"{label} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
+    pdf.text_at(0, 17.0, "   ".join(parts) if parts else "Event ________   Round ____   Table ____", 8)
+    pdf.text_at(0, 21.2, f"Ruleset {header.ruleset}", 8)
+    for i, side in enumerate(("A", "B")):
+        y = 26.0 + i * 7.0
+        pdf.text_at(0, y, f"Player {side}", 8, bold=True)
+        if header.players is not None:
+            pdf.text_at(22, y - 0.4, header.players[i], 11, bold=True)
+        else:
+            pdf.line_at(22, y + 4.6, 90, y + 4.6, color=INK, width=0.2)
+        pdf.text_at(94, y + 0.5, "mulligans", 6.5)
+    for side in ("A", "B"):
+        _draw_group(pdf, LAYOUT.group(f"mull.{side}"), labels_above=side == "A")
+    for key, title in (
+        ("start.A", "A's starting Active and Bench"),
+        ("start.B", "B's starting Active and Bench"),
+    ):
+        r = LAYOUT.free_text[key]
+        pdf.box(r, width=0.15, color=GUIDE)
+        pdf.text_at(r.x + 0.6, r.y + 0.3, title, 5.5)
+    _draw_qr(pdf, header)
+
+
+def _columns(pdf: _Sheet) -> None:
+    pdf.text_at(
+        0,
+        47.2,
+        "Mark a box: tick, cross or fill it. Cancel a mark: scribble it out past the box's edges.",
+        6.5,
+    )
+    titles = {
+        "who": "Turn of",
+        "prizes.A": "Prizes A took",
+        "ko.B": "B's Pokémon KO'd",
+        "prizes.B": "Prizes B took",
+        "ko.A": "A's Pokémon KO'd",
+        "time": "Time",
+        "pen.side": "Penalty",
+        "pen.kind": "",
+    }
+    for name, title in titles.items():
+        g = LAYOUT.group(f"r1.{name}")
+        left, right = g.boxes[0].x, g.boxes[-1].x + g.boxes[-1].w
+        if title:
+            span = max(right - left, 8.0)
+            pdf.text_at(left - (span - (right - left)) / 2, 50.6, title, 6.5, bold=True, align="C", w=span)
+        for k, b in enumerate(g.boxes):
+            pdf.text_at(b.x - 2, 54.3, g.labels[k], 6, align="C", w=b.w + 4)
+    pdf.text_at(4.2, 54.3, "Turn", 6)
+    notes = LAYOUT.free_text["r1.notes"]
+    pdf.text_at(notes.x, 52.0, "Cards, notes", 6.5, bold=True, align="C", w=notes.w)
+
+
+def _rows(pdf: _Sheet) -> None:
+    for row in range(1, ROWS + 1):
+        y = row_top(row)
+        pdf.line_at(0, y, FRAME_W, y, color=PALE)
+        pdf.text_at(4.2, y + 1.6, str(row), 7, align="C", w=6)
+        for mark in timing_rects(row):
+            pdf.solid(mark.x, mark.y, mark.w, mark.h)
+        for name in ("who", "prizes.A", "ko.B", "prizes.B", "ko.A", "time", "pen.side", "pen.kind"):
+            _draw_group(pdf, LAYOUT.group(f"r{row}.{name}"), labels_above=False)
+        pdf.box(LAYOUT.free_text[f"r{row}.notes"], width=0.12, color=PALE)
+    pdf.line_at(0, row_top(ROWS + 1), FRAME_W, row_top(ROWS + 1), color=PALE)
+
+
+def _foot(pdf: _Sheet) -> None:
+    pdf.text_at(12, 242.9, "Game end", 7.5, bold=True)
+    pdf.text_at(126, 242.9, "Winner", 7.5, bold=True)
+    for key in ("end.reason", "end.winner"):
+        g = LAYOUT.group(key)
+        for k, b in enumerate(g.boxes):
+            pdf.box(b)
+            pdf.text_at(b.x - 4, b.y - 3.4, g.labels[k], 6, align="C", w=b.w + 8)
+    r = LAYOUT.free_text["notes"]
+    pdf.box(r, width=0.15, color=GUIDE)
+    pdf.text_at(r.x + 0.6, r.y + 0.3, "Notes, judge calls, signatures", 5.5)
+
+
+def _page(pdf: _Sheet, header: Header) -> None:
+    pdf.add_page()
+    _draw_markers(pdf)
+    _header(pdf, header)
+    _columns(pdf)
+    _rows(pdf)
+    _foot(pdf)
+
+
+def sheets_pdf(headers: Sequence[Header], paper: str = "a4") -> bytes:
+    """A PDF with one game sheet per header, on ``paper`` (``a4`` or ``letter``)."""
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {', '.join(PAPERS)}")
+    pdf = _Sheet(paper)
+    for header in headers:
+        _page(pdf, header)
+    return bytes(pdf.output())
+
+
+def pdf_pages_png(pdf: bytes, dpi: int = 200) -> list[bytes]:
+    """Each page of ``pdf`` as PNG bytes at ``dpi`` (PDFium renders; grey, as a printer prints it)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    out: list[bytes] = []
+    try:
+        for i in range(len(doc)):
+            page = doc[i]
+            image = page.render(scale=dpi / 72, grayscale=True).to_pil()
+            buf = io.BytesIO()
+            image.save(buf, format="PNG", dpi=(dpi, dpi), optimize=False)
+            out.append(buf.getvalue())
+            page.close()
+    finally:
+        doc.close()
+    return out
+
+
+assert abs(FRAME_W - 190.0) < 1e-9 and abs(FRAME_H - 255.0) < 1e-9

@@ -1,0 +1,592 @@
+"""A photo or scan of a game sheet -> its header (the QR code), each mark group's read, and crops.
+
+1. **Markers.** The four ArUco markers are found (on a reduced copy of a large photo, their corners then
+   refined on the full image); three are enough. Their 16 corners give the homography from the photo to
+   the sheet's frame: rotation (any angle, upside down too: the marker ids say which corner is which),
+   perspective and scale in one.
+2. **QR code.** Its square is cut out of the photo at 10 px/mm through the homography and decoded; its
+   payload names the layout version, the match and the players (:mod:`replay.sources.scan.layout`).
+3. **Rectified sheet** at 8 px/mm. Ink is measured as darkness against the paper *under the same light*:
+   the darkest colour channel (so blue, red and green pens count like black) divided by a background
+   estimate (a morphological closing wider than any box, which keeps the edges of shadows and lighting),
+   so shadows, uneven light and colour casts cancel out.
+4. **Rows.** Each turn row has a timing square at each end; each is found near its expected place and the
+   row's boxes are shifted by the offsets found (interpolated along the row), which absorbs paper curl
+   and the residual of the homography.
+5. **Boxes.** A box's fill is the darkness inside it (0.6 mm in from its printed edge, so the edge itself
+   never counts), weighted towards its centre so that a neighbour's stroke that overruns into its edge
+   counts less than a mark. Two thresholds (:data:`EMPTY`, :data:`MARKED`) split empty / unclear /
+   marked; a box filled solid whose ink also spills well past its top and bottom edges was scribbled out
+   (the sheet's printed rule for cancelling a mark): unclear, read as not marked.
+6. **Groups.** One box marked: that value. Two marked in a one-choice group, an unclear box, a scribbled
+   out box: an unclear group, its best guess and a confidence below 0.8, with the reason (so the row
+   becomes a ``low_confidence`` finding; :mod:`replay.sources.scan.marks`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from cv2.typing import MatLike
+
+from replay.sources.scan.layout import (
+    FRAME_H,
+    FRAME_W,
+    LAYOUT,
+    MARKER_IDS,
+    QR_BOX,
+    QR_MAX_VERSION,
+    QR_MIN_VERSION,
+    Group,
+    Header,
+    PayloadError,
+    Rect,
+    marker_rects,
+    parse_payload,
+)
+from replay.sources.scan.marks import GroupRead
+
+#: Pixels per millimetre of the rectified sheet (what is measured), and of the crops kept for judges.
+SCALE: Final = 8.0
+CROP_SCALE: Final = 6.0
+QR_SCALE: Final = 10.0
+INSET: Final = 0.6  # mm from a box's printed edge to the region measured
+#: A box's fill is the share of its interior darker than INK (weighted towards the centre), 0..1. The
+#: thresholds are calibrated on the generated set (tests/scan, bench/scan.py): at most EMPTY is empty,
+#: at least MARKED is marked, between is unclear.
+INK: Final = 0.15
+EMPTY: Final = 0.06
+MARKED: Final = 0.09
+SOLID: Final = 0.6  # a box this full whose ink spills past both its top and bottom edges: scribbled out
+SPILL: Final = 0.22  # darkness of the strips above and below a box that count as spilled ink
+DETECT_SIDE: Final = 1200  # markers are looked for on a copy at most this many pixels high or wide
+MAX_PIXELS: Final = 80_000_000
+
+Image = MatLike  # OpenCV's own array type (numpy arrays)
+Floats = MatLike
+
+
+class NotASheet(ValueError):
+    """The image is not a readable game sheet (no markers, no QR code, another layout): the reason."""
+
+
+@dataclass(slots=True)
+class BoxRead:
+    """One box: its fill (0..1), whether it was scribbled out, and its state."""
+
+    fill: float
+    scribbled: bool
+    state: str  # "empty" | "unclear" | "marked" | "scribbled" | "shadow" (marked only by a shadow's edge?)
+
+
+@dataclass(slots=True)
+class PageRead:
+    """A read sheet: its header, each group's read, each box's fill; the photo and its homography (to
+    the rectified sheet at :data:`SCALE`), which the crops are cut from."""
+
+    header: Header
+    reads: dict[str, GroupRead]
+    boxes: dict[str, list[BoxRead]]
+    photo: Image
+    homography: npt.NDArray[np.float64]
+    markers: int
+    rows_aligned: int
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def rectified(self, scale: float = CROP_SCALE) -> Image:
+        """The whole sheet (its frame) rectified at ``scale`` px/mm (BGR); the crops' one (kept)."""
+        kept = self.meta.get("page")
+        if scale == CROP_SCALE and kept is not None:
+            return np.asarray(kept, np.uint8)
+        k = scale / SCALE
+        to = np.diag([k, k, 1.0]) @ self.homography
+        size = (round(FRAME_W * scale), round(FRAME_H * scale))
+        img = cv2.warpPerspective(
+            self.photo, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        if scale == CROP_SCALE:
+            self.meta["page"] = img
+        return img
+
+    def region(self, region: str) -> Image:
+        """A region of the sheet (``r7``, ``head``, ``end``, ``page``) at :data:`CROP_SCALE` (BGR)."""
+        page = self.rectified()
+        if region == "page":
+            return page
+        r = LAYOUT.crops[region]
+        y0, x0 = max(0, round(r.y * CROP_SCALE)), max(0, round(r.x * CROP_SCALE))
+        return page[y0 : round((r.y + r.h) * CROP_SCALE), x0 : round((r.x + r.w) * CROP_SCALE)]
+
+    @property
+    def sheet(self) -> Image:
+        """The whole sheet rectified at :data:`SCALE` (BGR)."""
+        return self.rectified(SCALE)
+
+    def crop(self, region: str, quality: int = 85) -> bytes:
+        """:meth:`region` as JPEG bytes (what ``import scan`` keeps for the judges)."""
+        ok, buf = cv2.imencode(".jpg", self.region(region), [cv2.IMWRITE_JPEG_QUALITY, quality])
+        assert ok
+        return bytes(buf.tobytes())
+
+
+@cache
+def _detector(rate: float) -> Any:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    # Candidates smaller than this share of the image's side are not examined: the sheet's ~1,000 mark
+    # boxes are squares too, and examining each costs ~1 ms.
+    params.minMarkerPerimeterRate = rate
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+
+
+def _find(small: Image, rate: float) -> dict[int, npt.NDArray[np.float32]]:
+    corners, ids, _ = _detector(rate).detectMarkers(small)
+    found: dict[int, npt.NDArray[np.float32]] = {}
+    if ids is not None:
+        for c, i in zip(corners, ids.ravel(), strict=True):
+            if int(i) in MARKER_IDS and int(i) not in found:
+                found[int(i)] = c.reshape(4, 2).astype(np.float32)
+    return found
+
+
+def _markers(gray: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int]:
+    """(photo points, frame points in mm, markers found) of the sheet's corner markers."""
+    h, w = gray.shape
+    f = min(1.0, DETECT_SIDE / max(h, w))
+    small = cv2.resize(gray, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA) if f < 1 else gray
+    # A marker is 10 mm of a 297 mm page: when the sheet fills most of the photo its perimeter is over
+    # 0.05 of the side and the boxes' (13.6 mm) are under it. A sheet farther away: the markers found set
+    # the next try's bound, or none were found and every candidate is examined.
+    found = _find(small, 0.05)
+    if len(found) < 4:
+        side = max(small.shape)
+        if found:
+            least = min(float(cv2.arcLength(c.reshape(-1, 1, 2), True)) for c in found.values())
+            rate = 0.6 * least / side
+        else:
+            rate = 0.015
+        if rate < 0.05:
+            found = {**_find(small, rate), **found}
+    if len(found) < 3:
+        raise NotASheet(f"no game sheet here: {len(found)} of its 4 corner markers found")
+    found = {i: c / f for i, c in found.items()}
+    src, dst = [], []
+    rects = marker_rects()
+    for i, pts in sorted(found.items()):
+        r = rects[MARKER_IDS.index(i)]
+        corners: MatLike = pts
+        if f < 1:
+            # found on the reduced copy: each corner refined on the full image
+            win = 2
+            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
+            start = pts.astype(np.float32).reshape(-1, 1, 2)
+            corners = cv2.cornerSubPix(gray, start, (win, win), (-1, -1), criteria).reshape(4, 2)
+        src.extend(corners.tolist())
+        # ArUco corners run clockwise from the marker's own top left
+        dst.extend([(r.x, r.y), (r.x + r.w, r.y), (r.x + r.w, r.y + r.h), (r.x, r.y + r.h)])
+    return np.array(src, np.float32), np.array(dst, np.float32), len(found)
+
+
+def _homography(src: npt.NDArray[np.float32], dst_mm: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """Photo -> rectified sheet (px at :data:`SCALE`)."""
+    h, _ = cv2.findHomography(src, dst_mm * SCALE, cv2.RANSAC, 1.0 * SCALE)
+    if h is None:
+        raise NotASheet("no game sheet here: its corner markers do not make a page")
+    corners = np.array([[[0, 0]], [[FRAME_W, 0]], [[FRAME_W, FRAME_H]], [[0, FRAME_H]]], np.float64) * SCALE
+    quad = cv2.perspectiveTransform(corners, np.linalg.inv(h)).reshape(4, 2)
+    if (
+        not cv2.isContourConvex(quad.astype(np.float32))
+        or cv2.contourArea(quad.astype(np.float32)) < 200 * 200
+    ):
+        raise NotASheet("no game sheet here: its corner markers do not make a page")
+    return np.asarray(h, np.float64)
+
+
+def _qr(image: Image, h: npt.NDArray[np.float64]) -> str:
+    """The text of the sheet's QR code, cut out of the photo (grey) through the homography."""
+    x0, y0, side = QR_BOX
+    margin = 2.0
+    k = QR_SCALE / SCALE
+    to_qr = np.array([[k, 0, -(x0 - margin) * QR_SCALE], [0, k, -(y0 - margin) * QR_SCALE], [0, 0, 1]]) @ h
+    n = round((side + 2 * margin) * QR_SCALE)
+    patch = cv2.warpPerspective(image, to_qr, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    det = cv2.QRCodeDetector()
+    # The symbol's place is known, and its size for each QR version the printer may use: its modules are
+    # sampled here, each against its neighbourhood, and the clean symbol that gives is decoded
+    # (Reed-Solomon corrects the modules sampled wrong). This reads codes too blurred for OpenCV's own
+    # detector, in a fraction of its time; the detector is the last resort.
+    for version in range(QR_MIN_VERSION, QR_MAX_VERSION + 1):
+        clean = _resample(patch, version, side, margin)
+        if clean is not None:
+            text = _decode(det, clean, 17 + 4 * version)
+            if text:
+                return text
+    text = _decode(det, patch)
+    if text:
+        return text
+    raise NotASheet("no readable QR code where a game sheet has one")
+
+
+def _decode(det: Any, img: Image, modules: int | None = None) -> str:
+    """Decode ``img``: a clean symbol of ``modules`` (drawn by :func:`_resample`), else search for one."""
+    try:
+        if modules is not None:
+            # corners in pixel-centre coordinates: half a pixel before the first and after the last
+            a, b = 4 * _CELL - 0.5, (4 + modules) * _CELL - 0.5
+            pts = np.array([[[a, a], [b, a], [b, b], [a, b]]], np.float32)
+            text, _ = det.decode(img, pts)
+        else:
+            text, _, _ = det.detectAndDecode(img)
+    except cv2.error:
+        return ""
+    return str(text or "")
+
+
+_CELL: Final = 6  # px per module of a resampled symbol
+
+
+@cache
+def _finder(module: float) -> Floats:
+    """A QR finder pattern (7 x 7 modules and its white ring) at ``module`` px per module."""
+    m = np.ones((9, 9), np.float32)
+    m[1:8, 1:8] = 0.0
+    m[2:7, 2:7] = 1.0
+    m[3:6, 3:6] = 0.0
+    size = max(9, round(9 * module))
+    return np.asarray(
+        cv2.GaussianBlur(cv2.resize(m, (size, size), interpolation=cv2.INTER_NEAREST), (0, 0), 0.8),
+        np.float32,
+    )
+
+
+@cache
+def _alignment(module: float) -> Floats:
+    """A QR alignment pattern (5 x 5 modules and a light ring) at ``module`` px per module."""
+    m = np.ones((7, 7), np.float32)
+    m[1:6, 1:6] = 0.0
+    m[2:5, 2:5] = 1.0
+    m[3, 3] = 0.0
+    size = max(7, round(7 * module))
+    return np.asarray(
+        cv2.GaussianBlur(cv2.resize(m, (size, size), interpolation=cv2.INTER_NEAREST), (0, 0), 0.8),
+        np.float32,
+    )
+
+
+def _resample(patch: Image, version: int, side: float, margin: float) -> Image | None:
+    n = 17 + 4 * version
+    module = side / (n + 8) * QR_SCALE
+    origin = margin * QR_SCALE + 4 * module  # the symbol's top left in the patch
+    tpl = _finder(module)
+    reach = round(1.5 * QR_SCALE)
+    src = patch.astype(np.float32)
+    found = []
+    for cx, cy in ((3.5, 3.5), (n - 3.5, 3.5), (3.5, n - 3.5)):
+        ex, ey = origin + cx * module, origin + cy * module
+        half = tpl.shape[0] / 2
+        wx0, wy0 = round(ex - half - reach), round(ey - half - reach)
+        wx1, wy1 = wx0 + tpl.shape[1] + 2 * reach, wy0 + tpl.shape[0] + 2 * reach
+        if wx0 < 0 or wy0 < 0 or wx1 > patch.shape[1] or wy1 > patch.shape[0]:
+            return None
+        res = cv2.matchTemplate(src[wy0:wy1, wx0:wx1], tpl, cv2.TM_CCOEFF_NORMED)
+        _, score, _, (mx, my) = cv2.minMaxLoc(res)
+        if score < 0.5:
+            return None
+        found.append((wx0 + mx + half, wy0 + my + half))
+    modules = np.array([[3.5, 3.5], [n - 3.5, 3.5], [3.5, n - 3.5]], np.float32)
+    affine = cv2.getAffineTransform(modules, np.array(found, np.float32))
+    grid = (np.mgrid[0:n, 0:n][::-1].reshape(2, -1).T + 0.5).astype(np.float32)
+    centres = cv2.transform(grid.reshape(-1, 1, 2), affine).reshape(n, n, 2)
+    # the alignment pattern near the bottom right corner (versions 2 and up), where the three finders
+    # put it: found, it makes the map a perspective one (the photo's perspective within the code)
+    ax, ay = cv2.transform(np.array([[[n - 6.5, n - 6.5]]], np.float32), affine)[0, 0]
+    atpl = _alignment(module)
+    ah = atpl.shape[0] / 2
+    wx0, wy0 = round(ax - ah - reach / 2), round(ay - ah - reach / 2)
+    wx1, wy1 = wx0 + atpl.shape[1] + reach, wy0 + atpl.shape[0] + reach
+    if wx0 >= 0 and wy0 >= 0 and wx1 <= patch.shape[1] and wy1 <= patch.shape[0]:
+        res = cv2.matchTemplate(src[wy0:wy1, wx0:wx1], atpl, cv2.TM_CCOEFF_NORMED)
+        _, score, _, (mx, my) = cv2.minMaxLoc(res)
+        if score >= 0.5:
+            quad = np.array([*modules, [n - 6.5, n - 6.5]], np.float32)
+            seen = np.array([*found, (wx0 + mx + ah, wy0 + my + ah)], np.float32)
+            centres = cv2.perspectiveTransform(
+                grid.reshape(-1, 1, 2), cv2.getPerspectiveTransform(quad, seen)
+            ).reshape(n, n, 2)
+    # sharpened first (the blur of the photo spreads ink into light modules), then averaged over the
+    # middle of each module
+    sharp = cv2.addWeighted(src, 3.0, cv2.GaussianBlur(src, (0, 0), module * 0.4), -2.0, 0.0)
+    smooth = cv2.GaussianBlur(sharp, (0, 0), module * 0.25)
+    values = cv2.remap(smooth, centres[..., 0], centres[..., 1], cv2.INTER_LINEAR)
+    # the threshold is midway between the lightest and the darkest module nearby: blur lightens a lone
+    # dark module and darkens a lone light one alike
+    k = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+    light = cv2.dilate(values, k, borderType=cv2.BORDER_REPLICATE)
+    ink = cv2.erode(values, k, borderType=cv2.BORDER_REPLICATE)
+    dark = values < (light + ink) / 2
+    cell = _CELL
+    clean = np.full(((n + 8) * cell, (n + 8) * cell), 255, np.uint8)
+    clean[4 * cell : (4 + n) * cell, 4 * cell : (4 + n) * cell] = np.where(
+        np.repeat(np.repeat(dark, cell, 0), cell, 1), 0, 255
+    ).astype(np.uint8)
+    return clean
+
+
+def _background(mono: Image) -> Floats:
+    """The paper's brightness under the local light: a closing (a max then a min filter, 6.5 mm: wider
+    than a filled box) of the sheet at a quarter of its size (averaging first, so the noise does not lift
+    it), brought back to full size."""
+    h, w = mono.shape
+    small = cv2.resize(mono, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    side = int(6.5 * SCALE / 4) | 1
+    closed = cv2.morphologyEx(small, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    closed = cv2.GaussianBlur(closed, (0, 0), 1.0)
+    bg = cv2.resize(closed, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.maximum(np.asarray(bg, np.float32), 24.0)
+
+
+@cache
+def _weights(n: int) -> Floats:
+    """Centre weighting of an ``n`` x ``n`` box interior (1 at the centre, 0.3 at the edge), sum 1."""
+    t = np.linspace(-1, 1, n, dtype=np.float32)
+    w1 = 0.3 + 0.7 * np.cos(t * np.pi / 2) ** 2
+    w = np.outer(w1, w1).astype(np.float32)
+    return np.asarray(w / w.sum(), np.float32)
+
+
+REG: Final = 4.0  # px per mm of the registration (half the sheet's scale)
+REACH: Final = 1.25  # mm: how far a group of boxes may be from where the homography puts it
+
+
+_PAD: Final = 0.6  # mm of paper around a group's outlines in its template
+
+
+@cache
+def _outline(shape: tuple[tuple[float, float], ...], w: float, h: float) -> Floats:
+    """The printed outlines of a group's boxes (offsets from its first box, in mm) at :data:`REG` px/mm,
+    drawn at their exact (sub-pixel) places: the first box's top left corner is at (_PAD, _PAD) mm."""
+    xs = [dx for dx, _ in shape]
+    ys = [dy for _, dy in shape]
+    W = int(np.ceil((max(xs) + w + 2 * _PAD) * REG))
+    H = int(np.ceil((max(ys) + h + 2 * _PAD) * REG))
+    img = np.zeros((H, W), np.float32)
+    k = 16  # cv2 drawing with 4 fractional bits
+    for dx, dy in shape:
+        x0, y0 = (dx + _PAD) * REG, (dy + _PAD) * REG
+        p0 = (round(x0 * k), round(y0 * k))
+        p1 = (round((x0 + w * REG) * k), round((y0 + h * REG) * k))
+        cv2.rectangle(img, p0, p1, 1.0, 1, cv2.LINE_AA, 4)
+    return np.asarray(cv2.GaussianBlur(img, (0, 0), 0.7), np.float32)
+
+
+def _register(small: Floats, g: Group) -> tuple[float, float, float]:
+    """Where ``g``'s boxes really are: (dx, dy) in px of the sheet (:data:`SCALE`) from where the
+    homography puts them, found by matching their printed outlines; and how well they matched (-1..1).
+
+    Coordinates are of pixel centres: pixel ``i`` of the half-size copy ``small`` is the mean of the
+    sheet's pixels 2i and 2i+1, centred at 2i + 0.5, that is at (2i + 0.5) / SCALE mm.
+    """
+    first = g.boxes[0]
+    shape = tuple((b.x - first.x, b.y - first.y) for b in g.boxes)
+    tpl = _outline(shape, first.w, first.h)
+    ratio = SCALE / REG
+    # where the template's origin falls in ``small`` when the boxes are where the homography says
+    ox = first.x * REG - 0.5 / ratio * (ratio - 1) - _PAD * REG
+    oy = first.y * REG - 0.5 / ratio * (ratio - 1) - _PAD * REG
+    reach = int(np.ceil(REACH * REG))
+    x0, y0 = int(np.floor(ox)) - reach, int(np.floor(oy)) - reach
+    x1, y1 = x0 + tpl.shape[1] + 2 * reach + 1, y0 + tpl.shape[0] + 2 * reach + 1
+    if x0 < 0 or y0 < 0 or x1 > small.shape[1] or y1 > small.shape[0]:
+        return 0.0, 0.0, -1.0
+    res = cv2.matchTemplate(small[y0:y1, x0:x1], tpl, cv2.TM_CCOEFF_NORMED)
+    _, score, _, (mx, my) = cv2.minMaxLoc(res)
+
+    def vertex(a: float, b: float, c: float) -> float:  # the peak of a parabola through three values
+        d = a - 2 * b + c
+        return 0.0 if d >= 0 else 0.5 * (a - c) / d
+
+    fx = vertex(res[my, mx - 1], res[my, mx], res[my, mx + 1]) if 0 < mx < res.shape[1] - 1 else 0.0
+    fy = vertex(res[my - 1, mx], res[my, mx], res[my + 1, mx]) if 0 < my < res.shape[0] - 1 else 0.0
+    return (x0 + mx + fx - ox) * ratio, (y0 + my + fy - oy) * ratio, float(score)
+
+
+def _shifts(dark: Floats) -> tuple[dict[str, tuple[float, float]], int]:
+    """Each group's offset, from the outlines of the groups around it (40 mm along the rows, 8 mm across:
+    its row and the rows next to it): a line fitted along the row to their offsets (paper curl and lens
+    distortion move things smoothly, but not by the same amount across a row), once more without the
+    ones that disagree with it by more than 1.5 px (a match pulled aside by a box inked solid)."""
+    small = cv2.resize(dark, (dark.shape[1] // 2, dark.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    raw = {g.key: _register(small, g) for g in LAYOUT.groups}
+    good = [g for g in LAYOUT.groups if raw[g.key][2] >= 0.45]
+    centre = {
+        g.key: ((g.boxes[0].x + g.boxes[-1].x + g.boxes[-1].w) / 2, g.boxes[0].y) for g in LAYOUT.groups
+    }
+    gx = np.array([centre[g.key][0] for g in good])
+    gy = np.array([centre[g.key][1] for g in good])
+    gd = np.array([raw[g.key][:2] for g in good]).reshape(-1, 2)
+    out: dict[str, tuple[float, float]] = {}
+    for g in LAYOUT.groups:
+        cx, cy = centre[g.key]
+        near = (np.abs(gx - cx) <= 40) & (np.abs(gy - cy) <= 8)
+        if near.sum() < 4:
+            own = raw[g.key]
+            out[g.key] = own[:2] if own[2] > 0 else (0.0, 0.0)
+            continue
+        x, d = gx[near] - cx, gd[near]
+        keep = np.ones(len(d), bool)
+        value = d.mean(axis=0)
+        for _ in range(2):
+            # a straight line along the row (least squares, closed form), its value here
+            xs, ds = x[keep], d[keep]
+            mx, md = xs.mean(), ds.mean(axis=0)
+            var = float(((xs - mx) ** 2).sum())
+            slope = ((xs - mx)[:, None] * (ds - md)).sum(axis=0) / var if var > 1e-9 else np.zeros(2)
+            value = md - slope * mx
+            resid = np.abs(value + slope * x[:, None] - d).max(axis=1)
+            if (resid <= 1.5).sum() < 3:
+                break
+            keep = resid <= 1.5
+        out[g.key] = (float(value[0]), float(value[1]))
+    return out, len(good)
+
+
+@dataclass(slots=True)
+class _Light:
+    """The rectified sheet's darkest channel, the paper's brightness under the local light, the ink's
+    darkness (1 - mono / paper)."""
+
+    mono: Image
+    paper: Floats
+    dark: Floats
+
+
+def _box(light: _Light, b: Rect, shift: tuple[float, float]) -> BoxRead:
+    dark = light.dark
+    n = round((b.w - 2 * INSET) * SCALE)
+    x0 = round((b.x + INSET) * SCALE + shift[0])
+    y0 = round((b.y + INSET) * SCALE + shift[1])
+    hgt, wid = dark.shape
+    if x0 < 0 or y0 < 0 or x0 + n > wid or y0 + n > hgt:
+        return BoxRead(0.0, False, "unclear")
+    weights = _weights(n)
+    fill = float(((dark[y0 : y0 + n, x0 : x0 + n] > INK) * weights).sum())
+    # the strips of paper 0.35-1.0 mm above and below the box
+    bx0, bx1 = round(b.x * SCALE + shift[0]), round((b.x + b.w) * SCALE + shift[0])
+    top0, top1 = round((b.y - 1.0) * SCALE + shift[1]), round((b.y - 0.35) * SCALE + shift[1])
+    bot0, bot1 = round((b.y + b.h + 0.35) * SCALE + shift[1]), round((b.y + b.h + 1.0) * SCALE + shift[1])
+    strips = top0 >= 0 and bot1 <= hgt
+    scribbled = shadowed = False
+    if fill >= SOLID and strips:
+        m = round(0.3 * b.w * SCALE)
+        above = float(dark[top0:top1, bx0 + m : bx1 - m].mean())
+        below = float(dark[bot0:bot1, bx0 + m : bx1 - m].mean())
+        scribbled = above > SPILL and below > SPILL
+    elif fill >= MARKED and strips:
+        # The paper's brightness comes from a closing 6.5 mm wide: at the sharp corner of a shadow that
+        # crosses the box it is the light side's, and the shadow reads as ink. The paper right above and
+        # below the box says whether that is so: measured against it, is the box still marked?
+        # (a strip's 75th percentile: the paper, where a pen stroke crosses part of it)
+        here = min(
+            float(np.percentile(light.mono[top0:top1, bx0:bx1], 75)),
+            float(np.percentile(light.mono[bot0:bot1, bx0:bx1], 75)),
+        )
+        paper = light.paper[y0 : y0 + n, x0 : x0 + n]
+        if float(paper.mean()) > 1.12 * here:
+            mono = light.mono[y0 : y0 + n, x0 : x0 + n].astype(np.float32)
+            dimmed = 1.0 - mono / (paper * (here / float(paper.mean())))
+            fill2 = float(((dimmed > INK) * weights).sum())
+            if fill2 < MARKED:
+                shadowed = True
+                fill = fill2
+    if scribbled:
+        state = "scribbled"
+    elif shadowed:
+        state = "shadow"
+    elif fill <= EMPTY:
+        state = "empty"
+    elif fill >= MARKED:
+        state = "marked"
+    else:
+        state = "unclear"
+    return BoxRead(fill, scribbled, state)
+
+
+def _clarity(box: BoxRead) -> float:
+    """How clear one box is, 0..1: 0.8 at the thresholds, 1 well away from them, below 0.8 between."""
+    f = box.fill
+    if box.state in ("scribbled", "shadow"):
+        return 0.5
+    if box.state == "empty":
+        return 1.0 - 0.2 * (f / EMPTY)
+    if box.state == "marked":
+        return min(1.0, 0.8 + 0.2 * (f - MARKED) / (2 * MARKED))
+    mid = (EMPTY + MARKED) / 2
+    return 0.3 + 0.45 * abs(f - mid) / ((MARKED - EMPTY) / 2)
+
+
+def _group(g: Group, boxes: list[BoxRead]) -> GroupRead:
+    marked = [g.choices[i] for i, b in enumerate(boxes) if b.state == "marked"]
+    unclear = [i for i, b in enumerate(boxes) if b.state == "unclear"]
+    scribbled = [i for i, b in enumerate(boxes) if b.state == "scribbled"]
+    shadowed = [i for i, b in enumerate(boxes) if b.state == "shadow"]
+    conf = min((_clarity(b) for b in boxes), default=1.0)
+    labels = g.labels or g.choices
+    problems: list[str] = []
+    chosen = list(marked)
+    for i in unclear:
+        guess = boxes[i].fill > (EMPTY + MARKED) / 2
+        problems.append(f"box {labels[i]} between empty and marked, read as {'marked' if guess else 'empty'}")
+        if guess:
+            chosen.append(g.choices[i])
+    for i in scribbled:
+        problems.append(f"box {labels[i]} scribbled out, read as not marked")
+    for i in shadowed:
+        problems.append(f"box {labels[i]} at the edge of a shadow, read as not marked")
+    if g.single and len(chosen) > 1:
+        # two marks where one is allowed: the fuller box is the guess
+        best = max((i for i, c in enumerate(g.choices) if c in chosen), key=lambda i: boxes[i].fill)
+        shown = ", ".join(labels[g.choices.index(c)] for c in chosen)
+        problems.append(f"{len(chosen)} boxes marked ({shown}), read as {labels[best]}")
+        chosen = [g.choices[best]]
+        conf = min(conf, 0.4)
+    return GroupRead(frozenset(chosen), round(conf, 3), "; ".join(problems))
+
+
+def read_sheet_image(image: Image) -> PageRead:
+    """Read one photo or scan (BGR or grey) of a game sheet. :class:`NotASheet` says why it is not one."""
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[0] * image.shape[1] > MAX_PIXELS:
+        raise NotASheet(f"image larger than {MAX_PIXELS // 1_000_000} megapixels")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    src, dst, n_markers = _markers(gray)
+    h = _homography(src, dst)
+    try:
+        header = parse_payload(_qr(gray, h))
+    except PayloadError as exc:
+        raise NotASheet(str(exc)) from None
+    # The darkest channel (a blue, red or green pen is as dark in it as a black one), each channel smoothed
+    # a little first (the least of three noisy values is biased dark), then rectified: one channel
+    # warped, not three.
+    blue, green, red = (cv2.blur(c, (3, 3)) for c in cv2.split(image))
+    lowest = cv2.min(cv2.min(blue, green), red)
+    size = (round(FRAME_W * SCALE), round(FRAME_H * SCALE))
+    mono = cv2.warpPerspective(lowest, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    mono = cv2.GaussianBlur(mono, (0, 0), 0.8)
+    paper = _background(mono)
+    ratio = cv2.divide(mono.astype(np.float32), paper)
+    dark = np.maximum(np.float32(1.0) - ratio, np.float32(0.0))
+    light = _Light(mono, paper, dark)
+    shifts, aligned = _shifts(dark)
+    reads: dict[str, GroupRead] = {}
+    boxes: dict[str, list[BoxRead]] = {}
+    for g in LAYOUT.groups:
+        per_box = [_box(light, b, shifts[g.key]) for b in g.boxes]
+        boxes[g.key] = per_box
+        reads[g.key] = _group(g, per_box)
+    return PageRead(header, reads, boxes, image, h, n_markers, aligned)
