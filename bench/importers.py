@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from replay import Game
-from replay.engine.result import reason_kind
+from replay.engine.result import REASON_KINDS, reason_kind
 from replay.sources.cards import Catalogue, card_database
 from replay.sources.ptcgl import parse_ptcgl
 from replay.sources.synthetic import synthetic_log
@@ -64,8 +64,9 @@ def real_targets(folders: list[Path]) -> int:
         result = rec["result"] or {}
         claimed = res.meta.get("winner")
         same = isinstance(result, dict) and result.get("winner") == claimed
-        kind = reason_kind({"reason": res.meta.get("reason")})
-        same = same and reason_kind(result) == kind  # type: ignore[arg-type]
+        claimed_reason = str(res.meta.get("reason"))
+        kind = REASON_KINDS.get(claimed_reason, claimed_reason)
+        same = same and bool(result) and reason_kind(result) == kind  # type: ignore[arg-type]
         codes = {x["code"] for x in rec["findings"]}  # type: ignore[union-attr]
         if same:
             ending_ok += 1

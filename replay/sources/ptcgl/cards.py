@@ -1,0 +1,176 @@
+"""Cards named in a battle log: catalogue look-ups in the log's language, and same-named Pokémon.
+
+One job: answer what the log's card names mean. ``LogCards`` looks a name up in the packaged catalogue
+(replay/sources/cards.py) in the log's language (the printing its card id names, when the log printed one)
+and in a user's ``--cards`` file: the contract card map (HP, rule box), the HP printings disagree on
+(chosen by the damage at a knockout), Trainer and attachment kinds, whether a move is an Ability or
+discards from the deck. ``choose`` picks one of several same-named Pokémon in play from the clues the
+table holds, and says so with a finding when the clues do not decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from replay.sources.cards import CardDatabase, CardInfo, Catalogue
+from replay.sources.table import Mon, Table
+
+Find = Callable[[str, str, int | None, str], None]
+
+# The catalogue's Trainer types -> the contract's trainer_played.card.kind
+TRAINER_KINDS = {
+    "Item": "item",
+    "Supporter": "supporter",
+    "Stadium": "stadium",
+    "Tool": "tool",
+    "Technical Machine": "tool",
+    "Rocket's Secret Machine": "item",
+}
+
+
+class LogCards:
+    """The card facts of one log: ``lang`` is the catalogue's language for the log's language; ``ids``
+    the card ids the log printed before names; ``cards`` a user's catalogue (its entries win)."""
+
+    def __init__(
+        self,
+        cards: Catalogue,
+        db: CardDatabase | None,
+        lang: str,
+        ids: dict[str, set[str]],
+        find: Find,
+    ) -> None:
+        self.cards = cards
+        self.db = db
+        self.lang = lang
+        self.ids = ids
+        self.find = find
+        self.hp_open: list[tuple[Mon, dict[str, Any], list[int]]] = []  # HP chosen at the end
+        self.hp_chosen: dict[str, int] = {}
+        self.hp_missing: set[str] = set()
+
+    def infos(self, name: str) -> list[CardInfo]:
+        """The catalogue's cards printed as ``name`` in the log's language (one printing when the log
+        printed the card's id before it)."""
+        db = self.db
+        if db is None:
+            return []
+        ids = self.ids.get(name)
+        if ids is not None and len(ids) == 1:
+            info = db.printing(next(iter(ids)))
+            if info is not None and name in (info.names.get(self.lang), info.name):
+                return [info]  # the printing itself (an id that names another card is not trusted)
+        return db.lookup(name, self.lang)
+
+    def is_ability(self, g: dict[str, str]) -> bool:
+        """Whether the catalogue knows the move of a ``used`` line as an Ability of that Pokémon."""
+        db = self.db
+        return db is not None and db.is_ability(g.get("c", ""), g.get("a", ""), self.lang) is True
+
+    def mills(self, card: str, move: str) -> bool:
+        """Whether ``card``'s move discards from the top of its own deck (Seek Inspiration)."""
+        return self.db is not None and self.db.mills(card, move, self.lang)
+
+    def card_map(self, name: str, mon: Mon | None = None) -> dict[str, Any]:
+        """The contract card for a Pokémon named ``name``: a user catalogue's HP first, else the packaged
+        catalogue's when every printing of that name agrees; several HP wait for the damage to choose."""
+        card = self.cards.card(name)
+        if "hp" in card or name in self.cards.rules:
+            return card
+        pokemon = [i for i in self.infos(name) if i.category == "pokemon"]
+        rules = {i.rule for i in pokemon if i.rule}
+        if len(rules) == 1:
+            card["rule"] = next(iter(rules))
+        hps = sorted({i.hp for i in pokemon if i.hp})
+        if len(hps) == 1:
+            card["hp"] = hps[0]
+        elif len(hps) > 1 and mon is not None:
+            self.hp_open.append((mon, card, hps))
+        else:
+            self.hp_missing.add(name)
+        return card
+
+    def settle_hp(self, mon: Mon, no: int | None, knocked_out_at: int | None = None) -> None:
+        """Choose the HP of ``mon``'s current card among its printings' HP: at a knockout, the HP the
+        damage read fits (survived < HP <= damage); otherwise the one HP above what it survived."""
+        for i, (m, card, hps) in enumerate(self.hp_open):
+            if m is not mon or card is not mon.card:
+                continue
+            del self.hp_open[i]
+            shown = "/".join(str(h) for h in hps)
+            if knocked_out_at is not None:
+                fit = [h for h in hps if mon.survived < h <= knocked_out_at]
+                if fit:
+                    card["hp"] = max(fit)
+                    self.find(
+                        "importer_hp_choice",
+                        "info",
+                        no,
+                        f"{mon.name} has printings with HP {shown}; the damage read ({knocked_out_at}) "
+                        f"knocks out {', '.join(str(h) for h in fit)}: took HP {card['hp']}",
+                    )
+                else:
+                    self.hp_missing.add(mon.name)
+                    self.find(
+                        "importer_hp_unverified",
+                        "warning",
+                        no,
+                        f"{mon.name} has printings with HP {shown} and none fits the damage read "
+                        f"({knocked_out_at}): its knockout stays the log's claim, unverified",
+                    )
+                return
+            fit = [h for h in hps if h > mon.survived]
+            if len(fit) == 1:
+                card["hp"] = fit[0]
+            else:
+                self.hp_missing.add(mon.name)
+                if mon.name not in self.hp_chosen:
+                    self.hp_chosen[mon.name] = 0
+                    self.find(
+                        "importer_hp_ambiguous",
+                        "info",
+                        no,
+                        f"{mon.name} has printings with HP {shown}: nothing in the log tells which, "
+                        "its HP is left unknown",
+                    )
+            return
+
+    def trainer_kind(self, name: str) -> str | None:
+        """item | supporter | stadium | tool for a Trainer the catalogue knows, else None."""
+        kinds = {TRAINER_KINDS.get(i.kind or "") for i in self.infos(name) if i.category == "trainer"}
+        kinds.discard(None)
+        return next(iter(kinds)) if len(kinds) == 1 else None
+
+    def attach_kind(self, name: str) -> str:
+        """energy | tool | other for an attached card."""
+        infos = self.infos(name)
+        if any(i.category == "energy" for i in infos) or (not infos and "Energ" in name):
+            return "energy"
+        if any(i.category == "trainer" for i in infos) or not infos:
+            return "tool"
+        return "other"
+
+    def is_pokemon(self, name: str) -> bool:
+        return any(i.category == "pokemon" for i in self.infos(name))
+
+
+def choose(
+    table: Table, cands: list[str], no: int, what: str, prefer: Callable[[str], tuple[int, ...]], find: Find
+) -> str:
+    """Pick one of several same-named Pokémon: the best by ``prefer`` (smaller is better); a finding when
+    the best two tie, info when they look identical, else a warning."""
+    if len(cands) == 1:
+        return cands[0]
+    ranked = sorted(cands, key=prefer)
+    if prefer(ranked[0]) == prefer(ranked[1]):
+        a, b = table.mons[ranked[0]], table.mons[ranked[1]]
+        same = a.damage == b.damage and a.conditions == b.conditions
+        find(
+            "importer_guess_pid",
+            "info" if same else "warning",
+            no,
+            f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}"
+            + (" (they look identical)" if same else ""),
+        )
+    return ranked[0]

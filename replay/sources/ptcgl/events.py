@@ -1,0 +1,50 @@
+"""The PTCGL importer's output: contract events in order, and the findings that travel with them.
+
+One job: keep the stream being written. ``emit`` appends a contract event and applies its card moves to
+the table's counts (replay/sources/table.py); ``find`` records a finding and writes it into the stream as
+a ``note`` where it happened: findings about the whole log right after ``match_started``, findings about
+text after the end line just before the ``game_ended`` claim, so nothing follows the claim
+(docs/importers.md, "Findings travel with the events").
+"""
+
+from __future__ import annotations
+
+from replay.sources.common import Event, Finding, note
+from replay.sources.table import Table
+
+
+class Stream:
+    """The events and findings of one import."""
+
+    def __init__(self, table: Table | None = None) -> None:
+        self.table = table  # set once the players are known
+        self.events: list[Event] = []
+        self.findings: list[Finding] = []
+        self.unmatched: list[tuple[int, str]] = []
+        self.head_notes: list[Event] = []
+        self.ended = False  # the end line was read: later notes go before the claim
+        self.end_at = 0  # where the end's events start in ``events``
+
+    def emit(self, ev: Event) -> None:
+        """Append a contract event; the table counts the cards it moves."""
+        self.events.append(ev)
+        if self.table is not None:
+            self.table.count(ev)
+
+    def find(self, code: str, severity: str, line: int | None, message: str) -> None:
+        """A finding, returned and written into the stream as a ``note`` event."""
+        f = Finding(code, severity, line, message)
+        self.findings.append(f)
+        if line is None:
+            self.head_notes.append(note(f))  # about the whole log: right after match_started
+        elif self.ended:
+            # after the end line (trailing user notes): keep the claim last, so nothing follows the end
+            self.events.insert(self.end_at, note(f))
+            self.end_at += 1
+        else:
+            self.events.append(note(f))
+
+    def unread(self, no: int, text: str, message: str, severity: str = "warning") -> None:
+        """A line no template read: counted in ``unmatched`` and a finding."""
+        self.unmatched.append((no, text))
+        self.find("unmatched_line", severity, no, message)

@@ -1,0 +1,362 @@
+"""The lines about Pokémon in play: played, evolved, attached, attacks, damage, Special Conditions, healing,
+switches, knockouts and prizes.
+
+One job: turn each such sentence into contract events on the right pid. The log names a Pokémon only by
+its name and (often wrongly) its owner; ``Importer.locate`` and ``in_spot`` resolve them from the board.
+Knockouts, prizes and promotions are collected into the open window and emitted in rule order when it
+closes (replay/sources/ptcgl/window.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from replay.sources.common import Event
+from replay.sources.ptcgl.importer import Importer, Window
+from replay.sources.ptcgl.lines import Line
+from replay.sources.ptcgl.turns import setup_slot
+from replay.sources.ptcgl.window import promote
+
+
+def on_played_to(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    name = ln.g["c"]
+    to = "active" if ln.g.get("zone") == "active" else "bench"
+    if imp.phase in ("setup", "pre"):
+        slot = setup_slot(imp, p)
+        pid, card = imp.new_poke(p, name)
+        if to == "active":
+            slot["active"] = {"pid": pid, "card": card}
+            imp.table.active[p] = pid
+        else:
+            slot["bench"].append({"pid": pid, "card": card})  # type: ignore[attr-defined]
+            imp.table.bench[p].append(pid)
+        return True
+    imp.put_in_play(p, name, to)
+    return True
+
+
+def on_attached(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    name, target = ln.g["c"], ln.g["d"]
+    pid = imp.in_spot(p, target, ln, "the attachment", lambda x: (0,))
+    assert pid is not None
+    ev: Event = {
+        "type": "attached",
+        "player": p,
+        "pid": pid,
+        "card": {"name": name, "kind": imp.cards.attach_kind(name)},
+    }
+    others = [x for x in imp.named(p, target) if x != pid]
+    if others:
+        imp.attach_guesses.setdefault(pid, []).append((ev, name, others))
+    src = imp.source_of(ln, p, [name], "the attached card")
+    if src != "hand":
+        ev["from"] = src
+    imp.emit(ev)
+    imp.mon(pid).attached.append(name)
+    return True
+
+
+def on_evolved(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    old, new = ln.g["c"], ln.g["d"]
+    # [docs/rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that rule,
+    # not a guess, picks between same-named copies when it can.
+    pid = imp.in_spot(p, old, ln, "the evolution", lambda x: (0 if imp.mon(x).entered < imp.turn_no else 1,))
+    assert pid is not None
+    mon = imp.mon(pid)
+    imp.cards.settle_hp(mon, ln.no)  # the stage below is covered now: its HP is what it survived with
+    src = imp.source_of(ln, p, [new], "the evolution card")
+    if src == "deck":
+        # Technical Machine: Evolution and the like take the Evolution card from the deck
+        imp.emit({"type": "searched", "player": p, "count": 1, "cards": [new]})
+    elif src == "discard":
+        imp.emit({"type": "to_hand", "player": p, "from": "discard", "count": 1, "cards": [new]})
+    card = imp.cards.card_map(new, mon)
+    mon.name, mon.rule, mon.card = new, card["rule"], card
+    mon.stages.append(new)
+    mon.survived = mon.damage
+    again = mon.evolved_at == imp.turn_no
+    mon.entered = mon.evolved_at = imp.turn_no
+    mon.conditions.clear()
+    ev: Event = {"type": "evolved", "player": p, "pid": pid, "card": card}
+    if again:
+        # A second evolution this turn needs a card that allows it (Grand Tree, Rare Candy): the client
+        # did it, so name the last Trainer or Ability of the turn (contract: evolved.effect).
+        ev["effect"] = imp.last_effect or "effect"
+    imp.emit(ev)
+    return True
+
+
+def on_devolved(imp: Importer, ln: Line) -> bool:
+    if imp.player_of(ln) is None:
+        return False
+    imp.find(
+        "importer_unsupported",
+        "warning",
+        ln.no,
+        "a devolution: the contract has no event for it; the board keeps the evolved card",
+    )
+    return True
+
+
+def on_retreated(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    if imp.window is not None:
+        # the next "is now in the Active Spot" is the retreat's switch, even to a same-named Pokémon
+        imp.window.retreated.add(p)
+    return True
+
+
+def attacker(imp: Importer, p: str, name: str, no: int) -> str | None:
+    a = imp.table.active[p]
+    if a is not None and imp.mon(a).name == name:
+        return a
+    return imp.locate(p, name, no, "the attacker")
+
+
+def on_attack(imp: Importer, ln: Line) -> bool:
+    assert ln.g is not None
+    p, q = imp.player_of(ln), imp.player_of(ln, "q")
+    if p is None or q is None:
+        return False
+    by = attacker(imp, p, ln.g["c"], ln.no)
+    if imp.window is not None:
+        imp.window.move = (ln.g["c"], ln.g["a"])
+    imp.emit({"type": "attack", "player": p, "pid": by, "name": ln.g["a"]})
+    d = ln.g["d"]
+    a = imp.table.active[q]
+    target = a if a is not None and imp.mon(a).name == d else imp.locate(q, d, ln.no, "the attack's target")
+    assert target is not None
+    imp.damage(target, int(ln.g["n"]), by)
+    return True
+
+
+def on_used(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    if imp.window is not None:
+        imp.window.move = (ln.g["c"], ln.g["a"])
+    if ln.no not in imp.attack_lines:
+        imp.last_effect = ln.g["a"]  # an Ability (or a damage-less attack)
+        return True
+    a = imp.table.active[p]
+    name = ln.g["c"]
+    if (a is None or imp.mon(a).name != name) and any(imp.mon(x).name == name for x in imp.table.bench[p]):
+        # attacks come from the Active Pokémon: a Benched one's "used" line is an Ability
+        imp.last_effect = ln.g["a"]
+        if imp.window is not None and imp.window.kind == "attack":
+            imp.window.kind = "effect"
+        return True
+    by = attacker(imp, p, name, ln.no)
+    imp.emit({"type": "attack", "player": p, "pid": by, "name": ln.g["a"]})
+    return True
+
+
+def on_took_damage(imp: Importer, ln: Line) -> bool:
+    q = imp.player_of(ln, "q")
+    if q is None:
+        return False
+    assert ln.g is not None
+    hit = imp.window.hit if imp.window is not None else []
+
+    def prefer(pid: str) -> tuple[int, ...]:
+        # spread damage: each line is a different Pokémon; the attack's own target is already hit
+        return (1 if pid in hit else 0, -imp.mon(pid).damage)
+
+    pid = imp.locate(q, ln.g["d"], ln.no, "the spread damage", prefer=prefer)
+    assert pid is not None
+    imp.damage(pid, int(ln.g["n"]))
+    return True
+
+
+def on_counters(imp: Importer, ln: Line) -> bool:
+    p, q = imp.player_of(ln), imp.player_of(ln, "q")
+    if p is None or q is None:
+        return False
+    assert ln.g is not None
+    d = ln.g["d"]
+    if q == p and imp.named(q, d) and imp.named(imp.other(p), d):
+        # The printed owner is unreliable here [docs/importers.md, the export's traps] and both players
+        # have one: an effect of P's that places damage counters targets the opponent's Pokémon far more
+        # often.
+        q = imp.other(p)
+        imp.find(
+            "importer_guess_owner",
+            "warning",
+            ln.no,
+            f"both players have {d} in play and the log's owner name is unreliable in this line; took {q}'s",
+        )
+    pid = imp.locate(q, d, ln.no, "the damage counters")
+    assert pid is not None
+    imp.damage(pid, 10 * int(ln.g["n"]))
+    return True
+
+
+def on_checkup_damage(imp: Importer, ln: Line) -> bool:
+    q = imp.player_of(ln, "q")
+    if q is None:
+        return False
+    assert ln.g is not None
+    pid = imp.locate(q, ln.g["d"], ln.no, "the checkup damage")
+    assert pid is not None
+    imp.damage(pid, 10 * int(ln.g["n"]))
+    return True
+
+
+def on_healed(imp: Importer, ln: Line) -> bool:
+    q = imp.player_of(ln, "q")
+    if q is None:
+        return False
+    assert ln.g is not None
+    pid = imp.locate(q, ln.g["d"], ln.no, "the healing")
+    assert pid is not None
+    n = int(ln.g["n"])
+    imp.emit({"type": "healed", "pid": pid, "amount": n})
+    imp.mon(pid).damage = max(0, imp.mon(pid).damage - n)
+    return True
+
+
+def on_moved_counters(imp: Importer, ln: Line) -> bool:
+    p, q, q2 = imp.player_of(ln), imp.player_of(ln, "q"), imp.player_of(ln, "q2")
+    if p is None or q is None or q2 is None:
+        return False
+    assert ln.g is not None
+    n = 10 * int(ln.g["n"])
+    src = imp.locate(q, ln.g["c"], ln.no, "the damage counters moved")
+    dst = imp.locate(q2, ln.g["d"], ln.no, "the damage counters moved")
+    assert src is not None and dst is not None
+    imp.emit({"type": "healed", "pid": src, "amount": n})
+    imp.mon(src).damage = max(0, imp.mon(src).damage - n)
+    imp.damage(dst, n)
+    return True
+
+
+def condition(imp: Importer, ln: Line, on: bool) -> bool:
+    q = imp.player_of(ln, "q")
+    if q is None:
+        return False
+    assert ln.g is not None
+    pid = imp.locate(q, ln.g["d"], ln.no, "the Special Condition")
+    assert pid is not None
+    mon = imp.mon(pid)
+    conds = [ln.g["cond"].lower()] if ln.kind != "cond_clear" else list(mon.conditions)
+    for cond in conds:
+        imp.emit({"type": "condition", "pid": pid, "condition": cond, "on": on})
+        if on and cond not in mon.conditions:
+            mon.conditions.append(cond)
+        elif not on and cond in mon.conditions:
+            mon.conditions.remove(cond)
+    return True
+
+
+def on_cond_on(imp: Importer, ln: Line) -> bool:
+    return condition(imp, ln, True)
+
+
+def on_cond_off(imp: Importer, ln: Line) -> bool:
+    return condition(imp, ln, False)
+
+
+def on_switched(imp: Importer, ln: Line) -> bool:
+    q = imp.player_of(ln, "q")
+    if q is None:
+        return False
+    assert ln.g is not None
+    c, d = ln.g["c"], ln.g["d"]
+    table = imp.table
+    a = table.active[q]
+    a_name = imp.mon(a).name if a is not None else None
+    incoming = d if a_name == c else c if a_name == d else d
+    cands = [x for x in table.bench[q] if imp.mon(x).name == incoming]
+    if not cands:
+        pid = imp.materialise_bench(q, incoming, ln.no)
+    else:
+        pid = imp.choose(cands, ln.no, "the switch", lambda x: (0,))
+    table.make_active(q, pid)
+    imp.emit({"type": "switched", "player": q, "pid": pid})
+    return True
+
+
+def on_now_active(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    if imp.window is None:
+        promote(imp, ln.no, p, ln.g["c"])
+    else:
+        imp.window.promos.append((ln.no, p, ln.g["c"]))
+    return True
+
+
+def on_ko(imp: Importer, ln: Line) -> bool:
+    q = imp.player_of(ln, "q")
+    if q is None:
+        return False
+    assert ln.g is not None
+    if imp.window is None:
+        imp.window = Window("effect", ln.no)
+    imp.window.kos.append((ln.no, q, ln.g["d"]))
+    return True
+
+
+def on_prize(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    n = int(ln.g["n"] or 1)
+    if imp.window is None:
+        imp.window = Window("effect", ln.no)
+    imp.window.prizes.append((ln.no, p, n))
+    imp.added_due[p] = imp.added_due.get(p, 0) + n
+    return True
+
+
+def on_added(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    if imp.added_due.get(p):
+        imp.added_due[p] -= 1  # a prize card going to hand: part of prize_taken
+    return True
+
+
+HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
+    "played_to": on_played_to,
+    "attached": on_attached,
+    "evolved": on_evolved,
+    "devolved": on_devolved,
+    "retreated": on_retreated,
+    "attack": on_attack,
+    "used": on_used,
+    "took_damage": on_took_damage,
+    "counters": on_counters,
+    "checkup_damage": on_checkup_damage,
+    "healed": on_healed,
+    "moved_counters": on_moved_counters,
+    "cond_on": on_cond_on,
+    "cond_off": on_cond_off,
+    "cond_clear": on_cond_off,
+    "switched": on_switched,
+    "now_active": on_now_active,
+    "ko": on_ko,
+    "prize": on_prize,
+    "added": on_added,
+    "added_hidden": on_added,
+}

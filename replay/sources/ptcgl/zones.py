@@ -1,0 +1,497 @@
+"""The lines that move cards between zones: draws and searches, Trainers played, Stadiums, discards, cards
+moved, shuffled and put on the bottom of the deck.
+
+One job: turn each such sentence into the contract's zone events (``drew``, ``searched``,
+``trainer_played``, ``discarded``, ``to_hand``, ``moved``, ``shuffled``, ``removed``), taking each card from
+the zone the log implies. The log often does not name the zone: the public discard pile, the effect's own
+shuffle and the catalogue's card text decide, and what remains a guess is a finding
+(docs/importers.md, "Counts: every card the log moves").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from replay.sources.common import Event
+from replay.sources.ptcgl.importer import Importer
+from replay.sources.ptcgl.lines import Line
+from replay.sources.ptcgl.play import on_played_to
+
+
+def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
+    """Effects that make both players shuffle their hands away and draw (Iono) print both players'
+    lines under the acting player's name [docs/importers.md, the export's traps]: in one effect, a second
+    line of the same kind for the same printed player is the other player's, when the other has none."""
+    w = imp.window
+    if w is None or not ln.detail:
+        return p
+    q = imp.other(p)
+    # Special Red Card-like: only the opponent shuffled their hand, yet the client prints the acting
+    # player putting cards back and drawing: those lines are the opponent's
+    if group == "return" and p not in w.hands_shuffled and q in w.hands_shuffled and q not in w.returned:
+        w.returned.add(q)
+        imp.find(
+            "importer_guess_owner",
+            "info",
+            ln.no,
+            f"{p} puts cards back, but only {q} shuffled their hand in this effect: took {q}",
+        )
+        return q
+    if group == "draw" and p not in w.returned and q in w.returned and w.seen.get(("draw", q), 0) == 0:
+        w.seen[("draw", q)] = 1
+        imp.find(
+            "importer_guess_owner",
+            "info",
+            ln.no,
+            f"{p} draws, but only {q} put cards back in this effect: took {q}",
+        )
+        return q
+    if group == "return":
+        w.returned.add(p)
+    key, other_key = (group, p), (group, q)
+    if w.seen.get(key) and not w.seen.get(other_key):
+        w.seen[other_key] = 1
+        imp.find(
+            "importer_guess_owner",
+            "info",
+            ln.no,
+            f"a second '{what}' line for {p} in one effect: the client prints the acting player here; "
+            f"took {q}",
+        )
+        return q
+    w.seen[key] = w.seen.get(key, 0) + 1
+    return p
+
+
+def on_drew_hidden(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    imp.emit({"type": "drew", "player": p, "count": 1})
+    return True
+
+
+def on_drew_card(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    # the turn's draw is a main line; a named card drawn by an effect was searched for (revealed)
+    kind = "searched" if ln.detail else "drew"
+    imp.emit({"type": kind, "player": p, "count": 1, "cards": [ln.g["c"]]})
+    return True
+
+
+def on_drew_n(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    p = second_owner(imp, ln, p, "draw", "drew N cards")
+    ev: Event = {"type": "drew", "player": p, "count": int(ln.g["n"])}
+    if ln.extra:
+        ev["cards"] = list(ln.extra)  # shown to the exporter, or revealed
+    imp.emit(ev)
+    return True
+
+
+def on_drew_played(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    c = ln.g["c"]
+    if ln.g.get("zone") == "stadium" or imp.cards.trainer_kind(c) == "stadium":
+        imp.emit({"type": "searched", "player": p, "count": 1, "cards": [c]})
+        play_stadium(imp, p, c)
+        return True
+    # a search that puts the card straight into play: deck -> hand -> play [contract: searched, played]
+    imp.emit({"type": "searched", "player": p, "count": 1, "cards": [c]})
+    return on_played_to(imp, ln)
+
+
+def on_drew_n_played(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    n = int(ln.g["n"])
+    names: list[str] = list(ln.extra or [])
+    ev: Event = {"type": "searched", "player": p, "count": n}
+    if names:
+        ev["cards"] = names
+    imp.emit(ev)
+    if len(names) != n:
+        imp.find(
+            "importer_guess_pokemon",
+            "warning",
+            ln.no,
+            f"{p} put {n} Pokémon into play but the log lists {len(names)} names",
+        )
+    to = "active" if ln.g.get("zone") == "active" else "bench"
+    for name in names[:n]:
+        imp.put_in_play(p, name, to)
+    return True
+
+
+def play_stadium(imp: Importer, p: str, name: str) -> None:
+    """A Stadium comes into play; the one in play (either player's) goes to its owner's discard
+    pile [contract: trainer_played, kind stadium]."""
+    table = imp.table
+    imp.emit({"type": "trainer_played", "player": p, "card": {"name": name, "kind": "stadium"}})
+    if table.stadium is not None:
+        table.discard_pile(table.stadium[0]).append(table.stadium[1])
+    if imp.window is not None:
+        imp.window.stadium_played = True
+        imp.window.replaced = table.stadium
+    table.stadium = (p, name)
+    imp.last_effect = name
+
+
+def on_stadium(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    play_stadium(imp, p, ln.g["c"])
+    return True
+
+
+def on_played(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    c = ln.g["c"]
+    imp.last_effect = c
+    if imp.named(p, c):
+        return True  # a Pokémon in play: the line is its Ability (Dudunsparce's "played Dudunsparce.")
+    kind = imp.cards.trainer_kind(c)
+    table = imp.table
+    if kind == "stadium":
+        if table.stadium is not None and table.stadium[1] == c:
+            return True  # the Stadium in play: its effect was used
+        play_stadium(imp, p, c)
+    elif kind in ("item", "supporter"):
+        # [contract: trainer_played] the card leaves the hand; once used it is in the discard pile
+        imp.emit({"type": "trainer_played", "player": p, "card": {"name": c, "kind": kind}})
+        table.discard_pile(p).append(c)
+    elif kind is None and not imp.cards.is_pokemon(c):
+        imp.find(
+            "importer_card_unknown",
+            "info",
+            ln.no,
+            f"{p} played {c}: the card catalogue does not know it as a Trainer; taken as an effect "
+            "that moves no card",
+        )
+    return True
+
+
+def on_discarded(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    table = imp.table
+    names = [ln.g["c"]] if not ln.g.get("hidden") else list(ln.extra or [])
+    n = int(ln.g.get("n", "1"))
+    w0 = imp.window
+    if w0 is not None and w0.replaced is not None and ln.g.get("c") == w0.replaced[1]:
+        return True  # the Stadium just replaced: trainer_played put it in its owner's discard
+    if not ln.g.get("hidden") and table.stadium is not None and ln.g["c"] == table.stadium[1]:
+        owner, name = table.stadium
+        table.stadium = None
+        imp.emit({"type": "discarded", "player": owner, "from": "stadium", "count": 1, "cards": [name]})
+        return True
+    # "P discarded C" does not say from where: the hand, unless the move being used discards from the
+    # top of its deck (the catalogue knows Seek Inspiration's text). Any other attack: said so.
+    w = imp.window
+    move = w.move if w is not None and ln.detail else None
+    if move is not None and imp.cards.mills(move[0], move[1]):
+        ev0: Event = {"type": "discarded", "player": p, "from": "deck", "count": n}
+        if names:
+            ev0["cards"] = names
+        imp.emit(ev0)
+        return True
+    if w is not None and w.kind == "attack" and ln.detail:
+        imp.find(
+            "importer_guess_zone",
+            "info",
+            ln.no,
+            f"{p} discarded {', '.join(names) or f'{n} cards'} during an attack: from the hand or the "
+            "deck, the log does not say; took the hand",
+        )
+    ev: Event = {"type": "discarded", "player": p, "count": n}
+    if names:
+        ev["cards"] = names
+    imp.emit(ev)
+    return True
+
+
+def on_detached(imp: Importer, ln: Line) -> bool:
+    q = imp.player_of(ln, "q")
+    if q is None:
+        return False
+    assert ln.g is not None
+    d = ln.g["d"]
+    w = imp.window
+    if w is not None and any(qq == q and dd == d for _, qq, dd in w.kos):
+        # the knocked-out Pokémon's cards: the knockout discards all of them; the list tells which
+        # cards were on it (close_window checks the attachments it guessed against it)
+        listed = [ln.g["c"]] if "c" in ln.g else list(ln.extra or [])
+        w.ko_lists.setdefault((q, d), []).extend(listed)
+        return True
+    if not imp.named(q, d):
+        return True  # no longer in play (knocked out or removed earlier): its cards went with it
+    pid = imp.locate(q, d, ln.no, "the discarded attachment", materialise=False)
+    if pid is None:
+        return True
+    names = [ln.g["c"]] if "c" in ln.g else list(ln.extra or [])
+    n = int(ln.g.get("n", "1"))
+    mon = imp.mon(pid)
+    for name in names:
+        if name in mon.attached:
+            mon.attached.remove(name)
+    ev: Event = {"type": "discarded", "player": q, "pid": pid, "count": n}
+    if names:
+        ev["cards"] = names
+    imp.emit(ev)
+    return True
+
+
+def on_moved_n(imp: Importer, ln: Line) -> bool:
+    p, q = imp.player_of(ln), imp.player_of(ln, "q")
+    if p is None or q is None:
+        return False
+    assert ln.g is not None
+    zone = ln.g.get("zone", "")
+    n = int(ln.g["n"])
+    names = list(ln.extra or [])
+    if zone == "deck":
+        # a hand shuffled back (Iono, Judge): a return to the deck, owner checked like the draws after it
+        owner = second_owner(imp, ln, q, "return", "cards to the deck")
+        imp.emit({"type": "moved", "player": owner, "count": n, "from": "hand", "to": "deck"})
+    elif zone in ("discard", "lost_zone"):
+        # The names printed in mill lines are unreliable [docs/importers.md, the export's traps]; a deck
+        # is not on the board. When the printed mover is not the player whose action this is (PokéStop
+        # prints the opponent as mover and owner), the deck is taken to be the acting player's; otherwise
+        # the printed owner stays. Either way the move is marked and reported.
+        actor = imp.window.actor if imp.window is not None else None
+        owner = q
+        if imp.table.is_player(actor) and p != actor:
+            assert actor is not None
+            owner = actor
+            imp.find(
+                "importer_guess_owner",
+                "warning",
+                ln.no,
+                f"{n} card(s) milled: the line names {p} as mover and {q} as owner during {actor}'s "
+                f"action; took {actor}'s deck",
+            )
+        else:
+            imp.find(
+                "importer_owner_unverified",
+                "info",
+                ln.no,
+                f"{n} card(s) milled from {q}'s deck as the log prints it; a deck is not on the "
+                "board, so the owner could not be checked",
+            )
+        ev: Event = {"type": "moved", "player": owner, "count": n, "from": "deck", "to": zone,
+                     "owner_unverified": True}  # fmt: skip
+        if names:
+            ev["cards"] = names
+        imp.emit(ev)
+    elif zone == "hand":
+        src = imp.source_of(ln, q, names, "the cards put into the hand")
+        src = "deck" if src == "hand" else src
+        ev = {"type": "searched" if src == "deck" else "to_hand", "player": q, "count": n}
+        if src != "deck":
+            ev["from"] = src
+        if names:
+            ev["cards"] = names
+        imp.emit(ev)
+    elif zone == "prizes":
+        # Redeemable Ticket-like: cards from the deck become Prize cards
+        imp.emit({"type": "moved", "player": q, "count": n, "from": "deck", "to": "prizes"})
+    else:
+        imp.find("importer_unsupported", "warning", ln.no, f"{n} cards moved to {zone or 'a zone'}: not read")
+    return True
+
+
+def on_moved(imp: Importer, ln: Line) -> bool:
+    p, q = imp.player_of(ln), imp.player_of(ln, "q")
+    if p is None or q is None:
+        return False
+    assert ln.g is not None
+    table = imp.table
+    zone = ln.g.get("zone", "")
+    name = ln.g["c"]
+    if zone == "hand" and ln.from_prizes:
+        # Hisuian Heavy Ball-like: a card from the Prize cards, which the effect then shuffles
+        imp.emit({"type": "to_hand", "player": q, "from": "prizes", "count": 1, "cards": [name]})
+        return True
+    pile = table.discard_pile(q)
+    if zone in ("prizes", "deck") and imp.last_effect == name and name in pile:
+        # the Trainer being played puts itself there (it was counted into the discard pile when played)
+        imp.emit({"type": "moved", "player": q, "cards": [name], "from": "discard", "to": zone})
+        return True
+    in_discard = name in pile
+    if zone in ("active", "bench"):
+        if in_discard:
+            imp.emit({"type": "to_hand", "player": q, "from": "discard", "count": 1, "cards": [name]})
+        else:
+            imp.emit({"type": "searched", "player": q, "count": 1, "cards": [name]})
+        imp.put_in_play(q, name, zone)
+        return True
+    if zone in ("hand", "deck") and in_discard:
+        # a card from the discard pile (Night Stretcher, Super Rod): every discard is public
+        if zone == "hand":
+            imp.emit({"type": "to_hand", "player": q, "from": "discard", "count": 1, "cards": [name]})
+        else:
+            imp.emit({"type": "moved", "player": q, "cards": [name], "from": "discard", "to": "deck"})
+        return True
+    # The same line moves a Pokémon in play (Scoop Up, Turo's Scenario). Only an Active replaced in the
+    # same effect proves the Pokémon left play: the removal waits for that promotion line
+    # (close_window); a Benched one is taken when no card of that name is in the discard pile.
+    cands = imp.named(q, name) + imp.named(imp.other(q), name)
+    active = next((x for x in cands if table.is_active(x)), None)
+    if zone in ("hand", "deck", "lost_zone", "discard") and active is not None and imp.window is not None:
+        imp.window.leaving[imp.mon(active).owner] = (active, zone, ln.no)
+        return True
+    benched = [x for x in cands if x != active]
+    if zone in ("hand", "deck", "lost_zone") and benched:
+        pid = benched[0]
+        owner = imp.mon(pid).owner
+        imp.find(
+            "importer_guess_removed",
+            "info",
+            ln.no,
+            f"{name} moved to {zone}: no card of that name is in {q}'s discard pile, so the Benched "
+            f"{name} ({pid}) left play",
+        )
+        imp.emit({"type": "removed", "player": owner, "pid": pid, "to": zone})
+        table.removed(pid, zone)
+        return True
+    if zone == "hand":
+        imp.find(
+            "importer_guess_zone",
+            "info",
+            ln.no,
+            f"{name} moved to {q}'s hand from a zone the log does not name; took the deck",
+        )
+        imp.emit({"type": "searched", "player": q, "count": 1, "cards": [name]})
+    elif zone in ("deck", "discard", "lost_zone", "prizes"):
+        imp.find(
+            "importer_guess_zone",
+            "info",
+            ln.no,
+            f"{name} moved to {zone} from a zone the log does not name; took the hand",
+        )
+        if zone == "discard":
+            imp.emit({"type": "discarded", "player": q, "count": 1, "cards": [name]})
+        else:
+            imp.emit({"type": "moved", "player": q, "cards": [name], "from": "hand", "to": zone})
+    elif zone == "stadium":
+        play_stadium(imp, q, name)
+    else:
+        imp.find("importer_unsupported", "warning", ln.no, f"{name} moved: the log does not say where")
+    return True
+
+
+def on_shuffled(imp: Importer, ln: Line) -> bool:
+    """ "P shuffled C (or N cards) into their deck/hand/Prize cards": from the discard pile when every
+    named card is there, from play when the names are a Pokémon's cards (Run Away Draw), else from
+    the hand (Lillie's Determination)."""
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    zone = ln.g.get("zone", "deck")
+    names = [ln.g["c"]] if not ln.g.get("hidden") else list(ln.extra or [])
+    n = int(ln.g.get("n", "1"))
+    pile = list(imp.table.discard_pile(p))
+    if names and all(x in pile and not pile.remove(x) for x in names):  # type: ignore[func-returns-value]
+        src = "discard"
+    else:
+        stack = sorted(names)
+        mon = next(
+            (x for x in imp.table.in_play(p) if sorted(imp.mon(x).stages + imp.mon(x).attached) == stack),
+            None,
+        )
+        if mon is not None and zone == "deck":
+            imp.emit({"type": "removed", "player": p, "pid": mon, "to": "deck"})
+            imp.table.removed(mon, "deck")
+            imp.emit({"type": "shuffled", "player": p, "zone": "deck"})
+            return True
+        src = "hand"
+    ev: Event = {"type": "shuffled", "player": p, "zone": zone, "from": src, "count": n}
+    if names:
+        ev["cards"] = names
+    if src == zone:
+        return True
+    imp.emit(ev)
+    return True
+
+
+def on_shuffle(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    zone = ln.g.get("zone")
+    if imp.window is not None:
+        if zone == "prizes":
+            imp.window.prizes_shuffled.add(p)
+        elif zone == "hand":
+            imp.window.hands_shuffled.add(p)
+    if zone in ("deck", "hand", "prizes"):
+        imp.emit({"type": "shuffled", "player": p, "zone": zone})
+    return True
+
+
+def on_revealed(imp: Importer, ln: Line) -> bool:
+    return imp.player_of(ln) is not None  # shows cards; moves none
+
+
+def on_to_deck(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    imp.emit({"type": "moved", "player": p, "cards": [ln.g["c"]], "from": "hand", "to": "deck"})
+    return True
+
+
+def on_bottom(imp: Importer, ln: Line) -> bool:
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    w = imp.window
+    if w is not None and p in w.prizes_shuffled:
+        # Redeemable Ticket-like: the Prize cards were shuffled and put on the bottom of the deck
+        imp.emit({"type": "moved", "player": p, "count": int(ln.g["n"]), "from": "prizes", "to": "deck"})
+        return True
+    p = second_owner(imp, ln, p, "return", "cards to the deck")
+    imp.emit({"type": "moved", "player": p, "count": int(ln.g["n"]), "from": "hand", "to": "deck"})
+    return True
+
+
+HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
+    "drew_hidden": on_drew_hidden,
+    "drew_card": on_drew_card,
+    "drew_n": on_drew_n,
+    "drew_played": on_drew_played,
+    "drew_n_played": on_drew_n_played,
+    "stadium": on_stadium,
+    "played": on_played,
+    "discarded": on_discarded,
+    "detached": on_detached,
+    "moved_n": on_moved_n,
+    "moved": on_moved,
+    "shuffled": on_shuffled,
+    "shuffle": on_shuffle,
+    "revealed": on_revealed,
+    "to_deck": on_to_deck,
+    "bottom": on_bottom,
+}
