@@ -215,7 +215,7 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
 _IGNORED_FAMILIES = ("blog_loc_effect_prevention_", "blog_loc_damage_detail_")
 CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
 # The client's language codes for the tables in replay/sources/templates/.
-LANGUAGES = ("en", "de", "fr", "es", "it", "pt-BR")
+LANGUAGES = ("en", "de", "fr", "es", "es_la", "it", "pt-BR")
 # Placeholders that are a number; player handles have no spaces [docs/importers.md, the export's traps].
 _NUMBERS = frozenset(
     {
@@ -341,7 +341,7 @@ def _pattern(label: str) -> re.Pattern[str]:
 class Sentences:
     """One language's sentence table, compiled. ``match(line)`` -> list of Match (empty: no sentence)."""
 
-    def __init__(self, code: str, table: dict[str, str]) -> None:
+    def __init__(self, code: str, table: dict[str, str], variants: dict[str, list[str]] | None = None) -> None:
         self.code = code
         self.table = table
         self.labels = {k: _normal_template(v) for k, v in table.items()}
@@ -349,8 +349,11 @@ class Sentences:
         seen: set[str] = set()
         # keys in KINDS order first, so that of two keys with the same text the first listed is kept
         order = [k for k in KINDS if k in table] + sorted(k for k in table if k not in KINDS)
-        for key in order:
-            t = _compile(key, table[key])
+        # an older client's wording of a key (templates/<code>.variants.json) reads as that key
+        texts = [(key, table[key]) for key in order]
+        texts += [(key, text) for key in order for text in (variants or {}).get(key, ())]
+        for key, text in texts:
+            t = _compile(key, text)
             if t is None or t.text in seen:
                 continue
             seen.add(t.text)
@@ -390,9 +393,11 @@ class Sentences:
     @cache
     def for_language(code: str) -> Sentences:
         """The compiled table of one of LANGUAGES (cached: compiled once per process)."""
-        ref = resources.files("replay.sources").joinpath("templates", f"{code}.json")
-        table: dict[str, str] = json.loads(ref.read_text(encoding="utf-8"))
-        return Sentences(code, table)
+        base = resources.files("replay.sources").joinpath("templates")
+        table: dict[str, str] = json.loads(base.joinpath(f"{code}.json").read_text(encoding="utf-8"))
+        extra = base.joinpath(f"{code}.variants.json")
+        variants = json.loads(extra.read_text(encoding="utf-8"))["variants"] if extra.is_file() else None
+        return Sentences(code, table, variants)
 
     def match(self, line: str) -> list[Match]:
         one = self.match_one(line)
@@ -463,8 +468,9 @@ class Sentences:
 
 
 def language_of(code: str) -> str:
-    """The catalogue's language for a log language (the client's pt-BR is the catalogue's pt)."""
-    return "pt" if code.startswith("pt") else code.split("-")[0]
+    """The catalogue's language for a log language (the client's pt-BR is the catalogue's pt, its es_la
+    Latin-American Spanish the catalogue's es: the cards are printed with the same Spanish names)."""
+    return "pt" if code.startswith("pt") else code.replace("_", "-").split("-")[0]
 
 
 def template_count(code: str) -> int:
