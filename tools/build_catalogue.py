@@ -1,6 +1,6 @@
 """Build the packaged card catalogue from a checkout of TCGdex's ``cards-database`` (MIT).
 
-    python tools/build_catalogue.py CHECKOUT [--out replay/sources/cards.json.gz]
+    python tools/build_catalogue.py CHECKOUT [--out replay/sources/cards.bin]
 
 CHECKOUT is a clone (or an extracted archive) of https://github.com/tcgdex/cards-database: ``data/`` holds
 one TypeScript file per card, ``data/<series>/<set>.ts`` one per set. Each card file is an object literal
@@ -15,18 +15,25 @@ evolves-from, the Trainer or Energy type, and the names of the card, its attacks
 en, fr, de, es, it and pt. Identical reprints collapse into one record; every printing's id
 (``sv6_163``, the form the client prints before a card name) points at its record.
 
-The output is gzip-compressed JSON, written deterministically (same checkout, same bytes), with the
-source repository, its commit and its licence in ``source``. docs/importers.md says how to rebuild.
+Cards attached to a Pokémon that change its HP ("The Pokémon this card is attached to gets +100 HP.",
+Hero's Cape) keep the bonus and its condition, read from the card's English effect text (``h``).
+
+The output (``cards.bin``) is read lazily, so that loading it costs an index, not 10,000 records: a magic
+line, a JSON header line (source, languages, where each part is), then zlib-compressed parts: the name
+index (every name in every language -> card numbers, and every printing's id -> card number), and the
+records in blocks of ``BLOCK`` cards, each decoded the first time one of its cards is looked up
+(replay/sources/cards.py). It is written deterministically (same checkout, same bytes), with the source
+repository, its commit and its licence in the header. docs/importers.md says how to rebuild.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import re
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +45,18 @@ _UNDEFINED = re.compile(r":\s*undefined\b")
 _MILL = re.compile(r"(?i)discard the top (?:card|\d+ cards|[a-z]+ cards) of your deck")
 _CONCAT = re.compile(r"([\"'])\s*\+\s*([\"'])")  # "a " + "b": a string split over two lines
 _TAIL = re.compile(r"}\s*;\s*$")
+BLOCK = 128  # records per compressed block: one look-up decodes one block
+MAGIC = b"prizecheck-cards/2\n"
+# "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
+_HP_ANY = re.compile(r"\bthis card is attached to\b.*?\+(?P<n>\d+) HP", re.S)
+_HP_WHAT = re.compile(r"\bThe (?P<what>[^.]+?) this card is attached to gets \+(?P<n>\d+) HP(?P<rest>[^.]*)")
+_HP_NO_RULE = re.compile(
+    r"\bIf the Pokémon this card is attached to doesn't have a Rule Box, it gets \+(?P<n>\d+) HP"
+)
+_TYPES = {
+    "G": "Grass", "R": "Fire", "W": "Water", "L": "Lightning", "P": "Psychic", "F": "Fighting",
+    "D": "Darkness", "M": "Metal", "Y": "Fairy", "N": "Dragon", "C": "Colorless",
+}  # fmt: skip
 
 
 def read_object(path: Path) -> dict[str, Any]:
@@ -127,6 +146,9 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         rec["r"] = rule_of(card, en)
         if card.get("stage"):
             rec["s"] = card["stage"]
+        types = [t for t in card.get("types") or [] if isinstance(t, str)]
+        if types:
+            rec["y"] = types
         evo = names(card.get("evolveFrom")).get("en")
         if evo:
             rec["e"] = evo
@@ -149,7 +171,82 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         rec["t"] = card["trainerType"]
     elif category == "Energy" and card.get("energyType"):
         rec["t"] = card["energyType"]
+    if category in ("Trainer", "Energy"):
+        bonus = hp_bonus(str((card.get("effect") or {}).get("en", "")))
+        if bonus is not None:
+            rec["h"] = bonus
     return rec
+
+
+def hp_bonus(effect: str) -> list[Any] | None:
+    """The HP a card gives the Pokémon it is attached to, ``[N, condition]``, from its English effect
+    text. The condition is ``""`` (always) or space-separated tests the importer checks on the Pokémon:
+    ``stage:Basic``, ``rule:none`` (no Rule Box), ``not:GX``, ``type:Fire``, ``prefix:Cynthia's``,
+    ``name:Zamazenta V``; ``?`` is one the catalogue cannot check (an Ancient Pokémon, a Retreat Cost).
+    None when the card gives no HP."""
+    anyhp = _HP_ANY.search(effect)
+    if anyhp is None:
+        return None
+    n = int(anyhp.group("n"))
+    if _HP_NO_RULE.search(effect):
+        return [n, "rule:none"]
+    m = _HP_WHAT.search(effect)
+    if m is None:
+        return [n, "?"]
+    what, rest = m.group("what"), m.group("rest")
+    tests: list[str] = []
+    rest = rest.strip()
+    if "except Pokémon-GX" in rest or "except Pokémon GX" in rest:
+        tests.append("not:GX")
+    elif "except" in rest or (rest and not rest.startswith(("and", ","))):
+        return [n, "?"]
+    if what == "Pokémon":
+        pass
+    elif what in ("Basic Pokémon", "Stage 1 Pokémon", "Stage 2 Pokémon"):
+        tests.append("stage:" + what.removesuffix(" Pokémon").replace(" ", ""))
+    elif what.endswith("'s Pokémon"):
+        tests.append("prefix:" + what.removesuffix(" Pokémon"))
+    elif what.endswith(" Pokémon") and what[:-8].strip("{}") in _TYPES:
+        tests.append("type:" + _TYPES[what[:-8].strip("{}")])
+    elif what.endswith(" Pokémon") and what[:-8] in _TYPES.values():
+        tests.append("type:" + what[:-8])
+    elif not what.endswith("Pokémon"):
+        tests.append("name:" + what)
+    else:
+        return [n, "?"]
+    return [n, " ".join(tests)]
+
+
+def pack(doc: dict[str, Any]) -> bytes:
+    """The catalogue as ``cards.bin`` (see the module docstring)."""
+
+    def z(obj: Any) -> bytes:
+        raw = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        return zlib.compress(raw, 9)
+
+    cards = doc["cards"]
+    names: dict[str, dict[str, list[int]]] = {lang: {} for lang in LANGS}
+    for i, rec in enumerate(cards):
+        for lang, name in sorted(rec.get("n", {}).items()):
+            if lang in names:
+                names[lang].setdefault(key(name), []).append(i)
+    parts = [z({"names": names, "prints": doc["prints"]})]
+    parts += [z(cards[i : i + BLOCK]) for i in range(0, len(cards), BLOCK)]
+    where, at = [], 0
+    for part in parts:
+        where.append([at, len(part)])
+        at += len(part)
+    head = {k: v for k, v in doc.items() if k not in ("cards", "prints")}
+    head.update(count=len(cards), block=BLOCK, index=where[0], blocks=where[1:])
+    line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return MAGIC + line + b"\n" + b"".join(parts)
+
+
+def key(name: str) -> str:
+    """A card name as the catalogue compares it (replay/sources/cards.py ``_key``)."""
+    from replay.sources.cards import _key
+
+    return _key(name)
 
 
 def commit_of(checkout: Path) -> str:
@@ -194,7 +291,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
                 if set_id:
                     prints.setdefault(print_id(set_id, card_file.stem), at)
     return {
-        "format": "prizecheck-cards/1",
+        "format": "prizecheck-cards/2",
         "source": {
             "repository": "https://github.com/tcgdex/cards-database",
             "commit": commit or commit_of(checkout),
@@ -216,6 +313,8 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "b": "Ability names by language",
             "t": "Trainer type or Energy type",
             "m": "English names of the moves that discard from the top of their own deck",
+            "h": "HP given to the Pokémon it is attached to: [N, condition]",
+            "y": "types (Fire, Water, ...)",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),
@@ -226,14 +325,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkout", type=Path, help="a checkout of tcgdex/cards-database")
     ap.add_argument(
-        "--out", type=Path, default=Path(__file__).resolve().parent.parent / "replay/sources/cards.json.gz"
+        "--out", type=Path, default=Path(__file__).resolve().parent.parent / "replay/sources/cards.bin"
     )
     ap.add_argument("--commit", help="the checkout's commit, when it is not a git work tree")
     args = ap.parse_args()
     doc = build(args.checkout, args.commit)
-    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-    # mtime=0: the same checkout gives the same bytes
-    args.out.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
+    args.out.write_bytes(pack(doc))
     print(
         f"build_catalogue: {len(doc['cards'])} cards, {len(doc['prints'])} printings, "
         f"{args.out.stat().st_size / 1e6:.2f} MB -> {args.out} (source commit {doc['source']['commit']})"

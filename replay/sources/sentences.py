@@ -341,7 +341,9 @@ def _pattern(label: str) -> re.Pattern[str]:
 class Sentences:
     """One language's sentence table, compiled. ``match(line)`` -> list of Match (empty: no sentence)."""
 
-    def __init__(self, code: str, table: dict[str, str], variants: dict[str, list[str]] | None = None) -> None:
+    def __init__(
+        self, code: str, table: dict[str, str], variants: dict[str, list[str]] | None = None
+    ) -> None:
         self.code = code
         self.table = table
         self.labels = {k: _normal_template(v) for k, v in table.items()}
