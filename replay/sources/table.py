@@ -266,13 +266,16 @@ class Table:
         z.discard += mon.cards
         z.discarded.extend(mon.stages + mon.attached)
 
-    def removed(self, pid: str, to: str) -> None:
-        """A Pokémon leaves play by an effect, with its cards, to ``to``."""
+    def removed(self, pid: str, to: str, *, names: bool = False) -> None:
+        """A Pokémon leaves play by an effect, with its cards, to ``to`` (their names into the discard
+        pile's names with ``names``, as a knockout's)."""
         mon = self.mons[pid]
         self.leave(pid)
         z = self.zones[mon.owner]
         z.in_play -= mon.cards
         z.add(to if to in ZONES else "discard", mon.cards)
+        if names and to == "discard":
+            z.discarded.extend(mon.stages + mon.attached)
 
     # -- what-if ----------------------------------------------------------------------------------------
     def snapshot(self) -> Table:

@@ -32,7 +32,7 @@ from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.language import detect_locale
 from replay.sources.ptcgl.lines import card_ids, classify, normalise
 from replay.sources.ptcgl.turns import REASONS
-from replay.sources.ptcgl.walk import finish, walk
+from replay.sources.ptcgl.walk import finish, walk_lines
 from replay.sources.sentences import language_of
 from replay.sources.table import Table
 
@@ -102,7 +102,7 @@ def parse_ptcgl(
             file=filename,
             line=lines[-1].no,
         )
-    walk(imp, lines)
+    walk_lines(imp, lines)
     finish(imp)
     for mon in list(table.mons.values()):
         logcards.settle_hp(

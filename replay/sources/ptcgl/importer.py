@@ -46,6 +46,10 @@ class Window:
     hands_shuffled: set[str] = field(default_factory=set)  # players whose hand an effect shuffled away
     returned: set[str] = field(default_factory=set)  # players who put their hand back this effect
     searched: bool = False
+    trainer: str | None = None  # the Trainer the window's action played
+    from_hand: int = 0  # cards this effect has moved out of a hand (a Trainer's cost comes first)
+    lost_with_ko: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (owner, KO'd name, cards)
+    devolved: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, card taken off) -> pid
 
 
 class Importer:

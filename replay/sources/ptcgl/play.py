@@ -99,13 +99,28 @@ def on_evolved(imp: Importer, ln: Line) -> bool:
 
 
 def on_devolved(imp: Importer, ln: Line) -> bool:
-    if imp.player_of(ln) is None:
+    """``P devolved Q's C to D``: the top card comes off (the next line says where it goes: window.devolved).
+    The contract has no event for it: the engine keeps the evolved card's name and HP, said so."""
+    p, q = imp.player_of(ln), imp.player_of(ln, "q")
+    if p is None or q is None:
         return False
+    assert ln.g is not None
+    c, d = ln.g["c"], ln.g["d"]
+    pid = imp.in_spot(q, c, ln, "the devolution", lambda x: (0,))
+    if pid is not None:
+        mon = imp.mon(pid)
+        if len(mon.stages) > 1 and mon.stages[-1] == c:
+            mon.stages.pop()
+            card = imp.cards.card_map(d, mon)
+            mon.name, mon.rule, mon.card = d, card["rule"], card
+            if imp.window is not None:
+                imp.window.devolved[(q, c)] = pid
     imp.find(
         "importer_unsupported",
         "warning",
         ln.no,
-        "a devolution: the contract has no event for it; the board keeps the evolved card",
+        f"a devolution ({c} to {d}): the contract has no event for it; the engine's board keeps the evolved "
+        "card's name and HP",
     )
     return True
 

@@ -30,7 +30,7 @@ def after_end(imp: Importer, ln: Line) -> None:
         imp.find("importer_after_end", "info", ln.no, f"after the end line: {ln.text[:80]!r}")
 
 
-def walk(imp: Importer, lines: list[Line]) -> None:
+def walk_lines(imp: Importer, lines: list[Line]) -> None:
     """Every line, in order, into events."""
     for ln in lines:
         k = ln.kind

@@ -80,6 +80,12 @@ def close_window(imp: Importer) -> None:
         imp.emit(ko)
         # JP3.4 §I-D step 3: the Pokémon and everything attached go to the discard pile
         table.knocked_out(pid)
+    for owner, d, names in w.lost_with_ko:
+        # Lost City: the knocked-out Pokémon (the card on top and the cards the log lists under it) goes
+        # to the Lost Zone instead of the discard pile
+        gone = [mon for _, pid in kos for mon in [imp.mon(pid)] if mon.owner == owner and mon.name == d]
+        cards = ([gone[0].name] if gone and gone[0].name not in names else []) + names
+        imp.emit({"type": "moved", "player": owner, "cards": cards, "from": "discard", "to": "lost_zone"})
     if w.kind == "attack":
         imp.emit({"type": "attack_ended"})
     elif w.kind == "checkup":

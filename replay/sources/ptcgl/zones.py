@@ -63,6 +63,13 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
     return p
 
 
+def put_back(imp: Importer, p: str) -> None:
+    """``p`` put cards from their hand into their deck in this effect (Iono, Unfair Stamp, Lillie's
+    Determination): the draws after it are theirs (``second_owner``)."""
+    if imp.window is not None:
+        imp.window.returned.add(p)
+
+
 def on_drew_hidden(imp: Importer, ln: Line) -> bool:
     p = imp.player_of(ln)
     if p is None:
@@ -176,6 +183,8 @@ def on_played(imp: Importer, ln: Line) -> bool:
         # [contract: trainer_played] the card leaves the hand; once used it is in the discard pile
         imp.emit({"type": "trainer_played", "player": p, "card": {"name": c, "kind": kind}})
         table.discard_pile(p).append(c)
+        if imp.window is not None:
+            imp.window.trainer = c
     elif kind is None and not imp.cards.is_pokemon(c):
         imp.find(
             "importer_card_unknown",
@@ -198,10 +207,32 @@ def on_discarded(imp: Importer, ln: Line) -> bool:
     w0 = imp.window
     if w0 is not None and w0.replaced is not None and ln.g.get("c") == w0.replaced[1]:
         return True  # the Stadium just replaced: trainer_played put it in its owner's discard
-    if not ln.g.get("hidden") and table.stadium is not None and ln.g["c"] == table.stadium[1]:
+    if (
+        not ln.g.get("hidden")
+        and table.stadium is not None
+        and ln.g["c"] == table.stadium[1]
+        and not (w0 is not None and w0.trainer is not None and w0.move is None)
+    ):
+        # the Stadium in play leaves it (an attack or Ability discarding it); during a Trainer's effect
+        # (Earthen Vessel's cost) a card of the same name comes from the hand
         owner, name = table.stadium
         table.stadium = None
         imp.emit({"type": "discarded", "player": owner, "from": "stadium", "count": 1, "cards": [name]})
+        return True
+    bench = [x for x in table.bench[p] if imp.mon(x).name == ln.g.get("c")] if not ln.g.get("hidden") else []
+    if bench and w0 is not None and w0.stadium_played:
+        # a Stadium that limits the Bench (Collapsed Stadium): the player discards Benched Pokémon, with
+        # their cards; the client prints it as a discard
+        pid = bench[-1]
+        imp.find(
+            "importer_guess_removed",
+            "info",
+            ln.no,
+            f"{p} discarded {ln.g['c']} as a Stadium came into play: taken as the Benched {ln.g['c']} "
+            f"({pid}) leaving play (a Bench limit), not a card from the hand",
+        )
+        imp.emit({"type": "removed", "player": p, "pid": pid, "to": "discard"})
+        imp.table.removed(pid, "discard", names=True)
         return True
     # "P discarded C" does not say from where: the hand, unless the move being used discards from the
     # top of its deck (the catalogue knows Seek Inspiration's text). Any other attack: said so.
@@ -271,6 +302,8 @@ def on_moved_n(imp: Importer, ln: Line) -> bool:
         # a hand shuffled back (Iono, Judge): a return to the deck, owner checked like the draws after it
         owner = second_owner(imp, ln, q, "return", "cards to the deck")
         imp.emit({"type": "moved", "player": owner, "count": n, "from": "hand", "to": "deck"})
+    elif zone == "lost_zone" and names and ko_cards(imp, q, names):
+        return True  # a knocked-out Pokémon's cards, to the Lost Zone (Lost City): after its knockout
     elif zone in ("discard", "lost_zone"):
         # The names printed in mill lines are unreliable [docs/importers.md, the export's traps]; a deck
         # is not on the board. When the printed mover is not the player whose action this is (PokéStop
@@ -350,6 +383,18 @@ def on_moved(imp: Importer, ln: Line) -> bool:
         else:
             imp.emit({"type": "moved", "player": q, "cards": [name], "from": "discard", "to": "deck"})
         return True
+    w = imp.window
+    devolved = w.devolved.pop((q, name), None) if w is not None else None
+    if devolved is not None and devolved in table.mons:
+        # the card a devolution took off the Pokémon (replay/sources/ptcgl/play.py, on_devolved)
+        detach_to(imp, ln, devolved, name, zone, finding=False)
+        return True
+    holder = attachment_holder(imp, q, name) if zone in ("lost_zone", "discard", "hand", "deck") else None
+    if holder is not None:
+        detach_to(imp, ln, holder, name, zone)
+        return True
+    if zone in ("lost_zone", "discard", "deck") and imp.window is not None and not in_discard:
+        imp.window.from_hand += 1
     # The same line moves a Pokémon in play (Scoop Up, Turo's Scenario). Only an Active replaced in the
     # same effect proves the Pokémon left play: the removal waits for that promotion line
     # (close_window); a Benched one is taken when no card of that name is in the discard pile.
@@ -398,6 +443,64 @@ def on_moved(imp: Importer, ln: Line) -> bool:
     return True
 
 
+def ko_cards(imp: Importer, q: str, names: list[str]) -> bool:
+    """Whether ``names`` are the cards of a Pokémon of ``q`` knocked out in this window (Lost City puts a
+    knocked-out Pokémon in the Lost Zone): then they move there after the knockout (window.py)."""
+    w = imp.window
+    if w is None:
+        return False
+    for _, owner, d in w.kos:
+        for pid in imp.named(owner, d):
+            mon = imp.mon(pid)
+            stack = list(mon.stages + mon.attached)
+            if all(n in stack and not stack.remove(n) for n in names):  # type: ignore[func-returns-value]
+                w.lost_with_ko.append((owner, d, list(names)))
+                return True
+    return False
+
+
+def attachment_holder(imp: Importer, q: str, name: str) -> str | None:
+    """The pid of ``q``'s Pokémon that has ``name`` attached, when a "moved Q's C to ..." line takes an
+    attached card (Lost Impact's Energy, Lost Vacuum's Tool): in an attack or Ability, the acting
+    Pokémon's first; in a Trainer's effect, not its first card (the cost comes from the hand)."""
+    w = imp.window
+    holders = [x for x in imp.table.in_play(q) if name in imp.mon(x).attached]
+    if not holders or w is None:
+        return None
+    if w.move is None and w.from_hand == 0 and w.trainer is not None:
+        return None  # a Trainer's first card moved is its cost, from the hand (Lost Vacuum)
+    if w.move is not None:
+        acting = [x for x in holders if imp.mon(x).name == w.move[0]]
+        if acting:
+            return acting[0]
+    active = [x for x in holders if imp.table.is_active(x)]
+    return (active or holders)[0]
+
+
+def detach_to(imp: Importer, ln: Line, pid: str, name: str, zone: str, *, finding: bool = True) -> None:
+    """An attached card (or a devolved card) leaves its Pokémon for ``zone``. The contract moves such cards
+    only to the discard pile (``discarded`` with ``pid``): another zone is that, then the card moved on from
+    there."""
+    mon = imp.mon(pid)
+    owner = mon.owner
+    if name in mon.attached:
+        mon.attached.remove(name)
+    imp.emit({"type": "discarded", "player": owner, "pid": pid, "count": 1, "cards": [name]})
+    if zone == "hand":
+        imp.emit({"type": "to_hand", "player": owner, "from": "discard", "count": 1, "cards": [name]})
+    elif zone != "discard":
+        imp.emit({"type": "moved", "player": owner, "cards": [name], "from": "discard", "to": zone})
+    if not finding:
+        return
+    imp.find(
+        "importer_attachment_moved",
+        "info",
+        ln.no,
+        f"{name} left {owner}'s {mon.name} ({pid}) for {zone.replace('_', ' ')}: the card was attached, not "
+        "in a hand (the contract moves it through the discard pile)",
+    )
+
+
 def on_shuffled(imp: Importer, ln: Line) -> bool:
     """ "P shuffled C (or N cards) into their deck/hand/Prize cards": from the discard pile when every
     named card is there, from play when the names are a Pokémon's cards (Run Away Draw), else from
@@ -429,6 +532,8 @@ def on_shuffled(imp: Importer, ln: Line) -> bool:
         ev["cards"] = names
     if src == zone:
         return True
+    if src == "hand" and zone == "deck":
+        put_back(imp, p)
     imp.emit(ev)
     return True
 
@@ -458,6 +563,7 @@ def on_to_deck(imp: Importer, ln: Line) -> bool:
     if p is None:
         return False
     assert ln.g is not None
+    put_back(imp, p)
     imp.emit({"type": "moved", "player": p, "cards": [ln.g["c"]], "from": "hand", "to": "deck"})
     return True
 
@@ -473,7 +579,10 @@ def on_bottom(imp: Importer, ln: Line) -> bool:
         imp.emit({"type": "moved", "player": p, "count": int(ln.g["n"]), "from": "prizes", "to": "deck"})
         return True
     p = second_owner(imp, ln, p, "return", "cards to the deck")
-    imp.emit({"type": "moved", "player": p, "count": int(ln.g["n"]), "from": "hand", "to": "deck"})
+    ev: Event = {"type": "moved", "player": p, "count": int(ln.g["n"]), "from": "hand", "to": "deck"}
+    if ln.extra:
+        ev["cards"] = list(ln.extra)
+    imp.emit(ev)
     return True
 
 
