@@ -45,6 +45,29 @@ _UNDEFINED = re.compile(r":\s*undefined\b")
 _MILL = re.compile(r"(?i)discard the top (?:card|\d+ cards|[a-z]+ cards) of your deck")
 _CONCAT = re.compile(r"([\"'])\s*\+\s*([\"'])")  # "a " + "b": a string split over two lines
 _TAIL = re.compile(r"}\s*;\s*$")
+# "Move a Basic Energy from 1 of your Pokémon to another of your Pokémon." (Energy Switch, Happy Switch):
+# the log prints the move as an attachment, whose card comes from another Pokémon, not the hand
+_MOVES_ENERGY = re.compile(r"(?i)\bmove [^.]*?energy from [^.]*? to ")
+# Where the cards an effect attaches come from: "search your deck for ... and attach" (Infernal Reign,
+# Trinity Charge), "attach ... from your discard pile" (Magma Basin), "attach ... from your hand" (Teal Dance)
+_ATTACH_FROM = (
+    (
+        "deck",
+        re.compile(
+            r"(?i)(?:search (?:your|their) deck for|look at the top \d+ cards of (?:your|their) deck)"
+            r"[^.]*? and attach"
+        ),
+    ),
+    ("discard", re.compile(r"(?i)attach [^.]*?from (?:your|their) discard pile")),
+    ("hand", re.compile(r"(?i)attach [^.]*?from (?:your|their) hand")),
+)
+# Where the Evolution cards an effect puts onto Pokémon come from (Rare Candy: the hand; Technical Machine:
+# Evolution: the deck)
+_EVOLVE_FROM = (
+    ("deck", re.compile(r"(?i)search (?:your|their) deck for [^.]*?evolve")),
+    ("hand", re.compile(r"(?i)cards? in (?:your|their) hand that evolves?")),
+    ("discard", re.compile(r"(?i)from (?:your|their) discard pile[^.]*?evolve")),
+)
 BLOCK = 128  # records per compressed block: one look-up decodes one block
 MAGIC = b"prizecheck-cards/2\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
@@ -165,6 +188,20 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         ]
         if any(mills):
             rec["m"] = [m for m in mills if m]
+        shifts = [
+            names(m.get("name")).get("en")
+            for m in [*(card.get("attacks") or []), *(card.get("abilities") or [])]
+            if isinstance(m, dict) and _MOVES_ENERGY.search(str((m.get("effect") or {}).get("en", "")))
+        ]
+        if any(shifts):
+            rec["v"] = [m for m in shifts if m]
+        moves = [*(card.get("attacks") or []), *(card.get("abilities") or [])]
+        sources = sources_of(moves, _ATTACH_FROM)
+        if sources:
+            rec["f"] = sources
+        evolves = sources_of(moves, _EVOLVE_FROM)
+        if evolves:
+            rec["g"] = evolves
         if abilities:
             rec["b"] = [a for a in abilities if a]
     elif category == "Trainer" and card.get("trainerType"):
@@ -172,10 +209,39 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
     elif category == "Energy" and card.get("energyType"):
         rec["t"] = card["energyType"]
     if category in ("Trainer", "Energy"):
-        bonus = hp_bonus(str((card.get("effect") or {}).get("en", "")))
+        effect = str((card.get("effect") or {}).get("en", ""))
+        bonus = hp_bonus(effect)
         if bonus is not None:
             rec["h"] = bonus
+        if _MOVES_ENERGY.search(effect):
+            rec["v"] = [en]
+        zone = attach_source(effect)
+        if zone is not None:
+            rec["f"] = [[en, zone]]
+        zone = attach_source(effect, _EVOLVE_FROM)
+        if zone is not None:
+            rec["g"] = [[en, zone]]
     return rec
+
+
+def attach_source(effect: str, kinds: tuple[tuple[str, re.Pattern[str]], ...] = _ATTACH_FROM) -> str | None:
+    """The zone an effect's attachments (or, with ``_EVOLVE_FROM``, its Evolution cards) come from: the
+    first the text names; None when it names none."""
+    found = [(m.start(), zone) for zone, rx in kinds for m in [rx.search(effect)] if m is not None]
+    return min(found)[1] if found else None
+
+
+def sources_of(moves: list[Any], kinds: tuple[tuple[str, re.Pattern[str]], ...]) -> list[list[str]]:
+    """[English move name, zone] for each move whose text names where its cards come from."""
+    out = []
+    for m in moves:
+        if not isinstance(m, dict):
+            continue
+        en = names(m.get("name")).get("en")
+        zone = attach_source(str((m.get("effect") or {}).get("en", "")), kinds)
+        if en and zone is not None:
+            out.append([en, zone])
+    return out
 
 
 def hp_bonus(effect: str) -> list[Any] | None:
@@ -315,6 +381,9 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "m": "English names of the moves that discard from the top of their own deck",
             "h": "HP given to the Pokémon it is attached to: [N, condition]",
             "y": "types (Fire, Water, ...)",
+            "v": "English names of its moves (or of the card) that move Energy between Pokémon",
+            "f": "[English name of a move (or of the card), the zone the cards it attaches come from]",
+            "g": "[English name of a move (or of the card), the zone its Evolution cards come from]",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),

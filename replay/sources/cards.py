@@ -190,6 +190,11 @@ class CardInfo:
     abilities: tuple[dict[str, str], ...] = ()
     mills: tuple[str, ...] = ()  # English names of its moves that discard from the top of its deck
     types: tuple[str, ...] = ()  # a Pokémon's types (Fire, Water, ...)
+    shifts: tuple[
+        str, ...
+    ] = ()  # English names of its moves (or the card's) that move Energy between Pokémon
+    attaches_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone its attachments come from)
+    evolves_from_zone: tuple[tuple[str, str], ...] = ()  # (move or card, zone its Evolution cards come from)
     # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
     hp_bonus: tuple[int, str] | None = None
 
@@ -210,6 +215,9 @@ class CardInfo:
             abilities=tuple(rec.get("b") or ()),
             mills=tuple(rec.get("m") or ()),
             types=tuple(rec.get("y") or ()),
+            shifts=tuple(rec.get("v") or ()),
+            attaches_from=tuple((str(a), str(b)) for a, b in rec.get("f") or ()),
+            evolves_from_zone=tuple((str(a), str(b)) for a, b in rec.get("g") or ()),
             hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
         )
 
@@ -279,6 +287,41 @@ class CardDatabase:
                 if _key(mv.get(lang, mv.get("en", ""))) == m and mv.get("en") in info.mills:
                     return True
         return False
+
+    def shifts_energy(self, card: str, move: str | None = None, lang: str = "en") -> bool:
+        """Whether the card's move ``move`` (or, without a move, the Trainer ``card`` itself) moves Energy
+        from one Pokémon to another (Happy Switch, Energy Switch)."""
+        for info in self.lookup(card, lang):
+            if move is None:
+                if info.category != "pokemon" and info.shifts:
+                    return True
+                continue
+            m = _key(move)
+            for mv in (*info.attacks, *info.abilities):
+                if _key(mv.get(lang, mv.get("en", ""))) == m and mv.get("en") in info.shifts:
+                    return True
+        return False
+
+    def attach_source(
+        self, card: str, move: str | None = None, lang: str = "en", *, evolve: bool = False
+    ) -> str | None:
+        """The zone the cards ``card``'s move ``move`` (or, with no move, the Trainer ``card``) attaches
+        come from (with ``evolve``: the zone its Evolution cards come from), when its text says: deck,
+        discard or hand; None when it does not."""
+        zones: set[str] = set()
+        for info in self.lookup(card, lang):
+            table = info.evolves_from_zone if evolve else info.attaches_from
+            if move is None:
+                zones.update(z for n, z in table if n == info.name)
+                continue
+            m = _key(move)
+            en = {
+                mv.get("en")
+                for mv in (*info.attacks, *info.abilities)
+                if _key(mv.get(lang, mv.get("en", ""))) == m
+            }
+            zones.update(z for n, z in table if n in en)
+        return next(iter(zones)) if len(zones) == 1 else None
 
     def _moves(self, card: str, lang: str, abilities: bool) -> set[str]:
         out: set[str] = set()

@@ -72,6 +72,17 @@ class LogCards:
         """Whether ``card``'s move discards from the top of its own deck (Seek Inspiration)."""
         return self.db is not None and self.db.mills(card, move, self.lang)
 
+    def shifts_energy(self, card: str, move: str | None = None) -> bool:
+        """Whether the move (or, with no move, the Trainer ``card``) moves Energy between Pokémon: the
+        "attached" lines it prints take the card from another Pokémon, not the hand."""
+        return self.db is not None and self.db.shifts_energy(card, move, self.lang)
+
+    def attach_source(self, card: str, move: str | None = None, *, evolve: bool = False) -> str | None:
+        """The zone the cards a move (or, with no move, the Trainer ``card``) attaches come from, when the
+        catalogue's card text names it (Infernal Reign: the deck; Magma Basin: the discard pile); with
+        ``evolve``, where its Evolution cards come from (Rare Candy: the hand)."""
+        return self.db.attach_source(card, move, self.lang, evolve=evolve) if self.db is not None else None
+
     def card_map(self, name: str, mon: Mon | None = None) -> dict[str, Any]:
         """The contract card for a Pokémon named ``name``: a user catalogue's HP first, else the packaged
         catalogue's when every printing of that name agrees; several HP wait for the damage to choose."""

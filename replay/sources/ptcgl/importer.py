@@ -248,6 +248,17 @@ class Importer:
         player's discard pile (every discard is public) came from there; else the hand, said so."""
         if not ln.detail:
             return "hand"
+        w = self.window
+        said = None
+        if w is not None and ln.kind in ("attached", "evolved"):
+            # the effect's own text says where its attachments or Evolution cards come from (the catalogue)
+            evolve = ln.kind == "evolved"
+            if w.move is not None:
+                said = self.cards.attach_source(*w.move, evolve=evolve)
+            elif w.trainer is not None:
+                said = self.cards.attach_source(w.trainer, evolve=evolve)
+        if said is not None:
+            return said
         if ln.searched:
             return "deck"
         pile = list(self.table.discard_pile(p))

@@ -191,7 +191,7 @@ def classify(raw: list[str], loc: Locale) -> list[Line]:
                 if kind == "unmatched" and prev.kind in LIST_KINDS:
                     ln.kind = "bullet"  # a card list written as a "- a, b" line (newer clients)
                 elif (
-                    kind == "drew_card"
+                    kind in ("drew_card", "drew_hidden", "drew_n")
                     and prev.kind == "bonus"
                     and g is not None
                     and prev.g is not None

@@ -56,12 +56,53 @@ def on_attached(imp: Importer, ln: Line) -> bool:
     others = [x for x in imp.named(p, target) if x != pid]
     if others:
         imp.attach_guesses.setdefault(pid, []).append((ev, name, others))
+    holder = shifted_from(imp, ln, pid, name)
+    if holder is not None:
+        # an effect that moves Energy between Pokémon (Energy Switch, Happy Switch) prints the move as an
+        # attachment: the card comes off another Pokémon. The contract moves attached cards only to the
+        # discard pile, so it goes through it.
+        src_mon = imp.mon(holder)
+        src_mon.attached.remove(name)
+        imp.emit({"type": "discarded", "player": src_mon.owner, "pid": holder, "count": 1, "cards": [name]})
+        ev["from"] = "discard"
+        imp.find(
+            "importer_attachment_moved",
+            "info",
+            ln.no,
+            f"{name} moved from {src_mon.owner}'s {src_mon.name} ({holder}) to {imp.mon(pid).name} ({pid}): "
+            "the effect moves Energy between Pokémon (the contract moves it through the discard pile)",
+        )
+        imp.emit(ev)
+        imp.mon(pid).attached.append(name)
+        return True
     src = imp.source_of(ln, p, [name], "the attached card")
     if src != "hand":
         ev["from"] = src
     imp.emit(ev)
     imp.mon(pid).attached.append(name)
     return True
+
+
+def shifted_from(imp: Importer, ln: Line, pid: str, name: str) -> str | None:
+    """The Pokémon an Energy-moving effect took ``name`` from, when the window's move or Trainer moves
+    Energy between Pokémon (the catalogue's card text) and another Pokémon has that card attached:
+    a Benched one when the target is Active (Happy Switch), else the Active, else the first."""
+    w = imp.window
+    if not ln.detail or w is None:
+        return None
+    moving = (w.move is not None and imp.cards.shifts_energy(*w.move)) or (
+        w.trainer is not None and imp.cards.shifts_energy(w.trainer)
+    )
+    if not moving:
+        return None
+    owner = imp.mon(pid).owner
+    holders = [x for x in imp.table.in_play(owner) if x != pid and name in imp.mon(x).attached]
+    if not holders:
+        return None
+    if imp.table.is_active(pid):
+        return holders[0] if not imp.table.is_active(holders[0]) else (holders[1:] or holders)[0]
+    active = [x for x in holders if imp.table.is_active(x)]
+    return (active or holders)[0]
 
 
 def on_evolved(imp: Importer, ln: Line) -> bool:

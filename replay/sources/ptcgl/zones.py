@@ -151,6 +151,7 @@ def play_stadium(imp: Importer, p: str, name: str) -> None:
     if imp.window is not None:
         imp.window.stadium_played = True
         imp.window.replaced = table.stadium
+        imp.window.trainer = name
     table.stadium = (p, name)
     imp.last_effect = name
 
@@ -177,6 +178,8 @@ def on_played(imp: Importer, ln: Line) -> bool:
     table = imp.table
     if kind == "stadium":
         if table.stadium is not None and table.stadium[1] == c:
+            if imp.window is not None:
+                imp.window.trainer = c
             return True  # the Stadium in play: its effect was used
         play_stadium(imp, p, c)
     elif kind in ("item", "supporter"):
@@ -425,17 +428,24 @@ def on_moved(imp: Importer, ln: Line) -> bool:
             f"{name} moved to {q}'s hand from a zone the log does not name; took the deck",
         )
         imp.emit({"type": "searched", "player": q, "count": 1, "cards": [name]})
-    elif zone in ("deck", "discard", "lost_zone", "prizes"):
+    elif zone == "discard":
+        # a discard from the hand prints as "P discarded C"; "moved Q's C to the discard pile" is a card
+        # from the top of the deck (Trekking Shoes, a mill of one card)
+        imp.find(
+            "importer_guess_zone",
+            "info",
+            ln.no,
+            f"{name} moved to the discard pile from a zone the log does not name; took the top of the deck",
+        )
+        imp.emit({"type": "discarded", "player": q, "from": "deck", "count": 1, "cards": [name]})
+    elif zone in ("deck", "lost_zone", "prizes"):
         imp.find(
             "importer_guess_zone",
             "info",
             ln.no,
             f"{name} moved to {zone} from a zone the log does not name; took the hand",
         )
-        if zone == "discard":
-            imp.emit({"type": "discarded", "player": q, "count": 1, "cards": [name]})
-        else:
-            imp.emit({"type": "moved", "player": q, "cards": [name], "from": "hand", "to": zone})
+        imp.emit({"type": "moved", "player": q, "cards": [name], "from": "hand", "to": zone})
     elif zone == "stadium":
         play_stadium(imp, q, name)
     else:
@@ -563,8 +573,21 @@ def on_to_deck(imp: Importer, ln: Line) -> bool:
     if p is None:
         return False
     assert ln.g is not None
+    name = ln.g["c"]
+    w = imp.window
+    if (
+        ln.detail
+        and w is not None
+        and p not in w.hands_shuffled
+        and p not in w.returned
+        and name in imp.table.discard_pile(p)
+    ):
+        # Super Rod and the like put cards from the discard pile back on the deck; a hand put back
+        # (Iono) shuffles it first
+        imp.emit({"type": "moved", "player": p, "cards": [name], "from": "discard", "to": "deck"})
+        return True
     put_back(imp, p)
-    imp.emit({"type": "moved", "player": p, "cards": [ln.g["c"]], "from": "hand", "to": "deck"})
+    imp.emit({"type": "moved", "player": p, "cards": [name], "from": "hand", "to": "deck"})
     return True
 
 
