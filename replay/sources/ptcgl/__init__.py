@@ -94,7 +94,7 @@ def parse_ptcgl(
     imp = Importer(raw, loc, rules, players, table, out, logcards, filename)
     imp.first = facts.find_first(lines, players, out.find)
     facts.conceded_ending(lines, players)
-    exporter = facts.find_exporter(lines, players, out.find)
+    exporter = imp.exporter = facts.find_exporter(lines, players, out.find)
     imp.attack_lines = facts.find_attacks(lines, logcards.is_ability)
     if not any(ln.kind == "end" for ln in lines) and not partial:
         raise InputError(

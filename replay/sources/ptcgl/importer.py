@@ -86,6 +86,7 @@ class Importer:
         self.ended: Line | None = None
         self.attack_lines: set[int] = set()
         self.first = players[0]
+        self.exporter: str | None = None  # whose view the log is (facts.find_exporter)
         self.last_effect: str | None = None  # the last Trainer or Ability line of this turn
         self.setup_at = 0  # where the setup events are in the stream
         self.late_setup: dict[str, dict[str, Any]] = {}  # players the log shows no setup for

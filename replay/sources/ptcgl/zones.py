@@ -26,6 +26,24 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
     if w is None or not ln.detail:
         return p
     q = imp.other(p)
+    exporter = imp.exporter
+    if exporter is not None and group == "draw" and (w.returned or w.hands_shuffled):
+        # after a hand is put back (Iono, Unfair Stamp, Special Red Card) the log names the exporter's new
+        # cards and hides the other player's: the names say whose draw it is, whatever name the line
+        # prints (Special Red Card prints the opponent's draw under the acting player)
+        mine = exporter if ln.extra else imp.other(exporter)
+        w.seen[(group, mine)] = w.seen.get((group, mine), 0) + 1
+        if group == "return":
+            w.returned.add(mine)
+        if mine != p:
+            imp.find(
+                "importer_guess_owner",
+                "info",
+                ln.no,
+                f"a '{what}' line printed for {p} {'names' if ln.extra else 'hides'} the cards, as the log "
+                f"does only for {'the exporter' if ln.extra else 'the other player'}: took {mine}",
+            )
+        return mine
     # Special Red Card-like: only the opponent shuffled their hand, yet the client prints the acting
     # player putting cards back and drawing: those lines are the opponent's
     if group == "return" and p not in w.hands_shuffled and q in w.hands_shuffled and q not in w.returned:
