@@ -68,6 +68,12 @@ _EVOLVE_FROM = (
     ("hand", re.compile(r"(?i)cards? in (?:your|their) hand that evolves?")),
     ("discard", re.compile(r"(?i)from (?:your|their) discard pile[^.]*?evolve")),
 )
+# Where the cards an effect shuffles into the deck come from (Super Rod: the discard pile; Lillie's
+# Determination: the hand)
+_SHUFFLE_FROM = (
+    ("discard", re.compile(r"(?i)shuffle [^.]*?from (?:your|their) discard pile into (?:your|their) deck")),
+    ("hand", re.compile(r"(?i)shuffles? (?:your|their) hand into (?:your|their) deck")),
+)
 BLOCK = 128  # records per compressed block: one look-up decodes one block
 MAGIC = b"prizecheck-cards/2\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
@@ -202,6 +208,9 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         evolves = sources_of(moves, _EVOLVE_FROM)
         if evolves:
             rec["g"] = evolves
+        shuffles = sources_of(moves, _SHUFFLE_FROM)
+        if shuffles:
+            rec["k"] = shuffles
         if abilities:
             rec["b"] = [a for a in abilities if a]
     elif category == "Trainer" and card.get("trainerType"):
@@ -221,6 +230,9 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         zone = attach_source(effect, _EVOLVE_FROM)
         if zone is not None:
             rec["g"] = [[en, zone]]
+        zone = attach_source(effect, _SHUFFLE_FROM)
+        if zone is not None:
+            rec["k"] = [[en, zone]]
     return rec
 
 
@@ -384,6 +396,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "v": "English names of its moves (or of the card) that move Energy between Pokémon",
             "f": "[English name of a move (or of the card), the zone the cards it attaches come from]",
             "g": "[English name of a move (or of the card), the zone its Evolution cards come from]",
+            "k": "[English name of a move (or of the card), the zone the cards it shuffles in come from]",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),

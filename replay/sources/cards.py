@@ -195,6 +195,7 @@ class CardInfo:
     ] = ()  # English names of its moves (or the card's) that move Energy between Pokémon
     attaches_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone its attachments come from)
     evolves_from_zone: tuple[tuple[str, str], ...] = ()  # (move or card, zone its Evolution cards come from)
+    shuffles_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone the cards it shuffles in come from)
     # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
     hp_bonus: tuple[int, str] | None = None
 
@@ -218,6 +219,7 @@ class CardInfo:
             shifts=tuple(rec.get("v") or ()),
             attaches_from=tuple((str(a), str(b)) for a, b in rec.get("f") or ()),
             evolves_from_zone=tuple((str(a), str(b)) for a, b in rec.get("g") or ()),
+            shuffles_from=tuple((str(a), str(b)) for a, b in rec.get("k") or ()),
             hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
         )
 
@@ -303,14 +305,22 @@ class CardDatabase:
         return False
 
     def attach_source(
-        self, card: str, move: str | None = None, lang: str = "en", *, evolve: bool = False
+        self,
+        card: str,
+        move: str | None = None,
+        lang: str = "en",
+        *,
+        evolve: bool = False,
+        shuffle: bool = False,
     ) -> str | None:
         """The zone the cards ``card``'s move ``move`` (or, with no move, the Trainer ``card``) attaches
-        come from (with ``evolve``: the zone its Evolution cards come from), when its text says: deck,
-        discard or hand; None when it does not."""
+        come from (with ``evolve``: its Evolution cards; with ``shuffle``: the cards it shuffles into the
+        deck), when its text says: deck, discard or hand; None when it does not."""
         zones: set[str] = set()
         for info in self.lookup(card, lang):
-            table = info.evolves_from_zone if evolve else info.attaches_from
+            table = (
+                info.evolves_from_zone if evolve else info.shuffles_from if shuffle else info.attaches_from
+            )
             if move is None:
                 zones.update(z for n, z in table if n == info.name)
                 continue

@@ -77,11 +77,16 @@ class LogCards:
         "attached" lines it prints take the card from another Pokémon, not the hand."""
         return self.db is not None and self.db.shifts_energy(card, move, self.lang)
 
-    def attach_source(self, card: str, move: str | None = None, *, evolve: bool = False) -> str | None:
+    def attach_source(
+        self, card: str, move: str | None = None, *, evolve: bool = False, shuffle: bool = False
+    ) -> str | None:
         """The zone the cards a move (or, with no move, the Trainer ``card``) attaches come from, when the
         catalogue's card text names it (Infernal Reign: the deck; Magma Basin: the discard pile); with
-        ``evolve``, where its Evolution cards come from (Rare Candy: the hand)."""
-        return self.db.attach_source(card, move, self.lang, evolve=evolve) if self.db is not None else None
+        ``evolve``, where its Evolution cards come from (Rare Candy: the hand); with ``shuffle``, where the
+        cards it shuffles into the deck come from (Super Rod: the discard pile)."""
+        if self.db is None:
+            return None
+        return self.db.attach_source(card, move, self.lang, evolve=evolve, shuffle=shuffle)
 
     def card_map(self, name: str, mon: Mon | None = None) -> dict[str, Any]:
         """The contract card for a Pokémon named ``name``: a user catalogue's HP first, else the packaged

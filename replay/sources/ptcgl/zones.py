@@ -541,8 +541,20 @@ def on_shuffled(imp: Importer, ln: Line) -> bool:
     names = [ln.g["c"]] if not ln.g.get("hidden") else list(ln.extra or [])
     n = int(ln.g.get("n", "1"))
     pile = list(imp.table.discard_pile(p))
-    if names and all(x in pile and not pile.remove(x) for x in names):  # type: ignore[func-returns-value]
+    w = imp.window
+    said = None
+    if w is not None and zone == "deck":
+        # the effect's text says where the cards come from (Super Rod, Sacred Ash: the discard pile)
+        if w.move is not None:
+            said = imp.cards.attach_source(*w.move, shuffle=True)
+        elif w.trainer is not None:
+            said = imp.cards.attach_source(w.trainer, shuffle=True)
+    if said == "discard" or (
+        said is None and names and all(x in pile and not pile.remove(x) for x in names)  # type: ignore[func-returns-value]
+    ):
         src = "discard"
+    elif said == "hand":
+        src = "hand"
     else:
         stack = sorted(names)
         mon = next(
