@@ -50,6 +50,7 @@ class Window:
     from_hand: int = 0  # cards this effect has moved out of a hand (a Trainer's cost comes first)
     lost_with_ko: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (owner, KO'd name, cards)
     devolved: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, card taken off) -> pid
+    gone: dict[str, list[str]] = field(default_factory=dict)  # owner -> cards of a Pokémon shuffled away
 
 
 class Importer:

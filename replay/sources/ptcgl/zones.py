@@ -191,6 +191,8 @@ def on_played(imp: Importer, ln: Line) -> bool:
     c = ln.g["c"]
     imp.last_effect = c
     if imp.named(p, c):
+        if imp.window is not None:
+            imp.window.move = (c, "")
         return True  # a Pokémon in play: the line is its Ability (Dudunsparce's "played Dudunsparce.")
     kind = imp.cards.trainer_kind(c)
     table = imp.table
@@ -557,11 +559,22 @@ def on_shuffled(imp: Importer, ln: Line) -> bool:
         src = "hand"
     else:
         stack = sorted(names)
-        mon = next(
-            (x for x in imp.table.in_play(p) if sorted(imp.mon(x).stages + imp.mon(x).attached) == stack),
-            None,
-        )
+
+        def whole(x: str) -> bool:
+            m = imp.mon(x)
+            if sorted(m.stages + m.attached) == stack:
+                return True
+            # the Pokémon using the move shuffles itself away (Run Away Draw): its top card is named
+            return w is not None and w.move is not None and names == [m.name] == [w.move[0]]
+
+        mon = next((x for x in imp.table.in_play(p) if whole(x)), None)
         if mon is not None and zone == "deck":
+            left = list(imp.mon(mon).stages + imp.mon(mon).attached)
+            for x in names:
+                if x in left:
+                    left.remove(x)
+            if w is not None and left:
+                w.gone.setdefault(p, []).extend(left)  # the lines that name the rest move nothing more
             imp.emit({"type": "removed", "player": p, "pid": mon, "to": "deck"})
             imp.table.removed(mon, "deck")
             imp.emit({"type": "shuffled", "player": p, "zone": "deck"})
@@ -605,6 +618,9 @@ def on_to_deck(imp: Importer, ln: Line) -> bool:
     assert ln.g is not None
     name = ln.g["c"]
     w = imp.window
+    if w is not None and name in w.gone.get(p, ()):
+        w.gone[p].remove(name)
+        return True  # a card of the Pokémon that left play with this effect (counted with it)
     if (
         ln.detail
         and w is not None
