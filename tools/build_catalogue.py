@@ -74,6 +74,11 @@ _SHUFFLE_FROM = (
     ("discard", re.compile(r"(?i)shuffle [^.]*?from (?:your|their) discard pile into (?:your|their) deck")),
     ("hand", re.compile(r"(?i)shuffles? (?:your|their) hand into (?:your|their) deck")),
 )
+# Effects that look at the top of the deck (Flower Selecting, Trekking Shoes): a card they move on to the
+# Lost Zone or the discard pile comes from the deck
+_TOP_OF_DECK = (
+    ("deck", re.compile(r"(?i)(?:look at|reveal) the top (?:\d+ cards?|card) of (?:your|their) deck")),
+)
 BLOCK = 128  # records per compressed block: one look-up decodes one block
 MAGIC = b"prizecheck-cards/2\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
@@ -211,6 +216,9 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         shuffles = sources_of(moves, _SHUFFLE_FROM)
         if shuffles:
             rec["k"] = shuffles
+        tops = sources_of(moves, _TOP_OF_DECK)
+        if tops:
+            rec["o"] = tops
         if abilities:
             rec["b"] = [a for a in abilities if a]
     elif category == "Trainer" and card.get("trainerType"):
@@ -233,6 +241,9 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         zone = attach_source(effect, _SHUFFLE_FROM)
         if zone is not None:
             rec["k"] = [[en, zone]]
+        zone = attach_source(effect, _TOP_OF_DECK)
+        if zone is not None:
+            rec["o"] = [[en, zone]]
     return rec
 
 
@@ -397,6 +408,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "f": "[English name of a move (or of the card), the zone the cards it attaches come from]",
             "g": "[English name of a move (or of the card), the zone its Evolution cards come from]",
             "k": "[English name of a move (or of the card), the zone the cards it shuffles in come from]",
+            "o": "[English name of a move (or of the card) that looks at the top of the deck, 'deck']",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),

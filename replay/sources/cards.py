@@ -196,6 +196,7 @@ class CardInfo:
     attaches_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone its attachments come from)
     evolves_from_zone: tuple[tuple[str, str], ...] = ()  # (move or card, zone its Evolution cards come from)
     shuffles_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone the cards it shuffles in come from)
+    looks_at_top: tuple[tuple[str, str], ...] = ()  # (move or card that looks at the top of the deck, "deck")
     # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
     hp_bonus: tuple[int, str] | None = None
 
@@ -220,6 +221,7 @@ class CardInfo:
             attaches_from=tuple((str(a), str(b)) for a, b in rec.get("f") or ()),
             evolves_from_zone=tuple((str(a), str(b)) for a, b in rec.get("g") or ()),
             shuffles_from=tuple((str(a), str(b)) for a, b in rec.get("k") or ()),
+            looks_at_top=tuple((str(a), str(b)) for a, b in rec.get("o") or ()),
             hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
         )
 
@@ -305,31 +307,25 @@ class CardDatabase:
         return False
 
     def attach_source(
-        self,
-        card: str,
-        move: str | None = None,
-        lang: str = "en",
-        *,
-        evolve: bool = False,
-        shuffle: bool = False,
+        self, card: str, move: str | None = None, lang: str = "en", *, of: str = "attach"
     ) -> str | None:
         """The zone the cards ``card``'s move ``move`` (or, with no move, the Trainer ``card``) attaches
-        come from (with ``evolve``: its Evolution cards; with ``shuffle``: the cards it shuffles into the
-        deck), when its text says: deck, discard or hand; None when it does not."""
+        come from (``of="evolve"``: its Evolution cards; ``"shuffle"``: the cards it shuffles into the
+        deck; ``"top"``: "deck" when it looks at the top of the deck), when its text says: deck, discard or
+        hand; None when it does not."""
         zones: set[str] = set()
         for info in self.lookup(card, lang):
-            table = (
-                info.evolves_from_zone if evolve else info.shuffles_from if shuffle else info.attaches_from
-            )
+            table = {
+                "evolve": info.evolves_from_zone,
+                "shuffle": info.shuffles_from,
+                "top": info.looks_at_top,
+            }.get(of, info.attaches_from)
             if move is None:
                 zones.update(z for n, z in table if n == info.name)
                 continue
             m = _key(move)
-            en = {
-                mv.get("en")
-                for mv in (*info.attacks, *info.abilities)
-                if _key(mv.get(lang, mv.get("en", ""))) == m
-            }
+            moves = (*info.attacks, *info.abilities)
+            en = {mv.get("en") for mv in moves if _key(mv.get(lang, mv.get("en", ""))) == m}
             zones.update(z for n, z in table if n in en)
         return next(iter(zones)) if len(zones) == 1 else None
 

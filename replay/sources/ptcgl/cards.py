@@ -77,16 +77,15 @@ class LogCards:
         "attached" lines it prints take the card from another Pokémon, not the hand."""
         return self.db is not None and self.db.shifts_energy(card, move, self.lang)
 
-    def attach_source(
-        self, card: str, move: str | None = None, *, evolve: bool = False, shuffle: bool = False
-    ) -> str | None:
+    def attach_source(self, card: str, move: str | None = None, *, of: str = "attach") -> str | None:
         """The zone the cards a move (or, with no move, the Trainer ``card``) attaches come from, when the
         catalogue's card text names it (Infernal Reign: the deck; Magma Basin: the discard pile); with
-        ``evolve``, where its Evolution cards come from (Rare Candy: the hand); with ``shuffle``, where the
-        cards it shuffles into the deck come from (Super Rod: the discard pile)."""
+        ``of="evolve"``, where its Evolution cards come from (Rare Candy: the hand); ``"shuffle"``, where the
+        cards it shuffles into the deck come from (Super Rod: the discard pile); ``"top"``, "deck" when it
+        looks at the top of the deck (Flower Selecting)."""
         if self.db is None:
             return None
-        return self.db.attach_source(card, move, self.lang, evolve=evolve, shuffle=shuffle)
+        return self.db.attach_source(card, move, self.lang, of=of)
 
     def card_map(self, name: str, mon: Mon | None = None) -> dict[str, Any]:
         """The contract card for a Pokémon named ``name``: a user catalogue's HP first, else the packaged

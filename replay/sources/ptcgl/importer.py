@@ -254,11 +254,11 @@ class Importer:
         said = None
         if w is not None and ln.kind in ("attached", "evolved"):
             # the effect's own text says where its attachments or Evolution cards come from (the catalogue)
-            evolve = ln.kind == "evolved"
+            of = "evolve" if ln.kind == "evolved" else "attach"
             if w.move is not None:
-                said = self.cards.attach_source(*w.move, evolve=evolve)
+                said = self.cards.attach_source(*w.move, of=of)
             elif w.trainer is not None:
-                said = self.cards.attach_source(w.trainer, evolve=evolve)
+                said = self.cards.attach_source(w.trainer, of=of)
         if said is not None:
             return said
         if ln.searched:

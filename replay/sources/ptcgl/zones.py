@@ -458,6 +458,9 @@ def on_moved(imp: Importer, ln: Line) -> bool:
             f"{name} moved to the discard pile from a zone the log does not name; took the top of the deck",
         )
         imp.emit({"type": "discarded", "player": q, "from": "deck", "count": 1, "cards": [name]})
+    elif zone == "lost_zone" and looks_at_deck(imp):
+        # the effect looks at the top of the deck (Flower Selecting): the card it puts away came from there
+        imp.emit({"type": "moved", "player": q, "cards": [name], "from": "deck", "to": zone})
     elif zone in ("deck", "lost_zone", "prizes"):
         imp.find(
             "importer_guess_zone",
@@ -471,6 +474,16 @@ def on_moved(imp: Importer, ln: Line) -> bool:
     else:
         imp.find("importer_unsupported", "warning", ln.no, f"{name} moved: the log does not say where")
     return True
+
+
+def looks_at_deck(imp: Importer) -> bool:
+    """Whether the window's move or Trainer looks at the top of the deck (the catalogue's card text)."""
+    w = imp.window
+    if w is None:
+        return False
+    if w.move is not None and w.move[1]:
+        return imp.cards.attach_source(*w.move, of="top") == "deck"
+    return w.trainer is not None and imp.cards.attach_source(w.trainer, of="top") == "deck"
 
 
 def ko_cards(imp: Importer, q: str, names: list[str]) -> bool:
@@ -548,9 +561,9 @@ def on_shuffled(imp: Importer, ln: Line) -> bool:
     if w is not None and zone == "deck":
         # the effect's text says where the cards come from (Super Rod, Sacred Ash: the discard pile)
         if w.move is not None:
-            said = imp.cards.attach_source(*w.move, shuffle=True)
+            said = imp.cards.attach_source(*w.move, of="shuffle")
         elif w.trainer is not None:
-            said = imp.cards.attach_source(w.trainer, shuffle=True)
+            said = imp.cards.attach_source(w.trainer, of="shuffle")
     if said == "discard" or (
         said is None and names and all(x in pile and not pile.remove(x) for x in names)  # type: ignore[func-returns-value]
     ):
