@@ -27,11 +27,19 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
         return p
     q = imp.other(p)
     exporter = imp.exporter
-    if exporter is not None and group == "draw" and (w.returned or w.hands_shuffled):
+    hands_back = bool(w.returned or w.hands_shuffled) or (
+        w.trainer is not None and imp.cards.attach_source(w.trainer, of="shuffle") == "hand"
+    )
+    if (
+        exporter is not None
+        and hands_back
+        and (group == "draw" or (group == "return" and ln.kind != "bottom"))
+    ):
         # after a hand is put back (Iono, Unfair Stamp, Special Red Card) the log names the exporter's new
         # cards and hides the other player's: the names say whose draw it is, whatever name the line
         # prints (Special Red Card prints the opponent's draw under the acting player)
-        mine = exporter if ln.extra else imp.other(exporter)
+        shown = bool(ln.extra) or (ln.g is not None and "c" in ln.g and not ln.g.get("hidden"))
+        mine = exporter if shown else imp.other(exporter)
         w.seen[(group, mine)] = w.seen.get((group, mine), 0) + 1
         if group == "return":
             w.returned.add(mine)
@@ -40,8 +48,8 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
                 "importer_guess_owner",
                 "info",
                 ln.no,
-                f"a '{what}' line printed for {p} {'names' if ln.extra else 'hides'} the cards, as the log "
-                f"does only for {'the exporter' if ln.extra else 'the other player'}: took {mine}",
+                f"a '{what}' line printed for {p} {'names' if shown else 'hides'} the cards, as the log "
+                f"does only for {'the exporter' if shown else 'the other player'}: took {mine}",
             )
         return mine
     # Special Red Card-like: only the opponent shuffled their hand, yet the client prints the acting
@@ -599,6 +607,7 @@ def on_shuffled(imp: Importer, ln: Line) -> bool:
     if src == zone:
         return True
     if src == "hand" and zone == "deck":
+        ev["player"] = p = second_owner(imp, ln, p, "return", "cards shuffled into the deck")
         put_back(imp, p)
     imp.emit(ev)
     return True
