@@ -79,6 +79,11 @@ _SHUFFLE_FROM = (
 _TOP_OF_DECK = (
     ("deck", re.compile(r"(?i)(?:look at|reveal) the top (?:\d+ cards?|card) of (?:your|their) deck")),
 )
+# Effects that make a player take Prize cards without a knockout (Lt. Surge's Bargain: each player takes
+# one): the contract's prize_taken.effect (docs/events.md)
+_TAKES_PRIZES = (
+    ("prize", re.compile(r"(?is)^(?!.*knocked out).*\btakes? (?:a|an|\d+|1 more|2 more) Prize cards?")),
+)
 BLOCK = 128  # records per compressed block: one look-up decodes one block
 MAGIC = b"prizecheck-cards/2\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
@@ -219,6 +224,9 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         tops = sources_of(moves, _TOP_OF_DECK)
         if tops:
             rec["o"] = tops
+        prizes = sources_of(moves, _TAKES_PRIZES)
+        if prizes:
+            rec["p"] = prizes
         if abilities:
             rec["b"] = [a for a in abilities if a]
     elif category == "Trainer" and card.get("trainerType"):
@@ -244,6 +252,8 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         zone = attach_source(effect, _TOP_OF_DECK)
         if zone is not None:
             rec["o"] = [[en, zone]]
+        if attach_source(effect, _TAKES_PRIZES) is not None:
+            rec["p"] = [[en, "prize"]]
     return rec
 
 
@@ -409,6 +419,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "g": "[English name of a move (or of the card), the zone its Evolution cards come from]",
             "k": "[English name of a move (or of the card), the zone the cards it shuffles in come from]",
             "o": "[English name of a move (or of the card) that looks at the top of the deck, 'deck']",
+            "p": "[English name of a move (or of the card) that makes a player take Prize cards, 'prize']",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),

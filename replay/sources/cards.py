@@ -197,6 +197,9 @@ class CardInfo:
     evolves_from_zone: tuple[tuple[str, str], ...] = ()  # (move or card, zone its Evolution cards come from)
     shuffles_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone the cards it shuffles in come from)
     looks_at_top: tuple[tuple[str, str], ...] = ()  # (move or card that looks at the top of the deck, "deck")
+    takes_prizes: tuple[
+        tuple[str, str], ...
+    ] = ()  # (move or card that makes a player take Prize cards, "prize")
     # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
     hp_bonus: tuple[int, str] | None = None
 
@@ -222,6 +225,7 @@ class CardInfo:
             evolves_from_zone=tuple((str(a), str(b)) for a, b in rec.get("g") or ()),
             shuffles_from=tuple((str(a), str(b)) for a, b in rec.get("k") or ()),
             looks_at_top=tuple((str(a), str(b)) for a, b in rec.get("o") or ()),
+            takes_prizes=tuple((str(a), str(b)) for a, b in rec.get("p") or ()),
             hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
         )
 
@@ -311,14 +315,15 @@ class CardDatabase:
     ) -> str | None:
         """The zone the cards ``card``'s move ``move`` (or, with no move, the Trainer ``card``) attaches
         come from (``of="evolve"``: its Evolution cards; ``"shuffle"``: the cards it shuffles into the
-        deck; ``"top"``: "deck" when it looks at the top of the deck), when its text says: deck, discard or
-        hand; None when it does not."""
+        deck; ``"top"``: "deck" when it looks at the top of the deck; ``"prize"``: "prize" when it makes a
+        player take Prize cards), when its text says: deck, discard or hand; None when it does not."""
         zones: set[str] = set()
         for info in self.lookup(card, lang):
             table = {
                 "evolve": info.evolves_from_zone,
                 "shuffle": info.shuffles_from,
                 "top": info.looks_at_top,
+                "prize": info.takes_prizes,
             }.get(of, info.attaches_from)
             if move is None:
                 zones.update(z for n, z in table if n == info.name)

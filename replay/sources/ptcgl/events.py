@@ -23,13 +23,39 @@ class Stream:
         self.unmatched: list[tuple[int, str]] = []
         self.head_notes: list[Event] = []
         self.ended = False  # the end line was read: later notes go before the claim
+        self.line: int | None = None  # the line being read (for the findings emit makes)
+        self.corrections = 0  # counts the log does not explain (importer_count_unknown)
         self.end_at = 0  # where the end's events start in ``events``
 
-    def emit(self, ev: Event) -> None:
-        """Append a contract event; the table counts the cards it moves."""
+    def emit(self, ev: Event, line: int | None = None, *, counted: bool = True) -> None:
+        """Append a contract event; the table counts the cards it moves. An event that takes more cards
+        from a zone than the events so far put there (the log moved cards it never showed arriving) is
+        preceded by the cards it lacks, taken from the deck, and a finding that says the log does not
+        show how they got there: no count ever goes below zero."""
+        table = self.table
+        if table is None or not counted:  # not counted: an event the engine moves no card for
+            self.events.append(ev)
+            return
+        table.count(ev)
+        for player, zone, n in list(table.short) if not self.ended else ():
+            have = table.zone(player, zone) + n  # before this event, with the cards found
+            fix: Event = (
+                {"type": "searched", "player": player, "count": n}
+                if zone == "hand"
+                else {"type": "moved", "player": player, "count": n, "from": "deck", "to": zone}
+            )
+            self.find(
+                "importer_count_unknown",
+                "info",
+                line if line is not None else self.line,
+                f"the log takes {n} more card(s) from {player}'s {zone.replace('_', ' ')} than the lines "
+                f"read put there ({have - n} by them, {have} needed): it does not show how they got there; "
+                "counted as cards from the deck",
+            )
+            self.events.append(fix)
+            table.count(fix)
+            self.corrections += 1
         self.events.append(ev)
-        if self.table is not None:
-            self.table.count(ev)
 
     def find(self, code: str, severity: str, line: int | None, message: str) -> None:
         """A finding, returned and written into the stream as a ``note`` event."""

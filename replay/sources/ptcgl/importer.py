@@ -99,8 +99,8 @@ class Importer:
     def find(self, code: str, severity: str, line: int | None, message: str) -> None:
         self.out.find(code, severity, line, message)
 
-    def emit(self, ev: Event) -> None:
-        self.out.emit(ev)
+    def emit(self, ev: Event, *, counted: bool = True) -> None:
+        self.out.emit(ev, counted=counted)
 
     # -- players --------------------------------------------------------------------------------------
     def other(self, p: str) -> str:

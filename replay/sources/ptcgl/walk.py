@@ -55,6 +55,7 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
         if k == "unmatched":
             imp.unread(ln, f"no template matches: {ln.text[:80]!r}")
             continue
+        imp.out.line = ln.no
         if imp.pending is not None:
             turns.start_pending(imp, ln)
         handler = HANDLERS[k]

@@ -50,7 +50,8 @@ def close_window(imp: Importer) -> None:
     for no, pid in kos:
         mon = imp.mon(pid)
         revise_attachments(imp, pid, w.ko_lists.get((mon.owner, mon.name)), no)
-    modifiers = prize_modifiers(imp, w, kos)
+    modifiers, no_ko = prize_modifiers(imp, w, kos)
+    effect = prize_effect(imp, w)
     out = {pid for _, pid in kos}
     for pid in dict.fromkeys(w.hit):
         # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
@@ -91,7 +92,19 @@ def close_window(imp: Importer) -> None:
     elif w.kind == "checkup":
         imp.emit({"type": "checkup_ended"})
     for _, taker, n in w.prizes:
-        imp.emit({"type": "prize_taken", "player": taker, "count": n})
+        ev: Event = {"type": "prize_taken", "player": taker, "count": n}
+        if taker in no_ko and effect is not None:
+            # decisions.md 1: Prize cards taken by a card effect (Lt. Surge's Bargain: each player takes
+            # one), which the engine applies; both players' lines of one effect come out one after the other
+            ev["effect"] = effect
+            imp.emit(ev)
+        elif taker in no_ko:
+            # a prize line with no knockout near it and no effect known to give prizes: the claim stays a
+            # claim (the engine moves no card for it); the card the log shows going to the hand moves
+            imp.emit(ev, counted=False)
+            imp.emit({"type": "to_hand", "player": taker, "from": "prizes", "count": n})
+        else:
+            imp.emit(ev)
         imp.prizes_left[taker] = max(0, imp.prizes_left[taker] - n)
     # JP3.4 §I-D step 5: when both Actives are out, the player who takes the next turn promotes first.
     nxt = imp.other(imp.turn_player) if imp.turn_player is not None else imp.first
@@ -144,10 +157,25 @@ def revise_attachments(imp: Importer, pid: str, listed: list[str] | None, no: in
             break
 
 
-def prize_modifiers(imp: Importer, w: Window, kos: list[tuple[int, str]]) -> dict[str, list[int]]:
+def prize_effect(imp: Importer, w: Window) -> str | None:
+    """The card whose effect makes players take Prize cards in this window (Lt. Surge's Bargain), by the
+    catalogue's card text: the window's Trainer, else its attack or Ability."""
+    if w.trainer is not None and imp.cards.attach_source(w.trainer, of="prize") == "prize":
+        return w.trainer
+    if w.move is not None and w.move[1] and imp.cards.attach_source(*w.move, of="prize") == "prize":
+        return w.move[1]
+    return None
+
+
+def prize_modifiers(
+    imp: Importer, w: Window, kos: list[tuple[int, str]]
+) -> tuple[dict[str, list[int]], set[str]]:
     """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
-    changed the value (Briar +1, Legacy Energy -1) [docs/rules.md §3]: say so with a prize_modifier."""
+    changed the value (Briar +1, Legacy Energy -1) [docs/rules.md §3]: say so with a prize_modifier.
+    Also returns the players whose prize lines have no knockout of the other player's near them."""
     out: dict[str, list[int]] = {}
+    no_ko: set[str] = set()
+    effect = prize_effect(imp, w)
     claimed: dict[str, tuple[int, int]] = {}
     for no, taker, n in w.prizes:
         first_no, total = claimed.get(taker, (no, 0))
@@ -155,13 +183,15 @@ def prize_modifiers(imp: Importer, w: Window, kos: list[tuple[int, str]]) -> dic
     for taker, (no, n) in claimed.items():
         victims = [pid for _, pid in kos if imp.mon(pid).owner != taker]
         if not victims:
-            imp.find(
-                "importer_prize_without_ko",
-                "warning",
-                no,
-                f"{taker} took {n} prize card(s) but no knockout of the opponent's Pokémon is printed "
-                "near it",
-            )
+            no_ko.add(taker)
+            if effect is None:
+                imp.find(
+                    "importer_prize_without_ko",
+                    "warning",
+                    no,
+                    f"{taker} took {n} prize card(s) but no knockout of the opponent's Pokémon is printed "
+                    "near it",
+                )
             continue
         values = {pid: imp.rules.prize_value(imp.mon(pid).rule) for pid in victims}
         base = sum(values.values())
@@ -186,7 +216,7 @@ def prize_modifiers(imp: Importer, w: Window, kos: list[tuple[int, str]]) -> dic
             f"{taker} took {n} prize card(s) where the knocked-out kinds give {base}: assumed a card "
             "effect changed the prize value",
         )
-    return out
+    return out, no_ko
 
 
 def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> None:

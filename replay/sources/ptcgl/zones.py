@@ -415,6 +415,16 @@ def on_moved(imp: Importer, ln: Line) -> bool:
             imp.emit({"type": "moved", "player": q, "cards": [name], "from": "discard", "to": "deck"})
         return True
     w = imp.window
+    stadium = table.stadium
+    leaving = zone in ("lost_zone", "discard", "hand", "deck") and (w is None or w.trainer != name)
+    if leaving and stadium is not None and stadium[1] == name:
+        # the Stadium in play leaves it (Lost Vacuum puts it in the Lost Zone)
+        table.stadium = None
+        imp.emit({"type": "moved", "player": stadium[0], "cards": [name], "from": "stadium", "to": zone})
+        return True
+    if zone == "lost_zone" and w is not None and any(qq == q and dd == name for _, qq, dd in w.kos):
+        w.lost_with_ko.append((q, name, []))  # Lost City: the knocked-out Pokémon itself, after its knockout
+        return True
     devolved = w.devolved.pop((q, name), None) if w is not None else None
     if devolved is not None and devolved in table.mons:
         # the card a devolution took off the Pokémon (replay/sources/ptcgl/play.py, on_devolved)
