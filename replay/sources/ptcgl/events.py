@@ -38,7 +38,6 @@ class Stream:
             return
         table.count(ev)
         for player, zone, n in list(table.short) if not self.ended else ():
-            have = table.zone(player, zone) + n  # before this event, with the cards found
             fix: Event = (
                 {"type": "searched", "player": player, "count": n}
                 if zone == "hand"
@@ -49,8 +48,7 @@ class Stream:
                 "info",
                 line if line is not None else self.line,
                 f"the log takes {n} more card(s) from {player}'s {zone.replace('_', ' ')} than the lines "
-                f"read put there ({have - n} by them, {have} needed): it does not show how they got there; "
-                "counted as cards from the deck",
+                "read put there: it does not show how they got there; counted as cards from the deck",
             )
             self.events.append(fix)
             table.count(fix)
