@@ -38,21 +38,31 @@ class Stream:
             return
         table.count(ev)
         for player, zone, n in list(table.short) if not self.ended else ():
-            fix: Event = (
-                {"type": "searched", "player": player, "count": n}
-                if zone == "hand"
-                else {"type": "moved", "player": player, "count": n, "from": "deck", "to": zone}
-            )
             self.find(
                 "importer_count_unknown",
                 "info",
                 line if line is not None else self.line,
                 f"the log takes {n} more card(s) from {player}'s {zone.replace('_', ' ')} than the lines "
-                "read put there: it does not show how they got there; counted as cards from the deck",
+                "read put there: it does not show how they got there; counted as cards from the deck (or, "
+                "when the deck has none left, the discard pile or the Prize cards)",
             )
-            self.events.append(fix)
-            table.count(fix)
             self.corrections += 1
+            for src in ("deck", "discard", "prizes", "lost_zone"):
+                k = min(n, max(0, table.zone(player, src)))
+                if src == zone or k <= 0:
+                    continue
+                fix: Event = (
+                    {"type": "searched", "player": player, "count": k}
+                    if (src, zone) == ("deck", "hand")
+                    else {"type": "to_hand", "player": player, "from": src, "count": k}
+                    if zone == "hand"
+                    else {"type": "moved", "player": player, "count": k, "from": src, "to": zone}
+                )
+                self.events.append(fix)
+                table.count(fix)
+                n -= k
+                if n <= 0:
+                    break
         self.events.append(ev)
 
     def find(self, code: str, severity: str, line: int | None, message: str) -> None:

@@ -88,15 +88,21 @@ def start_pending(imp: Importer, nxt: Line | None, *, deck_out_of: str | None = 
     if deck is None and drawn and left < 1:
         # [docs/rules.md §1.3] The engine counts the deck from the events; a log hides some returns to the
         # deck (searches, shuffles without a count), so that count can reach 0 while the log shows the
-        # turn's draw, which proves at least one card was there. Say so instead of a false deck-out.
-        deck = 1
+        # turn's draw, which proves at least one card was there. Say so instead of a false deck-out, and
+        # put that card back from where the events left one (the hand first), so no count goes below 0.
+        src = next((z for z in ("hand", "discard", "prizes", "lost_zone") if table.zone(player, z) > 0), None)
         imp.find(
             "importer_deck_floor",
             "info",
             ln.no,
-            f"the events leave {player} no card in deck, but the log shows the turn's draw: deck set to 1 "
-            "(some returns to the deck are not in the log)",
+            f"the events leave {player} no card in deck, but the log shows the turn's draw: one card is put "
+            f"back from the {src.replace('_', ' ') if src else 'hand'} (some returns to the deck are not in "
+            "the log)",
         )
+        if src is not None:
+            imp.emit({"type": "moved", "player": player, "count": 1, "from": src, "to": "deck"})
+        else:
+            deck = 1
     if deck is not None:
         ev["deck"] = deck
     imp.emit(ev)
