@@ -264,6 +264,7 @@ class Template:
     slots: tuple[tuple[str, str], ...]  # (regex group, the template's placeholder name)
     fixed: tuple[tuple[str, str], ...]
     literal: int  # characters of literal text: the most specific template is tried first
+    pieces: tuple[str, ...] = ()  # its literal text between placeholders, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +275,9 @@ class Match:
     key: str
     g: dict[str, str]
     raw: dict[str, str] = field(default_factory=dict)  # the values by the template's own placeholder names
+    # a more specific sentence's words are all in the line, in order, but it did not match: this vaguer
+    # one read it, and the rest of the line (in a value) was not read (the key of the one it holds)
+    partial: str = ""
 
 
 def _compile(key: str, text: str) -> Template | None:
@@ -303,7 +307,7 @@ def _compile(key: str, text: str) -> Template | None:
             gname = f"g{len(groups)}"
             seen[ph] = gname
             if ph in _NUMBERS:
-                body = r"\d{1,6}"
+                body = r"-?\d{1,6}"  # signed: Resistance prints "took -30 less damage"
             elif ph in _PLAYERS:
                 body = r"\S+?"
             else:
@@ -316,7 +320,10 @@ def _compile(key: str, text: str) -> Template | None:
     parts.append(re.escape(lit))
     literal += len(lit)
     regex = re.compile("".join(parts))
-    return Template(key, kind, text, regex, tuple(groups), tuple(slots), tuple(fixed.items()), literal)
+    pieces = tuple(p.strip() for p in _SLOT.split(text)[::2] if p.strip())
+    return Template(
+        key, kind, text, regex, tuple(groups), tuple(slots), tuple(fixed.items()), literal, pieces
+    )
 
 
 def _whole_words(text: str) -> list[str]:
@@ -331,6 +338,17 @@ def _whole_words(text: str) -> list[str]:
             if w and (i > 0 or k == 0) and (i < len(words) - 1 or k == last):
                 out.append(w)
     return out
+
+
+def _in_order(pieces: tuple[str, ...], line: str) -> bool:
+    """Whether every literal piece of a template is in ``line``, in order (its values aside)."""
+    at = 0
+    for piece in pieces:
+        at = line.find(piece, at)
+        if at < 0:
+            return False
+        at += len(piece)
+    return bool(pieces)
 
 
 def _pattern(label: str) -> re.Pattern[str]:
@@ -419,6 +437,8 @@ class Sentences:
             return []
         for m in re.finditer(r"[.!] ", line):
             head, tail = line[: m.start() + 1], line[m.end() :]
+            if tail.startswith("- "):
+                tail = tail[2:]  # a detail line pasted onto its main line (a flattened copy)
             first = self.match_one(head)
             if first is None:
                 continue
@@ -438,14 +458,21 @@ class Sentences:
             if hit is not None:
                 cands.update(hit)
         tried = sorted(cands, key=self.rank.__getitem__)
+        failed: list[Template] = []
         for i in tried + self.always if self.always else tried:
             t = self.templates[i]
             m = t.regex.fullmatch(line)
             if m is None:
+                failed.append(t)
                 continue
             g = {name: m.group(gname) for gname, name in t.groups}
             g.update(t.fixed)
-            return self._refine(t, g, {ph: m.group(gname) for gname, ph in t.slots})
+            out = self._refine(t, g, {ph: m.group(gname) for gname, ph in t.slots})
+            if out is not None:
+                fell = next((u for u in failed if u.literal > t.literal and _in_order(u.pieces, line)), None)
+                if fell is not None:
+                    return Match(out.kind, out.key, out.g, out.raw, partial=fell.key)
+            return out
         return None
 
     def _refine(self, t: Template, g: dict[str, str], raw: dict[str, str]) -> Match | None:

@@ -146,4 +146,4 @@ def parse_ptcgl(
     if imp.ended is not None and imp.ended.player is not None:
         meta["winner"] = imp.ended.player
         meta["reason"] = REASONS.get(imp.ended.extra[0], imp.ended.extra[0])
-    return ImportResult(events, out.findings, out.unmatched, meta)
+    return ImportResult(events, out.findings, out.unmatched, meta, out.partly)

@@ -21,6 +21,7 @@ class Stream:
         self.events: list[Event] = []
         self.findings: list[Finding] = []
         self.unmatched: list[tuple[int, str]] = []
+        self.partly: list[tuple[int, str]] = []  # lines a vaguer sentence read (importer_partly_read)
         self.head_notes: list[Event] = []
         self.ended = False  # the end line was read: later notes go before the claim
         self.line: int | None = None  # the line being read (for the findings emit makes)

@@ -79,6 +79,7 @@ class Line:
     key: str = ""  # the client's template key
     searched: bool = False  # this line's effect shuffles its deck: cards it moves came from the deck
     from_prizes: bool = False  # this line's effect shuffles the Prize cards: cards to the hand came from them
+    partial: str = ""  # read by a vaguer sentence than the one it holds (that one's key): partly read
 
 
 def normalise(text: str) -> list[str]:
@@ -172,9 +173,9 @@ def classify(raw: list[str], loc: Locale) -> list[Line]:
             if head is not None:
                 append(head)
                 continue
-        parts: list[tuple[str, dict[str, str] | None, str]] = [
-            (m.kind, m.g, m.key) for m in sentences.match(s)
-        ]
+        found = sentences.match(s)
+        partial = next((m.partial for m in found if m.partial), "")
+        parts: list[tuple[str, dict[str, str] | None, str]] = [(m.kind, m.g, m.key) for m in found]
         if not parts and en:
             for kind, rx in _EXTRA_EN:
                 em = rx.match(s)
@@ -185,7 +186,7 @@ def classify(raw: list[str], loc: Locale) -> list[Line]:
             parts = [("unmatched", None, "")]
         for j, (kind, g, key) in enumerate(parts):
             kind = refine(kind, g)
-            ln = Line(i, s, detail or j > 0, kind, g, key=key)
+            ln = Line(i, s, detail or j > 0, kind, g, key=key, partial=partial if j == 0 else "")
             prev = out[-1] if out else None
             if prev is not None and detail:
                 if kind == "unmatched" and prev.kind in LIST_KINDS:

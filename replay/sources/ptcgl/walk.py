@@ -56,6 +56,15 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
             imp.unread(ln, f"no template matches: {ln.text[:80]!r}")
             continue
         imp.out.line = ln.no
+        if ln.partial:
+            imp.out.partly.append((ln.no, imp.raw[ln.no - 1]))
+            imp.find(
+                "importer_partly_read",
+                "warning",
+                ln.no,
+                f"read as a shorter sentence ({ln.key}) than the one it holds ({ln.partial}): the rest of "
+                "the line is not read",
+            )
         if imp.pending is not None:
             turns.start_pending(imp, ln)
         handler = HANDLERS[k]
