@@ -29,7 +29,7 @@ from replay.sources.ptcgl import facts
 from replay.sources.ptcgl.cards import LogCards
 from replay.sources.ptcgl.events import Stream
 from replay.sources.ptcgl.importer import Importer
-from replay.sources.ptcgl.language import detect_locale
+from replay.sources.ptcgl.language import detect_locale, unread
 from replay.sources.ptcgl.lines import card_ids, classify, normalise
 from replay.sources.ptcgl.turns import REASONS
 from replay.sources.ptcgl.walk import finish, walk_lines
@@ -97,6 +97,9 @@ def parse_ptcgl(
     exporter = imp.exporter = facts.find_exporter(lines, players, out.find)
     imp.attack_lines = facts.find_attacks(lines, logcards.is_ability)
     if not any(ln.kind == "end" for ln in lines) and not partial:
+        other = unread(raw, [ln.kind for ln in lines], loc, filename)
+        if other is not None:
+            raise other
         raise InputError(
             "truncated log: no end line ('<reason>. <winner> wins.'); use --partial to import it anyway",
             file=filename,

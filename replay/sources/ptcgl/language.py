@@ -3,15 +3,65 @@
 One job: from the first lines of a normalised log, the client language (a ``Locale`` of
 replay/sources/locales.py), or an InputError that says what the text is instead: empty, an older PTCGO
 log, a log in a language whose sentence table we do not ship (naming the language it looks like), or not
-a battle log at all. A log cut off before its end line is *not* decided here: its language is read, and
-the pipeline says it is truncated (replay/sources/ptcgl/__init__.py).
+a battle log at all. ``unread`` tells, once the lines are read, a log cut off before its end line from a
+log in a language (or a client's older wording) that the headers' language does not read: the first is
+"truncated", the second names the language.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from replay.engine.errors import InputError
 from replay.sources.locales import LOCALES, NUMBERED, Locale
 from replay.sources.sentences import Sentences
+
+# Languages whose sentence table we do not ship, told apart by their script or by words every battle log
+# has (the Setup header, "Turn", "Prize"), so that the message can name the language it saw.
+_SCRIPTS = (
+    ("HANGUL", "Korean (ko)"),
+    ("HIRAGANA", "Japanese (ja)"),
+    ("KATAKANA", "Japanese (ja)"),
+    ("CJK", "Chinese (zh)"),
+    ("CYRILLIC", "Russian or another Cyrillic-script language"),
+    ("THAI", "Thai (th)"),
+    ("ARABIC", "Arabic (ar)"),
+)
+_WORDS = (
+    ("Dutch (nl)", re.compile(r"\b(?:Voorbereiding|beurt|heeft|Prijskaart)\b")),
+    ("Polish (pl)", re.compile(r"\b(?:Przygotowanie|Tura|został|zagrał|nagrody)\b")),
+    ("Turkish (tr)", re.compile(r"\b(?:Hazırlık|sırası|Ödül)\b")),
+    ("Indonesian (id)", re.compile(r"\b(?:Persiapan|giliran|kartu Hadiah)\b")),
+)
+NAMES = {
+    "en": "English", "de": "German", "fr": "French", "es": "Spanish (Spain)",
+    "es_la": "Latin-American Spanish", "it": "Italian", "pt-BR": "Brazilian Portuguese",
+}  # fmt: skip
+
+
+def name_unread(lines: list[str]) -> str | None:
+    """The language a log we cannot read looks like (by its script, else by a few words), or None."""
+    counts: dict[str, int] = {}
+    for raw in lines[:400]:
+        for ch in raw:
+            if ord(ch) < 0x250:
+                continue
+            name = unicodedata.name(ch, "")
+            for key, lang in _SCRIPTS:
+                if name.startswith(key):
+                    counts[lang] = counts.get(lang, 0) + 1
+                    break
+    if counts:
+        # kana decides Japanese even beside many kanji
+        if counts.get("Japanese (ja)", 0) >= 5:
+            return "Japanese (ja)"
+        return max(counts.items(), key=lambda kv: kv[1])[0]
+    text = "\n".join(lines[:400])
+    for lang, rx in _WORDS:
+        if len(rx.findall(text)) >= 2:
+            return lang
+    return None
 
 
 def _headers_of(loc: Locale, s: str) -> int:
@@ -66,17 +116,40 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
                 file=filename,
                 line=i + 1,
             )
-    if numbered_at is not None:
+    seen = name_unread(lines)
+    if numbered_at is not None or seen is not None:
         raise InputError(
-            "unsupported language: turn headers and end lines match none of "
+            "unsupported language: "
+            + (f"the log looks {seen}; " if seen else "")
+            + "its turn headers and end lines match none of the languages read ("
             + ", ".join(LOCALES)
-            + " (docs/importers.md lists the supported languages)",
+            + "; docs/importers.md lists them)",
             file=filename,
-            line=numbered_at,
+            line=numbered_at or next(i for i, raw in enumerate(lines) if raw.strip()) + 1,
         )
     first = next(i for i, raw in enumerate(lines) if raw.strip())
     raise InputError(
         "not a Pokémon TCG Live battle log (no Setup, turn or end line found)",
         file=filename,
         line=first + 1,
+    )
+
+
+def unread(raw: list[str], kinds: list[str], loc: Locale, filename: str) -> InputError | None:
+    """For a log with no end line: an error naming the language when most of its sentence lines are read
+    by no template of ``loc`` (the headers matched, the sentences do not: another language or variant),
+    None when it reads as ``loc`` and was simply cut off. ``kinds`` are the line kinds classify gave."""
+    body = [k for k in kinds if k not in ("setup", "turn", "checkup", "end", "bullet")]
+    missed = sum(1 for k in body if k == "unmatched")
+    if not body or missed * 2 <= len(body):
+        return None
+    seen = name_unread(raw)
+    lang = NAMES.get(loc.code, loc.code)
+    return InputError(
+        f"unsupported language: {missed} of its {len(body)} sentence lines are not {lang} sentences, though "
+        "its headers are"
+        + (f"; the log looks {seen}" if seen else f": it looks like another variant of {lang}")
+        + " (a language or a client's wording we do not read; docs/importers.md lists the languages read)",
+        file=filename,
+        line=1,
     )
