@@ -45,6 +45,8 @@ class Mon:
     attached: list[str] = field(default_factory=list)
     stages: list[str] = field(default_factory=list)  # the Pokémon cards in the stack, lowest first
     survived: int = 0  # the most damage this stage is known to have survived a knockout check with
+    hp_bonus: int = 0  # HP the cards attached give this stage (Hero's Cape +100)
+    hp_dropped: int = 0  # HP such a card gave before it left this stage (settled at the stage's end)
 
     @property
     def cards(self) -> int:

@@ -108,9 +108,10 @@ def parse_ptcgl(
     walk_lines(imp, lines)
     finish(imp)
     for mon in list(table.mons.values()):
-        logcards.settle_hp(
-            mon, None
-        )  # what is left: the HP every printing agrees with above what it survived
+        # what is left: the HP without a card that left it, and the HP every printing agrees with above
+        # what it survived
+        logcards.settle_dropped(mon, None)
+        logcards.settle_hp(mon, None)
     late = [
         {"type": "setup", "player": p, "active": slot["active"], "bench": slot["bench"]}
         for p, slot in imp.late_setup.items()

@@ -113,6 +113,7 @@ class LogCards:
             if m is not mon or card is not mon.card:
                 continue
             del self.hp_open[i]
+            hps = [h + mon.hp_bonus for h in hps]  # what the Tools attached add (hp_bonus)
             shown = "/".join(str(h) for h in hps)
             if knocked_out_at is not None:
                 fit = [h for h in hps if mon.survived < h <= knocked_out_at]
@@ -151,6 +152,61 @@ class LogCards:
                     )
             return
 
+    def hp_bonus(self, card: str, mon: Mon) -> int | None:
+        """The HP ``card`` gives ``mon`` attached to it (Hero's Cape: +100), from the catalogue's card text
+        and its condition checked on ``mon``'s current card; 0 when it gives none; None when the catalogue
+        cannot tell (a condition it cannot check, or printings that disagree)."""
+        bonuses = {i.hp_bonus for i in self.infos(card)}
+        if not bonuses or bonuses == {None}:
+            return 0
+        if len(bonuses) > 1:
+            return None
+        bonus = next(iter(bonuses))
+        assert bonus is not None
+        n, cond = bonus
+        pokemon = [i for i in self.infos(mon.name) if i.category == "pokemon"]
+        for test in cond.split():
+            kind, _, value = test.partition(":")
+            if kind == "stage":
+                holds = {i.stage == value for i in pokemon}
+            elif kind == "type":
+                holds = {value in i.types for i in pokemon}
+            elif kind == "rule":
+                holds = {mon.rule == value}
+            elif kind == "not":
+                holds = {mon.rule != value}
+            elif kind == "prefix":
+                holds = {mon.name.startswith(value + " ")}
+            elif kind == "name":
+                holds = {mon.name == value}
+            else:
+                return None  # a condition the catalogue cannot check ("?")
+            if holds != {True}:
+                return 0 if holds == {False} else None
+        return n
+
+    def settle_dropped(self, mon: Mon, no: int | None) -> None:
+        """A stage a card that gave HP left (``mon.hp_dropped``): its HP without the card when nothing it
+        survived before says it had more (every check of the stage then holds), else unknown (knockouts from
+        the log's claims), said so. The contract has no event that changes HP within a stage."""
+        dropped, mon.hp_dropped = mon.hp_dropped, 0
+        hp = mon.card.get("hp")
+        if not dropped or not isinstance(hp, int):
+            return
+        if mon.survived < hp - dropped:
+            mon.card["hp"] = hp - dropped
+            return
+        del mon.card["hp"]
+        self.hp_missing.add(mon.name)
+        self.find(
+            "importer_hp_effect",
+            "info",
+            no,
+            f"{mon.owner}'s {mon.name} ({mon.pid}) lost a card that gave it HP after surviving more damage "
+            "than its HP without it: one HP does not fit the whole stage, so it is left unknown (knockouts "
+            "from the log's claims)",
+        )
+
     def trainer_kind(self, name: str) -> str | None:
         """item | supporter | stadium | tool for a Trainer the catalogue knows, else None."""
         kinds = {TRAINER_KINDS.get(i.kind or "") for i in self.infos(name) if i.category == "trainer"}
@@ -170,16 +226,57 @@ class LogCards:
         return any(i.category == "pokemon" for i in self.infos(name))
 
 
-def choose(
-    table: Table, cands: list[str], no: int, what: str, prefer: Callable[[str], tuple[int, ...]], find: Find
-) -> str:
-    """Pick one of several same-named Pokémon: the best by ``prefer`` (smaller is better); a finding when
-    the best two tie, info when they look identical, else a warning."""
+Clue = tuple[str, Callable[[str], int], bool]  # (what it says, smaller is likelier, strong)
+
+
+def clues(
+    table: Table, *names: str, hit: list[str] | tuple[str, ...] = (), taken: set[str] | None = None
+) -> list[Clue]:
+    """The board's clues to which of several same-named Pokémon a line means, in the order given:
+
+    - ``taken``: not one already taken by another line of this window (two knockouts of one name);
+    - ``fits``: the one whose damage reaches its HP (the knockout);
+    - ``hit``: one this window damaged;
+    - ``active``: the Active Pokémon;
+    - ``damaged``: the one with damage (a heal, moved damage counters), the most first.
+    """
+    out: list[Clue] = []
+    for name in names:
+        if name == "taken":
+            out.append(("not one already taken", lambda pid: 1 if taken and pid in taken else 0, True))
+        elif name == "fits":
+            out.append(
+                ("the one whose damage reaches its HP", lambda pid: 0 if _fits(table.mons[pid]) else 1, True)
+            )
+        elif name == "hit":
+            out.append(("the one this effect damaged", lambda pid: 0 if pid in hit else 1, True))
+        elif name == "active":
+            out.append(("the Active one", lambda pid: 0 if table.is_active(pid) else 1, True))
+        elif name == "damaged":
+            out.append(("the damaged one", lambda pid: -table.mons[pid].damage, True))
+    return out
+
+
+def _fits(mon: Mon) -> bool:
+    hp = mon.card.get("hp")
+    return isinstance(hp, int) and mon.damage >= hp
+
+
+def choose(table: Table, cands: list[str], no: int, what: str, by: list[Clue], find: Find) -> str:
+    """Pick one of several same-named Pokémon by the clues ``by`` (the first that tells them apart
+    decides). A finding when none does (info when they look identical, else a warning), and an info
+    finding when only a weak clue (the one just played) decided."""
     if len(cands) == 1:
         return cands[0]
-    ranked = sorted(cands, key=prefer)
-    if prefer(ranked[0]) == prefer(ranked[1]):
-        a, b = table.mons[ranked[0]], table.mons[ranked[1]]
+
+    def key(pid: str) -> tuple[int, ...]:
+        return tuple(fn(pid) for _, fn, _ in by)
+
+    ranked = sorted(cands, key=key)
+    a, b = table.mons[ranked[0]], table.mons[ranked[1]]
+    ka, kb = key(ranked[0]), key(ranked[1])
+    decided = next((i for i in range(len(by)) if ka[i] != kb[i]), None)
+    if decided is None:
         same = a.damage == b.damage and a.conditions == b.conditions
         find(
             "importer_guess_pid",
@@ -187,5 +284,13 @@ def choose(
             no,
             f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}"
             + (" (they look identical)" if same else ""),
+        )
+    elif not by[decided][2]:
+        find(
+            "importer_guess_pid",
+            "info",
+            no,
+            f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}, "
+            f"{by[decided][0]}",
         )
     return ranked[0]

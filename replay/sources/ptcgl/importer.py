@@ -10,14 +10,13 @@ says where cards an effect moves came from. The line handlers themselves are in 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from replay.engine.ruleset import Ruleset
 from replay.sources.common import Event
 from replay.sources.locales import Locale
-from replay.sources.ptcgl.cards import LogCards, choose
+from replay.sources.ptcgl.cards import Clue, LogCards, choose, clues
 from replay.sources.ptcgl.events import Stream
 from replay.sources.ptcgl.lines import Line
 from replay.sources.table import Mon, Table
@@ -125,9 +124,14 @@ class Importer:
     def named(self, owner: str, name: str) -> list[str]:
         return self.table.named(owner, name)
 
-    def choose(self, cands: list[str], no: int, what: str, prefer: Callable[[str], tuple[int, ...]]) -> str:
-        """Pick one of several same-named Pokémon; a finding when the rules of thumb do not decide."""
-        return choose(self.table, cands, no, what, prefer, self.find)
+    def choose(self, cands: list[str], no: int, what: str, by: list[Clue]) -> str:
+        """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide."""
+        return choose(self.table, cands, no, what, by, self.find)
+
+    def clues(self, *names: str, taken: set[str] | None = None) -> list[Clue]:
+        """The board's clues (cards.clues), with this window's damaged Pokémon."""
+        hit = self.window.hit if self.window is not None else []
+        return clues(self.table, *names, hit=hit, taken=taken)
 
     def put_in_play(self, p: str, name: str, to: str) -> str:
         """A Pokémon of ``p`` enters play mid-game (to the Active Spot if it is empty, else the Bench)."""
@@ -136,9 +140,7 @@ class Importer:
         self.table.place(self.mon(pid), to)
         return pid
 
-    def in_spot(
-        self, p: str, name: str, ln: Line, what: str, prefer: Callable[[str], tuple[int, ...]]
-    ) -> str | None:
+    def in_spot(self, p: str, name: str, ln: Line, what: str, by: list[Clue]) -> str | None:
         """The Pokémon ``name`` of ``p`` that a line places "in the Active Spot" or "on the Bench"."""
         assert ln.g is not None
         spot = ln.g.get("spot")  # the fallback sentences name no spot
@@ -147,7 +149,7 @@ class Importer:
             return a
         cands = [x for x in self.table.bench[p] if self.mon(x).name == name] if spot != "active" else []
         if cands:
-            return self.choose(cands, ln.no, what, prefer)
+            return self.choose(cands, ln.no, what, by)
         return self.locate(p, name, ln.no, what)
 
     def locate(
@@ -158,7 +160,7 @@ class Importer:
         what: str,
         *,
         materialise: bool = True,
-        prefer: Callable[[str], tuple[int, ...]] | None = None,
+        by: list[Clue] | None = None,
     ) -> str | None:
         """The pid of ``owner``'s ``name`` in play; the log's owner is checked against the board."""
         cands = self.named(owner, name)
@@ -177,14 +179,7 @@ class Importer:
                 return self.materialise(owner, name, no)
             else:
                 return None
-        win = self.window
-        hit = win.hit if win is not None else []
-
-        def default(pid: str) -> tuple[int, ...]:
-            m = self.mon(pid)
-            return (0 if pid in hit else 1, 0 if self.table.active[m.owner] == pid else 1, -m.damage)
-
-        return self.choose(cands, no, what, prefer or default)
+        return self.choose(cands, no, what, by or self.clues("hit", "active", "damaged"))
 
     def _late_slot(self, owner: str) -> dict[str, Any] | None:
         if self.phase == "setup" or owner in self.late_setup:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from replay.sources.common import Event
+from replay.sources.ptcgl.cards import Clue
 from replay.sources.ptcgl.importer import Importer, Window
 from replay.sources.ptcgl.lines import Line
 from replay.sources.ptcgl.turns import setup_slot
@@ -45,7 +46,9 @@ def on_attached(imp: Importer, ln: Line) -> bool:
         return False
     assert ln.g is not None
     name, target = ln.g["c"], ln.g["d"]
-    pid = imp.in_spot(p, target, ln, "the attachment", lambda x: (0,))
+    # no clue on the board tells which copy a card goes to (not even the one just played: real logs
+    # attach to the older one as often); a tie is a finding, corrected by the knockout's card list later
+    pid = imp.in_spot(p, target, ln, "the attachment", [])
     assert pid is not None
     ev: Event = {
         "type": "attached",
@@ -80,7 +83,51 @@ def on_attached(imp: Importer, ln: Line) -> bool:
         ev["from"] = src
     imp.emit(ev)
     imp.mon(pid).attached.append(name)
+    tool_hp(imp, pid, name, ln.no)
     return True
+
+
+def tool_hp(imp: Importer, pid: str, name: str, no: int) -> None:
+    """A card attached that changes HP (Hero's Cape +100, read from the catalogue): the stage's HP counts
+    it. The contract has no event that changes HP, so the card map of the stage carries it (the board
+    shows it from the stage's start); a bonus the catalogue cannot check leaves the HP unknown."""
+    mon = imp.mon(pid)
+    bonus = imp.cards.hp_bonus(name, mon)
+    if bonus == 0:
+        return
+    card = mon.card
+    if bonus is None:
+        if "hp" in card:
+            del card["hp"]
+            imp.cards.hp_missing.add(mon.name)
+            imp.find(
+                "importer_hp_effect",
+                "info",
+                no,
+                f"{name} attached to {mon.owner}'s {mon.name} ({pid}) may change its HP on a condition the "
+                "card catalogue cannot check: its HP is left unknown (knockouts from the log's claims)",
+            )
+        return
+    mon.hp_bonus += bonus
+    if "hp" in card:
+        card["hp"] += bonus
+        imp.find(
+            "importer_hp_tool",
+            "info",
+            no,
+            f"{name} gives {mon.owner}'s {mon.name} ({pid}) +{bonus} HP (the card's text): HP {card['hp']} "
+            "for this stage",
+        )
+
+
+def tool_gone(imp: Importer, pid: str, name: str, no: int) -> None:
+    """A card that gave HP leaves the Pokémon: the stage's HP drops. The contract has no event that
+    changes HP, so the stage keeps one HP: settled when the stage ends (``settle_dropped``)."""
+    mon = imp.mon(pid)
+    bonus = imp.cards.hp_bonus(name, mon) if mon.hp_bonus else 0
+    if bonus:
+        mon.hp_bonus -= bonus
+        mon.hp_dropped += bonus
 
 
 def shifted_from(imp: Importer, ln: Line, pid: str, name: str) -> str | None:
@@ -113,9 +160,13 @@ def on_evolved(imp: Importer, ln: Line) -> bool:
     old, new = ln.g["c"], ln.g["d"]
     # [docs/rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that rule,
     # not a guess, picks between same-named copies when it can.
-    pid = imp.in_spot(p, old, ln, "the evolution", lambda x: (0 if imp.mon(x).entered < imp.turn_no else 1,))
+    # [docs/rules.md §6] a Pokémon that came into play (or evolved) this turn cannot evolve: that rule,
+    # not a guess, picks between same-named copies when it can
+    rule: Clue = ("one that may evolve now", lambda x: 0 if imp.mon(x).entered < imp.turn_no else 1, True)
+    pid = imp.in_spot(p, old, ln, "the evolution", [rule])
     assert pid is not None
     mon = imp.mon(pid)
+    imp.cards.settle_dropped(mon, ln.no)
     imp.cards.settle_hp(mon, ln.no)  # the stage below is covered now: its HP is what it survived with
     src = imp.source_of(ln, p, [new], "the evolution card")
     if src == "deck":
@@ -127,6 +178,9 @@ def on_evolved(imp: Importer, ln: Line) -> bool:
     mon.name, mon.rule, mon.card = new, card["rule"], card
     mon.stages.append(new)
     mon.survived = mon.damage
+    mon.hp_bonus = 0
+    for attached in mon.attached:  # Tools stay attached: what they give the new stage
+        tool_hp(imp, pid, attached, ln.no)
     again = mon.evolved_at == imp.turn_no
     mon.entered = mon.evolved_at = imp.turn_no
     mon.conditions.clear()
@@ -147,7 +201,7 @@ def on_devolved(imp: Importer, ln: Line) -> bool:
         return False
     assert ln.g is not None
     c, d = ln.g["c"], ln.g["d"]
-    pid = imp.in_spot(q, c, ln, "the devolution", lambda x: (0,))
+    pid = imp.in_spot(q, c, ln, "the devolution", imp.clues("hit", "active"))
     if pid is not None:
         mon = imp.mon(pid)
         if len(mon.stages) > 1 and mon.stages[-1] == c:
@@ -229,12 +283,9 @@ def on_took_damage(imp: Importer, ln: Line) -> bool:
         return False
     assert ln.g is not None
     hit = imp.window.hit if imp.window is not None else []
-
-    def prefer(pid: str) -> tuple[int, ...]:
-        # spread damage: each line is a different Pokémon; the attack's own target is already hit
-        return (1 if pid in hit else 0, -imp.mon(pid).damage)
-
-    pid = imp.locate(q, ln.g["d"], ln.no, "the spread damage", prefer=prefer)
+    # spread damage: each line is a different Pokémon; the attack's own target is already hit
+    fresh: Clue = ("one this attack has not hit yet", lambda pid: 1 if pid in hit else 0, True)
+    pid = imp.locate(q, ln.g["d"], ln.no, "the spread damage", by=[fresh, *imp.clues("damaged")])
     assert pid is not None
     imp.damage(pid, int(ln.g["n"]))
     return True
@@ -279,7 +330,7 @@ def on_healed(imp: Importer, ln: Line) -> bool:
     if q is None:
         return False
     assert ln.g is not None
-    pid = imp.locate(q, ln.g["d"], ln.no, "the healing")
+    pid = imp.locate(q, ln.g["d"], ln.no, "the healing", by=imp.clues("damaged", "hit", "active"))
     assert pid is not None
     n = int(ln.g["n"])
     imp.emit({"type": "healed", "pid": pid, "amount": n})
@@ -293,7 +344,7 @@ def on_moved_counters(imp: Importer, ln: Line) -> bool:
         return False
     assert ln.g is not None
     n = 10 * int(ln.g["n"])
-    src = imp.locate(q, ln.g["c"], ln.no, "the damage counters moved")
+    src = imp.locate(q, ln.g["c"], ln.no, "the damage counters moved", by=imp.clues("damaged", "active"))
     dst = imp.locate(q2, ln.g["d"], ln.no, "the damage counters moved")
     assert src is not None and dst is not None
     imp.emit({"type": "healed", "pid": src, "amount": n})
@@ -342,7 +393,7 @@ def on_switched(imp: Importer, ln: Line) -> bool:
     if not cands:
         pid = imp.materialise_bench(q, incoming, ln.no)
     else:
-        pid = imp.choose(cands, ln.no, "the switch", lambda x: (0,))
+        pid = imp.choose(cands, ln.no, "the switch", [])
     table.make_active(q, pid)
     imp.emit({"type": "switched", "player": q, "pid": pid})
     return True

@@ -56,18 +56,28 @@ def start_pending(imp: Importer, nxt: Line | None, *, deck_out_of: str | None = 
     player = ln.player
     expected = imp.other(imp.turn_player) if imp.turn_player is not None else imp.first
     if player is None:
-        guess: str | None = None
-        if nxt is not None and nxt.g is not None and "p" in nxt.g:
-            guess = nxt.g["p"]
-        if not table.is_player(guess):
-            guess = expected
-        player = guess
-        assert player is not None
+        # The client bug [playerName]'s Turn: turns alternate, so the turn is the other player's; the
+        # turn's own draw (its first line) confirms it. The line after the header can be another
+        # player's (a prize card, a promotion), so it is not taken as the turn's player on its own.
+        draw = (
+            nxt.g["p"]
+            if nxt is not None and nxt.kind.startswith("drew") and not nxt.detail and nxt.g is not None
+            else None
+        )
+        drawer = draw if draw is not None and table.is_player(draw) else None
+        if imp.turn_player is None:
+            player, why = (drawer, "the turn's draw") if drawer else (expected, "who goes first")
+        elif drawer is not None and drawer != expected:
+            player, why = drawer, f"the turn's draw, though the turn order gives {expected}"
+        else:
+            player, why = expected, "the turn order"
         imp.find(
             "importer_guess_player",
-            "info",
+            "warning"
+            if drawer is not None and drawer != expected and imp.turn_player is not None
+            else "info",
             ln.no,
-            f"turn header without a player name ({ln.text!r}); took {player} from the next line",
+            f"turn header without a player name ({ln.text!r}); took {player} ({why})",
         )
     elif not table.is_player(player):
         imp.find(

@@ -11,6 +11,7 @@ the window collects them and this module orders them.
 from __future__ import annotations
 
 from replay.sources.common import Event
+from replay.sources.ptcgl.cards import clues
 from replay.sources.ptcgl.importer import Importer, Window
 
 
@@ -28,23 +29,14 @@ def close_window(imp: Importer) -> None:
             imp.find("unmatched_line", "warning", no, f"knockout of a Pokémon of unknown player {q}")
             continue
         taken = {pid for _, pid in kos}
-
-        def prefer(pid: str, taken: set[str] = taken) -> tuple[int, ...]:
-            m = imp.mon(pid)
-            return (
-                1 if pid in taken else 0,
-                0 if pid in w.hit else 1,
-                0 if table.active[m.owner] == pid else 1,
-                -m.damage,
-            )
-
+        by = clues(table, "taken", "fits", "hit", "active", "damaged", hit=w.hit, taken=taken)
         cands = [pid for pid in imp.named(owner, d) if pid not in taken]
         if not cands and not imp.named(imp.other(owner), d):
             pid: str | None = imp.materialise(owner, d, no)
         elif not cands:
-            pid = imp.locate(owner, d, no, "the knockout", prefer=prefer)
+            pid = imp.locate(owner, d, no, "the knockout", by=by)
         else:
-            pid = imp.choose(cands, no, "the knockout", prefer)
+            pid = imp.choose(cands, no, "the knockout", by)
         if pid is not None and pid not in taken:
             kos.append((no, pid))
     for no, pid in kos:
@@ -60,6 +52,7 @@ def close_window(imp: Importer) -> None:
             mon.survived = max(mon.survived, mon.damage)
     for ko_line, pid in kos:
         mon = imp.mon(pid)
+        imp.cards.settle_dropped(mon, ko_line)
         imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage)
         hp = mon.card.get("hp")
         ko: Event = {"type": "knocked_out", "pid": pid, "player": mon.owner}
@@ -229,7 +222,7 @@ def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> No
     if not cands:
         pid = imp.materialise_bench(p, c, no)
     else:
-        pid = imp.choose(cands, no, "the new Active Pokémon", lambda x: (0,))
+        pid = imp.choose(cands, no, "the new Active Pokémon", [])
     kind = "promoted" if a is None else "switched"
     table.make_active(p, pid)
     imp.emit({"type": kind, "player": p, "pid": pid})

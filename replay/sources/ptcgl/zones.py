@@ -15,7 +15,7 @@ from collections.abc import Callable
 from replay.sources.common import Event
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.lines import Line
-from replay.sources.ptcgl.play import on_played_to
+from replay.sources.ptcgl.play import on_played_to, tool_gone
 
 
 def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
@@ -314,6 +314,7 @@ def on_detached(imp: Importer, ln: Line) -> bool:
     for name in names:
         if name in mon.attached:
             mon.attached.remove(name)
+            tool_gone(imp, pid, name, ln.no)
     ev: Event = {"type": "discarded", "player": q, "pid": pid, "count": n}
     if names:
         ev["cards"] = names
@@ -546,6 +547,7 @@ def detach_to(imp: Importer, ln: Line, pid: str, name: str, zone: str, *, findin
     owner = mon.owner
     if name in mon.attached:
         mon.attached.remove(name)
+        tool_gone(imp, pid, name, ln.no)
     imp.emit({"type": "discarded", "player": owner, "pid": pid, "count": 1, "cards": [name]})
     if zone == "hand":
         imp.emit({"type": "to_hand", "player": owner, "from": "discard", "count": 1, "cards": [name]})
