@@ -155,22 +155,23 @@ class LogCards:
     def hp_bonus(self, card: str, mon: Mon) -> int | None:
         """The HP ``card`` gives ``mon`` attached to it (Hero's Cape: +100), from the catalogue's card text
         and its condition checked on ``mon``'s current card; 0 when it gives none; None when the catalogue
-        cannot tell (a condition it cannot check, or printings that disagree)."""
-        bonuses = {i.hp_bonus for i in self.infos(card)}
-        if not bonuses or bonuses == {None}:
+        cannot tell (a condition it cannot check, or printings that give different HP here)."""
+        results = {self._bonus(bonus, mon) for bonus in {i.hp_bonus for i in self.infos(card)}}
+        if not results:
             return 0
-        if len(bonuses) > 1:
-            return None
-        bonus = next(iter(bonuses))
-        assert bonus is not None
+        return next(iter(results)) if len(results) == 1 else None
+
+    def _bonus(self, bonus: tuple[int, str] | None, mon: Mon) -> int | None:
+        if bonus is None:
+            return 0
         n, cond = bonus
         pokemon = [i for i in self.infos(mon.name) if i.category == "pokemon"]
         for test in cond.split():
             kind, _, value = test.partition(":")
-            if kind == "stage":
-                holds = {i.stage == value for i in pokemon}
+            if kind == "stage":  # printings the catalogue gives no stage or type for are not counted
+                holds = {i.stage == value for i in pokemon if i.stage}
             elif kind == "type":
-                holds = {value in i.types for i in pokemon}
+                holds = {value in i.types for i in pokemon if i.types}
             elif kind == "rule":
                 holds = {mon.rule == value}
             elif kind == "not":
@@ -182,7 +183,7 @@ class LogCards:
             else:
                 return None  # a condition the catalogue cannot check ("?")
             if holds != {True}:
-                return 0 if holds == {False} else None
+                return 0 if holds == {False} else None  # mixed, or nothing known: cannot tell
         return n
 
     def settle_dropped(self, mon: Mon, no: int | None) -> None:

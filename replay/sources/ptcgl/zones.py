@@ -655,15 +655,17 @@ def on_to_deck(imp: Importer, ln: Line) -> bool:
     if w is not None and name in w.gone.get(p, ()):
         w.gone[p].remove(name)
         return True  # a card of the Pokémon that left play with this effect (counted with it)
-    if (
-        ln.detail
-        and w is not None
-        and p not in w.hands_shuffled
-        and p not in w.returned
-        and name in imp.table.discard_pile(p)
-    ):
-        # Super Rod and the like put cards from the discard pile back on the deck; a hand put back
-        # (Iono) shuffles it first
+    from_pile = w is not None and (
+        (w.trainer is not None and imp.cards.attach_source(w.trainer, of="shuffle") == "discard")
+        or (
+            w.move is not None
+            and bool(w.move[1])
+            and imp.cards.attach_source(*w.move, of="shuffle") == "discard"
+        )
+    )
+    if ln.detail and from_pile and name in imp.table.discard_pile(p):
+        # Super Rod and the like put cards from the discard pile back in the deck (the card's text says
+        # so); Academy at Night or Iono put them there from the hand
         imp.emit({"type": "moved", "player": p, "cards": [name], "from": "discard", "to": "deck"})
         return True
     put_back(imp, p)
