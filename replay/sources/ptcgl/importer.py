@@ -77,6 +77,7 @@ class Importer:
         self.window: Window | None = None
         self.turn_player: str | None = None
         self.turn_no = 0
+        self.turns_of: dict[str, int] = {}  # turns each player has started
         self.turn_open = False
         self.pending: Line | None = None  # a turn header waiting for its first line (its player)
         self.phase = "pre"

@@ -81,6 +81,11 @@ def on_attached(imp: Importer, ln: Line) -> bool:
     src = imp.source_of(ln, p, [name], "the attached card")
     if src != "hand":
         ev["from"] = src
+    if ln.detail:
+        # attached by an effect (an Ability, a Trainer), not the turn's one Energy from the hand
+        named = effect_name(imp)
+        if named:
+            ev["effect"] = named
     imp.emit(ev)
     imp.mon(pid).attached.append(name)
     tool_hp(imp, pid, name, ln.no)
@@ -181,16 +186,28 @@ def on_evolved(imp: Importer, ln: Line) -> bool:
     mon.hp_bonus = 0
     for attached in mon.attached:  # Tools stay attached: what they give the new stage
         tool_hp(imp, pid, attached, ln.no)
-    again = mon.evolved_at == imp.turn_no
+    early = mon.entered == imp.turn_no or imp.turns_of.get(p, 0) <= 1  # came into play this turn, first turn
     mon.entered = mon.evolved_at = imp.turn_no
     mon.conditions.clear()
     ev: Event = {"type": "evolved", "player": p, "pid": pid, "card": card}
-    if again:
-        # A second evolution this turn needs a card that allows it (Grand Tree, Rare Candy): the client
-        # did it, so name the last Trainer or Ability of the turn (contract: evolved.effect).
-        ev["effect"] = imp.last_effect or "effect"
+    if early:
+        # An evolution the rules alone would not allow (again this turn, the turn it came into play, the
+        # player's first turn) needs a card that allows it (Rare Candy, Grand Tree, Forest of Vitality): the
+        # client did it, so name the effect of the turn: the window's Trainer or Ability, else the Stadium
+        # in play, else the last effect (contract: evolved.effect)
+        ev["effect"] = effect_name(imp) or (imp.table.stadium[1] if imp.table.stadium else None) or "effect"
     imp.emit(ev)
     return True
+
+
+def effect_name(imp: Importer) -> str | None:
+    """The card or Ability the open window's action used, else the last Trainer or Ability of the turn."""
+    w = imp.window
+    if w is not None and w.trainer is not None:
+        return w.trainer
+    if w is not None and w.move is not None and w.move[1] and w.kind != "attack":
+        return w.move[1]
+    return imp.last_effect
 
 
 def on_devolved(imp: Importer, ln: Line) -> bool:
@@ -395,7 +412,11 @@ def on_switched(imp: Importer, ln: Line) -> bool:
     else:
         pid = imp.choose(cands, ln.no, "the switch", [])
     table.make_active(q, pid)
-    imp.emit({"type": "switched", "player": q, "pid": pid})
+    ev: Event = {"type": "switched", "player": q, "pid": pid}
+    named = effect_name(imp)
+    if named:
+        ev["effect"] = named  # a switch by a card or Ability (Switch, Boss's Orders), not a retreat
+    imp.emit(ev)
     return True
 
 

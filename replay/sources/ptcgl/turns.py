@@ -88,6 +88,7 @@ def start_pending(imp: Importer, nxt: Line | None, *, deck_out_of: str | None = 
         )
         player = expected
     imp.turn_no += 1
+    imp.turns_of[player] = imp.turns_of.get(player, 0) + 1
     imp.last_effect = None
     imp.turn_player = player
     imp.turn_open = True
