@@ -37,6 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def demo_events(seed: int) -> list[dict[str, Any]]:
     """The demo's games: simulated ones (one per scenario) and one imported PTCGL battle log."""
+    from replay.sources.cards import Catalogue
     from replay.sources.ptcgl import parse_ptcgl
     from replay.sources.simulate import simulate_series
     from replay.sources.synthetic import synthetic_log
@@ -54,8 +55,12 @@ def demo_events(seed: int) -> list[dict[str, Any]]:
                 break
         for stream in streams:
             events.extend(stream)
-    text, _catalogue, _winner, _reason = synthetic_log(seed)
-    events.extend(parse_ptcgl(text, match="demo-ptcgl-log", filename="demo-ptcgl-log.txt").events)
+    # The generated log's card list goes with it (a user's --cards file): its Pokémon have known HP.
+    text, catalogue, _winner, _reason = synthetic_log(seed)
+    cards = Catalogue(hp=catalogue)
+    events.extend(
+        parse_ptcgl(text, match="demo-ptcgl-log", filename="demo-ptcgl-log.txt", cards=cards).events
+    )
     return events
 
 

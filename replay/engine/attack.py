@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from replay.engine import claims, judgment
+from replay.engine import claims, judgment, restrictions
 from replay.engine.state import Event, State
 
 UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
@@ -16,16 +16,18 @@ UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
 
 def on_attack(g: State, e: Event) -> None:
     seq = e["seq"]
-    if g.window is not None:
-        judgment.close_window(g, seq)
+    if g.window is not None and judgment.close_window(g, seq):
+        return  # the window's knockouts ended the game: nothing follows game_over
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)
     pl = g.player(e)
     if pl is None:
         return
     # [docs/rules.md §6 Setup] the player who goes first may not attack on their first turn.
-    if not g.ruleset.first_turn_attack and g.turn == 1 and pl.id == g.first:
-        g.find("attack_first_turn", seq, f"{pl.id} attacked on the first turn of the game")
+    if not g.ruleset.first_turn_attack and g.turn == 1 and pl.id == g.first and not e.get("effect"):
+        restrictions.restriction(
+            g, "attack_first_turn", seq, pl, f"{pl.id} attacked on the first turn of the game"
+        )
     if pl.id != g.turn_player:
         g.find("turn_order", seq, f"{pl.id} attacked during {g.turn_player}'s turn")
     pid = e.get("pid")

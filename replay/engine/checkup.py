@@ -31,8 +31,8 @@ def on_condition(g: State, e: Event) -> None:
 
 def on_checkup_started(g: State, e: Event) -> None:
     seq = e["seq"]
-    if g.window is not None:
-        judgment.close_window(g, seq)
+    if g.window is not None and judgment.close_window(g, seq):
+        return  # the window's knockouts ended the game: nothing follows game_over
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)
     g.window = "checkup"

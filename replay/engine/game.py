@@ -181,7 +181,14 @@ class Game:
         if action != "void":
             problem = _amendment_problem(by_seq[target], event.get("event"))
             if problem:
-                old.find("corrected", seq, f"amendment of seq {target} ignored: {problem}", "warning")
+                # The refused amendment's fields (a hidden card, say) are for judges: the detail.
+                old.find(
+                    "corrected",
+                    seq,
+                    f"amendment of seq {target} ignored: {problem[0]}",
+                    "warning",
+                    problem[1],
+                )
                 return
         self.log.corrections += 1
         voided: set[int] = set()
@@ -256,13 +263,25 @@ def _admit(st: State, event: Event, etype: str) -> bool:
     if st.started is None and etype != "match_started":
         st.find("no_match_started", seq, f"{etype} before match_started; ignored")
         return False
-    if st.effect_pending and etype not in EFFECT_PARTS:
+    if st.effect_pending and not _continues_effect(st, event, etype):
+        ongoing = st.result is None
         judgment.resolve_effect(st)
+        if ongoing and st.result is not None and etype not in AFTER_END_OK:
+            return False  # the effect ended the game before this event: nothing follows its game_over
     if st.result is not None and etype not in AFTER_END_OK:
         decided = st.result.decided_at
         st.find("event_after_end", seq, f"{etype} after the game was decided at seq {decided}; ignored")
         return False
     return True
+
+
+def _continues_effect(st: State, event: Event, etype: str) -> bool:
+    """Is this event part of the effect being resolved outside the windows? Damage and its knockouts; or,
+    for an effect that made a player take Prize cards, the same effect's prize_taken for the other player
+    (both sides' last prizes taken by one effect are judged together) [docs/rules.md §1.1, §2]."""
+    if st.prize_effect is None:
+        return etype in EFFECT_PARTS
+    return etype == "note" or (etype == "prize_taken" and event.get("effect") == st.prize_effect)
 
 
 def _integral(event: Event) -> Event:
@@ -287,17 +306,19 @@ def _amend(original: Event, amendment: Event) -> Event:
     return {**original, **amendment, "seq": original["seq"], "match": original["match"]}
 
 
-def _amendment_problem(original: Event, amendment: object) -> str | None:
-    """Why an amendment cannot be applied (it must give a contract-valid event), or None."""
+def _amendment_problem(original: Event, amendment: object) -> tuple[str, str | None] | None:
+    """Why an amendment cannot be applied (it must give a contract-valid event), or None: the public
+    reason, and the validator's words (which quote the refused value) for the finding's detail."""
     from replay.engine.errors import EventError
     from replay.engine.validate import validate_event
 
     if not isinstance(amendment, dict):
-        return "the correction carries no event to amend with"
+        return "the correction carries no event to amend with", None
     try:
         validate_event(_amend(original, amendment))
     except EventError as exc:
-        return f"the amended event is not valid ({exc.message}{f' in {exc.field}' if exc.field else ''})"
+        where = f" in {exc.field}" if exc.field else ""
+        return "the amended event is not valid", f"{exc.message}{where}"
     return None
 
 

@@ -25,8 +25,9 @@ LOSS_PENALTIES: Final = ("game_loss", "match_loss", "disqualification")
 def run_batch(g: State, seq: int, window: str, claimed: set[str], removal: bool = False) -> None:
     """One knockout check [JP3.4 §I-D steps 1-5; docs/rules.md §2-3], then the judgment (§4).
 
-    ``claimed``: the Pokémon the source claimed Knocked Out in this window; ``removal``: an Active left
-    play in this window with nothing to promote, judged now with the window's knockouts.
+    ``claimed``: the Pokémon the source claimed Knocked Out in this window; ``removal``: the window holds
+    something else to judge with its knockouts, even without any (an Active that left play with nothing
+    to promote, Prize cards taken by a card effect).
     """
     knocked: list[Pokemon] = []
     for player in g.players:
@@ -56,26 +57,62 @@ def end_window(g: State, seq: int) -> None:
     """The attack or checkup window closes: its knockouts are checked, once [JP3.4 §I-D]."""
     window = g.window or "effect"
     claimed = g.window_claims
-    removal = g.window_removal
+    removal = g.window_removal or g.effect_prizes
     g.window = None
     g.window_claims = set()
     g.window_removal = False
+    g.effect_prizes = False
     run_batch(g, seq, window, claimed, removal)
 
 
-def close_window(g: State, seq: int) -> None:
-    """An attack or checkup window the source did not close is closed (and checked) now."""
+def close_window(g: State, seq: int) -> bool:
+    """An attack or checkup window the source did not close is closed (and checked) now; True when that
+    ended the game (the event that closed it then goes no further: nothing follows game_over)."""
     if g.window is not None:
         g.find("window_not_closed", seq, f"the {g.window} window was not closed; checked for knockouts here")
         end_window(g, seq)
+    return g.result is not None
 
 
 def resolve_effect(g: State) -> None:
-    """The effect outside the windows has resolved: check knockouts once for all of it [JP3.4 §I-D]."""
+    """The effect outside the windows has resolved: check knockouts once for all of it [JP3.4 §I-D], and
+    judge the Prize cards it made players take (docs/rules.md §1.1)."""
     g.effect_pending = False
     claimed = g.effect_claims
     g.effect_claims = set()
-    run_batch(g, g.effect_seq, "effect", claimed)
+    prizes = g.effect_prizes
+    g.effect_prizes = False
+    g.prize_effect = None
+    run_batch(g, g.effect_seq, "effect", claimed, prizes)
+
+
+def prizes_by_effect(g: State, seq: int, pl: Player, count: int, effect: str) -> None:
+    """``pl`` takes ``count`` Prize cards by the card effect ``effect`` (not a knockout's).
+
+    Checked against the prize cards left (never more than remain); judged like a knockout's prizes once
+    the effect has resolved, or at the end of the attack or checkup it happened in: a player who takes
+    their last Prize card wins, and when the same effect gives both players their last ones (consecutive
+    ``prize_taken`` events naming it), the simultaneous table decides [docs/rules.md §1.1, §4].
+    """
+    n = min(count, pl.prizes)
+    if n < count:
+        g.find(
+            "prizes_not_left",
+            seq,
+            f"{pl.id} took {count} prize card(s) by a card effect with {pl.prizes} left; took {n}",
+            detail=f"effect: {effect}",
+        )
+    pl.prizes -= n
+    pl.hand += n
+    pl.taken += n
+    if n:
+        g.emit({"type": "prizes_due", "seq": seq, "player": pl.id, "count": n, "effect": effect})
+    g.effect_prizes = True
+    if g.window is None:
+        # outside the windows, the effect resolves at the first event that is not part of it
+        g.effect_pending = True
+        g.effect_seq = seq
+        g.prize_effect = effect
 
 
 def promote(g: State, pl: Player, mon: Pokemon, seq: int) -> None:
@@ -253,26 +290,32 @@ def prize_penalty(g: State, seq: int, offender: Player, kind: str, cut: int) -> 
 
 
 def loss_penalty(g: State, seq: int, offender: Player, kind: str) -> None:
-    """Game Loss, Match Loss, Disqualification: the offender loses the current game [PG §4]."""
+    """Game Loss, Match Loss, Disqualification: the offender loses the current game [PG §4].
+
+    Given right after the game, it applies to that game. Loss penalties to both players at once (two
+    penalty events in a row, one to each) mean no winner, during the game or right after it [PG §4].
+    """
     opp = g.opponent(offender.id)
+    both = g.loss_penalty_seq == seq - 1 and g.loss_penalty_player == opp
+    g.loss_penalty_seq = seq
+    g.loss_penalty_player = offender.id
     prior = g.result
     if prior is None:
         decide(g, seq, winner=opp, reason="penalty", detail=kind)
         return
-    if (
-        prior.reason == "penalty"
-        and prior.detail in LOSS_PENALTIES
-        and prior.loser == opp
-        and prior.decided_at == seq - 1
-    ):
+    if both:
+        if prior.outcome == "no_winner":
+            return
         # [PG §4] Game Losses to both players at once: no winner (not a tie).
         g.result = msgspec.structs.replace(
             prior,
             outcome="no_winner",
             winner=None,
             loser=None,
+            reason="penalty",
             decided_at=seq,
             detail="game losses to both players",
+            conditions={p: [] for p in g.players},
         )
         g.playoff = None
         g.status = "finished"

@@ -42,7 +42,21 @@ def on_knocked_out(g: State, e: Event) -> None:
 
 
 def on_prize_taken(g: State, e: Event) -> None:
-    claims.prize_taken(g, e)
+    effect = e.get("effect")
+    if effect is None:
+        claims.prize_taken(g, e)  # a source's claim of the prizes a knockout gave
+        return
+    # Prize cards taken by a card effect (Lt. Surge's Bargain): the engine takes them [docs/rules.md §1.1].
+    pl = g.player(e)
+    if pl is None:
+        return
+    if g.result is not None:
+        decided = g.result.decided_at
+        g.find(
+            "event_after_end", e["seq"], f"prize_taken after the game was decided at seq {decided}; ignored"
+        )
+        return
+    judgment.prizes_by_effect(g, e["seq"], pl, int(e.get("count", 1)), str(effect))
 
 
 def on_prize_modifier(g: State, e: Event) -> None:

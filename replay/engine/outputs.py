@@ -15,6 +15,8 @@ from msgspec import UNSET, Struct, UnsetType
 
 ENGINE_VERSION: Final = "0.1.0"
 ENGINE: Final = f"prizecheck {ENGINE_VERSION}"
+#: A concession's reason words that say the player ran out of time (a timeout, not a concession).
+TIMEOUT_DETAILS: Final = ("inactive", "timeout")
 
 _T = TypeVar("_T", bound="Output")
 
@@ -34,12 +36,18 @@ class Output(Struct, frozen=True):
 
 
 class Finding(Output, frozen=True):
-    """Where the source disagrees with the rules (docs/records.md, Findings)."""
+    """Where the source disagrees with the rules (docs/records.md, Findings).
+
+    ``message`` is public: it never quotes an event's free text (a note, a reason), a card that may be
+    hidden or a refused event's fields. Those specifics are in ``detail``, which only roles that see
+    hidden information get (``replay.engine.public`` leaves it out).
+    """
 
     code: str
     severity: str
     seq: int | None
     message: str
+    detail: str | UnsetType = UNSET
 
 
 class Knockout(Output, frozen=True):
@@ -93,7 +101,7 @@ class Result(Output, frozen=True):
 
     def reason_kind(self) -> str:
         """The kind of this result's reason, comparable with a source's claimed one."""
-        if self.reason == "concession" and self.detail in ("inactive", "timeout"):
+        if self.reason == "concession" and self.detail in TIMEOUT_DETAILS:
             return "timeout"
         return self.reason
 

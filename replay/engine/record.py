@@ -12,6 +12,7 @@ from typing import Any
 from replay.engine.chain import dumps
 from replay.engine.log import EventLog
 from replay.engine.outputs import ENGINE, Audit, Chain, PlayoffOf, PrizeCount, Record, agrees
+from replay.engine.public import public_result
 from replay.engine.state import State
 
 __all__ = ["build_board", "build_record", "dumps"]
@@ -55,7 +56,8 @@ def build_record(g: State, log: EventLog, *, provisional: bool = False) -> Recor
 
 
 def build_board(g: State, log: EventLog) -> dict[str, Any]:
-    """The public board: Pokémon in play and counts; never a hidden card (hands, prizes, draws)."""
+    """The public board: Pokémon in play and counts; never a hidden card (hands, prizes, draws), and the
+    result as every role sees it (``replay.engine.public``: no concession's free-text reason)."""
     players: dict[str, Any] = {}
     for pid, pl in g.p.items():
         players[pid] = {
@@ -76,6 +78,6 @@ def build_board(g: State, log: EventLog) -> dict[str, Any]:
         "source_turn": g.source_turn,
         "turn_player": g.turn_player,
         "status": g.status,
-        "result": g.result.to_json() if g.result is not None else None,
+        "result": public_result(g.result.to_json()) if g.result is not None else None,
         "players": players,
     }

@@ -98,8 +98,14 @@ def on_game_ended(g: State, e: Event) -> None:
     if isinstance(claimed_reason, str):
         kind = REASON_KINDS.get(claimed_reason.lower(), claimed_reason.lower())
         if kind != res.reason_kind() and not (kind == "prizes" and res.reason == "simultaneous"):
+            # A reason the engine knows is a word of its vocabulary; any other is the source's free text,
+            # for judges only (the finding's detail).
+            known = claimed_reason.lower() in REASON_KINDS
+            said = f"reason {claimed_reason!r}" if known else "a reason in its own words"
             g.find(
                 "reason_mismatch",
                 seq,
-                f"the source gives reason {claimed_reason!r}; the engine {res.reason!r}",
+                f"the source gives {said}; the engine {res.reason!r}",
+                None,
+                None if known else f"the source gives reason {claimed_reason!r}",
             )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.engine import judgment
+from replay.engine import judgment, restrictions
 from replay.engine.board import Player, Pokemon
 from replay.engine.ruleset import load_ruleset
 from replay.engine.state import Event, State
@@ -97,13 +97,21 @@ def on_evolved(g: State, e: Event) -> None:
         return
     seq = e["seq"]
     # [docs/rules.md §6 Setup]: not on the player's own first turn, nor a Pokémon that came into play
-    # this turn.
-    if not g.ruleset.first_turn_evolve and g.turn_player == pl.id and pl.turns <= 1 and g.turn > 0:
-        g.find("evolved_too_early", seq, f"{pl.id} evolved {mon.name} ({mon.pid}) on their first turn")
-    elif mon.entered_turn == g.turn or (mon.evolved_turn == g.turn and not e.get("effect")):
-        # A card effect may evolve a Pokémon again this turn (Grand Tree, Rare Candy): the source names it.
+    # (or evolved) this turn, unless a card effect does it (Grand Tree, Rare Candy, Forest of Vitality):
+    # a source that names the effect makes no finding.
+    effect = e.get("effect")
+    if effect:
+        if g.turn_player == pl.id:
+            g.turn_cards.append(str(effect))
+    elif not g.ruleset.first_turn_evolve and g.turn_player == pl.id and pl.turns <= 1 and g.turn > 0:
+        restrictions.restriction(
+            g, "evolved_too_early", seq, pl, f"{pl.id} evolved {mon.name} ({mon.pid}) on their first turn"
+        )
+    elif mon.entered_turn == g.turn or mon.evolved_turn == g.turn:
         when = "came into play" if mon.entered_turn == g.turn else "already evolved"
-        g.find("evolved_too_early", seq, f"{mon.name} ({mon.pid}) evolved on the turn it {when}")
+        restrictions.restriction(
+            g, "evolved_too_early", seq, pl, f"{mon.name} ({mon.pid}) evolved on the turn it {when}"
+        )
     pl.move("hand", "in_play", 1)
     mon.evolve(e.get("card") or {}, g.turn)
     if g.window is None and mon.knocked_out:
@@ -123,7 +131,10 @@ def on_attached(g: State, e: Event) -> None:
     else:
         pl.move(src if src in ("deck", "discard", "lost_zone", "prizes") else "hand", "in_play", 1)
     card = e.get("card") or {}
-    mon.attached.append(str(card.get("name", "?")))
+    name = str(card.get("name", "?"))
+    if card.get("kind") == "energy" and (src is None or src == "hand") and g.window is None:
+        restrictions.energy_attached(g, e, pl, name)  # [docs/rules.md §6] one Energy from the hand a turn
+    mon.attached.append(name)
     mon.cards += 1
     if mon.owner != pl.id:
         g.p[mon.owner].in_play += 1
@@ -143,6 +154,8 @@ def on_switched(g: State, e: Event) -> None:
         # A new Active after a knockout, reported as a switch: the same as a promotion.
         judgment.promote(g, pl, mon, e["seq"])
         return
+    if g.window is None:
+        restrictions.switched(g, e, pl)  # [docs/rules.md §6] a retreat, once per turn
     old = g.mons[pl.active]
     old.conditions = []  # moving to the Bench ends Special Conditions
     pl.bench[pl.bench.index(mon.pid)] = old.pid

@@ -61,6 +61,10 @@ class State:
     source_turn: int | None = None  # the turn as the source numbers it (turn_started.turn)
     turn_player: str | None = None
     turn_open: bool = False
+    # the turn's limits [docs/rules.md §6]: what the turn player did this turn, the cards they played
+    turn_counts: dict[str, int] = field(default_factory=dict)
+    turn_cards: list[str] = field(default_factory=list)
+    stadium: str | None = None  # the name of the Stadium in play (whoever's)
     # windows: None | "attack" | "checkup"; an effect outside them is pending until it resolves
     window: str | None = None
     window_claims: set[str] = field(default_factory=set)
@@ -68,6 +72,8 @@ class State:
     effect_pending: bool = False
     effect_seq: int = 0
     effect_claims: set[str] = field(default_factory=set)
+    effect_prizes: bool = False  # prize cards were taken by a card effect in this window or effect
+    prize_effect: str | None = None  # outside the windows: the effect whose prize_taken events go together
     # knockouts and prizes
     batch: int = 0
     knockouts: list[Knockout] = field(default_factory=list)
@@ -83,6 +89,8 @@ class State:
     status: str = "in_progress"
     claimed: Claim | None = None
     penalties: list[Penalty] = field(default_factory=list)
+    loss_penalty_seq: int = 0  # the last Game Loss (Match Loss, DQ) penalty's seq, and its offender
+    loss_penalty_player: str | None = None
     playoff: PlayoffLink | None = None
     children: list[str] = field(default_factory=list)
     time: TimeCalled | None = None
@@ -95,13 +103,17 @@ class State:
         """Add one derived output to the timeline."""
         self.timeline.append(output)
 
-    def find(self, code: str, seq: int, message: str, severity: str | None = None) -> None:
-        """Record a finding (and its timeline entry)."""
-        f = finding(code, seq, message, severity)
+    def find(
+        self, code: str, seq: int, message: str, severity: str | None = None, detail: str | None = None
+    ) -> None:
+        """Record a finding (and its timeline entry). ``message`` is public; the specifics that quote an
+        event (free text, cards that may be hidden) go to ``detail`` (judges only)."""
+        f = finding(code, seq, message, severity, detail)
         self.findings.append(f)
-        self.timeline.append(
-            {"type": "finding", "code": code, "severity": f.severity, "seq": seq, "message": message}
-        )
+        out = {"type": "finding", "code": code, "severity": f.severity, "seq": seq, "message": message}
+        if detail is not None:
+            out["detail"] = detail
+        self.timeline.append(out)
 
     def opponent(self, player: str) -> str:
         a, b = self.players

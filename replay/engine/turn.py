@@ -17,8 +17,8 @@ def on_turn_started(g: State, e: Event) -> None:
     pl = g.player(e)
     if pl is None:
         return
-    if g.window is not None:
-        judgment.close_window(g, seq)
+    if g.window is not None and judgment.close_window(g, seq):
+        return  # the window's knockouts ended the game: no turn starts, nothing follows game_over
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)
     expected = g.first if g.turn == 0 else g.next_turn_player()
@@ -36,6 +36,9 @@ def on_turn_started(g: State, e: Event) -> None:
     g.turn += 1
     g.turn_player = pl.id
     g.turn_open = True
+    if g.turn_counts or g.turn_cards:
+        g.turn_counts = {}
+        g.turn_cards = []
     pl.turns += 1
     if "deck" in e:
         seen = int(e["deck"])
@@ -92,6 +95,8 @@ def on_moved(g: State, e: Event) -> None:
     cards = e.get("cards")
     count = int(e.get("count", len(cards) if isinstance(cards, list) else 1))
     pl.move(src, dst, count)
+    if src == "stadium":
+        g.stadium = None
     if src != "deck" and pl.zone(src) < 0:
         g.find("card_count", e["seq"], f"{pl.id}'s {src} would hold {pl.zone(src)} cards after this move")
 
@@ -103,8 +108,8 @@ def on_turn_ended(g: State, e: Event) -> None:
         if g.unclaimed or g.prizes_claimed:
             claims.close(g, seq)
         return
-    if g.window is not None:
-        judgment.close_window(g, seq)
+    if g.window is not None and judgment.close_window(g, seq):
+        return  # the window's knockouts ended the game: nothing follows game_over
     pl = g.player(e)
     if pl is None:
         return

@@ -8,7 +8,7 @@ one field at fault instead of "matched none of 29 alternatives".
 
 A fast path comes first: msgspec ``Struct`` types generated at import from the same ``$defs`` (envelope
 merged in; each tagged by its ``type``, so they form one tagged union; ``const``/``enum`` as ``Literal``;
-``minimum``, ``minLength``, ``minItems``/``maxItems`` as ``Meta``; ``uniqueItems`` of strings in
+``minimum``, ``minLength``/``maxLength``, ``minItems``/``maxItems`` as ``Meta``; ``uniqueItems`` of strings in
 ``__post_init__``; ``pattern`` and ``format: date-time`` as one ``Meta`` pattern made of the expressions
 fastjsonschema compiles, ``$`` rewritten to "end of string", except the event timestamp, below). It may
 only say "valid": whatever it does not accept, for any reason, goes to the fastjsonschema validator, which
@@ -277,12 +277,15 @@ def _scalar(node: Mapping[str, Any], defs: Mapping[str, Any], name: str) -> tupl
             raise _Unsupported(f"type list {kind}")
         return cast(Any, Union)[tuple(_SIMPLE[k] for k in kind)], None
     if kind == "string":
-        if keys - {"type", "minLength", "pattern", "format"}:
+        if keys - {"type", "minLength", "maxLength", "pattern", "format"}:
             raise _Unsupported(f"string keywords {sorted(keys)}")
         meta: dict[str, Any] = {}
         patterns = []
         if "minLength" in node:
             meta["min_length"] = node["minLength"]
+        if "maxLength" in node:
+            # code points, as JSON Schema counts them (and fastjsonschema, with len() of a str)
+            meta["max_length"] = node["maxLength"]
         if "pattern" in node:
             patterns.append(_REGEX[node["pattern"]].pattern)
         if "format" in node:

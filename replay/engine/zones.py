@@ -9,6 +9,7 @@ put there), never an error.
 
 from __future__ import annotations
 
+from replay.engine import restrictions
 from replay.engine.board import ZONES, Player
 from replay.engine.state import Event, State
 
@@ -46,6 +47,8 @@ def on_discarded(g: State, e: Event) -> None:
         owner.discard += n
         return
     src = e.get("from", "hand")
+    if src == "stadium":
+        g.stadium = None
     if src in ZONES:
         _move(g, pl, src, "discard", n, e["seq"])
 
@@ -59,11 +62,16 @@ def on_trainer_played(g: State, e: Event) -> None:
         return
     card = e.get("card") or {}
     kind = card.get("kind")
+    name = str(card.get("name", "?"))
+    # [docs/rules.md §6] one Supporter and one Stadium per turn; no Supporter on the first turn of the
+    # player who goes first
+    restrictions.trainer_played(g, e, pl, kind, name)
     if kind == "stadium":
         for other in g.p.values():
             if other.stadium > 0:
                 other.move("stadium", "discard", other.stadium)
         _move(g, pl, "hand", "stadium", 1, e["seq"])
+        g.stadium = name
     elif kind in ("item", "supporter"):
         _move(g, pl, "hand", "discard", 1, e["seq"])
 

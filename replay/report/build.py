@@ -19,6 +19,7 @@ from typing import Any
 
 from replay.engine.chain import verify_signature
 from replay.engine.game import ENGINE_VERSION
+from replay.engine.public import public_finding
 from replay.report.links import review_link
 from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
@@ -213,7 +214,9 @@ class ReportBuilder:
             rs.second_tiebreaks += 1
 
     def _findings(self, sec: _Section, rec: Mapping[str, Any], match: str, rnd: str) -> None:
-        for f in rec.get("findings") or ():
+        # The report is for organizers: each finding's public projection (its message, never the judges'
+        # detail; replay.engine.public).
+        for f in map(public_finding, rec.get("findings") or ()):
             code = intern(str(f.get("code")))
             severity = intern(str(f.get("severity")))
             sec.findings[(code, severity)] += 1

@@ -3,8 +3,9 @@
 The command is ``prizecheck simulate`` (:mod:`replay.cli.simulate`).
 
 Every game is a full contract stream (docs/events.md): ``match_started``, both setups (with mulligans and the
-opponent's bonus draws), then turns with draws, Pokémon played and evolved, energy and tools, searches and
-discards, retreats and gusts, attacks with spread and recoil damage, Special Conditions and Pokémon
+opponent's bonus draws), then turns with draws, Pokémon played and evolved, energy and tools, Trainer cards
+(``trainer_played``: Supporters and Items), searches and discards, retreats and switches by named effects
+(Switch, Boss's Orders), attacks with spread and recoil damage, Special Conditions and Pokémon
 Checkups, knockouts claimed inside their window, prizes, promotions, and a closing ``game_ended`` claim.
 
 The simulator keeps its own books, written from docs/rules.md and independently of the engine so that the two
@@ -16,8 +17,11 @@ penalties (Double Prize Card, Game Loss), card effects, time called, and playoff
 decided is followed by ``<match>/tb1``, a drawn sudden death by ``<match>/tb2``...).
 
 This is a tool, not an engine module: it uses ``random.Random(seed)`` and nothing else, so a seed always
-gives the same events. ``faults`` injects source errors (a wrong prize count, a missing or undue knockout
-claim, an attack on the first turn, a wrong promotion order) so tests can check that the engine finds them.
+gives the same events. Its games keep the turn's limits (one Supporter and one Energy attached from the
+hand per turn, one retreat, no Supporter or attack on the first turn of the game: docs/rules.md §6).
+``faults`` injects source errors (a wrong prize count, a missing or undue knockout claim, an attack on the
+first turn, a wrong promotion order, a second Supporter in a turn) so tests can check that the engine
+finds them.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ FAULTS: Final[dict[str, str]] = {
     "ko_not_due": "ko_not_due",
     "first_turn_attack": "attack_first_turn",
     "promotion_order": "promotion_order",
+    "second_supporter": "second_supporter",
 }
 """Injectable source errors and the engine finding each one must cause."""
 
@@ -713,7 +718,14 @@ class _Sim:
         # [docs/rules.md §6] the first player may not play a Supporter (or attack) on the first turn of the
         # game.
         if t > 1 and p.hand >= 1 and rng.random() < 0.8:
+            played = len(self.events)
             self.supporter(p, q, t)
+            if (
+                len(self.events) > played
+                and p.hand >= 1
+                and self.fault("second_supporter", len(self.events) + 1)
+            ):
+                self.trainer(p, "supporter", "Hop")  # a source error: a second Supporter this turn
         self.attach(p)
         for _ in range(rng.choice((0, 0, 1, 1, 2))):
             self.item(p)
@@ -732,29 +744,30 @@ class _Sim:
             research = 0.9
         roll = rng.random()
         if roll < research:
-            self.moved(p, "hand", "discard", p.hand, ["Professor's Research"] if p.hand == 1 else None)
+            self.trainer(p, "supporter", "Professor's Research")
+            self.moved(p, "hand", "discard", p.hand)
             self.draw(p, 7)
         elif roll < research + 0.2 and q.bench:
-            self.moved(p, "hand", "discard", 1, ["Boss's Orders"])
+            self.trainer(p, "supporter", "Boss's Orders")
             target = max(q.bench, key=lambda m: (m.knocked_out, self.value(m), m.damage))
-            self.switch_active(q, target)
+            self.switch_active(q, target, "Boss's Orders")
         elif roll < research + 0.35:
-            self.moved(p, "hand", "discard", 1, ["Arven"])
+            self.trainer(p, "supporter", "Arven")
             self.moved(p, "deck", "hand", min(2, p.deck))
         elif roll < research + 0.42 and not self.stall:
-            self.moved(p, "hand", "discard", 1, ["Iono"])
+            self.trainer(p, "supporter", "Iono")
             for pl in (p, q):
                 self.moved(pl, "hand", "deck", pl.hand)
                 self.draw(pl, pl.prizes)
         elif roll < research + 0.5:
-            self.moved(p, "hand", "discard", 1, ["Colress's Experiment"])
+            self.trainer(p, "supporter", "Colress's Experiment")
             n = min(3, p.deck)
             self.moved(p, "deck", "hand", n)
             self.moved(p, "deck", "lost_zone", min(2, p.deck))
         elif roll < research + 0.55:
             small = [m for m in p.mons() if m.stack == 1 and (m is not p.active or p.bench)]
             if small:
-                self.moved(p, "hand", "discard", 1, ["Penny"])
+                self.trainer(p, "supporter", "Penny")
                 mon = rng.choice(small)
                 self.remove(p, mon, "hand")
         elif roll < research + 0.6 and self.scenario == "no_pokemon" and not q.bench and q.active:
@@ -783,19 +796,21 @@ class _Sim:
         rng = self.rng
         roll = rng.random()
         if roll < 0.35 and p.hand >= 3:
-            discards = ["Ultra Ball", rng.choice(_ENERGY), rng.choice(_TOOLS)]
-            self.moved(p, "hand", "discard", 3, discards if rng.random() < 0.5 else None)
+            discards = [rng.choice(_ENERGY), rng.choice(_TOOLS)]
+            named = rng.random() < 0.5
+            self.trainer(p, "item", "Ultra Ball")
+            self.moved(p, "hand", "discard", 2, discards if named else None)
             self.moved(p, "deck", "hand", min(1, p.deck))
         elif roll < 0.6 and p.hand >= 1 and len(p.bench) < p.max_bench and not p.keep_bench_empty:
-            self.moved(p, "hand", "discard", 1, ["Nest Ball"])
+            self.trainer(p, "item", "Nest Ball")
             if p.deck:
                 self.moved(p, "deck", "hand", 1)
                 self.play_basic(p)
         elif roll < 0.75 and p.hand >= 1:
-            self.moved(p, "hand", "discard", 1, ["Pokégear 3.0"])
+            self.trainer(p, "item", "Pokégear 3.0")
             self.moved(p, "deck", "hand", min(1, p.deck))
         elif roll < 0.82 and p.hand >= 1 and p.discard >= 4 and self.scenario != "deck_out":
-            self.moved(p, "hand", "discard", 1, ["Super Rod"])
+            self.trainer(p, "item", "Super Rod")
             self.moved(p, "discard", "deck", 3)
 
     def play_basic(self, p: _Player) -> None:
@@ -825,7 +840,7 @@ class _Sim:
                 continue
             step = 1
             if mon.stage == 0 and len(mon.line) >= 3 and p.hand >= 2 and rng.random() < 0.3:
-                self.moved(p, "hand", "discard", 1, ["Rare Candy"])
+                self.trainer(p, "item", "Rare Candy")
                 step = 2
             mon.stage += step
             mon.stack += 1
@@ -942,16 +957,28 @@ class _Sim:
         if stuck:
             if p.hand < 1 or rng.random() < 0.5:
                 return
-            self.moved(p, "hand", "discard", 1, ["Switch"])
-        self.switch_active(p, ready)
+            self.trainer(p, "item", "Switch")
+            self.switch_active(p, ready, "Switch")
+            return
+        self.switch_active(p, ready)  # the turn's retreat [docs/rules.md §6]
 
-    def switch_active(self, pl: _Player, new: _Mon) -> None:
+    def switch_active(self, pl: _Player, new: _Mon, effect: str | None = None) -> None:
+        """A new Active from the Bench: by the card ``effect`` names, or a retreat."""
         old = pl.active
         assert old is not None
         old.conds = []  # moving to the Bench ends Special Conditions
         pl.bench[pl.bench.index(new)] = old
         pl.active = new
-        self.emit("switched", {"player": pl.id, "pid": new.pid})
+        f: dict[str, Any] = {"player": pl.id, "pid": new.pid}
+        if effect is not None:
+            f["effect"] = effect
+        self.emit("switched", f)
+
+    def trainer(self, pl: _Player, kind: str, name: str) -> None:
+        """A Trainer card played from the hand to the discard pile (contract: trainer_played)."""
+        pl.hand -= 1
+        pl.discard += 1
+        self.emit("trainer_played", {"player": pl.id, "card": {"name": name, "kind": kind}})
 
     # ------------------------------------------------------------------ attacks
     def prizes_for(self, taker: _Player, mons: list[_Mon]) -> int:

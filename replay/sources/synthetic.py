@@ -1,7 +1,9 @@
 """Synthetic Pokémon TCG Live battle logs for tests and benchmarks (never real players' logs).
 
-``synthetic_log(seed)`` plays a small, consistent game with ``random.Random(seed)`` and prints it in the
-client's English templates: draws (named for the exporter, hidden for the opponent), Bench plays,
+``synthetic_log(seed)`` plays a small, consistent and legal game with ``random.Random(seed)`` (one Energy
+attached from the hand and one Supporter a turn, no Supporter or attack on the first turn of the game,
+no evolution on a player's first turn or of a Pokémon played that turn) and prints it in the client's
+English templates: draws (named for the exporter, hidden for the opponent), Bench plays,
 attachments, evolutions, Abilities, attacks with spread damage and Special Conditions, Pokémon Checkups,
 knockouts, aggregated prize lines and promotions, ending with prizes, no Pokémon or a concession. The
 returned catalogue gives every Pokémon's HP, so a test can import with or without HP.
@@ -21,6 +23,7 @@ _BASICS = (
 )  # fmt: skip
 _STAGE1 = {"Charmeleon": 90, "Pidgeotto": 80, "Drakloak": 90, "Dusclops": 90, "Bibarel": 120}
 _TRAINERS = ("Ultra Ball", "Nest Ball", "Arven", "Iono", "Boss's Orders", "Rare Candy", "Switch", "Pal Pad")
+_SUPPORTERS = frozenset({"Arven", "Iono", "Boss's Orders"})
 _ENERGY = ("Fire Energy", "Psychic Energy", "Lightning Energy", "Double Turbo Energy")
 _HANDLES = ("Ash", "Ashley", "7seas", "Éloïse_k", "Kai-2", "Mo_Mo")
 
@@ -107,6 +110,9 @@ def synthetic_log(seed: int, *, target_lines: int = 400) -> tuple[str, dict[str,
                 ("You conceded." if player == exporter else "Opponent conceded.") + f" {other} wins."
             )
             break
+        # A legal turn [docs/rules.md §6, "The turn's limits"]: one Energy attached from the hand, one
+        # Supporter (none on the first turn of the player who goes first).
+        attached = supporter = False
         for _ in range(rng.randint(per_turn // 2, per_turn)):
             r = rng.random()
             if r < 0.2 and len(me.bench) < 5:
@@ -124,7 +130,10 @@ def synthetic_log(seed: int, *, target_lines: int = 400) -> tuple[str, dict[str,
             elif r < 0.55:
                 target = rng.choice([me.active, *me.bench])
                 where = "in the Active Spot" if target is me.active else "on the Bench"
-                lines.append(f"{player} attached {rng.choice(_ENERGY)} to {target.name} {where}.")
+                energy = rng.choice(_ENERGY)
+                if not attached:
+                    attached = True
+                    lines.append(f"{player} attached {energy} to {target.name} {where}.")
             elif r < 0.65 and deck[player] >= 2:
                 lines.append(f"{player}'s {me.active.name} used Quick Search.")
                 if player != exporter:
@@ -135,6 +144,10 @@ def synthetic_log(seed: int, *, target_lines: int = 400) -> tuple[str, dict[str,
                     lines.append(f"- {player} drew Iono.")
             else:
                 t = rng.choice(_TRAINERS[:3])
+                if t in _SUPPORTERS:
+                    if supporter or turn == 1:
+                        t = "Ultra Ball"  # an Item instead: a Supporter is once a turn, never on turn 1
+                    supporter = supporter or t in _SUPPORTERS
                 lines.append(f"{player} played {t}.")
                 lines.append(f"- {player} discarded {rng.choice(_ENERGY)}.")
         if turn == 1:

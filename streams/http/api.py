@@ -37,7 +37,7 @@ from streams.http.access import (
 from streams.http.edge import MSGPACK_TYPES, TooManyEvents, parse_events, read_events
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
-from streams.http.redact import public_event
+from streams.http.redact import public_event, record_body, sees_hidden
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.store import Store
@@ -181,7 +181,8 @@ async def get_matches(request: web.Request) -> web.Response:
 
 async def get_record(request: web.Request) -> web.Response:
     """GET /matches/{match}/record[?version=N]: the stored record, or version N of a finished record
-    (docs/records.md, "Versions"); it holds no hidden card."""
+    (docs/records.md, "Versions"). A judge in scope gets it as stored; anyone else its public projection
+    (:func:`streams.http.redact.record_body`)."""
     match = request[MATCH]
     store = request.app[STORE]
     number = request[QUERY].get("version")
@@ -194,10 +195,9 @@ async def get_record(request: web.Request) -> web.Response:
         data = await store.record(match)
     if data is None:
         raise Problem(404, "not_found", f"match {match}: no record stored")
-    if request.headers.get("Accept", "") in MSGPACK_TYPES:
-        return web.Response(body=data, content_type="application/msgpack")
-    record = _unpack(data, match, "record")
-    return _json(record)
+    as_msgpack = request.headers.get("Accept", "") in MSGPACK_TYPES
+    body = await record_body(request, match, data, _unpack(data, match, "record"), as_msgpack)
+    return web.Response(body=body, content_type="application/msgpack" if as_msgpack else "application/json")
 
 
 async def _no_version(store: Store, match: str, number: int) -> str:
@@ -235,13 +235,13 @@ async def get_board(request: web.Request) -> web.Response:
 
 
 async def get_events(request: web.Request) -> web.Response:
-    """GET /matches/{match}/events: the archive. A judge gets every event as sent (hidden cards included,
-    audited); any other role gets the public projection of each event (:mod:`streams.http.redact`)."""
+    """GET /matches/{match}/events: the archive. A judge in scope gets every event as sent (hidden cards
+    included, audited); any other role gets each event's public projection (:mod:`streams.http.redact`)."""
     match = request[MATCH]
     entries = await request.app[STORE].events(match)
     if not entries:
         raise Problem(404, "not_found", f"match {match}: no events archived")
-    full = "judge" in request[PRINCIPAL].roles
+    full = await sees_hidden(request, match)
     as_msgpack = (
         request[QUERY].get("format") == "msgpack" or request.headers.get("Accept", "") in MSGPACK_TYPES
     )
@@ -397,6 +397,12 @@ API_ROUTES: tuple[Route, ...] = (
         get_record,
         PUBLIC,
         "The end-of-game record (docs/records.md)",
+        description=(
+            "A judge whose token covers the match gets the record as stored (audited when it holds what "
+            "the public projection leaves out); everyone else its public projection: the same bytes when "
+            "nothing is left out, else `redacted: true` and `signature: null` (docs/http-api.md, "
+            '"What each role sees").'
+        ),
         answers={
             200: _answer(
                 "the record (application/msgpack with Accept: application/msgpack)",

@@ -1,89 +1,65 @@
-"""What a role that may not see hidden cards gets of an event: an allowlist projection.
+"""What each role gets over HTTP: the whole, or the public projection (``replay.engine.public``).
 
-Hidden information in the contract's events (docs/events.md): the cards of a hand (``drew.cards``, a
-``moved`` between hidden zones), prize identities (``moved`` from or to ``prizes``), the deck and its
-order (``match_started.deck``, ``moved`` to or from ``deck``), and anything a producer added that the
-contract does not define (extra fields, a judge's ``note`` text, a correction's replacement event).
+The projection itself is the engine's (an allow-list of the fields each event type, each nested object
+and the record may show; the league report and the board use the same one). This module decides, per
+request, who gets which:
 
-Cards become public when they are played (``played``, ``evolved``, ``attached``, ``setup``: in play), when
-they go to or come from a public zone (``discard``, ``lost_zone``, ``stadium``: discarded, used), when a
-``moved`` says ``revealed: true`` (shown to both players), or when a card effect names its card
-(``effect_result``). So the projection keeps, for each event type, only the fields that are public, and
-for ``moved`` keeps ``cards`` only when the move is public. It is an allowlist: a field nobody listed here
-never leaves, so a new field is hidden until someone decides it is public.
+- a **judge** whose token covers the match (an unscoped judge, or one scoped to the match's league or
+  event) gets events and records as stored, hidden cards, free text and findings' ``detail`` included;
+  serving any of that is a ``read_hidden`` entry in the audit log;
+- **every other caller** (the public, ingest, organizers, a judge outside its scope) gets the public
+  projection: of each archived event, and of the record and each of its versions. A record with nothing
+  to leave out is served as stored, byte for byte and signed; otherwise its projection, with
+  ``"redacted": true`` and no signature (docs/http-api.md, "What each role sees").
+
+Boards (and the live boards, the overlay) are public by construction: the engine builds them from counts
+and the public result (``replay.engine.record.build_board``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-PUBLIC_ZONES = frozenset({"discard", "lost_zone", "stadium"})
-_ENVELOPE = ("match", "seq", "type", "at")
+from aiohttp import web
 
-#: The fields each type may show to every role (besides the envelope). ``moved.cards`` is decided apart.
-PUBLIC_FIELDS: dict[str, tuple[str, ...]] = {
-    "match_started": (
-        "players",
-        "first",
-        "ruleset",
-        "prizes",
-        "source",
-        "context",
-        "must_decide",
-        "parent",
-        "playoff",
-    ),
-    "setup": ("player", "active", "bench", "mulligans"),
-    "turn_started": ("player", "turn", "deck"),
-    "drew": ("player", "count"),
-    "moved": ("player", "count", "from", "to", "revealed"),
-    "played": ("player", "pid", "card", "to"),
-    "evolved": ("player", "pid", "card"),
-    "attached": ("player", "pid", "card"),
-    "attack": ("player", "pid", "name"),
-    "damage": ("pid", "amount", "by"),
-    "healed": ("pid", "amount"),
-    "attack_ended": (),
-    "condition": ("pid", "condition", "on"),
-    "turn_ended": ("player",),
-    "checkup_started": (),
-    "checkup_ended": (),
-    "switched": ("player", "pid"),
-    "promoted": ("player", "pid"),
-    "removed": ("player", "pid", "to"),
-    "knocked_out": ("pid", "player"),
-    "prize_taken": ("player", "count"),
-    "prize_modifier": ("pid", "delta"),
-    "conceded": ("player",),
-    "penalty": ("player", "kind", "reason"),
-    "time_called": (),
-    "effect_result": ("player", "wins", "card"),
-    "game_ended": ("outcome", "winner", "reason"),
-    "correction": ("target", "action"),
-    "note": ("author",),
-}
+from replay.engine.chain import canonical_bytes, dumps
+from replay.engine.public import EVENT_FIELDS, PUBLIC_ZONES, cards_are_public, public_event, public_record
+from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scope
+
+__all__ = [
+    "EVENT_FIELDS",
+    "PUBLIC_ZONES",
+    "moved_is_public",
+    "public_event",
+    "public_record",
+    "record_body",
+    "sees_hidden",
+]
+
+moved_is_public = cards_are_public
 
 
-def moved_is_public(event: dict[str, Any]) -> bool:
-    """A move whose cards both players see: to or from a public zone, or declared revealed."""
-    return (
-        event.get("revealed") is True or event.get("from") in PUBLIC_ZONES or event.get("to") in PUBLIC_ZONES
-    )
+async def sees_hidden(request: web.Request, match: str) -> bool:
+    """Whether the caller may see the hidden information of ``match``: a judge, within its token's scope."""
+    principal = request[PRINCIPAL]
+    if "judge" not in principal.roles:
+        return False
+    if not principal.scoped:
+        return True
+    league, event = await match_scope(request.app[ACCESS].store, match)
+    return principal.covers(league, event)
 
 
-def public_event(event: dict[str, Any]) -> dict[str, Any]:
-    """The event as a role without hidden information sees it (``"redacted": true`` when anything was
-    left out, so a reader knows the archive it reads is not the whole one)."""
-    kind = event.get("type")
-    allowed = PUBLIC_FIELDS.get(kind) if isinstance(kind, str) else None
-    out: dict[str, Any] = {k: event[k] for k in _ENVELOPE if k in event}
-    for key in allowed or ():
-        if key in event:
-            out[key] = event[key]
-    if kind == "moved" and "cards" in event and moved_is_public(event):
-        out["cards"] = event["cards"]
-    if kind in ("drew", "moved") and "cards" not in out and isinstance(event.get("cards"), list):
-        out.setdefault("count", len(event["cards"]))  # how many is public; which is not
-    if len(out) != len(event):
-        out["redacted"] = True
-    return out
+async def record_body(
+    request: web.Request, match: str, data: bytes, record: dict[str, Any], as_msgpack: bool
+) -> bytes:
+    """The bytes of a stored record (``data``, decoded: ``record``) that the caller may read, in JSON or
+    msgpack. A judge's read of what the projection leaves out is audited (``read_hidden``)."""
+    public = public_record(record)
+    if not public.get("redacted"):
+        return data if as_msgpack else dumps(record)
+    if await sees_hidden(request, match):
+        request[HIDDEN_SERVED] = True
+        request[AUDIT_DETAIL] = f"record of {match} (what the public projection leaves out)"
+        return data if as_msgpack else dumps(record)
+    return canonical_bytes(public) if as_msgpack else dumps(public)

@@ -99,7 +99,7 @@ def test_strict_exits_1_on_violations(tmp_path: pathlib.Path) -> None:
     assert run("replay", "--strict", ok).returncode == 0
     from tests.engine.test_engine import basic
 
-    bad = basic()
+    bad = basic(source={"kind": "manual"})  # a paper game: on a digital log it is a warning
     bad.turn("ash")
     bad.attack("ash", "a1", ("m1", 10))  # attack on the first turn of the game
     assert run("replay", "--strict", write(tmp_path, "bad.jsonl", bad.events)).returncode == 1

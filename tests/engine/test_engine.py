@@ -286,8 +286,8 @@ def test_time_in_single_elimination_goes_to_fewest_prizes_remaining() -> None:
 
 
 # ---------------------------------------------------------------- restrictions and claims
-def test_evolving_too_early_is_a_violation() -> None:
-    s = basic()
+def test_evolving_too_early_is_a_violation_on_paper() -> None:
+    s = basic(source={"kind": "scanned"})
     s.turn("ash")
     s.add("evolved", player="ash", pid="a1", card=card("Raichu", 120))
     s.add("turn_ended", player="ash")

@@ -60,6 +60,7 @@ class Ledger:
         self.time_end = 0
         self.play_on_taken_differ = False
         self.turn_open = False
+        self.this_turn = Counter()
         self.prize_table: dict[str, int] = {}
         self.stage: str | None = None
         self.ruleset = ""
@@ -259,6 +260,7 @@ class Ledger:
         self.turn_player = p
         self.turn_open = True
         self.own_turns[p] += 1
+        self.this_turn: Counter[str] = Counter()  # the turn's limits [docs/rules.md §6]
         if "deck" in e:
             assert e["deck"] == self.zones[p]["deck"], "deck count seen by the source"
         if self.zones[p]["deck"] == 0:
@@ -301,9 +303,24 @@ class Ledger:
     def on_attached(self, e: dict[str, Any]) -> None:
         self.take(e["player"], e.get("from", "hand"), 1)
         self.mons[e["pid"]]["stack"] += 1
+        if e["card"]["kind"] == "energy" and e.get("from", "hand") == "hand" and self.window is None:
+            self.this_turn["energy"] += 1
+            assert self.this_turn["energy"] <= 1, "a second Energy attached from the hand this turn"
+
+    def on_trainer_played(self, e: dict[str, Any]) -> None:
+        p, kind = e["player"], e["card"]["kind"]
+        assert p == self.turn_player and kind in ("item", "supporter")
+        self.move(p, "hand", "discard", 1)
+        if kind == "supporter":
+            assert not (self.turn == 1 and p == self.first), "a Supporter on the first turn of the game"
+            self.this_turn["supporter"] += 1
+            assert self.this_turn["supporter"] <= 1, "a second Supporter this turn"
 
     def on_switched(self, e: dict[str, Any]) -> None:
         p = e["player"]
+        if p == self.turn_player and self.window is None and "effect" not in e:
+            self.this_turn["retreat"] += 1
+            assert self.this_turn["retreat"] <= 1, "a second retreat this turn"
         old = self.active[p]
         assert old is not None and e["pid"] in self.bench[p]
         self.mons[old]["conds"] = set()
@@ -626,14 +643,16 @@ def test_fault_free_by_default() -> None:
 
 
 def test_speed_200k_events() -> None:
-    t0 = time.perf_counter()
+    # CPU time of this process, not wall time: on the shared 2-core machine other processes' load
+    # stretched the wall time of this 1.5 s run past 5 s (a flaky failure that said nothing of the code)
+    t0 = time.process_time()
     n = 0
     for stream in simulate.simulate_corpus(10_000, seed=9):
         n += len(stream)
         if n >= 200_000:
             break
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 5.0, f"{n} events in {elapsed:.2f} s"
+    elapsed = time.process_time() - t0
+    assert elapsed < 5.0, f"{n} events in {elapsed:.2f} s of CPU time"
 
 
 def test_cli_jsonl_and_msgpack(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:

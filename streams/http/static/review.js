@@ -69,7 +69,7 @@
       case "playoff_required":
         return `Playoff required: ${o.child} (${o.playoff}, ${o.prizes} prizes)`;
       case "finding":
-        return `Finding [${o.severity}] ${o.code}: ${o.message}`;
+        return `Finding [${o.severity}] ${o.code}: ${o.message}${o.detail ? " (judges: " + o.detail + ")" : ""}`;
       default: {
         const rest = { ...o };
         delete rest.type;
@@ -135,7 +135,8 @@
     fs.replaceChildren();
     for (const f of r.findings || []) {
       fs.append(el("li", { class: "sev-" + f.severity }, f.seq != null ? seqButton(f.seq) : "match",
-        ` [${f.severity}] ${f.code}: ${f.message} `, ruleLink(rules[f.code])));
+        ` [${f.severity}] ${f.code}: ${f.message}${f.detail ? " (judges: " + f.detail + ")" : ""} `,
+        ruleLink(rules[f.code])));
     }
     if (!fs.children.length) fs.append(el("li", { class: "muted" }, "none"));
 
