@@ -84,6 +84,14 @@ _TOP_OF_DECK = (
 _TAKES_PRIZES = (
     ("prize", re.compile(r"(?is)^(?!.*knocked out).*\btakes? (?:a|an|\d+|1 more|2 more) Prize cards?")),
 )
+# What a card's text says that a log leaves out, by the record key it is kept under
+_TEXT_FACTS = (
+    ("f", _ATTACH_FROM),
+    ("g", _EVOLVE_FROM),
+    ("k", _SHUFFLE_FROM),
+    ("o", _TOP_OF_DECK),
+    ("p", _TAKES_PRIZES),
+)
 BLOCK = 128  # records per compressed block: one look-up decodes one block
 MAGIC = b"prizecheck-cards/2\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
@@ -212,21 +220,10 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         if any(shifts):
             rec["v"] = [m for m in shifts if m]
         moves = [*(card.get("attacks") or []), *(card.get("abilities") or [])]
-        sources = sources_of(moves, _ATTACH_FROM)
-        if sources:
-            rec["f"] = sources
-        evolves = sources_of(moves, _EVOLVE_FROM)
-        if evolves:
-            rec["g"] = evolves
-        shuffles = sources_of(moves, _SHUFFLE_FROM)
-        if shuffles:
-            rec["k"] = shuffles
-        tops = sources_of(moves, _TOP_OF_DECK)
-        if tops:
-            rec["o"] = tops
-        prizes = sources_of(moves, _TAKES_PRIZES)
-        if prizes:
-            rec["p"] = prizes
+        for key, kinds in _TEXT_FACTS:
+            found = sources_of(moves, kinds)
+            if found:
+                rec[key] = found
         if abilities:
             rec["b"] = [a for a in abilities if a]
     elif category == "Trainer" and card.get("trainerType"):
@@ -240,20 +237,10 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
             rec["h"] = bonus
         if _MOVES_ENERGY.search(effect):
             rec["v"] = [en]
-        zone = attach_source(effect)
-        if zone is not None:
-            rec["f"] = [[en, zone]]
-        zone = attach_source(effect, _EVOLVE_FROM)
-        if zone is not None:
-            rec["g"] = [[en, zone]]
-        zone = attach_source(effect, _SHUFFLE_FROM)
-        if zone is not None:
-            rec["k"] = [[en, zone]]
-        zone = attach_source(effect, _TOP_OF_DECK)
-        if zone is not None:
-            rec["o"] = [[en, zone]]
-        if attach_source(effect, _TAKES_PRIZES) is not None:
-            rec["p"] = [[en, "prize"]]
+        for key, kinds in _TEXT_FACTS:
+            zone = attach_source(effect, kinds)
+            if zone is not None:
+                rec[key] = [[en, zone]]
     return rec
 
 
