@@ -133,7 +133,8 @@ class Table:
 
     def named(self, owner: str, name: str) -> list[str]:
         """``owner``'s Pokémon in play whose current name is ``name``."""
-        return [pid for pid in self.in_play(owner) if self.mons[pid].name == name]
+        mons = self.mons
+        return [pid for pid in self.in_play(owner) if mons[pid].name == name]
 
     def is_active(self, pid: str) -> bool:
         mon = self.mons.get(pid)

@@ -270,12 +270,11 @@ def choose(table: Table, cands: list[str], no: int, what: str, by: list[Clue], f
     if len(cands) == 1:
         return cands[0]
 
-    def key(pid: str) -> tuple[int, ...]:
-        return tuple(fn(pid) for _, fn, _ in by)
-
-    ranked = sorted(cands, key=key)
+    fns = [fn for _, fn, _ in by]
+    keyed = sorted(((tuple(fn(pid) for fn in fns), i, pid) for i, pid in enumerate(cands)))
+    ranked = [pid for _, _, pid in keyed]
     a, b = table.mons[ranked[0]], table.mons[ranked[1]]
-    ka, kb = key(ranked[0]), key(ranked[1])
+    ka, kb = keyed[0][0], keyed[1][0]
     decided = next((i for i in range(len(by)) if ka[i] != kb[i]), None)
     if decided is None:
         same = a.damage == b.damage and a.conditions == b.conditions

@@ -148,7 +148,8 @@ class Importer:
         a = self.table.active[p]
         if spot != "bench" and a is not None and self.mon(a).name == name:
             return a
-        cands = [x for x in self.table.bench[p] if self.mon(x).name == name] if spot != "active" else []
+        mons = self.table.mons
+        cands = [x for x in self.table.bench[p] if mons[x].name == name] if spot != "active" else []
         if cands:
             return self.choose(cands, ln.no, what, by)
         return self.locate(p, name, ln.no, what)

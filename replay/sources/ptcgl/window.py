@@ -218,7 +218,8 @@ def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> No
     a = table.active[p]
     if a is not None and imp.mon(a).name == c and not retreat:
         return  # already Active (e.g. printed after a switch line)
-    cands = [pid for pid in table.bench[p] if imp.mon(pid).name == c]
+    mons = table.mons
+    cands = [pid for pid in table.bench[p] if mons[pid].name == c]
     if not cands:
         pid = imp.materialise_bench(p, c, no)
     else:
