@@ -47,6 +47,7 @@ class Mon:
     survived: int = 0  # the most damage this stage is known to have survived a knockout check with
     hp_bonus: int = 0  # HP the cards attached give this stage (Hero's Cape +100)
     hp_dropped: int = 0  # HP such a card gave before it left this stage (settled at the stage's end)
+    devolved: bool = False  # a devolution took its top card off (the engine keeps the evolved card)
 
     @property
     def cards(self) -> int:

@@ -184,6 +184,7 @@ def on_evolved(imp: Importer, ln: Line) -> bool:
     mon.stages.append(new)
     mon.survived = mon.damage
     mon.hp_bonus = 0
+    mon.devolved = False  # evolved again: the engine has this card
     for attached in mon.attached:  # Tools stay attached: what they give the new stage
         tool_hp(imp, pid, attached, ln.no)
     early = mon.entered == imp.turn_no or imp.turns_of.get(p, 0) <= 1  # came into play this turn, first turn
@@ -225,6 +226,7 @@ def on_devolved(imp: Importer, ln: Line) -> bool:
             mon.stages.pop()
             card = imp.cards.card_map(d, mon)
             mon.name, mon.rule, mon.card = d, card["rule"], card
+            mon.devolved = True
             if imp.window is not None:
                 imp.window.devolved[(q, c)] = pid
     imp.find(

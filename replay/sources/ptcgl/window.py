@@ -56,7 +56,11 @@ def close_window(imp: Importer) -> None:
         imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage)
         hp = mon.card.get("hp")
         ko: Event = {"type": "knocked_out", "pid": pid, "player": mon.owner}
-        if hp is not None and mon.damage < hp:
+        if mon.devolved:
+            # the engine still has the evolved card's HP (the contract has no devolution): the client
+            # knocked out the devolved Pokémon, so the claim names an effect, accepted unverified
+            ko["by"] = "effect"
+        elif hp is not None and mon.damage < hp:
             # With HP known the engine checks the claim against the damage; a knockout the log shows
             # without enough damage is an effect ("this Pokémon is Knocked Out", e.g. Cursed Blast) or
             # damage in a line no template read. The client decided it: the claim names an effect
