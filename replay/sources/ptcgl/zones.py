@@ -435,8 +435,8 @@ def on_moved(imp: Importer, ln: Line) -> bool:
     if holder is not None:
         detach_to(imp, ln, holder, name, zone)
         return True
-    if zone in ("lost_zone", "discard", "deck") and imp.window is not None and not in_discard:
-        imp.window.from_hand += 1
+    if zone in ("lost_zone", "discard", "deck") and imp.window is not None:
+        imp.window.from_hand += 1  # a card this effect moved (its first is a Trainer's cost)
     # The same line moves a Pokémon in play (Scoop Up, Turo's Scenario). Only an Active replaced in the
     # same effect proves the Pokémon left play: the removal waits for that promotion line
     # (close_window); a Benched one is taken when no card of that name is in the discard pile.
@@ -527,6 +527,10 @@ def attachment_holder(imp: Importer, q: str, name: str) -> str | None:
     Pokémon's first; in a Trainer's effect, not its first card (the cost comes from the hand)."""
     w = imp.window
     holders = [x for x in imp.table.in_play(q) if name in imp.mon(x).attached]
+    if not holders and w is not None and w.trainer is not None and w.from_hand > 0:
+        # the owner printed in such a line is often the acting player's (Lost Vacuum on the opponent's
+        # Tool): the other player's Pokémon with that card attached
+        holders = [x for x in imp.table.in_play(imp.other(q)) if name in imp.mon(x).attached]
     if not holders or w is None:
         return None
     if w.move is None and w.from_hand == 0 and w.trainer is not None:
