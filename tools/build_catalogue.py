@@ -16,7 +16,9 @@ en, fr, de, es, it and pt. Identical reprints collapse into one record; every pr
 (``sv6_163``, the form the client prints before a card name) points at its record.
 
 Cards attached to a Pokémon that change its HP ("The Pokémon this card is attached to gets +100 HP.",
-Hero's Cape) keep the bonus and its condition, read from the card's English effect text (``h``).
+Hero's Cape) keep the bonus and its condition, read from the card's English effect text (``h``); so do
+Stadiums that change the HP of every Pokémon of a kind in play ("Each Stage 2 Pokémon in play (both yours
+and your opponent's) gets -30 HP.", Gravity Mountain).
 
 The output (``cards.bin``) is read lazily, so that loading it costs an index, not 10,000 records: a magic
 line, a JSON header line (source, languages, where each part is), then zlib-compressed parts: the name
@@ -97,6 +99,11 @@ MAGIC = b"prizecheck-cards/2\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
 _HP_ANY = re.compile(r"\bthis card is attached to\b.*?\+(?P<n>\d+) HP", re.S)
 _HP_WHAT = re.compile(r"\bThe (?P<what>[^.]+?) this card is attached to gets \+(?P<n>\d+) HP(?P<rest>[^.]*)")
+# "Each Stage 2 Pokémon in play (both yours and your opponent's) gets -30 HP." (Stadiums: Gravity Mountain,
+# Lively Stadium): every Pokémon in play of that kind, while the Stadium is in play
+_HP_FIELD = re.compile(
+    r"\bEach (?P<what>[^.]+?) in play \(both yours and your opponent's\) gets (?P<n>[-+]\d+) HP\."
+)
 _HP_NO_RULE = re.compile(
     r"\bIf the Pokémon this card is attached to doesn't have a Rule Box, it gets \+(?P<n>\d+) HP"
 )
@@ -232,7 +239,7 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         rec["t"] = card["energyType"]
     if category in ("Trainer", "Energy"):
         effect = str((card.get("effect") or {}).get("en", ""))
-        bonus = hp_bonus(effect)
+        bonus = field_bonus(effect) if rec.get("t") == "Stadium" else hp_bonus(effect)
         if bonus is not None:
             rec["h"] = bonus
         if _MOVES_ENERGY.search(effect):
@@ -264,6 +271,34 @@ def sources_of(moves: list[Any], kinds: tuple[tuple[str, re.Pattern[str]], ...])
     return out
 
 
+def field_bonus(effect: str) -> list[Any] | None:
+    """The HP a Stadium gives every Pokémon of a kind in play, ``[N, condition]`` (N signed: Gravity
+    Mountain ``[-30, "stage:Stage2"]``), from its English effect text; None when it gives none."""
+    m = _HP_FIELD.search(effect)
+    if m is None:
+        return None
+    test = what_test(m.group("what"))
+    return [int(m.group("n")), "?" if test is None else test]
+
+
+def what_test(what: str) -> str | None:
+    """The importer's test for the Pokémon a card text names (``Basic Pokémon`` -> ``stage:Basic``,
+    ``Fire Pokémon`` -> ``type:Fire``); "" for any Pokémon; None when the catalogue cannot check it."""
+    if what == "Pokémon":
+        return ""
+    if what in ("Basic Pokémon", "Stage 1 Pokémon", "Stage 2 Pokémon"):
+        return "stage:" + what.removesuffix(" Pokémon").replace(" ", "")
+    if what.endswith("'s Pokémon"):
+        return "prefix:" + what.removesuffix(" Pokémon")
+    if what.endswith(" Pokémon") and what[:-8].strip("{}") in _TYPES:
+        return "type:" + _TYPES[what[:-8].strip("{}")]
+    if what.endswith(" Pokémon") and what[:-8] in _TYPES.values():
+        return "type:" + what[:-8]
+    if not what.endswith("Pokémon"):
+        return "name:" + what
+    return None
+
+
 def hp_bonus(effect: str) -> list[Any] | None:
     """The HP a card gives the Pokémon it is attached to, ``[N, condition]``, from its English effect
     text. The condition is ``""`` (always) or space-separated tests the importer checks on the Pokémon:
@@ -286,20 +321,11 @@ def hp_bonus(effect: str) -> list[Any] | None:
         tests.append("not:GX")
     elif "except" in rest or (rest and not rest.startswith(("and", ","))):
         return [n, "?"]
-    if what == "Pokémon":
-        pass
-    elif what in ("Basic Pokémon", "Stage 1 Pokémon", "Stage 2 Pokémon"):
-        tests.append("stage:" + what.removesuffix(" Pokémon").replace(" ", ""))
-    elif what.endswith("'s Pokémon"):
-        tests.append("prefix:" + what.removesuffix(" Pokémon"))
-    elif what.endswith(" Pokémon") and what[:-8].strip("{}") in _TYPES:
-        tests.append("type:" + _TYPES[what[:-8].strip("{}")])
-    elif what.endswith(" Pokémon") and what[:-8] in _TYPES.values():
-        tests.append("type:" + what[:-8])
-    elif not what.endswith("Pokémon"):
-        tests.append("name:" + what)
-    else:
+    test = what_test(what)
+    if test is None:
         return [n, "?"]
+    if test:
+        tests.append(test)
     return [n, " ".join(tests)]
 
 
@@ -399,7 +425,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "b": "Ability names by language",
             "t": "Trainer type or Energy type",
             "m": "English names of the moves that discard from the top of their own deck",
-            "h": "HP given to the Pokémon it is attached to: [N, condition]",
+            "h": "HP given to the Pokémon it is attached to (a Stadium: each in play): [N, condition]",
             "y": "types (Fire, Water, ...)",
             "v": "English names of its moves (or of the card) that move Energy between Pokémon",
             "f": "[English name of a move (or of the card), the zone the cards it attaches come from]",

@@ -94,11 +94,17 @@ REASONS: dict[str, dict[str, tuple[str, str | None]]] = {
         "El rival estuvo inactivo demasiado tiempo.": ("timeout", W),
     },
     "fr": {
+        # Read from real French exports (github.com/Huang-Frederic/I.R.I.S, lib/ptcg/fixtures/: no licence,
+        # read, not copied); the client prints the last one with two full stops.
+        "Toutes les cartes Récompense ont été récupérées.": ("prizes", None),
+        "L'adversaire a récupéré toutes ses cartes Récompense.": ("prizes", L),
+        (
+            "L'adversaire a mis K.O. tous vos Pokémon en jeu, et toutes ses cartes Récompense "
+            "ont été récupérées.."
+        ): ("both", L),
         # UNVERIFIED (team translations of the English reasons)
         "L'adversaire a abandonné.": ("concession", W),
         "Vous avez abandonné.": ("concession", L),
-        "Toutes les cartes Récompense ont été prises.": ("prizes", None),
-        "L'adversaire a pris toutes ses cartes Récompense.": ("prizes", L),
         "Aucun Pokémon de Banc pour le remplacer.": ("no_pokemon", None),
         "K.O. sans Pokémon de Banc.": ("no_pokemon", None),
         "Le deck de l'adversaire est vide.": ("deck_out", W),

@@ -11,7 +11,7 @@ import pytest
 from replay.sources.cards import MAGIC, CardDatabase, card_names, display_name, load_catalogue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from build_catalogue import hp_bonus
+from build_catalogue import field_bonus, hp_bonus
 
 
 def test_loading_reads_the_index_and_decodes_records_on_demand() -> None:
@@ -58,6 +58,17 @@ def test_tools_that_change_hp_carry_the_bonus() -> None:
     db = load_catalogue()
     assert db.lookup("Hero's Cape")[0].hp_bonus == (100, "")
     assert db.lookup("Dracaufeu-ex", "fr")[0].types == ("Fire",)
+
+
+def test_stadiums_that_change_hp_in_play_carry_it() -> None:
+    db = load_catalogue()
+    assert db.lookup("Gravity Mountain")[0].hp_bonus == (-30, "stage:Stage2")
+    assert db.lookup("Stade en Liesse", "fr")[0].hp_bonus == (30, "stage:Basic")  # Lively Stadium
+    assert field_bonus("Each Mega Floette ex in play (both yours and your opponent's) gets +150 HP.") == [
+        150,
+        "name:Mega Floette ex",
+    ]
+    assert field_bonus("Draw 2 cards.") is None
 
 
 @pytest.mark.parametrize(

@@ -210,6 +210,41 @@ Opponent conceded. Misty wins.
     assert not rec["knockouts"]  # 120 damage does not knock out 170 HP: no knockout the log never shows
 
 
+def test_a_stadium_that_lowers_hp_counts_in_the_knockout() -> None:
+    log = (
+        SETUP
+        + """
+Turn # 1 - Ash's Turn
+Ash drew Fire Energy.
+Ash ended their turn.
+
+Turn # 1 - Misty's Turn
+Misty drew a card.
+Misty played Rare Candy.
+- Misty evolved Pidgey to Pidgeot in the Active Spot.
+Misty ended their turn.
+
+Turn # 2 - Ash's Turn
+Ash drew Gravity Mountain.
+Ash played Gravity Mountain to the Stadium spot.
+Ash's Charmander used Scratch on Misty’s Pidgeot for 100 damage.
+Misty's Pidgeot was Knocked Out!
+Ash took a Prize card.
+A card was added to Ash's hand.
+Misty's Pidgey is now in the Active Spot.
+Opponent conceded. Ash wins.
+"""
+    )
+    res = parse_ptcgl(log, match="m", cards=Catalogue(hp={"Pidgey": 60, "Charmander": 70}))
+    pidgeot = next(e for e in res.events if e["type"] == "evolved")["card"]
+    # Pidgeot (Stage 2, 130 HP) under Gravity Mountain: "Each Stage 2 Pokémon in play ... gets -30 HP."
+    assert pidgeot["hp"] == 100
+    assert any(f.code == "importer_hp_tool" and "-30 HP" in f.message for f in res.findings)
+    assert not any(f.code == "importer_ko_without_damage" for f in res.findings)
+    _, rec = replay(res.events)
+    assert [k["verified"] for k in rec["knockouts"]] == [True]  # 100 damage knocks out 130 - 30
+
+
 def test_prize_cards_taken_by_an_effect_carry_it() -> None:
     log = (
         SETUP

@@ -113,8 +113,10 @@ class LogCards:
             if m is not mon or card is not mon.card:
                 continue
             del self.hp_open[i]
-            hps = [h + mon.hp_bonus for h in hps]  # what the Tools attached add (hp_bonus)
+            hps = [h + mon.hp_bonus for h in hps]  # what the Tools attached and the Stadium add (hp_bonus)
             shown = "/".join(str(h) for h in hps)
+            if mon.hp_bonus:
+                shown += f" (with {mon.hp_bonus:+d} HP from the cards in play)"
             if knocked_out_at is not None:
                 fit = [h for h in hps if mon.survived < h <= knocked_out_at]
                 if fit:
@@ -160,6 +162,10 @@ class LogCards:
         if not results:
             return 0
         return next(iter(results)) if len(results) == 1 else None
+
+    def gives_hp(self, card: str) -> bool:
+        """Whether some printing of ``card`` changes a Pokémon's HP (the catalogue's card text)."""
+        return any(i.hp_bonus is not None for i in self.infos(card))
 
     def _bonus(self, bonus: tuple[int, str] | None, mon: Mon) -> int | None:
         if bonus is None:

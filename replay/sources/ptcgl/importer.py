@@ -94,6 +94,10 @@ class Importer:
         # attachments to one of several same-named Pokémon: (event, card, the other candidates)
         self.attach_guesses: dict[str, list[tuple[Event, str, list[str]]]] = {}  # by the pid taken
         self.prizes_left: dict[str, int] = dict.fromkeys(players, rules.prizes)
+        # the Stadium whose HP change (Gravity Mountain: Stage 2 -30) the board counts, and the stages
+        # it is counted on (play.stadium_hp)
+        self.field: tuple[str, str] | None = None
+        self.field_on: set[str] = set()
 
     # -- the stream -----------------------------------------------------------------------------------
     def find(self, code: str, severity: str, line: int | None, message: str) -> None:

@@ -92,37 +92,66 @@ def on_attached(imp: Importer, ln: Line) -> bool:
     return True
 
 
-def tool_hp(imp: Importer, pid: str, name: str, no: int) -> None:
-    """A card attached that changes HP (Hero's Cape +100, read from the catalogue): the stage's HP counts
-    it. The contract has no event that changes HP, so the card map of the stage carries it (the board
-    shows it from the stage's start); a bonus the catalogue cannot check leaves the HP unknown."""
+def tool_hp(imp: Importer, pid: str, name: str, no: int, *, stadium: bool = False) -> None:
+    """A card attached that changes HP (Hero's Cape +100, read from the catalogue), or a Stadium in play
+    that does (Gravity Mountain: Stage 2 -30): the stage's HP counts it. The contract has no event that
+    changes HP, so the card map of the stage carries it (the board shows it from the stage's start); a
+    bonus the catalogue cannot check, or a loss below what the stage survived, leaves the HP unknown."""
     mon = imp.mon(pid)
     bonus = imp.cards.hp_bonus(name, mon)
     if bonus == 0:
         return
     card = mon.card
-    if bonus is None:
-        if "hp" in card:
-            del card["hp"]
-            imp.cards.hp_missing.add(mon.name)
+    how = "in play" if stadium else f"attached to {mon.owner}'s {mon.name} ({pid})"
+    if bonus is not None:
+        mon.hp_bonus += bonus
+        hp = card.get("hp")
+        if not isinstance(hp, int):
+            return  # several printings: the choice counts it (LogCards.settle_hp)
+        if hp + bonus > mon.survived:
+            card["hp"] = hp + bonus
             imp.find(
-                "importer_hp_effect",
+                "importer_hp_tool",
                 "info",
                 no,
-                f"{name} attached to {mon.owner}'s {mon.name} ({pid}) may change its HP on a condition the "
-                "card catalogue cannot check: its HP is left unknown (knockouts from the log's claims)",
+                f"{name} gives {mon.owner}'s {mon.name} ({pid}) {bonus:+d} HP (the card's text): "
+                f"HP {card['hp']} for this stage",
             )
-        return
-    mon.hp_bonus += bonus
+            return
     if "hp" in card:
-        card["hp"] += bonus
+        del card["hp"]
+        imp.cards.hp_missing.add(mon.name)
         imp.find(
-            "importer_hp_tool",
+            "importer_hp_effect",
             "info",
             no,
-            f"{name} gives {mon.owner}'s {mon.name} ({pid}) +{bonus} HP (the card's text): HP {card['hp']} "
-            "for this stage",
+            f"{name} {how} may change the HP of {mon.owner}'s {mon.name} ({pid}) on a condition the card "
+            "catalogue cannot check, or below the damage it survived: its HP is left unknown (knockouts "
+            "from the log's claims)",
         )
+
+
+def stadium_hp(imp: Importer, no: int) -> None:
+    """A Stadium that changes the HP of every Pokémon of a kind in play (Gravity Mountain: each Stage 2
+    -30, the catalogue's card text): counted on each Pokémon in play while it is in play (a Pokémon that
+    comes into play or evolves included), taken off when it leaves (``tool_gone``). Run after each line."""
+    table = imp.table
+    st = table.stadium
+    if st != imp.field:
+        if imp.field is not None:
+            gone = imp.field[1]
+            for pid in imp.field_on:
+                if pid in table.in_play(table.mons[pid].owner):
+                    tool_gone(imp, pid, gone, no)
+            imp.field_on.clear()
+        imp.field = st
+    if st is None or not imp.cards.gives_hp(st[1]):
+        return
+    for p in table.players:
+        for pid in table.in_play(p):
+            if pid not in imp.field_on:
+                imp.field_on.add(pid)
+                tool_hp(imp, pid, st[1], no, stadium=True)
 
 
 def tool_gone(imp: Importer, pid: str, name: str, no: int) -> None:
@@ -184,6 +213,7 @@ def on_evolved(imp: Importer, ln: Line) -> bool:
     mon.stages.append(new)
     mon.survived = mon.damage
     mon.hp_bonus = 0
+    imp.field_on.discard(pid)  # a Stadium's HP change: counted on the new stage after this line
     mon.devolved = False  # evolved again: the engine has this card
     for attached in mon.attached:  # Tools stay attached: what they give the new stage
         tool_hp(imp, pid, attached, ln.no)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import replay.sources.ptcgl.moves as moves
 import replay.sources.ptcgl.play as play
 import replay.sources.ptcgl.turns as turns
 import replay.sources.ptcgl.zones as zones
@@ -17,7 +18,12 @@ from replay.sources.ptcgl.importer import Importer, Window
 from replay.sources.ptcgl.lines import ACTIONS, Line
 from replay.sources.ptcgl.window import close_window
 
-HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {**turns.HANDLERS, **play.HANDLERS, **zones.HANDLERS}
+HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
+    **turns.HANDLERS,
+    **play.HANDLERS,
+    **zones.HANDLERS,
+    **moves.HANDLERS,
+}
 
 
 def after_end(imp: Importer, ln: Line) -> None:
@@ -76,6 +82,8 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
             imp.window = Window("effect", ln.no)
         if not handler(imp, ln):
             imp.unread(ln, f"names a player who is not in this game: {ln.text[:80]!r}")
+        if imp.table.stadium is not None or imp.field is not None:
+            play.stadium_hp(imp, ln.no)
 
 
 def finish(imp: Importer) -> None:
