@@ -1,18 +1,25 @@
 """The PTCGL importer's stages one by one (replay/sources/ptcgl/): lines and language (a line to a typed
-sentence), cards (catalogue look-ups, same-named Pokémon) and events (the stream, its findings and its
-counts). The whole pipeline is tested on logs in test_import_ptcgl.py and test_ptcgl_real.py."""
+sentence), facts, the walk's handlers (turns, play, zones, moves, window) on an import state built by hand,
+cards (catalogue look-ups, same-named Pokémon) and events (the stream, its findings and its counts). The
+whole pipeline is tested on logs in test_import_ptcgl.py and test_ptcgl_real.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from replay.engine.errors import InputError
-from replay.sources.cards import Catalogue, card_database
+from replay.engine.ruleset import load_ruleset
+from replay.sources.cards import NO_CATALOGUE, Catalogue, card_database
+from replay.sources.common import Event
 from replay.sources.locales import LOCALES
+from replay.sources.ptcgl import facts
 from replay.sources.ptcgl.cards import LogCards, choose, clues
 from replay.sources.ptcgl.events import Stream
+from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.language import detect_locale, name_unread, unread
-from replay.sources.ptcgl.lines import card_ids, classify, normalise
+from replay.sources.ptcgl.lines import Line, card_ids, classify, normalise
+from replay.sources.ptcgl.walk import walk_lines
+from replay.sources.ptcgl.window import close_window
 from replay.sources.table import Table
 from tests.paths import DATA
 
@@ -109,6 +116,117 @@ def test_a_cut_off_log_and_a_log_in_another_variant_get_different_messages() -> 
     assert err is not None and "unsupported language" in str(err) and "Spanish (Spain)" in str(err)
     # read with its own table it is simply cut off
     assert unread(raw, [ln.kind for ln in classify(raw, LOCALES["es_la"])], LOCALES["es_la"], "x.txt") is None
+
+
+# -- facts and the walk's handlers ------------------------------------------------------------------------
+OPENING = """Setup
+Ash chose heads for the opening coin flip.
+Misty won the coin toss.
+Misty decided to go first.
+Ash drew 7 cards for the opening hand.
+- 7 drawn cards.
+   • Charmander, Charmander, Fire Energy, Potion, Switch, Gravity Mountain, Hero's Cape
+Misty drew 7 cards for the opening hand.
+- 7 drawn cards.
+Ash played Charmander to the Active Spot.
+Misty played Pidgey to the Active Spot.
+
+Turn # 1 - Misty's Turn
+Misty drew a card.
+Misty ended their turn.
+
+Turn # 1 - Ash's Turn
+Ash drew Fire Energy.
+Ash played Charmander to the Bench.
+Ash attached Fire Energy to Charmander on the Bench.
+"""
+
+
+def state(text: str) -> tuple[Importer, list[Line]]:
+    """The import state parse_ptcgl builds before its walk, for a log in English."""
+    raw = normalise(text)
+    loc = detect_locale(raw, "t.txt")
+    lines = classify(raw, loc)
+    out = Stream()
+    players = facts.find_players(lines, "t.txt", out.find)
+    table = out.table = Table(players)
+    cards = LogCards(NO_CATALOGUE, card_database(), "en", card_ids(text), out.find)
+    imp = Importer(raw, loc, load_ruleset("play-2026"), players, table, out, cards, "t.txt")
+    imp.first = facts.find_first(lines, players, out.find)
+    imp.exporter = facts.find_exporter(lines, players, out.find)
+    imp.attack_lines = facts.find_attacks(lines, cards.is_ability)
+    return imp, lines
+
+
+def walked(text: str) -> tuple[Importer, list[Event]]:
+    imp, lines = state(text)
+    walk_lines(imp, lines)
+    return imp, imp.out.events
+
+
+def test_facts_players_first_exporter_and_attacks() -> None:
+    imp, lines = state(OPENING + "Ash's Charmander used Scratch on Misty's Pidgey for 30 damage.\n")
+    assert imp.players == ["Ash", "Misty"] and imp.first == "Misty"
+    assert imp.exporter == "Ash"  # the opening hand the log lists is the exporter's
+    assert imp.attack_lines == {ln.no for ln in lines if ln.text.startswith("Ash's Charmander used")}
+
+
+def test_turns_and_play_setup_the_bench_and_an_attachment_on_its_pid() -> None:
+    imp, events = walked(OPENING)
+    setup = {e["player"]: e["active"]["card"]["name"] for e in events if e["type"] == "setup"}
+    assert setup == {"Ash": "Charmander", "Misty": "Pidgey"}
+    assert [(e["type"], e["player"]) for e in events if e["type"] == "turn_started"] == [
+        ("turn_started", "Misty"),
+        ("turn_started", "Ash"),
+    ]
+    (played,) = [e for e in events if e["type"] == "played"]
+    (attached,) = [e for e in events if e["type"] == "attached"]
+    assert attached["pid"] == played["pid"] != imp.table.active["Ash"]  # the Benched one, not the Active
+
+
+def test_zones_and_moves_take_each_card_from_the_zone_the_log_implies() -> None:
+    imp, events = walked(
+        OPENING
+        + """Ash played Switch.
+- Ash's Charmander was switched with Ash's Charmander to become the Active Pokémon.
+Ash played Potion.
+- Ash shuffled 2 cards into their deck.
+   • Potion, Hero's Cape
+"""
+    )
+    (switch,) = [e for e in events if e["type"] == "trainer_played" and e["card"]["name"] == "Switch"]
+    assert switch["card"]["kind"] == "item"  # the catalogue's Trainer type (zones)
+    (shuffled,) = [e for e in events if e["type"] == "shuffled"]
+    assert shuffled["cards"] == ["Potion", "Hero's Cape"] and shuffled.get("from", "hand") == "hand"  # moves
+    zones = imp.table.zones["Ash"]
+    assert zones.hand == 7 - 2 + 1 - 1 - 1 - 1 - 2 and zones.deck == 60 - 7 - 6 - 1 + 2  # never below zero
+
+
+def test_window_knockout_attack_end_and_prize_in_rule_order() -> None:
+    imp, events = walked(
+        OPENING
+        + """Ash's Charmander used Scratch on Misty's Pidgey for 60 damage.
+Misty's Pidgey was Knocked Out!
+Ash took a Prize card.
+A card was added to Ash's hand.
+"""
+    )
+    close_window(imp)  # the next action line, or the end, closes it
+    kinds = [(e["type"], e.get("pid")) for e in events if e["type"] != "note"][-5:]
+    # the knockout during the attack, the attack's end, then the prize [docs/rules.md §3, JP3.4 §I-D]
+    assert kinds == [
+        ("attack", "A1"),
+        ("damage", "B1"),
+        ("knocked_out", "B1"),
+        ("attack_ended", None),
+        ("prize_taken", None),
+    ]
+
+
+def test_a_stadium_that_changes_hp_counts_on_every_pokemon_in_play_while_it_stays() -> None:
+    imp, _ = walked(OPENING + "Ash played Gravity Mountain to the Stadium spot.\n")
+    assert imp.field == ("Ash", "Gravity Mountain")
+    assert all(imp.mon(pid).hp_bonus == 0 for p in imp.players for pid in imp.table.in_play(p))  # Basics
 
 
 # -- cards: catalogue look-ups and same-named Pokémon -------------------------------------------------------
