@@ -7,8 +7,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /src
-# Only what the package needs: tests, benchmarks and docs stay out of the image.
+# Only what the package needs: tests, benchmarks and docs stay out of the image, but for docs/rules.md,
+# which the package ships (replay/docs/rules.md links to it; /rules serves it).
 COPY pyproject.toml README.md ./
+COPY docs/rules.md ./docs/rules.md
 COPY replay ./replay
 COPY streams ./streams
 COPY schemas ./schemas

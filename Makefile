@@ -28,7 +28,12 @@ $(COMPILED): $(STAMP) tools/compile_engine.py $(wildcard replay/engine/*.py) rep
 
 compile: $(COMPILED)
 
+# The demo runs the compiled engine when it can be built (a C compiler and Python's headers), else says so
+# and runs it as plain Python.
 demo: $(STAMP)
+ifeq ($(PRIZECHECK_COMPILE),1)
+	@$(MAKE) --no-print-directory compile || echo "make demo: the engine could not be compiled (mypyc needs a C compiler and Python's headers): it runs as plain Python"
+endif
 	$(BIN)/prizecheck demo
 
 lint: $(STAMP)
@@ -54,19 +59,24 @@ test: lint typecheck unit
 
 # The screenshots in docs/web.md, taken by the browser tests of the pages (docs/img/*.png).
 screenshots: install browser
-	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py
+	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py \
+	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
-# examples per operation and role, and the serve bench at full size (1,000 viewers, 64 writers).
+# examples per operation and role, every edge of every numeric field, and the serve bench at full size
+# (1,000 viewers, 64 writers).
 test-long: install
-	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 $(BIN)/python -m pytest -q \
-	  tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py
+	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 PRIZECHECK_NUMBER_EDGES=full \
+	  $(BIN)/python -m pytest -q tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py \
+	  tests/streams/http/test_numbers.py
 	$(BIN)/python bench/serve.py
 
 # The whole fault suite (tests/faults: real processes killed, restarted, tampered with; make test runs the
-# cases marked ci) and the checker's own tests; a run of every case rewrites docs/reliability.md's figures.
+# cases marked ci), the checker's own tests, and every command under every fault (tests/cli/test_faults.py;
+# make test runs a sample with each command and each fault); a run of every case rewrites docs/reliability.md's
+# figures.
 test-faults: install
-	PRIZECHECK_FAULTS=full $(BIN)/python -m pytest -q tests/faults tests/streams/test_check.py
+	PRIZECHECK_FAULTS=full $(BIN)/python -m pytest -q tests/faults tests/streams/test_check.py tests/cli/test_faults.py
 
 bench: install
 	$(BIN)/python bench/engine.py
@@ -75,7 +85,13 @@ bench: install
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/serve.py
+	$(BIN)/python bench/review.py
+
+# The embedded store (the records make demo and serve keep) is data, not a build product: clean leaves it
+# and says where it is. A checkout keeps its own (streams/settings.py): PRIZECHECK_DATA_DIR, else ./prizecheck-data.
+STORE = $(abspath $(or $(PRIZECHECK_DATA_DIR),prizecheck-data))
 
 clean:
-	rm -rf $(VENV) prizecheck-data prizecheck-demo-report.html prizecheck-demo-league.tdf .pytest_cache .mypy_cache .ruff_cache build/mypyc
+	rm -rf $(VENV) prizecheck-demo-report.html prizecheck-demo-league.tdf prizecheck-demo-league.jsonl .pytest_cache .mypy_cache .ruff_cache build/mypyc
 	rm -f replay/engine/*.so replay/engine/_compiled.manifest
+	@if [ -e "$(STORE)" ]; then echo "make clean keeps the embedded store (the games make demo and serve stored) in $(STORE); remove it with: rm -rf $(STORE)"; fi

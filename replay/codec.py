@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from replay.engine.errors import EventError, InputError
-from replay.engine.validate import event_decoders, validate_event
+from replay.engine.validate import event_decoders, scalar_problem, validate_event
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 MSGPACK_SUFFIXES = (".msgpack", ".mpk", ".msgp")
@@ -49,15 +49,25 @@ CHUNK_BYTES = 1 << 19
 #: check of canonical messages (``replay/engine/_link.c``), so every transport refuses the same events.
 MAX_DEPTH = 64
 _EXACT_INT_FLOAT = 2.0**53
+_INT_BOUND = 2**63  # MessagePack's integers: -2^63 to 2^64-1
+
+
+# What in JSON text may decode to a value the edge refuses (replay.engine.validate.scalar_problem): 19
+# digits or more (an integer beyond 64 bits), NaN / Infinity (Python's JSON reader takes them), a
+# three-digit exponent (a float beyond the finite ones), a \uD800-\uDFFF escape (a lone surrogate).
+# The same characters inside a string only cost the walk.
+_RISKY = re.compile(r"[0-9]{19}|NaN|Infinity|[eE][+-]?[0-9]{3}|\\u[dD][89a-fA-F]")
+_RISKY_BYTES = re.compile(_RISKY.pattern.encode())
 
 
 def shallow_json(text: str | bytes) -> bool:
     """True when JSON ``text`` cannot nest deeper than :data:`MAX_DEPTH` (it has no more brackets than
-    that, strings included). Its events, as :func:`loads_json` reads them, then pass :func:`edge_event`
-    without a walk: JSON keys are strings, and integral numbers are ints already."""
+    that, strings included) and holds no number or escape that could be refused (:data:`_RISKY`). Its
+    events, as :func:`loads_json` reads them, then pass :func:`edge_event` without a walk: JSON keys
+    are strings, and integral numbers are ints already."""
     if isinstance(text, str):
-        return text.count("{") + text.count("[") <= MAX_DEPTH
-    return text.count(b"{") + text.count(b"[") <= MAX_DEPTH
+        return text.count("{") + text.count("[") <= MAX_DEPTH and _RISKY.search(text) is None
+    return text.count(b"{") + text.count(b"[") <= MAX_DEPTH and _RISKY_BYTES.search(text) is None
 
 
 def edge_event(obj: object, *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
@@ -67,9 +77,12 @@ def edge_event(obj: object, *, file: str | None = None, line: int | None = None)
     whose keys are strings at every level, nested at most :data:`MAX_DEPTH` deep; an integral number
     written as a float (``2.0``) is the integer it equals, as JSON Schema counts it, so an event has the
     same canonical bytes however it was written (the JSON reader already parses numbers so; MessagePack
-    carries floats as they were sent, and they are turned into ints here, in place). Raises
-    :class:`replay.engine.errors.EventError` naming the field; the schema itself is checked later
-    (``validate_event``). The walk is iterative: no input can exhaust the interpreter's stack.
+    carries floats as they were sent, and they are turned into ints here, in place); every integer fits
+    in 64 bits, every float is finite and every text is Unicode, wherever it is
+    (:func:`replay.engine.validate.scalar_problem`: an extra field too, so that every event is archived
+    in one encoding and every record is JSON). Raises :class:`replay.engine.errors.EventError` naming the
+    field; the schema itself is checked later (``validate_event``). The walk is iterative: no input can
+    exhaust the interpreter's stack.
     """
     if not isinstance(obj, dict):
         raise EventError(f"an event must be an object (a map), got {_kind(obj)}", file=file, line=line)
@@ -82,25 +95,47 @@ def edge_event(obj: object, *, file: str | None = None, line: int | None = None)
             )
         if isinstance(node, dict):
             for key, value in node.items():
-                if type(key) is not str:
+                if type(key) is not str or (not key.isascii() and scalar_problem(key)):
                     raise EventError(
-                        f"map keys must be strings, got {_kind(key)} {key!r:.40}",
+                        f"map keys must be strings of Unicode text, got {_kind(key)} {key!r:.40}",
                         field=path or None,
                         file=file,
                         line=line,
                         **_id(obj),
                     )
-                if type(value) is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
+                kind = type(value)
+                if kind is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
                     node[key] = int(value)
-                elif isinstance(value, dict | list):
+                elif kind is dict or kind is list:
                     stack.append((value, depth + 1, f"{path}.{key}" if path else key))
+                elif _suspect(kind, value):
+                    _scalar_ok(value, f"{path}.{key}" if path else key, obj, file, line)
         else:  # a list
             for i, value in enumerate(node):
-                if type(value) is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
+                kind = type(value)
+                if kind is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
                     node[i] = int(value)
-                elif isinstance(value, dict | list):
+                elif kind is dict or kind is list:
                     stack.append((value, depth + 1, f"{path}[{i}]"))
+                elif _suspect(kind, value):
+                    _scalar_ok(value, f"{path}[{i}]", obj, file, line)
     return obj
+
+
+def _suspect(kind: type, value: Any) -> bool:
+    """Whether a scalar needs :func:`scalar_problem` (cheap tests first: most values are small integers,
+    ASCII text or finite floats)."""
+    if kind is int:
+        return not -_INT_BOUND <= value < 2 * _INT_BOUND
+    if kind is str:
+        return not value.isascii()
+    return kind is float
+
+
+def _scalar_ok(value: Any, path: str, event: dict[Any, Any], file: str | None, line: int | None) -> None:
+    why = scalar_problem(value)
+    if why is not None:
+        raise EventError(why, field=path, file=file, line=line, **_id(event))
 
 
 def _kind(value: object) -> str:
@@ -203,6 +238,40 @@ def _c_frames() -> tuple[Any, Any]:
 _frames, _span = _c_frames()
 
 
+def unreadable(exc: OSError, path: str) -> InputError:
+    """Why ``path`` cannot be read, in the words of every command (README, "Exit status and messages"):
+    ``FILE: no such file``, ``FILE: is a directory``, else ``FILE: cannot read: REASON``."""
+    if isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return InputError("no such file", file=path)
+    if isinstance(exc, IsADirectoryError):
+        return InputError("is a directory", file=path)
+    return InputError(f"cannot read: {os_reason(exc)}", file=path)
+
+
+def unwritable(exc: OSError, path: str) -> InputError:
+    """Why ``path`` cannot be written: ``PATH: cannot write: no such directory`` (and the like)."""
+    if isinstance(exc, FileNotFoundError):
+        reason = "no such directory"
+    elif isinstance(exc, NotADirectoryError):
+        reason = "a part of the path is not a directory"
+    elif isinstance(exc, IsADirectoryError):
+        reason = "is a directory"
+    else:
+        reason = os_reason(exc)
+    return InputError(f"cannot write: {reason}", file=path)
+
+
+def os_reason(exc: OSError) -> str:
+    """The system's reason for ``exc`` in lower case ("permission denied", "no space left on device")."""
+    text = exc.strerror or str(exc) or type(exc).__name__
+    return text[:1].lower() + text[1:]
+
+
+def json_error(exc: json.JSONDecodeError) -> str:
+    """A JSON syntax error in one phrase: ``not valid JSON: Expecting value (column 3)``."""
+    return f"not valid JSON: {exc.msg} (column {exc.colno})"
+
+
 def open_input(path: str) -> EventFile:
     """``path`` as an :class:`EventFile` (``-`` is stdin); InputError when it cannot be read."""
     if path == "-":
@@ -214,12 +283,8 @@ def open_input(path: str) -> EventFile:
                 data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
             except (ValueError, OSError):  # not a regular file (a pipe, a device): read it
                 data = handle.read()
-    except FileNotFoundError:
-        raise InputError("no such file", file=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not an event file", file=path) from None
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=path) from None
+        raise unreadable(exc, path) from None
     return EventFile(path, data)
 
 
@@ -485,7 +550,7 @@ def _json_line(raw: bytes, name: str, lineno: int, *, validate: bool = True) -> 
     try:
         value = json.loads(text, parse_float=_number)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno) from None
+        raise InputError(json_error(exc), file=name, line=lineno) from None
     except RecursionError:  # the C parser's own bound, far above MAX_DEPTH
         raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=name, line=lineno) from None
     items = value if isinstance(value, list) else [value]

@@ -294,7 +294,7 @@ def replay_files(
                 if progress is not None:
                     progress.checked(checked.size)
             if plan.events == before:
-                raise InputError("holds no events" if f.size else "is empty: no events", file=f.name)
+                raise InputError("is empty: no events", file=f.name)  # blank lines only too: one message
         fold = _Fold(plan)
         if progress is not None:
             progress.folding(plan.events)

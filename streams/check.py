@@ -28,6 +28,7 @@ invariants are skipped and the report says so (:attr:`Report.notes`). The checke
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,9 @@ from replay.engine.playoff import playoff_stub
 from replay.engine.validate import validate_event
 from streams.ingest import archive_bytes, decode_event, unpack_record
 from streams.kafka.keys import key_refusal
+from streams.reasons import describe
 from streams.store import ArchivedEvent, RedisStore
+from streams.store.base import is_match_id
 
 #: Every breach code, with what it means (docs/reliability.md lists them too).
 CODES: dict[str, str] = {
@@ -231,7 +234,9 @@ async def _read_all(bootstrap: str, topic: str, *, required: bool) -> list[Any]:
     try:
         await consumer.start()
     except KafkaError as exc:
-        raise CheckError(f"cannot reach Kafka at {bootstrap}: {exc}") from None
+        with contextlib.suppress(Exception):  # or aiokafka says "Unclosed AIOKafkaConsumer" on stderr
+            await consumer.stop()
+        raise CheckError(f"cannot reach Kafka at {bootstrap}: {describe(exc)}") from None
     try:
         return await _read_partitions(consumer, topic, required=required)
     except KafkaError as exc:
@@ -307,7 +312,6 @@ class _Match:
 _KEY = re.compile(
     r"^(?P<prefix>.*):\{(?P<match>[^{}]+)\}:(?P<name>events|seq|record|board|pending|state|versions|causes)$"
 )
-_NOT_MATCHES = {"idx", "audit"}
 
 
 async def stored_matches(store: RedisStore) -> list[str]:
@@ -317,7 +321,9 @@ async def stored_matches(store: RedisStore) -> list[str]:
     async for raw in store.client.scan_iter(match=f"{store.prefix}:{{*}}:*", count=1000):
         key = raw.decode() if isinstance(raw, bytes) else str(raw)
         m = _KEY.match(key)
-        if m and m.group("prefix") == store.prefix and m.group("match") not in _NOT_MATCHES:
+        # (the service's own keys, <prefix>:{idx}:... and <prefix>:{audit}, never end in a match key's
+        # name: a key that does is a match's, even of a match named "idx")
+        if m and m.group("prefix") == store.prefix and is_match_id(m.group("match")):
             found.add(m.group("match"))
     found.update(await store.pending_matches())
     return sorted(found)

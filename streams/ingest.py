@@ -116,6 +116,7 @@ class _Run:
     that write (handed out by :meth:`IngestCore._commit` once it is stored)."""
 
     outcomes: list[Outcome | None]  # the batch's outcomes, by position in the batch
+    judge: bool = True  # the writer may amend an ended game (False: an HTTP producer's token)
     pos: int = 0  # the item being processed (index in the match's items)
     start: int = 0  # the first item whose outcome is not handed out yet (where a retry starts)
     events: list[tuple[int, bytes]] = field(default_factory=list)
@@ -215,7 +216,11 @@ class IngestCore:
         return (await self.ingest_many([event]))[0]
 
     async def ingest_many(
-        self, items: Sequence[dict[str, Any] | bytes], raws: Sequence[bytes] | None = None
+        self,
+        items: Sequence[dict[str, Any] | bytes],
+        raws: Sequence[bytes] | None = None,
+        *,
+        judge: bool = True,
     ) -> list[Outcome]:
         """Take a batch of events: one outcome per item, in the order given.
 
@@ -232,6 +237,10 @@ class IngestCore:
 
         A store error propagates (nothing is returned): events of other matches may have been stored, and
         a retry of the batch finds them as duplicates.
+
+        ``judge=False`` (an HTTP producer that is not a judge: docs/http-api.md, "Scopes and ownership"):
+        a penalty or a correction is rejected once its game has ended (also when an earlier event of the
+        same batch ended it), and when it would wait behind a gap (its game may end meanwhile).
         """
         outcomes: list[Outcome | None] = [None] * len(items)
         families: dict[str, dict[str, list[_Item]]] = {}
@@ -248,14 +257,14 @@ class IngestCore:
             match: str = ev["match"]
             families.setdefault(_family(match), {}).setdefault(match, []).append((i, ev["seq"], ev, data))
         if len(families) == 1:
-            await self._ingest_family(next(iter(families.values())), outcomes)
+            await self._ingest_family(next(iter(families.values())), outcomes, judge)
         elif families:
             # at most ``concurrency`` families at once: their store calls share the client's connections
             gate = asyncio.Semaphore(self.concurrency)
 
             async def gated(family: dict[str, list[_Item]]) -> None:
                 async with gate:
-                    await self._ingest_family(family, outcomes)
+                    await self._ingest_family(family, outcomes, judge)
 
             work = [gated(f) for f in families.values()]
             for result in await asyncio.gather(*work, return_exceptions=True):
@@ -346,20 +355,29 @@ class IngestCore:
         finally:
             st.users -= 1
 
-    async def _ingest_family(self, groups: dict[str, list[_Item]], outcomes: list[Outcome | None]) -> None:
+    async def _ingest_family(
+        self, groups: dict[str, list[_Item]], outcomes: list[Outcome | None], judge: bool = True
+    ) -> None:
         # A playoff parent and its children, one match after the other: a child's finish settles the
         # parent's stored record, as it would one event after the other.
         for match, items in groups.items():
-            work = functools.partial(self._ingest_items, match=match, items=items, outcomes=outcomes)
+            work = functools.partial(
+                self._ingest_items, match=match, items=items, outcomes=outcomes, judge=judge
+            )
             await self._locked(match, work)
 
     async def _ingest_items(
-        self, st: _MatchState, match: str, items: list[_Item], outcomes: list[Outcome | None]
+        self,
+        st: _MatchState,
+        match: str,
+        items: list[_Item],
+        outcomes: list[Outcome | None],
+        judge: bool = True,
     ) -> None:
         """Decide a match's items; where another writer moved the head or the record, rebuild and decide
         again from the first item whose outcome was not handed out."""
         for _ in range(MAX_ATTEMPTS):
-            run = _Run(outcomes)
+            run = _Run(outcomes, judge=judge)
             try:
                 await self._decide(st, match, items, run)
                 return
@@ -379,6 +397,13 @@ class IngestCore:
                 continue
             if game.next_seq in st.buffer:  # held events a previous owner left in line (it stopped first)
                 await self._drain(st, match, game, run, None)
+            if (
+                not run.judge
+                and ev.get("type") in _AMENDMENTS
+                and (seq > game.next_seq or (seq == game.next_seq and game.status != "in_progress"))
+            ):  # a producer's penalty or correction after the end, or one that would wait behind a gap
+                run.decided.append((i, _judge_only(match, seq, ev["type"], game.status)))
+                continue
             if seq == game.next_seq:
                 game.apply(ev, data)
                 applied = [seq]
@@ -802,6 +827,19 @@ class IngestCore:
         if self.signing_key is not None:
             record = sign(_unsigned(record), self.signing_key, self.key_id)
         return canonical_bytes(record)
+
+
+#: What only a judge adds to a game that has ended (``ingest_many(judge=False)``).
+_AMENDMENTS = frozenset({"penalty", "correction"})
+
+
+def _judge_only(match: str, seq: int, kind: str, status: str) -> Outcome:
+    why = (
+        f"the game has ended ({status}): only a judge may add a {kind} now"
+        if status != "in_progress"
+        else f"a producer's {kind} must follow the events before it (it cannot wait behind a gap)"
+    )
+    return Outcome("rejected", match, seq, f"match {match} seq {seq}: not applied: {why}", field="type")
 
 
 def _tampered(match: str, seq: int, alarm: str) -> Outcome:

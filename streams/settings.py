@@ -7,6 +7,7 @@ them all so a test can check the compose file against this module.
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 from collections.abc import Mapping
@@ -39,13 +40,31 @@ ENV_VARS: tuple[str, ...] = (
     "PRIZECHECK_MAX_STREAMS",
     "PRIZECHECK_MAX_CLIENT_STREAMS",
     "PRIZECHECK_REDIS_CONNECTIONS",
+    "PRIZECHECK_IDLE_TIMEOUT",
 )
 
 
+def source_checkout() -> str | None:
+    """The source checkout this code runs from (an editable install, as ``make install`` makes it), or None
+    when it is installed from a wheel (``pip install``, the Docker image)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        with open(os.path.join(root, "pyproject.toml"), encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    return root if 'name = "prizecheck"' in head else None
+
+
 def default_data_dir() -> str:
-    """Where the embedded store keeps its files when ``PRIZECHECK_DATA_DIR`` is unset: the user's data
-    directory (``~/.local/share/prizecheck`` on Linux, per platformdirs), the same from any working
-    directory, so that ``prizecheck report --from-store`` finds what ``prizecheck serve`` stored."""
+    """Where the embedded store keeps its files when ``PRIZECHECK_DATA_DIR`` is unset, the same from any
+    working directory, so that ``prizecheck report --from-store`` finds what ``prizecheck serve`` stored:
+    run from a source checkout, its own ``prizecheck-data/`` (each clone its own store, which ``make clean``
+    names); installed, the user's data directory (``~/.local/share/prizecheck`` on Linux, per
+    platformdirs)."""
+    checkout = source_checkout()
+    if checkout is not None:
+        return os.path.join(checkout, "prizecheck-data")
     return platformdirs.user_data_dir("prizecheck", appauthor=False)
 
 
@@ -79,6 +98,7 @@ class Settings:
     max_streams: int = 5_000  # live (SSE) streams open at once in one process
     max_client_streams: int = 100  # live streams open at once from one client address
     redis_connections: int = 64  # the Redis connection pool (requests wait for a free one)
+    idle_timeout: float = 30.0  # seconds a connection may be idle, or take to send a request (head, body)
 
     @property
     def tokens_path(self) -> str:
@@ -105,6 +125,8 @@ class Settings:
                 value = kind(raw)
             except ValueError:
                 raise InputError(f"expected a number, got {raw!r}", field=name) from None
+            if not math.isfinite(value):  # float("nan") and float("inf") parse: they are no setting
+                raise InputError(f"expected a finite number, got {raw!r}", field=name)
             if value < minimum:
                 raise InputError(f"must be >= {minimum}, got {raw!r}", field=name)
             return value
@@ -135,4 +157,5 @@ class Settings:
                 number("PRIZECHECK_MAX_CLIENT_STREAMS", int, defaults.max_client_streams, 0)
             ),
             redis_connections=int(number("PRIZECHECK_REDIS_CONNECTIONS", int, defaults.redis_connections, 2)),
+            idle_timeout=float(number("PRIZECHECK_IDLE_TIMEOUT", float, defaults.idle_timeout, 0.1)),
         )

@@ -49,10 +49,13 @@ ADMIN = "admin"
 #: What ``--role`` accepts: the roles, and ``admin`` (all of them).
 GRANTABLE: tuple[str, ...] = (*ROLES, ADMIN)
 
-_TOKEN = re.compile(r"^pc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
-_SESSION = re.compile(r"^([0-9a-f]{12})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})$")
+_TOKEN = re.compile(r"pc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
+# <token id>.<expiry>.<nonce>.<mac>: the nonce makes every login its own session (a logout ends that one)
+_SESSION = re.compile(r"([0-9a-f]{12})\.([0-9]{1,12})\.([0-9a-f]{16})\.([A-Za-z0-9_-]{43})")
 #: Anything in a URL or a log line that looks like a token or a session (redacted before it is logged).
-SECRET_LIKE = re.compile(r"pc_[0-9a-f]{12}_[A-Za-z0-9_-]{10,}|[0-9a-f]{12}\.[0-9]{1,12}\.[A-Za-z0-9_-]{43}")
+SECRET_LIKE = re.compile(
+    r"pc_[0-9a-f]{12}_[A-Za-z0-9_-]{10,}|[0-9a-f]{12}\.[0-9]{1,12}\.(?:[0-9a-f]{16}\.)?[A-Za-z0-9_-]{43}"
+)
 
 
 def redact(text: str) -> str:
@@ -288,7 +291,7 @@ class TokenBook:
         """The principal of a bearer token; :class:`Refused` when it is malformed, unknown, expired or
         revoked."""
         now = time.time() if now is None else now
-        m = _TOKEN.match(token)
+        m = _TOKEN.fullmatch(token)
         if m is None:
             raise Refused("malformed token", "bad_token")
         entry = self._entry(m.group(1))
@@ -320,18 +323,19 @@ class TokenBook:
         if entry.expires is not None:
             until = min(until, entry.expires)
         stamp = int(until)
-        return f"{entry.id}.{stamp}.{self._mac(entry, stamp)}", max(0.0, stamp - now)
+        nonce = secrets.token_hex(8)
+        return f"{entry.id}.{stamp}.{nonce}.{self._mac(entry, stamp, nonce)}", max(0.0, stamp - now)
 
     def check_session(self, value: str, now: float | None = None) -> Principal:
         """The principal of a session cookie; :class:`Refused` when it is forged, stale, or its token
         is no longer valid."""
         now = time.time() if now is None else now
-        m = _SESSION.match(value)
+        m = _SESSION.fullmatch(value)
         if m is None:
             raise Refused("malformed session", "bad_session")
         entry = self._entry(m.group(1))
         stamp = int(m.group(2))
-        if entry is None or not hmac.compare_digest(self._mac(entry, stamp), m.group(3)):
+        if entry is None or not hmac.compare_digest(self._mac(entry, stamp, m.group(3)), m.group(4)):
             raise Refused("unknown session", "bad_session")
         if stamp <= now:
             raise Refused("session expired: log in again", "session_expired", entry.id)
@@ -340,8 +344,8 @@ class TokenBook:
             raise Refused(f"token {entry.id} is {state}", f"token_{state}", entry.id)
         return self._principal(entry, "session")
 
-    def _mac(self, entry: TokenEntry, stamp: int) -> str:
-        message = f"{entry.id}.{stamp}.{entry.digest}".encode()
+    def _mac(self, entry: TokenEntry, stamp: int, nonce: str) -> str:
+        message = f"{entry.id}.{stamp}.{nonce}.{entry.digest}".encode()
         return _b64(hmac.new(self.session_key, message, hashlib.sha256).digest())
 
 
@@ -363,8 +367,14 @@ def read_book(path: Path) -> list[TokenEntry]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the token file: {exc}", file=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a token file", file=str(path)) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the token file: {(exc.strerror or str(exc)).lower()}", file=str(path)
+        ) from None
+    except UnicodeDecodeError:
+        raise InputError("cannot read the token file: not UTF-8", file=str(path)) from None
     return parse_book(text, str(path))
 
 

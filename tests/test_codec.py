@@ -30,6 +30,7 @@ from replay.codec import (
     edge_event,
     encode_jsonl,
     encode_msgpack,
+    json_error,
 )
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import InputError
@@ -101,9 +102,7 @@ def _oracle_events(data: bytes, name: str) -> Iterator[dict[str, Any]]:
         try:
             value = json.loads(text, parse_float=_number)
         except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON: {exc.msg} at column {exc.colno}", file=name, line=lineno
-            ) from None
+            raise InputError(json_error(exc), file=name, line=lineno) from None
         except RecursionError:  # a traceback before; the reader now says so
             raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=name, line=lineno) from None
         for item in value if isinstance(value, list) else [value]:

@@ -59,7 +59,8 @@ def test_the_services_are_there(compose: dict[str, Any]) -> None:
     assert services["redis"]["image"].startswith("redis:7")
     for name in ("worker-1", "worker-2"):
         assert services[name]["command"] == ["prizecheck", "worker"]
-    assert services["web"]["command"] == ["prizecheck", "serve"]
+    web = services["web"]["command"]
+    assert web[:2] == ["sh", "-c"] and web[2].endswith("&& exec prizecheck serve")  # after its first token
     for name in PRIZECHECK_SERVICES:
         assert services[name]["build"] == "."
 
@@ -140,6 +141,13 @@ def test_the_dockerfile_installs_the_service_extra() -> None:
     for package in ("replay", "streams", "schemas"):
         assert f"COPY {package} " in text
     assert re.search(r"^USER (?!root)", text, re.M)
+    # a file the package links to (replay/docs/rules.md -> docs/rules.md) is copied too, or the wheel
+    # built in the image would lack it (/rules: 404)
+    links = [p for pkg in ("replay", "streams", "schemas") for p in (ROOT / pkg).rglob("*") if p.is_symlink()]
+    assert links
+    for link in links:
+        target = link.resolve().relative_to(ROOT).as_posix()
+        assert f"COPY {target} ./{target}" in text, target
 
 
 def test_asyncapi_describes_both_topics_and_the_dead_letter_headers() -> None:
@@ -165,10 +173,68 @@ def test_asyncapi_describes_both_topics_and_the_dead_letter_headers() -> None:
 
 def test_the_web_app_has_a_token_file_on_a_volume(compose: dict[str, Any]) -> None:
     """On 0.0.0.0 serve refuses to start without tokens: the compose web app reads a token file kept in
-    a volume (created with `docker compose run --rm web prizecheck token create ...`)."""
+    a volume (its first start makes an admin token there; more: `docker compose run --rm web prizecheck
+    token create ...`)."""
     web = compose["services"]["web"]
     settings = Settings.from_env({k: resolved(v) for k, v in env_of(web).items()})
     folder = settings.tokens_path.rsplit("/", 1)[0]
     mounts = [v.split(":")[1] for v in web.get("volumes", [])]
     assert folder in mounts
     assert "install -d -o prizecheck -m 700 /home/prizecheck/tokens" in (ROOT / "Dockerfile").read_text()
+
+
+@pytest.mark.redis
+def test_the_web_app_starts_from_the_compose_file_first_line(compose: dict[str, Any], tmp_path: Path) -> None:
+    """`docker compose up`: the web service's command, run as compose runs it (its environment, on
+    0.0.0.0), makes an admin token on the first start (printed once, to its log) and serves with it; the
+    second start makes none and serves with the same token file. Redis is a private embedded one here."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    web = compose["services"]["web"]
+    env = {k: resolved(v) for k, v in env_of(web).items() if k != "REDIS_URL"}
+    env.update(
+        PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        PRIZECHECK_TOKENS_FILE=str(tmp_path / "tokens" / "tokens.json"),
+        PRIZECHECK_DATA_DIR=str(tmp_path / "data"),
+        PRIZECHECK_PORT="0",
+        HOME=str(tmp_path),
+    )
+    tokens = []
+    for start in (1, 2):
+        proc = subprocess.Popen(
+            web["command"], env=env, cwd=tmp_path, text=True, start_new_session=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        try:
+            assert proc.stdout is not None and proc.stderr is not None
+            line = proc.stdout.readline()
+            if start == 1:
+                tokens.append(line.strip())
+                assert re.fullmatch(r"pc_[0-9a-f]{12}_\S+", tokens[0]), line
+                line = proc.stdout.readline()
+            assert "listening on http://0.0.0.0:" in line, (line, proc.stderr.readline())
+            port = line.split("0.0.0.0:")[1].split()[0]
+            ask = urllib.request.Request(
+                f"http://127.0.0.1:{port}/stats", headers={"Authorization": f"Bearer {tokens[0]}"}
+            )
+            with urllib.request.urlopen(ask, timeout=30) as answer:
+                assert answer.status == 200
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=30)
+            assert refused.value.code == 401
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            assert proc.wait(timeout=60) == 0
+    assert len(json_tokens(tmp_path / "tokens" / "tokens.json")) == 1  # the second start made none
+
+
+def json_tokens(path: Path) -> list[Any]:
+    import json
+
+    tokens: list[Any] = json.loads(path.read_text())["tokens"]
+    return tokens

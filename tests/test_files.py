@@ -210,7 +210,7 @@ def test_inputs_without_events_are_refused_before_anything_is_folded(tmp_path: p
     for path, message in [
         (empty, "empty.jsonl: is empty: no events"),
         (blank, "blank.msgpack: is empty: no events"),
-        (spaces, "spaces.jsonl: holds no events"),
+        (spaces, "spaces.jsonl: is empty: no events"),
     ]:
         with pytest.raises(InputError) as info:
             replayed([good, str(path)])
@@ -229,14 +229,15 @@ def test_bad_input_anywhere_stops_before_the_first_record(tmp_path: pathlib.Path
 
 
 def test_an_event_the_engine_cannot_encode_is_named_not_a_traceback(tmp_path: pathlib.Path) -> None:
-    """A lone surrogate in a field the contract leaves open passes the check (json.loads takes it), but
-    has no UTF-8 for the hash chain."""
+    """A lone surrogate in a field the contract leaves open (json.loads takes it) has no UTF-8 for the hash
+    chain: the edge refuses it (replay.codec.edge_event), naming the line and the field."""
     (stream,) = corpus(1, 2)
     path = tmp_path / "g.jsonl"
     lines = encode_jsonl(stream).splitlines()
     lines[4] = lines[4][:-1] + b', "x_text": "\\ud800"}'
     path.write_bytes(b"\n".join(lines) + b"\n")
-    with pytest.raises(InputError, match=r"g.jsonl:5: cannot be replayed: UnicodeEncodeError"):
+    # refused at the edge now (issue 18 item 4), naming the field, before the engine could fail on it
+    with pytest.raises(InputError, match=r"g.jsonl:5: .*field x_text: must be Unicode text"):
         replayed([str(path)])
 
 

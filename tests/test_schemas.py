@@ -763,7 +763,10 @@ def test_error_text_reads_well() -> None:
     assert str(info.value) == f"match {M} seq 7: field pid: missing required field 'pid'"
     with pytest.raises(EventError) as info:
         validate_event(ev(7, "played", player="ash", pid="a4", card={"name": "Raichu", "hp": "lots"}))
-    assert str(info.value) == f"match {M} seq 7: field card.hp: must be an integer >= 1 (got 'lots')"
+    assert (
+        str(info.value)
+        == f"match {M} seq 7: field card.hp: must be an integer >= 1 and <= 10000 (got 'lots')"
+    )
     with pytest.raises(EventError) as info:
         validate_event(ev(8, "setup", player="ash"), file="game.jsonl", line=8)
     assert (
@@ -854,13 +857,16 @@ def test_fuzz_only_event_errors(value: object) -> None:
 
 def test_huge_integers_are_handled() -> None:
     huge = 10**5000  # more digits than Python will turn into a string by default
-    validate_event({**ev(3, "damage", pid="b1", amount=huge), "x": -huge})
+    validate_event({**ev(3, "damage", pid="b1", amount=30), "x": -huge})  # the schema leaves extras open
+    with pytest.raises(EventError) as info:  # every integer field of the contract is bounded (issue 18)
+        validate_event(ev(3, "damage", pid="b1", amount=huge))
+    assert info.value.field == "amount" and "<= 100000 (got a very large integer)" in info.value.message
     with pytest.raises(EventError) as info:  # the contract bounds seq (issue 10: refused at the edge)
         validate_event({**ev(3, "attack_ended"), "seq": huge})
     assert info.value.field == "seq" and "<= 100000" in info.value.message
     with pytest.raises(EventError) as info:
         validate_event(ev(3, "damage", pid="b1", amount=-huge))
-    assert info.value.message == "must be an integer >= 0 (got a very large integer)"
+    assert info.value.message == "must be an integer >= 0 and <= 100000 (got a very large integer)"
     with pytest.raises(EventError) as info:
         validate_event({"match": M, "seq": huge, "type": "nope"})
     assert info.value.seq is None and info.value.field in ("seq", "type")  # never a huge seq in a message

@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module, which exposes ``configure(parser)`` and ``run(args) -> int``.
 The table below is the only place that lists them, so a module can be added without touching the others.
-Exit status: 0 ok, 1 violations with ``--strict``, 2 bad input (a message on stderr, never a traceback).
+Exit status: 0 ok, 1 violations with ``--strict`` (or a check that failed), 2 anything that kept the command
+from doing its work (one line on stderr naming what and where, never a traceback; README, "Exit status
+and messages").
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from replay.cli.common import UsageError
+from replay.cli.parser import Parser, parse, usage_error
 from replay.engine.errors import InputError
 
 # name -> (module, help). The module provides configure(parser) and run(args) -> int.
@@ -33,14 +37,25 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+#: Top-level modules of this project: an ImportError naming one of them is a bug, not a missing extra.
+OWN = ("replay", "streams", "schemas")
+
+SERVICE_EXTRA = "pip install 'prizecheck[service]'"
+
+
+def needs_service(command: str, exc: ImportError) -> str:
+    """The one line a command gives when the service extra is not installed (README, "Install")."""
+    return f"{command}: needs the service, which this installation lacks ({exc}): {SERVICE_EXTRA}"
+
+
+def build_parser(command: str | None = None) -> Parser:
     """The parser of every command; only ``command``'s module is imported (none for an unknown name, all of
     them for None).
 
     A command's module imports what it runs on (the engine, the service, Kafka...): importing all of them
     to parse one command line would cost the command more than its own work on a small input.
     """
-    parser = argparse.ArgumentParser(prog="prizecheck", description="Replay and audit Pokémon TCG games.")
+    parser = Parser(prog="prizecheck", description="Replay and audit Pokémon TCG games.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -48,8 +63,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             continue
         try:
             module = importlib.import_module(module_name)
-        except ImportError as exc:  # an optional extra (e.g. the service) is not installed
-            p.set_defaults(_unavailable=f"{name}: not available in this installation ({exc})")
+        except ImportError as exc:  # an optional extra (the service) is not installed
+            if (exc.name or "").split(".")[0] in OWN:
+                raise  # a module of our own missing is a bug: let it show
+            p.set_defaults(_unavailable=needs_service(name, exc))
+            p.add_argument("_rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
             continue
         module.configure(p)
         p.set_defaults(_run=module.run)
@@ -57,29 +75,73 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status (README, "Exit status and messages")."""
+    entry = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     # the command is the first argument that is not an option (the top level has only -h)
     command = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(command or "")
-    args = parser.parse_args(argv)
+    try:
+        args = parse(parser, argv)  # a usage error: the (sub)command's usage and one line, exit 2
+    except SystemExit as exc:  # (argparse's way out; as a return, for callers in the same process)
+        return exc.code if isinstance(exc.code, int) else 0
     if args.command is None:
         parser.print_help()
         return 2
     unavailable = getattr(args, "_unavailable", None)
     if unavailable:
-        print(f"prizecheck: {unavailable}", file=sys.stderr)
+        print(f"prizecheck {unavailable}", file=sys.stderr)
         return 2
+    if entry:
+        quiet_libraries()
     try:
         code: int = args._run(args)
     except InputError as exc:
         print(f"prizecheck {args.command}: {exc}", file=sys.stderr)
         return 2
+    except UsageError as exc:
+        try:
+            usage_error(args, parser, str(exc))
+        except SystemExit as done:
+            return done.code if isinstance(done.code, int) else 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (| head): stop quietly, and let the exit flush nothing
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        line = environment_failure(exc)
+        if line is None:
+            raise  # a bug: its traceback is what a report needs
+        print(f"prizecheck {args.command}: {line}", file=sys.stderr)
+        return 2
     return code
+
+
+def quiet_libraries() -> None:
+    """No library's log on stderr (aiokafka's "Unable connect to ...", asyncio's "Unclosed ..."): a command
+    says what failed in its own one line. A handler on the root logger keeps Python from printing records
+    nobody handles; the services configure their logs themselves once they run (serve's replaces it, the
+    worker's Faust adds its own)."""
+    import logging
+
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
+
+
+def environment_failure(exc: BaseException) -> str | None:
+    """One line for a failure of what the command runs on (a file system, Redis, Kafka) that escaped the
+    command's own handling, or None for anything else (a bug)."""
+    from replay.cli.services import describe, service_of
+
+    service = service_of(exc)
+    if service is not None:
+        return f"{service}: {describe(exc)}"
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{describe(exc)}"
+    return None
 
 
 if __name__ == "__main__":

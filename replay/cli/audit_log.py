@@ -10,18 +10,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import json
+import re
 import sys
 
+from replay.cli.common import at_least, json_line
+from replay.cli.services import redis_store
 from streams.settings import Settings
-from streams.store import AuditEntry, RedisStore
-from streams.store.connection import connect
+from streams.store import AuditEntry
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``audit-log`` options."""
-    parser.add_argument("--after", metavar="ID", help="only entries after this one (its id, as printed)")
-    parser.add_argument("--count", type=int, default=1000, help="at most this many entries (default 1000)")
+    parser.add_argument(
+        "--after", metavar="ID", type=entry_id, help="only entries after this one (its id, as printed)"
+    )
+    parser.add_argument(
+        "--count", type=at_least(1), default=1000, help="at most this many entries (default 1000)"
+    )
     parser.add_argument(
         "--action", action="append", help="only these actions (write, read_hidden, refused...)"
     )
@@ -31,24 +36,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def entry_id(text: str) -> str:
+    """An argparse type: an entry's id as printed (``1767000000000-0``, a Redis stream id)."""
+    if not re.fullmatch(r"\d{1,20}(-\d{1,20})?", text):
+        raise argparse.ArgumentTypeError(f"expected an entry id as printed (1767000000000-0), got {text!r}")
+    return text
+
+
 async def fetch(settings: Settings, prefix: str, after: str | None, count: int) -> list[AuditEntry]:
     """Entries of the audit log, in order."""
-    conn = await connect(settings)
-    try:
-        return await RedisStore(conn.client, prefix=prefix).audit_log(after=after, count=count)
-    finally:
-        await conn.close()
+    async with redis_store(settings, prefix) as (store, _where):
+        return await store.audit_log(after=after, count=count)
 
 
 def run(args: argparse.Namespace) -> int:
-    entries = asyncio.run(fetch(Settings.from_env(), args.redis_prefix, args.after, max(1, args.count)))
+    entries = asyncio.run(fetch(Settings.from_env(), args.redis_prefix, args.after, args.count))
     for e in entries:
         if args.action and e.action not in args.action:
             continue
         if args.json:
             row = {"id": e.id, "at": e.at, "action": e.action, "actor": e.actor, "target": e.target}
             row.update(origin=e.origin, detail=e.detail)
-            sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_line(row) + "\n")
         else:
             when = dt.datetime.fromtimestamp(e.at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
             sys.stdout.write(

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from dataclasses import replace
 
 from redis.exceptions import RedisError
 
+from replay.cli.common import UsageError, json_line
+from replay.cli.services import check_kafka_url, check_redis_url, describe, redact
 from replay.engine.errors import InputError
 from streams.check import Acknowledged, CheckError, Report, acknowledged_events, check, read_topic
 from streams.settings import Settings
@@ -65,10 +66,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the check; exit 0 (holds), 1 (breaches), 2 (cannot run)."""
+    if args.redis_only:
+        given = [flag for flag, value in (("--kafka", args.kafka), ("--topic", args.topic)) if value]
+        given += ["--dlq-topic"] if args.dlq_topic else []
+        if given:
+            raise UsageError(f"--redis-only and {', '.join(given)} cannot be combined: no topic is read")
     settings = Settings.from_env()
     if args.redis:
         settings = replace(settings, redis_url=args.redis)
+    check_redis_url(settings.redis_url, "--redis" if args.redis else "REDIS_URL")
     kafka = None if args.redis_only else (args.kafka or os.environ.get("KAFKA_URL", "").strip() or None)
+    if kafka is not None:
+        check_kafka_url(kafka, "--kafka" if args.kafka else "KAFKA_URL")
     topic = args.topic or settings.topic
     if args.dlq_topic:
         dlq = args.dlq_topic
@@ -91,10 +100,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"prizecheck check: {exc}", file=sys.stderr)
         return 2
     except (OSError, RedisError) as exc:  # Redis went away or failed during the check
-        print(f"prizecheck check: Redis failed during the check: {exc!r}", file=sys.stderr)
+        print(f"prizecheck check: lost Redis at {redact(_where(settings))}: {describe(exc)}", file=sys.stderr)
         return 2
     if args.json:
-        sys.stdout.write(json.dumps(report.as_json(), sort_keys=True) + "\n")
+        sys.stdout.write(json_line(report.as_json()) + "\n")
     else:
         sys.stdout.write(render(report, where))
     return 0 if report.ok else 1
@@ -115,8 +124,8 @@ async def _check(
 
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise CheckError(
-            f"no REDIS_URL and no embedded store in {settings.data_dir}: nothing to check "
-            "(give --redis URL, or PRIZECHECK_DATA_DIR of a store prizecheck serve has written)"
+            f"no store in {settings.data_dir}: nothing to check (no REDIS_URL; give --redis URL, or "
+            "PRIZECHECK_DATA_DIR of a store prizecheck serve has written)"
         )
     snapshot = None
     if kafka is not None:
@@ -124,13 +133,15 @@ async def _check(
     try:
         conn = await asyncio.wait_for(connect(settings), timeout)
     except Exception as exc:
-        raise CheckError(f"cannot connect to Redis ({_where(settings)}): {exc}") from None
+        if settings.redis_url:
+            raise CheckError(f"cannot reach Redis at {redact(settings.redis_url)}: {describe(exc)}") from None
+        raise CheckError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
     try:
         store = RedisStore(conn.client, prefix=prefix)
         try:
             await asyncio.wait_for(conn.client.ping(), timeout)
         except Exception as exc:
-            raise CheckError(f"cannot reach Redis at {conn.where}: {exc}") from None
+            raise CheckError(f"cannot reach Redis at {redact(conn.where)}: {describe(exc)}") from None
         report = await check(
             store,
             signing_key=settings.signing_key,

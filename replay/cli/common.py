@@ -1,14 +1,114 @@
-"""Shared by the commands: loading event files and signing records with the configured key."""
+"""Shared by the commands: loading event files, signing records with the configured key, writing outputs,
+the one JSON style of the command line, and option values checked as they are parsed."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
-from collections.abc import Iterator
-from typing import Any
+import sys
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
-from replay.engine.chain import sign
+from replay.codec import json_error, unreadable, unwritable
+from replay.engine.chain import dumps, sign
 from replay.engine.errors import InputError
+
+
+class UsageError(Exception):
+    """Options that cannot go together, or one that would be ignored: the command prints its usage and the
+    message (``prizecheck CMD: error: ...``) and exits 2, before it does anything."""
+
+
+def json_line(value: Any) -> str:
+    """One JSON value as the command line prints JSON everywhere: the style of a record's canonical JSON
+    (``replay --json``): sorted keys, no spaces (``","`` and ``":"``), UTF-8 as is."""
+    return dumps(value).decode("utf-8")
+
+
+@contextlib.contextmanager
+def output(path: str | None) -> Iterator[IO[bytes]]:
+    """stdout (``None`` or ``-``) or the file at ``path``.
+
+    The file is opened at once (a temporary file beside it, renamed over it when the command is done), so
+    an output that cannot be written is refused before any work, with InputError ``PATH: cannot write:
+    ...`` (also for a write that fails later, e.g. on a full disk), and a command that fails half-way
+    leaves no half-written file and the old one as it was. A path that is not a regular file (a FIFO,
+    ``/dev/stdout``) is written directly.
+    """
+    if path is None or path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    direct = os.path.exists(path) and not os.path.isfile(path)
+    if os.path.isdir(path):
+        raise InputError("cannot write: is a directory", file=path)
+    target = (
+        path
+        if direct
+        else os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.part")
+    )
+    try:
+        fh = open(target, "wb")  # noqa: SIM115  (closed below, and the errors of the writes named too)
+    except OSError as exc:
+        raise unwritable(exc, path) from None
+    done = False
+    try:
+        with fh:
+            yield fh
+        if not direct:
+            os.replace(target, path)
+        done = True
+    except OSError as exc:
+        raise unwritable(exc, path) from None
+    finally:
+        if not done and not direct:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
+
+
+def _number(kind: Callable[[str], float], text: str) -> float:
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected {'an integer' if kind is int else 'a number'}, got {text!r}"
+        ) from None
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``minimum`` (``--until 0``: ``must be >= 1, got 0``)."""
+
+    def parse(text: str) -> int:
+        value = int(_number(int, text))
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {text}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def within(low: float, high: float, kind: Callable[[str], float] = float) -> Callable[[str], float]:
+    """An argparse type: a number from ``low`` to ``high`` (``--min-confidence 2``: ``must be 0 to 1``)."""
+
+    def parse(text: str) -> float:
+        value = _number(kind, text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low:g} to {high:g}, got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def positive(text: str) -> float:
+    """An argparse type: a number of seconds > 0."""
+    value = _number(float, text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
 
 
 def replayed_records(paths: list[str]) -> dict[str, dict[str, Any]]:
@@ -42,13 +142,13 @@ def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
     """The records of JSON Lines files, one line in memory at a time (see :func:`read_records`).
 
     A file without any record (empty, or blank lines only) is bad input, as an event file without events
-    is for ``replay``: InputError ``FILE: is empty: no records`` / ``FILE: holds no records``.
+    is for ``replay``: InputError ``FILE: is empty: no records``.
     """
     for path in paths:
         try:
             fh = open(path, "rb")  # noqa: SIM115  (closed below; a generator cannot hold a with across yields cleanly)
         except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+            raise unreadable(exc, path) from None
         with fh:
             found = False
             for lineno, raw in enumerate(fh, 1):
@@ -59,7 +159,7 @@ def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
                 except UnicodeDecodeError:
                     raise InputError("not UTF-8 JSON", file=path, line=lineno) from None
                 except json.JSONDecodeError as exc:
-                    raise InputError(f"not valid JSON: {exc.msg}", file=path, line=lineno) from None
+                    raise InputError(json_error(exc), file=path, line=lineno) from None
                 except RecursionError:
                     raise InputError(
                         "not a Prizecheck record: nested far too deep", file=path, line=lineno
@@ -69,4 +169,4 @@ def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
                 found = True
                 yield rec
             if not found:
-                raise InputError("holds no records" if fh.tell() else "is empty: no records", file=path)
+                raise InputError("is empty: no records", file=path)

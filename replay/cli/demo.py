@@ -7,7 +7,9 @@ prints each stored record, checking it is byte for byte what ``prizecheck replay
 Then it simulates a small league event (Swiss rounds, a top cut, the tournament software's ``.tdf``),
 stores it the same way and ends with the league's audit report read back from the store, as
 ``prizecheck report --from-store --league "Demo League" --tdf ...`` gives it, in text and as an HTML
-page. Without the service extras installed it replays offline only.
+page. The store is reached first: one that cannot be is one line and exit 2, before any work. Without the
+service extra installed (or with ``--offline``) it replays offline only, and the commands it suggests are
+ones this install can run (``report`` over the league's events, written beside the ``.tdf``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -28,6 +31,7 @@ SCENARIOS = ("prizes", "simultaneous", "deck_out", "playoff", "concession")  # t
 LEAGUE = "Demo League"
 HTML = "prizecheck-demo-report.html"
 TDF = "prizecheck-demo-league.tdf"
+EVENTS = "prizecheck-demo-league.jsonl"  # offline only: the league's events, for the report command shown
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +76,40 @@ def demo_league(seed: int) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from replay import compiled
+
+    engine = "compiled by mypyc" if compiled() else "as plain Python"
+    if not compiled() and (Path(__file__).resolve().parents[2] / "Makefile").is_file():  # a checkout
+        engine += " (make install compiles it: about 2x faster)"
+    print(f"prizecheck demo: the engine runs {engine}")
+    store = not args.offline
+    if store:
+        try:
+            import streams.ingest  # noqa: F401  (the service extra)
+        except ImportError as exc:
+            from replay.cli import SERVICE_EXTRA
+
+            print(
+                f"(the service is not installed ({exc}): replaying offline only; {SERVICE_EXTRA} stores them)"
+            )
+            store = False
+    if store:
+        return asyncio.run(_stored_demo(args))  # the store is reached first: no simulating for nothing
+    return asyncio.run(_demo(args, None))
+
+
+async def _stored_demo(args: argparse.Namespace) -> int:
+    from replay.cli.services import redis_store
+    from streams.settings import Settings
+
+    async with redis_store(Settings.from_env()) as (store, where):
+        print(f"store: {where}")
+        return await _demo(args, store)
+
+
+async def _demo(args: argparse.Namespace, store: Any) -> int:
+    """The demo, into ``store`` (a RedisStore; None: offline). The simulation runs on the loop: nothing
+    else does meanwhile."""
     events = demo_events(args.seed)
     games = replay_events(events)
     offline = {m: maybe_sign(r) for m, r in link_records({m: g.record() for m, g in games.items()}).items()}
@@ -80,13 +118,8 @@ def run(args: argparse.Namespace) -> int:
         "(simulated + an imported battle log)\n"
     )
     stored: dict[str, dict[str, Any]] | None = None
-    if not args.offline:
-        try:
-            import streams.ingest  # noqa: F401  (the service extras)
-        except ImportError:
-            print("(service extras not installed: replaying offline only)\n")
-        else:
-            stored = asyncio.run(_ingest(events))
+    if store is not None:
+        stored = await _ingest(store, events)
     shown = stored if stored is not None else offline
     for match in offline:
         print(summary(shown[match]))
@@ -96,15 +129,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"records stored in Redis equal the offline replay byte for byte: {len(same)}/{len(offline)}")
         if len(same) != len(offline):
             return 1
-    code = _league_report(args, stored is not None)
+    code = await _league_report(args, store)
     if stored is not None:
         # the last line: where a newcomer goes next
         print(f"\nbrowse them: {_command()} serve, then open http://127.0.0.1:8080/ui")
     return code
 
 
-def _league_report(args: argparse.Namespace, store: bool) -> int:
-    """Simulate the demo league, store it, and print its report as read back from the store."""
+async def _league_report(args: argparse.Namespace, store: Any) -> int:
+    """Simulate the demo league, store it, and print its report as read back from the store (offline: as
+    the files give it)."""
     from replay.cli.simulate import write_league_tdf
     from replay.report import Filters, ReportBuilder, read_tdf, render
 
@@ -113,16 +147,21 @@ def _league_report(args: argparse.Namespace, store: bool) -> int:
     write_league_tdf(sim, TDF)
     builder = ReportBuilder(Filters(league=LEAGUE), base_url="http://127.0.0.1:8080")
     print(f"\n{LEAGUE}: {len(league)} events of a simulated league event (its .tdf: {TDF})")
-    if store:
-        asyncio.run(_store_league(league, builder))
+    if store is not None:
+        await _store_league(store, league, builder)
     else:
+        from replay.codec import encode_jsonl
+
+        with open(EVENTS, "wb") as fh:  # so that the command shown below runs in this install as it is
+            fh.write(encode_jsonl(league))
         builder.add_all(replay_records(league).values())
     report = builder.finish(read_tdf(TDF))
     sys.stdout.write("\n" + render(report, "text").decode("utf-8"))
     with open(HTML, "wb") as fh:
         fh.write(render(report, "html"))
     print(f"\nthe same report as a page: {HTML}")
-    print(f"({_command()} report --from-store --league {LEAGUE!r} --tdf {TDF} --format html --out {HTML})")
+    source = "--from-store" if store is not None else EVENTS
+    print(f"({_command()} report {source} --league {LEAGUE!r} --tdf {TDF} --format html --out {HTML})")
     return 0
 
 
@@ -148,53 +187,36 @@ def _command() -> str:
     return script
 
 
-async def _store_league(league: list[dict[str, Any]], builder: Any) -> None:
+async def _store_league(store: Any, league: list[dict[str, Any]], builder: Any) -> None:
     """Ingest the league into the service's store (batches, as a worker does), then read it back."""
     from replay.cli.progress import Bar
     from replay.cli.report import add_records_from
     from streams.ingest import IngestCore
     from streams.settings import Settings
-    from streams.store import RedisStore
-    from streams.store.connection import connect
 
-    settings = Settings.from_env()
-    conn = await connect(settings)
-    try:
-        store = RedisStore(conn.client)
-        core = IngestCore.from_settings(store, settings)
-        for start in range(0, len(league), 2000):
-            await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
-        with Bar("reading the league back", unit="records") as bar:
-            await add_records_from(store, builder, bar, where=conn.where)
-    finally:
-        await conn.close()
+    core = IngestCore.from_settings(store, Settings.from_env())
+    for start in range(0, len(league), 2000):
+        await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
+    with Bar("reading the league back", unit="records") as bar:
+        await add_records_from(store, builder, bar, where="the store")
 
 
-async def _ingest(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+async def _ingest(store: Any, events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every event through the service's ingest core, as msgpack bytes; the stored records back."""
     from streams.ingest import IngestCore, unpack_record
     from streams.settings import Settings
-    from streams.store import RedisStore
-    from streams.store.connection import connect
 
-    settings = Settings.from_env()
-    conn = await connect(settings)
-    print(f"store: {conn.where}")
-    try:
-        store = RedisStore(conn.client)
-        core = IngestCore.from_settings(store, settings)
-        outcomes: dict[str, int] = {}
-        for event in events:
-            out = await core.ingest(msgpack.packb(event))
-            outcomes[out.status] = outcomes.get(out.status, 0) + 1
-        print("ingested: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + "\n")
-        records: dict[str, dict[str, Any]] = {}
-        for match in dict.fromkeys(str(e["match"]) for e in events):
-            rec = unpack_record(await store.record(match))
-            if rec is None:
-                print(f"{match}: no record stored", file=sys.stderr)
-                continue
-            records[match] = rec
-        return records
-    finally:
-        await conn.close()
+    core = IngestCore.from_settings(store, Settings.from_env())
+    outcomes: dict[str, int] = {}
+    for event in events:
+        out = await core.ingest(msgpack.packb(event))
+        outcomes[out.status] = outcomes.get(out.status, 0) + 1
+    print("ingested: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + "\n")
+    records: dict[str, dict[str, Any]] = {}
+    for match in dict.fromkeys(str(e["match"]) for e in events):
+        rec = unpack_record(await store.record(match))
+        if rec is None:
+            print(f"{match}: no record stored", file=sys.stderr)
+            continue
+        records[match] = rec
+    return records

@@ -16,7 +16,9 @@ from typing import IO, Any
 
 import msgpack
 
+from replay.cli.common import output, within
 from replay.cli.progress import track
+from replay.codec import unreadable
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import Catalogue, parse_catalogue
@@ -48,7 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     s.add_argument("sheets", nargs="+", metavar="FILE", help="match sheet(s), .csv or .json; - for stdin")
     s.add_argument(
         "--min-confidence",
-        type=float,
+        type=within(0.0, 1.0),
         default=0.8,
         metavar="X",
         help="rows below this confidence become low_confidence findings (default 0.8)",
@@ -80,7 +82,7 @@ def read_text(path: str, limit: int = MAX_BYTES) -> str:
                     raise too_large(path, os.fstat(fh.fileno()).st_size)
                 data = fh.read(limit + 1)
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+        raise unreadable(exc, path) from None
     if len(data) > limit:
         if limit == MAX_LOG_BYTES:
             raise too_large(path, len(data))
@@ -128,7 +130,20 @@ def write_events(events: Iterable[dict[str, Any]], out: IO[bytes], fmt: str) -> 
             out.write(json.dumps(ev, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
+class _NothingWritten(Exception):
+    """--strict refused the input: leave the output as it was (no file, or the old one) and exit 1."""
+
+
 def run(args: argparse.Namespace) -> int:
+    # the output is opened first: one that cannot be written is refused before any file is read
+    try:
+        with output(args.out) as out:
+            return _import(args, out)
+    except _NothingWritten:
+        return 1
+
+
+def _import(args: argparse.Namespace, out: IO[bytes]) -> int:
     paths: list[str] = args.logs if args.source == "ptcgl" else args.sheets
     cards = _catalogue(args)
     ruleset = args.ruleset or "play-2026"
@@ -136,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     pairs = list(zip(paths, _matches(args, paths), strict=True))
     for path, match in track(pairs, "importing", len(pairs), unit="files") if len(pairs) > 1 else pairs:
         text = read_text(path, MAX_LOG_BYTES if args.source == "ptcgl" else MAX_BYTES)
+        if not text.strip():  # as an event file without events is for replay: one message for the case
+            raise InputError("is empty: nothing to import", file="<stdin>" if path == "-" else path)
         if args.source == "ptcgl":
             res = parse_ptcgl(
                 text, match=match, ruleset=ruleset, cards=cards, filename=path, partial=args.partial
@@ -176,12 +193,6 @@ def run(args: argparse.Namespace) -> int:
             "prizecheck import: --strict: unread lines or low-confidence rows; no events written",
             file=sys.stderr,
         )
-        return 1
-    events = [ev for _, res in results for ev in res.events]
-    if args.out and args.out != "-":
-        with open(args.out, "wb") as fh:
-            write_events(events, fh, args.format)
-    else:
-        write_events(events, sys.stdout.buffer, args.format)
-        sys.stdout.buffer.flush()
+        raise _NothingWritten
+    write_events((ev for _, res in results for ev in res.events), out, args.format)
     return 0

@@ -1,7 +1,8 @@
 """``prizecheck produce FILE...``: send event files to Kafka, keyed by match, as msgpack.
 
 Every file is read and validated first (``replay.codec.read_events``: ``.jsonl``, ``.msgpack`` or ``-``),
-so a bad file (exit status 2, naming file, line and field) sends nothing; then
+so a bad or empty file (exit status 2, naming file, line and field) sends nothing and Kafka is not
+contacted; then
 :func:`streams.kafka.produce.produce` sends them and waits for every acknowledgement.
 """
 
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
 
 from replay.cli.progress import Bar, track
+from replay.cli.services import check_kafka_url, kafka_failure
 from replay.codec import read_events
+from replay.engine.errors import InputError
 from streams.kafka.produce import produce
 from streams.settings import Settings
 
@@ -23,8 +26,17 @@ from streams.settings import Settings
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``produce`` options."""
     parser.add_argument("files", nargs="+", metavar="FILE", help="event files: .jsonl, .msgpack, - (stdin)")
-    parser.add_argument("--topic", help="topic (default PRIZECHECK_TOPIC or prizecheck.events)")
+    parser.add_argument(
+        "--topic", type=topic_name, help="topic (default PRIZECHECK_TOPIC or prizecheck.events)"
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing on success")
+
+
+def topic_name(text: str) -> str:
+    """An argparse type: a Kafka topic name (1-249 of A-Z a-z 0-9 . _ -)."""
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,249}", text):
+        raise argparse.ArgumentTypeError(f"not a Kafka topic name (1-249 of A-Z a-z 0-9 . _ -): {text!r}")
+    return text
 
 
 def _counted(events: list[dict[str, Any]], bar: Bar) -> Iterator[dict[str, Any]]:
@@ -34,20 +46,28 @@ def _counted(events: list[dict[str, Any]], bar: Bar) -> Iterator[dict[str, Any]]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read, validate, send, flush; print ``sent N events of M matches``. Exit 1 when Kafka fails."""
+    """Read, validate, send, flush; print ``sent N events of M matches``. Exit 2 when a file is bad or
+    empty (before Kafka is contacted), or Kafka cannot be reached or fails while sending."""
     settings = Settings.from_env()
+    where = check_kafka_url(settings.kafka_url)
     topic = args.topic or settings.topic
     events: list[dict[str, Any]] = []
     files = args.files
     for path in track(files, "reading", len(files), unit="files") if len(files) > 1 else files:
+        before = len(events)
         events.extend(event for _, event in read_events(path))  # InputError -> exit 2, nothing sent
+        if len(events) == before:
+            raise InputError("is empty: no events", file="<stdin>" if path == "-" else path)
     started = time.monotonic()
     try:
         with Bar("sending", len(events), unit="events") as bar:
             asyncio.run(produce(settings, _counted(events, bar), topic=topic))
     except Exception as exc:
-        print(f"prizecheck produce: Kafka at {settings.kafka_url} failed: {exc!r}", file=sys.stderr)
-        return 1
+        if type(exc).__module__.split(".")[0] not in ("aiokafka", "kafka", "asyncio") and not isinstance(
+            exc, OSError | TimeoutError
+        ):
+            raise
+        raise kafka_failure(exc, where, sending=bar.done > 0) from None
     if not args.quiet:
         matches = len({e["match"] for e in events})
         took = time.monotonic() - started

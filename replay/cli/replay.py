@@ -8,26 +8,38 @@ terminal (stderr) when the work takes more than half a second.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections import Counter
 from typing import Any
 
-from replay.cli.common import maybe_sign
+from replay.cli.common import UsageError, at_least, json_line, maybe_sign
 from replay.cli.progress import TerminalProgress
 from replay.engine.game import Game
 from replay.engine.record import dumps
 from replay.files import replay_files
 
+#: Findings listed one by one in a summary, per severity (violations, then warnings); info notes are counted.
+LISTED = 20
+
+#: Timeline fields that name a Pokémon in play by its pid.
+PID_FIELDS = ("pid", "by", "attacker", "target")
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help=".jsonl, .msgpack or - for stdin")
     parser.add_argument("--json", action="store_true", help="print exactly the record JSON, one per line")
-    parser.add_argument("--until", type=int, metavar="SEQ", help="show the board at this seq instead")
+    parser.add_argument(
+        "--until", type=at_least(1), metavar="SEQ", help="show the board at this seq instead (from 1)"
+    )
     parser.add_argument("--timeline", action="store_true", help="print the derived outputs")
     parser.add_argument("--strict", action="store_true", help="exit 1 when there are violation findings")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.until is not None and args.timeline:
+        raise UsageError(
+            "--until and --timeline cannot be combined: the board at a seq, or the whole timeline"
+        )
     progress = TerminalProgress()
     violations = False
     try:
@@ -54,10 +66,11 @@ def _print_board(game: Game, as_json: bool, out: Any) -> None:
     if as_json:
         out.write(dumps(board).decode("utf-8") + "\n")
         return
-    out.write(
-        f"{board['match']} at seq {board['seq']}: turn {board['turn']} ({board['turn_player']}), "
-        f"{board['status']}\n"
-    )
+    if board["turn"]:
+        when = f"turn {board['turn']} ({board['turn_player']})"
+    else:
+        when = "setup, before the first turn"
+    out.write(f"{board['match']} at seq {board['seq']}: {when}, {board['status']}\n")
     for pid, pl in board["players"].items():
         out.write(
             f"  {pid}: prizes left {pl['prizes_left']} (taken {pl['prizes_taken']}/"
@@ -77,13 +90,44 @@ def _print_board(game: Game, as_json: bool, out: Any) -> None:
                 )
 
 
+def card_names(game: Game) -> dict[str, list[tuple[int, str]]]:
+    """Each pid's card names over the game, ``[(seq, name)]`` in seq order: the card put into play
+    (``setup``, ``played``), then each evolution (``evolved``)."""
+    names: dict[str, list[tuple[int, str]]] = {}
+
+    def put(seq: int, mon: Any) -> None:
+        if isinstance(mon, dict) and isinstance(mon.get("card"), dict) and "name" in mon["card"]:
+            names.setdefault(str(mon.get("pid")), []).append((seq, str(mon["card"]["name"])))
+
+    for event in game.events():
+        kind, seq = event.get("type"), event.get("seq", 0)
+        if kind == "setup":
+            for mon in [event.get("active"), *(event.get("bench") or [])]:
+                put(seq, mon)
+        elif kind in ("played", "evolved"):
+            put(seq, event)
+    return names
+
+
+def name_at(names: dict[str, list[tuple[int, str]]], pid: str, seq: int) -> str | None:
+    """The name of ``pid``'s card at ``seq`` (what it had evolved into by then), if known."""
+    known = [name for at, name in names.get(pid, []) if at <= seq] or [n for _, n in names.get(pid, [])[:1]]
+    return known[-1] if known else None
+
+
 def _print_timeline(game: Game, as_json: bool, out: Any) -> None:
+    names = card_names(game) if not as_json else {}
     for item in game.timeline:
         if as_json:
-            out.write(json.dumps({"match": game.match, **item}, ensure_ascii=False) + "\n")
-        else:
-            rest = ", ".join(f"{k}={v}" for k, v in item.items() if k not in ("type", "seq"))
-            out.write(f"{game.match} seq {item['seq']:>4} {item['type']:<16} {rest}\n")
+            out.write(json_line({"match": game.match, **item}) + "\n")
+            continue
+        parts = []
+        for k, v in item.items():
+            if k in ("type", "seq"):
+                continue
+            name = name_at(names, str(v), item["seq"]) if k in PID_FIELDS and isinstance(v, str) else None
+            parts.append(f"{k}={name} ({v})" if name else f"{k}={v}")
+        out.write(f"{game.match} seq {item['seq']:>4} {item['type']:<16} {', '.join(parts)}\n")
 
 
 def summary(record: dict[str, Any]) -> str:
@@ -115,20 +159,32 @@ def summary(record: dict[str, Any]) -> str:
         lines.append(f"  playoff: {po['kind']} with {po['prizes']} prize(s) -> {po['child']}")
     if record["parent"]:
         lines.append(f"  playoff game of {record['parent']}")
-    fs = record["findings"]
-    if fs:
-        counts = {s: sum(1 for f in fs if f["severity"] == s) for s in ("violation", "warning", "info")}
-        lines.append(
-            f"  findings: {len(fs)} ({counts['violation']} violation, {counts['warning']} warning, "
-            f"{counts['info']} info)"
-        )
-        for f in fs[:20]:
-            lines.append(f"    [{f['severity']}] seq {f['seq']} {f['code']}: {f['message']}")
-        if len(fs) > 20:
-            lines.append(f"    ... {len(fs) - 20} more (use --json)")
+    lines.extend(findings_lines(record["findings"]))
     chain = record["chain"]
     lines.append(
         f"  chain: sha256 {chain['head'][:16]}... over {chain['events']} events"
         + ("; signed " + record["signature"]["key_id"] if record.get("signature") else "")
     )
     return "\n".join(lines)
+
+
+def findings_lines(findings: list[dict[str, Any]], listed: int = LISTED) -> list[str]:
+    """The findings of a summary by severity: the violations, then the warnings, each one a line (up to
+    ``listed`` of each), then the info notes counted by code (``--json`` has every finding)."""
+    if not findings:
+        return []
+    by = {s: [f for f in findings if f["severity"] == s] for s in ("violation", "warning", "info")}
+    lines = [
+        f"  findings: {len(findings)} ({len(by['violation'])} violation, {len(by['warning'])} warning, "
+        f"{len(by['info'])} info)"
+    ]
+    for severity in ("violation", "warning"):
+        for f in by[severity][:listed]:
+            lines.append(f"    [{severity}] seq {f['seq']} {f['code']}: {f['message']}")
+        if len(by[severity]) > listed:
+            lines.append(f"    ... {len(by[severity]) - listed} more {severity}s (use --json)")
+    if by["info"]:
+        codes = Counter(f["code"] for f in by["info"])
+        counted = ", ".join(f"{code} {n}" for code, n in codes.most_common())
+        lines.append(f"    [info] {len(by['info'])} note(s): {counted} (each with --json)")
+    return lines

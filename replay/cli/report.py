@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-from replay.cli.common import iter_records, signing_key
+from replay.cli.common import UsageError, iter_records, output, signing_key
 from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
@@ -39,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the records the service stored (REDIS_URL, else the embedded store in the data directory)",
     )
     source.add_argument(
-        "--redis-prefix", default="pc", help="with --from-store: the store's key prefix (default pc)"
+        "--redis-prefix", default=None, help="with --from-store: the store's key prefix (default pc)"
     )
     scope = parser.add_argument_group("which games")
     scope.add_argument("--league", help="only games of this league (context.league)")
@@ -86,41 +86,45 @@ def filters_of(args: argparse.Namespace) -> Filters:
     return filters
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Options that cannot go together, or would be ignored: refused before any work (UsageError)."""
+    if args.records and args.from_store:
+        raise UsageError("--records and --from-store cannot be combined: the records come from one place")
+    if args.from_store and args.files:
+        raise UsageError("give FILE... or --from-store, not both")
+    if args.redis_prefix is not None and not args.from_store:
+        raise UsageError("--redis-prefix is for --from-store (the files are read directly)")
+    if args.json and args.format not in (None, "json"):
+        raise UsageError(f"--json and --format {args.format} cannot be combined (--json is --format json)")
+    if not args.from_store and not args.files:
+        raise UsageError("no files given (event files, record files with --records, or --from-store)")
+
+
 def run(args: argparse.Namespace) -> int:
+    check_options(args)
     fmt = "json" if args.json else (args.format or "text")
     filters = filters_of(args)
     tdf = read_tdf(args.tdf) if args.tdf else None
     key = signing_key()
     builder = ReportBuilder(filters, base_url=args.base_url, signing_key=key[0] if key else None)
-    with Bar("prizecheck report: starting", unit="records") as progress:
-        if args.from_store:
-            if args.files:
-                raise InputError("give files or --from-store, not both")
-            asyncio.run(add_stored_records(builder, progress, prefix=args.redis_prefix))
-        elif not args.files:
-            raise InputError("no files given (event files, record files with --records, or --from-store)")
-        else:
-            records = iter_records(args.files) if args.records else event_records(args.files, progress)
-            for rec in records:
-                builder.add(rec)
-                progress.advance()
-    if builder.games == 0:
-        scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
-        where = "the store" if args.from_store else "the files"
-        raise InputError(
-            f"no records in {where}" + (f" match {scope}" if scope else "") + ": nothing to report on"
-        )
-    data = render(builder.finish(tdf), fmt)
-    if args.out:
-        try:
-            with open(args.out, "wb") as fh:
-                fh.write(data)
-        except OSError as exc:
-            raise InputError(f"cannot write: {exc.strerror}", file=args.out) from None
+    with output(args.out) as out:  # an --out that cannot be written is refused before any work
+        with Bar("prizecheck report: starting", unit="records") as progress:
+            if args.from_store:
+                asyncio.run(add_stored_records(builder, progress, prefix=args.redis_prefix or "pc"))
+            else:
+                records = iter_records(args.files) if args.records else event_records(args.files, progress)
+                for rec in records:
+                    builder.add(rec)
+                    progress.advance()
+        if builder.games == 0:
+            scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
+            where = "the store" if args.from_store else "the files"
+            raise InputError(
+                f"no records in {where}" + (f" match {scope}" if scope else "") + ": nothing to report on"
+            )
+        out.write(render(builder.finish(tdf), fmt))
+    if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
     return 0
 
 
@@ -141,11 +145,13 @@ async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: s
     or missing store is an error (InputError), never a report of nothing.
     """
     try:
+        from replay.cli.services import redis_store
         from streams.settings import Settings
-        from streams.store import RedisStore
-        from streams.store.connection import connect, embedded_store_exists
+        from streams.store.connection import embedded_store_exists
     except ImportError as exc:
-        raise InputError(f"--from-store needs the service extras (prizecheck[service]): {exc}") from None
+        from replay.cli import needs_service
+
+        raise InputError(needs_service("--from-store", exc)) from None
     settings = Settings.from_env()
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
@@ -153,11 +159,8 @@ async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: s
             "service's data directory, or REDIS_URL)"
         )
     progress.phase("prizecheck report: connecting to the store")
-    conn = await connect(settings)
-    try:
-        await add_records_from(RedisStore(conn.client, prefix=prefix), builder, progress, where=conn.where)
-    finally:
-        await conn.close()
+    async with redis_store(settings, prefix) as (store, where):
+        await add_records_from(store, builder, progress, where=where)
 
 
 async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *, where: str) -> None:
@@ -169,7 +172,7 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *,
     f = builder.filters
     matches = await store.matches(league=f.league, season=f.season)
     if not matches and not (await store.matches() if (f.league or f.season) else []):
-        raise InputError(f"the store ({where}) holds no records")
+        raise InputError(f"the store at {where} is empty: no records")
     progress.phase("prizecheck report: records", len(matches))
     for start in range(0, len(matches), STORE_BATCH):
         for data in await store.records(matches[start : start + STORE_BATCH]):

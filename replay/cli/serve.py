@@ -10,6 +10,8 @@ import argparse
 import asyncio
 import logging
 
+from replay.cli.common import at_least
+from replay.cli.services import check_redis_url
 from streams.http.serve import serve
 from streams.settings import Settings
 
@@ -17,7 +19,7 @@ from streams.settings import Settings
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``serve`` options."""
     parser.add_argument("--host", help="address to listen on (default PRIZECHECK_HOST or 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port (default PRIZECHECK_PORT or 8080; 0 = any free port)")
+    parser.add_argument("--port", type=port, help="port (default PRIZECHECK_PORT or 8080; 0 = any free port)")
     parser.add_argument(
         "--insecure-no-auth",
         action="store_true",
@@ -25,11 +27,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def port(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free one) to 65535."""
+    value = at_least(0)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {text}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted. Exit status 0 on a clean stop, 2 on bad settings (InputError)."""
+    """Serve until interrupted. Exit status 0 on a clean stop, 2 on bad settings (InputError). Redis down
+    is not fatal: the service logs one line per retry and ``/healthz`` says why (streams/http/health.py)."""
     settings = Settings.from_env()
+    check_redis_url(settings.redis_url)
     host = args.host or settings.host
     port = settings.port if args.port is None else args.port
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", force=True
+    )
     asyncio.run(serve(settings, host, port, insecure_no_auth=args.insecure_no_auth))
     return 0

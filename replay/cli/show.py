@@ -14,14 +14,15 @@ import asyncio
 import sys
 from typing import Any
 
+from replay.cli.common import at_least
+from replay.cli.services import redis_store
 from replay.engine.errors import InputError
 from replay.engine.record import dumps
 from streams.history import result_text as history_result
 from streams.history import summary
 from streams.ingest import unpack_record
 from streams.settings import Settings
-from streams.store import RecordVersion, RedisStore
-from streams.store.connection import connect
+from streams.store import RecordVersion
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,15 +35,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="list the versions of the finished record and the event that caused each",
     )
-    which.add_argument("--version", type=int, metavar="N", help="show version N of the finished record")
+    which.add_argument(
+        "--version", type=at_least(1), metavar="N", help="show version N of the finished record (from 1)"
+    )
     parser.add_argument("--redis-prefix", default="pc", help="the store's key prefix (default pc)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the record (or its history, or one version); exit 2 (InputError) when the match has none."""
     settings = Settings.from_env()
-    if args.version is not None and args.version < 1:
-        raise InputError(f"versions are numbered from 1, got {args.version}", field="--version")
     if args.history:
         versions, where = asyncio.run(fetch_history(args.match, settings, args.redis_prefix))
         if versions is None:
@@ -68,18 +69,16 @@ async def fetch(
     match: str, settings: Settings, version: int | None = None, *, prefix: str = "pc"
 ) -> tuple[dict[str, Any] | None, str]:
     """The stored record of ``match``, or its version ``version`` (None if absent), and where it was
-    looked for (InputError when the match has a record but no such version)."""
-    conn = await connect(settings)
-    try:
-        store = RedisStore(conn.client, prefix=prefix)
+    looked for (InputError when the match has a record but no such version, or Redis cannot be reached)."""
+    async with redis_store(settings, prefix) as (store, where):
         try:
             if version is None:
-                return unpack_record(await store.record(match)), conn.where
+                return unpack_record(await store.record(match)), where
             found = await store.version(match, version)
             if found is not None:
-                return unpack_record(found.record), conn.where
+                return unpack_record(found.record), where
             if await store.record(match) is None:
-                return None, conn.where
+                return None, where
             known = len(await store.versions(match))
             raise InputError(
                 f"no version {version}: "
@@ -89,8 +88,6 @@ async def fetch(
             )
         except ValueError as exc:
             raise InputError(str(exc), field="MATCH") from None
-    finally:
-        await conn.close()
 
 
 async def fetch_history(
@@ -98,18 +95,14 @@ async def fetch_history(
 ) -> tuple[list[RecordVersion] | None, str]:
     """Every version of ``match``'s finished record, oldest first (``[]`` while the game is not finished,
     None when the match has no record), and where they were looked for."""
-    conn = await connect(settings)
-    try:
-        store = RedisStore(conn.client, prefix=prefix)
+    async with redis_store(settings, prefix) as (store, where):
         try:
             versions = await store.versions(match)
             if not versions and await store.record(match) is None:
-                return None, conn.where
+                return None, where
         except ValueError as exc:
             raise InputError(str(exc), field="MATCH") from None
-        return versions, conn.where
-    finally:
-        await conn.close()
+        return versions, where
 
 
 CLAIM = {True: "claim agrees", False: "claim DISAGREES", None: "no claim"}

@@ -16,18 +16,18 @@ import argparse
 import asyncio
 import datetime as dt
 import getpass
-import json
 import re
 import socket
 import sys
 import time
 from pathlib import Path
 
+from replay.cli.common import json_line
+from replay.cli.services import describe, redis_store
 from replay.engine.errors import InputError
 from streams.settings import Settings
-from streams.store import AuditEntry, RedisStore
-from streams.store.connection import connect
-from streams.tokens import GRANTABLE, new_token, read_book, revoke, summary, write_book
+from streams.store import AuditEntry
+from streams.tokens import GRANTABLE, TokenEntry, new_token, read_book, revoke, summary, write_book
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,11 +45,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--event", action="append", default=[], help="only matches of this event (repeatable)"
     )
     create.add_argument("--expires", help="when it stops working: 90d, 12h, or a date (2026-12-31)")
+    create.add_argument(
+        "--if-none",
+        action="store_true",
+        help="only when the token file holds no token yet, else nothing (a first start: docker-compose.yml)",
+    )
     lister = sub.add_parser("list", help="the tokens (never the secrets)")
     lister.add_argument("--json", action="store_true", help="one JSON object per token")
     rev = sub.add_parser("revoke", help="revoke a token by its id")
     rev.add_argument("id", help="the token's id (the 12 hex digits after pc_)")
-    for p in (create, lister, rev):
+    for p in (create, rev):  # a change goes to the audit log; list reads the token file only
         p.add_argument("--redis-prefix", default="pc", help="the audit log's key prefix (as serve uses it)")
 
 
@@ -80,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         for entry in entries:
             s = summary(entry, now)
             if args.json:
-                print(json.dumps(s, sort_keys=True))
+                print(json_line(s))
             else:
                 scope = ", ".join([*s["scope"]["leagues"], *s["scope"]["events"]]) or "all matches"
                 until = "" if entry.expires is None else f" until {_date(entry.expires)}"
@@ -90,55 +95,81 @@ def run(args: argparse.Namespace) -> int:
         if not entries:
             print(f"no tokens in {path}", file=sys.stderr)
         return 0
-    if args.action == "create":
-        token, entry = new_token(
-            args.name,
-            args.role,
-            leagues=args.league,
-            events=args.event,
-            expires=expiry(args.expires, now),
-            now=now,
-        )
-        write_book(path, [*entries, entry])
-        detail = f"roles {','.join(entry.roles)}; scope {','.join([*entry.leagues, *entry.events]) or 'all'}"
-        if entry.expires is not None:
-            detail += f"; expires {_date(entry.expires)}"
-        _audit(settings, args.redis_prefix, "token_create", entry.id, f"{entry.name}: {detail}")
-        print(token)
+    if args.action == "create" and args.if_none and entries:
         print(
-            f"token {entry.id} ({entry.name}) created in {path}: it is shown this once; "
-            "send it as 'Authorization: Bearer <token>'",
-            file=sys.stderr,
+            f"prizecheck token: {path} holds {len(entries)} token(s) already: none created", file=sys.stderr
         )
         return 0
-    entries = revoke(entries, args.id, now)
-    write_book(path, entries)
-    _audit(settings, args.redis_prefix, "token_revoke", args.id, "revoked")
-    print(f"token {args.id} revoked", file=sys.stderr)
-    return 0
+    # Every change is in the audit log: one that could not be logged is not made (Redis is reached first)
+    return asyncio.run(_change(args, settings, path, entries, now))
+
+
+async def _change(
+    args: argparse.Namespace, settings: Settings, path: Path, entries: list[TokenEntry], now: float
+) -> int:
+    async with redis_store(settings, args.redis_prefix) as (store, where):
+        if args.action == "create":
+            token, entry = new_token(
+                args.name,
+                args.role,
+                leagues=args.league,
+                events=args.event,
+                expires=expiry(args.expires, now),
+                now=now,
+            )
+            _write(path, [*entries, entry])
+            detail = (
+                f"roles {','.join(entry.roles)}; scope {','.join([*entry.leagues, *entry.events]) or 'all'}"
+            )
+            if entry.expires is not None:
+                detail += f"; expires {_date(entry.expires)}"
+            try:
+                await store.audit(_entry("token_create", entry.id, f"{entry.name}: {detail}"))
+            except Exception as exc:
+                _write(path, entries)  # not logged, so not made
+                raise InputError(
+                    f"lost Redis at {where}: {describe(exc)} (the audit log did not take the change: "
+                    "no token created)"
+                ) from None
+            print(token)
+            print(
+                f"token {entry.id} ({entry.name}) created in {path}: it is shown this once; "
+                "send it as 'Authorization: Bearer <token>'",
+                file=sys.stderr,
+            )
+            return 0
+        changed = revoke(entries, args.id, now)
+        _write(path, changed)
+        try:
+            await store.audit(_entry("token_revoke", args.id, "revoked"))
+        except Exception as exc:  # a revocation stays made: an unlogged revocation is safer than a live token
+            raise InputError(
+                f"lost Redis at {where}: {describe(exc)} (token {args.id} is revoked, but the audit log "
+                "did not take it)"
+            ) from None
+        print(f"token {args.id} revoked", file=sys.stderr)
+        return 0
+
+
+def _write(path: Path, entries: list[TokenEntry]) -> None:
+    from replay.codec import unwritable
+
+    try:
+        write_book(path, entries)
+    except OSError as exc:
+        raise unwritable(exc, str(path)) from None
+
+
+def _entry(action: str, token_id: str, detail: str) -> AuditEntry:
+    return AuditEntry(
+        action,
+        f"cli {getpass.getuser()}",
+        target=f"token {token_id}",
+        origin=socket.gethostname(),
+        detail=detail,
+        at=time.time(),
+    )
 
 
 def _date(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%dT%H:%MZ")
-
-
-def _audit(settings: Settings, prefix: str, action: str, token_id: str, detail: str) -> None:
-    """Record a token change in the audit log; a store that cannot be reached is said, not hidden."""
-    actor = f"cli {getpass.getuser()}"
-    entry = AuditEntry(
-        action, actor, target=f"token {token_id}", origin=socket.gethostname(), detail=detail, at=time.time()
-    )
-
-    async def write() -> None:
-        conn = await connect(settings)
-        try:
-            await RedisStore(conn.client, prefix=prefix).audit(entry)
-        finally:
-            await conn.close()
-
-    try:
-        asyncio.run(write())
-    except Exception as exc:
-        print(
-            f"prizecheck token: the change is made, but the audit log is unreachable ({exc})", file=sys.stderr
-        )

@@ -12,31 +12,34 @@ and, on stderr when it stops, its counters as JSON (``received`` = ``applied`` +
 
     prizecheck worker w1: stopping; stats {"applied": 3431, "dead_letter": 3, ...}
 
-Exit status: 0 after SIGTERM/SIGINT, 1 when Kafka or Redis cannot be reached, 2 on bad settings.
+Exit status: 0 after SIGTERM/SIGINT; 2 when Redis cannot be reached, Kafka cannot be reached within
+``--connect-wait`` seconds, or a setting is malformed (one line naming what and where).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import re
 import sys
 import time
 from typing import Any
 
+from replay.cli.common import UsageError, at_least, json_line
+from replay.cli.services import check_kafka_url, check_redis_url, kafka_failure, reach_redis
 from streams.kafka.batching import Batching
+from streams.reasons import redact
 from streams.settings import Settings
 
 CONNECT_WAIT = 60.0
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``worker`` options."""
     parser.add_argument(
         "--web-port",
-        type=int,
+        type=at_least(1),
         default=None,
         help="serve Faust's web pages (/stats etc.) on this port; off by default (each worker needs its own)",
     )
@@ -56,14 +59,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--connect-wait",
-        type=float,
+        type=seconds,
         default=CONNECT_WAIT,
         help=f"seconds to keep trying to reach Kafka at start (default {CONNECT_WAIT:g})",
     )
 
 
+def seconds(text: str) -> float:
+    """An argparse type: seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """The batch bounds in range (UsageError): a batch of at least one record, positive waits."""
+    if args.batch_size < 1:
+        raise UsageError(f"argument --batch-size: must be >= 1, got {args.batch_size}")
+    for flag, value in (("--batch-within", args.batch_within), ("--batch-idle", args.batch_idle)):
+        if not value > 0:
+            raise UsageError(f"argument {flag}: must be > 0, got {value:g}")
+    if not args.batch_lag >= 0:
+        raise UsageError(f"argument --batch-lag: must be >= 0, got {args.batch_lag:g}")
+    if args.loglevel.lower() not in LOG_LEVELS:
+        raise UsageError(f"argument --loglevel: one of {', '.join(LOG_LEVELS)}, got {args.loglevel!r}")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one worker until SIGTERM or SIGINT."""
+    check_options(args)
     import faust
 
     from streams.ingest import IngestCore
@@ -72,38 +100,29 @@ def run(args: argparse.Namespace) -> int:
     from streams.kafka.dlq import FaustDeadLetters
     from streams.store import RedisStore
     from streams.store.autopipeline import AutoPipelineRedis
-    from streams.store.connection import connect
 
     settings = Settings.from_env()
     name = settings.worker_id
+    kafka = check_kafka_url(settings.kafka_url)  # malformed settings: one line, exit 2, before any wait
+    check_redis_url(settings.redis_url)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
-        topics = loop.run_until_complete(_wait_for_kafka(settings, args.connect_wait, ensure_topics))
-    except Exception as exc:
-        print(
-            f"prizecheck worker: cannot reach Kafka at {_redact(settings.kafka_url)}: {exc!r}",
-            file=sys.stderr,
-        )
+        conn = loop.run_until_complete(reach_redis(settings))  # InputError: exit 2
+        try:
+            topics = loop.run_until_complete(_wait_for_kafka(settings, args.connect_wait, ensure_topics))
+        except Exception as exc:
+            loop.run_until_complete(conn.close())
+            raise kafka_failure(exc, kafka) from None
+    except BaseException:
         loop.close()
-        return 1
+        raise
     if topics.get(settings.topic) != settings.partitions:
         print(
             f"prizecheck worker {name}: topic {settings.topic} has {topics.get(settings.topic)} partitions, "
             f"PRIZECHECK_PARTITIONS says {settings.partitions}; the topic wins",
             file=sys.stderr,
         )
-    try:
-        conn = loop.run_until_complete(connect(settings))
-        if not loop.run_until_complete(conn.client.ping()):
-            raise ConnectionError("no PONG")
-    except Exception as exc:
-        print(
-            f"prizecheck worker: cannot reach Redis ({_redact(str(settings.redis_url))}): {exc!r}",
-            file=sys.stderr,
-        )
-        loop.close()
-        return 1
 
     # commands of the matches in a batch share round trips (streams/store/autopipeline.py)
     client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
@@ -120,14 +139,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"prizecheck worker {name}: partitions {mine}", flush=True)
 
     async def on_shutdown(sender: Any, **kwargs: Any) -> None:
-        stats = json.dumps(pipeline.stats(), sort_keys=True)
+        stats = json_line(pipeline.stats())
         print(f"prizecheck worker {name}: stopping; stats {stats}", file=sys.stderr, flush=True)
         await conn.close()
 
     # mode's SignalHandlerT spells its types as strings mypy cannot resolve
     app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
     app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]
-    where = f"kafka {_redact(settings.kafka_url)}, redis {_redact(conn.where)}"
+    where = f"kafka {redact(settings.kafka_url)}, redis {redact(conn.where)}"
     print(f"prizecheck worker {name}: starting ({where})", flush=True)
     worker = faust.Worker(app, loop=loop, loglevel=args.loglevel, quiet=True, redirect_stdouts=False)
     worker.spinner = None  # a terminal spinner in a service's log is noise
@@ -149,8 +168,3 @@ async def _wait_for_kafka(settings: Settings, wait: float, ensure: Any) -> dict[
             if time.monotonic() >= deadline:
                 raise
             await asyncio.sleep(1.0)
-
-
-def _redact(url: str) -> str:
-    """``url`` without a password (``redis://:secret@host`` -> ``redis://:***@host``), for logs."""
-    return re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", url)

@@ -50,6 +50,7 @@ and ``match`` / ``seq`` are filled from the event when they are themselves valid
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from operator import attrgetter
@@ -272,20 +273,30 @@ def _scalar(node: Mapping[str, Any], defs: Mapping[str, Any], name: str) -> tupl
             raise _Unsupported("enum with other keywords")
         return _literal(list(node["enum"]) if "enum" in node else [node["const"]]), None
     if isinstance(kind, list):
-        # "type": ["integer", "string"]: one of plain JSON types, nothing else said about the value
-        if keys != {"type"} or not kind or not all(isinstance(k, str) and k in _SIMPLE for k in kind):
+        # "type": ["integer", "string"]: one of plain JSON types, each with its own bounds (JSON Schema
+        # applies minimum/maximum to numbers only, minLength/maxLength to strings only)
+        if (
+            keys - {"type", "minimum", "maximum", "minLength", "maxLength"}
+            or not kind
+            or not all(isinstance(k, str) and k in _SIMPLE for k in kind)
+        ):
             raise _Unsupported(f"type list {kind}")
-        return cast(Any, Union)[tuple(_SIMPLE[k] for k in kind)], None
+        if keys & {"minimum", "maximum"} and "integer" not in kind:
+            raise _Unsupported("bounds of a type list without integer")
+        if keys & {"minLength", "maxLength"} and "string" not in kind:
+            raise _Unsupported("lengths of a type list without string")
+        return cast(Any, Union)[tuple(_bounded(k, node) for k in kind)], None
     if kind == "string":
         if keys - {"type", "minLength", "maxLength", "pattern", "format"}:
             raise _Unsupported(f"string keywords {sorted(keys)}")
         meta: dict[str, Any] = {}
         patterns = []
-        if "minLength" in node:
-            meta["min_length"] = node["minLength"]
-        if "maxLength" in node:
-            # code points, as JSON Schema counts them (and fastjsonschema, with len() of a str)
-            meta["max_length"] = node["maxLength"]
+        # lengths in code points, as JSON Schema counts them (and fastjsonschema, with len() of a str)
+        for keyword, option in (("minLength", "min_length"), ("maxLength", "max_length")):
+            if keyword in node:
+                if type(node[keyword]) is not int:
+                    raise _Unsupported(f"non-integer {keyword}")
+                meta[option] = node[keyword]
         if "pattern" in node:
             patterns.append(_REGEX[node["pattern"]].pattern)
         if "format" in node:
@@ -326,6 +337,19 @@ def _scalar(node: Mapping[str, Any], defs: Mapping[str, Any], name: str) -> tupl
         struct, nested, _ = _struct(node, defs, name)
         return struct, nested
     raise _Unsupported(f"node {sorted(keys)}")
+
+
+def _bounded(kind: str, node: Mapping[str, Any]) -> Any:
+    """The msgspec type of one plain type of a type list, with the node's bounds that apply to it."""
+    meta: dict[str, Any] = {}
+    if kind == "integer":
+        meta = {"ge": node.get("minimum"), "le": node.get("maximum")}
+    elif kind == "string":
+        meta = {"min_length": node.get("minLength"), "max_length": node.get("maxLength")}
+    if any(type(v) is not int for v in meta.values() if v is not None):
+        raise _Unsupported("non-integer bound")
+    meta = {k: v for k, v in meta.items() if v is not None}
+    return cast(Any, Annotated)[_SIMPLE[kind], Meta(**meta)] if meta else _SIMPLE[kind]
 
 
 def _merge(into: dict[str, Any], node: Mapping[str, Any], defs: Mapping[str, Any]) -> None:
@@ -476,6 +500,25 @@ _MATCHES: Final[set[str]] = set()  # exact str values that passed _MATCH_ID
 _FAST: Final = _fast_types(EVENT_TYPES, _EVENTS_SCHEMA["$defs"])
 
 
+def _open_fields(fast: Mapping[str, _FastType]) -> dict[str, tuple[str, ...]]:
+    """Each fast type's fields that hold an open object (``dict[Any, Any]``: a correction's ``event``),
+    whose values the Struct does not check."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name, (struct, _, _) in fast.items():
+        hints = msgspec.structs.fields(struct)
+        keys = tuple(f.encode_name for f in hints if f.type == dict[Any, Any])
+        if keys:
+            out[name] = keys
+    return out
+
+
+_OPEN_FIELDS: Final = _open_fields(_FAST)
+_OPEN_ATTRS: Final[dict[type, tuple[str, ...]]] = {
+    _FAST[name][0]: tuple(f.name for f in msgspec.structs.fields(_FAST[name][0]) if f.encode_name in keys)
+    for name, keys in _OPEN_FIELDS.items()
+}
+
+
 def match_id_ok(match: str) -> bool:
     """True when ``match`` (a str read by :class:`EventDecoders`) is a valid match id (``match_id``)."""
     return match in _MATCHES or _match_ok(match)
@@ -504,9 +547,15 @@ class EventDecoders(NamedTuple):
     """Each timestamp field some type has, and whether every type has it."""
 
     def accepts(self, events: list[Any]) -> bool:
-        """True when the decoded ``events`` are valid: their match ids and timestamps are."""
+        """True when the decoded ``events`` are valid: their match ids and timestamps are, and the values
+        of their open objects (a correction's ``event``: :func:`value_problem`)."""
         if not all(map(match_id_ok, set(map(_match_attr, events)))):
             return False
+        if _OPEN_ATTRS and not _OPEN_ATTRS.keys().isdisjoint(set(map(type, events))):
+            for e in events:
+                for attr in _OPEN_ATTRS.get(type(e), ()):
+                    if value_problem(getattr(e, attr)) is not None:
+                        return False  # the dict way words it
         for key, everywhere in self.stamps:
             values = (
                 list(map(attrgetter(key), events)) if everywhere else [getattr(e, key, None) for e in events]
@@ -534,6 +583,53 @@ def event_decoders() -> EventDecoders:
             )
         )
     return _DECODERS[0]
+
+
+# The edge's rule on every value of an event (``replay.codec.edge_event``, and the typed decoders' open
+# objects below): what MessagePack and JSON can both carry, exactly.
+_INT_LOW: Final = -(2**63)
+_INT_HIGH: Final = 2**64  # exclusive: MessagePack's integers are int64 and uint64
+_SURROGATE: Final = re.compile(r"[\ud800-\udfff]")
+
+
+def scalar_problem(value: object) -> str | None:
+    """Why one value (not a map or a list) cannot be kept in an event, or None: an integer beyond 64
+    bits (MessagePack cannot encode it: the archive would need a second encoding of numbers, which a map
+    could imitate), a float that is not finite (``NaN`` and infinities are not JSON: a record holding one
+    would not parse), or text that is not Unicode (a lone surrogate: it has no UTF-8)."""
+    kind = type(value)
+    if kind is int:
+        if not _INT_LOW <= cast(int, value) < _INT_HIGH:
+            return "must be an integer within 64 bits (-2^63 to 2^64-1)"
+    elif kind is float:
+        if not math.isfinite(cast(float, value)):
+            return f"must be a finite number (got {value!r})"
+    elif kind is str:
+        text = cast(str, value)
+        if not text.isascii() and _SURROGATE.search(text):
+            return "must be Unicode text (it holds a lone surrogate)"
+    return None
+
+
+def value_problem(value: object, path: str = "") -> tuple[str | None, str] | None:
+    """Where (a field path, None for ``value`` itself) and why (:func:`scalar_problem`) some value inside
+    ``value`` cannot be kept, or None. Iterative: no depth can exhaust the stack."""
+    stack: list[tuple[object, str]] = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if type(node) is dict:
+            for key, item in node.items():
+                name = str(key)
+                if scalar_problem(name) is not None:
+                    return where or None, "keys must be Unicode text (one holds a lone surrogate)"
+                stack.append((item, f"{where}.{name}" if where else name))
+        elif type(node) is list:
+            stack.extend((item, f"{where}[{i}]") for i, item in enumerate(node))
+        else:
+            why = scalar_problem(node)
+            if why is not None:
+                return where or None, why
+    return None
 
 
 def validate_event(event: object, *, file: str | None = None, line: int | None = None) -> None:

@@ -123,6 +123,7 @@ class _Section:
     rulesets: dict[str, _Ruleset] = field(default_factory=lambda: defaultdict(_Ruleset))
     findings: Counter[tuple[str, str]] = field(default_factory=Counter)
     findings_by_round: Counter[tuple[str, str]] = field(default_factory=Counter)
+    findings_by_round_severity: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     finding_items: list[tuple[str, int, str, str, str, str]] = field(default_factory=list)
     claims: Counter[str] = field(default_factory=Counter)
     agree: Counter[str] = field(default_factory=Counter)
@@ -134,7 +135,7 @@ class _Section:
     chain: Counter[str] = field(default_factory=Counter)
     signature: Counter[str] = field(default_factory=Counter)
     integrity: list[tuple[str, str, int, str, str]] = field(default_factory=list)
-    review: list[tuple[str, tuple[str, ...], str | None]] = field(default_factory=list)
+    review: list[tuple[str, tuple[str, ...], str | None, tuple[int, int, int]]] = field(default_factory=list)
     events: dict[str, _Event] = field(default_factory=lambda: defaultdict(_Event))
 
 
@@ -221,6 +222,7 @@ class ReportBuilder:
             severity = intern(str(f.get("severity")))
             sec.findings[(code, severity)] += 1
             sec.findings_by_round[(rnd, code)] += 1
+            sec.findings_by_round_severity[(rnd, code, severity)] += 1
             seq = f.get("seq")
             sec.finding_items.append(
                 (
@@ -266,7 +268,8 @@ class ReportBuilder:
         if status == "awaiting_playoff":
             child = str((rec.get("playoff") or {}).get("child"))
         if why or child:
-            sec.review.append((match, tuple(why), child))
+            counts = tuple(sum(1 for f in findings if f.get("severity") == s) for s in SEVERITIES)
+            sec.review.append((match, tuple(why), child, (counts[0], counts[1], counts[2])))
 
     # ------------------------------------------------------------------------------------------ finish
     def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
@@ -297,17 +300,20 @@ class ReportBuilder:
             "reconciliation": None,
         }
         if tdf is not None:
-            report["reconciliation"] = reconcile(tdf, sections, self.filters, self.base_url)
+            report["reconciliation"] = reconcile(tdf, sections, self.filters.round, self.base_url)
         return report
 
-    def _review_items(self, sec: _Section) -> list[tuple[str, list[str]]]:
-        out = []
-        for match, why, child in sec.review:
+    def _review_items(self, sec: _Section) -> list[dict[str, Any]]:
+        """The games to review, violations first (then warnings, info notes, the match id)."""
+        out: list[dict[str, Any]] = []
+        for match, why, child, counts in sec.review:
             reasons = list(why)
             if child is not None and child not in self._playoff_games:
                 reasons.append(f"awaiting playoff {child}")
             if reasons:
-                out.append((match, reasons))
+                severities = dict(zip(SEVERITIES, counts, strict=True))
+                out.append({"match": match, "why": reasons, "findings": severities})
+        out.sort(key=lambda r: (*(-r["findings"][s] for s in SEVERITIES), r["match"]))
         return out
 
     def _section(
@@ -370,6 +376,14 @@ class ReportBuilder:
                         sec.findings_by_round.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])
                     )
                 ],
+                # the same, each severity apart (the heatmap's rows: violations, warnings, info)
+                "by_round_severity": [
+                    {"round": r, "code": c, "severity": sev, "count": n}
+                    for (r, c, sev), n in sorted(
+                        sec.findings_by_round_severity.items(),
+                        key=lambda kv: (_sev(kv[0][2]), round_sort_key(kv[0][0]), kv[0][1]),
+                    )
+                ],
                 "items": [
                     {
                         "match": m,
@@ -415,8 +429,7 @@ class ReportBuilder:
             },
             "events": events,
             "review": [
-                {"match": m, "why": why, "link": review_link(link, m)}
-                for m, why in sorted(self._review_items(sec))
+                {**item, "link": review_link(link, item["match"])} for item in self._review_items(sec)
             ],
         }
 
@@ -451,6 +464,7 @@ def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
     place = {row["player"]: row["place"] for row in cut}
     for row in table:
         row["top_cut"] = place.get(row["player"])
+    cut_check = check_top_cut(table, pairings)
     players: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in matches:
         a, b = m["players"]
@@ -486,8 +500,56 @@ def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
         "matches": matches,
         "standings": table,
         "top_cut": cut,
+        "top_cut_check": cut_check,
         "players": [{"player": p, "matches": players[p]} for p in sorted(players)],
         "single_elimination": any(m["stage"] == SINGLE_ELIMINATION for m in matches),
+    }
+
+
+def check_top_cut(table: list[dict[str, Any]], pairings: list[Pairing]) -> dict[str, Any] | None:
+    """The top cut the tournament software made against these standings: it should seat the first K
+    players who did not drop, paired 1 v K, 2 v K-1... in its first round. None without a top cut.
+
+    ``differs`` says whether it did not; ``left_out`` are players of the derived top K who did not play
+    in the cut, ``let_in`` players who did though they are not in it (each with their Swiss rank), and
+    ``pairings`` the first-round pairings that are not the seeding's (each as the pair of ranks), and
+    ``why`` each of these as a sentence.
+    """
+    elim = [p for p in pairings if p.stage == SINGLE_ELIMINATION]
+    if not elim:
+        return None
+    first = min(p.round for p in elim)
+    opening = [p for p in elim if p.round == first]
+    seated = {name for p in opening for name in p.players}
+    rank = {row["player"]: row["rank"] for row in table}
+    expected = [row["player"] for row in table if row["dropped"] is None][: len(seated)]
+    seed = {name: i + 1 for i, name in enumerate(expected)}
+    k = len(expected)
+
+    def seeded(a: str, b: str) -> bool:
+        return a in seed and b in seed and seed[a] + seed[b] == k + 1
+
+    unusual = [
+        sorted((rank.get(a), rank.get(b)), key=lambda r: (r is None, r or 0))
+        for a, b in (p.players for p in opening)
+        if not seeded(a, b)
+    ]
+    left_out = [{"player": n, "rank": rank[n]} for n in expected if n not in seated]
+    let_in = sorted(
+        ({"player": n, "rank": rank.get(n)} for n in seated if n not in seed),
+        key=lambda r: (r["rank"] is None, r["rank"] or 0, r["player"]),
+    )
+    why = [f"{r['player']} (Swiss #{r['rank']}) played in it" for r in let_in]
+    why += [f"{r['player']} (Swiss #{r['rank']}) did not" for r in left_out]
+    why += [f"#{a} v #{b} is not the seeding's pairing" for a, b in unusual]
+    return {
+        "players": len(seated),
+        "round": first,
+        "differs": bool(why),
+        "left_out": left_out,
+        "let_in": let_in,
+        "pairings": unusual,
+        "why": why,
     }
 
 

@@ -18,6 +18,7 @@ from replay.report.links import review_link
 from replay.report.tables import STANDINGS_COLUMNS
 
 MAX_FINDINGS = 1000  # per section on the page; the JSON and CSV forms have them all
+SEVERITY_LABELS = (("violation", "violations"), ("warning", "warnings"), ("info", "info"))
 MAX_RECORDS = 200  # integrity lines listed per section (those with a problem first)
 PERCENT_COLUMNS = {"rate", "win_pct", "owp", "oowp"}
 OUTCOMES = ("win", "draw", "no_winner", "undecided")
@@ -55,6 +56,14 @@ details { margin:8px 0; } summary { cursor:pointer; color:var(--accent); }
 .player { border-top:1px solid var(--line); padding-top:4px; }
 .muted { color:var(--muted); } a { color:var(--accent); }
 .bad { color:var(--bad); font-weight:600; } .good { color:var(--ok); }
+ol.cut { list-style:none; padding-left:0; }
+.review li, .cut li, p, td { overflow-wrap:anywhere; }
+figure.chart svg { max-width:100%; height:auto; }
+.players { grid-template-columns:repeat(auto-fill,minmax(min(100%,420px),1fr)); }
+@media (max-width:700px) {
+  header.top { padding:14px 12px; } main { padding:8px 10px 32px; } section.league { padding:6px 10px 16px; }
+  table { display:block; overflow-x:auto; max-width:100%; }
+}
 """
 
 SCRIPT = """
@@ -85,6 +94,15 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
   });
 });
 """
+
+
+NONE = "-"  # replay/report/build.py's name for a league or season the records do not give
+
+
+def _heading(league: str, season: str) -> str:
+    """A section's name: ``League L1 · season 2026``; ``Games without a league``, ``no season``."""
+    lg = "Games without a league" if league == NONE else f"League {league}"
+    return f"{lg} · {'no season' if season == NONE else 'season ' + season}"
 
 
 def _slug(*parts: str) -> str:
@@ -163,7 +181,7 @@ class _Page:
         )
         for sec in r["sections"]:
             self.w(f'<a href="#{_slug("league", sec["league"], sec["season"])}">')
-            self.w(f"{escape(sec['league'])} · {escape(sec['season'])}</a>")
+            self.w(f"{escape(_heading(sec['league'], sec['season']))}</a>")
         if r.get("reconciliation"):
             self.w('<a href="#reconciliation">reconciliation</a>')
         self.w("</nav>")
@@ -182,7 +200,7 @@ class _Page:
     def section(self, sec: Mapping[str, Any]) -> None:
         key = (sec["league"], sec["season"], "")
         self.w(f'<section class="league" id="{_slug("league", sec["league"], sec["season"])}">')
-        self.w(f"<h2>League {escape(sec['league'])} · season {escape(sec['season'])}</h2>")
+        self.w(f"<h2>{escape(_heading(sec['league'], sec['season']))}</h2>")
         self.cards(key, sec)
         self.charts(sec)
         self.w("<h3>Games and matches</h3>")
@@ -223,11 +241,20 @@ class _Page:
         self.agreement(key, sec)
         self.integrity(key, sec)
         if sec["review"]:
-            self.w(f"<h3>To review ({len(sec['review'])})</h3><ul>")
+            # violations first (the builder's order), each severity apart
+            self.w(f'<h3>To review ({len(sec["review"])})</h3><ul class="review">')
             for item in sec["review"][:MAX_FINDINGS]:
+                counts = item.get("findings") or {}
+                shown = [
+                    f'<span class="{sev}">{n} {sev if n == 1 or sev == "info" else label}</span>'
+                    for sev, label in SEVERITY_LABELS
+                    if (n := counts.get(sev, 0))
+                ]
                 self.w(
-                    f'<li><a href="{escape(item["link"])}">{escape(item["match"])}</a>: '
-                    f"{escape('; '.join(item['why']))}</li>"
+                    f'<li data-match="{escape(item["match"])}"><a href="{escape(item["link"])}">'
+                    f"{escape(item['match'])}</a>: {escape('; '.join(item['why']))}"
+                    + (f' <span class="muted">({", ".join(shown)})</span>' if shown else "")
+                    + "</li>"
                 )
             self.w("</ul>")
         self.w("</section>")
@@ -235,14 +262,19 @@ class _Page:
     def cards(self, key: tuple[str, str, str], sec: Mapping[str, Any]) -> None:
         claims = sum(a["claims"] for a in sec["agreement"]["by_source"])
         agree = sum(a["agree"] for a in sec["agreement"]["by_source"])
-        violations = sum(f["count"] for f in sec["findings"]["by_code"] if f["severity"] == "violation")
+        by_severity = {
+            sev: sum(f["count"] for f in sec["findings"]["by_code"] if f["severity"] == sev)
+            for sev, _ in SEVERITY_LABELS
+        }
         v = sec["verification"]
         cards = [
             ("games", self.cell(key, "section", "all", "games", sec["games"])),
             ("best-of-three matches", self.cell(key, "section", "all", "matches", sec["matches"]["total"])),
             ("claims agreeing with the rules", f"{agree}/{claims}" if claims else "-"),
             ("knockouts verified from HP", f"{v['verified']}/{v['knockouts']}" if v["knockouts"] else "-"),
-            ("violations", str(violations)),
+            ("violations", str(by_severity["violation"])),
+            ("warnings", str(by_severity["warning"])),
+            ("info notes", str(by_severity["info"])),
             ("games to review", str(len(sec["review"]))),
         ]
         self.w('<div class="cards">')
@@ -267,20 +299,25 @@ class _Page:
             {o: svg.OUTCOME_COLORS.get(o, "#9aa4ae") for o in outcomes},
         )
         self.figure("outcomes", "Outcomes by reason", chart)
-        by_round = sec["findings"]["by_round"]
+        by_round = sec["findings"].get("by_round_severity") or []
         if by_round:
-            codes = [f["code"] for f in sec["findings"]["by_code"]]
-            codes = list(dict.fromkeys(codes))
+            # One row per code and severity, violations first, each severity in its colour and scale.
+            rows = {
+                (f["code"], f["severity"]): _row_label(f["code"], f["severity"])
+                for f in sec["findings"]["by_code"]
+            }
             seen = {f["round"] for f in by_round} | {a["round"] for a in sec["agreement"]["by_round"]}
             rounds = sorted(seen, key=round_sort_key)
             chart = svg.heatmap(
-                "Findings by code over rounds",
-                codes,
+                "Findings by code over rounds, violations first",
+                list(rows.values()),
                 rounds,
-                {(f["code"], f["round"]): f["count"] for f in by_round},
+                {(rows[(f["code"], f["severity"])], f["round"]): f["count"] for f in by_round},
                 "round",
+                tones={label: sev for (_, sev), label in rows.items()},
             )
-            self.figure("findings-by-round", "Findings by code over rounds", chart)
+            caption = "Findings by code over rounds: violations, warnings, info"
+            self.figure("findings-by-round", caption, chart)
         agreement = sec["agreement"]["by_round"]
         if agreement:
             chart = svg.line(
@@ -360,6 +397,19 @@ class _Page:
                     self.w(self.td(key, "standings", row["player"], c, row[c]))
             self.w("</tr>")
         self.w("</tbody></table>")
+        self.w(
+            '<p class="muted">pts: 3 per match won, 1 per tie; OWP, OOWP: the opponents\' and their '
+            "opponents' match-win rate (each counted at least 25 %); top cut: the place in the top cut "
+            "(1 champion, 2 finalist, 3 semifinalists, 5 quarterfinalists).</p>"
+        )
+        check = ev.get("top_cut_check")
+        if check and check["differs"]:
+            self.w(
+                f'<p class="flag">The top cut differs from these standings: the top {check["players"]} '
+                f"should play round {check['round']} seeded 1 v {check['players']}; "
+                + escape("; ".join(check["why"]))
+                + ".</p>"
+            )
         if ev["top_cut"]:
             self.w('<h4>Top cut</h4><ol class="cut">')
             for row in ev["top_cut"]:
@@ -372,8 +422,12 @@ class _Page:
                         else "still in"
                     )
                 )
-                place = "" if row["place"] is None else f"{row['place']}. "
-                self.w(f'<li>{place}{escape(row["player"])} <span class="muted">({where})</span></li>')
+                # the place is written once (the list is not numbered too: "1. 1."); shared places repeat
+                place = "–" if row["place"] is None else f"{row['place']}."
+                self.w(
+                    f'<li data-place="{escape(_value(row["place"]))}"><b>{place}</b> {escape(row["player"])} '
+                    f'<span class="muted">({where})</span></li>'
+                )
             self.w("</ol>")
         self.w(f'<details open><summary>Players ({len(ev["players"])})</summary><div class="players">')
         games = {m["series"]: [g["match"] for g in m["games"]] for m in ev["matches"]}
@@ -558,6 +612,10 @@ class _Page:
             '<span data-cell="|||reconciliation|tdf|unknown_players" '
             f'data-value="{len(unknown)}">{len(unknown)}</span> {escape(", ".join(unknown))}</p></section>'
         )
+
+
+def _row_label(code: str, severity: str) -> str:
+    return f"{code} · {severity}"
 
 
 def to_html(report: Mapping[str, Any]) -> str:

@@ -13,19 +13,17 @@ round and pair of players (record player ids are matched to TDF players by :clas
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from replay.report.links import review_link
 from replay.report.tdf import OUTCOMES, PlayerIndex, Tournament
 
-if TYPE_CHECKING:
-    from replay.report.build import Filters
-
 
 def reconcile(
-    tdf: Tournament, sections: Sequence[Mapping[str, Any]], filters: Filters, base_url: str
+    tdf: Tournament, sections: Sequence[Mapping[str, Any]], round_filter: str | None, base_url: str
 ) -> dict[str, Any]:
-    """Compare ``tdf`` with the matches of the report's ``sections`` (see the module docstring)."""
+    """Compare ``tdf`` with the matches of the report's ``sections`` (see the module docstring); with
+    ``round_filter`` (the report's ``--round``), only that round of the TDF."""
     index = PlayerIndex(tdf.players.values())
     events = [ev for sec in sections for ev in sec["events"]]
     named = [ev for ev in events if ev["event"] == tdf.name]
@@ -41,13 +39,13 @@ def reconcile(
             if None in uids or not str(m["round"]).isdigit():
                 continue
             recorded[(int(m["round"]), frozenset(u for u in uids if u is not None))] = m
-    round_filter = int(filters.round) if filters.round and filters.round.isdigit() else None
+    only = int(round_filter) if round_filter and round_filter.isdigit() else None
     disagree: list[dict[str, Any]] = []
     missing: list[dict[str, Any]] = []
     byes_with_games: list[dict[str, Any]] = []
     reported = agree = 0
     for tm in tdf.matches:
-        if round_filter is not None and tm.round != round_filter:
+        if only is not None and tm.round != only:
             continue
         names = [_name(tdf, uid) for uid in tm.players]
         where = {"round": tm.round, "table": tm.table, "line": tm.line, "players": names}
@@ -83,7 +81,7 @@ def reconcile(
     not_in_tdf = [
         {"round": m["round"], "series": m["series"], "players": list(m["players"])}
         for key, m in sorted(recorded.items(), key=lambda kv: (kv[0][0], kv[1]["series"]))
-        if key not in listed and (round_filter is None or key[0] == round_filter)
+        if key not in listed and (only is None or key[0] == only)
     ]
     return {
         "tdf": tdf.path,

@@ -107,17 +107,28 @@ def percent_bars(label: str, rows: Sequence[tuple[str, float | None, str]], colo
     return _svg(left + plot + 200, top + len(rows) * row + 6, label, body)
 
 
+#: A heatmap row's tone (``tones``): its colour, and the shade is relative to the rows of the same tone.
+TONES = {"violation": (194, 59, 74), "warning": (204, 132, 16), "info": (110, 122, 134)}
+
+
 def heatmap(
     label: str,
     rows: Sequence[str],
     columns: Sequence[str],
     values: Mapping[tuple[str, str], int],
     column_title: str,
+    tones: Mapping[str, str] | None = None,
 ) -> str:
-    """A grid of counts (rows x columns), darker for more: e.g. findings by code over rounds."""
+    """A grid of counts (rows x columns), darker for more: e.g. findings by code over rounds.
+
+    ``tones`` gives rows a tone of :data:`TONES` (a finding's severity): each tone has its colour and
+    its own scale, so that 67 info notes do not make 7 violations look pale."""
     left = 12 + max((_text_width(r) for r in rows), default=0)
     cell, top = 34.0, 40.0
-    peak = max(values.values(), default=0) or 1
+    tone_of = {r: (tones or {}).get(r, "") for r in rows}
+    peaks: dict[str, int] = {}
+    for (r, _), n in values.items():
+        peaks[tone_of.get(r, "")] = max(peaks.get(tone_of.get(r, ""), 0), n)
     body = [f'<text x="{left:.1f}" y="12" fill="#777">{escape(column_title)}</text>']
     for j, c in enumerate(columns):
         x = left + j * cell + cell / 2
@@ -130,15 +141,19 @@ def heatmap(
             f'<text x="{left - 8:.1f}" y="{y + cell / 2 + 4:.1f}" text-anchor="end" fill="#333">'
             f"{escape(r)}</text>"
         )
+        tone = tone_of[r]
+        peak = peaks.get(tone, 0) or 1
+        red, green, blue = TONES.get(tone, TONES["violation"])
         for j, c in enumerate(columns):
             n = values.get((r, c), 0)
             x = left + j * cell
             shade = 0.08 + 0.92 * (n / peak) if n else 0.0
-            fill = f"rgba(194, 59, 74, {shade:.3f})" if n else "#f4f6f8"
+            fill = f"rgba({red}, {green}, {blue}, {shade:.3f})" if n else "#f4f6f8"
+            kind = f' data-tone="{escape(tone)}"' if tone else ""
             body.append(
                 f'<rect class="mark" x="{x + 1:.1f}" y="{y + 1:.1f}" width="{cell - 2:.1f}" '
                 f'height="{cell - 2:.1f}" rx="3" fill="{fill}" data-category="{escape(r)}" '
-                f'data-series="{escape(c)}" data-value="{n}">'
+                f'data-series="{escape(c)}" data-value="{n}"{kind}>'
                 f"<title>{escape(r)}, {escape(column_title)} {escape(c)}: {n}</title></rect>"
             )
             if n:

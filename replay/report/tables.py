@@ -92,11 +92,29 @@ def cell_name(table: str, row: Any, column: str) -> str:
     return f"{table}/{row}/{column}"
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"; ASVS 5.0 1.2.10 adds NUL),
+#: and the full-width forms some spreadsheets take for the same.
+FORMULA_START = frozenset("=+-@\t\r\n\0\uff1d\uff0b\uff0d\uff20")
+
+
+def neutral_cell(value: Any) -> Any:
+    """A cell as written to CSV: a number as it is; text that a spreadsheet would run as a formula (it
+    begins with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return, a line feed or NUL, after any
+    spaces) prefixed with a single quote, OWASP's rule for CSV injection, so that it shows as the text
+    it is. Names in a report come from producers (players, leagues, events): never trusted."""
+    if not isinstance(value, str) or not value:
+        return value
+    first = value.lstrip(" ")[:1] or value[:1]
+    return "'" + value if first in FORMULA_START else value
+
+
 def to_csv(report: Mapping[str, Any]) -> str:
-    """The report's cells as CSV (a header, then one line per number; empty for a missing value)."""
+    """The report's cells as CSV (a header, then one line per number; empty for a missing value). Every
+    text cell is neutralised (:func:`neutral_cell`) and quoted (RFC 4180: quotes doubled; a line break or
+    carriage return inside a name stays inside its cell), numbers are not: OWASP's rule for CSV."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow(HEADER)
     for c in cells(report):
-        writer.writerow([*c[:6], "" if c[6] is None else c[6]])
+        writer.writerow([neutral_cell(v) for v in (*c[:6], "" if c[6] is None else c[6])])
     return out.getvalue()

@@ -109,3 +109,13 @@ def _event(w: Any, ev: Mapping[str, Any], limit: int) -> None:
         )
     if len(ev["standings"]) > limit:
         w(f"    ... {len(ev['standings']) - limit} more")
+    w("    pts: 3 per match won, 1 per tie; W-L-T: matches won-lost-tied; bye: rounds with a bye;")
+    w("    OWP, OOWP: the opponents' and their opponents' match-win rate (each counted at least 25 %);")
+    w("    cut: place in the top cut (1 champion, 2 finalist, 3 semifinalists, 5 quarterfinalists)")
+    check = ev.get("top_cut_check")
+    if check and check["differs"]:
+        w(
+            f"  TOP CUT DIFFERS from these standings: the top {check['players']} should play round "
+            f"{check['round']} 1 v {check['players']}, 2 v {check['players'] - 1}...; "
+            + "; ".join(check["why"])
+        )

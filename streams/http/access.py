@@ -19,17 +19,21 @@ has every role; nothing else changes (writes and hidden reads are still audited)
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 import msgpack
 from aiohttp import web
 
+from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.routes import MATCH, Handler, Problem, Route
 from streams.store import AuditEntry, Store
 from streams.tokens import EVERYONE, PUBLIC, Principal, Refused, TokenBook, redact
@@ -86,7 +90,7 @@ class Access:
         if self._inflight[client] <= 0:
             del self._inflight[client]
 
-    def identify(self, request: web.Request) -> Principal:
+    async def identify(self, request: web.Request) -> Principal:
         """The caller; :class:`Refused` for a bearer token that is not good (a bad cookie is ignored:
         the caller is then the public, and a page sends them to the login)."""
         if self.book is None:
@@ -100,11 +104,20 @@ class Access:
         if request.method in ("GET", "HEAD"):
             cookie = request.cookies.get(COOKIE)
             if cookie:
-                try:
-                    return self.book.check_session(cookie)
-                except Refused:
-                    return PUBLIC
+                return await self.session(cookie) or PUBLIC
         return PUBLIC
+
+    async def session(self, cookie: str) -> Principal | None:
+        """The judge of a session cookie: None when it is forged, stale, of a token no longer valid, or
+        ended by a logout (kept in the store, so every process of the service honours it)."""
+        assert self.book is not None
+        try:
+            principal = self.book.check_session(cookie)
+        except Refused:
+            return None
+        if await self.store.session_ended(session_digest(cookie)):
+            return None
+        return principal
 
     async def audit(
         self, request: web.Request, action: str, principal: Principal, *, target: str = "", detail: str = ""
@@ -151,20 +164,78 @@ ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
 
 
 async def match_scope(store: Store, match: str) -> tuple[str | None, str | None]:
-    """A match's league and event (from its stored record's context), for scoped tokens."""
-    data = await store.record(match)
+    """A match's league and event, for scoped tokens: its stored record's context; a playoff game's are
+    its parent's where its own context names none (streams/http/ownership.py: they may not differ)."""
+    (scope,) = await match_scopes(store, [match])
+    return scope
+
+
+async def match_scopes(store: Store, matches: Sequence[str]) -> list[tuple[str | None, str | None]]:
+    """:func:`match_scope` of many matches, their records read in one round trip (and their parents')."""
+    records = [_context(data) for data in await store.records(matches)] if matches else []
+    parents = sorted({p for _, _, p in records if p is not None} - set(matches))
+    above = dict(zip(parents, [_context(d) for d in await store.records(parents)], strict=True))
+    known = {**dict(zip(matches, records, strict=True)), **above}
+    out = []
+    for league, event, parent in records:
+        if (league, event) == (None, None) and parent is not None and parent in known:
+            league, event, _ = known[parent]
+        out.append((league, event))
+    return out
+
+
+def _context(data: bytes | None) -> tuple[str | None, str | None, str | None]:
+    """A stored record's league, event and parent (None where it has none, or is unreadable)."""
     if data is None:
-        return None, None
+        return None, None, None
     try:
         record = msgpack.unpackb(data, raw=False)
         context = record.get("context") or {}
-        return _text(context.get("league")), _text(context.get("event"))
+        parent = record.get("parent")
+        return (
+            _text(context.get("league")),
+            _text(context.get("event")),
+            parent if isinstance(parent, str) and parent else None,
+        )
     except Exception:  # an unreadable record is in no one's scope
-        return None, None
+        return None, None, None
 
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+#: Records read at a time when a scoped count goes over matches one by one.
+SCOPE_CHUNK = 500
+
+
+async def scoped_matches(store: Store, principal: Principal) -> list[str]:
+    """The indexed matches inside a scoped token's scope (what its counts count): those of its leagues
+    (the league index), then each one's league and event checked (:func:`match_scopes`, which also finds
+    playoff games whose own context names no league), a chunk of records at a time."""
+    if principal.leagues:
+        names: set[str] = set()
+        for league in principal.leagues:
+            names.update(await store.matches(league=league))
+        every = await store.matches()
+        names.update(m for m in every if _root(m) in names)  # playoff games indexed without a league
+        candidates = sorted(names)
+    else:
+        candidates = await store.matches()
+    out: list[str] = []
+    for i in range(0, len(candidates), SCOPE_CHUNK):
+        chunk = candidates[i : i + SCOPE_CHUNK]
+        out += [
+            m
+            for m, scope in zip(chunk, await match_scopes(store, chunk), strict=True)
+            if principal.covers(*scope)
+        ]
+    return out
+
+
+def _root(match: str) -> str:
+    head, sep, tail = match.rpartition("/tb")
+    return head if sep and tail.isdigit() else match
 
 
 def presented(exc: Refused) -> Principal:
@@ -188,7 +259,7 @@ def guard(route: Route, handler: Handler) -> Handler:
                 "send 'Authorization: Bearer <token>', or log in at /login",
             )
         try:
-            principal = access.identify(request)
+            principal = await access.identify(request)
         except Refused as exc:
             await access.refused(request, presented(exc), 401, exc.reason)
             raise Problem(
@@ -242,6 +313,16 @@ def guard(route: Route, handler: Handler) -> Handler:
 
 # ------------------------------------------------------------------------------------------ login
 _LOGIN_PAGE = Path(__file__).resolve().parent / "static" / "login.html"
+#: The most a login body may hold (a token and a path: a few hundred bytes).
+LOGIN_BODY = 16 * 1024
+#: What ``next`` may hold: a path (and query) of this service, in the characters a URL keeps as they are.
+_NEXT = re.compile(r"/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@/%?#]{0,1023}")
+_NEXT_BASE = "http://prizecheck.invalid/"
+
+
+def session_digest(cookie: str) -> str:
+    """What the store keeps of an ended session: a digest of its cookie, never the cookie."""
+    return hashlib.sha256(cookie.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 async def login_page(request: web.Request) -> web.StreamResponse:
@@ -249,32 +330,91 @@ async def login_page(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(_LOGIN_PAGE, headers={"Cache-Control": "no-store"})
 
 
-def _safe_next(raw: object) -> str:
-    """Where to go after logging in: a path on this service only (no open redirect)."""
+def safe_next(raw: object) -> str:
+    """Where to go after logging in: a path on this service only (no open redirect), ``/ui`` otherwise.
+
+    Judged as a browser reads it: browsers drop tabs and newlines from a URL and read ``\\`` as ``/``,
+    so ``/\\t/evil.example`` or ``/\\evil.example`` would leave the service (``//evil.example``). Only a
+    path of URL characters that cannot change meaning is kept (no control character, space or backslash
+    anywhere; not ``//``), and it must still resolve to this service.
+    """
     text = raw if isinstance(raw, str) else ""
-    if not text.startswith("/") or text.startswith("//") or "\\" in text or len(text) > 1024:
+    if not _NEXT.fullmatch(text):
+        return "/ui"
+    parts = urlsplit(urljoin(_NEXT_BASE, text))
+    if f"{parts.scheme}://{parts.netloc}/" != _NEXT_BASE:
         return "/ui"
     return text
 
 
-async def login(request: web.Request) -> web.Response:
-    """POST /login (form or JSON ``token``, ``next``): a good token sets the session cookie."""
-    access = request.app[ACCESS]
+def cross_origin(request: web.Request) -> str | None:
+    """Why a login or logout request does not come from this service's own pages, or None.
+
+    A browser says where a request comes from: ``Sec-Fetch-Site`` (must be ``same-origin``) and
+    ``Origin`` (must name this host). A page of another site that posts a form to /login (login CSRF:
+    the visitor's browser logged in with the attacker's token) or /logout is refused. A request with
+    neither header is not a browser's (curl, a script): no other site can make it.
+    """
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site.strip().lower() not in ("same-origin", "none"):
+        return f"Sec-Fetch-Site is {site[:40]!r}"
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return None
+    parts = urlsplit(origin.strip())
+    hosts = {h.strip().lower() for h in (request.host, request.headers.get("X-Forwarded-Host", "")) if h}
+    if parts.scheme not in ("http", "https") or parts.netloc.lower() not in hosts:
+        return f"Origin {origin[:80]!r} is not this service"
+    return None
+
+
+async def _same_origin_only(request: web.Request, what: str) -> None:
+    why = cross_origin(request)
+    if why is not None:
+        await request.app[ACCESS].refused(request, PUBLIC, 403, f"{what} from another site ({why})")
+        raise Problem(
+            403,
+            "cross_origin",
+            f"{what} is accepted only from this service's own pages ({why})",
+        )
+
+
+async def _login_form(request: web.Request) -> Mapping[str, Any]:
+    """The login's fields: a form (urlencoded) or a JSON object, read within the body timeout."""
+    if request.content_length is not None and request.content_length > LOGIN_BODY:
+        raise Problem(413, "body_too_large", f"a login body is at most {LOGIN_BODY} bytes")
+    body = await read_body(request, request.app.get(BODY_TIMEOUT, 30.0), LOGIN_BODY)
     if request.content_type == "application/json":
         try:
-            form: Mapping[str, Any] = await request.json()
+            form = json.loads(body)
         except ValueError:
             raise Problem(400, "bad_body", "the body is not JSON") from None
         if not isinstance(form, dict):
             raise Problem(400, "bad_body", "the body must be a JSON object")
-    else:
-        form = await request.post()
+        return form
+    if request.content_type not in ("application/x-www-form-urlencoded", "application/octet-stream", ""):
+        raise Problem(
+            415, "unsupported_media_type", "send the token as a form (x-www-form-urlencoded) or as JSON"
+        )
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=16)
+    except (UnicodeDecodeError, ValueError):
+        raise Problem(400, "bad_body", "the body is not a form") from None
+    return dict(pairs)
+
+
+async def login(request: web.Request) -> web.Response:
+    """POST /login (form or JSON ``token``, ``next``): a good token sets the session cookie. Refused
+    from another site's pages (login CSRF)."""
+    access = request.app[ACCESS]
+    await _same_origin_only(request, "POST /login")
+    form = await _login_form(request)
     token = form.get("token")
     if not isinstance(token, str) or not token.strip():
         raise Problem(400, "bad_body", "no token given")
     if access.book is None:
         return web.json_response(
-            {"ok": True, "next": _safe_next(form.get("next")), "roles": sorted(EVERYONE.roles)}
+            {"ok": True, "next": safe_next(form.get("next")), "roles": sorted(EVERYONE.roles)}
         )
     try:
         principal = access.book.check(token.strip())
@@ -283,7 +423,7 @@ async def login(request: web.Request) -> web.Response:
         raise Problem(401, exc.code, exc.reason) from None
     value, ttl = access.book.open_session(principal)
     response = web.json_response(
-        {"ok": True, "next": _safe_next(form.get("next")), "roles": sorted(principal.roles)}
+        {"ok": True, "next": safe_next(form.get("next")), "roles": sorted(principal.roles)}
     )
     response.set_cookie(
         COOKIE,
@@ -301,7 +441,18 @@ async def login(request: web.Request) -> web.Response:
 
 
 async def logout(request: web.Request) -> web.Response:
-    """POST /logout: the session cookie is cleared."""
+    """POST /logout: the session ends on the server (its cookie is refused from now on, by every process
+    of the service, until it would have expired) and the cookie is cleared. Refused from another site."""
+    access = request.app[ACCESS]
+    await _same_origin_only(request, "POST /logout")
+    cookie = request.cookies.get(COOKIE)
+    if cookie and access.book is not None:
+        principal = await access.session(cookie)
+        if principal is not None:
+            until = float(cookie.split(".")[1])
+            await access.store.end_session(session_digest(cookie), until)
+            await access.audit(request, "logout", principal, detail="session ended")
     response = web.json_response({"ok": True})
     response.del_cookie(COOKIE, path="/")
+    response.headers["Cache-Control"] = "no-store"
     return response

@@ -19,7 +19,10 @@ from typing import Any
 
 import msgpack
 from aiohttp import web
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from replay.engine.errors import EventError
 from replay.engine.record import dumps
 from streams.history import summary
 from streams.http.access import (
@@ -32,11 +35,21 @@ from streams.http.access import (
     login,
     login_page,
     logout,
-    match_scope,
+    scoped_matches,
 )
-from streams.http.edge import MSGPACK_TYPES, TooManyEvents, parse_events, read_events
+from streams.http.edge import (
+    BODY_TIMEOUT,
+    MSGPACK_TYPES,
+    TooManyEvents,
+    parse_events,
+    read_body,
+    read_events,
+)
+from streams.http.health import HEALTH
+from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
+from streams.http.ownership import Refusal, authorize, is_judge
 from streams.http.redact import public_event, record_body, sees_hidden
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
@@ -48,9 +61,6 @@ log = logging.getLogger("prizecheck.web")
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
-CORE: web.AppKey[IngestCore] = web.AppKey("core", IngestCore)
-STORE: web.AppKey[Store] = web.AppKey("store", Store)
-OPTIONS: web.AppKey[dict[str, Any]] = web.AppKey("options", dict)
 
 PUBLIC = frozenset({"public"})
 INGEST = frozenset({"ingest"})
@@ -87,13 +97,7 @@ async def post_events(request: web.Request) -> web.Response:
     """POST /events: JSON object, JSON array, JSON Lines or msgpack (a map or a stream of maps)."""
     core = request.app[CORE]
     options = request.app[OPTIONS]
-    try:
-        async with asyncio.timeout(options["body_timeout"]):
-            body = await request.read()
-    except TimeoutError:
-        raise Problem(
-            408, "body_timeout", f"the body did not arrive within {options['body_timeout']} s"
-        ) from None
+    body = await read_body(request, options["body_timeout"])
     try:
         items = await read_events(body, request.content_type, options["max_events"])
     except TooManyEvents as exc:
@@ -101,17 +105,28 @@ async def post_events(request: web.Request) -> web.Response:
     if not items:
         raise Problem(400, "no_events", "no events in the request body")
     principal = request[PRINCIPAL]
-    if principal.scoped:
-        await _check_write_scope(request, items)
+    access = request.app[ACCESS]
+    if not access.open:  # every event of the batch checked before any is applied (streams/http/ownership)
+        try:
+            created = await authorize(principal, request.app[STORE], [item for _, item in items])
+        except Refusal as exc:
+            await access.refused(request, principal, 403, f"write refused ({exc.code}): {exc.message}")
+            raise
+        if created:
+            request[AUDIT_DETAIL] = f"created {', '.join(created[:20])}"
+    judge = access.open or is_judge(principal)
     # The events go to the core in batches (its one path: the in-line events of a match are one write);
     # the outcomes are those of one event at a time, in the body's order.
     outcomes: list[Outcome] = []
     batch: list[dict[str, Any]] = []
     for _, item in [*items, (None, None)]:
         if item is None or isinstance(item, Exception) or len(batch) == POST_BATCH:
-            outcomes += await core.ingest_many(batch) if batch else []
+            outcomes += await core.ingest_many(batch, judge=judge) if batch else []
             batch = []
-        if isinstance(item, Exception):
+        if isinstance(item, EventError):  # refused at the edge: it names the match, seq and field
+            outcomes.append(Outcome("rejected", item.match, item.seq, str(item), field=item.field))
+            core.counts["rejected"] += 1
+        elif isinstance(item, Exception):
             outcomes.append(Outcome("rejected", None, None, str(item)))
             core.counts["rejected"] += 1
         elif item is not None:
@@ -127,39 +142,12 @@ async def post_events(request: web.Request) -> web.Response:
         counts[a["status"]] = counts.get(a["status"], 0) + 1
     matches = sorted({str(a["match"]) for a in answers if a.get("match")})
     shown = ", ".join(matches[:20]) + (f" and {len(matches) - 20} more" if len(matches) > 20 else "")
-    request[AUDIT_DETAIL] = f"{json.dumps(counts, sort_keys=True)} matches {shown}"
+    created = request.get(AUDIT_DETAIL, "")
+    request[AUDIT_DETAIL] = f"{json.dumps(counts, sort_keys=True)} matches {shown}" + (
+        f"; {created}" if created else ""
+    )
     status = 400 if counts.get("rejected") else 200
     return _json({"counts": counts, "outcomes": answers}, status)
-
-
-async def _check_write_scope(request: web.Request, items: list[tuple[dict[str, Any], Any]]) -> None:
-    """A scoped ingest token writes only into matches of its leagues/events: all or nothing."""
-    principal = request[PRINCIPAL]
-    store = request.app[STORE]
-    scopes: dict[str, tuple[str | None, str | None]] = {}
-    for _, item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("match"), str):
-            continue
-        match = item["match"]
-        if item.get("type") == "match_started" and isinstance(item.get("context"), dict):
-            ctx = item["context"]
-            scopes[match] = (
-                None if ctx.get("league") is None else str(ctx["league"]),
-                None if ctx.get("event") is None else str(ctx["event"]),
-            )
-        elif match not in scopes:
-            scopes[match] = await match_scope(store, match)
-    outside = sorted(m for m, (league, event) in scopes.items() if not principal.covers(league, event))
-    if outside:
-        await request.app[ACCESS].refused(
-            request, principal, 403, f"writes outside the scope: {', '.join(outside[:5])}"
-        )
-        raise Problem(
-            403,
-            "out_of_scope",
-            f"match {outside[0]} is outside this token's scope ({principal.scope_text()}); "
-            "nothing was written",
-        )
 
 
 # -------------------------------------------------------------------------------------------- reads
@@ -290,16 +278,34 @@ async def get_live(request: web.Request) -> web.StreamResponse:
 
 
 async def healthz(request: web.Request) -> web.Response:
-    """GET /healthz: 200 when the store answers, 503 otherwise."""
-    ok = await request.app[STORE].ping()
-    return _json(
-        {"ok": ok, "ingest": request.app[CORE].stats(), "live": request.app[HUB].stats()}, 200 if ok else 503
-    )
+    """GET /healthz: 200 when the store answers, 503 otherwise, saying why (``problem``)."""
+    body: dict[str, Any] = {}
+    health = request.app.get(HEALTH)
+    if health is not None:  # prizecheck serve: the store's reason, as its log says it
+        problem = await health.probe()
+        ok = problem is None
+        if problem is not None:
+            body["problem"] = problem
+    else:
+        ok = await request.app[STORE].ping()
+    body.update(ok=ok, ingest=request.app[CORE].stats(), live=request.app[HUB].stats())
+    return _json(body, 200 if ok else 503)
 
 
 async def stats(request: web.Request) -> web.Response:
-    """GET /stats: ingest counters of this process and findings by code over all indexed matches."""
+    """GET /stats: ingest counters of this process and findings by code over all indexed matches; for a
+    scoped token, only counts of its scope: the findings and the number of its matches (the process's
+    counters count every league, so they are left out)."""
     store = request.app[STORE]
+    principal = request[PRINCIPAL]
+    if principal.scoped:
+        matches = await scoped_matches(store, principal)
+        findings: dict[str, int] = {}
+        for entry in await store.index_entries(matches):
+            for code, n in entry.findings.items():
+                findings[code] = findings.get(code, 0) + n
+        scope = {"leagues": list(principal.leagues), "events": list(principal.events)}
+        return _json({"findings": dict(sorted(findings.items())), "matches": len(matches), "scope": scope})
     return _json(
         {
             "ingest": request.app[CORE].stats(),
@@ -338,6 +344,9 @@ def _answer(
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
+
+#: The longest player, league or season name (the contract's bound: schemas/events.schema.json).
+NAME_MAX = 256
 
 #: The highest version number a request may name (a bound on the parameter, far above any real history).
 MAX_VERSION = 1_000_000
@@ -381,10 +390,10 @@ API_ROUTES: tuple[Route, ...] = (
         PUBLIC,
         "The league index: matches and their summaries",
         query=(
-            Param("league", description="only this league"),
-            Param("season", description="only this season"),
+            Param("league", description="only this league", max_length=NAME_MAX),
+            Param("season", description="only this season", max_length=NAME_MAX),
             Param("status", enum=STATUSES, description="only matches in this status"),
-            Param("player", description="only matches of this player"),
+            Param("player", description="only matches of this player", max_length=NAME_MAX),
             Param("limit", "integer", "matches per page", minimum=0, maximum=10_000, default=1000),
             Param("offset", "integer", "matches to skip", minimum=0, maximum=10_000_000, default=0),
         ),
@@ -587,7 +596,9 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
     try:
         response: web.StreamResponse = await handler(request)
         return response
-    except Problem:
+    except Problem as exc:
+        if exc.status == 408:
+            return await _answer_and_close(request, exc)
         raise
     except web.HTTPException as exc:
         if exc.status < 400:
@@ -616,6 +627,17 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
         )
 
 
+async def _answer_and_close(request: web.Request, problem: Problem) -> web.StreamResponse:
+    """A body that did not arrive in time: answer 408, then close the connection at once (aiohttp would
+    otherwise wait up to its lingering time for the rest of the body: an idle connection held open)."""
+    response = error(problem.status, problem.code, problem.message)
+    response.force_close()
+    await response.prepare(request)
+    await response.write_eof()
+    request.protocol.force_close()  # the answer is written: the transport sends it, then closes
+    return response
+
+
 def make_app(
     core: IngestCore,
     store: Store,
@@ -640,6 +662,7 @@ def make_app(
     app[CORE] = core
     app[STORE] = store
     app[ACCESS] = access or Access(store)
+    app[BODY_TIMEOUT] = body_timeout
     app[OPTIONS] = {
         "heartbeat": heartbeat,
         "max_events": max_events,
@@ -686,8 +709,12 @@ def make_app(
                             if found:
                                 log.info("%d matches with events waiting behind a gap", len(found))
                         await core.flush_gaps()
-                    except Exception:  # the store is down: try again at the next tick
-                        log.exception("recovering or flushing timed-out gaps failed")
+                    except (RedisConnectionError, RedisTimeoutError, OSError):
+                        pass  # the store is down: serve's watcher says so (streams/http/health.py); next tick
+                    except Exception as exc:  # anything else: one line, and try again at the next tick
+                        log.warning(
+                            "recovering or flushing timed-out gaps failed: %s: %s", type(exc).__name__, exc
+                        )
 
             task = asyncio.create_task(loop())
             yield

@@ -14,13 +14,18 @@ import json
 from typing import Any
 
 import msgpack
+from aiohttp import web
 
 from replay.codec import edge_event, loads_json, shallow_json
 from replay.engine.errors import EventError
+from streams.http.routes import Problem
 
 MSGPACK_TYPES = frozenset({"application/msgpack", "application/x-msgpack", "application/vnd.msgpack"})
 #: Bodies up to this size are decoded on the event loop (a thread hand-off costs more than they do).
 INLINE_BYTES = 64 * 1024
+
+#: Seconds a request body may take to arrive (``make_app(body_timeout=)``): then 408.
+BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
 
 Item = tuple[dict[str, Any], Any]  # (where: {"index": i[, "line": n]}, event dict or Exception)
 
@@ -116,3 +121,20 @@ async def read_events(body: bytes, content_type: str, max_events: int) -> list[I
     if len(body) <= INLINE_BYTES:
         return parse_events(body, content_type, max_events)
     return await asyncio.to_thread(parse_events, body, content_type, max_events)
+
+
+async def read_body(request: web.Request, timeout: float, limit: int | None = None) -> bytes:
+    """The request's body, which must arrive within ``timeout`` seconds (else 408 ``body_timeout``: a
+    client that sends its head and then nothing never holds a connection, and a worker, for long) and,
+    with ``limit``, hold at most that many bytes (else 413; aiohttp's ``client_max_size`` bounds the
+    rest)."""
+    try:
+        async with asyncio.timeout(timeout):
+            if limit is None:
+                return await request.read()
+            body = await request.content.read(limit + 1)
+    except TimeoutError:
+        raise Problem(408, "body_timeout", f"the body did not arrive within {timeout:g} s") from None
+    if len(body) > limit:
+        raise Problem(413, "body_too_large", f"the body is larger than {limit} bytes")
+    return body

@@ -9,7 +9,9 @@ the first viewer of a match makes the hub read it once. Viewers never touch Redi
 of connections is left to the writers: readers being many cannot make a write fail.
 
 Bounds: ``max_streams`` open streams per process and ``max_client_streams`` per client address; beyond
-them a new stream is answered 503 / 429 with ``Retry-After``.
+them a new stream is answered 503 / 429 with ``Retry-After``. A viewer that hangs up gives its slot back
+within ``sweep`` seconds (the hub looks at every viewer's connection that often: aiohttp does not tell a
+handler that its client left, and a stream would otherwise notice only at its next write, the heartbeat).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import msgpack
 from aiohttp import web
 
 from replay.engine.record import dumps
+from streams.reasons import describe
 from streams.store import Store, Subscription
 
 log = logging.getLogger("prizecheck.live")
@@ -51,6 +54,12 @@ class Viewer:
     closed: bool = False
     # Set once the stream's headers and a first chunk are out: frames may then go straight to the socket.
     transport: asyncio.WriteTransport | None = None
+    # The connection, from the start: the hub's sweep ends the stream as soon as the viewer hangs up.
+    conn: asyncio.BaseTransport | None = None
+
+    def gone(self) -> bool:
+        """Whether the viewer hung up (its connection is closed or closing)."""
+        return self.conn is not None and self.conn.is_closing()
 
     def offer(self, data: bytes | None) -> None:
         """Keep ``data`` as the next frame (an older one not yet written is dropped); None: end."""
@@ -94,8 +103,10 @@ class LiveHub:
         max_streams: int = 5000,
         max_client_streams: int = 100,
         write_timeout: float = 10.0,
+        sweep: float = 0.5,
     ) -> None:
         self.store = store
+        self.sweep = sweep
         self.max_streams = max_streams
         self.max_client_streams = max_client_streams
         self.write_timeout = write_timeout
@@ -112,12 +123,15 @@ class LiveHub:
         self._stopping = False
         self._reads: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
+        self._sweeper: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------------------------- lifecycle
     async def start(self) -> None:
         """Subscribe (in the background, retrying while the store is down)."""
         if self._task is None:
             self._task = asyncio.create_task(self._listen())
+        if self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._sweep())
 
     async def stop(self) -> None:
         """End every stream and the subscription.
@@ -126,6 +140,11 @@ class LiveHub:
         listener ends by itself (cancelling a blocked pub/sub read is not reliable in redis-py).
         """
         self._stopping = True
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(BaseException):
+                await sweeper
         for viewers in list(self.viewers.values()):
             for v in list(viewers):
                 v.offer(None)
@@ -150,7 +169,10 @@ class LiveHub:
             try:
                 sub = self._sub = await self.store.subscribe(None)
             except Exception as exc:
-                log.warning("live: cannot subscribe (%s); retrying in %.1f s", exc, backoff)
+                # the first failure of a streak; the retries are serve's store watcher's to report
+                (log.warning if backoff == 0.1 else log.debug)(
+                    "live: cannot subscribe (%s); retrying in %.1f s", describe(exc), backoff
+                )
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
                 continue
@@ -173,6 +195,15 @@ class LiveHub:
             self._sub = None
             with contextlib.suppress(Exception):
                 await sub.aclose()
+
+    async def _sweep(self) -> None:
+        """End the streams of viewers who hung up (every ``sweep`` seconds): their slots are free again."""
+        while not self._stopping:
+            await asyncio.sleep(self.sweep)
+            for viewers in list(self.viewers.values()):
+                for viewer in list(viewers):
+                    if not viewer.closed and viewer.gone():
+                        viewer.offer(None)
 
     # ---------------------------------------------------------------------------------- fan-out
     def _changed(self, match: str) -> None:
@@ -240,6 +271,7 @@ class LiveHub:
         """
         await self.ready()  # subscribed before the first board is read: no update falls in between
         viewer = self.join(match, request.remote or "")
+        viewer.conn = request.transport
         try:
             cached = self.latest.get(match)
             if cached is not None:

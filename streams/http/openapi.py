@@ -24,11 +24,13 @@ from streams.http.routes import MATCH_PATTERN, ROUTES, Route
 ERRORS: dict[int, str] = {
     400: "bad request: a bad parameter, match id, body or credential in the URL",
     401: "no credential, or one that is malformed, unknown, expired or revoked",
-    403: "the credential does not allow this (role or scope)",
+    403: "not allowed: the credential's role or scope, another producer's match, a judge's amendment, or "
+    "a login or logout from another site",
     404: "no such resource or match",
     405: "method not allowed on this path",
     408: "the request body did not arrive in time",
     413: "the body is too large, or carries too many events",
+    415: "a login body that is neither a form nor JSON",
     429: "too many requests or live streams in progress from this client address",
     503: "the store is unavailable, or no room for another live stream",
 }
@@ -184,11 +186,14 @@ def components() -> dict[str, Any]:
     }
     schemas["Stats"] = {
         "type": "object",
-        "required": ["ingest", "findings"],
+        "description": "a scoped token gets the findings and the number of its matches only, with its scope",
+        "required": ["findings"],
         "properties": {
             "ingest": {"type": "object"},
             "findings": {"type": "object", "additionalProperties": {"type": "integer"}},
             "live": {"type": "object"},
+            "matches": {"type": "integer", "minimum": 0},
+            "scope": {"type": "object"},
         },
     }
     schemas["Login"] = {
@@ -281,13 +286,15 @@ def _operation(route: Route) -> dict[str, Any]:
 
 
 def document(routes: Iterable[Route], version: str) -> dict[str, Any]:
-    """The OpenAPI 3.1 document describing ``routes``."""
+    """The OpenAPI 3.1 document describing ``routes``.
+
+    It names no ``jsonSchemaDialect``: the default one of OpenAPI 3.1 is JSON Schema 2020-12 (the
+    contract's schemas) with OpenAPI's vocabulary, and Swagger UI warns on any other value."""
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
         paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
     return {
         "openapi": "3.1.0",
-        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "info": {
             "title": "Prizecheck",
             "version": version,

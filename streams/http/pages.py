@@ -1,38 +1,39 @@
 """The web pages (docs/web.md): the judges' review page, the streamers' overlay and the match list.
 
-:func:`add_pages` registers them on an app built by :func:`streams.http.api.make_app`, reading the store the
-way ``web.py`` does (its ``STORE`` app key). Pages are plain HTML/CSS/JS from ``streams/http/static/`` (no
-build step, no CDN); the review page is backed by two JSON endpoints that replay the archive with the
-engine on every request (the engine folds 400 events in well under a millisecond):
+:func:`add_pages` registers them on an app built by :func:`streams.http.api.make_app`, reading its store
+(:data:`streams.http.keys.STORE`). Pages are Jinja2 templates (``streams/http/templates/``, rendered by
+:mod:`streams.http.templating`: autoescaped, one chrome) with plain CSS/JS from ``streams/http/static/``
+(no build step, no CDN). The review page reads one JSON endpoint and steps through the game by itself:
 
-- ``GET /review/<match>/meta``: the stored record and the ``(seq, type)`` list of archived events;
-- ``GET /review/<match>/state?seq=N``: the event at ``N``, the board after it, and its derived outputs.
+- ``GET /review/<match>/meta``: the stored record, the battle log and every step of the game (the board
+  after each event as a delta of the one before: :mod:`streams.http.frames`), from one fold of the
+  archive;
+- ``GET /review/<match>/state?seq=N``: one step, the same fold's (for scripts and tests).
 
-The overlay (``GET /overlay/<match>``) reads only ``/matches/<match>/live`` (the public board over SSE).
-Match ids contain ``/``, so the per-match routes are tail routes; a tail ending in ``/meta`` or
-``/state`` is the JSON endpoint of the match before it.
+The overlay (``GET /overlay/<match>``) reads only ``/matches/<match>/live`` (the public board over SSE) and
+``/overlay/<match>/score``. Match ids contain ``/``, so the per-match routes are tail routes; a tail ending
+in ``/meta``, ``/state`` or ``/score`` is the JSON endpoint of the match before it.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-import msgpack
 from aiohttp import web
+from markupsafe import Markup
 
-from replay import Game
-from replay.engine.log import EventLog
-from replay.engine.record import build_board
-from replay.engine.state import State
+from replay.docs import RULES
 from replay.series import match_result, series_key
-from streams.http.battle_log import RULE_OF_FINDING, battle_log, rule_ref
-from streams.http.routes import Answer, Param, Route, register
+from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
+from streams.http.frames import frames, replay_steps
+from streams.http.keys import STORE
+from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, register
+from streams.http.templating import install, render
 
 if TYPE_CHECKING:
     from streams.store import ArchivedEvent, IndexEntry, Store
@@ -41,13 +42,6 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 LIST_LIMIT = 50
 
 _PAGES_ADDED: web.AppKey[bool] = web.AppKey("pages_added", bool)
-
-
-def _store(app: web.Application) -> Store:
-    # Imported here, not at the top: web.py may import this module from make_app.
-    from streams.http.api import STORE
-
-    return app[STORE]
 
 
 def _json_default(obj: object) -> Any:
@@ -63,144 +57,106 @@ def _json(obj: Any, status: int = 200) -> web.Response:
     )
 
 
-def _not_found(message: str) -> web.Response:
-    return _json({"error": message, "code": "not_found"}, 404)
+def _no_events(match: str) -> Problem:
+    return Problem(404, "not_found", f"match {match}: no events archived")
 
 
-def _page(name: str) -> web.FileResponse:
-    return web.FileResponse(STATIC_DIR / name, headers={"Cache-Control": "no-cache"})
-
-
-def _unpack(data: bytes) -> Any:
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
-
-
-# ------------------------------------------------------------------------------------------- replay
-def replay_until(entries: list[ArchivedEvent], seq: int) -> dict[str, Any]:
-    """Fold the archive up to ``seq`` with the engine: the event there, the board after it, its outputs.
-
-    Entries are applied in archive order while their position is at or below ``seq`` (a conflicting or
-    late event archived while the head was ``seq`` belongs to that step). ``outputs`` are the derived
-    outputs (knockouts, prizes due, promotions, findings, game over...) that the entries at ``seq`` caused.
-
-    Damage outside the attack and checkup windows is checked for knockouts once its effect has resolved
-    [rules §2], which the engine learns from the next event. When the effect ends at ``seq`` (the next
-    archived event is not part of it, or there is none) the step shows it resolved: the knockouts, prizes
-    and decision stamped with ``seq``, and the board after them.
-    """
-    game = Game()
-    mark: int | None = None
-    event: dict[str, Any] | None = None
-    extra: list[dict[str, Any]] = []
-    after: ArchivedEvent | None = None
-    for entry in entries:
-        pos = entry.position[0]
-        if pos > seq:
-            after = entry
-            break
-        ev = _unpack(entry.data)
-        if pos == seq and mark is None:
-            mark = len(game.timeline)
-        game.apply(ev)
-        if pos == seq:
-            if entry.kind == "event":
-                event = ev
-            else:
-                extra.append({"kind": entry.kind, "event": ev})
-    start = len(game.timeline) if mark is None else mark
-    view = game.resolved()
-    if view is not game.state:
-        # Does the effect end here? It does unless the next event goes on with it (its outputs would then
-        # carry a later seq). The view's board and timeline are read before the game moves on.
-        state = _state(view, game.log, start)
-        plain = _state(game.state, game.log, start)
-        if after is not None:
-            known = len(game.timeline)
-            game.apply(_unpack(after.data))
-            if not any(o.get("seq") == seq for o in game.timeline[known:]):
-                state = plain
-    else:
-        state = _state(game.state, game.log, start)
-    return {"seq": seq, "event": event, "extra": extra, **state}
-
-
-def _state(state: State, log: EventLog, start: int) -> dict[str, Any]:
-    return {
-        "outputs": list(state.timeline[start:]),
-        "board": build_board(state, log),
-        "status": state.status,
-        "findings_so_far": len(state.findings),
-    }
-
-
+# ------------------------------------------------------------------------------------------- review
 async def review_page(request: web.Request) -> web.StreamResponse:
-    """GET /review/<match>: the judges' review page (it reads the two JSON endpoints below)."""
-    return _page("review.html")
+    """GET /review/<match>: the judges' review page (its script reads ``/meta``); a match the store does
+    not hold is a 404 that says so (an HTML page to a browser)."""
+    match = request[MATCH]
+    store = request.app[STORE]
+    if await store.record(match) is None and not await store.events(match):
+        raise _no_events(match)
+    return render(request, "review.html", match=match)
+
+
+async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
+    match = request[MATCH]
+    entries = await request.app[STORE].events(match)
+    if not entries:
+        raise _no_events(match)
+    return match, entries
 
 
 async def review_meta(request: web.Request) -> web.StreamResponse:
-    """GET /review/<match>/meta: the stored record and the ``(seq, type)`` list of archived events."""
-    from streams.http.routes import MATCH
+    """GET /review/<match>/meta: the record, the battle log and every step of the game (one fold)."""
+    from streams.ingest import unpack_record
 
-    match = request[MATCH]
-    store = _store(request.app)
-    entries = await store.events(match)
-    if not entries:
-        return _not_found(f"match {match}: no events archived")
-    last = max(e.position[0] for e in entries)
-    return _json(await _meta(store, match, entries, last))
+    match, entries = await _archive(request)
+    events = decode(entries)
+    steps, game = replay_steps(entries, events)
+    extra = [
+        {"position": list(e.position), "kind": e.kind, "type": ev.get("type")}
+        for e, ev in zip(entries, events, strict=True)
+        if e.kind != "event"
+    ]
+    record = unpack_record(await request.app[STORE].record(match))
+    return _json(
+        {
+            "match": match,
+            "first": steps[0]["seq"],
+            "last": max(e.position[0] for e in entries),
+            "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
+            "extra": extra,
+            "record": record,
+            "log": battle_log(entries, events, game.resolved().timeline),
+            "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
+            "names": display_names(_card_names(events)),
+            "frames": frames(steps),
+        }
+    )
+
+
+def _card_names(events: Iterable[Mapping[str, Any]]) -> set[str]:
+    """Every card name the events give (the names the board shows: Pokémon in play, attached cards)."""
+    seen: set[str] = set()
+    for ev in events:
+        for holder in (ev, ev.get("active"), *(ev.get("bench") or ())):
+            card = holder.get("card") if isinstance(holder, Mapping) else None
+            name = card.get("name") if isinstance(card, Mapping) else card
+            if isinstance(name, str):
+                seen.add(name)
+    return seen
+
+
+def state_at(steps: Sequence[Mapping[str, Any]], seq: int) -> dict[str, Any]:
+    """The state at ``seq``: its step, or, in a gap of the archive (no event at ``seq``), the board of the
+    step before with no event and nothing derived."""
+    lo, hi = 0, len(steps) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if steps[mid]["seq"] <= seq:
+            lo = mid
+        else:
+            hi = mid - 1
+    step = dict(steps[lo])
+    if step["seq"] != seq:
+        step.update(seq=seq, event=None, extra=[], outputs=[])
+    return step
 
 
 async def review_state(request: web.Request) -> web.StreamResponse:
     """GET /review/<match>/state?seq=N: the event at N, the board after it, its derived outputs."""
-    from streams.http.routes import MATCH, QUERY
-
-    match = request[MATCH]
-    entries = await _store(request.app).events(match)
-    if not entries:
-        return _not_found(f"match {match}: no events archived")
+    match, entries = await _archive(request)
     last = max(e.position[0] for e in entries)
-    seq = request[QUERY].get("seq", last)
-    seq = min(max(seq, 1), last)
-    state = replay_until(entries, seq)
+    seq = min(max(request[QUERY].get("seq", last), 1), last)
+    steps, _ = replay_steps(entries, decode(entries), until=seq)
+    state = state_at(steps, seq)
+    state.pop("due", None)
     return _json({"match": match, "last": last, **state})
 
 
-async def _meta(store: Store, match: str, entries: list[ArchivedEvent], last: int) -> dict[str, Any]:
-    from streams.ingest import unpack_record
-
-    steps: list[list[Any]] = []
-    extra: list[dict[str, Any]] = []
-    for entry in entries:
-        ev = _unpack(entry.data)
-        etype = ev.get("type") if isinstance(ev, dict) else None
-        if entry.kind == "event":
-            steps.append([entry.position[0], etype])
-        else:
-            extra.append({"position": list(entry.position), "kind": entry.kind, "type": etype})
-    record = unpack_record(await store.record(match))
-    return {
-        "match": match,
-        "first": steps[0][0] if steps else 1,
-        "last": last,
-        "steps": steps,
-        "extra": extra,
-        "record": record,
-        "log": battle_log(entries),
-        "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
-    }
-
-
+# ------------------------------------------------------------------------------------------ overlay
 async def overlay(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    return _page("overlay.html")
+    return render(request, "overlay.html", match=request[MATCH])
 
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
-    from streams.http.routes import MATCH
-
-    return _json(await overlay_score(_store(request.app), request[MATCH]))
+    return _json(await overlay_score(request.app[STORE], request[MATCH]))
 
 
 def _public_result(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -212,7 +168,8 @@ def _public_result(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
 async def overlay_score(store: Store, match: str) -> dict[str, Any]:
     """The public summary the overlay shows beside the live board: the record's status and result (a
     parent is settled by its playoff after its board stopped changing), the playoff and its state, and the
-    score of the best-of-three the game belongs to (``context.series``, replay/series.py)."""
+    score of the best-of-three the game belongs to (``context.series``, replay/series.py) as it stood in
+    this game."""
     from streams.ingest import unpack_record
 
     record = unpack_record(await store.record(match))
@@ -239,8 +196,17 @@ async def overlay_score(store: Store, match: str) -> dict[str, Any]:
     }
 
 
+def _game_number(record: Mapping[str, Any]) -> int:
+    try:
+        return int((record.get("context") or {}).get("game") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
 async def _series(store: Store, record: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The score of the match (best of three) ``record`` is a game of, from the games stored so far."""
+    """The score of the match (best of three) ``record`` is a game of, as it stood in that game: this game
+    and the ones before it (``context.game``), never the later ones (a replay of game 1 after the match
+    shows 1–0, not the final score)."""
     from streams.ingest import unpack_record
 
     key = series_key(record)
@@ -248,13 +214,14 @@ async def _series(store: Store, record: Mapping[str, Any]) -> dict[str, Any] | N
     if key is None or len(players) != 2:
         return None
     ctx = record.get("context") or {}
+    this = (_game_number(record), str(record.get("match")))
     # the games of these two players in the league and season: a small set, whatever the index's size
     names = await store.matches(league=ctx.get("league"), season=ctx.get("season"), player=str(players[0]))
     entries = [e for e in await store.index_entries(names) if str(players[1]) in e.players]
     games = []
     for raw in await store.records([e.match for e in entries]):
         rec = unpack_record(raw)
-        if rec is not None and series_key(rec) == key:
+        if rec is not None and series_key(rec) == key and (_game_number(rec), str(rec.get("match"))) <= this:
             games.append(rec)
     if not any(g.get("match") == record.get("match") for g in games):
         games.append(dict(record))
@@ -270,16 +237,19 @@ async def _series(store: Store, record: Mapping[str, Any]) -> dict[str, Any] | N
 
 
 # --------------------------------------------------------------------------------------- match list
-def result_text(record: dict[str, Any] | None) -> str:
-    """A one-line human summary of a record's status and result."""
+PLAYOFF_WORDS = {"sudden_death": "sudden death", "tiebreak": "tiebreak", "tiebreaker_game": "tiebreaker game"}
+
+
+def result_text(record: Mapping[str, Any] | None) -> str:
+    """A one-line human summary of a record's status and result (public: no free text of an event)."""
     if record is None:
         return "no record yet"
     result = record.get("result")
     status = record.get("status")
     if not result:
-        return "in progress" if status == "in_progress" else str(status)
+        return "in progress" if status == "in_progress" else str(status).replace("_", " ")
     outcome = result.get("outcome")
-    reason = result.get("reason")
+    reason = str(result.get("reason")).replace("_", " ")
     at = result.get("decided_at")
     where = f" at seq {at}" if at is not None else ""
     if outcome == "win":
@@ -290,7 +260,8 @@ def result_text(record: dict[str, Any] | None) -> str:
         text = f"no winner ({reason}){where}"
     po = record.get("playoff")
     if status == "awaiting_playoff" and po:
-        text += f"; playoff {po.get('child')} pending"
+        kind = PLAYOFF_WORDS.get(str(po.get("kind")), "playoff")
+        text += f"; {kind} {po.get('child')} pending"
     return text
 
 
@@ -302,10 +273,11 @@ STATUSES = ("in_progress", "finished", "awaiting_playoff")
 SORT_LABELS = {
     "match": "match id, A to Z",
     "-match": "match id, Z to A",
-    "-findings": "most findings first",
+    "-findings": "games to review: violations first",
     "findings": "fewest findings first",
 }
 PAGE_SIZES = (25, 50, 100, 200)
+SEVERITIES = (("violation", "violations"), ("warning", "warnings"), ("info", "info"))
 
 
 def _list_query(q: dict[str, Any]) -> tuple[dict[str, str], str, int, int]:
@@ -330,13 +302,6 @@ def _list_url(filters: Mapping[str, str], sort: str, number: int, size: int) -> 
     return "/ui" + ("?" + urlencode(params) if params else "")
 
 
-def _options(values: Iterable[tuple[str, str]], chosen: str) -> str:
-    return "".join(
-        f'<option value="{html.escape(v)}"{" selected" if v == chosen else ""}>{html.escape(label)}</option>'
-        for v, label in values
-    )
-
-
 async def match_list(request: web.Request) -> web.Response:
     """GET /ui?q=&league=&season=&status=&player=&sort=&page=&limit=: one page of the indexed matches.
 
@@ -344,9 +309,7 @@ async def match_list(request: web.Request) -> web.Response:
     """
     from streams.ingest import unpack_record
 
-    store = _store(request.app)
-    from streams.http.routes import QUERY
-
+    store = request.app[STORE]
     filters, sort, number, size = _list_query(request[QUERY])
     where = {k: v for k, v in filters.items() if k != "q"}
     page = await store.index_page(
@@ -374,72 +337,62 @@ async def match_list(request: web.Request) -> web.Response:
         summary += " where " + ", ".join(f"{k} = {v}" for k, v in where.items())
     if filters.get("q") and not page.too_broad:
         summary += f"; players starting with “{filters['q']}”"
-    nav = []
-    if number > 1:
-        prev = html.escape(_list_url(filters, sort, number - 1, size))
-        nav.append(f'<a rel="prev" id="prev-page" href="{prev}">◀ previous</a>')
-    nav.append(f'<span id="page-of">page {number} of {pages}</span>')
-    if number < pages:
-        after = html.escape(_list_url(filters, sort, number + 1, size))
-        nav.append(f'<a rel="next" id="next-page" href="{after}">next ▶</a>')
-    values = {
-        "{{q}}": html.escape(filters.get("q", "")),
-        "{{league}}": html.escape(filters.get("league", "")),
-        "{{season}}": html.escape(filters.get("season", "")),
-        "{{player}}": html.escape(filters.get("player", "")),
-        "{{status_options}}": _options(
-            [("", "any status"), *((s, s.replace("_", " ")) for s in STATUSES)], filters.get("status", "")
-        ),
-        "{{sort_options}}": _options(SORT_LABELS.items(), sort),
-        "{{size_options}}": _options(((str(n), f"{n} a page") for n in PAGE_SIZES), str(size)),
-        "{{summary}}": html.escape(summary),
-        "{{nav}}": " ".join(nav),
-        "{{rows}}": "\n".join(rows) or '<tr><td colspan="7" class="muted">no matches</td></tr>',
-    }
-    body = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    for key, value in values.items():
-        body = body.replace(key, value)
-    return web.Response(text=body, content_type="text/html", headers={"Cache-Control": "no-cache"})
-
-
-def _row(entry: IndexEntry, record: dict[str, Any] | None) -> str:
-    m = entry.match
-    findings = sum(entry.findings.values())
-    ctx = " / ".join(x for x in (entry.league, entry.season) if x)
-    review = html.escape(_link("review", m))
-    text = "record unreadable" if record and record.get("unreadable") else result_text(record)
-    return (
-        "<tr>"
-        f'<td class="match"><a href="{review}" class="review">{html.escape(m)}</a></td>'
-        f"<td>{html.escape(' vs '.join(entry.players))}</td>"
-        f"<td>{html.escape(ctx)}</td>"
-        f'<td class="status status-{html.escape(entry.status)}">{html.escape(entry.status)}</td>'
-        f'<td class="result">{html.escape(text)}</td>'
-        f'<td class="num">{findings}</td>'
-        f'<td><a href="{review}">review</a> · '
-        f'<a href="{html.escape(_link("overlay", m))}" class="overlay">overlay</a></td>'
-        "</tr>"
+    return render(
+        request,
+        "list.html",
+        filters={k: filters.get(k, "") for k in ("q", "league", "season", "status", "player")},
+        statuses=[("", "any status"), *((s, s.replace("_", " ")) for s in STATUSES)],
+        sorts=list(SORT_LABELS.items()),
+        sort=sort,
+        sizes=PAGE_SIZES,
+        size=size,
+        summary=summary,
+        number=number,
+        pages=pages,
+        prev_url=_list_url(filters, sort, number - 1, size) if number > 1 else None,
+        next_url=_list_url(filters, sort, number + 1, size) if number < pages else None,
+        rows=rows,
+        severity_labels=SEVERITIES,
     )
 
 
-RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+def _row(entry: IndexEntry, record: Mapping[str, Any] | None) -> dict[str, Any]:
+    """One row of the list: what the index and the record say, severities apart."""
+    findings = (record or {}).get("findings")
+    known = isinstance(findings, list)
+    severities = dict.fromkeys((s for s, _ in SEVERITIES), 0)
+    for f in findings if isinstance(findings, list) else ():
+        severity = f.get("severity") if isinstance(f, Mapping) else None
+        if severity in severities:
+            severities[severity] += 1
+    unreadable = bool(record and record.get("unreadable"))
+    return {
+        "match": entry.match,
+        "review": _link("review", entry.match),
+        "overlay": _link("overlay", entry.match),
+        "players": " vs ".join(entry.players),
+        "context": " / ".join(x for x in (entry.league, entry.season) if x),
+        "status": entry.status,
+        "result": "record unreadable" if unreadable else result_text(record),
+        "severities": severities,
+        "known": known and not unreadable,
+        "total": len(findings) if isinstance(findings, list) else sum(entry.findings.values()),
+    }
+
+
+# ---------------------------------------------------------------------------------------- the rest
+RULES_DOC = RULES  # docs/rules.md, shipped as package data (replay/docs): found in every install
 _SECTION = re.compile(r"<h([1-4])>(\d+(?:\.\d+)*)\.?\s")
 
 
 def render_rules(text: str) -> str:
-    """docs/rules.md as an HTML page; a numbered heading gets an anchor (``## 3. ...`` -> ``#s3``,
+    """docs/rules.md as HTML; a numbered heading gets an anchor (``## 3. ...`` -> ``#s3``,
     ``### 1.3 ...`` -> ``#s1-3``), the ones the review page's findings link to."""
     from markdown_it import MarkdownIt
 
-    body = MarkdownIt("commonmark").enable("table").render(text)
-    body = _SECTION.sub(
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return _SECTION.sub(
         lambda m: f'<h{m[1]} id="s{m[2].replace(".", "-")}">{m[2]}{"." if "." not in m[2] else ""} ', body
-    )
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Prizecheck · rules</title>'
-        '<link rel="stylesheet" href="/static/review.css"></head><body class="rules-page">'
-        '<header class="top"><h1><a href="/ui">Prizecheck</a> · the rules the engine applies</h1></header>'
-        f"<main>{body}</main></body></html>"
     )
 
 
@@ -449,15 +402,23 @@ async def rules(request: web.Request) -> web.Response:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
-        return _not_found(f"the rule reference ({path.name}) is not installed with this copy of prizecheck")
-    return web.Response(
-        text=render_rules(text), content_type="text/html", headers={"Cache-Control": "no-cache"}
-    )
+        missing = f"the rule reference ({path.name}) is not installed with this copy of prizecheck"
+        raise Problem(404, "not_found", missing) from None
+    # The project's own document, rendered by markdown-it with raw HTML off: trusted markup.
+    return render(request, "rules.html", body=Markup(render_rules(text)))
 
 
 async def root(request: web.Request) -> web.StreamResponse:
     """GET /: the match list."""
     raise web.HTTPFound("/ui")
+
+
+async def favicon(request: web.Request) -> web.StreamResponse:
+    """GET /favicon.ico: the icon (what a browser asks for on a page that names none, a JSON answer)."""
+    return web.FileResponse(
+        STATIC_DIR / "favicon.svg",
+        headers={"Content-Type": "image/svg+xml", "Cache-Control": "max-age=86400"},
+    )
 
 
 def page_routes() -> tuple[Route, ...]:
@@ -476,7 +437,11 @@ def page_routes() -> tuple[Route, ...]:
         Param("status", enum=STATUSES, description="only this status", blank=True),
         Param("player", description="only this player's matches (an exact id)", blank=True),
         Param(
-            "sort", enum=tuple(SORT_LABELS), description="the order of the rows", default="match", blank=True
+            "sort",
+            enum=tuple(SORT_LABELS),
+            description="the order of the rows (-findings: games to review, violations first)",
+            default="match",
+            blank=True,
         ),
         Param("page", "integer", "the page, from 1", minimum=1, default=1, blank=True),
         Param(
@@ -524,8 +489,8 @@ def page_routes() -> tuple[Route, ...]:
             "/review/{match}/meta",
             review_meta,
             judge,
-            "The review page's record and list of archived events",
-            answers={200: Answer("the record and the steps", schema={"type": "object"})},
+            "The review page's record, battle log and every step of the game",
+            answers={200: Answer("the record, the log and the steps", schema={"type": "object"})},
             hidden=True,
             tag="pages",
         ),
@@ -567,6 +532,15 @@ def page_routes() -> tuple[Route, ...]:
             answers={200: html_answer},
             tag="pages",
         ),
+        Route(
+            "GET",
+            "/favicon.ico",
+            favicon,
+            public,
+            "The service's icon",
+            answers={200: Answer("an SVG image", "image/svg+xml", {"type": "string"})},
+            tag="pages",
+        ),
     )
 
 
@@ -574,10 +548,11 @@ def add_pages(app: web.Application) -> None:
     """Register the pages on an app built by :func:`streams.http.api.make_app` (calling it twice is harmless).
 
     Routes: ``/`` (redirect to ``/ui``), ``/ui`` (match list), ``/review/<match>`` with ``/meta`` and
-    ``/state?seq=N``, ``/overlay/<match>`` with ``/score``, ``/rules`` (docs/rules.md), and the static
-    files under ``/static/``.
+    ``/state?seq=N``, ``/overlay/<match>`` with ``/score``, ``/rules`` (docs/rules.md), ``/favicon.ico``;
+    and, on every answer of the app, the page headers (:func:`streams.http.templating.install`).
     """
     if app.get(_PAGES_ADDED):
         return
     app[_PAGES_ADDED] = True
+    install(app)
     register(app, page_routes())

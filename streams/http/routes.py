@@ -21,11 +21,13 @@ from typing import Any, Literal
 
 from aiohttp import web
 
+from streams.store.base import is_match_id
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-#: A match id, as the contract defines it (schemas/events.schema.json ``match_id``).
+#: A match id, as the contract defines it (schemas/events.schema.json ``match_id``; an ECMA-262 pattern,
+#: where "$" is the very end: checked here with ``is_match_id``, a full match, so "m1\n" is refused).
 MATCH_PATTERN = "^[A-Za-z0-9._:/-]{1,128}$"
-_MATCH_ID = re.compile(MATCH_PATTERN)
 
 MATCH: web.RequestKey[str] = web.RequestKey("match", str)
 QUERY: web.RequestKey[dict[str, Any]] = web.RequestKey("query", dict)
@@ -59,7 +61,7 @@ def error(status: int, code: str, message: str, *, headers: Mapping[str, str] | 
 
 def match_id(raw: str) -> str:
     """The one check of a match id from a URL: a clear 400 when it is not one."""
-    if not _MATCH_ID.match(raw):
+    if not is_match_id(raw):
         shown = raw if len(raw) <= 60 else raw[:57] + "..."
         raise Problem(
             400, "bad_match_id", f"not a match id: {shown!r} (1 to 128 characters from A-Z a-z 0-9 . _ : / -)"
@@ -219,8 +221,9 @@ def register(app: web.Application, routes: Sequence[Route]) -> None:
         tails: dict[tuple[str, str], list[tuple[str, Handler]]] = app[_TAILS]
         if key not in tails:
             tails[key] = []
+            # [\s\S], not ".": a tail with a newline ("m1\n/record") must reach match_id, to be a 400
             app.router.add_route(
-                route.method, route.prefix + "{tail:.+}", _tail_dispatch(tails[key], route.prefix)
+                route.method, route.prefix + "{tail:[\\s\\S]+}", _tail_dispatch(tails[key], route.prefix)
             )
         tails[key].append((route.suffix, wrapped))
         tails[key].sort(key=lambda item: -len(item[0]))

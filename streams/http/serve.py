@@ -22,20 +22,31 @@ import resource
 import signal
 import sys
 import time
+from typing import Any
 
 from aiohttp import web
 
 from replay.engine.errors import InputError
 from streams.http.access import Access
 from streams.http.api import make_app
+from streams.http.health import HEALTH, StoreHealth
 from streams.ingest import IngestCore
+from streams.reasons import describe
 from streams.settings import Settings
 from streams.store import AuditEntry, RedisStore
 from streams.store.connection import connect
 from streams.tokens import TokenBook, new_token
 
-#: Seconds a connection may stay idle, or take to send its first request head (slow clients).
-KEEPALIVE = 30.0
+#: Seconds a body the service does not read (a refused request's) is still taken in after the answer,
+#: so the client sees the answer rather than a reset; then the connection is closed.
+LINGER = 5.0
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """aiohttp's connection timers: a connection idle (before its first request, between requests, or
+    sending its head) for ``PRIZECHECK_IDLE_TIMEOUT`` seconds is closed; a refused body lingers at most
+    :data:`LINGER` seconds. (The body itself has the same timeout: ``make_app(body_timeout=)``.)"""
+    return {"keepalive_timeout": settings.idle_timeout, "lingering_time": min(LINGER, settings.idle_timeout)}
 
 
 def is_loopback(host: str) -> bool:
@@ -87,7 +98,12 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
     """Run the service until SIGINT or SIGTERM."""
     book, local_token = access_policy(settings, host, insecure_no_auth=insecure_no_auth)
     raise_file_limit()
-    conn = await connect(settings, bounded=True)
+    try:
+        conn = await connect(settings, bounded=True)
+    except ValueError as exc:  # REDIS_URL is not a Redis URL: waiting will not mend it
+        raise InputError(f"not a Redis URL ({exc}): {settings.redis_url!r}", field="REDIS_URL") from None
+    except Exception as exc:  # the embedded store could not start in the data directory
+        raise InputError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
     store = RedisStore(conn.client)
     core = IngestCore.from_settings(store, settings)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
@@ -101,8 +117,13 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         max_events=settings.max_events,
         max_streams=settings.max_streams,
         max_client_streams=settings.max_client_streams,
+        body_timeout=settings.idle_timeout,
     )
-    runner = web.AppRunner(app, access_log=None, keepalive_timeout=KEEPALIVE)
+    # Redis down is not fatal: a log line per retry, with backoff; /healthz says why (streams/http/health.py)
+    health = StoreHealth(conn.client.ping, conn.where)
+    app[HEALTH] = health
+    watcher = asyncio.create_task(health.watch())
+    runner = web.AppRunner(app, access_log=None, **server_options(settings))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -149,6 +170,9 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         print(f"prizecheck serve: listening on http://{host}:{bound} (store: {conn.where})", flush=True)
         await stop.wait()
     finally:
+        watcher.cancel()
+        with contextlib.suppress(BaseException):
+            await watcher
         await runner.cleanup()
         await conn.close()
         if started:

@@ -23,8 +23,28 @@ import re
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import quote
 
-_MATCH_ID = re.compile(r"^[A-Za-z0-9._:/-]{1,128}$")
+# fullmatch only: "$" would also match before a final newline ("m1\n" is not a match id)
+_MATCH_ID = re.compile(r"[A-Za-z0-9._:/-]{1,128}")
+_PLAIN_PART = re.compile(r"[A-Za-z0-9._-]{1,128}")
+
+
+def is_match_id(text: object) -> bool:
+    """Whether ``text`` is a match id (1 to 128 characters from ``A-Z a-z 0-9 . _ : / -``, nothing else:
+    no newline, no brace): the one shape of every match's key name."""
+    return type(text) is str and _MATCH_ID.fullmatch(text) is not None
+
+
+def key_part(name: str) -> str:
+    """A name (a player, a league, a season...) as one part of a Redis key name, with nothing in it that
+    could reach another key: percent-encoded (UTF-8) except ``A-Z a-z 0-9 . _ -``, so ``:``, ``{``,
+    ``}``, ``*``, ``%``, spaces, a newline or a NUL never appear as themselves. Names of those safe
+    characters alone (the usual ones) are their own key part; the encoding is one to one."""
+    if _PLAIN_PART.fullmatch(name):
+        return name
+    return quote(name, safe="", errors="surrogatepass")
+
 
 AppendStatus = Literal["applied", "duplicate", "conflict", "stale", "gap"]
 EntryKind = Literal["event", "conflict", "late"]
@@ -150,15 +170,30 @@ class IndexEntry:
     season: str | None = None
     players: tuple[str, ...] = ()
     findings: Mapping[str, int] = field(default_factory=dict)
+    severities: Mapping[str, int] = field(default_factory=dict)
+    """The findings by severity (``violation``, ``warning``, ``info``)."""
+
+    @property
+    def rank(self) -> int:
+        """How much the match needs a review, the order of the list's "games to review": violations
+        first, then warnings, then info notes (each counted up to 65,535; exact in a Redis score). An
+        entry that does not know its findings' severities ranks by their number, as info notes."""
+        if not self.severities:
+            return min(sum(self.findings.values()), RANK_CAP)
+        v, w, i = (min(int(self.severities.get(s, 0)), RANK_CAP) for s in ("violation", "warning", "info"))
+        return (v << 32) + (w << 16) + i
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], seq: int) -> IndexEntry:
         """The index entry of a record (docs/records.md) whose archive head is ``seq``."""
         context = record.get("context") or {}
         counts: dict[str, int] = {}
+        severities: dict[str, int] = {}
         for finding in record.get("findings") or ():
             code = str(finding.get("code"))
             counts[code] = counts.get(code, 0) + 1
+            severity = str(finding.get("severity"))
+            severities[severity] = severities.get(severity, 0) + 1
         league = context.get("league")
         season = context.get("season")
         return cls(
@@ -169,6 +204,7 @@ class IndexEntry:
             season=None if season is None else str(season),
             players=tuple(str(p) for p in record.get("players") or ()),
             findings=counts,
+            severities=severities,
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -184,8 +220,9 @@ class IndexEntry:
 
 
 SORTS: tuple[str, ...] = ("match", "-match", "findings", "-findings")
-"""How :meth:`Store.index_page` orders matches: by id, or by their number of findings (ties by id);
-a leading ``-`` reverses the order."""
+"""How :meth:`Store.index_page` orders matches: by id, or by their findings, violations first (their
+:attr:`IndexEntry.rank`; ties by id); a leading ``-`` reverses the order."""
+RANK_CAP = 0xFFFF
 
 SEARCH_PLAYERS_MAX = 1000
 """A search prefix may match at most this many player ids (a broader one is answered with no rows and
@@ -212,7 +249,8 @@ class IndexPage:
 def order_page(
     names: Iterable[str], findings: Mapping[str, int], sort: str, offset: int, limit: int
 ) -> list[str]:
-    """The page ``[offset, offset + limit)`` of ``names`` in ``sort`` order (what both backends give)."""
+    """The page ``[offset, offset + limit)`` of ``names`` in ``sort`` order (what both backends give);
+    ``findings``: each match's :attr:`IndexEntry.rank`."""
     if sort not in SORTS:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
     key = sort.lstrip("-")
@@ -230,7 +268,7 @@ class LiveUpdate:
     seq: int
 
     def encode(self) -> bytes:
-        if _MATCH_ID.match(self.match):  # nothing to escape in a match id: skip the JSON encoder
+        if _MATCH_ID.fullmatch(self.match):  # nothing to escape in a match id: skip the JSON encoder
             return b'{"match":"%s","seq":%d}' % (self.match.encode(), self.seq)
         return json.dumps({"match": self.match, "seq": self.seq}, separators=(",", ":")).encode()
 
@@ -435,6 +473,26 @@ class Store(Protocol):
 
     async def findings_counts(self) -> dict[str, int]:
         """Findings by code over every indexed match."""
+        ...
+
+    async def claim(self, matches: Sequence[str], owner: bytes) -> list[bytes]:
+        """Make ``owner`` (the producer that creates them, as the HTTP service encodes it) the owner of
+        each of ``matches`` that has none yet; returns the owner each has now (``owner`` where it was
+        claimed), in one round trip. Atomic per match (``SET NX``: an owner is never changed or removed):
+        of two producers creating one match at once, exactly one owns it."""
+        ...
+
+    async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
+        """The owners of many matches, in the order given (None where a match has none)."""
+        ...
+
+    async def end_session(self, session: str, until: float) -> None:
+        """Remember that the judge session ``session`` (a digest of its cookie) was ended by a logout,
+        until ``until`` (seconds since the epoch: when the cookie would have expired anyway)."""
+        ...
+
+    async def session_ended(self, session: str) -> bool:
+        """Whether the session ``session`` was ended by a logout (:meth:`end_session`)."""
         ...
 
     async def subscribe(self, match: str | None = None) -> Subscription:

@@ -5,14 +5,16 @@
 -- KEYS[1] <p>:{idx}:m:<match>   hash: seq, status, league, season, players (JSON), findings (JSON)
 -- KEYS[2] <p>:{idx}:matches     sorted set (score 0, so ordered by match id) of every indexed match
 -- KEYS[3] <p>:{idx}:findings    hash: finding code -> count over all indexed matches
--- KEYS[4] <p>:{idx}:nfindings   sorted set: match -> its number of findings (the list's "most findings")
+-- KEYS[4] <p>:{idx}:nfindings   sorted set: match -> its rank (IndexEntry.rank: violations, then
+--                               warnings, then info notes; the list's "games to review" order)
 -- KEYS[5] <p>:{idx}:players     sorted set, score 0: "<id in ASCII lower case>\0<id>" (the player search)
 -- KEYS[6 .. 5+n]                membership sets the match leaves (built from the entry the caller read)
 -- KEYS[6+n ..]                  membership sets the match joins:
 --                               <p>:{idx}:status:<s>, :league:<l>, :season:<s>, :player:<id>
 -- ARGV: 1 match, 2 seq, 3 status, 4 league ("" = none), 5 season ("" = none), 6 players (JSON array),
 --       7 findings by code (JSON object), 8 n (how many KEYS leave), 9 the stored entry the caller read
---       ("seq|status|league|season|players", "" when none).
+--       ("seq|status|league|season|players", "" when none), 10 findings by severity (JSON object),
+--       11 the rank (an entry written before ranks: its number of findings).
 -- Values are absolute, so running the same step twice changes nothing; an entry older (lower seq) than
 -- the stored one is ignored. Returns 1 (indexed), 0 (older: ignored), -1 (the entry changed since the
 -- caller read it: read again and retry).
@@ -52,9 +54,9 @@ for code, count in pairs(before) do
 end
 
 redis.call('HSET', KEYS[1], 'seq', ARGV[2], 'status', ARGV[3], 'league', ARGV[4], 'season', ARGV[5],
-  'players', ARGV[6], 'findings', ARGV[7])
+  'players', ARGV[6], 'findings', ARGV[7], 'severities', ARGV[10] or '{}')
 redis.call('ZADD', KEYS[2], 0, match)
-redis.call('ZADD', KEYS[4], total, match)
+redis.call('ZADD', KEYS[4], tonumber(ARGV[11]) or total, match)
 for _, player in ipairs(cjson.decode(ARGV[6])) do
   redis.call('ZADD', KEYS[5], 0, string.lower(player) .. '\0' .. player)
 end

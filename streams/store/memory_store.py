@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -50,6 +51,8 @@ class MemoryStore:
         self._findings: dict[str, int] = {}
         self._audit: list[AuditEntry] = []
         self._alarms: dict[str, str] = {}
+        self._owners: dict[str, bytes] = {}
+        self._ended: dict[str, float] = {}
         self._subscribers: list[tuple[str | None, asyncio.Queue[LiveUpdate]]] = []
 
     def _publish(self, update: LiveUpdate) -> None:
@@ -213,6 +216,7 @@ class MemoryStore:
             entry.season or None,
             tuple(entry.players),
             dict(entry.findings),
+            dict(entry.severities),
         )
         return True
 
@@ -260,12 +264,25 @@ class MemoryStore:
             if len(found) > SEARCH_PLAYERS_MAX:
                 return IndexPage([], 0, too_broad=True)
             names = [m for m in names if found.intersection(self._index[m].players)]
-        totals = {m: sum(self._index[m].findings.values()) for m in names}
+        totals = {m: self._index[m].rank for m in names}
         page = order_page(names, totals, sort, offset, limit)
         return IndexPage([self._index[m] for m in page], len(names))
 
     async def findings_counts(self) -> dict[str, int]:
         return dict(sorted(self._findings.items()))
+
+    async def claim(self, matches: Sequence[str], owner: bytes) -> list[bytes]:
+        return [self._owners.setdefault(m, owner) for m in matches]
+
+    async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
+        return [self._owners.get(m) for m in matches]
+
+    async def end_session(self, session: str, until: float) -> None:
+        self._ended[session] = until
+
+    async def session_ended(self, session: str) -> bool:
+        until = self._ended.get(session)
+        return until is not None and until + 1 > time.time()
 
     async def subscribe(self, match: str | None = None) -> Subscription:
         queue: asyncio.Queue[LiveUpdate] = asyncio.Queue()

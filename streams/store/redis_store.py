@@ -17,7 +17,6 @@ from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 
 from streams.store.base import (
-    _MATCH_ID,
     SEARCH_PLAYERS_MAX,
     SORTS,
     Append,
@@ -37,6 +36,8 @@ from streams.store.base import (
     _parse_position,
     _run_bounds,
     fold_case,
+    is_match_id,
+    key_part,
     parse_cause,
 )
 
@@ -87,8 +88,8 @@ class RedisStore:
     # key names -------------------------------------------------------------------------------------
     def key(self, match: str, name: str) -> str:
         """``<prefix>:{<match>}:<name>``: every key of a match shares its hash tag (one cluster slot)."""
-        if not _MATCH_ID.match(match):
-            raise ValueError(f"not a match id: {match!r}")
+        if not is_match_id(match):
+            raise ValueError(f"not a match id: {match[:140]!r}")
         return f"{self.prefix}:{{{match}}}:{name}"
 
     def channel(self, match: str | None = None) -> str:
@@ -249,8 +250,12 @@ class RedisStore:
         found: set[str] = set()
         tail = len(":pending")
         async for key in self._r.scan_iter(match=f"{self.prefix}:{{*}}:pending", count=1000):
-            text = key.decode()
-            found.add(text[len(self.prefix) + 2 : -tail - 1])
+            text = key.decode("utf-8", "replace")
+            match = text[len(self.prefix) + 2 : -tail - 1]
+            # The pattern's "*" may span a "}": a key of some other kind that merely ends in "}:pending"
+            # (written before names were encoded, or by hand) is not a match's, and is skipped.
+            if is_match_id(match):
+                found.add(match)
         return sorted(found)
 
     async def alarm(self, match: str, detail: str) -> None:
@@ -283,9 +288,10 @@ class RedisStore:
 
     # indexes ---------------------------------------------------------------------------------------
     async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
-        entry_key = f"{self.idx}:m:{entry.match}"
+        entry_key = self._entry_key(entry.match)
         players = json.dumps(list(entry.players))
         findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
+        severities = json.dumps(dict(entry.severities)) if entry.severities else "{}"
         joins = self._memberships(entry.status, entry.league or "", entry.season or "", players)
         for attempt in range(20):
             # What is indexed now, so that every set the script touches is declared in KEYS: the
@@ -321,6 +327,8 @@ class RedisStore:
                 findings,
                 len(leaves),
                 seen,
+                severities,
+                entry.rank,
             ]
             done = int(await self._index(keys=keys, args=args))
             if done >= 0:
@@ -328,24 +336,35 @@ class RedisStore:
         raise RuntimeError(f"index entry of {entry.match} keeps changing under concurrent writers")
 
     def _memberships(self, status: str, league: str, season: str, players: str) -> list[str]:
-        keys = [f"{self.idx}:status:{status}"]
+        keys = [self._set("status", status)]
         if league:
-            keys.append(f"{self.idx}:league:{league}")
+            keys.append(self._set("league", league))
         if season:
-            keys.append(f"{self.idx}:season:{season}")
-        keys += [f"{self.idx}:player:{p}" for p in json.loads(players or "[]")]
+            keys.append(self._set("season", season))
+        keys += [self._set("player", p) for p in json.loads(players or "[]")]
         return keys
 
+    def _entry_key(self, match: str) -> str:
+        if not is_match_id(match):
+            raise ValueError(f"not a match id: {match[:140]!r}")
+        return f"{self.idx}:m:{match}"
+
+    def _set(self, kind: str, name: str) -> str:
+        """The membership set of one status, league, season or player: the name encoded (``key_part``),
+        so that no name can reach another key."""
+        return f"{self.idx}:{kind}:{key_part(name)}"
+
     async def index_entry(self, match: str) -> IndexEntry | None:
-        raw = await self._r.hgetall(f"{self.idx}:m:{match}")
+        raw = await self._r.hgetall(self._entry_key(match))
         return self._entry(match, raw) if raw else None
 
     async def index_entries(self, matches: Iterable[str]) -> list[IndexEntry]:
-        """Summaries of many matches in one round trip (skipping unknown ones)."""
-        names = list(matches)
+        """Summaries of many matches in one round trip (skipping unknown ones, and names that are not
+        match ids: nothing else has an entry)."""
+        names = [m for m in matches if is_match_id(m)]
         async with self._r.pipeline(transaction=False) as pipe:
             for m in names:
-                pipe.hgetall(f"{self.idx}:m:{m}")
+                pipe.hgetall(self._entry_key(m))
             rows = await pipe.execute()
         return [self._entry(m, raw) for m, raw in zip(names, rows, strict=True) if raw]
 
@@ -359,6 +378,7 @@ class RedisStore:
             season=raw[b"season"].decode() or None,
             players=tuple(json.loads(raw[b"players"])),
             findings=dict(json.loads(raw[b"findings"]) or {}),
+            severities=dict(json.loads(raw.get(b"severities") or b"{}") or {}),
         )
 
     async def matches(
@@ -370,7 +390,7 @@ class RedisStore:
         player: str | None = None,
     ) -> list[str]:
         sets = [
-            f"{self.idx}:{name}:{value}"
+            self._set(name, value)
             for name, value in (
                 ("league", league),
                 ("season", season),
@@ -400,7 +420,7 @@ class RedisStore:
         if sort not in SORTS:
             raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
         filters = [
-            f"{self.idx}:{name}:{value}"
+            self._set(name, value)
             for name, value in (
                 ("status", status),
                 ("league", league),
@@ -431,7 +451,7 @@ class RedisStore:
             scratch + ":a",
             scratch + ":b",
             *filters,
-            *(f"{self.idx}:player:{p}" for p in found),
+            *(self._set("player", p) for p in found),
         ]
         args = [len(filters), "1" if search else "0", sort.lstrip("-"), "1" if sort[0] == "-" else "0"]
         total, names = await self._page(keys=keys, args=[*args, max(0, offset), max(0, limit)])
@@ -440,6 +460,40 @@ class RedisStore:
     async def findings_counts(self) -> dict[str, int]:
         raw = await self._r.hgetall(f"{self.idx}:findings")
         return {k.decode(): int(v) for k, v in sorted(raw.items())}
+
+    # ownership and sessions (the HTTP service's access rules) ------------------------------------------
+    async def claim(self, matches: Sequence[str], owner: bytes) -> list[bytes]:
+        if not matches:
+            return []
+        # SET NX, then GET: an owner key is never changed nor deleted, so what GET reads after SET NX is
+        # the one owner, even with other clients' commands in between (no transaction needed: on a
+        # cluster the pipeline is split by node)
+        async with self._r.pipeline(transaction=False) as pipe:
+            for match in matches:
+                key = self.key(match, "owner")
+                pipe.set(key, owner, nx=True)
+                pipe.get(key)
+            replies = await pipe.execute()
+        return [bytes(now) for now in replies[1::2]]
+
+    async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
+        keys = [self.key(m, "owner") for m in matches]
+        if not keys:
+            return []
+        async with self._r.pipeline(transaction=False) as pipe:  # one GET per match: each its own slot
+            for key in keys:
+                pipe.get(key)
+            rows: list[bytes | None] = await pipe.execute()
+        return rows
+
+    def _ended(self, session: str) -> str:
+        return f"{self.idx}:ended:{key_part(session)}"
+
+    async def end_session(self, session: str, until: float) -> None:
+        await self._r.set(self._ended(session), b"1", exat=max(int(until) + 1, 1))
+
+    async def session_ended(self, session: str) -> bool:
+        return bool(await self._r.exists(self._ended(session)))
 
     # live ------------------------------------------------------------------------------------------
     async def subscribe(self, match: str | None = None) -> Subscription:

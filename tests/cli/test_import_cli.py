@@ -93,7 +93,7 @@ def test_sheet_subcommand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(
     ("content", "line", "words"),
     [
-        (b"", 1, "empty"),
+        (b"", None, "is empty: nothing to import"),  # as an empty event file: no line to name
         (b"Setup\n\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 4, "binary"),
         (b"Setup\nAsh won the coin toss.\n\xff\xfe bad bytes\n", 3, "not UTF-8"),
         ((DATA / "ptcgl" / "truncated.txt").read_bytes(), 14, "truncated"),
@@ -102,13 +102,13 @@ def test_sheet_subcommand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     ],
 )
 def test_bad_input_exits_2_naming_file_and_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, line: int, words: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, line: int | None, words: str
 ) -> None:
     path = tmp_path / "bad.txt"
     path.write_bytes(content)
     assert main(["import", "ptcgl", str(path)]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:{line}:" in err and words in err
+    assert (f"{path}:{line}:" if line else f"{path}: ") in err and words in err
     assert "Traceback" not in err
 
 

@@ -95,7 +95,7 @@ async def test_bad_requests_exit_2_and_a_game_in_progress_has_no_versions(
     p = show(redis_store, redis_url, "m2", "--version", "1")
     assert p.returncode == 2 and "the record has no versions (not finished)" in p.stderr.decode()
     p = show(redis_store, redis_url, "m1", "--version", "0")
-    assert p.returncode == 2 and "versions are numbered from 1" in p.stderr.decode()
+    assert p.returncode == 2 and "argument --version: must be >= 1, got 0" in p.stderr.decode()
     for args in (("nope", "--history"), ("nope", "--version", "1")):
         p = show(redis_store, redis_url, *args)
         assert p.returncode == 2 and "match nope: no record stored" in p.stderr.decode(), args

@@ -77,7 +77,7 @@ def test_without_a_key_an_unsigned_record_still_verifies(tmp_path: pathlib.Path)
 
 
 @pytest.mark.parametrize(
-    ("content", "message"), [(b"", "is empty: no records"), (b"\n  \n\n", "holds no records")]
+    ("content", "message"), [(b"", "is empty: no records"), (b"\n  \n\n", "is empty: no records")]
 )
 def test_a_record_file_without_records_is_bad_input(
     tmp_path: pathlib.Path, content: bytes, message: str

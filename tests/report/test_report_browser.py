@@ -104,3 +104,62 @@ async def test_the_report_file_draws_its_charts_sorts_and_links_to_the_review_pa
     await link.click()
     await page.wait_for_url(f"**/review/{match}#seq={seq}")
     await page.wait_for_selector(f'body[data-seq="{seq}"]', state="attached")
+
+
+async def test_the_report_on_a_phone_shows_severities_apart_and_numbers_the_cut_once(
+    browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    from tests.streams.http.test_review import OVERFLOW
+
+    lg = league()
+    events = tmp_path / "league.jsonl"
+    # and a game outside any league, with many info notes
+    loose = [dict(e, match="loose-1") for e in lg.events if e["match"] == lg.events[0]["match"]]
+    loose[0] = {k: v for k, v in loose[0].items() if k != "context"}
+    end = len(loose) - 1
+    notes = [
+        {"match": "loose-1", "seq": end + 1 + i, "type": "note", "text": f"n{i}",
+         "finding": {"code": "import_note", "severity": "info"}}
+        for i in range(20)
+    ]  # fmt: skip
+    events.write_bytes(encode_jsonl([*lg.events, *loose[:end], *notes]))
+    html = tmp_path / "report.html"
+    assert main(["report", str(events), "--format", "html", "--out", str(html)]) == 0
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.goto(html.as_uri())
+    assert await page.evaluate(OVERFLOW) == []  # no sideways scroll: wide tables scroll in their box
+    if (path := shot("report-390")) is not None:
+        await page.screenshot(path=str(path))
+    heads = await page.locator("h2").all_inner_texts()
+    assert "Games without a league · no season" in heads and not any("League -" in h for h in heads)
+    # the top cut: each place written once ("1. name", never "1. 1. name")
+    cut = await page.locator("ol.cut").first.inner_text()
+    assert re.match(r"1\. \S", cut) and not re.search(r"\d\.\s+\d\.", cut)
+    assert await page.locator("ol.cut").first.evaluate("ol => getComputedStyle(ol).listStyleType") == "none"
+    # the heatmap: one row per code and severity, violations first, each severity its own colour
+    kanto = page.locator("section.league", has=page.locator("h2", has_text="League Kanto League"))
+    rows = await kanto.locator('figure[data-chart="findings-by-round"] rect.mark').evaluate_all(
+        "rs => rs.map((r) => r.dataset.tone)"
+    )
+    order = [t for i, t in enumerate(rows) if i == 0 or rows[i - 1] != t]
+    rank = {"violation": 0, "warning": 1, "info": 2}
+    assert order == sorted(order, key=rank.__getitem__) and order[0] == "violation" and len(order) >= 2
+    loose_rows = page.locator("section.league", has=page.locator("h2", has_text="without a league"))
+    tones = await loose_rows.locator('figure[data-chart="findings-by-round"] rect.mark').evaluate_all(
+        "rs => rs.map((r) => r.dataset.tone)"
+    )
+    assert set(tones) == {"info"}
+    # to review: violations first
+    items = kanto.locator("ul.review li")
+    texts = await items.all_inner_texts()
+    assert texts and "violation" in texts[0]
+    counts = [int(m.group(1)) if (m := re.search(r"\((\d+) violation", t)) else 0 for t in texts]
+    assert counts == sorted(counts, reverse=True)
+
+
+def shot(name: str) -> Path | None:
+    import os
+
+    where = os.environ.get("PRIZECHECK_SCREENSHOTS")
+    return Path(where) / f"{name}.png" if where else None

@@ -3,7 +3,8 @@
 // drawn until there is a board to show, and connection trouble never shows on air: EventSource
 // reconnects by itself, and the server sends the current board first on every connection.
 // URL options: ?side=left|right (a column at that edge instead of the bottom bar), ?bench=0 (no Bench),
-// ?scale=0.75 (size).
+// ?scale=0.75 (size), ?swap=1 (the players the other way round, to match the table camera).
+// A name or an HP line too long for its box is cut with an ellipsis and shown whole in its title.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -13,6 +14,7 @@
   const side = ["left", "right"].includes(opts.get("side")) ? opts.get("side") : null;
   const bench = opts.get("bench") !== "0";
   const scale = Math.min(3, Math.max(0.25, Number.parseFloat(opts.get("scale")) || 1));
+  const swap = ["1", "true", "yes"].includes(opts.get("swap") || "");
   document.body.classList.add(side ? "column" : "row", ...(side ? ["at-" + side] : []));
   document.body.classList.toggle("no-bench", !bench);
   if (scale !== 1) $("stage").style.setProperty("--scale", String(scale));
@@ -33,6 +35,7 @@
   }
   const fill = (node, ...kids) => node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined && k !== false));
   const cap = (s) => String(s ?? "").replace(/_/g, " ").toUpperCase();
+  const titled = (node) => { node.title = node.textContent; return node; };
 
   function hpBar(mon, cls) {
     const left = Math.max(0, mon.hp - mon.damage);
@@ -46,16 +49,16 @@
     const a = p.active;
     if (!a) return el("div", "active none", el("div", "mon-name", "no Active Pokémon"));
     return el("div", "active",
-      el("div", "mon-name", a.name),
+      titled(el("div", "mon-name", a.name)),
       a.hp != null ? hpBar(a, "hpbar") : null,
-      el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "",
+      titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "",
         a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null,
-        (a.conditions || []).map((c) => el("span", "cond", c))));
+        (a.conditions || []).map((c) => el("span", "cond", c)))));
   }
 
   function benchRow(p) {
     return el("div", "bench", (p.bench || []).map((b) =>
-      el("div", "benched", el("div", "b-name", b.name),
+      el("div", "benched", titled(el("div", "b-name", b.name)),
         b.hp != null ? hpBar(b, "hpbar small") : null,
         el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `${b.damage} dmg` : ""))));
   }
@@ -107,6 +110,7 @@
       return;
     }
     const names = Object.keys(board.players || {}).slice(0, 2);
+    if (swap) names.reverse();
     const playing = status() === "in_progress";
     names.forEach((name, i) => {
       const p = board.players[name];
@@ -115,7 +119,7 @@
       node.classList.toggle("to-move", playing && board.turn_player === name);
       fill(node,
         el("div", "main",
-          el("div", "who", el("div", "name", name, gamesWon(name)),
+          el("div", "who", el("div", "name", titled(el("span", "player-name", name)), gamesWon(name)),
             el("div", "sub", `deck ${p.deck} · hand ${p.hand}`)),
           prizes(p),
           active(p)),
@@ -128,7 +132,7 @@
       s ? el("div", "series", `GAME ${s.game ?? "?"} · ${names.map((n) => s.wins[n] ?? 0).join("–")}`) : null,
       po ? el("div", "tag", cap(po.kind || "playoff")) : null,
       el("div", "t", turn ? `TURN ${turn}` : "SETUP"),
-      playing ? el("div", "who-turn", board.turn_player || "") : null);
+      playing ? titled(el("div", "who-turn", board.turn_player || "")) : null);
     const b = banner();
     $("banner").hidden = !b;
     if (b) {
@@ -136,11 +140,22 @@
       $("banner").replaceChildren(el("span", "head", b.head), el("span", "why", b.why));
     }
     $("bar").hidden = false;
+    fit();
     document.body.dataset.state = b ? (b.cls === "win" ? "over" : "decided-draw") : "live";
     if (status() === "awaiting_playoff") {
       document.body.dataset.state = "awaiting-playoff";
     }
   }
+
+  // The bar never leaves the frame: when its content would not fit at the chosen scale (a long Bench in a
+  // column at 1.5), it is drawn smaller. Layout sizes ignore transforms, so this never feeds back.
+  function fit() {
+    const bar = $("bar");
+    const f = Math.min(1, (innerWidth - 48) / (bar.offsetWidth * scale), (innerHeight - 48) / (bar.offsetHeight * scale));
+    $("stage").style.setProperty("--fit", String(Math.max(0.1, f)));
+    document.body.dataset.fit = f < 1 ? f.toFixed(3) : "1";
+  }
+  window.addEventListener("resize", () => { if (!$("bar").hidden) fit(); });
 
   // ------------------------------------------------------------------ data
   let fetching = null;

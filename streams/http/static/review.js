@@ -1,21 +1,34 @@
 // The judges' review page: a battle log beside the board (docs/web.md).
-// Reads /review/<match>/meta once (the record, the steps and the battle log), then
-// /review/<match>/state?seq=N for the board and the derived outputs of every step.
+// Reads /review/<match>/meta once: the record, the battle log and every step of the game (the board of
+// each step as a delta of the one before, see streams/http/frames.py). Stepping to any seq then happens
+// here, with no server round trip: the boards are rebuilt once, a step is one render.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
-  const match = decodeURIComponent(location.pathname.replace(/^\/review\//, "").replace(/\/+$/, ""));
+  const match = document.body.dataset.match ||
+    decodeURIComponent(location.pathname.replace(/^\/review\//, "").replace(/\/+$/, ""));
   const enc = (m) => m.split("/").map(encodeURIComponent).join("/");
   const api = (suffix) => "/review/" + enc(match) + suffix;
+  // Read by the browser test and bench/review.py: when the page could step (open), the /meta request's
+  // start and answer, each step's render time, and goTo (a step as the keys make it).
+  const timings = { open: null, steps: [] };
+  window.__review = timings;
 
   let record = null;
-  let steps = []; // [[seq, type], ...]
-  let log = []; // battle log lines (see streams/http/battle_log.py)
-  let lineOfSeq = new Map(); // seq -> its first log <li>
+  let frames = []; // one per step: {seq, event, extra, outputs, status, findings_so_far, due, board (delta)}
+  let boards = []; // the full board of each step, rebuilt once from the deltas
+  let log = []; // battle log lines (streams/http/battle_log.py)
+  let names = {}; // card name -> display name (the log's names, on the board too)
+  let rules = {};
+  let linesOfSeq = new Map(); // seq -> its log <li>s
+  let textOfSeq = new Map(); // seq -> the sentence of its event
   let turnOfSeq = new Map(); // seq -> turn number (the source's)
-  let current = []; // the highlighted <li>s
+  let turnStarts = []; // step indexes where a turn starts
+  let koSteps = []; // step indexes with a knockout
+  let findingSteps = []; // step indexes with a finding
+  let current = [];
   let index = 0;
-  let request = 0;
+  let playing = null;
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -25,17 +38,19 @@
       else if (k === "onclick") node.addEventListener("click", v);
       else node.setAttribute(k, v === true ? "" : String(v));
     }
-    for (const c of children.flat()) {
+    for (const c of children.flat(Infinity)) {
       if (c === null || c === undefined || c === false) continue;
       node.append(c instanceof Node ? c : document.createTextNode(String(c)));
     }
     return node;
   }
-  const fmt = (v) => (typeof v === "string" ? v : JSON.stringify(v));
   const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
+  const words = (s) => ({ in_progress: "in progress", awaiting_playoff: "awaiting its playoff" })[s] ||
+    String(s ?? "").replace(/_/g, " ");
+  const cardName = (n) => names[n] || n;
   const seqButton = (seq, label) =>
     el("button", { class: "seqlink", "data-seq": seq, onclick: () => goTo(seq) }, label ?? "seq " + seq);
-  const reviewLink = (m) => el("a", { href: "/review/" + enc(m), class: "match-link" }, m);
+  const reviewLink = (m, cls) => el("a", { href: "/review/" + enc(m), class: cls || "match-link" }, m);
   const ruleLink = (rule) =>
     rule ? el("a", { class: "rule", href: rule.href, target: "_blank", title: rule.title }, "rules §" + rule.section) : null;
 
@@ -44,6 +59,30 @@
     e.textContent = message;
     e.hidden = false;
   }
+
+  // A field's value as sent, in words: nested maps and lists as readable text, never raw JSON.
+  function shown(v) {
+    if (v === null || v === undefined) return "none";
+    if (Array.isArray(v)) return v.length ? v.map(shown).join(", ") : "(none)";
+    if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k}: ${shown(x)}`).join(" · ");
+    if (typeof v === "boolean") return v ? "yes" : "no";
+    return String(v);
+  }
+
+  // ------------------------------------------------------------------ derived outputs, in words
+  const REASONS = {
+    prizes: "took every Prize card needed",
+    no_pokemon: "the opponent had no Pokémon left in play",
+    deck_out: "the opponent could not draw at the start of their turn",
+    concession: "the opponent conceded",
+    penalty: "a penalty decided it",
+    effect: "a card effect decided it",
+    simultaneous: "both players met a win condition at once",
+    playoff: "the playoff game decided it",
+    time: "time was called",
+  };
+  const PLAYOFFS = { sudden_death: "sudden death", tiebreak: "tiebreak", tiebreaker_game: "tiebreaker game" };
+  const playoffWord = (k) => PLAYOFFS[k] || words(k || "playoff");
 
   function koNumber(seq, pid) {
     const i = (record?.knockouts || []).findIndex((k) => k.seq === seq && k.pid === pid);
@@ -55,7 +94,8 @@
       case "ko": {
         const n = koNumber(o.seq, o.pid);
         const card = record?.knockouts?.[n - 1]?.card;
-        return `Knockout${n ? " #" + n : ""}: ${card ? card + " (" + o.pid + ")" : o.pid}, ${o.owner}'s, ` +
+        const name = card ? cardName(typeof card === "string" ? card : card.name) : null;
+        return `Knockout${n ? " #" + n : ""}: ${name ? name + " (" + o.pid + ")" : o.pid}, ${o.owner}'s, ` +
           `gives ${plural(o.prizes, "prize")} (${o.window} window, batch ${o.batch})`;
       }
       case "prizes_due":
@@ -65,16 +105,14 @@
       case "deck_out":
         return `Deck-out: ${o.player} cannot draw at the start of the turn`;
       case "game_over":
-        return `Game over: ${o.outcome}${o.winner ? ", winner " + o.winner : ""} (${o.reason})`;
+        return `Game over: ${words(o.outcome)}${o.winner ? ", winner " + o.winner : ""} (${words(o.reason)})`;
       case "playoff_required":
-        return `Playoff required: ${o.child} (${o.playoff}, ${o.prizes} prizes)`;
+        return `Playoff required: ${playoffWord(o.playoff)} with ${plural(o.prizes, "prize")}: `;
       case "finding":
-        return `Finding [${o.severity}] ${o.code}: ${o.message}${o.detail ? " (judges: " + o.detail + ")" : ""}`;
-      default: {
-        const rest = { ...o };
-        delete rest.type;
-        return `${o.type}: ${JSON.stringify(rest)}`;
-      }
+        return `Finding [${o.severity}] ${o.code}: ${o.message}`;
+      default:
+        return `${words(o.type)}: ` + Object.entries(o).filter(([k]) => k !== "type")
+          .map(([k, v]) => `${k} ${shown(v)}`).join(", ");
     }
   }
 
@@ -83,17 +121,34 @@
     const at = result.decided_at != null ? ` at seq ${result.decided_at}` : "";
     const turn = result.decided_at != null && turnOfSeq.get(result.decided_at) != null
       ? `, turn ${turnOfSeq.get(result.decided_at)}` : "";
-    if (result.outcome === "win") return `${result.winner} beat ${result.loser} by ${result.reason}${at}${turn}`;
-    if (result.outcome === "draw") return `Draw (${result.reason})${at}${turn}`;
-    return `No winner (${result.reason})${at}${turn}`;
+    const reason = result.reason === "playoff" && result.playoff ? `its playoff game ${result.playoff}` : words(result.reason);
+    if (result.outcome === "win") return `${result.winner} beat ${result.loser} by ${reason}${at}${turn}`;
+    if (result.outcome === "draw") return `Draw (${words(result.reason)})${at}${turn}`;
+    return `No winner (${words(result.reason)})${at}${turn}`;
+  }
+
+  // The record's reason in words, with its detail (docs/records.md: "the penalty and lead rule, the
+  // concession reason, the effect card").
+  function reasonText(result) {
+    if (!result) return "";
+    const detail = result.detail
+      ? String(result.detail).replace(/^(sudden_death|tiebreak|tiebreaker_game):/, (_, k) => playoffWord(k) + ":")
+      : "";
+    let text = detail || REASONS[result.reason] || "";
+    if (result.reason === "playoff" && result.drawn) {
+      text = `drawn (${words(result.drawn.reason)}) at seq ${result.drawn.decided_at}, then ` +
+        (detail || "its playoff game decided it");
+    }
+    return text;
   }
 
   // ------------------------------------------------------------------ header, record lists
   function renderMeta() {
-    $("match-id").textContent = match;
     document.title = "Prizecheck · review " + match;
     const r = record || {};
-    const ctx = r.context ? Object.entries(r.context).map(([k, v]) => `${k} ${v}`).join(", ") : "";
+    $("status-word").textContent = r.status ? words(r.status) : "";
+    $("status-word").dataset.status = r.status || "";
+    const ctx = r.context ? Object.entries(r.context).map(([k, v]) => `${k} ${shown(v)}`).join(", ") : "";
     $("match-info").textContent = [
       (r.players || []).join(" vs "),
       r.first ? "first: " + r.first : "",
@@ -103,20 +158,34 @@
 
     const result = r.result;
     $("result-text").replaceChildren(el("strong", {}, resultSummary(result)));
+    const why = reasonText(result);
+    $("reason-text").textContent = why ? "· " + why : "";
     $("result-box").dataset.status = r.status || "";
-    if (result?.conditions) {
-      $("conditions").textContent = "why: " + Object.entries(result.conditions)
-        .map(([p, c]) => `${p} ${c.length ? c.join(", ") : "none"}`).join(" · ");
-      $("conditions").title = "the win conditions each player met at the judgment";
-    }
+    const met = Object.entries(result?.conditions || {}).filter(([, c]) => c.length);
+    $("conditions").textContent = met.length
+      ? "win conditions met: " + met.map(([p, c]) => `${p} ${c.map(words).join(", ")}`).join(" · ") : "";
+    $("conditions").title = "the win conditions each player met at the judgment";
     const claim = $("claim");
     claim.replaceChildren();
     if (r.claimed) {
       const word = r.agrees === true ? "agrees" : r.agrees === false ? "DISAGREES" : "not compared";
       claim.append(el("span", { class: r.agrees === false ? "sev-violation" : "muted" },
-        `source claimed ${r.claimed.outcome}${r.claimed.winner ? " " + r.claimed.winner : ""}: ${word}`));
+        `source claimed ${words(r.claimed.outcome)}${r.claimed.winner ? " " + r.claimed.winner : ""}: ${word}`));
     }
-    if (result?.reason === "playoff") claim.append(el("span", { class: "muted" }, " · decided by its playoff game"));
+    // Playoffs in view: the parent links each playoff game, the child links its parent.
+    const head = $("playoff-head");
+    head.replaceChildren();
+    if (r.parent) {
+      head.append(el("span", { id: "parent-head" }, `${playoffWord(r.playoff_of?.kind)} of `,
+        reviewLink(r.parent, "parent-link")));
+    }
+    const children = [...new Set([r.playoff?.child, ...(r.children || [])].filter(Boolean))];
+    if (children.length) {
+      const pending = r.status === "awaiting_playoff";
+      head.append(el("span", { id: "children-head" },
+        r.playoff ? `${playoffWord(r.playoff.kind)}${pending ? " (pending)" : ""}: ` : "playoff games: ",
+        children.map((c, i) => [i ? ", " : "", reviewLink(c, "child-link")])));
+    }
     const jump = $("jump-decision");
     jump.hidden = result?.decided_at == null;
     if (!jump.hidden) jump.textContent = `jump to decision (seq ${result.decided_at})`;
@@ -125,27 +194,21 @@
     kos.replaceChildren();
     (r.knockouts || []).forEach((k, i) => {
       const turn = turnOfSeq.get(k.seq);
+      const card = cardName(typeof k.card === "string" ? k.card : k.card?.name);
       kos.append(el("li", { "data-ko": i + 1 }, seqButton(k.seq, `#${i + 1}`),
-        ` seq ${k.seq}${turn != null ? ", turn " + turn : ""}: ${k.card} (${k.pid}), ${k.owner}'s, ` +
+        ` seq ${k.seq}${turn != null ? ", turn " + turn : ""}: ${card} (${k.pid}), ${k.owner}'s, ` +
         `${plural(k.prizes, "prize")}, ${k.window}${k.verified ? "" : ", from the source's claim"}`));
     });
     if (!kos.children.length) kos.append(el("li", { class: "muted" }, "none"));
 
-    const fs = $("findings");
-    fs.replaceChildren();
-    for (const f of r.findings || []) {
-      fs.append(el("li", { class: "sev-" + f.severity }, f.seq != null ? seqButton(f.seq) : "match",
-        ` [${f.severity}] ${f.code}: ${f.message}${f.detail ? " (judges: " + f.detail + ")" : ""} `,
-        ruleLink(rules[f.code])));
-    }
-    if (!fs.children.length) fs.append(el("li", { class: "muted" }, "none"));
+    renderFindings(r.findings || []);
 
     const pl = $("playoff-links");
     pl.replaceChildren();
     if (r.parent) pl.append(el("li", { id: "parent-link" }, "parent game: ", reviewLink(r.parent)));
-    if (r.playoff_of) pl.append(el("li", {}, `this game is a playoff (${r.playoff_of.kind || "?"})`));
+    if (r.playoff_of) pl.append(el("li", {}, `this game is a playoff (${playoffWord(r.playoff_of.kind)})`));
     if (r.playoff) {
-      pl.append(el("li", {}, `playoff ${r.playoff.kind} with ${plural(r.playoff.prizes, "prize")}: `,
+      pl.append(el("li", {}, `playoff ${playoffWord(r.playoff.kind)} with ${plural(r.playoff.prizes, "prize")}: `,
         reviewLink(r.playoff.child)));
     }
     for (const c of r.children || []) {
@@ -153,6 +216,36 @@
       pl.append(el("li", { class: "child-link" }, "child game: ", reviewLink(c)));
     }
     if (!pl.children.length) pl.append(el("li", { class: "muted" }, "none"));
+  }
+
+  // Findings apart by severity, violations first. One <li> per finding, built by findingItem: another
+  // part adds to a finding of its code through window.prizecheckFindingExtras[code](finding) -> Node
+  // (the scan part's crop image beside low_confidence findings).
+  const SEVERITIES = [["violation", "Violations"], ["warning", "Warnings"], ["info", "Info"]];
+  function findingItem(f) {
+    const li = el("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-seq": f.seq ?? "" },
+      f.seq != null ? seqButton(f.seq) : "match", ` ${f.code}: ${f.message} `, ruleLink(rules[f.code]),
+      f.detail ? el("div", { class: "detail", title: "judges only" }, f.detail) : null);
+    const extra = (window.prizecheckFindingExtras || {})[f.code];
+    if (typeof extra === "function") {
+      const node = extra(f);
+      if (node instanceof Node) li.append(el("div", { class: "finding-extra" }, node));
+    }
+    return li;
+  }
+
+  function renderFindings(list) {
+    const root = $("findings");
+    root.replaceChildren();
+    for (const [sev, label] of SEVERITIES) {
+      const mine = list.filter((f) => f.severity === sev);
+      if (!mine.length) continue;
+      root.append(el("h3", { class: "sev-head sev-" + sev }, `${label} (${mine.length})`),
+        el("ul", { class: "links", "data-severity": sev }, mine.map(findingItem)));
+    }
+    const other = list.filter((f) => !SEVERITIES.some(([s]) => s === f.severity));
+    if (other.length) root.append(el("ul", { class: "links" }, other.map(findingItem)));
+    if (!list.length) root.append(el("p", { class: "muted" }, "none"));
   }
 
   // ------------------------------------------------------------------ the record's history
@@ -168,7 +261,7 @@
     const claim = v.agrees === true ? "claim agrees" : v.agrees === false ? "claim DISAGREES" : "no claim";
     return el("li", { "data-version": v.version, class: v.version === last ? "current" : null },
       el("b", {}, "v" + v.version), " ",
-      v.unreadable ? "unreadable" : `${(v.status || "").replace("_", " ")}: ${resultSummary(v.result)}`,
+      v.unreadable ? "unreadable" : `${words(v.status)}: ${resultSummary(v.result)}`,
       " · caused by ", cause, " · ",
       el("a", { href: "/matches/" + enc(match) + "/record?version=" + v.version, class: "record-link",
         target: "_blank" }, "record"),
@@ -198,14 +291,14 @@
   }
 
   // ------------------------------------------------------------------ the battle log
-  let rules = {};
-
   function markNode(m) {
     const cls = "mark mark-" + m.kind + (m.severity ? " sev-" + m.severity : "");
     const attrs = { class: cls };
     if (m.kind === "ko") attrs["data-ko"] = m.n;
     return el("div", attrs, m.kind === "ko" ? "✖ " : m.kind === "prize" ? "★ " : m.kind === "finding" ? "⚠ " : "",
-      m.text, m.rule ? " " : "", ruleLink(m.rule));
+      m.text, m.child ? [" ", reviewLink(m.child, "child-link")] : null,
+      m.rule ? " " : "", ruleLink(m.rule),
+      m.detail ? el("div", { class: "detail", title: "judges only" }, m.detail) : null);
   }
 
   function renderLog() {
@@ -225,17 +318,23 @@
       if (line.turn != null) turnOfSeq.set(line.seq, line.turn);
       const classes = ["line", "kind-" + line.kind, "type-" + line.type];
       for (const m of line.marks) classes.push("has-" + m.kind);
-      const li = el("li", { class: classes.join(" "), "data-seq": line.seq, "data-i": i },
+      const li = el("li", { class: classes.join(" "), "data-seq": line.seq, "data-i": i, tabindex: "0",
+        "aria-label": `seq ${line.seq}: ${line.text}` },
         el("span", { class: "lseq" }, line.seq),
         el("div", { class: "ltext" },
           line.kind !== "event" ? el("span", { class: "sev-violation" }, `${line.kind} event: `) : null,
           line.text),
         line.marks.length ? el("div", { class: "marks" }, line.marks.map(markNode)) : null);
       li.addEventListener("click", (e) => {
-        if (e.target instanceof HTMLAnchorElement) return; // a rules link
+        if (e.target instanceof HTMLAnchorElement) return; // a rules or playoff link
         goTo(line.seq);
       });
-      if (!lineOfSeq.has(line.seq)) lineOfSeq.set(line.seq, li);
+      li.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" && e.target === li) { e.preventDefault(); goTo(line.seq); }
+      });
+      if (!linesOfSeq.has(line.seq)) linesOfSeq.set(line.seq, []);
+      linesOfSeq.get(line.seq).push(li);
+      if (line.kind === "event" && !textOfSeq.has(line.seq)) textOfSeq.set(line.seq, line.text);
       frag.append(li);
     });
     root.replaceChildren(frag);
@@ -244,24 +343,24 @@
 
   function highlight(seq) {
     for (const li of current) li.classList.remove("current");
-    current = [...document.querySelectorAll(`#log li.line[data-seq="${seq}"]`)];
+    current = linesOfSeq.get(seq) || [];
     for (const li of current) li.classList.add("current");
     const first = current[0];
-    if (first) {
-      const box = $("log");
+    const box = $("log");
+    if (first && box.clientHeight) {
       const top = first.offsetTop; // the log is the lines' offset parent
       const head = 28; // the sticky turn heading covers the top of the list
       if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
         box.scrollTop = Math.max(0, top - box.clientHeight / 3);
       }
     }
-    const turn = turnOfSeq.get(seq);
     const sel = $("turn-select");
     let value = "";
     for (const opt of sel.options) {
       if (opt.value && Number(opt.value) <= seq) value = opt.value;
     }
     sel.value = value;
+    const turn = turnOfSeq.get(seq);
     sel.dataset.turn = turn == null ? "" : String(turn);
   }
 
@@ -270,29 +369,40 @@
     if (!p) return el("div", { class: "mon empty" }, active ? "no Active Pokémon" : "");
     const left = p.hp != null ? Math.max(0, p.hp - p.damage) : null;
     const pct = p.hp ? Math.round((100 * left) / p.hp) : 0;
+    const name = cardName(p.name);
+    let bar = null;
+    if (p.hp != null) {
+      const fill = el("span");
+      fill.style.width = pct + "%"; // CSSOM, which the page's Content-Security-Policy allows
+      bar = el("div", { class: "hp" + (pct <= 30 ? " low" : "") }, fill);
+    }
     return el("div", { class: "mon" + (active ? " active" : ""), "data-pid": p.pid },
       el("div", { class: "mon-line" },
-        el("span", { class: "name" }, p.name), " ", el("span", { class: "meta" }, p.pid),
+        el("span", { class: "name", title: name }, name), " ", el("span", { class: "meta" }, p.pid),
         el("span", { class: "hpnum" }, p.hp != null ? `${left}/${p.hp}` : `dmg ${p.damage}`)),
-      p.hp != null ? el("div", { class: "hp" + (pct <= 30 ? " low" : "") }, el("span", { style: `width:${pct}%` })) : null,
+      bar,
       (p.attached?.length || p.conditions?.length || p.damage) ? el("div", { class: "meta" },
         p.damage ? `damage ${p.damage}` : "", p.damage && p.attached?.length ? " · " : "",
-        p.attached?.length ? p.attached.join(", ") : "",
+        p.attached?.length ? p.attached.map(cardName).join(", ") : "",
         (p.conditions || []).map((c) => el("span", { class: "cond" }, c))) : null);
   }
 
-  function renderBoard(board) {
+  function renderBoard(board, due) {
     const root = $("board");
     root.replaceChildren();
     const order = record?.players?.length ? record.players : Object.keys(board.players || {});
     for (const name of order) {
       const p = board.players?.[name];
       if (!p) continue;
+      // Prizes are shown taken at the step they are taken: a knockout's prizes are due until the
+      // source's prize_taken takes them (streams/http/frames.py).
+      const owed = due?.[name] || 0;
       root.append(el("div", { class: "player" + (board.turn_player === name ? " to-move" : ""), "data-player": name },
         el("h3", {}, name, board.turn_player === name ? el("span", { class: "muted" }, " · to play") : ""),
         el("div", { class: "counts" },
-          el("span", { class: "prizes" }, "prizes left ", el("b", { class: "prizes-left" }, p.prizes_left),
-            ` (taken ${p.prizes_taken}/${p.prizes_needed})`),
+          el("span", { class: "prizes" }, "prizes left ", el("b", { class: "prizes-left" }, p.prizes_left + owed),
+            ` (taken ${p.prizes_taken - owed}/${p.prizes_needed})`,
+            owed ? el("span", { class: "due", title: "the knockout's prizes, not taken yet" }, ` · ${owed} due`) : null),
           el("span", {}, "deck ", el("b", {}, p.deck)),
           el("span", {}, "hand ", el("b", {}, p.hand)),
           el("span", {}, "discard ", el("b", {}, p.discard)),
@@ -304,122 +414,218 @@
     $("board-seq").textContent = board.seq ?? "";
     const turn = turnOfSeq.get(Number(board.seq));
     $("turn").textContent = (turn != null ? `· turn ${turn}, ${board.turn_player}'s turn` : "· setup") +
-      (board.status !== "in_progress" ? ` · ${board.status}` : "");
+      (board.status !== "in_progress" ? ` · ${words(board.status)}` : "");
   }
 
-  function render(state) {
-    const ev = state.event;
-    $("seq").textContent = "#" + state.seq;
+  function render(frame, board) {
+    const ev = frame.event;
+    $("seq").textContent = "#" + frame.seq;
     $("event-type").textContent = ev ? ev.type : "(no event at this seq: a gap)";
-    const line = log.find((l) => l.seq === state.seq && l.kind === "event");
-    $("event-text").textContent = line ? line.text : "";
+    $("event-text").textContent = textOfSeq.get(frame.seq) || "";
     const fields = $("event-fields");
     fields.replaceChildren();
     if (ev) {
       for (const [k, v] of Object.entries(ev)) {
         if (k === "match" || k === "seq" || k === "type") continue;
-        fields.append(el("tr", {}, el("th", {}, k), el("td", {}, fmt(v))));
+        fields.append(el("tr", {}, el("th", {}, k), el("td", {}, shown(v))));
       }
     }
     const extra = $("extra");
     extra.replaceChildren();
-    for (const x of state.extra || []) {
-      extra.append(el("p", { class: "sev-violation" }, `${x.kind} event archived here: `, fmt(x.event)));
+    for (const x of frame.extra || []) {
+      const line = (linesOfSeq.get(frame.seq) || []).find((li) => li.classList.contains("kind-" + x.kind));
+      extra.append(el("p", { class: "sev-violation" }, `${x.kind} event archived here: `,
+        line ? line.querySelector(".ltext").textContent.replace(/^\w+ event: /, "") : x.event.type,
+        el("span", { class: "muted" }, " · " + shown(x.event))));
     }
     const outs = $("outputs");
     outs.replaceChildren();
-    for (const o of state.outputs || []) {
-      outs.append(el("li", { class: "out-" + o.type }, describe(o), o.type === "finding" ? " " : "",
-        o.type === "finding" ? ruleLink(rules[o.code]) : null));
+    for (const o of frame.outputs || []) {
+      outs.append(el("li", { class: "out-" + o.type }, describe(o),
+        o.type === "playoff_required" && o.child ? reviewLink(o.child, "child-link") : null,
+        o.type === "finding" ? " " : "", o.type === "finding" ? ruleLink(rules[o.code]) : null,
+        o.type === "finding" && o.detail ? el("div", { class: "detail" }, o.detail) : null));
     }
     if (!outs.children.length) outs.append(el("li", { class: "muted" }, "nothing"));
-    renderBoard(state.board);
-    highlight(state.seq);
+    renderBoard(board, frame.due);
+    highlight(frame.seq);
 
     const decided = record?.result?.decided_at;
-    const here = decided != null && decided === state.seq;
+    const here = decided != null && decided === frame.seq;
     $("result-box").classList.toggle("decided-here", here);
     $("event-panel").classList.toggle("decided", here);
-    document.body.dataset.seq = String(state.seq);
+    document.body.dataset.seq = String(frame.seq);
     document.body.dataset.decided = here ? "1" : "0";
   }
 
   function indexOf(seq) {
     let lo = 0;
-    let hi = steps.length - 1;
+    let hi = frames.length - 1;
     while (lo < hi) { // the last step at or below seq
       const mid = (lo + hi + 1) >> 1;
-      if (steps[mid][0] <= seq) lo = mid;
+      if (frames[mid].seq <= seq) lo = mid;
       else hi = mid - 1;
     }
     return lo;
   }
 
-  async function goTo(seq) {
-    index = indexOf(seq);
-    const target = steps[index] ? steps[index][0] : seq;
+  function show(i) {
+    if (!frames.length) return;
+    const t0 = performance.now();
+    index = Math.min(Math.max(i, 0), frames.length - 1);
+    const frame = frames[index];
     $("slider").value = String(index);
-    $("seq-input").value = String(target);
-    highlight(target);
-    const mine = ++request;
-    try {
-      const resp = await fetch(api("/state?seq=" + target));
-      const state = await resp.json();
-      if (mine !== request) return; // a later step was asked for meanwhile
-      if (!resp.ok) throw new Error(state.error || resp.statusText);
-      render(state);
-      history.replaceState(null, "", "#seq=" + state.seq);
-    } catch (err) {
-      if (mine === request) showError("Could not load seq " + target + ": " + err.message);
+    $("seq-input").value = String(frame.seq);
+    render(frame, boards[index]);
+    if (location.hash !== "#seq=" + frame.seq) history.replaceState(null, "", "#seq=" + frame.seq);
+    timings.steps.push(performance.now() - t0);
+    if (timings.steps.length > 5000) timings.steps.splice(0, 1000);
+  }
+
+  const goTo = (seq) => show(indexOf(Number(seq)));
+  timings.goTo = goTo; // for the browser test and the bench: a step as the keys make it
+  const step = (delta) => show(index + delta);
+
+  // The next (dir 1) or previous (dir -1) step of a sorted list of step indexes.
+  function jump(list, dir) {
+    if (dir > 0) {
+      const i = list.find((x) => x > index);
+      if (i !== undefined) show(i);
+    } else {
+      const before = list.filter((x) => x < index);
+      if (before.length) show(before[before.length - 1]);
     }
   }
 
-  const step = (delta) => {
-    const i = Math.min(Math.max(index + delta, 0), steps.length - 1);
-    if (steps[i]) goTo(steps[i][0]);
-  };
+  function stopPlay() {
+    if (playing !== null) clearInterval(playing);
+    playing = null;
+    $("play").textContent = "▶ play";
+    $("play").setAttribute("aria-pressed", "false");
+    document.body.dataset.playing = "0";
+  }
+
+  function togglePlay() {
+    if (playing !== null) { stopPlay(); return; }
+    if (index >= frames.length - 1) show(0);
+    const every = Number($("speed").value) || 500;
+    playing = setInterval(() => {
+      if (index >= frames.length - 1) { stopPlay(); return; }
+      step(1);
+    }, every);
+    $("play").textContent = "⏸ pause";
+    $("play").setAttribute("aria-pressed", "true");
+    document.body.dataset.playing = "1";
+  }
+
+  function onKey(e) {
+    const t = e.target;
+    if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const keys = {
+      ArrowLeft: () => step(-1),
+      ArrowRight: () => step(1),
+      ArrowUp: () => jump(turnStarts, -1),
+      PageUp: () => jump(turnStarts, -1),
+      ArrowDown: () => jump(turnStarts, 1),
+      PageDown: () => jump(turnStarts, 1),
+      Home: () => show(0),
+      End: () => show(frames.length - 1),
+      k: () => jump(koSteps, 1),
+      K: () => jump(koSteps, -1),
+      f: () => jump(findingSteps, 1),
+      F: () => jump(findingSteps, -1),
+      d: () => { if (record?.result?.decided_at != null) goTo(record.result.decided_at); },
+      " ": () => togglePlay(),
+    };
+    const action = keys[e.key];
+    if (!action) return;
+    if (e.key === " " && t instanceof HTMLButtonElement && t.id !== "play") return; // the button's own Space
+    e.preventDefault();
+    action();
+  }
+
+  function setTab(name) {
+    $("review-main").dataset.tab = name;
+    for (const b of $("tabs").querySelectorAll("button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  }
+
+  function applyDelta(before, delta) {
+    if (!before) return delta;
+    const board = { ...before };
+    for (const k of delta["-"] || []) delete board[k];
+    for (const [k, v] of Object.entries(delta)) if (k !== "players" && k !== "-") board[k] = v;
+    if (delta.players) {
+      const players = { ...before.players };
+      for (const [name, change] of Object.entries(delta.players)) {
+        const was = players[name];
+        if (was && change && typeof was === "object" && typeof change === "object") {
+          const merged = { ...was };
+          for (const k of change["-"] || []) delete merged[k];
+          for (const [k, v] of Object.entries(change)) if (k !== "-") merged[k] = v;
+          players[name] = merged;
+        } else players[name] = change;
+      }
+      board.players = players;
+    }
+    return board;
+  }
 
   async function start() {
     let meta;
     try {
+      timings.request = performance.now();
       const resp = await fetch(api("/meta"));
-      meta = await resp.json();
+      timings.answer = performance.now();
+      meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
       if (!resp.ok) throw new Error(meta.error || resp.statusText);
     } catch (err) {
-      showError("Could not load match " + match + ": " + err.message);
+      // Said where the result would be: never "loading…" forever.
+      $("result-text").replaceChildren(el("strong", { class: "sev-violation" }, "Cannot show this match"));
+      $("reason-text").textContent = "· " + (err.message || err);
+      showError("Could not load match " + match + ": " + (err.message || err));
+      document.body.dataset.ready = "error";
       return;
     }
     record = meta.record;
-    steps = meta.steps;
+    frames = meta.frames || [];
     log = meta.log || [];
     rules = meta.rules || {};
-    $("slider").max = String(Math.max(0, steps.length - 1));
+    names = meta.names || {};
+    let board = null;
+    boards = frames.map((f) => (board = applyDelta(board, f.board)));
+    frames.forEach((f, i) => {
+      const t = f.event?.type;
+      if (t === "turn_started") turnStarts.push(i);
+      if ((f.outputs || []).some((o) => o.type === "ko")) koSteps.push(i);
+      if ((f.outputs || []).some((o) => o.type === "finding")) findingSteps.push(i);
+    });
+    $("slider").max = String(Math.max(0, frames.length - 1));
     $("last").textContent = meta.last;
     renderLog();
     renderMeta();
     const history = loadHistory();
+    $("first").addEventListener("click", () => show(0));
     $("prev").addEventListener("click", () => step(-1));
     $("next").addEventListener("click", () => step(1));
-    $("slider").addEventListener("input", (e) => {
-      const s = steps[Number(e.target.value)];
-      if (s) goTo(s[0]);
-    });
+    $("last-step").addEventListener("click", () => show(frames.length - 1));
+    $("play").addEventListener("click", togglePlay);
+    $("speed").addEventListener("change", () => { if (playing !== null) { stopPlay(); togglePlay(); } });
+    $("slider").addEventListener("input", (e) => show(Number(e.target.value)));
     $("seq-input").addEventListener("change", (e) => goTo(Number(e.target.value) || 1));
-    $("turn-select").addEventListener("change", (e) => {
-      if (e.target.value) goTo(Number(e.target.value));
-    });
+    $("turn-select").addEventListener("change", (e) => { if (e.target.value) goTo(Number(e.target.value)); });
     $("jump-decision").addEventListener("click", () => goTo(record.result.decided_at));
-    document.addEventListener("keydown", (e) => {
-      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-      if (e.key === "ArrowLeft") { e.preventDefault(); step(-1); }
-      if (e.key === "ArrowRight") { e.preventDefault(); step(1); }
-    });
+    for (const b of $("tabs").querySelectorAll("button")) b.addEventListener("click", () => setTab(b.dataset.tab));
+    document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", () => {
       const m = /seq=(\d+)/.exec(location.hash);
       if (m && Number(m[1]) !== Number(document.body.dataset.seq)) goTo(Number(m[1]));
     });
     const wanted = /seq=(\d+)/.exec(location.hash);
-    await goTo(wanted ? Number(wanted[1]) : steps.length ? steps[0][0] : 1);
+    if (wanted) goTo(Number(wanted[1]));
+    else show(0);
+    timings.open = performance.now(); // from the navigation's start: the page is readable and steps
+    document.body.dataset.open = "1";
     await history;
     document.body.dataset.ready = "1";
   }

@@ -4,7 +4,7 @@ a real Redis, a token for each role and for each way a token can be bad, and gam
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,7 @@ async def start_served(
     heartbeat: float = 0.5,
     server_options: dict[str, Any] | None = None,
     access_options: dict[str, Any] | None = None,
+    extra_tokens: Sequence[tuple[str, list[str], dict[str, Any]]] = (),
     **options: Any,
 ) -> tuple[Served, TestServer]:
     now = time.time()
@@ -81,6 +82,7 @@ async def start_served(
         ("ingest_l2", ["ingest"], {"leagues": ["L2"]}),
         ("expired", ["admin"], {"expires": now - 5}),
         ("revoked", ["admin"], {}),
+        *extra_tokens,  # (name, roles, new_token options)
     ):
         token, entry = new_token(name, roles, now=now - 60, **extra)
         tokens[name] = token

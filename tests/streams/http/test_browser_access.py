@@ -22,9 +22,14 @@ async def test_a_judge_logs_in_and_lands_on_the_review_page(
     await page.fill(
         "#token", s.tokens["organizer"]
     )  # a token without the judge role: logs in, sees no review
-    await page.click("button[type=submit]")
-    await page.wait_for_url(f"{s.url}/review/m1")
-    assert "does not have the role judge" in await page.content()  # 403, in words
+    async with page.expect_response(f"{s.url}/review/m1") as answer:
+        await page.click("button[type=submit]")
+    assert (await answer.value).status == 403
+    # an HTML page in words, naming the role the page needs and who is logged in; never raw JSON
+    assert await page.inner_text("#refused-head") == "This page needs the role judge"
+    assert "logged in as organizer" in await page.inner_text("#refused-why")
+    assert "logged in as organizer" in await page.inner_text("#who")
+    assert await page.locator("pre").count() == 0
     await page.goto(f"{s.url}/login?next=/review/m1")
     await page.fill("#token", s.tokens["judge"] + "x")  # a wrong token: said on the page
     await page.click("button[type=submit]")

@@ -222,6 +222,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/static/{path}": [(f"/static/{static}", None)],
         "/login": [("/login", None)],
         "/rules": [("/rules", None)],
+        "/favicon.ico": [("/favicon.ico", None)],
     }
 
 
@@ -298,7 +299,7 @@ async def test_a_hidden_card_in_a_refused_correction_is_in_the_detail_only(serve
     s.add("correction", target=5, action="amend", event={"cards": "Secret Iono ZHIDDEN000001Z"})
     s.add("conceded", player="misty")
     s.add("correction", target=5, action="amend", event={"count": "ZHIDDEN000002Z"})  # after the end
-    assert (await served.post(s.events, who="ingest")).status == 200
+    assert (await served.post(s.events, who="admin")).status == 200  # a judge: amends after the end
     assert_hidden(await public_reads(served, "c1"), "ZHIDDEN000001Z", "ZHIDDEN000002Z")
     found = [f for f in (await judge_record(served, "c1"))["findings"] if f["code"] == "corrected"]
     assert [f["message"] for f in found] == ["amendment of seq 5 ignored: the amended event is not valid"] * 2
@@ -577,7 +578,8 @@ async def test_planted_tokens_reach_only_the_roles_that_may_see_them(served: Ser
     await more_readers(s)
     m, corpus = planted_corpus(PLANTED, 2026)
     for i in range(0, len(corpus), 20):  # 20 games per request
-        r = await s.post([e for stream in corpus[i : i + 20] for e in stream], who="ingest")
+        # a judge's token: the planted games' penalties and corrections after the end are a judge's
+        r = await s.post([e for stream in corpus[i : i + 20] for e in stream], who="admin")
         assert r.status == 200, (await r.text())[:500]
     leagues = {stream[0]["match"]: stream[0]["context"]["league"] for stream in corpus}
     sem = asyncio.Semaphore(8)
@@ -661,7 +663,7 @@ async def test_no_hidden_card_reaches_a_role_that_may_not_see_it(served: Served)
     matches = [stream[0]["match"] for stream in corpus]
     for i in range(0, len(corpus), 20):  # 20 games per request
         batch = [e for stream in corpus[i : i + 20] for e in stream]
-        r = await s.post(batch, who="ingest")
+        r = await s.post(batch, who="admin")  # a judge: the simulated games' penalties after the end
         assert r.status == 200, (await r.text())[:500]
     hidden = marker.m.hidden
     assert len(matches) >= GAMES and sum(len(v) for v in hidden.values()) > GAMES

@@ -432,7 +432,9 @@ async def test_an_unexpected_error_quarantines_the_record_instead_of_losing_the_
     assert "internal error" in (handled.reason or "")
 
 
-def test_worker_exits_1_with_a_message_when_kafka_is_unreachable() -> None:
+def test_worker_exits_2_with_a_message_when_redis_is_unreachable() -> None:
+    # Redis is reached first (then Kafka, within --connect-wait): one line, its password hidden, exit 2
+    # (tests/cli/test_faults.py runs the worker with each fault of Redis and of Kafka)
     import subprocess
     import sys
 
@@ -448,9 +450,11 @@ def test_worker_exits_1_with_a_message_when_kafka_is_unreachable() -> None:
         cwd=ROOT,
         timeout=120,
     )
-    assert out.returncode == 1
-    assert b"cannot reach Kafka at kafka://127.0.0.1:9" in out.stderr
-    assert b"Traceback" not in out.stderr
+    assert out.returncode == 2
+    assert (
+        out.stderr
+        == b"prizecheck worker: cannot reach Redis at redis://:***@127.0.0.1:9/0: connection refused\n"
+    )
     assert b"secret" not in out.stdout + out.stderr
 
 

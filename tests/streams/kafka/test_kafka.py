@@ -348,6 +348,34 @@ async def test_malformed_and_invalid_records_reach_the_dlq_with_bytes_and_coordi
     await wait_for_records(cluster, expected, CONVERGE_TIMEOUT)
 
 
+async def test_numbers_out_of_range_or_not_finite_reach_the_dlq_naming_the_field(
+    cluster: Cluster, store: RedisStore
+) -> None:
+    """Issue 18 item 4 on Kafka: the workers refuse what HTTP refuses (a bounded field out of its range,
+    NaN or an infinity anywhere, in context too), naming the field; the game around them is applied."""
+    events = corpus(1, seed=9, tag="num")
+    match = events[0]["match"]
+    last = events[-1]["seq"]
+    bad = [
+        ({"match": match, "seq": last + 1, "type": "damage", "pid": "x", "amount": 100_001}, "amount"),
+        ({"match": match, "seq": last + 1, "type": "note", "text": "n", "x": float("nan")}, "x"),
+        (
+            {"match": match, "seq": last + 1, "type": "note", "text": "n", "context": {"v": float("inf")}},
+            "context.v",
+        ),
+        ({"match": match, "seq": last + 1, "type": "prize_taken", "player": "p", "count": 2**63}, "count"),
+    ]
+    sent = [(match.encode(), msgpack.packb(e)) for e, _ in bad]
+    await cluster.send_raw([*(encode(e) for e in events), *sent])
+    cluster.dead += len(sent)
+    letters = await read_dlq(cluster, cluster.dead, timeout=CONVERGE_TIMEOUT)  # earlier tests' letters too
+    by_value = {letter.value: letter for letter in letters}
+    for (_, value), (_, named) in zip(sent, bad, strict=True):
+        assert by_value[value].field == named, by_value[value].reason
+    expected = {match: dumps(_replay(events)[match])}
+    await wait_for_records(cluster, expected, CONVERGE_TIMEOUT)
+
+
 async def test_a_gap_is_reported_after_the_gap_timeout(cluster: Cluster, tmp_path: Path) -> None:
     events = corpus(1, seed=12, tag="gap")
     missing = events[5]

@@ -445,3 +445,32 @@ async def test_the_audit_log_keeps_entries_in_order_and_pages(any_store: Store) 
     assert [e.id for e in log] == ids
     assert [e.action for e in await any_store.audit_log(after=ids[0], count=1)] == ["read_hidden"]
     assert await any_store.audit_log(after=ids[2]) == []
+
+
+async def test_games_to_review_put_violations_before_many_info_notes(any_store: Store) -> None:
+    def entry(match: str, **severities: int) -> IndexEntry:
+        findings = {f"{s}_code": n for s, n in severities.items() if n}
+        return IndexEntry(match, 1, "finished", "L", "S", ("p", "q"), findings, severities)
+
+    entries = [
+        entry("a", info=67),
+        entry("b", violation=1),
+        entry("c", warning=3, info=1),
+        entry("d", violation=1, warning=1),
+        entry("e"),
+    ]
+    for e in entries:
+        assert await any_store.index(e)
+    page = await any_store.index_page(sort="-findings")
+    assert [e.match for e in page.entries] == ["d", "b", "c", "a", "e"]
+    assert page.entries[0].severities == {"violation": 1, "warning": 1}  # kept in the index
+    assert [e.match for e in (await any_store.index_page(sort="findings")).entries] == [
+        "e",
+        "a",
+        "c",
+        "b",
+        "d",
+    ]
+    # an entry written without severities ranks by its number of findings, as info notes
+    assert IndexEntry("x", 1, "finished", findings={"seq_gap": 3}).rank == 3
+    assert entries[1].rank > entries[0].rank > entries[4].rank

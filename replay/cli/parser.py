@@ -1,0 +1,85 @@
+"""The parser of every ``prizecheck`` command: no abbreviations, and errors in the command's own words.
+
+argparse's defaults mislead on a command line that scripts rely on: an abbreviation is taken for whatever
+option it begins (``report --redis URL`` was read as ``--redis-prefix``), and an unknown option is reported
+with the top-level usage. :class:`Parser` turns abbreviations off (``allow_abbrev=False``, for every
+command and subcommand: argparse gives a subparser the class of its parent), and :func:`parse` reports an
+unknown option with the usage of the (sub)command it was given to, and the closest known option::
+
+    usage: prizecheck replay [-h] [--json] [--until SEQ] [--timeline] [--strict] FILE [FILE ...]
+    prizecheck replay: error: unrecognized arguments: --jsn (did you mean --json?)
+
+Exit status 2, as for every usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+#: The attribute of the parsed arguments naming the innermost parser that took part (``import ptcgl``).
+PARSER = "_parser"
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that never expands abbreviations and suggests the choice a typo meant."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        # a subparser returns first (its namespace is copied into its parent's): the innermost one wins
+        if getattr(parsed, PARSER, None) is None:
+            setattr(parsed, PARSER, self)
+        return parsed, extras
+
+    def error(self, message: str) -> NoReturn:
+        """Print the usage and ``PROG: error: MESSAGE`` (with a "did you mean" for a mistyped choice)."""
+        found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if found:
+            choices = re.findall(r"'([^']*)'", found[2])
+            close = difflib.get_close_matches(found[1], choices, n=1)
+            if close:
+                message += f" (did you mean {close[0]}?)"
+        super().error(message)
+
+    def option_strings(self) -> list[str]:
+        """Every option this parser knows (``--json``, ``-o``...)."""
+        return [s for action in self._actions for s in action.option_strings]
+
+
+def suggestion(parser: Parser, unknown: Sequence[str]) -> str:
+    """`` (did you mean --json?)`` for the first unknown option close to a known one, else ``""``."""
+    known = [s for s in parser.option_strings() if s.startswith("--")]
+    for arg in unknown:
+        if arg.startswith("--"):
+            typed = arg.split("=", 1)[0]
+            # an abbreviation (no longer expanded) first: --redis -> --redis-prefix, then a typo
+            close = [k for k in known if k.startswith(typed)] or difflib.get_close_matches(
+                typed, known, n=1, cutoff=0.6
+            )
+            if close:
+                return f" (did you mean {' or '.join(close[:3])}?)"
+    return ""
+
+
+def parse(parser: Parser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse ``argv``; an unknown argument is an error of the innermost command it was given to."""
+    args, extras = parser.parse_known_args(argv)
+    if extras and not getattr(args, "_unavailable", None):
+        inner: Parser = getattr(args, PARSER, parser)
+        inner.error(f"unrecognized arguments: {' '.join(extras)}{suggestion(inner, extras)}")
+    return args
+
+
+def usage_error(args: argparse.Namespace, fallback: Parser, message: str) -> NoReturn:
+    """Exit 2 with the usage of the command ``args`` were parsed for, and ``message``."""
+    inner: Parser = getattr(args, PARSER, fallback)
+    inner.error(message)

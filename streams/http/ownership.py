@@ -1,0 +1,375 @@
+"""Who may write which match (docs/http-api.md, "Scopes and ownership"): checked for a whole batch, event
+by event, before anything of it is applied.
+
+- **Scope.** A token scoped to leagues and/or events writes only matches inside them. A match's league
+  and event are those of its ``match_started`` (its record's ``context``), which its creator's scope must
+  cover: so they come from the creator's scope. A match whose league and event are not known is outside
+  every scope. A playoff game (``<root>/tbN``, or a ``match_started`` naming a ``parent``) is in its
+  parent's league and event: its own context may repeat them, never name others.
+- **Ownership.** A match belongs to the producer (token) that created it, recorded atomically before its
+  first event is applied (:meth:`Store.claim`: of two producers creating one id at once, exactly one owns
+  it). Another producer's events are refused (``not_owner``) unless it is a judge (a token with the
+  ``judge`` role besides ``ingest``). A match the service did not see created (written by the Kafka
+  workers, or before ownership was recorded) belongs to no producer: only a judge writes into it.
+- **After the end** of a game only a judge adds a penalty, a correction, or a playoff link (a playoff game
+  naming a parent that is finished). In a batch that ends a game and then penalises, the ingest core
+  refuses the penalty itself (``IngestCore.ingest_many(judge=False)``).
+- **Playoffs.** A playoff game decides its parent only when it is in the parent's scope and written by a
+  producer that may write the parent: its root must exist (or be created by the same batch) and be the
+  writer's, or the writer a judge. So no token can pre-create or hijack another league's playoff.
+
+Everything is decided from the store as it is before the batch, and from the batch's own valid
+``match_started`` events for the matches it creates; a refusal is a :class:`Problem` 403 naming the match,
+and nothing of the batch is written (the new matches' ownership is claimed only once all of it passed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+from replay.engine.errors import EventError
+from replay.engine.validate import validate_event
+from streams.http.routes import Problem
+from streams.store import Store
+from streams.store.base import is_match_id
+from streams.tokens import Principal
+
+#: Event types only a judge adds once a game has ended.
+AMENDMENTS = frozenset({"penalty", "correction"})
+
+_PLAYOFF_ID = re.compile(r"(?P<root>.+)/tb[0-9]+")
+
+
+def is_judge(principal: Principal) -> bool:
+    """A writer that may write any match of its scope, and amend a finished game: the judge role."""
+    return "judge" in principal.roles
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The producer that created a match (stored as JSON by :meth:`Store.claim`)."""
+
+    producer: str
+    name: str
+    at: float
+
+    def encode(self) -> bytes:
+        return json.dumps({"producer": self.producer, "name": self.name, "at": self.at}).encode()
+
+    @classmethod
+    def decode(cls, data: bytes) -> Owner:
+        try:
+            obj = json.loads(data)
+            return cls(str(obj["producer"]), str(obj.get("name", "")), float(obj.get("at", 0.0)))
+        except (ValueError, KeyError, TypeError):
+            return cls("unreadable", "", 0.0)  # a damaged entry is nobody's: judges only
+
+    def shown(self) -> str:
+        return f"{self.producer} ({self.name})" if self.name else self.producer
+
+
+@dataclass
+class _Stored:
+    """What the store holds of one match, as far as access is concerned."""
+
+    owner: Owner | None
+    exists: bool  # it has a record (events, or a playoff stub)
+    league: str | None = None
+    event: str | None = None
+    status: str = "in_progress"
+    parent: str | None = None
+    stub: bool = False
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _ctx(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An event's or a record's ``context`` (empty when it has none, or not a map)."""
+    context = obj.get("context")
+    return context if isinstance(context, dict) else {}
+
+
+def _stored(owner: bytes | None, record: bytes | None) -> _Stored:
+    out = _Stored(None if owner is None else Owner.decode(owner), record is not None)
+    if record is None:
+        return out
+    try:
+        rec = msgpack.unpackb(record, raw=False)
+    except Exception:  # an unreadable record is in no one's scope
+        return out
+    if not isinstance(rec, dict):
+        return out
+    context = _ctx(rec)
+    out.league, out.event = _text(context.get("league")), _text(context.get("event"))
+    out.status = str(rec.get("status") or "in_progress")
+    parent = rec.get("parent")
+    out.parent = parent if isinstance(parent, str) and is_match_id(parent) else None
+    out.stub = rec.get("stub") is True
+    return out
+
+
+def playoff_root(match: str) -> str | None:
+    """The game a playoff game id belongs to (``g1`` for ``g1/tb2``), or None for any other id."""
+    m = _PLAYOFF_ID.fullmatch(match)
+    return m.group("root") if m else None
+
+
+@dataclass
+class _Touched:
+    """One match a batch writes: its valid match_started events and the types of its events."""
+
+    starts: list[dict[str, Any]] = field(default_factory=list)
+    types: set[str] = field(default_factory=set)
+
+    def parents(self) -> set[str]:
+        return {p for e in self.starts if isinstance(p := e.get("parent"), str)}
+
+
+def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
+    """The matches a batch's items name (any item naming a valid match id counts, valid or not: its
+    match must be the writer's), with each one's valid ``match_started`` events."""
+    out: dict[str, _Touched] = {}
+    for item in items:
+        if not isinstance(item, dict) or not is_match_id(item.get("match")):
+            continue
+        t = out.setdefault(item["match"], _Touched())
+        kind = item.get("type")
+        if isinstance(kind, str):
+            t.types.add(kind)
+        if kind == "match_started":
+            try:
+                validate_event(item)
+            except EventError:
+                continue  # an invalid event is refused by the core: it says nothing about the match
+            t.starts.append(item)
+    return out
+
+
+class Refusal(Problem):
+    """A batch refused whole (403): ``code`` says why, ``match`` which match."""
+
+    def __init__(self, code: str, match: str, message: str) -> None:
+        super().__init__(403, code, f"{message}; nothing was written")
+        self.match = match
+
+
+async def authorize(principal: Principal, store: Store, items: Sequence[Any]) -> list[str]:
+    """Check every event of a batch against the writer's scope and the matches' owners; claim the new
+    matches for the writer. Returns the matches created (claimed); raises :class:`Refusal`.
+
+    Two writers creating the same match at once: one claim wins, the other writer's batch is checked
+    again against the new owner (and refused unless it is the same producer, or a judge)."""
+    touched = _touched(items)
+    if not touched:
+        return []
+    for _ in range(2):
+        stored = await _read(store, sorted(touched))
+        # the roots of the playoff games among them: named by their ids, their match_started's parent,
+        # or the parent their stored record names
+        roots = {r for m, t in touched.items() for r in _roots(m, t, stored[m])} - set(stored)
+        stored.update(await _read(store, sorted(roots)))
+        new = _check(principal, touched, stored)
+        lost = await _claim(principal, store, new)
+        if not lost:
+            return new
+    raise Refusal("not_owner", lost[0], f"match {lost[0]} was just created by another producer")
+
+
+async def _read(store: Store, matches: list[str]) -> dict[str, _Stored]:
+    if not matches:
+        return {}
+    owners = await store.owners(matches)
+    records = await store.records(matches)
+    return {m: _stored(o, r) for m, o, r in zip(matches, owners, records, strict=True)}
+
+
+def _roots(match: str, t: _Touched, here: _Stored) -> set[str]:
+    root = playoff_root(match)
+    found = {root} if root else set()
+    for parent in t.parents() | ({here.parent} if here.parent else set()):
+        found.add(playoff_root(parent) or parent)
+    return found
+
+
+async def _claim(principal: Principal, store: Store, new: list[str]) -> list[str]:
+    """Claim the new matches; the ones another producer claimed first (a race lost)."""
+    mine = Owner(principal.id, principal.name, time.time()).encode()
+    held = await store.claim(new, mine)  # one round trip
+    return [
+        m
+        for m, now in zip(new, held, strict=True)
+        if now != mine and Owner.decode(now).producer != principal.id
+    ]
+
+
+def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mapping[str, _Stored]) -> list[str]:
+    """Every match of the batch may be written by ``principal`` (else :class:`Refusal`); the new ones."""
+    judge = is_judge(principal)
+    new: list[str] = []
+    for match in sorted(touched):
+        t = touched[match]
+        here = stored[match]
+        family = _family_root(match, t, here)
+        league, event = _scope_of(match, t, here, family, stored, touched)
+        for start in t.starts:  # no event outside the writer's scope, whatever it says
+            ctx = _ctx(start)
+            said = (_text(ctx.get("league")), _text(ctx.get("event")))
+            if principal.scoped and said != (None, None) and not principal.covers(*said):
+                raise Refusal(
+                    "out_of_scope",
+                    match,
+                    f"match {match}: its match_started names {_scope_words(*said)}, "
+                    f"outside this token's scope ({principal.scope_text()})",
+                )
+        if principal.scoped and not principal.covers(league, event):
+            where = _scope_words(league, event) if (league, event) != (None, None) else "no league or event"
+            raise Refusal(
+                "out_of_scope",
+                match,
+                f"match {match} ({where}) is outside this token's scope ({principal.scope_text()})",
+            )
+        if family is not None:
+            _check_playoff(principal, match, t, here, family, touched, stored)
+        if here.owner is not None:
+            if here.owner.producer != principal.id and not judge:
+                raise Refusal(
+                    "not_owner",
+                    match,
+                    f"match {match} belongs to the producer {here.owner.shown()}: only a judge may write "
+                    "into another producer's match",
+                )
+        elif here.exists and family is None and not judge:
+            raise Refusal(
+                "not_owner",
+                match,
+                f"match {match} was not created through this service (no producer owns it): only a judge "
+                "may write into it",
+            )
+        elif not here.exists or family is not None:  # a new match, or a playoff game not yet claimed
+            new.append(match)
+        if not judge and here.status != "in_progress" and t.types & AMENDMENTS:
+            kinds = " or ".join(sorted(t.types & AMENDMENTS))
+            raise Refusal(
+                "judge_only",
+                match,
+                f"match {match} has ended ({here.status}): only a judge may add a {kinds} now",
+            )
+    return new
+
+
+def _family_root(match: str, t: _Touched, here: _Stored) -> str | None:
+    """The root of the playoff family ``match`` is a playoff game of, or None."""
+    root = playoff_root(match)
+    if root is not None:
+        return root
+    parents = t.parents() | ({here.parent} if here.parent else set())
+    if parents:
+        parent = sorted(parents)[0]
+        return playoff_root(parent) or parent
+    return None
+
+
+def _check_playoff(
+    principal: Principal,
+    match: str,
+    t: _Touched,
+    here: _Stored,
+    root: str,
+    touched: Mapping[str, _Touched],
+    stored: Mapping[str, _Stored],
+) -> None:
+    """A playoff game decides its parent only when written by a producer that may write the parent."""
+    judge = is_judge(principal)
+    top = stored.get(root)
+    if top is None or (not top.exists and root not in touched):
+        if here.owner is None and not here.exists:
+            raise Refusal(
+                "playoff_parent",
+                match,
+                f"match {match} is a playoff game of {root}, which is not known: send the playoff after "
+                "its parent",
+            )
+        return
+    if top.owner is not None:
+        if top.owner.producer != principal.id and not judge:
+            raise Refusal(
+                "playoff_parent",
+                match,
+                f"match {match} is a playoff game of {root}, which belongs to the producer "
+                f"{top.owner.shown()}: only that producer or a judge may play its playoff",
+            )
+    elif top.exists and not judge:
+        raise Refusal(
+            "playoff_parent",
+            match,
+            f"match {match} is a playoff game of {root}, which no producer owns: only a judge may play "
+            "its playoff",
+        )
+    if not judge and top.status == "finished" and t.starts and here.owner is None:
+        raise Refusal(
+            "judge_only",
+            match,
+            f"match {match}: its parent {root} is finished: only a judge may add a playoff game to it",
+        )
+
+
+def _scope_of(
+    match: str,
+    t: _Touched,
+    here: _Stored,
+    root: str | None,
+    stored: Mapping[str, _Stored],
+    touched: Mapping[str, _Touched],
+) -> tuple[str | None, str | None]:
+    """A match's league and event: a playoff game's are its root's; a stored match's its record's; a
+    new match's those of its valid match_started in the batch (all of them must agree)."""
+    if root is not None:
+        top = stored.get(root)
+        if top is not None and top.exists:
+            scope = (top.league, top.event)
+        else:
+            scope = _batch_scope(root, touched.get(root, _Touched()))
+        for start in t.starts:
+            ctx = _ctx(start)
+            for key, value in (("league", scope[0]), ("event", scope[1])):
+                if ctx.get(key) is not None and _text(ctx.get(key)) != value:
+                    raise Refusal(
+                        "out_of_scope",
+                        match,
+                        f"match {match} is a playoff game of {root} ({_scope_words(*scope)}): its "
+                        f"match_started names another {key}",
+                    )
+        return scope
+    if here.exists:
+        return here.league, here.event
+    return _batch_scope(match, t)
+
+
+def _batch_scope(match: str, t: _Touched) -> tuple[str | None, str | None]:
+    scopes = set()
+    for start in t.starts:
+        ctx = _ctx(start)
+        scopes.add((_text(ctx.get("league")), _text(ctx.get("event"))))
+    if len(scopes) > 1:
+        raise Refusal(
+            "out_of_scope", match, f"match {match}: its match_started events name different leagues"
+        )
+    return next(iter(scopes), (None, None))
+
+
+def _scope_words(league: str | None, event: str | None) -> str:
+    parts = []
+    if league is not None:
+        parts.append(f"league {league[:60]!r}")
+    if event is not None:
+        parts.append(f"event {event[:60]!r}")
+    return " and ".join(parts) or "no league or event"

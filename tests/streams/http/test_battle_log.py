@@ -1,0 +1,256 @@
+"""The battle log reads as sentences, for every event type of the contract; every step from one fold.
+
+- Every event type of ``schemas/events.schema.json`` (an event with every field its schema names, and the
+  contract's own examples) becomes a sentence that names its cards and shows no raw structure; so do the
+  real and the made-up battle logs in ``tests/data``, imported as a judge would import them.
+- :mod:`streams.http.frames`: one fold gives each step's board (as deltas the page rebuilds), the
+  derived outputs once, and the prizes a knockout made due until they are taken.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from replay import Game
+from replay.sources.ptcgl import parse_ptcgl
+from schemas import load_schema
+from streams.http.battle_log import _Names, battle_log, card_name, decode, describe, sentence
+from streams.http.frames import apply_delta, board_delta, frames, replay_steps
+from streams.http.pages import state_at
+from streams.store.base import ArchivedEvent
+from tests.builder import Stream, card
+from tests.test_schemas import VALID
+
+Event = dict[str, Any]
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+#: What a raw structure looks like in a line: a Python or JSON map or list (``{'card': ...``,
+#: ``["Weedle"]``, ``'kind': 'item'``), or an empty one.
+RAW = re.compile(r"[{\[]\s*['\"]|['\"]\s*[}\]]|['\"]\s*:\s|\{\s*\}|\[\s*\]")
+
+SCHEMA = load_schema("events")
+DEFS = SCHEMA["$defs"]
+TYPES: list[str] = DEFS["envelope"]["properties"]["type"]["enum"]
+CARD = "Sacred Ash"
+
+
+def example(schema: dict[str, Any], name: str = "") -> Any:
+    """A value for ``schema``: every property of an object, two items of a list, a card's name for a
+    string (so the sentence can be checked for it)."""
+    if "$ref" in schema:
+        return example(DEFS[schema["$ref"].rsplit("/", 1)[1]], name)
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    for key in ("allOf", "anyOf", "oneOf"):
+        if key in schema:
+            merged: dict[str, Any] = {}
+            for part in schema[key]:
+                value = example(part, name)
+                if not isinstance(value, dict):
+                    return value
+                merged.update(value)
+            return merged
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next(k for k in kind if k != "null")
+    if kind == "object" or "properties" in schema:
+        return {k: example(v, k) for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [example(schema.get("items", {}), name) for _ in range(2)]
+    if kind == "integer":
+        return max(2, schema.get("minimum", 2))
+    if kind == "boolean":
+        return True
+    if name in ("player", "winner", "first", "author"):
+        return "ash"
+    if name == "pid":
+        return "a1"
+    return CARD
+
+
+def full_event(etype: str) -> Event:
+    """An event of type ``etype`` with every field its schema names."""
+    event: Event = {"match": "m1", "seq": 5}
+    event.update(example(DEFS[etype]))
+    event.update(type=etype, match="m1", seq=5)
+    if etype == "match_started":
+        event["players"] = ["ash", "misty"]
+    return event
+
+
+def test_the_schema_walk_covers_every_contract_type() -> None:
+    assert len(TYPES) >= 34 and set(VALID) == set(TYPES)
+    assert {"trainer_played", "shuffled", "searched", "discarded", "to_hand"} <= set(TYPES)
+
+
+@pytest.mark.parametrize("etype", TYPES)
+def test_every_event_type_reads_as_a_sentence_with_its_cards(etype: str) -> None:
+    for event in [full_event(etype), *VALID[etype]]:
+        text = sentence(event, _Names({"a1": "Pikachu"}))
+        assert text and not RAW.search(text), (etype, text)
+        assert not text.startswith("Event “"), (etype, text)  # a sentence of its own, not the fallback
+        # a card the event names is in its sentence
+        named = [event.get("card"), *(event.get("cards") or []), event.get("effect")]
+        for c in named:
+            if isinstance(c, dict | str):
+                assert card_name(c) in text, (etype, text)
+
+
+def test_the_new_event_types_read_as_the_issue_asks() -> None:
+    names = _Names({"a1": "Pikachu"})
+    trainer = {
+        "type": "trainer_played",
+        "player": "Wonder_Squid",
+        "card": {"name": "Sacred Ash", "kind": "item"},
+    }
+    assert describe(trainer, names) == "Wonder_Squid plays the Item Sacred Ash"
+    shuffled = {
+        "type": "shuffled",
+        "player": "Nia",
+        "zone": "deck",
+        "from": "discard",
+        "cards": ["Weedle"] * 2,
+    }
+    assert describe(shuffled, names) == "Nia shuffles 2 Weedle from the discard pile into the deck"
+    assert describe({"type": "shuffled", "player": "Nia", "zone": "deck"}, names) == "Nia shuffles the deck"
+    searched = {"type": "searched", "player": "Cy", "count": 2, "cards": ["Pidgey", "Nest Ball"]}
+    assert describe(searched, names) == "Cy searches the deck and puts Pidgey, Nest Ball into the hand"
+    discarded = {"type": "discarded", "player": "Oli", "count": 1, "cards": ["Fire Energy"], "pid": "a1"}
+    assert describe(discarded, names) == "Oli discards Fire Energy attached to Pikachu (a1)"
+    to_hand = {"type": "to_hand", "player": "Wren", "from": "discard", "count": 3}
+    assert describe(to_hand, names) == "Wren puts 3 cards from the discard pile into the hand"
+    # an evolution names the Pokémon by what it was; an amended event reads as the event it becomes
+    assert describe({"type": "evolved", "player": "ash", "pid": "a1", "card": {"name": "Raichu"}}, names) == (
+        "ash evolves Pikachu (a1) into Raichu"
+    )
+    amend = {"type": "correction", "target": 7, "action": "amend", "event": {"type": "drew", "player": "ash"}}
+    assert describe(amend, names) == "Judge's correction: seq 7 is amended to “ash draws 1 card”"
+    # an event type this version does not know: its plain fields, never a structure
+    odd = {"type": "teleported", "player": "ash", "where": {"x": 1}, "to": ["a"]}
+    assert describe(odd, names) == "Event “teleported” (player ash)"
+    # a field of an unexpected shape is "?", not its repr
+    assert (
+        describe({"type": "drew", "player": {"id": "ash"}, "cards": [{"x": 1}]}, names) == "? draws 1 card: ?"
+    )
+
+
+def test_old_ex_names_stay_as_the_log_writes_them() -> None:
+    # The catalogue's French name of the old Rayquaza-EX is "Rayquaza ex": a log's "Rayquaza ex" is not
+    # renamed to another card; a localised name is still shown with the English one.
+    assert card_name("Rayquaza ex") == "Rayquaza ex"
+    assert card_name("Rayquaza-EX") == "Rayquaza-EX"
+    assert card_name({"name": "Glurak-ex"}) == "Charizard ex (Glurak-ex)"
+
+
+def _entries(events: list[Event]) -> list[ArchivedEvent]:
+    return [ArchivedEvent((e["seq"], 0), msgpack.packb(e)) for e in events]
+
+
+def _real_logs() -> list[Path]:
+    logs = sorted((DATA / "ptcgl").rglob("*.txt"))
+    assert len(logs) >= 20 and any("real" in p.parts for p in logs)
+    return logs
+
+
+@pytest.mark.parametrize("path", _real_logs(), ids=lambda p: p.relative_to(DATA).as_posix())
+def test_the_real_logs_read_as_sentences(path: Path) -> None:
+    from replay.engine.errors import InputError
+
+    try:
+        result = parse_ptcgl(path.read_text("utf-8"), match="m1", filename=path.name, partial=True)
+    except InputError:
+        return  # not a battle log we read (another game, an unsupported language): nothing to show
+    lines = battle_log(_entries(result.events))
+    assert len(lines) == len(result.events)
+    raw = [line["text"] for line in lines if RAW.search(line["text"]) or line["text"].startswith("Event “")]
+    assert raw == []
+    marks = [m["text"] for line in lines for m in line["marks"]]
+    assert not [m for m in marks if RAW.search(m)]
+
+
+# --------------------------------------------------------------------------------------------- frames
+def _steps(events: list[Event]) -> list[dict[str, Any]]:
+    entries = _entries(events)
+    return replay_steps(entries, decode(entries))[0]
+
+
+def knockout_game() -> list[Event]:
+    s = Stream("f1")
+    s.setup("ash", ("a1", card("Raging Bolt ex", 240, "ex")), ("a2", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 60)), ("m2", card("Starmie", 90)))
+    s.add("turn_started", player="ash", turn=1)
+    s.add("attack", player="ash", pid="a1", name="Bellowing Thunder")
+    s.add("damage", pid="m1", amount=60)
+    s.add("attack_ended")  # seq 7: the knockout; its prize is due
+    s.add("promoted", player="misty", pid="m2")  # 8: still due
+    s.add("prize_taken", player="ash", count=1)  # 9: taken
+    s.add("turn_ended", player="ash")
+    return s.events
+
+
+def test_every_step_from_one_fold_matches_a_fold_up_to_it() -> None:
+    events = knockout_game()
+    steps = _steps(events)
+    assert [s["seq"] for s in steps] == [e["seq"] for e in events]
+    for step in steps:
+        game = Game()
+        for e in events[: step["seq"]]:
+            game.apply(e)
+        assert step["board"] == game.board(), step["seq"]
+        assert step["event"] == events[step["seq"] - 1]
+    assert [o["type"] for o in steps[6]["outputs"]] == ["ko", "prizes_due", "promotion_due"]
+    # the board rebuilt from the deltas is every step's board; a delta holds only what changed
+    board = None
+    for frame, step in zip(frames(steps), steps, strict=True):
+        board = apply_delta(board, frame["board"])
+        assert board == step["board"]
+    delta = board_delta(steps[6]["board"], steps[7]["board"])  # misty promotes: only her Pokémon
+    assert set(delta) == {"seq", "players"} and set(delta["players"]) == {"misty"}
+    assert set(delta["players"]["misty"]) == {"active", "bench"}
+
+
+def test_prizes_are_shown_taken_at_the_step_they_are_taken() -> None:
+    steps = _steps(knockout_game())
+    # the engine counts the prize at the knockout; the source takes it two events later
+    assert steps[6]["board"]["players"]["ash"]["prizes_taken"] == 1
+    assert [s["due"] for s in steps[5:10]] == [{}, {"ash": 1}, {"ash": 1}, {}, {}]
+
+
+def test_an_effect_knockout_is_shown_once_at_its_decision() -> None:
+    from tests.streams.http.test_pages import effect_knockout_game
+
+    events = effect_knockout_game()
+    steps = _steps(events)
+    kinds = {s["seq"]: [o["type"] for o in s["outputs"]] for s in steps}
+    assert kinds[6] == [] and kinds[7] == ["ko", "prizes_due", "game_over"] and kinds[8] == []
+    assert steps[6]["board"]["players"]["misty"]["active"] is None  # the board after the knockout
+    assert steps[6]["due"] == {"ash": 1} and steps[7]["due"] == {}  # taken by the claim at seq 8
+    # the decision as the last archived event: resolved there too
+    last = _steps(events[:7])
+    assert [o["type"] for o in last[-1]["outputs"]] == ["ko", "prizes_due", "game_over"]
+
+
+def test_a_gap_in_the_archive_is_a_step_without_an_event() -> None:
+    events = knockout_game()
+    steps = _steps(events[:6] + events[7:])  # seq 7 never arrived
+    state = state_at(steps, 7)
+    assert state["event"] is None and state["outputs"] == [] and state["board"] == steps[5]["board"]
+    assert state_at(steps, 8)["event"] == events[7]
+
+
+def test_steps_up_to_a_seq_are_the_whole_fold_s() -> None:
+    from tests.streams.http.test_pages import effect_knockout_game
+
+    for events in (knockout_game(), effect_knockout_game()):
+        entries = _entries(events)
+        whole = replay_steps(entries, decode(entries))[0]
+        for seq in range(1, len(events) + 1):
+            part = replay_steps(entries, decode(entries), until=seq)[0]
+            assert state_at(part, seq) == state_at(whole, seq), seq
