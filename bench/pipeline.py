@@ -7,7 +7,8 @@ produced once; then, each in its own worker process reading the topic from the b
 
 (a) a Faust agent that only counts the records (same batching as the real agent), and
 (b) the full pipeline: the worker's agent, :class:`streams.ingest.IngestCore` (``ingest_many`` per
-    batch), Redis (one Lua append per match per batch, indexes, pub/sub).
+    batch), Redis (one Lua append per match per batch, indexes, pub/sub), the signed checkpoints sent
+    to the checkpoint topic (one send per match per batch, awaited per batch), as ``prizecheck worker``.
 
 It prints events/s of both and the ratio (target: (b) >= 0.8 of (a)), ``--rounds`` times (a then b, each
 round with its own consumer groups and Redis prefix: this machine's speed drifts, so the rounds show the
@@ -142,11 +143,23 @@ def phase(args: argparse.Namespace) -> None:
 
             core = IngestCore(MemoryStore(), gap_timeout=5.0)
         else:
+            from streams.kafka.checkpoints import ensure_checkpoint_topics, open_worker_log
+
             conn = loop.run_until_complete(connect(settings))
             client: Any = conn.client
             if not args.no_autopipeline:
                 client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
-            core = IngestCore(RedisStore(client, prefix=args.prefix), gap_timeout=5.0)
+            # as `prizecheck worker` runs: signed checkpoints, sent to the checkpoint topic per batch
+            topics = loop.run_until_complete(ensure_checkpoint_topics(settings, args.partitions))
+            checkpoints = loop.run_until_complete(
+                open_worker_log(settings, args.prefix, partitions=topics[settings.topic + ".checkpoints"])
+            )
+            core = IngestCore(
+                RedisStore(client, prefix=args.prefix),
+                gap_timeout=5.0,
+                checkpoint_key=checkpoints.key,
+                checkpoints=checkpoints,
+            )
 
         class TimedPipeline(Pipeline):
             async def handle_batch(self, events: Sequence[Any]) -> list[Handled]:

@@ -20,6 +20,13 @@ seen when it starts) and checks, without trusting any of it:
 4. **Every chain head matches its archive**: the trusted head the store writes with every append
    (:meth:`Store.state`) against the head of the replayed archive; and no tamper alarm is raised
    (:meth:`Store.alarms`).
+5. **What is stored is what the service signed, and nothing was rolled back**
+   (:mod:`streams.store.checkpoint`): each match's stored checkpoint verifies under the key and describes
+   exactly the stored archive, record, board, write count, version list and index entry; held events carry
+   the service's seal; and, against
+   the checkpoint log kept outside Redis, the stored checkpoint is the newest the log has for the match,
+   and every logged checkpoint describes a prefix of what is stored now (archive and versions only grow).
+   The stored board must also be the board a replay of the archive gives.
 
 Every breach is a :class:`Breach` with a stable ``code``. Without Kafka (embedded mode) the topic
 invariants are skipped and the report says so (:attr:`Report.notes`). The checker only reads.
@@ -42,8 +49,20 @@ from replay.engine.validate import validate_event
 from streams.ingest import archive_bytes, decode_event, unpack_record
 from streams.kafka.keys import key_refusal
 from streams.reasons import describe
-from streams.store import ArchivedEvent, RedisStore
+from streams.store import ArchivedEvent, IndexEntry, RecordVersion, RedisStore
 from streams.store.base import is_match_id
+from streams.store.checkpoint import (
+    NONE,
+    Checkpoint,
+    CheckpointError,
+    CheckpointKey,
+    HeldForged,
+    digest,
+    entry_step,
+    index_digest,
+    open_held,
+    version_chains,
+)
 
 #: Every breach code, with what it means (docs/reliability.md lists them too).
 CODES: dict[str, str] = {
@@ -62,6 +81,15 @@ CODES: dict[str, str] = {
     "unproduced": "an archived event matches no produced message",
     "count_mismatch": "produced != applied + duplicates + dead letters + pending",
     "topic_replay_mismatch": "a replay of the topic gives a different record than the one stored",
+    "board_mismatch": "the stored board is not the board a replay of the archive gives",
+    "checkpoint_invalid": "the stored checkpoint is unreadable, or not signed by the service's key",
+    "checkpoint_mismatch": "what is stored (archive, record, board, write count, index entry) is not what "
+    "its signed checkpoint says",
+    "versions_mismatch": "the version list is not what the signed checkpoint says (truncated or edited)",
+    "checkpoint_missing": "the checkpoint log has checkpoints of a match whose store holds none",
+    "rollback": "the store is older than the newest checkpoint the log has for the match, or does not "
+    "extend a logged checkpoint (its archive or versions were cut or rewritten)",
+    "log_entry": "an entry of the checkpoint log is unreadable or not signed by the service's key",
 }
 
 BreachCode = Literal[
@@ -80,6 +108,13 @@ BreachCode = Literal[
     "unproduced",
     "count_mismatch",
     "topic_replay_mismatch",
+    "board_mismatch",
+    "checkpoint_invalid",
+    "checkpoint_mismatch",
+    "versions_mismatch",
+    "checkpoint_missing",
+    "rollback",
+    "log_entry",
 ]
 
 #: Matches read from Redis at once: their five reads each share round trips, and stay well within a client's
@@ -304,6 +339,11 @@ class _Match:
     held: dict[int, bytes]
     record: bytes | None
     chain: str | None  # the trusted chain head the store keeps with every append
+    board: bytes | None = None
+    writes: int = 0
+    checkpoint: bytes | None = None  # the signed checkpoint kept with the last write
+    versions: list[RecordVersion] = field(default_factory=list)
+    indexed: IndexEntry | None = None
     in_order: dict[int, bytes] = field(default_factory=dict)  # seq -> bytes of entries <seq>-0
     after_head: set[bytes] = field(default_factory=set)  # bytes of conflict / late entries
     game: Game | None = None
@@ -330,10 +370,23 @@ async def stored_matches(store: RedisStore) -> list[str]:
 
 
 async def _read_match(store: RedisStore, match: str) -> _Match:
-    archive, head, held, record, state = await asyncio.gather(
-        store.events(match), store.head(match), store.held(match), store.record(match), store.state(match)
+    # the index entry first, then the match's slot in one atomic read (the order the ingest core reads)
+    indexed = await store.index_entry(match)
+    snap = await store.snapshot(match)
+    state = snap.state
+    return _Match(
+        match,
+        snap.events,
+        state.head,
+        snap.held,
+        snap.record,
+        state.chain,
+        board=snap.board,
+        writes=state.writes,
+        checkpoint=state.checkpoint,
+        versions=snap.versions,
+        indexed=indexed,
     )
-    return _Match(match, archive, head, held, record, state.chain)
 
 
 async def _read_matches(store: RedisStore, names: Sequence[str]) -> list[_Match]:
@@ -370,7 +423,7 @@ def _check_event(
     return event
 
 
-def _check_archive(report: Report, m: _Match) -> list[dict[str, Any]]:
+def _check_archive(report: Report, m: _Match, key: CheckpointKey | None = None) -> list[dict[str, Any]]:
     """Invariant 1 on Redis alone; returns the archived events that replay (in archive order)."""
     events: list[dict[str, Any]] = []
     last_in_order = 0
@@ -415,7 +468,12 @@ def _check_archive(report: Report, m: _Match) -> list[dict[str, Any]]:
             report.breach(
                 "pending_stale", m.name, seq, f"an event is held at seq {seq}, at or below the head {m.head}"
             )
-        _check_event(report, "pending_entry", m.name, seq, data, f"the event held at seq {seq}")
+        try:
+            opened = open_held(key, m.name, seq, data)
+        except HeldForged as exc:
+            report.breach("pending_entry", m.name, seq, f"forged: {exc}")
+            continue
+        _check_event(report, "pending_entry", m.name, seq, opened, f"the event held at seq {seq}")
     return events
 
 
@@ -490,11 +548,15 @@ async def check(
     key_id: str | None = None,
     topic: TopicSnapshot | None = None,
     acknowledged: Sequence[Acknowledged] = (),
+    checkpoint_key: CheckpointKey | None = None,
+    checkpoints: CheckpointLogSnapshot | None = None,
 ) -> Report:
     """Check every invariant over ``store`` (and ``topic``, when given); see the module docstring.
 
     ``acknowledged``: events a client was told were taken (over HTTP, say), which must each be archived
-    at its seq or held; ``signing_key``/``key_id``: the service's (records are compared signed).
+    at its seq or held; ``signing_key``/``key_id``: the service's (records are compared signed);
+    ``checkpoint_key``: the key of the checkpoints and held events' seals (None: their MACs are not
+    checked); ``checkpoints``: the checkpoint log kept outside Redis (None: rollbacks are not checked).
     """
     report = Report(mode="kafka" if topic is not None else "redis")
     if topic is None:
@@ -502,9 +564,31 @@ async def check(
             "Redis only: the topic invariants were not checked (every produced event archived, produced = "
             "applied + duplicates + dead letters + pending, the topic's replay); give --kafka or KAFKA_URL"
         )
+    if checkpoint_key is None:
+        report.notes.append(
+            "no checkpoint key (PRIZECHECK_SIGNING_KEY, or the data directory's checkpoint.key): the "
+            "signatures of checkpoints and the seals of held events were not checked"
+        )
+    logged: dict[str, list[Checkpoint]] = {}
+    if checkpoints is None:
+        report.notes.append(
+            "no checkpoint log: a rollback to an older state the service signed cannot be seen in Redis "
+            "alone (give --checkpoints FILE, or --kafka for the workers' checkpoint topic)"
+        )
+    else:
+        for where in checkpoints.errors:
+            report.breach("log_entry", None, None, where)
+        for ck in checkpoints.checkpoints:
+            if ck.store == store.prefix:
+                logged.setdefault(ck.match, []).append(ck)
+        report.notes.append(
+            f"checkpoint log: {sum(len(v) for v in logged.values())} checkpoints of {len(logged)} matches "
+            f"under prefix {store.prefix} ({', '.join(checkpoints.sources) or 'no source'})"
+        )
     admitted = [] if topic is None else [admit(msg.key, msg.value) for msg in topic.messages]
     names = set(await stored_matches(store))
     names.update(str(a[0]["match"]) for a in admitted if not isinstance(a, str))
+    names.update(logged)
     matches = {m.name: m for m in await _read_matches(store, sorted(names))}
     report.matches = sum(1 for m in matches.values() if m.archive or m.record is not None or m.held)
     games: dict[str, Game] = {}
@@ -512,16 +596,20 @@ async def check(
         report.events += len(m.archive)
         report.applied += sum(1 for e in m.archive if e.kind == "event")
         report.pending += sum(1 for s in m.held if s > m.head)
-        events = _check_archive(report, m)
+        events = _check_archive(report, m, checkpoint_key)
         if m.archive:
             game = _replay(events, m.name, report)
             if game is not None:
                 games[m.name] = m.game = game
     expected = _expected_records(games)
     packer = _Records(signing_key, key_id)
+    suspects: list[str] = []
     for m in matches.values():
         _check_record(report, m, expected, packer)
         _check_chain(report, m)
+        _check_board(report, m)
+        _check_checkpoint(report, m, checkpoint_key, logged.get(m.name, []), suspects)
+    await _check_index_again(report, store, checkpoint_key, suspects)
     alarms = await store.alarms()
     report.alarms = len(alarms)
     for match, detail in sorted(alarms.items()):
@@ -584,6 +672,208 @@ def _check_chain(report: Report, m: _Match) -> None:
             m.head,
             f"the trusted chain head {m.chain[:16]}... is not the replayed archive's {replayed[:16]}...",
         )
+
+
+def _check_board(report: Report, m: _Match) -> None:
+    if m.game is None:
+        return
+    if m.board is None:
+        report.breach("board_mismatch", m.name, m.head, "archived events, but no stored board")
+    elif m.board != canonical_bytes(m.game.board()):
+        report.breach(
+            "board_mismatch",
+            m.name,
+            m.head,
+            "the stored board is not the board a replay of the archive gives",
+        )
+
+
+@dataclass
+class CheckpointLogSnapshot:
+    """The checkpoint log as read: its checkpoints in order, what could not be read (one sentence each,
+    naming where), and where it was read from."""
+
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+
+def read_checkpoint_file(snapshot: CheckpointLogSnapshot, path: str, key: CheckpointKey | None) -> None:
+    """Add the checkpoints of a log file (``prizecheck serve``'s ``checkpoints.log``) to ``snapshot``."""
+    from streams.store.checkpoint import read_log
+
+    def error(line: int, why: str) -> None:
+        snapshot.errors.append(f"{path} line {line}: {why}")
+
+    snapshot.checkpoints.extend(read_log(path, key, errors=error))
+    snapshot.sources.append(path)
+
+
+def _stored_checkpoint(m: _Match) -> Checkpoint:
+    """What the store holds for a match, described as a checkpoint would (from the replay)."""
+    game = m.game or Game()
+    others = ""
+    for entry in m.archive:
+        if entry.kind != "event":
+            others = entry_step(others, entry.position[0], entry.kind, entry.data)
+    chains = version_chains((v.record, f"{v.cause_match} {v.cause_seq}") for v in m.versions)
+    vchain, causes = chains[-1] if chains else ("", "")
+    return Checkpoint(
+        m.name,
+        seq=m.head,
+        events=game.log.events(),
+        entries=len(m.archive),
+        chain=game.log.head.hex(),
+        others=others,
+        writes=m.writes,
+        record=digest(m.record),
+        board=digest(m.board),
+        versions=len(m.versions),
+        vchain=vchain,
+        causes=causes,
+    )
+
+
+def _check_checkpoint(
+    report: Report,
+    m: _Match,
+    key: CheckpointKey | None,
+    logged: Sequence[Checkpoint],
+    suspects: list[str] | None = None,
+) -> None:
+    """Invariant 5 for one match: its stored checkpoint, and the checkpoint log's."""
+    replayable = m.game is not None or not m.archive  # an archive that does not replay is a breach already
+    latest = max(logged, key=lambda c: c.writes) if logged else None
+    if m.checkpoint is None:
+        if latest is not None:
+            report.breach(
+                "checkpoint_missing",
+                m.name,
+                m.head,
+                f"the store holds no checkpoint, but the checkpoint log has {len(logged)} (the newest: "
+                f"{latest.describes()}): the match's state was removed or replaced",
+            )
+        return
+    try:
+        ck = Checkpoint.decode(m.checkpoint)
+    except CheckpointError as exc:
+        report.breach("checkpoint_invalid", m.name, m.head, f"the stored checkpoint is unreadable: {exc}")
+        return
+    if not ck.verify(key) or ck.match != m.name:
+        report.breach(
+            "checkpoint_invalid", m.name, m.head, "the stored checkpoint is not signed by the service's key"
+        )
+        return
+    found = _stored_checkpoint(m)
+    if replayable:
+        differs = [
+            name
+            for name, mine, theirs in (
+                ("head", found.seq, ck.seq),
+                ("events in order", found.events, ck.events),
+                ("chain head", found.chain, ck.chain),
+                ("archive entries", found.entries, ck.entries),
+                ("entries after the head", found.others, ck.others),
+                ("write count", found.writes, ck.writes),
+                ("record", found.record, ck.record),
+                ("board", found.board, ck.board),
+            )
+            if mine != theirs
+        ]
+        entry = NONE if m.indexed is None else index_digest(m.indexed.view())
+        if not ck.names_index(entry):
+            if not differs and suspects is not None:
+                suspects.append(m.name)  # maybe a writer between its two steps: read again (below)
+            else:
+                differs.append("index entry")
+        if differs:
+            report.breach(
+                "checkpoint_mismatch",
+                m.name,
+                m.head,
+                f"the stored {', '.join(differs)} differ from what its checkpoint ({ck.describes()}) signs: "
+                "changed outside the service",
+            )
+    if (found.versions, found.vchain, found.causes) != (ck.versions, ck.vchain, ck.causes):
+        report.breach(
+            "versions_mismatch",
+            m.name,
+            m.head,
+            f"{found.versions} versions are stored; the checkpoint signs {ck.versions}, and they differ: the "
+            "version list was truncated or edited",
+        )
+    if latest is not None and latest.writes > ck.writes:
+        report.breach(
+            "rollback",
+            m.name,
+            m.head,
+            f"the store holds {ck.describes()}, but the checkpoint log's newest is {latest.describes()}: an "
+            "older state was put back",
+        )
+    elif latest is not None and latest.writes == ck.writes and latest != ck:
+        report.breach(
+            "rollback", m.name, m.head, f"the stored checkpoint of write {ck.writes} is not the logged one"
+        )
+    if replayable:
+        _check_prefixes(report, m, logged)
+
+
+async def _check_index_again(
+    report: Report, store: RedisStore, key: CheckpointKey | None, suspects: Sequence[str]
+) -> None:
+    """A match whose index entry alone is not one its checkpoint names may have been read between a
+    write's two steps (the checkpoint, then the index entry): read both again, a little later, in that
+    order, before it is a breach."""
+    for match in suspects:
+        for attempt in range(3):
+            await asyncio.sleep(0.1 * (attempt + 1))
+            indexed = await store.index_entry(match)
+            raw = (await store.state(match)).checkpoint
+            try:
+                ck = Checkpoint.decode(raw) if raw is not None else None
+            except CheckpointError:
+                ck = None
+            entry = NONE if indexed is None else index_digest(indexed.view())
+            if ck is not None and ck.verify(key) and ck.names_index(entry):
+                break
+        else:
+            report.breach(
+                "checkpoint_mismatch",
+                match,
+                None,
+                "the stored index entry is not one its signed checkpoint names: changed outside the service",
+            )
+
+
+def _check_prefixes(report: Report, m: _Match, logged: Sequence[Checkpoint]) -> None:
+    """Every logged checkpoint describes a prefix of what is stored: the archive and the version list only
+    ever grow, so a logged state that is not a prefix means they were cut or rewritten."""
+    game = m.game or Game()
+    heads = game.log.heads
+    others = [""]
+    for entry in m.archive:
+        if entry.kind != "event":
+            others.append(entry_step(others[-1], entry.position[0], entry.kind, entry.data))
+    chains = [("", ""), *version_chains((v.record, f"{v.cause_match} {v.cause_seq}") for v in m.versions)]
+    for c in sorted(logged, key=lambda c: c.writes, reverse=True):
+        after = c.entries - c.events
+        problems = []
+        if c.events >= len(heads) or heads[c.events].hex() != c.chain:
+            problems.append(f"its first {c.events} events in order (chain head {c.chain[:16]}...)")
+        if not 0 <= after < len(others) or others[after] != c.others:
+            problems.append(f"its {max(after, 0)} entries after the head")
+        if c.versions >= len(chains) or chains[c.versions] != (c.vchain, c.causes):
+            problems.append(f"its first {c.versions} versions")
+        if problems:
+            report.breach(
+                "rollback",
+                m.name,
+                m.head,
+                f"the store does not hold what the logged checkpoint {c.describes()} signs: "
+                + "; ".join(problems)
+                + " are gone or rewritten",
+            )
+            return  # the newest that fails says it; older ones fail the same way
 
 
 def _check_acknowledged(report: Report, matches: Mapping[str, _Match], acked: Sequence[Acknowledged]) -> None:

@@ -29,7 +29,7 @@ import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar, cast
 
 import msgpack
@@ -37,12 +37,42 @@ import msgspec
 
 from replay import Game, link_records
 from replay.codec import MAX_DEPTH, edge_event
-from replay.engine.chain import C_CANONICAL, canonical_bytes, canonical_of, sign
+from replay.engine.chain import C_CANONICAL, GENESIS, canonical_bytes, canonical_of, sign
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_games, playoff_stub
 from replay.engine.validate import validate_event
 from streams.settings import Settings
-from streams.store import Append, AppendRun, AuditEntry, IndexEntry, Store, version_cause
+from streams.store import (
+    Append,
+    AppendRun,
+    AuditEntry,
+    Expect,
+    IndexChanged,
+    IndexEntry,
+    MatchState,
+    RecordVersion,
+    Store,
+    Stored,
+    Tampered,
+    version_cause,
+)
+from streams.store.checkpoint import (
+    NONE,
+    Checkpoint,
+    CheckpointError,
+    CheckpointKey,
+    CheckpointLog,
+    HeldForged,
+    MemoryCheckpoints,
+    add_version,
+    digest,
+    entry_step,
+    index_digest,
+    open_held,
+    seal_held,
+    sha1,
+    version_chains,
+)
 
 Status = Literal["applied", "duplicate", "buffered", "rejected"]
 _T = TypeVar("_T")
@@ -105,6 +135,16 @@ class _MatchState:
     child_done: bool = False  # a playoff child whose finish was already handed to its parent
     stubbed: str | None = None  # the playoff child whose stub this match's links have written (if absent)
     tampered: str | None = None  # the tamper alarm raised on the last rebuild: nothing is written
+    # What the store holds, as this owner verified it on the rebuild or wrote it since: the checkpoint
+    # (streams.store.checkpoint) and its stored bytes (b"": none stored yet), the SHA-1 of the stored
+    # record and board (what the write scripts compare before they write).
+    ck: Checkpoint | None = None
+    ck_raw: bytes = b""
+    record_sha1: str = ""
+    board_sha1: str = ""
+
+
+_SHA1_NONE = sha1(None)
 
 
 _Item = tuple[int, int, dict[str, Any], bytes]  # (position in the batch, seq, event, canonical bytes)
@@ -131,6 +171,9 @@ MAX_FAMILY = 32
 #: Attempts at one match's items, or at settling one family, when another writer keeps moving the head or
 #: the record (each attempt rebuilds from the store first); then :class:`StoreContention` is raised.
 MAX_ATTEMPTS = 8
+#: Reads of a match whose index entry alone disagrees with its checkpoint, before that is an alarm.
+INDEX_READS = 3
+_INDEX_PROBLEM = "the league index entry is not one its checkpoint signs (replaced or edited)"
 
 _decode_map = msgspec.msgpack.Decoder(dict[str, Any]).decode  # decode_event's path for canonical bytes
 
@@ -145,6 +188,11 @@ def _family(match: str) -> str:
 
 class _Stale(Exception):
     """The store's head or record moved under us (another writer): rebuild from the archive and retry."""
+
+
+class _Tamper(Exception):
+    """A write script refused to write: the store holds something its checkpoint does not say (an alarm
+    has been raised; the match takes nothing more)."""
 
 
 def unpack_record(data: bytes | None) -> dict[str, Any] | None:
@@ -168,6 +216,11 @@ class IngestCore:
     ``max_matches``: games kept in memory; the least recently used idle ones are dropped beyond it (they
     are rebuilt from the archive if they are seen again); ``actor``: who this process is in the audit log;
     ``concurrency``: the most matches (playoff families) of one batch decided at once.
+    ``checkpoint_key``: the key of the signed checkpoints and of the seals of held events (default: the
+    signing key; None and no signing key: checkpoints are kept unsigned and held events unsealed, which
+    protects against nothing but accidents: ``prizecheck serve`` and ``prizecheck worker`` always have a
+    key); ``checkpoints``: the log outside the store every checkpoint is appended to before the writes it
+    describes are answered (default: this process's memory). docs/reliability.md, "Tampering".
     Store errors (e.g. Redis down) propagate: the event was not processed and must be retried.
     """
 
@@ -183,6 +236,8 @@ class IngestCore:
         max_matches: int = 10_000,
         actor: str = "ingest",
         concurrency: int = 32,
+        checkpoint_key: CheckpointKey | None = None,
+        checkpoints: CheckpointLog | None = None,
     ) -> None:
         self.store = store
         self.gap_limit = gap_limit
@@ -196,6 +251,17 @@ class IngestCore:
         self.origin = f"{socket.gethostname()}:{os.getpid()}"
         self._matches: OrderedDict[str, _MatchState] = OrderedDict()
         self.counts: dict[str, int] = {"applied": 0, "duplicate": 0, "rejected": 0, "buffered": 0}
+        if checkpoint_key is None and signing_key is not None:
+            checkpoint_key = CheckpointKey(signing_key, self.key_id)
+        self.checkpoint_key = checkpoint_key
+        self.prefix = str(getattr(store, "prefix", ""))
+        self.checkpoints: CheckpointLog = (
+            MemoryCheckpoints(self.prefix) if checkpoints is None else checkpoints
+        )
+        self._outbox: list[Checkpoint] = []  # written to the store, not yet to the checkpoint log
+        self._sha1_last: tuple[bytes, str] = (b"", sha1(b""))
+        self._entry_digests: list[tuple[IndexEntry, str]] = []
+        self._last_entry: tuple[dict[str, Any] | None, int, IndexEntry] = (None, 0, IndexEntry("", 0, ""))
 
     # ------------------------------------------------------------------------------------ public API
 
@@ -270,6 +336,7 @@ class IngestCore:
             for result in await asyncio.gather(*work, return_exceptions=True):
                 if isinstance(result, BaseException):
                     raise result
+        await self.publish()
         return cast(list[Outcome], outcomes)
 
     async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
@@ -284,6 +351,7 @@ class IngestCore:
             if not st.buffer or now - min(p.arrived for p in st.buffer.values()) < self.gap_timeout:
                 continue
             outcomes += await self._locked(match, functools.partial(self._flush_match, match=match, now=now))
+        await self.publish()
         return outcomes
 
     async def recover(self, owns: Callable[[str], bool] | None = None) -> list[str]:
@@ -296,7 +364,20 @@ class IngestCore:
         found = [m for m in await self.store.pending_matches() if owns is None or owns(m)]
         for match in found:
             await self._locked(match, functools.partial(self._game, match=match))
+        await self.publish()
         return found
+
+    async def publish(self) -> None:
+        """Append the checkpoints of the writes done so far to the checkpoint log (every public call does
+        it before it returns: a write is answered only once its checkpoint is outside the store). On an
+        error they stay, and the next call appends them."""
+        if self._outbox:
+            batch, self._outbox = self._outbox, []
+            try:
+                await self.checkpoints.append(batch)
+            except BaseException:
+                self._outbox[:0] = batch
+                raise
 
     def stats(self) -> dict[str, int]:
         """Counts since start: applied, duplicate, rejected (quarantined), buffered (waiting now)."""
@@ -327,18 +408,32 @@ class IngestCore:
             if game.match is None:
                 return None
             record = await self._final_record(match, game)
-            if not await self.store.put_record(
-                match,
-                self._pack(record),
-                writes=st.writes,
-                cause=self._cause(match, record, st.head, provisional=game.effect_pending),
-            ):
+            packed = self._pack(record)
+            cause = self._cause(match, record, st.head, provisional=game.effect_pending)
+            ck = self._next_checkpoint(st, match, packed, cause, IndexEntry.from_record(record, st.head))
+            try:
+                written = await self.store.put_record(
+                    match,
+                    packed,
+                    writes=st.writes,
+                    cause=cause,
+                    expect=self._expect(st),
+                    checkpoint=ck.encode(),
+                )
+            except Tampered as exc:
+                detail = self._tamper_detail(st, match, exc.what)
+                await self._alarm(st, match, detail)
+                raise EventError(detail, match=match, field="archive") from None
+            if not written:
                 raise StoreContention(f"match {match}: its record was written during the rebuild; retry")
-            st.writes += 1
+            self._wrote(st, ck, packed, None)
             await self._index(st, record, force=True)
             return record
 
-        return await self._locked(match, work)
+        try:
+            return await self._locked(match, work)
+        finally:
+            await self.publish()
 
     # ------------------------------------------------------------------------------------ one match
     async def _locked(self, match: str, work: Callable[[_MatchState], Awaitable[_T]]) -> _T:
@@ -384,6 +479,14 @@ class IngestCore:
             except _Stale:
                 st.game = None
                 items = items[run.start :]
+            except _Tamper:
+                # nothing of the run was written: every item not handed out yet is refused (the alarm
+                # stands; the next rebuild finds the same evidence and keeps the match quarantined)
+                st.game = None
+                for i, seq, _, _ in items[run.start :]:
+                    outcomes[i] = _tampered(match, seq, st.tampered or "")
+                    self.counts["rejected"] += 1
+                return
         raise StoreContention(
             f"match {match}: another writer kept changing its head or record over {MAX_ATTEMPTS} attempts"
         )
@@ -432,7 +535,7 @@ class IngestCore:
         await self._flush(st, match, run)
         if await self.store.head(match) != st.head:
             raise _Stale  # the events we wait for may have been appended by another owner
-        if not await self.store.hold(match, seq, data):
+        if not await self.store.hold(match, seq, seal_held(self.checkpoint_key, match, seq, data)):
             raise _Stale  # another process holds one: trust the store's copy (a rebuild sees it)
         st.buffer[seq] = _Pending(ev, data, self.clock())
         if len(st.buffer) <= self.gap_limit:
@@ -452,6 +555,9 @@ class IngestCore:
             try:
                 applied = await self._release_gap(st, match, game, run)
                 await self._flush(st, match, run)
+            except _Tamper:
+                st.game = None
+                break  # the alarm stands; the events stay held
             except _Stale:
                 st.game = None  # another owner moved it: decide again from the store
                 attempts += 1
@@ -507,24 +613,35 @@ class IngestCore:
             record = await self._final_record(match, game)
             events = tuple(run.events)
             last = events[-1][0]
+            packed, board = self._pack(record), canonical_bytes(game.board())
+            cause = self._cause(match, record, last, provisional=game.effect_pending)
+            ck = self._next_checkpoint(
+                st, match, packed, cause, self._entry_of(record, last), board, game, len(events)
+            )
             result = await self.store.append_run(
                 AppendRun(
                     match,
                     st.head,
                     events,
-                    canonical_bytes(game.board()),
-                    self._pack(record),
+                    board,
+                    packed,
                     writes=st.writes,
                     chain=game.log.head.hex(),
-                    cause=self._cause(match, record, last, provisional=game.effect_pending),
+                    cause=cause,
                     allow_gap=run.gap,
+                    expect=self._expect(st),
+                    checkpoint=ck.encode(),
                 )
             )
+            if result.status == "tampered":
+                await self._alarm(st, match, self._tamper_detail(st, match, result.what))
+                raise _Tamper
             if result.status != "applied":
                 raise _Stale
             run.events.clear()
             run.gap = False
-            st.head, st.writes = last, result.writes
+            st.head = last
+            self._wrote(st, ck, packed, board)
             self.counts["applied"] += len(events)
             await self._after_write(st, match, record, game)
         self._commit(run, done=False)
@@ -551,6 +668,15 @@ class IngestCore:
         if len(game.findings) == before:  # the engine saw an exact duplicate the archive did not have
             raise _Stale
         record = await self._final_record(match, game)
+        packed = self._pack(record)
+        cause = self._cause(match, record, seq, provisional=game.effect_pending)
+        ck = self._next_checkpoint(st, match, packed, cause, IndexEntry.from_record(record, st.head))
+        base = st.ck or self._empty(match)
+        ck = replace(
+            ck,
+            entries=base.entries + 1,
+            others=entry_step(base.others, st.head, "late" if late else "conflict", data),
+        ).signed(self.checkpoint_key)
         result = await self.store.append(
             Append(
                 match=match,
@@ -558,16 +684,21 @@ class IngestCore:
                 event=data,
                 prev=st.head,
                 board=canonical_bytes(game.board()),
-                record=self._pack(record),
+                record=packed,
                 conflict=True,
                 writes=st.writes,
                 chain=game.log.head.hex(),
-                cause=self._cause(match, record, seq, provisional=game.effect_pending),
+                cause=cause,
+                expect=self._expect(st),
+                checkpoint=ck.encode(),
             )
         )
+        if result.status == "tampered":
+            await self._alarm(st, match, self._tamper_detail(st, match, result.what))
+            raise _Tamper
         if not (result.status == "conflict" and result.archived):
             raise _Stale
-        st.writes = result.writes
+        self._wrote(st, ck, packed, None)
         await self._after_write(st, match, record, game)
         st.quarantined.add(data)
         why = (
@@ -591,49 +722,168 @@ class IngestCore:
     async def _game(self, st: _MatchState, match: str) -> Game:
         """The match's game, rebuilt from the archive (and the held events) when not in memory.
 
-        The rebuild checks the archive against the trusted chain head the store keeps: a mismatch raises
-        the tamper alarm (:meth:`_alarm`) and nothing more is written to the match."""
+        The rebuild checks what the store holds against the signed checkpoint kept with it, and that
+        checkpoint against the newest the checkpoint log knows (:meth:`_verify`); each held event against
+        its seal and the event rules. Anything that does not hold raises the tamper alarm (:meth:`_alarm`)
+        and nothing more is written to the match: nothing stored is rewritten or re-signed."""
         if st.game is not None:
             return st.game
+        for attempt in range(INDEX_READS):
+            game, head, state, record, board, indexed, ck, problems = await self._read(st, match)
+            if problems != [_INDEX_PROBLEM] or attempt == INDEX_READS - 1:
+                break
+            # Only the index entry disagrees: it is written after the checkpoint that names it, by the
+            # match's owner or a playoff game settling it, so another writer may be between the two
+            # steps right now. Read again; tampering stays.
+            await asyncio.sleep(0.05 * (attempt + 1))
+        st.game, st.head, st.writes, st.indexed = game, head, state.writes, indexed
+        st.ck, st.ck_raw = ck, state.checkpoint or b""
+        st.record_sha1, st.board_sha1 = sha1(record), sha1(board)
+        st.tampered = None
+        if problems:
+            await self._alarm(st, match, f"match {match}: " + "; ".join(problems))
+        elif record is not None and game.match is not None:
+            stored = unpack_record(record)
+            view = NONE if indexed is None else index_digest(indexed.view())
+            if stored is not None and view != ck.index:
+                # heal a crash between an append and its index step: index the record the checkpoint names
+                await self._index(st, stored, force=True)
+        return game
+
+    async def _read(
+        self, st: _MatchState, match: str
+    ) -> tuple[Game, int, MatchState, bytes | None, bytes | None, IndexEntry | None, Checkpoint, list[str]]:
+        """Read a match (its index entry first, then its slot in one atomic read: a playoff game settling
+        this one writes its checkpoint before the index entry it names, so in this order the entry is one
+        that the checkpoint read after it, or its predecessor, names), replay it and check it."""
         game = Game()
         head = 0
+        others = ""
         st.quarantined.clear()
-        # the three reads at once (one round trip when the client pipelines concurrent commands)
-        archived, held, state = await asyncio.gather(
-            self.store.events(match), self.store.held(match), self.store.state(match)
-        )
-        for entry in archived:
+        indexed = await self.store.index_entry(match)
+        snap = await self.store.snapshot(match)
+        for entry in snap.events:
             game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)  # archived: canonical
             if entry.kind == "event":
                 head = entry.position[0]
             else:
                 st.quarantined.add(entry.data)
+                others = entry_step(others, entry.position[0], entry.kind, entry.data)
         now = self.clock()
-        for seq, data in held.items():
+        problems: list[str] = []
+        for seq, sealed in snap.held.items():
+            try:
+                data = open_held(self.checkpoint_key, match, seq, sealed)
+                event = _held_event(match, seq, data)
+            except (HeldForged, EventError) as exc:
+                problems.append(f"a held event was not held by this service: {exc}; it is not applied")
+                continue
             if seq >= game.next_seq and seq not in st.buffer:
-                st.buffer[seq] = _Pending(msgpack.unpackb(data, raw=False), data, now)
+                st.buffer[seq] = _Pending(event, data, now)
         for seq in [s for s in st.buffer if s < game.next_seq]:
             del st.buffer[seq]
-        st.game, st.head, st.writes, st.indexed = game, head, state.writes, None
-        st.tampered = None
-        if state.chain is not None and (state.chain != game.log.head.hex() or head != state.head):
-            await self._alarm(st, match, game, state.chain, state.head)
-        elif game.match is not None:
-            # heal a crash between an append and its index step
-            await self._index(st, await self._final_record(match, game), force=True)
-        return game
-
-    async def _alarm(self, st: _MatchState, match: str, game: Game, trusted: str, head: int) -> None:
-        """A tamper alarm: the archive no longer replays to the chain head stored with its last append.
-
-        docs/reliability.md: the stored (signed) record is left as it is, never re-signed from the changed
-        archive; the alarm is kept in the store (``prizecheck check`` fails), written to the audit log, and
-        counted as an ``archive_tampered`` finding in the indexes; events for the match are refused."""
-        detail = (
-            f"match {match}: the archive replays to chain head {game.log.head.hex()} at seq "
-            f"{game.next_seq - 1}, but the head stored with its last append is {trusted} at seq {head}: "
-            "the archive was changed outside the service; its record is kept as stored and not re-signed"
+        found = Checkpoint(
+            match,
+            store=self.prefix,
+            seq=head,
+            events=game.log.events(),
+            entries=len(snap.events),
+            chain=game.log.head.hex(),
+            others=others,
+            writes=snap.state.writes,
+            record=digest(snap.record),
+            board=digest(snap.board),
         )
+        ck = self._verify(match, found, snap.state, snap.versions, indexed, problems)
+        return game, head, snap.state, snap.record, snap.board, indexed, ck, problems
+
+    def _verify(
+        self,
+        match: str,
+        found: Checkpoint,
+        state: MatchState,
+        versions: Sequence[RecordVersion],
+        indexed: IndexEntry | None,
+        problems: list[str],
+    ) -> Checkpoint:
+        """Check what a rebuild read (``found``: the archive replayed, the stored record and board digests)
+        against the stored checkpoint and the checkpoint log; append what does not hold to ``problems``.
+        Returns the checkpoint that describes the store (the stored one, or for a match stored before
+        checkpoints existed, ``found`` itself)."""
+        chains = version_chains((v.record, version_cause(v.cause_match, v.cause_seq)) for v in versions)
+        vchain, causes = chains[-1] if chains else ("", "")
+        entry = NONE if indexed is None else index_digest(indexed.view())
+        latest = self.checkpoints.latest(match)
+        if found.seq != state.head:
+            problems.append(
+                f"the head key says {state.head}, the archive's last event in order is {found.seq}"
+            )
+        if state.checkpoint is None:
+            if latest is not None:
+                problems.append(
+                    f"the store holds no checkpoint, but the checkpoint log has {latest.describes()}: the "
+                    "match's state was removed or replaced"
+                )
+            if state.chain is not None and state.chain != found.chain:
+                problems.append(
+                    f"the archive replays to chain head {found.chain}, but the head stored with its last "
+                    f"append is {state.chain}: the archive was changed outside the service"
+                )
+            return replace(
+                found,
+                versions=len(versions),
+                vchain=vchain,
+                causes=causes,
+                index=entry,
+                index_prev=entry,
+                index_seen=entry,
+            )
+        try:
+            ck = Checkpoint.decode(state.checkpoint)
+        except CheckpointError as exc:
+            problems.append(f"its stored checkpoint is unreadable ({exc})")
+            return found
+        if not ck.verify(self.checkpoint_key) or ck.match != match:
+            problems.append("its stored checkpoint is not signed by this service's key (forged)")
+            return ck
+        if latest is not None and latest.writes > ck.writes:
+            problems.append(
+                f"the store was rolled back: its checkpoint is {ck.describes()}, the checkpoint log's newest "
+                f"is {latest.describes()}"
+            )
+        elif latest is not None and latest.writes == ck.writes and latest != ck:
+            problems.append(
+                f"its stored checkpoint of write {ck.writes} is not the one in the checkpoint log"
+            )
+        archive = (found.seq, found.events, found.chain, found.entries, found.others)
+        if archive != (ck.seq, ck.events, ck.chain, ck.entries, ck.others):
+            problems.append(
+                f"the archive (seq {found.seq}, {found.entries} entries, chain head {found.chain[:16]}...) "
+                f"is not the one its checkpoint signs (seq {ck.seq}, {ck.entries} entries, chain head "
+                f"{ck.chain[:16]}...): it was changed outside the service"
+            )
+        if state.writes != ck.writes:
+            problems.append(f"its write count is {state.writes}, its checkpoint says {ck.writes}")
+        if found.record != ck.record:
+            problems.append("the stored record is not the one its checkpoint signs (replaced or edited)")
+        if found.board != ck.board:
+            problems.append("the stored board is not the one its checkpoint signs (replaced or edited)")
+        if (len(versions), vchain, causes) != (ck.versions, ck.vchain, ck.causes):
+            problems.append(
+                f"the version list ({len(versions)} versions) is not the one its checkpoint signs "
+                f"({ck.versions} versions): truncated or edited"
+            )
+        if not ck.names_index(entry):
+            problems.append(_INDEX_PROBLEM)
+        return ck
+
+    async def _alarm(self, st: _MatchState, match: str, detail: str) -> None:
+        """A tamper alarm: the store holds something the service did not write.
+
+        docs/reliability.md: the stored (signed) record is left as it is, never re-signed from changed
+        data; the alarm is kept in the store (``prizecheck check`` fails), written to the audit log, and
+        counted as an ``archive_tampered`` finding in the indexes; events for the match are refused."""
+        detail += "; the stored data is kept as it is and not re-signed"
         st.tampered = detail
         await self.store.alarm(match, detail)
         await self.store.audit(
@@ -642,14 +892,130 @@ class IngestCore:
             )
         )
         stored = unpack_record(await self.store.record(match))
-        if stored is not None:
-            entry = IndexEntry.from_record(stored, head)
+        if stored is not None and isinstance(stored.get("match"), str):
+            entry = IndexEntry.from_record({**stored, "match": match}, st.head)
             findings = {**entry.findings, "archive_tampered": 1}
             await self.store.index(
                 IndexEntry(
-                    entry.match, head, entry.status, entry.league, entry.season, entry.players, findings
+                    entry.match,
+                    st.head,
+                    entry.status,
+                    entry.league,
+                    entry.season,
+                    entry.players,
+                    findings,
+                    entry.severities,
                 )
             )
+
+    async def _alarm_other(self, match: str, detail: str) -> None:
+        """A tamper alarm on a match this process does not own (a playoff game it settles or stubs)."""
+        st = self._matches.get(match)
+        if st is not None:
+            st.game = None  # if it is ours after all, rebuild (and re-check) it on next use
+        await self.store.alarm(match, detail)
+        await self.store.audit(
+            AuditEntry(
+                "tamper_alarm", self.actor, target=match, origin=self.origin, detail=detail, at=time.time()
+            )
+        )
+
+    # ------------------------------------------------------------------------------------ checkpoints
+    def _empty(self, match: str) -> Checkpoint:
+        """The checkpoint of a match the store holds nothing of."""
+        return Checkpoint(match, store=self.prefix, chain=GENESIS.hex())
+
+    def _next_checkpoint(
+        self,
+        st: _MatchState,
+        match: str,
+        record: bytes,
+        cause: str,
+        entry: IndexEntry | None,
+        board: bytes | None = None,
+        game: Game | None = None,
+        appended: int = 0,
+    ) -> Checkpoint:
+        """The signed checkpoint of the store after writing ``record`` (and ``board`` and ``appended``
+        events of ``game``, for an append) over what ``st`` says is stored."""
+        base = st.ck or self._empty(match)
+        changes: dict[str, Any] = {
+            "store": self.prefix,
+            "writes": st.writes + 1,
+            "record": digest(record),
+            "index": self._entry_digest(entry),
+            # what the indexes may show until this write's index step: what the last checkpoint named,
+            # or what this writer saw (another writer's index step may have run since, or not yet)
+            "index_prev": base.index,
+            "index_seen": self._entry_digest(st.indexed),
+        }
+        if board is not None:
+            changes["board"] = digest(board)
+        if game is not None:
+            changes["seq"] = game.log.next_seq - 1 if appended else base.seq
+            changes["events"] = game.log.events()
+            changes["entries"] = base.entries + appended
+            changes["chain"] = game.log.head.hex()
+        ck = base.but(**changes)
+        if cause and self._sha1(record) != (st.record_sha1 or _SHA1_NONE):
+            ck = add_version(ck, record, cause)  # write.lua keeps it as a new version
+        return ck.signed(self.checkpoint_key)
+
+    def _entry_of(self, record: dict[str, Any], head: int) -> IndexEntry:
+        """``IndexEntry.from_record(record, head)``, made once for a write's checkpoint and its index step
+        (remembered for the record last asked about)."""
+        known, at, entry = self._last_entry
+        if known is not record or at != head:
+            entry = IndexEntry.from_record(record, head)
+            self._last_entry = (record, head, entry)
+        return entry
+
+    def _entry_digest(self, entry: IndexEntry | None) -> str:
+        """:func:`index_digest` of an entry, remembered for the last few (a write's entry is the next
+        write's entry seen, and usually its entry again)."""
+        if entry is None:
+            return NONE
+        for known, value in self._entry_digests:
+            if known is entry:
+                return value
+        value = index_digest(entry.view())
+        self._entry_digests = [(entry, value), *self._entry_digests[:3]]
+        return value
+
+    def _sha1(self, data: bytes) -> str:
+        """SHA-1 of a record just packed, computed once for the checkpoint and the next expectation."""
+        last, digest_ = self._sha1_last
+        if data is not last:
+            digest_ = sha1(data)
+            self._sha1_last = (data, digest_)
+        return digest_
+
+    def _expect(self, st: _MatchState) -> Expect:
+        """What ``st`` says the store holds (the write scripts refuse to write over anything else)."""
+        return Expect(
+            record=st.record_sha1 or _SHA1_NONE,
+            board=st.board_sha1 or _SHA1_NONE,
+            checkpoint=st.ck_raw,
+            versions=st.ck.versions if st.ck is not None else 0,
+        )
+
+    def _wrote(self, st: _MatchState, ck: Checkpoint, record: bytes, board: bytes | None) -> None:
+        """The store holds ``ck``'s state now (this owner wrote it): remember it, and queue the checkpoint
+        for the log (:meth:`publish`)."""
+        st.ck, st.ck_raw, st.writes = ck, ck.encode(), ck.writes
+        st.record_sha1 = self._sha1(record)
+        if board is not None:
+            st.board_sha1 = sha1(board)
+        self.checkpoints.note(ck)
+        self._outbox.append(ck)
+
+    @staticmethod
+    def _tamper_detail(st: _MatchState, match: str, what: str) -> str:
+        writes = st.ck.writes if st.ck is not None else 0
+        return (
+            f"match {match}: the stored {what} is not what its checkpoint (write {writes}) says: it was "
+            "changed outside the service since this process wrote or checked it; the write was refused"
+        )
 
     def _cause(self, match: str, record: Mapping[str, Any], seq: int, *, provisional: bool = False) -> str:
         """A finished record's cause (``"<match> <seq>"``): empty while the game is in progress, and while
@@ -668,12 +1034,13 @@ class IngestCore:
 
     async def _family(
         self, top: str, record: dict[str, Any], known: Mapping[str, dict[str, Any]]
-    ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, Stored]]:
         """``top`` and the playoff games of its family (its children and theirs, and where their playoff
         links point), unsigned, as ``known`` gives them or else as stored: what ``link_records`` settles;
-        and the write count each stored record was read at (the fence of a write that settles it)."""
+        and each stored record as it was read, with its write count and checkpoint (what a write that
+        settles it is fenced by and builds on)."""
         group: dict[str, dict[str, Any]] = {top: _unsigned(record)}
-        writes: dict[str, int] = {}
+        stored: dict[str, Stored] = {}
         todo = playoff_games(record)
         while todo and len(group) < MAX_FAMILY:
             child = todo.pop(0)
@@ -681,30 +1048,30 @@ class IngestCore:
                 continue
             crec = known.get(child)
             if crec is None:
-                data, writes[child] = await self.store.record_state(child)
-                crec = unpack_record(data)
+                stored[child] = await self.store.stored(child)
+                crec = unpack_record(stored[child].record)
             if crec is not None:
                 group[child] = _unsigned(crec)
                 todo.extend(playoff_games(crec))
-        return group, writes
+        return group, stored
 
-    async def _family_top(self, parent: str) -> tuple[str, dict[str, Any] | None, int]:
+    async def _family_top(self, parent: str) -> tuple[str, dict[str, Any] | None, Stored]:
         """The top of a playoff game's family, from its parent up the stored records' parent links, and
-        the write count its record was read at."""
-        data, writes = await self.store.record_state(parent)
-        name, record = parent, unpack_record(data)
+        its record as it was read (with its write count and checkpoint)."""
+        top = await self.store.stored(parent)
+        name, record = parent, unpack_record(top.record)
         seen = {name}
         while record is not None and len(seen) < MAX_FAMILY:
             up = record.get("parent")
             if not isinstance(up, str) or up in seen:
                 break
-            data, above_writes = await self.store.record_state(up)
-            above = unpack_record(data)
+            read = await self.store.stored(up)
+            above = unpack_record(read.record)
             if above is None:
                 break
-            name, record, writes = up, above, above_writes
+            name, record, top = up, above, read
             seen.add(up)
-        return name, record, writes
+        return name, record, top
 
     async def _playoff_links(
         self, st: _MatchState, match: str, record: dict[str, Any], *, provisional: bool
@@ -726,12 +1093,31 @@ class IngestCore:
         if record.get("status") == "awaiting_playoff" and isinstance(po, Mapping):
             child = po.get("child")
             if isinstance(child, str):
-                if await self.store.put_record(
-                    child, self._pack(playoff_stub(record, child)), if_absent=True
-                ):
+                stub = playoff_stub(record, child)
+                packed = self._pack(stub)
+                entry = IndexEntry.from_record(stub, 0)
+                # the child's first write: over nothing stored (anything there was not written by us)
+                ck = self._next_checkpoint(_MatchState(), child, packed, "", entry)
+                try:
+                    written = await self.store.put_record(
+                        child,
+                        packed,
+                        if_absent=True,
+                        expect=Expect(_SHA1_NONE, _SHA1_NONE, b"", 0),
+                        checkpoint=ck.encode(),
+                    )
+                except Tampered as exc:
+                    written = False
+                    await self._alarm_other(
+                        child,
+                        f"match {child}: its stored {exc.what} was written outside the service before its "
+                        "first record (the playoff stub announced by its parent); the stub was not written",
+                    )
+                if written:
+                    self.checkpoints.note(ck)
+                    self._outbox.append(ck)
                     # the child had no record: most likely nothing indexed either (the store checks)
-                    stub = IndexEntry.from_record(playoff_stub(record, child), 0)
-                    await self.store.index(stub, last=None, guess=True)
+                    await self.store.index(entry, last=None, guess=True)
                 st.stubbed = child  # from now on the child has a record: writing a stub is a no-op
 
     async def _settle_family(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
@@ -747,14 +1133,15 @@ class IngestCore:
             return
         for _ in range(MAX_ATTEMPTS):
             if isinstance(parent, str):
-                top, top_record, top_writes = await self._family_top(parent)
+                top, top_record, top_stored = await self._family_top(parent)
                 if top_record is None:
                     return  # the parent is not stored yet: it settles itself when it is
             else:
-                top, top_record, top_writes = match, record, st.writes
-            group, writes = await self._family(top, top_record, {match: record})
-            writes[top] = top_writes
-            if await self._store_settled(match, st.head, group, writes):
+                top, top_record, top_stored = match, record, None
+            group, stored = await self._family(top, top_record, {match: record})
+            if top_stored is not None:
+                stored[top] = top_stored
+            if await self._store_settled(match, st.head, group, stored):
                 break
         else:
             raise StoreContention(f"match {match}: its playoff family kept changing while it was settled")
@@ -762,23 +1149,62 @@ class IngestCore:
             st.child_done = record.get("status") == "finished"
 
     async def _store_settled(
-        self, match: str, seq: int, group: dict[str, dict[str, Any]], writes: Mapping[str, int]
+        self, match: str, seq: int, group: dict[str, dict[str, Any]], stored: Mapping[str, Stored]
     ) -> bool:
-        """Store the games of ``group`` that link_records settles; False if one was written meanwhile."""
+        """Store the games of ``group`` that link_records settles; False if one was written meanwhile.
+
+        Each is written over its record as read (fenced by its write count), with the next checkpoint of
+        the one it holds, which must verify: a game whose stored record or checkpoint was not written by
+        the service is not settled, and its alarm is raised."""
         for other, settled in link_records(group).items():
             if other == match or settled == group[other]:
                 continue
-            if not await self.store.put_record(
-                other,
-                self._pack(settled),
-                writes=writes.get(other),
-                cause=self._cause(match, settled, seq),
-            ):
-                return False
+            read = stored.get(other, Stored())
             old = await self.store.index_entry(other)
             entry = IndexEntry.from_record(settled, old.seq if old else 0)
+            packed = self._pack(settled)
+            cause = self._cause(match, settled, seq)
+            view = _MatchState(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
+            problem = self._stored_problem(other, read, view)
+            if problem is not None:
+                await self._alarm_other(other, f"match {other}: {problem}; it was not settled from {match}")
+                continue
+            ck = self._next_checkpoint(view, other, packed, cause, entry)
+            try:
+                written = await self.store.put_record(
+                    other,
+                    packed,
+                    writes=read.writes,
+                    cause=cause,
+                    expect=Expect(record=view.record_sha1, checkpoint=read.checkpoint or b""),
+                    checkpoint=ck.encode() if view.ck is not None else b"",
+                )
+            except Tampered as exc:
+                await self._alarm_other(other, self._tamper_detail(view, other, exc.what))
+                continue
+            if not written:
+                return False
+            if view.ck is not None:
+                self.checkpoints.note(ck)
+                self._outbox.append(ck)
             await self.store.index(entry, last=old, guess=True)  # just read: no second read
         return True
+
+    def _stored_problem(self, match: str, read: Stored, view: _MatchState) -> str | None:
+        """Does a record read for a write by another match's owner agree with its checkpoint? Sets
+        ``view.ck`` (None: a match stored before checkpoints existed, written without one)."""
+        if read.checkpoint is None:
+            return None
+        try:
+            ck = Checkpoint.decode(read.checkpoint)
+        except CheckpointError as exc:
+            return f"its stored checkpoint is unreadable ({exc})"
+        if not ck.verify(self.checkpoint_key) or ck.match != match:
+            return "its stored checkpoint is not signed by this service's key (forged)"
+        if ck.writes != read.writes or ck.record != digest(read.record):
+            return "its stored record is not the one its checkpoint signs (replaced or edited)"
+        view.ck, view.ck_raw = ck, read.checkpoint
+        return None
 
     # ------------------------------------------------------------------------------------ memory
     def _state(self, match: str) -> _MatchState:
@@ -802,24 +1228,47 @@ class IngestCore:
                 excess -= 1
 
     async def _index(self, st: _MatchState, record: dict[str, Any], *, force: bool = False) -> None:
+        """Index ``record``, over the entry this owner wrote or verified last (``st.indexed``): an entry
+        changed since by anyone but a writer of this match's record (whose checkpoint then names the entry)
+        is an alarm, not overwritten."""
         entry = self._index_change(st, record, force=force)
-        if entry is not None:
-            await self.store.index(entry, last=st.indexed, guess=True)
-            st.indexed = entry
+        if entry is None:
+            return
+        try:
+            await self.store.index(entry, last=st.indexed, guess=True, strict=True)
+        except IndexChanged as exc:
+            match, found = entry.match, exc.stored
+            for attempt in range(INDEX_READS):
+                if attempt:  # another writer may be between its checkpoint and its index step: again
+                    await asyncio.sleep(0.05 * attempt)
+                    found = await self.store.index_entry(match)
+                ck = _decoded((await self.store.state(match)).checkpoint)  # read after the entry
+                seen = NONE if found is None else index_digest(found.view())
+                if ck is not None and ck.verify(self.checkpoint_key) and ck.names_index(seen):
+                    break
+            else:
+                await self._alarm(
+                    st,
+                    match,
+                    f"match {match}: its league index entry was changed outside the service (it is not "
+                    "the entry this process wrote, nor one the stored checkpoint signs)",
+                )
+                return
+            if ck.writes > st.writes:
+                st.game = None  # another writer of the record (a playoff game settling it): read again
+                st.indexed = found
+                return
+            await self.store.index(entry, last=found, guess=True)
+        st.indexed = entry
 
     def _index_change(
         self, st: _MatchState, record: dict[str, Any], *, force: bool = False
     ) -> IndexEntry | None:
         """The index entry to write for ``record``, or None when nothing the indexes show has changed
         (which saves the second round trip)."""
-        entry = IndexEntry.from_record(record, st.head)
+        entry = self._entry_of(record, st.head)
         last = st.indexed
-        if (
-            not force
-            and last is not None
-            and (last.status, last.league, last.season, last.players, dict(last.findings))
-            == (entry.status, entry.league, entry.season, entry.players, dict(entry.findings))
-        ):
+        if not force and last is not None and last.view() == entry.view():
             return None
         return entry
 
@@ -882,6 +1331,32 @@ def _run_ends(game: Game, events: Sequence[tuple[int, bytes]], st: _MatchState) 
     # A decided game: each event after the end is its own write, so that every change to the finished
     # record is its own version (Store.versions), however the events were batched.
     return True
+
+
+def _decoded(data: bytes | None) -> Checkpoint | None:
+    """A stored checkpoint, or None when there is none or it is unreadable."""
+    if data is None:
+        return None
+    try:
+        return Checkpoint.decode(data)
+    except CheckpointError:
+        return None
+
+
+def _held_event(match: str, seq: int, data: bytes) -> dict[str, Any]:
+    """A held event, checked again as the edge checks an event (it was written into the store, which is
+    not trusted): one valid event of this match at this seq, in canonical bytes. EventError otherwise."""
+    event = decode_event(data)
+    validate_event(event)
+    if event.get("match") != match or event.get("seq") != seq:
+        raise EventError(
+            f"the event held at seq {seq} is for match {event.get('match')!r} seq {event.get('seq')!r}",
+            match=match,
+            seq=seq,
+        )
+    if archive_bytes(event, data) != data:
+        raise EventError(f"the event held at seq {seq} is not in canonical msgpack", match=match, seq=seq)
+    return event
 
 
 def _waiting_conflict(match: str, seq: int, expected: int) -> Outcome:

@@ -155,9 +155,10 @@ def test_asyncapi_describes_both_topics_and_the_dead_letter_headers() -> None:
     assert str(doc["asyncapi"]).startswith(("2.6", "3."))
     defaults = Settings()
     addresses = {ch["address"]: ch for ch in doc["channels"].values()}
-    assert set(addresses) == {defaults.topic, defaults.dlq_topic}
-    for ch in addresses.values():
-        assert ch["bindings"]["kafka"]["partitions"] == defaults.partitions
+    key_topic = f"{defaults.topic}.key"  # one partition: the workers' shared checkpoint key
+    assert set(addresses) == {defaults.topic, defaults.dlq_topic, f"{defaults.topic}.checkpoints", key_topic}
+    for address, ch in addresses.items():
+        assert ch["bindings"]["kafka"]["partitions"] == (1 if address == key_topic else defaults.partitions)
     event = doc["components"]["messages"]["Event"]
     ref = event["payload"]["$ref"]
     assert (ROOT / "schemas" / ref).resolve() == (ROOT / "schemas" / "events.schema.json").resolve()

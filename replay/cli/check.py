@@ -3,13 +3,18 @@
 ::
 
     prizecheck check [--redis URL] [--redis-prefix P] [--kafka URL] [--topic T] [--dlq-topic D]
-                     [--redis-only] [--acknowledged FILE] [--timeout S] [--json]
+                     [--redis-only] [--acknowledged FILE] [--checkpoints FILE]... [--timeout S] [--json]
 
 Defaults come from the environment as for the service (``REDIS_URL``, ``KAFKA_URL``, ``PRIZECHECK_TOPIC``,
 ``PRIZECHECK_DLQ_TOPIC``, ``PRIZECHECK_SIGNING_KEY``, ``PRIZECHECK_KEY_ID``; no ``REDIS_URL``: the embedded
 store under ``PRIZECHECK_DATA_DIR``). Without ``--kafka`` or ``KAFKA_URL`` (or with ``--redis-only``) only
 Redis is checked, and the output says which invariants were skipped. ``--acknowledged FILE``: events a
 client was told were taken (a ``.jsonl`` file), each of which must be archived at its seq or held.
+
+The signed checkpoints (docs/reliability.md, "Tampering") are checked with the service's key
+(``PRIZECHECK_SIGNING_KEY``, else the data directory's ``checkpoint.key``, else with Kafka the workers'
+key topic) against the checkpoint log: the data directory's ``checkpoints.log`` (``prizecheck serve``'s)
+when it exists, the workers' checkpoint topic with Kafka, and every ``--checkpoints FILE``.
 
 Exit status: 0 every invariant holds; 1 a breach (each printed with its code, match, seq and a sentence);
 2 the check cannot run (cannot connect, no such topic, bad arguments), with a message, never a traceback.
@@ -28,8 +33,18 @@ from redis.exceptions import RedisError
 from replay.cli.common import UsageError, json_line
 from replay.cli.services import check_kafka_url, check_redis_url, describe, redact
 from replay.engine.errors import InputError
-from streams.check import Acknowledged, CheckError, Report, acknowledged_events, check, read_topic
+from streams.check import (
+    Acknowledged,
+    CheckError,
+    CheckpointLogSnapshot,
+    Report,
+    acknowledged_events,
+    check,
+    read_checkpoint_file,
+    read_topic,
+)
 from streams.settings import Settings
+from streams.store.checkpoint import CheckpointKey
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -54,6 +69,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--acknowledged",
         metavar="FILE",
         help="a .jsonl file of events clients were told were taken: each must be archived at its seq or held",
+    )
+    parser.add_argument(
+        "--checkpoints",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="a checkpoint log file (default: the data directory's checkpoints.log, when it exists; with "
+        "Kafka, also the workers' checkpoint topic)",
     )
     parser.add_argument(
         "--timeout",
@@ -94,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         acked = acknowledged_events(event for _, event in read_events(args.acknowledged))
     try:
         report, where = asyncio.run(
-            _check(settings, args.redis_prefix, kafka, topic, dlq, acked, args.timeout)
+            _check(settings, args.redis_prefix, kafka, topic, dlq, acked, args.timeout, args.checkpoints)
         )
     except CheckError as exc:
         print(f"prizecheck check: {exc}", file=sys.stderr)
@@ -117,6 +140,7 @@ async def _check(
     dlq: str,
     acked: list[Acknowledged],
     timeout: float,
+    files: list[str],
 ) -> tuple[Report, str]:
     from streams.kafka.app import bootstrap_servers
     from streams.store import RedisStore
@@ -130,6 +154,7 @@ async def _check(
     snapshot = None
     if kafka is not None:
         snapshot = await read_topic(bootstrap_servers(kafka), topic, dlq, timeout=timeout)
+    key, log = await _checkpoints(settings, kafka, topic, files, timeout)
     try:
         conn = await asyncio.wait_for(connect(settings), timeout)
     except Exception as exc:
@@ -148,6 +173,8 @@ async def _check(
             key_id=settings.key_id,
             topic=snapshot,
             acknowledged=acked,
+            checkpoint_key=key,
+            checkpoints=log,
         )
         where = f"redis {conn.where} (prefix {prefix})"
         if kafka is not None:
@@ -155,6 +182,60 @@ async def _check(
         return report, where
     finally:
         await conn.close()
+
+
+async def _checkpoints(
+    settings: Settings, kafka: str | None, topic: str, files: list[str], timeout: float
+) -> tuple[CheckpointKey | None, CheckpointLogSnapshot | None]:
+    """The checkpoint key and log: see the module docstring. A file named with --checkpoints must exist."""
+    from streams.kafka.app import bootstrap_servers
+    from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key
+
+    try:
+        key = configured_key(settings.signing_key, settings.key_id, settings.data_dir, create=False)
+    except CheckpointError as exc:
+        raise CheckError(f"the checkpoint key: {exc}") from None
+    paths = list(files)
+    for path in paths:
+        if not os.path.isfile(path):
+            raise CheckError(f"{path}: no such checkpoint log (--checkpoints)")
+    default = os.path.join(settings.data_dir, LOG_FILE)
+    if not paths and os.path.isfile(default):
+        paths.append(default)
+    if kafka is None and not paths:
+        return key, None
+    log = CheckpointLogSnapshot()
+    if kafka is not None:
+        from streams.kafka.checkpoints import checkpoint_topic, key_topic, read_checkpoints, shared_key
+
+        bootstrap = bootstrap_servers(kafka)
+        named = replace(settings, topic=topic)
+        try:
+            if key is None:
+                key = await asyncio.wait_for(shared_key(bootstrap, key_topic(named), create=False), timeout)
+            values = await asyncio.wait_for(read_checkpoints(bootstrap, checkpoint_topic(named)), timeout)
+        except TimeoutError:
+            raise CheckError(
+                f"Kafka at {kafka} did not deliver the checkpoint topic within {timeout:g} s"
+            ) from None
+        except CheckpointError as exc:
+            raise CheckError(str(exc)) from None
+        for n, value in enumerate(values, start=1):
+            try:
+                ck = Checkpoint.decode(value)
+            except CheckpointError as exc:
+                log.errors.append(f"{checkpoint_topic(named)} checkpoint {n}: {exc}")
+                continue
+            if not ck.verify(key):
+                log.errors.append(
+                    f"{checkpoint_topic(named)} checkpoint {n}: {ck.match}'s checkpoint does not verify"
+                )
+                continue
+            log.checkpoints.append(ck)
+        log.sources.append(f"topic {checkpoint_topic(named)}")
+    for path in paths:
+        read_checkpoint_file(log, path, key)
+    return key, log
 
 
 def _where(settings: Settings) -> str:

@@ -191,26 +191,43 @@ async def _store_league(store: Any, league: list[dict[str, Any]], builder: Any) 
     """Ingest the league into the service's store (batches, as a worker does), then read it back."""
     from replay.cli.progress import Bar
     from replay.cli.report import add_records_from
-    from streams.ingest import IngestCore
-    from streams.settings import Settings
 
-    core = IngestCore.from_settings(store, Settings.from_env())
-    for start in range(0, len(league), 2000):
-        await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
+    core, checkpoints = _core(store)
+    try:
+        for start in range(0, len(league), 2000):
+            await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
+    finally:
+        await checkpoints.close()
     with Bar("reading the league back", unit="records") as bar:
         await add_records_from(store, builder, bar, where="the store")
 
 
+def _core(store: Any) -> tuple[Any, Any]:
+    """The ingest core ``prizecheck serve`` runs on this store: its checkpoint key and log in the data
+    directory (docs/reliability.md, "Tampering"), so serve and check find what the demo wrote signed."""
+    from streams.ingest import IngestCore
+    from streams.settings import Settings
+    from streams.store.checkpoint import open_local_log
+
+    settings = Settings.from_env()
+    prefix = str(getattr(store, "prefix", "pc"))
+    checkpoints = open_local_log(settings.signing_key, settings.key_id, settings.data_dir, prefix)
+    core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
+    return core, checkpoints
+
+
 async def _ingest(store: Any, events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every event through the service's ingest core, as msgpack bytes; the stored records back."""
-    from streams.ingest import IngestCore, unpack_record
-    from streams.settings import Settings
+    from streams.ingest import unpack_record
 
-    core = IngestCore.from_settings(store, Settings.from_env())
+    core, checkpoints = _core(store)
     outcomes: dict[str, int] = {}
-    for event in events:
-        out = await core.ingest(msgpack.packb(event))
-        outcomes[out.status] = outcomes.get(out.status, 0) + 1
+    try:
+        for event in events:
+            out = await core.ingest(msgpack.packb(event))
+            outcomes[out.status] = outcomes.get(out.status, 0) + 1
+    finally:
+        await checkpoints.close()
     print("ingested: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + "\n")
     records: dict[str, dict[str, Any]] = {}
     for match in dict.fromkeys(str(e["match"]) for e in events):

@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     from streams.ingest import IngestCore
     from streams.kafka.agents import Pipeline, dlq_topic, install
     from streams.kafka.app import create_app, ensure_topics, tune_gc
+    from streams.kafka.checkpoints import checkpoint_topic, ensure_checkpoint_topics, open_worker_log
     from streams.kafka.dlq import FaustDeadLetters
     from streams.store import RedisStore
     from streams.store.autopipeline import AutoPipelineRedis
@@ -107,10 +108,23 @@ def run(args: argparse.Namespace) -> int:
     check_redis_url(settings.redis_url)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+
+    async def ensure(settings: Settings) -> dict[str, int]:
+        # the events topic and its DLQ, then the checkpoint topic with as many partitions as it has
+        topics = await ensure_topics(settings)
+        found = topics.get(settings.topic) or settings.partitions
+        return {**topics, **await ensure_checkpoint_topics(settings, found)}
+
     try:
         conn = loop.run_until_complete(reach_redis(settings))  # InputError: exit 2
         try:
-            topics = loop.run_until_complete(_wait_for_kafka(settings, args.connect_wait, ensure_topics))
+            topics = loop.run_until_complete(_wait_for_kafka(settings, args.connect_wait, ensure))
+            # signed checkpoints go to the checkpoint topic, outside Redis (docs/reliability.md, "Tampering")
+            checkpoints = loop.run_until_complete(
+                open_worker_log(
+                    settings, args.redis_prefix, partitions=topics.get(checkpoint_topic(settings))
+                )
+            )
         except Exception as exc:
             loop.run_until_complete(conn.close())
             raise kafka_failure(exc, kafka) from None
@@ -127,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     # commands of the matches in a batch share round trips (streams/store/autopipeline.py)
     client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
     store = RedisStore(client, prefix=args.redis_prefix)
-    core = IngestCore.from_settings(store, settings)
+    core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     app = create_app(settings, app_id=args.group, web_port=args.web_port)
     os.makedirs(app.conf.datadir, exist_ok=True)  # Faust makes only the last level
     tune_gc()
@@ -141,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     async def on_shutdown(sender: Any, **kwargs: Any) -> None:
         stats = json_line(pipeline.stats())
         print(f"prizecheck worker {name}: stopping; stats {stats}", file=sys.stderr, flush=True)
+        await checkpoints.close()
         await conn.close()
 
     # mode's SignalHandlerT spells its types as strings mypy cannot resolve

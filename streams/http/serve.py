@@ -34,6 +34,7 @@ from streams.ingest import IngestCore
 from streams.reasons import describe
 from streams.settings import Settings
 from streams.store import AuditEntry, RedisStore
+from streams.store.checkpoint import open_local_log
 from streams.store.connection import connect
 from streams.tokens import TokenBook, new_token
 
@@ -105,7 +106,9 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
     except Exception as exc:  # the embedded store could not start in the data directory
         raise InputError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
     store = RedisStore(conn.client)
-    core = IngestCore.from_settings(store, settings)
+    # signed checkpoints in an append-only file beside the data, outside Redis (docs/reliability.md)
+    checkpoints = open_local_log(settings.signing_key, settings.key_id, settings.data_dir, store.prefix)
+    core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
     access = Access(store, book)
     app = make_app(
@@ -174,6 +177,7 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         with contextlib.suppress(BaseException):
             await watcher
         await runner.cleanup()
+        await checkpoints.close()
         await conn.close()
         if started:
             print("prizecheck serve: stopped", file=sys.stderr, flush=True)

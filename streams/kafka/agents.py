@@ -42,6 +42,7 @@ from faust.types import TP, EventT, StreamT
 from replay.engine.errors import EventError
 from streams.ingest import IngestCore, Outcome, StoreContention, decode_event
 from streams.kafka.batching import WORKER_BATCHING, Batching
+from streams.kafka.checkpoints import KafkaCheckpoints
 from streams.kafka.dlq import DeadLetter, DeadLetterSink
 from streams.kafka.keys import key_refusal
 from streams.settings import Settings
@@ -315,6 +316,19 @@ class Pipeline:
                 owners[match] = by_partition.get(p)
             return owners[match]
 
+        checkpoints = self.core.checkpoints
+        if isinstance(checkpoints, KafkaCheckpoints):
+            # each owned match's newest checkpoint, before any of them is rebuilt (a rollback in Redis is
+            # then an alarm on the first rebuild, not only for prizecheck check)
+            same = checkpoints.partitions == partitions
+            try:
+                read = await checkpoints.load(
+                    sorted(by_partition) if same else None, lambda m: owner(m) is not None
+                )
+            except Exception as exc:
+                log.warning("reading the checkpoint topic failed (%r): rollbacks are left to check", exc)
+            else:
+                log.info("partitions assigned: %d checkpoints read", read)
         found = await self.core.recover(lambda match: owner(match) is not None)
         now = self.clock()
         for match in found:

@@ -14,7 +14,10 @@ The append rule (the same in both backends, see ``streams/ingest.lua`` and docs/
 - a ``seq`` at or below the head with different bytes is a ``conflict``: refused in ``append`` mode,
   archived after the head (with the record holding the engine's finding) in ``conflict`` mode;
 - every record write is fenced by the record's write count and keeps the archive's trusted chain head;
-  a finished record that changes becomes a new version (``write.lua``).
+  a finished record that changes becomes a new version (``write.lua``);
+- a writer names what it believes is stored (:class:`Expect`: the signed checkpoint it built on, see
+  :mod:`streams.store.checkpoint`) and the write is refused, ``tampered``, when the store holds anything
+  else; the new signed checkpoint is kept with the data.
 """
 
 from streams.store.base import (
@@ -25,13 +28,18 @@ from streams.store.base import (
     ArchivedEvent,
     AuditEntry,
     EntryKind,
+    Expect,
+    IndexChanged,
     IndexEntry,
     IndexPage,
     LiveUpdate,
     MatchState,
     RecordVersion,
+    Snapshot,
     Store,
+    Stored,
     Subscription,
+    Tampered,
     parse_cause,
     version_cause,
 )
@@ -46,6 +54,8 @@ __all__ = [
     "ArchivedEvent",
     "AuditEntry",
     "EntryKind",
+    "Expect",
+    "IndexChanged",
     "IndexEntry",
     "IndexPage",
     "LiveUpdate",
@@ -53,8 +63,11 @@ __all__ = [
     "MemoryStore",
     "RecordVersion",
     "RedisStore",
+    "Snapshot",
     "Store",
+    "Stored",
     "Subscription",
+    "Tampered",
     "parse_cause",
     "version_cause",
 ]

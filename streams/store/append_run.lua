@@ -17,17 +17,26 @@
 -- ARGV[11] chain         the archive's chain head after the last event (hex)
 -- ARGV[12] cause         '' while the game is in progress, else "<match> <seq>" (a version, see write.lua)
 -- ARGV[13] allow_gap     '1' when the engine was told about a gap before the first event (first > head)
--- Returns {status, head, writes}: applied (head = the last seq); stale when prev is not the head or the
--- record was written meanwhile (fenced); gap when first is not head + 1 (nor past it, with allow_gap).
--- Nothing is written unless every check passes (they come before any write).
+-- ARGV[14] expect        what the caller believes is stored: "<record> <board> <versions>" (write.lua's
+--                        tampered(); '' : not compared)
+-- ARGV[15] expect_ck     the stored checkpoint the caller built on ('' : none, '-' : not compared)
+-- ARGV[16] ck            the signed checkpoint after this run ('' : none)
+-- Returns {status, head, writes, what}: applied (head = the last seq); stale when prev is not the head or
+-- the record was written meanwhile (fenced); tampered when the stored record, board, checkpoint or
+-- version list is not the caller's (what names it); gap when first is not head + 1 (nor past it, with
+-- allow_gap). Nothing is written unless every check passes (they come before any write).
 
 local head = tonumber(redis.call('GET', KEYS[2]) or '0')
 if tonumber(ARGV[1]) ~= head or fenced(ARGV[10]) then
-  return {'stale', head, writes_now()}
+  return {'stale', head, writes_now(), ''}
+end
+local differs = tampered(ARGV[14], ARGV[15])
+if differs then
+  return {'tampered', head, writes_now(), differs}
 end
 local seq = tonumber(ARGV[2])
 if seq ~= head + 1 and not (ARGV[13] == '1' and seq > head) then
-  return {'gap', head, writes_now()}
+  return {'gap', head, writes_now(), ''}
 end
 local pending = redis.call('EXISTS', KEYS[5]) == 1
 local blob = ARGV[4]
@@ -43,7 +52,7 @@ end
 local last = string.format('%d', seq - 1)
 redis.call('SET', KEYS[2], last)
 redis.call('SET', KEYS[3], ARGV[5])
-local writes = write_record(ARGV[6], ARGV[11], ARGV[12])
+local writes = write_record(ARGV[6], ARGV[11], ARGV[12], ARGV[16])
 redis.call('PUBLISH', ARGV[8], ARGV[7])
 redis.call('PUBLISH', ARGV[9], ARGV[7])
-return {'applied', seq - 1, writes}
+return {'applied', seq - 1, writes, ''}

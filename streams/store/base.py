@@ -46,8 +46,51 @@ def key_part(name: str) -> str:
     return quote(name, safe="", errors="surrogatepass")
 
 
-AppendStatus = Literal["applied", "duplicate", "conflict", "stale", "gap"]
+AppendStatus = Literal["applied", "duplicate", "conflict", "stale", "gap", "tampered"]
 EntryKind = Literal["event", "conflict", "late"]
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What a writer believes the store holds for a match before its write (the signed checkpoint it
+    built on, and what that checkpoint says): a write whose match differs is refused, ``tampered``,
+    before anything is written, so that data changed outside the service raises an alarm instead of being
+    overwritten (``streams.store.checkpoint``).
+
+    ``record`` / ``board``: SHA-1 (hex) of the stored bytes (of b"" when none; "" : not compared);
+    ``checkpoint``: the stored checkpoint's bytes (b"" when none; None: not compared); ``versions``: the
+    version list's length (None: not compared).
+    """
+
+    record: str = ""
+    board: str = ""
+    checkpoint: bytes | None = None
+    versions: int | None = None
+
+    def args(self) -> tuple[str, bytes | str]:
+        """The two script arguments: ``"<record> <board> <versions>"`` and the checkpoint (``-``: any)."""
+        versions = "" if self.versions is None else str(self.versions)
+        summary = f"{self.record or '-'} {self.board or '-'} {versions or '-'}"
+        return summary, "-" if self.checkpoint is None else self.checkpoint
+
+
+class Tampered(Exception):
+    """A write was refused: what the store holds (``what``: record, board, checkpoint or versions) is not
+    what the writer's checkpoint says. Nothing was written."""
+
+    def __init__(self, match: str, what: str) -> None:
+        super().__init__(f"match {match}: the stored {what} is not what its checkpoint says")
+        self.match = match
+        self.what = what
+
+
+class IndexChanged(Exception):
+    """A strict index write found another entry than the one the writer wrote last (``stored``)."""
+
+    def __init__(self, match: str, stored: IndexEntry | None) -> None:
+        super().__init__(f"match {match}: its index entry changed since this process wrote it")
+        self.match = match
+        self.stored = stored
 
 
 @dataclass(frozen=True)
@@ -70,6 +113,8 @@ class Append:
     writes: int | None = None
     chain: str = ""
     cause: str = ""
+    expect: Expect | None = None
+    checkpoint: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -89,6 +134,8 @@ class AppendRun:
       from the archive must arrive at (a mismatch is a tampered archive).
     - ``cause``: empty while the game is in progress; for a finished record, ``"<match> <seq>"``, the event
       that made it: if it differs from the stored record it becomes a new version (:meth:`Store.versions`).
+    - ``expect``: what the caller believes is stored (:class:`Expect`); otherwise ``tampered``.
+    - ``checkpoint``: the signed checkpoint of the state after the write, kept beside it (b"": none).
     """
 
     match: str
@@ -100,28 +147,55 @@ class AppendRun:
     chain: str = ""
     cause: str = ""
     allow_gap: bool = False
+    expect: Expect | None = None
+    checkpoint: bytes = b""
 
 
 @dataclass(frozen=True)
 class AppendResult:
     """What the store did: ``status``, the head after the call, whether bytes were written, and the
-    record's write count after the call (the next fence)."""
+    record's write count after the call (the next fence); for ``tampered``, what differed (``what``)."""
 
     status: AppendStatus
     head: int
     archived: bool = False
     writes: int = 0
+    what: str = ""
 
 
 @dataclass(frozen=True)
 class MatchState:
     """What the store keeps about a match beside its archive: the head (highest seq appended in order),
-    the record's write count (the fence), and the trusted chain head of the archive (hex; None before the
-    first append)."""
+    the record's write count (the fence), the trusted chain head of the archive (hex; None before the
+    first append) and the signed checkpoint of the last write (``streams.store.checkpoint``)."""
 
     head: int = 0
     writes: int = 0
     chain: str | None = None
+    checkpoint: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A match's record, its write count and its signed checkpoint, read together (what a writer of the
+    record builds its next checkpoint on)."""
+
+    record: bytes | None = None
+    writes: int = 0
+    checkpoint: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a match's slot holds, read in one atomic step (what a rebuild checks against the signed
+    checkpoint: read apart, a concurrent writer could make them disagree)."""
+
+    events: list[ArchivedEvent]
+    held: dict[int, bytes]
+    state: MatchState
+    record: bytes | None
+    board: bytes | None
+    versions: list[RecordVersion]
 
 
 @dataclass(frozen=True)
@@ -205,6 +279,18 @@ class IndexEntry:
             players=tuple(str(p) for p in record.get("players") or ()),
             findings=counts,
             severities=severities,
+        )
+
+    def view(self) -> tuple[str, str | None, str | None, tuple[str, ...], dict[str, int], dict[str, int]]:
+        """What the entry shows (all but its seq): status, league, season, players, findings by code and
+        by severity."""
+        return (
+            self.status,
+            self.league,
+            self.season,
+            tuple(self.players),
+            dict(self.findings),
+            dict(self.severities),
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -355,6 +441,14 @@ class Store(Protocol):
         """The stored record and its write count, read together (what a fenced :meth:`put_record` needs)."""
         ...
 
+    async def stored(self, match: str) -> Stored:
+        """The stored record, its write count and its checkpoint, read together."""
+        ...
+
+    async def snapshot(self, match: str) -> Snapshot:
+        """The archive, held events, state, record, board and versions of a match, read together."""
+        ...
+
     async def versions(self, match: str) -> list[RecordVersion]:
         """Every finished record this match has had, oldest first ([] while it is in progress)."""
         ...
@@ -415,21 +509,28 @@ class Store(Protocol):
         if_absent: bool = False,
         writes: int | None = None,
         cause: str = "",
+        expect: Expect | None = None,
+        checkpoint: bytes = b"",
     ) -> bool:
         """Store a record outside an append (a playoff stub, a parent settled by its child).
 
         With ``if_absent``, only if the match has no record yet; with ``writes``, only if the record's
-        write count is still that (:meth:`record_state`: nobody wrote it since it was read). ``cause`` as
-        for :class:`AppendRun`. Returns whether it was written; a written record is announced on the live
+        write count is still that (:meth:`record_state`: nobody wrote it since it was read). ``cause``,
+        ``expect`` and ``checkpoint`` as for :class:`AppendRun` (a refused expectation raises
+        :class:`Tampered`). Returns whether it was written; a written record is announced on the live
         channels with the match's head.
         """
         ...
 
-    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
+    async def index(
+        self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False, strict: bool = False
+    ) -> bool:
         """Update the league indexes for one match; False if a newer entry is already indexed.
 
         With ``guess``, ``last`` is what the caller believes is indexed now (None: nothing): a backend
         that must read the stored entry first may try that instead, and read only when it was wrong.
+        With ``strict`` too, a wrong guess is not retried: :class:`IndexChanged` (with what is stored) is
+        raised and nothing is written (the caller wrote ``last`` itself: someone else changed it since).
         """
         ...
 
@@ -534,6 +635,15 @@ def _parse_position(entry_id: bytes | str) -> tuple[int, int]:
 
 
 def _index_fields(entry: IndexEntry) -> list[str]:
-    """An entry's stored fields as RedisStore.index writes them: seq, status, league, season, players."""
+    """An entry's stored fields as RedisStore.index writes them: seq, status, league, season, players,
+    findings."""
     players = json.dumps(list(entry.players))
-    return [str(entry.seq), entry.status, entry.league or "", entry.season or "", players]
+    findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
+    return [str(entry.seq), entry.status, entry.league or "", entry.season or "", players, findings]
+
+
+def same_entry(a: IndexEntry | None, b: IndexEntry | None) -> bool:
+    """Do two index entries show the same (seq included)?"""
+    if a is None or b is None:
+        return a is b
+    return a.view() == b.view() and a.seq == b.seq

@@ -13,8 +13,8 @@
 --                               <p>:{idx}:status:<s>, :league:<l>, :season:<s>, :player:<id>
 -- ARGV: 1 match, 2 seq, 3 status, 4 league ("" = none), 5 season ("" = none), 6 players (JSON array),
 --       7 findings by code (JSON object), 8 n (how many KEYS leave), 9 the stored entry the caller read
---       ("seq|status|league|season|players", "" when none), 10 findings by severity (JSON object),
---       11 the rank (an entry written before ranks: its number of findings).
+--       ("seq|status|league|season|players|findings", "" when none), 10 findings by severity (JSON
+--       object), 11 the rank (an entry written before ranks: its number of findings).
 -- Values are absolute, so running the same step twice changes nothing; an entry older (lower seq) than
 -- the stored one is ignored. Returns 1 (indexed), 0 (older: ignored), -1 (the entry changed since the
 -- caller read it: read again and retry).
@@ -23,7 +23,7 @@ local match, seq, n = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[8])
 local old = redis.call('HMGET', KEYS[1], 'seq', 'status', 'league', 'season', 'players', 'findings')
 local seen = ''
 if old[1] then
-  seen = table.concat({old[1], old[2] or '', old[3] or '', old[4] or '', old[5] or ''}, '|')
+  seen = table.concat({old[1], old[2] or '', old[3] or '', old[4] or '', old[5] or '', old[6] or ''}, '|')
 end
 if seen ~= ARGV[9] then
   return -1

@@ -22,7 +22,10 @@
 -- ARGV[11] writes        the record's write count the caller built on ('' : not fenced)
 -- ARGV[12] chain         the archive's chain head after this event (hex)
 -- ARGV[13] cause         '' while the game is in progress, else "<match> <seq>" (a version, see write.lua)
--- Returns {status, head, archived, writes}: status applied | duplicate | conflict | stale | gap.
+-- ARGV[14] expect, ARGV[15] expect_ck, ARGV[16] ck: as in append_run.lua (the checkpoint it built on, the
+--                        new one)
+-- Returns {status, head, archived, writes, what}: status applied | duplicate | conflict | stale | gap |
+-- tampered (what names the stored value that is not the caller's: nothing was written).
 
 local seq = tonumber(ARGV[2])
 local head_raw = redis.call('GET', KEYS[2])
@@ -44,14 +47,18 @@ if seq <= head then
     end
   end
   if existing ~= nil and existing == ARGV[5] then
-    return {'duplicate', head, 0, writes_now()}
+    return {'duplicate', head, 0, writes_now(), ''}
   end
   if ARGV[1] ~= 'conflict' then
     -- A different event under a used seq: the caller must turn it into a finding first.
-    return {'conflict', head, 0, writes_now()}
+    return {'conflict', head, 0, writes_now(), ''}
   end
   if tonumber(ARGV[3]) ~= head or fenced(ARGV[11]) then
-    return {'stale', head, 0, writes_now()}
+    return {'stale', head, 0, writes_now(), ''}
+  end
+  local differs = tampered(ARGV[14], ARGV[15])
+  if differs then
+    return {'tampered', head, 0, writes_now(), differs}
   end
   -- Step 2: archive it after the head, in arrival order, so a rebuild replays exactly what the engine saw.
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -63,22 +70,26 @@ if seq <= head then
   local kind = 'late'
   if existing ~= nil then kind = 'conflict' end
   redis.call('XADD', KEYS[1], head .. '-' .. n, 'e', ARGV[5], 'k', kind)
-  local writes = write_record(ARGV[7], ARGV[12], ARGV[13])
+  local writes = write_record(ARGV[7], ARGV[12], ARGV[13], ARGV[16])
   publish()
-  return {'conflict', head, 1, writes}
+  return {'conflict', head, 1, writes, ''}
 end
 
 -- A new seq: the caller's state must be built on the current head, and gaps must be deliberate.
 if ARGV[1] ~= 'append' or tonumber(ARGV[3]) ~= head or fenced(ARGV[11]) then
-  return {'stale', head, 0, writes_now()}
+  return {'stale', head, 0, writes_now(), ''}
+end
+local differs = tampered(ARGV[14], ARGV[15])
+if differs then
+  return {'tampered', head, 0, writes_now(), differs}
 end
 if seq ~= head + 1 and ARGV[4] ~= '1' then
-  return {'gap', head, 0, writes_now()}
+  return {'gap', head, 0, writes_now(), ''}
 end
 redis.call('XADD', KEYS[1], ARGV[2] .. '-0', 'e', ARGV[5])
 redis.call('HDEL', KEYS[5], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[6])
-local writes = write_record(ARGV[7], ARGV[12], ARGV[13])
+local writes = write_record(ARGV[7], ARGV[12], ARGV[13], ARGV[16])
 publish()
-return {'applied', seq, 1, writes}
+return {'applied', seq, 1, writes, ''}

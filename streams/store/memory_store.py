@@ -16,17 +16,24 @@ from streams.store.base import (
     ArchivedEvent,
     AuditEntry,
     EntryKind,
+    Expect,
+    IndexChanged,
     IndexEntry,
     IndexPage,
     LiveUpdate,
     MatchState,
     RecordVersion,
+    Snapshot,
+    Stored,
     Subscription,
+    Tampered,
     _run_bounds,
     fold_case,
     order_page,
     parse_cause,
+    same_entry,
 )
+from streams.store.checkpoint import sha1
 
 
 @dataclass
@@ -40,6 +47,7 @@ class _MemoryMatch:
     writes: int = 0
     chain: str | None = None
     versions: list[RecordVersion] = field(default_factory=list)
+    checkpoint: bytes | None = None
 
 
 class MemoryStore:
@@ -65,7 +73,22 @@ class MemoryStore:
         return writes is not None and writes != m.writes
 
     @staticmethod
-    def _write_record(m: _MemoryMatch, record: bytes, chain: str, cause: str) -> int:
+    def _tampered(m: _MemoryMatch, expect: Expect | None) -> str:
+        """write.lua's tampered(): what differs from the caller's expectation ("" : nothing)."""
+        if expect is None:
+            return ""
+        if expect.record and sha1(m.record) != expect.record:
+            return "record"
+        if expect.board and sha1(m.board) != expect.board:
+            return "board"
+        if expect.checkpoint is not None and (m.checkpoint or b"") != expect.checkpoint:
+            return "checkpoint"
+        if expect.versions is not None and len(m.versions) != expect.versions:
+            return "versions"
+        return ""
+
+    @staticmethod
+    def _write_record(m: _MemoryMatch, record: bytes, chain: str, cause: str, checkpoint: bytes = b"") -> int:
         """write.lua's write_record: a finished record that changes is kept as a new version."""
         if cause and m.record != record:
             by, seq = parse_cause(cause)
@@ -73,6 +96,8 @@ class MemoryStore:
         m.record = record
         if chain:
             m.chain = chain
+        if checkpoint:
+            m.checkpoint = checkpoint
         m.writes += 1
         return m.writes
 
@@ -86,14 +111,20 @@ class MemoryStore:
                 return AppendResult("conflict", m.head, writes=m.writes)
             if a.prev != m.head or self._fenced(m, a.writes):
                 return AppendResult("stale", m.head, writes=m.writes)
+            differs = self._tampered(m, a.expect)
+            if differs:
+                return AppendResult("tampered", m.head, writes=m.writes, what=differs)
             n = 1 + sum(1 for e in m.log if e.position[0] == m.head and e.position[1] > 0)
             kind: EntryKind = "conflict" if existing is not None else "late"
             m.log.append(ArchivedEvent((m.head, n), a.event, kind))
-            writes = self._write_record(m, a.record, a.chain, a.cause)
+            writes = self._write_record(m, a.record, a.chain, a.cause, a.checkpoint)
             self._publish(LiveUpdate(a.match, a.seq))
             return AppendResult("conflict", m.head, archived=True, writes=writes)
         if a.conflict or a.prev != m.head or self._fenced(m, a.writes):
             return AppendResult("stale", m.head, writes=m.writes)
+        differs = self._tampered(m, a.expect)
+        if differs:
+            return AppendResult("tampered", m.head, writes=m.writes, what=differs)
         if a.seq != m.head + 1 and not a.allow_gap:
             return AppendResult("gap", m.head, writes=m.writes)
         m.log.append(ArchivedEvent((a.seq, 0), a.event))
@@ -101,7 +132,7 @@ class MemoryStore:
         m.pending.pop(a.seq, None)
         m.head = a.seq
         m.board = a.board
-        writes = self._write_record(m, a.record, a.chain, a.cause)
+        writes = self._write_record(m, a.record, a.chain, a.cause, a.checkpoint)
         self._publish(LiveUpdate(a.match, a.seq))
         return AppendResult("applied", a.seq, archived=True, writes=writes)
 
@@ -110,6 +141,9 @@ class MemoryStore:
         m = self._matches.setdefault(a.match, _MemoryMatch())
         if a.prev != m.head or self._fenced(m, a.writes):
             return AppendResult("stale", m.head, writes=m.writes)
+        differs = self._tampered(m, a.expect)
+        if differs:
+            return AppendResult("tampered", m.head, writes=m.writes, what=differs)
         if first != m.head + 1 and not (a.allow_gap and first > m.head):
             return AppendResult("gap", m.head, writes=m.writes)
         for seq, data in a.events:
@@ -118,13 +152,26 @@ class MemoryStore:
             m.pending.pop(seq, None)
         m.head = a.events[-1][0]
         m.board = a.board
-        writes = self._write_record(m, a.record, a.chain, a.cause)
+        writes = self._write_record(m, a.record, a.chain, a.cause, a.checkpoint)
         self._publish(LiveUpdate(a.match, m.head))
         return AppendResult("applied", m.head, archived=True, writes=writes)
 
     async def state(self, match: str) -> MatchState:
         m = self._matches.get(match)
-        return MatchState(m.head, m.writes, m.chain) if m else MatchState()
+        return MatchState(m.head, m.writes, m.chain, m.checkpoint) if m else MatchState()
+
+    async def snapshot(self, match: str) -> Snapshot:
+        m = self._matches.get(match)
+        if m is None:
+            return Snapshot([], {}, MatchState(), None, None, [])
+        state = MatchState(m.head, m.writes, m.chain, m.checkpoint)
+        return Snapshot(
+            list(m.log), dict(sorted(m.pending.items())), state, m.record, m.board, list(m.versions)
+        )
+
+    async def stored(self, match: str) -> Stored:
+        m = self._matches.get(match)
+        return Stored(m.record, m.writes, m.checkpoint) if m else Stored()
 
     async def record_state(self, match: str) -> tuple[bytes | None, int]:
         m = self._matches.get(match)
@@ -189,16 +236,25 @@ class MemoryStore:
         if_absent: bool = False,
         writes: int | None = None,
         cause: str = "",
+        expect: Expect | None = None,
+        checkpoint: bytes = b"",
     ) -> bool:
         m = self._matches.setdefault(match, _MemoryMatch())
         if (if_absent and m.record is not None) or self._fenced(m, writes):
             return False
-        self._write_record(m, record, "", cause)
+        differs = self._tampered(m, expect)
+        if differs:
+            raise Tampered(match, differs)
+        self._write_record(m, record, "", cause, checkpoint)
         self._publish(LiveUpdate(match, m.head))
         return True
 
-    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
+    async def index(
+        self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False, strict: bool = False
+    ) -> bool:
         old = self._index.get(entry.match)
+        if strict and guess and not same_entry(old, last):
+            raise IndexChanged(entry.match, old)
         if old is not None and old.seq > entry.seq:
             return False
         before = dict(old.findings) if old else {}

@@ -26,12 +26,17 @@ from streams.store.base import (
     ArchivedEvent,
     AuditEntry,
     EntryKind,
+    Expect,
+    IndexChanged,
     IndexEntry,
     IndexPage,
     LiveUpdate,
     MatchState,
     RecordVersion,
+    Snapshot,
+    Stored,
     Subscription,
+    Tampered,
     _index_fields,
     _parse_position,
     _run_bounds,
@@ -56,14 +61,18 @@ _LUA_PAGE = resources.files("streams.store").joinpath("page.lua").read_text(enco
 
 
 def _run_result(reply: Any) -> AppendResult:
-    """``append_run.lua``'s answer: ``[status, head, writes]``."""
-    status, head, writes = reply
+    """``append_run.lua``'s answer: ``[status, head, writes, what]``."""
+    status, head, writes, what = reply
     text = cast(AppendStatus, status.decode())
-    return AppendResult(text, int(head), archived=text == "applied", writes=int(writes))
+    return AppendResult(text, int(head), archived=text == "applied", writes=int(writes), what=what.decode())
 
 
 def _fence(writes: int | None) -> str:
     return "" if writes is None else str(writes)
+
+
+def _expect(expect: Expect | None) -> tuple[str, bytes | str]:
+    return ("", "-") if expect is None else expect.args()
 
 
 class RedisStore:
@@ -117,13 +126,16 @@ class RedisStore:
             _fence(a.writes),
             a.chain,
             a.cause,
+            *_expect(a.expect),
+            a.checkpoint,
         ]
-        status, head, archived, writes = await self._ingest(keys=keys, args=args)
+        status, head, archived, writes, what = await self._ingest(keys=keys, args=args)
         return AppendResult(
             status=cast(AppendStatus, status.decode()),
             head=int(head),
             archived=bool(archived),
             writes=int(writes),
+            what=what.decode(),
         )
 
     async def append_run(self, a: AppendRun) -> AppendResult:
@@ -147,6 +159,8 @@ class RedisStore:
             a.chain,
             a.cause,
             "1" if a.allow_gap else "0",
+            *_expect(a.expect),
+            a.checkpoint,
         ]
         return keys, args
 
@@ -157,11 +171,49 @@ class RedisStore:
     async def state(self, match: str) -> MatchState:
         async with self._r.pipeline(transaction=True) as pipe:
             pipe.get(self.key(match, "seq"))
-            pipe.hmget(self.key(match, "state"), ["writes", "chain"])
-            head, (writes, chain) = await pipe.execute()
+            pipe.hmget(self.key(match, "state"), ["writes", "chain", "ck"])
+            head, (writes, chain, ck) = await pipe.execute()
         return MatchState(
-            head=int(head or 0), writes=int(writes or 0), chain=None if chain is None else chain.decode()
+            head=int(head or 0),
+            writes=int(writes or 0),
+            chain=None if chain is None else chain.decode(),
+            checkpoint=ck,
         )
+
+    async def stored(self, match: str) -> Stored:
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.get(self.key(match, "record"))
+            pipe.hmget(self.key(match, "state"), ["writes", "ck"])
+            record, (writes, ck) = await pipe.execute()
+        return Stored(record, int(writes or 0), ck)
+
+    async def snapshot(self, match: str) -> Snapshot:
+        # one MULTI/EXEC over the match's slot: the archive and what its checkpoint says, as one state
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.xrange(self.key(match, "events"), "-", "+")
+            pipe.hgetall(self.key(match, "pending"))
+            pipe.get(self.key(match, "seq"))
+            pipe.hmget(self.key(match, "state"), ["writes", "chain", "ck"])
+            pipe.get(self.key(match, "record"))
+            pipe.get(self.key(match, "board"))
+            pipe.lrange(self.key(match, "versions"), 0, -1)
+            pipe.lrange(self.key(match, "causes"), 0, -1)
+            rows, pending, head, (writes, chain, ck), record, board, versions, causes = await pipe.execute()
+        events = [
+            ArchivedEvent(
+                _parse_position(entry_id), fields[b"e"], cast(EntryKind, fields.get(b"k", b"event").decode())
+            )
+            for entry_id, fields in rows
+        ]
+        held = {int(k): v for k, v in sorted(pending.items(), key=lambda kv: int(kv[0]))}
+        state = MatchState(
+            int(head or 0), int(writes or 0), None if chain is None else chain.decode(), checkpoint=ck
+        )
+        listed = [
+            RecordVersion(n, *parse_cause(cause.decode()), data)
+            for n, (data, cause) in enumerate(zip(versions, causes, strict=False), start=1)
+        ]
+        return Snapshot(events, held, state, record, board, listed)
 
     async def record_state(self, match: str) -> tuple[bytes | None, int]:
         # one transaction: the record and the count it was written at, never a newer count (a fenced write
@@ -273,6 +325,8 @@ class RedisStore:
         if_absent: bool = False,
         writes: int | None = None,
         cause: str = "",
+        expect: Expect | None = None,
+        checkpoint: bytes = b"",
     ) -> bool:
         args: list[bytes | str | int] = [
             record,
@@ -282,12 +336,18 @@ class RedisStore:
             self.channel(match),
             self.channel(None),
             match,
+            *_expect(expect),
+            checkpoint,
         ]
-        written, _ = await self._record(keys=self._keys(match), args=args)
+        written, _, what = await self._record(keys=self._keys(match), args=args)
+        if int(written) < 0:
+            raise Tampered(match, what.decode())
         return bool(written)
 
     # indexes ---------------------------------------------------------------------------------------
-    async def index(self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False) -> bool:
+    async def index(
+        self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False, strict: bool = False
+    ) -> bool:
         entry_key = self._entry_key(entry.match)
         players = json.dumps(list(entry.players))
         findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
@@ -301,13 +361,15 @@ class RedisStore:
             if guess and attempt == 0:
                 fields = None if last is None else _index_fields(last)
             else:
-                old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players")
+                old = await self._r.hmget(
+                    entry_key, "seq", "status", "league", "season", "players", "findings"
+                )
                 fields = None if old[0] is None else [(v or b"").decode() for v in old]
             seen = ""
             leaves: list[str] = []
             if fields is not None:
                 seen = "|".join(fields)
-                leaves = self._memberships(*fields[1:])
+                leaves = self._memberships(*fields[1:5])
             keys = [
                 entry_key,
                 f"{self.idx}:matches",
@@ -333,6 +395,8 @@ class RedisStore:
             done = int(await self._index(keys=keys, args=args))
             if done >= 0:
                 return done == 1
+            if strict and guess:
+                raise IndexChanged(entry.match, await self.index_entry(entry.match))
         raise RuntimeError(f"index entry of {entry.match} keeps changing under concurrent writers")
 
     def _memberships(self, status: str, league: str, season: str, players: str) -> list[str]:

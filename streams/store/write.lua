@@ -2,9 +2,11 @@
 -- when they are loaded; see docs/storage.md). Every key belongs to one match and shares its {match} tag.
 --
 -- KEYS[4] pc:{m}:record   string, msgpack of the record
+-- KEYS[3] pc:{m}:board    string, msgpack of the public board
 -- KEYS[6] pc:{m}:state    hash: writes (how many times the record was written: the fence of every
---                         writer of this record, the match's owner and a playoff child settling it) and
---                         chain (the chain head of the archive, hex: what a rebuild must arrive at)
+--                         writer of this record, the match's owner and a playoff child settling it),
+--                         chain (the chain head of the archive, hex: what a rebuild must arrive at) and
+--                         ck (the signed checkpoint of the last write: streams/store/checkpoint.py)
 -- KEYS[7] pc:{m}:versions list, every finished record that was stored, oldest first
 -- KEYS[8] pc:{m}:causes   list, parallel to versions: "<match> <seq>", the event that caused each one
 
@@ -15,15 +17,32 @@ local function fenced(expected)
   return tonumber(expected) ~= tonumber(redis.call('HGET', KEYS[6], 'writes') or '0')
 end
 
+-- Is what the store holds what the caller's checkpoint says? ``summary`` is "<record> <board> <versions>"
+-- (SHA-1 hex of the stored record and board, of '' when absent; the version list's length; '-' : not
+-- compared) and ``ck`` the stored checkpoint's bytes ('' : none; '-' : not compared). Returns what differs
+-- ('record', 'board', 'checkpoint', 'versions'), or false. Called after the fence, before any write: data
+-- changed outside the service is refused (an alarm), never overwritten.
+local function tampered(summary, ck)
+  if summary == nil or summary == '' then return false end
+  local record, board, versions = string.match(summary, '^(%S+) (%S+) (%S+)$')
+  if record ~= '-' and redis.sha1hex(redis.call('GET', KEYS[4]) or '') ~= record then return 'record' end
+  if board ~= '-' and redis.sha1hex(redis.call('GET', KEYS[3]) or '') ~= board then return 'board' end
+  if ck ~= '-' and (redis.call('HGET', KEYS[6], 'ck') or '') ~= ck then return 'checkpoint' end
+  if versions ~= '-' and redis.call('LLEN', KEYS[7]) ~= tonumber(versions) then return 'versions' end
+  return false
+end
+
 -- Store the record. A finished record (the caller names its cause) that differs from the stored one is
--- also kept as a new version: a finished record never changes silently. Returns the new write count.
-local function write_record(record, chain, cause)
+-- also kept as a new version: a finished record never changes silently. ``ck``: the signed checkpoint of
+-- the state after this write ('' : none). Returns the new write count.
+local function write_record(record, chain, cause, ck)
   if cause ~= '' and redis.call('GET', KEYS[4]) ~= record then
     redis.call('RPUSH', KEYS[7], record)
     redis.call('RPUSH', KEYS[8], cause)
   end
   redis.call('SET', KEYS[4], record)
   if chain ~= '' then redis.call('HSET', KEYS[6], 'chain', chain) end
+  if ck ~= nil and ck ~= '' then redis.call('HSET', KEYS[6], 'ck', ck) end
   return redis.call('HINCRBY', KEYS[6], 'writes', 1)
 end
 

@@ -575,3 +575,96 @@ async def test_tampered_archive_under_a_worker(cluster: Cluster, case: CaseFigur
     assert {m for _, m in named} <= {victim, None}, run.explain()
     case.tampering_detected = len(run.breaches("tamper_alarm"))
     case.quarantined += int(run.report.get("dead_letters") or 0)
+
+
+@pytest.mark.ci
+async def test_rollback_under_workers(cluster: Cluster, case: CaseFigures) -> None:
+    """a rollback under the workers: an older state of a match (every part signed) put back in Redis."""
+    from tests.tamper import put_back, snapshot
+
+    c = cluster
+    streams = games(4, seed=38, tag="wrollback")
+    victim = streams[0]
+    match = victim[0]["match"]
+    first = interleave([victim[:-6], *streams[1:]])
+    c.start()
+    wait_assigned(c.live(), PARTITIONS)
+    await c.send_events(first)
+    store = c.store()
+    try:
+        await wait_records(store, offline(first), CONVERGE, c.logs)
+        saved = await snapshot(store, match)
+        await c.send_events(victim[-6:])
+        await wait_records(store, offline(victim), CONVERGE, c.logs)
+        assert c.live()[0].stop() == 0
+        await put_back(store, saved)
+        case.fault("older state put back")
+        c.start()  # a new worker: it reads its partitions' checkpoints from the topic when assigned
+        wait_assigned(c.live(), PARTITIONS)
+        await c.send_events([{"match": match, "seq": len(victim) + 1, "type": "note", "text": "x"}])
+
+        async def alarmed() -> str | None:
+            return (await store.alarms()).get(match)
+
+        assert "rolled back" in await await_until("the rollback alarm", alarmed, CONVERGE, c.logs)
+    finally:
+        await store.close()
+    case.events = sum(len(s) for s in streams) + 1
+    run = c.check()
+    assert run.returncode == 1, run.explain()
+    named = {(b["code"], b["match"]) for b in run.breaches()}
+    assert {("rollback", match), ("tamper_alarm", match)} <= named, run.explain()
+    assert {m for _, m in named} <= {match, None}, run.explain()
+    assert any("checkpoint log: " in note for note in run.report["notes"]), run.explain()
+    case.tampering_detected = len(run.breaches("tamper_alarm"))
+    case.quarantined += int(run.report.get("dead_letters") or 0)
+
+
+async def test_forged_held_event_under_workers(cluster: Cluster, case: CaseFigures) -> None:
+    """a forged game loss written into the held events under the workers: never applied, an alarm."""
+    from tests.tamper import forge_held, penalty_game_loss
+
+    c = cluster
+    streams = games(4, seed=39, tag="wheld")
+    victim = streams[0]
+    match = victim[0]["match"]
+    first = interleave([victim[:30], *streams[1:]])
+    c.start()
+    wait_assigned(c.live(), PARTITIONS)
+    await c.send_events(first)
+    store = c.store()
+    try:
+        await wait_records(store, offline(first), CONVERGE, c.logs)
+        assert c.live()[0].stop() == 0
+        signed = await store.record(match)
+        await forge_held(store, match, 32, penalty_game_loss(match, 32, victim[0]["players"][0]))
+        case.fault("held event forged")
+        c.start()  # recovers the held events of its partitions on assignment
+        wait_assigned(c.live(), PARTITIONS)
+
+        async def alarmed() -> str | None:
+            return (await store.alarms()).get(match)
+
+        assert "held" in await await_until("the alarm", alarmed, CONVERGE, c.logs)
+        await c.send_events([victim[30]])  # fills the gap: the forged event would be next in line
+        await await_until("the gap-filling event to be dead-lettered", lambda: _dead(c), CONVERGE, c.logs)
+        archived = await store.events(match)
+        assert len(archived) == 30 and all(b"game_loss" not in a.data for a in archived)
+        assert await store.record(match) == signed
+    finally:
+        await store.close()
+    case.events = len(first) + 1
+    run = c.check()
+    assert run.returncode == 1, run.explain()
+    named = {(b["code"], b["match"]) for b in run.breaches()}
+    assert {("pending_entry", match), ("tamper_alarm", match)} <= named, run.explain()
+    assert {m for _, m in named} <= {match, None}, run.explain()
+    case.tampering_detected = len(run.breaches("tamper_alarm"))
+    case.quarantined += int(run.report.get("dead_letters") or 0)
+
+
+async def _dead(c: Cluster) -> bool:
+    from streams.check import read_topic
+
+    snapshot = await read_topic(c.broker.bootstrap, c.topic, c.dlq)
+    return bool(snapshot.dead)

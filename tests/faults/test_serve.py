@@ -314,3 +314,281 @@ async def test_tampered_archive(embedded: Embedded, case: CaseFigures) -> None:
     assert old != new
     case.events = len(events)
     case.tampering_detected = len(run.breaches("tamper_alarm"))
+
+
+# ------------------------------------------------------------------------------------- Redis write access
+# The attacks of an outside audit (issue 18 item 3), each done with Redis commands only (tests/tamper.py)
+# against the embedded default: serve keeps its signed checkpoints in the data directory's log, and
+# `prizecheck check` (no option but --redis: it finds the log and the key in PRIZECHECK_DATA_DIR) names
+# what was done, for the attacked match only.
+
+
+def _named(run: Any) -> set[tuple[str, str | None]]:
+    return {(b["code"], b["match"]) for b in run.breaches()}
+
+
+async def _fetch(e: Embedded, match: str, path: str) -> str:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as http, http.get(f"{e.url}/matches/{match}/{path}") as resp:
+        assert resp.status == 200, await resp.text()
+        return await resp.text()
+
+
+def _verify(e: Embedded, tmp_path: Path, *args: str) -> Any:
+    import subprocess
+
+    from tests.faults.harness import PRIZECHECK
+
+    log = str(Path(e.env["PRIZECHECK_DATA_DIR"]) / "checkpoints.log")
+    return subprocess.run(
+        [*PRIZECHECK, "verify", *args, "--checkpoints", log],
+        cwd=tmp_path, env=e.env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.mark.ci
+async def test_forged_held_event(embedded: Embedded, case: CaseFigures) -> None:
+    """a forged game loss written into the held events: serve restarted, nothing applied, an alarm."""
+    from tests.tamper import forge_held, penalty_game_loss
+
+    e = embedded
+    streams = games(3, seed=25, tag="forgedheld")
+    victim = streams[0]
+    events = interleave([victim[:30], *streams[1:]])
+    async with Client(e.url) as client:
+        await client.send(events, logs=e.logs)
+        assert e.serve.stop() == 0
+        store = e.redis.store()
+        try:
+            signed = await store.record(victim[0]["match"])
+            loser = victim[0]["players"][0]
+            await forge_held(store, victim[0]["match"], 32, penalty_game_loss(victim[0]["match"], 32, loser))
+            case.fault("held event forged")
+            e.start()  # picks the held events up on start-up (and would apply them after the gap timeout)
+            alarm = await await_until("the alarm", store.alarms, 20, e.logs)
+            assert list(alarm) == [victim[0]["match"]] and "held" in alarm[victim[0]["match"]], alarm
+            answer = await client.send([victim[30]], logs=e.logs)  # fills the gap: would release it
+            assert answer["outcomes"][0]["status"] == "rejected", answer
+            await asyncio.sleep(4)  # past the gap timeout (3 s)
+            archived = await store.events(victim[0]["match"])
+            assert len(archived) == 30 and all(b"game_loss" not in a.data for a in archived)
+            assert await store.record(victim[0]["match"]) == signed
+        finally:
+            await store.close()
+    run = e.check()
+    assert run.returncode == 1, run.explain()
+    named = _named(run)
+    assert {("pending_entry", victim[0]["match"]), ("tamper_alarm", victim[0]["match"])} <= named
+    assert {m for _, m in named} == {victim[0]["match"]}, run.explain()
+    case.events = len(events) + 1
+    case.tampering_detected = len(run.breaches("tamper_alarm"))
+
+
+@pytest.mark.ci
+async def test_rollback(embedded: Embedded, case: CaseFigures, tmp_path: Path) -> None:
+    """a rollback: an older state of a match (every part of it signed) put back in Redis."""
+    from tests.tamper import put_back, snapshot
+
+    e = embedded
+    streams = games(3, seed=26, tag="rollback")
+    victim = streams[0]
+    match = victim[0]["match"]
+    async with Client(e.url) as client:
+        await client.send(interleave([victim[:-6], *streams[1:]]), logs=e.logs)
+        store = e.redis.store()
+        try:
+            saved = await snapshot(store, match)
+            older = await _fetch(e, match, "record")
+            await client.send(victim[-6:], logs=e.logs)  # acknowledged: the game ends
+            newest = await _fetch(e, match, "record")
+            assert e.serve.stop() == 0
+            await put_back(store, saved)
+            case.fault("older state put back")
+            e.start()
+            answer = await client.send([_note(match, len(victim) + 1)])
+            assert answer["outcomes"][0]["status"] == "rejected", answer
+            assert "rolled back" in (await store.alarms())[match]
+            events = await _fetch(e, match, "events")  # what the store holds now: 6 events short
+        finally:
+            await store.close()
+    run = e.check()
+    assert run.returncode == 1, run.explain()
+    assert {("rollback", match), ("tamper_alarm", match)} <= _named(run), run.explain()
+    assert {m for _, m in _named(run)} == {match}, run.explain()
+    # offline, with the log: the older record, and the events it is left with, are refused; the newest
+    # record passes
+    (tmp_path / "older.json").write_text(older + "\n")
+    (tmp_path / "newest.json").write_text(newest + "\n")
+    (tmp_path / "events.jsonl").write_text(events)
+    old = _verify(e, tmp_path, "older.json", "--events", "events.jsonl")
+    assert old.returncode == 1 and "an older record" in old.stdout and "events were deleted" in old.stdout, (
+        old.stdout + old.stderr
+    )
+    new = _verify(e, tmp_path, "newest.json")
+    assert new.returncode == 0 and "checkpoint" in new.stdout, new.stdout + new.stderr
+    case.events = sum(len(s) for s in streams)
+    case.tampering_detected = len(run.breaches("tamper_alarm"))
+
+
+async def test_deleted_last_event(embedded: Embedded, case: CaseFigures, tmp_path: Path) -> None:
+    """the last event deleted, its chain head recomputed and the record signed before it put back."""
+    from tests.tamper import delete_last_event
+
+    e = embedded
+    streams = games(3, seed=27, tag="lastevent")
+    match = streams[0][0]["match"]
+    async with Client(e.url) as client:
+        await client.send(interleave([streams[0][:-1], *streams[1:]]), logs=e.logs)
+        older = await _fetch(e, match, "record")
+        await client.send(streams[0][-1:], logs=e.logs)
+        assert e.serve.stop() == 0
+        store = e.redis.store()
+        try:
+            record_before = await store.record(match)
+            await delete_last_event(store, match)
+            (tmp_path / "older.json").write_text(older + "\n")
+            older_bytes = await _older_bytes(older)
+            await store.client.set(store.key(match, "record"), older_bytes)
+            assert record_before != older_bytes
+            case.fault("last event deleted, chain head recomputed, older record put back")
+            e.start()
+            events = await _fetch(e, match, "events")
+        finally:
+            await store.close()
+    run = e.check()
+    assert run.returncode == 1, run.explain()
+    assert {("checkpoint_mismatch", match), ("rollback", match)} <= _named(run), run.explain()
+    assert {m for _, m in _named(run)} == {match}, run.explain()
+    (tmp_path / "events.jsonl").write_text(events)
+    verified = _verify(e, tmp_path, "older.json", "--events", "events.jsonl")
+    assert verified.returncode == 1 and "events were deleted" in verified.stdout, verified.stdout
+    case.events = sum(len(s) for s in streams)
+    case.tampering_detected = len(run.breaches("rollback"))
+
+
+async def _older_bytes(record_json: str) -> bytes:
+    import json
+
+    from replay.engine.chain import canonical_bytes
+
+    return canonical_bytes(json.loads(record_json))
+
+
+async def test_versions_truncated_and_edited(embedded: Embedded, case: CaseFigures, tmp_path: Path) -> None:
+    """a finished record's version list truncated in one match and edited in another."""
+    from tests.tamper import edit_version, truncate_versions
+
+    e = embedded
+    streams = games(3, seed=28, tag="versions")
+    events = interleave(streams)
+    after = []
+    for s in streams[:2]:  # two penalties after the end: versions 2 and 3 of each
+        n, players = len(s), s[0]["players"]
+        after += [
+            {
+                "match": s[0]["match"],
+                "seq": n + 1,
+                "type": "penalty",
+                "player": players[0],
+                "kind": "warning",
+            },
+            {
+                "match": s[0]["match"],
+                "seq": n + 2,
+                "type": "penalty",
+                "player": players[1],
+                "kind": "warning",
+            },
+        ]
+    a, b = streams[0][0]["match"], streams[1][0]["match"]
+    async with Client(e.url) as client:
+        await client.send(events, logs=e.logs)
+        for ev in after:
+            await client.send([ev], logs=e.logs)
+        versions = "".join([await _fetch(e, a, f"record?version={n}") + "\n" for n in (1, 2)])
+        store = e.redis.store()
+        try:
+            assert len(await store.versions(a)) >= 3 and len(await store.versions(b)) >= 3
+            await truncate_versions(store, a, 2)
+            first = await store.version(b, 1)
+            assert first is not None
+            await edit_version(store, b, 2, first.record)
+            case.fault("version list truncated")
+            case.fault("version edited")
+            # the running service's next write to the truncated list is refused before it adds a version
+            answer = await client.send([_note(a, len(streams[0]) + 3)], logs=e.logs)
+            assert answer["outcomes"][0]["status"] == "rejected", answer
+            # the edit (versions are only appended: nothing rewrites it) is found by the next owner
+            assert e.serve.stop() == 0
+            e.start()
+            answer = await client.send([_note(b, len(streams[1]) + 3)], logs=e.logs)
+            assert answer["outcomes"][0]["status"] == "rejected", answer
+            assert {a, b} <= set(await store.alarms())
+        finally:
+            await store.close()
+    run = e.check()
+    assert run.returncode == 1, run.explain()
+    assert {("versions_mismatch", a), ("versions_mismatch", b)} <= _named(run), run.explain()
+    assert {m for _, m in _named(run)} == {a, b}, run.explain()
+    (tmp_path / "versions.jsonl").write_text(versions)
+    (tmp_path / "record.json").write_text(await _fetch(e, a, "record") + "\n")
+    verified = _verify(e, tmp_path, "record.json", "--versions", "versions.jsonl")
+    assert verified.returncode == 1 and "truncated or edited" in verified.stdout, verified.stdout
+    case.events = len(events) + len(after)
+    case.tampering_detected = len(run.breaches("tamper_alarm"))
+
+
+def _note(match: str, seq: int) -> Event:
+    return {"match": match, "seq": seq, "type": "note", "text": "after the attack"}
+
+
+@pytest.mark.ci
+async def test_silent_rewrites(embedded: Embedded, case: CaseFigures) -> None:
+    """a record swapped with another match's, an old board put back, an index entry swapped, a conflict
+    injected: under the running service, each is an alarm before its next write, never rewritten."""
+    from tests.tamper import inject_conflict, swap, swap_index_entry
+
+    e = embedded
+    streams = games(6, seed=29, tag="rewrites")
+    names = [s[0]["match"] for s in streams]
+    rec, brd, idx, con = names[:4]
+    async with Client(e.url) as client:
+        await client.send(interleave([s[:-8] for s in streams[:4]] + streams[4:]), logs=e.logs)
+        store = e.redis.store()
+        try:
+            old_board = await store.board(brd)
+            await client.send(interleave([s[-8:-4] for s in streams[:4]]), logs=e.logs)
+            await swap(store, rec, names[4], "record")
+            assert old_board is not None
+            await store.client.set(store.key(brd, "board"), old_board)
+            await swap_index_entry(store, idx, names[5])
+            await inject_conflict(store, con, 5)
+            case.fault("record swapped")
+            case.fault("old board put back")
+            case.fault("index entry swapped")
+            case.fault("conflicting entry injected")
+            forged = {m: await store.record(m) for m in (rec, brd)}
+            answer = await client.send(interleave([s[-4:] for s in streams[:4]]), logs=e.logs)
+            refused = {o["match"] for o in answer["outcomes"] if o["status"] == "rejected"}
+            assert {rec, brd} <= refused, answer  # refused before the record or board is written
+            alarms = await store.alarms()
+            assert {rec, brd, idx} <= set(alarms), alarms
+            assert {m: await store.record(m) for m in (rec, brd)} == forged
+            assert await store.board(brd) == old_board
+            e.serve.stop()
+            e.start()  # the injected conflict is in an archive the running owner never reads again
+            answer = await client.send([_note(con, len(streams[3]) + 1)])
+            assert answer["outcomes"][0]["status"] == "rejected", answer
+            assert con in await store.alarms()
+        finally:
+            await store.close()
+    run = e.check()
+    assert run.returncode == 1, run.explain()
+    named = _named(run)
+    assert {("tamper_alarm", m) for m in (rec, brd, idx, con)} <= named, run.explain()
+    assert {("checkpoint_mismatch", m) for m in (rec, brd, idx, con)} <= named, run.explain()
+    assert ("board_mismatch", brd) in named
+    assert {m for _, m in named} == {rec, brd, idx, con}, run.explain()
+    case.events = sum(len(s) for s in streams)
+    case.tampering_detected = len(run.breaches("tamper_alarm"))

@@ -132,7 +132,13 @@ async def test_a_wrong_or_missing_record_is_found(stored: Any) -> None:
     await store.client.set(store.key(a, "record"), await store.record(b))
     await store.client.delete(store.key(c, "record"))
     report = await check(store, signing_key=KEY, key_id=KEY_ID)
-    assert codes(report) == {("record_mismatch", a), ("record_missing", c)}
+    # and neither is the record their signed checkpoints name
+    assert codes(report) == {
+        ("record_mismatch", a),
+        ("record_missing", c),
+        ("checkpoint_mismatch", a),
+        ("checkpoint_mismatch", c),
+    }
     assert all(b.detail for b in report.breaches)
 
 

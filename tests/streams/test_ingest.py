@@ -229,21 +229,29 @@ async def test_held_events_left_contiguous_by_a_dead_owner_are_drained(any_store
     first = IngestCore(any_store)
     for e in events[:3] + events[4:6]:
         await first.ingest(e)
-    # the owner appended seq 4 and died before draining 5 and 6 (simulated: append 4 behind its back)
-    from streams.store import Append
+    # the owner appended seq 4 and died before draining 5 and 6 (simulated: the append it makes, with
+    # the checkpoint it signs, written by hand)
+    from streams.store import Append, IndexEntry
 
     g = Game()
     for e in events[:4]:
         g.apply(e)
+    st = first._matches["m1"]
+    record, board = canonical_bytes(g.record()), canonical_bytes(g.board())
+    entry = IndexEntry.from_record(g.record(), 4)
+    ck = first._next_checkpoint(st, "m1", record, "", entry, board, g, 1)
     await any_store.append(
         Append(
             "m1",
             4,
             canonical_bytes(events[3]),
             3,
-            canonical_bytes(g.board()),
-            canonical_bytes(g.record()),
+            board,
+            record,
+            writes=st.writes,
             chain=g.log.head.hex(),  # as every append does: the trusted head a rebuild must reach
+            expect=first._expect(st),
+            checkpoint=ck.encode(),
         )
     )
     second = IngestCore(any_store)
