@@ -1,6 +1,6 @@
 """Build the packaged card catalogue from a checkout of TCGdex's ``cards-database`` (MIT).
 
-    python tools/build_catalogue.py CHECKOUT [--out replay/sources/cards.json.gz]
+    python tools/build_catalogue.py CHECKOUT [--out replay/sources/cards.bin]
 
 CHECKOUT is a clone (or an extracted archive) of https://github.com/tcgdex/cards-database: ``data/`` holds
 one TypeScript file per card, ``data/<series>/<set>.ts`` one per set. Each card file is an object literal
@@ -15,18 +15,27 @@ evolves-from, the Trainer or Energy type, and the names of the card, its attacks
 en, fr, de, es, it and pt. Identical reprints collapse into one record; every printing's id
 (``sv6_163``, the form the client prints before a card name) points at its record.
 
-The output is gzip-compressed JSON, written deterministically (same checkout, same bytes), with the
-source repository, its commit and its licence in ``source``. docs/importers.md says how to rebuild.
+Cards attached to a Pokémon that change its HP ("The Pokémon this card is attached to gets +100 HP.",
+Hero's Cape) keep the bonus and its condition, read from the card's English effect text (``h``); so do
+Stadiums that change the HP of every Pokémon of a kind in play ("Each Stage 2 Pokémon in play (both yours
+and your opponent's) gets -30 HP.", Gravity Mountain).
+
+The output (``cards.bin``) is read lazily, so that loading it costs an index, not 10,000 records: a magic
+line, a JSON header line (source, languages, where each part is), then zlib-compressed parts: the name
+index (every name in every language -> card numbers, and every printing's id -> card number), and the
+records in blocks of ``BLOCK`` cards, each decoded the first time one of its cards is looked up
+(replay/sources/cards.py). It is written deterministically (same checkout, same bytes), with the source
+repository, its commit and its licence in the header. docs/importers.md says how to rebuild.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import re
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +47,70 @@ _UNDEFINED = re.compile(r":\s*undefined\b")
 _MILL = re.compile(r"(?i)discard the top (?:card|\d+ cards|[a-z]+ cards) of your deck")
 _CONCAT = re.compile(r"([\"'])\s*\+\s*([\"'])")  # "a " + "b": a string split over two lines
 _TAIL = re.compile(r"}\s*;\s*$")
+# "Move a Basic Energy from 1 of your Pokémon to another of your Pokémon." (Energy Switch, Happy Switch):
+# the log prints the move as an attachment, whose card comes from another Pokémon, not the hand
+_MOVES_ENERGY = re.compile(r"(?i)\bmove [^.]*?energy from [^.]*? to ")
+# Where the cards an effect attaches come from: "search your deck for ... and attach" (Infernal Reign,
+# Trinity Charge), "attach ... from your discard pile" (Magma Basin), "attach ... from your hand" (Teal Dance)
+_ATTACH_FROM = (
+    (
+        "deck",
+        re.compile(
+            r"(?i)(?:search (?:your|their) deck for|look at the top \d+ cards of (?:your|their) deck)"
+            r"[^.]*? and attach"
+        ),
+    ),
+    ("discard", re.compile(r"(?i)attach [^.]*?from (?:your|their) discard pile")),
+    ("hand", re.compile(r"(?i)attach [^.]*?from (?:your|their) hand")),
+)
+# Where the Evolution cards an effect puts onto Pokémon come from (Rare Candy: the hand; Technical Machine:
+# Evolution: the deck)
+_EVOLVE_FROM = (
+    ("deck", re.compile(r"(?i)search (?:your|their) deck for [^.]*?evolve")),
+    ("hand", re.compile(r"(?i)cards? in (?:your|their) hand that evolves?")),
+    ("discard", re.compile(r"(?i)from (?:your|their) discard pile[^.]*?evolve")),
+)
+# Where the cards an effect shuffles into the deck come from (Super Rod: the discard pile; Lillie's
+# Determination: the hand)
+_SHUFFLE_FROM = (
+    ("discard", re.compile(r"(?i)shuffle [^.]*?from (?:your|their) discard pile into (?:your|their) deck")),
+    ("hand", re.compile(r"(?i)shuffles? (?:your|their) hand into (?:your|their) deck")),
+)
+# Effects that look at the top of the deck (Flower Selecting, Trekking Shoes): a card they move on to the
+# Lost Zone or the discard pile comes from the deck
+_TOP_OF_DECK = (
+    ("deck", re.compile(r"(?i)(?:look at|reveal) the top (?:\d+ cards?|card) of (?:your|their) deck")),
+)
+# Effects that make a player take Prize cards without a knockout (Lt. Surge's Bargain: each player takes
+# one): the contract's prize_taken.effect (docs/events.md)
+_TAKES_PRIZES = (
+    ("prize", re.compile(r"(?is)^(?!.*knocked out).*\btakes? (?:a|an|\d+|1 more|2 more) Prize cards?")),
+)
+# What a card's text says that a log leaves out, by the record key it is kept under
+_TEXT_FACTS = (
+    ("f", _ATTACH_FROM),
+    ("g", _EVOLVE_FROM),
+    ("k", _SHUFFLE_FROM),
+    ("o", _TOP_OF_DECK),
+    ("p", _TAKES_PRIZES),
+)
+BLOCK = 128  # records per compressed block: one look-up decodes one block
+MAGIC = b"prizecheck-cards/2\n"
+# "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
+_HP_ANY = re.compile(r"\bthis card is attached to\b.*?\+(?P<n>\d+) HP", re.S)
+_HP_WHAT = re.compile(r"\bThe (?P<what>[^.]+?) this card is attached to gets \+(?P<n>\d+) HP(?P<rest>[^.]*)")
+# "Each Stage 2 Pokémon in play (both yours and your opponent's) gets -30 HP." (Stadiums: Gravity Mountain,
+# Lively Stadium): every Pokémon in play of that kind, while the Stadium is in play
+_HP_FIELD = re.compile(
+    r"\bEach (?P<what>[^.]+?) in play \(both yours and your opponent's\) gets (?P<n>[-+]\d+) HP\."
+)
+_HP_NO_RULE = re.compile(
+    r"\bIf the Pokémon this card is attached to doesn't have a Rule Box, it gets \+(?P<n>\d+) HP"
+)
+_TYPES = {
+    "G": "Grass", "R": "Fire", "W": "Water", "L": "Lightning", "P": "Psychic", "F": "Fighting",
+    "D": "Darkness", "M": "Metal", "Y": "Fairy", "N": "Dragon", "C": "Colorless",
+}  # fmt: skip
 
 
 def read_object(path: Path) -> dict[str, Any]:
@@ -127,6 +200,9 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         rec["r"] = rule_of(card, en)
         if card.get("stage"):
             rec["s"] = card["stage"]
+        types = [t for t in card.get("types") or [] if isinstance(t, str)]
+        if types:
+            rec["y"] = types
         evo = names(card.get("evolveFrom")).get("en")
         if evo:
             rec["e"] = evo
@@ -143,13 +219,146 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         ]
         if any(mills):
             rec["m"] = [m for m in mills if m]
+        shifts = [
+            names(m.get("name")).get("en")
+            for m in [*(card.get("attacks") or []), *(card.get("abilities") or [])]
+            if isinstance(m, dict) and _MOVES_ENERGY.search(str((m.get("effect") or {}).get("en", "")))
+        ]
+        if any(shifts):
+            rec["v"] = [m for m in shifts if m]
+        moves = [*(card.get("attacks") or []), *(card.get("abilities") or [])]
+        for key, kinds in _TEXT_FACTS:
+            found = sources_of(moves, kinds)
+            if found:
+                rec[key] = found
         if abilities:
             rec["b"] = [a for a in abilities if a]
     elif category == "Trainer" and card.get("trainerType"):
         rec["t"] = card["trainerType"]
     elif category == "Energy" and card.get("energyType"):
         rec["t"] = card["energyType"]
+    if category in ("Trainer", "Energy"):
+        effect = str((card.get("effect") or {}).get("en", ""))
+        bonus = field_bonus(effect) if rec.get("t") == "Stadium" else hp_bonus(effect)
+        if bonus is not None:
+            rec["h"] = bonus
+        if _MOVES_ENERGY.search(effect):
+            rec["v"] = [en]
+        for key, kinds in _TEXT_FACTS:
+            zone = attach_source(effect, kinds)
+            if zone is not None:
+                rec[key] = [[en, zone]]
     return rec
+
+
+def attach_source(effect: str, kinds: tuple[tuple[str, re.Pattern[str]], ...] = _ATTACH_FROM) -> str | None:
+    """The zone an effect's attachments (or, with ``_EVOLVE_FROM``, its Evolution cards) come from: the
+    first the text names; None when it names none."""
+    found = [(m.start(), zone) for zone, rx in kinds for m in [rx.search(effect)] if m is not None]
+    return min(found)[1] if found else None
+
+
+def sources_of(moves: list[Any], kinds: tuple[tuple[str, re.Pattern[str]], ...]) -> list[list[str]]:
+    """[English move name, zone] for each move whose text names where its cards come from."""
+    out = []
+    for m in moves:
+        if not isinstance(m, dict):
+            continue
+        en = names(m.get("name")).get("en")
+        zone = attach_source(str((m.get("effect") or {}).get("en", "")), kinds)
+        if en and zone is not None:
+            out.append([en, zone])
+    return out
+
+
+def field_bonus(effect: str) -> list[Any] | None:
+    """The HP a Stadium gives every Pokémon of a kind in play, ``[N, condition]`` (N signed: Gravity
+    Mountain ``[-30, "stage:Stage2"]``), from its English effect text; None when it gives none."""
+    m = _HP_FIELD.search(effect)
+    if m is None:
+        return None
+    test = what_test(m.group("what"))
+    return [int(m.group("n")), "?" if test is None else test]
+
+
+def what_test(what: str) -> str | None:
+    """The importer's test for the Pokémon a card text names (``Basic Pokémon`` -> ``stage:Basic``,
+    ``Fire Pokémon`` -> ``type:Fire``); "" for any Pokémon; None when the catalogue cannot check it."""
+    if what == "Pokémon":
+        return ""
+    if what in ("Basic Pokémon", "Stage 1 Pokémon", "Stage 2 Pokémon"):
+        return "stage:" + what.removesuffix(" Pokémon").replace(" ", "")
+    if what.endswith("'s Pokémon"):
+        return "prefix:" + what.removesuffix(" Pokémon")
+    if what.endswith(" Pokémon") and what[:-8].strip("{}") in _TYPES:
+        return "type:" + _TYPES[what[:-8].strip("{}")]
+    if what.endswith(" Pokémon") and what[:-8] in _TYPES.values():
+        return "type:" + what[:-8]
+    if not what.endswith("Pokémon"):
+        return "name:" + what
+    return None
+
+
+def hp_bonus(effect: str) -> list[Any] | None:
+    """The HP a card gives the Pokémon it is attached to, ``[N, condition]``, from its English effect
+    text. The condition is ``""`` (always) or space-separated tests the importer checks on the Pokémon:
+    ``stage:Basic``, ``rule:none`` (no Rule Box), ``not:GX``, ``type:Fire``, ``prefix:Cynthia's``,
+    ``name:Zamazenta V``; ``?`` is one the catalogue cannot check (an Ancient Pokémon, a Retreat Cost).
+    None when the card gives no HP."""
+    anyhp = _HP_ANY.search(effect)
+    if anyhp is None:
+        return None
+    n = int(anyhp.group("n"))
+    if _HP_NO_RULE.search(effect):
+        return [n, "rule:none"]
+    m = _HP_WHAT.search(effect)
+    if m is None:
+        return [n, "?"]
+    what, rest = m.group("what"), m.group("rest")
+    tests: list[str] = []
+    rest = rest.strip()
+    if "except Pokémon-GX" in rest or "except Pokémon GX" in rest:
+        tests.append("not:GX")
+    elif "except" in rest or (rest and not rest.startswith(("and", ","))):
+        return [n, "?"]
+    test = what_test(what)
+    if test is None:
+        return [n, "?"]
+    if test:
+        tests.append(test)
+    return [n, " ".join(tests)]
+
+
+def pack(doc: dict[str, Any]) -> bytes:
+    """The catalogue as ``cards.bin`` (see the module docstring)."""
+
+    def z(obj: Any) -> bytes:
+        raw = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        return zlib.compress(raw, 9)
+
+    cards = doc["cards"]
+    names: dict[str, dict[str, list[int]]] = {lang: {} for lang in LANGS}
+    for i, rec in enumerate(cards):
+        for lang, name in sorted(rec.get("n", {}).items()):
+            if lang in names:
+                names[lang].setdefault(key(name), []).append(i)
+    parts = [z({"names": names, "prints": doc["prints"]})]
+    parts += [z(cards[i : i + BLOCK]) for i in range(0, len(cards), BLOCK)]
+    where, at = [], 0
+    for part in parts:
+        where.append([at, len(part)])
+        at += len(part)
+    head = {k: v for k, v in doc.items() if k not in ("cards", "prints")}
+    head.update(count=len(cards), block=BLOCK, index=where[0], blocks=where[1:])
+    line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return MAGIC + line + b"\n" + b"".join(parts)
+
+
+def key(name: str) -> str:
+    """A card name as the catalogue compares it (replay/sources/cards.py ``_key``)."""
+    from replay.sources.cards import _key
+
+    return _key(name)
 
 
 def commit_of(checkout: Path) -> str:
@@ -194,7 +403,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
                 if set_id:
                     prints.setdefault(print_id(set_id, card_file.stem), at)
     return {
-        "format": "prizecheck-cards/1",
+        "format": "prizecheck-cards/2",
         "source": {
             "repository": "https://github.com/tcgdex/cards-database",
             "commit": commit or commit_of(checkout),
@@ -216,6 +425,14 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "b": "Ability names by language",
             "t": "Trainer type or Energy type",
             "m": "English names of the moves that discard from the top of their own deck",
+            "h": "HP given to the Pokémon it is attached to (a Stadium: each in play): [N, condition]",
+            "y": "types (Fire, Water, ...)",
+            "v": "English names of its moves (or of the card) that move Energy between Pokémon",
+            "f": "[English name of a move (or of the card), the zone the cards it attaches come from]",
+            "g": "[English name of a move (or of the card), the zone its Evolution cards come from]",
+            "k": "[English name of a move (or of the card), the zone the cards it shuffles in come from]",
+            "o": "[English name of a move (or of the card) that looks at the top of the deck, 'deck']",
+            "p": "[English name of a move (or of the card) that makes a player take Prize cards, 'prize']",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),
@@ -226,14 +443,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkout", type=Path, help="a checkout of tcgdex/cards-database")
     ap.add_argument(
-        "--out", type=Path, default=Path(__file__).resolve().parent.parent / "replay/sources/cards.json.gz"
+        "--out", type=Path, default=Path(__file__).resolve().parent.parent / "replay/sources/cards.bin"
     )
     ap.add_argument("--commit", help="the checkout's commit, when it is not a git work tree")
     args = ap.parse_args()
     doc = build(args.checkout, args.commit)
-    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-    # mtime=0: the same checkout gives the same bytes
-    args.out.write_bytes(gzip.compress(raw, compresslevel=9, mtime=0))
+    args.out.write_bytes(pack(doc))
     print(
         f"build_catalogue: {len(doc['cards'])} cards, {len(doc['prints'])} printings, "
         f"{args.out.stat().st_size / 1e6:.2f} MB -> {args.out} (source commit {doc['source']['commit']})"

@@ -3,11 +3,12 @@
 Battle logs name cards but never print HP, prize values or kinds [docs/importers.md, the export's traps]. They
 come from:
 
-- the packaged catalogue (``cards.json.gz``, built by ``tools/build_catalogue.py`` from TCGdex's
+- the packaged catalogue (``cards.bin``, built by ``tools/build_catalogue.py`` from TCGdex's
   cards-database, MIT; source commit and licence in the file and in docs/importers.md): HP, category,
-  stage, rule box, evolves-from, Trainer type, and card, attack and Ability names in en, fr, de, es, it, pt.
-  :func:`card_database` loads it once per process; :func:`card_names` / :func:`display_name` are the small
-  lookup the review page uses;
+  stage, types, rule box, evolves-from, Trainer type, the HP a Tool gives, and card, attack and Ability
+  names in en, fr, de, es, it, pt. :func:`card_database` loads its index once per process and decodes
+  records as look-ups need them; :func:`card_names` / :func:`display_name` are the small lookup the review
+  page uses;
 - a user's catalogue file (``--cards FILE``, :func:`parse_catalogue`), whose entries win over the packaged
   ones for the names they list;
 - the name itself for the kind when neither knows the card (`` ex``, `` V``, ``VMAX``, ``Mega ... ex``, ...).
@@ -16,14 +17,16 @@ come from:
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import re
+import zlib
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
+
+import msgspec
 
 from replay.engine.errors import InputError
 
@@ -163,6 +166,7 @@ def parse_catalogue(text: str, *, filename: str = "<cards>") -> Catalogue:
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt")
 _CATEGORY = {"P": "pokemon", "T": "trainer", "E": "energy"}
+MAGIC = b"prizecheck-cards/2\n"
 
 
 def _key(name: str) -> str:
@@ -185,48 +189,87 @@ class CardInfo:
     attacks: tuple[dict[str, str], ...] = ()
     abilities: tuple[dict[str, str], ...] = ()
     mills: tuple[str, ...] = ()  # English names of its moves that discard from the top of its deck
+    types: tuple[str, ...] = ()  # a Pokémon's types (Fire, Water, ...)
+    shifts: tuple[
+        str, ...
+    ] = ()  # English names of its moves (or the card's) that move Energy between Pokémon
+    attaches_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone its attachments come from)
+    evolves_from_zone: tuple[tuple[str, str], ...] = ()  # (move or card, zone its Evolution cards come from)
+    shuffles_from: tuple[tuple[str, str], ...] = ()  # (move or card, zone the cards it shuffles in come from)
+    looks_at_top: tuple[tuple[str, str], ...] = ()  # (move or card that looks at the top of the deck, "deck")
+    takes_prizes: tuple[
+        tuple[str, str], ...
+    ] = ()  # (move or card that makes a player take Prize cards, "prize")
+    # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
+    hp_bonus: tuple[int, str] | None = None
+
+    @staticmethod
+    def from_record(rec: dict[str, Any]) -> CardInfo:
+        names = {k: v for k, v in rec.get("n", {}).items() if isinstance(v, str)}
+        h = rec.get("h")
+        return CardInfo(
+            name=names.get("en", "?"),
+            category=_CATEGORY.get(rec.get("c", "P"), "pokemon"),
+            names=names,
+            hp=rec.get("hp"),
+            rule=rec.get("r"),
+            stage=rec.get("s"),
+            evolves_from=rec.get("e"),
+            kind=rec.get("t"),
+            attacks=tuple(rec.get("a") or ()),
+            abilities=tuple(rec.get("b") or ()),
+            mills=tuple(rec.get("m") or ()),
+            types=tuple(rec.get("y") or ()),
+            shifts=tuple(rec.get("v") or ()),
+            attaches_from=tuple((str(a), str(b)) for a, b in rec.get("f") or ()),
+            evolves_from_zone=tuple((str(a), str(b)) for a, b in rec.get("g") or ()),
+            shuffles_from=tuple((str(a), str(b)) for a, b in rec.get("k") or ()),
+            looks_at_top=tuple((str(a), str(b)) for a, b in rec.get("o") or ()),
+            takes_prizes=tuple((str(a), str(b)) for a, b in rec.get("p") or ()),
+            hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
+        )
 
 
 class CardDatabase:
-    """The packaged catalogue with its indexes: by name in each language, by the client's card id."""
+    """The packaged catalogue (``cards.bin``, tools/build_catalogue.py). Loading reads only its name index
+    (every name in every language, every printing's id -> card numbers); a card's record is decoded the
+    first time a look-up needs it, with the block of records it is stored in."""
 
-    def __init__(self, doc: dict[str, Any]) -> None:
-        self.source: dict[str, Any] = dict(doc.get("source") or {})
-        self.cards: list[CardInfo] = []
-        self.by_name: dict[str, dict[str, list[int]]] = {lang: {} for lang in LANGUAGES}
-        self.moves: dict[str, dict[str, set[str]]] = {lang: {} for lang in LANGUAGES}  # card -> moves
-        self.abilities: dict[str, dict[str, set[str]]] = {lang: {} for lang in LANGUAGES}
-        for i, rec in enumerate(doc.get("cards") or []):
-            names = {k: v for k, v in rec.get("n", {}).items() if isinstance(v, str)}
-            info = CardInfo(
-                name=names.get("en", "?"),
-                category=_CATEGORY.get(rec.get("c"), "pokemon"),
-                names=names,
-                hp=rec.get("hp"),
-                rule=rec.get("r"),
-                stage=rec.get("s"),
-                evolves_from=rec.get("e"),
-                kind=rec.get("t"),
-                attacks=tuple(rec.get("a") or ()),
-                abilities=tuple(rec.get("b") or ()),
-                mills=tuple(rec.get("m") or ()),
-            )
-            self.cards.append(info)
-            for lang, name in names.items():
-                if lang not in self.by_name:
-                    continue
-                k = _key(name)
-                self.by_name[lang].setdefault(k, []).append(i)
-                for a in info.attacks:
-                    if lang in a:
-                        self.moves[lang].setdefault(k, set()).add(_key(a[lang]))
-                for b in info.abilities:
-                    if lang in b:
-                        self.abilities[lang].setdefault(k, set()).add(_key(b[lang]))
-        self.prints: dict[str, int] = dict(doc.get("prints") or {})
+    def __init__(self, data: bytes) -> None:
+        if not data.startswith(MAGIC):
+            raise ValueError("not a prizecheck card catalogue (cards.bin)")
+        end = data.index(b"\n", len(MAGIC))
+        head = json.loads(data[len(MAGIC) : end])
+        self.source: dict[str, Any] = dict(head.get("source") or {})
+        self.count = int(head["count"])
+        self._block = int(head["block"])
+        self._blocks: list[list[int]] = head["blocks"]
+        self._data = data
+        self._base = end + 1
+        at, n = head["index"]
+        index = msgspec.json.decode(zlib.decompress(data[self._base + at : self._base + at + n]))
+        self.by_name: dict[str, dict[str, list[int]]] = index["names"]
+        self.prints: dict[str, int] = index["prints"]
+        self._cards: dict[int, CardInfo] = {}
 
     def __len__(self) -> int:
-        return len(self.cards)
+        return self.count
+
+    def card(self, i: int) -> CardInfo:
+        """Card number ``i`` (decodes its block the first time)."""
+        info = self._cards.get(i)
+        if info is None:
+            b = i // self._block
+            at, n = self._blocks[b]
+            recs = msgspec.json.decode(zlib.decompress(self._data[self._base + at : self._base + at + n]))
+            for j, rec in enumerate(recs, b * self._block):
+                self._cards[j] = CardInfo.from_record(rec)
+            info = self._cards[i]
+        return info
+
+    def cards(self) -> list[CardInfo]:
+        """Every card, decoded (the whole catalogue: for tools and the benchmark's baseline)."""
+        return [self.card(i) for i in range(self.count)]
 
     def lookup(self, name: str, lang: str = "en") -> list[CardInfo]:
         """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too)."""
@@ -234,7 +277,7 @@ class CardDatabase:
         hits = self.by_name.get(lang, {}).get(k)
         if not hits and lang != "en":
             hits = self.by_name["en"].get(k)
-        return [self.cards[i] for i in hits or ()]
+        return [self.card(i) for i in hits or ()]
 
     def printing(self, card_id: str) -> CardInfo | None:
         """One printing's card, by the id the client prints before a name (``sv6_163``, ``me3_48_ph``)."""
@@ -242,7 +285,7 @@ class CardDatabase:
         i = self.prints.get(cid)
         if i is None and cid.count("_") > 1:
             i = self.prints.get("_".join(cid.split("_")[:2]))  # a variant suffix: me3_48_ph
-        return self.cards[i] if i is not None else None
+        return self.card(i) if i is not None else None
 
     def mills(self, card: str, move: str, lang: str = "en") -> bool:
         """Whether the card's move ``move`` (named in ``lang``) discards from the top of its own deck."""
@@ -253,23 +296,74 @@ class CardDatabase:
                     return True
         return False
 
+    def shifts_energy(self, card: str, move: str | None = None, lang: str = "en") -> bool:
+        """Whether the card's move ``move`` (or, without a move, the Trainer ``card`` itself) moves Energy
+        from one Pokémon to another (Happy Switch, Energy Switch)."""
+        for info in self.lookup(card, lang):
+            if move is None:
+                if info.category != "pokemon" and info.shifts:
+                    return True
+                continue
+            m = _key(move)
+            for mv in (*info.attacks, *info.abilities):
+                if _key(mv.get(lang, mv.get("en", ""))) == m and mv.get("en") in info.shifts:
+                    return True
+        return False
+
+    def attach_source(
+        self, card: str, move: str | None = None, lang: str = "en", *, of: str = "attach"
+    ) -> str | None:
+        """The zone the cards ``card``'s move ``move`` (or, with no move, the Trainer ``card``) attaches
+        come from (``of="evolve"``: its Evolution cards; ``"shuffle"``: the cards it shuffles into the
+        deck; ``"top"``: "deck" when it looks at the top of the deck; ``"prize"``: "prize" when it makes a
+        player take Prize cards), when its text says: deck, discard or hand; None when it does not."""
+        zones: set[str] = set()
+        for info in self.lookup(card, lang):
+            table = {
+                "evolve": info.evolves_from_zone,
+                "shuffle": info.shuffles_from,
+                "top": info.looks_at_top,
+                "prize": info.takes_prizes,
+            }.get(of, info.attaches_from)
+            if move is None:
+                zones.update(z for n, z in table if n == info.name)
+                continue
+            m = _key(move)
+            moves = (*info.attacks, *info.abilities)
+            en = {mv.get("en") for mv in moves if _key(mv.get(lang, mv.get("en", ""))) == m}
+            zones.update(z for n, z in table if n in en)
+        return next(iter(zones)) if len(zones) == 1 else None
+
+    def _moves(self, card: str, lang: str, abilities: bool) -> set[str]:
+        out: set[str] = set()
+        for i in self.by_name.get(lang, {}).get(_key(card), ()):
+            info = self.card(i)
+            for mv in info.abilities if abilities else info.attacks:
+                if lang in mv:
+                    out.add(_key(mv[lang]))
+        return out
+
     def is_ability(self, card: str, move: str, lang: str = "en") -> bool | None:
         """Whether ``move`` is an Ability (True) or an attack (False) of the card named ``card``; None when
         the catalogue does not tell (unknown card, or the name is both across printings)."""
-        k, m = _key(card), _key(move)
+        m = _key(move)
         langs = (lang, "en") if lang != "en" else ("en",)
-        ab = any(m in self.abilities[lg].get(k, ()) for lg in langs if lg in self.abilities)
-        at = any(m in self.moves[lg].get(k, ()) for lg in langs if lg in self.moves)
+        ab = any(m in self._moves(card, lg, True) for lg in langs if lg in self.by_name)
+        at = any(m in self._moves(card, lg, False) for lg in langs if lg in self.by_name)
         if ab == at:
             return None
         return ab
 
 
+def load_catalogue() -> CardDatabase:
+    """Read the packaged catalogue (a fresh object each call: ``card_database`` keeps one)."""
+    return CardDatabase(resources.files("replay.sources").joinpath("cards.bin").read_bytes())
+
+
 @cache
 def card_database() -> CardDatabase:
-    """The packaged catalogue, loaded once per process (about 1 MB compressed)."""
-    ref = resources.files("replay.sources").joinpath("cards.json.gz")
-    return CardDatabase(json.loads(gzip.decompress(ref.read_bytes())))
+    """The packaged catalogue, loaded once per process (its index only: well under 100 ms)."""
+    return load_catalogue()
 
 
 def card_names(name: str, lang: str | None = None) -> dict[str, str]:
@@ -284,7 +378,7 @@ def card_names(name: str, lang: str | None = None) -> dict[str, str]:
             continue
         hits = db.by_name.get(lg, {}).get(_key(name))
         if hits:
-            return dict(db.cards[hits[0]].names)
+            return dict(db.card(hits[0]).names)
     return {}
 
 

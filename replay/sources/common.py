@@ -38,13 +38,15 @@ class Finding:
 
 @dataclass(slots=True)
 class ImportResult:
-    """Events (contract v1, numbered from seq 1), the importer's findings, and the input lines no
-    template matched (``(line, text)``)."""
+    """Events (contract v1, numbered from seq 1), the importer's findings, the input lines no template
+    matched and the lines a vaguer template than the one they hold read (``(line, text)``: only partly
+    read)."""
 
     events: list[Event]
     findings: list[Finding] = field(default_factory=list)
     unmatched: list[tuple[int, str]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    partly: list[tuple[int, str]] = field(default_factory=list)
 
 
 def match_id_from(name: str) -> str:

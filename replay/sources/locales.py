@@ -79,12 +79,32 @@ REASONS: dict[str, dict[str, tuple[str, str | None]]] = {
         "Tu baraja se ha quedado sin cartas.": ("deck_out", L),
         "Tu rival ha estado inactivo demasiado tiempo.": ("timeout", W),
     },
+    "es_la": {
+        # Latin-American Spanish: read from a real export (tests/data/ptcgl/real/es_la_*.txt)
+        "Todas las cartas de Premio tomadas.": ("prizes", None),
+        # UNVERIFIED: seen in a public parser's patterns (jspenaq/PokeCoach), not in an export we hold
+        "El rival se rindió.": ("concession", W),
+        "Te rendiste.": ("concession", L),
+        # UNVERIFIED (team translations of the English reasons, in the table's Latin-American wording)
+        "El rival tomó todas sus cartas de Premio.": ("prizes", L),
+        "No hay Pokémon en la Banca para reemplazarlo.": ("no_pokemon", None),
+        "Quedó Fuera de Combate sin Pokémon en la Banca.": ("no_pokemon", None),
+        "El mazo del rival se quedó sin cartas.": ("deck_out", W),
+        "Tu mazo se quedó sin cartas.": ("deck_out", L),
+        "El rival estuvo inactivo demasiado tiempo.": ("timeout", W),
+    },
     "fr": {
+        # Read from real French exports (github.com/Huang-Frederic/I.R.I.S, lib/ptcg/fixtures/: no licence,
+        # read, not copied); the client prints the last one with two full stops.
+        "Toutes les cartes Récompense ont été récupérées.": ("prizes", None),
+        "L'adversaire a récupéré toutes ses cartes Récompense.": ("prizes", L),
+        (
+            "L'adversaire a mis K.O. tous vos Pokémon en jeu, et toutes ses cartes Récompense "
+            "ont été récupérées.."
+        ): ("both", L),
         # UNVERIFIED (team translations of the English reasons)
         "L'adversaire a abandonné.": ("concession", W),
         "Vous avez abandonné.": ("concession", L),
-        "Toutes les cartes Récompense ont été prises.": ("prizes", None),
-        "L'adversaire a pris toutes ses cartes Récompense.": ("prizes", L),
         "Aucun Pokémon de Banc pour le remplacer.": ("no_pokemon", None),
         "K.O. sans Pokémon de Banc.": ("no_pokemon", None),
         "Le deck de l'adversaire est vide.": ("deck_out", W),

@@ -215,7 +215,7 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
 _IGNORED_FAMILIES = ("blog_loc_effect_prevention_", "blog_loc_damage_detail_")
 CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
 # The client's language codes for the tables in replay/sources/templates/.
-LANGUAGES = ("en", "de", "fr", "es", "it", "pt-BR")
+LANGUAGES = ("en", "de", "fr", "es", "es_la", "it", "pt-BR")
 # Placeholders that are a number; player handles have no spaces [docs/importers.md, the export's traps].
 _NUMBERS = frozenset(
     {
@@ -264,6 +264,7 @@ class Template:
     slots: tuple[tuple[str, str], ...]  # (regex group, the template's placeholder name)
     fixed: tuple[tuple[str, str], ...]
     literal: int  # characters of literal text: the most specific template is tried first
+    pieces: tuple[str, ...] = ()  # its literal text between placeholders, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +275,9 @@ class Match:
     key: str
     g: dict[str, str]
     raw: dict[str, str] = field(default_factory=dict)  # the values by the template's own placeholder names
+    # a more specific sentence's words are all in the line, in order, but it did not match: this vaguer
+    # one read it, and the rest of the line (in a value) was not read (the key of the one it holds)
+    partial: str = ""
 
 
 def _compile(key: str, text: str) -> Template | None:
@@ -303,7 +307,7 @@ def _compile(key: str, text: str) -> Template | None:
             gname = f"g{len(groups)}"
             seen[ph] = gname
             if ph in _NUMBERS:
-                body = r"\d{1,6}"
+                body = r"-?\d{1,6}"  # signed: Resistance prints "took -30 less damage"
             elif ph in _PLAYERS:
                 body = r"\S+?"
             else:
@@ -316,7 +320,10 @@ def _compile(key: str, text: str) -> Template | None:
     parts.append(re.escape(lit))
     literal += len(lit)
     regex = re.compile("".join(parts))
-    return Template(key, kind, text, regex, tuple(groups), tuple(slots), tuple(fixed.items()), literal)
+    pieces = tuple(p.strip() for p in _SLOT.split(text)[::2] if p.strip())
+    return Template(
+        key, kind, text, regex, tuple(groups), tuple(slots), tuple(fixed.items()), literal, pieces
+    )
 
 
 def _whole_words(text: str) -> list[str]:
@@ -333,6 +340,17 @@ def _whole_words(text: str) -> list[str]:
     return out
 
 
+def _in_order(pieces: tuple[str, ...], line: str) -> bool:
+    """Whether every literal piece of a template is in ``line``, in order (its values aside)."""
+    at = 0
+    for piece in pieces:
+        at = line.find(piece, at)
+        if at < 0:
+            return False
+        at += len(piece)
+    return bool(pieces)
+
+
 def _pattern(label: str) -> re.Pattern[str]:
     """A label with a number slot (``[numCards] cards``) as a regex capturing the number."""
     return re.compile(r"(\d{1,6})".join(re.escape(p) for p in _SLOT.split(label)[::2]))
@@ -341,7 +359,9 @@ def _pattern(label: str) -> re.Pattern[str]:
 class Sentences:
     """One language's sentence table, compiled. ``match(line)`` -> list of Match (empty: no sentence)."""
 
-    def __init__(self, code: str, table: dict[str, str]) -> None:
+    def __init__(
+        self, code: str, table: dict[str, str], variants: dict[str, list[str]] | None = None
+    ) -> None:
         self.code = code
         self.table = table
         self.labels = {k: _normal_template(v) for k, v in table.items()}
@@ -349,8 +369,11 @@ class Sentences:
         seen: set[str] = set()
         # keys in KINDS order first, so that of two keys with the same text the first listed is kept
         order = [k for k in KINDS if k in table] + sorted(k for k in table if k not in KINDS)
-        for key in order:
-            t = _compile(key, table[key])
+        # an older client's wording of a key (templates/<code>.variants.json) reads as that key
+        texts = [(key, table[key]) for key in order]
+        texts += [(key, text) for key in order for text in (variants or {}).get(key, ())]
+        for key, text in texts:
+            t = _compile(key, text)
             if t is None or t.text in seen:
                 continue
             seen.add(t.text)
@@ -390,9 +413,11 @@ class Sentences:
     @cache
     def for_language(code: str) -> Sentences:
         """The compiled table of one of LANGUAGES (cached: compiled once per process)."""
-        ref = resources.files("replay.sources").joinpath("templates", f"{code}.json")
-        table: dict[str, str] = json.loads(ref.read_text(encoding="utf-8"))
-        return Sentences(code, table)
+        base = resources.files("replay.sources").joinpath("templates")
+        table: dict[str, str] = json.loads(base.joinpath(f"{code}.json").read_text(encoding="utf-8"))
+        extra = base.joinpath(f"{code}.variants.json")
+        variants = json.loads(extra.read_text(encoding="utf-8"))["variants"] if extra.is_file() else None
+        return Sentences(code, table, variants)
 
     def match(self, line: str) -> list[Match]:
         one = self.match_one(line)
@@ -412,6 +437,8 @@ class Sentences:
             return []
         for m in re.finditer(r"[.!] ", line):
             head, tail = line[: m.start() + 1], line[m.end() :]
+            if tail.startswith("- "):
+                tail = tail[2:]  # a detail line pasted onto its main line (a flattened copy)
             first = self.match_one(head)
             if first is None:
                 continue
@@ -431,14 +458,21 @@ class Sentences:
             if hit is not None:
                 cands.update(hit)
         tried = sorted(cands, key=self.rank.__getitem__)
+        failed: list[Template] = []
         for i in tried + self.always if self.always else tried:
             t = self.templates[i]
             m = t.regex.fullmatch(line)
             if m is None:
+                failed.append(t)
                 continue
             g = {name: m.group(gname) for gname, name in t.groups}
             g.update(t.fixed)
-            return self._refine(t, g, {ph: m.group(gname) for gname, ph in t.slots})
+            out = self._refine(t, g, {ph: m.group(gname) for gname, ph in t.slots})
+            if out is not None:
+                fell = next((u for u in failed if u.literal > t.literal and _in_order(u.pieces, line)), None)
+                if fell is not None:
+                    return Match(out.kind, out.key, out.g, out.raw, partial=fell.key)
+            return out
         return None
 
     def _refine(self, t: Template, g: dict[str, str], raw: dict[str, str]) -> Match | None:
@@ -463,8 +497,9 @@ class Sentences:
 
 
 def language_of(code: str) -> str:
-    """The catalogue's language for a log language (the client's pt-BR is the catalogue's pt)."""
-    return "pt" if code.startswith("pt") else code.split("-")[0]
+    """The catalogue's language for a log language (the client's pt-BR is the catalogue's pt, its es_la
+    Latin-American Spanish the catalogue's es: the cards are printed with the same Spanish names)."""
+    return "pt" if code.startswith("pt") else code.replace("_", "-").split("-")[0]
 
 
 def template_count(code: str) -> int:

@@ -24,6 +24,7 @@ from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import NO_CATALOGUE, Catalogue
 from replay.sources.common import Event, Finding, ImportResult, note, number, valid_match_id
+from replay.sources.table import Table
 
 FORMAT = "prizecheck-sheet/1"
 COLUMNS = ("turn", "player", "action", "target", "card", "amount", "note", "confidence", "scan", "ref", "at")
@@ -92,27 +93,15 @@ class Row:
 
 
 @dataclass(slots=True)
-class _Mon:
-    pid: str
-    owner: str
-    name: str
-    order: int
-
-
-@dataclass(slots=True)
 class _State:
     players: list[str]
     first: str
     cards: Catalogue
     filename: str
     min_confidence: float
+    table: Table  # the Pokémon in play (replay/sources/table.py, shared with the PTCGL importer)
     events: list[Event] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    mons: dict[str, _Mon] = field(default_factory=dict)
-    active: dict[str, str | None] = field(default_factory=dict)
-    bench: dict[str, list[str]] = field(default_factory=dict)
-    entered: int = 0
-    counter: dict[str, int] = field(default_factory=dict)
     setup: dict[str, dict[str, Any]] = field(default_factory=dict)
     setup_done: bool = False
     window: str | None = None
@@ -345,7 +334,7 @@ class _Sheet:
             if not required and st.turn_player is not None:
                 return st.turn_player
             raise _err(st, row, f"{row.action} needs a player", "player")
-        if p not in st.active:
+        if not st.table.is_player(p):
             raise _err(st, row, f"player {p!r} is not one of {', '.join(st.players)}", "player")
         return p
 
@@ -355,18 +344,13 @@ class _Sheet:
 
     def new_mon(self, owner: str, name: str) -> tuple[str, dict[str, Any]]:
         st = self.st
-        st.counter[owner] += 1
-        st.entered += 1
-        pid = f"{'AB'[st.players.index(owner)]}{st.counter[owner]}"
         card = st.cards.card(name)
         if "hp" not in card:
             st.hp_missing.add(name)
-        st.mons[pid] = _Mon(pid, owner, name, st.entered)
-        return pid, card
+        return st.table.new_mon(owner, name, card, turn=st.turn_no).pid, card
 
     def in_play(self, owner: str) -> list[str]:
-        a = self.st.active[owner]
-        return ([a] if a is not None else []) + self.st.bench[owner]
+        return self.st.table.in_play(owner)
 
     def resolve(
         self, row: Row, owners: list[str], *, ref: str | None = None, bench_only: bool = False
@@ -375,24 +359,26 @@ class _Sheet:
         st = self.st
         spec = (ref if ref is not None else row.target).strip()
         if not spec:
-            a = st.active[owners[0]]
+            a = st.table.active[owners[0]]
             if a is None:
                 raise _err(st, row, "no target and no Active Pokémon", "target")
             return a
-        if ":" in spec and spec.split(":", 1)[0] in st.active:
+        if ":" in spec and st.table.is_player(spec.split(":", 1)[0]):
             who, spec = spec.split(":", 1)
             owners = [who]
         name, _, k = spec.partition("#")
         name = name.strip()
         index = _int(k, filename=st.filename, line=row.line, fld="target", lo=1) if k else None
         if name.lower() == "active":
-            a = st.active[owners[0]]
+            a = st.table.active[owners[0]]
             if a is None:
                 raise _err(st, row, f"{owners[0]} has no Active Pokémon", "target")
             return a
         for i, owner in enumerate(owners):
-            pool = st.bench[owner] if bench_only else self.in_play(owner)
-            cands = sorted((pid for pid in pool if st.mons[pid].name == name), key=lambda x: st.mons[x].order)
+            pool = st.table.bench[owner] if bench_only else self.in_play(owner)
+            cands = sorted(
+                (pid for pid in pool if st.table.mons[pid].name == name), key=lambda x: st.table.mons[x].order
+            )
             if not cands:
                 continue
             if i > 0 and len(owners) > 1:
@@ -406,7 +392,7 @@ class _Sheet:
                 if index > len(cands):
                     raise _err(st, row, f"{owner} has {len(cands)} {name} in play, not #{index}", "target")
                 return cands[index - 1]
-            a = st.active[owner]
+            a = st.table.active[owner]
             if len(cands) > 1 and a in cands:
                 # an unnumbered name that is also the Active means the Active (attacks hit the Active)
                 if row.action != "attack":
@@ -430,21 +416,10 @@ class _Sheet:
         raise _err(st, row, f"no Pokémon {spec!r} in play for {' or '.join(owners)}", "target")
 
     def leave(self, pid: str) -> None:
-        st = self.st
-        m = st.mons[pid]
-        if st.active[m.owner] == pid:
-            st.active[m.owner] = None
-        elif pid in st.bench[m.owner]:
-            st.bench[m.owner].remove(pid)
+        self.st.table.leave(pid)
 
     def make_active(self, owner: str, pid: str) -> None:
-        st = self.st
-        if pid in st.bench[owner]:
-            st.bench[owner].remove(pid)
-        old = st.active[owner]
-        if old is not None and old != pid:
-            st.bench[owner].append(old)
-        st.active[owner] = pid
+        self.st.table.make_active(owner, pid)
 
     # windows
     def close_window(self) -> None:
@@ -522,18 +497,18 @@ class _Sheet:
             if slot["active"] is not None:
                 raise _err(st, row, f"{p} already has an Active Pokémon at setup", "action")
             slot["active"] = {"pid": pid, "card": card}
-            st.active[p] = pid
+            st.table.active[p] = pid
             return
-        if st.active[p] is not None:
+        if st.table.active[p] is not None:
             raise _err(st, row, f"{p} already has an Active Pokémon; use bench", "action")
-        st.active[p] = pid
+        st.table.active[p] = pid
         self.emit(row, {"type": "played", "player": p, "pid": pid, "card": card, "to": "active"})
 
     def on_bench(self, row: Row) -> None:
         st = self.st
         p = self.player(row)
         pid, card = self.new_mon(p, self._card_name(row))
-        st.bench[p].append(pid)
+        st.table.bench[p].append(pid)
         if not st.setup_done:
             self._setup_slot(p)["bench"].append({"pid": pid, "card": card})
             return
@@ -574,7 +549,7 @@ class _Sheet:
         card = st.cards.card(row.card)
         if "hp" not in card:
             st.hp_missing.add(row.card)
-        st.mons[pid].name = row.card
+        st.table.mons[pid].name = row.card
         self.emit(row, {"type": "evolved", "player": p, "pid": pid, "card": card})
 
     def on_attach(self, row: Row) -> None:
@@ -604,7 +579,7 @@ class _Sheet:
     def on_attack(self, row: Row) -> None:
         st = self.st
         p = self.player(row, required=False)
-        attacker = st.active[p]
+        attacker = st.table.active[p]
         if attacker is None:
             raise _err(st, row, f"{p} has no Active Pokémon to attack with", "player")
         st.window = "attack"
@@ -649,7 +624,7 @@ class _Sheet:
         st = self.st
         owner = self.player(row)  # the knocked-out Pokémon's owner
         pid = self.resolve(row, [owner, self.other(owner)])
-        ev: Event = {"type": "knocked_out", "pid": pid, "player": st.mons[pid].owner}
+        ev: Event = {"type": "knocked_out", "pid": pid, "player": st.table.mons[pid].owner}
         if st.window is not None:
             # rule order: the knockout is checked at the end of the attack or checkup [JP3.4 §I-D]
             if row.scan:
@@ -681,7 +656,7 @@ class _Sheet:
         zone = (row.card or "hand").lower()
         if zone not in _ZONES:
             raise _err(self.st, row, f"zone must be one of {', '.join(_ZONES)}", "card")
-        self.emit(row, {"type": "removed", "player": self.st.mons[pid].owner, "pid": pid, "to": zone})
+        self.emit(row, {"type": "removed", "player": self.st.table.mons[pid].owner, "pid": pid, "to": zone})
         self.leave(pid)
 
     def on_concede(self, row: Row) -> None:
@@ -760,16 +735,12 @@ def _replay_row(sheet: _Sheet, row: Row, originals: list[Event]) -> list[Event]:
     st = sheet.st
     mark = len(st.events)
     saved = (
-        dict(st.active),
-        {k: list(v) for k, v in st.bench.items()},
+        st.table.snapshot(),
         st.window,
         list(st.held_kos),
         st.turn_no,
         st.turn_player,
         st.turn_open,
-        {k: _Mon(m.pid, m.owner, m.name, m.order) for k, m in st.mons.items()},
-        dict(st.counter),
-        st.entered,
         dict(st.row_events),
     )
     # pids of Pokémon the original row put into play are reused, so the amendment names the same Pokémon
@@ -780,16 +751,12 @@ def _replay_row(sheet: _Sheet, row: Row, originals: list[Event]) -> list[Event]:
     finally:
         del st.events[mark:]
         (
-            st.active,
-            st.bench,
+            st.table,
             st.window,
             st.held_kos,
             st.turn_no,
             st.turn_player,
             st.turn_open,
-            st.mons,
-            st.counter,
-            st.entered,
             st.row_events,
         ) = saved
     for ev, pid in zip((e for e in out if e.get("type") == "played"), new_pids, strict=False):
@@ -840,17 +807,14 @@ def parse_sheet(
         cards=cards or NO_CATALOGUE,
         filename=filename,
         min_confidence=min_confidence,
+        table=Table(list(players)),
     )
-    for p in players:
-        st.active[p] = None
-        st.bench[p] = []
-        st.counter[p] = 0
     sheet = _Sheet(st)
     for row in rows:
         sheet.row(row)
     sheet.close_window()
     sheet.finish_setup()
-    hp_known = cards is not None and not st.hp_missing and bool(st.mons)
+    hp_known = cards is not None and not st.hp_missing and bool(st.table.mons)
     source: dict[str, Any] = {
         "kind": meta.get("kind") if meta.get("kind") in ("scanned", "manual") else "scanned",
         "format": FORMAT,
@@ -881,7 +845,7 @@ def parse_sheet(
         context["table"] = int(t) if t.isdigit() else t
     if context:
         start["context"] = context
-    if not hp_known and st.mons:
+    if not hp_known and st.table.mons:
         f = Finding(
             "importer_hp_unknown",
             "info",

@@ -614,7 +614,7 @@ def test_misc_lines_weakness_removal_conditions_and_zones() -> None:
     conds = [(b["condition"], b["on"]) for t, b in body if t == "condition"]
     assert conds == [("burned", True), ("burned", False), ("confused", True), ("asleep", True),
                      ("confused", False), ("asleep", False)]  # fmt: skip
-    assert ("switched", {"player": "Oli", "pid": "B2"}) in body  # same-named switch
+    assert ("switched", {"player": "Oli", "pid": "B2", "effect": "Switch"}) in body  # same-named, by a card
 
 
 def test_mill_lines_keep_the_printed_owner_and_say_so() -> None:

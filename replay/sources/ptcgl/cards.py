@@ -1,0 +1,302 @@
+"""Cards named in a battle log: catalogue look-ups in the log's language, and same-named Pokémon.
+
+One job: answer what the log's card names mean. ``LogCards`` looks a name up in the packaged catalogue
+(replay/sources/cards.py) in the log's language (the printing its card id names, when the log printed one)
+and in a user's ``--cards`` file: the contract card map (HP, rule box), the HP printings disagree on
+(chosen by the damage at a knockout), Trainer and attachment kinds, whether a move is an Ability or
+discards from the deck. ``choose`` picks one of several same-named Pokémon in play from the clues the
+table holds, and says so with a finding when the clues do not decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from replay.sources.cards import CardDatabase, CardInfo, Catalogue
+from replay.sources.table import Mon, Table
+
+Find = Callable[[str, str, int | None, str], None]
+
+# The catalogue's Trainer types -> the contract's trainer_played.card.kind
+TRAINER_KINDS = {
+    "Item": "item",
+    "Supporter": "supporter",
+    "Stadium": "stadium",
+    "Tool": "tool",
+    "Technical Machine": "tool",
+    "Rocket's Secret Machine": "item",
+}
+
+
+class LogCards:
+    """The card facts of one log: ``lang`` is the catalogue's language for the log's language; ``ids``
+    the card ids the log printed before names; ``cards`` a user's catalogue (its entries win)."""
+
+    def __init__(
+        self,
+        cards: Catalogue,
+        db: CardDatabase | None,
+        lang: str,
+        ids: dict[str, set[str]],
+        find: Find,
+    ) -> None:
+        self.cards = cards
+        self.db = db
+        self.lang = lang
+        self.ids = ids
+        self.find = find
+        self.hp_open: list[tuple[Mon, dict[str, Any], list[int]]] = []  # HP chosen at the end
+        self.hp_chosen: dict[str, int] = {}
+        self.hp_missing: set[str] = set()
+
+    def infos(self, name: str) -> list[CardInfo]:
+        """The catalogue's cards printed as ``name`` in the log's language (one printing when the log
+        printed the card's id before it)."""
+        db = self.db
+        if db is None:
+            return []
+        ids = self.ids.get(name)
+        if ids is not None and len(ids) == 1:
+            info = db.printing(next(iter(ids)))
+            if info is not None and name in (info.names.get(self.lang), info.name):
+                return [info]  # the printing itself (an id that names another card is not trusted)
+        return db.lookup(name, self.lang)
+
+    def is_ability(self, g: dict[str, str]) -> bool:
+        """Whether the catalogue knows the move of a ``used`` line as an Ability of that Pokémon."""
+        db = self.db
+        return db is not None and db.is_ability(g.get("c", ""), g.get("a", ""), self.lang) is True
+
+    def mills(self, card: str, move: str) -> bool:
+        """Whether ``card``'s move discards from the top of its own deck (Seek Inspiration)."""
+        return self.db is not None and self.db.mills(card, move, self.lang)
+
+    def shifts_energy(self, card: str, move: str | None = None) -> bool:
+        """Whether the move (or, with no move, the Trainer ``card``) moves Energy between Pokémon: the
+        "attached" lines it prints take the card from another Pokémon, not the hand."""
+        return self.db is not None and self.db.shifts_energy(card, move, self.lang)
+
+    def attach_source(self, card: str, move: str | None = None, *, of: str = "attach") -> str | None:
+        """The zone the cards a move (or, with no move, the Trainer ``card``) attaches come from, when the
+        catalogue's card text names it (Infernal Reign: the deck; Magma Basin: the discard pile); with
+        ``of="evolve"``, where its Evolution cards come from (Rare Candy: the hand); ``"shuffle"``, where the
+        cards it shuffles into the deck come from (Super Rod: the discard pile); ``"top"``, "deck" when it
+        looks at the top of the deck (Flower Selecting)."""
+        if self.db is None:
+            return None
+        return self.db.attach_source(card, move, self.lang, of=of)
+
+    def card_map(self, name: str, mon: Mon | None = None) -> dict[str, Any]:
+        """The contract card for a Pokémon named ``name``: a user catalogue's HP first, else the packaged
+        catalogue's when every printing of that name agrees; several HP wait for the damage to choose."""
+        card = self.cards.card(name)
+        if "hp" in card or name in self.cards.rules:
+            return card
+        pokemon = [i for i in self.infos(name) if i.category == "pokemon"]
+        rules = {i.rule for i in pokemon if i.rule}
+        if len(rules) == 1:
+            card["rule"] = next(iter(rules))
+        hps = sorted({i.hp for i in pokemon if i.hp})
+        if len(hps) == 1:
+            card["hp"] = hps[0]
+        elif len(hps) > 1 and mon is not None:
+            self.hp_open.append((mon, card, hps))
+        else:
+            self.hp_missing.add(name)
+        return card
+
+    def settle_hp(self, mon: Mon, no: int | None, knocked_out_at: int | None = None) -> None:
+        """Choose the HP of ``mon``'s current card among its printings' HP: at a knockout, the HP the
+        damage read fits (survived < HP <= damage); otherwise the one HP above what it survived."""
+        for i, (m, card, hps) in enumerate(self.hp_open):
+            if m is not mon or card is not mon.card:
+                continue
+            del self.hp_open[i]
+            hps = [h + mon.hp_bonus for h in hps]  # what the Tools attached and the Stadium add (hp_bonus)
+            shown = "/".join(str(h) for h in hps)
+            if mon.hp_bonus:
+                shown += f" (with {mon.hp_bonus:+d} HP from the cards in play)"
+            if knocked_out_at is not None:
+                fit = [h for h in hps if mon.survived < h <= knocked_out_at]
+                if fit:
+                    card["hp"] = max(fit)
+                    self.find(
+                        "importer_hp_choice",
+                        "info",
+                        no,
+                        f"{mon.name} has printings with HP {shown}; the damage read ({knocked_out_at}) "
+                        f"knocks out {', '.join(str(h) for h in fit)}: took HP {card['hp']}",
+                    )
+                else:
+                    self.hp_missing.add(mon.name)
+                    self.find(
+                        "importer_hp_unverified",
+                        "warning",
+                        no,
+                        f"{mon.name} has printings with HP {shown} and none fits the damage read "
+                        f"({knocked_out_at}): its knockout stays the log's claim, unverified",
+                    )
+                return
+            fit = [h for h in hps if h > mon.survived]
+            if len(fit) == 1:
+                card["hp"] = fit[0]
+            else:
+                self.hp_missing.add(mon.name)
+                if mon.name not in self.hp_chosen:
+                    self.hp_chosen[mon.name] = 0
+                    self.find(
+                        "importer_hp_ambiguous",
+                        "info",
+                        no,
+                        f"{mon.name} has printings with HP {shown}: nothing in the log tells which, "
+                        "its HP is left unknown",
+                    )
+            return
+
+    def hp_bonus(self, card: str, mon: Mon) -> int | None:
+        """The HP ``card`` gives ``mon`` attached to it (Hero's Cape: +100), from the catalogue's card text
+        and its condition checked on ``mon``'s current card; 0 when it gives none; None when the catalogue
+        cannot tell (a condition it cannot check, or printings that give different HP here)."""
+        results = {self._bonus(bonus, mon) for bonus in {i.hp_bonus for i in self.infos(card)}}
+        if not results:
+            return 0
+        return next(iter(results)) if len(results) == 1 else None
+
+    def gives_hp(self, card: str) -> bool:
+        """Whether some printing of ``card`` changes a Pokémon's HP (the catalogue's card text)."""
+        return any(i.hp_bonus is not None for i in self.infos(card))
+
+    def _bonus(self, bonus: tuple[int, str] | None, mon: Mon) -> int | None:
+        if bonus is None:
+            return 0
+        n, cond = bonus
+        pokemon = [i for i in self.infos(mon.name) if i.category == "pokemon"]
+        for test in cond.split():
+            kind, _, value = test.partition(":")
+            if kind == "stage":  # printings the catalogue gives no stage or type for are not counted
+                holds = {i.stage == value for i in pokemon if i.stage}
+            elif kind == "type":
+                holds = {value in i.types for i in pokemon if i.types}
+            elif kind == "rule":
+                holds = {mon.rule == value}
+            elif kind == "not":
+                holds = {mon.rule != value}
+            elif kind == "prefix":
+                holds = {mon.name.startswith(value + " ")}
+            elif kind == "name":
+                holds = {mon.name == value}
+            else:
+                return None  # a condition the catalogue cannot check ("?")
+            if holds != {True}:
+                return 0 if holds == {False} else None  # mixed, or nothing known: cannot tell
+        return n
+
+    def settle_dropped(self, mon: Mon, no: int | None) -> None:
+        """A stage a card that gave HP left (``mon.hp_dropped``): its HP without the card when nothing it
+        survived before says it had more (every check of the stage then holds), else unknown (knockouts from
+        the log's claims), said so. The contract has no event that changes HP within a stage."""
+        dropped, mon.hp_dropped = mon.hp_dropped, 0
+        hp = mon.card.get("hp")
+        if not dropped or not isinstance(hp, int):
+            return
+        if mon.survived < hp - dropped:
+            mon.card["hp"] = hp - dropped
+            return
+        del mon.card["hp"]
+        self.hp_missing.add(mon.name)
+        self.find(
+            "importer_hp_effect",
+            "info",
+            no,
+            f"{mon.owner}'s {mon.name} ({mon.pid}) lost a card that gave it HP after surviving more damage "
+            "than its HP without it: one HP does not fit the whole stage, so it is left unknown (knockouts "
+            "from the log's claims)",
+        )
+
+    def trainer_kind(self, name: str) -> str | None:
+        """item | supporter | stadium | tool for a Trainer the catalogue knows, else None."""
+        kinds = {TRAINER_KINDS.get(i.kind or "") for i in self.infos(name) if i.category == "trainer"}
+        kinds.discard(None)
+        return next(iter(kinds)) if len(kinds) == 1 else None
+
+    def attach_kind(self, name: str) -> str:
+        """energy | tool | other for an attached card."""
+        infos = self.infos(name)
+        if any(i.category == "energy" for i in infos) or (not infos and "Energ" in name):
+            return "energy"
+        if any(i.category == "trainer" for i in infos) or not infos:
+            return "tool"
+        return "other"
+
+    def is_pokemon(self, name: str) -> bool:
+        return any(i.category == "pokemon" for i in self.infos(name))
+
+
+Clue = tuple[str, Callable[[str], int], bool]  # (what it says, smaller is likelier, strong)
+
+
+def clues(
+    table: Table, *names: str, hit: list[str] | tuple[str, ...] = (), taken: set[str] | None = None
+) -> list[Clue]:
+    """The board's clues to which of several same-named Pokémon a line means, in the order given:
+
+    - ``taken``: not one already taken by another line of this window (two knockouts of one name);
+    - ``fits``: the one whose damage reaches its HP (the knockout);
+    - ``hit``: one this window damaged;
+    - ``active``: the Active Pokémon;
+    - ``damaged``: the one with damage (a heal, moved damage counters), the most first.
+    """
+    out: list[Clue] = []
+    for name in names:
+        if name == "taken":
+            out.append(("not one already taken", lambda pid: 1 if taken and pid in taken else 0, True))
+        elif name == "fits":
+            out.append(
+                ("the one whose damage reaches its HP", lambda pid: 0 if _fits(table.mons[pid]) else 1, True)
+            )
+        elif name == "hit":
+            out.append(("the one this effect damaged", lambda pid: 0 if pid in hit else 1, True))
+        elif name == "active":
+            out.append(("the Active one", lambda pid: 0 if table.is_active(pid) else 1, True))
+        elif name == "damaged":
+            out.append(("the damaged one", lambda pid: -table.mons[pid].damage, True))
+    return out
+
+
+def _fits(mon: Mon) -> bool:
+    hp = mon.card.get("hp")
+    return isinstance(hp, int) and mon.damage >= hp
+
+
+def choose(table: Table, cands: list[str], no: int, what: str, by: list[Clue], find: Find) -> str:
+    """Pick one of several same-named Pokémon by the clues ``by`` (the first that tells them apart
+    decides). A finding when none does (info when they look identical, else a warning), and an info
+    finding when only a weak clue (the one just played) decided."""
+    if len(cands) == 1:
+        return cands[0]
+
+    fns = [fn for _, fn, _ in by]
+    keyed = sorted(((tuple(fn(pid) for fn in fns), i, pid) for i, pid in enumerate(cands)))
+    ranked = [pid for _, _, pid in keyed]
+    a, b = table.mons[ranked[0]], table.mons[ranked[1]]
+    ka, kb = keyed[0][0], keyed[1][0]
+    decided = next((i for i in range(len(by)) if ka[i] != kb[i]), None)
+    if decided is None:
+        same = a.damage == b.damage and a.conditions == b.conditions
+        find(
+            "importer_guess_pid",
+            "info" if same else "warning",
+            no,
+            f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}"
+            + (" (they look identical)" if same else ""),
+        )
+    elif not by[decided][2]:
+        find(
+            "importer_guess_pid",
+            "info",
+            no,
+            f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}, "
+            f"{by[decided][0]}",
+        )
+    return ranked[0]

@@ -1,0 +1,230 @@
+"""A battle log's lines as typed sentences: the first stage of the PTCGL importer.
+
+One job: text in, ``Line``s out. Each line is normalised (BOM, CRLF, both apostrophes, card-id prefixes),
+recognised as a phase header (``Setup``, ``Turn # N - P's Turn``, ``P's Turn``, ``[playerName]'s Turn``,
+the checkup), the end line (``<reason>. <winner> wins.``), a card list (``   • a, b``), or one or more
+sentences of the client's table in the log's language (replay/sources/sentences.py), with its values
+under language-independent names. Nothing about the game is decided here: which Pokémon a name means,
+and what the sentence does to the table, are the later stages' (docs/importers.md, "The pipeline").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from replay.sources.locales import NUMBERED, Locale
+from replay.sources.sentences import Sentences, normal_text
+
+# "(sv6_163) ", "(me3_48_ph) ", "(sv6-5_36) ": a set id, "_", a number, maybe a variant. Names such as
+# "Professor's Research (Professor Oak)" have no "_" inside their parentheses and are left alone.
+_CARD_ID = re.compile(r"\(([A-Za-z0-9.-]+(?:_[A-Za-z0-9.-]+)+)\) ")
+
+# Lines that start a resolution window (the acting player does something); all others are consequences.
+ACTIONS = frozenset(
+    {
+        "attack",
+        "used",
+        "attached",
+        "evolved",
+        "devolved",
+        "retreated",
+        "ended",
+        "drew_played",
+        "drew_hidden",
+        "drew_n",
+        "drew_card",
+        "played_to",
+        "played",
+        "stadium",
+        "discarded",
+        "shuffled",
+        "bottom",
+        "inaction",
+        "drew_n_played",
+        "to_deck",
+    }
+)
+# Lines a card list ("   • a, b" or "- a, b") may follow; the list's names go to the line's ``extra``.
+LIST_KINDS = frozenset(
+    {
+        "drew_n",
+        "drew_n_played",
+        "bottom",
+        "moved_n",
+        "shuffled",
+        "discarded",
+        "list_head",
+        "detached",
+        "revealed",
+    }
+)
+SETUP_KINDS = frozenset({"coin", "coin_won", "decided", "opening", "mulligan", "played_to"})
+# Lines the client writes that its sentence table does not hold, seen in real English exports.
+_EXTRA_EN = (("conceded_line", re.compile(r"^(?P<p>\S+) conceded\.$")),)
+
+
+@dataclass(slots=True)
+class Line:
+    """One sentence of the log: where it is (``no``, 1-based), what it says (``kind``, values ``g``)."""
+
+    no: int
+    text: str
+    detail: bool
+    kind: str
+    g: dict[str, str] | None = None
+    player: str | None = None  # headers: the turn's player; end: the winner
+    extra: Any = None
+    key: str = ""  # the client's template key
+    searched: bool = False  # this line's effect shuffles its deck: cards it moves came from the deck
+    from_prizes: bool = False  # this line's effect shuffles the Prize cards: cards to the hand came from them
+    partial: str = ""  # read by a vaguer sentence than the one it holds (that one's key): partly read
+
+
+def normalise(text: str) -> list[str]:
+    """BOM, CRLF, both apostrophes and card-id prefixes removed; one string per line."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    text = normal_text(text)
+    if "_" in text:
+        text = _CARD_ID.sub("", text)
+    return text.splitlines()
+
+
+def card_ids(text: str) -> dict[str, set[str]]:
+    """Card name -> the client's card ids printed before it (``(sv6_163) Secret Box``): the printing."""
+    out: dict[str, set[str]] = {}
+    if "_" not in text:
+        return out
+    pattern = r"\(([A-Za-z0-9.-]+(?:_[A-Za-z0-9.-]+)+)\) ([^,.!\n]+?)(?=,|\.| to | on | in | and |$)"
+    for m in re.finditer(pattern, normal_text(text), re.M):  # fmt: skip
+        out.setdefault(m.group(2).strip(), set()).add(m.group(1))
+    return out
+
+
+def refine(kind: str, g: dict[str, str] | None) -> str:
+    """The importer's kind for a sentence whose meaning depends on its values (``drew a card`` is hidden,
+    ``drew 2 cards`` a count, ``drew Arven`` a named card)."""
+    if g is None:
+        return kind
+    if kind == "drew":
+        if g.get("hidden") and "n" in g and g.get("c", "").split(" ")[0].isdigit():
+            return "drew_n"
+        return "drew_hidden" if g.get("hidden") else "drew_card"
+    if kind == "moved":
+        return "moved_n" if "n" in g else "moved"
+    if kind == "to_deck":
+        return "bottom" if "n" in g else "to_deck"
+    if kind == "shuffled_into":
+        return "shuffled"
+    return kind
+
+
+def header(loc: Locale, no: int, s: str) -> Line | None:
+    """A phase header or the end line, else None."""
+    if s == loc.setup:
+        return Line(no, s, False, "setup")
+    if s == loc.checkup:
+        return Line(no, s, False, "checkup")
+    rest, n = s, None
+    nm = NUMBERED.match(s) if s.startswith("Turn # ") else None
+    if nm is not None:
+        rest, n = nm.group("rest"), int(nm.group("n"))
+    tm = loc.turn.match(rest) if rest.startswith(loc.turn_prefix) and rest.endswith(loc.turn_suffix) else None
+    if tm is not None:
+        p = tm.group("p")
+        return Line(no, s, False, "turn", player=None if p == "[playerName]" else p, extra=n)
+    if nm is not None:
+        return None
+    if s in loc.draw:
+        return Line(no, s, False, "end", extra=(loc.draw[s], None))
+    w = loc.wins.match(s) if s.endswith(loc.wins_suffix) else None
+    if w is not None:
+        reason = loc.reasons.get(w.group("reason"))
+        if reason is None:
+            reason = ("unknown", None)
+        return Line(no, s, False, "end", player=w.group("w"), extra=(*reason, w.group("reason")))
+    return None
+
+
+def classify(raw: list[str], loc: Locale) -> list[Line]:
+    """Every non-empty line of ``raw`` as a Line (two sentences on one line give two Lines)."""
+    sentences = Sentences.for_language(loc.code)
+    en = loc.code == "en"
+    out: list[Line] = []
+    append = out.append
+    for i, text in enumerate(raw, 1):
+        s = text.strip()
+        if not s:
+            continue
+        if s[0] == "•":
+            prev = out[-1] if out else None
+            if prev is not None and prev.kind in LIST_KINDS:
+                names = [n.strip() for n in s[1:].split(", ") if n.strip()]
+                prev.extra = (prev.extra or []) + names
+            append(Line(i, s, True, "bullet"))
+            continue
+        detail = s.startswith("- ")
+        if detail:
+            s = s[2:].strip()
+        else:
+            head = header(loc, i, s)
+            if head is not None:
+                append(head)
+                continue
+        found = sentences.match(s)
+        partial = next((m.partial for m in found if m.partial), "")
+        parts: list[tuple[str, dict[str, str] | None, str]] = [(m.kind, m.g, m.key) for m in found]
+        if not parts and en:
+            for kind, rx in _EXTRA_EN:
+                em = rx.match(s)
+                if em is not None:
+                    parts = [(kind, em.groupdict(), kind)]
+                    break
+        if not parts:
+            parts = [("unmatched", None, "")]
+        for j, (kind, g, key) in enumerate(parts):
+            kind = refine(kind, g)
+            ln = Line(i, s, detail or j > 0, kind, g, key=key, partial=partial if j == 0 else "")
+            prev = out[-1] if out else None
+            if prev is not None and detail:
+                if kind == "unmatched" and prev.kind in LIST_KINDS:
+                    ln.kind = "bullet"  # a card list written as a "- a, b" line (newer clients)
+                elif (
+                    kind in ("drew_card", "drew_hidden", "drew_n")
+                    and prev.kind == "bonus"
+                    and g is not None
+                    and prev.g is not None
+                    and g["p"] == prev.g["p"]
+                ):
+                    ln.kind = "ignore"  # names the mulligan bonus card(s) already counted
+            if ln.kind == "bullet" and prev is not None:
+                head = prev if prev.kind in LIST_KINDS else None
+                if head is not None and head.kind != "bullet":
+                    names = [n.strip() for n in s.lstrip("•").split(", ") if n.strip()]
+                    head.extra = (head.extra or []) + names
+                    ln.extra = head
+            append(ln)
+    mark_effects(out)
+    return out
+
+
+def mark_effects(lines: list[Line]) -> None:
+    """An effect that shuffles its player's deck searched it: the cards it puts into play or onto Pokémon
+    came from the deck (Nest Ball, Trinity Charge, Technical Machine: Evolution); one that shuffles the
+    Prize cards took its card from them (Hisuian Heavy Ball)."""
+    group: list[Line] = []
+
+    def close(group: list[Line]) -> None:
+        zones = {x.g.get("zone") for x in group if x.kind == "shuffle" and x.g is not None}
+        for x in group:
+            x.searched = "deck" in zones
+            x.from_prizes = "prizes" in zones
+
+    for line in lines:
+        if (not line.detail and line.kind in ACTIONS) or line.kind in ("turn", "checkup", "end"):
+            close(group)
+            group = []
+        group.append(line)
+    close(group)

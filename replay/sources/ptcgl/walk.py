@@ -1,0 +1,95 @@
+"""The walk over a log's typed lines: each line to its handler, resolution windows opened and closed.
+
+One job: the second pass. Headers start setup, turns and checkups (replay/sources/ptcgl/turns.py); an
+action line (the acting player does something) closes the open window and opens one (an attack window
+when ``facts.find_attacks`` says the line is the turn's attack); each line goes to the handler of its
+kind (``turns``, ``play``, ``zones``); lines after the end line are noted, and unread lines are findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import replay.sources.ptcgl.moves as moves
+import replay.sources.ptcgl.play as play
+import replay.sources.ptcgl.turns as turns
+import replay.sources.ptcgl.zones as zones
+from replay.sources.ptcgl.importer import Importer, Window
+from replay.sources.ptcgl.lines import ACTIONS, Line
+from replay.sources.ptcgl.window import close_window
+
+HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
+    **turns.HANDLERS,
+    **play.HANDLERS,
+    **zones.HANDLERS,
+    **moves.HANDLERS,
+}
+
+
+def after_end(imp: Importer, ln: Line) -> None:
+    k = ln.kind
+    if k in ("unmatched", "bullet") and ln.extra is None:
+        imp.unread(ln, f"text after the end line: {ln.text[:80]!r}", "info")
+    elif k not in ("bullet", "ignore"):
+        # the client can print an effect that resolves after the game is over (Boomerang Energy): a
+        # sentence it wrote, read, but the game has ended
+        imp.find("importer_after_end", "info", ln.no, f"after the end line: {ln.text[:80]!r}")
+
+
+def walk_lines(imp: Importer, lines: list[Line]) -> None:
+    """Every line, in order, into events."""
+    for ln in lines:
+        k = ln.kind
+        if imp.phase == "ended":
+            after_end(imp, ln)
+            continue
+        if k == "setup":
+            close_window(imp)
+            imp.phase = "setup"
+            continue
+        if k == "turn":
+            turns.start_header(imp, ln)
+            continue
+        if k == "checkup":
+            turns.start_checkup(imp, ln)
+            continue
+        if k == "end":
+            turns.end(imp, ln)
+            continue
+        if k in ("bullet", "ignore", "list_head"):
+            continue
+        if k == "unmatched":
+            imp.unread(ln, f"no template matches: {ln.text[:80]!r}")
+            continue
+        imp.out.line = ln.no
+        if ln.partial:
+            imp.out.partly.append((ln.no, imp.raw[ln.no - 1]))
+            imp.find(
+                "importer_partly_read",
+                "warning",
+                ln.no,
+                f"read as a shorter sentence ({ln.key}) than the one it holds ({ln.partial}): the rest of "
+                "the line is not read",
+            )
+        if imp.pending is not None:
+            turns.start_pending(imp, ln)
+        handler = HANDLERS[k]
+        if not ln.detail and k in ACTIONS and imp.phase != "checkup":
+            close_window(imp)
+            actor = ln.g["p"] if ln.g is not None and "p" in ln.g else None
+            imp.window = Window("attack" if ln.no in imp.attack_lines else "effect", ln.no, actor)
+        elif imp.window is None and imp.phase == "turn":
+            imp.window = Window("effect", ln.no)
+        if not handler(imp, ln):
+            imp.unread(ln, f"names a player who is not in this game: {ln.text[:80]!r}")
+        if imp.table.stadium is not None or imp.field is not None:
+            play.stadium_hp(imp, ln.no)
+
+
+def finish(imp: Importer) -> None:
+    """A log read to its last line without an end line (``--partial``): close what is open."""
+    if imp.phase != "ended":
+        close_window(imp)
+        turns.start_pending(imp, None)
+        if imp.phase in ("setup", "pre"):
+            turns.emit_setup(imp)

@@ -1,0 +1,233 @@
+"""A resolution window's events in rule order, not printed order.
+
+One job: when a window closes (the next action line, a header, the end), emit what its lines said in
+the order the rules resolve it [JP3.4 §I-D]: ``knocked_out`` for each knockout (with a ``prize_modifier``
+first where the prize line differs from the kinds knocked out), the window's end (``attack_ended`` /
+``checkup_ended``), ``prize_taken``, then the new Active Pokémon, the player who takes the next turn
+first. The log prints prize lines before the knockouts they pay for and knockouts before their cause;
+the window collects them and this module orders them.
+"""
+
+from __future__ import annotations
+
+from replay.sources.common import Event
+from replay.sources.ptcgl.cards import clues
+from replay.sources.ptcgl.importer import Importer, Window
+
+
+def close_window(imp: Importer) -> None:
+    """Emit the open window's knockouts, end, prizes and promotions; no window: nothing."""
+    w = imp.window
+    if w is None:
+        return
+    imp.window = None
+    table = imp.table
+    kos: list[tuple[int, str]] = []
+    for no, q, d in w.kos:
+        owner = q if table.is_player(q) else None
+        if owner is None:
+            imp.find("unmatched_line", "warning", no, f"knockout of a Pokémon of unknown player {q}")
+            continue
+        taken = {pid for _, pid in kos}
+        by = clues(table, "taken", "fits", "hit", "active", "damaged", hit=w.hit, taken=taken)
+        cands = [pid for pid in imp.named(owner, d) if pid not in taken]
+        if not cands and not imp.named(imp.other(owner), d):
+            pid: str | None = imp.materialise(owner, d, no)
+        elif not cands:
+            pid = imp.locate(owner, d, no, "the knockout", by=by)
+        else:
+            pid = imp.choose(cands, no, "the knockout", by)
+        if pid is not None and pid not in taken:
+            kos.append((no, pid))
+    for no, pid in kos:
+        mon = imp.mon(pid)
+        revise_attachments(imp, pid, w.ko_lists.get((mon.owner, mon.name)), no)
+    modifiers, no_ko = prize_modifiers(imp, w, kos)
+    effect = prize_effect(imp, w)
+    out = {pid for _, pid in kos}
+    for pid in dict.fromkeys(w.hit):
+        # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
+        if pid not in out and pid in table.mons:
+            mon = imp.mon(pid)
+            mon.survived = max(mon.survived, mon.damage)
+    for ko_line, pid in kos:
+        mon = imp.mon(pid)
+        imp.cards.settle_dropped(mon, ko_line)
+        imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage)
+        hp = mon.card.get("hp")
+        ko: Event = {"type": "knocked_out", "pid": pid, "player": mon.owner}
+        if mon.devolved:
+            # the engine still has the evolved card's HP (the contract has no devolution): the client
+            # knocked out the devolved Pokémon, so the claim names an effect, accepted unverified
+            ko["by"] = "effect"
+        elif hp is not None and mon.damage < hp:
+            # With HP known the engine checks the claim against the damage; a knockout the log shows
+            # without enough damage is an effect ("this Pokémon is Knocked Out", e.g. Cursed Blast) or
+            # damage in a line no template read. The client decided it: the claim names an effect
+            # (contract: knocked_out.by), so the engine accepts it, marked unverified.
+            imp.find(
+                "importer_ko_without_damage",
+                "warning",
+                ko_line,
+                f"{mon.owner}'s {mon.name} ({pid}) is Knocked Out in the log with {hp - mon.damage} HP left "
+                "by the lines read: claimed as a knockout by an effect",
+            )
+            ko["by"] = "effect"
+        for delta in modifiers.get(pid, ()):
+            imp.emit({"type": "prize_modifier", "pid": pid, "delta": delta})
+        imp.emit(ko)
+        # JP3.4 §I-D step 3: the Pokémon and everything attached go to the discard pile
+        table.knocked_out(pid)
+    for owner, d, names in w.lost_with_ko:
+        # Lost City: the knocked-out Pokémon (the card on top and the cards the log lists under it) goes
+        # to the Lost Zone instead of the discard pile
+        gone = [mon for _, pid in kos for mon in [imp.mon(pid)] if mon.owner == owner and mon.name == d]
+        cards = ([gone[0].name] if gone and gone[0].name not in names else []) + names
+        imp.emit({"type": "moved", "player": owner, "cards": cards, "from": "discard", "to": "lost_zone"})
+    if w.kind == "attack":
+        imp.emit({"type": "attack_ended"})
+    elif w.kind == "checkup":
+        imp.emit({"type": "checkup_ended"})
+    for _, taker, n in w.prizes:
+        ev: Event = {"type": "prize_taken", "player": taker, "count": n}
+        if taker in no_ko and effect is not None:
+            # decisions.md 1: Prize cards taken by a card effect (Lt. Surge's Bargain: each player takes
+            # one), which the engine applies; both players' lines of one effect come out one after the other
+            ev["effect"] = effect
+            imp.emit(ev)
+        elif taker in no_ko:
+            # a prize line with no knockout near it and no effect known to give prizes: the claim stays a
+            # claim (the engine moves no card for it); the card the log shows going to the hand moves
+            imp.emit(ev, counted=False)
+            imp.emit({"type": "to_hand", "player": taker, "from": "prizes", "count": n})
+        else:
+            imp.emit(ev)
+        imp.prizes_left[taker] = max(0, imp.prizes_left[taker] - n)
+    # JP3.4 §I-D step 5: when both Actives are out, the player who takes the next turn promotes first.
+    nxt = imp.other(imp.turn_player) if imp.turn_player is not None else imp.first
+    promoted = {who for _, who, _ in w.promos}
+    for owner, (pid, zone, no) in w.leaving.items():
+        if owner in promoted and table.active[owner] == pid:
+            imp.emit({"type": "removed", "player": owner, "pid": pid, "to": zone})
+            table.removed(pid, zone)
+        else:
+            imp.find(
+                "importer_guess_removed",
+                "info",
+                no,
+                f"{imp.mon(pid).name} moved to {zone} with no new Active after it: taken as a card "
+                f"from outside play, not {owner}'s Active",
+            )
+    for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
+        promote(imp, no, who, c, who in w.retreated)
+
+
+def revise_attachments(imp: Importer, pid: str, listed: list[str] | None, no: int) -> None:
+    """The client lists a knocked-out Pokémon's cards: an attachment guessed onto it that the list does
+    not hold was on a same-named twin. The earlier ``attached`` event is corrected (events are numbered
+    only when the import ends), so the discard piles count the right cards."""
+    if not listed:
+        return
+    mon = imp.mon(pid)
+    surplus = list(mon.attached)
+    for name in listed:
+        if name in surplus:
+            surplus.remove(name)
+    guesses = imp.attach_guesses.pop(pid, [])
+    in_play = set(imp.table.in_play(mon.owner))
+    for name in surplus:
+        for ev, card, others in reversed(guesses):
+            alive = [x for x in others if x in in_play]
+            if ev["pid"] != pid or card != name or not alive:
+                continue
+            ev["pid"] = alive[0]
+            imp.attach_guesses.setdefault(alive[0], []).append((ev, card, [pid]))
+            mon.attached.remove(name)
+            imp.mon(alive[0]).attached.append(name)
+            imp.find(
+                "importer_guess_pid",
+                "info",
+                no,
+                f"{name} was attached to {alive[0]}, not {pid}: the cards listed with the knockout of "
+                f"{mon.name} do not hold it (attachment corrected)",
+            )
+            break
+
+
+def prize_effect(imp: Importer, w: Window) -> str | None:
+    """The card whose effect makes players take Prize cards in this window (Lt. Surge's Bargain), by the
+    catalogue's card text: the window's Trainer, else its attack or Ability."""
+    if w.trainer is not None and imp.cards.attach_source(w.trainer, of="prize") == "prize":
+        return w.trainer
+    if w.move is not None and w.move[1] and imp.cards.attach_source(*w.move, of="prize") == "prize":
+        return w.move[1]
+    return None
+
+
+def prize_modifiers(
+    imp: Importer, w: Window, kos: list[tuple[int, str]]
+) -> tuple[dict[str, list[int]], set[str]]:
+    """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
+    changed the value (Briar +1, Legacy Energy -1) [docs/rules.md §3]: say so with a prize_modifier.
+    Also returns the players whose prize lines have no knockout of the other player's near them."""
+    out: dict[str, list[int]] = {}
+    no_ko: set[str] = set()
+    effect = prize_effect(imp, w)
+    claimed: dict[str, tuple[int, int]] = {}
+    for no, taker, n in w.prizes:
+        first_no, total = claimed.get(taker, (no, 0))
+        claimed[taker] = (first_no, total + n)
+    for taker, (no, n) in claimed.items():
+        victims = [pid for _, pid in kos if imp.mon(pid).owner != taker]
+        if not victims:
+            no_ko.add(taker)
+            if effect is None:
+                imp.find(
+                    "importer_prize_without_ko",
+                    "warning",
+                    no,
+                    f"{taker} took {n} prize card(s) but no knockout of the opponent's Pokémon is printed "
+                    "near it",
+                )
+            continue
+        values = {pid: imp.rules.prize_value(imp.mon(pid).rule) for pid in victims}
+        base = sum(values.values())
+        left = imp.prizes_left[taker]
+        if n == min(base, left) or n > left:
+            continue
+        delta = n - base
+        if delta > 0:
+            out[victims[0]] = [delta]
+        else:
+            for pid in sorted(victims, key=lambda x: -values[x]):
+                d = max(delta, -values[pid])
+                if d:
+                    out[pid] = [d]
+                delta -= d
+                if not delta:
+                    break
+        imp.find(
+            "importer_prize_modifier",
+            "info",
+            no,
+            f"{taker} took {n} prize card(s) where the knocked-out kinds give {base}: assumed a card "
+            "effect changed the prize value",
+        )
+    return out, no_ko
+
+
+def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> None:
+    """``p``'s Benched ``c`` becomes the Active (a promotion, or a switch when an Active is in place)."""
+    table = imp.table
+    a = table.active[p]
+    if a is not None and imp.mon(a).name == c and not retreat:
+        return  # already Active (e.g. printed after a switch line)
+    mons = table.mons
+    cands = [pid for pid in table.bench[p] if mons[pid].name == c]
+    if not cands:
+        pid = imp.materialise_bench(p, c, no)
+    else:
+        pid = imp.choose(cands, no, "the new Active Pokémon", [])
+    kind = "promoted" if a is None else "switched"
+    table.make_active(p, pid)
+    imp.emit({"type": kind, "player": p, "pid": pid})
