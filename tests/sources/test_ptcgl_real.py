@@ -270,3 +270,7 @@ Opponent conceded. Ash wins.
     i = res.events.index(taken[0])
     assert res.events[i + 1] is taken[1]
     assert not any(f.code == "importer_prize_without_ko" for f in res.findings)
+    # and the engine takes them (it dropped them as prize_without_ko before the effect field)
+    _, rec = replay(res.events)
+    assert {p: v["taken"] for p, v in rec["prizes"].items()} == {"Ash": 1, "Misty": 1}
+    assert not any(f["code"] == "prize_without_ko" for f in rec["findings"])
