@@ -127,8 +127,10 @@ def playoff_root(match: str) -> str | None:
 class _Touched:
     """One match a batch writes: its valid match_started events and the types of its events."""
 
-    starts: list[dict[str, Any]] = field(default_factory=list)
+    starts: list[dict[str, Any]] = field(default_factory=list)  # every valid match_started at seq 1
     types: set[str] = field(default_factory=set)
+    opened: bool = False  # a valid event at seq 1 was seen: the first one is what the core applies there
+    opening: dict[str, Any] | None = None  # that event, when it is a match_started
 
     def parents(self) -> set[str]:
         return {p for e in self.starts if isinstance(p := e.get("parent"), str)}
@@ -136,7 +138,7 @@ class _Touched:
 
 def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
     """The matches a batch's items name (any item naming a valid match id counts, valid or not: its
-    match must be the writer's), with each one's valid ``match_started`` events."""
+    match must be the writer's), with each one's valid ``match_started`` events at seq 1."""
     out: dict[str, _Touched] = {}
     for item in items:
         if not isinstance(item, dict) or not is_match_id(item.get("match")):
@@ -145,12 +147,21 @@ def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
         kind = item.get("type")
         if isinstance(kind, str):
             t.types.add(kind)
+        # Only the event that opens the stream says what a new match is (contract §1: match_started is
+        # seq 1): the first valid event at seq 1 in body order, which the core applies there. A
+        # match_started at another seq, or after another event took seq 1, would lend its league to
+        # events it does not govern; what it says is still checked against the writer's scope.
+        if item.get("seq") != 1:
+            continue
+        try:
+            validate_event(item)
+        except EventError:
+            continue  # an invalid event is refused by the core: it says nothing about the match
         if kind == "match_started":
-            try:
-                validate_event(item)
-            except EventError:
-                continue  # an invalid event is refused by the core: it says nothing about the match
             t.starts.append(item)
+            if not t.opened:
+                t.opening = item
+        t.opened = True
     return out
 
 
@@ -363,6 +374,8 @@ def _batch_scope(match: str, t: _Touched) -> tuple[str | None, str | None]:
         raise Refusal(
             "out_of_scope", match, f"match {match}: its match_started events name different leagues"
         )
+    if t.opening is None:
+        return None, None  # nothing opens it as a match of a league or event: outside every scope
     return next(iter(scopes), (None, None))
 
 

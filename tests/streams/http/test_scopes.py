@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.http.ownership import Owner
+from streams.http.ownership import Owner, playoff_root
 from streams.store import RedisStore
 from streams.tokens import Principal
 from tests.builder import drawn_game, sudden_death
@@ -101,6 +101,20 @@ async def test_an_invalid_first_event_naming_my_league_does_not_open_another_lea
     note = {"match": "m2", "seq": last + 1, "type": "note", "text": "L1 was here"}
     await refused(s, [valid_start, note], "ingest_l1", "out_of_scope")
     assert (await record(s, "m2"))["result"]["winner"] == winner
+
+
+async def test_only_the_match_started_at_seq_1_gives_a_new_match_its_league(scoped: Served) -> None:
+    # found by the property test below: a match_started at seq 5 naming L2 lent its league to a new match
+    # whose stream it does not open, and L2's token wrote into a match of no known league
+    s = scoped
+    late_start = {**league_game("late1", "L2")[0], "seq": 5}
+    note = {"match": "late1", "seq": 6, "type": "note", "text": "no opening event"}
+    await refused(s, [late_start, note], "ingest_l2", "out_of_scope")
+    await refused(s, [late_start, note], "judge_ingest_l2", "out_of_scope")
+    assert await s.store.owners(["late1"]) == [None]  # and the id was not claimed
+    # nor one after another event took seq 1: the core applies the first valid event at seq 1
+    first = {"match": "late1", "seq": 1, "type": "note", "text": "takes seq 1"}
+    await refused(s, [first, {**late_start, "seq": 1}], "ingest_l2", "out_of_scope")
 
 
 async def test_a_match_id_cannot_be_squatted_by_another_league(scoped: Served) -> None:
@@ -238,13 +252,14 @@ async def snapshot(s: Served, matches: list[str]) -> dict[str, tuple[list[bytes]
 
 
 async def scope_of(s: Served, match: str) -> tuple[str | None, str | None]:
+    """A match's league and event: its record's, or for a playoff game (by its parent, or by its id
+    ``<root>/tbN`` when nothing of it names one) its parent's."""
     rec = await s.store.record(match)
-    if rec is None:
-        return None, None
-    data = msgpack.unpackb(rec, raw=False)
+    data = {} if rec is None else msgpack.unpackb(rec, raw=False)
     ctx = data.get("context") or {}
-    if not ctx.get("league") and not ctx.get("event") and data.get("parent"):
-        return await scope_of(s, data["parent"])
+    parent = data.get("parent") or playoff_root(match)
+    if not ctx.get("league") and not ctx.get("event") and parent:
+        return await scope_of(s, parent)
     return ctx.get("league"), ctx.get("event")
 
 
