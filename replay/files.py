@@ -16,7 +16,7 @@
 
 A record is yielded as soon as it is final: its game is done, and so is every game of the input it names
 or that names it (``parent``, ``playoff.child``, ``children``): a drawn game's record is settled by its
-playoff games (:func:`replay.engine.playoff.link_records`), so it waits for them. Records therefore come
+playoff games (:func:`replay.engine.playoff.settle`), so it waits for them. Records therefore come
 in the order their games (and playoff families) are completed in the input.
 """
 
@@ -34,7 +34,8 @@ from replay.codec import Checked, EventFile, open_input
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import InputError
 from replay.engine.game import Game
-from replay.engine.playoff import link_records
+from replay.engine.outputs import Record
+from replay.engine.playoff import settle
 from replay.engine.validate import event_decoders
 
 __all__ = ["Progress", "Replayed", "fold_events", "replay_files"]
@@ -45,8 +46,9 @@ class Replayed(NamedTuple):
 
     match: str
     game: Game
-    record: dict[str, Any]
-    """The game's record, settled from its playoff games (``link_records``), unsigned."""
+    record: Record
+    """The game's record (its typed value, ``replay.records``), settled from its playoff games
+    (``replay.engine.playoff.settle``), unsigned."""
 
 
 class Progress(Protocol):
@@ -129,7 +131,7 @@ class _Fold:
         self.finished = 0
         self.events = 0
         # finished games whose records wait for a game of their playoff family: match -> (order, game, record)
-        self.waiting: dict[str, tuple[int, Game, dict[str, Any]]] = {}
+        self.waiting: dict[str, tuple[int, Game, Record]] = {}
         self.family: dict[str, set[str]] = {}
 
     def chunk(self, runs: list[_Run], events: Sequence[Any], raw: bool, at: _At | None) -> Iterator[Replayed]:
@@ -193,7 +195,7 @@ class _Fold:
         if self.keep:
             self.kept[match] = game
             return
-        record = game.record()
+        record = game.typed_record()
         self.waiting[match] = (self.finished, game, record)
         numbers = self.plan.numbers
         links = _links(record)
@@ -214,9 +216,9 @@ class _Fold:
 
     def _release(self, names: Iterable[str]) -> Iterator[Replayed]:
         ready = sorted((self.waiting.pop(name), name) for name in names)
-        linked = link_records({name: record for (_, _, record), name in ready})
-        for (_, game, _), name in ready:
-            yield Replayed(name, game, linked[name])
+        family = {name: record for (_, _, record), name in ready}
+        for (_, game, record), name in ready:
+            yield Replayed(name, game, settle(record, family))
 
     def rest(self) -> Iterator[Replayed]:
         """What still waits once every event is applied (``keep``: every game)."""
@@ -259,13 +261,12 @@ def _apply_one(game: Game, event: Any, raw: bool, where: _Where) -> None:
         ) from None
 
 
-def _links(record: dict[str, Any]) -> list[str]:
+def _links(record: Record) -> list[str]:
     """The matches a record names: its parent, its playoff game, the playoff games it lists."""
-    names = [record.get("parent"), *(record.get("children") or [])]
-    playoff = record.get("playoff")
-    if isinstance(playoff, dict):
-        names.append(playoff.get("child"))
-    return [name for name in names if isinstance(name, str)]
+    names = [record.parent, *record.children]
+    if record.playoff is not None:
+        names.append(record.playoff.child)
+    return [name for name in names if name is not None]
 
 
 def replay_files(

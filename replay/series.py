@@ -1,6 +1,7 @@
 """Matches of several games (best of three), Swiss standings with tiebreakers, and the top cut.
 
-Pure functions over end-of-game records (or their :class:`GameResult` summaries): games are grouped by
+Pure functions over end-of-game records (their typed values, :class:`replay.engine.outputs.Record`, as
+:mod:`replay.records` decodes them; or their :class:`GameResult` summaries): games are grouped by
 ``context.series`` (with league, season, event and round); single elimination is always best of three,
 two game wins take the match; when time ends a match early, the player with more game wins takes it and
 equal game wins are a tie in Swiss [TTH §7.2, §7.4]. Match points: win 3, tie 1, loss 0, a bye counts as
@@ -25,6 +26,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
+
+from replay.engine.outputs import Record
 
 MATCH_POINTS = {"win": 3, "tie": 1, "loss": 0}
 BYE_POINTS = 3
@@ -52,11 +55,11 @@ class GameResult:
     stage: str | None
 
     @classmethod
-    def of(cls, record: Mapping[str, Any]) -> GameResult:
+    def of(cls, record: Record) -> GameResult:
         """The summary of a record (docs/records.md) (parents already settled by their playoffs)."""
-        ctx = record.get("context") or {}
-        res = record.get("result") or {}
-        players = tuple(str(p) for p in (record.get("players") or ())[:2])
+        ctx = record.context or {}
+        res = record.result
+        players = tuple(str(p) for p in record.players[:2])
         if len(players) != 2:
             players = (*players, "", "")[:2]
         try:
@@ -64,33 +67,28 @@ class GameResult:
         except (TypeError, ValueError):
             game = 0
         # a season holds one of these per game: the few distinct names are interned, not copied per game
-        winner, outcome, reason, stage = (
-            res.get("winner"),
-            res.get("outcome"),
-            res.get("reason"),
-            ctx.get("stage"),
-        )
+        stage = ctx.get("stage")
         return cls(
-            match=str(record["match"]),
+            match=str(record.match),
             game=game,
             players=(intern(players[0]), intern(players[1])),
-            status=intern(str(record.get("status") or "in_progress")),
-            outcome=intern(outcome) if isinstance(outcome, str) else None,
-            winner=intern(winner) if isinstance(winner, str) else None,
-            reason=intern(reason) if isinstance(reason, str) else None,
+            status=intern(record.status or "in_progress"),
+            outcome=intern(res.outcome) if res is not None else None,
+            winner=intern(res.winner) if res is not None and res.winner is not None else None,
+            reason=intern(res.reason) if res is not None else None,
             stage=intern(stage) if isinstance(stage, str) else None,
         )
 
 
-def series_key(record: Mapping[str, Any]) -> tuple[str, ...] | None:
+def series_key(record: Record) -> tuple[str, ...] | None:
     """The match a game belongs to, or None for a game outside any series (and playoff children)."""
-    ctx = record.get("context") or {}
-    if record.get("parent") is not None or ctx.get("series") is None:
+    ctx = record.context or {}
+    if record.parent is not None or ctx.get("series") is None:
         return None
     return tuple(str(ctx.get(k, "")) for k in ("league", "season", "event", "round", "series"))
 
 
-def match_result(games: Iterable[GameResult | Mapping[str, Any]]) -> dict[str, Any]:
+def match_result(games: Iterable[GameResult | Record]) -> dict[str, Any]:
     """The result of one match from its games (parents already settled by their playoffs).
 
     ``decided_by``: ``two_game_wins``; ``time`` (time ended the match, more game wins took it [TTH
@@ -368,7 +366,7 @@ def pairings_from_matches(matches: Iterable[Mapping[str, Any]]) -> list[Pairing]
     return out
 
 
-def standings(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def standings(records: Iterable[Record]) -> dict[str, Any]:
     """Every match found in ``records`` and the Swiss standings with their tiebreakers.
 
     A convenience over :func:`match_result` and :func:`swiss_standings` for a handful of records of one

@@ -14,34 +14,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-import msgpack
-
-from replay.engine.chain import verify_signature
+from replay.engine.errors import RecordError
+from replay.records import Record, from_msgpack, signature_valid
 from streams.store import RecordVersion
 
 SignatureStatus = Literal["valid", "invalid", "not_checked", "unsigned", "unreadable"]
 
-#: The result fields a summary keeps (the rest is in the version's record).
-RESULT_FIELDS = ("outcome", "winner", "loser", "reason", "decided_at", "turn")
 
-
-def unpack_version(version: RecordVersion) -> dict[str, Any] | None:
-    """The version's record as a dict, or None when its stored bytes are unreadable."""
+def unpack_version(version: RecordVersion) -> Record | None:
+    """The version's record as its typed value (:mod:`replay.records`), or None when its stored bytes are
+    not a record."""
     try:
-        obj = msgpack.unpackb(version.record, raw=False, strict_map_key=False)
-    except Exception:
+        return from_msgpack(version.record, match=version.cause_match)
+    except RecordError:
         return None
-    return obj if isinstance(obj, dict) else None
 
 
-def signature_status(record: Mapping[str, Any], key: bytes | None) -> SignatureStatus:
+def signature_status(record: Record, key: bytes | None) -> SignatureStatus:
     """``valid`` / ``invalid`` against ``key``; ``not_checked`` when signed but there is no key to check it
     with; ``unsigned`` when the record carries no signature."""
-    if not record.get("signature"):
+    if record.signature is None:
         return "unsigned"
     if key is None:
         return "not_checked"
-    return "valid" if verify_signature(record, key) else "invalid"
+    return "valid" if signature_valid(record, key) else "invalid"
 
 
 def summary(version: RecordVersion, key: bytes | None) -> dict[str, Any]:
@@ -67,20 +63,29 @@ def summary(version: RecordVersion, key: bytes | None) -> dict[str, Any]:
             "signature": {"status": "unreadable", "key_id": None},
             "unreadable": True,
         }
-    result = record.get("result")
-    sig = record.get("signature")
-    chain = record.get("chain")
-    findings = record.get("findings")
+    result = record.result
+    sig = record.signature
     return {
         **out,
-        "status": record.get("status"),
-        "result": {k: result.get(k) for k in RESULT_FIELDS} if isinstance(result, Mapping) else None,
-        "agrees": record.get("agrees"),
-        "findings": len(findings) if isinstance(findings, list) else 0,
-        "events": chain.get("events") if isinstance(chain, Mapping) else None,
+        "status": record.status,
+        "result": (
+            {
+                "outcome": result.outcome,
+                "winner": result.winner,
+                "loser": result.loser,
+                "reason": result.reason,
+                "decided_at": result.decided_at,
+                "turn": result.turn,
+            }
+            if result is not None
+            else None
+        ),
+        "agrees": record.agrees,
+        "findings": len(record.findings),
+        "events": record.chain.events if record.chain else None,
         "signature": {
             "status": signature_status(record, key),
-            "key_id": sig.get("key_id") if isinstance(sig, Mapping) else None,
+            "key_id": sig.key_id if sig is not None else None,
         },
     }
 

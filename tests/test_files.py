@@ -50,7 +50,7 @@ def replayed(paths: list[str], **kw: Any) -> list[Replayed]:
 
 
 def records(done: list[Replayed]) -> dict[str, bytes]:
-    out = {r.match: dumps(r.record) for r in done}
+    out = {r.match: dumps(r.record.to_json()) for r in done}
     assert len(out) == len(done), "a match came out twice"
     return out
 
@@ -117,7 +117,8 @@ def test_a_parent_waits_for_its_playoff_game_in_another_file(tmp_path: pathlib.P
     recs = records(done)
     assert recs == reference(parent + tb + filler)
     g1 = next(r for r in done if r.match == "g1")
-    assert g1.record["result"]["reason"] == "playoff" and g1.record["result"]["winner"] == "ash"
+    assert g1.record.result is not None
+    assert (g1.record.result.reason, g1.record.result.winner) == ("playoff", "ash")
     names = [r.match for r in done]
     assert abs(names.index("g1") - names.index("g1/tb1")) == 1  # out together, once both were done
 
@@ -125,8 +126,8 @@ def test_a_parent_waits_for_its_playoff_game_in_another_file(tmp_path: pathlib.P
 def test_a_parent_whose_playoff_game_is_not_in_the_input_still_comes_out(tmp_path: pathlib.Path) -> None:
     parent, _ = family()
     (done,) = replayed([write(tmp_path, "p.msgpack", parent)])
-    assert dumps(done.record) == reference(parent)["g1"]
-    assert done.record["status"] == "awaiting_playoff"
+    assert dumps(done.record.to_json()) == reference(parent)["g1"]
+    assert done.record.status == "awaiting_playoff"
 
 
 def test_until_leaves_out_the_later_events(tmp_path: pathlib.Path) -> None:
@@ -167,7 +168,7 @@ def test_each_record_comes_out_before_the_next_game_is_folded(
     for done in replay_files([path], progress=count):
         # done when its last event is folded, or the last of its playoff family's (a drawn game and its
         # tiebreak in this corpus): out within the chunk (16 events) that holds that event
-        family = [done.match, done.record["parent"], *done.record["children"]]
+        family = [done.match, done.record.parent, *done.record.children]
         end = max(ends[m] for m in family if m in ends)
         assert count.events <= end < count.events + 16 + 16, (done.match, count.events, end)
         out += 1

@@ -7,6 +7,7 @@ import pathlib
 from typing import Any
 
 from replay.codec import encode_jsonl
+from replay.engine.outputs import Record, Result
 from replay.series import Pairing, infer_byes_and_drops, match_result, standings, swiss_standings, top_cut
 from tests.builder import Stream, card
 from tests.cli.test_cli import run
@@ -19,17 +20,19 @@ def game(
     stage: str = "swiss",
     status: str = "finished",
     players: tuple[str, str] = ("ash", "misty"),
-) -> dict[str, Any]:
+) -> Record:
+    """A game's record (its typed value, as the readers get it)."""
     result = None
     if status == "finished":
-        result = {"outcome": "win" if winner else "draw", "winner": winner, "reason": "prizes"}
-    return {
-        "match": f"{series}-g{n}",
-        "players": list(players),
-        "status": status,
-        "result": result,
-        "parent": None,
-        "context": {
+        loser = None if winner is None else next(p for p in players if p != winner)
+        result = Result("win" if winner else "draw", winner, loser, "prizes", {}, None, None)
+    return Record(
+        match=f"{series}-g{n}",
+        players=list(players),
+        status=status,
+        result=result,
+        parent=None,
+        context={
             "league": "kanto",
             "season": "2026",
             "round": "1",
@@ -37,7 +40,7 @@ def game(
             "game": n,
             "stage": stage,
         },
-    }
+    )
 
 
 def test_two_game_wins_take_the_match() -> None:

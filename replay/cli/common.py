@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from replay.codec import json_error, unreadable, unwritable
-from replay.engine.chain import dumps, sign
-from replay.engine.errors import InputError
+from replay.engine.chain import dumps
+from replay.engine.errors import InputError, RecordError
+from replay.records import Record, from_json_line, signed
 
 
 class UsageError(Exception):
@@ -113,10 +114,11 @@ def positive(text: str) -> float:
 
 def replayed_records(paths: list[str]) -> dict[str, dict[str, Any]]:
     """Every match's record from event files, settled from its playoff games (InputError names file, line
-    and field). Only the records are kept, not the games or their events."""
+    and field), as its JSON (``prizecheck verify`` compares documents byte for byte). Only the records are
+    kept, not the games or their events."""
     from replay.files import replay_files
 
-    return {done.match: done.record for done in replay_files(paths)}
+    return {done.match: done.record.to_json() for done in replay_files(paths)}
 
 
 def signing_key() -> tuple[bytes, str] | None:
@@ -127,23 +129,40 @@ def signing_key() -> tuple[bytes, str] | None:
     return key.encode("utf-8"), os.environ.get("PRIZECHECK_KEY_ID", "default")
 
 
-def maybe_sign(record: dict[str, Any]) -> dict[str, Any]:
-    """Sign ``record`` when a signing key is configured."""
+def maybe_sign(record: Record) -> Record:
+    """``record`` signed when a signing key is configured."""
     key = signing_key()
-    return sign(record, key[0], key[1]) if key else record
+    return signed(record, key[0], key[1]) if key else record
 
 
 def read_records(paths: list[str]) -> list[dict[str, Any]]:
-    """Records from JSON Lines files (as ``replay --json`` prints them); InputError names file and line."""
-    return list(iter_records(paths))
+    """The record documents of JSON Lines files (as ``replay --json`` prints them), as they are: what
+    ``prizecheck verify`` checks byte for byte, every field included (readers take :func:`iter_records`).
+    InputError names file and line."""
+    return [_document(path, lineno, raw) for path, lineno, raw in _record_lines(paths)]
 
 
-def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
-    """The records of JSON Lines files, one line in memory at a time (see :func:`read_records`).
+def iter_records(paths: list[str]) -> Iterator[Record]:
+    """The records of JSON Lines files as typed values (:mod:`replay.records`, decoded once, in C), one
+    line in memory at a time.
 
     A file without any record (empty, or blank lines only) is bad input, as an event file without events
-    is for ``replay``: InputError ``FILE: is empty: no records``.
+    is for ``replay``: InputError ``FILE: is empty: no records``. A line that is not a record is an
+    InputError naming the file, the line and the field.
     """
+    for path, lineno, raw in _record_lines(paths):
+        try:
+            rec = from_json_line(raw, file=path, line=lineno)
+        except RecordError:
+            _document(path, lineno, raw)  # not JSON, or no record at all: said in the reader's own words
+            raise  # a record with a field of the wrong type: named by the typed decoder
+        if not rec.chain:
+            raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
+        yield rec
+
+
+def _record_lines(paths: list[str]) -> Iterator[tuple[str, int, bytes]]:
+    """Each non-blank line of the files, with its file and line number."""
     for path in paths:
         try:
             fh = open(path, "rb")  # noqa: SIM115  (closed below; a generator cannot hold a with across yields cleanly)
@@ -154,19 +173,22 @@ def iter_records(paths: list[str]) -> Iterator[dict[str, Any]]:
             for lineno, raw in enumerate(fh, 1):
                 if not raw.strip():
                     continue
-                try:
-                    rec = json.loads(raw.decode("utf-8"))
-                except UnicodeDecodeError:
-                    raise InputError("not UTF-8 JSON", file=path, line=lineno) from None
-                except json.JSONDecodeError as exc:
-                    raise InputError(json_error(exc), file=path, line=lineno) from None
-                except RecursionError:
-                    raise InputError(
-                        "not a Prizecheck record: nested far too deep", file=path, line=lineno
-                    ) from None
-                if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
-                    raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
                 found = True
-                yield rec
+                yield path, lineno, raw
             if not found:
                 raise InputError("is empty: no records", file=path)
+
+
+def _document(path: str, lineno: int, raw: bytes) -> dict[str, Any]:
+    """A line as a record's JSON document; InputError when it is not JSON or not a record."""
+    try:
+        rec = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 JSON", file=path, line=lineno) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(json_error(exc), file=path, line=lineno) from None
+    except RecursionError:
+        raise InputError("not a Prizecheck record: nested far too deep", file=path, line=lineno) from None
+    if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
+        raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
+    return rec

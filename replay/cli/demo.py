@@ -17,15 +17,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
-from replay import link_records, replay_events, replay_records
+from replay import replay_events
 from replay.cli.common import maybe_sign
 from replay.cli.replay import summary
-from replay.engine.record import dumps
+from replay.records import Record, dumps, from_msgpack, settled
 
 SCENARIOS = ("prizes", "simultaneous", "deck_out", "playoff", "concession")  # the result reason each shows
 LEAGUE = "Demo League"
@@ -54,8 +55,8 @@ def demo_events(seed: int) -> list[dict[str, Any]]:
             streams = simulate_series(
                 seed + i + 100 * attempt, f"demo-{scenario}", rulesets[i % 3], scenario=scenario
             )
-            records = replay_records(e for stream in streams for e in stream)
-            if (records[f"demo-{scenario}"]["result"] or {}).get("reason") == scenario:
+            result = typed_records(e for stream in streams for e in stream)[f"demo-{scenario}"].result
+            if result is not None and result.reason == scenario:
                 break
         for stream in streams:
             events.extend(stream)
@@ -66,6 +67,11 @@ def demo_events(seed: int) -> list[dict[str, Any]]:
         parse_ptcgl(text, match="demo-ptcgl-log", filename="demo-ptcgl-log.txt", cards=cards).events
     )
     return events
+
+
+def typed_records(events: Iterable[dict[str, Any]]) -> dict[str, Record]:
+    """Every game's record of ``events`` as its typed value, settled by its playoff games."""
+    return settled({m: g.typed_record() for m, g in replay_events(events).items()})
 
 
 def demo_league(seed: int) -> Any:
@@ -111,13 +117,12 @@ async def _demo(args: argparse.Namespace, store: Any) -> int:
     """The demo, into ``store`` (a RedisStore; None: offline). The simulation runs on the loop: nothing
     else does meanwhile."""
     events = demo_events(args.seed)
-    games = replay_events(events)
-    offline = {m: maybe_sign(r) for m, r in link_records({m: g.record() for m, g in games.items()}).items()}
+    offline = {m: maybe_sign(r) for m, r in typed_records(events).items()}
     print(
         f"prizecheck demo: {len(events)} events in {len(offline)} games "
         "(simulated + an imported battle log)\n"
     )
-    stored: dict[str, dict[str, Any]] | None = None
+    stored: dict[str, Record] | None = None
     if store is not None:
         stored = await _ingest(store, events)
     shown = stored if stored is not None else offline
@@ -154,7 +159,7 @@ async def _league_report(args: argparse.Namespace, store: Any) -> int:
 
         with open(EVENTS, "wb") as fh:  # so that the command shown below runs in this install as it is
             fh.write(encode_jsonl(league))
-        builder.add_all(replay_records(league).values())
+        builder.add_all(typed_records(league).values())
     report = builder.finish(read_tdf(TDF))
     sys.stdout.write("\n" + render(report, "text").decode("utf-8"))
     with open(HTML, "wb") as fh:
@@ -216,10 +221,8 @@ def _core(store: Any) -> tuple[Any, Any]:
     return core, checkpoints
 
 
-async def _ingest(store: Any, events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+async def _ingest(store: Any, events: list[dict[str, Any]]) -> dict[str, Record]:
     """Every event through the service's ingest core, as msgpack bytes; the stored records back."""
-    from streams.ingest import unpack_record
-
     core, checkpoints = _core(store)
     outcomes: dict[str, int] = {}
     try:
@@ -229,11 +232,11 @@ async def _ingest(store: Any, events: list[dict[str, Any]]) -> dict[str, dict[st
     finally:
         await checkpoints.close()
     print("ingested: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + "\n")
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, Record] = {}
     for match in dict.fromkeys(str(e["match"]) for e in events):
-        rec = unpack_record(await store.record(match))
-        if rec is None:
+        data = await store.record(match)
+        if data is None:
             print(f"{match}: no record stored", file=sys.stderr)
             continue
-        records[match] = rec
+        records[match] = from_msgpack(data, match=match)
     return records

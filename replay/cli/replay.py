@@ -10,13 +10,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from replay.cli.common import UsageError, at_least, json_line, maybe_sign
 from replay.cli.progress import TerminalProgress
 from replay.engine.game import Game
+from replay.engine.outputs import Finding
 from replay.engine.record import dumps
 from replay.files import replay_files
+from replay.records import Record
+from replay.records import dumps as record_json
 
 #: Findings listed one by one in a summary, per severity (violations, then warnings); info notes are counted.
 LISTED = 20
@@ -51,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
             elif args.timeline:
                 _print_timeline(done.game, args.json, out)
             elif args.json:
-                out.write(dumps(record).decode("utf-8") + "\n")
+                out.write(record_json(record).decode("utf-8") + "\n")
             else:
                 out.write(summary(record) + "\n")
             out.flush()  # streaming: this record is out before the next game is folded
-            violations = violations or any(f["severity"] == "violation" for f in record["findings"])
+            violations = violations or any(f.severity == "violation" for f in record.findings)
     finally:
         progress.stop()
     return 1 if args.strict and violations else 0
@@ -130,61 +134,60 @@ def _print_timeline(game: Game, as_json: bool, out: Any) -> None:
         out.write(f"{game.match} seq {item['seq']:>4} {item['type']:<16} {', '.join(parts)}\n")
 
 
-def summary(record: dict[str, Any]) -> str:
+def summary(record: Record) -> str:
     """A few human lines about one record."""
-    res = record["result"]
+    res = record.result
     if res is None:
         verdict = "no result yet"
-    elif res["outcome"] == "win":
-        verdict = f"{res['winner']} wins by {res['reason']} at seq {res['decided_at']} (turn {res['turn']})"
+    elif res.outcome == "win":
+        verdict = f"{res.winner} wins by {res.reason} at seq {res.decided_at} (turn {res.turn})"
     else:
-        verdict = f"{res['outcome']} ({res['reason']}) at seq {res['decided_at']} (turn {res['turn']})"
-    lines = [f"{record['match']}  [{record['ruleset']}]  {record['status']}: {verdict}"]
-    claim = record["claimed"]
+        verdict = f"{res.outcome} ({res.reason}) at seq {res.decided_at} (turn {res.turn})"
+    lines = [f"{record.match}  [{record.ruleset}]  {record.status}: {verdict}"]
+    claim = record.claimed
     if claim is not None:
-        agree = "agrees" if record["agrees"] else "DISAGREES"
-        lines.append(
-            f"  source claims: {claim.get('outcome')} {claim.get('winner') or ''} "
-            f"({claim.get('reason')}) - {agree}"
-        )
-    prizes = ", ".join(f"{p} took {v['taken']}/{v['needed']}" for p, v in record["prizes"].items())
+        agree = "agrees" if record.agrees else "DISAGREES"
+        said = f"{claim.outcome or None} {claim.winner or ''} ({claim.reason or None})"
+        lines.append(f"  source claims: {said} - {agree}")
+    prizes = ", ".join(f"{p} took {v.taken}/{v.needed}" for p, v in record.prizes.items())
     lines.append(f"  prizes: {prizes}")
-    kos = record["knockouts"]
+    kos = record.knockouts
+    basis = record.audit.basis if record.audit else None
     lines.append(
-        f"  knockouts: {len(kos)} ({sum(1 for k in kos if k['verified'])} verified by HP, "
-        f"audit basis {record['audit']['basis']})"
+        f"  knockouts: {len(kos)} ({sum(1 for k in kos if k.verified)} verified by HP, audit basis {basis})"
     )
-    if record["playoff"]:
-        po = record["playoff"]
-        lines.append(f"  playoff: {po['kind']} with {po['prizes']} prize(s) -> {po['child']}")
-    if record["parent"]:
-        lines.append(f"  playoff game of {record['parent']}")
-    lines.extend(findings_lines(record["findings"]))
-    chain = record["chain"]
-    lines.append(
-        f"  chain: sha256 {chain['head'][:16]}... over {chain['events']} events"
-        + ("; signed " + record["signature"]["key_id"] if record.get("signature") else "")
-    )
+    if record.playoff:
+        po = record.playoff
+        lines.append(f"  playoff: {po.kind} with {po.prizes} prize(s) -> {po.child}")
+    if record.parent:
+        lines.append(f"  playoff game of {record.parent}")
+    lines.extend(findings_lines(record.findings))
+    chain = record.chain
+    if chain:
+        lines.append(
+            f"  chain: sha256 {chain.head[:16]}... over {chain.events} events"
+            + ("; signed " + record.signature.key_id if record.signature else "")
+        )
     return "\n".join(lines)
 
 
-def findings_lines(findings: list[dict[str, Any]], listed: int = LISTED) -> list[str]:
+def findings_lines(findings: Sequence[Finding], listed: int = LISTED) -> list[str]:
     """The findings of a summary by severity: the violations, then the warnings, each one a line (up to
     ``listed`` of each), then the info notes counted by code (``--json`` has every finding)."""
     if not findings:
         return []
-    by = {s: [f for f in findings if f["severity"] == s] for s in ("violation", "warning", "info")}
+    by = {s: [f for f in findings if f.severity == s] for s in ("violation", "warning", "info")}
     lines = [
         f"  findings: {len(findings)} ({len(by['violation'])} violation, {len(by['warning'])} warning, "
         f"{len(by['info'])} info)"
     ]
     for severity in ("violation", "warning"):
         for f in by[severity][:listed]:
-            lines.append(f"    [{severity}] seq {f['seq']} {f['code']}: {f['message']}")
+            lines.append(f"    [{severity}] seq {f.seq} {f.code}: {f.message}")
         if len(by[severity]) > listed:
             lines.append(f"    ... {len(by[severity]) - listed} more {severity}s (use --json)")
     if by["info"]:
-        codes = Counter(f["code"] for f in by["info"])
+        codes = Counter(f.code for f in by["info"])
         counted = ", ".join(f"{code} {n}" for code, n in codes.most_common())
         lines.append(f"    [info] {len(by['info'])} note(s): {counted} (each with --json)")
     return lines

@@ -18,9 +18,10 @@ from replay.cli.common import at_least
 from replay.cli.services import redis_store
 from replay.engine.errors import InputError
 from replay.engine.record import dumps
+from replay.records import Record, from_msgpack
+from replay.records import dumps as record_json
 from streams.history import result_text as history_result
 from streams.history import summary
-from streams.ingest import unpack_record
 from streams.settings import Settings
 from streams.store import RecordVersion
 
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if record is None:
         raise InputError(f"no record stored in {where}", match=args.match)
     if args.json:
-        sys.stdout.write(dumps(record).decode("utf-8") + "\n")
+        sys.stdout.write(record_json(record).decode("utf-8") + "\n")
     else:
         sys.stdout.write(render(record))
     return 0
@@ -67,16 +68,17 @@ def run(args: argparse.Namespace) -> int:
 
 async def fetch(
     match: str, settings: Settings, version: int | None = None, *, prefix: str = "pc"
-) -> tuple[dict[str, Any] | None, str]:
+) -> tuple[Record | None, str]:
     """The stored record of ``match``, or its version ``version`` (None if absent), and where it was
     looked for (InputError when the match has a record but no such version, or Redis cannot be reached)."""
     async with redis_store(settings, prefix) as (store, where):
         try:
             if version is None:
-                return unpack_record(await store.record(match)), where
+                data = await store.record(match)
+                return (from_msgpack(data, match=match) if data is not None else None), where
             found = await store.version(match, version)
             if found is not None:
-                return unpack_record(found.record), where
+                return from_msgpack(found.record, match=match), where
             if await store.record(match) is None:
                 return None, where
             known = len(await store.versions(match))
@@ -129,55 +131,45 @@ def render_history(match: str, summaries: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(r: dict[str, Any]) -> str:
+def render(r: Record) -> str:
     """A readable multi-line summary of a record."""
     out: list[str] = []
-    ctx = r.get("context") or {}
+    ctx = r.context or {}
     where = ", ".join(f"{k} {ctx[k]}" for k in ("league", "season", "event", "round", "table") if k in ctx)
-    out.append(f"{r.get('match')}  [{r.get('status')}]  ruleset {r.get('ruleset')}  {r.get('engine') or ''}")
+    out.append(f"{r.match}  [{r.status}]  ruleset {r.ruleset}  {r.engine or ''}")
     if where:
         out.append(f"  {where}")
-    players = r.get("players") or []
-    if players:
-        out.append(f"  players: {' vs '.join(players)} (first: {r.get('first')})")
-    res = r.get("result")
+    if r.players:
+        out.append(f"  players: {' vs '.join(r.players)} (first: {r.first})")
+    res = r.result
     if res:
-        who = (
-            f"{res.get('winner')} beat {res.get('loser')}"
-            if res.get("outcome") == "win"
-            else res.get("outcome")
-        )
-        out.append(
-            f"  result: {who} by {res.get('reason')} at seq {res.get('decided_at')} (turn {res.get('turn')})"
-        )
-    claimed = r.get("claimed")
+        who = f"{res.winner} beat {res.loser}" if res.outcome == "win" else res.outcome
+        out.append(f"  result: {who} by {res.reason} at seq {res.decided_at} (turn {res.turn})")
+    claimed = r.claimed
     if claimed:
-        agrees = {True: "agrees", False: "DISAGREES", None: "not compared"}[r.get("agrees")]
-        out.append(f"  claimed: {claimed.get('outcome')} {claimed.get('winner') or ''} ({agrees})")
-    for player, p in (r.get("prizes") or {}).items():
-        out.append(f"  prizes {player}: taken {p.get('taken')}/{p.get('needed')}, {p.get('remaining')} left")
-    kos = r.get("knockouts") or []
-    if kos:
-        out.append(f"  knockouts ({len(kos)}):")
-        for k in kos:
-            mark = "" if k.get("verified") else "  (claimed, unverified)"
+        agrees = {True: "agrees", False: "DISAGREES", None: "not compared"}[r.agrees]
+        out.append(f"  claimed: {claimed.outcome or None} {claimed.winner or ''} ({agrees})")
+    for player, p in r.prizes.items():
+        out.append(f"  prizes {player}: taken {p.taken}/{p.needed}, {p.remaining} left")
+    if r.knockouts:
+        out.append(f"  knockouts ({len(r.knockouts)}):")
+        for k in r.knockouts:
+            mark = "" if k.verified else "  (claimed, unverified)"
             out.append(
-                f"    seq {k.get('seq'):>4}  {k.get('card')} ({k.get('pid')}, {k.get('owner')}) "
-                f"{k.get('prizes')} prize(s), {k.get('window')}{mark}"
+                f"    seq {k.seq:>4}  {k.card} ({k.pid}, {k.owner}) {k.prizes} prize(s), {k.window}{mark}"
             )
-    findings = r.get("findings") or []
+    findings = r.findings
     out.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
     for f in findings:
-        out.append(f"    seq {f.get('seq'):>4}  {f.get('severity'):<9} {f.get('code')}: {f.get('message')}")
-    if r.get("parent"):
-        out.append(f"  playoff game of {r['parent']}")
-    if r.get("children"):
-        out.append(f"  playoff games: {', '.join(r['children'])}")
-    if r.get("stub"):
+        out.append(f"    seq {f.seq!s:>4}  {f.severity:<9} {f.code}: {f.message}")
+    if r.parent:
+        out.append(f"  playoff game of {r.parent}")
+    if r.children:
+        out.append(f"  playoff games: {', '.join(r.children)}")
+    if r.stub:
         out.append("  (placeholder: the playoff game has not started)")
-    chain = r.get("chain") or {}
-    if chain:
-        out.append(f"  chain: {chain.get('events')} events, head {str(chain.get('head'))[:16]}...")
-    sig = r.get("signature")
-    out.append(f"  signed: {sig.get('alg')} key {sig.get('key_id')}" if sig else "  signed: no")
+    if r.chain:
+        out.append(f"  chain: {r.chain.events} events, head {r.chain.head[:16]}...")
+    sig = r.signature
+    out.append(f"  signed: {sig.alg} key {sig.key_id}" if sig else "  signed: no")
     return "\n".join(out) + "\n"

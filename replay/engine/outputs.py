@@ -61,7 +61,7 @@ class Knockout(Output, frozen=True):
     seq: int
     pid: str
     owner: str
-    card: str
+    card: str | dict[str, Any]  # the engine writes the card's name; the contract allows the card itself
     prizes: int
     window: str
     batch: int
@@ -208,6 +208,8 @@ class Record(Output, frozen=True):
     started_at: str | UnsetType | None = UNSET
     provisional: bool | UnsetType = UNSET
     stub: bool | UnsetType = UNSET  # a playoff announced by its parent that has not started yet
+    # only in the public projection (replay.engine.public.public_record): fields were left out
+    redacted: bool | UnsetType = UNSET
 
 
 def agrees(claim: Claim | None, result: Result | None) -> bool | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from replay.engine.outputs import Record
 from replay.report.build import Filters, ReportBuilder
 from replay.report.links import review_link
 from replay.report.tdf import Tournament, read_tdf
@@ -35,14 +36,14 @@ FORMATS = ("text", "html", "csv", "json")
 
 
 def build_report(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[Record],
     filters: Filters | None = None,
     *,
     base_url: str = "",
     signing_key: bytes | None = None,
     tdf: Tournament | None = None,
 ) -> dict[str, Any]:
-    """The report over ``records`` (see :class:`ReportBuilder`)."""
+    """The report over ``records`` (typed records, :mod:`replay.records`; see :class:`ReportBuilder`)."""
     builder = ReportBuilder(filters, base_url=base_url, signing_key=signing_key)
     return builder.add_all(records).finish(tdf)
 

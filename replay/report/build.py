@@ -17,9 +17,9 @@ from datetime import date
 from sys import intern
 from typing import Any
 
-from replay.engine.chain import verify_signature
 from replay.engine.game import ENGINE_VERSION
-from replay.engine.public import public_finding
+from replay.engine.outputs import Record
+from replay.records import signature_valid
 from replay.report.links import review_link
 from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
@@ -51,15 +51,15 @@ class Filters:
     date_from: date | None = None
     date_to: date | None = None
 
-    def accepts(self, record: Mapping[str, Any]) -> bool:
+    def accepts(self, record: Record) -> bool:
         """True when ``record`` is in scope."""
-        ctx = record.get("context") or {}
+        ctx = record.context or {}
         for name in ("league", "season", "event", "round"):
             want = getattr(self, name)
             if want is not None and str(ctx.get(name, "")) != want:
                 return False
         if self.date_from is not None or self.date_to is not None:
-            day = _day(record.get("started_at"))
+            day = _day(record.started_at or None)
             if day is None:
                 return False
             if self.date_from is not None and day < self.date_from:
@@ -157,45 +157,49 @@ class ReportBuilder:
         self._playoff_games: set[str] = set()
         self._sections: dict[tuple[str, str], _Section] = defaultdict(_Section)
 
-    def add_all(self, records: Iterable[Mapping[str, Any]]) -> ReportBuilder:
+    def add_all(self, records: Iterable[Record]) -> ReportBuilder:
         """Add every record of ``records`` (those the filters accept)."""
         for rec in records:
             self.add(rec)
         return self
 
-    def add(self, rec: Mapping[str, Any]) -> bool:
-        """Fold one record in; False when the filters leave it out (or it is a playoff stub)."""
-        if rec.get("stub") or not self.filters.accepts(rec):
+    def add(self, rec: Record) -> bool:
+        """Fold one record in (its typed value, :mod:`replay.records`); False when the filters leave it out
+        (or it is a playoff stub)."""
+        if rec.stub is True or not self.filters.accepts(rec):
             return False
-        ctx = rec.get("context") or {}
+        ctx = rec.context or {}
         sec = self._sections[(str(ctx.get("league", NONE)), str(ctx.get("season", NONE)))]
         self.games += 1
         sec.games += 1
-        match = str(rec["match"])
-        if rec.get("parent") is not None:
+        match = str(rec.match)
+        if rec.parent is not None:
             self._playoff_games.add(match)
-        status = intern(str(rec.get("status") or "in_progress"))
+        status = intern(rec.status or "in_progress")
         sec.status[status] += 1
-        res = rec.get("result") or {}
-        sec.outcomes[(str(res.get("outcome") or UNDECIDED), str(res.get("reason") or NONE))] += 1
+        res = rec.result
+        if res is None:
+            sec.outcomes[(UNDECIDED, NONE)] += 1
+        else:
+            sec.outcomes[(res.outcome or UNDECIDED, res.reason or NONE)] += 1
         rnd = intern(str(ctx["round"])) if ctx.get("round") is not None else NONE
         self._playoffs(sec, rec, match)
         self._findings(sec, rec, match, rnd)
-        if rec.get("agrees") is not None:
-            kind = str((rec.get("source") or {}).get("kind") or "unknown")
+        if rec.agrees is not None:
+            kind = str((rec.source or {}).get("kind") or "unknown")
             sec.claims[kind] += 1
             sec.claims_by_round[rnd] += 1
-            if rec["agrees"]:
+            if rec.agrees:
                 sec.agree[kind] += 1
                 sec.agree_by_round[rnd] += 1
-        knockouts = rec.get("knockouts") or ()
+        knockouts = rec.knockouts
         sec.knockouts += len(knockouts)
-        sec.verified += sum(1 for ko in knockouts if ko.get("verified"))
-        sec.basis[str((rec.get("audit") or {}).get("basis") or NONE)] += 1
+        sec.verified += sum(1 for ko in knockouts if ko.verified)
+        sec.basis[rec.audit.basis or NONE if rec.audit else NONE] += 1
         self._integrity(sec, rec, match)
         self._review(sec, rec, match, status)
         series = ctx.get("series")
-        if series is not None and rec.get("parent") is None:  # a game of a match (series_key)
+        if series is not None and rec.parent is None:  # a game of a match (series_key)
             event = sec.events[str(ctx.get("event", "")) or NONE]
             where = (rnd, intern(str(series)))
             event.games[where].append(GameResult.of(rec))
@@ -203,72 +207,60 @@ class ReportBuilder:
                 event.tables[where] = str(ctx["table"])
         return True
 
-    def _playoffs(self, sec: _Section, rec: Mapping[str, Any], match: str) -> None:
-        rs = sec.rulesets[str(rec.get("ruleset") or NONE)]
-        if rec.get("parent") is None:
+    def _playoffs(self, sec: _Section, rec: Record, match: str) -> None:
+        rs = sec.rulesets[rec.ruleset or NONE]
+        if rec.parent is None:
             rs.games += 1
-            rs.playoffs += rec.get("playoff") is not None
+            rs.playoffs += rec.playoff is not None
             return
         rs.playoff_games += 1
         tb = _TB.search(match)
         if tb is not None and int(tb.group(1)) >= 2:
             rs.second_tiebreaks += 1
 
-    def _findings(self, sec: _Section, rec: Mapping[str, Any], match: str, rnd: str) -> None:
-        # The report is for organizers: each finding's public projection (its message, never the judges'
-        # detail; replay.engine.public).
-        for f in map(public_finding, rec.get("findings") or ()):
-            code = intern(str(f.get("code")))
-            severity = intern(str(f.get("severity")))
+    def _findings(self, sec: _Section, rec: Record, match: str, rnd: str) -> None:
+        # The report is for organizers: each finding's public part (its message, never the judges' detail;
+        # replay.engine.public.public_finding keeps the same four fields).
+        for f in rec.findings:
+            code = intern(f.code)
+            severity = intern(f.severity)
             sec.findings[(code, severity)] += 1
             sec.findings_by_round[(rnd, code)] += 1
             sec.findings_by_round_severity[(rnd, code, severity)] += 1
-            seq = f.get("seq")
-            sec.finding_items.append(
-                (
-                    match,
-                    int(seq) if isinstance(seq, int) else 0,
-                    code,
-                    severity,
-                    str(f.get("message", "")),
-                    rnd,
-                )
-            )
+            sec.finding_items.append((match, f.seq or 0, code, severity, f.message, rnd))
 
-    def _integrity(self, sec: _Section, rec: Mapping[str, Any], match: str) -> None:
-        chain = rec.get("chain")
-        if not isinstance(chain, Mapping):
+    def _integrity(self, sec: _Section, rec: Record, match: str) -> None:
+        chain = rec.chain
+        if not chain:
             chain_status, events, head = "missing", 0, ""
         else:
-            head = str(chain.get("head", ""))
-            n = chain.get("events")
-            events = n if isinstance(n, int) else 0
-            ok = chain.get("alg") == "sha256" and _HEX64.match(head) and events > 0
+            head = chain.head
+            events = chain.events
+            ok = chain.alg == "sha256" and _HEX64.match(head) and events > 0
             chain_status = "ok" if ok else "malformed"
-        sig = rec.get("signature")
-        if not sig:
+        if rec.signature is None:
             sig_status = "unsigned"
         elif self.signing_key is None:
             sig_status = "not_checked"
         else:
-            sig_status = "valid" if verify_signature(rec, self.signing_key) else "invalid"
+            sig_status = "valid" if signature_valid(rec, self.signing_key) else "invalid"
         sec.chain[chain_status] += 1
         sec.signature[sig_status] += 1
         sec.integrity.append((match, chain_status, events, head, sig_status))
 
-    def _review(self, sec: _Section, rec: Mapping[str, Any], match: str, status: str) -> None:
+    def _review(self, sec: _Section, rec: Record, match: str, status: str) -> None:
         why = []
-        findings = rec.get("findings") or ()
-        violations = [str(f.get("code")) for f in findings if f.get("severity") == "violation"]
+        findings = rec.findings
+        violations = [f.code for f in findings if f.severity == "violation"]
         if violations:
             why.append(f"{len(violations)} violation(s): " + ", ".join(sorted(set(violations))))
-        if rec.get("agrees") is False:
+        if rec.agrees is False:
             why.append("claimed result disagrees with the rules")
         child = None
         if status == "awaiting_playoff":
-            child = str((rec.get("playoff") or {}).get("child"))
+            child = str(rec.playoff.child if rec.playoff is not None else None)
         if why or child:
-            counts = tuple(sum(1 for f in findings if f.get("severity") == s) for s in SEVERITIES)
+            counts = tuple(sum(1 for f in findings if f.severity == s) for s in SEVERITIES)
             sec.review.append((match, tuple(why), child, (counts[0], counts[1], counts[2])))
 
     # ------------------------------------------------------------------------------------------ finish

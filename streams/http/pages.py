@@ -28,6 +28,9 @@ from aiohttp import web
 from markupsafe import Markup
 
 from replay.docs import RULES
+from replay.engine.errors import RecordError
+from replay.engine.outputs import Result
+from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
 from streams.http.frames import frames, replay_steps
@@ -82,8 +85,6 @@ async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
 
 async def review_meta(request: web.Request) -> web.StreamResponse:
     """GET /review/<match>/meta: the record, the battle log and every step of the game (one fold)."""
-    from streams.ingest import unpack_record
-
     match, entries = await _archive(request)
     events = decode(entries)
     steps, game = replay_steps(entries, events)
@@ -92,7 +93,8 @@ async def review_meta(request: web.Request) -> web.StreamResponse:
         for e, ev in zip(entries, events, strict=True)
         if e.kind != "event"
     ]
-    record = unpack_record(await request.app[STORE].record(match))
+    stored = await request.app[STORE].record(match)
+    record = from_msgpack(stored, match=match).to_json() if stored is not None else None
     return _json(
         {
             "match": match,
@@ -159,10 +161,22 @@ async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     return _json(await overlay_score(request.app[STORE], request[MATCH]))
 
 
-def _public_result(result: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _public_result(result: Result | None) -> dict[str, Any] | None:
     if not result:
         return None
-    return {k: result.get(k) for k in ("outcome", "winner", "loser", "reason", "decided_at")}
+    return {
+        "outcome": result.outcome,
+        "winner": result.winner,
+        "loser": result.loser,
+        "reason": result.reason,
+        "decided_at": result.decided_at,
+    }
+
+
+async def _record(store: Store, match: str) -> Record | None:
+    """``match``'s stored record as its typed value (:mod:`replay.records`), None when there is none."""
+    data = await store.record(match)
+    return from_msgpack(data, match=match) if data is not None else None
 
 
 async def overlay_score(store: Store, match: str) -> dict[str, Any]:
@@ -170,61 +184,57 @@ async def overlay_score(store: Store, match: str) -> dict[str, Any]:
     parent is settled by its playoff after its board stopped changing), the playoff and its state, and the
     score of the best-of-three the game belongs to (``context.series``, replay/series.py) as it stood in
     this game."""
-    from streams.ingest import unpack_record
-
-    record = unpack_record(await store.record(match))
+    record = await _record(store, match)
     if record is None:
         return {"match": match, "status": None, "result": None, "playoff": None, "series": None}
     playoff = None
-    po = record.get("playoff")
-    if po and po.get("child"):
-        child = unpack_record(await store.record(str(po["child"])))
-        decided = record.get("status") == "finished"
+    po = record.playoff
+    if po and po.child:
+        child = await _record(store, po.child)
+        decided = record.status == "finished"
         playoff = {
-            "child": po["child"],
-            "kind": po.get("kind"),
-            "state": "decided" if decided else "playing" if child and child.get("status") else "pending",
+            "child": po.child,
+            "kind": po.kind,
+            "state": "decided" if decided else "playing" if child and child.status else "pending",
         }
-    playing = record.get("playoff_of")
+    playing = record.playoff_of
     return {
         "match": match,
-        "status": record.get("status"),
-        "result": _public_result(record.get("result")),
+        "status": record.status,
+        "result": _public_result(record.result),
         "playoff": playoff,
-        "playoff_of": {"kind": playing.get("kind"), "parent": record.get("parent")} if playing else None,
+        "playoff_of": {"kind": playing.kind, "parent": record.parent} if playing else None,
         "series": await _series(store, record),
     }
 
 
-def _game_number(record: Mapping[str, Any]) -> int:
+def _game_number(record: Record) -> int:
     try:
-        return int((record.get("context") or {}).get("game") or 0)
+        return int((record.context or {}).get("game") or 0)
     except (TypeError, ValueError):
         return 0
 
 
-async def _series(store: Store, record: Mapping[str, Any]) -> dict[str, Any] | None:
+async def _series(store: Store, record: Record) -> dict[str, Any] | None:
     """The score of the match (best of three) ``record`` is a game of, as it stood in that game: this game
     and the ones before it (``context.game``), never the later ones (a replay of game 1 after the match
     shows 1–0, not the final score)."""
-    from streams.ingest import unpack_record
-
     key = series_key(record)
-    players = record.get("players") or []
+    players = record.players
     if key is None or len(players) != 2:
         return None
-    ctx = record.get("context") or {}
-    this = (_game_number(record), str(record.get("match")))
+    ctx = record.context or {}
+    this = (_game_number(record), str(record.match))
     # the games of these two players in the league and season: a small set, whatever the index's size
     names = await store.matches(league=ctx.get("league"), season=ctx.get("season"), player=str(players[0]))
     entries = [e for e in await store.index_entries(names) if str(players[1]) in e.players]
     games = []
-    for raw in await store.records([e.match for e in entries]):
-        rec = unpack_record(raw)
-        if rec is not None and series_key(rec) == key and (_game_number(rec), str(rec.get("match"))) <= this:
+    for entry, raw in zip(entries, await store.records([e.match for e in entries]), strict=True):
+        rec = from_msgpack(raw, match=entry.match) if raw is not None else None
+        if rec is not None and series_key(rec) == key and (_game_number(rec), str(rec.match)) <= this:
             games.append(rec)
-    if not any(g.get("match") == record.get("match") for g in games):
-        games.append(dict(record))
+    if not any(g.match == record.match for g in games):
+        games.append(record)
     summary = match_result(games)
     return {
         "series": ctx.get("series"),
@@ -240,28 +250,28 @@ async def _series(store: Store, record: Mapping[str, Any]) -> dict[str, Any] | N
 PLAYOFF_WORDS = {"sudden_death": "sudden death", "tiebreak": "tiebreak", "tiebreaker_game": "tiebreaker game"}
 
 
-def result_text(record: Mapping[str, Any] | None) -> str:
+def result_text(record: Record | None) -> str:
     """A one-line human summary of a record's status and result (public: no free text of an event)."""
     if record is None:
         return "no record yet"
-    result = record.get("result")
-    status = record.get("status")
+    result = record.result
+    status = record.status
     if not result:
         return "in progress" if status == "in_progress" else str(status).replace("_", " ")
-    outcome = result.get("outcome")
-    reason = str(result.get("reason")).replace("_", " ")
-    at = result.get("decided_at")
+    outcome = result.outcome
+    reason = str(result.reason).replace("_", " ")
+    at = result.decided_at
     where = f" at seq {at}" if at is not None else ""
     if outcome == "win":
-        text = f"{result.get('winner')} beat {result.get('loser')} by {reason}{where}"
+        text = f"{result.winner} beat {result.loser} by {reason}{where}"
     elif outcome == "draw":
         text = f"draw ({reason}){where}"
     else:
         text = f"no winner ({reason}){where}"
-    po = record.get("playoff")
+    po = record.playoff
     if status == "awaiting_playoff" and po:
-        kind = PLAYOFF_WORDS.get(str(po.get("kind")), "playoff")
-        text += f"; {kind} {po.get('child')} pending"
+        kind = PLAYOFF_WORDS.get(po.kind, "playoff")
+        text += f"; {kind} {po.child} pending"
     return text
 
 
@@ -307,8 +317,6 @@ async def match_list(request: web.Request) -> web.Response:
 
     The page comes from the index (:meth:`Store.index_page`); only its rows' records are read.
     """
-    from streams.ingest import unpack_record
-
     store = request.app[STORE]
     filters, sort, number, size = _list_query(request[QUERY])
     where = {k: v for k, v in filters.items() if k != "q"}
@@ -322,10 +330,9 @@ async def match_list(request: web.Request) -> web.Response:
     rows = []
     for entry, raw in zip(page.entries, raws, strict=True):
         try:
-            record = unpack_record(raw)
-        except Exception:  # one unreadable record must not take the list down
-            record = {"status": entry.status, "result": None, "unreadable": True}
-        rows.append(_row(entry, record))
+            rows.append(_row(entry, from_msgpack(raw, match=entry.match) if raw is not None else None))
+        except RecordError:  # one unreadable record must not take the list down
+            rows.append(_row(entry, None, unreadable=True))
     first = (number - 1) * size + 1
     if page.too_broad:
         summary = f"“{filters['q']}” matches too many players: type more of the name"
@@ -356,16 +363,12 @@ async def match_list(request: web.Request) -> web.Response:
     )
 
 
-def _row(entry: IndexEntry, record: Mapping[str, Any] | None) -> dict[str, Any]:
+def _row(entry: IndexEntry, record: Record | None, *, unreadable: bool = False) -> dict[str, Any]:
     """One row of the list: what the index and the record say, severities apart."""
-    findings = (record or {}).get("findings")
-    known = isinstance(findings, list)
     severities = dict.fromkeys((s for s, _ in SEVERITIES), 0)
-    for f in findings if isinstance(findings, list) else ():
-        severity = f.get("severity") if isinstance(f, Mapping) else None
-        if severity in severities:
-            severities[severity] += 1
-    unreadable = bool(record and record.get("unreadable"))
+    for f in record.findings if record is not None else ():
+        if f.severity in severities:
+            severities[f.severity] += 1
     return {
         "match": entry.match,
         "review": _link("review", entry.match),
@@ -375,8 +378,8 @@ def _row(entry: IndexEntry, record: Mapping[str, Any] | None) -> dict[str, Any]:
         "status": entry.status,
         "result": "record unreadable" if unreadable else result_text(record),
         "severities": severities,
-        "known": known and not unreadable,
-        "total": len(findings) if isinstance(findings, list) else sum(entry.findings.values()),
+        "known": record is not None,
+        "total": len(record.findings) if record is not None else sum(entry.findings.values()),
     }
 
 

@@ -12,6 +12,7 @@ import sys
 from replay.cli.common import json_line
 from replay.cli.replay import summary
 from replay.codec import encode_jsonl
+from replay.records import from_mapping
 from replay.report.build import check_top_cut
 from replay.report.text import to_text
 from replay.series import SINGLE_ELIMINATION, SWISS, Pairing, swiss_standings
@@ -38,7 +39,7 @@ def test_a_summary_lists_findings_by_severity_and_counts_the_info_notes() -> Non
         finding("warning", "evolved_too_early", 7),
         finding("violation", "turn_order", 9),
     ]
-    lines = summary(record).splitlines()
+    lines = summary(from_mapping(record)).splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("  findings:"))
     assert lines[at : at + 4] == [
         "  findings: 143 (1 violation, 1 warning, 141 info)",
@@ -112,7 +113,7 @@ def test_the_standings_explain_their_columns_and_the_flag(tmp_path: pathlib.Path
 
     report = (
         ReportBuilder(Filters())
-        .add_all(replay_records(events).values())
+        .add_all(map(from_mapping, replay_records(events).values()))
         .finish(read_tdf(str(tmp_path / "l.tdf")))
     )
     (event,) = report["sections"][0]["events"]

@@ -135,7 +135,7 @@ def test_records_stream_out_and_a_closed_pipe_ends_quietly(tmp_path: pathlib.Pat
     assert proc.wait(timeout=60) == 0, err
     assert err == b""
     (done, *_) = replay_files([str(path)])
-    assert first == dumps(done.record) + b"\n"
+    assert first == dumps(done.record.to_json()) + b"\n"
 
 
 def test_help_lists_every_command_without_importing_them() -> None:

@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from replay import replay_records
+from replay.records import Record, from_mapping
 from replay.sources.league import LeagueSim
 
 Event = dict[str, Any]
@@ -24,6 +25,10 @@ class League:
     events: list[Event]
     records: dict[str, dict[str, Any]]
     sim: LeagueSim
+
+    def typed(self) -> list[Record]:
+        """The records as the report reads them: typed values (``replay.records``)."""
+        return [from_mapping(r) for r in self.records.values()]
 
 
 def _wanted(sim: LeagueSim, records: dict[str, dict[str, Any]]) -> bool:

@@ -24,6 +24,7 @@ import pytest
 from replay.cli import main
 from replay.codec import encode_jsonl
 from replay.engine.chain import sign
+from replay.records import from_mapping
 from replay.report import Filters, ReportBuilder
 from tests.paths import ROOT
 from tests.report.league import LEAGUE, league
@@ -139,11 +140,11 @@ def test_chain_and_signature_status_of_every_record() -> None:
     signed = [sign(r, key, "k1") for r in recs[:4]]
     tampered = dict(signed[3], result={**(signed[3]["result"] or {}), "winner": "nobody"})
     broken = dict(recs[4], chain={"alg": "sha256", "head": "not hex", "events": 3})
-    batch = [*signed[:3], tampered, broken, recs[5]]
+    batch = [from_mapping(r) for r in (*signed[:3], tampered, broken, recs[5])]
     rep = ReportBuilder(signing_key=key).add_all(batch).finish()
     (sec,) = rep["sections"]
     status = {r["match"]: (r["chain"], r["signature"]) for r in sec["integrity"]["records"]}
-    assert [status[r["match"]] for r in batch] == [
+    assert [status[r.match] for r in batch] == [
         ("ok", "valid"),
         ("ok", "valid"),
         ("ok", "valid"),
@@ -291,7 +292,7 @@ def test_filters_by_round_event_and_date(files: dict[str, Path], tmp_path: Path)
     assert rep["filters"]["round"] == "1"
     day = lg.sim.tournament.day
     builder = ReportBuilder(Filters(date_from=date.fromisoformat(day), date_to=date.fromisoformat(day)))
-    assert builder.add_all(lg.records.values()).games == len(lg.records)
+    assert builder.add_all(lg.typed()).games == len(lg.records)
     p = subprocess.run(
         [sys.executable, "-m", "replay.cli", "report", str(files["events"]), "--from", "2027-01-01"],
         capture_output=True,

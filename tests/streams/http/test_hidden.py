@@ -61,6 +61,7 @@ from replay.engine.public import (
     public_record,
 )
 from replay.engine.validate import validate_record
+from replay.records import from_mapping
 from replay.report.build import ReportBuilder
 from replay.sources.ptcgl import parse_ptcgl
 from replay.sources.simulate import simulate_corpus
@@ -421,7 +422,7 @@ def test_the_report_shows_public_messages_only() -> None:
     s = short_game("c9")
     s.add("note", text="ZHIDDEN000018Z", author="importer", finding={"code": "importer_guess_pid"})
     s.add("conceded", player="misty", reason="ZHIDDEN000019Z")
-    report = json.dumps(ReportBuilder().add_all([s.record()]).finish())
+    report = json.dumps(ReportBuilder().add_all([from_mapping(s.record())]).finish())
     assert "importer_guess_pid" in report and "ZHIDDEN" not in report
 
 
