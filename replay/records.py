@@ -22,6 +22,7 @@ over the record as this version reads it, which is the whole record for every re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -44,6 +45,7 @@ __all__ = [
     "signed",
 ]
 
+_MISSING: Final = re.compile(r"Object missing required field `([^`]*)`")
 _MSGPACK: Final = msgspec.msgpack.Decoder(Record)
 _JSON: Final = msgspec.json.Decoder(Record)
 
@@ -53,6 +55,9 @@ def _error(exc: msgspec.DecodeError, **where: Any) -> RecordError:
     text = str(exc)
     message, _, path = text.partition(" - at `$")
     field = path.rstrip("`").lstrip(".") or None
+    missing = _MISSING.fullmatch(message)
+    if missing is not None:  # the field missing, not the object that misses it
+        field = f"{field}.{missing[1]}" if field else missing[1]
     if not isinstance(exc, msgspec.ValidationError):
         message, field = f"not a record ({text})", None
     return RecordError(f"not a Prizecheck record: {message}", field=field, **where)

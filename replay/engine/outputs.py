@@ -64,8 +64,8 @@ class Knockout(Output, frozen=True):
     card: str | dict[str, Any]  # the engine writes the card's name; the contract allows the card itself
     prizes: int
     window: str
-    batch: int
     verified: bool
+    batch: int | UnsetType = UNSET  # the engine always gives it; the contract does not require it
     prizes_taken: int | UnsetType = UNSET
 
 
@@ -92,9 +92,10 @@ class Result(Output, frozen=True):
     winner: str | None
     loser: str | None
     reason: str
-    conditions: dict[str, list[str]]
-    decided_at: int | None
-    turn: int | None
+    # the engine always gives these three; the defaults read a record the schema accepts without them
+    conditions: dict[str, list[str]] | UnsetType = UNSET
+    decided_at: int | None = None
+    turn: int | None = None
     detail: str | UnsetType = UNSET
     playoff: str | UnsetType = UNSET  # the playoff game whose winner this game's result was taken from
     drawn: Drawn | UnsetType = UNSET
@@ -131,7 +132,7 @@ class Penalty(Output, frozen=True):
     seq: int
     player: str
     kind: str
-    reason: str | None
+    reason: str | UnsetType | None = UNSET  # None when the event gave none; absent in the public projection
 
 
 class PlayoffLink(Output, frozen=True):
