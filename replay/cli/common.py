@@ -8,7 +8,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 from replay.codec import json_error, unreadable, unwritable
@@ -110,6 +110,19 @@ def positive(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
     return value
+
+
+def write_events(events: Iterable[dict[str, Any]], out: IO[bytes], fmt: str) -> None:
+    """An importer's events to ``out``: a MessagePack stream (``fmt`` ``msgpack``) or JSON Lines."""
+    if fmt == "msgpack":
+        import msgpack
+
+        pack = msgpack.Packer(use_bin_type=True)
+        for ev in events:
+            out.write(pack.pack(ev))
+    else:
+        for ev in events:
+            out.write(json.dumps(ev, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
 def replayed_records(paths: list[str]) -> dict[str, dict[str, Any]]:

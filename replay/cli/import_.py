@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import sys
-from collections.abc import Iterable
-from typing import IO, Any
+from typing import IO
 
-import msgpack
-
-from replay.cli.common import output, within
+from replay.cli.common import output, within, write_events
 from replay.cli.progress import track
 from replay.codec import unreadable
 from replay.engine.errors import InputError
@@ -128,16 +124,6 @@ def _catalogue(args: argparse.Namespace) -> Catalogue | None:
     if not args.cards:
         return None
     return parse_catalogue(read_text(args.cards), filename=args.cards)
-
-
-def write_events(events: Iterable[dict[str, Any]], out: IO[bytes], fmt: str) -> None:
-    if fmt == "msgpack":
-        pack = msgpack.Packer(use_bin_type=True)
-        for ev in events:
-            out.write(pack.pack(ev))
-    else:
-        for ev in events:
-            out.write(json.dumps(ev, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
 class _NothingWritten(Exception):

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
-    from replay.cli.import_ import write_events
+    from replay.cli.common import write_events
     from replay.sources.scan.photo import SheetScan, import_scan
 
     players = None
