@@ -1,6 +1,7 @@
 """``prizecheck report`` at season scale: 100,000 records in Redis, and 1,000,000 events in files.
 
     python bench/report.py [--records 100000] [--events 1000000] [--redis-url URL] [--skip-files]
+                           [--before REV | --no-before]
 
 Store: simulated league events (``replay.sources.league``) are replayed into records, and the records
 copied into as many events ("Bench Cup 001", ...) as it takes to reach ``--records``, then written to
@@ -15,6 +16,13 @@ Files: simulated league events until ``--events`` events, as JSON Lines; then ``
 (the baseline: the same reading and folding, a record per game printed) and ``prizecheck report --format
 json``, each in a fresh process.
 
+Before and after (issue 21 item 4: one typed record): every command also runs from a copy of the code at
+``--before`` (default :data:`BEFORE`, the last commit whose readers took records as dicts; ``git archive``
+into a temporary directory, the compiled engine copied over when its sources are the same), alternating
+with this tree's, over the same records and files; the ratio printed is after / before. The store part
+also reads every record into its typed value and nothing else (``replay.records.from_msgpack``): the
+decode's own cost beside the baseline's.
+
 Targets (issue 13): from the store, under 10 s and under 500 MB resident, streamed. Prints wall time and
 peak RSS of every process, and the ratios to the baselines measured in the same run.
 """
@@ -23,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import filecmp
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +55,8 @@ from streams.store import IndexEntry, RedisStore  # noqa: E402
 
 LEAGUE = "Bench League"
 PRIZECHECK = [sys.executable, "-m", "replay.cli"]
+#: The code before the typed record (issue 21 item 4): main when the branch began, readers on dicts.
+BEFORE = "33cd5a0"
 
 READ_ONLY = """
 import asyncio, sys, msgspec
@@ -63,6 +75,10 @@ async def main():
     print(n)
 asyncio.run(main())
 """
+# The same reading, each record decoded into its typed value (replay.records): what the report now does
+READ_TYPED = READ_ONLY.replace(
+    "decode = msgspec.msgpack.Decoder().decode", "from replay.records import from_msgpack as decode"
+)
 
 
 def base_records(seed: int) -> list[dict[str, Any]]:
@@ -137,12 +153,12 @@ async def drop(url: str, prefix: str) -> None:
 
 
 def measured(
-    cmd: list[str], env: dict[str, str] | None = None, stdout: Any = subprocess.DEVNULL
+    cmd: list[str], env: dict[str, str] | None = None, stdout: Any = subprocess.DEVNULL, cwd: Path = ROOT
 ) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system: what the load of a shared machine changes least) and peak
-    resident MB of one process."""
+    resident MB of one process (run in ``cwd``: this tree, or the code before)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     err = proc.stderr.read().decode() if proc.stderr else ""
@@ -157,7 +173,53 @@ def line(
     ratio = ""
     if base:
         ratio = f"   {wall / base[0]:.2f}x wall, {cpu / base[1]:.2f}x CPU, {rss / base[2]:.2f}x memory"
-    print(f"  {label:<46} {wall:6.2f} s wall {cpu:6.2f} s CPU {rss:6.0f} MB{ratio}")
+    print(f"  {label:<58} {wall:6.2f} s wall {cpu:6.2f} s CPU {rss:6.0f} MB{ratio}")
+
+
+class Before:
+    """The code at a revision, exported into a temporary directory, to run the same commands with."""
+
+    def __init__(self, rev: str, tmp: Path) -> None:
+        self.rev = rev
+        self.root = tmp / "before"
+        self.root.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(self.root)], input=archive.stdout, check=True)
+        # The compiled engine (make install builds it in place, outside git) goes with it when the sources
+        # it was compiled from are the same there: else the before would run as plain Python, unfairly.
+        engine, theirs = ROOT / "replay" / "engine", self.root / "replay" / "engine"
+        built = sorted(engine.glob("*.so"))
+        sources = [p for p in (engine / "_compiled.manifest",) if p.exists()]
+        same = all(
+            filecmp.cmp(engine / f"{so.name.split('.')[0]}.py", theirs / f"{so.name.split('.')[0]}.py", False)
+            for so in built
+            if (engine / f"{so.name.split('.')[0]}.py").exists()
+        )
+        self.compiled = bool(built) and same
+        if self.compiled:
+            for path in [*built, *sources]:
+                shutil.copy2(path, theirs / path.name)
+
+    def env(self, env: dict[str, str] | None = None) -> dict[str, str]:
+        """``env`` with the exported code first on the path (before this tree's editable install)."""
+        return {**(env or os.environ), "PYTHONPATH": str(self.root)}
+
+    def label(self, what: str) -> str:
+        return f"before ({self.rev}{'' if self.compiled else ', pure Python'}): {what}"
+
+
+def before_of(args: argparse.Namespace, tmp: Path) -> Before | None:
+    """The code to compare with, or None (``--no-before``, or no git history here: said so)."""
+    if args.no_before:
+        return None
+    try:
+        before = Before(args.before, tmp)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"  (no before figures: cannot export {args.before} from git: {exc})")
+        return None
+    if not before.compiled:
+        print(f"  (the compiled engine's sources differ at {args.before}: the before runs as plain Python)")
+    return before
 
 
 def bench_store(args: argparse.Namespace) -> None:
@@ -170,18 +232,29 @@ def bench_store(args: argparse.Namespace) -> None:
           f"under {prefix}: in {time.perf_counter() - t0:.1f} s")  # fmt: skip
     env = {**os.environ, "REDIS_URL": args.redis_url}
     try:
-        read = measured([sys.executable, "-c", READ_ONLY, args.redis_url, prefix, LEAGUE], env)
-        line("baseline: read and unpack every record", *read)
-        for fmt in ("json", "html"):
-            cmd = [*PRIZECHECK, "report", "--from-store", "--redis-prefix", prefix, "--league", LEAGUE]
-            wall, cpu, rss = measured([*cmd, "--format", fmt, "--out", os.devnull], env)
-            line(f"prizecheck report --from-store --format {fmt}", wall, cpu, rss, read)
-            if fmt == "json":
-                v = {
-                    k: "met" if ok else "NOT met"
-                    for k, ok in (("w", wall < 10), ("c", cpu < 10), ("m", rss < 500))
-                }
-                print(f"  target (< 10 s, < 500 MB): wall {v['w']}, CPU {v['c']}, memory {v['m']}")
+        with tempfile.TemporaryDirectory(prefix="pcbench-before-") as tmp:
+            before = before_of(args, Path(tmp))
+            read = measured([sys.executable, "-c", READ_ONLY, args.redis_url, prefix, LEAGUE], env)
+            line("baseline: read and unpack every record", *read)
+            typed = measured([sys.executable, "-c", READ_TYPED, args.redis_url, prefix, LEAGUE], env)
+            line("read, each record into its typed value", *typed, read)
+            for fmt in ("json", "html"):
+                cmd = [*PRIZECHECK, "report", "--from-store", "--redis-prefix", prefix, "--league", LEAGUE]
+                cmd += ["--format", fmt, "--out", os.devnull]
+                old = None
+                if before is not None:  # alternating, so that the machine's load falls on both alike
+                    old = measured(cmd, before.env(env), cwd=before.root)
+                    line(before.label(f"report --from-store --format {fmt}"), *old, read)
+                wall, cpu, rss = measured(cmd, env)
+                line(f"prizecheck report --from-store --format {fmt}", wall, cpu, rss, read)
+                if old is not None:
+                    line("  after / before", wall, cpu, rss, old)
+                if fmt == "json":
+                    v = {
+                        k: "met" if ok else "NOT met"
+                        for k, ok in (("w", wall < 10), ("c", cpu < 10), ("m", rss < 500))
+                    }
+                    print(f"  target (< 10 s, < 500 MB): wall {v['w']}, CPU {v['c']}, memory {v['m']}")
     finally:
         asyncio.run(drop(args.redis_url, prefix))
 
@@ -205,11 +278,25 @@ def bench_files(args: argparse.Namespace) -> None:
         size = path.stat().st_size / 1e6
         print(f"files: {events} events of {games} games, {size:.0f} MB of JSON Lines, simulated in "
               f"{time.perf_counter() - t0:.1f} s")  # fmt: skip
+        before = before_of(args, Path(tmp))
+        replay_cmd = [*PRIZECHECK, "replay", "--json", str(path)]
+        report_cmd = [*PRIZECHECK, "report", str(path), "--format", "json", "--out", os.devnull]
+        old_replay = old_report = None
         with open(os.devnull, "wb") as null:
-            replay = measured([*PRIZECHECK, "replay", "--json", str(path)], stdout=null)
+            if before is not None:
+                old_replay = measured(replay_cmd, before.env(), stdout=null, cwd=before.root)
+                line(before.label("replay --json"), *old_replay)
+            replay = measured(replay_cmd, stdout=null)
         line("baseline: prizecheck replay --json (a record per game)", *replay)
-        wall, cpu, rss = measured([*PRIZECHECK, "report", str(path), "--format", "json", "--out", os.devnull])
+        if old_replay is not None:
+            line("  after / before", *replay, old_replay)
+        if before is not None:
+            old_report = measured(report_cmd, before.env(), cwd=before.root)
+            line(before.label("report FILE --format json"), *old_report, replay)
+        wall, cpu, rss = measured(report_cmd)
         line("prizecheck report FILE --format json", wall, cpu, rss, replay)
+        if old_report is not None:
+            line("  after / before", wall, cpu, rss, old_report)
 
 
 def main() -> None:
@@ -222,6 +309,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--skip-files", action="store_true")
     parser.add_argument("--skip-store", action="store_true")
+    parser.add_argument("--before", default=BEFORE, help=f"the code to compare with (default {BEFORE})")
+    parser.add_argument("--no-before", action="store_true", help="this tree's figures only")
     args = parser.parse_args()
     from replay import compiled
 
