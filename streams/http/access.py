@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
-import msgpack
 from aiohttp import web
 
+from replay.engine.errors import RecordError
+from replay.records import from_msgpack
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.routes import MATCH, Handler, Problem, Route
 from streams.store import AuditEntry, Store
@@ -189,16 +190,11 @@ def _context(data: bytes | None) -> tuple[str | None, str | None, str | None]:
     if data is None:
         return None, None, None
     try:
-        record = msgpack.unpackb(data, raw=False)
-        context = record.get("context") or {}
-        parent = record.get("parent")
-        return (
-            _text(context.get("league")),
-            _text(context.get("event")),
-            parent if isinstance(parent, str) and parent else None,
-        )
-    except Exception:  # an unreadable record is in no one's scope
+        record = from_msgpack(data)
+    except RecordError:  # an unreadable record is in no one's scope
         return None, None, None
+    context = record.context or {}
+    return _text(context.get("league")), _text(context.get("event")), record.parent or None
 
 
 def _text(value: Any) -> str | None:

@@ -32,10 +32,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
-
-from replay.engine.errors import EventError
+from replay.engine.errors import EventError, RecordError
 from replay.engine.validate import validate_event
+from replay.records import from_msgpack
 from streams.http.routes import Problem
 from streams.store import Store
 from streams.store.base import is_match_id
@@ -103,17 +102,14 @@ def _stored(owner: bytes | None, record: bytes | None) -> _Stored:
     if record is None:
         return out
     try:
-        rec = msgpack.unpackb(record, raw=False)
-    except Exception:  # an unreadable record is in no one's scope
+        rec = from_msgpack(record)
+    except RecordError:  # an unreadable record is in no one's scope
         return out
-    if not isinstance(rec, dict):
-        return out
-    context = _ctx(rec)
+    context = rec.context or {}
     out.league, out.event = _text(context.get("league")), _text(context.get("event"))
-    out.status = str(rec.get("status") or "in_progress")
-    parent = rec.get("parent")
-    out.parent = parent if isinstance(parent, str) and is_match_id(parent) else None
-    out.stub = rec.get("stub") is True
+    out.status = rec.status or "in_progress"
+    out.parent = rec.parent if rec.parent is not None and is_match_id(rec.parent) else None
+    out.stub = rec.stub is True
     return out
 
 
