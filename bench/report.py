@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
 import msgpack  # noqa: E402
+import msgspec  # noqa: E402
 from redis.asyncio import Redis  # noqa: E402
 
 from replay import replay_records  # noqa: E402
@@ -79,6 +80,30 @@ asyncio.run(main())
 READ_TYPED = READ_ONLY.replace(
     "decode = msgspec.msgpack.Decoder().decode", "from replay.records import from_msgpack as decode"
 )
+
+
+# The report's own work on records in memory, without Redis: decode each stored record the way this code's
+# report does (the typed value where replay.records exists, a dict before it) and fold it in; best of 5 of
+# each part, CPU seconds. Run in each tree over the same bytes: the steadiest before/after figure.
+FOLD = """
+import sys, time, msgspec
+blobs = msgspec.msgpack.decode(open(sys.argv[1], "rb").read())
+from replay.report import Filters, ReportBuilder
+try:
+    from replay.records import from_msgpack as decode
+except ImportError:
+    decode = msgspec.msgpack.Decoder().decode
+best = {}
+for _ in range(5):
+    t0 = time.process_time(); recs = [decode(b) for b in blobs]; t1 = time.process_time()
+    builder = ReportBuilder(Filters(league=sys.argv[2]))
+    for rec in recs:
+        builder.add(rec)
+    t2 = time.process_time(); builder.finish(); t3 = time.process_time()
+    for k, v in (("decode", t1 - t0), ("fold", t2 - t1), ("finish", t3 - t2)):
+        best[k] = min(best.get(k, 1e9), v)
+print(msgspec.json.encode(best).decode())
+"""
 
 
 def base_records(seed: int) -> list[dict[str, Any]]:
@@ -259,11 +284,40 @@ def bench_store(args: argparse.Namespace) -> None:
         asyncio.run(drop(args.redis_url, prefix))
 
 
+def bench_fold(args: argparse.Namespace) -> None:
+    """The report's decode and fold of ``--fold`` records in memory, this tree's and the code before's."""
+    base = base_records(args.seed)
+    enc = msgspec.msgpack.Encoder()
+    with tempfile.TemporaryDirectory(prefix="pcbench-fold-") as tmp:
+        path = Path(tmp) / "records.bin"
+        path.write_bytes(msgspec.msgpack.encode([enc.encode(r) for r in season(args.fold, base)]))
+        print(f"in memory: {args.fold} stored records decoded and folded into the report, best of 5 (CPU)")
+        before = before_of(args, Path(tmp))
+        runs = [("after (this tree)", ROOT, None)]
+        if before is not None:
+            runs.insert(0, (before.label("dict records"), before.root, before.env()))
+        got = {}
+        for label, cwd, env in runs:
+            out = subprocess.run(
+                [sys.executable, "-c", FOLD, str(path), LEAGUE],
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                check=True,
+            )
+            got[label] = parts = msgspec.json.decode(out.stdout)
+            total = sum(parts.values())
+            print(f"  {label:<58} decode {parts['decode']:6.3f} s  fold {parts['fold']:6.3f} s  "
+                  f"finish {parts['finish']:6.3f} s  total {total:6.3f} s")  # fmt: skip
+        if before is not None:
+            (old, new) = got.values()
+            ratios = ", ".join(f"{k} {new[k] / old[k]:.2f}x" for k in ("decode", "fold", "finish"))
+            print(f"    after / before: {ratios}, total {sum(new.values()) / sum(old.values()):.2f}x")
+
+
 def bench_files(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="pcbench-") as tmp:
         path = Path(tmp) / "season.jsonl"
-        import msgspec
-
         enc = msgspec.json.Encoder()
         events = games = 0
         seed = args.seed
@@ -311,10 +365,15 @@ def main() -> None:
     parser.add_argument("--skip-store", action="store_true")
     parser.add_argument("--before", default=BEFORE, help=f"the code to compare with (default {BEFORE})")
     parser.add_argument("--no-before", action="store_true", help="this tree's figures only")
+    parser.add_argument(
+        "--fold", type=int, default=20_000, help="records decoded and folded in memory (0: none)"
+    )
     args = parser.parse_args()
     from replay import compiled
 
     print(f"bench/report.py: engine {'compiled' if compiled() else 'pure Python'}, {os.cpu_count()} cores")
+    if args.fold:
+        bench_fold(args)
     if not args.skip_store:
         bench_store(args)
     if not args.skip_files:
