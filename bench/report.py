@@ -233,6 +233,24 @@ class Before:
         return f"before ({self.rev}{'' if self.compiled else ', pure Python'}): {what}"
 
 
+Figures = tuple[float, float, float]
+
+
+def pair(
+    cmd: list[str], before: Before | None, repeat: int, env: dict[str, str] | None = None, stdout: Any = None
+) -> tuple[Figures | None, Figures]:
+    """``cmd`` run by the code before and by this tree, alternating ``repeat`` times so that the machine's
+    load falls on both alike; each one's best run (least CPU)."""
+    old: list[Figures] = []
+    new: list[Figures] = []
+    for _ in range(repeat):
+        if before is not None:
+            old.append(measured(cmd, before.env(env), stdout or subprocess.DEVNULL, cwd=before.root))
+        new.append(measured(cmd, env, stdout or subprocess.DEVNULL))
+    best = lambda runs: min(runs, key=lambda r: r[1])  # noqa: E731
+    return (best(old) if old else None), best(new)
+
+
 def before_of(args: argparse.Namespace, tmp: Path) -> Before | None:
     """The code to compare with, or None (``--no-before``, or no git history here: said so)."""
     if args.no_before:
@@ -263,14 +281,13 @@ def bench_store(args: argparse.Namespace) -> None:
             line("baseline: read and unpack every record", *read)
             typed = measured([sys.executable, "-c", READ_TYPED, args.redis_url, prefix, LEAGUE], env)
             line("read, each record into its typed value", *typed, read)
+            print(f"  (before and after alternate, each the best of {args.repeat} runs by CPU)")
             for fmt in ("json", "html"):
                 cmd = [*PRIZECHECK, "report", "--from-store", "--redis-prefix", prefix, "--league", LEAGUE]
                 cmd += ["--format", fmt, "--out", os.devnull]
-                old = None
-                if before is not None:  # alternating, so that the machine's load falls on both alike
-                    old = measured(cmd, before.env(env), cwd=before.root)
+                old, (wall, cpu, rss) = pair(cmd, before, args.repeat, env)
+                if before is not None and old is not None:
                     line(before.label(f"report --from-store --format {fmt}"), *old, read)
-                wall, cpu, rss = measured(cmd, env)
                 line(f"prizecheck report --from-store --format {fmt}", wall, cpu, rss, read)
                 if old is not None:
                     line("  after / before", wall, cpu, rss, old)
@@ -333,21 +350,19 @@ def bench_files(args: argparse.Namespace) -> None:
         print(f"files: {events} events of {games} games, {size:.0f} MB of JSON Lines, simulated in "
               f"{time.perf_counter() - t0:.1f} s")  # fmt: skip
         before = before_of(args, Path(tmp))
+        print(f"  (before and after alternate, each the best of {args.repeat} runs by CPU)")
         replay_cmd = [*PRIZECHECK, "replay", "--json", str(path)]
         report_cmd = [*PRIZECHECK, "report", str(path), "--format", "json", "--out", os.devnull]
-        old_replay = old_report = None
         with open(os.devnull, "wb") as null:
-            if before is not None:
-                old_replay = measured(replay_cmd, before.env(), stdout=null, cwd=before.root)
-                line(before.label("replay --json"), *old_replay)
-            replay = measured(replay_cmd, stdout=null)
+            old_replay, replay = pair(replay_cmd, before, args.repeat, stdout=null)
+        if before is not None and old_replay is not None:
+            line(before.label("replay --json"), *old_replay)
         line("baseline: prizecheck replay --json (a record per game)", *replay)
         if old_replay is not None:
             line("  after / before", *replay, old_replay)
-        if before is not None:
-            old_report = measured(report_cmd, before.env(), cwd=before.root)
+        old_report, (wall, cpu, rss) = pair(report_cmd, before, args.repeat)
+        if before is not None and old_report is not None:
             line(before.label("report FILE --format json"), *old_report, replay)
-        wall, cpu, rss = measured(report_cmd)
         line("prizecheck report FILE --format json", wall, cpu, rss, replay)
         if old_report is not None:
             line("  after / before", wall, cpu, rss, old_report)
@@ -368,6 +383,7 @@ def main() -> None:
     parser.add_argument(
         "--fold", type=int, default=20_000, help="records decoded and folded in memory (0: none)"
     )
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each command before and after (best)")
     args = parser.parse_args()
     from replay import compiled
 

@@ -804,9 +804,19 @@ async def store_many(store: RedisStore, n: int) -> list[str]:
                 for p in players:
                     pipe.sadd(f"{idx}:player:{p}", match)
                     pipe.zadd(f"{idx}:players", {f"{p}\0{p}": 0})
-                result = {"outcome": "win", "winner": players[0], "loser": players[1], "reason": "prizes"}
+                result = {
+                    "outcome": "win",
+                    "winner": players[0],
+                    "loser": players[1],
+                    "reason": "prizes",
+                    "decided_at": 90,
+                }
+                gaps = [
+                    {"code": "seq_gap", "severity": "warning", "seq": 10 + k, "message": "events missing"}
+                    for k in range(findings.get("seq_gap", 0))
+                ]  # the findings the index counts
                 record = {"match": match, "players": players, "status": "finished", "result": result}
-                pipe.set(store.key(match, "record"), msgpack.packb({**record, "decided_at": 90}))
+                pipe.set(store.key(match, "record"), msgpack.packb({**record, "findings": gaps}))
             await pipe.execute()
     return names
 
@@ -864,7 +874,7 @@ async def _list_ten_thousand(
     await page.select_option('select[name="sort"]', "-findings")
     await page.wait_for_url("**sort=-findings*")
     first = await rows.nth(0).inner_text()
-    assert first.split("\t")[-2] == "4"  # the most findings this player's matches have
+    assert first.split("\t")[-2] == "4 warnings"  # the most findings this player's matches have
     await page.goto(f"{served.url}/ui?league=L1&sort=-match&limit=100&page=3")
     assert await rows.count() == 100
     l1 = [m for i, m in enumerate(names) if i % 2][::-1]
