@@ -6,6 +6,8 @@ by event, before anything of it is applied.
   cover: so they come from the creator's scope. A match whose league and event are not known is outside
   every scope. A playoff game (``<root>/tbN``, or a ``match_started`` naming a ``parent``) is in its
   parent's league and event: its own context may repeat them, never name others.
+- **Namespaces.** A scoped token creates only ids ``<league>/...`` or ``<event>/...`` of its scope, the
+  league or event its ``match_started`` names: two leagues' ids never meet, so squatting is impossible.
 - **Ownership.** A match belongs to the producer (token) that created it, recorded atomically before its
   first event is applied (:meth:`Store.claim`: of two producers creating one id at once, exactly one owns
   it). Another producer's events are refused (``not_owner``) unless it is a judge (a token with the
@@ -262,6 +264,8 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                 "may write into it",
             )
         elif not here.exists or family is not None:  # a new match, or a playoff game not yet claimed
+            if family is None and principal.scoped:
+                _check_namespace(principal, match, league, event)
             new.append(match)
         if not judge and here.status != "in_progress" and t.types & AMENDMENTS:
             kinds = " or ".join(sorted(t.types & AMENDMENTS))
@@ -271,6 +275,29 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                 f"match {match} has ended ({here.status}): only a judge may add a {kinds} now",
             )
     return new
+
+
+def namespace(match: str) -> str | None:
+    """The namespace of a match id: its part before the first ``/`` (``L1`` for ``L1/r1-t4`` and for its
+    playoff game ``L1/r1-t4/tb1``), or None for an id without one."""
+    head, sep, _ = match.partition("/")
+    return head if sep else None
+
+
+def _check_namespace(principal: Principal, match: str, league: str | None, event: str | None) -> None:
+    """A scoped token creates matches only in its own namespace: an id ``<league>/...`` or ``<event>/...``
+    naming one of its scope's leagues or events, the one its ``match_started`` names. Two leagues' ids
+    never meet, so no token can take an id that another league's producer will need (squatting)."""
+    ns = namespace(match)
+    mine = set(principal.leagues) | set(principal.events)
+    if ns is None or ns not in mine or ns not in (league, event):
+        spaces = ", ".join(f"{n}/..." for n in (*principal.leagues, *principal.events))
+        raise Refusal(
+            "out_of_scope",
+            match,
+            f"match {match}: a token scoped to {principal.scope_text()} creates only matches whose id starts "
+            f"with its league or event, the one its match_started names ({spaces})",
+        )
 
 
 def _family_root(match: str, t: _Touched, here: _Stored) -> str | None:

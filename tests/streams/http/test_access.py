@@ -124,23 +124,26 @@ async def test_tokens_bad_in_each_way_say_why_and_are_audited(served: Served) ->
 async def test_scope_limits_reads_and_writes_to_the_token_leagues(served: Served) -> None:
     s = served
     assert (await s.post(scoped_game("l1", "L1"))).status == 200
-    assert (await s.post(scoped_game("l2", "L2"), who="ingest_l2")).status == 200
+    assert (await s.post(scoped_game("L2/l2", "L2"), who="ingest_l2")).status == 200
     # a judge scoped to L1 reads l1, not l2
     r = await s.http.get(f"{s.url}/matches/l1/events", headers=s.auth("judge_l1"))
     assert r.status == 200
-    r = await s.http.get(f"{s.url}/matches/l2/events", headers=s.auth("judge_l1"))
+    r = await s.http.get(f"{s.url}/matches/L2/l2/events", headers=s.auth("judge_l1"))
     assert r.status == 403 and (await r.json())["code"] == "out_of_scope"
-    r = await s.http.get(f"{s.url}/review/l2/meta", headers=s.auth("judge_l1"))
+    r = await s.http.get(f"{s.url}/review/L2/l2/meta", headers=s.auth("judge_l1"))
     assert r.status == 403
     # an ingest token scoped to L2 writes l2 and a new L2 game, and nothing of a batch touching L1
-    r = await s.post(scoped_game("l2", "L2")[-2:], who="ingest_l2")
+    r = await s.post(scoped_game("L2/l2", "L2")[-2:], who="ingest_l2")
     assert r.status == 200 and (await r.json())["counts"] == {"duplicate": 2}
-    r = await s.post(scoped_game("n2", "L2")[:3], who="ingest_l2")
+    r = await s.post(scoped_game("L2/n2", "L2")[:3], who="ingest_l2")
     assert r.status == 200
-    mixed = scoped_game("n3", "L2")[:2] + scoped_game("l1", "L1")[-1:]
+    # a scoped token creates matches only in its league's namespace: no other league's id is its to take
+    r = await s.post(scoped_game("n2", "L2")[:3], who="ingest_l2")
+    assert r.status == 403 and "L2/..." in (await r.json())["error"]
+    mixed = scoped_game("L2/n3", "L2")[:2] + scoped_game("l1", "L1")[-1:]
     r = await s.post(mixed, who="ingest_l2")
     assert r.status == 403 and (await r.json())["code"] == "out_of_scope"
-    assert await s.store.head("n3") == 0  # nothing of the refused batch was written
+    assert await s.store.head("L2/n3") == 0  # nothing of the refused batch was written
     r = await s.post([{"match": "unknown-game", "seq": 5, "type": "note", "text": "x"}], who="ingest_l2")
     assert r.status == 403  # a match not known to be in the scope is outside it
     refused = [e for e in await s.audit() if e.action == "refused"]

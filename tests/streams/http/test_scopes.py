@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.http.ownership import Owner, playoff_root
+from streams.http.ownership import Owner, namespace, playoff_root
 from streams.store import RedisStore
 from streams.tokens import Principal
 from tests.builder import drawn_game, sudden_death
@@ -90,17 +90,17 @@ async def test_an_invalid_first_event_naming_my_league_does_not_open_another_lea
     scoped: Served,
 ) -> None:
     s = scoped
-    events = league_game("m2", "L2")
+    events = league_game("L2/m2", "L2")
     assert (await s.post(events, who="ingest_l2")).status == 200
-    winner = (await record(s, "m2"))["result"]["winner"]
+    winner = (await record(s, "L2/m2"))["result"]["winner"]
     last = events[-1]["seq"]
     invalid_start = {**events[0], "context": {"league": "L1"}, "first": None}  # invalid, naming L1
     attack = [invalid_start, penalty("m2", last + 1, winner)]
     await refused(s, attack, "ingest_l1", "out_of_scope")
     valid_start = {**events[0], "context": {"league": "L1"}}  # the valid variant
-    note = {"match": "m2", "seq": last + 1, "type": "note", "text": "L1 was here"}
+    note = {"match": "L2/m2", "seq": last + 1, "type": "note", "text": "L1 was here"}
     await refused(s, [valid_start, note], "ingest_l1", "out_of_scope")
-    assert (await record(s, "m2"))["result"]["winner"] == winner
+    assert (await record(s, "L2/m2"))["result"]["winner"] == winner
 
 
 async def test_only_the_match_started_at_seq_1_gives_a_new_match_its_league(scoped: Served) -> None:
@@ -119,22 +119,36 @@ async def test_only_the_match_started_at_seq_1_gives_a_new_match_its_league(scop
 
 async def test_a_match_id_cannot_be_squatted_by_another_league(scoped: Served) -> None:
     s = scoped
-    squat = league_game("r1-t4", "L1")[:1]  # L1 creates the id L2's game will use
-    assert (await s.post(squat, who="ingest_l1")).status == 200
-    real = league_game("r1-t4", "L2")  # L2's real game: another first player, ruleset, league
-    real[0] = {**real[0], "first": "misty", "ruleset": "kr-1.0"}
-    await refused(s, real, "ingest_l2", "out_of_scope")
-    await refused(s, real, "ingest", "not_owner")  # an unscoped producer: the id is L1's producer's
-    rec = await record(s, "r1-t4")
-    assert (rec["context"]["league"], rec["first"], rec["ruleset"]) == ("L1", "ash", "play-2026")
-    assert len(await archive(s, "r1-t4")) == 1  # nothing of L2's game was folded into it
-    # and a match's league comes from its creator's scope: L1's token cannot create an L2 match
-    await refused(s, league_game("fresh", "L2")[:2], "ingest_l1", "out_of_scope")
-    await refused(s, league_game("fresh", None)[:2], "ingest_l1", "out_of_scope")  # nor one of no league
-    await refused(s, game("fresh")[1:3], "ingest_l1", "out_of_scope")  # nor one not known at all
-    cup = league_game("cup1", "L9", "Other")[:1]
-    await refused(s, cup, "ingest_cup", "out_of_scope")  # an event-scoped token likewise
-    assert (await s.post(league_game("cup1", "L9", "Cup")[:1], who="ingest_cup")).status == 200
+    # a scoped token creates matches only in its own namespace, <league>/... or <event>/...: the id that
+    # L2's producer will use is not L1's to take, whatever its match_started says
+    for league in ("L1", "L2", None):
+        await refused(s, league_game("L2/r1-t4", league)[:1], "ingest_l1", "out_of_scope")
+    error = await refused(s, league_game("r1-t4", "L1")[:1], "ingest_l1", "out_of_scope")
+    assert "L1/..." in error  # the refusal says which ids the token may create
+    assert await s.store.owners(["r1-t4", "L2/r1-t4"]) == [None, None]  # and no id was claimed
+    # L1's game and L2's game of the same table each live in their own league's id, each judged
+    # under its own first player, ruleset and league
+    l1 = league_game("L1/r1-t4", "L1")
+    assert (await s.post(l1, who="ingest_l1")).status == 200
+    l2 = league_game("L2/r1-t4", "L2")
+    l2[0] = {**l2[0], "first": "misty", "ruleset": "kr-1.0"}
+    assert (await s.post(l2, who="ingest_l2")).status == 200
+    rec1, rec2 = await record(s, "L1/r1-t4"), await record(s, "L2/r1-t4")
+    assert (rec1["context"]["league"], rec1["first"], rec1["ruleset"]) == ("L1", "ash", "play-2026")
+    assert (rec2["context"]["league"], rec2["first"], rec2["ruleset"]) == ("L2", "misty", "kr-1.0")
+    assert len(await archive(s, "L2/r1-t4")) == len(l2)
+    # the namespace must be the league its match_started names, and inside the token's scope
+    await refused(s, league_game("L1/mislabelled", "L2")[:1], "ingest_l1", "out_of_scope")
+    await refused(s, league_game("L1/fresh", None)[:2], "ingest_l1", "out_of_scope")  # nor one of no league
+    await refused(s, game("L1/fresh")[1:3], "ingest_l1", "out_of_scope")  # nor one not known at all
+    await refused(s, league_game("Cup/cup1", "L9", "Other")[:1], "ingest_cup", "out_of_scope")
+    await refused(s, league_game("Other/cup1", "L9", "Other")[:1], "ingest_cup", "out_of_scope")
+    assert (await s.post(league_game("Cup/cup1", "L9", "Cup")[:1], who="ingest_cup")).status == 200
+    # an unscoped producer is trusted with every league: its ids are its own choice, and a match it
+    # created is still its own (another producer, scoped or not, is refused)
+    assert (await s.post(league_game("r1-t4", "L1")[:1], who="ingest")).status == 200
+    await refused(s, league_game("r1-t4", "L1")[1:3], "ingest_b", "not_owner")
+    await refused(s, league_game("r1-t4", "L1")[1:3], "ingest_l1", "not_owner")
 
 
 async def test_only_the_producer_that_created_a_match_writes_it_and_after_the_end_only_a_judge(
@@ -184,38 +198,38 @@ async def test_a_playoff_game_decides_its_parent_only_for_a_producer_that_may_wr
     scoped: Served,
 ) -> None:
     s = scoped
-    parent = drawn_game("g2", "kr-1.0", context={"league": "L2"})
+    parent = drawn_game("L2/g2", "kr-1.0", context={"league": "L2"})
     assert (await s.post(parent.events, who="ingest_l2")).status == 200
-    assert (await record(s, "g2"))["status"] == "awaiting_playoff"
-    hijack = sudden_death("g2/tb1", decided=True, parent="g2", context={"league": "L1"}).events
+    assert (await record(s, "L2/g2"))["status"] == "awaiting_playoff"
+    hijack = sudden_death("L2/g2/tb1", decided=True, parent="L2/g2", context={"league": "L1"}).events
     await refused(s, hijack, "ingest_l1", "out_of_scope")
-    plain = sudden_death("g2/tb1", decided=True, parent="g2").events  # no context: the parent's league
+    plain = sudden_death("L2/g2/tb1", decided=True, parent="L2/g2").events  # no context: the parent's league
     await refused(s, plain, "ingest_l1", "out_of_scope")
     await refused(s, plain, "ingest", "playoff_parent")  # unscoped, but not the parent's producer
     await refused(s, plain, "ingest_l1b", "out_of_scope")
-    other_id = sudden_death("evil", decided=True, parent="g2").events  # any id naming the parent
+    other_id = sudden_death("evil", decided=True, parent="L2/g2").events  # any id naming the parent
     await refused(s, other_id, "ingest", "playoff_parent")
-    assert (await record(s, "g2"))["status"] == "awaiting_playoff"  # still undecided
+    assert (await record(s, "L2/g2"))["status"] == "awaiting_playoff"  # still undecided
     # a playoff announced before its parent exists (to be picked up when the parent draws): refused
     await refused(
         s, sudden_death("later/tb1", decided=True, parent="later").events, "ingest", "playoff_parent"
     )
     # the parent's producer plays it: it decides the parent
     assert (await s.post(plain, who="ingest_l2")).status == 200
-    rec = await record(s, "g2")
+    rec = await record(s, "L2/g2")
     assert (rec["status"], rec["result"]["reason"]) == ("finished", "playoff")
     # and a judge of L2 may write the playoff family too, but not an L1 token that is a judge of nothing
-    note = {"match": "g2/tb1", "seq": len(plain) + 1, "type": "note", "text": "judge"}
+    note = {"match": "L2/g2/tb1", "seq": len(plain) + 1, "type": "note", "text": "judge"}
     assert (await s.post([note], who="judge_ingest_l2")).status == 200
     # after the end, a new playoff link is a judge's
-    late = sudden_death("g2/tb9", decided=True, parent="g2").events
+    late = sudden_death("L2/g2/tb9", decided=True, parent="L2/g2").events
     await refused(s, late, "ingest_l2", "judge_only")
 
 
 async def test_stats_and_every_count_are_scoped(scoped: Served) -> None:
     s = scoped
-    l1 = league_game("c1", "L1")
-    l2 = [*league_game("c2", "L2"), {"match": "c2", "seq": 99, "type": "note", "text": "gap"}]
+    l1 = league_game("L1/c1", "L1")
+    l2 = [*league_game("L2/c2", "L2"), {"match": "L2/c2", "seq": 99, "type": "note", "text": "gap"}]
     assert (await s.post(l1, who="ingest_l1")).status == 200
     assert (await s.post(l2, who="ingest_l2")).status == 200
     r = await s.http.get(f"{s.url}/stats", headers=s.auth("organizer"))
@@ -227,7 +241,7 @@ async def test_stats_and_every_count_are_scoped(scoped: Served) -> None:
     assert "seq_gap" in everything["findings"] or everything["ingest"]["buffered"] == 1
     assert "ingest" not in mine and "live" not in mine  # the process's counters count every league
     expected: dict[str, int] = {}
-    for f in (await record(s, "c1"))["findings"]:
+    for f in (await record(s, "L1/c1"))["findings"]:
         expected[f["code"]] = expected.get(f["code"], 0) + 1
     assert mine["findings"] == expected
 
@@ -263,9 +277,10 @@ async def scope_of(s: Served, match: str) -> tuple[str | None, str | None]:
     return ctx.get("league"), ctx.get("event")
 
 
-#: The matches a random batch writes: new ones (any token may create them), playoff games of them, and
-#: two finished games created beforehand, one by an unscoped producer and one by L2's.
-MATCHES = ["p0", "p1", "p2", "p3", "p0/tb1", "p1/tb1", "f1", "f2", "f1/tb1"]
+#: The matches a random batch writes: new ones (an unscoped token may create any of them, a scoped one
+#: those of its league's namespace), playoff games of them, and two finished games created beforehand,
+#: one by an unscoped producer and one by L2's.
+MATCHES = ["p0", "L1/p1", "L2/p2", "L1/p3", "p0/tb1", "L1/p1/tb1", "f1", "L2/f2", "f1/tb1", "L2/f2/tb1"]
 
 
 def _batch(rng: random.Random) -> list[Event]:
@@ -278,7 +293,7 @@ def _batch(rng: random.Random) -> list[Event]:
         if kind == "start":
             start = {**game(match)[0], "seq": 1 if rng.random() < 0.8 else seq}
             if "/tb" in match:
-                start["parent"] = match.split("/")[0]
+                start["parent"] = playoff_root(match)
             league = rng.choice(["L1", "L2", None])
             if league is None:
                 start.pop("context", None)
@@ -296,12 +311,18 @@ def _batch(rng: random.Random) -> list[Event]:
     return out
 
 
+def _tag(tag: str, match: str) -> str:
+    """``match`` made unique to one example, in the same namespace (``L1/x…-p1`` for ``L1/p1``)."""
+    ns = namespace(match)
+    return tag + match if ns is None else f"{ns}/{tag}{match[len(ns) + 1 :]}"
+
+
 def _tagged(tag: str, events: list[Event]) -> list[Event]:
     out = []
     for e in events:
-        e = {**e, "match": tag + e["match"]}
+        e = {**e, "match": _tag(tag, e["match"])}
         if isinstance(e.get("parent"), str):
-            e["parent"] = tag + e["parent"]
+            e["parent"] = _tag(tag, e["parent"])
         out.append(e)
     return out
 
@@ -314,9 +335,9 @@ async def test_property_no_event_outside_a_tokens_scope_or_into_anothers_match_i
     s = scoped
     rng = random.Random(seed)
     tag = f"x{seed:x}r{rounds}-"
-    names = [tag + m for m in MATCHES]
+    names = [_tag(tag, m) for m in MATCHES]
     assert (await s.post(_tagged(tag, game("f1")), who="ingest")).status == 200
-    assert (await s.post(_tagged(tag, league_game("f2", "L2")), who="ingest_l2")).status == 200
+    assert (await s.post(_tagged(tag, league_game("L2/f2", "L2")), who="ingest_l2")).status == 200
     for _ in range(rounds):
         who = rng.choice(TOKENS)
         p = principal_of(s, who)
@@ -339,6 +360,9 @@ async def test_property_no_event_outside_a_tokens_scope_or_into_anothers_match_i
             # ...it is the token's own match, or the token is a judge...
             assert owner_after is not None, f"{match}: written without an owner"
             assert Owner.decode(owner_after).producer == p.id or "judge" in p.roles, (who, match)
+            # ...a match a scoped token created is in its own namespace (no squatting)...
+            if owner_before is None and p.scoped and playoff_root(match) is None:
+                assert namespace(match) in (*p.leagues, *p.events), (who, match)
             # ...and no penalty or correction landed in a game that had ended, unless from a judge
             if "judge" not in p.roles and status_before not in ("in_progress", "none"):
                 added = [msgpack.unpackb(d, raw=False).get("type") for d in new[len(old) :]]
