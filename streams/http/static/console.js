@@ -202,8 +202,7 @@
         view = r.answer;
         setOnline(true);
         // what the archive holds already (sent before a reload, or by the service before it stopped)
-        const held = outbox.filter((e) => e.state === "queued" && e.seq < view.next_seq);
-        if (held.length && !fenced) await flush();
+        if (queued().length && !fenced) await flush();
       } else if (r.status === 401) askToken();
       else showError((r.answer && r.answer.error) || "status " + r.status);
     } catch (e) {
@@ -248,7 +247,9 @@
     body.dataset.next = String(view.next_seq); // for tests: the seq the service's last answer expects next
     body.dataset.status = view.status;
     const started = view.status !== "not_started";
-    $("start-box").hidden = started || !token;
+    const showStart = !started && !!token && !drafts().length;
+    if (showStart && $("start-box").hidden) setTimeout(() => $("start-form").p1.focus(), 0);
+    $("start-box").hidden = !showStart;
     $("table").hidden = !started;
     const lease = view.lease || { writer: null, mine: false };
     $("writer").textContent = lease.writer ? (lease.mine ? "this console writes" : "read-only: another console writes") : "no console writes";
@@ -557,6 +558,7 @@
       if (f.get("prizes")) e.prizes = Number(f.get("prizes"));
     }
     view = view || { next_seq: 1 };
+    document.activeElement.blur();
     await record([e]);
   };
   const startChild = (p) => {
