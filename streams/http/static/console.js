@@ -581,6 +581,11 @@
     ["league", "event", "round", "table", "game", "stage"].forEach((k) => c[k] !== undefined && (f[k].value = c[k]));
   };
 
+  // draft or live: the operator's choice, kept in this browser across reloads
+  const setHold = (on) => {
+    $("hold").checked = on;
+    localStorage.setItem("pc-console-hold", on ? "1" : "0");
+  };
   const askToken = () => {
     $("token-box").hidden = false;
     $("token").focus();
@@ -611,7 +616,7 @@
     }
     if (ev.key === "l") return void (ev.preventDefault(), publish());
     if (ev.key === "z") return void (ev.preventDefault(), undo());
-    if (ev.key === "w") return void (ev.preventDefault(), ($("hold").checked = !$("hold").checked));
+    if (ev.key === "w") return void (ev.preventDefault(), setHold(!$("hold").checked));
     const a = ACTIONS.find((x) => x.key === ev.key);
     if (a) {
       ev.preventDefault();
@@ -632,6 +637,8 @@
       await lease("take");
     });
     $("start-form").addEventListener("submit", startMatch);
+    $("hold").checked = localStorage.getItem("pc-console-hold") !== "0";
+    $("hold").addEventListener("change", () => setHold($("hold").checked));
     $("action-form").addEventListener("submit", submitAction);
     $("action-cancel").addEventListener("click", closeAction);
     $("publish").addEventListener("click", publish);
