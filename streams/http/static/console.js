@@ -640,6 +640,13 @@
     $("hold").checked = localStorage.getItem("pc-console-hold") !== "0";
     $("hold").addEventListener("change", () => setHold($("hold").checked));
     $("action-form").addEventListener("submit", submitAction);
+    // Enter adds the action from any of its fields (a select does not submit a form by itself)
+    $("action-form").addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && ev.target.tagName === "SELECT") {
+        ev.preventDefault();
+        $("action-form").requestSubmit();
+      }
+    });
     $("action-cancel").addEventListener("click", closeAction);
     $("publish").addEventListener("click", publish);
     $("undo").addEventListener("click", undo);

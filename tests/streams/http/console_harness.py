@@ -265,3 +265,25 @@ class Console:
         )
         assert r.status == 200, await r.text()
         return await r.text()
+
+
+async def start_match(c: Console, **fields: str) -> None:
+    """Fill the start form (``p1``, ``p2`` and any other of its fields) and start: published at once in
+    live mode, else held as a draft and published (l)."""
+    page = c.page
+    await page.wait_for_selector("#start-box", state="visible")
+    for name, value in fields.items():
+        target = page.locator(f"#start-form [name={name}]")
+        if await target.evaluate("n => n.type") == "checkbox":
+            await target.set_checked(value == "on")
+        elif await target.evaluate("n => n.tagName") == "SELECT":
+            await target.select_option(value)
+        else:
+            await target.fill(value)
+    held = await page.is_checked("#hold")
+    before = await c.waiting_or_drafts()
+    await page.click("#start-form button[type=submit]")
+    await c._moved(before)
+    if held:
+        await c.publish()
+    await page.wait_for_selector('body[data-status="in_progress"]', state="attached")
