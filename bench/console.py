@@ -125,6 +125,11 @@ def opening(match: str) -> list[dict[str, Any]]:
 
 KEYDOWN = """() => { window.__keys = []; document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter') window.__keys.push(performance.timeOrigin + performance.now()); }, true); }"""
+#: The console's last publish (its fetch), as the page's resource timing saw it: (sent, answered).
+TIMING = """() => { const e = performance.getEntriesByType('resource')
+  .filter((r) => r.name.endsWith('/events')).pop();
+  performance.clearResourceTimings();
+  return e ? [performance.timeOrigin + e.startTime, performance.timeOrigin + e.responseEnd] : null; }"""
 SEQS = """() => { window.__seqs = {}; new MutationObserver(() => {
   const s = document.body.dataset.seq; if (s && !(s in window.__seqs))
     window.__seqs[s] = performance.timeOrigin + performance.now(); })
@@ -152,6 +157,7 @@ async def console_samples(url: str, token: str, samples: int) -> list[float]:
         ) as r:
             assert r.status == 200
     out: list[float] = []
+    parts: list[tuple[float, float, float]] = []
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         context = await browser.new_context(viewport={"width": 1280, "height": 900})
@@ -192,7 +198,16 @@ async def console_samples(url: str, token: str, samples: int) -> list[float]:
             await page.wait_for_function(
                 "n => Number(document.body.dataset.next) > n", arg=nxt, timeout=20_000
             )
+            # where the time went: the page before its request, the request, the overlay after it
+            post = await page.evaluate(TIMING)
+            if post is not None:
+                parts.append((post[0] - pressed, post[1] - post[0], shown - post[0]))
         await browser.close()
+    if parts:
+        for i, name in enumerate(
+            ("keydown -> request sent", "request -> answer (console)", "request -> overlay")
+        ):
+            print(figures(f"  {name}", [p[i] for p in parts]))
     return out
 
 

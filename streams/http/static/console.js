@@ -655,6 +655,7 @@
     window.addEventListener("online", flush);
     db = await openDb();
     await loadOutbox();
+    render(); // what waits in this browser's outbox shows at once, before the service answers
     prefillChild();
     if (!token) askToken();
     else await lease("take");

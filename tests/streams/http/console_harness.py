@@ -143,6 +143,7 @@ class Console:
         if await page.is_visible("#token-box"):
             await page.fill("#token-box #token", service.tokens[token])
             await page.press("#token-box #token", "Enter")
+        await page.wait_for_selector("body[data-next]", state="attached")  # the service has answered
         return cls(page, service, match)
 
     # ------------------------------------------------------------------------------------ reading
