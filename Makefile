@@ -57,10 +57,12 @@ unit: install browser
 
 test: lint typecheck unit
 
-# The screenshots in docs/web.md, taken by the browser tests of the pages (docs/img/*.png).
+# The screenshots in docs/web.md and docs/console.md, taken by the browser tests of the pages (docs/img/*.png).
 screenshots: install browser
 	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py \
-	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py
+	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py \
+	  tests/streams/http/test_console_game.py tests/streams/http/test_console_touch.py \
+	  tests/streams/http/test_console_restart.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
 # examples per operation and role, every edge of every numeric field, the serve bench at full size

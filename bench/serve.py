@@ -55,8 +55,9 @@ def raise_file_limit() -> None:
 
 def stream_of(match: str, seed: int, length: int) -> list[dict[str, Any]]:
     """A simulated game for ``match``, then notes, ``length`` events in all."""
-    events = [dict(e, match=match) for e in simulate_match(seed, match)]
-    events = [e for e in events if e["match"] == match][:length]
+    # the match's own events only: a simulated drawn game comes with its playoff game (match/tb1), whose
+    # events renamed to the match would take its seqs again (rejected duplicates, not the load meant)
+    events = [e for e in simulate_match(seed, match) if e["match"] == match][:length]
     while len(events) < length:
         events.append(
             {"match": match, "seq": len(events) + 1, "type": "note", "text": "bench", "author": "bench"}

@@ -5,6 +5,8 @@ Roles (:data:`ROLES`):
 - ``ingest``: may write events (one token per producer, so the audit log names it);
 - ``judge``: may read everything, hidden cards included (the archive, the review pages);
 - ``organizer``: records, reports, the index and the service's counters; no hidden card;
+- ``recorder``: the table console (``/console/{match}``, docs/console.md): records a paper game live,
+  writing the events of the matches it creates (scoped to leagues or events like the others);
 - ``public``: needs no credential: the overlay, the live public board, public records and the index.
 
 ``admin`` is every role at once (the embedded server's local token). A token may be scoped to leagues
@@ -44,7 +46,7 @@ from replay.engine.errors import InputError
 
 log = logging.getLogger("prizecheck.tokens")
 
-ROLES: tuple[str, ...] = ("ingest", "judge", "organizer", "public")
+ROLES: tuple[str, ...] = ("ingest", "judge", "organizer", "recorder", "public")
 ADMIN = "admin"
 #: What ``--role`` accepts: the roles, and ``admin`` (all of them).
 GRANTABLE: tuple[str, ...] = (*ROLES, ADMIN)

@@ -42,6 +42,23 @@ def frame(board: bytes) -> bytes:
     return b"event: board\nid: %d\ndata: %s\n\n" % (seq, dumps(view))
 
 
+#: The longest broadcast delay a match may ask for, in seconds.
+MAX_DELAY = 600
+
+
+def broadcast_delay(first: bytes) -> float:
+    """The broadcast delay a match's archived match_started asks for (``console.delay``), else 0."""
+    try:
+        event = msgpack.unpackb(first, raw=False)
+    except Exception:
+        return 0.0
+    extra = event.get("console") if isinstance(event, dict) else None
+    delay = extra.get("delay") if isinstance(extra, dict) else None
+    if isinstance(delay, int | float) and not isinstance(delay, bool) and 0 < delay <= MAX_DELAY:
+        return float(delay)
+    return 0.0
+
+
 @dataclass(eq=False)
 class Viewer:
     """One open stream: the newest frame not yet written, and a wake-up."""
@@ -124,6 +141,9 @@ class LiveHub:
         self._reads: set[asyncio.Task[None]] = set()
         self._ready = asyncio.Event()
         self._sweeper: asyncio.Task[None] | None = None
+        #: Seconds each match's boards are held back (the console's broadcast delay, docs/console.md),
+        #: read once per match from its match_started (``console.delay``); 0: none.
+        self.delays: dict[str, float] = {}
 
     # ---------------------------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -227,14 +247,38 @@ class LiveHub:
                     return
                 self.fetches += 1
                 if board is not None and match in self.viewers:
-                    data = self.latest[match] = frame(board)
-                    chunk = b"%x\r\n%s\r\n" % (len(data), data)  # the stream is chunked (HTTP/1.1)
-                    for viewer in list(self.viewers[match]):
-                        viewer.deliver(data, chunk)
+                    data = frame(board)
+                    delay = await self._delay(match)
+                    if delay > 0:  # the broadcast delay: the viewers get this board that much later
+                        asyncio.get_running_loop().call_later(delay, self._deliver, match, data)
+                    else:
+                        self._deliver(match, data)
                 if match not in self._dirty:
                     return
         finally:
             self._fetching.discard(match)
+
+    def _deliver(self, match: str, data: bytes) -> None:
+        if match not in self.viewers:
+            return
+        self.latest[match] = data
+        chunk = b"%x\r\n%s\r\n" % (len(data), data)  # the stream is chunked (HTTP/1.1)
+        for viewer in list(self.viewers[match]):
+            viewer.deliver(data, chunk)
+
+    async def _delay(self, match: str) -> float:
+        """The match's broadcast delay in seconds: its match_started's ``console.delay`` (0 to 600)."""
+        known = self.delays.get(match)
+        if known is not None:
+            return known
+        try:
+            first = await self.store.event(match, 1)
+        except Exception:
+            return 0.0
+        if first is None:
+            return 0.0  # not started yet: read again at the next board
+        self.delays[match] = delay = broadcast_delay(first)
+        return delay
 
     # ---------------------------------------------------------------------------------- viewers
     def join(self, match: str, client: str) -> Viewer:

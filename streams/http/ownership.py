@@ -27,6 +27,7 @@ and nothing of the batch is written (the new matches' ownership is claimed only 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -196,8 +197,8 @@ async def authorize(principal: Principal, store: Store, items: Sequence[Any]) ->
 async def _read(store: Store, matches: list[str]) -> dict[str, _Stored]:
     if not matches:
         return {}
-    owners = await store.owners(matches)
-    records = await store.records(matches)
+    # both reads at once (two pooled connections): one round trip's wait on every write, not two
+    owners, records = await asyncio.gather(store.owners(matches), store.records(matches))
     return {m: _stored(o, r) for m, o, r in zip(matches, owners, records, strict=True)}
 
 

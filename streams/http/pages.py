@@ -559,3 +559,6 @@ def add_pages(app: web.Application) -> None:
     app[_PAGES_ADDED] = True
     install(app)
     register(app, page_routes())
+    from streams.http.console import add_console  # the table console (docs/console.md)
+
+    add_console(app)

@@ -43,7 +43,7 @@ DOCS_POLICY = PAGE_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-
 POLICIES: dict[str, str] = {"/docs": DOCS_POLICY}
 
 #: Roles as the chrome and the refusal page name them (``public`` is everyone's: not worth saying).
-_SHOWN_ROLES = ("judge", "organizer", "ingest")
+_SHOWN_ROLES = ("judge", "organizer", "ingest", "recorder")
 
 
 @cache

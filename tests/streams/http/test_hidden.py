@@ -200,6 +200,14 @@ def match_paths(match: str, versions: int, last: int, rng: random.Random) -> dic
         + [(f"/review/{m}/state?seq={n}", None) for n in seqs],
         "/overlay/{match}": [(f"/overlay/{m}", None)],
         "/overlay/{match}/score": [(f"/overlay/{m}/score", None)],
+        # the table console (recorders; admin has the role): the export is a judge's or the producer's
+        "/console/{match}": [(f"/console/{m}", None)],
+        "/console/{match}/state": [(f"/console/{m}/state", None)],
+        "/console/{match}/cards": [(f"/console/{m}/cards?q=pi", None)],
+        "/console/{match}/export": [
+            (f"/console/{m}/export", None),
+            (f"/console/{m}/export?format=csv", None),
+        ],
     }
 
 

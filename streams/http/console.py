@@ -1,0 +1,503 @@
+"""The table console (docs/console.md): an operator records a paper game live, the engine prompting.
+
+Routes (role ``recorder``; an ``admin`` token has it too), all under ``/console/<match>``:
+
+- ``GET /console/<match>``: the page (``templates/console.html``, ``static/console.js``: no inline script);
+- ``GET /console/<match>/state``: the engine's view after the archive (:func:`streams.http.prompts.derive`:
+  the board, the prompts, the findings with their rule references), the next seq and who writes;
+- ``POST /console/<match>/preview`` ``{"events": [...]}``: the same view with the operator's draft folded
+  on top of the archive, nothing stored (a draft is the console's until it is published);
+- ``POST /console/<match>/events`` ``{"console": id, "events": [...]}``: publish. The events go through
+  the one ingest core (:meth:`streams.http.ingest.IngestCore.ingest_many`), after the same ownership
+  check as ``POST /events``; the answer is each event's outcome and the view after them;
+- ``POST /console/<match>/lease`` ``{"console": id, "action": "take" | "release"}``: one console writes a
+  match at a time; another is read-only until the first releases (or stops renewing for
+  :data:`LEASE_SECONDS`);
+- ``GET /console/<match>/export?format=jsonl|csv``: the game as event files (JSON Lines, what
+  ``prizecheck replay`` reads) or as a match sheet (``prizecheck import sheet``).
+
+**Fenced by seq.** The console numbers its events itself. A publish whose events do not continue the
+archive (a seq already taken by a different event, or one past the head) is refused whole (409
+``fenced``) before anything is written: a stale console never forks the game. An event the archive holds
+byte for byte is a duplicate (the core's own idempotence), so resending an outbox is harmless.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from replay.engine.chain import canonical_bytes
+from replay.engine.errors import EventError
+from replay.engine.public import cards_are_public, public_event
+from replay.engine.validate import validate_event
+from replay.sources.cards import card_database
+from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
+from streams.http.battle_log import decode
+from streams.http.console_sheet import sheet_csv
+from streams.http.edge import read_body
+from streams.http.keys import CORE, OPTIONS, STORE
+from streams.http.ownership import Owner, Refusal, authorize, is_judge
+from streams.http.prompts import derive
+from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
+from streams.http.templating import render
+
+RECORDER = frozenset({"recorder"})
+#: Seconds a console's lease lasts without a renewal (every state read and publish renews it).
+LEASE_SECONDS = 20.0
+#: The most events one preview or publish carries (a draft is a few actions; an outbox after an outage
+#: a few hundred).
+MAX_CONSOLE_EVENTS = 2000
+#: The largest console body, in bytes.
+MAX_CONSOLE_BODY = 2 * 1024 * 1024
+
+
+@dataclass
+class Lease:
+    """Which console writes a match, for whom, until when (monotonic seconds)."""
+
+    console: str
+    principal: str
+    until: float
+
+
+LEASES: web.AppKey[dict[str, Lease]] = web.AppKey("console_leases", dict)
+
+
+def _leases(app: web.Application) -> dict[str, Lease]:
+    leases = app.get(LEASES)
+    if leases is None:
+        raise Problem(503, "unavailable", "the console is not installed on this service")
+    return leases
+
+
+def _json(obj: Any, status: int = 200) -> web.Response:
+    body = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_hex)
+    return web.Response(
+        text=body, status=status, content_type="application/json", headers={"Cache-Control": "no-store"}
+    )
+
+
+def _hex(obj: object) -> Any:
+    if isinstance(obj, bytes | bytearray):
+        return obj.hex()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+async def _archive(request: web.Request) -> list[dict[str, Any]]:
+    return decode(await request.app[STORE].events(request[MATCH]))
+
+
+def _holder(request: web.Request, match: str, console: str | None, *, take: bool) -> Lease | None:
+    """The lease of ``match`` now (taken for ``console`` when it is free and ``take``)."""
+    leases = _leases(request.app)
+    now = time.monotonic()
+    held = leases.get(match)
+    if held is not None and held.until <= now:
+        held = None
+    principal = request[PRINCIPAL].id
+    if console and (held is None or held.console == console) and take:
+        held = Lease(console, principal, now + LEASE_SECONDS)
+        leases[match] = held
+    elif held is None:
+        leases.pop(match, None)
+    return held
+
+
+def _lease_view(held: Lease | None, console: str | None) -> dict[str, Any]:
+    if held is None:
+        return {"writer": None, "mine": False}
+    return {"writer": held.console, "mine": held.console == console}
+
+
+async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft_from: int | None) -> Any:
+    view = derive(events, draft_from)
+    view["match"] = request[MATCH]
+    view["log"] = [_logged(e) for e in events if draft_from is None or int(e.get("seq") or 0) < draft_from]
+    return view
+
+
+def _logged(event: Mapping[str, Any]) -> dict[str, Any]:
+    """An archived event as the console's log shows it: its public projection (hidden cards stay out)."""
+    return public_event(dict(event))
+
+
+def _console_id(raw: Any) -> str:
+    if not isinstance(raw, str) or not 1 <= len(raw) <= 64 or not raw.isascii():
+        raise Problem(400, "bad_body", "console must be the console's id: 1 to 64 ASCII characters")
+    return raw
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    timeout = request.app[OPTIONS]["body_timeout"]
+    raw = await read_body(request, timeout, MAX_CONSOLE_BODY)
+    try:
+        body = json.loads(raw or b"{}")
+    except (ValueError, RecursionError):
+        raise Problem(400, "bad_body", "the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise Problem(400, "bad_body", "the body must be a JSON object")
+    return body
+
+
+def _events(body: Mapping[str, Any], match: str) -> list[dict[str, Any]]:
+    """The body's events, each valid against the contract and of this match (400 naming the one that is
+    not, by its index and field)."""
+    events = body.get("events", [])
+    if not isinstance(events, list):
+        raise Problem(400, "bad_body", "events must be a list of events")
+    if len(events) > MAX_CONSOLE_EVENTS:
+        raise Problem(413, "too_many_events", f"at most {MAX_CONSOLE_EVENTS} events in one request")
+    out = []
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            raise Problem(400, "bad_event", f"event {i}: not an object")
+        if ev.get("match") != match:
+            raise Problem(400, "bad_event", f"event {i}: match must be {match!r} (this console's match)")
+        try:
+            validate_event(ev)
+        except EventError as exc:
+            raise Problem(400, "bad_event", f"event {i}: {exc}") from None
+        if "hidden" in ev and ev.get("type") == "moved" and cards_are_public(ev):
+            raise Problem(
+                400,
+                "bad_event",
+                f"event {i}: cards moved to or from a public zone (or revealed) cannot be marked hidden",
+            )
+        out.append(ev)
+    return out
+
+
+async def _fence(request: web.Request, match: str, events: Sequence[dict[str, Any]]) -> None:
+    """Refuse (409 ``fenced``) events that do not continue the archive: a seq taken by another event, or
+    one that skips ahead. Nothing is written then."""
+    store = request.app[STORE]
+    head = await store.head(match)
+    expected = head + 1
+    for ev in events:
+        seq = int(ev["seq"])
+        if seq <= head:
+            stored = await store.event(match, seq)
+            if stored is None or stored != canonical_bytes(ev):
+                raise Problem(
+                    409,
+                    "fenced",
+                    f"seq {seq} of {match} holds another event already (the archive is at seq {head}): "
+                    "another console wrote this match; reload to follow it",
+                )
+            continue
+        if seq != expected:
+            raise Problem(
+                409,
+                "fenced",
+                f"seq {seq} of {match} does not follow the archive (next is {expected}); reload",
+            )
+        expected += 1
+
+
+# ----------------------------------------------------------------------------------------- handlers
+async def console_page(request: web.Request) -> web.StreamResponse:
+    """GET /console/<match>: the table console's page."""
+    return render(request, "console.html", match=request[MATCH])
+
+
+async def console_state(request: web.Request) -> web.StreamResponse:
+    """GET /console/<match>/state[?console=ID]: the engine's view after the archive, and who writes."""
+    console = request[QUERY].get("console")
+    events = await _archive(request)
+    view = await _view(request, events, None)
+    held = _holder(request, request[MATCH], console, take=False)
+    if held is not None and console and held.console == console:  # the writer's poll renews its lease
+        held.until = time.monotonic() + LEASE_SECONDS
+    view["lease"] = _lease_view(held, console)
+    view["delay"] = _delay(events)
+    return _json(view)
+
+
+async def console_preview(request: web.Request) -> web.StreamResponse:
+    """POST /console/<match>/preview: the view with the draft folded on the archive; nothing stored."""
+    match = request[MATCH]
+    draft = _events(await _body(request), match)
+    archive = await _archive(request)
+    start = max((int(e.get("seq") or 0) for e in archive), default=0) + 1
+    return _json(await _view(request, [*archive, *draft], start))
+
+
+async def console_publish(request: web.Request) -> web.StreamResponse:
+    """POST /console/<match>/events: publish the console's events through the ingest core."""
+    match = request[MATCH]
+    body = await _body(request)
+    console = _console_id(body.get("console"))
+    events = _events(body, match)
+    held = _holder(request, match, console, take=True)
+    if held is None or held.console != console:
+        raise Problem(
+            409,
+            "read_only",
+            f"another console writes {match}: this one is read-only until it hands over",
+        )
+    await _fence(request, match, events)
+    principal = request[PRINCIPAL]
+    access = request.app[ACCESS]
+    if events and not access.open:  # the ownership of POST /events (streams/http/ownership.py)
+        try:
+            await authorize(principal, request.app[STORE], events)
+        except Refusal as exc:
+            await access.refused(request, principal, 403, f"write refused ({exc.code}): {exc.message}")
+            raise
+    judge = access.open or is_judge(principal)
+    outcomes = await request.app[CORE].ingest_many(events, judge=judge) if events else []
+    answers = [o.as_json() for o in outcomes]
+    counts: dict[str, int] = {}
+    for a in answers:
+        counts[a["status"]] = counts.get(a["status"], 0) + 1
+    request[AUDIT_DETAIL] = f"console {console}: {json.dumps(counts, sort_keys=True)} match {match}"
+    view = await _view(request, await _archive(request), None)
+    view["lease"] = _lease_view(held, console)
+    view["outcomes"] = answers
+    return _json(view, 400 if counts.get("rejected") else 200)
+
+
+async def console_lease(request: web.Request) -> web.StreamResponse:
+    """POST /console/<match>/lease: take the match's lease for a console, or hand it over."""
+    match = request[MATCH]
+    body = await _body(request)
+    console = _console_id(body.get("console"))
+    action = body.get("action", "take")
+    if action not in ("take", "release"):
+        raise Problem(400, "bad_body", "action must be take or release")
+    if action == "release":
+        held = _holder(request, match, None, take=False)
+        if held is not None and held.console == console:
+            _leases(request.app).pop(match, None)
+        held = _holder(request, match, None, take=False)
+    else:
+        held = _holder(request, match, console, take=True)
+    request[AUDIT_DETAIL] = f"console {console}: {action}"
+    return _json(_lease_view(held, console))
+
+
+async def console_export(request: web.Request) -> web.StreamResponse:
+    """GET /console/<match>/export?format=jsonl|csv: the archive as event files (as written, hidden
+    cards included, for the match's own producer or a judge; the public projection for anyone else),
+    or as a match sheet (CSV, ``prizecheck import sheet``)."""
+    match = request[MATCH]
+    store = request.app[STORE]
+    entries = await store.events(match)
+    if not entries:
+        raise Problem(404, "not_found", f"match {match}: no events archived")
+    events = [e for e in decode(entries)]
+    principal = request[PRINCIPAL]
+    (owner,) = await store.owners([match])
+    mine = owner is not None and Owner.decode(owner).producer == principal.id
+    full = request.app[ACCESS].open or is_judge(principal) or mine
+    if not full:
+        events = [public_event(e) for e in events]
+    else:
+        request[HIDDEN_SERVED] = True
+        request[AUDIT_DETAIL] = f"console export of {match}, {len(events)} events"
+    name = match.replace("/", "_").replace(":", "_")
+    if request[QUERY].get("format") == "csv":
+        return web.Response(
+            text=sheet_csv(events),
+            content_type="text/csv",
+            headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
+        )
+    lines = [
+        json.dumps(e, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_hex) for e in events
+    ]
+    return web.Response(
+        text="".join(line + "\n" for line in lines),
+        content_type="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="{name}.jsonl"'},
+    )
+
+
+_DECK_LINE = re.compile(r"^\s*(\d{1,2})\s+(.+?)(?:\s+[A-Z][A-Za-z0-9-]{1,7}\s+[0-9A-Za-z-]{1,8})?\s*$")
+#: Names a type-ahead answer holds at most.
+CARD_HITS = 20
+
+
+def deck_names(text: str) -> list[str]:
+    """The card names of a PTCGL deck list export (``4 Pikachu ex SVI 57`` lines; headings skipped)."""
+    names: list[str] = []
+    for line in text.splitlines()[:200]:
+        m = _DECK_LINE.match(line)
+        if m and m.group(2) not in names:
+            names.append(m.group(2).strip())
+    return names
+
+
+def _card(name: str) -> dict[str, Any]:
+    hits = card_database().lookup(name)
+    info: dict[str, Any] = {"name": name}
+    if hits:
+        c = hits[0]
+        info.update(category=c.category, hp=c.hp, rule=c.rule or "none", kind=c.kind)
+        info["attacks"] = [a.get("en") for a in c.attacks if isinstance(a, Mapping)][:6]
+    return info
+
+
+async def console_cards(request: web.Request) -> web.StreamResponse:
+    """GET /console/<match>/cards?q=: card names for the type-ahead, the match's deck lists first (from
+    its match_started), then the catalogue's names that start with ``q``; each with its HP and rule box
+    where the catalogue knows the card."""
+    q = str(request[QUERY].get("q", "")).strip().casefold()
+    entries = await request.app[STORE].events(request[MATCH])
+    decks: list[str] = []
+    for ev in decode(entries[:1]):
+        extra = ev.get("console")
+        lists = extra.get("decks") if isinstance(extra, Mapping) else None
+        if isinstance(lists, Mapping):
+            for text in lists.values():
+                if isinstance(text, str):
+                    decks += deck_names(text)
+    names = [n for n in dict.fromkeys(decks) if q in n.casefold()]
+    if len(names) < CARD_HITS and len(q) >= 2:
+        for name in catalogue_names():
+            if name.casefold().startswith(q) and name not in names:
+                names.append(name)
+                if len(names) >= CARD_HITS:
+                    break
+    return _json({"cards": [_card(n) for n in names[:CARD_HITS]]})
+
+
+@functools.cache
+def catalogue_names() -> tuple[str, ...]:
+    """Every English Pokémon, Trainer and Energy name of the catalogue, sorted (once per process)."""
+    return tuple(sorted({c.name for c in card_database().cards()}))
+
+
+def _delay(events: Sequence[Mapping[str, Any]]) -> int:
+    """The broadcast delay the match_started asks for (``console.delay`` seconds; 0 when none)."""
+    for ev in events[:1]:
+        extra = ev.get("console")
+        if isinstance(extra, Mapping):
+            delay = extra.get("delay")
+            if isinstance(delay, int) and 0 <= delay <= 600:
+                return delay
+    return 0
+
+
+# ------------------------------------------------------------------------------------------- table
+def console_routes() -> tuple[Route, ...]:
+    """The console's routes (see :mod:`streams.http.routes`)."""
+    html = Answer("HTML", "text/html", {"type": "string"})
+    view = Answer("the engine's view: board, prompts, findings, log, lease", schema={"type": "object"})
+    refused = Answer(
+        "fenced (a stale console) or read-only (another console writes)",
+        schema={"$ref": "#/components/schemas/Error"},
+    )
+    events_body = {
+        "application/json": {
+            "type": "object",
+            "properties": {
+                "console": {"type": "string", "minLength": 1, "maxLength": 64},
+                "events": {"type": "array", "items": {"type": "object"}},
+            },
+        }
+    }
+    return (
+        Route(
+            "GET",
+            "/console/{match}",
+            console_page,
+            RECORDER,
+            "The table console: record a paper game live (docs/console.md)",
+            answers={200: html},
+            page=True,
+            tag="console",
+        ),
+        Route(
+            "GET",
+            "/console/{match}/state",
+            console_state,
+            RECORDER,
+            "The engine's view of the match for the console: board, prompts, findings",
+            query=(
+                Param("console", description="the asking console's id (renews its lease)", max_length=64),
+            ),
+            answers={200: view},
+            tag="console",
+        ),
+        Route(
+            "POST",
+            "/console/{match}/preview",
+            console_preview,
+            RECORDER,
+            "The view with the console's draft folded on the archive (nothing stored)",
+            answers={200: view},
+            body=events_body,
+            tag="console",
+        ),
+        Route(
+            "POST",
+            "/console/{match}/events",
+            console_publish,
+            RECORDER,
+            "Publish the console's events (fenced by seq; idempotent)",
+            answers={200: view, 400: view, 409: refused},
+            body=events_body,
+            audited=True,
+            tag="console",
+        ),
+        Route(
+            "POST",
+            "/console/{match}/lease",
+            console_lease,
+            RECORDER,
+            "Take or hand over the match's writing lease",
+            answers={200: Answer("who writes now", schema={"type": "object"})},
+            body={
+                "application/json": {
+                    "type": "object",
+                    "required": ["console"],
+                    "properties": {
+                        "console": {"type": "string", "minLength": 1, "maxLength": 64},
+                        "action": {"enum": ["take", "release"]},
+                    },
+                }
+            },
+            audited=True,
+            tag="console",
+        ),
+        Route(
+            "GET",
+            "/console/{match}/cards",
+            console_cards,
+            RECORDER,
+            "Card names for the console's type-ahead: the match's deck lists, then the catalogue",
+            query=(Param("q", description="what the operator typed", max_length=128),),
+            answers={200: Answer("up to 20 cards, each with its HP and rule box", schema={"type": "object"})},
+            tag="console",
+        ),
+        Route(
+            "GET",
+            "/console/{match}/export",
+            console_export,
+            RECORDER,
+            "The game as event files (JSON Lines) or a match sheet (CSV)",
+            query=(Param("format", enum=("jsonl", "csv"), description="jsonl (default) or csv"),),
+            answers={
+                200: Answer(
+                    "JSON Lines or CSV", "application/x-ndjson", {"type": "string"}, also=("text/csv",)
+                )
+            },
+            tag="console",
+        ),
+    )
+
+
+def add_console(app: web.Application) -> None:
+    """Register the console's routes on an app (:func:`streams.http.pages.add_pages` calls it)."""
+    app[LEASES] = {}
+    from streams.http.routes import register
+
+    register(app, console_routes())

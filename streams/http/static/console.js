@@ -1,0 +1,666 @@
+// The table console (docs/console.md). This page derives nothing: every board, prompt and finding it shows
+// is the service's answer (GET /console/<m>/state, POST /console/<m>/preview and /events), computed by the
+// engine on the server. The page only numbers its events (seq), keeps them in IndexedDB until the service
+// has them, and turns keys and taps into events.
+"use strict";
+(() => {
+  const body = document.body;
+  const match = body.dataset.match;
+  const base = "/console/" + match.split("/").map(encodeURIComponent).join("/");
+  const $ = (id) => document.getElementById(id);
+  const tabId = () => {
+    let id = sessionStorage.getItem("pc-console-id");
+    if (!id) {
+      id = "c-" + Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+      sessionStorage.setItem("pc-console-id", id);
+    }
+    return id;
+  };
+  const consoleId = tabId();
+  let token = sessionStorage.getItem("pc-console-token") || "";
+  let view = null; // the service's last answer
+  let outbox = []; // {match, seq, event, state: "draft" | "queued"}, seq order
+  let online = true;
+  let fenced = null;
+  let flushing = false;
+  let retry = null;
+  let form = null; // the action being entered
+  let cardInfo = {};
+
+  // ------------------------------------------------------------------------------------ IndexedDB
+  let db = null;
+  const openDb = () =>
+    new Promise((resolve, reject) => {
+      const req = indexedDB.open("prizecheck-console", 1);
+      req.onupgradeneeded = () => req.result.createObjectStore("outbox", { keyPath: ["match", "seq"] });
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+  const tx = (mode, fn) =>
+    new Promise((resolve, reject) => {
+      const t = db.transaction("outbox", mode);
+      const result = fn(t.objectStore("outbox"));
+      t.oncomplete = () => resolve(result && result.result !== undefined ? result.result : undefined);
+      t.onerror = () => reject(t.error);
+    });
+  const loadOutbox = async () => {
+    const all = await tx("readonly", (s) => s.getAll(IDBKeyRange.bound([match, 0], [match, Infinity])));
+    outbox = (all || []).sort((a, b) => a.seq - b.seq);
+  };
+  const save = (entries) => tx("readwrite", (s) => entries.forEach((e) => s.put(e)));
+  const drop = (entries) => tx("readwrite", (s) => entries.forEach((e) => s.delete([e.match, e.seq])));
+
+  // ------------------------------------------------------------------------------------------ HTTP
+  const headers = () => {
+    const h = { "Content-Type": "application/json" };
+    if (token) h.Authorization = "Bearer " + token;
+    return h;
+  };
+  const call = async (method, path, data) => {
+    const response = await fetch(base + path, {
+      method,
+      headers: headers(),
+      body: data === undefined ? undefined : JSON.stringify(data),
+      cache: "no-store",
+    });
+    let answer = null;
+    try {
+      answer = await response.json();
+    } catch (e) {
+      answer = null;
+    }
+    return { status: response.status, answer };
+  };
+  const showError = (text) => {
+    $("error").textContent = text || "";
+    $("error").hidden = !text;
+  };
+
+  // ------------------------------------------------------------------------------------- numbering
+  const nextSeq = () => {
+    const last = outbox.length ? outbox[outbox.length - 1].seq + 1 : 1;
+    return Math.max(view ? view.next_seq : 1, last);
+  };
+  const drafts = () => outbox.filter((e) => e.state === "draft");
+  const queued = () => outbox.filter((e) => e.state === "queued");
+
+  const record = async (bodies) => {
+    if (fenced) return showError(fenced);
+    if (view && view.lease && view.lease.writer && !view.lease.mine) {
+      return showError("read-only: another console writes this match (take over when it hands over)");
+    }
+    const hold = $("hold").checked;
+    const at = new Date().toISOString();
+    const entries = bodies.map((b, i) => ({
+      match,
+      seq: nextSeq() + i,
+      event: Object.assign({ match, seq: nextSeq() + i, at }, b),
+      state: hold ? "draft" : "queued",
+    }));
+    outbox.push(...entries);
+    await save(entries);
+    showError("");
+    const ok = hold ? await preview() : await flush();
+    if (ok === false) {
+      // the service refused the action's events (the error says which field): they never enter the game
+      outbox = outbox.filter((e) => !entries.includes(e));
+      await drop(entries);
+      if (drafts().length) await preview();
+      else await flush();
+      render();
+    }
+  };
+
+  const preview = async () => {
+    const pending = outbox.map((e) => e.event);
+    if (!pending.length) return refresh();
+    try {
+      const r = await call("POST", "/preview", { events: pending });
+      setOnline(true);
+      if (r.status === 200) {
+        view = Object.assign({}, r.answer, { lease: view ? view.lease : null });
+      } else {
+        showError((r.answer && r.answer.error) || "preview refused (" + r.status + ")");
+        render();
+        return false;
+      }
+    } catch (e) {
+      setOnline(false);
+    }
+    render();
+    return true;
+  };
+
+  const publish = async () => {
+    const list = drafts();
+    if (!list.length) return;
+    list.forEach((e) => (e.state = "queued"));
+    await save(list);
+    await flush();
+  };
+
+  const undo = async () => {
+    const list = drafts();
+    if (!list.length) return;
+    const last = list[list.length - 1];
+    // one action may be several events (a prompt's claims): drop every draft event of its moment
+    const same = list.filter((e) => e.event.at === last.event.at);
+    outbox = outbox.filter((e) => !same.includes(e));
+    await drop(same);
+    await preview();
+  };
+
+  const flush = async () => {
+    if (flushing) return true;
+    const list = queued();
+    if (!list.length) return render();
+    flushing = true;
+    let refusedWhole = false;
+    try {
+      const r = await call("POST", "/events", { console: consoleId, events: list.map((e) => e.event) });
+      setOnline(true);
+      if (r.status === 409) {
+        if (r.answer && r.answer.code === "fenced") fenced = r.answer.error;
+        showError(r.answer ? r.answer.error : "refused");
+        await refresh();
+      } else if (r.status === 200 || r.status === 400) {
+        const done = list.filter((e) => {
+          const o = (r.answer.outcomes || []).find((x) => x.seq === e.seq);
+          return o && o.status !== "buffered";
+        });
+        const rejected = (r.answer.outcomes || []).filter((o) => o.status === "rejected");
+        if (rejected.length) showError(rejected.map((o) => "seq " + o.seq + ": " + o.reason).join("; "));
+        outbox = outbox.filter((e) => !done.includes(e));
+        await drop(done);
+        view = r.answer;
+      } else if (r.status === 400 && r.answer && r.answer.code === "bad_event") {
+        showError(r.answer.error);
+        refusedWhole = true; // nothing of the request was written
+      } else if (r.status === 401 || r.status === 403) {
+        showError((r.answer && r.answer.error) || "refused");
+        if (r.status === 401) askToken();
+      } else {
+        throw new Error("status " + r.status);
+      }
+    } catch (e) {
+      setOnline(false);
+      clearTimeout(retry);
+      retry = setTimeout(flush, 1000);
+    } finally {
+      flushing = false;
+    }
+    if (refusedWhole) return false;
+    if (drafts().length) await preview();
+    else render();
+    return true;
+  };
+
+  const refresh = async () => {
+    try {
+      const r = await call("GET", "/state?console=" + encodeURIComponent(consoleId));
+      if (r.status === 200) {
+        view = r.answer;
+        setOnline(true);
+        // what the archive holds already (sent before a reload, or by the service before it stopped)
+        if (queued().length && !fenced) await flush();
+      } else if (r.status === 401) askToken();
+      else showError((r.answer && r.answer.error) || "status " + r.status);
+    } catch (e) {
+      setOnline(false);
+    }
+    render();
+  };
+
+  const setOnline = (yes) => {
+    online = yes;
+    $("net").dataset.state = yes ? "online" : "offline";
+    $("net").textContent = yes ? "online" : "offline: events wait in this browser";
+  };
+
+  const lease = async (action) => {
+    const r = await call("POST", "/lease", { console: consoleId, action });
+    if (r.status === 200) {
+      fenced = null;
+      if (view) view.lease = r.answer;
+      await refresh();
+    }
+  };
+
+  // ------------------------------------------------------------------------------------- rendering
+  const el = (tag, text, cls) => {
+    const node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (cls) node.className = cls;
+    return node;
+  };
+  const monText = (m) => {
+    let text = m.name + "  " + Math.max(0, (m.hp || 0) - m.damage) + "/" + (m.hp || "?") + " HP";
+    if (m.damage) text += "  (" + m.damage + " damage)";
+    if (m.conditions && m.conditions.length) text += "  " + m.conditions.join(", ");
+    if (m.attached && m.attached.length) text += "  [" + m.attached.join(", ") + "]";
+    return text;
+  };
+  const render = () => {
+    $("waiting").textContent = queued().length + " waiting";
+    $("drafts").textContent = drafts().length + " in draft";
+    if (!view) return;
+    body.dataset.next = String(view.next_seq); // for tests: the seq the service's last answer expects next
+    body.dataset.status = view.status;
+    const started = view.status !== "not_started";
+    const showStart = !started && !!token && !drafts().length;
+    if (showStart && $("start-box").hidden) setTimeout(() => $("start-form").p1.focus(), 0);
+    $("start-box").hidden = !showStart;
+    $("table").hidden = !started;
+    const lease = view.lease || { writer: null, mine: false };
+    $("writer").textContent = lease.writer ? (lease.mine ? "this console writes" : "read-only: another console writes") : "no console writes";
+    $("writer").dataset.mine = String(!lease.writer || lease.mine);
+    $("take").hidden = !lease.writer || lease.mine;
+    $("release").hidden = !lease.mine;
+    if (!started) return;
+    const board = view.board;
+    const players = Object.keys(board.players);
+    players.forEach((p, i) => {
+      const side = $("side-" + i);
+      const b = board.players[p];
+      side.replaceChildren();
+      side.classList.toggle("turn", board.turn_player === p);
+      side.append(el("h3", p));
+      side.append(el("p", "prizes left " + b.prizes_left + " · taken " + b.prizes_taken + "/" + b.prizes_needed + " · deck " + b.deck + " · hand " + b.hand + " · discard " + b.discard));
+      if (b.active) side.append(el("span", "Active: " + monText(b.active), "mon active"));
+      b.bench.forEach((m) => side.append(el("span", "Bench: " + monText(m), "mon")));
+    });
+    $("turn-line").textContent = "turn " + board.turn + (board.turn_player ? " · " + board.turn_player : "") + " · " + board.status + (board.result ? " · " + (board.result.winner ? board.result.winner + " wins" : board.result.outcome) + " (" + board.result.reason + ")" : "");
+    const list = $("prompts");
+    list.replaceChildren();
+    view.prompts.forEach((p, i) => {
+      const li = el("li");
+      const choices = p.choices || [];
+      if (p.events && p.events.length) {
+        const b = el("button", p.text + (i === 0 ? "  ⏎" : ""));
+        b.type = "button";
+        b.dataset.prompt = p.id;
+        b.addEventListener("click", () => record(p.events));
+        li.append(b);
+      } else if (p.start) {
+        const b = el("button", p.text);
+        b.type = "button";
+        b.dataset.prompt = p.id;
+        b.addEventListener("click", () => startChild(p));
+        li.append(b);
+      } else li.append(el("span", p.text));
+      choices.forEach((c, k) => {
+        const b = el("button", "[" + (k + 1) + "] " + c.text);
+        b.type = "button";
+        b.dataset.choice = String(k + 1);
+        b.addEventListener("click", () => record(c.events));
+        li.append(b);
+      });
+      if (p.detail && p.detail.length) {
+        const ul = el("ul", null, "detail");
+        p.detail.forEach((d) => ul.append(el("li", d)));
+        li.append(ul);
+      }
+      list.append(li);
+    });
+    const fl = $("findings");
+    fl.replaceChildren();
+    view.findings.forEach((f) => {
+      const li = el("li", "seq " + f.seq + " · " + f.code + ": " + f.message, f.severity);
+      if (f.rule) {
+        const a = el("a", " docs/rules.md §" + f.rule.section + " " + f.rule.title);
+        a.href = f.rule.href;
+        li.append(a);
+      }
+      fl.append(li);
+    });
+    const dl = $("draft-list");
+    dl.replaceChildren();
+    drafts().forEach((e) => dl.append(el("li", e.seq + " " + describe(e.event))));
+    const ll = $("log-list");
+    ll.replaceChildren();
+    (view.log || []).slice().reverse().forEach((e) => {
+      const li = el("li", e.seq + " " + describe(e));
+      li.dataset.seq = e.seq;
+      if (e.type !== "match_started" && e.type !== "correction") {
+        const v = el("button", "void");
+        v.type = "button";
+        v.addEventListener("click", () => record([{ type: "correction", target: e.seq, action: "void" }]));
+        li.append(v);
+        if ("amount" in e) {
+          const a = el("button", "amend amount");
+          a.type = "button";
+          a.addEventListener("click", () => {
+            const amount = Number(window.prompt("amount for seq " + e.seq, String(e.amount)));
+            if (Number.isInteger(amount) && amount >= 0) record([{ type: "correction", target: e.seq, action: "amend", event: { amount } }]);
+          });
+          li.append(a);
+        }
+      }
+      ll.append(li);
+    });
+    renderKeys();
+  };
+  const describe = (e) => {
+    const parts = [e.type];
+    ["player", "pid", "name", "amount", "count", "condition", "kind", "target", "action"].forEach((k) => {
+      if (e[k] !== undefined && e[k] !== null) parts.push(k + "=" + e[k]);
+    });
+    if (e.card && e.card.name) parts.push(e.card.name);
+    return parts.join(" ");
+  };
+
+  // ----------------------------------------------------------------------------------------- actions
+  const P = "player";
+  // Each action: its key, its fields, and the event(s) it builds from them (the contract's events).
+  const ACTIONS = [
+    { id: "setup", key: "s", label: "setup", fields: [P, "card", "hp", "rule", "bench", "mulligans"], build: (v) => [{ type: "setup", player: v.player, mulligans: v.mulligans || 0, active: { pid: pid(v.player, 0), card: card(v) }, bench: benchList(v) }] },
+    { id: "turn", key: "t", label: "turn start", fields: [P], build: (v) => [{ type: "turn_started", player: v.player }] },
+    { id: "draw", key: "d", label: "draw", fields: [P, "count", "cards", "hidden"], build: (v) => [withCards({ type: "drew", player: v.player, count: v.count || 1 }, v)] },
+    { id: "bench", key: "b", label: "bench", fields: [P, "card", "hp", "rule"], build: (v) => [{ type: "played", player: v.player, pid: pid(v.player, 0), card: card(v), to: "bench" }] },
+    { id: "evolve", key: "e", label: "evolve", fields: [P, "mon", "card", "hp", "rule"], build: (v) => [{ type: "evolved", player: v.player, pid: v.mon, card: card(v) }] },
+    { id: "attach", key: "a", label: "attach", fields: [P, "mon", "card", "kind"], build: (v) => [{ type: "attached", player: v.player, pid: v.mon, card: { name: v.card, kind: v.kind || "energy" } }] },
+    { id: "attack", key: "k", label: "attack", fields: [P, "mon", "attack", "target", "amount"], build: (v) => [{ type: "attack", player: v.player, pid: v.mon, name: v.attack }, ...(v.amount ? [{ type: "damage", pid: v.target, amount: v.amount, by: v.mon }] : [])] },
+    { id: "damage", key: "g", label: "damage", fields: ["target", "amount"], build: (v) => [{ type: "damage", pid: v.target, amount: v.amount || 0 }] },
+    { id: "heal", key: "h", label: "heal", fields: ["target", "amount"], build: (v) => [{ type: "healed", pid: v.target, amount: v.amount || 0 }] },
+    { id: "condition", key: "c", label: "condition", fields: ["target", "condition", "on"], build: (v) => [{ type: "condition", pid: v.target, condition: v.condition, on: v.on !== false }] },
+    { id: "retreat", key: "r", label: "retreat / switch", fields: [P, "mon", "effect"], build: (v) => [Object.assign({ type: "switched", player: v.player, pid: v.mon }, v.effect ? { effect: v.effect } : {})] },
+    { id: "trainer", key: "p", label: "trainer / stadium", fields: [P, "card", "trainer"], build: (v) => [{ type: "trainer_played", player: v.player, card: { name: v.card, kind: v.trainer || "item" } }] },
+    { id: "search", key: "f", label: "search (hidden)", fields: [P, "count", "cards", "hidden"], build: (v) => [withCards({ type: "searched", player: v.player, count: v.count || 1 }, v)] },
+    // the prize cards' identities, as the operator saw them: a note for review, marked hidden (no count moves)
+    { id: "prizes", key: "i", label: "prize cards (hidden)", fields: [P, "cards"], build: (v) => [withCards({ type: "note", text: "prize cards of " + v.player, author: "console", player: v.player }, Object.assign({}, v, { hidden: true }))] },
+    { id: "discard", key: "x", label: "discard", fields: [P, "count", "cards"], build: (v) => [Object.assign({ type: "discarded", player: v.player, count: v.count || 1 }, v.cards && v.cards.length ? { cards: v.cards } : {})] },
+    { id: "endturn", key: "n", label: "end turn", fields: [P], build: (v) => [{ type: "turn_ended", player: v.player }] },
+    { id: "checkup", key: "u", label: "checkup", fields: [], build: () => [{ type: "checkup_started" }] },
+    { id: "concede", key: "o", label: "concede", fields: [P], build: (v) => [{ type: "conceded", player: v.player }] },
+    { id: "time", key: "m", label: "time called", fields: [], build: () => [{ type: "time_called" }] },
+    { id: "penalty", key: "y", label: "penalty", fields: [P, "penalty", "text"], build: (v) => [Object.assign({ type: "penalty", player: v.player, kind: v.penalty }, v.text ? { reason: v.text } : {})] },
+    { id: "note", key: "q", label: "note", fields: ["text"], build: (v) => [{ type: "note", text: v.text || "-", author: "console" }] },
+  ];
+  const pid = (player, k) => {
+    const i = view && view.board ? Object.keys(view.board.players).indexOf(player) : 0;
+    return "p" + (i + 1) + "-" + nextSeq() + (k ? "-" + k : "");
+  };
+  const card = (v) => {
+    const c = { name: v.card };
+    if (v.hp) c.hp = v.hp;
+    if (v.rule && v.rule !== "none") c.rule = v.rule;
+    return c;
+  };
+  const benchList = (v) =>
+    (v.bench || "")
+      .split(";")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s, k) => {
+        const [name, hp, rule] = s.split(",").map((x) => x.trim());
+        const c = { name };
+        if (Number(hp)) c.hp = Number(hp);
+        if (rule && rule !== "none") c.rule = rule;
+        return { pid: pid(v.player, k + 1), card: c };
+      });
+  const withCards = (e, v) => {
+    if (v.cards && v.cards.length) {
+      e.cards = v.cards;
+      if (v.hidden) e.hidden = ["cards"]; // the operator's mark: these cards are hidden (docs/console.md)
+    }
+    return e;
+  };
+
+  const FIELD = {
+    player: () => select("player", players(), view.board.turn_player),
+    mon: () => select("mon", mons(), null),
+    target: () => select("target", mons(), null),
+    card: () => input("card", "text", "card-names"),
+    attack: () => input("attack", "text"),
+    hp: () => input("hp", "number"),
+    rule: () => select("rule", ["none", "ex", "V", "VSTAR", "VMAX", "GX", "EX", "tag_team", "radiant", "mega_ex"].map((r) => [r, r]), "none"),
+    bench: () => input("bench", "text", null, "Name, HP[, rule]; Name, HP"),
+    mulligans: () => input("mulligans", "number"),
+    count: () => input("count", "number"),
+    cards: () => input("cards", "text", "card-names", "names, ;-separated"),
+    hidden: () => checkbox("hidden", true),
+    on: () => checkbox("on", true),
+    amount: () => input("amount", "number"),
+    kind: () => select("kind", [["energy", "energy"], ["tool", "tool"], ["other", "other"]], "energy"),
+    trainer: () => select("trainer", [["item", "item"], ["supporter", "supporter"], ["stadium", "stadium"], ["tool", "tool"]], "item"),
+    condition: () => select("condition", ["poisoned", "burned", "asleep", "paralyzed", "confused"].map((c) => [c, c]), "poisoned"),
+    penalty: () => select("penalty", ["caution", "warning", "double_prize", "quad_prize", "game_loss", "match_loss", "disqualification"].map((c) => [c, c]), "warning"),
+    effect: () => input("effect", "text", null, "the card that switched (empty: a retreat)"),
+    text: () => input("text", "text"),
+  };
+  const players = () => Object.keys(view.board.players).map((p) => [p, p]);
+  const mons = () => (view.pokemon || []).map((m) => [m.pid, m.player + ": " + m.name + " (" + m.where + ")"]);
+  const wrap = (name, node) => {
+    const label = el("label", name);
+    node.name = name;
+    label.append(node);
+    return label;
+  };
+  const select = (name, options, chosen) => {
+    const s = document.createElement("select");
+    options.forEach(([v, t]) => {
+      const o = el("option", t);
+      o.value = v;
+      if (v === chosen) o.selected = true;
+      s.append(o);
+    });
+    return wrap(name, s);
+  };
+  const input = (name, type, list, placeholder) => {
+    const i = document.createElement("input");
+    i.type = type;
+    if (list) i.setAttribute("list", list);
+    if (placeholder) i.placeholder = placeholder;
+    if (name === "card" || name === "cards") i.addEventListener("input", () => typeAhead(i));
+    if (name === "card") i.addEventListener("change", () => fillCard(i));
+    return wrap(name, i);
+  };
+  const checkbox = (name, on) => {
+    const i = document.createElement("input");
+    i.type = "checkbox";
+    i.checked = on;
+    return wrap(name, i);
+  };
+  let typing = null;
+  const typeAhead = (i) => {
+    clearTimeout(typing);
+    const q = i.value.split(";").pop().trim();
+    if (q.length < 2) return;
+    typing = setTimeout(async () => {
+      const r = await call("GET", "/cards?q=" + encodeURIComponent(q));
+      if (r.status !== 200) return;
+      const dl = $("card-names");
+      dl.replaceChildren();
+      r.answer.cards.forEach((c) => {
+        cardInfo[c.name] = c;
+        const o = el("option");
+        o.value = c.name;
+        dl.append(o);
+      });
+    }, 120);
+  };
+  const fillCard = (i) => {
+    const c = cardInfo[i.value];
+    if (!c || !form) return;
+    const hp = form.querySelector("[name=hp]");
+    const rule = form.querySelector("[name=rule]");
+    if (hp && !hp.value && c.hp) hp.value = c.hp;
+    if (rule && c.rule) rule.value = c.rule;
+  };
+
+  const renderKeys = () => {
+    const box = $("action-keys");
+    if (box.childElementCount) return;
+    ACTIONS.forEach((a) => {
+      const b = el("button");
+      b.type = "button";
+      b.dataset.action = a.id;
+      b.append(el("kbd", a.key), document.createTextNode(" " + a.label));
+      b.addEventListener("click", () => openAction(a));
+      box.append(b);
+    });
+  };
+  const openAction = (a) => {
+    if (!view || !view.board) return;
+    form = $("action-form");
+    form.dataset.action = a.id;
+    $("action-title").textContent = a.label;
+    const fields = $("action-fields");
+    fields.replaceChildren(...a.fields.map((f) => FIELD[f]()));
+    form.hidden = false;
+    const first = fields.querySelector("input, select");
+    if (first) first.focus();
+    if (!a.fields.length) form.querySelector("button[type=submit]").focus();
+  };
+  const closeAction = () => {
+    if ($("action-form").contains(document.activeElement)) document.activeElement.blur();
+    $("action-form").hidden = true;
+    form = null;
+  };
+  const submitAction = async (ev) => {
+    ev.preventDefault();
+    const a = ACTIONS.find((x) => x.id === $("action-form").dataset.action);
+    const v = {};
+    $("action-fields").querySelectorAll("input, select").forEach((n) => {
+      if (n.type === "checkbox") v[n.name] = n.checked;
+      else if (n.type === "number") v[n.name] = n.value === "" ? 0 : Number(n.value);
+      else if (n.name === "cards") v[n.name] = n.value.split(";").map((s) => s.trim()).filter(Boolean);
+      else v[n.name] = n.value;
+    });
+    closeAction();
+    await record(a.build(v));
+  };
+
+  // ------------------------------------------------------------------------------------------ start
+  const deckText = (text) => (text || "").slice(0, 20000);
+  const startMatch = async (ev) => {
+    ev.preventDefault();
+    const f = new FormData($("start-form"));
+    const p1 = f.get("p1").trim();
+    const p2 = f.get("p2").trim();
+    const context = {};
+    ["league", "event", "stage"].forEach((k) => f.get(k) && (context[k] = f.get(k)));
+    ["round", "game"].forEach((k) => f.get(k) && (context[k] = Number(f.get(k))));
+    if (f.get("table")) context.table = /^\d+$/.test(f.get("table")) ? Number(f.get("table")) : f.get("table");
+    const e = {
+      type: "match_started",
+      players: [p1, p2],
+      first: f.get("first") === "p2" ? p2 : p1,
+      ruleset: f.get("ruleset"),
+      source: { kind: "manual", producer: "prizecheck console", reports_knockouts: true },
+      console: { delay: Number(f.get("delay") || 0), decks: { [p1]: deckText(f.get("deck1")), [p2]: deckText(f.get("deck2")) } },
+    };
+    if (Object.keys(context).length) e.context = context;
+    if (f.get("must_decide")) e.must_decide = true;
+    if (f.get("parent")) {
+      e.parent = f.get("parent");
+      e.playoff = f.get("playoff");
+      if (f.get("prizes")) e.prizes = Number(f.get("prizes"));
+    }
+    view = view || { next_seq: 1 };
+    document.activeElement.blur();
+    await record([e]);
+  };
+  const startChild = (p) => {
+    sessionStorage.setItem("pc-console-child", JSON.stringify(p.start));
+    window.location.href = "/console/" + p.child.split("/").map(encodeURIComponent).join("/");
+  };
+  const prefillChild = () => {
+    const raw = sessionStorage.getItem("pc-console-child");
+    if (!raw) return;
+    const s = JSON.parse(raw);
+    if (!s.parent || match !== s.parent + match.slice(s.parent.length) || !match.startsWith(s.parent + "/")) return;
+    const f = $("start-form");
+    f.p1.value = s.players[0];
+    f.p2.value = s.players[1];
+    f.ruleset.value = s.ruleset;
+    f.parent.value = s.parent;
+    f.playoff.value = s.playoff || "";
+    f.prizes.value = s.prizes || "";
+    const c = s.context || {};
+    ["league", "event", "round", "table", "game", "stage"].forEach((k) => c[k] !== undefined && (f[k].value = c[k]));
+  };
+
+  // draft or live: the operator's choice, kept in this browser across reloads
+  const setHold = (on) => {
+    $("hold").checked = on;
+    localStorage.setItem("pc-console-hold", on ? "1" : "0");
+  };
+  const askToken = () => {
+    $("token-box").hidden = false;
+    $("token").focus();
+  };
+
+  // --------------------------------------------------------------------------------------- keyboard
+  document.addEventListener("keydown", (ev) => {
+    // keys typed into a field, or pressed on a button or inside a form, are theirs (Enter submits there)
+    const typingIn = ev.target.closest("input, select, textarea, button, form, a");
+    if (ev.key === "Escape") return closeAction();
+    if (typingIn || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (!view || !view.board) return;
+    if (ev.key === "Enter") {
+      const first = $("prompts").querySelector("button[data-prompt]");
+      if (first) {
+        ev.preventDefault();
+        first.click();
+      }
+      return;
+    }
+    if (/^[1-9]$/.test(ev.key)) {
+      const b = $("prompts").querySelector('button[data-choice="' + ev.key + '"]');
+      if (b) {
+        ev.preventDefault();
+        b.click();
+      }
+      return;
+    }
+    if (ev.key === "l") return void (ev.preventDefault(), publish());
+    if (ev.key === "z") return void (ev.preventDefault(), undo());
+    if (ev.key === "w") return void (ev.preventDefault(), setHold(!$("hold").checked));
+    const a = ACTIONS.find((x) => x.key === ev.key);
+    if (a) {
+      ev.preventDefault();
+      openAction(a);
+    }
+  });
+
+  // ------------------------------------------------------------------------------------------ start
+  const main = async () => {
+    $("export-jsonl").href = base + "/export?format=jsonl";
+    $("export-csv").href = base + "/export?format=csv";
+    $("overlay-link").href = "/overlay/" + match.split("/").map(encodeURIComponent).join("/");
+    $("token-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      token = $("token").value.trim();
+      sessionStorage.setItem("pc-console-token", token);
+      $("token-box").hidden = true;
+      await lease("take");
+    });
+    $("start-form").addEventListener("submit", startMatch);
+    $("hold").checked = localStorage.getItem("pc-console-hold") !== "0";
+    $("hold").addEventListener("change", () => setHold($("hold").checked));
+    $("action-form").addEventListener("submit", submitAction);
+    // Enter adds the action from any of its fields (a select does not submit a form by itself)
+    $("action-form").addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && ev.target.tagName === "SELECT") {
+        ev.preventDefault();
+        $("action-form").requestSubmit();
+      }
+    });
+    $("action-cancel").addEventListener("click", closeAction);
+    $("publish").addEventListener("click", publish);
+    $("undo").addEventListener("click", undo);
+    $("take").addEventListener("click", () => lease("take"));
+    $("release").addEventListener("click", () => lease("release"));
+    window.addEventListener("online", flush);
+    db = await openDb();
+    await loadOutbox();
+    render(); // what waits in this browser's outbox shows at once, before the service answers
+    prefillChild();
+    if (!token) askToken();
+    else await lease("take");
+    setInterval(() => (queued().length ? flush() : drafts().length ? null : refresh()), 3000);
+    body.dataset.ready = "true";
+  };
+  main();
+})();

@@ -1,0 +1,321 @@
+"""The table console's service side (docs/console.md), against the real app on a real Redis: the engine's
+prompts, publishing (idempotent, fenced by seq), the writer's lease, the recorder's scope and ownership,
+hidden marks, the draft's preview, and the broadcast delay of the live boards."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import aiohttp
+import pytest
+
+from streams.http.prompts import derive
+from streams.store import RedisStore
+from tests.builder import Stream, card
+from tests.streams.http.served import Served, start_served
+
+pytestmark = pytest.mark.redis
+
+Event = dict[str, Any]
+MANUAL = {"kind": "manual", "producer": "prizecheck console", "reports_knockouts": True}
+
+
+@pytest.fixture
+async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]:
+    s, server = await start_served(
+        redis_store,
+        tmp_path,
+        extra_tokens=(
+            ("recorder", ["recorder"], {}),
+            ("recorder2", ["recorder"], {}),
+            ("recorder_l2", ["recorder"], {"leagues": ["L2"]}),
+        ),
+    )
+    try:
+        yield s
+    finally:
+        await s.http.close()
+        await server.close()
+
+
+def opening(match: str, league: str = "L1", **started: Any) -> Stream:
+    s = Stream(match, source=MANUAL, context={"league": league, "event": "Cup"}, **started)
+    s.setup("ash", ("a1", card("Pikachu", 60)), ("a2", card("Pichu", 30)))
+    s.setup("misty", ("m1", card("Staryu ex", 60, "ex")), ("m2", card("Psyduck", 70)))
+    return s
+
+
+async def publish(
+    s: Served, match: str, events: list[Event], console: str = "c1", who: str = "recorder"
+) -> tuple[int, dict[str, Any]]:
+    url = f"{s.url}/console/{quote(match, safe='/:')}/events"
+    r = await s.http.post(url, json={"console": console, "events": events}, headers=s.auth(who))
+    return r.status, await r.json()
+
+
+async def get(s: Served, path: str, who: str | None = "recorder") -> tuple[int, str]:
+    r = await s.http.get(s.url + path, headers=s.auth(who))
+    return r.status, await r.text()
+
+
+# ------------------------------------------------------------------------------------------ prompts
+def test_the_attack_prompt_posts_the_claims_the_engine_derives() -> None:
+    s = opening("p1")
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("ash")
+    s.add("attack", player="ash", pid="a1", name="Thunder")
+    s.add("damage", pid="m1", amount=60)
+    (prompt,) = derive(s.events)["prompts"]
+    assert prompt["id"] == "attack_ended"
+    # the rule box's count (ex: 2) [docs/rules.md §3], and the promotion due after it
+    assert prompt["events"] == [
+        {"type": "knocked_out", "pid": "m1", "player": "misty"},
+        {"type": "prize_taken", "player": "ash", "count": 2},
+        {"type": "attack_ended"},
+    ]
+    assert "misty must promote a new Active Pokémon" in prompt["detail"]
+    for e in prompt["events"]:
+        s.add(e.pop("type"), **e)
+    view = derive(s.events)
+    (promote,) = view["prompts"]
+    assert promote["id"] == "promote" and [c["events"] for c in promote["choices"]] == [
+        [{"type": "promoted", "player": "misty", "pid": "m2"}]
+    ]
+    assert view["findings"] == []  # the claims agree with the engine
+    assert view["board"]["players"]["ash"]["prizes_taken"] == 2
+
+
+def test_the_checkup_asks_for_poison_and_burn_damage_once() -> None:
+    s = opening("p2")
+    s.turn("ash")
+    s.add("condition", pid="m1", condition="poisoned", on=True)
+    s.add("condition", pid="a1", condition="burned", on=True)
+    s.add("turn_ended", player="ash")
+    assert [p["id"] for p in derive(s.events)["prompts"]] == ["checkup"]
+    s.add("checkup_started")
+    (prompt,) = derive(s.events)["prompts"]
+    assert prompt["id"] == "checkup_damage"
+    # Poisoned before Burned, both players together [JP3.4 §I-F]
+    assert prompt["events"] == [
+        {"type": "damage", "pid": "m1", "amount": 10, "by": "Poisoned"},
+        {"type": "damage", "pid": "a1", "amount": 20, "by": "Burned"},
+    ]
+    for e in prompt["events"]:
+        s.add(e.pop("type"), **e)
+    (end,) = derive(s.events)["prompts"]
+    assert end["id"] == "checkup_ended" and end["events"] == [{"type": "checkup_ended"}]
+
+
+def test_a_double_knockout_promotes_the_next_turn_player_first_and_a_draw_offers_its_playoff() -> None:
+    s = opening("p3", must_decide=True)
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("damage", pid="a1", amount=60)
+    s.add("damage", pid="m1", amount=60)
+    (end,) = derive(s.events)["prompts"]
+    assert [e["type"] for e in end["events"]].count("knocked_out") == 2
+    for e in end["events"]:
+        s.add(e.pop("type"), **e)
+    (promote,) = derive(s.events)["prompts"]
+    # misty takes the next turn: misty promotes first [JP3.4 §I-D step 5]
+    assert promote["text"].startswith("misty must promote") and "misty then ash" in promote["text"]
+    # a game with nothing left to promote on both sides: the simultaneous table's draw, and its playoff
+    d = Stream("p4", source=MANUAL, must_decide=True, context={"league": "L1"})
+    d.setup("ash", ("a1", card("Pikachu", 30)))
+    d.setup("misty", ("m1", card("Staryu", 30)))
+    d.turn("ash")
+    d.add("turn_ended", player="ash")
+    d.add("checkup_started")
+    d.add("damage", pid="a1", amount=30)
+    d.add("damage", pid="m1", amount=30)
+    for e in derive(d.events)["prompts"][0]["events"]:
+        d.add(e.pop("type"), **e)
+    view = derive(d.events)
+    assert view["status"] == "awaiting_playoff"
+    over, playoff = view["prompts"]
+    assert over["id"] == "game_over" and playoff["id"] == "playoff"
+    assert playoff["child"] == "p4/tb1"
+    assert playoff["start"]["parent"] == "p4" and playoff["start"]["playoff"] == "tiebreaker_game"
+    assert playoff["start"]["context"] == {"league": "L1"}
+
+
+def test_a_findings_rule_is_named() -> None:
+    s = opening("p5")
+    s.turn("ash")
+    s.add("attack", player="ash", pid="a1", name="Tackle")  # the first player's first turn
+    view = derive(s.events)
+    (f,) = [f for f in view["findings"] if f["code"] == "attack_first_turn"]
+    assert f["rule"] is not None and f["rule"]["href"].startswith("/rules#s")
+
+
+# --------------------------------------------------------------------------------------- publishing
+async def test_publishing_is_idempotent_and_a_stale_console_is_fenced(served: Served) -> None:
+    s = opening("f1")
+    status, answer = await publish(served, "f1", s.events)
+    assert status == 200 and {o["status"] for o in answer["outcomes"]} == {"applied"}
+    assert answer["next_seq"] == 4 and answer["prompts"][0]["id"] == "turn_started"
+    # the same outbox sent again (a reload, a lost answer): duplicates, nothing new
+    status, answer = await publish(served, "f1", s.events)
+    assert status == 200 and {o["status"] for o in answer["outcomes"]} == {"duplicate"}
+    # another event at a taken seq (a console that did not see the others): refused whole, not archived
+    other = {**s.events[2], "bench": []}
+    status, answer = await publish(served, "f1", [other])
+    assert status == 409 and answer["code"] == "fenced"
+    # one that skips ahead: refused too
+    status, answer = await publish(
+        served, "f1", [{"match": "f1", "seq": 9, "type": "turn_started", "player": "ash"}]
+    )
+    assert status == 409 and answer["code"] == "fenced"
+    entries = await served.store.events("f1")
+    assert len(entries) == 3
+    record = json.loads((await get(served, "/matches/f1/record", "judge"))[1])
+    assert not [f for f in record["findings"] if f["code"] == "duplicate_seq"]
+    # an invalid event is refused at the edge, naming it; nothing of the request is written
+    bad = {"match": "f1", "seq": 4, "type": "turn_started"}
+    status, answer = await publish(served, "f1", [bad])
+    assert status == 400 and answer["code"] == "bad_event" and "event 0" in answer["error"]
+    assert len(await served.store.events("f1")) == 3
+
+
+async def test_a_second_console_is_read_only_until_the_first_hands_over(served: Served) -> None:
+    s = opening("l1")
+    assert (await publish(served, "l1", s.events[:1], console="A"))[0] == 200
+    status, answer = await publish(served, "l1", s.events[1:2], console="B")
+    assert status == 409 and answer["code"] == "read_only"
+    state = json.loads((await get(served, "/console/l1/state?console=B"))[1])
+    assert state["lease"] == {"writer": "A", "mine": False}
+    r = await served.http.post(
+        f"{served.url}/console/l1/lease",
+        json={"console": "A", "action": "release"},
+        headers=served.auth("recorder"),
+    )
+    assert (await r.json()) == {"writer": None, "mine": False}
+    assert (await publish(served, "l1", s.events[1:2], console="B"))[0] == 200
+    status, answer = await publish(served, "l1", s.events[2:3], console="A")
+    assert status == 409 and answer["code"] == "read_only"
+    assert len(await served.store.events("l1")) == 2
+
+
+async def test_a_recorder_writes_its_own_matches_inside_its_scope(served: Served) -> None:
+    s = opening("o1", league="L1")
+    status, answer = await publish(served, "o1", s.events[:1], who="recorder_l2")
+    assert status == 403 and answer["code"] == "out_of_scope"
+    assert (await publish(served, "o1", s.events[:1]))[0] == 200
+    status, answer = await publish(served, "o1", s.events[1:2], console="c1", who="recorder2")
+    assert status in (403, 409)
+    r = await served.http.post(
+        f"{served.url}/console/o1/lease",
+        json={"console": "c1", "action": "release"},
+        headers=served.auth("recorder"),
+    )
+    assert r.status == 200
+    status, answer = await publish(served, "o1", s.events[1:2], console="c9", who="recorder2")
+    assert status == 403 and answer["code"] == "not_owner"
+    for who, want in ((None, 401), ("ingest", 403), ("organizer", 403), ("recorder_l2", 403)):
+        assert (await get(served, "/console/o1/state", who))[0] == want, who
+    # the page itself sends a browser without a session to the login
+    r = await served.http.get(f"{served.url}/console/o1", allow_redirects=False)
+    assert r.status == 303 and r.headers["Location"].startswith("/login")
+
+
+async def test_hidden_marks_never_reach_a_public_read(served: Served) -> None:
+    s = opening("h1")
+    s.add(
+        "note", text="prize cards of ash", author="console", player="ash", cards=["ZHID1Z"], hidden=["cards"]
+    )
+    s.turn("ash")
+    s.events[-1].update(cards=["ZHID2Z"], hidden=["cards"])
+    s.add("searched", player="ash", count=1, cards=["ZHID3Z"], hidden=["cards"])
+    s.add(
+        "moved", player="ash", count=1, cards=["ZHID4Z"], **{"from": "hand", "to": "deck"}, hidden=["cards"]
+    )
+    assert (await publish(served, "h1", s.events))[0] == 200
+    secrets = [f"ZHID{i}Z" for i in range(1, 5)]
+    reads = {}
+    for path, who in (
+        ("/matches/h1/record", None),
+        ("/matches/h1/board", None),
+        ("/overlay/h1/score", None),
+        ("/overlay/h1", None),
+        ("/matches/h1/events", "organizer"),
+        ("/console/h1/state", "recorder"),
+        ("/console/h1/export", "recorder2"),  # not the match's producer
+        ("/console/h1/export?format=csv", "recorder2"),
+    ):
+        status, text = await get(served, path, who)
+        assert status == 200, (path, status, text)
+        reads[path] = text
+    async with served.http.get(f"{served.url}/matches/h1/live", timeout=aiohttp.ClientTimeout(total=10)) as r:
+        async for raw in r.content:
+            if raw.startswith(b"data: "):
+                reads["live"] = raw.decode()
+                break
+    for where, text in reads.items():
+        for secret in secrets:
+            assert secret not in text, (where, secret)
+    # the producer's and a judge's event files hold them: the record the operator made
+    for who in ("recorder", "admin"):  # admin: a judge with the recorder's role
+        text = (await get(served, "/console/h1/export", who))[1]
+        assert all(secret in text for secret in secrets), who
+    # a move to a public zone cannot be marked hidden: the operator is told, nothing is written
+    shown = {"match": "h1", "seq": 9, "type": "moved", "player": "ash", "from": "hand", "to": "discard"}
+    status, answer = await publish(served, "h1", [{**shown, "cards": ["x"], "hidden": ["cards"]}])
+    assert status == 400 and "public zone" in answer["error"]
+
+
+async def test_a_draft_is_previewed_by_the_engine_and_never_stored(served: Served) -> None:
+    s = opening("d1")
+    assert (await publish(served, "d1", s.events))[0] == 200
+    s.turn("ash")
+    s.add("attack", player="ash", pid="a1", name="Thunder")
+    s.add("damage", pid="m1", amount=60)
+    r = await served.http.post(
+        f"{served.url}/console/d1/preview", json={"events": s.events[3:]}, headers=served.auth("recorder")
+    )
+    view = await r.json()
+    assert r.status == 200 and view["prompts"][0]["id"] == "attack_ended"
+    assert view["board"]["players"]["misty"]["active"]["damage"] == 60
+    assert [e["seq"] for e in view["log"]] == [1, 2, 3]  # the log is the archive's
+    assert len(await served.store.events("d1")) == 3
+
+
+async def test_the_broadcast_delay_holds_the_live_board_back(served: Served) -> None:
+    async def first_board_after(match: str, delay: int) -> float:
+        s = opening(match)
+        s.events[0]["console"] = {"delay": delay}
+        assert (await publish(served, match, s.events[:2]))[0] == 200
+        async with served.http.get(
+            f"{served.url}/matches/{match}/live", timeout=aiohttp.ClientTimeout(total=20)
+        ) as r:
+            seen: list[int] = []
+
+            async def boards() -> None:
+                async for raw in r.content:
+                    if raw.startswith(b"data: "):
+                        seen.append(json.loads(raw[6:])["seq"])
+                        if seen[-1] == 3:
+                            return
+
+            task = asyncio.create_task(boards())
+            await asyncio.sleep(0.3)
+            start = time.monotonic()
+            assert (await publish(served, match, s.events[2:3]))[0] == 200
+            await asyncio.wait_for(task, 15)
+            return time.monotonic() - start
+
+    assert await first_board_after("bd0", 0) < 1.0
+    assert await first_board_after("bd2", 2) >= 2.0

@@ -1,0 +1,213 @@
+"""The table console on a phone (390 px, touch), on a laptop with the keyboard alone, with a second
+console on the same match, and a tiebreak started from the console (issue 22 items 1, 2, 4 and 8), in
+chromium against ``prizecheck serve`` on a real Redis."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from playwright.async_api import Browser, BrowserContext, Page
+
+from tests.streams.http.console_harness import (
+    Console,
+    ConsoleService,
+    console_service,
+    path_of,
+    shot,
+    start_match,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleService]:
+    yield from console_service(tmp_path_factory.mktemp("console-touch"))
+
+
+async def judge_json(service: ConsoleService, page: Page, path: str) -> dict[str, object]:
+    r = await page.request.get(
+        service.url + path, headers={"Authorization": f"Bearer {service.tokens['judge']}"}
+    )
+    assert r.status == 200, (path, await r.text())
+    out: dict[str, object] = await r.json()
+    return out
+
+
+async def test_the_keyboard_alone_records_a_game(
+    service: ConsoleService, browser_context: BrowserContext
+) -> None:
+    c = await Console.open(browser_context, service, "keys/g1")
+    kb = c.page.keyboard
+    await c.page.wait_for_selector("#start-box", state="visible")
+    await c.page.wait_for_function("() => document.activeElement && document.activeElement.name === 'p1'")
+    await kb.type("ash")
+    await kb.press("Tab")
+    await kb.type("misty")
+    await kb.press("Enter")  # the start form: a draft match_started
+    await c.page.wait_for_function("() => document.getElementById('drafts').textContent.startsWith('1 ')")
+    await kb.press("l")  # publish
+    await c.page.wait_for_function("() => document.getElementById('drafts').textContent.startsWith('0 ')")
+    await c.settled()
+    await kb.press("w")  # live from here on
+
+    async def setup(player_index: int, name: str, hp: int) -> None:
+        before = await c.waiting_or_drafts()
+        await kb.press("s")
+        await c.page.wait_for_function(
+            "() => document.activeElement && document.activeElement.name === 'player'"
+        )
+        for _ in range(player_index):
+            await kb.press("ArrowDown")
+        await kb.press("Tab")
+        await kb.type(name)  # the card's name, with the catalogue's names offered as they are typed
+        await kb.press("Tab")
+        await kb.press("Control+a")
+        await kb.type(str(hp))
+        await kb.press("Enter")
+        await c._moved(before)
+
+    await setup(0, "Pikachu", 60)
+    await setup(1, "Staryu", 60)
+    # the type-ahead offered the catalogue's cards (the service's names, not the page's)
+    options = await c.page.eval_on_selector_all("#card-names option", "os => os.map(o => o.value)")
+    assert "Staryu" in options or any(o.startswith("Staryu") for o in options), options
+    await c.accept("turn_started")  # Enter
+    before = await c.waiting_or_drafts()
+    await kb.press("o")  # misty concedes: player is the turn player (ash) by default, so choose misty
+    await c.page.wait_for_function("() => document.activeElement && document.activeElement.name === 'player'")
+    await kb.press("ArrowDown")
+    await kb.press("Enter")
+    await c._moved(before)
+    view = await c.state()
+    assert view["status"] == "finished" and view["board"]["result"]["winner"] == "ash", view["log"][-2:]
+    assert [e["type"] for e in view["log"]] == [
+        "match_started",
+        "setup",
+        "setup",
+        "turn_started",
+        "drew",
+        "conceded",
+    ]
+
+
+async def test_the_phone_width_fits_and_taps_work(service: ConsoleService, browser: Browser) -> None:
+    context = await browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2
+    )
+    try:
+        c = await Console.open(context, service, "phone/g1", size=(390, 844))
+        page = c.page
+        await page.wait_for_selector("#start-box", state="visible")
+        await page.fill("#start-form [name=p1]", "ash")
+        await page.fill("#start-form [name=p2]", "misty")
+        await page.tap("#start-form button[type=submit]")
+        await page.wait_for_function("() => document.getElementById('drafts').textContent.startsWith('1 ')")
+        before = await c.waiting_or_drafts()
+        await page.tap("#publish")
+        await c._moved(before)
+        await page.tap("#hold")  # live
+        for player, name in (("ash", "Pikachu"), ("misty", "Staryu")):
+            before = await c.waiting_or_drafts()
+            await page.tap('#action-keys button[data-action="setup"]')
+            await page.select_option("#action-form [name=player]", player)
+            await page.fill("#action-form [name=card]", name)
+            await page.fill("#action-form [name=hp]", "60")
+            await page.tap("#action-form button[type=submit]")
+            await c._moved(before)
+        before = await c.waiting_or_drafts()
+        await page.tap('#prompts button[data-prompt="turn_started"]')
+        await c._moved(before)
+        # nothing wider than the phone, and every button a finger can hit (44 px)
+        width = await page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, width
+        small = await page.evaluate(
+            "() => [...document.querySelectorAll('#action-keys button, #prompts button')]"
+            ".filter(b => b.getBoundingClientRect().height < 44).map(b => b.textContent)"
+        )
+        assert small == [], small
+        if (path := shot("phone")) is not None:
+            await page.screenshot(path=str(path), full_page=True)
+        view = await c.state()
+        assert view["board"]["turn_player"] == "ash" and view["next_seq"] == 6
+    finally:
+        await context.close()
+
+
+async def test_the_tablet_width_and_a_second_console(service: ConsoleService, browser: Browser) -> None:
+    first = await browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True)
+    second = await browser.new_context(viewport={"width": 1024, "height": 768})
+    try:
+        a = await Console.open(first, service, "two/g1", size=(1024, 768))
+        await a.page.fill("#start-form [name=p1]", "ash")
+        await a.page.fill("#start-form [name=p2]", "misty")
+        await a.page.click("#start-form button[type=submit]")
+        await a.page.wait_for_function("() => document.getElementById('drafts').textContent.startsWith('1 ')")
+        await a.publish()
+        assert await a.page.evaluate("() => document.documentElement.scrollWidth") <= 1024
+        if (path := shot("tablet")) is not None:
+            await a.page.screenshot(path=str(path))
+        b = await Console.open(second, service, "two/g1", size=(1024, 768))
+        await b.page.wait_for_selector('#writer[data-mine="false"]')
+        assert "read-only" in await b.page.inner_text("#writer")
+        await b.page.keyboard.press("q")
+        await b.page.fill("#action-form [name=text]", "from the second console")
+        await b.page.press("#action-form [name=text]", "Enter")
+        await b.page.wait_for_selector("#error:not([hidden])")
+        assert "read-only" in await b.page.inner_text("#error")
+        # the first hands over; the second takes over and writes; the first is read-only now
+        await a.page.click("#release")
+        await b.page.click("#take", timeout=10_000)
+        await b.page.wait_for_selector('#writer[data-mine="true"]')
+        await b.page.keyboard.press("w")
+        await b.act("q", text="from the second console")
+        await a.page.wait_for_selector('#writer[data-mine="false"]', timeout=10_000)
+        view = await b.state()
+        assert [e["type"] for e in view["log"]] == ["match_started", "note"]
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_tiebreak_started_from_the_console_is_linked_to_its_parent(
+    service: ConsoleService, browser_context: BrowserContext
+) -> None:
+    c = await Console.open(browser_context, service, "tb/g1")
+    page = c.page
+    await start_match(c, p1="ash", p2="misty", must_decide="on", league="Kanto")
+    await page.keyboard.press("w")
+    await c.act("s", player="ash", card="Pikachu", hp=10)
+    await c.act("s", player="misty", card="Staryu", hp=10)
+    await c.accept("turn_started")
+    await c.act("c", target="ash: Pikachu", condition="poisoned")
+    await c.act("c", target="misty: Staryu", condition="poisoned")
+    await c.act("n", player="ash")
+    await c.accept("checkup")
+    await c.accept("checkup_damage")
+    await c.accept("checkup_ended")  # both Active Pokémon knocked out, nothing to promote: a draw
+    await page.wait_for_selector('#prompts button[data-prompt="playoff"]')
+    if (path := shot("playoff")) is not None:
+        await page.screenshot(path=str(path))
+    await page.click('#prompts button[data-prompt="playoff"]')
+    await page.wait_for_url(lambda url: url.endswith("/console/tb/g1/tb1"))
+    await page.wait_for_selector('body[data-ready="true"]', state="attached")
+    child = Console(page, service, "tb/g1/tb1")
+    await page.wait_for_selector("#start-box", state="visible")
+    assert await page.input_value("#start-form [name=parent]") == "tb/g1"
+    assert await page.input_value("#start-form [name=p1]") == "ash"
+    await start_match(child, first="p2")  # the coin flip: misty first
+    started = json.loads((await child.export()).splitlines()[0])
+    assert started["parent"] == "tb/g1" and started["playoff"] == "tiebreaker_game"
+    assert started["context"] == {"league": "Kanto"} and started["first"] == "misty"
+    parent = await judge_json(service, page, f"/matches/{path_of('tb/g1')}/record")
+    assert parent["status"] == "awaiting_playoff" and parent["children"] == ["tb/g1/tb1"]
+    # the tiebreak is decided (misty concedes it): the parent's result is the child's winner
+    await child.act("s", player="ash", card="Pikachu", hp=60)
+    await child.act("s", player="misty", card="Staryu", hp=60)
+    await child.act("o", player="misty")
+    parent = await judge_json(service, page, f"/matches/{path_of('tb/g1')}/record")
+    assert parent["status"] == "finished", parent["status"]
+    result = parent["result"]
+    assert isinstance(result, dict) and result["winner"] == "ash" and result["reason"] == "playoff"
