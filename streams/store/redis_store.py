@@ -78,11 +78,12 @@ def _expect(expect: Expect | None) -> tuple[str, bytes | str]:
 class RedisStore:
     """The Redis backend. Key layout and the scripts' steps: docs/storage.md.
 
-    ``client`` must be a ``redis.asyncio.Redis`` returning bytes (``decode_responses=False``).
+    ``client`` must be a ``redis.asyncio.Redis`` or ``RedisCluster`` returning bytes
+    (``decode_responses=False``).
     ``prefix`` namespaces every key and channel (tests use a unique prefix per test).
     """
 
-    def __init__(self, client: Redis, *, prefix: str = "pc") -> None:
+    def __init__(self, client: Redis | RedisCluster, *, prefix: str = "pc") -> None:
         self.client = client
         # redis-py's return types are unions over decode_responses; this client always returns bytes.
         self._r: Any = client
