@@ -163,14 +163,14 @@ async def connect(settings: Settings | None = None, *, bounded: bool = False) ->
     settings = settings or Settings.from_env()
     cluster = cluster_url(settings.redis_url)  # ValueError: a cluster scheme that names no cluster
     if cluster is not None and settings.redis_url:
-        client = cluster_client(cluster, settings, bounded=bounded)
+        nodes = cluster_client(cluster, settings, bounded=bounded)
         # The slot map read now, before any caller sends commands concurrently: redis-py's cluster client
         # left to learn it from its first commands, sent at once (a batch's matches), follows their MOVED
         # replies into a race that breaks its connections. Unreachable now: it learns it on first use, and
         # the caller's first command (a PING) says why it cannot.
         with contextlib.suppress(RedisError, OSError):
-            await client.initialize()
-        return RedisConnection(client, settings.redis_url)
+            await nodes.initialize()
+        return RedisConnection(nodes, settings.redis_url)
     pool: dict[str, Any] = {}
     if bounded:
         pool = {"max_connections": settings.redis_connections, "timeout": 10}
