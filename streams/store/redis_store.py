@@ -94,6 +94,16 @@ _LUA_APPEND_RUN = _lua("write.lua") + _lua("append_run.lua")
 _LUA_RECORD = _lua("write.lua") + _lua("record.lua")
 _MATCH_KEYS = ("events", "seq", "board", "record", "pending", "state", "versions", "causes")
 _LUA_INDEX = resources.files("streams.store").joinpath("index.lua").read_text(encoding="utf-8")
+# The cold archive's swap: the stream leaves, the marker stays, if the stream is the one verified.
+_LUA_ARCHIVE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 or last[1][1] ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[2], ARGV[3])
+redis.call('DEL', KEYS[1])
+return 1
+"""
 _LUA_PAGE = resources.files("streams.store").joinpath("page.lua").read_text(encoding="utf-8")
 
 
@@ -131,6 +141,7 @@ class RedisStore:
         self._append_run = client.register_script(_LUA_APPEND_RUN)
         self._page = client.register_script(_LUA_PAGE)
         self._record = client.register_script(_LUA_RECORD)
+        self._archive = client.register_script(_LUA_ARCHIVE)
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
         # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
         # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
@@ -145,7 +156,15 @@ class RedisStore:
             self._loading = asyncio.Lock()
         async with self._loading:
             if not self._loaded:
-                for script in (self._ingest, self._index, self._append_run, self._page, self._record):
+                scripts = (
+                    self._ingest,
+                    self._index,
+                    self._append_run,
+                    self._page,
+                    self._record,
+                    self._archive,
+                )
+                for script in scripts:
                     await self._r.script_load(script.script)
                 self._loaded = True
 
@@ -255,13 +274,19 @@ class RedisStore:
             pipe.get(self.key(match, "board"))
             pipe.lrange(self.key(match, "versions"), 0, -1)
             pipe.lrange(self.key(match, "causes"), 0, -1)
-            rows, pending, head, (writes, chain, ck), record, board, versions, causes = await pipe.execute()
+            pipe.get(self.key(match, "archived"))
+            replies = await pipe.execute()
+        rows, pending, head, (writes, chain, ck), record, board, versions, causes, marker = replies
         events = [
             ArchivedEvent(
                 _parse_position(entry_id), fields[b"e"], cast(EntryKind, fields.get(b"k", b"event").decode())
             )
             for entry_id, fields in rows
         ]
+        problem = None
+        if marker is not None:  # the cold archive's rows first, then what was appended since
+            cold, problem = await self._cold(match, marker)
+            events = cold + events
         held = {int(k): v for k, v in sorted(pending.items(), key=lambda kv: int(kv[0]))}
         state = MatchState(
             int(head or 0), int(writes or 0), None if chain is None else chain.decode(), checkpoint=ck
@@ -270,7 +295,7 @@ class RedisStore:
             RecordVersion(n, *parse_cause(cause.decode()), data)
             for n, (data, cause) in enumerate(zip(versions, causes, strict=False), start=1)
         ]
-        return Snapshot(events, held, state, record, board, listed)
+        return Snapshot(events, held, state, record, board, listed, copy_problem=problem)
 
     async def record_state(self, match: str) -> tuple[bytes | None, int]:
         # one transaction: the record and the count it was written at, never a newer count (a fenced write
@@ -307,12 +332,43 @@ class RedisStore:
     async def event(self, match: str, seq: int) -> bytes | None:
         found = await self._r.xrange(self.key(match, "events"), f"{seq}-0", f"{seq}-0")
         if not found:
+            marker = await self._r.get(self.key(match, "archived"))
+            if marker is not None:
+                cold, _ = await self._cold(match, marker)
+                return next((e.data for e in cold if e.position == (seq, 0)), None)
             return None
         data: bytes = found[0][1][b"e"]
         return data
 
+    async def _cold(self, match: str, raw: bytes) -> tuple[list[ArchivedEvent], str | None]:
+        """An archived match's rows from its Parquet copy, and what is wrong with the copy (or None)."""
+        from streams.store.parquet import Marker, read_events
+
+        try:
+            marker = Marker.decode(raw)
+        except ValueError as exc:
+            return [], f"its archive marker is unreadable ({exc})"
+        return await asyncio.to_thread(read_events, marker, match)
+
+    async def archive_marker(self, match: str) -> bytes | None:
+        """The marker of an archived match (streams/store/parquet.py), None when its events are in Redis."""
+        raw: bytes | None = await self._r.get(self.key(match, "archived"))
+        return raw
+
+    async def archive_swap(self, match: str, marker: bytes, entries: int, last: tuple[int, int]) -> bool:
+        """Replace the match's event stream by ``marker``, atomically, if the stream still holds
+        ``entries`` entries ending at ``last`` (the ones verified in the copy); False (nothing changed) when
+        it moved meanwhile or is archived already."""
+        await self._scripts()
+        keys = [self.key(match, "events"), self.key(match, "archived")]
+        done = await self._archive(keys=keys, args=[entries, f"{last[0]}-{last[1]}", marker])
+        return bool(int(done))
+
     async def events(self, match: str) -> list[ArchivedEvent]:
         out: list[ArchivedEvent] = []
+        marker = await self._r.get(self.key(match, "archived"))
+        if marker is not None:
+            out, _ = await self._cold(match, marker)
         key = self.key(match, "events")
         start = "-"
         while True:
