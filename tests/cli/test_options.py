@@ -73,6 +73,8 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["s.csv", "--partial"], r"unrecognized arguments: --partial"),
     ],
     "report": [
+        (["--parquet", "arch", "--from-store"], r"--parquet and --from-store cannot be combined"),
+        (["--parquet", "arch", "g.jsonl"], r"--parquet and FILE\.\.\. cannot be combined"),
         (["--from-store", "--records"], r"--records and --from-store cannot be combined"),
         (["--from-store", "g.jsonl"], r"give FILE\.\.\. or --from-store, not both"),
         (["g.jsonl", "--redis-prefix", "x"], r"--redis-prefix is for --from-store"),
