@@ -21,7 +21,7 @@ from urllib.parse import quote
 from replay.engine.errors import InputError
 
 BATCH = 10_000
-MEMORY_LIMIT = "256MB"
+MEMORY_LIMIT = "128MB"
 _PLAIN = re.compile(r"[A-Za-z0-9._-]+")
 
 
