@@ -221,7 +221,8 @@ def bench_files(args: argparse.Namespace) -> None:
 PARQUET_BASELINE = """
 import sys, duckdb
 con = duckdb.connect(config={"memory_limit": "256MB", "threads": 2})
-src = f"read_parquet('{sys.argv[1]}/records/**/*.parquet', hive_partitioning = true, hive_types_autocast = false)"
+glob = f"{sys.argv[1]}/records/**/*.parquet"
+src = f"read_parquet('{glob}', hive_partitioning = true, hive_types_autocast = false)"
 n = con.sql(f"SELECT count(*) FROM {src} WHERE version = 0").fetchall()[0][0]
 by = con.sql(f"SELECT outcome, count(*) FROM {src} WHERE version = 0 GROUP BY outcome ORDER BY 1").fetchall()
 print(n, by)
@@ -254,7 +255,8 @@ def bench_parquet(args: argparse.Namespace) -> None:
             # written by a child process: the records held meanwhile would count in the measured processes'
             # peak memory (a child's ru_maxrss starts with its parent's resident set at the fork)
             out = subprocess.run(
-                [sys.executable, __file__, "--write-parquet", root, "--records", str(n), "--seed", str(args.seed)],
+                [sys.executable, __file__, "--write-parquet", root, "--records", str(n),
+                 "--seed", str(args.seed)],
                 check=True, capture_output=True, text=True,
             )  # fmt: skip
             made = int(out.stdout.split()[-1])
