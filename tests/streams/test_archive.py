@@ -91,6 +91,19 @@ async def test_archive_moves_finished_matches_to_parquet_and_every_reader_follow
         assert await redis_store.archive_marker(m) is None
     report = await check(redis_store)
     assert report.ok, [b.as_json() for b in report.breaches][:5]
+    # the review page's data and the events API of an archived match come from the copy
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from streams.http.api import make_app
+
+    async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
+        shown = run.archived[-1]
+        meta = await (await http.get(f"/review/{shown}/meta")).json()
+        assert [seq for seq, _ in meta["steps"]][-1] == before[shown][0][-1].position[0]
+        assert meta["record"]["match"] == shown
+        listed = await http.get(f"/matches/{shown}/events")
+        assert listed.status == 200 and len((await listed.read()).splitlines()) >= len(before[shown][0])
+        assert (await http.get(f"/review/{shown}")).status == 200
     # an owner starting afresh rebuilds an archived match from its copy, without an alarm
     fresh = IngestCore(redis_store)
     assert await fresh.rebuild(run.archived[0]) is not None
