@@ -1,5 +1,6 @@
-"""The records of the cold archive (``prizecheck archive``'s Parquet files), read by DuckDB for
-``prizecheck report --parquet DIR`` in bounded memory.
+"""The cold archive (``prizecheck archive``'s Parquet files) read back: its records by DuckDB for
+``prizecheck report --parquet DIR`` in bounded memory, and its events for ``prizecheck verify RECORD
+--events DIR`` (:func:`archived_records_of_events`).
 
 DuckDB scans ``DIR/records/league=*/season=*/*.parquet`` (Hive partitions; the league and season filters
 prune whole directories, the other columns are never read) and hands the stored records (``version`` 0,
@@ -81,3 +82,48 @@ def archived_records(root: str, league: str | None = None, season: str | None = 
             raise InputError(f"{root}: cannot read the archive: {str(exc).splitlines()[0][:300]}") from None
     finally:
         con.close()
+
+
+def events_files(path: str) -> list[str]:
+    """The events files of ``path``: one ``.parquet`` file, or every one under an archive directory's
+    ``events/``; InputError naming the path when there is none."""
+    if os.path.isdir(path):
+        folder = os.path.join(path, "events")
+        found = sorted(
+            os.path.join(d, f) for d, _, names in os.walk(folder) for f in names if f.endswith(".parquet")
+        )
+        if not found:
+            raise InputError(f"{path}: no archive here (no events/ files: see prizecheck archive --to)")
+        return found
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    return [path]
+
+
+def archived_records_of_events(paths: list[str], matches: list[str]) -> dict[str, dict[str, Any]]:
+    """The records the archived events of ``matches`` (and of their playoff games) replay to, as
+    ``prizecheck replay`` derives them: every entry applied in archive order (conflicts and late events
+    where they were archived), each family settled from its playoff games."""
+    import msgpack
+
+    from replay.engine.game import Game
+    from replay.engine.playoff import link_records
+
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError("reading the archive needs pyarrow: pip install 'prizecheck[archive]'") from None
+    tops = {re.sub(r"(/tb\d+)+$", "", m) for m in matches}
+    games: dict[str, Game] = {}
+    for path in [p for given in paths for p in events_files(given)]:
+        try:
+            table = pq.read_table(path, columns=["match", "event"])
+        except Exception as exc:  # pyarrow's errors for a damaged or foreign file
+            raise InputError(f"{path}: cannot read: {str(exc).splitlines()[0][:200]}") from None
+        for match, data in zip(
+            table.column("match").to_pylist(), table.column("event").to_pylist(), strict=True
+        ):
+            if re.sub(r"(/tb\d+)+$", "", match) in tops:
+                games.setdefault(match, Game()).apply(msgpack.unpackb(data, raw=False), data)
+    records: dict[str, dict[str, Any]] = link_records({m: g.record() for m, g in games.items()})
+    return records

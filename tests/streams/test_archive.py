@@ -163,6 +163,19 @@ async def test_the_archive_command_and_show_history_on_an_archived_match(
     assert shown.returncode == 0 and "versions, oldest first" in shown.stdout and "  v1 " in shown.stdout, (
         shown.stderr
     )
+    # verify, offline: the record shown against the Parquet copy (the directory, or the events file)
+    record = tmp_path / "record.json"
+    record.write_text(prizecheck("show", archived[0], "--json", "--redis-prefix", redis_store.prefix).stdout)
+    events_file = Marker.decode(await redis_store.archive_marker(archived[0]) or b"").file
+    for where in (str(tmp_path / "a"), events_file):
+        verified = prizecheck("verify", str(record), "--events", where)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert verified.stdout.strip() == f"{archived[0]}: ok (unsigned, chain, record)"
+    other = next(m for m in archived[1:] if family(m) != family(archived[0]))
+    shown = json.loads(prizecheck("show", other, "--json", "--redis-prefix", redis_store.prefix).stdout)
+    record.write_text(json.dumps({**json.loads(record.read_text()), "chain": shown["chain"]}) + "\n")
+    failed = prizecheck("verify", str(record), "--events", str(tmp_path / "a"))
+    assert failed.returncode == 1 and "FAILED: chain head differs" in failed.stdout
     checked = prizecheck("check", "--redis-only", "--redis-prefix", redis_store.prefix, "--json")
     assert checked.returncode == 0, checked.stdout[:2000]
     bad = prizecheck("archive", "--to", str(tmp_path / "a"), "--before", "soon")
