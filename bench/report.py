@@ -25,6 +25,12 @@ decode's own cost beside the baseline's.
 
 Targets (issue 13): from the store, under 10 s and under 500 MB resident, streamed. Prints wall time and
 peak RSS of every process, and the ratios to the baselines measured in the same run.
+
+Parquet (``--parquet N[,N...]``, issue 24): the same records written as the cold archive's records files
+(``streams.store.parquet.write_files``, 50,000 rows a file, one league and season partition), then, each
+in a fresh process: the baseline, DuckDB scanning the same files counting rows and then grouping them by
+outcome; and ``prizecheck report --parquet DIR --league ... --format json``. Targets: 100,000 records
+under 5 s and 300 MB, 1,000,000 under 60 s and 1 GB.
 """
 
 from __future__ import annotations
@@ -368,6 +374,61 @@ def bench_files(args: argparse.Namespace) -> None:
             line("  after / before", wall, cpu, rss, old_report)
 
 
+PARQUET_BASELINE = """
+import sys, duckdb
+con = duckdb.connect(config={"memory_limit": "256MB", "threads": 2})
+glob = f"{sys.argv[1]}/records/**/*.parquet"
+src = f"read_parquet('{glob}', hive_partitioning = true, hive_types_autocast = false)"
+n = con.sql(f"SELECT count(*) FROM {src} WHERE version = 0").fetchall()[0][0]
+by = con.sql(f"SELECT outcome, count(*) FROM {src} WHERE version = 0 GROUP BY outcome ORDER BY 1").fetchall()
+print(n, by)
+"""
+
+
+def write_parquet(root: str, n: int, base: list[dict[str, Any]]) -> int:
+    """``n`` records as the archive's records files under ``root`` (50,000 a file); how many."""
+    from streams.archive import _summary
+    from streams.store.parquet import RecordRow, write_files
+
+    rows: list[RecordRow] = []
+    made = 0
+    for rec in season(n, base):
+        data = msgpack.packb(rec)
+        rows.append(RecordRow(rec["match"], 0, "", data, rec["chain"]["head"], 0, _summary(rec)))
+        made += 1
+        if len(rows) == 50_000:
+            write_files(root, LEAGUE, "2026", [], rows)
+            rows = []
+    if rows:
+        write_files(root, LEAGUE, "2026", [], rows)
+    return made
+
+
+def bench_parquet(args: argparse.Namespace) -> None:
+    for n in [int(x) for x in args.parquet.split(",")]:
+        with tempfile.TemporaryDirectory(prefix="pcbench-parquet-") as root:
+            t0 = time.perf_counter()
+            # written by a child process: the records held meanwhile would count in the measured processes'
+            # peak memory (a child's ru_maxrss starts with its parent's resident set at the fork)
+            out = subprocess.run(
+                [sys.executable, __file__, "--write-parquet", root, "--records", str(n),
+                 "--seed", str(args.seed)],
+                check=True, capture_output=True, text=True,
+            )  # fmt: skip
+            made = int(out.stdout.split()[-1])
+            size = sum(f.stat().st_size for f in Path(root, "records").rglob("*.parquet")) / 1e6
+            print(f"parquet: {made} records, {size:.0f} MB of Parquet (zstd), written in "
+                  f"{time.perf_counter() - t0:.1f} s")  # fmt: skip
+            scan = measured([sys.executable, "-c", PARQUET_BASELINE, root])
+            line("baseline: DuckDB counts, then groups by outcome", *scan)
+            cmd = [*PRIZECHECK, "report", "--parquet", root, "--league", LEAGUE, "--format", "json"]
+            wall, cpu, rss = measured([*cmd, "--out", os.devnull])
+            line("prizecheck report --parquet --format json", wall, cpu, rss, scan)
+            limit = (5, 300) if n <= 100_000 else (60, 1024)
+            met = {k: "met" if ok else "NOT met" for k, ok in (("w", wall < limit[0]), ("m", rss < limit[1]))}
+            print(f"  target (< {limit[0]} s, < {limit[1]} MB): wall {met['w']}, memory {met['m']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -384,10 +445,20 @@ def main() -> None:
         "--fold", type=int, default=20_000, help="records decoded and folded in memory (0: none)"
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command before and after (best)")
+    parser.add_argument(
+        "--parquet", metavar="N[,N]", help="only the Parquet bench, for these record counts (100000,1000000)"
+    )
+    parser.add_argument("--write-parquet", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_parquet:
+        print(write_parquet(args.write_parquet, args.records, base_records(args.seed)))
+        return
     from replay import compiled
 
     print(f"bench/report.py: engine {'compiled' if compiled() else 'pure Python'}, {os.cpu_count()} cores")
+    if args.parquet:
+        bench_parquet(args)
+        return
     if args.fold:
         bench_fold(args)
     if not args.skip_store:

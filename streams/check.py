@@ -90,6 +90,8 @@ CODES: dict[str, str] = {
     "rollback": "the store is older than the newest checkpoint the log has for the match, or does not "
     "extend a logged checkpoint (its archive or versions were cut or rewritten)",
     "log_entry": "an entry of the checkpoint log is unreadable or not signed by the service's key",
+    "archive_copy": "an archived match's Parquet copy (prizecheck archive) is missing, unreadable, or not "
+    "the rows that were archived",
 }
 
 BreachCode = Literal[
@@ -115,6 +117,7 @@ BreachCode = Literal[
     "checkpoint_missing",
     "rollback",
     "log_entry",
+    "archive_copy",
 ]
 
 #: Matches read from Redis at once: their five reads each share round trips, and stay well within a client's
@@ -347,6 +350,7 @@ class _Match:
     in_order: dict[int, bytes] = field(default_factory=dict)  # seq -> bytes of entries <seq>-0
     after_head: set[bytes] = field(default_factory=set)  # bytes of conflict / late entries
     game: Game | None = None
+    copy_problem: str | None = None  # an archived match's Parquet copy, missing or changed
 
 
 _KEY = re.compile(
@@ -386,6 +390,7 @@ async def _read_match(store: RedisStore, match: str) -> _Match:
         checkpoint=state.checkpoint,
         versions=snap.versions,
         indexed=indexed,
+        copy_problem=snap.copy_problem,
     )
 
 
@@ -593,6 +598,8 @@ async def check(
     report.matches = sum(1 for m in matches.values() if m.archive or m.record is not None or m.held)
     games: dict[str, Game] = {}
     for m in matches.values():
+        if m.copy_problem is not None:
+            report.breach("archive_copy", m.name, m.head, f"the match is archived, but {m.copy_problem}")
         report.events += len(m.archive)
         report.applied += sum(1 for e in m.archive if e.kind == "event")
         report.pending += sum(1 for s in m.held if s > m.head)
@@ -1007,3 +1014,41 @@ def _check_topic_replay(
 def acknowledged_events(events: Iterable[Mapping[str, Any]]) -> list[Acknowledged]:
     """:class:`Acknowledged` entries for events as a client sent them (as dicts)."""
     return [Acknowledged(str(e["match"]), int(e["seq"]), canonical_bytes(e)) for e in events]
+
+
+async def verify_copies(
+    store: RedisStore,
+    copies: Mapping[str, Sequence[ArchivedEvent]],
+    *,
+    signing_key: bytes | None = None,
+    key_id: str | None = None,
+) -> tuple[Report, dict[str, Game]]:
+    """The check ``prizecheck archive`` makes before it deletes anything: each match's archive as read back
+    from its copy (``copies``: match -> entries) must be the stored one entry for entry, and replay to the
+    stored record, board and chain head (playoff families settled over the matches given); the report (a
+    breach per difference) and the replayed games."""
+    report = Report(mode="redis")
+    matches = await _read_matches(store, sorted(copies))
+    games: dict[str, Game] = {}
+    for m in matches:
+        copy = list(copies[m.name])
+        if [(e.position, e.kind, e.data) for e in copy] != [(e.position, e.kind, e.data) for e in m.archive]:
+            report.breach(
+                "archive_copy",
+                m.name,
+                m.head,
+                f"the copy read back holds {len(copy)} entries, not the {len(m.archive)} archived ones",
+            )
+            continue
+        events = _check_archive(report, m)
+        if m.archive:
+            game = _replay(events, m.name, report)
+            if game is not None:
+                games[m.name] = m.game = game
+    expected = _expected_records(games)
+    packer = _Records(signing_key, key_id)
+    for m in matches:
+        _check_record(report, m, expected, packer)
+        _check_chain(report, m)
+        _check_board(report, m)
+    return report, games

@@ -771,6 +771,8 @@ class IngestCore:
                 others = entry_step(others, entry.position[0], entry.kind, entry.data)
         now = self.clock()
         problems: list[str] = []
+        if snap.copy_problem is not None:  # an archived match whose Parquet copy is gone or changed
+            problems.append(snap.copy_problem)
         for seq, sealed in snap.held.items():
             try:
                 data = open_held(self.checkpoint_key, match, seq, sealed)

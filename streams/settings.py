@@ -159,3 +159,48 @@ class Settings:
             redis_connections=int(number("PRIZECHECK_REDIS_CONNECTIONS", int, defaults.redis_connections, 2)),
             idle_timeout=float(number("PRIZECHECK_IDLE_TIMEOUT", float, defaults.idle_timeout, 0.1)),
         )
+
+
+#: The schemes of a Redis Cluster in ``REDIS_URL``: ``redis+cluster://[USER:PASSWORD@]HOST:PORT[,HOST:PORT...]``
+#: (``rediss+cluster://`` for TLS). The nodes are where the client starts; it learns the others from them.
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+
+
+@dataclass(frozen=True)
+class ClusterURL:
+    """A Redis Cluster named by ``REDIS_URL`` (:func:`cluster_url`): its start-up nodes and credentials."""
+
+    nodes: tuple[tuple[str, int], ...]
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+
+
+def cluster_url(url: str | None) -> ClusterURL | None:
+    """The cluster ``url`` names, None when it names one server (``redis://``, ``rediss://``, ``unix://``)
+    or nothing; ValueError saying what is wrong when it has a cluster scheme but is not a cluster URL
+    (no node, a node without a port or with a port out of range, a database number: a cluster has only
+    database 0)."""
+    if url is None or "://" not in url:
+        return None
+    scheme, rest = url.split("://", 1)
+    if scheme.lower() not in CLUSTER_SCHEMES:
+        return None
+    from urllib.parse import unquote
+
+    credentials, _, hosts = rest.rpartition("@")
+    hosts, _, path = hosts.partition("/")
+    if path.strip("/") not in ("", "0"):
+        raise ValueError("a cluster has only database 0: no /DB other than /0")
+    username = password = None
+    if credentials:
+        user, colon, secret = credentials.partition(":")
+        username, password = (unquote(user) or None), (unquote(secret) if colon else None)
+    nodes: list[tuple[str, int]] = []
+    for part in (p.strip() for p in hosts.split(",")):
+        host, colon, port = part.rpartition(":")
+        host = host.strip("[]")
+        if not part or not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"a cluster node is HOST:PORT, got {part!r}")
+        nodes.append((host, int(port)))
+    return ClusterURL(tuple(nodes), username, password, scheme.lower() == "rediss+cluster")

@@ -72,7 +72,7 @@ async def snapshot(store: RedisStore, match: str) -> dict[str, bytes | None]:
     for name in ("events", "seq", "board", "record", "pending", "state", "versions", "causes"):
         key = store.key(match, name)
         out[key] = await store.client.dump(key)
-    entry = f"{store.idx}:m:{match}"
+    entry = f"{store.shard(match)}:m:{match}"
     out[entry] = await store.client.dump(entry)
     return out
 
@@ -128,9 +128,9 @@ async def swap(store: RedisStore, match: str, other: str, name: str) -> None:
 
 async def swap_index_entry(store: RedisStore, match: str, other: str) -> None:
     """Replace a match's league index entry by another match's (its fields, under this match's name)."""
-    fields = await store.client.hgetall(f"{store.idx}:m:{other}")
+    fields = await store.client.hgetall(f"{store.shard(other)}:m:{other}")
     assert fields, f"{other} is not indexed"
-    await store.client.hset(f"{store.idx}:m:{match}", mapping=fields)
+    await store.client.hset(f"{store.shard(match)}:m:{match}", mapping=fields)
 
 
 async def truncate_versions(store: RedisStore, match: str, keep: int) -> None:

@@ -239,3 +239,32 @@ def json_tokens(path: Path) -> list[Any]:
 
     tokens: list[Any] = json.loads(path.read_text())["tokens"]
     return tokens
+
+
+def test_the_cluster_profile_runs_the_service_on_three_cluster_masters(compose: dict[str, Any]) -> None:
+    from streams.settings import cluster_url
+
+    services = compose["services"]
+    nodes = sorted(n for n, s in services.items() if n.startswith("redis-node-"))
+    assert len(nodes) == 3
+    for name in nodes:
+        node = services[name]
+        assert node["profiles"] == ["cluster"] and node["image"].startswith("redis:7")
+        command = " ".join(node["command"])
+        assert "--cluster-enabled yes" in command and "--appendfsync everysec" in command
+    init = " ".join(services["redis-cluster-init"]["command"])
+    assert "--cluster create" in init and "--cluster-replicas 0" in init
+    assert all(f"{n}:6379" in init for n in nodes)
+    users = ("worker-cluster-1", "worker-cluster-2", "web-cluster")
+    for name in users:
+        service = services[name]
+        assert service["profiles"] == ["cluster"]
+        env = env_of(service)
+        assert not set(env) - set(ENV_VARS) - FAUST_VARS
+        settings = Settings.from_env({k: resolved(v) for k, v in env.items()})
+        cluster = cluster_url(settings.redis_url)
+        assert cluster is not None, name
+        assert sorted(h for h, _ in cluster.nodes) == nodes and {p for _, p in cluster.nodes} == {6379}
+    # the single-server services are untouched by the profile
+    assert all("profiles" not in services[n] for n in ("redis", *PRIZECHECK_SERVICES))
+    assert services["worker-cluster-1"]["command"] == ["prizecheck", "worker"]

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "token": ("replay.cli.token", "create, list or revoke the service's bearer tokens"),
     "audit-log": ("replay.cli.audit_log", "show the access audit log (writes, hidden reads, refusals)"),
     "check": ("replay.cli.check", "check the service's invariants over Redis and the Kafka topic"),
+    "archive": ("replay.cli.archive", "move finished matches from Redis to Parquet files (the cold archive)"),
 }
 
 

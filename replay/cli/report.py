@@ -1,7 +1,8 @@
 """``prizecheck report``: a league audit report (docs/reports.md) as text, HTML, CSV or JSON.
 
 The records come from event files (folded here), record files (``replay --json`` output, ``--records``)
-or the service's store (``--from-store``: ``REDIS_URL``, else the embedded store in the data directory).
+or the service's store (``--from-store``: ``REDIS_URL``, else the embedded store in the data directory),
+or the cold archive's Parquet files (``--parquet DIR``, read by DuckDB: :mod:`replay.report.parquet`).
 They are streamed into :class:`replay.report.ReportBuilder` one at a time; the report itself is built by
 :mod:`replay.report`, which knows nothing of where the records came from. A progress bar shows on a
 terminal (stderr) and nowhere else.
@@ -41,6 +42,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     source.add_argument(
         "--redis-prefix", default=None, help="with --from-store: the store's key prefix (default pc)"
+    )
+    source.add_argument(
+        "--parquet",
+        metavar="DIR",
+        help="the records of the cold archive (prizecheck archive --to DIR), read by DuckDB",
     )
     scope = parser.add_argument_group("which games")
     scope.add_argument("--league", help="only games of this league (context.league)")
@@ -91,14 +97,19 @@ def check_options(args: argparse.Namespace) -> None:
     """Options that cannot go together, or would be ignored: refused before any work (UsageError)."""
     if args.records and args.from_store:
         raise UsageError("--records and --from-store cannot be combined: the records come from one place")
+    if args.parquet is not None and (args.from_store or args.records or args.files):
+        given = "--from-store" if args.from_store else "--records" if args.records else "FILE..."
+        raise UsageError(f"--parquet and {given} cannot be combined: the records come from one place")
     if args.from_store and args.files:
         raise UsageError("give FILE... or --from-store, not both")
     if args.redis_prefix is not None and not args.from_store:
         raise UsageError("--redis-prefix is for --from-store (the files are read directly)")
     if args.json and args.format not in (None, "json"):
         raise UsageError(f"--json and --format {args.format} cannot be combined (--json is --format json)")
-    if not args.from_store and not args.files:
-        raise UsageError("no files given (event files, record files with --records, or --from-store)")
+    if not args.from_store and not args.files and args.parquet is None:
+        raise UsageError(
+            "no files given (event files, record files with --records, --from-store, or --parquet DIR)"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         with Bar("prizecheck report: starting", unit="records") as progress:
             if args.from_store:
                 asyncio.run(add_stored_records(builder, progress, prefix=args.redis_prefix or "pc"))
+            elif args.parquet is not None:
+                add_archived_records(builder, progress, args.parquet)
             else:
                 records = iter_records(args.files) if args.records else event_records(args.files, progress)
                 for rec in records:
@@ -119,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
                     progress.advance()
         if builder.games == 0:
             scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
-            where = "the store" if args.from_store else "the files"
+            where = "the store" if args.from_store else "the archive" if args.parquet else "the files"
             raise InputError(
                 f"no records in {where}" + (f" match {scope}" if scope else "") + ": nothing to report on"
             )
@@ -163,6 +176,23 @@ async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: s
     progress.phase("prizecheck report: connecting to the store")
     async with redis_store(settings, prefix) as (store, where):
         await add_records_from(store, builder, progress, where=where)
+
+
+def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> None:
+    """Every record of the cold archive under ``root`` that the league and season filters select (as
+    partitions, read by DuckDB: replay/report/parquet.py), a batch at a time, into ``builder``."""
+    import msgspec
+
+    from replay.report.parquet import archived_records
+
+    decode = msgspec.msgpack.Decoder().decode
+    progress.phase("prizecheck report: archived records")
+    f = builder.filters
+    for data in archived_records(root, f.league, f.season):
+        rec = decode(data)
+        if isinstance(rec, dict):
+            builder.add(rec)
+        progress.advance()
 
 
 async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *, where: str) -> None:

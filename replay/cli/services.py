@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 #: Seconds to wait for Redis to answer the first PING.
 REDIS_TIMEOUT = 10.0
 
-REDIS_FORMS = "redis://HOST:PORT[/DB], rediss://HOST:PORT[/DB] or unix://PATH"
+REDIS_FORMS = (
+    "redis://HOST:PORT[/DB], rediss://HOST:PORT[/DB], unix://PATH or redis+cluster://HOST:PORT[,HOST:PORT...]"
+)
 
 
 def service_of(exc: BaseException) -> str | None:
@@ -68,8 +70,11 @@ def check_redis_url(url: str | None, field: str = "REDIS_URL") -> None:
         return
     from redis.connection import parse_url
 
+    from streams.settings import cluster_url
+
     try:
-        parse_url(url)  # type: ignore[no-untyped-call]
+        if cluster_url(url) is None:  # a cluster URL is checked by cluster_url itself (ValueError)
+            parse_url(url)  # type: ignore[no-untyped-call]
     except ValueError:
         raise InputError(f"not a Redis URL: {redact(url)!r} ({REDIS_FORMS})", field=field) from None
 

@@ -32,7 +32,13 @@ from replay.engine.record import dumps
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``verify`` arguments."""
     parser.add_argument("record", metavar="RECORD", help="a record JSON file (as printed by replay --json)")
-    parser.add_argument("--events", nargs="+", metavar="FILE", help="the match's event files")
+    parser.add_argument(
+        "--events",
+        nargs="+",
+        metavar="FILE",
+        help="the match's event files, or the cold archive's (prizecheck archive --to DIR: the directory "
+        "or a .parquet events file)",
+    )
     parser.add_argument(
         "--allow-unsigned",
         action="store_true",
@@ -62,7 +68,13 @@ def run(args: argparse.Namespace) -> int:
     key = signing_key()
     derived: dict[str, dict[str, Any]] = {}
     if args.events:
-        derived = replayed_records(args.events)
+        archived = [p for p in args.events if p.endswith(".parquet") or _is_archive(p)]
+        files = [p for p in args.events if p not in archived]
+        derived = replayed_records(files) if files else {}
+        if archived:
+            from replay.report.parquet import archived_records_of_events
+
+            derived.update(archived_records_of_events(archived, [str(r["match"]) for r in records]))
     if args.versions and not args.checkpoints:
         raise InputError(
             "is only checked against a checkpoint log: give --checkpoints LOG", field="--versions"
@@ -109,6 +121,13 @@ def run(args: argparse.Namespace) -> int:
                 checked += ["checkpoint"] + (["versions"] if versions is not None else [])
             print(f"{match}: ok ({', '.join(checked)})")
     return 0 if ok else 1
+
+
+def _is_archive(path: str) -> bool:
+    """A directory ``prizecheck archive --to`` wrote (its ``events/`` partitions)."""
+    import os
+
+    return os.path.isdir(os.path.join(path, "events"))
 
 
 class _CheckpointLog:

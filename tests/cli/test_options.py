@@ -31,6 +31,7 @@ NEEDS: dict[str, list[str]] = {
     "show": ["m1"],
     "token create": ["--name", "n", "--role", "judge"],
     "token revoke": ["0123456789ab"],
+    "archive": ["--to", "arch"],
 }
 
 # command -> the cases that must be refused: (arguments after the command, the error's words, a regex)
@@ -72,6 +73,8 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["s.csv", "--partial"], r"unrecognized arguments: --partial"),
     ],
     "report": [
+        (["--parquet", "arch", "--from-store"], r"--parquet and --from-store cannot be combined"),
+        (["--parquet", "arch", "g.jsonl"], r"--parquet and FILE\.\.\. cannot be combined"),
         (["--from-store", "--records"], r"--records and --from-store cannot be combined"),
         (["--from-store", "g.jsonl"], r"give FILE\.\.\. or --from-store, not both"),
         (["g.jsonl", "--redis-prefix", "x"], r"--redis-prefix is for --from-store"),
@@ -122,6 +125,10 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "import scan": [
         (["photo.jpg", "--min-confidence", "2"], r"argument --min-confidence: must be 0 to 1, got 2"),
         (["photo.jpg", "--players", "Kai"], r"argument --players: two different names"),
+    ],
+    "archive": [
+        ([], r"the following arguments are required: --to"),
+        (["--to", "a", "--before", "soon"], r"argument --before: expected a date as YYYY-MM-DD, got 'soon'"),
     ],
     "check": [
         (["--redis-only", "--kafka", "kafka://k:9092"], r"--redis-only and --kafka cannot be combined"),

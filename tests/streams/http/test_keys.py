@@ -59,7 +59,8 @@ async def test_hostile_names_are_indexed_under_encoded_keys_and_found_again(
             assert r.status == 200 and [m["match"] for m in body["matches"]] == [f"k{n}"], (field, name, body)
     prefix = re.escape(redis_store.prefix)
     match_key = re.compile(prefix + r":\{[A-Za-z0-9._:/-]{1,128}\}:[a-z]+")
-    index_key = re.compile(prefix + r":\{idx\}:[a-z]+(:[A-Za-z0-9._~%-]+)?")
+    # an index bucket's key, or the alarms
+    index_key = re.compile(prefix + r":\{idx(:\d+\.\d+)?\}:[a-z]+(:[A-Za-z0-9._~%-]+)?")
     for key in await keys_of(redis_store):
         if key == f"{redis_store.prefix}:{{audit}}":
             continue

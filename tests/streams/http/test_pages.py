@@ -784,7 +784,7 @@ async def store_many(store: RedisStore, n: int) -> list[str]:
                 players = [f"p{i % 500:04d}", f"p{(i * 7 + 1) % 500:04d}"]
                 findings = {"seq_gap": i % 4 + 1} if i % 7 == 0 else {}
                 league = "L1" if i % 2 else "L2"
-                idx = store.idx
+                idx = store.shard(match)
                 pipe.hset(
                     f"{idx}:m:{match}",
                     mapping={

@@ -18,6 +18,7 @@ from streams.store import (
     RedisStore,
     Store,
 )
+from streams.store.redis_store import INDEX_BUCKETS, bucket_tags, index_bucket
 
 
 def ev(match: str, seq: int, **extra: object) -> bytes:
@@ -281,12 +282,58 @@ async def test_ping(any_store: Store) -> None:
 
 
 @pytest.mark.redis
+async def test_pages_merged_from_every_index_bucket_keep_the_order_and_the_paging(any_store: Store) -> None:
+    from streams.store.base import order_page
+
+    entries = [
+        IndexEntry(f"g{i:03d}", i, "finished", f"L{i % 3}", "2026", (f"p{i % 7}", f"q{i % 5}"), {"x": i % 6})
+        for i in range(120)
+    ]
+    if isinstance(any_store, RedisStore):  # every bucket holds some of these matches
+        assert {index_bucket(e.match) for e in entries} == set(range(INDEX_BUCKETS))
+    for entry in entries:
+        assert await any_store.index(entry)
+    ranks = {e.match: e.rank for e in entries}
+    for league in (None, "L1"):
+        names = [e.match for e in entries if league is None or e.league == league]
+        for sort in ("match", "-match", "findings", "-findings"):
+            want = order_page(names, ranks, sort, 0, len(names))
+            for size in (1, 7, 50):
+                walked: list[str] = []
+                for offset in range(0, len(names) + size, size):
+                    page = await any_store.index_page(league=league, sort=sort, offset=offset, limit=size)
+                    assert page.total == len(names)
+                    walked += [e.match for e in page.entries]
+                assert walked == want, (league, sort, size)
+    page = await any_store.index_page(search="P3", sort="-findings", limit=5)
+    want = order_page([e.match for e in entries if "p3" in e.players], ranks, "-findings", 0, 5)
+    assert [e.match for e in page.entries] == want
+    assert await any_store.matches(league="L2") == sorted(e.match for e in entries if e.league == "L2")
+    assert await any_store.findings_counts() == {"x": sum(i % 6 for i in range(120))}
+
+
+@pytest.mark.redis
+def test_the_index_buckets_take_equal_runs_of_the_slot_space() -> None:
+    from redis.crc import key_slot
+
+    for n in (1, 3, 16, 32):
+        slots = [key_slot(tag.encode()) for tag in bucket_tags(n)]
+        assert [s * n // 16384 for s in slots] == list(range(n))
+    # three masters of equal slot runs (redis-cli --cluster create) hold 5, 6 and 5 of the 16 buckets
+    thirds = [sum(1 for tag in bucket_tags(16) if key_slot(tag.encode()) * 3 // 16384 == k) for k in range(3)]
+    assert sorted(thirds) == [5, 5, 6]
+
+
+@pytest.mark.redis
 async def test_redis_keys_share_the_match_hash_tag(redis_store: RedisStore) -> None:
     await redis_store.append(app("m1/tb1", 1, 0))
     await redis_store.index(IndexEntry("m1/tb1", 1, "in_progress", "L", "S", ("p",), {"x": 1}))
     keys = sorted([k.decode() async for k in redis_store.client.scan_iter(match=f"{redis_store.prefix}:*")])
     tags = {k[k.index("{") + 1 : k.index("}")] for k in keys}
-    assert tags == {"m1/tb1", "idx"}  # one slot per match, one for the league indexes
+    # one slot per match, and the index bucket of the match (docs/storage.md, "League indexes")
+    bucket = redis_store.shard("m1/tb1")
+    assert tags == {"m1/tb1", bucket[bucket.index("{") + 1 : -1]}
+    assert bucket == f"{redis_store.prefix}:{{{bucket_tags(INDEX_BUCKETS)[index_bucket('m1/tb1')]}}}"
     p = redis_store.prefix
     assert set(keys) >= {
         f"{p}:{{m1/tb1}}:events",

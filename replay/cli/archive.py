@@ -1,0 +1,102 @@
+"""``prizecheck archive --to DIR [--before DATE] [--league L] [--season S] [--redis-prefix P] [--json]``:
+move finished, settled matches from Redis to Parquet files (the cold archive, docs/storage.md).
+
+Each match's events (with their chain heads) and its records (with their versions) are written under
+``DIR`` partitioned by league and season, read back and verified as ``prizecheck check`` verifies an
+archive; only then does the match's event stream leave Redis (its record, versions, board and index entry
+stay). ``check``, ``show --history``, the review page and the ingest core read an archived match's events
+from its Parquet copy. Prints one line: what was archived and Redis's memory before and after; each match
+left in Redis with its reason on stderr (``--json``: one object). Exit 0, or 2 with one line when the
+store cannot be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import os
+import sys
+from typing import Any
+
+from replay.cli.common import json_line
+from replay.engine.errors import InputError
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``archive`` options."""
+    parser.add_argument("--to", metavar="DIR", required=True, help="the archive's directory (made if needed)")
+    parser.add_argument(
+        "--before", metavar="DATE", type=day, help="only games started before DATE (YYYY-MM-DD)"
+    )
+    parser.add_argument("--league", help="only this league's matches")
+    parser.add_argument("--season", help="only this season's matches")
+    parser.add_argument("--json", action="store_true", help="the summary as one JSON object")
+    parser.add_argument(
+        "--redis-prefix", default="pc", help="the key prefix (default pc, as serve and the workers use it)"
+    )
+
+
+def day(text: str) -> dt.date:
+    """An argparse type: a date as YYYY-MM-DD."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
+
+
+async def _run(args: argparse.Namespace) -> dict[str, Any]:
+    from replay.cli.services import redis_store
+    from streams.archive import archive, redis_memory
+    from streams.settings import Settings
+    from streams.store.connection import embedded_store_exists
+
+    settings = Settings.from_env()
+    if not settings.redis_url and not embedded_store_exists(settings.data_dir):
+        raise InputError(
+            f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
+            "service's data directory, or REDIS_URL)"
+        )
+    async with redis_store(settings, args.redis_prefix) as (store, where):
+        before = await redis_memory(store)
+        run = await archive(
+            store,
+            os.path.abspath(args.to),
+            before=args.before,
+            league=args.league,
+            season=args.season,
+            signing_key=settings.signing_key,
+            key_id=settings.key_id,
+        )
+        after = await redis_memory(store)
+    return {
+        "archived": len(run.archived),
+        "events": run.events,
+        "files": run.files,
+        "skipped": run.skipped,
+        "memory_before": before,
+        "memory_after": after,
+        "store": where,
+        "to": os.path.abspath(args.to),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Archive the selection; print the summary."""
+    try:
+        os.makedirs(args.to, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{args.to}: cannot write: {exc.strerror or exc}") from None
+    summary = asyncio.run(_run(args))
+    if args.json:
+        sys.stdout.write(json_line(summary) + "\n")
+        return 0
+    for match, why in sorted(summary["skipped"].items()):
+        print(f"prizecheck archive: {match}: left in Redis: {why}", file=sys.stderr)
+    mb = 1024 * 1024
+    print(
+        f"archived {summary['archived']} matches ({summary['events']} events) to {summary['to']}; "
+        f"{len(summary['skipped'])} left in Redis; Redis used_memory "
+        f"{summary['memory_before'] / mb:.1f} MB -> {summary['memory_after'] / mb:.1f} MB"
+    )
+    return 0

@@ -1,0 +1,129 @@
+"""The cold archive (``prizecheck archive``'s Parquet files) read back: its records by DuckDB for
+``prizecheck report --parquet DIR`` in bounded memory, and its events for ``prizecheck verify RECORD
+--events DIR`` (:func:`archived_records_of_events`).
+
+DuckDB scans ``DIR/records/league=*/season=*/*.parquet`` (Hive partitions; the league and season filters
+prune whole directories, the other columns are never read) and hands the stored records (``version`` 0,
+the bytes the service stored) over in Arrow batches of :data:`BATCH` rows; each is decoded and folded into
+the report, as ``--from-store`` folds the store's records. DuckDB runs with a memory limit
+(:data:`MEMORY_LIMIT`) and two threads; a batch is all the report holds of the records at once.
+
+duckdb (with pyarrow, for the batches) is the ``archive`` extra; it is imported only here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+from replay.engine.errors import InputError
+
+BATCH = 10_000
+MEMORY_LIMIT = "128MB"
+_PLAIN = re.compile(r"[A-Za-z0-9._-]+")
+
+
+def partition_value(name: str) -> str:
+    """A league or season as the archive names its partition directory (percent-encoded UTF-8 but
+    ``A-Z a-z 0-9 . _ -``: what ``streams.store.base.key_part`` gives)."""
+    return name if _PLAIN.fullmatch(name) else quote(name, safe="", errors="surrogatepass")
+
+
+def connect() -> Any:
+    """A DuckDB connection in memory, bounded (:data:`MEMORY_LIMIT`, two threads)."""
+    try:
+        import duckdb
+    except ImportError:
+        raise InputError(
+            "--parquet needs DuckDB, which this installation lacks: pip install 'prizecheck[archive]'"
+        ) from None
+    return duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 2})
+
+
+def records_glob(root: str) -> str:
+    """The records files of an archive directory, as DuckDB globs them; InputError when there are none."""
+    folder = os.path.join(os.path.abspath(root), "records")
+    if not os.path.isdir(folder):
+        raise InputError(f"{root}: no archive here (no records/ directory: see prizecheck archive --to)")
+    return os.path.join(folder, "**", "*.parquet")
+
+
+def scan(root: str, league: str | None, season: str | None) -> str:
+    """``FROM read_parquet(...) WHERE ...`` over the archive's records: league and season compared with
+    the partitions' values (DuckDB decodes the directories' percent-encoding: :func:`partition_value`),
+    as SQL string literals (quotes doubled)."""
+    source = (
+        f"read_parquet('{records_glob(root).replace(chr(39), chr(39) * 2)}', hive_partitioning = true, "
+        "hive_types_autocast = false, union_by_name = true)"
+    )
+    where = ["version = 0"]
+    for column, value in (("league", league), ("season", season)):
+        if value is not None:
+            literal = value.replace("'", "''")
+            where.append(f"{column} = '{literal}'")
+    return f"FROM {source} WHERE {' AND '.join(where)}"
+
+
+def archived_records(root: str, league: str | None = None, season: str | None = None) -> Iterator[bytes]:
+    """The stored records of the archive under ``root`` (their bytes), :data:`BATCH` at a time."""
+    con = connect()
+    try:
+        try:
+            # a relation's Arrow reader streams the result (DuckDB >= 1.5), a batch at a time
+            reader = con.sql(f"SELECT record {scan(root, league, season)}").to_arrow_reader(BATCH)
+            for batch in reader:
+                yield from batch.column(0).to_pylist()
+        except InputError:
+            raise
+        except Exception as exc:  # duckdb's errors: a damaged or foreign file
+            raise InputError(f"{root}: cannot read the archive: {str(exc).splitlines()[0][:300]}") from None
+    finally:
+        con.close()
+
+
+def events_files(path: str) -> list[str]:
+    """The events files of ``path``: one ``.parquet`` file, or every one under an archive directory's
+    ``events/``; InputError naming the path when there is none."""
+    if os.path.isdir(path):
+        folder = os.path.join(path, "events")
+        found = sorted(
+            os.path.join(d, f) for d, _, names in os.walk(folder) for f in names if f.endswith(".parquet")
+        )
+        if not found:
+            raise InputError(f"{path}: no archive here (no events/ files: see prizecheck archive --to)")
+        return found
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    return [path]
+
+
+def archived_records_of_events(paths: list[str], matches: list[str]) -> dict[str, dict[str, Any]]:
+    """The records the archived events of ``matches`` (and of their playoff games) replay to, as
+    ``prizecheck replay`` derives them: every entry applied in archive order (conflicts and late events
+    where they were archived), each family settled from its playoff games."""
+    import msgpack
+
+    from replay.engine.game import Game
+    from replay.engine.playoff import link_records
+
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError("reading the archive needs pyarrow: pip install 'prizecheck[archive]'") from None
+    tops = {re.sub(r"(/tb\d+)+$", "", m) for m in matches}
+    games: dict[str, Game] = {}
+    for path in [p for given in paths for p in events_files(given)]:
+        try:
+            table = pq.read_table(path, columns=["match", "event"])
+        except Exception as exc:  # pyarrow's errors for a damaged or foreign file
+            raise InputError(f"{path}: cannot read: {str(exc).splitlines()[0][:200]}") from None
+        for match, data in zip(
+            table.column("match").to_pylist(), table.column("event").to_pylist(), strict=True
+        ):
+            if re.sub(r"(/tb\d+)+$", "", match) in tops:
+                games.setdefault(match, Game()).apply(msgpack.unpackb(data, raw=False), data)
+    records: dict[str, dict[str, Any]] = link_records({m: g.record() for m, g in games.items()})
+    return records

@@ -1,0 +1,257 @@
+"""``prizecheck archive``: finished, settled matches moved out of Redis into Parquet (docs/storage.md, "The
+cold archive").
+
+For each league and season partition, in chunks of whole playoff families (a game and its ``/tbN``
+playoff games together, so a drawn game is verified with the games that settle it):
+
+1. read each match's slot in one atomic step (``Store.snapshot``); a match with held events, a tamper
+   alarm, an unreadable copy or already archived is left as it is, with the reason;
+2. write its archive entries (each with the chain head after it, from a replay) and its records (the
+   stored one, version 0, and every version) to one events file and one records file of the partition
+   (``streams.store.parquet.write_files``);
+3. read the rows back from the file and check them as ``prizecheck check`` checks an archive
+   (:func:`streams.check.verify_copies`): the same entries, replaying to the stored record, board and
+   chain head. A family with any difference is refused: nothing of it is deleted, and the files are
+   written again without it;
+4. only then replace each verified match's event stream by its marker, in one atomic step that first
+   checks the stream is still the one verified (``RedisStore.archive_swap``). The record, its versions,
+   the board, the state (the signed checkpoint) and the index entry stay in Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+from replay.engine.game import Game
+from streams.check import verify_copies
+from streams.ingest import unpack_record
+from streams.store import RedisStore, Snapshot
+from streams.store.parquet import EventRow, Marker, RecordRow, read_events, rows_digest, write_files
+
+#: Matches written to one pair of files at most (a partition may take several)
+CHUNK = 500
+_PLAYOFF = re.compile(r"(/tb\d+)+$")
+
+
+def family(match: str) -> str:
+    """The top game of a match's playoff family (``g1/tb1/tb2`` -> ``g1``)."""
+    return _PLAYOFF.sub("", match)
+
+
+@dataclass
+class ArchiveRun:
+    """What one run did: the matches archived, those left and why, the files written."""
+
+    archived: list[str] = field(default_factory=list)
+    events: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+
+def started_before(record: Mapping[str, Any] | None, before: dt.date | None) -> bool:
+    """Whether the record's game started before ``before`` (None: no date bound)."""
+    if before is None:
+        return True
+    started = str((record or {}).get("started_at") or "")
+    try:
+        return dt.date.fromisoformat(started[:10]) < before
+    except ValueError:
+        return False
+
+
+async def archive(
+    store: RedisStore,
+    root: str,
+    *,
+    before: dt.date | None = None,
+    league: str | None = None,
+    season: str | None = None,
+    signing_key: bytes | None = None,
+    key_id: str | None = None,
+) -> ArchiveRun:
+    """Move the finished matches selected (``before`` their start day, of ``league``, of ``season``) to
+    Parquet under ``root``; see the module docstring."""
+    run = ArchiveRun()
+    names = await store.matches(league=league, season=season, status="finished")
+    entries = {e.match: e for e in await store.index_entries(names)}
+    alarms = await store.alarms()
+    partitions: dict[tuple[str | None, str | None], list[list[str]]] = {}
+    families: dict[str, list[str]] = {}
+    for name in names:
+        families.setdefault(family(name), []).append(name)
+    for members in families.values():
+        top = entries.get(members[0])
+        if top is None:
+            continue
+        partitions.setdefault((top.league, top.season), []).append(sorted(members))
+    for (part_league, part_season), groups in sorted(partitions.items(), key=lambda kv: str(kv[0])):
+        chunk: list[list[str]] = []
+        for group in groups:
+            chunk.append(group)
+            if sum(len(g) for g in chunk) >= CHUNK:
+                await _archive_chunk(
+                    store, root, part_league, part_season, chunk, before, alarms, run, signing_key, key_id
+                )
+                chunk = []
+        if chunk:
+            await _archive_chunk(
+                store, root, part_league, part_season, chunk, before, alarms, run, signing_key, key_id
+            )
+    return run
+
+
+async def _archive_chunk(
+    store: RedisStore,
+    root: str,
+    league: str | None,
+    season: str | None,
+    groups: Sequence[Sequence[str]],
+    before: dt.date | None,
+    alarms: Mapping[str, str],
+    run: ArchiveRun,
+    signing_key: bytes | None,
+    key_id: str | None,
+) -> None:
+    names = [m for g in groups for m in g]
+    snaps = dict(zip(names, await _snapshots(store, names), strict=True))
+    markers = dict(zip(names, await asyncio.gather(*(store.archive_marker(m) for m in names)), strict=True))
+    chosen: list[list[str]] = []
+    for group in groups:
+        why = None
+        for m in group:
+            snap = snaps[m]
+            why = why or _refusal(m, snap, markers[m], alarms, before)
+        if why is None:
+            chosen.append(list(group))
+        else:
+            for m in group:
+                run.skipped[m] = why
+    if not chosen:
+        return
+    rows = {m: _rows(m, snaps[m]) for g in chosen for m in g}
+    while chosen:
+        members = [m for g in chosen for m in g]
+        events_file, records_file = await asyncio.to_thread(
+            write_files,
+            root,
+            league,
+            season,
+            [r for m in members for r in rows[m][0]],
+            [r for m in members for r in rows[m][1]],
+        )
+        markers_now = {m: _marker(events_file, snaps[m]) for m in members}
+        copies = {}
+        for m in members:
+            back, problem = await asyncio.to_thread(read_events, markers_now[m], m)
+            copies[m] = back if problem is None else []
+        report, _ = await verify_copies(store, copies, signing_key=signing_key, key_id=key_id)
+        refused = {b.match for b in report.breaches if b.match is not None}
+        if not refused:
+            break
+        for path in (events_file, records_file):
+            os.remove(path)  # written again without the refused families
+        kept: list[list[str]] = []
+        for g in chosen:
+            bad = [b for b in report.breaches if b.match in g]
+            if bad:
+                for m in g:
+                    run.skipped[m] = f"its copy did not verify: {bad[0].code}: {bad[0].detail}"
+            else:
+                kept.append(g)
+        chosen = kept
+    if not chosen:
+        return
+    run.files += [events_file, records_file]
+    for m in [m for g in chosen for m in g]:
+        snap = snaps[m]
+        last = snap.events[-1].position
+        if await store.archive_swap(m, markers_now[m].encode(), len(snap.events), last):
+            run.archived.append(m)
+            run.events += len(snap.events)
+        else:
+            run.skipped[m] = "its archive changed while it was copied (an event arrived): left in Redis"
+
+
+async def _snapshots(store: RedisStore, names: Sequence[str]) -> list[Snapshot]:
+    out: list[Snapshot] = []
+    for i in range(0, len(names), 16):
+        out += await asyncio.gather(*(store.snapshot(m) for m in names[i : i + 16]))
+    return out
+
+
+def _refusal(
+    match: str, snap: Snapshot, marker: bytes | None, alarms: Mapping[str, str], before: dt.date | None
+) -> str | None:
+    """Why a match of the selection is not archived now, or None."""
+    if marker is not None:
+        return "archived already"
+    if snap.copy_problem is not None:
+        return f"its copy is not readable: {snap.copy_problem}"
+    if match in alarms:
+        return f"it has a tamper alarm: {alarms[match]}"
+    if snap.held:
+        return f"{len(snap.held)} events are held behind a gap: not settled"
+    if not snap.events:
+        return "no archived events (a playoff stub)"
+    record = unpack_record(snap.record)
+    if record is None or record.get("status") != "finished":
+        return "its record is not finished"
+    if not started_before(record, before):
+        return "started on or after --before"
+    return None
+
+
+def _rows(match: str, snap: Snapshot) -> tuple[list[EventRow], list[RecordRow]]:
+    """The match's event rows (each with the chain head a replay reaches after it) and record rows."""
+    game = Game()
+    events: list[EventRow] = []
+    for entry in snap.events:
+        game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)
+        events.append(EventRow(match, entry, game.log.head.hex()))
+    record = unpack_record(snap.record) or {}
+    summary = _summary(record)
+    head, chain = snap.state.head, snap.state.chain
+    records = [RecordRow(match, 0, "", snap.record or b"", chain, head, summary)]
+    for v in snap.versions:
+        old = unpack_record(v.record) or {}
+        cause = f"{v.cause_match} {v.cause_seq}"
+        records.append(RecordRow(match, v.version, cause, v.record, chain, head, _summary(old)))
+    return events, records
+
+
+def _summary(record: Mapping[str, Any]) -> dict[str, Any]:
+    result = record.get("result") or {}
+    context = record.get("context") or {}
+    return {
+        "status": record.get("status"),
+        "outcome": result.get("outcome") if isinstance(result, Mapping) else None,
+        "winner": result.get("winner") if isinstance(result, Mapping) else None,
+        "started_at": record.get("started_at"),
+        "event": context.get("event") if isinstance(context, Mapping) else None,
+        "round": context.get("round") if isinstance(context, Mapping) else None,
+    }
+
+
+def _marker(path: str, snap: Snapshot) -> Marker:
+    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Marker(path, len(snap.events), rows_digest(snap.events), snap.state.chain, now)
+
+
+async def redis_memory(store: RedisStore) -> int:
+    """``used_memory`` of the store's Redis, summed over a cluster's primaries (bytes)."""
+    from redis.asyncio.cluster import RedisCluster
+
+    client: Any = store.client
+    if isinstance(client, RedisCluster):
+        info = await client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        values: Iterable[Any] = info.values() if all(isinstance(v, dict) for v in info.values()) else [info]
+        return sum(int(v["used_memory"]) for v in values)
+    return int((await client.info("memory"))["used_memory"])

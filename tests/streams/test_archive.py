@@ -1,0 +1,182 @@
+"""The cold archive (issue 24 item 3): ``prizecheck archive`` moves finished matches' events to Parquet, on
+a real Redis; the match's record, versions and index entry stay; check, the ingest core's rebuild, the
+event reads and ``show --history`` read the Parquet copy; a missing or altered copy is a breach and an
+alarm."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pyarrow")
+
+from replay.engine.errors import EventError
+from replay.sources.simulate import simulate_corpus
+from streams.archive import archive, family, redis_memory
+from streams.check import check
+from streams.ingest import IngestCore
+from streams.store import RedisStore
+from streams.store.parquet import Marker
+from tests.faults.harness import base_env
+from tests.paths import ROOT
+
+pytestmark = [pytest.mark.redis]
+
+
+def season(n: int, leagues: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Simulated games (their playoff games too), each family in one of ``leagues``, season 2026."""
+    out: list[dict[str, Any]] = []
+    tops: dict[str, str] = {}
+    for stream in simulate_corpus(n, seed=77):
+        for e in stream:
+            e = dict(e)
+            if e["type"] == "match_started":
+                top = family(e["match"])
+                league = tops.setdefault(top, leagues[len(tops) % len(leagues)])
+                e["context"] = {**(e.get("context") or {}), "league": league, "season": "2026"}
+            out.append(e)
+    return out
+
+
+async def keys_memory(store: RedisStore, matches: list[str]) -> int:
+    """Bytes the matches' keys take in Redis (MEMORY USAGE of each), index entries aside."""
+    total = 0
+    for m in matches:
+        for name in ("events", "seq", "board", "record", "state", "versions", "causes", "archived"):
+            total += int(await store.client.memory_usage(store.key(m, name)) or 0)
+    return total
+
+
+async def stored(store: RedisStore, matches: list[str]) -> dict[str, Any]:
+    return {m: (await store.events(m), await store.record(m), await store.index_entry(m)) for m in matches}
+
+
+async def test_archive_moves_finished_matches_to_parquet_and_every_reader_follows(
+    redis_store: RedisStore, tmp_path: Path
+) -> None:
+    core = IngestCore(redis_store)
+    events = season(24, ("L1", "L2"))
+    for i in range(0, len(events), 400):
+        await core.ingest_many(events[i : i + 400])
+    l1 = await redis_store.matches(league="L1", status="finished")
+    l2 = await redis_store.matches(league="L2")
+    assert l1 and l2
+    before = await stored(redis_store, l1)
+    memory = await keys_memory(redis_store, l1)
+
+    run = await archive(redis_store, str(tmp_path / "arch"), league="L1", before=dt.date(2100, 1, 1))
+    assert sorted(run.archived) == sorted(m for m in l1 if before[m][0]), run.skipped
+    assert all("stub" in why or "no archived events" in why for why in run.skipped.values()), run.skipped
+    assert run.events == sum(len(before[m][0]) for m in run.archived)
+    assert await keys_memory(redis_store, l1) < memory / 2  # the events were most of a match's bytes
+    assert await redis_memory(redis_store) > 0
+    # partitioned by league and season; the events left Redis, the record and the index entry stayed
+    assert {Path(f).parent.relative_to(tmp_path / "arch").as_posix() for f in run.files} == {
+        "events/league=L1/season=2026",
+        "records/league=L1/season=2026",
+    }
+    for m in run.archived:
+        assert not await redis_store.client.exists(redis_store.key(m, "events"))
+        marker = Marker.decode(await redis_store.archive_marker(m) or b"")
+        assert marker.rows == len(before[m][0]) and os.path.isfile(marker.file)
+    assert await stored(redis_store, l1) == before  # events read back from Parquet, the rest from Redis
+    for m in l2:
+        assert await redis_store.archive_marker(m) is None
+    report = await check(redis_store)
+    assert report.ok, [b.as_json() for b in report.breaches][:5]
+    # the review page's data and the events API of an archived match come from the copy
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from streams.http.api import make_app
+
+    async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
+        shown = run.archived[-1]
+        meta = await (await http.get(f"/review/{shown}/meta")).json()
+        assert [seq for seq, _ in meta["steps"]][-1] == before[shown][0][-1].position[0]
+        assert meta["record"]["match"] == shown
+        listed = await http.get(f"/matches/{shown}/events")
+        assert listed.status == 200 and len((await listed.read()).splitlines()) >= len(before[shown][0])
+        assert (await http.get(f"/review/{shown}")).status == 200
+    # an owner starting afresh rebuilds an archived match from its copy, without an alarm
+    fresh = IngestCore(redis_store)
+    assert await fresh.rebuild(run.archived[0]) is not None
+    assert await redis_store.alarms() == {}
+    again = await archive(redis_store, str(tmp_path / "arch"), league="L1")
+    assert again.archived == [] and set(again.skipped) >= set(run.archived)
+
+    # a copy altered: the breach and, at the owner's next read, the alarm
+    import pyarrow.parquet as pq
+
+    victim = run.archived[0]
+    path = Marker.decode(await redis_store.archive_marker(victim) or b"").file
+    table = pq.read_table(path).to_pydict()
+    i = table["match"].index(victim)
+    table["event"][i] = table["event"][i][:-1] + b"\x00"
+    import pyarrow as pa
+
+    pq.write_table(pa.table(table, schema=pq.read_schema(path)), path)
+    report = await check(redis_store)
+    assert {(b.code, b.match) for b in report.breaches} >= {("archive_copy", victim)}
+    assert "not the ones archived" in next(b.detail for b in report.breaches if b.code == "archive_copy")
+    with pytest.raises(EventError, match="not the ones archived"):  # the owner refuses to rebuild it
+        await IngestCore(redis_store).rebuild(victim)
+    assert "not the ones archived" in (await redis_store.alarms())[victim]
+    # a copy removed
+    os.remove(path)
+    report = await check(redis_store)
+    missing = [b for b in report.breaches if b.code == "archive_copy"]
+    assert missing and all("is missing" in b.detail for b in missing)
+
+
+async def test_the_archive_command_and_show_history_on_an_archived_match(
+    redis_store: RedisStore, redis_url: str, tmp_path: Path
+) -> None:
+    core = IngestCore(redis_store)
+    events = season(6, ("Cup",))
+    await core.ingest_many(events)
+    matches = await redis_store.matches(status="finished")
+    env = base_env(REDIS_URL=redis_url, PRIZECHECK_DATA_DIR=str(tmp_path / "data"))
+    for name in ("PRIZECHECK_SIGNING_KEY", "PRIZECHECK_KEY_ID"):  # the records were stored unsigned
+        env.pop(name)
+
+    def prizecheck(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "replay.cli", *args], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+
+    out = prizecheck("archive", "--to", str(tmp_path / "a"), "--season", "2026", "--json",
+                     "--redis-prefix", redis_store.prefix)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["archived"] >= 1, summary
+    assert summary["memory_before"] > 0 and summary["memory_after"] > 0  # the server's used_memory, shared
+    archived = [m for m in matches if await redis_store.archive_marker(m) is not None]
+    assert len(archived) == summary["archived"]
+    shown = prizecheck("show", archived[0], "--history", "--redis-prefix", redis_store.prefix)
+    assert shown.returncode == 0 and "versions, oldest first" in shown.stdout and "  v1 " in shown.stdout, (
+        shown.stderr
+    )
+    # verify, offline: the record shown against the Parquet copy (the directory, or the events file)
+    record = tmp_path / "record.json"
+    record.write_text(prizecheck("show", archived[0], "--json", "--redis-prefix", redis_store.prefix).stdout)
+    events_file = Marker.decode(await redis_store.archive_marker(archived[0]) or b"").file
+    for where in (str(tmp_path / "a"), events_file):
+        verified = prizecheck("verify", str(record), "--events", where)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert verified.stdout.strip() == f"{archived[0]}: ok (unsigned, chain, record)"
+    other = next(m for m in archived[1:] if family(m) != family(archived[0]))
+    shown = json.loads(prizecheck("show", other, "--json", "--redis-prefix", redis_store.prefix).stdout)
+    record.write_text(json.dumps({**json.loads(record.read_text()), "chain": shown["chain"]}) + "\n")
+    failed = prizecheck("verify", str(record), "--events", str(tmp_path / "a"))
+    assert failed.returncode == 1 and "FAILED: chain head differs" in failed.stdout
+    checked = prizecheck("check", "--redis-only", "--redis-prefix", redis_store.prefix, "--json")
+    assert checked.returncode == 0, checked.stdout[:2000]
+    bad = prizecheck("archive", "--to", str(tmp_path / "a"), "--before", "soon")
+    assert bad.returncode == 2 and "argument --before: expected a date as YYYY-MM-DD" in bad.stderr
