@@ -181,17 +181,13 @@ async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: s
 def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> None:
     """Every record of the cold archive under ``root`` that the league and season filters select (as
     partitions, read by DuckDB: replay/report/parquet.py), a batch at a time, into ``builder``."""
-    import msgspec
-
+    from replay.records import from_msgpack
     from replay.report.parquet import archived_records
 
-    decode = msgspec.msgpack.Decoder().decode
     progress.phase("prizecheck report: archived records")
     f = builder.filters
     for data in archived_records(root, f.league, f.season):
-        rec = decode(data)
-        if isinstance(rec, dict):
-            builder.add(rec)
+        builder.add(from_msgpack(data))  # decoded once where it enters, as from the store
         progress.advance()
 
 
