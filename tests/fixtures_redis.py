@@ -146,12 +146,15 @@ def _die_with_parent() -> None:
 
 
 async def _redis_store(url: str) -> RedisStore:
-    from redis.asyncio import Redis
+    from redis.asyncio import BlockingConnectionPool, Redis
 
     from streams.store.connection import fast_packing
 
-    # the service's client: commands packed by hiredis (streams/store/connection.py)
-    return RedisStore(fast_packing(Redis.from_url(url)), prefix=f"pctest-{uuid.uuid4().hex[:12]}")
+    # the service's client: commands packed by hiredis, and a pool that makes a request wait for a free
+    # connection, as serve's does (streams/store/connection.py). redis-py's default pool fails at its
+    # 100th concurrent command ("Too many connections"): a 503 the service itself never gives.
+    pool = BlockingConnectionPool.from_url(url, max_connections=100, timeout=10)
+    return RedisStore(fast_packing(Redis(connection_pool=pool)), prefix=f"pctest-{uuid.uuid4().hex[:12]}")
 
 
 @pytest.fixture
