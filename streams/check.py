@@ -482,6 +482,17 @@ def _check_archive(report: Report, m: _Match, key: CheckpointKey | None = None) 
     return events
 
 
+def _fold_archive(
+    report: Report, m: _Match, games: dict[str, Game], key: CheckpointKey | None = None
+) -> None:
+    """Check ``m``'s archive (invariant 1) and replay what of it replays into ``games`` and ``m.game``."""
+    events = _check_archive(report, m, key)
+    if m.archive:
+        game = _replay(events, m.name, report)
+        if game is not None:
+            games[m.name] = m.game = game
+
+
 def _replay(events: Iterable[dict[str, Any]], match: str, report: Report) -> Game | None:
     game = Game()
     for event in events:
@@ -603,11 +614,7 @@ async def check(
         report.events += len(m.archive)
         report.applied += sum(1 for e in m.archive if e.kind == "event")
         report.pending += sum(1 for s in m.held if s > m.head)
-        events = _check_archive(report, m, checkpoint_key)
-        if m.archive:
-            game = _replay(events, m.name, report)
-            if game is not None:
-                games[m.name] = m.game = game
+        _fold_archive(report, m, games, checkpoint_key)
     expected = _expected_records(games)
     packer = _Records(signing_key, key_id)
     suspects: list[str] = []
@@ -1040,11 +1047,7 @@ async def verify_copies(
                 f"the copy read back holds {len(copy)} entries, not the {len(m.archive)} archived ones",
             )
             continue
-        events = _check_archive(report, m)
-        if m.archive:
-            game = _replay(events, m.name, report)
-            if game is not None:
-                games[m.name] = m.game = game
+        _fold_archive(report, m, games)
     expected = _expected_records(games)
     packer = _Records(signing_key, key_id)
     for m in matches:

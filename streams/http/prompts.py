@@ -59,6 +59,18 @@ def _closing(game: Game, kind: str) -> tuple[list[dict[str, Any]], list[dict[str
     return outputs, claims
 
 
+def _close_prompt(game: Game, kind: str, text: str) -> dict[str, Any]:
+    """The prompt that closes the open window (``attack_ended`` or ``checkup_ended``), posting first the
+    knockouts and prizes the engine derives for its close."""
+    outputs, claims = _closing(game, kind)
+    return {
+        "id": kind,
+        "text": text + (": knockouts due" if claims else ""),
+        "detail": _ko_text(game, outputs),
+        "events": [*claims, {"type": kind}],
+    }
+
+
 def _ko_text(game: Game, outputs: Sequence[Mapping[str, Any]]) -> list[str]:
     lines = []
     for out in outputs:
@@ -158,15 +170,7 @@ def prompts(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, A
         missing = [p for p in st.players if p not in st.p or st.p[p].active is None]
         return [{"id": "setup", "text": f"Setup: {', '.join(missing)} to place an Active", "events": []}]
     if st.window == "attack":
-        outputs, claims = _closing(game, "attack_ended")
-        out.append(
-            {
-                "id": "attack_ended",
-                "text": "End the attack" + (": knockouts due" if claims else ""),
-                "detail": _ko_text(game, outputs),
-                "events": [*claims, {"type": "attack_ended"}],
-            }
-        )
+        out.append(_close_prompt(game, "attack_ended", "End the attack"))
         return out
     if st.window == "checkup":
         damage = _checkup_damage(game, events)
@@ -180,15 +184,7 @@ def prompts(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, A
                 }
             )
             return out
-        outputs, claims = _closing(game, "checkup_ended")
-        out.append(
-            {
-                "id": "checkup_ended",
-                "text": "End the checkup" + (": knockouts due" if claims else ""),
-                "detail": _ko_text(game, outputs),
-                "events": [*claims, {"type": "checkup_ended"}],
-            }
-        )
+        out.append(_close_prompt(game, "checkup_ended", "End the checkup"))
         return out
     if st.promotions_due:
         player = st.promotions_due[0]
