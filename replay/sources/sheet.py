@@ -20,11 +20,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay.engine.errors import InputError
+from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine.validate import validate_event
 from replay.sources.cards import NO_CATALOGUE, Catalogue
 from replay.sources.common import Event, Finding, ImportResult, note, number, valid_match_id
 from replay.sources.table import Table
+
+#: The sheet column an event's number comes from, to name it in an error.
+_COLUMN_OF = {"count": "amount", "amount": "amount", "delta": "amount", "deck": "amount"}
 
 FORMAT = "prizecheck-sheet/1"
 COLUMNS = ("turn", "player", "action", "target", "card", "amount", "note", "confidence", "scan", "ref", "at")
@@ -862,4 +866,16 @@ def parse_sheet(
         if isinstance(ev.get("event"), dict):
             ev["event"] = {"match": sheet_match, "seq": ev["target"], **ev["event"]}
     events = number(sheet_match, body)
+    for ev in events:  # a row whose numbers the contract refuses (61 prizes) is named here, by its line
+        try:
+            validate_event(ev)
+        except EventError as exc:
+            row = st.rows.get(ev.get("row", -1))
+            raise InputError(
+                f"row {row.n if row else '?'}: gives a {ev.get('type')} event the contract refuses: "
+                f"{exc.message}",
+                file=filename,
+                line=row.line if row else None,
+                field=_COLUMN_OF.get(exc.field or "", exc.field),
+            ) from None
     return ImportResult(events, st.findings, [], {"players": list(players), "first": first})

@@ -201,6 +201,7 @@ def test_numbered_targets_pick_same_named_copies() -> None:
         ("1,Ann,void,,,,,,,99\n", 7, "ref"),
         ("1,Ann,condition,Pidgey,sleepy,,,,,\n", 7, "card"),
         ("1,Ann,turn,,,,,,,,,,\n", 7, None),
+        ("1,Ann,prize,,,61,,,,\n", 7, "amount"),  # more than the contract's 60: named by its row
     ],
 )
 def test_bad_rows_name_file_line_and_field(rows: str, line: int, field: str | None) -> None:

@@ -19,6 +19,16 @@
   const consoleId = tabId();
   let token = sessionStorage.getItem("pc-console-token") || "";
   let view = null; // the service's last answer
+  // Answers adopted in the order their requests were sent: a GET /state sent before a POST /events and
+  // answered after it holds the board before the POST, and must not hide the POST's answer.
+  let asked = 0;
+  let adopted = 0;
+  const adopt = (ask, answer) => {
+    if (ask < adopted) return false;
+    adopted = ask;
+    view = answer;
+    return true;
+  };
   let outbox = []; // {match, seq, event, state: "draft" | "queued"}, seq order
   let online = true;
   let fenced = null;
@@ -115,10 +125,11 @@
     const pending = outbox.map((e) => e.event);
     if (!pending.length) return refresh();
     try {
+      const ask = ++asked;
       const r = await call("POST", "/preview", { events: pending });
       setOnline(true);
       if (r.status === 200) {
-        view = Object.assign({}, r.answer, { lease: view ? view.lease : null });
+        adopt(ask, Object.assign({}, r.answer, { lease: view ? view.lease : null }));
       } else {
         showError((r.answer && r.answer.error) || "preview refused (" + r.status + ")");
         render();
@@ -157,6 +168,7 @@
     flushing = true;
     let refusedWhole = false;
     try {
+      const ask = ++asked;
       const r = await call("POST", "/events", { console: consoleId, events: list.map((e) => e.event) });
       setOnline(true);
       if (r.status === 409) {
@@ -172,7 +184,7 @@
         if (rejected.length) showError(rejected.map((o) => "seq " + o.seq + ": " + o.reason).join("; "));
         outbox = outbox.filter((e) => !done.includes(e));
         await drop(done);
-        view = r.answer;
+        adopt(ask, r.answer);
       } else if (r.status === 400 && r.answer && r.answer.code === "bad_event") {
         showError(r.answer.error);
         refusedWhole = true; // nothing of the request was written
@@ -197,9 +209,10 @@
 
   const refresh = async () => {
     try {
+      const ask = ++asked;
       const r = await call("GET", "/state?console=" + encodeURIComponent(consoleId));
       if (r.status === 200) {
-        view = r.answer;
+        adopt(ask, r.answer);
         setOnline(true);
         // what the archive holds already (sent before a reload, or by the service before it stopped)
         if (queued().length && !fenced) await flush();

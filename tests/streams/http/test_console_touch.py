@@ -187,7 +187,7 @@ async def test_a_tiebreak_started_from_the_console_is_linked_to_its_parent(
     await c.accept("checkup")
     await c.accept("checkup_damage")
     await c.accept("checkup_ended")  # both Active Pokémon knocked out, nothing to promote: a draw
-    await page.wait_for_selector('#prompts button[data-prompt="playoff"]')
+    await c.wait_prompt("playoff")
     if (path := shot("playoff")) is not None:
         await page.screenshot(path=str(path))
     await page.click('#prompts button[data-prompt="playoff"]')
