@@ -870,12 +870,12 @@ def parse_sheet(
         try:
             validate_event(ev)
         except EventError as exc:
-            row = st.rows.get(ev.get("row", -1))
+            bad = st.rows.get(ev.get("row", -1))
             raise InputError(
-                f"row {row.n if row else '?'}: gives a {ev.get('type')} event the contract refuses: "
+                f"row {bad.n if bad else '?'}: gives a {ev.get('type')} event the contract refuses: "
                 f"{exc.message}",
                 file=filename,
-                line=row.line if row else None,
+                line=bad.line if bad else None,
                 field=_COLUMN_OF.get(exc.field or "", exc.field),
             ) from None
     return ImportResult(events, st.findings, [], {"players": list(players), "first": first})
