@@ -221,6 +221,9 @@ class Console:
                 await target.set_checked(bool(value))
             else:
                 await target.fill(str(value))
+                # leave the field as a person does before the next one: its change handler (the card's
+                # HP from the catalogue) runs now, not in the middle of filling the next field ("6010")
+                await target.blur()
         await form.locator("button[type=submit]").press("Enter")
         await self._moved(before)
 

@@ -114,6 +114,7 @@ async def test_the_phone_width_fits_and_taps_work(service: ConsoleService, brows
             await page.tap('#action-keys button[data-action="setup"]')
             await page.select_option("#action-form [name=player]", player)
             await page.fill("#action-form [name=card]", name)
+            await page.locator("#action-form [name=card]").blur()  # its HP filled now, not mid-fill
             await page.fill("#action-form [name=hp]", "60")
             await page.tap("#action-form button[type=submit]")
             await c._moved(before)
