@@ -65,12 +65,14 @@ screenshots: install browser
 	  tests/streams/http/test_console_restart.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
-# examples per operation and role, every edge of every numeric field, the serve bench at full size
-# (1,000 viewers, 64 writers), and 240 generated photos of filled game sheets read back (make test reads 48).
+# examples per operation and role, every edge of every numeric field, every example of the fuzz and
+# property tests (make test draws a quarter: tests/sampling.py), the serve bench at full size (1,000
+# viewers, 64 writers), and 240 generated photos of filled game sheets read back (make test reads 24).
 test-long: install
 	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 PRIZECHECK_NUMBER_EDGES=full \
 	  $(BIN)/python -m pytest -q tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py \
 	  tests/streams/http/test_numbers.py
+	PRIZECHECK_LONG=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile $$(grep -rl 'examples(' tests --include='test_*.py')
 	$(BIN)/python bench/serve.py
 	PRIZECHECK_SCAN_SHEETS=80 $(BIN)/python -m pytest -q -n 2 --dist loadfile tests/scan/test_scan_accuracy_a.py \
 	  tests/scan/test_scan_accuracy_b.py tests/scan/test_scan_accuracy_c.py

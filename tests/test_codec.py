@@ -37,6 +37,7 @@ from replay.engine.errors import InputError
 from replay.engine.validate import validate_event
 from replay.sources.simulate import simulate_corpus
 from tests.engine.test_validate_fast import BASES, mutate, stamp
+from tests.sampling import examples
 
 try:
     from replay.engine._link import frames as c_frames
@@ -334,7 +335,7 @@ def test_frames_split_a_stream_where_msgpack_does(values: list[Any], single_floa
 
 
 @needs_c
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.binary(max_size=64))
 def test_frames_answer_any_bytes(data: bytes) -> None:
     """Untrusted input to C code: any bytes give whole messages msgpack reads, never a crash."""

@@ -21,6 +21,7 @@ from replay.engine.errors import EventError, InputError
 from streams.ingest import IngestCore, decode_event
 from streams.store import MemoryStore
 from tests.paths import ROOT
+from tests.sampling import examples
 from tests.streams.test_ingest import game
 
 
@@ -127,7 +128,7 @@ _json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dictionaries(st.text(max_size=3), _json_values, max_size=4))
 def test_a_shallow_json_line_needs_no_walk(event: dict[str, Any]) -> None:
     """What the readers skip (shallow_json) is what the walk would accept unchanged."""

@@ -31,6 +31,7 @@ from replay.engine.validate import (
     validate_ruleset,
 )
 from schemas import load_schema, schema_path
+from tests.sampling import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESET_FILES = sorted((ROOT / "replay" / "engine" / "rulesets").glob("*.json"))
@@ -836,7 +837,7 @@ MESSAGE_START = re.compile(
 ENVELOPE_KEYS = st.sampled_from(["match", "seq", "type", "at", "id", "players", "card", "pid", "player"])
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.one_of(
         JSON_VALUES,
@@ -913,14 +914,14 @@ def _mutate(event: dict[str, Any], data: st.DataObject, values: st.SearchStrateg
     return out
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.sampled_from(ALL_VALID), st.data())
 def test_fuzz_fast_and_reference_agree(event: dict[str, Any], data: st.DataObject) -> None:
     mutated = _mutate(event, data, FUZZ_VALUES)
     assert fast_ok(mutated) == EVENTS_REF.is_valid(mutated), mutated
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.sampled_from(ALL_VALID), st.data())
 def test_fuzz_nested_mutations_only_event_errors(event: dict[str, Any], data: st.DataObject) -> None:
     mutated = _mutate(event, data, JSON_VALUES)

@@ -26,6 +26,7 @@ from replay.engine.errors import EventError
 from replay.engine.record import dumps
 from replay.sources.simulate import simulate_corpus
 from streams.ingest import decode_event
+from tests.sampling import examples
 
 CHECK = chain.C_CANONICAL
 needs_c = pytest.mark.skipif(CHECK is None, reason="replay/engine/_link.c is not built (make compile)")
@@ -74,7 +75,7 @@ def _assert_sound(raw: bytes) -> None:
 
 
 @needs_c
-@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), suppress_health_check=[HealthCheck.too_slow])
 @given(events)
 def test_what_canonical_bytes_writes_is_recognised(event: dict[str, Any]) -> None:
     raw = chain.canonical_bytes(event)
@@ -84,7 +85,7 @@ def test_what_canonical_bytes_writes_is_recognised(event: dict[str, Any]) -> Non
 
 
 @needs_c
-@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), suppress_health_check=[HealthCheck.too_slow])
 @given(events, st.sampled_from(["insertion", "single-float", "reversed"]))
 def test_other_encodings_are_recognised_only_when_they_are_canonical(event: dict[str, Any], how: str) -> None:
     if how == "insertion":
@@ -103,7 +104,7 @@ def test_other_encodings_are_recognised_only_when_they_are_canonical(event: dict
 
 
 @needs_c
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), suppress_health_check=[HealthCheck.too_slow])
 @given(events, st.data())
 def test_damaged_bytes_never_pass_for_canonical_ones(event: dict[str, Any], data: st.DataObject) -> None:
     raw = bytearray(chain.canonical_bytes(event))
@@ -118,7 +119,7 @@ def test_damaged_bytes_never_pass_for_canonical_ones(event: dict[str, Any], data
 
 
 @needs_c
-@settings(max_examples=2000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(2000), suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=300))
 def test_any_bytes_get_an_answer_and_a_yes_is_sound(raw: bytes) -> None:
     """Kafka values are untrusted input to C code: any bytes get an answer (libFuzzer with ASan/UBSan ran
@@ -192,7 +193,7 @@ def test_canonical_forms_are_taken_as_they_are(value: dict[str, Any]) -> None:
     assert chain.canonical_of(raw, _decode(raw)) is raw
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(events)
 def test_the_worker_decodes_canonical_messages_as_msgpack_would(event: dict[str, Any]) -> None:
     """streams.ingest.decode_event reads canonical bytes with msgspec: the same values, types and all,

@@ -24,6 +24,7 @@ from replay.codec import _number
 from replay.engine.errors import EventError
 from replay.sources.simulate import simulate_corpus
 from tests.engine.test_validate_fast import BAD_TIMES, BASES, GOOD_TIMES, mutate, stamp
+from tests.sampling import examples
 
 needs_c = pytest.mark.skipif(V._C_TIMESTAMPS is None, reason="replay/engine/_link.c is not built")
 P1 = V._REGEX[V._EVENTS_SCHEMA["$defs"]["timestamp"]["pattern"]]
@@ -62,7 +63,7 @@ TIME_CHARS = "0123456789-:TtZz+.,\u0662\u00e9 \n"
 
 
 @needs_c
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(
     st.sampled_from([*GOOD_TIMES, "2026-03-14T10:05:00Z", "2000-02-29T00:00:00.5-00:00"]),
     st.lists(st.tuples(st.integers(0, 40), st.sampled_from(TIME_CHARS), st.integers(0, 2)), max_size=3),
@@ -142,7 +143,7 @@ def check_sound(event: Any) -> None:
         assert accepted_as_dict(as_json[0], True), f"JSON decoder accepted an invalid event: {event!r}"
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(BASES), st.data())
 def test_fuzz_decoders_are_sound(event: dict[str, Any], data: st.DataObject) -> None:
     check_sound(mutate(event, lambda seq: data.draw(st.sampled_from(list(seq)))))

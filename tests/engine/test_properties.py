@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from replay import Game, link_records, replay_events
 from replay.engine.record import dumps
 from replay.sources import simulate
+from tests.sampling import examples
 from tests.sources.test_simulate import fold
 
 CORPUS_GAMES = 3000
@@ -145,7 +146,7 @@ def test_chunking_duplicates_and_order_do_not_matter(
         check_agreement(s, games[s[0]["match"]])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(seed=st.integers(0, 2**63 - 1), ruleset=st.sampled_from(simulate.RULESETS))
 def test_any_seed_any_ruleset(seed: int, ruleset: str) -> None:
     for s in simulate.simulate_series(seed, f"h{seed}", ruleset):

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 import replay.engine.validate as V
 from replay.engine.errors import EventError
 from replay.sources.simulate import simulate_corpus
+from tests.sampling import examples
 from tests.test_schemas import EVENTS_REF, VALID
 
 # The event types of a real game the fast path must cover (the brief's list, ~97% of a simulated corpus).
@@ -305,13 +306,13 @@ def mutate(event: dict[str, Any], choose: Callable[[Sequence[Any]], Any]) -> dic
     return out
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(BASES), st.data())
 def test_fuzz_fast_path_is_sound(event: dict[str, Any], data: st.DataObject) -> None:
     check(mutate(event, lambda seq: data.draw(st.sampled_from(list(seq)))))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(BASES), st.sampled_from(KEYS), st.from_type(object) | st.text() | st.integers())
 def test_fuzz_any_value_is_sound(event: dict[str, Any], key: str, value: Any) -> None:
     check({**event, key: value})

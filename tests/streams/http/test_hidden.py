@@ -24,7 +24,7 @@ attack names, context, source, authors).
 - **The projection alone** (``replay.engine.public``): every field of the contract is either shown or left
   out by name; hypothesis plants tokens in every field of every event type.
 
-``PRIZECHECK_HIDDEN_GAMES`` sets the size (CI: 150 corpus games and 12 planted games; ``make test-long``:
+``PRIZECHECK_HIDDEN_GAMES`` sets the size (CI: 72 corpus games and 6 planted games; ``make test-long``:
 2,500 and 208).
 """
 
@@ -73,7 +73,7 @@ from tests.builder import Stream, card
 from tests.streams.http.served import SCAN_CROP, Served
 
 Event = dict[str, Any]
-GAMES = int(os.environ.get("PRIZECHECK_HIDDEN_GAMES", "150"))
+GAMES = int(os.environ.get("PRIZECHECK_HIDDEN_GAMES", "72"))
 PLANTED = max(6, GAMES // 12)
 EXAMPLES = max(300, GAMES * 2)
 HIDDEN_MARKS = (b"ZHIDDEN", b"zhidden")
