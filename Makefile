@@ -67,7 +67,7 @@ screenshots: install browser
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
 # examples per operation and role, every edge of every numeric field, every example of the fuzz and
 # property tests (make test draws a quarter: tests/sampling.py), the serve bench at full size (1,000
-# viewers, 64 writers), and 240 generated photos of filled game sheets read back (make test reads 24).
+# viewers, 64 writers), and 240 generated photos of filled game sheets read back (make test reads 48).
 test-long: install
 	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 PRIZECHECK_NUMBER_EDGES=full \
 	  $(BIN)/python -m pytest -q tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py \
