@@ -6,11 +6,14 @@ Roles (:data:`ROLES`):
 - ``judge``: may read everything, hidden cards included (the archive, the review pages);
 - ``organizer``: records, reports, the index and the service's counters; no hidden card;
 - ``recorder``: the table console (``/console/{match}``, docs/console.md): records a paper game live,
-  writing the events of the matches it creates (scoped to leagues or events like the others);
+  writing the events of the matches it creates (scoped to leagues or events like the others, and to
+  tables of an event: ``--event E --table 12`` records only the games at table 12 of event E);
 - ``public``: needs no credential: the overlay, the live public board, public records and the index.
 
 ``admin`` is every role at once (the embedded server's local token). A token may be scoped to leagues
 and/or events (a match's ``context.league`` / ``context.event``): it then acts only on matches inside them.
+A scope may also name tables (``context.table``), within its events only (table numbers repeat from one
+event to the next): it then acts only on the matches at those tables.
 
 Tokens are ``pc_<id>_<secret>``: 12 hex digits naming the entry, then 32 random bytes (base64url). Only an
 HMAC-SHA256 of the whole token, keyed by a random salt of its own, is stored. Why not argon2: argon2 makes
@@ -69,6 +72,18 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+def namespace(match: str) -> str | None:
+    """The namespace of a match id: its part before the first ``/`` (``L1`` for ``L1/r1-t4`` and for its
+    playoff game ``L1/r1-t4/tb1``), or None for an id without one. A scoped token creates matches only in
+    the namespaces of its leagues and events (streams/http/ownership.py)."""
+    head, sep, _ = match.partition("/")
+    return head if sep else None
+
+
+#: A match's league, event and table (its ``context``), as far as a token's scope is concerned.
+Scope = tuple[str | None, str | None, str | None]
+
+
 @dataclass(frozen=True)
 class Principal:
     """Who is asking: a token's entry (or the public). ``roles`` is already expanded (admin = all)."""
@@ -78,6 +93,7 @@ class Principal:
     roles: frozenset[str]
     leagues: tuple[str, ...] = ()
     events: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()  # within ``events`` (a table scope always names its events)
     via: str = "none"  # "bearer", "session" or "none"
 
     @property
@@ -89,11 +105,19 @@ class Principal:
         """Whether one of ``allowed`` is among this principal's roles (``public`` allows anyone)."""
         return any(r == "public" or r in self.roles for r in allowed)
 
-    def covers(self, league: str | None, event: str | None) -> bool:
-        """Whether a match with this league and event is inside the token's scope."""
+    def covers(self, league: str | None, event: str | None, table: str | None = None) -> bool:
+        """Whether a match with this league, event and table is inside the token's scope."""
         if self.leagues and league not in self.leagues:
             return False
+        if self.tables and table not in self.tables:
+            return False
         return not (self.events and event not in self.events)
+
+    def may_create(self, match: str) -> bool:
+        """Whether ``match``, not yet stored, is an id this token may create: any id for an unscoped
+        token, else one in the namespace of one of its leagues or events (what its match_started must
+        then name: streams/http/ownership.py checks that when the events come)."""
+        return not self.scoped or namespace(match) in (*self.leagues, *self.events)
 
     def scope_text(self) -> str:
         parts = []
@@ -101,6 +125,8 @@ class Principal:
             parts.append("leagues " + ", ".join(self.leagues))
         if self.events:
             parts.append("events " + ", ".join(self.events))
+        if self.tables:
+            parts.append("tables " + ", ".join(self.tables))
         return "; ".join(parts) or "everything"
 
 
@@ -123,6 +149,7 @@ class TokenEntry:
     revoked: float | None = None
     leagues: tuple[str, ...] = ()
     events: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -131,6 +158,7 @@ class TokenEntry:
             "roles": list(self.roles),
             "leagues": list(self.leagues),
             "events": list(self.events),
+            **({"tables": list(self.tables)} if self.tables else {}),
             "hash": f"hmac-sha256:{self.salt}:{self.digest}",
             "created": self.created,
             "expires": self.expires,
@@ -155,6 +183,7 @@ class TokenEntry:
                 revoked=None if obj.get("revoked") is None else float(obj["revoked"]),
                 leagues=tuple(str(x) for x in obj.get("leagues") or ()),
                 events=tuple(str(x) for x in obj.get("events") or ()),
+                tables=tuple(str(x) for x in obj.get("tables") or ()),
             )
         except (KeyError, TypeError, ValueError):
             raise InputError(f"token entry {obj.get('id')!r} is malformed", file=where) from None
@@ -163,6 +192,8 @@ class TokenEntry:
         bad = set(entry.roles) - set(GRANTABLE)
         if bad:
             raise InputError(f"token entry {entry.id!r}: unknown roles {sorted(bad)}", file=where)
+        if entry.tables and not entry.events:
+            raise InputError(f"token entry {entry.id!r}: a table scope names its events too", file=where)
         return entry
 
     def expanded_roles(self) -> frozenset[str]:
@@ -187,14 +218,19 @@ def new_token(
     *,
     leagues: Iterable[str] = (),
     events: Iterable[str] = (),
+    tables: Iterable[str] = (),
     expires: float | None = None,
     now: float | None = None,
 ) -> tuple[str, TokenEntry]:
-    """A fresh token and its entry (the token is shown once and never stored)."""
+    """A fresh token and its entry (the token is shown once and never stored). ``tables`` narrows the
+    scope to those tables of ``events``, which it then needs (table numbers repeat across events)."""
     roles = tuple(dict.fromkeys(roles))
     bad = set(roles) - set(GRANTABLE)
     if not roles or bad:
         raise InputError(f"roles must be among {', '.join(GRANTABLE)}", field="role")
+    events, tables = tuple(events), tuple(str(t) for t in tables)
+    if tables and not events:
+        raise InputError("a table scope needs the event its tables are at (--event)", field="table")
     token_id = secrets.token_hex(6)
     token = f"pc_{token_id}_{_b64(secrets.token_bytes(32))}"
     salt = secrets.token_hex(16)
@@ -207,7 +243,8 @@ def new_token(
         created=time.time() if now is None else now,
         expires=expires,
         leagues=tuple(leagues),
-        events=tuple(events),
+        events=events,
+        tables=tables,
     )
     return token, entry
 
@@ -311,6 +348,7 @@ class TokenBook:
             roles=entry.expanded_roles(),
             leagues=entry.leagues,
             events=entry.events,
+            tables=entry.tables,
             via=via,
         )
 
@@ -419,7 +457,7 @@ def summary(entry: TokenEntry, now: float | None = None) -> Mapping[str, Any]:
         "id": entry.id,
         "name": entry.name,
         "roles": list(entry.roles),
-        "scope": {"leagues": list(entry.leagues), "events": list(entry.events)},
+        "scope": {"leagues": list(entry.leagues), "events": list(entry.events), "tables": list(entry.tables)},
         "created": entry.created,
         "expires": entry.expires,
         "revoked": entry.revoked,

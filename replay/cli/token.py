@@ -44,6 +44,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     create.add_argument(
         "--event", action="append", default=[], help="only matches of this event (repeatable)"
     )
+    create.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        help="only the matches at this table of --event (repeatable; a recorder at one table)",
+    )
     create.add_argument("--expires", help="when it stops working: 90d, 12h, or a date (2026-12-31)")
     create.add_argument(
         "--if-none",
@@ -56,6 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     rev.add_argument("id", help="the token's id (the 12 hex digits after pc_)")
     for p in (create, rev):  # a change goes to the audit log; list reads the token file only
         p.add_argument("--redis-prefix", default="pc", help="the audit log's key prefix (as serve uses it)")
+
+
+def _scope(entry: TokenEntry, sep: str = ", ") -> str:
+    """A token's scope in a line: its leagues and events, then its tables (``table 12``)."""
+    return sep.join([*entry.leagues, *entry.events, *(f"table {t}" for t in entry.tables)])
 
 
 def expiry(text: str | None, now: float) -> float | None:
@@ -87,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 print(json_line(s))
             else:
-                scope = ", ".join([*s["scope"]["leagues"], *s["scope"]["events"]]) or "all matches"
+                scope = _scope(entry) or "all matches"
                 until = "" if entry.expires is None else f" until {_date(entry.expires)}"
                 print(
                     f"{entry.id}  {s['state']:<8} {','.join(entry.roles):<22} {scope:<20} {entry.name}{until}"
@@ -95,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
         if not entries:
             print(f"no tokens in {path}", file=sys.stderr)
         return 0
+    if args.action == "create" and args.table and not args.event:
+        raise InputError("a table scope needs the event its tables are at (--event)", field="--table")
     if args.action == "create" and args.if_none and entries:
         print(
             f"prizecheck token: {path} holds {len(entries)} token(s) already: none created", file=sys.stderr
@@ -114,13 +127,12 @@ async def _change(
                 args.role,
                 leagues=args.league,
                 events=args.event,
+                tables=args.table,
                 expires=expiry(args.expires, now),
                 now=now,
             )
             _write(path, [*entries, entry])
-            detail = (
-                f"roles {','.join(entry.roles)}; scope {','.join([*entry.leagues, *entry.events]) or 'all'}"
-            )
+            detail = f"roles {','.join(entry.roles)}; scope {_scope(entry, ',') or 'all'}"
             if entry.expires is not None:
                 detail += f"; expires {_date(entry.expires)}"
             try:

@@ -37,7 +37,7 @@ from replay.records import from_msgpack
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.routes import MATCH, Handler, Problem, Route
 from streams.store import AuditEntry, Store
-from streams.tokens import EVERYONE, PUBLIC, Principal, Refused, TokenBook, redact
+from streams.tokens import EVERYONE, PUBLIC, Principal, Refused, Scope, TokenBook, redact
 
 COOKIE = "prizecheck_session"
 #: Query parameters that would carry a credential: refused, never logged with their values.
@@ -164,37 +164,42 @@ def describe(request: web.Request) -> str:
 ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
 
 
-async def match_scope(store: Store, match: str) -> tuple[str | None, str | None]:
-    """A match's league and event, for scoped tokens: its stored record's context; a playoff game's are
-    its parent's where its own context names none (streams/http/ownership.py: they may not differ)."""
+async def match_scope(store: Store, match: str) -> Scope:
+    """A match's league, event and table, for scoped tokens: its stored record's context; a playoff
+    game's are its parent's where its own context names none (streams/http/ownership.py: they may not
+    differ)."""
     (scope,) = await match_scopes(store, [match])
     return scope
 
 
-async def match_scopes(store: Store, matches: Sequence[str]) -> list[tuple[str | None, str | None]]:
+async def match_scopes(store: Store, matches: Sequence[str]) -> list[Scope]:
     """:func:`match_scope` of many matches, their records read in one round trip (and their parents')."""
     records = [_context(data) for data in await store.records(matches)] if matches else []
-    parents = sorted({p for _, _, p in records if p is not None} - set(matches))
+    parents = sorted({p for *_, p in records if p is not None} - set(matches))
     above = dict(zip(parents, [_context(d) for d in await store.records(parents)], strict=True))
     known = {**dict(zip(matches, records, strict=True)), **above}
-    out = []
-    for league, event, parent in records:
-        if (league, event) == (None, None) and parent is not None and parent in known:
-            league, event, _ = known[parent]
-        out.append((league, event))
+    out: list[Scope] = []
+    for league, event, table, parent in records:
+        if parent is not None and parent in known:
+            top_league, top_event, top_table, _ = known[parent]
+            if (league, event) == (None, None):
+                league, event = top_league, top_event
+            table = top_table  # a playoff game is played at its parent's table
+        out.append((league, event, table))
     return out
 
 
-def _context(data: bytes | None) -> tuple[str | None, str | None, str | None]:
-    """A stored record's league, event and parent (None where it has none, or is unreadable)."""
+def _context(data: bytes | None) -> tuple[str | None, str | None, str | None, str | None]:
+    """A stored record's league, event, table and parent (None where it has none, or is unreadable)."""
     if data is None:
-        return None, None, None
+        return None, None, None, None
     try:
         record = from_msgpack(data)
     except RecordError:  # an unreadable record is in no one's scope
-        return None, None, None
+        return None, None, None, None
     context = record.context or {}
-    return _text(context.get("league")), _text(context.get("event")), record.parent or None
+    league, event, table = (_text(context.get(k)) for k in ("league", "event", "table"))
+    return league, event, table, record.parent or None
 
 
 def _text(value: Any) -> str | None:
@@ -278,15 +283,22 @@ def guard(route: Route, handler: Handler) -> Handler:
                 )
             raise Problem(403, "forbidden", f"token {principal.id} does not have the role {roles}")
         match = request.get(MATCH)
-        if principal.scoped and match is not None and "public" not in allowed:  # public is public to all
-            league, event = await match_scope(access.store, match)
-            if not principal.covers(league, event):
-                await access.refused(request, principal, 403, f"match {match} outside the token's scope")
-                raise Problem(
-                    403,
-                    "out_of_scope",
-                    f"match {match} is outside this token's scope ({principal.scope_text()})",
-                )
+        # public is public to all; a match not stored yet has no scope of its own: the token may go on to
+        # create it when the id is in its namespace (its events are then checked against its scope,
+        # ownership.py)
+        if (
+            principal.scoped
+            and match is not None
+            and "public" not in allowed
+            and not principal.covers(*await match_scope(access.store, match))
+            and not (principal.may_create(match) and await access.store.record(match) is None)
+        ):
+            await access.refused(request, principal, 403, f"match {match} outside the token's scope")
+            raise Problem(
+                403,
+                "out_of_scope",
+                f"match {match} is outside this token's scope ({principal.scope_text()})",
+            )
         client = request.remote or ""
         if not route.stream:  # live streams are bounded by the live hub
             access.begin(client)

@@ -305,6 +305,8 @@ async def stats(request: web.Request) -> web.Response:
             for code, n in entry.findings.items():
                 findings[code] = findings.get(code, 0) + n
         scope = {"leagues": list(principal.leagues), "events": list(principal.events)}
+        if principal.tables:
+            scope["tables"] = list(principal.tables)
         return _json({"findings": dict(sorted(findings.items())), "matches": len(matches), "scope": scope})
     return _json(
         {

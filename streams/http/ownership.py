@@ -41,7 +41,7 @@ from replay.records import from_msgpack
 from streams.http.routes import Problem
 from streams.store import Store
 from streams.store.base import is_match_id
-from streams.tokens import Principal
+from streams.tokens import Principal, Scope, namespace
 
 #: Event types only a judge adds once a game has ended.
 AMENDMENTS = frozenset({"penalty", "correction"})
@@ -85,6 +85,7 @@ class _Stored:
     exists: bool  # it has a record (events, or a playoff stub)
     league: str | None = None
     event: str | None = None
+    table: str | None = None
     status: str = "in_progress"
     parent: str | None = None
     stub: bool = False
@@ -109,7 +110,7 @@ def _stored(owner: bytes | None, record: bytes | None) -> _Stored:
     except RecordError:  # an unreadable record is in no one's scope
         return out
     context = rec.context or {}
-    out.league, out.event = _text(context.get("league")), _text(context.get("event"))
+    out.league, out.event, out.table = (_text(context.get(k)) for k in ("league", "event", "table"))
     out.status = rec.status or "in_progress"
     out.parent = rec.parent if rec.parent is not None and is_match_id(rec.parent) else None
     out.stub = rec.stub is True
@@ -229,19 +230,19 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
         t = touched[match]
         here = stored[match]
         family = _family_root(match, t, here)
-        league, event = _scope_of(match, t, here, family, stored, touched)
+        league, event, table = _scope_of(match, t, here, family, stored, touched)
         for start in t.starts:  # no event outside the writer's scope, whatever it says
             ctx = _ctx(start)
-            said = (_text(ctx.get("league")), _text(ctx.get("event")))
-            if principal.scoped and said != (None, None) and not principal.covers(*said):
+            said = (_text(ctx.get("league")), _text(ctx.get("event")), _text(ctx.get("table")) or table)
+            if principal.scoped and said[:2] != (None, None) and not principal.covers(*said):
                 raise Refusal(
                     "out_of_scope",
                     match,
                     f"match {match}: its match_started names {_scope_words(*said)}, "
                     f"outside this token's scope ({principal.scope_text()})",
                 )
-        if principal.scoped and not principal.covers(league, event):
-            where = _scope_words(league, event) if (league, event) != (None, None) else "no league or event"
+        if principal.scoped and not principal.covers(league, event, table):
+            where = _scope_words(league, event, table)
             raise Refusal(
                 "out_of_scope",
                 match,
@@ -276,13 +277,6 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                 f"match {match} has ended ({here.status}): only a judge may add a {kinds} now",
             )
     return new
-
-
-def namespace(match: str) -> str | None:
-    """The namespace of a match id: its part before the first ``/`` (``L1`` for ``L1/r1-t4`` and for its
-    playoff game ``L1/r1-t4/tb1``), or None for an id without one."""
-    head, sep, _ = match.partition("/")
-    return head if sep else None
 
 
 def _check_namespace(principal: Principal, match: str, league: str | None, event: str | None) -> None:
@@ -364,13 +358,14 @@ def _scope_of(
     root: str | None,
     stored: Mapping[str, _Stored],
     touched: Mapping[str, _Touched],
-) -> tuple[str | None, str | None]:
-    """A match's league and event: a playoff game's are its root's; a stored match's its record's; a
-    new match's those of its valid match_started in the batch (all of them must agree)."""
+) -> Scope:
+    """A match's league, event and table: a playoff game's are its root's (it is played at the same
+    table); a stored match's its record's; a new match's those of its valid match_started in the batch
+    (all of them must agree)."""
     if root is not None:
         top = stored.get(root)
         if top is not None and top.exists:
-            scope = (top.league, top.event)
+            scope: Scope = (top.league, top.event, top.table)
         else:
             scope = _batch_scope(root, touched.get(root, _Touched()))
         for start in t.starts:
@@ -385,28 +380,32 @@ def _scope_of(
                     )
         return scope
     if here.exists:
-        return here.league, here.event
+        return here.league, here.event, here.table
     return _batch_scope(match, t)
 
 
-def _batch_scope(match: str, t: _Touched) -> tuple[str | None, str | None]:
-    scopes = set()
+def _batch_scope(match: str, t: _Touched) -> Scope:
+    scopes: set[Scope] = set()
     for start in t.starts:
         ctx = _ctx(start)
-        scopes.add((_text(ctx.get("league")), _text(ctx.get("event"))))
+        scopes.add((_text(ctx.get("league")), _text(ctx.get("event")), _text(ctx.get("table"))))
     if len(scopes) > 1:
         raise Refusal(
-            "out_of_scope", match, f"match {match}: its match_started events name different leagues"
+            "out_of_scope",
+            match,
+            f"match {match}: its match_started events name different leagues, events or tables",
         )
     if t.opening is None:
-        return None, None  # nothing opens it as a match of a league or event: outside every scope
-    return next(iter(scopes), (None, None))
+        return None, None, None  # nothing opens it as a match of a league or event: outside every scope
+    return next(iter(scopes), (None, None, None))
 
 
-def _scope_words(league: str | None, event: str | None) -> str:
+def _scope_words(league: str | None, event: str | None, table: str | None = None) -> str:
     parts = []
     if league is not None:
         parts.append(f"league {league[:60]!r}")
     if event is not None:
         parts.append(f"event {event[:60]!r}")
+    if table is not None:
+        parts.append(f"table {table[:20]!r}")
     return " and ".join(parts) or "no league or event"

@@ -46,8 +46,7 @@ async def sees_hidden(request: web.Request, match: str) -> bool:
         return False
     if not principal.scoped:
         return True
-    league, event = await match_scope(request.app[ACCESS].store, match)
-    return principal.covers(league, event)
+    return principal.covers(*await match_scope(request.app[ACCESS].store, match))
 
 
 async def record_body(

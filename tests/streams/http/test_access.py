@@ -290,18 +290,27 @@ def test_token_commands_store_only_hashes_and_audit_changes(tmp_path: Path, redi
     listed = prizecheck(env, "token", "list", "--json")
     row = json.loads(listed.stdout)
     assert row["name"] == "table 3 app" and row["roles"] == ["ingest"] and row["state"] == "valid"
-    assert row["scope"] == {"leagues": ["L1"], "events": []} and row["expires"] is not None
+    assert row["scope"] == {"leagues": ["L1"], "events": [], "tables": []} and row["expires"] is not None
     token_id = token.split("_")[1]
     gone = prizecheck(env, "token", "revoke", token_id, "--redis-prefix", prefix)
     assert gone.returncode == 0
     assert json.loads(prizecheck(env, "token", "list", "--json").stdout)["state"] == "revoked"
     bad = prizecheck(env, "token", "revoke", "000000000000")
     assert bad.returncode == 2 and "no token" in bad.stderr
+    # a recorder at one table of an event; a table alone names no table (numbers repeat across events)
+    alone = prizecheck(env, "token", "create", "--name", "t12", "--role", "recorder", "--table", "12")
+    assert alone.returncode == 2 and "needs the event" in alone.stderr and "Traceback" not in alone.stderr
+    args = ("--name", "t12", "--role", "recorder", "--event", "Cup", "--table", "12")
+    args += ("--redis-prefix", prefix)
+    assert prizecheck(env, "token", "create", *args).returncode == 0
+    rows = [json.loads(line) for line in prizecheck(env, "token", "list", "--json").stdout.splitlines()]
+    assert rows[-1]["scope"] == {"leagues": [], "events": ["Cup"], "tables": ["12"]}
+    assert "Cup, table 12" in prizecheck(env, "token", "list").stdout
     log = prizecheck(env, "audit-log", "--json", "--redis-prefix", prefix)
     rows = [json.loads(line) for line in log.stdout.splitlines()]
-    assert [r["action"] for r in rows] == ["token_create", "token_revoke"]
+    assert [r["action"] for r in rows] == ["token_create", "token_revoke", "token_create"]
     assert all(
-        r["target"] == f"token {token_id}" and r["origin"] and r["actor"].startswith("cli ") for r in rows
+        r["target"] == f"token {token_id}" and r["origin"] and r["actor"].startswith("cli ") for r in rows[:2]
     )
     import redis
 

@@ -15,8 +15,10 @@ from urllib.parse import quote
 import aiohttp
 import pytest
 
+from replay.engine.errors import InputError
 from streams.http.prompts import derive
 from streams.store import RedisStore
+from streams.tokens import new_token
 from tests.builder import Stream, card
 from tests.streams.http.served import Served, start_served
 
@@ -35,6 +37,7 @@ async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Serve
             ("recorder", ["recorder"], {}),
             ("recorder2", ["recorder"], {}),
             ("recorder_l2", ["recorder"], {"leagues": ["L2"]}),
+            ("recorder_t12", ["recorder"], {"events": ["Cup"], "tables": ["12"]}),
         ),
     )
     try:
@@ -227,9 +230,46 @@ async def test_a_recorder_writes_its_own_matches_inside_its_scope(served: Served
     assert status == 403 and answer["code"] == "not_owner"
     for who, want in ((None, 401), ("ingest", 403), ("organizer", 403), ("recorder_l2", 403)):
         assert (await get(served, "/console/o1/state", who))[0] == want, who
+    # a scoped recorder starts the matches of its own namespace from the console (found while adding
+    # table scopes: a match not stored yet had no scope, so every scoped recorder was refused) ...
+    mine = opening("L2/o2", league="L2")
+    status, answer = await publish(served, "L2/o2", mine.events[:2], console="c2", who="recorder_l2")
+    assert status == 200, answer
+    # ... and reaches no match id outside it, stored or not
+    for path in ("/console/L1/o3/state", "/console/o1/state"):
+        assert (await get(served, path, "recorder_l2"))[0] == 403, path
+    r = await served.http.post(
+        f"{served.url}/console/L1/o3/lease", json={"console": "c2"}, headers=served.auth("recorder_l2")
+    )
+    assert r.status == 403
     # the page itself sends a browser without a session to the login
     r = await served.http.get(f"{served.url}/console/o1", allow_redirects=False)
     assert r.status == 303 and r.headers["Location"].startswith("/login")
+
+
+async def test_a_recorder_scoped_to_a_table_records_only_the_games_at_that_table(served: Served) -> None:
+    # a table's recorder (--event Cup --table 12): its games, and their playoff games, not the next table's
+    at12 = opening("Cup/r1-t12")
+    at12.events[0]["context"] = {"league": "L1", "event": "Cup", "table": 12}
+    status, answer = await publish(served, "Cup/r1-t12", at12.events, who="recorder_t12")
+    assert status == 200, answer
+    for table in (13, None):
+        other = opening("Cup/r1-t13")
+        context = {"league": "L1", "event": "Cup", **({} if table is None else {"table": table})}
+        other.events[0]["context"] = context
+        status, answer = await publish(served, "Cup/r1-t13", other.events[:1], who="recorder_t12")
+        assert status == 403 and answer["code"] == "out_of_scope", answer
+        assert "tables 12" in answer["error"], answer  # it says what the token may record
+    assert await served.store.events("Cup/r1-t13") == []
+    # the next table's game, started by another recorder, is not this one's to read either
+    other = opening("Cup/r1-t13")
+    other.events[0]["context"] = {"league": "L1", "event": "Cup", "table": 13}
+    assert (await publish(served, "Cup/r1-t13", other.events[:1], who="recorder"))[0] == 200
+    assert (await get(served, "/console/Cup/r1-t13/state", "recorder_t12"))[0] == 403
+    assert (await get(served, "/console/Cup/r1-t12/state", "recorder_t12"))[0] == 200
+    # a table scope is within an event (table numbers repeat from one event to the next)
+    with pytest.raises(InputError, match="needs the event"):
+        new_token("t12 alone", ["recorder"], tables=["12"])
 
 
 async def test_hidden_marks_never_reach_a_public_read(served: Served) -> None:
