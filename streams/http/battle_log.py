@@ -286,13 +286,15 @@ def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) 
             return f"The source reports: {_word(event.get('winner'))} wins{why}"
         return f"The source reports: {_word(event.get('outcome', '?')).replace('_', ' ')}{why}"
     if t == "correction":
+        # not "a judge's": during the game the match's own producer or recorder corrects it too (a
+        # console's fix after publishing); after the end only a judge may (streams/http/ownership.py)
         target = _word(event.get("target"))
         if event.get("action") == "void":
-            return f"Judge's correction: seq {target} is void"
+            return f"Correction: seq {target} is void"
         replacement = event.get("event")
         if isinstance(replacement, Mapping):
-            return f"Judge's correction: seq {target} is amended to “{describe(dict(replacement), names)}”"
-        return f"Judge's correction: seq {target} {_word(event.get('action', '?'))}"
+            return f"Correction: seq {target} is amended to “{describe(dict(replacement), names)}”"
+        return f"Correction: seq {target} {_word(event.get('action', '?'))}"
     if t == "note":
         by = f" by {_word(event['author'])}" if event.get("author") else ""
         return f"Note{by}: {_word(event.get('text', ''))}"

@@ -131,7 +131,7 @@ def test_the_new_event_types_read_as_the_issue_asks() -> None:
         "ash evolves Pikachu (a1) into Raichu"
     )
     amend = {"type": "correction", "target": 7, "action": "amend", "event": {"type": "drew", "player": "ash"}}
-    assert describe(amend, names) == "Judge's correction: seq 7 is amended to “ash draws 1 card”"
+    assert describe(amend, names) == "Correction: seq 7 is amended to “ash draws 1 card”"
     # an event type this version does not know: its plain fields, never a structure
     odd = {"type": "teleported", "player": "ash", "where": {"x": 1}, "to": ["a"]}
     assert describe(odd, names) == "Event “teleported” (player ash)"
