@@ -466,6 +466,8 @@
     if (placeholder) i.placeholder = placeholder;
     if (name === "card" || name === "cards") i.addEventListener("input", () => typeAhead(i));
     if (name === "card") i.addEventListener("change", () => fillCard(i));
+    // a number the catalogue filled in (HP) is typed over, not appended to ("60" then "10" is 10, not 6010)
+    if (type === "number") i.addEventListener("focus", () => i.select());
     return wrap(name, i);
   };
   const checkbox = (name, on) => {

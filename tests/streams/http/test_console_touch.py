@@ -53,6 +53,8 @@ async def test_the_keyboard_alone_records_a_game(
     await c.settled()
     await kb.press("w")  # live from here on
 
+    prefilled: dict[str, str] = {}
+
     async def setup(player_index: int, name: str, hp: int) -> None:
         before = await c.waiting_or_drafts()
         await kb.press("s")
@@ -63,17 +65,22 @@ async def test_the_keyboard_alone_records_a_game(
             await kb.press("ArrowDown")
         await kb.press("Tab")
         await kb.type(name)  # the card's name, with the catalogue's names offered as they are typed
-        await kb.press("Tab")
-        await kb.press("Control+a")
+        await c.page.wait_for_function(
+            "name => [...document.querySelectorAll('#card-names option')].some(o => o.value === name)",
+            arg=name,
+        )
+        await kb.press("Tab")  # to the HP, which the catalogue's card filled in: typed over
+        prefilled[name] = await c.page.evaluate("() => document.activeElement.value")
         await kb.type(str(hp))
         await kb.press("Enter")
         await c._moved(before)
 
     await setup(0, "Pikachu", 60)
-    await setup(1, "Staryu", 60)
-    # the type-ahead offered the catalogue's cards (the service's names, not the page's)
-    options = await c.page.eval_on_selector_all("#card-names option", "os => os.map(o => o.value)")
-    assert "Staryu" in options or any(o.startswith("Staryu") for o in options), options
+    await setup(1, "Staryu", 70)  # the operator's HP, not the catalogue's
+    assert prefilled["Staryu"] not in ("", "70"), prefilled  # the catalogue gave an HP, and it was replaced
+    board = (await c.state())["board"]["players"]
+    hp = {p["active"]["name"]: p["active"]["hp"] for p in board.values()}
+    assert hp["Staryu"] == 70 and hp["Pikachu"] == 60, hp
     await c.accept("turn_started")  # Enter
     before = await c.waiting_or_drafts()
     await kb.press("o")  # misty concedes: player is the turn player (ash) by default, so choose misty
@@ -109,15 +116,27 @@ async def test_the_phone_width_fits_and_taps_work(service: ConsoleService, brows
         await page.tap("#publish")
         await c._moved(before)
         await page.tap("#hold")  # live
-        for player, name in (("ash", "Pikachu"), ("misty", "Staryu")):
+        for player, name, hp in (("ash", "Pikachu", "50"), ("misty", "Staryu", "70")):
             before = await c.waiting_or_drafts()
             await page.tap('#action-keys button[data-action="setup"]')
             await page.select_option("#action-form [name=player]", player)
             await page.fill("#action-form [name=card]", name)
-            await page.locator("#action-form [name=card]").blur()  # its HP filled now, not mid-fill
-            await page.fill("#action-form [name=hp]", "60")
+            await page.wait_for_function(
+                "name => [...document.querySelectorAll('#card-names option')].some(o => o.value === name)",
+                arg=name,
+            )
+            # a tap on the HP: the card's HP comes from the catalogue, and what the operator types replaces
+            # it (a tap leaves the caret after the number: "6070" before the field selected itself)
+            await page.tap("#action-form [name=hp]")
+            assert await page.evaluate("() => document.activeElement.value") not in ("", hp)
+            await page.keyboard.type(hp)
             await page.tap("#action-form button[type=submit]")
             await c._moved(before)
+        board = (await c.state())["board"]["players"]
+        assert {p["active"]["name"]: p["active"]["hp"] for p in board.values()} == {
+            "Pikachu": 50,
+            "Staryu": 70,
+        }
         before = await c.waiting_or_drafts()
         await page.tap('#prompts button[data-prompt="turn_started"]')
         await c._moved(before)
