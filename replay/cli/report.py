@@ -136,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 f"no records in {where}" + (f" match {scope}" if scope else "") + ": nothing to report on"
             )
-        out.write(render(builder.finish(tdf), fmt))
+        if fmt == "json":  # written as it is made: a season's report is never whole in memory
+            builder.write_json(out, tdf)
+        else:
+            out.write(render(builder.finish(tdf), fmt))
     if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
     return 0

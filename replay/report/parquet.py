@@ -4,11 +4,11 @@
 
 DuckDB scans ``DIR/records/league=*/season=*/*.parquet`` (Hive partitions; the league and season filters
 prune whole directories, the other columns are never read) and hands the stored records (``version`` 0,
-the bytes the service stored) over in Arrow batches of :data:`BATCH` rows; each is decoded and folded into
-the report, as ``--from-store`` folds the store's records. DuckDB runs with a memory limit
+the bytes the service stored) over in batches of :data:`BATCH` rows; each is decoded and folded into the
+report, as ``--from-store`` folds the store's records. DuckDB runs with a memory limit
 (:data:`MEMORY_LIMIT`) and two threads; a batch is all the report holds of the records at once.
 
-duckdb (with pyarrow, for the batches) is the ``archive`` extra; it is imported only here.
+duckdb is the ``archive`` extra; it is imported only here (pyarrow only to read the events back).
 """
 
 from __future__ import annotations
@@ -72,10 +72,12 @@ def archived_records(root: str, league: str | None = None, season: str | None = 
     con = connect()
     try:
         try:
-            # a relation's Arrow reader streams the result (DuckDB >= 1.5), a batch at a time
-            reader = con.sql(f"SELECT record {scan(root, league, season)}").to_arrow_reader(BATCH)
-            for batch in reader:
-                yield from batch.column(0).to_pylist()
+            # fetched as Python values, a batch at a time: DuckDB streams the result, and pyarrow (70 MB
+            # resident once imported) is not needed to read it
+            result = con.execute(f"SELECT record {scan(root, league, season)}")
+            while rows := result.fetchmany(BATCH):
+                for (data,) in rows:
+                    yield data
         except InputError:
             raise
         except Exception as exc:  # duckdb's errors: a damaged or foreign file
