@@ -189,9 +189,11 @@ def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> No
 
     progress.phase("prizecheck report: archived records")
     f = builder.filters
-    for data in archived_records(root, f.league, f.season):
-        builder.add(from_msgpack(data))  # decoded once where it enters, as from the store
-        progress.advance()
+    add = builder.add
+    for batch in archived_records(root, f.league, f.season):
+        for data in batch:
+            add(from_msgpack(data))  # decoded once where it enters, as from the store
+        progress.advance(len(batch))
 
 
 async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *, where: str) -> None:

@@ -44,10 +44,14 @@ def connect() -> Any:
 
 
 def records_glob(root: str) -> str:
-    """The records files of an archive directory, as DuckDB globs them; InputError when there are none."""
+    """The records files of an archive directory, as DuckDB globs them; InputError when there is no archive
+    there or it holds no records file."""
     folder = os.path.join(os.path.abspath(root), "records")
     if not os.path.isdir(folder):
         raise InputError(f"{root}: no archive here (no records/ directory: see prizecheck archive --to)")
+    if not any(f.endswith(".parquet") for _, _, names in os.walk(folder) for f in names):
+        # said as the store says it (DuckDB's own error would be "No files found that match...")
+        raise InputError(f"the archive at {root} is empty: no records")
     return os.path.join(folder, "**", "*.parquet")
 
 
@@ -67,8 +71,10 @@ def scan(root: str, league: str | None, season: str | None) -> str:
     return f"FROM {source} WHERE {' AND '.join(where)}"
 
 
-def archived_records(root: str, league: str | None = None, season: str | None = None) -> Iterator[bytes]:
-    """The stored records of the archive under ``root`` (their bytes), :data:`BATCH` at a time."""
+def archived_records(
+    root: str, league: str | None = None, season: str | None = None
+) -> Iterator[list[bytes]]:
+    """The stored records of the archive under ``root`` (their bytes), in lists of :data:`BATCH`."""
     con = connect()
     try:
         try:
@@ -76,8 +82,7 @@ def archived_records(root: str, league: str | None = None, season: str | None = 
             # resident once imported) is not needed to read it
             result = con.execute(f"SELECT record {scan(root, league, season)}")
             while rows := result.fetchmany(BATCH):
-                for (data,) in rows:
-                    yield data
+                yield [data for (data,) in rows]
         except InputError:
             raise
         except Exception as exc:  # duckdb's errors: a damaged or foreign file
