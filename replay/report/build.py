@@ -199,7 +199,15 @@ class ReportBuilder:
         else:
             sec.outcomes[(res.outcome or UNDECIDED, res.reason or NONE)] += 1
         rnd = intern(str(ctx["round"])) if ctx.get("round") is not None else NONE
-        self._playoffs(sec, rec, match)
+        rs = sec.rulesets[rec.ruleset or NONE]  # the playoffs (inline: a call per record saved)
+        if parent is None:
+            rs.games += 1
+            rs.playoffs += rec.playoff is not None
+        else:
+            rs.playoff_games += 1
+            tb = _TB.search(match)
+            if tb is not None and int(tb.group(1)) >= 2:
+                rs.second_tiebreaks += 1
         findings = rec.findings
         if findings:
             self._findings(sec, findings, match, rnd)
@@ -228,17 +236,6 @@ class ReportBuilder:
             if ctx.get("table") is not None:
                 event.tables[where] = str(ctx["table"])
         return True
-
-    def _playoffs(self, sec: _Section, rec: Record, match: str) -> None:
-        rs = sec.rulesets[rec.ruleset or NONE]
-        if rec.parent is None:
-            rs.games += 1
-            rs.playoffs += rec.playoff is not None
-            return
-        rs.playoff_games += 1
-        tb = _TB.search(match)
-        if tb is not None and int(tb.group(1)) >= 2:
-            rs.second_tiebreaks += 1
 
     def _findings(self, sec: _Section, findings: list[Finding], match: str, rnd: str) -> None:
         # The report is for organizers: each finding's public part (its message, never the judges' detail;
