@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Any
 
+import msgspec
+
 from replay.engine.outputs import Record
 
 MATCH_POINTS = {"win": 3, "tie": 1, "loss": 0}
@@ -41,8 +43,10 @@ SWISS = "swiss"
 SINGLE_ELIMINATION = "single_elimination"
 
 
-@dataclass(frozen=True, slots=True)
-class GameResult:
+# A msgspec Struct, frozen and outside the cycle collector (it holds only strings and ints): made in a
+# fraction of a frozen dataclass's time (which sets each field through object.__setattr__), 16 bytes
+# smaller, and never walked by the collector, which a season's million of them made slow.
+class GameResult(msgspec.Struct, frozen=True, gc=False):
     """What a match needs to know of one game's record (small: the report keeps one per game)."""
 
     match: str

@@ -5,6 +5,7 @@ with parts small enough that the chunks of integrity lines and findings split.""
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 from typing import Any
@@ -76,3 +77,36 @@ def test_items_are_made_once() -> None:
     assert lazy.settle(items) == [1, 2]
     with pytest.raises(RuntimeError):
         lazy.settle(items)
+
+
+def test_integrity_lines_give_each_records_own_head() -> None:
+    """The builder keeps a sound head as bytes until the line is written: the line gives the record's head
+    back as it was, a head that is not 64 hex digits (a trailing newline) is malformed and given as it is,
+    and the same record twice (a record file given twice) is two lines, in order."""
+    recs = list(league().records.values())[:4]
+    bad = dict(recs[1], chain={**recs[1]["chain"], "head": recs[1]["chain"]["head"] + "\n"})
+    batch = [from_mapping(r) for r in (recs[0], bad, recs[2], recs[3], recs[3])]
+    (sec,) = ReportBuilder().add_all(batch).finish()["sections"]
+    lines = sec["integrity"]["records"]
+    assert [line["match"] for line in lines] == sorted(r.match for r in batch)
+    heads = {(line["match"], line["head"], line["chain"]) for line in lines}
+    assert heads == {
+        (r.match, r.chain.head, "malformed" if r.chain.head.endswith("\n") else "ok") for r in batch
+    }
+    assert sec["integrity"]["chain"] == {"malformed": 1, "ok": 4}
+
+
+def test_the_fold_and_the_writing_make_no_reference_cycle() -> None:
+    """prizecheck report pauses the cycle collector while it folds stored or archived records and writes
+    the report (replay/cli/report.py): what it builds must then be freed by reference counts alone."""
+    records = _records()
+    gc.collect()
+    gc.disable()
+    try:
+        builder = ReportBuilder(base_url="http://x").add_all(records)
+        builder.write_json(io.BytesIO())
+        whole = ReportBuilder().add_all(records).finish()
+        del builder, whole
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
