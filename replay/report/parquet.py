@@ -42,7 +42,10 @@ def connect() -> Any:
         raise InputError(
             "--parquet needs DuckDB, which this installation lacks: pip install 'prizecheck[archive]'"
         ) from None
-    return duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 1})
+    # no progress bar of DuckDB's own on a terminal: the command draws its own (replay/cli/progress.py)
+    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 1})
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def records_glob(root: str) -> str:
