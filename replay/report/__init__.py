@@ -13,11 +13,13 @@ store) is the command line's business (:mod:`replay.cli.report`).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from replay.engine.outputs import Record
 from replay.report.build import Filters, ReportBuilder
+from replay.report.lazy import write_json
 from replay.report.links import review_link
 from replay.report.tdf import Tournament, read_tdf
 
@@ -51,11 +53,11 @@ def build_report(
 def render(report: Mapping[str, Any], fmt: str) -> bytes:
     """``report`` in one of :data:`FORMATS`, as UTF-8 bytes."""
     if fmt == "json":
-        import msgspec
-
         # msgspec: the same compact, key-sorted UTF-8 JSON as the records' canonical form, ~5x faster than
-        # json.dumps on a season's report
-        return msgspec.json.encode(report, order="sorted") + b"\n"
+        # json.dumps on a season's report (ReportBuilder.write_json writes the same bytes part by part)
+        out = io.BytesIO()
+        write_json(report, out)
+        return out.getvalue()
     if fmt == "csv":
         from replay.report.tables import to_csv
 

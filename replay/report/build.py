@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from sys import intern
-from typing import Any
+from typing import IO, Any
 
 from replay.engine.game import ENGINE_VERSION
-from replay.engine.outputs import Record
+from replay.engine.outputs import Finding, Record
 from replay.records import signature_valid
+from replay.report.lazy import Items, Later, Parts, settle, write_json
 from replay.report.links import review_link
 from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
@@ -53,11 +55,12 @@ class Filters:
 
     def accepts(self, record: Record) -> bool:
         """True when ``record`` is in scope."""
-        ctx = record.context or {}
-        for name in ("league", "season", "event", "round"):
-            want = getattr(self, name)
-            if want is not None and str(ctx.get(name, "")) != want:
-                return False
+        wanted = self._wanted
+        if wanted:
+            ctx = record.context or {}
+            for name, want in wanted:
+                if str(ctx.get(name, "")) != want:
+                    return False
         if self.date_from is not None or self.date_to is not None:
             day = _day(record.started_at or None)
             if day is None:
@@ -67,6 +70,15 @@ class Filters:
             if self.date_to is not None and day > self.date_to:
                 return False
         return True
+
+    @cached_property
+    def _wanted(self) -> tuple[tuple[str, str], ...]:
+        # the context fields asked for, worked out once: accepts runs for every record of a season
+        return tuple(
+            (name, want)
+            for name in ("league", "season", "event", "round")
+            if (want := getattr(self, name)) is not None
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -134,7 +146,7 @@ class _Section:
     basis: Counter[str] = field(default_factory=Counter)
     chain: Counter[str] = field(default_factory=Counter)
     signature: Counter[str] = field(default_factory=Counter)
-    integrity: list[tuple[str, str, int, str, str]] = field(default_factory=list)
+    integrity: list[tuple[str, str, int, str | bytes, str]] = field(default_factory=list)
     review: list[tuple[str, tuple[str, ...], str | None, tuple[int, int, int]]] = field(default_factory=list)
     events: dict[str, _Event] = field(default_factory=lambda: defaultdict(_Event))
 
@@ -166,6 +178,9 @@ class ReportBuilder:
     def add(self, rec: Record) -> bool:
         """Fold one record in (its typed value, :mod:`replay.records`); False when the filters leave it out
         (or it is a playoff stub)."""
+        # This runs once per record of a season (a million for bench/report.py --parquet): the common case
+        # (no findings, nothing to review) takes no step it does not need. Names kept per record (the
+        # round, the series) are interned; counter keys need not be (a Counter keeps one copy of each).
         if rec.stub is True or not self.filters.accepts(rec):
             return False
         ctx = rec.context or {}
@@ -173,9 +188,10 @@ class ReportBuilder:
         self.games += 1
         sec.games += 1
         match = str(rec.match)
-        if rec.parent is not None:
+        parent = rec.parent
+        if parent is not None:
             self._playoff_games.add(match)
-        status = intern(rec.status or "in_progress")
+        status = rec.status or "in_progress"
         sec.status[status] += 1
         res = rec.result
         if res is None:
@@ -183,45 +199,48 @@ class ReportBuilder:
         else:
             sec.outcomes[(res.outcome or UNDECIDED, res.reason or NONE)] += 1
         rnd = intern(str(ctx["round"])) if ctx.get("round") is not None else NONE
-        self._playoffs(sec, rec, match)
-        self._findings(sec, rec, match, rnd)
-        if rec.agrees is not None:
+        rs = sec.rulesets[rec.ruleset or NONE]  # the playoffs (inline: a call per record saved)
+        if parent is None:
+            rs.games += 1
+            rs.playoffs += rec.playoff is not None
+        else:
+            rs.playoff_games += 1
+            tb = _TB.search(match)
+            if tb is not None and int(tb.group(1)) >= 2:
+                rs.second_tiebreaks += 1
+        findings = rec.findings
+        if findings:
+            self._findings(sec, findings, match, rnd)
+        agrees = rec.agrees
+        if agrees is not None:
             kind = str((rec.source or {}).get("kind") or "unknown")
             sec.claims[kind] += 1
             sec.claims_by_round[rnd] += 1
-            if rec.agrees:
+            if agrees:
                 sec.agree[kind] += 1
                 sec.agree_by_round[rnd] += 1
         knockouts = rec.knockouts
-        sec.knockouts += len(knockouts)
-        sec.verified += sum(1 for ko in knockouts if ko.verified)
-        sec.basis[rec.audit.basis or NONE if rec.audit else NONE] += 1
+        if knockouts:
+            sec.knockouts += len(knockouts)
+            sec.verified += len([ko for ko in knockouts if ko.verified])
+        audit = rec.audit
+        sec.basis[(audit.basis or NONE) if audit else NONE] += 1
         self._integrity(sec, rec, match)
-        self._review(sec, rec, match, status)
+        if findings or agrees is False or status == "awaiting_playoff":
+            self._review(sec, rec, match, status)
         series = ctx.get("series")
-        if series is not None and rec.parent is None:  # a game of a match (series_key)
+        if series is not None and parent is None:  # a game of a match (series_key)
             event = sec.events[str(ctx.get("event", "")) or NONE]
             where = (rnd, intern(str(series)))
             event.games[where].append(GameResult.of(rec))
             if ctx.get("table") is not None:
-                event.tables[where] = str(ctx["table"])
+                event.tables[where] = intern(str(ctx["table"]))
         return True
 
-    def _playoffs(self, sec: _Section, rec: Record, match: str) -> None:
-        rs = sec.rulesets[rec.ruleset or NONE]
-        if rec.parent is None:
-            rs.games += 1
-            rs.playoffs += rec.playoff is not None
-            return
-        rs.playoff_games += 1
-        tb = _TB.search(match)
-        if tb is not None and int(tb.group(1)) >= 2:
-            rs.second_tiebreaks += 1
-
-    def _findings(self, sec: _Section, rec: Record, match: str, rnd: str) -> None:
+    def _findings(self, sec: _Section, findings: list[Finding], match: str, rnd: str) -> None:
         # The report is for organizers: each finding's public part (its message, never the judges' detail;
         # replay.engine.public.public_finding keeps the same four fields).
-        for f in rec.findings:
+        for f in findings:
             code = intern(f.code)
             severity = intern(f.severity)
             sec.findings[(code, severity)] += 1
@@ -236,7 +255,8 @@ class ReportBuilder:
         else:
             head = chain.head
             events = chain.events
-            ok = chain.alg == "sha256" and _HEX64.match(head) and events > 0
+            # the whole head (fullmatch: "$" alone lets a trailing newline through)
+            ok = chain.alg == "sha256" and _HEX64.fullmatch(head) and events > 0
             chain_status = "ok" if ok else "malformed"
         if rec.signature is None:
             sig_status = "unsigned"
@@ -246,7 +266,11 @@ class ReportBuilder:
             sig_status = "valid" if signature_valid(rec, self.signing_key) else "invalid"
         sec.chain[chain_status] += 1
         sec.signature[sig_status] += 1
-        sec.integrity.append((match, chain_status, events, head, sig_status))
+        # a sound head kept as its 32 bytes (65 bytes of memory instead of 113, in the same order: lowercase
+        # hex sorts as its bytes; lines of one status hold heads of one type); a line is kept per record of
+        # the season until it is written
+        kept: str | bytes = bytes.fromhex(head) if chain_status == "ok" else head
+        sec.integrity.append((match, chain_status, events, kept, sig_status))
 
     def _review(self, sec: _Section, rec: Record, match: str, status: str) -> None:
         why = []
@@ -267,7 +291,18 @@ class ReportBuilder:
     def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
         """The report (plain data: JSON as it is). ``tdf``: the tournament software's file, whose byes and
         drops the standings then use, and against which the matches are reconciled."""
-        # Each section's summaries are dropped as soon as its part of the report is built: the builder and
+        report: dict[str, Any] = settle(self.parts(tdf))
+        return report
+
+    def write_json(self, out: IO[bytes], tdf: Tournament | None = None) -> None:
+        """The report as JSON (``render(finish(tdf), "json")``'s bytes), written to ``out`` as it is made:
+        one event's part and one chunk of integrity lines at a time, never the whole report in memory."""
+        write_json(self.parts(tdf), out)
+
+    def parts(self, tdf: Tournament | None = None) -> Parts:
+        """The report as it is made (:mod:`replay.report.lazy`): :meth:`finish` settles it, :meth:`write_json`
+        writes it. Once: the builder's summaries are dropped as the report is made."""
+        # Each section's summaries are dropped as soon as its part of the report is made: the builder and
         # the report are never both whole in memory.
         # The TDF's byes and drops go to its own event: the one the records name as the TDF does, else the
         # only event there is (the reconciliation compares the same matches).
@@ -275,24 +310,26 @@ class ReportBuilder:
         mine = {key for key in names if tdf is not None and key[2] == tdf.name}
         if tdf is not None and not mine and len(names) == 1:
             mine = names
-        sections = []
-        for league, season in sorted(self._sections):
-            sec = self._sections.pop((league, season))
-            sections.append(
-                self._section(
-                    league, season, sec, tdf, {ev for lg, ss, ev in mine if (lg, ss) == (league, season)}
-                )
-            )
-        report: dict[str, Any] = {
-            "engine": f"prizecheck {ENGINE_VERSION}",
-            "base_url": self.base_url,
-            "filters": self.filters.as_json(),
-            "games": self.games,
-            "sections": sections,
-            "reconciliation": None,
-        }
-        if tdf is not None:
-            report["reconciliation"] = reconcile(tdf, sections, self.filters.round, self.base_url)
+
+        def sections() -> Iterator[Parts]:
+            for league, season in sorted(self._sections):
+                sec = self._sections.pop((league, season))
+                tdf_events = {ev for lg, ss, ev in mine if (lg, ss) == (league, season)}
+                yield self._section(league, season, sec, tdf, tdf_events)
+
+        report = Parts(
+            {
+                "engine": f"prizecheck {ENGINE_VERSION}",
+                "base_url": self.base_url,
+                "filters": self.filters.as_json(),
+                "games": self.games,
+                "sections": Items(sections(), chunk=1),
+                "reconciliation": None,
+            }
+        )
+        if tdf is not None:  # the reconciliation reads every section: a tournament's, made whole
+            report["sections"] = done = settle(report["sections"])
+            report["reconciliation"] = reconcile(tdf, done, self.filters.round, self.base_url)
         return report
 
     def _review_items(self, sec: _Section) -> list[dict[str, Any]]:
@@ -310,120 +347,133 @@ class ReportBuilder:
 
     def _section(
         self, league: str, season: str, sec: _Section, tdf: Tournament | None, tdf_events: set[str]
-    ) -> dict[str, Any]:
+    ) -> Parts:
         link = self.base_url
         rounds = sorted({r for r, _ in sec.findings_by_round} | set(sec.claims_by_round), key=round_sort_key)
-        events = [
-            _event(name, sec.events.pop(name), tdf if name in tdf_events else None)
-            for name in sorted(sec.events)
-        ]
-        sec.integrity.sort()
-        integrity = [
-            {"match": m, "chain": c, "events": n, "head": h, "signature": s}
-            for m, c, n, h, s in sec.integrity
-        ]
-        sec.integrity.clear()
         match_results: Counter[tuple[str, str]] = Counter()
-        for ev in events:
-            for m in ev["matches"]:
-                match_results[
-                    (m["status"] if m["result"] is None else _match_outcome(m), m["decided_by"] or NONE)
-                ] += 1
-        return {
-            "league": league,
-            "season": season,
-            "games": sec.games,
-            "status": dict(sorted(sec.status.items())),
-            "outcomes": [
-                {"outcome": o, "reason": r, "games": n} for (o, r), n in sorted(sec.outcomes.items())
-            ],
-            "matches": {
+
+        def events() -> Iterator[dict[str, Any]]:
+            # each event's part made, counted into the matches' summary, and its games dropped
+            for name in sorted(sec.events):
+                ev = _event(name, sec.events.pop(name), tdf if name in tdf_events else None)
+                for m in ev["matches"]:
+                    match_results[
+                        (m["status"] if m["result"] is None else _match_outcome(m), m["decided_by"] or NONE)
+                    ] += 1
+                yield ev
+
+        def matches() -> dict[str, Any]:  # after "events" (keys in sorted order): every match counted
+            return {
                 "total": sum(match_results.values()),
                 "by_result": [
                     {"result": res, "decided_by": by, "matches": n}
                     for (res, by), n in sorted(match_results.items())
                 ],
-            },
-            "playoffs": [
-                {
-                    "ruleset": name,
-                    "games": rs.games,
-                    "playoffs": rs.playoffs,
-                    "playoff_games": rs.playoff_games,
-                    "second_tiebreaks": rs.second_tiebreaks,
-                    "rate": _rate(rs.playoffs, rs.games),
-                }
-                for name, rs in sorted(sec.rulesets.items())
-            ],
-            "findings": {
-                "by_code": [
-                    {"code": c, "severity": s, "count": n}
-                    for (c, s), n in sorted(
-                        sec.findings.items(), key=lambda kv: (_sev(kv[0][1]), -kv[1], kv[0][0])
-                    )
+            }
+
+        def integrity() -> Iterator[dict[str, Any]]:
+            sec.integrity.sort()
+            for m, c, n, h, s in sec.integrity:
+                head = h.hex() if isinstance(h, bytes) else h
+                yield {"match": m, "chain": c, "events": n, "head": head, "signature": s}
+            sec.integrity.clear()
+
+        return Parts(
+            {
+                "league": league,
+                "season": season,
+                "games": sec.games,
+                "status": dict(sorted(sec.status.items())),
+                "outcomes": [
+                    {"outcome": o, "reason": r, "games": n} for (o, r), n in sorted(sec.outcomes.items())
                 ],
-                "by_round": [
-                    {"round": r, "code": c, "count": n}
-                    for (r, c), n in sorted(
-                        sec.findings_by_round.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])
-                    )
-                ],
-                # the same, each severity apart (the heatmap's rows: violations, warnings, info)
-                "by_round_severity": [
-                    {"round": r, "code": c, "severity": sev, "count": n}
-                    for (r, c, sev), n in sorted(
-                        sec.findings_by_round_severity.items(),
-                        key=lambda kv: (_sev(kv[0][2]), round_sort_key(kv[0][0]), kv[0][1]),
-                    )
-                ],
-                "items": [
+                "matches": Later(matches),
+                "playoffs": [
                     {
-                        "match": m,
-                        "seq": seq,
-                        "code": code,
-                        "severity": sev,
-                        "message": msg,
-                        "round": rnd,
-                        "link": review_link(link, m, seq),
+                        "ruleset": name,
+                        "games": rs.games,
+                        "playoffs": rs.playoffs,
+                        "playoff_games": rs.playoff_games,
+                        "second_tiebreaks": rs.second_tiebreaks,
+                        "rate": _rate(rs.playoffs, rs.games),
                     }
-                    for m, seq, code, sev, msg, rnd in sorted(
-                        sec.finding_items, key=lambda f: (f[0], f[1], f[2])
-                    )
+                    for name, rs in sorted(sec.rulesets.items())
                 ],
-            },
-            "agreement": {
-                "by_source": [
-                    {"kind": k, "claims": n, "agree": sec.agree[k], "rate": _rate(sec.agree[k], n)}
-                    for k, n in sorted(sec.claims.items())
-                ],
-                "by_round": [
+                "findings": Parts(
                     {
-                        "round": r,
-                        "claims": sec.claims_by_round[r],
-                        "agree": sec.agree_by_round[r],
-                        "rate": _rate(sec.agree_by_round[r], sec.claims_by_round[r]),
+                        "by_code": [
+                            {"code": c, "severity": s, "count": n}
+                            for (c, s), n in sorted(
+                                sec.findings.items(), key=lambda kv: (_sev(kv[0][1]), -kv[1], kv[0][0])
+                            )
+                        ],
+                        "by_round": [
+                            {"round": r, "code": c, "count": n}
+                            for (r, c), n in sorted(
+                                sec.findings_by_round.items(),
+                                key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1]),
+                            )
+                        ],
+                        # the same, each severity apart (the heatmap's rows: violations, warnings, info)
+                        "by_round_severity": [
+                            {"round": r, "code": c, "severity": sev, "count": n}
+                            for (r, c, sev), n in sorted(
+                                sec.findings_by_round_severity.items(),
+                                key=lambda kv: (_sev(kv[0][2]), round_sort_key(kv[0][0]), kv[0][1]),
+                            )
+                        ],
+                        "items": Items(
+                            {
+                                "match": m,
+                                "seq": seq,
+                                "code": code,
+                                "severity": sev,
+                                "message": msg,
+                                "round": rnd,
+                                "link": review_link(link, m, seq),
+                            }
+                            for m, seq, code, sev, msg, rnd in sorted(
+                                sec.finding_items, key=lambda f: (f[0], f[1], f[2])
+                            )
+                        ),
                     }
-                    for r in rounds
-                    if sec.claims_by_round[r]
+                ),
+                "agreement": {
+                    "by_source": [
+                        {"kind": k, "claims": n, "agree": sec.agree[k], "rate": _rate(sec.agree[k], n)}
+                        for k, n in sorted(sec.claims.items())
+                    ],
+                    "by_round": [
+                        {
+                            "round": r,
+                            "claims": sec.claims_by_round[r],
+                            "agree": sec.agree_by_round[r],
+                            "rate": _rate(sec.agree_by_round[r], sec.claims_by_round[r]),
+                        }
+                        for r in rounds
+                        if sec.claims_by_round[r]
+                    ],
+                },
+                "verification": {
+                    "knockouts": sec.knockouts,
+                    "verified": sec.verified,
+                    "from_claims": sec.knockouts - sec.verified,
+                    "rate": _rate(sec.verified, sec.knockouts),
+                    "basis": dict(sorted(sec.basis.items())),
+                },
+                "integrity": Parts(
+                    {
+                        "chain": dict(sorted(sec.chain.items())),
+                        "signature": dict(sorted(sec.signature.items())),
+                        "records": Items(integrity()),
+                    }
+                ),
+                "events": Items(events(), chunk=1),
+                "review": [
+                    {**item, "link": review_link(link, item["match"])} for item in self._review_items(sec)
                 ],
-            },
-            "verification": {
-                "knockouts": sec.knockouts,
-                "verified": sec.verified,
-                "from_claims": sec.knockouts - sec.verified,
-                "rate": _rate(sec.verified, sec.knockouts),
-                "basis": dict(sorted(sec.basis.items())),
-            },
-            "integrity": {
-                "chain": dict(sorted(sec.chain.items())),
-                "signature": dict(sorted(sec.signature.items())),
-                "records": integrity,
-            },
-            "events": events,
-            "review": [
-                {**item, "link": review_link(link, item["match"])} for item in self._review_items(sec)
-            ],
-        }
+            }
+        )
 
 
 def _sev(severity: str) -> int:

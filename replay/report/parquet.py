@@ -4,11 +4,13 @@
 
 DuckDB scans ``DIR/records/league=*/season=*/*.parquet`` (Hive partitions; the league and season filters
 prune whole directories, the other columns are never read) and hands the stored records (``version`` 0,
-the bytes the service stored) over in Arrow batches of :data:`BATCH` rows; each is decoded and folded into
-the report, as ``--from-store`` folds the store's records. DuckDB runs with a memory limit
-(:data:`MEMORY_LIMIT`) and two threads; a batch is all the report holds of the records at once.
+the bytes the service stored) over in batches of :data:`BATCH` rows; each is decoded and folded into the
+report, as ``--from-store`` folds the store's records. DuckDB runs with a memory limit
+(:data:`MEMORY_LIMIT`) and one thread: the scan is a small part of the report's time (the Python fold is
+the rest), and a second thread only took CPU from it on a two-core machine (and 35 MB more resident, its
+buffers); a batch is all the report holds of the records at once.
 
-duckdb (with pyarrow, for the batches) is the ``archive`` extra; it is imported only here.
+duckdb is the ``archive`` extra; it is imported only here (pyarrow only to read the events back).
 """
 
 from __future__ import annotations
@@ -33,21 +35,28 @@ def partition_value(name: str) -> str:
 
 
 def connect() -> Any:
-    """A DuckDB connection in memory, bounded (:data:`MEMORY_LIMIT`, two threads)."""
+    """A DuckDB connection in memory, bounded (:data:`MEMORY_LIMIT`, one thread)."""
     try:
         import duckdb
     except ImportError:
         raise InputError(
             "--parquet needs DuckDB, which this installation lacks: pip install 'prizecheck[archive]'"
         ) from None
-    return duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 2})
+    # no progress bar of DuckDB's own on a terminal: the command draws its own (replay/cli/progress.py)
+    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 1})
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def records_glob(root: str) -> str:
-    """The records files of an archive directory, as DuckDB globs them; InputError when there are none."""
+    """The records files of an archive directory, as DuckDB globs them; InputError when there is no archive
+    there or it holds no records file."""
     folder = os.path.join(os.path.abspath(root), "records")
     if not os.path.isdir(folder):
         raise InputError(f"{root}: no archive here (no records/ directory: see prizecheck archive --to)")
+    if not any(f.endswith(".parquet") for _, _, names in os.walk(folder) for f in names):
+        # said as the store says it (DuckDB's own error would be "No files found that match...")
+        raise InputError(f"the archive at {root} is empty: no records")
     return os.path.join(folder, "**", "*.parquet")
 
 
@@ -67,15 +76,18 @@ def scan(root: str, league: str | None, season: str | None) -> str:
     return f"FROM {source} WHERE {' AND '.join(where)}"
 
 
-def archived_records(root: str, league: str | None = None, season: str | None = None) -> Iterator[bytes]:
-    """The stored records of the archive under ``root`` (their bytes), :data:`BATCH` at a time."""
+def archived_records(
+    root: str, league: str | None = None, season: str | None = None
+) -> Iterator[list[bytes]]:
+    """The stored records of the archive under ``root`` (their bytes), in lists of :data:`BATCH`."""
     con = connect()
     try:
         try:
-            # a relation's Arrow reader streams the result (DuckDB >= 1.5), a batch at a time
-            reader = con.sql(f"SELECT record {scan(root, league, season)}").to_arrow_reader(BATCH)
-            for batch in reader:
-                yield from batch.column(0).to_pylist()
+            # fetched as Python values, a batch at a time: DuckDB streams the result, and pyarrow (70 MB
+            # resident once imported) is not needed to read it
+            result = con.execute(f"SELECT record {scan(root, league, season)}")
+            while rows := result.fetchmany(BATCH):
+                yield [data for (data,) in rows]
         except InputError:
             raise
         except Exception as exc:  # duckdb's errors: a damaged or foreign file
