@@ -27,9 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -59,25 +57,6 @@ MAX_CONSOLE_EVENTS = 2000
 MAX_CONSOLE_BODY = 2 * 1024 * 1024
 
 
-@dataclass
-class Lease:
-    """Which console writes a match, for whom, until when (monotonic seconds)."""
-
-    console: str
-    principal: str
-    until: float
-
-
-LEASES: web.AppKey[dict[str, Lease]] = web.AppKey("console_leases", dict)
-
-
-def _leases(app: web.Application) -> dict[str, Lease]:
-    leases = app.get(LEASES)
-    if leases is None:
-        raise Problem(503, "unavailable", "the console is not installed on this service")
-    return leases
-
-
 def _json(obj: Any, status: int = 200) -> web.Response:
     body = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=_hex)
     return web.Response(
@@ -95,26 +74,17 @@ async def _archive(request: web.Request) -> list[dict[str, Any]]:
     return decode(await request.app[STORE].events(request[MATCH]))
 
 
-def _holder(request: web.Request, match: str, console: str | None, *, take: bool) -> Lease | None:
-    """The lease of ``match`` now (taken for ``console`` when it is free and ``take``)."""
-    leases = _leases(request.app)
-    now = time.monotonic()
-    held = leases.get(match)
-    if held is not None and held.until <= now:
-        held = None
-    principal = request[PRINCIPAL].id
-    if console and (held is None or held.console == console) and take:
-        held = Lease(console, principal, now + LEASE_SECONDS)
-        leases[match] = held
-    elif held is None:
-        leases.pop(match, None)
-    return held
+async def _holder(request: web.Request, match: str, console: str | None, action: str) -> str | None:
+    """The console that holds the lease of ``match`` after ``action`` (``take``, ``renew``, ``release``
+    or ``peek``, for ``console``): kept in the store (:meth:`Store.lease`), so every web process sees the
+    same writer and a restarted one keeps it."""
+    if not console:
+        action, console = "peek", ""
+    return await request.app[STORE].lease(match, console, action, LEASE_SECONDS)
 
 
-def _lease_view(held: Lease | None, console: str | None) -> dict[str, Any]:
-    if held is None:
-        return {"writer": None, "mine": False}
-    return {"writer": held.console, "mine": held.console == console}
+def _lease_view(held: str | None, console: str | None) -> dict[str, Any]:
+    return {"writer": held, "mine": held is not None and held == console}
 
 
 async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft_from: int | None) -> Any:
@@ -213,9 +183,7 @@ async def console_state(request: web.Request) -> web.StreamResponse:
     console = request[QUERY].get("console")
     events = await _archive(request)
     view = await _view(request, events, None)
-    held = _holder(request, request[MATCH], console, take=False)
-    if held is not None and console and held.console == console:  # the writer's poll renews its lease
-        held.until = time.monotonic() + LEASE_SECONDS
+    held = await _holder(request, request[MATCH], console, "renew")  # the writer's poll renews its lease
     view["lease"] = _lease_view(held, console)
     view["delay"] = _delay(events)
     return _json(view)
@@ -236,8 +204,8 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     body = await _body(request)
     console = _console_id(body.get("console"))
     events = _events(body, match)
-    held = _holder(request, match, console, take=True)
-    if held is None or held.console != console:
+    held = await _holder(request, match, console, "take")
+    if held != console:
         raise Problem(
             409,
             "read_only",
@@ -273,13 +241,7 @@ async def console_lease(request: web.Request) -> web.StreamResponse:
     action = body.get("action", "take")
     if action not in ("take", "release"):
         raise Problem(400, "bad_body", "action must be take or release")
-    if action == "release":
-        held = _holder(request, match, None, take=False)
-        if held is not None and held.console == console:
-            _leases(request.app).pop(match, None)
-        held = _holder(request, match, None, take=False)
-    else:
-        held = _holder(request, match, console, take=True)
+    held = await _holder(request, match, console, action)
     request[AUDIT_DETAIL] = f"console {console}: {action}"
     return _json(_lease_view(held, console))
 
@@ -497,7 +459,6 @@ def console_routes() -> tuple[Route, ...]:
 
 def add_console(app: web.Application) -> None:
     """Register the console's routes on an app (:func:`streams.http.pages.add_pages` calls it)."""
-    app[LEASES] = {}
     from streams.http.routes import register
 
     register(app, console_routes())

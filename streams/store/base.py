@@ -590,6 +590,14 @@ class Store(Protocol):
         """The owners of many matches, in the order given (None where a match has none)."""
         ...
 
+    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
+        """The table console's writing lease of ``match`` (docs/console.md, "One writer"), in one atomic
+        step: ``take`` it for ``console`` when it is free or ``console``'s already (for ``seconds``),
+        ``renew`` it when ``console`` holds it, ``release`` it when ``console`` holds it, or ``peek``.
+        Returns the console that holds it now (None: nobody). Kept in the store, so that every web process
+        sees the same writer and a restart of one keeps it."""
+        ...
+
     async def end_session(self, session: str, until: float) -> None:
         """Remember that the judge session ``session`` (a digest of its cookie) was ended by a logout,
         until ``until`` (seconds since the epoch: when the cookie would have expired anyway)."""

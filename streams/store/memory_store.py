@@ -61,6 +61,7 @@ class MemoryStore:
         self._alarms: dict[str, str] = {}
         self._owners: dict[str, bytes] = {}
         self._ended: dict[str, float] = {}
+        self._leases: dict[str, tuple[str, float]] = {}  # match: (console, until, monotonic)
         self._subscribers: list[tuple[str | None, asyncio.Queue[LiveUpdate]]] = []
 
     def _publish(self, update: LiveUpdate) -> None:
@@ -332,6 +333,20 @@ class MemoryStore:
 
     async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
         return [self._owners.get(m) for m in matches]
+
+    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
+        now = time.monotonic()
+        held = self._leases.get(match)
+        holder = held[0] if held is not None and held[1] > now else None
+        if action == "take" and holder in (None, console):
+            self._leases[match] = (console, now + seconds)
+            return console
+        if action == "renew" and holder == console:
+            self._leases[match] = (console, now + seconds)
+        elif action == "release" and holder == console:
+            self._leases.pop(match, None)
+            return None
+        return holder
 
     async def end_session(self, session: str, until: float) -> None:
         self._ended[session] = until

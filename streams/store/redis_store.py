@@ -104,6 +104,22 @@ redis.call('SET', KEYS[2], ARGV[3])
 redis.call('DEL', KEYS[1])
 return 1
 """
+# The console's lease: one key per match, compared and set in one step (a console renews or hands over
+# only its own lease; a free or expired one is taken).
+_LUA_LEASE = """
+local held = redis.call('GET', KEYS[1])
+local action, console, ms = ARGV[1], ARGV[2], tonumber(ARGV[3])
+if action == 'take' and (not held or held == console) then
+  redis.call('SET', KEYS[1], console, 'PX', ms)
+  return console
+elseif action == 'renew' and held == console then
+  redis.call('PEXPIRE', KEYS[1], ms)
+elseif action == 'release' and held == console then
+  redis.call('DEL', KEYS[1])
+  return false
+end
+return held
+"""
 _LUA_PAGE = resources.files("streams.store").joinpath("page.lua").read_text(encoding="utf-8")
 
 
@@ -138,6 +154,7 @@ class RedisStore:
         self.idx = f"{prefix}:{{idx}}"
         self._ingest = client.register_script(_LUA_INGEST)
         self._index = client.register_script(_LUA_INDEX)
+        self._lease = client.register_script(_LUA_LEASE)
         self._append_run = client.register_script(_LUA_APPEND_RUN)
         self._page = client.register_script(_LUA_PAGE)
         self._record = client.register_script(_LUA_RECORD)
@@ -698,6 +715,12 @@ class RedisStore:
                 pipe.get(key)
             rows: list[bytes | None] = await pipe.execute()
         return rows
+
+    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
+        if action not in ("take", "renew", "release", "peek"):
+            raise ValueError(f"not a lease action: {action!r}")
+        held = await self._lease(keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000)])
+        return None if held is None else bytes(held).decode()
 
     def _ended(self, session: str) -> str:
         return f"{self.idx}:ended:{key_part(session)}"

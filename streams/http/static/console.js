@@ -8,15 +8,18 @@
   const match = body.dataset.match;
   const base = "/console/" + match.split("/").map(encodeURIComponent).join("/");
   const $ = (id) => document.getElementById(id);
-  const tabId = () => {
-    let id = sessionStorage.getItem("pc-console-id");
+  // The console is the browser, not the tab: its outbox (IndexedDB) is the browser's, and so is its id
+  // (localStorage), so a console reopened after a crash or a closed tab holds its match's lease (kept by
+  // the service) and goes on writing at once; another browser is another console.
+  const browserId = () => {
+    let id = localStorage.getItem("pc-console-id");
     if (!id) {
       id = "c-" + Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
-      sessionStorage.setItem("pc-console-id", id);
+      localStorage.setItem("pc-console-id", id);
     }
     return id;
   };
-  const consoleId = tabId();
+  const consoleId = browserId();
   let token = sessionStorage.getItem("pc-console-token") || "";
   let view = null; // the service's last answer
   // Answers adopted in the order their requests were sent: a GET /state sent before a POST /events and

@@ -213,6 +213,28 @@ async def test_a_second_console_is_read_only_until_the_first_hands_over(served: 
     assert len(await served.store.events("l1")) == 2
 
 
+async def test_two_web_processes_see_one_writer(
+    served: Served, redis_store: RedisStore, tmp_path: Path
+) -> None:
+    # the lease is in the store, not in a web process: a console behind a second process (a load
+    # balancer's other backend, or the same service restarted) is read-only while the first writes
+    other, server = await start_served(
+        redis_store, tmp_path / "b", extra_tokens=(("recorder", ["recorder"], {}),)
+    )
+    try:
+        s = opening("two1")
+        assert (await publish(served, "two1", s.events[:1], console="A"))[0] == 200
+        status, answer = await publish(other, "two1", s.events[1:2], console="B")
+        assert status == 409 and answer["code"] == "read_only", answer
+        assert json.loads((await get(other, "/console/two1/state?console=B"))[1])["lease"] == {
+            "writer": "A",
+            "mine": False,
+        }
+    finally:
+        await other.http.close()
+        await server.close()
+
+
 async def test_a_recorder_writes_its_own_matches_inside_its_scope(served: Served) -> None:
     s = opening("o1", league="L1")
     status, answer = await publish(served, "o1", s.events[:1], who="recorder_l2")

@@ -521,3 +521,19 @@ async def test_games_to_review_put_violations_before_many_info_notes(any_store: 
     # an entry written without severities ranks by its number of findings, as info notes
     assert IndexEntry("x", 1, "finished", findings={"seq_gap": 3}).rank == 3
     assert entries[1].rank > entries[0].rank > entries[4].rank
+
+
+async def test_a_consoles_lease_is_one_writer_at_a_time_and_expires(any_store: Store) -> None:
+    # docs/console.md, "One writer": in the store, so every web process sees the same writer
+    assert await any_store.lease("m1", "A", "peek", 5) is None
+    assert await any_store.lease("m1", "A", "take", 5) == "A"
+    assert await any_store.lease("m1", "B", "take", 5) == "A"  # held: B is read-only
+    assert await any_store.lease("m1", "B", "renew", 5) == "A"  # and renews nothing of A's
+    assert await any_store.lease("m1", "B", "release", 5) == "A"  # nor hands A's lease over
+    assert await any_store.lease("m2", "B", "take", 5) == "B"  # another match's lease is its own
+    assert await any_store.lease("m1", "A", "release", 5) is None
+    assert await any_store.lease("m1", "B", "take", 0.3) == "B"
+    assert await any_store.lease("m1", "B", "renew", 0.3) == "B"
+    await asyncio.sleep(0.5)  # B stopped renewing: the lease lapses, and A may take over
+    assert await any_store.lease("m1", "A", "peek", 5) is None
+    assert await any_store.lease("m1", "A", "take", 5) == "A"
