@@ -97,6 +97,7 @@ bench: install
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/serve.py
+	$(BIN)/python bench/console.py
 	$(BIN)/python bench/review.py
 	$(BIN)/python bench/scan.py
 

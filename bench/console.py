@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -277,11 +278,13 @@ async def run(args: argparse.Namespace) -> int:
                 await crowd.ready()
             await asyncio.sleep(args.every + 1)  # the load at its steady rate
             cpu0 = server.cpu()
+            load_before = os.getloadavg()[0]
             started = time.monotonic()
             console = await console_samples(server.url, server.token, args.samples)
             baseline = await baseline_samples(server.url, server.token, args.samples)
             elapsed = time.monotonic() - started
             cpu = server.cpu() - cpu0
+            load_after = os.getloadavg()[0]
         finally:
             if crowd is not None:
                 await crowd.finish()
@@ -293,6 +296,10 @@ async def run(args: argparse.Namespace) -> int:
         f"({args.matches / args.every:.0f} events/s), {args.viewers} viewers; serve CPU {cpu:.1f} s "
         f"over {elapsed:.1f} s"
     )
+    # The machine is shared: a tail measured while other work ran is not this service's alone. (The
+    # bench's own processes count too: serve, redis, the load, the viewers, chromium.)
+    cores = os.cpu_count()
+    print(f"machine: 1-minute load average {load_before:.2f} before, {load_after:.2f} after ({cores} cores)")
     print(figures("console keypress -> overlay", console))
     print(figures("baseline POST /events -> SSE", baseline))
     p99 = pct([v / 1000 for v in console], 0.99)
