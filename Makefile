@@ -96,6 +96,9 @@ bench: install
 	$(BIN)/python bench/validation.py
 	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py; fi
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/report.py --parquet 100000,1000000
+	$(BIN)/python bench/archive.py
+	@if [ -f bench/pipeline.py ]; then $(BIN)/python bench/pipeline.py --workers 1,2,4; fi
 	$(BIN)/python bench/serve.py
 	$(BIN)/python bench/console.py
 	$(BIN)/python bench/review.py
