@@ -283,9 +283,7 @@ def _check_namespace(principal: Principal, match: str, league: str | None, event
     """A scoped token creates matches only in its own namespace: an id ``<league>/...`` or ``<event>/...``
     naming one of its scope's leagues or events, the one its ``match_started`` names. Two leagues' ids
     never meet, so no token can take an id that another league's producer will need (squatting)."""
-    ns = namespace(match)
-    mine = set(principal.leagues) | set(principal.events)
-    if ns is None or ns not in mine or ns not in (league, event):
+    if not principal.may_create(match) or namespace(match) not in (league, event):
         spaces = ", ".join(f"{n}/..." for n in (*principal.leagues, *principal.events))
         raise Refusal(
             "out_of_scope",
