@@ -150,9 +150,10 @@ def phase(args: argparse.Namespace) -> None:
 
         app.agent(topic, name="bench.count")(count)
     else:
+        from redis.asyncio import Redis
+
         from streams.ingest import IngestCore
         from streams.store import RedisStore
-        from streams.store.autopipeline import AutoPipelineRedis
         from streams.store.connection import connect
 
         if args.phase == "memory":  # the same agent and core, no Redis: isolates the store's share
@@ -163,9 +164,9 @@ def phase(args: argparse.Namespace) -> None:
             from streams.kafka.checkpoints import ensure_checkpoint_topics, open_worker_log
 
             conn = loop.run_until_complete(connect(settings))
-            client: Any = conn.client
-            if not args.no_autopipeline:
-                client = AutoPipelineRedis(connection_pool=conn.client.connection_pool)
+            client: Any = conn.client  # connect() pipelines automatically (an AutoPipelineRedis)
+            if args.no_autopipeline:
+                client = Redis(connection_pool=conn.client.connection_pool)
             # as `prizecheck worker` runs: signed checkpoints, sent to the checkpoint topic per batch
             topics = loop.run_until_complete(ensure_checkpoint_topics(settings, args.partitions))
             checkpoints = loop.run_until_complete(

