@@ -1,12 +1,14 @@
 """Live boards for any number of viewers: one Redis subscription per process, fanned out.
 
 :class:`LiveHub` subscribes once (the store's global live channel) when the app starts. An update of a
-match with viewers makes it read that match's public board once and render the SSE frame once; every
-viewer of the match then gets the same bytes. A viewer holds only the newest frame (a slow viewer skips
-boards, never queues them: back-pressure without memory), and a viewer whose socket does not take a frame
-within ``write_timeout`` is disconnected. A new viewer of a watched match gets the hub's newest frame;
-the first viewer of a match makes the hub read it once. Viewers never touch Redis themselves, so the pool
-of connections is left to the writers: readers being many cannot make a write fail.
+match with viewers carries the public board the write stored (``LiveUpdate.board``): the hub renders the
+SSE frame once and every viewer of the match gets the same bytes. An update without a board (a record
+written alone), and the first board of a match, make the hub read that board from the store once. A
+viewer holds only the newest frame (a slow viewer skips boards, never queues them: back-pressure without
+memory), and a viewer whose socket does not take a frame within ``write_timeout`` is disconnected. A new
+viewer of a watched match gets the hub's newest frame; the first viewer of a match makes the hub read it
+once. Viewers never touch Redis themselves, so the pool of connections is left to the writers: readers
+being many cannot make a write fail.
 
 Bounds: ``max_streams`` open streams per process and ``max_client_streams`` per client address; beyond
 them a new stream is answered 503 / 429 with ``Retry-After``. A viewer that hangs up gives its slot back
@@ -27,7 +29,7 @@ from aiohttp import web
 
 from replay.engine.record import dumps
 from streams.reasons import describe
-from streams.store import Store, Subscription
+from streams.store import LiveUpdate, Store, Subscription
 
 log = logging.getLogger("prizecheck.live")
 
@@ -203,7 +205,7 @@ class LiveHub:
             try:
                 async for update in sub:
                     if update.match in self.viewers:
-                        self._changed(update.match)
+                        self._update(update)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -226,6 +228,24 @@ class LiveHub:
                         viewer.offer(None)
 
     # ---------------------------------------------------------------------------------- fan-out
+    def _update(self, update: LiveUpdate) -> None:
+        """A watched match changed. The board its update carries is shown as it comes, in the
+        subscription's order (the writes' order); an update without one, or a match whose delay is not
+        known yet or whose board is being read, is read from the store (after the read under way, if any:
+        a carried board never overtakes a read, and a read started after an update sees that update)."""
+        match = update.match
+        delay = self.delays.get(match)
+        if update.board is None or delay is None or match in self._fetching:
+            self._changed(match)
+        else:
+            self._show(match, frame(update.board), delay)
+
+    def _show(self, match: str, data: bytes, delay: float) -> None:
+        if delay > 0:  # the broadcast delay: the viewers get this board that much later
+            asyncio.get_running_loop().call_later(delay, self._deliver, match, data)
+        else:
+            self._deliver(match, data)
+
     def _changed(self, match: str) -> None:
         """A match changed: read its board once, unless a read is under way (then once more after)."""
         if match in self._fetching:
@@ -248,11 +268,7 @@ class LiveHub:
                 self.fetches += 1
                 if board is not None and match in self.viewers:
                     data = frame(board)
-                    delay = await self._delay(match)
-                    if delay > 0:  # the broadcast delay: the viewers get this board that much later
-                        asyncio.get_running_loop().call_later(delay, self._deliver, match, data)
-                    else:
-                        self._deliver(match, data)
+                    self._show(match, data, await self._delay(match))
                 if match not in self._dirty:
                     return
         finally:

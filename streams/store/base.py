@@ -124,7 +124,7 @@ class AppendRun:
     ``events`` are ``(seq, canonical bytes)`` with consecutive seqs from ``prev + 1`` (or from past it,
     with ``allow_gap``: the engine was told about the missing seqs first). A conflict goes through
     :meth:`Store.append`. ``board`` and ``record`` are the read models after the last one; one live update
-    (with the last seq) is published.
+    (with the last seq, carrying ``board``) is published.
 
     Both kinds of append carry the write fence and what the store keeps beside the record:
 
@@ -351,20 +351,34 @@ def order_page(
 
 @dataclass(frozen=True)
 class LiveUpdate:
-    """Published after every write that changes a match's record or board."""
+    """Published after every write that changes a match's record or board.
+
+    ``board``: the public board the write stored (the bytes of ``store.board(match)`` just after it), or
+    None when the write left the board as it was (a record written alone, an event archived as a
+    conflict). A live hub shows a carried board as it comes, without reading it back: one store read less
+    per update and per process (docs/performance.md, "Serve").
+
+    On the wire: the JSON object ``{"match": m, "seq": n}``, then, when a board is carried, a newline and
+    the board's msgpack bytes (compact JSON holds no raw newline, so the first one ends the header).
+    """
 
     match: str
     seq: int
+    board: bytes | None = None
 
     def encode(self) -> bytes:
         if _MATCH_ID.fullmatch(self.match):  # nothing to escape in a match id: skip the JSON encoder
-            return b'{"match":"%s","seq":%d}' % (self.match.encode(), self.seq)
-        return json.dumps({"match": self.match, "seq": self.seq}, separators=(",", ":")).encode()
+            head = b'{"match":"%s","seq":%d}' % (self.match.encode(), self.seq)
+        else:
+            head = json.dumps({"match": self.match, "seq": self.seq}, separators=(",", ":")).encode()
+        return head if self.board is None else b"%s\n%s" % (head, self.board)
 
     @classmethod
     def decode(cls, data: bytes | str) -> LiveUpdate:
-        obj = json.loads(data)
-        return cls(match=str(obj["match"]), seq=int(obj["seq"]))
+        raw = data.encode() if isinstance(data, str) else data
+        head, newline, board = raw.partition(b"\n")
+        obj = json.loads(head)
+        return cls(match=str(obj["match"]), seq=int(obj["seq"]), board=board if newline else None)
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ class MemoryStore:
         m.head = a.seq
         m.board = a.board
         writes = self._write_record(m, a.record, a.chain, a.cause, a.checkpoint)
-        self._publish(LiveUpdate(a.match, a.seq))
+        self._publish(LiveUpdate(a.match, a.seq, a.board))
         return AppendResult("applied", a.seq, archived=True, writes=writes)
 
     async def append_run(self, a: AppendRun) -> AppendResult:
@@ -154,7 +154,7 @@ class MemoryStore:
         m.head = a.events[-1][0]
         m.board = a.board
         writes = self._write_record(m, a.record, a.chain, a.cause, a.checkpoint)
-        self._publish(LiveUpdate(a.match, m.head))
+        self._publish(LiveUpdate(a.match, m.head, a.board))
         return AppendResult("applied", m.head, archived=True, writes=writes)
 
     async def state(self, match: str) -> MatchState:

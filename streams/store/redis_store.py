@@ -202,7 +202,8 @@ class RedisStore:
 
     async def append(self, a: Append) -> AppendResult:
         keys = self._keys(a.match)
-        payload = LiveUpdate(a.match, a.seq).encode()
+        # an event archived as a conflict leaves the board as it was: its update carries none
+        payload = LiveUpdate(a.match, a.seq, None if a.conflict else a.board).encode()
         args: list[bytes | str | int] = [
             "conflict" if a.conflict else "append",
             a.seq,
@@ -245,7 +246,7 @@ class RedisStore:
             b"".join([data for _, data in a.events]),
             a.board,
             a.record,
-            LiveUpdate(a.match, last).encode(),
+            LiveUpdate(a.match, last, a.board).encode(),
             self.channel(a.match),
             self.channel(None),
             _fence(a.writes),
