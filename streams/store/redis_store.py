@@ -162,7 +162,8 @@ class RedisStore:
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
         # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
         # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
-        self._loaded = not isinstance(client, RedisCluster)
+        self._cluster = isinstance(client, RedisCluster)  # asked once: a protocol check costs on every read
+        self._loaded = not self._cluster
         self._loading: asyncio.Lock | None = None
 
     async def _scripts(self) -> None:
@@ -708,7 +709,7 @@ class RedisStore:
         """``keys``' values: one MGET on one server (which an autopipelined client sends in a round trip
         shared with the other requests' commands); on a cluster, where MGET across slots is refused, one
         GET per key in a pipeline, which the cluster client splits by node."""
-        if not isinstance(self._r, RedisCluster):
+        if not self._cluster:
             rows: list[bytes | None] = await self._r.mget(keys)
             return rows
         async with self._r.pipeline(transaction=False) as pipe:
