@@ -71,13 +71,21 @@ def recorder(hub: LiveHub) -> list[int]:
     return order
 
 
-async def test_carried_boards_are_shown_in_order_without_reading_the_store(hub: LiveHub) -> None:
+async def watched(
+    hub: LiveHub, match: str, ingested: int
+) -> tuple[SlowBoards, IngestCore, list[dict[str, Any]], Viewer]:
+    """A game of ``match`` whose first ``ingested`` events are stored, and a viewer of it (not yet read)."""
     store = hub.store
     assert isinstance(store, SlowBoards)
     core = IngestCore(store)
-    events = game("c1")
-    await core.ingest(events[0])
-    viewer = hub.join("c1", "client")
+    events = game(match)
+    for e in events[:ingested]:
+        await core.ingest(e)
+    return store, core, events, hub.join(match, "client")
+
+
+async def test_carried_boards_are_shown_in_order_without_reading_the_store(hub: LiveHub) -> None:
+    store, core, events, viewer = await watched(hub, "c1", 1)
     order = recorder(hub)
     hub._changed("c1")  # what a stream does for the first viewer of a match: one read (and its delay)
     await settle()
@@ -94,13 +102,7 @@ async def test_carried_boards_are_shown_in_order_without_reading_the_store(hub: 
 
 
 async def test_an_update_without_a_board_is_read_from_the_store(hub: LiveHub) -> None:
-    store = hub.store
-    assert isinstance(store, SlowBoards)
-    core = IngestCore(store)
-    events = game("c2")
-    for e in events[:3]:
-        await core.ingest(e)
-    viewer = hub.join("c2", "client")
+    store, _, _, viewer = await watched(hub, "c2", 3)
     hub._changed("c2")
     await settle()
     reads = store.reads
@@ -114,12 +116,7 @@ async def test_an_update_without_a_board_is_read_from_the_store(hub: LiveHub) ->
 async def test_a_carried_board_never_overtakes_a_read_under_way(hub: LiveHub) -> None:
     """A read sent before a write can answer after that write's update arrives: the hub holds the carried
     board back until the read is in, then reads once more, so no viewer sees a board go back."""
-    store = hub.store
-    assert isinstance(store, SlowBoards)
-    core = IngestCore(store)
-    events = game("c3")
-    await core.ingest(events[0])
-    viewer = hub.join("c3", "client")
+    store, core, events, viewer = await watched(hub, "c3", 1)
     order = recorder(hub)
     store.release.clear()
     hub._changed("c3")  # the read of seq 1's board is under way
