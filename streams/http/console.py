@@ -42,6 +42,7 @@ from streams.http.battle_log import decode
 from streams.http.console_sheet import sheet_csv
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
+from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge
 from streams.http.prompts import derive
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
@@ -185,7 +186,7 @@ async def console_state(request: web.Request) -> web.StreamResponse:
     view = await _view(request, events, None)
     held = await _holder(request, request[MATCH], console, "renew")  # the writer's poll renews its lease
     view["lease"] = _lease_view(held, console)
-    view["delay"] = _delay(events)
+    view["delay"] = broadcast_delay(events[0]) if events else 0.0  # what the live hub holds boards back by
     return _json(view)
 
 
@@ -335,17 +336,6 @@ async def console_cards(request: web.Request) -> web.StreamResponse:
 def catalogue_names() -> tuple[str, ...]:
     """Every English Pokémon, Trainer and Energy name of the catalogue, sorted (once per process)."""
     return tuple(sorted({c.name for c in card_database().cards()}))
-
-
-def _delay(events: Sequence[Mapping[str, Any]]) -> int:
-    """The broadcast delay the match_started asks for (``console.delay`` seconds; 0 when none)."""
-    for ev in events[:1]:
-        extra = ev.get("console")
-        if isinstance(extra, Mapping):
-            delay = extra.get("delay")
-            if isinstance(delay, int) and 0 <= delay <= 600:
-                return delay
-    return 0
 
 
 # ------------------------------------------------------------------------------------------- table

@@ -48,12 +48,9 @@ def frame(board: bytes) -> bytes:
 MAX_DELAY = 600
 
 
-def broadcast_delay(first: bytes) -> float:
-    """The broadcast delay a match's archived match_started asks for (``console.delay``), else 0."""
-    try:
-        event = msgpack.unpackb(first, raw=False)
-    except Exception:
-        return 0.0
+def broadcast_delay(event: object) -> float:
+    """The broadcast delay a match's match_started asks for (``console.delay``, seconds, up to
+    :data:`MAX_DELAY`), else 0: what the hub holds boards back by, and what the console shows."""
     extra = event.get("console") if isinstance(event, dict) else None
     delay = extra.get("delay") if isinstance(extra, dict) else None
     if isinstance(delay, int | float) and not isinstance(delay, bool) and 0 < delay <= MAX_DELAY:
@@ -293,7 +290,11 @@ class LiveHub:
             return 0.0
         if first is None:
             return 0.0  # not started yet: read again at the next board
-        self.delays[match] = delay = broadcast_delay(first)
+        try:
+            event = msgpack.unpackb(first, raw=False)
+        except Exception:
+            event = None
+        self.delays[match] = delay = broadcast_delay(event)
         return delay
 
     # ---------------------------------------------------------------------------------- viewers

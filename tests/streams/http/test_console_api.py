@@ -13,9 +13,11 @@ from typing import Any
 from urllib.parse import quote
 
 import aiohttp
+import msgpack
 import pytest
 
 from replay.engine.errors import InputError
+from streams.http.live import broadcast_delay
 from streams.http.prompts import derive
 from streams.store import RedisStore
 from streams.tokens import new_token
@@ -381,3 +383,16 @@ async def test_the_broadcast_delay_holds_the_live_board_back(served: Served) -> 
 
     assert await first_board_after("bd0", 0) < 1.0
     assert await first_board_after("bd2", 2) >= 2.0
+
+
+async def test_the_console_shows_the_delay_the_live_hub_applies(served: Served) -> None:
+    """One reading of ``console.delay`` for both: a fractional delay is shown as the hub holds it, and one
+    past the limit is shown as none, as the hub applies none."""
+    for match, asked, shown in (("bd3", 1.5, 1.5), ("bd4", 601, 0.0), ("bd5", 7, 7.0)):
+        s = opening(match)
+        s.events[0]["console"] = {"delay": asked}
+        assert (await publish(served, match, s.events[:2]))[0] == 200
+        state = json.loads((await get(served, f"/console/{match}/state"))[1])
+        assert state["delay"] == shown, match
+        first = await served.store.event(match, 1)
+        assert first is not None and broadcast_delay(msgpack.unpackb(first)) == shown
