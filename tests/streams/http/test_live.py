@@ -44,7 +44,7 @@ async def watch(http: aiohttp.ClientSession, url: str, until_seq: int, seen: lis
                     return
 
 
-async def test_many_viewers_share_one_subscription_and_one_board_read_per_update(live: Served) -> None:
+async def test_many_viewers_share_one_subscription_and_no_board_read_per_update(live: Served) -> None:
     s = live
     matches = [f"v{i}" for i in range(4)]
     games = {m: game(m) for m in matches}
