@@ -148,9 +148,19 @@ def header(loc: Locale, no: int, s: str) -> Line | None:
     return None
 
 
-def classify(raw: list[str], loc: Locale) -> list[Line]:
-    """Every non-empty line of ``raw`` as a Line (two sentences on one line give two Lines)."""
-    sentences = Sentences.for_language(loc.code)
+def spaced_handles(raw: list[str], loc: Locale) -> list[str]:
+    """The two handles the log's opening lines name, when one of them holds a space (``[abc] Gary``): the
+    client allows it, and a handle is then matched as a whole, exactly (``classify``); else []."""
+    found = Sentences.for_language(loc.code).opening_handles(raw)
+    return found if len(found) == 2 and any(any(ch.isspace() for ch in h) for h in found) else []
+
+
+def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> list[Line]:
+    """Every non-empty line of ``raw`` as a Line (two sentences on one line give two Lines); ``handles``
+    (``spaced_handles``) when the players' handles hold spaces."""
+    sentences = (
+        Sentences.with_handles(loc.code, tuple(handles)) if handles else Sentences.for_language(loc.code)
+    )
     en = loc.code == "en"
     out: list[Line] = []
     append = out.append

@@ -191,7 +191,16 @@ def end(imp: Importer, ln: Line) -> None:
     assert winner is not None
     loser = imp.other(winner)
     if kind == "unknown":
-        imp.find("importer_unknown_reason", "warning", ln.no, f"unknown end reason {ln.extra[2]!r}")
+        # locales.py: an unknown reason is never guessed, but the client ended the game and named its
+        # winner: the claim keeps that winner with the reason marked unknown; where the events alone do not
+        # end the game, the import ends it by the loser's concession (parse_ptcgl, ``end_unknown``)
+        imp.find(
+            "importer_unknown_reason",
+            "warning",
+            ln.no,
+            f"unknown end reason {ln.extra[2]!r}: the game ends with the winner the log names ({winner}), "
+            "reason unknown",
+        )
     if kind == "deck_out" and imp.turn_player != loser:
         imp.find(
             "importer_deck_out_turn",
@@ -204,8 +213,7 @@ def end(imp: Importer, ln: Line) -> None:
     elif kind == "timeout":
         imp.emit({"type": "conceded", "player": loser, "reason": "inactive"})
     ev: Event = {"type": "game_ended", "outcome": "win", "winner": winner}
-    if kind in REASONS:
-        ev["reason"] = REASONS[kind]
+    ev["reason"] = REASONS.get(kind, "unknown")
     imp.emit(ev)
     finish(imp, ln)
 
