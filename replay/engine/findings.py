@@ -80,6 +80,7 @@ SOURCE_FINDINGS: Final = frozenset(
         "importer_hp_tool",
         "importer_hp_unknown",
         "importer_hp_unverified",
+        "importer_ko_by_effect",
         "importer_ko_without_damage",
         "importer_missing_setup",
         "importer_owner_unverified",

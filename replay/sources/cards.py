@@ -200,6 +200,9 @@ class CardInfo:
     takes_prizes: tuple[
         tuple[str, str], ...
     ] = ()  # (move or card that makes a player take Prize cards, "prize")
+    knocks_out: tuple[tuple[str, str], ...] = ()  # (move that Knocks Out without damage, self|active|both)
+    bench_counters: tuple[tuple[str, str], ...] = ()  # (move whose counters go on the Bench only, "bench")
+    uses_attack: tuple[tuple[str, str], ...] = ()  # (move that uses another card's attack, "copy")
     # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
     hp_bonus: tuple[int, str] | None = None
 
@@ -226,6 +229,9 @@ class CardInfo:
             shuffles_from=tuple((str(a), str(b)) for a, b in rec.get("k") or ()),
             looks_at_top=tuple((str(a), str(b)) for a, b in rec.get("o") or ()),
             takes_prizes=tuple((str(a), str(b)) for a, b in rec.get("p") or ()),
+            knocks_out=tuple((str(a), str(b)) for a, b in rec.get("x") or ()),
+            bench_counters=tuple((str(a), str(b)) for a, b in rec.get("q") or ()),
+            uses_attack=tuple((str(a), str(b)) for a, b in rec.get("u") or ()),
             hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
         )
 
@@ -316,7 +322,10 @@ class CardDatabase:
         """The zone the cards ``card``'s move ``move`` (or, with no move, the Trainer ``card``) attaches
         come from (``of="evolve"``: its Evolution cards; ``"shuffle"``: the cards it shuffles into the
         deck; ``"top"``: "deck" when it looks at the top of the deck; ``"prize"``: "prize" when it makes a
-        player take Prize cards), when its text says: deck, discard or hand; None when it does not."""
+        player take Prize cards; ``"knock"``: whom it Knocks Out without damage, self, active or both;
+        ``"bench"``: "bench" when its damage counters go on the opponent's Bench only; ``"copy"``: "copy"
+        when it uses another card's attack as its own), when its text says: deck, discard or hand; None
+        when it does not."""
         zones: set[str] = set()
         for info in self.lookup(card, lang):
             table = {
@@ -324,6 +333,9 @@ class CardDatabase:
                 "shuffle": info.shuffles_from,
                 "top": info.looks_at_top,
                 "prize": info.takes_prizes,
+                "knock": info.knocks_out,
+                "bench": info.bench_counters,
+                "copy": info.uses_attack,
             }.get(of, info.attaches_from)
             if move is None:
                 zones.update(z for n, z in table if n == info.name)

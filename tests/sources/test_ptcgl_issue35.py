@@ -109,3 +109,199 @@ def test_an_unknown_end_line_after_the_deciding_knockout_adds_no_concession() ->
     assert of(res, "conceded") == []
     rec = record(res)
     assert rec["result"]["winner"] == "Ash" and rec["result"]["reason"] == "no_pokemon"
+
+
+# ---------------------------------------------------------------- 1. identical Pokémon
+
+
+def opening(ann: list[str], bo: list[str]) -> list[str]:
+    """Setup and the first two turns: Ann goes first; each list is the Active, then the Bench."""
+    return [
+        "Setup",
+        "Ann won the coin toss.",
+        "Ann decided to go first.",
+        f"Ann played {ann[0]} to the Active Spot.",
+        *[f"Ann played {c} to the Bench." for c in ann[1:]],
+        f"Bo played {bo[0]} to the Active Spot.",
+        *[f"Bo played {c} to the Bench." for c in bo[1:]],
+        "",
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann ended their turn.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Bo ended their turn.",
+        "",
+    ]
+
+
+def damage_on(res: ImportResult) -> list[tuple[str, int]]:
+    return [(e["pid"], e["amount"]) for e in of(res, "damage")]
+
+
+def test_an_effect_that_counters_each_of_two_same_named_pokemon_hits_both() -> None:
+    # Freezing Shroud: one counter on each Pokémon with an Ability; the client prints both lines under one
+    # owner name, and both players have a Munkidori
+    res = imp(
+        *opening(["Munkidori", "Snorunt"], ["Munkidori"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann evolved Snorunt to Froslass on the Bench.",
+        "Ann ended their turn.",
+        "",
+        "Pokémon Checkup",
+        "Ann's Froslass used Freezing Shroud.",
+        "- Ann put a damage counter on Ann's Munkidori.",
+        "- Ann put a damage counter on Ann's Munkidori.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    hits = damage_on(res)
+    assert sorted(pid[0] for pid, _ in hits) == ["A", "B"]  # one Munkidori of each player
+    assert [n for _, n in hits] == [10, 10]
+    assert record(res)["agrees"] is True
+
+
+def test_counters_placed_as_a_pokemon_is_played_go_on_the_one_just_played() -> None:
+    # Risky Ruins: 2 damage counters on a Basic Pokémon put onto the Bench from the hand
+    res = imp(
+        *opening(["Pidgey", "Rattata"], ["Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann played Risky Ruins to the Stadium spot.",
+        "Ann played Rattata to the Bench.",
+        "- Risky Ruins put 2 damage counters on Ann's Rattata.",
+        "Ann ended their turn.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    played = [e["pid"] for e in of(res, "played")]
+    assert damage_on(res) == [(played[-1], 20)]  # the new Rattata, not the one from setup
+    assert res.unmatched == []
+
+
+def test_counters_an_attack_places_on_the_bench_only_never_go_on_the_active() -> None:
+    # Phantom Dive: 200 to the Active, then 6 counters on the Bench "in any way you like"
+    res = imp(
+        *opening(["Dragapult ex"], ["Dreepy", "Dreepy"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Dragapult ex used Phantom Dive on Bo's Dreepy for 200 damage.",
+        "- Ann put 3 damage counters on Bo's Dreepy.",
+        "- Ann put 3 damage counters on Bo's Dreepy.",
+        "Bo's Dreepy was Knocked Out!",
+        "Ann took a Prize card.",
+        "A card was added to Ann's hand.",
+        "Bo's Dreepy is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    active, bench = "B1", "B2"
+    assert damage_on(res) == [(active, 200), (bench, 30), (bench, 30)]
+    assert [e["pid"] for e in of(res, "knocked_out")] == [active]
+    rec = record(res)
+    assert [k["verified"] for k in rec["knockouts"]] == [True]
+
+
+def test_a_promotion_between_twins_that_differ_is_a_finding_naming_them() -> None:
+    res = imp(
+        *opening(["Pidgey"], ["Charmander", "Dreepy", "Dreepy"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Pidgey used Gust on Bo's Charmander for 70 damage.",
+        "Bo's Charmander was Knocked Out!",
+        "Ann took a Prize card.",
+        "A card was added to Ann's hand.",
+        "Bo's Dreepy is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Bo attached Basic Psychic Energy to Dreepy in the Active Spot.",
+        "Opponent conceded. Ann wins.",
+    )
+    # the two Dreepy look identical: the choice cannot change the board, so it is only an info
+    guess = [f for f in res.findings if f.code == "importer_guess_pid" and "new Active" in f.message]
+    assert [g.severity for g in guess] == ["info"] and "B2, B3" in guess[0].message
+
+
+# ---------------------------------------------------------------- 3. knockouts that are not damage
+
+
+def verified(res: ImportResult) -> list[bool]:
+    return [k["verified"] for k in record(res)["knockouts"]]
+
+
+def test_cursed_blast_knocks_out_its_user_verified_from_hp() -> None:
+    res = imp(
+        *opening(["Pidgey", "Duskull"], ["Charmander", "Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann evolved Duskull to Dusclops on the Bench.",
+        "Ann's Dusclops used Cursed Blast.",
+        "- Ann put 5 damage counters on Bo's Charmander.",
+        "Ann's Dusclops was Knocked Out!",
+        "Bo took a Prize card.",
+        "A card was added to Bo's hand.",
+        "Ann ended their turn.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert "importer_ko_by_effect" in codes(res) and "importer_ko_without_damage" not in codes(res)
+    assert verified(res) == [True]
+    assert record(res)["agrees"] is True
+
+
+def test_frenzied_gouging_knocks_out_the_defending_active_verified_from_hp() -> None:
+    res = imp(
+        *opening(["Roaring Moon ex"], ["Charizard ex", "Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Roaring Moon ex used Frenzied Gouging on Bo's Charizard ex for 0 damage.",
+        "- Ann's Roaring Moon ex took 200 damage.",
+        "Bo's Charizard ex was Knocked Out!",
+        "Ann took 2 Prize cards.",
+        "A card was added to Ann's hand.",
+        "A card was added to Ann's hand.",
+        "Bo's Charmander is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert verified(res) == [True]
+    assert record(res)["agrees"] is True
+
+
+def test_destined_fight_knocks_out_both_actives_verified_from_hp() -> None:
+    res = imp(
+        *opening(["Annihilape", "Pidgey"], ["Charizard ex", "Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Annihilape used Destined Fight.",
+        "Ann's Annihilape was Knocked Out!",
+        "Bo's Charizard ex was Knocked Out!",
+        "Ann took 2 Prize cards.",
+        "A card was added to Ann's hand.",
+        "A card was added to Ann's hand.",
+        "Bo took a Prize card.",
+        "A card was added to Bo's hand.",
+        "Bo's Charmander is now in the Active Spot.",
+        "Ann's Pidgey is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert verified(res) == [True, True]
+    rec = record(res)
+    assert rec["agrees"] is True
+    assert not any(f["code"] == "promotion_order" for f in rec["findings"])

@@ -154,6 +154,28 @@ class LogCards:
                     )
             return
 
+    def settle_hp_by_move(self, mon: Mon, move: str) -> None:
+        """Printings of ``mon``'s name with different HP, and the log shows it using ``move``: only the
+        printings that have that move count (Dusclops with Cursed Blast has 90 HP)."""
+        for i, (m, card, _) in enumerate(self.hp_open):
+            if m is not mon or card is not mon.card:
+                continue
+            key = move.casefold()
+            hps = {
+                info.hp
+                for info in self.infos(mon.name)
+                if info.category == "pokemon"
+                and info.hp
+                and any(
+                    key in (mv.get(self.lang, "").casefold(), mv.get("en", "").casefold())
+                    for mv in (*info.attacks, *info.abilities)
+                )
+            }
+            if len(hps) == 1:
+                del self.hp_open[i]
+                card["hp"] = next(iter(hps)) + mon.hp_bonus
+            return
+
     def hp_bonus(self, card: str, mon: Mon) -> int | None:
         """The HP ``card`` gives ``mon`` attached to it (Hero's Cape: +100), from the catalogue's card text
         and its condition checked on ``mon``'s current card; 0 when it gives none; None when the catalogue
@@ -237,18 +259,47 @@ Clue = tuple[str, Callable[[str], int], bool]  # (what it says, smaller is likel
 
 
 def clues(
-    table: Table, *names: str, hit: list[str] | tuple[str, ...] = (), taken: set[str] | None = None
+    table: Table,
+    *names: str,
+    hit: list[str] | tuple[str, ...] = (),
+    taken: set[str] | None = None,
+    played: list[str] | tuple[str, ...] = (),
+    owner: str | None = None,
 ) -> list[Clue]:
     """The board's clues to which of several same-named Pokémon a line means, in the order given:
 
     - ``taken``: not one already taken by another line of this window (two knockouts of one name);
     - ``fits``: the one whose damage reaches its HP (the knockout);
     - ``hit``: one this window damaged;
+    - ``fresh``: one this window has not damaged yet (an effect that places counters on each Pokémon of a
+      kind, Freezing Shroud, prints one line per Pokémon);
+    - ``played``: the one this window put into play (Risky Ruins' counters go on the Pokémon just played);
+    - ``bench``: a Benched one (an attack whose text places its counters on the Bench only, Phantom Dive);
+    - ``owner``: ``owner``'s (the opponent of the player whose effect it is, when the log's owner name is
+      unreliable);
     - ``active``: the Active Pokémon;
-    - ``damaged``: the one with damage (a heal, moved damage counters), the most first.
+    - ``damaged``: the one with damage (a heal, moved damage counters), the most first;
+    - ``ready``: a weak clue for a promotion the log does not decide: the one with the most Energy
+      attached, then the least damaged (what a player promotes to attack next).
     """
     out: list[Clue] = []
     for name in names:
+        if name == "fresh":
+            out.append(("one this effect has not hit yet", lambda pid: 1 if pid in hit else 0, True))
+        elif name == "played":
+            out.append(("the one just played", lambda pid: 0 if pid in played else 1, True))
+        elif name == "bench":
+            out.append(("a Benched one", lambda pid: 1 if table.is_active(pid) else 0, True))
+        elif name == "owner":
+            out.append((f"{owner}'s", lambda pid: 0 if table.mons[pid].owner == owner else 1, True))
+        elif name == "ready":
+            out.append(
+                (
+                    "the one with the most Energy attached, then the least damage (a guess)",
+                    lambda pid: _readiness(table.mons[pid]),
+                    False,
+                )
+            )
         if name == "taken":
             out.append(("not one already taken", lambda pid: 1 if taken and pid in taken else 0, True))
         elif name == "fits":
@@ -262,6 +313,11 @@ def clues(
         elif name == "damaged":
             out.append(("the damaged one", lambda pid: -table.mons[pid].damage, True))
     return out
+
+
+def _readiness(mon: Mon) -> int:
+    energy = sum(1 for c in mon.attached if "Energ" in c)
+    return -energy * 10_000 + mon.damage
 
 
 def _fits(mon: Mon) -> bool:

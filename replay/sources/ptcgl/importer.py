@@ -34,6 +34,7 @@ class Window:
     prizes: list[tuple[int, str, int]] = field(default_factory=list)
     promos: list[tuple[int, str, str]] = field(default_factory=list)
     hit: list[str] = field(default_factory=list)
+    played: list[str] = field(default_factory=list)  # Pokémon this window put into play
     retreated: set[str] = field(default_factory=set)
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
     leaving: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # owner -> (pid, zone, line)
@@ -133,16 +134,19 @@ class Importer:
         """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide."""
         return choose(self.table, cands, no, what, by, self.find)
 
-    def clues(self, *names: str, taken: set[str] | None = None) -> list[Clue]:
-        """The board's clues (cards.clues), with this window's damaged Pokémon."""
-        hit = self.window.hit if self.window is not None else []
-        return clues(self.table, *names, hit=hit, taken=taken)
+    def clues(self, *names: str, taken: set[str] | None = None, owner: str | None = None) -> list[Clue]:
+        """The board's clues (cards.clues), with this window's damaged Pokémon and those it played."""
+        w = self.window
+        hit, played = (w.hit, w.played) if w is not None else ([], [])
+        return clues(self.table, *names, hit=hit, taken=taken, played=played, owner=owner)
 
     def put_in_play(self, p: str, name: str, to: str) -> str:
         """A Pokémon of ``p`` enters play mid-game (to the Active Spot if it is empty, else the Bench)."""
         pid, card = self.new_poke(p, name)
         self.emit({"type": "played", "player": p, "pid": pid, "card": card, "to": to})
         self.table.place(self.mon(pid), to)
+        if self.window is not None:
+            self.window.played.append(pid)
         return pid
 
     def in_spot(self, p: str, name: str, ln: Line, what: str, by: list[Clue]) -> str | None:

@@ -341,24 +341,44 @@ def on_took_damage(imp: Importer, ln: Line) -> bool:
 
 
 def on_counters(imp: Importer, ln: Line) -> bool:
-    p, q = imp.player_of(ln), imp.player_of(ln, "q")
-    if p is None or q is None:
-        return False
     assert ln.g is not None
+    # the placer is a player, or the card whose effect it is (a Stadium: "Risky Ruins put 2 damage
+    # counters on ..."): then the acting player is the window's
+    p = imp.player_of(ln) or (imp.window.actor if imp.window is not None else None) or imp.turn_player
+    q = imp.player_of(ln, "q")
+    if p is None or q is None or not imp.table.is_player(p):
+        return False
     d = ln.g["d"]
-    if q == p and imp.named(q, d) and imp.named(imp.other(p), d):
+    pool = imp.named(q, d)
+    unsure = q == p and bool(imp.named(imp.other(p), d))
+    if unsure:
         # The printed owner is unreliable here [docs/importers.md, the export's traps] and both players
         # have one: an effect of P's that places damage counters targets the opponent's Pokémon far more
-        # often.
-        q = imp.other(p)
+        # often, but an effect that places one on each Pokémon of a kind (Freezing Shroud) prints one
+        # line per Pokémon under one owner name: every same-named Pokémon is a candidate.
+        pool = imp.named(imp.other(p), d) + pool
+    if not pool:
+        pid = imp.locate(q, d, ln.no, "the damage counters")
+    else:
+        # Everything the log says, in order: one line per Pokémon (not one this effect already hit), the
+        # Pokémon this effect put into play (Risky Ruins), the Bench when the move's text places its
+        # counters there only (Phantom Dive), the opponent's when the owner name is unreliable, then the
+        # usual board clues
+        names = ["fresh", "played"]
+        w = imp.window
+        if w is not None and w.move is not None and imp.cards.attach_source(*w.move, of="bench") == "bench":
+            names.append("bench")
+        names += ["owner", "hit", "active", "damaged"]
+        pid = imp.choose(pool, ln.no, "the damage counters", imp.clues(*names, owner=imp.other(p)))
+    assert pid is not None
+    owner = imp.mon(pid).owner
+    if unsure and owner != q:
         imp.find(
             "importer_guess_owner",
             "warning",
             ln.no,
-            f"both players have {d} in play and the log's owner name is unreliable in this line; took {q}'s",
+            f"both players have {d} in play and the log's owner name is unreliable in this line; took {owner}'s",
         )
-    pid = imp.locate(q, d, ln.no, "the damage counters")
-    assert pid is not None
     imp.damage(pid, 10 * int(ln.g["n"]))
     return True
 

@@ -53,6 +53,9 @@ def close_window(imp: Importer) -> None:
     for ko_line, pid in kos:
         mon = imp.mon(pid)
         imp.cards.settle_dropped(mon, ko_line)
+        by_text = knocks_out(imp, w, pid)
+        if by_text and w.move is not None and w.move[0] == mon.name and mon.owner == w.actor:
+            imp.cards.settle_hp_by_move(mon, w.move[1])  # the printing that has the move
         imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage)
         hp = mon.card.get("hp")
         ko: Event = {"type": "knocked_out", "pid": pid, "player": mon.owner}
@@ -60,6 +63,22 @@ def close_window(imp: Importer) -> None:
             # the engine still has the evolved card's HP (the contract has no devolution): the client
             # knocked out the devolved Pokémon, so the claim names an effect, accepted unverified
             ko["by"] = "effect"
+        elif hp is not None and mon.damage < hp and by_text:
+            # The move's card text Knocks this Pokémon Out without damage (Cursed Blast: the user; Frenzied
+            # Gouging, Axe Blast: the opponent's Active; Destined Fight: both Actives; the catalogue reads
+            # it, as it reads Hero's Cape's HP): its remaining HP is placed as the move's damage, so the
+            # engine checks the knockout against HP like a damage knockout [docs/rules.md §2]
+            assert w.move is not None
+            left = hp - mon.damage
+            imp.find(
+                "importer_ko_by_effect",
+                "info",
+                ko_line,
+                f"{w.move[1]} Knocks Out {mon.owner}'s {mon.name} ({pid}) by its card text: its remaining "
+                f"{left} HP is placed as the move's damage, so the knockout is checked against HP",
+            )
+            imp.emit({"type": "damage", "pid": pid, "amount": left})
+            mon.damage = hp
         elif hp is not None and mon.damage < hp:
             # With HP known the engine checks the claim against the damage; a knockout the log shows
             # without enough damage is an effect ("this Pokémon is Knocked Out", e.g. Cursed Blast) or
@@ -120,6 +139,21 @@ def close_window(imp: Importer) -> None:
             )
     for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
         promote(imp, no, who, c, who in w.retreated)
+
+
+def knocks_out(imp: Importer, w: Window, pid: str) -> bool:
+    """Whether the window's move Knocks Out ``pid`` without damage by its card text (the catalogue):
+    "self" the Pokémon that used it, "active" the opponent's Active, "both" either Active."""
+    if w.move is None or not w.move[1]:
+        return False
+    whom = imp.cards.attach_source(*w.move, of="knock")
+    mon, table = imp.mon(pid), imp.table
+    active = table.active[mon.owner] == pid
+    if whom == "self":
+        return mon.owner == w.actor and mon.name == w.move[0]
+    if whom == "active":
+        return active and mon.owner != w.actor
+    return whom == "both" and active
 
 
 def revise_attachments(imp: Importer, pid: str, listed: list[str] | None, no: int) -> None:
@@ -227,7 +261,8 @@ def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> No
     if not cands:
         pid = imp.materialise_bench(p, c, no)
     else:
-        pid = imp.choose(cands, no, "the new Active Pokémon", [])
+        # the promotion line names no copy: a guess, said so, unless they look identical [issue 35]
+        pid = imp.choose(cands, no, "the new Active Pokémon", clues(table, "ready"))
     kind = "promoted" if a is None else "switched"
     table.make_active(p, pid)
     imp.emit({"type": kind, "player": p, "pid": pid})
