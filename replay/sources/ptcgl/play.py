@@ -377,7 +377,8 @@ def on_counters(imp: Importer, ln: Line) -> bool:
             "importer_guess_owner",
             "warning",
             ln.no,
-            f"both players have {d} in play and the log's owner name is unreliable in this line; took {owner}'s",
+            f"both players have {d} in play and the log's owner name is unreliable in this line; "
+            f"took {owner}'s",
         )
     imp.damage(pid, 10 * int(ln.g["n"]))
     return True
