@@ -197,7 +197,8 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "blog_loc_oncepergame_used": ("ignore", {"playerName": "p", "specialMove": "a"}, {}),
     "blog_loc_performed_action": ("ignore", {"playerName": "p"}, {}),
     "blog_loc_reconnect": ("ignore", {"playerName": "p"}, {}),
-    "blog_loc_selected_option": ("ignore", {"playerName": "p", "selectedOption": "a"}, {}),
+    # "P chose Axe Blast": the attack a move that uses another card's attack chose (Seek Inspiration)
+    "blog_loc_selected_option": ("chose", {"playerName": "p", "selectedOption": "a"}, {}),
     "blog_loc_coin_flip_single": ("ignore", {"playerName": "p", "coinFace": "face"}, {}),
     "blog_loc_coin_flip_multi": ("ignore", {"playerName": "p", "coinFace": "face"}, {}),
     "blog_loc_damage_blocked": ("ignore", {"targetPokemonCardName": "d"}, {}),

@@ -305,3 +305,85 @@ def test_destined_fight_knocks_out_both_actives_verified_from_hp() -> None:
     rec = record(res)
     assert rec["agrees"] is True
     assert not any(f["code"] == "promotion_order" for f in rec["findings"])
+
+
+# ---------------------------------------------------------------- 7. reacting Abilities
+
+
+def test_a_defenders_reacting_ability_stays_inside_the_attack() -> None:
+    res = imp(
+        *opening(["Dragapult ex"], ["Banette", "Shuppet"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Dragapult ex used Phantom Dive on Bo's Banette for 200 damage.",
+        "Bo's Shuppet used Hide 'n' Sneak.",
+        "- Effects of Phantom Dive did not affect Shuppet.",
+        "Bo's Banette was Knocked Out!",
+        "Ann took a Prize card.",
+        "A card was added to Ann's hand.",
+        "Bo's Shuppet is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert res.unmatched == []
+    kinds = [e["type"] for e in res.events if e["type"] in ("attack", "knocked_out", "attack_ended")]
+    assert kinds == ["attack", "knocked_out", "attack_ended"]  # one window: the knockout is the attack's
+    assert verified(res) == [True]
+    assert record(res)["agrees"] is True
+
+
+# ---------------------------------------------------------------- 8. an attack used through another card
+
+
+def test_an_attack_chosen_through_seek_inspiration_is_read_as_that_attack() -> None:
+    res = imp(
+        *opening(["Slowking"], ["Pidgey", "Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Slowking used Seek Inspiration.",
+        "- Ann discarded Haxorus.",
+        "Ann chose Axe Blast.",
+        "Bo's Pidgey was Knocked Out!",
+        "Ann took a Prize card.",
+        "A card was added to Ann's hand.",
+        "Bo's Charmander is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert res.unmatched == []
+    assert "importer_ko_by_effect" in codes(res)
+    assert verified(res) == [True]
+    assert record(res)["agrees"] is True
+
+
+def test_destined_fight_copied_through_seek_inspiration_knocks_out_both_actives() -> None:
+    res = imp(
+        *opening(["Slowking", "Slowpoke"], ["Pidgey", "Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Slowking used Seek Inspiration.",
+        "- Ann discarded Annihilape.",
+        "Ann chose Destined Fight.",
+        "Bo's Pidgey was Knocked Out!",
+        "Ann's Slowking was Knocked Out!",
+        "Ann took a Prize card.",
+        "A card was added to Ann's hand.",
+        "Bo took a Prize card.",
+        "A card was added to Bo's hand.",
+        "Bo's Charmander is now in the Active Spot.",
+        "Ann's Slowpoke is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert res.unmatched == []
+    assert codes(res).count("importer_ko_by_effect") == 2
+    assert verified(res) == [True, True]
+    rec = record(res)
+    assert rec["agrees"] is True
+    assert not any(f["code"] == "promotion_order" for f in rec["findings"])

@@ -68,6 +68,11 @@ class LogCards:
         db = self.db
         return db is not None and db.is_ability(g.get("c", ""), g.get("a", ""), self.lang) is True
 
+    def has_move(self, card: str, move: str) -> bool:
+        """Whether some printing of ``card`` has an attack or Ability named ``move`` in the log's language
+        (or in English)."""
+        return any(_has_move(info, move, self.lang) for info in self.infos(card))
+
     def mills(self, card: str, move: str) -> bool:
         """Whether ``card``'s move discards from the top of its own deck (Seek Inspiration)."""
         return self.db is not None and self.db.mills(card, move, self.lang)
@@ -106,9 +111,13 @@ class LogCards:
             self.hp_missing.add(name)
         return card
 
-    def settle_hp(self, mon: Mon, no: int | None, knocked_out_at: int | None = None) -> None:
+    def settle_hp(
+        self, mon: Mon, no: int | None, knocked_out_at: int | None = None, effect: str | None = None
+    ) -> None:
         """Choose the HP of ``mon``'s current card among its printings' HP: at a knockout, the HP the
-        damage read fits (survived < HP <= damage); otherwise the one HP above what it survived."""
+        damage read fits (survived < HP <= damage); at a knockout by a move's card text (``effect``), which
+        does not depend on HP, the highest above what it survived; otherwise the one HP above what it
+        survived."""
         for i, (m, card, hps) in enumerate(self.hp_open):
             if m is not mon or card is not mon.card:
                 continue
@@ -117,6 +126,16 @@ class LogCards:
             shown = "/".join(str(h) for h in hps)
             if mon.hp_bonus:
                 shown += f" (with {mon.hp_bonus:+d} HP from the cards in play)"
+            if effect is not None and any(h > mon.survived for h in hps):
+                card["hp"] = max(hps)
+                self.find(
+                    "importer_hp_choice",
+                    "info",
+                    no,
+                    f"{mon.name} has printings with HP {shown}; {effect} Knocks it Out by its card text, "
+                    f"whatever its HP: took HP {card['hp']}",
+                )
+                return
             if knocked_out_at is not None:
                 fit = [h for h in hps if mon.survived < h <= knocked_out_at]
                 if fit:
@@ -160,16 +179,10 @@ class LogCards:
         for i, (m, card, _) in enumerate(self.hp_open):
             if m is not mon or card is not mon.card:
                 continue
-            key = move.casefold()
             hps = {
                 info.hp
                 for info in self.infos(mon.name)
-                if info.category == "pokemon"
-                and info.hp
-                and any(
-                    key in (mv.get(self.lang, "").casefold(), mv.get("en", "").casefold())
-                    for mv in (*info.attacks, *info.abilities)
-                )
+                if info.category == "pokemon" and info.hp and _has_move(info, move, self.lang)
             }
             if len(hps) == 1:
                 del self.hp_open[i]
@@ -313,6 +326,14 @@ def clues(
         elif name == "damaged":
             out.append(("the damaged one", lambda pid: -table.mons[pid].damage, True))
     return out
+
+
+def _has_move(info: CardInfo, move: str, lang: str) -> bool:
+    key = move.casefold()
+    return any(
+        key in (mv.get(lang, "").casefold(), mv.get("en", "").casefold())
+        for mv in (*info.attacks, *info.abilities)
+    )
 
 
 def _readiness(mon: Mon) -> int:

@@ -43,6 +43,7 @@ class Window:
     ko_lists: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # cards printed with a KO
     prizes_shuffled: set[str] = field(default_factory=set)
     move: tuple[str, str] | None = None  # (Pokémon, attack or Ability) the window's action used
+    user: str | None = None  # the Pokémon that used an attack of another card (Seek Inspiration)
     hands_shuffled: set[str] = field(default_factory=set)  # players whose hand an effect shuffled away
     returned: set[str] = field(default_factory=set)  # players who put their hand back this effect
     searched: bool = False

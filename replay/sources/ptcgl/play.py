@@ -303,11 +303,48 @@ def on_attack(imp: Importer, ln: Line) -> bool:
     return True
 
 
+def reacting(imp: Importer, ln: Line) -> bool:
+    """A ``used`` line of the defending player inside an open attack (Hide 'n' Sneak, and its "Effects of
+    ... did not affect" lines): an Ability reacting to the attack, part of the attack's window."""
+    w = imp.window
+    return (
+        ln.kind == "used"
+        and w is not None
+        and w.kind == "attack"
+        and w.actor is not None
+        and ln.g is not None
+        and ln.g["p"] != w.actor
+        and imp.table.is_player(ln.g["p"])
+    )
+
+
+def on_chose(imp: Importer, ln: Line) -> bool:
+    """``P chose Axe Blast.`` in a move that uses another card's attack as its own (Seek Inspiration, by
+    the catalogue's card text): the window's move becomes that attack of the card it came from (the card
+    the move just put in P's discard pile), so its damage and knockouts are read as that attack's."""
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    w = imp.window
+    if w is None or w.move is None or imp.cards.attach_source(*w.move, of="copy") != "copy":
+        return True
+    chosen = ln.g["a"].strip().rstrip(".")
+    source = next(
+        (c for c in reversed(list(imp.table.discard_pile(p))) if imp.cards.has_move(c, chosen)), None
+    )
+    w.user = w.move[0]
+    w.move = (source or w.move[0], chosen)
+    return True
+
+
 def on_used(imp: Importer, ln: Line) -> bool:
     p = imp.player_of(ln)
     if p is None:
         return False
     assert ln.g is not None
+    if reacting(imp, ln):
+        return True  # the defender's Ability inside the attack: the attack's move stays the window's
     if imp.window is not None:
         imp.window.move = (ln.g["c"], ln.g["a"])
     if ln.no not in imp.attack_lines:
@@ -526,6 +563,7 @@ HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
     "retreated": on_retreated,
     "attack": on_attack,
     "used": on_used,
+    "chose": on_chose,
     "took_damage": on_took_damage,
     "counters": on_counters,
     "checkup_damage": on_checkup_damage,

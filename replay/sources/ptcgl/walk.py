@@ -74,7 +74,9 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
         if imp.pending is not None:
             turns.start_pending(imp, ln)
         handler = HANDLERS[k]
-        if not ln.detail and k in ACTIONS and imp.phase != "checkup":
+        if not ln.detail and k in ACTIONS and imp.phase != "checkup" and not play.reacting(imp, ln):
+            # (a defender's Ability reacting inside an attack, Hide 'n' Sneak, keeps the attack's window:
+            # the attack's knockouts are checked at its end [docs/rules.md §2])
             close_window(imp)
             actor = ln.g["p"] if ln.g is not None and "p" in ln.g else None
             imp.window = Window("attack" if ln.no in imp.attack_lines else "effect", ln.no, actor)

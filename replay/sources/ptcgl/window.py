@@ -54,9 +54,16 @@ def close_window(imp: Importer) -> None:
         mon = imp.mon(pid)
         imp.cards.settle_dropped(mon, ko_line)
         by_text = knocks_out(imp, w, pid)
-        if by_text and w.move is not None and w.move[0] == mon.name and mon.owner == w.actor:
+        if (
+            by_text
+            and w.move is not None
+            and w.user is None
+            and w.move[0] == mon.name
+            and mon.owner == w.actor
+        ):
             imp.cards.settle_hp_by_move(mon, w.move[1])  # the printing that has the move
-        imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage)
+        by_move = w.move[1] if by_text and w.move is not None else None
+        imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage, effect=by_move)
         hp = mon.card.get("hp")
         ko: Event = {"type": "knocked_out", "pid": pid, "player": mon.owner}
         if mon.devolved:
@@ -150,7 +157,7 @@ def knocks_out(imp: Importer, w: Window, pid: str) -> bool:
     mon, table = imp.mon(pid), imp.table
     active = table.active[mon.owner] == pid
     if whom == "self":
-        return mon.owner == w.actor and mon.name == w.move[0]
+        return mon.owner == w.actor and mon.name == (w.user or w.move[0])
     if whom == "active":
         return active and mon.owner != w.actor
     return whom == "both" and active
