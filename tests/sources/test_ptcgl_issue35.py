@@ -387,3 +387,50 @@ def test_destined_fight_copied_through_seek_inspiration_knocks_out_both_actives(
     rec = record(res)
     assert rec["agrees"] is True
     assert not any(f["code"] == "promotion_order" for f in rec["findings"])
+
+
+# ---------------------------------------------------------------- 5. Festival Lead
+
+
+def test_festival_leads_two_attacks_are_two_attack_windows() -> None:
+    # the client prints each attack under the Ability's line: "used Festival Lead.", the damage
+    # breakdown, "- P chose <attack>", "- P's C used <attack> on ... for N damage."
+    def attack(target: str) -> list[str]:
+        return [
+            "Ann's Dipplin used Festival Lead.",
+            "- Damage breakdown:",
+            "   • Base damage: 70 damage",
+            "   • Total damage: 70 damage",
+            "- Ann chose Do the Wave",
+            f"- Ann's Dipplin used Do the Wave on Bo's {target} for 70 damage.",
+        ]
+
+    res = imp(
+        *opening(["Dipplin", "Pidgey"], ["Dreepy", "Charmander", "Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann played Festival Grounds to the Stadium spot.",
+        *attack("Dreepy"),
+        "Bo's Dreepy was Knocked Out!",
+        "Ann took a Prize card.",
+        "A card was added to Ann's hand.",
+        "Bo's Charmander is now in the Active Spot.",
+        *attack("Charmander"),
+        "Bo's Charmander was Knocked Out!",
+        "Ann took a Prize card.",
+        "A card was added to Ann's hand.",
+        "Bo's Charmander is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert res.unmatched == []
+    kinds = [
+        e["type"] for e in res.events if e["type"] in ("attack", "attack_ended", "knocked_out", "promoted")
+    ]
+    assert kinds == ["attack", "knocked_out", "attack_ended", "promoted"] * 2
+    rec = record(res)
+    bad = {"window_not_closed", "promotion_order", "promotion_missing", "ko_not_claimed"}
+    assert not [f for f in rec["findings"] if f["code"] in bad]
+    assert rec["agrees"] is True

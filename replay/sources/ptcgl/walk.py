@@ -82,6 +82,11 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
             imp.window = Window("attack" if ln.no in imp.attack_lines else "effect", ln.no, actor)
         elif imp.window is None and imp.phase == "turn":
             imp.window = Window("effect", ln.no)
+        if ln.detail and k == "attack" and imp.window is not None and imp.window.kind == "effect":
+            # an attack printed under an Ability that lets the Pokémon attack (Festival Lead: "used
+            # Festival Lead.", "- chose Rapid Draw", "- ... used Rapid Draw on ... for 70 damage."): the
+            # window is that attack's, closed (and its knockouts checked) at its end [docs/rules.md §2]
+            imp.window.kind = "attack"
         if not handler(imp, ln):
             imp.unread(ln, f"names a player who is not in this game: {ln.text[:80]!r}")
         if imp.table.stadium is not None or imp.field is not None:
