@@ -61,6 +61,7 @@ SOURCE_FINDINGS: Final = frozenset(
         "low_confidence",
         "importer_after_end",
         "importer_attachment_moved",
+        "importer_concession_after_result",
         "importer_card_unknown",
         "importer_count_unknown",
         "importer_deck_floor",

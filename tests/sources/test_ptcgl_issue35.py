@@ -434,3 +434,35 @@ def test_festival_leads_two_attacks_are_two_attack_windows() -> None:
     bad = {"window_not_closed", "promotion_order", "promotion_missing", "ko_not_claimed"}
     assert not [f for f in rec["findings"] if f["code"] in bad]
     assert rec["agrees"] is True
+
+
+# ---------------------------------------------------------------- 4. a concession after a lethal attack
+
+
+def lethal(*after: str) -> ImportResult:
+    return imp(
+        *opening(["Pidgey"], ["Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Pidgey used Gust on Bo's Charmander for 70 damage.",
+        "Bo's Charmander was Knocked Out!",
+        *after,
+    )
+
+
+def test_a_concession_during_the_lethal_knockout_decides_the_game() -> None:
+    res = lethal("Opponent conceded. Ann wins.")
+    assert "importer_concession_after_result" in codes(res)
+    assert of(res, "knocked_out") == []
+    rec = record(res)
+    assert rec["result"]["winner"] == "Ann" and rec["result"]["reason"] == "concession"
+    assert rec["agrees"] is True
+    assert not [f for f in rec["findings"] if f["severity"] != "info"]
+
+
+def test_a_concession_after_the_knockout_that_won_the_game_keeps_the_first_decision() -> None:
+    res = lethal("Ann took a Prize card.", "A card was added to Ann's hand.", "Opponent conceded. Ann wins.")
+    assert "importer_concession_after_result" in codes(res)
+    rec = record(res)
+    assert rec["result"]["winner"] == "Ann" and rec["result"]["reason"] == "no_pokemon"
+    assert rec["claimed"]["reason"] == "concession"  # the log's claim, kept; the record says which decided

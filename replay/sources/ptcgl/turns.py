@@ -172,6 +172,7 @@ def end(imp: Importer, ln: Line) -> None:
             ln.no,
             "a deck-out end line that does not follow a turn header: the events cannot show it",
         )
+    conceded_first = kind in ("concession", "timeout") and concession_in_knockout(imp, ln)
     close_window(imp)
     if imp.phase in ("setup", "pre"):
         emit_setup(imp)
@@ -208,7 +209,9 @@ def end(imp: Importer, ln: Line) -> None:
             ln.no,
             f"deck-out of {loser}, but the last turn header is {imp.turn_player}'s",
         )
-    if kind == "concession":
+    if conceded_first:
+        pass
+    elif kind == "concession":
         imp.emit({"type": "conceded", "player": loser})
     elif kind == "timeout":
         imp.emit({"type": "conceded", "player": loser, "reason": "inactive"})
@@ -216,6 +219,52 @@ def end(imp: Importer, ln: Line) -> None:
     ev["reason"] = REASONS.get(kind, "unknown")
     imp.emit(ev)
     finish(imp, ln)
+
+
+def concession_in_knockout(imp: Importer, ln: Line) -> bool:
+    """A concession (or a timeout) printed right after an attack or effect that knocked out the loser's
+    Pokémon, decided as docs/rules.md says, and said so in the record (a note):
+
+    - the winner's prize line was printed: the knockout was complete, and when it took the last Prize
+      cards (or left the loser no Pokémon) it had already decided the game [docs/rules.md §1: the first
+      decision stands]: the concession comes after, the claim keeps the log's reason; False;
+    - no prize line: the loser conceded during the knockout, before its Prize cards were taken, and the
+      result is judged only after them [docs/rules.md §3 steps 4-5]: the concession decides the game. It
+      is emitted here, before the window's knockouts, which are then not emitted (the game was over; the
+      note names them); True."""
+    w = imp.window
+    winner = ln.player
+    if w is None or winner is None or not imp.table.is_player(winner):
+        return False
+    loser = imp.other(winner)
+    kos = [(no, d) for no, q, d in w.kos if q == loser]
+    if not kos:
+        return False
+    paid = sum(n for _, taker, n in w.prizes if taker == winner)
+    if paid:
+        if paid >= imp.prizes_left[winner] or not imp.table.bench[loser]:
+            imp.find(
+                "importer_concession_after_result",
+                "info",
+                ln.no,
+                f"{loser} conceded after the knockout that took {winner}'s last Prize cards or left {loser} "
+                "no Pokémon: that knockout decided the game first (docs/rules.md §1), the concession "
+                "comes after it",
+            )
+        return False
+    imp.emit(
+        {"type": "conceded", "player": loser, **({"reason": "inactive"} if ln.extra[0] == "timeout" else {})}
+    )
+    imp.find(
+        "importer_concession_after_result",
+        "info",
+        ln.no,
+        f"{loser} conceded during the knockout of {', '.join(d for _, d in kos)} (lines "
+        f"{', '.join(str(no) for no, _ in kos)}), before its Prize cards were taken: the concession decides "
+        "the game (docs/rules.md §3: the result is judged after the prizes); the knockout is not emitted",
+    )
+    imp.window = None
+    return True
 
 
 def finish(imp: Importer, ln: Line) -> None:
