@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 import zlib
 from dataclasses import dataclass, field
 from functools import cache
@@ -174,6 +175,13 @@ def _key(name: str) -> str:
     return strip_card_id(name.strip()).replace("\u2019", "'").replace("Pokemon", "Pokémon")
 
 
+def _fold(key: str) -> str:
+    """A name without accents or case: ``Pokégear 3.0`` and ``Pokegear 3.0`` alike."""
+    return "".join(
+        ch for ch in unicodedata.normalize("NFKD", key) if not unicodedata.combining(ch)
+    ).casefold()
+
+
 @dataclass(frozen=True, slots=True)
 class CardInfo:
     """One card of the catalogue (identical reprints are one record)."""
@@ -257,6 +265,7 @@ class CardDatabase:
         self.by_name: dict[str, dict[str, list[int]]] = index["names"]
         self.prints: dict[str, int] = index["prints"]
         self._cards: dict[int, CardInfo] = {}
+        self._fold_index: dict[str, dict[str, list[int]]] = {}
 
     def __len__(self) -> int:
         return self.count
@@ -278,12 +287,27 @@ class CardDatabase:
         return [self.card(i) for i in range(self.count)]
 
     def lookup(self, name: str, lang: str = "en") -> list[CardInfo]:
-        """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too)."""
+        """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too); a name
+        spelled without its accents (``Pokegear 3.0``, as the client prints it) finds the accented one."""
         k = _key(name)
         hits = self.by_name.get(lang, {}).get(k)
         if not hits and lang != "en":
             hits = self.by_name["en"].get(k)
+        if not hits:
+            folded = _fold(k)
+            hits = self._folded(lang).get(folded) or (
+                self._folded("en").get(folded) if lang != "en" else None
+            )
         return [self.card(i) for i in hits or ()]
+
+    def _folded(self, lang: str) -> dict[str, list[int]]:
+        """``lang``'s names without accents or case -> card numbers (built at the first miss)."""
+        table = self._fold_index.get(lang)
+        if table is None:
+            table = self._fold_index[lang] = {}
+            for key, hits in self.by_name.get(lang, {}).items():
+                table.setdefault(_fold(key), []).extend(hits)
+        return table
 
     def printing(self, card_id: str) -> CardInfo | None:
         """One printing's card, by the id the client prints before a name (``sv6_163``, ``me3_48_ph``)."""

@@ -466,3 +466,35 @@ def test_a_concession_after_the_knockout_that_won_the_game_keeps_the_first_decis
     rec = record(res)
     assert rec["result"]["winner"] == "Ann" and rec["result"]["reason"] == "no_pokemon"
     assert rec["claimed"]["reason"] == "concession"  # the log's claim, kept; the record says which decided
+
+
+# ---------------------------------------------------------------- 9. card names by language
+
+
+def test_a_first_turn_supporter_its_text_allows_is_read_by_its_printed_card_id() -> None:
+    # Carmine (Roseille in French) may be played on the first turn of the player who went first
+    text = (DATA / "lang_fr.txt").read_text("utf-8")
+    text = text.replace(
+        "Hugo a pioché une carte.\nHugo a mis fin à son tour.",
+        "Hugo a pioché une carte.\nHugo a joué (sv6_145) Roseille.\nHugo a mis fin à son tour.",
+    )
+    res = parse_ptcgl(text, match="m1", filename="fr.txt")
+    played = of(res, "trainer_played")
+    assert played and played[0]["card"]["name"] == "Roseille" and played[0]["effect"] == "Carmine"
+    assert not any(f["code"] == "supporter_first_turn" for f in record(res)["findings"])
+
+
+def test_card_names_are_found_without_their_accents() -> None:
+    res = imp(
+        *opening(["Pidgey"], ["Charmander"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann played Pokegear 3.0.",
+        "Ann ended their turn.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert [e["card"] for e in of(res, "trainer_played")] == [{"name": "Pokegear 3.0", "kind": "item"}]
+    assert "importer_card_unknown" not in codes(res)

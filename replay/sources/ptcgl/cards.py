@@ -68,6 +68,12 @@ class LogCards:
         db = self.db
         return db is not None and db.is_ability(g.get("c", ""), g.get("a", ""), self.lang) is True
 
+    def english(self, name: str) -> str | None:
+        """The English name of the card the log prints as ``name`` (the printing its card id names, when
+        the log printed one), None when the catalogue does not know it or its printings disagree."""
+        names = {i.name for i in self.infos(name)}
+        return next(iter(names)) if len(names) == 1 else None
+
     def has_move(self, card: str, move: str) -> bool:
         """Whether some printing of ``card`` has an attack or Ability named ``move`` in the log's language
         (or in English)."""
