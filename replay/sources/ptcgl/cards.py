@@ -300,10 +300,16 @@ def clues(
     - ``damaged``: the one with damage (a heal, moved damage counters), the most first;
     - ``ready``: a weak clue for a promotion the log does not decide: the one with the most Energy
       attached, then the least damaged (what a player promotes to attack next).
+
+    A name ending in ``?`` is that clue as a weak one: it picks, and a finding says the log did not.
     """
     out: list[Clue] = []
     for name in names:
-        if name == "fresh":
+        if name.endswith("?"):
+            # the same clue, weak: it picks one, but the log does not say so (a finding names the others)
+            what, fn, _ = clues(table, name[:-1], hit=hit, taken=taken, played=played, owner=owner)[0]
+            out.append((what + " (a guess)", fn, False))
+        elif name == "fresh":
             out.append(("one this effect has not hit yet", lambda pid: 1 if pid in hit else 0, True))
         elif name == "played":
             out.append(("the one just played", lambda pid: 0 if pid in played else 1, True))
@@ -362,11 +368,17 @@ def choose(table: Table, cands: list[str], no: int, what: str, by: list[Clue], f
     fns = [fn for _, fn, _ in by]
     keyed = sorted(((tuple(fn(pid) for fn in fns), i, pid) for i, pid in enumerate(cands)))
     ranked = [pid for _, _, pid in keyed]
-    a, b = table.mons[ranked[0]], table.mons[ranked[1]]
+    a = table.mons[ranked[0]]
     ka, kb = keyed[0][0], keyed[1][0]
     decided = next((i for i in range(len(by)) if ka[i] != kb[i]), None)
     if decided is None:
-        same = a.damage == b.damage and a.conditions == b.conditions
+        # identical only when every candidate looks the same on the board (damage, Special Conditions,
+        # cards attached): then the choice cannot change the board
+        looks = {
+            (m.damage, tuple(sorted(m.conditions)), tuple(sorted(m.attached)))
+            for m in (table.mons[pid] for pid in cands)
+        }
+        same = len(looks) == 1
         find(
             "importer_guess_pid",
             "info" if same else "warning",

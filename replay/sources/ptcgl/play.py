@@ -368,10 +368,12 @@ def on_took_damage(imp: Importer, ln: Line) -> bool:
     if q is None:
         return False
     assert ln.g is not None
-    hit = imp.window.hit if imp.window is not None else []
-    # spread damage: each line is a different Pokémon; the attack's own target is already hit
-    fresh: Clue = ("one this attack has not hit yet", lambda pid: 1 if pid in hit else 0, True)
-    pid = imp.locate(q, ln.g["d"], ln.no, "the spread damage", by=[fresh, *imp.clues("damaged")])
+    # spread damage: each line is a different Pokémon (the attack's own target is already hit); damage to
+    # the attacker's own side is its recoil, on the Active Pokémon that attacked; which of the rest an
+    # attack chose ("2 of your opponent's Pokémon") the log does not say
+    w = imp.window
+    names = ["fresh", *(["active"] if w is not None and q == w.actor else []), "damaged?"]
+    pid = imp.locate(q, ln.g["d"], ln.no, "the spread damage", by=imp.clues(*names))
     assert pid is not None
     imp.damage(pid, int(ln.g["n"]))
     return True
@@ -405,7 +407,8 @@ def on_counters(imp: Importer, ln: Line) -> bool:
         w = imp.window
         if w is not None and w.move is not None and imp.cards.attach_source(*w.move, of="bench") == "bench":
             names.append("bench")
-        names += ["owner", "hit", "active", "damaged"]
+        # which of the rest an effect chose ("1 of your opponent's Pokémon") the log does not say
+        names += ["owner", "hit?", "active?", "damaged?"]
         pid = imp.choose(pool, ln.no, "the damage counters", imp.clues(*names, owner=imp.other(p)))
     assert pid is not None
     owner = imp.mon(pid).owner
@@ -451,8 +454,19 @@ def on_moved_counters(imp: Importer, ln: Line) -> bool:
         return False
     assert ln.g is not None
     n = 10 * int(ln.g["n"])
-    src = imp.locate(q, ln.g["c"], ln.no, "the damage counters moved", by=imp.clues("damaged", "active"))
-    dst = imp.locate(q2, ln.g["d"], ln.no, "the damage counters moved")
+    # the counters moved were on the source: one with at least that much damage; which of those the log
+    # does not say
+    enough: Clue = (
+        "one with that many damage counters",
+        lambda pid: 0 if imp.mon(pid).damage >= n else 1,
+        True,
+    )
+    src = imp.locate(
+        q, ln.g["c"], ln.no, "the damage counters moved", by=[enough, *imp.clues("damaged?", "active?")]
+    )
+    dst = imp.locate(
+        q2, ln.g["d"], ln.no, "the damage counters moved", by=imp.clues("hit?", "active?", "damaged?")
+    )
     assert src is not None and dst is not None
     imp.emit({"type": "healed", "pid": src, "amount": n})
     imp.mon(src).damage = max(0, imp.mon(src).damage - n)
