@@ -498,3 +498,72 @@ def test_card_names_are_found_without_their_accents() -> None:
     )
     assert [e["card"] for e in of(res, "trainer_played")] == [{"name": "Pokegear 3.0", "kind": "item"}]
     assert "importer_card_unknown" not in codes(res)
+
+
+# ---------------------------------------------------------------- 1. twins: what later lines say
+
+
+def bo_second_turn(*lines: str) -> list[str]:
+    """Ann's second turn passes; Bo's second turn holds ``lines``."""
+    return [
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann ended their turn.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        *lines,
+    ]
+
+
+def test_a_pokemon_put_into_the_hand_with_its_evolution_cards_leaves_play() -> None:
+    # Professor Turo's Scenario on the Active Charmeleon; the Benched twin takes its place
+    res = imp(
+        *opening(["Pidgey"], ["Charmander", "Charmander"]),
+        *bo_second_turn(
+            "Bo evolved Charmander to Charmeleon in the Active Spot.",
+            "Bo evolved Charmander to Charmeleon on the Bench.",
+            "Bo played Professor Turo's Scenario.",
+            "- Bo moved Bo's 2 cards to their hand.",
+            "   • Charmeleon, Charmander",
+            "Bo's Charmeleon is now in the Active Spot.",
+            "Bo ended their turn.",
+        ),
+        "",
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert res.unmatched == []
+    removed, promoted = of(res, "removed"), of(res, "promoted")
+    assert [(e["pid"], e["to"]) for e in removed] == [("B1", "hand")]
+    assert [e["pid"] for e in promoted] == ["B2"]
+
+
+def test_damage_guessed_onto_a_twin_moves_when_the_log_shows_it_surviving() -> None:
+    # Adrena-Brain moves counters onto one of two Squawkabilly ex (160 HP): the log does not say which; a later
+    # attack shows the Active one surviving damage that, with them, would reach its HP
+    res = imp(
+        *opening(["Munkidori"], ["Squawkabilly ex", "Squawkabilly ex"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann ended their turn.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Bo's Squawkabilly ex used Motivate on Ann's Munkidori for 30 damage.",
+        "",
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Munkidori used Adrena-Brain.",
+        "- Ann moved 3 damage counters from Ann's Munkidori to Bo's Squawkabilly ex.",
+        "Ann's Munkidori used Mind Bend on Bo's Squawkabilly ex for 140 damage.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    moved = [e for e in of(res, "damage") if e["amount"] == 30 and "by" not in e]
+    assert [e["pid"] for e in moved] == ["B2"]  # corrected onto the Benched twin
+    assert any(f.code == "importer_guess_pid" and "went to B2" in f.message for f in res.findings)
+    assert not [k for k in record(res)["knockouts"]]

@@ -100,6 +100,10 @@ class Importer:
         # it is counted on (play.stadium_hp)
         self.field: tuple[str, str] | None = None
         self.field_on: set[str] = set()
+        # the last choice between twins the log did not decide (pid taken, the others), and the damage
+        # placed by such choices (by the pid taken: the event, the other candidates)
+        self.guessed: tuple[str, list[str]] | None = None
+        self.damage_guesses: dict[str, list[tuple[Event, list[str]]]] = {}
 
     # -- the stream -----------------------------------------------------------------------------------
     def find(self, code: str, severity: str, line: int | None, message: str) -> None:
@@ -132,8 +136,13 @@ class Importer:
         return self.table.named(owner, name)
 
     def choose(self, cands: list[str], no: int, what: str, by: list[Clue]) -> str:
-        """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide."""
-        return choose(self.table, cands, no, what, by, self.find)
+        """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide
+        (the choice is then kept as ``guessed``, for ``damage`` to remember, until the log says more)."""
+        before = len(self.out.findings)
+        pid = choose(self.table, cands, no, what, by, self.find)
+        guessed = any(f.code == "importer_guess_pid" for f in self.out.findings[before:])
+        self.guessed = (pid, [c for c in cands if c != pid]) if guessed else None
+        return pid
 
     def clues(self, *names: str, taken: set[str] | None = None, owner: str | None = None) -> list[Clue]:
         """The board's clues (cards.clues), with this window's damaged Pokémon and those it played."""
@@ -245,6 +254,11 @@ class Importer:
         ev: Event = {"type": "damage", "pid": pid, "amount": amount}
         if by is not None:
             ev["by"] = by
+        if self.guessed is not None and self.guessed[0] == pid:
+            # which twin took it was a guess: kept, so a later line that contradicts it can move it
+            # (window.revise_damage)
+            self.damage_guesses.setdefault(pid, []).append((ev, self.guessed[1]))
+        self.guessed = None
         self.emit(ev)
         self.mon(pid).damage += amount
         if self.window is not None:

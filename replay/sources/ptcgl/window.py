@@ -48,6 +48,7 @@ def close_window(imp: Importer) -> None:
     for pid in dict.fromkeys(w.hit):
         # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
         if pid not in out and pid in table.mons:
+            revise_damage(imp, pid, w.line)
             mon = imp.mon(pid)
             mon.survived = max(mon.survived, mon.damage)
     for ko_line, pid in kos:
@@ -146,6 +147,45 @@ def close_window(imp: Importer) -> None:
             )
     for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
         promote(imp, no, who, c, who in w.retreated)
+
+
+def revise_damage(imp: Importer, pid: str, no: int) -> None:
+    """A Pokémon the log shows surviving a check with its HP known and damage at least its HP: damage
+    guessed onto it among twins (``Importer.damage``) went to a twin instead. The latest such damage moves
+    to the first twin still in play it leaves alive; the earlier ``damage`` event is corrected (events are
+    numbered only when the import ends), said so."""
+    mon = imp.mon(pid)
+    hp = mon.card.get("hp")
+    guesses = imp.damage_guesses.get(pid, [])
+    in_play = set(imp.table.in_play(mon.owner))
+    while isinstance(hp, int) and mon.damage >= hp and guesses:
+        ev, others = guesses.pop()
+        n = int(ev["amount"])
+        twin = next(
+            (
+                x
+                for x in others
+                if x in in_play
+                and isinstance(imp.mon(x).card.get("hp"), int)
+                and imp.mon(x).damage + n < imp.mon(x).card["hp"]
+            ),
+            None,
+        )
+        if twin is None:
+            continue
+        ev["pid"] = twin
+        mon.damage -= n
+        other = imp.mon(twin)
+        other.damage += n
+        other.survived = max(other.survived, other.damage)
+        imp.damage_guesses.setdefault(twin, []).append((ev, [pid]))
+        imp.find(
+            "importer_guess_pid",
+            "info",
+            no,
+            f"{n} damage guessed onto {mon.owner}'s {mon.name} ({pid}) went to {twin}: {pid} survived with "
+            f"its HP ({hp}) reached otherwise (damage corrected)",
+        )
 
 
 def knocks_out(imp: Importer, w: Window, pid: str) -> bool:
