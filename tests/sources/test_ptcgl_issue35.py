@@ -541,8 +541,8 @@ def test_a_pokemon_put_into_the_hand_with_its_evolution_cards_leaves_play() -> N
 
 
 def test_damage_guessed_onto_a_twin_moves_when_the_log_shows_it_surviving() -> None:
-    # Adrena-Brain moves counters onto one of two Squawkabilly ex (160 HP): the log does not say which; a later
-    # attack shows the Active one surviving damage that, with them, would reach its HP
+    # Adrena-Brain moves counters onto one of two Squawkabilly ex (160 HP): the log does not say which; a
+    # later attack shows the Active one surviving damage that, with them, would reach its HP
     res = imp(
         *opening(["Munkidori"], ["Squawkabilly ex", "Squawkabilly ex"]),
         "Ann's Turn",
