@@ -136,6 +136,26 @@ def opening(ann: list[str], bo: list[str]) -> list[str]:
     ]
 
 
+def prizes(p: str, n: int) -> list[str]:
+    """The prize line and, per card, the (hidden) card added to the hand."""
+    took = f"{p} took a Prize card." if n == 1 else f"{p} took {n} Prize cards."
+    return [took] + [f"A card was added to {p}'s hand."] * n
+
+
+def ann_turn(ann: list[str], bo: list[str], *lines: str) -> ImportResult:
+    """``opening``, then Ann's second turn holding ``lines``; Bo concedes at the start of his next turn."""
+    return imp(
+        *opening(ann, bo),
+        "Ann's Turn",
+        "Ann drew a card.",
+        *lines,
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+
+
 def damage_on(res: ImportResult) -> list[tuple[str, int]]:
     return [(e["pid"], e["amount"]) for e in of(res, "damage")]
 
@@ -143,10 +163,9 @@ def damage_on(res: ImportResult) -> list[tuple[str, int]]:
 def test_an_effect_that_counters_each_of_two_same_named_pokemon_hits_both() -> None:
     # Freezing Shroud: one counter on each Pokémon with an Ability; the client prints both lines under one
     # owner name, and both players have a Munkidori
-    res = imp(
-        *opening(["Munkidori", "Snorunt"], ["Munkidori"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Munkidori", "Snorunt"],
+        ["Munkidori"],
         "Ann evolved Snorunt to Froslass on the Bench.",
         "Ann ended their turn.",
         "",
@@ -154,10 +173,6 @@ def test_an_effect_that_counters_each_of_two_same_named_pokemon_hits_both() -> N
         "Ann's Froslass used Freezing Shroud.",
         "- Ann put a damage counter on Ann's Munkidori.",
         "- Ann put a damage counter on Ann's Munkidori.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     hits = damage_on(res)
     assert sorted(pid[0] for pid, _ in hits) == ["A", "B"]  # one Munkidori of each player
@@ -167,18 +182,13 @@ def test_an_effect_that_counters_each_of_two_same_named_pokemon_hits_both() -> N
 
 def test_counters_placed_as_a_pokemon_is_played_go_on_the_one_just_played() -> None:
     # Risky Ruins: 2 damage counters on a Basic Pokémon put onto the Bench from the hand
-    res = imp(
-        *opening(["Pidgey", "Rattata"], ["Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Pidgey", "Rattata"],
+        ["Charmander"],
         "Ann played Risky Ruins to the Stadium spot.",
         "Ann played Rattata to the Bench.",
         "- Risky Ruins put 2 damage counters on Ann's Rattata.",
         "Ann ended their turn.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     played = [e["pid"] for e in of(res, "played")]
     assert damage_on(res) == [(played[-1], 20)]  # the new Rattata, not the one from setup
@@ -187,21 +197,15 @@ def test_counters_placed_as_a_pokemon_is_played_go_on_the_one_just_played() -> N
 
 def test_counters_an_attack_places_on_the_bench_only_never_go_on_the_active() -> None:
     # Phantom Dive: 200 to the Active, then 6 counters on the Bench "in any way you like"
-    res = imp(
-        *opening(["Dragapult ex"], ["Dreepy", "Dreepy"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Dragapult ex"],
+        ["Dreepy", "Dreepy"],
         "Ann's Dragapult ex used Phantom Dive on Bo's Dreepy for 200 damage.",
         "- Ann put 3 damage counters on Bo's Dreepy.",
         "- Ann put 3 damage counters on Bo's Dreepy.",
         "Bo's Dreepy was Knocked Out!",
-        "Ann took a Prize card.",
-        "A card was added to Ann's hand.",
+        *prizes("Ann", 1),
         "Bo's Dreepy is now in the Active Spot.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     active, bench = "B1", "B2"
     assert damage_on(res) == [(active, 200), (bench, 30), (bench, 30)]
@@ -217,8 +221,7 @@ def test_a_promotion_between_twins_that_differ_is_a_finding_naming_them() -> Non
         "Ann drew a card.",
         "Ann's Pidgey used Gust on Bo's Charmander for 70 damage.",
         "Bo's Charmander was Knocked Out!",
-        "Ann took a Prize card.",
-        "A card was added to Ann's hand.",
+        *prizes("Ann", 1),
         "Bo's Dreepy is now in the Active Spot.",
         "",
         "Bo's Turn",
@@ -238,68 +241,52 @@ def verified(res: ImportResult) -> list[bool]:
     return [k["verified"] for k in record(res)["knockouts"]]
 
 
+def agreed(res: ImportResult) -> list[bool]:
+    """Which knockouts are verified from HP, once the record agrees with the log's claimed result."""
+    rec = record(res)
+    assert rec["agrees"] is True, rec["result"]
+    return [k["verified"] for k in rec["knockouts"]]
+
+
 def test_cursed_blast_knocks_out_its_user_verified_from_hp() -> None:
-    res = imp(
-        *opening(["Pidgey", "Duskull"], ["Charmander", "Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Pidgey", "Duskull"],
+        ["Charmander", "Charmander"],
         "Ann evolved Duskull to Dusclops on the Bench.",
         "Ann's Dusclops used Cursed Blast.",
         "- Ann put 5 damage counters on Bo's Charmander.",
         "Ann's Dusclops was Knocked Out!",
-        "Bo took a Prize card.",
-        "A card was added to Bo's hand.",
+        *prizes("Bo", 1),
         "Ann ended their turn.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     assert "importer_ko_by_effect" in codes(res) and "importer_ko_without_damage" not in codes(res)
-    assert verified(res) == [True]
-    assert record(res)["agrees"] is True
+    assert agreed(res) == [True]
 
 
 def test_frenzied_gouging_knocks_out_the_defending_active_verified_from_hp() -> None:
-    res = imp(
-        *opening(["Roaring Moon ex"], ["Charizard ex", "Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Roaring Moon ex"],
+        ["Charizard ex", "Charmander"],
         "Ann's Roaring Moon ex used Frenzied Gouging on Bo's Charizard ex for 0 damage.",
         "- Ann's Roaring Moon ex took 200 damage.",
         "Bo's Charizard ex was Knocked Out!",
-        "Ann took 2 Prize cards.",
-        "A card was added to Ann's hand.",
-        "A card was added to Ann's hand.",
+        *prizes("Ann", 2),
         "Bo's Charmander is now in the Active Spot.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
-    assert verified(res) == [True]
-    assert record(res)["agrees"] is True
+    assert agreed(res) == [True]
 
 
 def test_destined_fight_knocks_out_both_actives_verified_from_hp() -> None:
-    res = imp(
-        *opening(["Annihilape", "Pidgey"], ["Charizard ex", "Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Annihilape", "Pidgey"],
+        ["Charizard ex", "Charmander"],
         "Ann's Annihilape used Destined Fight.",
         "Ann's Annihilape was Knocked Out!",
         "Bo's Charizard ex was Knocked Out!",
-        "Ann took 2 Prize cards.",
-        "A card was added to Ann's hand.",
-        "A card was added to Ann's hand.",
-        "Bo took a Prize card.",
-        "A card was added to Bo's hand.",
+        *prizes("Ann", 2),
+        *prizes("Bo", 1),
         "Bo's Charmander is now in the Active Spot.",
         "Ann's Pidgey is now in the Active Spot.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     assert verified(res) == [True, True]
     rec = record(res)
@@ -311,75 +298,54 @@ def test_destined_fight_knocks_out_both_actives_verified_from_hp() -> None:
 
 
 def test_a_defenders_reacting_ability_stays_inside_the_attack() -> None:
-    res = imp(
-        *opening(["Dragapult ex"], ["Banette", "Shuppet"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Dragapult ex"],
+        ["Banette", "Shuppet"],
         "Ann's Dragapult ex used Phantom Dive on Bo's Banette for 200 damage.",
         "Bo's Shuppet used Hide 'n' Sneak.",
         "- Effects of Phantom Dive did not affect Shuppet.",
         "Bo's Banette was Knocked Out!",
-        "Ann took a Prize card.",
-        "A card was added to Ann's hand.",
+        *prizes("Ann", 1),
         "Bo's Shuppet is now in the Active Spot.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     assert res.unmatched == []
     kinds = [e["type"] for e in res.events if e["type"] in ("attack", "knocked_out", "attack_ended")]
     assert kinds == ["attack", "knocked_out", "attack_ended"]  # one window: the knockout is the attack's
-    assert verified(res) == [True]
-    assert record(res)["agrees"] is True
+    assert agreed(res) == [True]
 
 
 # ---------------------------------------------------------------- 8. an attack used through another card
 
 
 def test_an_attack_chosen_through_seek_inspiration_is_read_as_that_attack() -> None:
-    res = imp(
-        *opening(["Slowking"], ["Pidgey", "Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Slowking"],
+        ["Pidgey", "Charmander"],
         "Ann's Slowking used Seek Inspiration.",
         "- Ann discarded Haxorus.",
         "Ann chose Axe Blast.",
         "Bo's Pidgey was Knocked Out!",
-        "Ann took a Prize card.",
-        "A card was added to Ann's hand.",
+        *prizes("Ann", 1),
         "Bo's Charmander is now in the Active Spot.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     assert res.unmatched == []
     assert "importer_ko_by_effect" in codes(res)
-    assert verified(res) == [True]
-    assert record(res)["agrees"] is True
+    assert agreed(res) == [True]
 
 
 def test_destined_fight_copied_through_seek_inspiration_knocks_out_both_actives() -> None:
-    res = imp(
-        *opening(["Slowking", "Slowpoke"], ["Pidgey", "Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Slowking", "Slowpoke"],
+        ["Pidgey", "Charmander"],
         "Ann's Slowking used Seek Inspiration.",
         "- Ann discarded Annihilape.",
         "Ann chose Destined Fight.",
         "Bo's Pidgey was Knocked Out!",
         "Ann's Slowking was Knocked Out!",
-        "Ann took a Prize card.",
-        "A card was added to Ann's hand.",
-        "Bo took a Prize card.",
-        "A card was added to Bo's hand.",
+        *prizes("Ann", 1),
+        *prizes("Bo", 1),
         "Bo's Charmander is now in the Active Spot.",
         "Ann's Slowpoke is now in the Active Spot.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     assert res.unmatched == []
     assert codes(res).count("importer_ko_by_effect") == 2
@@ -405,25 +371,18 @@ def test_festival_leads_two_attacks_are_two_attack_windows() -> None:
             f"- Ann's Dipplin used Do the Wave on Bo's {target} for 70 damage.",
         ]
 
-    res = imp(
-        *opening(["Dipplin", "Pidgey"], ["Dreepy", "Charmander", "Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Dipplin", "Pidgey"],
+        ["Dreepy", "Charmander", "Charmander"],
         "Ann played Festival Grounds to the Stadium spot.",
         *attack("Dreepy"),
         "Bo's Dreepy was Knocked Out!",
-        "Ann took a Prize card.",
-        "A card was added to Ann's hand.",
+        *prizes("Ann", 1),
         "Bo's Charmander is now in the Active Spot.",
         *attack("Charmander"),
         "Bo's Charmander was Knocked Out!",
-        "Ann took a Prize card.",
-        "A card was added to Ann's hand.",
+        *prizes("Ann", 1),
         "Bo's Charmander is now in the Active Spot.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     assert res.unmatched == []
     kinds = [
@@ -485,16 +444,11 @@ def test_a_first_turn_supporter_its_text_allows_is_read_by_its_printed_card_id()
 
 
 def test_card_names_are_found_without_their_accents() -> None:
-    res = imp(
-        *opening(["Pidgey"], ["Charmander"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Pidgey"],
+        ["Charmander"],
         "Ann played Pokegear 3.0.",
         "Ann ended their turn.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     assert [e["card"] for e in of(res, "trainer_played")] == [{"name": "Pokegear 3.0", "kind": "item"}]
     assert "importer_card_unknown" not in codes(res)
@@ -543,10 +497,9 @@ def test_a_pokemon_put_into_the_hand_with_its_evolution_cards_leaves_play() -> N
 def test_damage_guessed_onto_a_twin_moves_when_the_log_shows_it_surviving() -> None:
     # Adrena-Brain moves counters onto one of two Squawkabilly ex (160 HP): the log does not say which; a
     # later attack shows the Active one surviving damage that, with them, would reach its HP
-    res = imp(
-        *opening(["Munkidori"], ["Squawkabilly ex", "Squawkabilly ex"]),
-        "Ann's Turn",
-        "Ann drew a card.",
+    res = ann_turn(
+        ["Munkidori"],
+        ["Squawkabilly ex", "Squawkabilly ex"],
         "Ann ended their turn.",
         "",
         "Bo's Turn",
@@ -558,10 +511,6 @@ def test_damage_guessed_onto_a_twin_moves_when_the_log_shows_it_surviving() -> N
         "Ann's Munkidori used Adrena-Brain.",
         "- Ann moved 3 damage counters from Ann's Munkidori to Bo's Squawkabilly ex.",
         "Ann's Munkidori used Mind Bend on Bo's Squawkabilly ex for 140 damage.",
-        "",
-        "Bo's Turn",
-        "Bo drew a card.",
-        "Opponent conceded. Ann wins.",
     )
     moved = [e for e in of(res, "damage") if e["amount"] == 30 and "by" not in e]
     assert [e["pid"] for e in moved] == ["B2"]  # corrected onto the Benched twin
