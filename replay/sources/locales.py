@@ -9,7 +9,8 @@ The end *reasons* are not in that table. The English ones are read from real exp
 German "Alle Preiskarten genommen." is confirmed by a real German export (docs/importers.md lists the
 sources); every other localised reason below was written by the team from the English text and is
 **unverified** (marked ``UNVERIFIED`` here and in docs/importers.md): an unknown reason is read as
-``unknown`` with an ``importer_unknown_reason`` finding, never guessed, and the winner is still read.
+``unknown`` with an ``importer_unknown_reason`` finding, never guessed, and the winner is still read: the
+game ends with that winner, reason unknown (docs/importers.md, the end-line table).
 
 End reasons map to ``(kind, pov)``: ``kind`` is the result kind (prizes, no_pokemon, both, deck_out,
 concession, timeout); ``pov`` says whether the exporter is the ``winner`` or the ``loser`` of the game

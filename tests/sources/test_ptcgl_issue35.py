@@ -73,6 +73,15 @@ def test_handles_with_spaces_and_a_bracketed_tag_are_read_from_the_opening_lines
     assert rec["agrees"] is True
 
 
+def test_a_concession_line_names_a_handle_with_a_space() -> None:
+    text = (
+        (DATA / "concede_midturn.txt").read_text("utf-8").replace("Bea", "Bea Marie").replace("Cy", "[x] Cy")
+    )
+    last = text.split("You conceded.", 1)[0]  # the client variant: "P conceded." with no end line
+    res = parse_ptcgl(last + "\nBea Marie conceded.\n", match="m1", filename="c.txt")
+    assert res.unmatched == [] and res.meta["winner"] == "[x] Cy"
+
+
 # ---------------------------------------------------------------- 6. end lines
 
 

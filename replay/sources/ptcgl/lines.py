@@ -162,6 +162,10 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
         Sentences.with_handles(loc.code, tuple(handles)) if handles else Sentences.for_language(loc.code)
     )
     en = loc.code == "en"
+    extra_en = _EXTRA_EN
+    if handles:
+        alts = "|".join(re.escape(h) for h in sorted(handles, key=len, reverse=True))
+        extra_en = (("conceded_line", re.compile(rf"^(?P<p>{alts}|\S+) conceded\.$")),)
     out: list[Line] = []
     append = out.append
     for i, text in enumerate(raw, 1):
@@ -187,7 +191,7 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
         partial = next((m.partial for m in found if m.partial), "")
         parts: list[tuple[str, dict[str, str] | None, str]] = [(m.kind, m.g, m.key) for m in found]
         if not parts and en:
-            for kind, rx in _EXTRA_EN:
+            for kind, rx in extra_en:
                 em = rx.match(s)
                 if em is not None:
                     parts = [(kind, em.groupdict(), kind)]
