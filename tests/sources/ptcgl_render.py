@@ -179,6 +179,15 @@ class _Printer:
             else:
                 self.out.append(f"- {self.mon(pid)} took {n} damage.")
             return
+        if a is not None and by is None:
+            # a confused attacker's coin flip: "3 damage counters were placed on ... for the Special
+            # Condition Confused." after the attack's line
+            self.flush_attack()
+            self.out.append(
+                f"{n // 10} damage counters were placed on {self.mon(pid)} for the Special Condition "
+                "Confused."
+            )
+            return
         if self.turn is None or self.phase_checkup:
             cond = "Burned" if n == 20 and "burned" in self.conds[pid] else "Poisoned"
             self.out.append(

@@ -525,3 +525,32 @@ def test_damage_guessed_onto_a_twin_moves_when_the_log_shows_it_surviving() -> N
     assert [e["pid"] for e in moved] == ["B2"]  # corrected onto the Benched twin
     assert any(f.code == "importer_guess_pid" and "went to B2" in f.message for f in res.findings)
     assert not [k for k in record(res)["knockouts"]]
+
+
+def test_a_promotion_guess_is_corrected_when_the_twin_explains_a_later_knockout() -> None:
+    # two N's Zoroark ex (280 HP) on the Bench, one with 60 damage; the promotion line does not say which;
+    # 220 more damage then knocks the new Active out: only the damaged one can have been promoted
+    res = ann_turn(
+        ["Dragapult ex"],
+        ["Pidgey", "N's Zoroark ex", "N's Zoroark ex"],
+        "Ann's Dragapult ex used Phantom Dive on Bo's Pidgey for 200 damage.",
+        "- Ann put 6 damage counters on Bo's N's Zoroark ex.",
+        "Bo's Pidgey was Knocked Out!",
+        *prizes("Ann", 1),
+        "Bo's N's Zoroark ex is now in the Active Spot.",
+        "",
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Bo ended their turn.",
+        "",
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Dragapult ex used Jet Headbutt on Bo's N's Zoroark ex for 220 damage.",
+        "Bo's N's Zoroark ex was Knocked Out!",
+        *prizes("Ann", 2),
+    )
+    assert "importer_ko_without_damage" not in codes(res)
+    assert any(f.code == "importer_guess_pid" and "was promoted, not" in f.message for f in res.findings)
+    ko = of(res, "knocked_out")[-1]["pid"]
+    assert [e["pid"] for e in of(res, "promoted")][-1] == ko
+    assert agreed(res) == [True, True]

@@ -3,10 +3,11 @@ Pokémon TCG Live client prints them (tests/sources/ptcgl_render.py) and importe
 that changes the board, the board the imported events give equals the simulator's (issue 35).
 
 Where the log does not decide which of several same-named Pokémon an event means (which twin a player
-promoted, which of three an effect placed counters on first, which a Boss's Orders pulled), the importer
-must say so: a divergence is allowed only after an ``importer_guess_pid`` finding that names candidates
-which do not look identical. Everything the log does say (the Pokémon just played, a Benched target,
-one line per Pokémon of an effect, the attacker's own recoil) must place damage exactly.
+promoted, which of three an effect placed counters on first, which a Boss's Orders pulled, whose of two
+players' Pokémon an effect's line with an unreliable owner name meant), the importer must say so: a
+divergence is allowed only after an ``importer_guess_pid`` finding that names candidates which do not look
+identical, or an ``importer_guess_owner`` warning. Everything the log does say (the Pokémon just played, a
+Benched target, one line per Pokémon of an effect, the attacker's own recoil) must place damage exactly.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ def boards(events: list[dict[str, Any]]) -> list[tuple[str, Board, bool]]:
         finding = e.get("finding") if e["type"] == "note" else None
         if finding and finding.get("code") == "importer_guess_pid" and "look identical" not in e["text"]:
             guessed = True
+        elif (
+            finding and finding.get("code") == "importer_guess_owner" and finding.get("severity") == "warning"
+        ):
+            guessed = True  # both players have one of that name and the line's owner name is unreliable
         if e["type"] in CHECK:
             players = game.board()["players"]
             board = tuple(

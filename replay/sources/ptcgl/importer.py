@@ -104,6 +104,9 @@ class Importer:
         # placed by such choices (by the pid taken: the event, the other candidates)
         self.guessed: tuple[str, list[str]] | None = None
         self.damage_guesses: dict[str, list[tuple[Event, list[str]]]] = {}
+        # promotions (and retreats) to one of several twins the log did not decide: where the event is in
+        # the stream, the pid taken, the others, and each one's damage and cards attached then
+        self.promo_guesses: list[tuple[int, str, list[str], dict[str, tuple[int, list[str]]]]] = []
 
     # -- the stream -----------------------------------------------------------------------------------
     def find(self, code: str, severity: str, line: int | None, message: str) -> None:

@@ -39,6 +39,14 @@ def close_window(imp: Importer) -> None:
             pid = imp.choose(cands, no, "the knockout", by)
         if pid is not None and pid not in taken:
             kos.append((no, pid))
+    for i, (no, pid) in enumerate(kos):
+        mon = imp.mon(pid)
+        hp = mon.card.get("hp")
+        if isinstance(hp, int) and mon.damage < hp and not knocks_out(imp, w, pid):
+            # knocked out with HP left: the twin promoted instead would have been knocked out
+            fixed = promotion_fix(imp, w, pid, no, knocked_out=True)
+            if fixed is not None:
+                kos[i] = (no, fixed)
     for no, pid in kos:
         mon = imp.mon(pid)
         revise_attachments(imp, pid, w.ko_lists.get((mon.owner, mon.name)), no)
@@ -49,6 +57,7 @@ def close_window(imp: Importer) -> None:
         # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
         if pid not in out and pid in table.mons:
             revise_damage(imp, pid, w.line)
+            promotion_fix(imp, w, pid, w.line, knocked_out=False)
             mon = imp.mon(pid)
             mon.survived = max(mon.survived, mon.damage)
     for ko_line, pid in kos:
@@ -188,6 +197,91 @@ def revise_damage(imp: Importer, pid: str, no: int) -> None:
         )
 
 
+def promotion_fix(imp: Importer, w: Window, pid: str, no: int, *, knocked_out: bool) -> str | None:
+    """A promotion between twins the log did not decide (``promote``), contradicted by a later line: the
+    Pokémon taken is knocked out with HP left (``knocked_out``), or survives a check with its HP reached,
+    and a twin that was a candidate, had it been promoted and taken what this one took since, would fit.
+    Then the twin was promoted: every event since the promotion is corrected (the two pids swapped; events
+    are numbered only when the import ends), the board's two Pokémon take each other's part, said so.
+    Returns the twin, or None."""
+    mon = imp.mon(pid)
+    hp = mon.card.get("hp")
+    if not isinstance(hp, int):
+        return None
+    for k in range(len(imp.promo_guesses) - 1, -1, -1):
+        at, taken, others, states = imp.promo_guesses[k]
+        if taken != pid:
+            continue
+        since = mon.damage - states[pid][0]
+        in_play = set(imp.table.in_play(mon.owner))
+        for twin in others:
+            t = imp.mon(twin) if twin in in_play else None
+            t_hp = t.card.get("hp") if t is not None else None
+            if t is None or not isinstance(t_hp, int) or twin not in states:
+                continue
+            would = states[twin][0] + since
+            if (knocked_out and would >= t_hp) or (not knocked_out and would < t_hp):
+                del imp.promo_guesses[k]
+                swap_twins(imp, w, at, pid, twin, states)
+                imp.find(
+                    "importer_guess_pid",
+                    "info",
+                    no,
+                    f"{mon.owner}'s {mon.name}: {twin} was promoted, not {pid}: {pid} "
+                    + ("is knocked out with HP left" if knocked_out else "survives with its HP reached")
+                    + " otherwise (the events since the promotion corrected)",
+                )
+                return twin
+    return None
+
+
+def swap_twins(
+    imp: Importer, w: Window, at: int, a: str, b: str, states: dict[str, tuple[int, list[str]]]
+) -> None:
+    """``a`` and ``b`` (twins) take each other's part in every event from stream index ``at`` on, and on
+    the board: each keeps its own state from before, plus what the other took since."""
+    swap = {a: b, b: a}
+    for ev in imp.out.events[at:]:
+        for key in ("pid", "by"):
+            if ev.get(key) in swap:
+                ev[key] = swap[ev[key]]
+    ma, mb = imp.mon(a), imp.mon(b)
+    (da, att_a), (db, att_b) = states[a], states[b]
+    new_a = da + (mb.damage - db)
+    new_b = db + (ma.damage - da)
+    got_a = _moved(att_a, mb.attached, att_b)
+    got_b = _moved(att_b, ma.attached, att_a)
+    ma.damage, mb.damage = new_a, new_b
+    ma.attached, mb.attached = got_a, got_b
+    ma.conditions, mb.conditions = mb.conditions, ma.conditions
+    ma.survived, mb.survived = min(ma.survived, new_a), max(mb.survived, new_b)
+    table = imp.table
+    owner = ma.owner
+    if table.active[owner] in swap:
+        table.active[owner] = swap[table.active[owner]]  # type: ignore[index]
+    table.bench[owner] = [swap.get(x, x) for x in table.bench[owner]]
+    w.hit[:] = [swap.get(x, x) for x in w.hit]
+    for guesses in (imp.damage_guesses, imp.attach_guesses):
+        ga, gb = guesses.pop(a, None), guesses.pop(b, None)
+        if ga is not None:
+            guesses[b] = ga  # type: ignore[assignment]
+        if gb is not None:
+            guesses[a] = gb  # type: ignore[assignment]
+
+
+def _moved(before: list[str], other_now: list[str], other_before: list[str]) -> list[str]:
+    """The cards attached to one twin: its own from before, plus what the other gained since, less what
+    the other lost since."""
+    out = list(before)
+    gained = list(other_now)
+    for c in other_before:
+        if c in gained:
+            gained.remove(c)
+        elif c in out:
+            out.remove(c)  # the other lost it since: it was this one's
+    return out + gained
+
+
 def knocks_out(imp: Importer, w: Window, pid: str) -> bool:
     """Whether the window's move Knocks Out ``pid`` without damage by its card text (the catalogue):
     "self" the Pokémon that used it, "active" the opponent's Active, "both" either Active."""
@@ -310,6 +404,11 @@ def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> No
     else:
         # the promotion line names no copy: a guess, said so, unless they look identical [issue 35]
         pid = imp.choose(cands, no, "the new Active Pokémon", clues(table, "ready"))
+        if imp.guessed is not None:
+            # kept, so that a later line the other twin explains can correct it (``promotion_fix``)
+            states = {x: (imp.mon(x).damage, list(imp.mon(x).attached)) for x in cands}
+            imp.promo_guesses.append((len(imp.out.events), pid, imp.guessed[1], states))
+            imp.guessed = None
     kind = "promoted" if a is None else "switched"
     table.make_active(p, pid)
     imp.emit({"type": kind, "player": p, "pid": pid})
