@@ -8,9 +8,13 @@ Abilities inside an attack, attacks used through another card, card names by lan
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from replay import replay_events
+from replay.engine.result import REASON_KINDS, reason_kind
 from replay.sources.common import ImportResult
 from replay.sources.ptcgl import parse_ptcgl
 from tests.paths import DATA as TEST_DATA
@@ -554,3 +558,18 @@ def test_a_promotion_guess_is_corrected_when_the_twin_explains_a_later_knockout(
     ko = of(res, "knocked_out")[-1]["pid"]
     assert [e["pid"] for e in of(res, "promoted")][-1] == ko
     assert agreed(res) == [True, True]
+
+
+# ---------------------------------------------------------------- the targets on the real exports we hold
+
+
+@pytest.mark.parametrize("path", sorted((DATA / "real").glob("*.txt")), ids=lambda p: p.name)
+def test_real_exports_end_with_the_logs_winner_and_reason_every_knockout_from_hp(path: Path) -> None:
+    # tests/data/ptcgl/real/ (MIT; LICENSES.md): the issue-35 targets, log by log (bench/importers.py)
+    res = parse_ptcgl(path.read_text("utf-8-sig"), match="real", filename=path.name)
+    rec = record(res)
+    claimed = str(res.meta["reason"])
+    assert rec["result"]["winner"] == res.meta["winner"]
+    assert reason_kind(rec["result"]) == REASON_KINDS.get(claimed, claimed)
+    assert all(k["verified"] for k in rec["knockouts"])
+    assert res.unmatched == []

@@ -206,8 +206,8 @@ def promotion_fix(imp: Importer, w: Window, pid: str, no: int, *, knocked_out: b
     Returns the twin, or None."""
     mon = imp.mon(pid)
     hp = mon.card.get("hp")
-    if not isinstance(hp, int):
-        return None
+    if not isinstance(hp, int) or (mon.damage < hp) != knocked_out:
+        return None  # no contradiction: what the log shows fits the twin taken
     for k in range(len(imp.promo_guesses) - 1, -1, -1):
         at, taken, others, states = imp.promo_guesses[k]
         if taken != pid:
