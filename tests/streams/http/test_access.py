@@ -43,6 +43,8 @@ async def call(s: Served, route: Route, match: str, who: str | None) -> aiohttp.
             "league": "L1",
         }
         return await s.http.post(url, data=form, headers=headers, allow_redirects=False)
+    if route.method == "POST" and route.path.endswith("/act"):  # a judge's note at the first event
+        return await s.http.post(url, json={"action": "note", "at": 1, "text": "x"}, headers=headers)
     if route.method == "POST" and route.path.startswith("/console/"):  # the table console: nothing new
         body = {"console": "access-test", "action": "take", "events": []}
         return await s.http.post(url, json=body, headers=headers, allow_redirects=False)
