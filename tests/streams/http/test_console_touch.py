@@ -4,11 +4,13 @@ chromium against ``prizecheck serve`` on a real Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page
+from redis.asyncio import Redis
 
 from tests.streams.http.console_harness import (
     Console,
@@ -231,3 +233,46 @@ async def test_a_tiebreak_started_from_the_console_is_linked_to_its_parent(
     assert parent["status"] == "finished", parent["status"]
     result = parent["result"]
     assert isinstance(result, dict) and result["winner"] == "ash" and result["reason"] == "playoff"
+
+
+async def test_a_writing_console_renews_its_lease_with_a_write_and_never_shows_another_consoles_id(
+    service: ConsoleService, browser: Browser
+) -> None:
+    """Issue 32 item 1: a read never renews a lease (GET /state only looks), so the writing console renews
+    it itself (POST /lease renew, every 5 s, well within the 20 s); and a second console's page never holds
+    the first one's id, which would let it act as the first."""
+    first = await browser.new_context()
+    second = await browser.new_context()
+    try:
+        a = await Console.open(first, service, "renew/g1")
+        await start_match(a, p1="ash", p2="misty")
+        mine = await a.page.evaluate("() => localStorage.getItem('pc-console-id')")
+        posted: list[str] = []
+        a.page.on(
+            "request",
+            lambda r: (
+                posted.append(r.post_data or "") if r.method == "POST" and r.url.endswith("/lease") else None
+            ),
+        )
+        redis = Redis.from_url(service.redis.url)
+        try:
+            (key,) = [k async for k in redis.scan_iter(match="*renew/g1*:lease")]
+            await asyncio.sleep(7)  # idle: no publish, only the page's polls and its renewals
+            assert any(json.loads(p).get("action") == "renew" for p in posted), posted
+            assert await redis.pttl(key) > 12_000  # renewed in the last 5 s (a 20 s lease)
+            assert mine.encode() in (await redis.get(key) or b"")
+        finally:
+            await redis.aclose()
+        b = await Console.open(second, service, "renew/g1")
+        await b.page.wait_for_selector('#writer[data-mine="false"]')
+        seen: list[str] = []
+        b.page.on("response", lambda r: seen.append(r.url) if "/state" in r.url else None)
+        await b.page.wait_for_timeout(3500)  # at least one poll of /state
+        assert seen
+        assert mine not in await b.page.content()
+        view = await b.state()
+        assert view["lease"] == {"held": True, "mine": False, "take_over": True}  # the same token's
+        assert mine not in json.dumps(view)
+    finally:
+        await first.close()
+        await second.close()
