@@ -351,10 +351,14 @@ def _card(name: str) -> dict[str, Any]:
 
 async def console_cards(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/cards?q=: card names for the type-ahead, the match's deck lists first (from
-    its match_started), then the catalogue's names that start with ``q``; each with its HP and rule box
-    where the catalogue knows the card."""
+    its match_started: for a judge and the match's own producer only, the ones who hold its events as
+    written), then the catalogue's names that start with ``q``; each with its HP and rule box where the
+    catalogue knows the card."""
     q = str(request[QUERY].get("q", "")).strip().casefold()
-    entries = await request.app[STORE].events(request[MATCH])
+    store = request.app[STORE]
+    match = request[MATCH]
+    # deck lists are hidden information: another recorder in scope gets the catalogue alone
+    entries = await store.events(match) if await _full_reader(request, store, match) else []
     decks: list[str] = []
     for ev in decode(entries[:1]):
         extra = ev.get("console")

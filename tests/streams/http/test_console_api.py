@@ -536,3 +536,19 @@ async def test_bad_lease_requests_are_one_clear_error_and_change_nothing(served:
     assert r.status == 400 and (await r.json())["code"] == "bad_body"
     assert await holder(served, "bl1") == Holder(token_id(served, "recorder"), "A")
 
+
+# ------------------------------------------------------------------------- deck lists are hidden (#32.6)
+async def test_a_matchs_deck_lists_reach_only_a_judge_and_its_producer(served: Served) -> None:
+    """Before: ``/console/{m}/cards`` gave any recorder in scope a match's deck cards (typed into its
+    match_started by its own console)."""
+    s = opening("dk1")
+    s.events[0]["console"] = {"decks": {"ash": "4 Zqxwv Secretmon SVI 57\n2 Qwzx Tech Card PAL 1"}}
+    assert (await publish(served, "dk1", s.events[:1]))[0] == 200
+    for who, shown in (("recorder", True), ("admin", True), ("recorder2", False)):
+        for q in ("zq", "secret", "qwzx", "tech"):
+            status, text = await get(served, f"/console/dk1/cards?q={q}", who)
+            assert status == 200, (who, text)
+            names = [c["name"] for c in json.loads(text)["cards"]]
+            leaked = {"Zqxwv Secretmon", "Qwzx Tech Card"} & set(names)
+            assert bool(leaked) == shown, (who, q, names)
+            assert shown or ("Zqxwv" not in text and "Qwzx" not in text), (who, q)
