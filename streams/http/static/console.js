@@ -233,13 +233,17 @@
     $("net").textContent = yes ? "online" : "offline: events wait in this browser";
   };
 
-  const lease = async (action) => {
+  // quiet: the take when the page opens. A recorder scoped to tables cannot take the lease of a game not
+  // started yet (its id does not show the table: the first publish, whose match_started does, takes it),
+  // so a refusal then is no news; a refused button press is.
+  const lease = async (action, quiet) => {
     const r = await call("POST", "/lease", { console: consoleId, action });
     if (r.status === 200) {
       fenced = null;
       if (view) view.lease = r.answer;
       await refresh();
-    } else if (r.status === 403) showError((r.answer && r.answer.error) || "refused");
+    } else if (r.status === 403 && !quiet) showError((r.answer && r.answer.error) || "refused");
+    else if (quiet) await refresh();
   };
   // A read never renews the lease (GET /state only looks): the writing console renews it, a write of its
   // own, well within the service's 20 s.
@@ -667,7 +671,7 @@
       token = $("token").value.trim();
       sessionStorage.setItem("pc-console-token", token);
       $("token-box").hidden = true;
-      await lease("take");
+      await lease("take", true);
     });
     $("start-form").addEventListener("submit", startMatch);
     $("hold").checked = localStorage.getItem("pc-console-hold") !== "0";
@@ -691,7 +695,7 @@
     render(); // what waits in this browser's outbox shows at once, before the service answers
     prefillChild();
     if (!token) askToken();
-    else await lease("take");
+    else await lease("take", true);
     setInterval(() => (queued().length ? flush() : drafts().length ? null : refresh()), 3000);
     setInterval(() => (view && view.lease && view.lease.mine && !queued().length ? renew() : null), 5000);
     body.dataset.ready = "true";

@@ -276,3 +276,19 @@ async def test_a_writing_console_renews_its_lease_with_a_write_and_never_shows_a
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_table_scoped_recorder_starts_its_tables_game_and_takes_its_lease_then(
+    service: ConsoleService, browser_context: BrowserContext
+) -> None:
+    """Issue 32 item 1: a new game's id does not show its table, so a recorder scoped to table 12 cannot
+    take its lease when the page opens (the service refuses, quietly for the page); the start's
+    match_started names the table, and that first publish takes the lease."""
+    c = await Console.open(browser_context, service, "Cup/r1-t12", token="recorder_t12")
+    await c.page.wait_for_selector("#start-box", state="visible")
+    assert await c.page.is_hidden("#error")  # the refused take on opening is no news to the operator
+    view = await c.state()
+    assert view["lease"]["held"] is False
+    await start_match(c, p1="ash", p2="misty", event="Cup", table="12")
+    await c.page.wait_for_selector('#writer[data-mine="true"]')
+    assert await c.page.is_hidden("#error")
