@@ -68,10 +68,13 @@ def _players(players: Any) -> dict[str, str]:
 
 
 def _card_name(card: Any) -> str:
-    """How the sheet names a card: one line, stripped, without the ``#`` of a target's number, and
-    neutralised where it is written, so that the target naming it (``Player:Name``) matches it."""
-    text = _name(card)
-    return neutral_cell(_one_line(text).replace("#", "\uff03").strip()) or "(no name)"
+    """How the sheet names a card: one line, stripped, without the ``#`` of a target's number, never the
+    word ``active`` alone, and neutralised where it is written, so that the target naming it
+    (``Player:Name``) matches it."""
+    name = _one_line(_name(card)).replace("#", "\uff03").strip()
+    if name.lower() == "active":  # a target named "active" is the player's Active, whatever it is
+        name += " (card)"
+    return neutral_cell(name) or "(no name)"
 
 
 class _Table:
