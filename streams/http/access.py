@@ -78,10 +78,9 @@ class Access:
     def open(self) -> bool:
         return self.book is None
 
-    def begin(self, client: str) -> None:
+    def begin(self, client: str, *, token: bool = False) -> None:
         """A request of ``client`` starts (429 when it has its budget in progress): ``client`` is
-        :func:`budget_of` the request, a token or an address."""
-        token = client.startswith("token ")
+        :func:`budget_of` the request, a token's (``token``) or an address's."""
         limit = self.max_token_requests if token else self.max_client_requests
         if self._inflight[client] >= limit:
             who = "this token" if token else "this address"
@@ -163,12 +162,13 @@ class Access:
         await self.audit(request, "refused", principal, detail=f"{status} {reason}{more}")
 
 
-def budget_of(request: web.Request, principal: Principal) -> str:
-    """Whose budget of requests in progress a request counts against (:meth:`Access.begin`): its token's
-    when it came with a credential (a bearer token or a judge's session), else its client address's."""
+def budget_of(request: web.Request, principal: Principal) -> tuple[str, bool]:
+    """Whose budget of requests in progress a request counts against (:meth:`Access.begin`), and whether
+    it is a token's: its token's when it came with a credential (a bearer token or a judge's session),
+    else its client address's."""
     if principal.via in ("bearer", "session"):
-        return f"token {principal.id}"
-    return request.remote or ""
+        return f"token {principal.id}", True  # (never an address: those are IPs or paths)
+    return request.remote or "", False
 
 
 def describe(request: web.Request) -> str:
@@ -315,9 +315,9 @@ def guard(route: Route, handler: Handler) -> Handler:
                 "out_of_scope",
                 f"match {match} is outside this token's scope ({principal.scope_text()})",
             )
-        client = budget_of(request, principal)
+        client, token = budget_of(request, principal)
         if not route.stream:  # live streams are bounded by the live hub
-            access.begin(client)
+            access.begin(client, token=token)
         try:
             response = await handler(request)
         finally:
