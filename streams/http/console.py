@@ -368,6 +368,9 @@ async def console_cards(request: web.Request) -> web.StreamResponse:
                 if isinstance(text, str):
                     decks += deck_names(text)
     names = [n for n in dict.fromkeys(decks) if q in n.casefold()]
+    if names and _judge(request):  # a judge's read of hidden information is in the audit log
+        request[HIDDEN_SERVED] = True
+        request[AUDIT_DETAIL] = f"deck lists of {match} (the console's type-ahead)"
     if len(names) < CARD_HITS and len(q) >= 2:
         for name in catalogue_names():
             if name.casefold().startswith(q) and name not in names:

@@ -552,3 +552,6 @@ async def test_a_matchs_deck_lists_reach_only_a_judge_and_its_producer(served: S
             leaked = {"Zqxwv Secretmon", "Qwzx Tech Card"} & set(names)
             assert bool(leaked) == shown, (who, q, names)
             assert shown or ("Zqxwv" not in text and "Qwzx" not in text), (who, q)
+    # a judge's read of them is a read of hidden information: audited (the producer's own is not)
+    hidden = [e for e in await served.audit() if e.action == "read_hidden" and "deck lists" in e.detail]
+    assert hidden and {e.actor.split(" ")[0] for e in hidden} == {token_id(served, "admin")}
