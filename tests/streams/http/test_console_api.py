@@ -555,3 +555,13 @@ async def test_a_matchs_deck_lists_reach_only_a_judge_and_its_producer(served: S
     # a judge's read of them is a read of hidden information: audited (the producer's own is not)
     hidden = [e for e in await served.audit() if e.action == "read_hidden" and "deck lists" in e.detail]
     assert hidden and {e.actor.split(" ")[0] for e in hidden} == {token_id(served, "admin")}
+
+
+async def test_the_openapi_document_describes_the_lease_as_it_is(served: Served) -> None:
+    r = await served.http.get(f"{served.url}/openapi.json")
+    op = (await r.json())["paths"]["/console/{match}/lease"]["post"]
+    body = op["requestBody"]["content"]["application/json"]["schema"]
+    assert body["properties"]["action"]["enum"] == ["take", "renew", "release", "take_over"]
+    answer = op["responses"]["200"]["content"]["application/json"]["schema"]
+    assert answer["required"] == ["held", "mine", "take_over"]  # never who holds it
+    assert "not_lease_holder" in op["responses"]["403"]["description"]
