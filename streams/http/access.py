@@ -98,9 +98,10 @@ class Access:
         if self._inflight[client] <= 0:
             del self._inflight[client]
 
-    async def identify(self, request: web.Request) -> Principal:
+    async def identify(self, request: web.Request, *, cookie_writes: bool = False) -> Principal:
         """The caller; :class:`Refused` for a bearer token that is not good (a bad cookie is ignored:
-        the caller is then the public, and a page sends them to the login)."""
+        the caller is then the public, and a page sends them to the login). The session cookie is read
+        for reads, and for a ``cookie_writes`` route's writes sent from the service's own page."""
         if self.book is None:
             return EVERYONE
         header = request.headers.get("Authorization")
@@ -109,7 +110,7 @@ class Access:
             if scheme.lower() != "bearer" or not value.strip():
                 raise Refused("Authorization must be 'Bearer <token>'", "bad_token")
             return self.book.check(value.strip())
-        if request.method in ("GET", "HEAD"):
+        if request.method in ("GET", "HEAD") or (cookie_writes and from_own_page(request)):
             cookie = request.cookies.get(COOKIE)
             if cookie:
                 return await self.session(cookie) or PUBLIC
@@ -276,7 +277,7 @@ def guard(route: Route, handler: Handler) -> Handler:
                 "send 'Authorization: Bearer <token>', or log in at /login",
             )
         try:
-            principal = await access.identify(request)
+            principal = await access.identify(request, cookie_writes=route.cookie_writes)
         except Refused as exc:
             await access.refused(request, presented(exc), 401, exc.reason)
             raise Problem(
@@ -390,6 +391,18 @@ def cross_origin(request: web.Request) -> str | None:
     if parts.scheme not in ("http", "https") or parts.netloc.lower() not in hosts:
         return f"Origin {origin[:80]!r} is not this service"
     return None
+
+
+def from_own_page(request: web.Request) -> bool:
+    """Whether a browser says this request comes from one of the service's own pages: ``Sec-Fetch-Site:
+    same-origin`` and an ``Origin`` naming this host, both present. Only then does a route that takes
+    the judge's session for a write (``Route.cookie_writes``: the import page) read the cookie; a request
+    of another site, or one without these headers, is the public's (the session cookie is also
+    ``SameSite=Strict``)."""
+    site = request.headers.get("Sec-Fetch-Site", "").strip().lower()
+    return (
+        site == "same-origin" and request.headers.get("Origin") is not None and cross_origin(request) is None
+    )
 
 
 async def _same_origin_only(request: web.Request, what: str) -> None:

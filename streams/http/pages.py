@@ -560,5 +560,7 @@ def add_pages(app: web.Application) -> None:
     install(app)
     register(app, page_routes())
     from streams.http.console import add_console  # the table console (docs/console.md)
+    from streams.http.intake import add_import  # the import page (docs/web.md, "Import")
 
     add_console(app)
+    add_import(app)
