@@ -216,7 +216,9 @@ def _core(store: Any) -> tuple[Any, Any]:
 
     settings = Settings.from_env()
     prefix = str(getattr(store, "prefix", "pc"))
-    checkpoints = open_local_log(settings.signing_key, settings.key_id, settings.data_dir, prefix)
+    checkpoints = open_local_log(
+        settings.signing_key, settings.key_id, settings.data_dir, prefix, keys_dir=settings.keys_dir
+    )
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     return core, checkpoints
 

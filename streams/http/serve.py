@@ -107,7 +107,9 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         raise InputError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
     store = RedisStore(conn.client)
     # signed checkpoints in an append-only file beside the data, outside Redis (docs/reliability.md)
-    checkpoints = open_local_log(settings.signing_key, settings.key_id, settings.data_dir, store.prefix)
+    checkpoints = open_local_log(
+        settings.signing_key, settings.key_id, settings.data_dir, store.prefix, keys_dir=settings.keys_dir
+    )
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
     access = Access(store, book)
