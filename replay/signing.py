@@ -74,11 +74,14 @@ def key_id(public: Ed25519PublicKey) -> str:
 
 @dataclass(frozen=True)
 class SigningKey:
-    """An Ed25519 private key and its id: a :class:`replay.engine.chain.Signer`."""
+    """An Ed25519 private key and its id: a :class:`replay.engine.chain.Signer`, and a
+    :class:`replay.engine.chain.Verifier` with ``keys`` (its key ring's public keys and HMAC secrets; by
+    default its own public key alone), so that one value both signs and checks what was signed before."""
 
     private: Ed25519PrivateKey
     kid: str = ""
     alg: str = ALG
+    keys: PublicKeys | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.kid:
@@ -96,6 +99,11 @@ class SigningKey:
     def sign(self, data: bytes) -> str:
         """The signature of ``data`` (hex, 128 digits)."""
         return self.private.sign(data).hex()
+
+    def verify(self, alg: str, kid: str, data: bytes, value: str) -> bool:
+        """:meth:`PublicKeys.verify` with ``keys`` (or this key alone)."""
+        keys = self.keys if self.keys is not None else PublicKeys({self.kid: self.public}, self.kid)
+        return keys.verify(alg, kid, data, value)
 
     def secret(self, purpose: bytes) -> bytes:
         """A 32-byte secret for ``purpose`` derived from the private key: for what only the key's holder
@@ -252,11 +260,11 @@ class KeyRing:
                 f"{os.path.join(path, ACTIVE_FILE)}: names {active}, whose private key is not here"
             )
         public.active = active
-        return cls(path, private[active], public)
+        return cls(path, SigningKey(private[active].private, keys=public), public)
 
     def rotate(self) -> SigningKey:
         """Make a new key the active one; the old ones stay (their signatures still verify)."""
-        new = SigningKey.generate()
+        new = SigningKey(Ed25519PrivateKey.generate(), keys=self.public)
         _write_private(self.path, new)
         self.signer = new
         self.public.add(new.public)

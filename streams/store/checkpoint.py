@@ -51,6 +51,7 @@ import msgspec
 
 from replay.engine.chain import HMAC_ALG, Signer
 from replay.signing import ALG, KeyError_, KeyRing, PublicKeys, SigningKey
+from streams.settings import Settings
 
 #: The checkpoint format's version (the ``v`` field).
 FORMAT = 1
@@ -93,10 +94,9 @@ class CheckpointKey:
     def of_ring(cls, ring: KeyRing, legacy: CheckpointKey | None = None) -> CheckpointKey:
         """The service's key: its key ring's active key signs; every key of the ring, and the HMAC key
         of checkpoints signed before (``legacy``), check."""
-        public = PublicKeys(dict(ring.public.keys), ring.public.active)
-        if legacy is not None:
-            public.hmac[legacy.kid] = legacy.key
-        return cls.of_signer(ring.signer, public, (legacy.key,) if legacy is not None else ())
+        if legacy is not None:  # the ring's signer checks with these too (replay.signing.SigningKey.verify)
+            ring.public.hmac[legacy.kid] = legacy.key
+        return cls.of_signer(ring.signer, ring.public, (legacy.key,) if legacy is not None else ())
 
     @classmethod
     def of_signer(
@@ -409,6 +409,18 @@ def configured_key(
         else key_from_file(os.path.join(data_dir, KEY_FILE), create=False)
     )
     return ring_key(keys_dir or os.path.join(data_dir, KEYS_DIR), legacy, create=create)
+
+
+def service_signer(settings: Settings) -> SigningKey | bytes | None:
+    """What the service signs records (and archive manifests) with, for a command run beside it: the
+    Ed25519 key of its key ring, which also checks what every key of the ring and the HMAC key of before
+    signed; else the HMAC secret ``PRIZECHECK_SIGNING_KEY``; else None. Never creates a key."""
+    key = configured_key(
+        settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+    )
+    if key is not None and isinstance(key.signer, SigningKey):
+        return key.signer
+    return settings.signing_key
 
 
 def ring_key(keys_dir: str, legacy: CheckpointKey | None, *, create: bool) -> CheckpointKey | None:
