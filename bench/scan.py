@@ -17,7 +17,8 @@ sheets whose record equals the record of the events they were filled from, rows 
 (``generate.hostile_scans``: PNGs of 20,000 and 50,000 pixels a side, a JPEG declaring 65,000, a 12-page
 PDF of 200-inch pages), its peak memory (the child's ``ru_maxrss``) and wall time beside the baseline
 measured in the same run, the same command reading one real sheet photo; each must exit 2 with one line,
-under 300 MB and 2 s (the exit status says when one is not). ``--bounds-only`` runs (d) alone, on one
+under 300 MB and 2 s (the exit status says when one is not); and the largest images accepted (an 80 MP
+JPEG, decoded reduced; a 48 MP PNG), under 300 MB too. ``--bounds-only`` runs (d) alone, on one
 generated sheet.
 Pinned to one core, OpenCV on ``--threads`` threads. These machines are noisy: read the ratio.
 """
@@ -37,7 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from replay.sources.scan.generate import hostile_scans, samples, score
+from replay.sources.scan.generate import hostile_scans, largest_scans, samples, score
 from replay.sources.scan.photo import SheetScan, import_scan
 
 
@@ -182,6 +183,16 @@ def bounds(photo: bytes) -> bool:
             )
             if lines:
                 print(f"      {lines[0]}")
+        for name, data in largest_scans().items():  # accepted (no sheet on them): memory bounded all the same
+            path = root / name
+            path.write_bytes(data)
+            code, peak, took, lines = _import_scan(path, root)
+            good = peak < PEAK_MB
+            ok = ok and good
+            print(
+                f"    {name} ({len(data) // 1024} KiB), the largest accepted: exit {code}, "
+                f"peak {peak:.0f} MB (budget {PEAK_MB}), {took:.2f} s" + ("" if good else "  <-- OVER")
+            )
     return ok
 
 

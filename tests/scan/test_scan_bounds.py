@@ -20,18 +20,19 @@ import pypdfium2 as pdfium
 import pytest
 
 from replay.engine.errors import InputError
-from replay.sources.scan.budget import MAX_PIXELS, header_size, page_scale
+from replay.sources.scan.budget import MAX_PIXELS, header_size, page_scale, reduction
 from replay.sources.scan.generate import hostile_scans, jpeg_claiming, pdf_of_pages, png_bomb
 from replay.sources.scan.photo import SheetScan, import_scan
 from tests.paths import ROOT
 from tests.scan.helpers import marked, pdf_of
 
 HOSTILE = hostile_scans()
-OVER = "megapixels): larger than 80 megapixels, not decoded"
+PNG = "megapixels): larger than 48 megapixels for a PNG, not decoded"
+JPEG = "megapixels): larger than 80 megapixels, not decoded"
 SAYS = {
-    "bomb-50000.png": f"image of 50000 x 50000 pixels (2500 {OVER}",
-    "bomb-20000.png": f"image of 20000 x 20000 pixels (400 {OVER}",
-    "bomb-65000.jpg": f"image of 65000 x 65000 pixels (4225 {OVER}",
+    "bomb-50000.png": f"image of 50000 x 50000 pixels (2500 {PNG}",
+    "bomb-20000.png": f"image of 20000 x 20000 pixels (400 {PNG}",
+    "bomb-65000.jpg": f"image of 65000 x 65000 pixels (4225 {JPEG}",
     "huge-pages.pdf": "12 pages, none a game sheet: page 1 is 200 x 200 inches: larger than a game sheet",
 }
 
@@ -77,11 +78,22 @@ def test_the_header_sizes_are_the_decoded_sizes() -> None:
     assert header_size(b"\xff\xd8\xff\xe0" + b"\x00" * 64, "jpeg") is None  # no frame header: damaged
 
 
-def test_an_image_at_the_budget_is_still_read_as_a_sheet() -> None:
-    # the bound is a size, not a refusal of big photos: a sheet photo stays well under it
-    [res] = import_scan(cv2.imencode(".png", marked({"r1.who": {"A"}}))[1].tobytes(), "ok.png")
-    assert isinstance(res, SheetScan)
-    assert MAX_PIXELS >= 48_000_000  # a 48 MP phone photo is not refused
+def test_a_photo_over_the_read_budget_is_decoded_reduced_and_reads_the_same() -> None:
+    """A 48 MP JPEG (a phone's largest) is accepted, decoded at half its size (the reader gets 12 MP,
+    never the full 144 MB of BGR), and reads the same marks as the sheet itself."""
+    marks = {"r1.who": {"A"}, "r2.who": {"B"}, "r3.ko.B": {"active"}}
+    sheet = marked(marks, dpi=300)  # 2480 x 3508
+    big = cv2.resize(sheet, (5800, 8200), interpolation=cv2.INTER_CUBIC)  # 47.6 MP
+    assert MAX_PIXELS >= 5800 * 8200 and reduction(5800, 8200) == 2
+    [res] = import_scan(cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), "big.jpg")
+    assert isinstance(res, SheetScan) and res.read is not None
+    assert res.read.photo.shape[:2] == (4100, 2900)  # what the reader was given
+    assert {k: set(r.chosen) for k, r in res.read.reads.items() if r.chosen} == marks
+
+
+def test_a_png_is_bounded_by_its_whole_size() -> None:
+    with pytest.raises(InputError, match="larger than 48 megapixels for a PNG, not decoded"):
+        list(import_scan(png_bomb(8000, 7000), "scan.png"))
 
 
 def test_the_guard_catches_a_read_that_renders(no_decoding: None) -> None:

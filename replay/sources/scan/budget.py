@@ -17,9 +17,14 @@ from typing import Any, Final
 
 #: The most pages read from one PDF.
 MAX_PDF_PAGES: Final = 200
-#: The most pixels of a photo or scan (a 12-50 MP phone photo fits; above, the reader's working copies
-#: alone pass the memory budget of one import).
+#: The most pixels of a JPEG photo or scan (a 12-50 MP phone photo fits). One over :data:`READ_PIXELS` is
+#: decoded at a half, a quarter or an eighth of its size (libjpeg scales while decoding: the full size is
+#: never held), which is still finer than the reader needs.
 MAX_PIXELS: Final = 80_000_000
+#: The most pixels of a PNG: a PNG is decoded whole before it can be reduced, so its size is its cost.
+MAX_PNG_PIXELS: Final = 48_000_000
+#: The most pixels the reader is given: its working copies cost about 9 bytes a pixel.
+READ_PIXELS: Final = 24_000_000
 #: A PDF page is rendered at this resolution...
 PDF_DPI: Final = 200
 #: ...or lower, so that a page has at most this many pixels (an A2 sheet at 150 dpi is 8.7 MP)...
@@ -66,7 +71,7 @@ def refusal(data: bytes) -> str | None:
     if size is None:
         return f"a damaged {kind.upper()} file (no image size in its header)"
     try:
-        check_pixels(*size)
+        check_pixels(*size, kind)
     except TooLarge as exc:
         return str(exc)
     return None
@@ -148,13 +153,24 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def check_pixels(width: int, height: int) -> None:
-    """:class:`TooLarge` when ``width x height`` is over :data:`MAX_PIXELS` (or declares no pixel)."""
-    if width * height > MAX_PIXELS:
+def check_pixels(width: int, height: int, kind: str = "jpeg") -> None:
+    """:class:`TooLarge` when ``width x height`` is over :data:`MAX_PIXELS` (:data:`MAX_PNG_PIXELS` for a
+    PNG)."""
+    most = MAX_PNG_PIXELS if kind == "png" else MAX_PIXELS
+    if width * height > most:
         raise TooLarge(
             f"image of {width} x {height} pixels ({width * height / 1e6:.0f} megapixels): larger than "
-            f"{MAX_PIXELS // 1_000_000} megapixels, not decoded"
+            f"{most // 1_000_000} megapixels{' for a PNG' if kind == 'png' else ''}, not decoded"
         )
+
+
+def reduction(width: int, height: int) -> int:
+    """By how much to reduce an image while decoding it (1, 2, 4 or 8 a side) so that the reader gets at
+    most :data:`READ_PIXELS`."""
+    factor = 1
+    while factor < 8 and width * height > READ_PIXELS * factor * factor:
+        factor *= 2
+    return factor
 
 
 def page_scale(width_pt: float, height_pt: float) -> float:

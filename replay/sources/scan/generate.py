@@ -700,6 +700,15 @@ def pdf_of_pages(sizes: list[tuple[float, float]]) -> bytes:
     return out.getvalue()
 
 
+def largest_scans() -> dict[str, bytes]:
+    """The largest images accepted (blank paper): an 80 MP JPEG, a 48 MP PNG. Read, not refused (they
+    are no sheet), and still within the memory budget (bench/scan.py)."""
+    paper = np.full((10_000, 8_000, 3), 235, np.uint8)
+    jpeg = cv2.imencode(".jpg", paper, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+    png = cv2.imencode(".png", paper[:8_000, :6_000])[1].tobytes()
+    return {"largest-80mp.jpg": jpeg, "largest-48mp.png": png}
+
+
 def hostile_scans() -> dict[str, bytes]:
     """The files issue 32 item 4 names, by file name: each must be refused (exit 2, one line naming it)
     in bounded memory and time, before anything is decoded (tests/scan/test_scan_bounds.py, bench/scan.py)."""

@@ -28,13 +28,28 @@ import numpy as np
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import Event, Finding, ImportResult, valid_match_id
-from replay.sources.scan.budget import file_kind, open_pdf, page_plan, pdf_refusal, refusal
+from replay.sources.scan.budget import (
+    file_kind,
+    header_size,
+    open_pdf,
+    page_plan,
+    pdf_refusal,
+    reduction,
+    refusal,
+)
 from replay.sources.scan.layout import LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
 from replay.sources.scan.reader import NotASheet, PageRead, read_sheet_image
 from replay.sources.sheet import parse_sheet
 
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
+#: OpenCV's decode flags by how much :func:`.budget.reduction` reduces an image.
+_REDUCED: Final = {
+    1: cv2.IMREAD_COLOR,
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+}
 
 
 @dataclass(slots=True)
@@ -67,7 +82,9 @@ def pages(data: bytes, filename: str) -> Iterator[tuple[int | None, Any]]:
     if why is not None:
         raise InputError(why, file=filename)
     if kind in ("jpeg", "png"):
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        size = header_size(data, kind)
+        flag = _REDUCED[reduction(*size)] if size is not None else cv2.IMREAD_COLOR
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
         if image is None:
             raise InputError(f"a damaged {kind.upper()} file (it does not decode)", file=filename)
         return iter([(None, image)])
