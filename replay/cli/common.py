@@ -146,17 +146,15 @@ def signing_key() -> tuple[bytes, str] | None:
     return key.encode("utf-8"), os.environ.get("PRIZECHECK_KEY_ID", "default")
 
 
-def key_ring(*, create: bool = False) -> KeyRing | None:
-    """The Ed25519 key ring of PRIZECHECK_KEYS_DIR (else ``keys`` in PRIZECHECK_DATA_DIR), or None when
-    neither is set or it holds no key (made when ``create``). InputError naming the file for a key that
-    cannot be read."""
+def key_ring(path: str | None = None, *, create: bool = False) -> KeyRing | None:
+    """The Ed25519 key ring in ``path`` (default PRIZECHECK_KEYS_DIR), or None when no directory is named
+    or it holds no key (made when ``create``). InputError naming the file for a key that cannot be read.
+
+    Offline commands (replay, verify, report over files) use a key directory only when it is named: a
+    service's data directory is the service's (:func:`service_keys_dir`)."""
     from replay.signing import KeyError_, KeyRing
 
-    path = os.environ.get("PRIZECHECK_KEYS_DIR") or (
-        os.path.join(os.environ["PRIZECHECK_DATA_DIR"], "keys")
-        if os.environ.get("PRIZECHECK_DATA_DIR")
-        else ""
-    )
+    path = path or os.environ.get("PRIZECHECK_KEYS_DIR")
     if not path:
         return None
     try:
@@ -165,10 +163,18 @@ def key_ring(*, create: bool = False) -> KeyRing | None:
         raise InputError(f"the signing keys: {exc}") from None
 
 
-def verifying_keys(path: str | None = None) -> PublicKeys:
+def service_keys_dir() -> str:
+    """The key directory of the service this command reads the store or the log of (the service's
+    settings: PRIZECHECK_KEYS_DIR, else ``keys`` in its data directory)."""
+    from streams.settings import Settings
+
+    return Settings.from_env().keys_path
+
+
+def verifying_keys(path: str | None = None, *, ring: str | None = None) -> PublicKeys:
     """What signatures are checked with: the public keys document ``path`` (``--keys``: no secret), else
-    the public keys of the local key ring (:func:`key_ring`); and the HMAC secret of records signed before
-    (PRIZECHECK_SIGNING_KEY), when set."""
+    the public keys of the key ring ``ring`` (default PRIZECHECK_KEYS_DIR: :func:`key_ring`); and the HMAC
+    secret of records signed before (PRIZECHECK_SIGNING_KEY), when set."""
     from replay.signing import KeyError_, PublicKeys
 
     if path is not None:
@@ -177,8 +183,8 @@ def verifying_keys(path: str | None = None) -> PublicKeys:
         except KeyError_ as exc:
             raise InputError(str(exc)) from None
     else:
-        ring = key_ring()
-        keys = ring.public if ring is not None else PublicKeys()
+        found = key_ring(ring)
+        keys = found.public if found is not None else PublicKeys()
     legacy = signing_key()
     if legacy is not None:
         keys.hmac[legacy[1]] = legacy[0]
@@ -188,7 +194,7 @@ def verifying_keys(path: str | None = None) -> PublicKeys:
 def maybe_sign(record: Record) -> Record:
     """``record`` signed when a key is configured: the Ed25519 key of PRIZECHECK_KEYS_DIR, else the HMAC
     secret PRIZECHECK_SIGNING_KEY (as records were signed before)."""
-    ring = key_ring() if os.environ.get("PRIZECHECK_KEYS_DIR") else None
+    ring = key_ring()
     if ring is not None:
         return signed(record, ring.signer)
     key = signing_key()

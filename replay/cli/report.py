@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
-from replay.cli.common import UsageError, iter_records, output, verifying_keys
+from replay.cli.common import UsageError, iter_records, output, service_keys_dir, verifying_keys
 from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
@@ -119,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
     fmt = "json" if args.json else (args.format or "text")
     filters = filters_of(args)
     tdf = read_tdf(args.tdf) if args.tdf else None
-    keys = verifying_keys()  # the local key ring's public keys, and PRIZECHECK_SIGNING_KEY's HMAC
+    # the store's and the archive's records are checked with the service's keys; files with those named
+    service = args.from_store or args.parquet is not None
+    keys = verifying_keys(ring=service_keys_dir() if service else None)
     builder = ReportBuilder(
         filters, base_url=args.base_url, signing_key=keys if keys.keys or keys.hmac else None
     )

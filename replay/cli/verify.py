@@ -5,9 +5,9 @@ and receipts offline.
 Checks the signature and, given the match's events, that the hash chain head matches and that re-deriving
 the record gives the same bytes. An Ed25519 signature is checked with the service's public keys alone:
 ``--keys FILE``, the document ``/.well-known/prizecheck-keys.json`` serves and ``prizecheck keys`` prints
-(else the key ring of PRIZECHECK_KEYS_DIR or PRIZECHECK_DATA_DIR); an HMAC signature (records signed
-before) with PRIZECHECK_SIGNING_KEY. A signature is checked under the key its ``key_id`` names, so one
-made before a rotation stays valid.
+(else the key directory PRIZECHECK_KEYS_DIR; with ``--checkpoints``, also the service's own, as its log
+is); an HMAC signature (records signed before) with PRIZECHECK_SIGNING_KEY. A signature is checked
+under the key its ``key_id`` names, so one made before a rotation stays valid.
 
 With a key configured, a record without a signature (the field absent or null) fails: removing the
 signature must not be a way around the check. ``--allow-unsigned`` accepts such records (they are still
@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from replay.cli.common import UsageError, read_records, replayed_records, verifying_keys
+from replay.cli.common import UsageError, key_ring, read_records, replayed_records, verifying_keys
 from replay.codec import read_events
 from replay.engine.chain import HMAC_ALG, canonical_bytes, chain_head, verify_signature
 from replay.engine.errors import InputError
@@ -246,6 +246,10 @@ class _CheckpointLog:
             raise InputError(f"the checkpoint key: {exc}") from None
         if legacy is not None and legacy.kid not in keys.hmac:
             keys.hmac[legacy.kid] = legacy.key
+        # the log is the service's: its own key directory's public keys check it too (as its key file did)
+        mine = key_ring(settings.keys_path)
+        for kid, public in (mine.public.keys if mine is not None else {}).items():
+            keys.keys.setdefault(kid, public)
         key = CheckpointKey.verifying(keys) if keys.keys or keys.hmac else None
         if key is None:
             raise InputError(
