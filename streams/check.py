@@ -586,7 +586,8 @@ async def check(
         )
     if checkpoint_key is None:
         report.notes.append(
-            "no checkpoint key (PRIZECHECK_SIGNING_KEY, or the data directory's checkpoint.key): the "
+            "no checkpoint key (the key directory PRIZECHECK_KEYS_DIR, else the data directory's keys/; "
+            "PRIZECHECK_SIGNING_KEY or checkpoint.key for those signed before): the "
             "signatures of checkpoints and the seals of held events were not checked"
         )
     logged: dict[str, list[Checkpoint]] = {}
@@ -641,8 +642,8 @@ async def check(
         _check_topic_replay(report, matches, topic, admitted, packer)
     if packer.unsigned_seen:
         report.notes.append(
-            "records are signed, but no signing key is configured here (PRIZECHECK_SIGNING_KEY): they were "
-            "compared without their signatures"
+            "records are signed, but no signing key is configured here (PRIZECHECK_KEYS_DIR, "
+            "PRIZECHECK_SIGNING_KEY): they were compared without their signatures"
         )
     return report
 
