@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import msgpack
 import pytest
 
 from replay.engine.chain import chain_head, sign, verify_signature
 from replay.signing import KeyRing, PublicKeys, SigningKey, receipt, verify_receipt
 from streams.ingest import IngestCore
-from streams.store import MemoryStore
+from streams.store import MemoryStore, RedisStore
 from streams.store.checkpoint import CheckpointKey, MemoryCheckpoints
 from tests.paths import ROOT
 from tests.streams.http.test_serve import _admin, _start, _stop, jsonl
@@ -218,3 +219,32 @@ def test_prizecheck_keys_refuses_a_file_that_is_not_a_key_in_one_line(tmp_path: 
     assert p.stderr.startswith(
         f"prizecheck keys: the signing keys: {keys / '0123456789abcdef.pem'}: not an Ed25519 key file"
     )
+
+
+async def test_an_hmac_deployment_upgraded_to_ed25519_keeps_what_it_signed_valid(
+    redis_store: RedisStore, tmp_path: Path
+) -> None:
+    """Records and checkpoints an HMAC service wrote stay valid once it signs with Ed25519: the next write
+    of an old match checks its HMAC checkpoint (no alarm), an untouched record keeps its HMAC signature,
+    and ``check`` with the upgraded key finds no breach."""
+    from streams.check import check
+
+    legacy = CheckpointKey(b"league-2025-secret", "v1")
+    log = MemoryCheckpoints(keep=True)
+    m1, m2 = game("up1"), game("up2")
+    before = IngestCore(redis_store, signing_key=legacy.key, key_id="v1", checkpoints=log)
+    await before.ingest_many(m1[:10] + m2)
+    ring = KeyRing.open(str(tmp_path / "keys"), create=True)
+    assert ring is not None
+    key = CheckpointKey.of_ring(ring, legacy)
+    after = IngestCore(redis_store, signing_key=ring.signer, checkpoint_key=key, checkpoints=log)
+    assert {o.status for o in await after.ingest_many(m1[10:])} == {"applied"}
+    assert not await redis_store.alarms()
+    sigs = {}
+    for m in ("up1", "up2"):
+        data = await redis_store.record(m)
+        assert data is not None
+        sigs[m] = msgpack.unpackb(data)["signature"]["alg"]
+    assert sigs == {"up1": "Ed25519", "up2": "HMAC-SHA256"}
+    report = await check(redis_store, checkpoint_key=key)
+    assert report.ok, report.breaches
