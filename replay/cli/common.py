@@ -163,11 +163,14 @@ def key_ring(path: str | None = None, *, create: bool = False) -> KeyRing | None
         raise InputError(f"the signing keys: {exc}") from None
 
 
-def service_keys_dir() -> str:
+def service_keys_dir() -> str | None:
     """The key directory of the service this command reads the store or the log of (the service's
-    settings: PRIZECHECK_KEYS_DIR, else ``keys`` in its data directory)."""
-    from streams.settings import Settings
-
+    settings: PRIZECHECK_KEYS_DIR, else ``keys`` in its data directory); None in an install without the
+    service (the command says so itself when it reaches the store)."""
+    try:
+        from streams.settings import Settings
+    except ImportError:
+        return None
     return Settings.from_env().keys_path
 
 
