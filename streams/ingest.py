@@ -355,6 +355,12 @@ class IngestCore:
             return self.checkpoint_key.public
         return self.signing_key if isinstance(self.signing_key, bytes) else None
 
+    def receipts(self, outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
+        """A :meth:`receipt` per match an event of ``outcomes`` was accepted for (applied, duplicate or
+        buffered): what an answer to a write carries."""
+        accepted = sorted({o.match for o in outcomes if o.status != "rejected" and o.match})
+        return [r for r in (self.receipt(m) for m in accepted) if r is not None]
+
     def receipt(self, match: str) -> dict[str, Any] | None:
         """A signed receipt of what is archived of ``match`` now (``replay.signing.receipt``: the head seq,
         the events archived in order, their chain head, the time), from the newest checkpoint this process

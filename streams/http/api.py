@@ -149,8 +149,7 @@ async def post_events(request: web.Request) -> web.Response:
     )
     status = 400 if counts.get("rejected") else 200
     # one signed receipt per match this request wrote to (what is archived of it now): a producer keeps it
-    accepted = sorted({str(a["match"]) for a in answers if a["status"] != "rejected" and a.get("match")})
-    receipts = [r for r in (core.receipt(m) for m in accepted) if r is not None]
+    receipts = core.receipts(outcomes)
     answer: dict[str, Any] = {"counts": counts, "outcomes": answers}
     if receipts:
         answer["receipts"] = receipts

@@ -231,6 +231,7 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     view = await _view(request, await _archive(request), None)
     view["lease"] = _lease_view(held, console)
     view["outcomes"] = answers
+    view["receipts"] = request.app[CORE].receipts(outcomes)  # signed: docs/records.md, "Receipts"
     return _json(view, 400 if counts.get("rejected") else 200)
 
 
