@@ -26,6 +26,7 @@ import msgpack
 from replay import replay_events
 from replay.cli.common import maybe_sign
 from replay.cli.replay import summary
+from replay.engine.errors import InputError
 from replay.records import Record, dumps, from_msgpack, settled, signed
 from replay.signing import SigningKey
 
@@ -217,13 +218,16 @@ def _core(store: Any) -> tuple[Any, Any]:
     directory (docs/reliability.md, "Tampering"), so serve and check find what the demo wrote signed."""
     from streams.ingest import IngestCore
     from streams.settings import Settings
-    from streams.store.checkpoint import open_local_log
+    from streams.store.checkpoint import CheckpointError, open_local_log
 
     settings = Settings.from_env()
     prefix = str(getattr(store, "prefix", "pc"))
-    checkpoints = open_local_log(
-        settings.signing_key, settings.key_id, settings.data_dir, prefix, keys_dir=settings.keys_dir
-    )
+    try:
+        checkpoints = open_local_log(
+            settings.signing_key, settings.key_id, settings.data_dir, prefix, keys_dir=settings.keys_dir
+        )
+    except CheckpointError as exc:
+        raise InputError(f"the signing keys: {exc}") from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     return core, checkpoints
 
