@@ -119,3 +119,14 @@ def test_pdf_pages_are_rendered_within_the_pixel_budget() -> None:
     assert a4 == pytest.approx(200 / 72)  # a sheet at 200 dpi
     big = page_scale(2000, 2000)  # 28 x 28 inches: lower dpi, within 12 megapixels
     assert (2000 * big) ** 2 <= 12_000_000 and big >= 100 / 72
+
+
+def test_an_error_of_the_decoder_itself_is_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenCV raises for what passes its own limits (CV_IO_MAX_IMAGE_PIXELS): one line, not a traceback."""
+
+    def too_big(*args: object, **kwargs: object) -> None:
+        raise cv2.error("imdecode: CV_IO_MAX_IMAGE_PIXELS exceeded")
+
+    monkeypatch.setattr(cv2, "imdecode", too_big)
+    with pytest.raises(InputError, match=r"^x\.png: a damaged PNG file \(it does not decode\)$"):
+        list(import_scan(cv2.imencode(".png", np.zeros((10, 10, 3), np.uint8))[1].tobytes(), "x.png"))

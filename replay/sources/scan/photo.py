@@ -84,7 +84,10 @@ def pages(data: bytes, filename: str) -> Iterator[tuple[int | None, Any]]:
     if kind in ("jpeg", "png"):
         size = header_size(data, kind)
         flag = _REDUCED[reduction(*size)] if size is not None else cv2.IMREAD_COLOR
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+        try:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+        except cv2.error:  # OpenCV's own limits (CV_IO_MAX_IMAGE_PIXELS...): a refusal, not a traceback
+            image = None
         if image is None:
             raise InputError(f"a damaged {kind.upper()} file (it does not decode)", file=filename)
         return iter([(None, image)])
