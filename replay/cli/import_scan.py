@@ -15,6 +15,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, output, within
+from replay.codec import needs_extra
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 
@@ -75,10 +76,10 @@ def run(args: argparse.Namespace) -> int:
     # needs no decoder, and loading OpenCV is most of the time it takes)
     for module in ("cv2", "pypdfium2"):
         if importlib.util.find_spec(module) is None:
-            raise InputError(f"needs the scan extra (pip install 'prizecheck[scan]'): no module {module}")
+            raise InputError(needs_extra(f"No module named '{module}'", "scan"))
     # the output is opened first: one that cannot be written is refused before any photo is read
     try:
-        with output(args.out) as out:
+        with output(args.out, inputs=args.scans) as out:
             return _run(args, out)
     except _NothingWritten:
         return 1

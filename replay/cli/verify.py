@@ -44,7 +44,10 @@ from replay.signing import ALG, PublicKeys, verify_receipt
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``verify`` arguments."""
     parser.add_argument(
-        "record", metavar="RECORD", nargs="?", help="a record JSON file (as printed by replay --json)"
+        "record",
+        metavar="RECORD",
+        nargs="?",
+        help="a record file: JSON lines (replay --json) or MessagePack (the service's)",
     )
     parser.add_argument(
         "--keys",

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
+from replay.codec import needs_extra
 from streams.store.base import ArchivedEvent, EntryKind, key_part
 
 MARKER_VERSION = 1
@@ -44,10 +45,8 @@ def _pyarrow() -> tuple[Any, Any]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:  # pragma: no cover - the archive extra is part of make install
-        raise ArchiveUnavailable(
-            "the cold archive needs pyarrow, which this installation lacks: pip install 'prizecheck[archive]'"
-        ) from None
+    except ImportError as exc:  # pragma: no cover - the archive extra is part of make install
+        raise ArchiveUnavailable(f"the cold archive {needs_extra(exc, 'archive')}") from None
     return pa, pq
 
 
