@@ -41,7 +41,7 @@ from replay.engine.chain import HMAC_ALG, dumps
 
 __all__ = [
     "ALG",
-    "KeyError_",
+    "KeyFileError",
     "KeyRing",
     "PublicKeys",
     "SigningKey",
@@ -59,7 +59,7 @@ ACTIVE_FILE: Final = "active"
 _KID: Final = re.compile(r"[0-9a-f]{16}")
 
 
-class KeyError_(ValueError):
+class KeyFileError(ValueError):
     """A key file, key directory or public key document that cannot be read (the message names it)."""
 
 
@@ -168,12 +168,12 @@ class PublicKeys:
 
     @classmethod
     def from_document(cls, doc: Any, *, where: str = "the keys document") -> PublicKeys:
-        """The keys of a public document (:meth:`document`); :class:`KeyError_` naming what is wrong."""
+        """The keys of a public document (:meth:`document`); :class:`KeyFileError` naming what is wrong."""
         if not isinstance(doc, Mapping) or doc.get("format") != DOCUMENT_FORMAT:
-            raise KeyError_(f"{where}: not a Prizecheck keys document (format {DOCUMENT_FORMAT})")
+            raise KeyFileError(f"{where}: not a Prizecheck keys document (format {DOCUMENT_FORMAT})")
         entries = doc.get("keys")
         if not isinstance(entries, list):
-            raise KeyError_(f"{where}: field keys: expected a list")
+            raise KeyFileError(f"{where}: field keys: expected a list")
         out = cls(active=doc.get("active") if isinstance(doc.get("active"), str) else None)
         for n, entry in enumerate(entries):
             raw = entry.get("public_key") if isinstance(entry, Mapping) else None
@@ -182,12 +182,12 @@ class PublicKeys:
                     bytes.fromhex(raw if isinstance(raw, str) else "")
                 )
             except ValueError:
-                raise KeyError_(
+                raise KeyFileError(
                     f"{where}: field keys[{n}].public_key: not a raw Ed25519 key in hex"
                 ) from None
             kid = out.add(public)
             if entry.get("kid") != kid:  # the id is the key's digest: a document cannot relabel a key
-                raise KeyError_(
+                raise KeyFileError(
                     f"{where}: field keys[{n}].kid: {entry.get('kid')!r} is not this key's id {kid}"
                 )
         return out
@@ -199,11 +199,11 @@ class PublicKeys:
             with open(path, "rb") as fh:
                 doc = json.loads(fh.read(1 << 20))
         except FileNotFoundError:
-            raise KeyError_(f"{path}: no such file") from None
+            raise KeyFileError(f"{path}: no such file") from None
         except OSError as exc:
-            raise KeyError_(f"{path}: cannot read: {exc.strerror or exc}") from None
+            raise KeyFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except ValueError as exc:
-            raise KeyError_(f"{path}: not JSON ({exc})") from None
+            raise KeyFileError(f"{path}: not JSON ({exc})") from None
         return cls.from_document(doc, where=path)
 
 
@@ -219,7 +219,7 @@ class KeyRing:
     @classmethod
     def open(cls, path: str, *, create: bool) -> KeyRing | None:
         """The keys in ``path``; with ``create``, a first key is made when there is none. None when there
-        is no key and ``create`` is false. :class:`KeyError_` for a file that is not a key."""
+        is no key and ``create`` is false. :class:`KeyFileError` for a file that is not a key."""
         names = sorted(os.listdir(path)) if os.path.isdir(path) else []
         if not any(n.endswith(".pem") for n in names):
             if not create:
@@ -251,12 +251,12 @@ class KeyRing:
                         raise ValueError("not an Ed25519 key")
                     found = public.add(pub)
             except ValueError as exc:
-                raise KeyError_(f"{where}: not an Ed25519 key file ({exc})") from None
+                raise KeyFileError(f"{where}: not an Ed25519 key file ({exc})") from None
             if found != kid:
-                raise KeyError_(f"{where}: holds key {found}, not {kid} (the file is named by its key id)")
+                raise KeyFileError(f"{where}: holds key {found}, not {kid} (the file is named by its key id)")
         active = _read_active(path) or max(private)  # no "active" file: a directory made by hand
         if active not in private:
-            raise KeyError_(
+            raise KeyFileError(
                 f"{os.path.join(path, ACTIVE_FILE)}: names {active}, whose private key is not here"
             )
         public.active = active
@@ -279,7 +279,7 @@ def _read_active(path: str) -> str | None:
     except FileNotFoundError:
         return None
     if not _KID.fullmatch(text):
-        raise KeyError_(f"{os.path.join(path, ACTIVE_FILE)}: not a key id: {text[:40]!r}")
+        raise KeyFileError(f"{os.path.join(path, ACTIVE_FILE)}: not a key id: {text[:40]!r}")
     return text
 
 

@@ -189,14 +189,14 @@ def key_ring(path: str | None = None, *, create: bool = False) -> KeyRing | None
 
     Offline commands (replay, verify, report over files) use a key directory only when it is named: a
     service's data directory is the service's (:func:`service_keys_dir`)."""
-    from replay.signing import KeyError_, KeyRing
+    from replay.signing import KeyFileError, KeyRing
 
     path = path or os.environ.get("PRIZECHECK_KEYS_DIR")
     if not path:
         return None
     try:
         return KeyRing.open(path, create=create)
-    except (KeyError_, OSError) as exc:
+    except (KeyFileError, OSError) as exc:
         raise InputError(f"the signing keys: {exc}") from None
 
 
@@ -215,12 +215,12 @@ def verifying_keys(path: str | None = None, *, ring: str | None = None) -> Publi
     """What signatures are checked with: the public keys document ``path`` (``--keys``: no secret), else
     the public keys of the key ring ``ring`` (default PRIZECHECK_KEYS_DIR: :func:`key_ring`); and the HMAC
     secret of records signed before (PRIZECHECK_SIGNING_KEY), when set."""
-    from replay.signing import KeyError_, PublicKeys
+    from replay.signing import KeyFileError, PublicKeys
 
     if path is not None:
         try:
             keys = PublicKeys.from_file(path)
-        except KeyError_ as exc:
+        except KeyFileError as exc:
             raise InputError(str(exc)) from None
     else:
         found = key_ring(ring)

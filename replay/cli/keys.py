@@ -18,7 +18,7 @@ import sys
 
 from replay.cli.common import json_line
 from replay.engine.errors import InputError
-from replay.signing import KeyError_, KeyRing
+from replay.signing import KeyFileError, KeyRing
 from streams.settings import Settings
 
 
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
                 "and the workers to sign with it",
                 file=sys.stderr,
             )
-    except (KeyError_, OSError) as exc:
+    except (KeyFileError, OSError) as exc:
         raise InputError(f"the signing keys: {exc}") from None
     if ring is None:
         raise InputError(f"no signing key in {path} yet (prizecheck serve creates one; or --rotate)")

@@ -50,7 +50,7 @@ from typing import Any, Protocol
 import msgspec
 
 from replay.engine.chain import HMAC_ALG, Signer
-from replay.signing import ALG, KeyError_, KeyRing, PublicKeys, SigningKey
+from replay.signing import ALG, KeyFileError, KeyRing, PublicKeys, SigningKey
 from streams.settings import Settings
 
 #: The checkpoint format's version (the ``v`` field).
@@ -428,7 +428,7 @@ def ring_key(keys_dir: str, legacy: CheckpointKey | None, *, create: bool) -> Ch
     signed before; ``legacy`` itself when there is no key ring (and not ``create``)."""
     try:
         ring = KeyRing.open(keys_dir, create=create)
-    except (KeyError_, OSError) as exc:
+    except (KeyFileError, OSError) as exc:
         raise CheckpointError(str(exc)) from None
     return legacy if ring is None else CheckpointKey.of_ring(ring, legacy)
 
