@@ -227,6 +227,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/ui": [("/ui?limit=100", None), ("/ui?league=L2&sort=-findings", None), (f"/ui?q={who[:2]}", None)],
         "/stats": [("/stats", None)],
         "/healthz": [("/healthz", None)],
+        "/.well-known/prizecheck-keys.json": [("/.well-known/prizecheck-keys.json", None)],
         "/openapi.json": [("/openapi.json", None)],
         "/docs": [("/docs", None)],
         "/static/{path}": [(f"/static/{static}", None)],
