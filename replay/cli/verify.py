@@ -215,7 +215,9 @@ def _receipts_of(path: str) -> list[tuple[str, Any]]:
             doc = json.loads(raw)
         except ValueError as exc:
             raise InputError(f"not JSON ({exc})", file=path, line=n) from None
-        many = doc.get("receipts") if isinstance(doc, dict) and "outcomes" in doc else None
+        # an answer to a write (POST /events, the console's publish, the import page, a judge's action)
+        # carries a list of receipts; a line without one is a receipt itself
+        many = doc.get("receipts") if isinstance(doc, dict) else None
         out += [(f"{path}:{n}", r) for r in many] if isinstance(many, list) else [(f"{path}:{n}", doc)]
     if not out:
         raise InputError("is empty: no receipts", file=path)

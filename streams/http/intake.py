@@ -228,8 +228,10 @@ async def post_import(request: web.Request) -> web.StreamResponse:
     kept = await asyncio.get_running_loop().run_in_executor(None, _keep_crops, request, games)
     core = request.app[CORE]
     answers = []
+    written = []
     for game in games:
         outcomes = await core.ingest_many(game.events, judge=True)
+        written += outcomes
         refused = [o for o in outcomes if o.status == "rejected"]
         answers.append(
             {
@@ -246,10 +248,11 @@ async def post_import(request: web.Request) -> web.StreamResponse:
         )
     digest = hashlib.sha256(data).hexdigest()[:16]
     request[AUDIT_DETAIL] = f"import {name} (sha256 {digest}): {', '.join(g.match for g in games)}"
-    return web.json_response(
-        {"file": name, "kind": kind_of(name, data), "matches": answers, "crops": kept is not None},
-        headers={"Cache-Control": "no-store"},
-    )
+    answer = {"file": name, "kind": kind_of(name, data), "matches": answers, "crops": kept is not None}
+    receipts = core.receipts(written)  # signed, one per match (docs/records.md, "Receipts")
+    if receipts:
+        answer["receipts"] = receipts
+    return web.json_response(answer, headers={"Cache-Control": "no-store"})
 
 
 def _sentence(message: str, name: str) -> str:

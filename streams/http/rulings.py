@@ -141,7 +141,11 @@ async def act(request: web.Request) -> web.StreamResponse:
             f"not recorded: {outcome.reason or outcome.status} (the game moved on while you wrote: reload)",
         )
     request[AUDIT_DETAIL] = f"judge's {body['action']} at seq {body['at']}: seq {seq}"
-    return web.json_response({"event": event, **outcome.as_json()}, headers={"Cache-Control": "no-store"})
+    answer = {"event": event, **outcome.as_json()}
+    receipts = request.app[CORE].receipts([outcome])  # signed (docs/records.md, "Receipts")
+    if receipts:
+        answer["receipts"] = receipts
+    return web.json_response(answer, headers={"Cache-Control": "no-store"})
 
 
 def ruling_routes() -> tuple[Route, ...]:

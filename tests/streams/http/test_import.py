@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -167,3 +168,40 @@ async def test_a_log_without_its_end_line_says_how_and_imports_as_a_game_in_prog
     status, body = await upload(served, "truncated.txt", data, partial="1")
     assert status == 200, body
     assert body["matches"][0]["match"] == "truncated"
+
+
+async def test_an_import_and_a_judge_s_action_answer_signed_receipts(tmp_path: Path) -> None:
+    """Every accepted write answers a signed receipt (issue 32 item 8), the import page's and the review
+    page's too: checked by prizecheck verify with the served public keys alone."""
+    import os
+
+    from tests.streams.http.test_serve import _admin, _start, _stop
+    from tests.streams.http.test_signing import verify
+
+    data_dir = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("PRIZECHECK_")}
+    env["PRIZECHECK_DATA_DIR"] = str(data_dir)
+    proc, url = _start(data_dir, env)
+    admin = _admin(proc)
+    try:
+        async with aiohttp.ClientSession() as http:
+            keys = await (await http.get(f"{url}/.well-known/prizecheck-keys.json")).json()
+            form = aiohttp.FormData()
+            form.add_field("file", (LOGS / "deck_out.txt").read_bytes(), filename="deck_out.txt")
+            imported = await (await http.post(f"{url}/import", data=form, headers=admin)).json()
+            acted = await (
+                await http.post(
+                    f"{url}/review/deck_out/act",
+                    json={"action": "note", "at": 3, "text": "seen"},
+                    headers=admin,
+                )
+            ).json()
+    finally:
+        _stop(proc)
+    [first] = imported["receipts"]
+    [second] = acted["receipts"]
+    assert (first["match"], second["match"]) == ("deck_out", "deck_out") and second["seq"] == first["seq"] + 1
+    (tmp_path / "keys.json").write_text(json.dumps(keys))
+    (tmp_path / "answers.jsonl").write_text(json.dumps(imported) + "\n" + json.dumps(acted) + "\n")
+    done = verify(tmp_path, "--receipts", "answers.jsonl", "--keys", "keys.json")
+    assert done.returncode == 0 and done.stdout.count(": ok (signature") == 2, (done.stdout, done.stderr)
