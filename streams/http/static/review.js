@@ -347,19 +347,25 @@
     $("log-count").textContent = `${log.length} events`;
   }
 
+  // The current line in the log's view: measured against the log box itself (its lines' offsetTop is
+  // relative to whatever positioned ancestor they have, which put a deep link's line 20-odd lines off),
+  // again when the log becomes visible (the phone's Log tab: a hidden log has no height to scroll in).
+  function inView() {
+    const first = current[0];
+    const box = $("log");
+    if (!first || !box.clientHeight) return;
+    const top = first.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+    const head = 28; // the sticky turn heading covers the top of the list
+    if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+    }
+  }
+
   function highlight(seq) {
     for (const li of current) li.classList.remove("current");
     current = linesOfSeq.get(seq) || [];
     for (const li of current) li.classList.add("current");
-    const first = current[0];
-    const box = $("log");
-    if (first && box.clientHeight) {
-      const top = first.offsetTop; // the log is the lines' offset parent
-      const head = 28; // the sticky turn heading covers the top of the list
-      if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
-        box.scrollTop = Math.max(0, top - box.clientHeight / 3);
-      }
-    }
+    inView();
     const sel = $("turn-select");
     let value = "";
     for (const opt of sel.options) {
@@ -554,6 +560,7 @@
   function setTab(name) {
     $("review-main").dataset.tab = name;
     for (const b of $("tabs").querySelectorAll("button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+    if (name === "log") inView();
   }
 
   function applyDelta(before, delta) {
