@@ -2,18 +2,23 @@
 
 ``PUT /decks/{event}/{player}`` registers a list (the body: PTCGL's export as text, Limitless' JSON, or a
 CSV; ``?format=``, else by the media type), for one match with ``?match=``; ``GET /decks/{event}`` reads
-an event's lists back. Deck lists are hidden information: judges only, every read in the audit log, and a
-token scoped to events acts only on its own events. A malformed list is refused whole (400, naming the
+an event's lists back (with ``?play=standard|expanded&date=``, each with its breaches of the deck
+rules). Deck lists are hidden information: judges only, every read in the audit log, and a token scoped
+to events acts only on its own events. A malformed list is refused whole (400, naming the
 line and the field), so nothing of it is stored.
 """
 
 from __future__ import annotations
+
+import datetime as dt
 
 from aiohttp import web
 
 from replay.engine.errors import InputError
 from replay.sources.common import valid_match_id
 from replay.sources.decks import FORMATS, MAX_BYTES, deck_key, decode, encode, parse_deck, to_json
+from replay.sources.legality import FORMATS as LEGAL_FORMATS
+from replay.sources.legality import check_deck
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import STORE
 from streams.http.routes import Answer, Param, Problem, Route
@@ -40,8 +45,17 @@ async def get_decks(request: web.Request) -> web.Response:
     event = _event(request)
     stored = await request.app[STORE].decks(event)
     request[AUDIT_DETAIL] = f"deck lists of {event}"
-    decks = [to_json(decode(data)) for data in stored.values()]
-    return web.json_response({"event": event, "decks": decks})
+    decks = [decode(data) for data in stored.values()]
+    out = [to_json(d) for d in decks]
+    play = request.query.get("play")
+    if play:  # each list's breaches of the deck rules in that format at the date (docs/rules.md §8)
+        try:
+            on = dt.date.fromisoformat(request.query.get("date") or dt.date.today().isoformat())
+        except ValueError:
+            raise Problem(400, "bad_parameter", "date must be YYYY-MM-DD") from None
+        for deck, shown in zip(decks, out, strict=True):
+            shown["legality"] = [f.as_json() for f in check_deck(deck, play, on)]
+    return web.json_response({"event": event, "decks": out})
 
 
 async def put_deck(request: web.Request) -> web.Response:
@@ -79,6 +93,14 @@ def deck_routes() -> tuple[Route, ...]:
             get_decks,
             JUDGES,
             "The deck lists registered for an event (judges only: hidden information)",
+            query=(
+                Param("play", enum=LEGAL_FORMATS, description="check each list's legality in this format"),
+                Param(
+                    "date",
+                    description="the event's date for play, YYYY-MM-DD (default: today)",
+                    max_length=10,
+                ),
+            ),
             answers={
                 200: Answer(
                     "the lists",

@@ -88,3 +88,19 @@ async def test_a_malformed_list_is_refused_whole_naming_its_line(served: Served)
     assert answer["code"] == "bad_deck"
     assert answer["error"].startswith("body:5: not a card line")
     assert await served.store.decks("Cup") == {}
+
+
+async def test_a_judge_reads_each_lists_breaches_of_the_deck_rules(served: Served) -> None:
+    judge = served.auth("judge")
+    body = (DATA / "lightning.txt").read_bytes()
+    async with served.http.put(f"{served.url}/decks/Cup/ash", data=body, headers=judge) as r:
+        assert r.status == 200
+    async with served.http.get(f"{served.url}/decks/Cup?play=standard&date=2026-04-01", headers=judge) as r:
+        (deck,) = (await r.json())["decks"]
+    assert [(f["code"], f["card"], f["line"], f["rule"]) for f in deck["legality"]] == [
+        ("regulation_mark", "Radiant Greninja", 5, "rules.md §8.2")
+    ]
+    async with served.http.get(f"{served.url}/decks/Cup?play=standard&date=April", headers=judge) as r:
+        assert r.status == 400
+    async with served.http.get(f"{served.url}/decks/Cup?play=modern", headers=judge) as r:
+        assert r.status == 400
