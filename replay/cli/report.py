@@ -14,7 +14,7 @@ import argparse
 import asyncio
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
@@ -25,6 +25,8 @@ from replay.engine.errors import InputError
 from replay.files import replay_files
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
+from replay.sources.deckcheck import DeckChecker
+from replay.sources.decks import read_lists
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
 
@@ -68,6 +70,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--tdf", metavar="FILE", help="reconcile with the tournament software's file (TOM .tdf)"
+    )
+    parser.add_argument(
+        "--decks",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="deck lists for the deck check of event files (GET /decks/{event} saved as JSON; repeatable)",
     )
 
 
@@ -135,9 +144,17 @@ def run(args: argparse.Namespace) -> int:
             elif args.parquet is not None:
                 add_archived_records(builder, progress, args.parquet)
             else:
-                records = iter_records(args.files) if args.records else event_records(args.files, progress)
+                # the deck check reads the events as they are folded: the match's console lists, and --decks
+                checker = DeckChecker(read_lists(args.decks))
+                if args.records:
+                    records = iter_records(args.files)
+                else:
+                    records = event_records(args.files, progress, observe=checker.feed_chunk)
                 for rec in records:
                     builder.add(rec)
+                    checks = checker.pop(str(rec.match))
+                    if checks:
+                        builder.add_deck_checks(rec, (c.as_json() for c in checks))
                     progress.advance()
         if builder.games == 0:
             scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
@@ -170,11 +187,13 @@ def _collector_paused(pause: bool) -> Iterator[None]:
 # ------------------------------------------------------------------------------- reading the records
 
 
-def event_records(paths: list[str], progress: Bar) -> Iterator[Record]:
+def event_records(
+    paths: list[str], progress: Bar, observe: Callable[[list[Any], bool], None] | None = None
+) -> Iterator[Record]:
     """The records of every game in the event files (playoff parents settled by their children), as the
-    engine gives them: typed values."""
+    engine gives them: typed values. ``observe`` sees each chunk of events before it is folded."""
     progress.phase("prizecheck report: reading event files")
-    for done in replay_files(paths):  # checked, then folded; each record as soon as it is final
+    for done in replay_files(paths, observe=observe):  # checked, then folded; each record once final
         yield done.record
 
 

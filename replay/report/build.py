@@ -151,6 +151,7 @@ class _Section:
     integrity: list[tuple[str, str, int, str | bytes, str]] = field(default_factory=list)
     review: list[tuple[str, tuple[str, ...], str | None, tuple[int, int, int]]] = field(default_factory=list)
     events: dict[str, _Event] = field(default_factory=lambda: defaultdict(_Event))
+    deck_checks: list[dict[str, Any]] = field(default_factory=list)
 
 
 class ReportBuilder:
@@ -288,6 +289,32 @@ class ReportBuilder:
         if why or child:
             counts = tuple(sum(1 for f in findings if f.severity == s) for s in SEVERITIES)
             sec.review.append((match, tuple(why), child, (counts[0], counts[1], counts[2])))
+
+    def add_deck_checks(self, rec: Record, checks: Iterable[Mapping[str, Any]]) -> None:
+        """The deck-check findings of ``rec``'s game (``replay.sources.deckcheck``: ``seq``, ``player``,
+        ``card``, ``code``, ``message``), judges' information: listed with a link to the review page at
+        their event, and the game counted among the games to review (docs/decks.md)."""
+        found = list(checks)
+        if not found or rec.stub is True or not self.filters.accepts(rec):
+            return
+        ctx = rec.context or {}
+        sec = self._sections[(str(ctx.get("league", NONE)), str(ctx.get("season", NONE)))]
+        match = str(rec.match)
+        rnd = str(ctx.get("round", NONE))
+        for f in found:
+            sec.deck_checks.append(
+                {**f, "match": match, "round": rnd, "link": review_link(self.base_url, match, f["seq"])}
+            )
+        why = (
+            f"deck check: {len(found)} card(s) against the deck list ("
+            + ", ".join(sorted({f"{f['player']}: {f['card']}" for f in found}))
+            + ")"
+        )
+        for i, (m, reasons, child, counts) in enumerate(sec.review):
+            if m == match:  # already to review for its findings: one more reason
+                sec.review[i] = (m, (*reasons, why), child, counts)
+                return
+        sec.review.append((match, (why,), None, (0, 0, 0)))
 
     # ------------------------------------------------------------------------------------------ finish
     def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
@@ -471,6 +498,8 @@ class ReportBuilder:
                     }
                 ),
                 "events": Items(events(), chunk=1),
+                # judges only: what players put into play against their deck lists (docs/decks.md)
+                "deck_checks": sorted(sec.deck_checks, key=lambda f: (f["match"], f["seq"], f["card"])),
                 "review": [
                     {**item, "link": review_link(link, item["match"])} for item in self._review_items(sec)
                 ],

@@ -257,6 +257,15 @@ class _Page:
                     + "</li>"
                 )
             self.w("</ul>")
+        if sec.get("deck_checks"):  # judges only: the report is built from their deck lists
+            checks = sec["deck_checks"]
+            self.w(f'<h3>Deck checks, judges only ({len(checks)})</h3><ul class="review">')
+            for f in checks[:MAX_FINDINGS]:
+                self.w(
+                    f'<li data-match="{escape(f["match"])}"><a href="{escape(f["link"])}">'
+                    f"{escape(f['match'])} #{f['seq']}</a>: {escape(f['code'])}: {escape(f['message'])}</li>"
+                )
+            self.w("</ul>")
         self.w("</section>")
 
     def cards(self, key: tuple[str, str, str], sec: Mapping[str, Any]) -> None:

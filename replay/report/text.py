@@ -61,6 +61,10 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
             w(f"  to review ({len(s['review'])}):")
             for item in s["review"][:limit]:
                 w(f"    {item['match']}: {'; '.join(item['why'])}")
+        if s.get("deck_checks"):
+            w(f"  deck checks, judges only ({len(s['deck_checks'])}):")
+            for f in s["deck_checks"][:limit]:
+                w(f"    {f['match']} #{f['seq']}: {f['code']}: {f['message']}")
     rec = report.get("reconciliation")
     if rec:
         w("")

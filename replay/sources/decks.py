@@ -309,6 +309,31 @@ def _count(value: Any, name: str, line: int | None, field: str = "count") -> int
     return count
 
 
+def read_lists(paths: Iterable[str]) -> dict[str, dict[str, DeckList]]:
+    """Deck lists saved from ``GET /decks/{event}`` (``{"event", "decks": [...]}``), by event and key
+    (:func:`deck_key`); InputError naming the file and the field of anything else."""
+    out: dict[str, dict[str, DeckList]] = {}
+    for path in paths:
+        try:
+            data = Path(path).read_bytes()
+        except FileNotFoundError:
+            raise InputError("no such file", file=path) from None
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", file=path) from None
+        try:
+            saved = msgspec.json.decode(data, type=_Saved)
+        except msgspec.DecodeError as exc:
+            raise InputError(f"not deck lists as GET /decks/{{event}} gives them: {exc}", file=path) from None
+        for deck in saved.decks:
+            out.setdefault(deck.event, {})[deck_key(deck.player, deck.match)] = deck
+    return out
+
+
+class _Saved(msgspec.Struct):
+    decks: list[DeckList]
+    event: str = ""
+
+
 def encode(deck: DeckList) -> bytes:
     """The deck list as stored (JSON)."""
     return msgspec.json.encode(deck)

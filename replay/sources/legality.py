@@ -28,7 +28,7 @@ from importlib import resources
 from typing import Any
 
 from replay.sources.cards import CardInfo, card_database, rule_from_name
-from replay.sources.decks import DeckCard, DeckList
+from replay.sources.decks import DeckCard, DeckList, name_key
 
 FORMATS = ("standard", "expanded")
 DECK_SIZE = 60
@@ -171,11 +171,18 @@ class ResolvedCard:
 
 
 def resolve(card: DeckCard) -> ResolvedCard:
-    """The catalogue card(s) behind a list line: its printing's, else every card of its name."""
+    """The catalogue card(s) behind a list line: its printing's when that printing bears the line's name,
+    else every card of its name."""
     db = card_database()
     pid = legality_data().printing_id(card)
     if pid is not None and pid in db.prints:
-        return ResolvedCard(card, (db.prints[pid],))
+        printed = db.card(db.prints[pid])
+        # PTCGL names basic Energy its own way (Basic {L} Energy for Lightning Energy)
+        if name_key(printed.name) == card.name or (
+            _BASIC_ENERGY.match(card.name) and printed.category == "energy"
+        ):
+            return ResolvedCard(card, (db.prints[pid],))
+    # no such printing, or one of another name (a mistyped number): the name decides
     hits = db.by_name.get("en", {}).get(card.name) or []
     return ResolvedCard(card, tuple(hits))
 
