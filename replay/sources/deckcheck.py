@@ -95,6 +95,7 @@ class DeckChecker:
     def __init__(self, lists: Mapping[str, Mapping[str, DeckList]] | None = None) -> None:
         self.lists = lists or {}
         self._matches: dict[str, _Match] = {}
+        self._read: dict[int, _Listed] = {}  # a registered list read once, for every game it covers
 
     def feed_chunk(self, events: list[Any], raw: bool) -> None:
         """A chunk of events as :func:`replay.files.replay_files` reads them (``raw``: MessagePack bytes)."""
@@ -154,7 +155,12 @@ class DeckChecker:
                     cards = []  # the console refuses such a list; a file's is not this check's to judge
                 deck = DeckList(player=str(player), event=event, cards=cards, match=match, format="console")
             if deck is not None and deck.cards:
-                lists[str(player)] = _Listed.of(deck)
+                listed = self._read.get(id(deck)) if deck.format != "console" else None
+                if listed is None:
+                    listed = _Listed.of(deck)
+                    if deck.format != "console":
+                        self._read[id(deck)] = listed
+                lists[str(player)] = listed
         if lists:
             self._matches[match] = _Match(event, lists)
 
