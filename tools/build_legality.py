@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.build_catalogue import SERIES, commit_of, print_id, read_object
+from tools.build_catalogue import SERIES, print_id, read_object, source_of
 
 
 def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
@@ -29,7 +29,6 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
     data = checkout / "data"
     if not data.is_dir():
         raise SystemExit(f"{checkout}: no data/ folder (is this a checkout of tcgdex/cards-database?)")
-    licence = (checkout / "LICENSE").read_text(encoding="utf-8").splitlines()
     sets: dict[str, dict[str, Any]] = {}
     skipped = 0
     for series in SERIES:
@@ -67,15 +66,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             }
     return {
         "format": "prizecheck-legality/1",
-        "source": {
-            "repository": "https://github.com/tcgdex/cards-database",
-            "commit": commit or commit_of(checkout),
-            "licence": "MIT",
-            "copyright": next((line for line in licence if line.startswith("Copyright")), "TCGdex"),
-            "series": list(SERIES),
-            "built_by": "tools/build_legality.py",
-            "skipped_files": skipped,
-        },
+        "source": source_of(checkout, commit, "tools/build_legality.py", skipped),
         "sets": dict(sorted(sets.items())),
     }
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import msgpack
@@ -50,16 +50,7 @@ class DeckCheck:
 
     def as_json(self) -> dict[str, Any]:
         """The finding as plain data."""
-        return {
-            "match": self.match,
-            "seq": self.seq,
-            "player": self.player,
-            "card": self.card,
-            "code": self.code,
-            "message": self.message,
-            "listed": self.listed,
-            "seen": self.seen,
-        }
+        return asdict(self)
 
 
 @dataclass

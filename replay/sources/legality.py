@@ -21,7 +21,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import date
 from functools import cache
 from importlib import resources
@@ -99,13 +99,7 @@ class DeckFinding:
 
     def as_json(self) -> dict[str, Any]:
         """The finding as plain data."""
-        return {
-            "code": self.code,
-            "rule": self.rule,
-            "message": self.message,
-            "card": self.card,
-            "line": self.line,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
