@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
+import msgpack
+
 from replay.cli.common import UsageError, iter_records, output, signing_key
 from replay.cli.progress import Bar
 from replay.engine.errors import InputError
@@ -26,6 +28,7 @@ from replay.files import replay_files
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
 from replay.sources.deckcheck import DeckChecker
+from replay.sources.decks import decode as decode_deck
 from replay.sources.decks import read_lists
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
@@ -247,9 +250,35 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *,
     if not matches and not (await store.matches() if (f.league or f.season) else []):
         raise InputError(f"the store at {where} is empty: no records")
     progress.phase("prizecheck report: records", len(matches))
+    lists: dict[str, dict[str, Any]] = {}  # event -> its registered deck lists (asked once per event)
+    to_check: list[Record] = []  # the games of events with lists: their deck check follows
     for start in range(0, len(matches), STORE_BATCH):
         batch = matches[start : start + STORE_BATCH]
         for match, data in zip(batch, await store.records(batch), strict=True):
             if data is not None:  # indexed, and deleted since: not a record any more
-                builder.add(from_msgpack(data, match=match))
+                rec = from_msgpack(data, match=match)
+                if builder.add(rec):
+                    event = str((rec.context or {}).get("event") or "")
+                    if event and event not in lists:
+                        lists[event] = {k: decode_deck(v) for k, v in (await store.decks(event)).items()}
+                    if event and lists[event]:
+                        to_check.append(rec)
             progress.advance()
+    await add_stored_deck_checks(store, builder, to_check, lists)
+
+
+async def add_stored_deck_checks(
+    store: Any, builder: ReportBuilder, records: list[Record], lists: dict[str, dict[str, Any]]
+) -> None:
+    """The deck check of ``records`` (games of events with registered lists), from their archived events
+    (docs/decks.md): only those games' events are read, so a season without lists costs one look-up per
+    event."""
+    checker = DeckChecker(lists)
+    for rec in records:
+        match = str(rec.match)
+        for entry in await store.events(match):
+            if entry.kind == "event":
+                checker.feed(msgpack.unpackb(entry.data))
+        checks = checker.pop(match)
+        if checks:
+            builder.add_deck_checks(rec, (c.as_json() for c in checks))

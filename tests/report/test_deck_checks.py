@@ -11,7 +11,10 @@ from replay import replay_records
 from replay.cli import main
 from replay.codec import encode_jsonl
 from replay.sources.decks import encode, parse_deck, to_json
+from streams.ingest import IngestCore
+from streams.store import RedisStore
 from tests.builder import Stream, card
+from tests.cli.test_cli import run
 from tests.paths import ROOT
 
 LIST = (ROOT / "tests" / "data" / "decks" / "lightning.txt").read_text("utf-8")
@@ -83,3 +86,21 @@ def test_registered_lists_are_read_from_a_saved_answer(tmp_path: Path) -> None:
         in text.read_text()
     )
     assert encode(deck)  # what the store keeps reads back the same way
+
+
+async def test_the_stores_lists_check_the_stored_games(redis_store: RedisStore, redis_url: str) -> None:
+    s, seq = _game("cup/r2/t4/g1")
+    core = IngestCore(redis_store)
+    for e in s.events:
+        assert (await core.ingest(e)).status == "applied", e
+    args = ("report", "--from-store", "--redis-prefix", redis_store.prefix, "--format", "json")
+    before = json.loads(run(*args, env={"REDIS_URL": redis_url}).stdout)
+    assert before["sections"][0]["deck_checks"] == []  # no list registered: nothing checked
+    deck = parse_deck(LIST, "ptcgl", player="ash", event="Cerulean Cup")
+    await redis_store.put_deck("Cerulean Cup", "ash", encode(deck))
+    p = run(*args, env={"REDIS_URL": redis_url})
+    assert p.returncode == 0, p.stderr
+    (sec,) = json.loads(p.stdout)["sections"]
+    (f,) = sec["deck_checks"]
+    assert (f["match"], f["seq"], f["card"], f["code"]) == (s.match, seq, "Charmander", "not_on_list")
+    assert [item["match"] for item in sec["review"]] == [s.match]
