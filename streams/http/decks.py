@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import datetime as dt
 
+import msgpack
 from aiohttp import web
 
 from replay.engine.errors import InputError
+from replay.report.links import review_link
 from replay.sources.common import valid_match_id
+from replay.sources.deckcheck import DeckChecker
 from replay.sources.decks import FORMATS, MAX_BYTES, deck_key, decode, encode, parse_deck, to_json
 from replay.sources.legality import FORMATS as LEGAL_FORMATS
 from replay.sources.legality import check_deck
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import STORE
-from streams.http.routes import Answer, Param, Problem, Route
+from streams.http.routes import MATCH, Answer, Param, Problem, Route
 from streams.tokens import Principal
 
 JUDGES = frozenset({"judge"})
@@ -83,10 +86,40 @@ async def put_deck(request: web.Request) -> web.Response:
     return web.json_response(to_json(deck))
 
 
+async def get_deck_check(request: web.Request) -> web.Response:
+    """GET /matches/{match}/deck-check: the match's deck check against its players' registered lists
+    (judges only): each finding with the link to the review page at its event."""
+    match = request[MATCH]
+    store = request.app[STORE]
+    entries = await store.events(match)
+    if not entries:
+        raise Problem(404, "not_found", f"match {match}: no events archived")
+    events = [msgpack.unpackb(e.data) for e in entries if e.kind == "event"]
+    context = events[0].get("context") if events and isinstance(events[0], dict) else None
+    event = str(context.get("event") or "") if isinstance(context, dict) else ""
+    lists = {k: decode(v) for k, v in (await store.decks(event)).items()} if event else {}
+    checker = DeckChecker({event: lists})
+    for ev in events:
+        checker.feed(ev)
+    request[AUDIT_DETAIL] = f"deck check of {match}"
+    checks = [{**c.as_json(), "link": review_link("", match, c.seq)} for c in checker.pop(match)]
+    return web.json_response({"match": match, "event": event, "lists": sorted(lists), "checks": checks})
+
+
 def deck_routes() -> tuple[Route, ...]:
     """The deck-list routes (see :mod:`streams.http.routes`)."""
     deck = {"type": "object", "description": "a registered deck list (docs/decks.md)"}
     return (
+        Route(
+            "GET",
+            "/matches/{match}/deck-check",
+            get_deck_check,
+            JUDGES,
+            "The match's deck check: cards put into play against the registered lists (judges only)",
+            answers={200: Answer("the findings, each linked to the review page at its event")},
+            hidden=True,
+            tag="decks",
+        ),
         Route(
             "GET",
             "/decks/{event}",

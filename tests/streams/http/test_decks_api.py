@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from streams.store import RedisStore
+from tests.builder import Stream, card
 from tests.paths import ROOT
 from tests.streams.http.served import Served, start_served
 
@@ -104,3 +105,31 @@ async def test_a_judge_reads_each_lists_breaches_of_the_deck_rules(served: Serve
         assert r.status == 400
     async with served.http.get(f"{served.url}/decks/Cup?play=modern", headers=judge) as r:
         assert r.status == 400
+
+
+async def test_a_judge_reads_a_matchs_deck_check_linked_to_the_review_page(served: Served) -> None:
+    s = Stream("cup/r1/t1/g1", context={"league": "L1", "event": "Cup"})
+    s.setup("ash", ("a1", card("Pikachu ex", 200, "ex")))
+    s.setup("misty", ("m1", card("Staryu", 60)))
+    s.turn("ash")
+    seq = s.add("played", player="ash", pid="a2", card={"name": "Charmander"})["seq"]
+    assert (await served.post(s.events)).status == 200
+    judge = served.auth("judge")
+    url = f"{served.url}/matches/cup/r1/t1/g1/deck-check"
+    async with served.http.get(url, headers=judge) as r:
+        assert r.status == 200
+        assert (await r.json())["checks"] == []  # no list registered yet
+    body = (DATA / "lightning.txt").read_bytes()
+    async with served.http.put(f"{served.url}/decks/Cup/ash", data=body, headers=judge) as r:
+        assert r.status == 200
+    async with served.http.get(url, headers=judge) as r:
+        answer = await r.json()
+    (check,) = answer["checks"]
+    assert (answer["event"], answer["lists"]) == ("Cup", ["ash"])
+    assert (check["seq"], check["card"], check["code"]) == (seq, "Charmander", "not_on_list")
+    assert check["link"] == f"/review/cup/r1/t1/g1#seq={seq}"
+    for who in (None, "organizer", "ingest"):  # never the public's, nor the opponent's
+        async with served.http.get(url, headers=served.auth(who)) as r:
+            assert r.status in (401, 403)
+    entries = await served.audit()
+    assert any(e.action == "read_hidden" and "deck-check" in e.target for e in entries)
