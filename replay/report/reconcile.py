@@ -51,7 +51,15 @@ def reconcile(
         if only is not None and tm.round != only:
             continue
         names = [_name(tdf, uid) for uid in tm.players]
-        where = {"round": tm.round, "table": tm.table, "line": tm.line, "players": names}
+        # the division of the match (its players'; a combined pod pairs across them): reconciled per division
+        divisions = sorted({d for uid in tm.players if (d := _division(tdf, uid))})
+        where = {
+            "round": tm.round,
+            "table": tm.table,
+            "line": tm.line,
+            "players": names,
+            "divisions": divisions,
+        }
         if len(tm.players) == 1:
             played = [m for (r, pair), m in recorded.items() if r == tm.round and tm.players[0] in pair]
             if tm.outcome == 5 and played:
@@ -100,6 +108,11 @@ def reconcile(
         "not_in_tdf": not_in_tdf,
         "unknown_players": sorted(unknown),
     }
+
+
+def _division(tdf: Tournament, uid: str) -> str | None:
+    player = tdf.players.get(uid)
+    return player.division if player is not None else None
 
 
 def _name(tdf: Tournament, uid: str) -> str:

@@ -166,7 +166,10 @@ def test_the_report_says_a_records_result_moves_a_player(tmp_path: Path) -> None
     path.write_bytes(encode_jsonl(events))
     out = tmp_path / "r.json"
     assert main(["report", str(path), "--tdf", str(FIXTURE), "--format", "json", "--out", str(out)]) == 0
-    masters = json.loads(out.read_bytes())["reconciliation"]["standings"][0]
+    rec = json.loads(out.read_bytes())["reconciliation"]
+    (d,) = rec["disagree"]
+    assert (d["round"], d["divisions"]) == (3, ["masters"])  # each reported match with its division
+    masters = rec["standings"][0]
     why = {d["player"]: d["why"] for d in masters["differences"]}
     assert why["Emery Sato (5100205)"].startswith("a match result of theirs in the records differs")
     assert why["Avery Lin (5100201)"].startswith("a match result of theirs in the records differs")
