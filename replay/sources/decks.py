@@ -349,12 +349,3 @@ def to_json(deck: DeckList) -> dict[str, Any]:
     out: dict[str, Any] = msgspec.to_builtins(deck)
     out["total"] = deck.total
     return out
-
-
-def ptcgl_names(text: str) -> Iterable[str]:
-    """The card names of a PTCGL export, leniently (headings and unreadable lines skipped): the console's
-    type-ahead reads lists a player is still typing."""
-    for raw in text.splitlines():
-        m = _CARD.match(raw) or _BARE.match(raw)
-        if m and not _HEADING.match(raw) and not _TOTAL.match(raw):
-            yield name_key(m.group(2))
