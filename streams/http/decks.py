@@ -21,7 +21,7 @@ from replay.sources.common import valid_match_id
 from replay.sources.deckcheck import DeckChecker
 from replay.sources.decks import FORMATS, MAX_BYTES, deck_key, decode, encode, parse_deck, to_json
 from replay.sources.legality import FORMATS as LEGAL_FORMATS
-from replay.sources.legality import check_deck
+from replay.sources.legality import check_deck, legality_data
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import STORE
 from streams.http.routes import MATCH, Answer, Param, Problem, Route
@@ -58,6 +58,8 @@ async def get_decks(request: web.Request) -> web.Response:
             raise Problem(400, "bad_parameter", "date must be YYYY-MM-DD") from None
         for deck, shown in zip(decks, out, strict=True):
             shown["legality"] = [f.as_json() for f in check_deck(deck, play, on)]
+        # where the regulation marks and set codes came from (docs/rules.md §8.2)
+        return web.json_response({"event": event, "decks": out, "legality_source": legality_data().source})
     return web.json_response({"event": event, "decks": out})
 
 

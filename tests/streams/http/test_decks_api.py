@@ -97,7 +97,9 @@ async def test_a_judge_reads_each_lists_breaches_of_the_deck_rules(served: Serve
     async with served.http.put(f"{served.url}/decks/Cup/ash", data=body, headers=judge) as r:
         assert r.status == 200
     async with served.http.get(f"{served.url}/decks/Cup?play=standard&date=2026-04-01", headers=judge) as r:
-        (deck,) = (await r.json())["decks"]
+        answer = await r.json()
+    (deck,) = answer["decks"]
+    assert answer["legality_source"]["repository"] == "https://github.com/tcgdex/cards-database"
     assert [(f["code"], f["card"], f["line"], f["rule"]) for f in deck["legality"]] == [
         ("regulation_mark", "Radiant Greninja", 5, "rules.md §8.2")
     ]
