@@ -31,6 +31,7 @@ from typing import Any
 import msgpack
 
 from replay.engine.game import Game
+from replay.signing import SigningKey
 from streams.check import verify_copies
 from streams.ingest import unpack_record
 from streams.store import RedisStore, Snapshot
@@ -74,11 +75,13 @@ async def archive(
     before: dt.date | None = None,
     league: str | None = None,
     season: str | None = None,
-    signing_key: bytes | None = None,
+    signing_key: bytes | SigningKey | None = None,
     key_id: str | None = None,
 ) -> ArchiveRun:
     """Move the finished matches selected (``before`` their start day, of ``league``, of ``season``) to
-    Parquet under ``root``; see the module docstring."""
+    Parquet under ``root``; see the module docstring. ``signing_key``: the service's
+    (``streams.store.checkpoint.service_signer``): an Ed25519 key both signs and checks every key of its
+    ring; HMAC secret bytes (named ``key_id``) as before."""
     run = ArchiveRun()
     names = await store.matches(league=league, season=season, status="finished")
     entries = {e.match: e for e in await store.index_entries(names)}
@@ -117,7 +120,7 @@ async def _archive_chunk(
     before: dt.date | None,
     alarms: Mapping[str, str],
     run: ArchiveRun,
-    signing_key: bytes | None,
+    signing_key: bytes | SigningKey | None,
     key_id: str | None,
 ) -> None:
     names = [m for g in groups for m in g]

@@ -50,9 +50,14 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from replay.cli.services import redis_store
     from streams.archive import archive, redis_memory
     from streams.settings import Settings
+    from streams.store.checkpoint import CheckpointError, service_signer
     from streams.store.connection import embedded_store_exists
 
     settings = Settings.from_env()
+    try:
+        signer = service_signer(settings)
+    except CheckpointError as exc:
+        raise InputError(f"the signing keys: {exc}") from None
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
             f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
@@ -66,7 +71,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             before=args.before,
             league=args.league,
             season=args.season,
-            signing_key=settings.signing_key,
+            signing_key=signer,
             key_id=settings.key_id,
         )
         after = await redis_memory(store)

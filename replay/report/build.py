@@ -19,6 +19,7 @@ from itertools import groupby
 from sys import intern
 from typing import IO, Any
 
+from replay.engine.chain import Verifier
 from replay.engine.game import ENGINE_VERSION
 from replay.engine.outputs import Finding, Record
 from replay.records import signature_valid
@@ -162,7 +163,11 @@ class ReportBuilder:
     """
 
     def __init__(
-        self, filters: Filters | None = None, *, base_url: str = "", signing_key: bytes | None = None
+        self,
+        filters: Filters | None = None,
+        *,
+        base_url: str = "",
+        signing_key: bytes | Verifier | None = None,
     ) -> None:
         self.filters = filters or Filters()
         self.base_url = base_url
