@@ -397,11 +397,24 @@ def commit_of(checkout: Path) -> str:
         return "unknown"
 
 
+def source_of(checkout: Path, commit: str | None, built_by: str, skipped: int) -> dict[str, Any]:
+    """What a file built from ``checkout`` says of its source: the repository, its commit and licence."""
+    licence = (checkout / "LICENSE").read_text(encoding="utf-8").splitlines()
+    return {
+        "repository": "https://github.com/tcgdex/cards-database",
+        "commit": commit or commit_of(checkout),
+        "licence": "MIT",
+        "copyright": next((line for line in licence if line.startswith("Copyright")), "TCGdex"),
+        "series": list(SERIES),
+        "built_by": built_by,
+        "skipped_files": skipped,
+    }
+
+
 def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
     data = checkout / "data"
     if not data.is_dir():
         raise SystemExit(f"{checkout}: no data/ folder (is this a checkout of tcgdex/cards-database?)")
-    licence = (checkout / "LICENSE").read_text(encoding="utf-8").splitlines()
     records: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     prints: dict[str, int] = {}
@@ -430,15 +443,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
                     prints.setdefault(print_id(set_id, card_file.stem), at)
     return {
         "format": "prizecheck-cards/2",
-        "source": {
-            "repository": "https://github.com/tcgdex/cards-database",
-            "commit": commit or commit_of(checkout),
-            "licence": "MIT",
-            "copyright": next((line for line in licence if line.startswith("Copyright")), "TCGdex"),
-            "series": list(SERIES),
-            "built_by": "tools/build_catalogue.py",
-            "skipped_files": errors,
-        },
+        "source": source_of(checkout, commit, "tools/build_catalogue.py", errors),
         "languages": list(LANGS),
         "keys": {
             "c": "category: P(okemon), T(rainer), E(nergy)",

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "replay.cli.sheet",
         "print game sheets for paper games (PDF or PNG), to read back with import scan",
     ),
+    "decks": ("replay.cli.decks", "register deck lists (PTCGL export, Limitless JSON, CSV) for deck checks"),
     "report": ("replay.cli.report", "league audit report: text, HTML, CSV or JSON; reconcile with a .tdf"),
     "serve": ("replay.cli.serve", "run the HTTP service with the embedded ingest core"),
     "worker": ("replay.cli.worker", "run a Faust worker consuming prizecheck.events"),

@@ -14,10 +14,12 @@ import argparse
 import asyncio
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
+
+import msgpack
 
 from replay.cli.common import UsageError, iter_records, output, service_keys_dir, verifying_keys
 from replay.cli.progress import Bar
@@ -25,6 +27,9 @@ from replay.engine.errors import InputError
 from replay.files import replay_files
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
+from replay.sources.deckcheck import DeckChecker
+from replay.sources.decks import decode as decode_deck
+from replay.sources.decks import read_lists
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
 
@@ -68,6 +73,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--tdf", metavar="FILE", help="reconcile with the tournament software's file (TOM .tdf)"
+    )
+    parser.add_argument(
+        "--decks",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="deck lists for the deck check of event files (GET /decks/{event} saved as JSON; repeatable)",
     )
 
 
@@ -139,9 +151,17 @@ def run(args: argparse.Namespace) -> int:
             elif args.parquet is not None:
                 add_archived_records(builder, progress, args.parquet)
             else:
-                records = iter_records(args.files) if args.records else event_records(args.files, progress)
+                # the deck check reads the events as they are folded: the match's console lists, and --decks
+                checker = DeckChecker(read_lists(args.decks))
+                if args.records:
+                    records = iter_records(args.files)
+                else:
+                    records = event_records(args.files, progress, observe=checker.feed_chunk)
                 for rec in records:
                     builder.add(rec)
+                    checks = checker.pop(str(rec.match))
+                    if checks:
+                        builder.add_deck_checks(rec, (c.as_json() for c in checks))
                     progress.advance()
         if builder.games == 0:
             scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
@@ -174,11 +194,13 @@ def _collector_paused(pause: bool) -> Iterator[None]:
 # ------------------------------------------------------------------------------- reading the records
 
 
-def event_records(paths: list[str], progress: Bar) -> Iterator[Record]:
+def event_records(
+    paths: list[str], progress: Bar, observe: Callable[[list[Any], bool], None] | None = None
+) -> Iterator[Record]:
     """The records of every game in the event files (playoff parents settled by their children), as the
-    engine gives them: typed values."""
+    engine gives them: typed values. ``observe`` sees each chunk of events before it is folded."""
     progress.phase("prizecheck report: reading event files")
-    for done in replay_files(paths):  # checked, then folded; each record as soon as it is final
+    for done in replay_files(paths, observe=observe):  # checked, then folded; each record once final
         yield done.record
 
 
@@ -232,9 +254,35 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *,
     if not matches and not (await store.matches() if (f.league or f.season) else []):
         raise InputError(f"the store at {where} is empty: no records")
     progress.phase("prizecheck report: records", len(matches))
+    lists: dict[str, dict[str, Any]] = {}  # event -> its registered deck lists (asked once per event)
+    to_check: list[Record] = []  # the games of events with lists: their deck check follows
     for start in range(0, len(matches), STORE_BATCH):
         batch = matches[start : start + STORE_BATCH]
         for match, data in zip(batch, await store.records(batch), strict=True):
             if data is not None:  # indexed, and deleted since: not a record any more
-                builder.add(from_msgpack(data, match=match))
+                rec = from_msgpack(data, match=match)
+                if builder.add(rec):
+                    event = str((rec.context or {}).get("event") or "")
+                    if event and event not in lists:
+                        lists[event] = {k: decode_deck(v) for k, v in (await store.decks(event)).items()}
+                    if event and lists[event]:
+                        to_check.append(rec)
             progress.advance()
+    await add_stored_deck_checks(store, builder, to_check, lists)
+
+
+async def add_stored_deck_checks(
+    store: Any, builder: ReportBuilder, records: list[Record], lists: dict[str, dict[str, Any]]
+) -> None:
+    """The deck check of ``records`` (games of events with registered lists), from their archived events
+    (docs/decks.md): only those games' events are read, so a season without lists costs one look-up per
+    event."""
+    checker = DeckChecker(lists)
+    for rec in records:
+        match = str(rec.match)
+        for entry in await store.events(match):
+            if entry.kind == "event":
+                checker.feed(msgpack.unpackb(entry.data))
+        checks = checker.pop(match)
+        if checks:
+            builder.add_deck_checks(rec, (c.as_json() for c in checks))

@@ -699,6 +699,9 @@ def make_app(
     from streams.http.scans import scan_routes  # the crops of scanned game sheets, for judges
 
     register(app, scan_routes())
+    from streams.http.decks import deck_routes  # registered deck lists, for judges (docs/decks.md)
+
+    register(app, deck_routes())
     if pages:
         try:
             from streams.http.pages import add_pages

@@ -34,10 +34,11 @@ from typing import Any
 from aiohttp import web
 
 from replay.engine.chain import canonical_bytes
-from replay.engine.errors import EventError
+from replay.engine.errors import EventError, InputError
 from replay.engine.public import cards_are_public, public_event
 from replay.engine.validate import validate_event
 from replay.sources.cards import card_database
+from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
 from streams.http.battle_log import decode
 from streams.http.console_sheet import sheet_csv
@@ -156,6 +157,7 @@ def _events(body: Mapping[str, Any], match: str) -> list[dict[str, Any]]:
             validate_event(ev)
         except EventError as exc:
             raise Problem(400, "bad_event", f"event {i}: {exc}") from None
+        _check_decks(ev, i)
         if "hidden" in ev and ev.get("type") == "moved" and cards_are_public(ev):
             raise Problem(
                 400,
@@ -164,6 +166,19 @@ def _events(body: Mapping[str, Any], match: str) -> list[dict[str, Any]]:
             )
         out.append(ev)
     return out
+
+
+def _check_decks(ev: Mapping[str, Any], i: int) -> None:
+    """A match_started's deck lists (``console.decks``: player -> PTCGL export) must read as deck lists,
+    so the deck check finds them whole (docs/decks.md); 400 naming the player's list and its line."""
+    extra = ev.get("console") if ev.get("type") == "match_started" else None
+    lists = extra.get("decks") if isinstance(extra, Mapping) else None
+    for player, text in (lists or {}).items() if isinstance(lists, Mapping) else ():
+        if isinstance(text, str) and text.strip():
+            try:
+                parse_ptcgl(text, f"console.decks.{player}")
+            except InputError as exc:
+                raise Problem(400, "bad_event", f"event {i}: {exc}") from None
 
 
 async def _fence(request: web.Request, match: str, events: Sequence[dict[str, Any]]) -> None:

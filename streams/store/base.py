@@ -521,6 +521,15 @@ class Store(Protocol):
         """The stored public board (msgpack), or None."""
         ...
 
+    async def put_deck(self, event: str, key: str, data: bytes) -> None:
+        """Store a registered deck list of ``event`` under ``key`` (``player`` or ``player|match``),
+        replacing the one stored there (docs/decks.md). Judges' data: never in a public view."""
+        ...
+
+    async def decks(self, event: str) -> dict[str, bytes]:
+        """The deck lists registered for ``event``: key -> the stored list, sorted by key."""
+        ...
+
     async def put_record(
         self,
         match: str,

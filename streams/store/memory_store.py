@@ -60,6 +60,7 @@ class MemoryStore:
         self._findings: dict[str, int] = {}
         self._audit: list[AuditEntry] = []
         self._alarms: dict[str, str] = {}
+        self._decks: dict[str, dict[str, bytes]] = {}
         self._owners: dict[str, bytes] = {}
         self._ended: dict[str, float] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # match: (console, until, monotonic)
@@ -195,6 +196,12 @@ class MemoryStore:
 
     async def alarms(self) -> dict[str, str]:
         return dict(sorted(self._alarms.items()))
+
+    async def put_deck(self, event: str, key: str, data: bytes) -> None:
+        self._decks.setdefault(event, {})[key] = data
+
+    async def decks(self, event: str) -> dict[str, bytes]:
+        return dict(sorted(self._decks.get(event, {}).items()))
 
     async def head(self, match: str) -> int:
         m = self._matches.get(match)

@@ -439,6 +439,13 @@ class RedisStore:
         raw = await self._r.hgetall(f"{self.idx}:alarms")
         return {k.decode(): v.decode() for k, v in sorted(raw.items())}
 
+    async def put_deck(self, event: str, key: str, data: bytes) -> None:
+        await self._r.hset(f"{self.idx}:decks:{key_part(event)}", key, data)
+
+    async def decks(self, event: str) -> dict[str, bytes]:
+        raw = await self._r.hgetall(f"{self.idx}:decks:{key_part(event)}")
+        return {k.decode(): v for k, v in sorted(raw.items())}
+
     async def put_record(
         self,
         match: str,

@@ -32,6 +32,7 @@ NEEDS: dict[str, list[str]] = {
     "token create": ["--name", "n", "--role", "judge"],
     "token revoke": ["0123456789ab"],
     "archive": ["--to", "arch"],
+    "decks import": ["deck.txt", "--event", "Cup", "--player", "ash"],
 }
 
 # command -> the cases that must be refused: (arguments after the command, the error's words, a regex)
@@ -139,6 +140,17 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "archive": [
         ([], r"the following arguments are required: --to"),
         (["--to", "a", "--before", "soon"], r"argument --before: expected a date as YYYY-MM-DD, got 'soon'"),
+    ],
+    "decks import": [
+        (["deck.txt", "--event", "Cup"], r"the following arguments are required: --player"),
+        (
+            ["deck.txt", "--event", "Cup", "--player", "a", "--format", "pdf"],
+            r"argument --format: invalid choice",
+        ),
+        (
+            ["deck.txt", "--event", "Cup", "--player", "a", "--match", "bad id"],
+            r"argument --match: a match id is",
+        ),
     ],
     "check": [
         (["--redis-only", "--kafka", "kafka://k:9092"], r"--redis-only and --kafka cannot be combined"),

@@ -594,3 +594,13 @@ async def test_a_lease_take_over_replaces_only_the_holder_it_saw(any_store: Stor
     assert await any_store.lease("t1", "K", "release", 5) is None
     with pytest.raises(ValueError, match="not a lease action"):
         await any_store.lease("t1", "K", "seize", 5)
+
+
+async def test_deck_lists_are_kept_per_event_and_replaced_by_key(any_store: Store) -> None:
+    assert await any_store.decks("Cup") == {}
+    await any_store.put_deck("Cup", "ash", b"a1")
+    await any_store.put_deck("Cup", "ash|cup/r3/t1/g1", b"a2")
+    await any_store.put_deck("Cup: {x} *", "ash", b"other")  # any event name stays its own key
+    await any_store.put_deck("Cup", "ash", b"a3")
+    assert await any_store.decks("Cup") == {"ash": b"a3", "ash|cup/r3/t1/g1": b"a2"}
+    assert await any_store.decks("Cup: {x} *") == {"ash": b"other"}
