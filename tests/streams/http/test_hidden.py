@@ -197,6 +197,7 @@ def match_paths(match: str, versions: int, last: int, rng: random.Random) -> dic
         "/review/{match}": [(f"/review/{m}", None)],
         "/review/{match}/meta": [(f"/review/{m}/meta", None)],
         "/review/{match}/case": [(f"/review/{m}/case", None)],  # the case file: the review page's data
+        "/matches/{match}/deck-check": [(f"/matches/{m}/deck-check", None)],
         "/review/{match}/state": [(f"/review/{m}/state", None)]
         + [(f"/review/{m}/state?seq={n}", None) for n in seqs],
         "/overlay/{match}": [(f"/overlay/{m}", None)],
@@ -234,6 +235,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/login": [("/login", None)],
         "/import": [("/import", None)],  # the page: a form, no game in it
         "/players/{player}": [(f"/players/{who}", None)],
+        "/decks/{event}": [("/decks/L1-cup", None), ("/decks/L2-cup?play=standard", None)],
         "/rules": [("/rules", None)],
         "/favicon.ico": [("/favicon.ico", None)],
         "/scans/{sheet}/{region}": [(f"/scans/{SCAN_CROP}", None)],
