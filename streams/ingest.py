@@ -442,10 +442,17 @@ class IngestCore:
         st.users += 1
         try:
             async with st.lock:
+                waiting = dict(st.buffer)
                 try:
                     return await work(st)
                 except BaseException:
                     st.game = None  # memory may be ahead of the store: rebuild on next use
+                    # A store error (Redis down) after a gap's release or a drain took held events out of
+                    # memory: they are still held in the store, so keep them in memory too, with their
+                    # arrival times, for flush_gaps to retry them (the rebuild on next use drops any that a
+                    # partial write did archive). Else they would wait for the match's next event or a
+                    # restart (docs/reliability.md, guarantee 3).
+                    st.buffer.update({s: p for s, p in waiting.items() if s not in st.buffer})
                     raise
         finally:
             st.users -= 1
