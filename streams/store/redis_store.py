@@ -793,4 +793,4 @@ class _RedisSubscription:
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
             await self._pubsub.unsubscribe()
-        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self._pubsub.aclose()

@@ -70,6 +70,8 @@ class LosesRedis(_Server):
                     if name == b"PING" and not self.pinged.is_set():
                         self.pinged.set()
                         conn.sendall(b"+PONG\r\n")
+                    elif name == b"HELLO":
+                        conn.sendall(_hello(command))
                     elif name in (b"CLIENT", b"SELECT", b"AUTH") or not self.pinged.is_set():
                         conn.sendall(b"+OK\r\n")
                     else:
@@ -78,6 +80,29 @@ class LosesRedis(_Server):
             return
         finally:
             conn.close()
+
+
+def _hello(command: list[bytes]) -> bytes:
+    """A real Redis 7's answer to ``HELLO [protover]``: the server's facts as a RESP3 map when asked for
+    protocol 3 (redis-py >= 8 asks for it by default), as a flat RESP2 array otherwise."""
+    facts = [
+        (b"server", b"redis"),
+        (b"version", b"7.2.0"),
+        (b"proto", 3 if command[1:2] == [b"3"] else 2),
+        (b"id", 1),
+        (b"mode", b"standalone"),
+        (b"role", b"master"),
+    ]
+
+    def value(item: bytes | int) -> bytes:
+        if isinstance(item, int):
+            return b":%d\r\n" % item
+        return b"$%d\r\n%s\r\n" % (len(item), item)
+
+    body = b"".join(value(key) + value(item) for key, item in facts) + b"$7\r\nmodules\r\n*0\r\n"
+    if command[1:2] == [b"3"]:
+        return b"%%%d\r\n" % (len(facts) + 1) + body
+    return b"*%d\r\n" % (2 * (len(facts) + 1)) + body
 
 
 def _command(buffer: bytes) -> tuple[list[bytes] | None, bytes]:
