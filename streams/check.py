@@ -351,6 +351,8 @@ class _Match:
     after_head: set[bytes] = field(default_factory=set)  # bytes of conflict / late entries
     game: Game | None = None
     copy_problem: str | None = None  # an archived match's Parquet copy, missing or changed
+    # seq -> the bytes of each held event whose seal opens (``held`` keeps the values as stored: sealed)
+    held_events: dict[int, bytes] = field(default_factory=dict)
 
 
 _KEY = re.compile(
@@ -478,7 +480,8 @@ def _check_archive(report: Report, m: _Match, key: CheckpointKey | None = None) 
         except HeldForged as exc:
             report.breach("pending_entry", m.name, seq, f"forged: {exc}")
             continue
-        _check_event(report, "pending_entry", m.name, seq, opened, f"the event held at seq {seq}")
+        if _check_event(report, "pending_entry", m.name, seq, opened, f"the event held at seq {seq}"):
+            m.held_events[seq] = opened
     return events
 
 
@@ -893,7 +896,7 @@ def _check_prefixes(report: Report, m: _Match, logged: Sequence[Checkpoint]) -> 
 def _check_acknowledged(report: Report, matches: Mapping[str, _Match], acked: Sequence[Acknowledged]) -> None:
     for ack in acked:
         m = matches.get(ack.match)
-        if m is not None and (m.in_order.get(ack.seq) == ack.data or m.held.get(ack.seq) == ack.data):
+        if m is not None and ack.data in (m.in_order.get(ack.seq), m.held_events.get(ack.seq)):
             continue
         if m is not None and ack.data in m.after_head:
             continue  # taken, and found conflicting or late: archived after the head with its finding
@@ -941,7 +944,7 @@ def _check_topic(
         elif m is not None and m.in_order.get(seq) == data:
             seen.add(triple)
             matched.add((match, seq))
-        elif m is not None and m.held.get(seq) == data and seq > m.head:
+        elif m is not None and m.held_events.get(seq) == data and seq > m.head:
             seen.add(triple)
         else:
             found = "different bytes" if m is not None and seq in m.in_order else "nothing"

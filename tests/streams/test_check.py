@@ -23,6 +23,7 @@ from streams.ingest import IngestCore
 from streams.kafka.dlq import DeadLetter
 from streams.kafka.produce import encode
 from streams.store import RedisStore
+from streams.store.checkpoint import HELD_PREFIX, CheckpointKey
 from tests.fixtures_kafka import TansuBroker, free_port
 from tests.paths import ROOT
 from tests.tamper import drop_event, rewrite_event
@@ -168,6 +169,38 @@ async def test_held_events_are_pending_above_the_head_and_a_breach_below(stored:
     await store.hold(b, 5, canonical_bytes(by_match[b][4]))  # already archived at 5
     report = await check(store, signing_key=KEY, key_id=KEY_ID)
     assert {(x.code, x.match, x.seq) for x in report.breaches} == {("pending_stale", b, 5)}
+
+
+async def test_an_acknowledged_held_event_is_held_not_lost(redis_store: RedisStore) -> None:
+    """Issue 32 item 10: the held value is sealed (``pcH1``, a MAC, the bytes); compared as stored with the
+    event's bytes, a held event was reported lost while the same run counted it pending."""
+    game = next(iter(games(1, seed=3).values()))
+    ahead = game[12]  # seq 13, behind the gap of seq 12
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    assert {o.status for o in await core.ingest_many(game[:11])} == {"applied"}
+    assert (await core.ingest(ahead)).status == "buffered"
+    (sealed,) = (await redis_store.held(ahead["match"])).values()
+    assert sealed.startswith(HELD_PREFIX)  # what the store holds is not the event's bytes
+    acked = acknowledged_events([*game[:11], ahead])
+    for key in (CheckpointKey(KEY, KEY_ID), None):
+        report = await check(
+            redis_store, signing_key=KEY, key_id=KEY_ID, acknowledged=acked, checkpoint_key=key
+        )
+        assert report.ok, report.breaches
+        assert report.pending == 1
+    # a held event whose seal does not open is not the acknowledged event held: lost (and a breach)
+    await redis_store.client.hset(
+        f"{redis_store.prefix}:{{{ahead['match']}}}:pending", str(ahead["seq"]), canonical_bytes(ahead)
+    )
+    report = await check(
+        redis_store,
+        signing_key=KEY,
+        key_id=KEY_ID,
+        acknowledged=acked,
+        checkpoint_key=CheckpointKey(KEY, KEY_ID),
+    )
+    found = {(b.code, b.seq) for b in report.breaches}
+    assert found == {("pending_entry", ahead["seq"]), ("lost", ahead["seq"])}
 
 
 async def test_an_entry_at_a_wrong_id_or_of_another_match_is_found(stored: Any) -> None:
@@ -371,3 +404,26 @@ async def test_a_topic_whose_replay_differs_from_the_store_is_found(
     report = await check(redis_store, topic=await read_topic(tansu.bootstrap, topic, dlq))
     assert {(x.code, x.match) for x in report.breaches} == {("topic_replay_mismatch", a)}
     assert report.produced == len(events) and report.dead_letters == 1
+
+
+@pytest.mark.kafka
+async def test_a_held_message_of_the_topic_is_held_not_lost(
+    tansu: TansuBroker, redis_store: RedisStore
+) -> None:
+    """Issue 32 item 10, on the topic: a message whose event waits behind a gap is pending, not lost."""
+    run = uuid.uuid4().hex[:8]
+    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
+    await tansu.create_topics({topic: 1, dlq: 1})
+    game = next(iter(games(1, seed=3).values()))
+    await _send(tansu, topic, [encode(e) for e in [*game[:11], game[12]]])  # seq 12 never produced
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    await _worker(tansu, redis_store, topic, dlq, core)
+    report = await check(
+        redis_store,
+        signing_key=KEY,
+        key_id=KEY_ID,
+        topic=await read_topic(tansu.bootstrap, topic, dlq),
+        checkpoint_key=CheckpointKey(KEY, KEY_ID),
+    )
+    assert report.ok, report.breaches
+    assert (report.produced, report.applied, report.pending) == (12, 11, 1)
