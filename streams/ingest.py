@@ -46,6 +46,7 @@ from streams.store import (
     Append,
     AppendRun,
     AuditEntry,
+    CopyRefused,
     Expect,
     IndexChanged,
     IndexEntry,
@@ -435,6 +436,21 @@ class IngestCore:
         finally:
             await self.publish()
 
+    async def copy_refused(self, match: str) -> str | None:
+        """A reader found that an archived match's cold copy is not the one archived (the store refused to
+        serve it: :class:`streams.store.CopyRefused`): the match is read again from the store, which checks
+        the copy and raises the tamper alarm as a rebuild does (kept, audited, counted in the indexes,
+        further events refused; once per match and process). Returns the alarm, or None when the copy
+        checks out now."""
+
+        async def work(st: _MatchState) -> str | None:
+            if st.tampered is None:
+                st.game = None  # what memory holds was read before the copy changed: read it again
+                await self._game(st, match)
+            return st.tampered
+
+        return await self._locked(match, work)
+
     # ------------------------------------------------------------------------------------ one match
     async def _locked(self, match: str, work: Callable[[_MatchState], Awaitable[_T]]) -> _T:
         """Run ``work`` holding the match's lock; memory possibly ahead of the store is dropped on error."""
@@ -665,7 +681,11 @@ class IngestCore:
     async def _old_seq(
         self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes, game: Game
     ) -> Outcome:
-        archived = await self.store.event(match, seq)
+        try:
+            archived = await self.store.event(match, seq)
+        except CopyRefused as exc:  # an archived match whose copy changed since this process read it
+            await self._alarm(st, match, f"match {match}: {exc.problem}")
+            return _tampered(match, seq, st.tampered or exc.problem)
         if archived == data or data in st.quarantined:
             # a redelivery (of an event, or of a conflict already archived and reported)
             return Outcome("duplicate", match, seq)

@@ -33,6 +33,8 @@ ERRORS: dict[int, str] = {
     415: "a login body that is neither a form nor JSON",
     429: "too many requests or live streams in progress from this client address",
     503: "the store is unavailable, or no room for another live stream",
+    500: "an archived match whose cold copy is not the one archived (code `archive_copy`: a tamper alarm "
+    "is raised), or an internal error",
 }
 
 

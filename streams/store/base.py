@@ -84,6 +84,17 @@ class Tampered(Exception):
         self.what = what
 
 
+class CopyRefused(Exception):
+    """An archived match's events were asked for, and its cold archive copy (``streams/store/parquet.py``)
+    is not the one archived (``problem``: missing, unreadable, edited, cut or another match's rows): the
+    store never serves such a copy (docs/reliability.md, "Archived matches")."""
+
+    def __init__(self, match: str, problem: str) -> None:
+        super().__init__(f"match {match}: {problem}")
+        self.match = match
+        self.problem = problem
+
+
 class IndexChanged(Exception):
     """A strict index write found another entry than the one the writer wrote last (``stored``)."""
 
@@ -475,11 +486,13 @@ class Store(Protocol):
         ...
 
     async def event(self, match: str, seq: int) -> bytes | None:
-        """The archived bytes of the event appended in order at ``seq``."""
+        """The archived bytes of the event appended in order at ``seq``; :class:`CopyRefused` for an archived
+        match whose cold copy is not the one archived."""
         ...
 
     async def events(self, match: str) -> list[ArchivedEvent]:
-        """The whole archive, in the order the engine saw it (replaying it rebuilds the match)."""
+        """The whole archive, in the order the engine saw it (replaying it rebuilds the match);
+        :class:`CopyRefused` for an archived match whose cold copy is not the one archived."""
         ...
 
     async def record(self, match: str) -> bytes | None:

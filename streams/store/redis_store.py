@@ -32,6 +32,7 @@ from streams.store.base import (
     AppendStatus,
     ArchivedEvent,
     AuditEntry,
+    CopyRefused,
     EntryKind,
     Expect,
     IndexChanged,
@@ -353,8 +354,9 @@ class RedisStore:
         if not found:
             marker = await self._r.get(self.key(match, "archived"))
             if marker is not None:
-                cold, _ = await self._cold(match, marker)
-                return next((e.data for e in cold if e.position == (seq, 0)), None)
+                return next(
+                    (e.data for e in await self._served(match, marker) if e.position == (seq, 0)), None
+                )
             return None
         data: bytes = found[0][1][b"e"]
         return data
@@ -368,6 +370,14 @@ class RedisStore:
         except ValueError as exc:
             return [], f"its archive marker is unreadable ({exc})"
         return await asyncio.to_thread(read_events, marker, match)
+
+    async def _served(self, match: str, raw: bytes) -> list[ArchivedEvent]:
+        """An archived match's rows, to serve: :class:`CopyRefused` when the copy is not the one archived
+        (a reader never serves an edited, cut or another match's copy)."""
+        cold, problem = await self._cold(match, raw)
+        if problem is not None:
+            raise CopyRefused(match, problem)
+        return cold
 
     async def archive_marker(self, match: str) -> bytes | None:
         """The marker of an archived match (streams/store/parquet.py), None when its events are in Redis."""
@@ -387,7 +397,7 @@ class RedisStore:
         out: list[ArchivedEvent] = []
         marker = await self._r.get(self.key(match, "archived"))
         if marker is not None:
-            out, _ = await self._cold(match, marker)
+            out = await self._served(match, marker)
         key = self.key(match, "events")
         start = "-"
         while True:

@@ -180,3 +180,60 @@ async def test_the_archive_command_and_show_history_on_an_archived_match(
     assert checked.returncode == 0, checked.stdout[:2000]
     bad = prizecheck("archive", "--to", str(tmp_path / "a"), "--before", "soon")
     assert bad.returncode == 2 and "argument --before: expected a date as YYYY-MM-DD" in bad.stderr
+
+
+async def test_every_reader_refuses_a_copy_edited_cut_or_of_another_match(
+    redis_store: RedisStore, tmp_path: Path
+) -> None:
+    """Issue 32 item 2: the review page, the events API, the console's export and the duplicate check
+    served an altered copy (the problem ``read_events`` found was dropped). Each now refuses it: 500
+    ``archive_copy`` naming the match and what is wrong, and a tamper alarm."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from streams.http.api import make_app
+    from streams.store.parquet import read_events, rows_digest
+
+    core = IngestCore(redis_store)
+    events = season(8, ("L1",))
+    await core.ingest_many(events)
+    run = await archive(redis_store, str(tmp_path / "arch"))
+    edited, cut, relabelled, other = run.archived[:4]
+    marker = Marker.decode(await redis_store.archive_marker(edited) or b"")
+    table = pq.read_table(marker.file).to_pydict()
+    rows = [dict(zip(table, values, strict=True)) for values in zip(*table.values(), strict=True)]
+    at = next(i for i, r in enumerate(rows) if r["match"] == edited and r["seq"] == 5)
+    rows[at]["event"] = rows[at]["event"][:-1] + b"\x00"  # one byte of seq 5 changed
+    last = max(i for i, r in enumerate(rows) if r["match"] == cut)
+    del rows[last]
+    # another match's rows under this match's name, with a marker to match (Redis write access)
+    rows = [r for r in rows if r["match"] != relabelled] + [
+        {**r, "match": relabelled} for r in rows if r["match"] == other
+    ]
+    pq.write_table(
+        pa.table({k: [r[k] for r in rows] for k in table}, schema=pq.read_schema(marker.file)), marker.file
+    )
+    theirs, _ = read_events(marker, other)
+    forged = Marker(marker.file, len(theirs), rows_digest(theirs), marker.chain, marker.at)
+    await redis_store.client.set(redis_store.key(relabelled, "archived"), forged.encode())
+
+    why = {edited: "not the ones archived", cut: "not the ones archived", relabelled: "not its own"}
+    async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
+        for match, reason in why.items():
+            for path in ("/review/{}/meta", "/matches/{}/events", "/console/{}/export"):
+                answer = await http.get(path.format(match))
+                body = await answer.json()
+                assert (answer.status, body["code"]) == (500, "archive_copy"), (path, match, body)
+                assert match in body["error"] and reason in body["error"], body
+    alarms = await redis_store.alarms()
+    assert set(alarms) == set(why) and all(reason in alarms[m] for m, reason in why.items())
+    audited = [e for e in await redis_store.audit_log() if e.action == "tamper_alarm"]
+    assert {e.target for e in audited} == set(why)
+    # the duplicate check of an owner that read the match before the copy changed: refused, not compared
+    first = next(e for e in events if e["match"] == cut and e["seq"] == 1)
+    outcome = await core.ingest(first)
+    assert outcome.status == "rejected" and "tamper alarm" in (outcome.reason or ""), outcome
+    # the match whose rows were lent is served as it was
+    async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
+        assert (await http.get(f"/matches/{other}/events")).status == 200
