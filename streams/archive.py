@@ -33,7 +33,9 @@ import msgpack
 from replay.engine.game import Game
 from streams.check import verify_copies
 from streams.ingest import unpack_record
-from streams.store import RedisStore, Snapshot
+from streams.store import RedisStore, Snapshot, manifest
+from streams.store.checkpoint import CheckpointKey
+from streams.store.manifest import ArchivedMatch
 from streams.store.parquet import EventRow, Marker, RecordRow, read_events, rows_digest, write_files
 
 #: Matches written to one pair of files at most (a partition may take several)
@@ -76,9 +78,14 @@ async def archive(
     season: str | None = None,
     signing_key: bytes | None = None,
     key_id: str | None = None,
+    manifest_key: CheckpointKey | None = None,
 ) -> ArchiveRun:
     """Move the finished matches selected (``before`` their start day, of ``league``, of ``season``) to
-    Parquet under ``root``; see the module docstring."""
+    Parquet under ``root``; see the module docstring. ``manifest_key``: the checkpoint key, which signs the
+    archive's manifest (without one it is written unsigned, and every reader refuses the archive);
+    :class:`streams.store.manifest.ManifestError` before anything is moved when the manifest there does
+    not verify under it."""
+    await asyncio.to_thread(manifest.writable, root, manifest_key, store.prefix)
     run = ArchiveRun()
     names = await store.matches(league=league, season=season, status="finished")
     entries = {e.match: e for e in await store.index_entries(names)}
@@ -98,12 +105,32 @@ async def archive(
             chunk.append(group)
             if sum(len(g) for g in chunk) >= CHUNK:
                 await _archive_chunk(
-                    store, root, part_league, part_season, chunk, before, alarms, run, signing_key, key_id
+                    store,
+                    root,
+                    part_league,
+                    part_season,
+                    chunk,
+                    before,
+                    alarms,
+                    run,
+                    signing_key,
+                    key_id,
+                    manifest_key,
                 )
                 chunk = []
         if chunk:
             await _archive_chunk(
-                store, root, part_league, part_season, chunk, before, alarms, run, signing_key, key_id
+                store,
+                root,
+                part_league,
+                part_season,
+                chunk,
+                before,
+                alarms,
+                run,
+                signing_key,
+                key_id,
+                manifest_key,
             )
     return run
 
@@ -119,6 +146,7 @@ async def _archive_chunk(
     run: ArchiveRun,
     signing_key: bytes | None,
     key_id: str | None,
+    manifest_key: CheckpointKey | None,
 ) -> None:
     names = [m for g in groups for m in g]
     snaps = dict(zip(names, await _snapshots(store, names), strict=True))
@@ -170,7 +198,25 @@ async def _archive_chunk(
     if not chosen:
         return
     run.files += [events_file, records_file]
-    for m in [m for g in chosen for m in g]:
+    members = [m for g in chosen for m in g]
+    # signed before any stream leaves Redis: a crash after this leaves matches listed but still in Redis
+    # (their rows are the stored state), never archived matches whose files the manifest does not cover
+    base = os.path.abspath(root)
+    listed = {
+        m: ArchivedMatch.of(
+            os.path.relpath(events_file, base),
+            os.path.relpath(records_file, base),
+            snaps[m].state.writes,
+            len(snaps[m].events),
+            snaps[m].record,
+            [v.record for v in snaps[m].versions],
+        )
+        for m in members
+    }
+    files = [events_file, records_file]
+    await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, files, listed)
+    left: list[str] = []
+    for m in members:
         snap = snaps[m]
         last = snap.events[-1].position
         if await store.archive_swap(m, markers_now[m].encode(), len(snap.events), last):
@@ -178,6 +224,9 @@ async def _archive_chunk(
             run.events += len(snap.events)
         else:
             run.skipped[m] = "its archive changed while it was copied (an event arrived): left in Redis"
+            left.append(m)
+    if left:
+        await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, [], {}, drop=left)
 
 
 async def _snapshots(store: RedisStore, names: Sequence[str]) -> list[Snapshot]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -92,6 +93,8 @@ CODES: dict[str, str] = {
     "log_entry": "an entry of the checkpoint log is unreadable or not signed by the service's key",
     "archive_copy": "an archived match's Parquet copy (prizecheck archive) is missing, unreadable, or not "
     "the rows that were archived",
+    "archive_manifest": "a file of the cold archive is missing, changed or not in its signed manifest, or "
+    "the manifest is unsigned, forged or not the signed state (the checkpoints) of its matches",
 }
 
 BreachCode = Literal[
@@ -118,6 +121,7 @@ BreachCode = Literal[
     "rollback",
     "log_entry",
     "archive_copy",
+    "archive_manifest",
 ]
 
 #: Matches read from Redis at once: their five reads each share round trips, and stay well within a client's
@@ -631,6 +635,7 @@ async def check(
     report.alarms = len(alarms)
     for match, detail in sorted(alarms.items()):
         report.breach("tamper_alarm", match, None, detail)
+    await _check_cold_archives(report, store, matches, checkpoint_key, logged)
     if acknowledged:
         _check_acknowledged(report, matches, acknowledged)
     if topic is not None:
@@ -891,6 +896,46 @@ def _check_prefixes(report: Report, m: _Match, logged: Sequence[Checkpoint]) -> 
                 + " are gone or rewritten",
             )
             return  # the newest that fails says it; older ones fail the same way
+
+
+async def _check_cold_archives(
+    report: Report,
+    store: RedisStore,
+    matches: Mapping[str, _Match],
+    key: CheckpointKey | None,
+    logged: Mapping[str, Sequence[Checkpoint]],
+) -> None:
+    """Every cold archive the matches' markers name, against its signed manifest and the newest signed
+    state of each of its matches (the checkpoint log's, or the store's own checkpoint when it verifies)."""
+    from streams.store import manifest
+    from streams.store.parquet import Marker
+
+    names = sorted(matches)
+    roots: set[str] = set()
+    for i in range(0, len(names), READ_CHUNK):
+        chunk = names[i : i + READ_CHUNK]
+        for raw in await asyncio.gather(*(store.archive_marker(m) for m in chunk)):
+            try:
+                marker = None if raw is None else Marker.decode(raw)
+            except ValueError:
+                continue  # an unreadable marker is an archive_copy breach already
+            if marker is not None:  # <root>/events/league=<L>/season=<S>/<file>
+                roots.add(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(marker.file)))))
+    signed: list[Checkpoint] = [c for cks in logged.values() for c in cks]
+    for m in matches.values():
+        with contextlib.suppress(CheckpointError):  # an unreadable one is a breach already
+            ck = None if m.checkpoint is None else Checkpoint.decode(m.checkpoint)
+            if ck is not None and ck.match == m.name and ck.verify(key):
+                signed.append(ck)
+    latest = manifest.newest(signed, store.prefix)
+    if roots and key is None:
+        report.notes.append(
+            "no checkpoint key: the signatures of the cold archives' manifests were not checked"
+        )
+    for root in sorted(roots):
+        found = await asyncio.to_thread(manifest.verify, root, key, latest)
+        for b in found:
+            report.breach("archive_manifest", b.match, None, b.detail)
 
 
 def _check_acknowledged(report: Report, matches: Mapping[str, _Match], acked: Sequence[Acknowledged]) -> None:

@@ -237,3 +237,43 @@ async def test_every_reader_refuses_a_copy_edited_cut_or_of_another_match(
     # the match whose rows were lent is served as it was
     async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
         assert (await http.get(f"/matches/{other}/events")).status == 200
+
+
+async def test_check_verifies_the_records_files_against_the_signed_manifest_and_state(
+    redis_store: RedisStore, tmp_path: Path
+) -> None:
+    """Issue 32 item 3: ``check`` never read the archive's records files. It now checks every file of each
+    archive the markers name against the signed manifest, and each match's archived state against its
+    newest signed checkpoint."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from streams.store.checkpoint import CheckpointKey
+
+    key = CheckpointKey(b"archive-key", "k1")
+    core = IngestCore(redis_store, checkpoint_key=key)
+    events = season(6, ("L1",))
+    await core.ingest_many(events)
+    run = await archive(redis_store, str(tmp_path / "arch"), manifest_key=key)
+    assert run.archived, run.skipped
+    report = await check(redis_store, checkpoint_key=key)
+    assert report.ok, [b.as_json() for b in report.breaches][:5]
+    # a record changed after archiving (a judge's penalty after the end): the archive is older than the
+    # signed state, and check says so
+    victim = run.archived[0]
+    last = max(e["seq"] for e in events if e["match"] == victim)
+    players = next(e["players"] for e in events if e["match"] == victim and e["seq"] == 1)
+    penalty = {"match": victim, "seq": last + 1, "type": "penalty", "player": players[0], "kind": "caution"}
+    assert (await core.ingest(penalty)).status == "applied"
+    report = await check(redis_store, checkpoint_key=key)
+    stale = [b for b in report.breaches if b.code == "archive_manifest"]
+    assert [(b.match, "older than the signed state" in b.detail) for b in stale] == [(victim, True)], stale
+    # rows deleted from a records file
+    (path,) = sorted((tmp_path / "arch" / "records").rglob("*.parquet"))
+    table = pq.read_table(path)
+    other = run.archived[1]
+    keep = [m != other for m in table.column("match").to_pylist()]
+    pq.write_table(table.filter(pa.array(keep)), path)
+    report = await check(redis_store, checkpoint_key=key)
+    found = {(b.match, b.detail.split(": ", 2)[-1]) for b in report.breaches if b.code == "archive_manifest"}
+    assert (other, "its record's row was deleted") in found, found
