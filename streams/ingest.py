@@ -175,6 +175,8 @@ MAX_ATTEMPTS = 8
 #: Reads of a match whose index entry alone disagrees with its checkpoint, before that is an alarm.
 INDEX_READS = 3
 _INDEX_PROBLEM = "the league index entry is not one its checkpoint signs (replaced or edited)"
+#: The finding a tamper alarm counts in the match's index entry.
+TAMPERED = "archive_tampered"
 
 _decode_map = msgspec.msgpack.Decoder(dict[str, Any]).decode  # decode_event's path for canonical bytes
 
@@ -518,6 +520,8 @@ class IngestCore:
         for pos, (i, seq, ev, data) in enumerate(items):
             run.pos = pos
             game = await self._game(st, match)
+            if await self._alarm_cleared(st, match):
+                game = await self._game(st, match)
             if st.tampered is not None:
                 run.decided.append((i, _tampered(match, seq, st.tampered)))
                 continue
@@ -571,6 +575,8 @@ class IngestCore:
         attempts = 0
         while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= self.gap_timeout:
             game = await self._game(st, match)
+            if await self._alarm_cleared(st, match):
+                game = await self._game(st, match)
             if st.tampered is not None:
                 break  # nothing is written to a match under a tamper alarm; the events stay held
             expected, first = game.next_seq, min(st.buffer)
@@ -923,7 +929,7 @@ class IngestCore:
         stored = unpack_record(await self.store.record(match))
         if stored is not None and isinstance(stored.get("match"), str):
             entry = IndexEntry.from_record({**stored, "match": match}, st.head)
-            findings = {**entry.findings, "archive_tampered": 1}
+            findings = {**entry.findings, TAMPERED: 1}
             await self.store.index(
                 IndexEntry(
                     entry.match,
@@ -936,6 +942,15 @@ class IngestCore:
                     entry.severities,
                 )
             )
+
+    async def _alarm_cleared(self, st: _MatchState, match: str) -> bool:
+        """Whether the match's alarm, which this process keeps, was cleared in the store since (``prizecheck
+        alarms --clear``, once someone looked into it): then the match is to be read again, which checks
+        it again (data still changed raises the alarm again: the evidence stays)."""
+        if st.tampered is None or match in await self.store.alarms():
+            return False
+        st.tampered, st.game = None, None
+        return True
 
     async def _alarm_other(self, match: str, detail: str) -> None:
         """A tamper alarm on a match this process does not own (a playoff game it settles or stubs)."""
@@ -1309,6 +1324,21 @@ class IngestCore:
 
 #: What only a judge adds to a game that has ended (``ingest_many(judge=False)``).
 _AMENDMENTS = frozenset({"penalty", "correction"})
+
+
+async def clear_alarm(store: Store, match: str) -> str | None:
+    """Clear a match's tamper alarm once someone has looked into it (``prizecheck alarms --clear``): take it
+    out of the store, and the ``archive_tampered`` finding the alarm counted out of the match's index entry
+    (the entry its checkpoint names again). Returns what the alarm said, or None when none stood. The owner
+    reads the match again at its next event: data still changed raises the alarm again."""
+    detail = await store.clear_alarm(match)
+    if detail is None:
+        return None
+    entry = await store.index_entry(match)
+    if entry is not None and TAMPERED in entry.findings:
+        findings = {code: n for code, n in entry.findings.items() if code != TAMPERED}
+        await store.index(replace(entry, findings=findings))
+    return detail
 
 
 def _judge_only(match: str, seq: int, kind: str, status: str) -> Outcome:

@@ -527,6 +527,11 @@ class Store(Protocol):
         """The raised tamper alarms: match -> what was found."""
         ...
 
+    async def clear_alarm(self, match: str) -> str | None:
+        """Take the match's tamper alarm away (once someone has looked into it); what it said, or None when
+        none stood. Read and removed in one step."""
+        ...
+
     async def board(self, match: str) -> bytes | None:
         """The stored public board (msgpack), or None."""
         ...

@@ -195,6 +195,9 @@ class MemoryStore:
     async def alarms(self) -> dict[str, str]:
         return dict(sorted(self._alarms.items()))
 
+    async def clear_alarm(self, match: str) -> str | None:
+        return self._alarms.pop(match, None)
+
     async def head(self, match: str) -> int:
         m = self._matches.get(match)
         return m.head if m else 0

@@ -446,6 +446,13 @@ class RedisStore:
         raw = await self._r.hgetall(f"{self.idx}:alarms")
         return {k.decode(): v.decode() for k, v in sorted(raw.items())}
 
+    async def clear_alarm(self, match: str) -> str | None:
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.hget(f"{self.idx}:alarms", match)
+            pipe.hdel(f"{self.idx}:alarms", match)
+            detail, _ = await pipe.execute()
+        return None if detail is None else bytes(detail).decode()
+
     async def put_record(
         self,
         match: str,

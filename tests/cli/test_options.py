@@ -130,6 +130,12 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         ([], r"the following arguments are required: --to"),
         (["--to", "a", "--before", "soon"], r"argument --before: expected a date as YYYY-MM-DD, got 'soon'"),
     ],
+    "alarms": [
+        (["--clear", "m1", "--note", "restored"], r"--clear needs --by: the judge who looked into the alarm"),
+        (["--clear", "m1", "--by", "Ada"], r"--clear needs --note: what was found"),
+        (["--by", "Ada"], r"--by and --note go with --clear"),
+        (["--clear", "m 1", "--by", "Ada", "--note", "x"], r"argument --clear: not a match id: 'm 1'"),
+    ],
     "check": [
         (["--redis-only", "--kafka", "kafka://k:9092"], r"--redis-only and --kafka cannot be combined"),
         (
