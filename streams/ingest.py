@@ -57,6 +57,7 @@ from streams.store import (
     Tampered,
     version_cause,
 )
+from streams.store.base import is_match_id
 from streams.store.checkpoint import (
     NONE,
     Checkpoint,
@@ -973,15 +974,15 @@ class IngestCore:
         self,
         st: _MatchState,
         match: str,
-        record: bytes,
+        record: bytes | None,
         cause: str,
         entry: IndexEntry | None,
         board: bytes | None = None,
         game: Game | None = None,
         appended: int = 0,
     ) -> Checkpoint:
-        """The signed checkpoint of the store after writing ``record`` (and ``board`` and ``appended``
-        events of ``game``, for an append) over what ``st`` says is stored."""
+        """The signed checkpoint of the store after writing ``record`` (None: taking it away) (and
+        ``board`` and ``appended`` events of ``game``, for an append) over what ``st`` says is stored."""
         base = st.ck or self._empty(match)
         changes: dict[str, Any] = {
             "store": self.prefix,
@@ -1001,7 +1002,7 @@ class IngestCore:
             changes["entries"] = base.entries + appended
             changes["chain"] = game.log.head.hex()
         ck = base.but(**changes)
-        if cause and self._sha1(record) != (st.record_sha1 or _SHA1_NONE):
+        if cause and record is not None and self._sha1(record) != (st.record_sha1 or _SHA1_NONE):
             ck = add_version(ck, record, cause)  # write.lua keeps it as a new version
         return ck.signed(self.checkpoint_key)
 
@@ -1130,6 +1131,51 @@ class IngestCore:
         # chain of records that includes its own child's stub.
         await self._stub_child(st, record)
         await self._settle_family(st, match, record)
+        await self._withdraw_stubs(match, record)
+
+    async def _withdraw_stubs(self, match: str, record: dict[str, Any]) -> None:
+        """A game that no longer awaits its playoff (a judge's game loss decided it): the stub of a playoff
+        game it announced that never started is taken away with its index entry, as a write with its own
+        signed checkpoint (no record). Else it was served as in progress forever, and ``check`` found a
+        record no playoff announces (issue 32 item 11)."""
+        children = record.get("children")
+        if record.get("status") == "awaiting_playoff" or not isinstance(children, list):
+            return
+        root = record.get("parent") or match
+        for child in [c for c in children if isinstance(c, str) and is_match_id(c)]:
+            read = await self.store.stored(child)
+            stub = unpack_record(read.record)
+            of = stub.get("playoff_of") if stub is not None else None
+            if (
+                stub is None
+                or stub.get("stub") is not True
+                or not isinstance(of, Mapping)
+                or of.get("parent") != root
+            ):
+                continue  # played (its own record), or not a stub of this family: left as it is
+            old = await self.store.index_entry(child)
+            view = _MatchState(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
+            problem = self._stored_problem(child, read, view)
+            if problem is not None:
+                await self._alarm_other(child, f"match {child}: {problem}; its stub was not withdrawn")
+                continue
+            ck = self._next_checkpoint(view, child, None, "", None)
+            try:
+                dropped = await self.store.drop_record(
+                    child,
+                    writes=read.writes,
+                    expect=Expect(record=view.record_sha1, checkpoint=read.checkpoint or b""),
+                    checkpoint=ck.encode() if view.ck is not None else b"",
+                )
+            except Tampered as exc:
+                await self._alarm_other(child, self._tamper_detail(view, child, exc.what))
+                continue
+            if not dropped:
+                continue  # its first event (or another owner) wrote it meanwhile: a game, not a stub
+            if view.ck is not None:
+                self.checkpoints.note(ck)
+                self._outbox.append(ck)
+            await self.store.unindex(child)
 
     async def _stub_child(self, st: _MatchState, record: dict[str, Any]) -> None:
         """A game awaiting its playoff: the child's record stub, unless the child has a record already."""

@@ -557,6 +557,18 @@ class Store(Protocol):
         """
         ...
 
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        """Take away a record written outside an append (a playoff stub whose playoff will not be played),
+        fenced by ``writes`` and compared with ``expect`` as :meth:`put_record` writes (:class:`Tampered`
+        when the store holds something else), keeping ``checkpoint``, the signed state after it (no
+        record). False (nothing changed) when another writer wrote the record since."""
+        ...
+
+    async def unindex(self, match: str) -> bool:
+        """Take the match's entry out of the league indexes (its record was taken away); False when it had
+        none."""
+        ...
+
     async def index(
         self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False, strict: bool = False
     ) -> bool:

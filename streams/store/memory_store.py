@@ -253,6 +253,32 @@ class MemoryStore:
         self._publish(LiveUpdate(match, m.head))
         return True
 
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        m = self._matches.setdefault(match, _MemoryMatch())
+        if self._fenced(m, writes):
+            return False
+        differs = self._tampered(m, expect)
+        if differs:
+            raise Tampered(match, differs)
+        m.record = None
+        if checkpoint:
+            m.checkpoint = checkpoint
+        m.writes += 1
+        self._publish(LiveUpdate(match, m.head))
+        return True
+
+    async def unindex(self, match: str) -> bool:
+        old = self._index.pop(match, None)
+        if old is None:
+            return False
+        for code, count in old.findings.items():
+            n = self._findings.get(code, 0) - count
+            if n > 0:
+                self._findings[code] = n
+            else:
+                self._findings.pop(code, None)
+        return True
+
     async def index(
         self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False, strict: bool = False
     ) -> bool:

@@ -105,6 +105,41 @@ redis.call('SET', KEYS[2], ARGV[3])
 redis.call('DEL', KEYS[1])
 return 1
 """
+# A record written outside an append taken away (a playoff stub whose playoff will not be played): fenced
+# and compared as record.lua writes; the signed checkpoint of the state after it is kept.
+# KEYS: the match's eight keys; ARGV: writes, expect, expect_ck, ck, channel, channel_all, match.
+_LUA_DROP = (
+    _lua("write.lua")
+    + """
+if fenced(ARGV[1]) then return {0, writes_now(), ''} end
+local differs = tampered(ARGV[2], ARGV[3])
+if differs then return {-1, writes_now(), differs} end
+redis.call('DEL', KEYS[4])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[6], 'ck', ARGV[4]) end
+local writes = redis.call('HINCRBY', KEYS[6], 'writes', 1)
+local update = '{"match":"' .. ARGV[7] .. '","seq":' .. (redis.call('GET', KEYS[2]) or '0') .. '}'
+redis.call('PUBLISH', ARGV[5], update)
+redis.call('PUBLISH', ARGV[6], update)
+return {1, writes, ''}
+"""
+)
+# A match's index entry taken away (its record was): KEYS entry, matches, findings, nfindings, then the
+# membership sets it leaves; ARGV match, the entry the caller read (as index.lua compares it). 1 done, 0
+# nothing indexed, -1 changed since it was read.
+_LUA_UNINDEX = """
+local old = redis.call('HMGET', KEYS[1], 'seq', 'status', 'league', 'season', 'players', 'findings')
+if not old[1] then return 0 end
+local seen = table.concat({old[1], old[2] or '', old[3] or '', old[4] or '', old[5] or '', old[6] or ''}, '|')
+if seen ~= ARGV[2] then return -1 end
+for i = 5, #KEYS do redis.call('SREM', KEYS[i], ARGV[1]) end
+for code, count in pairs(cjson.decode(old[6] or '{}')) do
+  if redis.call('HINCRBY', KEYS[3], code, -count) <= 0 then redis.call('HDEL', KEYS[3], code) end
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[1])
+return 1
+"""
 # The console's lease: one key per match, compared and set in one step (a console renews or hands over
 # only its own lease; a free or expired one is taken).
 _LUA_LEASE = """
@@ -160,6 +195,8 @@ class RedisStore:
         self._page = client.register_script(_LUA_PAGE)
         self._record = client.register_script(_LUA_RECORD)
         self._archive = client.register_script(_LUA_ARCHIVE)
+        self._drop = client.register_script(_LUA_DROP)
+        self._unindex = client.register_script(_LUA_UNINDEX)
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
         # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
         # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
@@ -480,6 +517,40 @@ class RedisStore:
         if int(written) < 0:
             raise Tampered(match, what.decode())
         return bool(written)
+
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        args: list[bytes | str | int] = [
+            _fence(writes),
+            *_expect(expect),
+            checkpoint,
+            self.channel(match),
+            self.channel(None),
+            match,
+        ]
+        done, _, what = await self._drop(keys=self._keys(match), args=args)
+        if int(done) < 0:
+            raise Tampered(match, what.decode())
+        return bool(done)
+
+    async def unindex(self, match: str) -> bool:
+        bucket = self.shard(match)
+        entry_key = self._entry_key(match)
+        for _ in range(20):
+            old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players", "findings")
+            if old[0] is None:
+                return False
+            fields = [(v or b"").decode() for v in old]
+            keys = [
+                entry_key,
+                f"{bucket}:matches",
+                f"{bucket}:findings",
+                f"{bucket}:nfindings",
+                *self._memberships(bucket, *fields[1:5]),
+            ]
+            done = int(await self._unindex(keys=keys, args=[match, "|".join(fields)]))
+            if done >= 0:
+                return done == 1
+        raise RuntimeError(f"index entry of {match} keeps changing under concurrent writers")
 
     # indexes -------------------------------------------------------------------------------------
     def shard(self, match: str) -> str:

@@ -427,3 +427,22 @@ async def test_a_held_message_of_the_topic_is_held_not_lost(
     )
     assert report.ok, report.breaches
     assert (report.produced, report.applied, report.pending) == (12, 11, 1)
+
+
+async def test_a_stub_withdrawn_by_a_game_loss_is_neither_orphan_nor_a_breach(
+    redis_store: RedisStore,
+) -> None:
+    """Issue 32 item 11, as check sees it: the stub of a playoff that a game loss made moot was an
+    ``orphan_record``; it is taken away, with a signed checkpoint of its own."""
+    from tests.builder import drawn_game
+
+    parent = drawn_game("g1", "kr-1.0")
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    for e in parent.events:
+        await core.ingest(e)
+    await core.ingest(parent.add("penalty", player="misty", kind="game_loss"))
+    report = await check(
+        redis_store, signing_key=KEY, key_id=KEY_ID, checkpoint_key=CheckpointKey(KEY, KEY_ID)
+    )
+    assert report.ok, report.breaches
+    assert report.matches == 1
