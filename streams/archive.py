@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -100,38 +101,18 @@ async def archive(
             continue
         partitions.setdefault((top.league, top.season), []).append(sorted(members))
     for (part_league, part_season), groups in sorted(partitions.items(), key=lambda kv: str(kv[0])):
+        write = functools.partial(
+            _archive_chunk, store, root, part_league, part_season, before=before, alarms=alarms, run=run,
+            signing_key=signing_key, key_id=key_id, manifest_key=manifest_key,
+        )  # fmt: skip
         chunk: list[list[str]] = []
         for group in groups:
             chunk.append(group)
             if sum(len(g) for g in chunk) >= CHUNK:
-                await _archive_chunk(
-                    store,
-                    root,
-                    part_league,
-                    part_season,
-                    chunk,
-                    before,
-                    alarms,
-                    run,
-                    signing_key,
-                    key_id,
-                    manifest_key,
-                )
+                await write(chunk)
                 chunk = []
         if chunk:
-            await _archive_chunk(
-                store,
-                root,
-                part_league,
-                part_season,
-                chunk,
-                before,
-                alarms,
-                run,
-                signing_key,
-                key_id,
-                manifest_key,
-            )
+            await write(chunk)
     return run
 
 

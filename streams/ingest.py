@@ -1153,29 +1153,15 @@ class IngestCore:
                 or of.get("parent") != root
             ):
                 continue  # played (its own record), or not a stub of this family: left as it is
-            old = await self.store.index_entry(child)
-            view = _MatchState(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
-            problem = self._stored_problem(child, read, view)
-            if problem is not None:
-                await self._alarm_other(child, f"match {child}: {problem}; its stub was not withdrawn")
+            view = await self._other_view(child, read, "its stub was not withdrawn")
+            if view is None:
                 continue
             ck = self._next_checkpoint(view, child, None, "", None)
-            try:
-                dropped = await self.store.drop_record(
-                    child,
-                    writes=read.writes,
-                    expect=Expect(record=view.record_sha1, checkpoint=read.checkpoint or b""),
-                    checkpoint=ck.encode() if view.ck is not None else b"",
-                )
-            except Tampered as exc:
-                await self._alarm_other(child, self._tamper_detail(view, child, exc.what))
-                continue
-            if not dropped:
-                continue  # its first event (or another owner) wrote it meanwhile: a game, not a stub
-            if view.ck is not None:
-                self.checkpoints.note(ck)
-                self._outbox.append(ck)
-            await self.store.unindex(child)
+            drop = functools.partial(self.store.drop_record, child, writes=read.writes)
+            if await self._write_other(child, read, view, ck, drop):
+                await self.store.unindex(child)
+            # else: its first event (or another owner) wrote it meanwhile (a game, not a stub), or the
+            # store held something else (the alarm is raised)
 
     async def _stub_child(self, st: _MatchState, record: dict[str, Any]) -> None:
         """A game awaiting its playoff: the child's record stub, unless the child has a record already."""
@@ -1250,35 +1236,58 @@ class IngestCore:
             if other == match or settled == group[other]:
                 continue
             read = stored.get(other, Stored())
-            old = await self.store.index_entry(other)
+            view = await self._other_view(other, read, f"it was not settled from {match}")
+            if view is None:
+                continue
+            old = view.indexed
             entry = IndexEntry.from_record(settled, old.seq if old else 0)
             packed = self._pack(settled)
             cause = self._cause(match, settled, seq)
-            view = _MatchState(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
-            problem = self._stored_problem(other, read, view)
-            if problem is not None:
-                await self._alarm_other(other, f"match {other}: {problem}; it was not settled from {match}")
-                continue
             ck = self._next_checkpoint(view, other, packed, cause, entry)
-            try:
-                written = await self.store.put_record(
-                    other,
-                    packed,
-                    writes=read.writes,
-                    cause=cause,
-                    expect=Expect(record=view.record_sha1, checkpoint=read.checkpoint or b""),
-                    checkpoint=ck.encode() if view.ck is not None else b"",
-                )
-            except Tampered as exc:
-                await self._alarm_other(other, self._tamper_detail(view, other, exc.what))
+            put = functools.partial(self.store.put_record, other, packed, writes=read.writes, cause=cause)
+            written = await self._write_other(other, read, view, ck, put)
+            if written is None:
                 continue
             if not written:
                 return False
-            if view.ck is not None:
-                self.checkpoints.note(ck)
-                self._outbox.append(ck)
             await self.store.index(entry, last=old, guess=True)  # just read: no second read
         return True
+
+    async def _other_view(self, other: str, read: Stored, refused: str) -> _MatchState | None:
+        """What this process writes another match's record over (a playoff game it settles or whose stub
+        it withdraws): ``read`` with its index entry, checked against its checkpoint; None when that fails
+        (the alarm is raised, saying what was not done: ``refused``)."""
+        old = await self.store.index_entry(other)
+        view = _MatchState(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
+        problem = self._stored_problem(other, read, view)
+        if problem is not None:
+            await self._alarm_other(other, f"match {other}: {problem}; {refused}")
+            return None
+        return view
+
+    async def _write_other(
+        self,
+        other: str,
+        read: Stored,
+        view: _MatchState,
+        ck: Checkpoint,
+        write: Callable[..., Awaitable[bool]],
+    ) -> bool | None:
+        """``write(expect=..., checkpoint=...)`` another match's record over ``view`` (fenced and compared
+        by the store) with ``ck``, which then goes to the checkpoint log. Whether it was written (False:
+        another writer came first); None when the store held something else (the alarm is raised)."""
+        try:
+            written = await write(
+                expect=Expect(record=view.record_sha1, checkpoint=read.checkpoint or b""),
+                checkpoint=ck.encode() if view.ck is not None else b"",
+            )
+        except Tampered as exc:
+            await self._alarm_other(other, self._tamper_detail(view, other, exc.what))
+            return None
+        if written and view.ck is not None:
+            self.checkpoints.note(ck)
+            self._outbox.append(ck)
+        return written
 
     def _stored_problem(self, match: str, read: Stored, view: _MatchState) -> str | None:
         """Does a record read for a write by another match's owner agree with its checkpoint? Sets
