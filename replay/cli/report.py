@@ -225,7 +225,7 @@ def verify_archive(root: str) -> None:
             f"{root}: cannot check the archive's signed manifest: no checkpoint key (PRIZECHECK_SIGNING_KEY, "
             f"or the service's data directory's checkpoint.key: PRIZECHECK_DATA_DIR={settings.data_dir})"
         )
-    breaches = verify_with_log(root, key, os.path.join(settings.data_dir, LOG_FILE))
+    breaches = verify_with_log(root, key, os.path.join(settings.data_dir, LOG_FILE), tables=("records",))
     if breaches:
         shown = "; ".join(b.detail for b in breaches[:5])
         more = f" (and {len(breaches) - 5} more)" if len(breaches) > 5 else ""
