@@ -1183,18 +1183,35 @@ class IngestCore:
                         checkpoint=ck.encode(),
                     )
                 except Tampered as exc:
+                    again = await self._stub_again(child, packed, entry) if exc.what == "checkpoint" else None
                     written = False
-                    await self._alarm_other(
-                        child,
-                        f"match {child}: its stored {exc.what} was written outside the service before its "
-                        "first record (the playoff stub announced by its parent); the stub was not written",
-                    )
+                    if again is None:
+                        await self._alarm_other(
+                            child,
+                            f"match {child}: its stored {exc.what} was written outside the service before "
+                            "its first record (the playoff stub announced by its parent); the stub was not "
+                            "written",
+                        )
+                    elif again:
+                        await self.store.index(entry, last=None, guess=True)
                 if written:
                     self.checkpoints.note(ck)
                     self._outbox.append(ck)
                     # the child had no record: most likely nothing indexed either (the store checks)
                     await self.store.index(entry, last=None, guess=True)
                 st.stubbed = child  # from now on the child has a record: writing a stub is a no-op
+
+    async def _stub_again(self, child: str, packed: bytes, entry: IndexEntry) -> bool | None:
+        """The stub of a playoff game that was withdrawn (its signed checkpoint says: no record) written
+        again: a correction voided the game loss that made the playoff moot. None when the child's stored
+        state is not a withdrawn stub's (the caller raises the alarm); else whether it was written."""
+        read = await self.store.stored(child)
+        view = _MatchState(writes=read.writes, record_sha1=sha1(None))
+        if read.record is not None or read.checkpoint is None or self._stored_problem(child, read, view):
+            return None
+        ck = self._next_checkpoint(view, child, packed, "", entry)
+        put = functools.partial(self.store.put_record, child, packed, if_absent=True, writes=read.writes)
+        return bool(await self._write_other(child, read, view, ck, put))
 
     async def _settle_family(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
         """Every drawn game of this game's playoff family that its record settles (its parent, a drawn

@@ -440,9 +440,14 @@ async def test_a_stub_withdrawn_by_a_game_loss_is_neither_orphan_nor_a_breach(
     core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
     for e in parent.events:
         await core.ingest(e)
-    await core.ingest(parent.add("penalty", player="misty", kind="game_loss"))
-    report = await check(
-        redis_store, signing_key=KEY, key_id=KEY_ID, checkpoint_key=CheckpointKey(KEY, KEY_ID)
-    )
+    loss = parent.add("penalty", player="misty", kind="game_loss")
+    await core.ingest(loss)
+    key = CheckpointKey(KEY, KEY_ID)
+    report = await check(redis_store, signing_key=KEY, key_id=KEY_ID, checkpoint_key=key)
     assert report.ok, report.breaches
     assert report.matches == 1
+    # voided on appeal: the stub is back, written over the withdrawn one's signed state
+    await core.ingest(parent.add("correction", target=loss["seq"], action="void"))
+    report = await check(redis_store, signing_key=KEY, key_id=KEY_ID, checkpoint_key=key)
+    assert report.ok, report.breaches
+    assert report.matches == 2

@@ -102,3 +102,10 @@ async def test_a_stub_is_withdrawn_when_a_game_loss_decides_the_drawn_game(any_s
     assert await fresh.rebuild("g1") is not None
     assert (await fresh.ingest(loss)).status == "duplicate"
     assert await any_store.alarms() == {}
+    # the game loss voided on appeal: the game awaits its playoff again, and its stub is back
+    void = parent.add("correction", target=loss["seq"], action="void")
+    assert (await fresh.ingest(void)).status == "applied"
+    assert (await stored(any_store, "g1"))["status"] == "awaiting_playoff"
+    assert (await stored(any_store, "g1/tb1"))["stub"] is True
+    assert await any_store.matches(status="in_progress") == ["g1/tb1"]
+    assert await any_store.alarms() == {}
