@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install lock test-latest compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults sheet-images
+.PHONY: install lock test-latest dist compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults sheet-images
 
 # Every extra, at the exact versions and hashes of requirements.lock (make lock writes it), so that a release
 # upstream never changes what a fresh clone runs; then the checkout itself, editable, with no dependency of its
@@ -31,9 +31,14 @@ endif
 
 # Refreshes the lock from pyproject.toml's ranges: the newest versions they allow, for Python 3.11 on every
 # platform (--universal), each with the hashes of all its files. Commit it with the change that needed it.
+# requirements-service.lock is the Docker image's: the service extra and the setuptools that builds the
+# package (tools/image-build.in), nothing of the tests.
+UV_COMPILE = $(BIN)/uv pip compile --universal --python-version 3.11 --generate-hashes --quiet \
+	  --custom-compile-command 'make lock'
+
 lock: $(STAMP)
-	$(BIN)/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 --generate-hashes \
-	  --quiet --custom-compile-command 'make lock' -o $(LOCK)
+	$(UV_COMPILE) pyproject.toml --all-extras -o $(LOCK)
+	$(UV_COMPILE) pyproject.toml tools/image-build.in --extra service -o requirements-service.lock
 
 # The suite on the newest versions the ranges allow, in a venv of its own: drift found on purpose, not by CI.
 # Green here and red on a fresh `make lock` means a range needs an upper bound; red here, a fix before the
@@ -134,7 +139,15 @@ bench: install
 # and says where it is. A checkout keeps its own (streams/settings.py): PRIZECHECK_DATA_DIR, else ./prizecheck-data.
 STORE = $(abspath $(or $(PRIZECHECK_DATA_DIR),prizecheck-data))
 
+# A wheel of the checkout (plain Python: the engine is compiled in place, never into the wheel), for an
+# install outside it: pip install 'dist/prizecheck-VERSION-py3-none-any.whl[service]' (README, "Install").
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
+	@ls dist/*.whl
+
 clean:
-	rm -rf $(VENV) prizecheck-demo-report.html prizecheck-demo-league.tdf prizecheck-demo-league.jsonl .pytest_cache .mypy_cache .ruff_cache build/mypyc
+	rm -rf $(VENV) .venv-latest dist build prizecheck-demo-report.html prizecheck-demo-league.tdf prizecheck-demo-league.jsonl \
+	  .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .hypothesis *.egg-info
 	rm -f replay/engine/*.so replay/engine/_compiled.manifest
 	@if [ -e "$(STORE)" ]; then echo "make clean keeps the embedded store (the games make demo and serve stored) in $(STORE); remove it with: rm -rf $(STORE)"; fi

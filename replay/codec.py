@@ -248,6 +248,27 @@ def unreadable(exc: OSError, path: str) -> InputError:
     return InputError(f"cannot read: {os_reason(exc)}", file=path)
 
 
+def needs_extra(reason: object, *extras: str) -> str:
+    """What a command says when an optional extra is not installed: ``needs the archive extra, which this
+    installation lacks (No module named 'pyarrow'): pip install '.[archive]' in a checkout, or ...``.
+
+    It names the install from a checkout and from the wheel ``make dist`` builds, never a bare package
+    name: Prizecheck is not on the package index, and a name there is anyone's to register (README,
+    "Install")."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        built = version("prizecheck")
+    except PackageNotFoundError:
+        built = "VERSION"
+    names = ",".join(extras)
+    which = " and ".join(extras) + (" extras" if len(extras) > 1 else " extra")
+    return (
+        f"needs the {which}, which this installation lacks ({reason}): pip install '.[{names}]' in a "
+        f"checkout, or 'dist/prizecheck-{built}-py3-none-any.whl[{names}]' from make dist"
+    )
+
+
 def unwritable(exc: OSError, path: str) -> InputError:
     """Why ``path`` cannot be written: ``PATH: cannot write: no such directory`` (and the like)."""
     if isinstance(exc, FileNotFoundError):
@@ -288,10 +309,52 @@ def open_input(path: str) -> EventFile:
     return EventFile(path, data)
 
 
+#: The first bytes of files that are often given by mistake, and what to say of each.
+_NOT_EVENTS: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image, not events (a photo of a game sheet: prizecheck import scan)"),
+    (b"\xff\xd8\xff", "a JPEG image, not events (a photo of a game sheet: prizecheck import scan)"),
+    (b"%PDF-", "a PDF document, not events (a scanned game sheet: prizecheck import scan)"),
+    (b"\x1f\x8b", "gzip-compressed: decompress it first (gunzip -k FILE), then give the .jsonl or .msgpack"),
+    (b"PK\x03\x04", "a ZIP archive: unpack it first, then give the .jsonl or .msgpack files"),
+    (b"\xff\xfe", "UTF-16 text: events are UTF-8 JSON Lines (convert it: iconv -f UTF-16 -t UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text: events are UTF-8 JSON Lines (convert it: iconv -f UTF-16 -t UTF-8)"),
+)
+
+
+def not_events(data: bytes | mmap.mmap) -> str | None:
+    """What a file is when its first bytes say it is not events (an image, a compressed file, UTF-16
+    text), else None: said before it is read as JSON or MessagePack, whose own errors would mislead."""
+    head = bytes(data[:8])
+    return next((why for magic, why in _NOT_EVENTS if head.startswith(magic)), None)
+
+
+def looks_like_record(data: bytes | mmap.mmap) -> bool:
+    """Whether the first line is a Prizecheck record (``replay --json`` output) rather than an event."""
+    end = data.find(b"\n", 0, 1 << 20)
+    first = bytes(data[: end if end >= 0 else 1 << 20])
+    if not first.lstrip(b"\xef\xbb\xbf \t").startswith(b"{"):
+        return False
+    try:
+        doc = json.loads(first.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return False
+    return isinstance(doc, dict) and "chain" in doc and "result" in doc and "type" not in doc
+
+
 class EventFile:
     """One event file's bytes, read in two passes (see the module docstring)."""
 
     def __init__(self, name: str, data: bytes | mmap.mmap) -> None:
+        why = not_events(data)
+        if why is not None:
+            raise InputError(why, file=name)
+        if looks_like_record(data):
+            raise InputError(
+                "a record (replay --json output), not events: check it with prizecheck verify FILE "
+                "[--events EVENTS], or report on it with prizecheck report --records FILE",
+                file=name,
+                line=1,
+            )
         self.name = name
         self.data = data
         self.size = len(data)

@@ -8,6 +8,7 @@ fall back to a default), values against what ``Settings.from_env`` accepts.
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,7 +40,9 @@ def env_of(service: dict[str, Any]) -> dict[str, str]:
 
 
 def resolved(value: str) -> str:
-    """``${VAR:-default}`` as compose resolves it with VAR unset."""
+    """``${VAR:-default}`` as compose resolves it with VAR unset; a required ``${VAR:?why}`` (the Redis
+    password) as if it were set, to ``secret``."""
+    value = re.sub(r"\$\{[A-Z_]+:\?[^}]*\}", "secret", value)
     return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
 
 
@@ -58,7 +61,7 @@ def test_the_services_are_there(compose: dict[str, Any]) -> None:
     assert services["kafka"]["image"].startswith("apache/kafka:")
     assert services["redis"]["image"].startswith("redis:7")
     for name in ("worker-1", "worker-2"):
-        assert services[name]["command"] == ["prizecheck", "worker"]
+        assert services[name]["command"] == ["prizecheck", "worker", "--web-port", "6066"]
     web = services["web"]["command"]
     assert web[:2] == ["sh", "-c"] and web[2].endswith("&& exec prizecheck serve")  # after its first token
     for name in PRIZECHECK_SERVICES:
@@ -96,8 +99,8 @@ def test_redis_keeps_an_append_only_file_fsynced_every_second(compose: dict[str,
     assert "--appendfsync everysec" in command
     assert any(str(v).endswith(":/data") for v in redis["volumes"])
     for name in PRIZECHECK_SERVICES:
-        url = urlsplit(env_of(compose["services"][name])["REDIS_URL"])
-        assert (url.scheme, url.hostname, url.port) == ("redis", "redis", 6379)
+        url = urlsplit(resolved(env_of(compose["services"][name])["REDIS_URL"]))
+        assert (url.scheme, url.hostname, url.port, url.password) == ("redis", "redis", 6379, "secret")
 
 
 def test_every_variable_is_one_the_code_reads(compose: dict[str, Any]) -> None:
@@ -137,7 +140,9 @@ def test_the_web_app_listens_on_its_published_port(compose: dict[str, Any]) -> N
 def test_the_dockerfile_installs_the_service_extra() -> None:
     text = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^FROM python:3\.11-slim\b", text, re.M)
-    assert 'pip install ".[service]"' in text or "pip install .[service]" in text
+    assert "pip install --require-hashes --no-deps -r requirements-service.lock" in text
+    assert 'pip install --no-deps --no-build-isolation ".[service]"' in text
+    assert "COPY pyproject.toml README.md requirements-service.lock ./" in text
     for package in ("replay", "streams", "schemas"):
         assert f"COPY {package} " in text
     assert re.search(r"^USER (?!root)", text, re.M)
@@ -267,4 +272,90 @@ def test_the_cluster_profile_runs_the_service_on_three_cluster_masters(compose: 
         assert sorted(h for h, _ in cluster.nodes) == nodes and {p for _, p in cluster.nodes} == {6379}
     # the single-server services are untouched by the profile
     assert all("profiles" not in services[n] for n in ("redis", *PRIZECHECK_SERVICES))
-    assert services["worker-cluster-1"]["command"] == ["prizecheck", "worker"]
+    assert services["worker-cluster-1"]["command"] == ["prizecheck", "worker", "--web-port", "6066"]
+
+
+def test_nothing_but_the_web_app_is_published_off_the_host(compose: dict[str, Any]) -> None:
+    """Redis and Kafka have no authentication of their own on the host: their ports are bound to
+    127.0.0.1 (issue 31 item 6); the web app, which checks tokens, is the one service on every interface."""
+    for name, service in compose["services"].items():
+        for spec in service.get("ports") or []:
+            parts = str(spec).split(":")
+            if name in ("web", "web-cluster"):
+                continue
+            assert len(parts) == 3 and parts[0] == "127.0.0.1", f"{name} publishes {spec} on every interface"
+
+
+def test_redis_asks_for_a_password_that_every_client_sends(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    nodes = ["redis"] + [n for n in services if n.startswith("redis-node-")]
+    for name in nodes:
+        command = services[name]["command"]
+        password = command[command.index("--requirepass") + 1]
+        assert password == "${PRIZECHECK_REDIS_PASSWORD:?set PRIZECHECK_REDIS_PASSWORD}", name
+        assert env_of(services[name])["REDISCLI_AUTH"] == password  # the healthcheck's redis-cli
+    for name, service in services.items():
+        url = env_of(service).get("REDIS_URL")
+        if url is not None:
+            assert "${PRIZECHECK_REDIS_PASSWORD:?" in url, name
+            assert Settings.from_env({"REDIS_URL": resolved(url)}).redis_url
+
+
+def test_the_web_apps_and_the_workers_have_healthchecks(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    for name, service in services.items():
+        if service.get("build") != ".":
+            continue
+        test = " ".join(service["healthcheck"]["test"])
+        if name.startswith("web"):
+            assert "http://127.0.0.1:8080/healthz" in test, name
+        else:
+            assert "--web-port" in service["command"] and "http://127.0.0.1:6066/" in test, name
+
+
+def test_the_web_data_directory_is_on_a_volume(compose: dict[str, Any]) -> None:
+    """The checkpoint log and its key live in the data directory (docs/deployment.md): a volume each."""
+    image = re.search(r"PRIZECHECK_DATA_DIR=(\S+)", (ROOT / "Dockerfile").read_text())
+    assert image is not None
+    for name in ("web", "web-cluster"):
+        web = compose["services"][name]
+        folder = env_of(web).get("PRIZECHECK_DATA_DIR", image[1])
+        volumes = dict(str(v).split(":")[::-1][:2][::-1] for v in web["volumes"])
+        assert folder in volumes.values(), name
+        assert any(v.split(":")[0] in compose["volumes"] for v in web["volumes"] if v.endswith(folder))
+
+
+def test_the_build_context_leaves_out_the_checkout_s_own_files() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    for heavy in (".venv", ".git", "prizecheck-data", "tests"):
+        assert heavy in ignored, heavy
+
+
+def test_the_locks_pin_every_package_with_hashes() -> None:
+    """make install and the image install exact versions, each with its files' hashes (issue 31 item 1); the
+    image's lock holds the service and the setuptools that builds the package, and agrees with the
+    full lock on every version they share."""
+
+    def pins(name: str) -> dict[str, str]:
+        text = (ROOT / name).read_text()
+        # name==version, for some with an environment marker (another platform's or Python's package)
+        pinned = re.findall(r"^([a-z0-9][a-z0-9._-]*)==([^ ;]+)(?: ;[^\\\n]*)? \\$", text, flags=re.M)
+        entries = re.findall(r"^[a-z0-9][^ #\n]*", text, flags=re.M)
+        assert len(pinned) == len(entries), [e for e in entries if "==" not in e]  # every entry pinned
+        found = {name: version for name, version in pinned if name != "numpy" or version.startswith("2.4")}
+        blocks = re.split(r"\n(?=[a-z0-9])", text.split("\n", 2)[2])
+        assert all("--hash=sha256:" in b for b in blocks if b.strip() and not b.startswith("#"))
+        return found
+
+    full, image = pins("requirements.lock"), pins("requirements-service.lock")
+    assert {"redis", "aiohttp", "setuptools"} <= set(image) and "pytest" not in image
+    assert {k: v for k, v in image.items() if k in full} == {k: full[k] for k in image if k in full}
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [
+        *project["dependencies"],
+        *(d for extra in project["optional-dependencies"].values() for d in extra),
+    ]
+    for spec in wanted:
+        name = re.split(r"[<>=!~ ;\[]", spec, maxsplit=1)[0]
+        assert name.lower().replace("_", "-") in full, spec  # every dependency is locked
+        assert "<" in spec or "==" in spec, spec  # with an upper bound: a new major never arrives unasked

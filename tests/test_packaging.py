@@ -198,13 +198,14 @@ def test_without_the_service_a_service_command_says_how_to_get_it(
         assert p.returncode == 2 and p.stdout == "", command
         (line,) = p.stderr.splitlines()
         assert re.fullmatch(
-            rf"prizecheck {command[0]}: needs the service, which this installation lacks \(No module named "
-            r"'[a-z_.]+'\): pip install 'prizecheck\[service\]'",
+            rf"prizecheck {command[0]}: needs the service extra, which this installation lacks \(No module "
+            r"named '[a-z_.]+'\): pip install '\.\[service\]' in a checkout, or "
+            r"'dist/prizecheck-0\.1\.0-py3-none-any\.whl\[service\]' from make dist",
             line,
         ), line
     demo = subprocess.run([cli, "demo"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert demo.returncode == 0 and "Traceback" not in demo.stderr, demo.stderr
-    assert "pip install 'prizecheck[service]'" in demo.stdout
+    assert "pip install '.[service]' in a checkout" in demo.stdout
     assert "--from-store" not in demo.stdout and " serve" not in demo.stdout  # nothing this install lacks
     suggested = demo.stdout.strip().splitlines()[-1]
     assert re.match(r"\((\S*/)?prizecheck report prizecheck-demo-league\.jsonl ", suggested), suggested
@@ -213,4 +214,9 @@ def test_without_the_service_a_service_command_says_how_to_get_it(
     )
     assert again.returncode == 0, again.stderr
     p = subprocess.run([cli, "report", "--from-store"], capture_output=True, text=True, cwd=tmp_path, env=env)
-    assert p.returncode == 2 and "pip install 'prizecheck[service]'" in p.stderr and p.stderr.count("\n") == 1
+    assert p.returncode == 2 and "pip install '.[service]'" in p.stderr and p.stderr.count("\n") == 1
+    archived = subprocess.run(
+        [cli, "archive", "--to", "cold"], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert archived.returncode == 2 and archived.stderr.count("\n") == 1, archived.stderr
+    assert "needs the service and archive extras" in archived.stderr and not (tmp_path / "cold").exists()

@@ -74,11 +74,15 @@ def test_make_clean_says_where_the_store_is(tmp_path: Path) -> None:
     """make clean leaves the embedded store (data, not a build product) and says where it is and how to
     remove it: the checkout's prizecheck-data/, or PRIZECHECK_DATA_DIR."""
     (tmp_path / "prizecheck-data").mkdir()
+    built = ["build/lib/replay", "dist", ".import_linter_cache", ".mypy_cache", ".venv", ".venv-latest"]
+    for folder in built:
+        (tmp_path / folder).mkdir(parents=True)
     env = {k: v for k, v in os.environ.items() if k != "PRIZECHECK_DATA_DIR"}
     clean = ["make", "-s", "-f", str(ROOT / "Makefile"), "-C", str(tmp_path), "clean"]
     said = subprocess.run(clean, capture_output=True, text=True, env=env, timeout=60)
     store = tmp_path / "prizecheck-data"
     assert said.returncode == 0 and store.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["prizecheck-data"]  # every build product is gone
     assert f"keeps the embedded store (the games make demo and serve stored) in {store}" in said.stdout
     assert f"remove it with: rm -rf {store}" in said.stdout
     elsewhere = tmp_path / "elsewhere"

@@ -14,9 +14,11 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from replay.cli.common import UsageError
 from replay.cli.parser import Parser, parse, usage_error
+from replay.codec import needs_extra
 from replay.engine.errors import InputError
 
 # name -> (module, help). The module provides configure(parser) and run(args) -> int.
@@ -46,12 +48,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: Top-level modules of this project: an ImportError naming one of them is a bug, not a missing extra.
 OWN = ("replay", "streams", "schemas")
 
-SERVICE_EXTRA = "pip install 'prizecheck[service]'"
-
 
 def needs_service(command: str, exc: ImportError) -> str:
     """The one line a command gives when the service extra is not installed (README, "Install")."""
-    return f"{command}: needs the service, which this installation lacks ({exc}): {SERVICE_EXTRA}"
+    return f"{command}: {needs_extra(exc, 'service')}"
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -61,7 +61,12 @@ def build_parser(command: str | None = None) -> Parser:
     A command's module imports what it runs on (the engine, the service, Kafka...): importing all of them
     to parse one command line would cost the command more than its own work on a small input.
     """
-    parser = Parser(prog="prizecheck", description="Replay and audit Pokémon TCG games.")
+    parser = Parser(
+        prog="prizecheck",
+        description="Replay and audit Pokémon TCG games.",
+        epilog="prizecheck help COMMAND (or prizecheck COMMAND --help) shows a command's options.",
+    )
+    parser.add_argument("--version", action=_Version, help="print the version and the engine's, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -80,10 +85,36 @@ def build_parser(command: str | None = None) -> Parser:
     return parser
 
 
+class _Version(argparse.Action):
+    """``--version``: the line is made when asked for (the engine is not imported to parse a command)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(version_line())
+        parser.exit()
+
+
+def version_line() -> str:
+    """``prizecheck 0.1.0 (engine N)``: the installed distribution's version and the engine's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from replay.engine.game import ENGINE_VERSION
+
+    try:
+        installed = version("prizecheck")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        installed = "(not installed)"
+    return f"prizecheck {installed} (engine {ENGINE_VERSION})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status (README, "Exit status and messages")."""
     entry = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["help"]:  # prizecheck help [COMMAND [SUBCOMMAND]]: that command's --help
+        argv = [*argv[1:], "--help"]
     # the command is the first argument that is not an option (the top level has only -h)
     command = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(command or "")
@@ -141,6 +172,13 @@ def environment_failure(exc: BaseException) -> str | None:
     command's own handling, or None for anything else (a bug)."""
     from replay.cli.services import describe, service_of
 
+    try:
+        from streams.store.parquet import ArchiveUnavailable
+    except ImportError:  # no service installed: it cannot have been raised
+        pass
+    else:
+        if isinstance(exc, ArchiveUnavailable):
+            return str(exc)  # one line naming the extra to install
     service = service_of(exc)
     if service is not None:
         return f"{service}: {describe(exc)}"

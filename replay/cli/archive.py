@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from replay.cli.common import json_line
+from replay.codec import needs_extra
 from replay.engine.errors import InputError
 
 
@@ -93,6 +94,14 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Archive the selection; print the summary."""
+    try:  # what it runs on, asked before anything is made: the service (Redis) and pyarrow (Parquet)
+        import pyarrow  # noqa: F401
+
+        import streams.archive  # noqa: F401
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] in ("replay", "streams", "schemas"):
+            raise  # a module of our own missing is a bug: let it show
+        raise InputError(needs_extra(exc, "service", "archive")) from None
     try:
         os.makedirs(args.to, exist_ok=True)
     except OSError as exc:

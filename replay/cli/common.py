@@ -28,9 +28,45 @@ def json_line(value: Any) -> str:
     return dumps(value).decode("utf-8")
 
 
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same path, a symbolic or a hard link to it (its identity, not
+    its spelling), or, for a path not there yet, the same absolute path."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def refuse_output_onto_input(path: str | None, inputs: Iterable[str | None], flag: str = "--out") -> None:
+    """InputError before any work when the output ``path`` is one of ``inputs`` (or inside an input
+    folder): writing it would destroy what is being read. stdin and stdout (``-``) are never the same
+    file."""
+    if path is None or path == "-":
+        return
+    for given in inputs:
+        if given is None or given == "-":
+            continue
+        if _same_file(path, given) or (os.path.isdir(given) and _inside(path, given)):
+            raise InputError(
+                f"{path} is the same file as {given}, which this command also uses: writing it would "
+                "destroy it; choose another file",
+                field=flag,
+            )
+
+
 @contextlib.contextmanager
-def output(path: str | None) -> Iterator[IO[bytes]]:
+def output(
+    path: str | None, *, inputs: Iterable[str | None] = (), flag: str = "--out"
+) -> Iterator[IO[bytes]]:
     """stdout (``None`` or ``-``) or the file at ``path``.
+
+    An output that is one of ``inputs`` (the same file through any link) is refused first
+    (:func:`refuse_output_onto_input`), so a command never reads its input into its own output.
 
     The file is opened at once (a temporary file beside it, renamed over it when the command is done), so
     an output that cannot be written is refused before any work, with InputError ``PATH: cannot write:
@@ -38,6 +74,7 @@ def output(path: str | None) -> Iterator[IO[bytes]]:
     leaves no half-written file and the old one as it was. A path that is not a regular file (a FIFO,
     ``/dev/stdout``) is written directly.
     """
+    refuse_output_onto_input(path, inputs, flag)
     if path is None or path == "-":
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
@@ -175,13 +212,18 @@ def iter_records(paths: list[str]) -> Iterator[Record]:
 
 
 def _record_lines(paths: list[str]) -> Iterator[tuple[str, int, bytes]]:
-    """Each non-blank line of the files, with its file and line number."""
+    """Each non-blank line of the files, with its file and line number. A MessagePack file (a record as
+    ``GET /matches/{m}/record`` serves it with ``Accept: application/msgpack``, or several back to back)
+    gives each record as its canonical JSON line, numbered from 1."""
     for path in paths:
         try:
             fh = open(path, "rb")  # noqa: SIM115  (closed below; a generator cannot hold a with across yields cleanly)
         except OSError as exc:
             raise unreadable(exc, path) from None
         with fh:
+            if _msgpack_map(fh.peek(1)[:1]):
+                yield from _msgpack_records(path, fh)
+                continue
             found = False
             for lineno, raw in enumerate(fh, 1):
                 if not raw.strip():
@@ -190,6 +232,35 @@ def _record_lines(paths: list[str]) -> Iterator[tuple[str, int, bytes]]:
                 yield path, lineno, raw
             if not found:
                 raise InputError("is empty: no records", file=path)
+
+
+#: The largest MessagePack record file read (a record with every version of a long match fits many times).
+MAX_RECORD_FILE = 256 * 1024 * 1024
+
+
+def _msgpack_map(first: bytes) -> bool:
+    """Whether a file's first byte starts a MessagePack map (a fixmap, map 16 or map 32): never ``{``, a
+    space or a UTF-8 BOM, with which a JSON record file starts."""
+    return bool(first) and (0x80 <= first[0] <= 0x8F or first[0] in (0xDE, 0xDF))
+
+
+def _msgpack_records(path: str, fh: IO[bytes]) -> Iterator[tuple[str, int, bytes]]:
+    import msgpack
+
+    # as bounded as the service's own answer: one record, or a match's versions, back to back
+    data = fh.read(MAX_RECORD_FILE + 1)
+    if len(data) > MAX_RECORD_FILE:
+        raise InputError(f"larger than {MAX_RECORD_FILE >> 20} MiB of MessagePack records", file=path)
+    rest, number = data, 0
+    while rest:
+        number += 1
+        try:  # one record at a time: a stream cut short is an error, never a record fewer
+            doc, rest = msgpack.unpackb(rest, raw=False, strict_map_key=True), b""
+        except msgpack.ExtraData as more:
+            doc, rest = more.unpacked, more.extra
+        except (ValueError, msgpack.UnpackException) as exc:
+            raise InputError(f"not a MessagePack record ({exc})", file=path, line=number) from None
+        yield path, number, dumps(doc)
 
 
 def _document(path: str, lineno: int, raw: bytes) -> dict[str, Any]:

@@ -93,11 +93,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             import streams.ingest  # noqa: F401  (the service extra)
         except ImportError as exc:
-            from replay.cli import SERVICE_EXTRA
+            from replay.codec import needs_extra
 
-            print(
-                f"(the service is not installed ({exc}): replaying offline only; {SERVICE_EXTRA} stores them)"
-            )
+            print(f"(replaying offline only: storing the games {needs_extra(exc, 'service')})")
             store = False
     if store:
         return asyncio.run(_stored_demo(args))  # the store is reached first: no simulating for nothing

@@ -93,14 +93,30 @@ def read_text(path: str, limit: int = MAX_BYTES) -> str:
         if limit == MAX_LOG_BYTES:
             raise too_large(path, len(data))
         raise InputError(f"larger than {limit // (1024 * 1024)} MiB", file=path)
-    if b"\x00" in data[:65536] or b"\x00" in data:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark (Notepad's "Unicode")
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"UTF-16 text with a broken character at byte {exc.start}", file=path) from None
+    if b"\x00" in data:
         at = data.index(b"\x00")
+        if _utf16_without_mark(data):
+            raise InputError(
+                "UTF-16 text without a byte-order mark: save it as UTF-8 (or UTF-16 with a BOM)", file=path
+            )
         raise InputError("binary data (NUL byte), not text", file=path, line=data.count(b"\n", 0, at) + 1)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", file=path, line=line) from None
+
+
+def _utf16_without_mark(data: bytes) -> bool:
+    """Text in UTF-16 without a BOM: a NUL in every other byte of its start (ASCII letters' high bytes)."""
+    head = data[:512]
+    odd, even = head[1::2].count(0), head[0::2].count(0)
+    return max(odd, even) >= 0.4 * (len(head) // 2) and min(odd, even) == 0
 
 
 def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
@@ -137,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
         return import_scan.run(args)
     # the output is opened first: one that cannot be written is refused before any file is read
     try:
-        with output(args.out) as out:
+        paths: list[str] = args.logs if args.source == "ptcgl" else args.sheets
+        with output(args.out, inputs=[*paths, args.cards]) as out:
             return _import(args, out)
     except _NothingWritten:
         return 1

@@ -15,6 +15,7 @@ import sys
 from typing import IO, Any
 
 from replay.cli.common import UsageError, output, within
+from replay.codec import needs_extra
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 
@@ -69,10 +70,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         from replay.sources.scan.photo import import_scan  # noqa: F401  (the extra is there)
     except ImportError as exc:
-        raise InputError(f"needs the scan extra (pip install 'prizecheck[scan]'): {exc}") from None
+        raise InputError(needs_extra(exc, "scan")) from None
     # the output is opened first: one that cannot be written is refused before any photo is read
     try:
-        with output(args.out) as out:
+        with output(args.out, inputs=args.scans) as out:
             return _run(args, out)
     except _NothingWritten:
         return 1

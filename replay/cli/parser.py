@@ -55,12 +55,31 @@ class Parser(argparse.ArgumentParser):
         return [s for action in self._actions for s in action.option_strings]
 
 
+#: Options people try for what the environment gives: the services' addresses are never options.
+ENVIRONMENT = {
+    "--redis": "REDIS_URL",
+    "--redis-url": "REDIS_URL",
+    "--kafka": "KAFKA_URL",
+    "--kafka-url": "KAFKA_URL",
+    "--broker": "KAFKA_URL",
+}
+
+
 def suggestion(parser: Parser, unknown: Sequence[str]) -> str:
-    """`` (did you mean --json?)`` for the first unknown option close to a known one, else ``""``."""
+    """`` (did you mean --json?)`` for the first unknown option close to a known one, else ``""``; for an
+    option that is the command's own but came before the command, or a service's address given as an
+    option, what to do instead."""
     known = [s for s in parser.option_strings() if s.startswith("--")]
     for arg in unknown:
         if arg.startswith("--"):
             typed = arg.split("=", 1)[0]
+            if typed in known:  # argparse took it before the command: only the top level reads those
+                return f" ({typed} goes after the command: {parser.prog} {typed} ...)"
+            if typed in ENVIRONMENT:
+                name = ENVIRONMENT[typed]
+                return (
+                    f" (the address is given by the environment, not an option: {name}=URL {parser.prog} ...)"
+                )
             # an abbreviation (no longer expanded) first: --redis -> --redis-prefix, then a typo
             close = [k for k in known if k.startswith(typed)] or difflib.get_close_matches(
                 typed, known, n=1, cutoff=0.6

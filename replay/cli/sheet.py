@@ -15,6 +15,7 @@ import sys
 import time
 
 from replay.cli.common import UsageError, at_least, output, within
+from replay.codec import needs_extra
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import valid_match_id
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         from replay.sources.scan.layout import Header
         from replay.sources.scan.printer import pdf_pages_png, sheets_pdf
     except ImportError as exc:
-        raise InputError(f"needs the scan extra (pip install 'prizecheck[scan]'): {exc}") from None
+        raise InputError(needs_extra(exc, "scan")) from None
     players = _players(args.players)
     count = args.count
     match = args.match or f"sheet-{time.strftime('%Y%m%d')}-{secrets.token_hex(3)}"

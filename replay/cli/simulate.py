@@ -97,7 +97,12 @@ def run(args: argparse.Namespace) -> int:
             10 if args.matches is None else args.matches, args.seed, args.ruleset, faults=faults
         )
     # both outputs are opened first: one that cannot be written is refused before any event is written
-    with output(args.out) as out, output(args.tdf_out) if args.tdf_out else contextlib.nullcontext() as tdf:
+    with (
+        output(args.out) as out,
+        output(args.tdf_out, inputs=[args.out], flag="--tdf-out")
+        if args.tdf_out
+        else contextlib.nullcontext() as tdf,
+    ):
         _write(out, streams, fmt)
         if league is not None and tdf is not None:
             tdf.write(league_tdf(league))

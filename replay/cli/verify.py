@@ -31,7 +31,11 @@ from replay.engine.record import dumps
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``verify`` arguments."""
-    parser.add_argument("record", metavar="RECORD", help="a record JSON file (as printed by replay --json)")
+    parser.add_argument(
+        "record",
+        metavar="RECORD",
+        help="a record file: JSON lines (replay --json) or MessagePack (the service's)",
+    )
     parser.add_argument(
         "--events",
         nargs="+",

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
+from replay.codec import needs_extra
 from replay.engine.errors import InputError
 
 BATCH = 10_000
@@ -38,10 +39,8 @@ def connect() -> Any:
     """A DuckDB connection in memory, bounded (:data:`MEMORY_LIMIT`, one thread)."""
     try:
         import duckdb
-    except ImportError:
-        raise InputError(
-            "--parquet needs DuckDB, which this installation lacks: pip install 'prizecheck[archive]'"
-        ) from None
+    except ImportError as exc:
+        raise InputError(f"--parquet {needs_extra(exc, 'archive')}") from None
     # no progress bar of DuckDB's own on a terminal: the command draws its own (replay/cli/progress.py)
     con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "threads": 1})
     con.execute("SET enable_progress_bar = false")
@@ -123,8 +122,8 @@ def archived_records_of_events(paths: list[str], matches: list[str]) -> dict[str
 
     try:
         import pyarrow.parquet as pq
-    except ImportError:
-        raise InputError("reading the archive needs pyarrow: pip install 'prizecheck[archive]'") from None
+    except ImportError as exc:
+        raise InputError(f"reading the archive {needs_extra(exc, 'archive')}") from None
     tops = {re.sub(r"(/tb\d+)+$", "", m) for m in matches}
     games: dict[str, Game] = {}
     for path in [p for given in paths for p in events_files(given)]:

@@ -170,6 +170,16 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
                 file=sys.stderr,
                 flush=True,
             )
+        elif book is not None:
+            # tokens are configured: no local admin token is made, and the way to one is said instead
+            print(
+                f"prizecheck serve: access by the {len(book)} configured token(s) ({settings.tokens_path}, "
+                "PRIZECHECK_TOKENS); no local admin token is printed. For the console "
+                "or the judge's pages, make one (shown once): prizecheck token create --role recorder "
+                "(or judge, admin) --name NAME",
+                file=sys.stderr,
+                flush=True,
+            )
         print(f"prizecheck serve: listening on http://{host}:{bound} (store: {conn.where})", flush=True)
         await stop.wait()
     finally:

@@ -33,6 +33,7 @@ from typing import Any, cast
 
 import msgpack
 
+from replay.codec import needs_extra
 from streams.store.base import ArchivedEvent, EntryKind, key_part
 
 MARKER_VERSION = 1
@@ -46,10 +47,8 @@ def _pyarrow() -> tuple[Any, Any]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:  # pragma: no cover - the archive extra is part of make install
-        raise ArchiveUnavailable(
-            "the cold archive needs pyarrow, which this installation lacks: pip install 'prizecheck[archive]'"
-        ) from None
+    except ImportError as exc:  # pragma: no cover - the archive extra is part of make install
+        raise ArchiveUnavailable(f"the cold archive {needs_extra(exc, 'archive')}") from None
     return pa, pq
 
 

@@ -81,7 +81,8 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["g.jsonl", "--json", "--format", "csv"], r"--json and --format csv cannot be combined"),
         (
             ["--from-store", "--redis", "redis://x"],
-            r"unrecognized arguments: --redis .*did you mean --redis-prefix",
+            r"unrecognized arguments: --redis \(the address is given by the environment, not an option: "
+            r"REDIS_URL=URL prizecheck report \.\.\.\)",
         ),
         ([], r"no files given"),
         (["g.jsonl", "--format", "pdf"], r"argument --format: invalid choice: 'pdf'"),

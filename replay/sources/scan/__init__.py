@@ -9,5 +9,6 @@ One job per module, like the other importers' stages (docs/importers.md, "Scanne
 - :mod:`photo`: a whole file (JPEG, PNG, PDF) -> events of the existing sheet importer, with findings;
 - :mod:`generate`: filled and photographed sheets for the tests and the bench.
 
-Everything but :mod:`layout` and :mod:`marks` needs the ``scan`` extra (``pip install prizecheck[scan]``).
+Everything but :mod:`layout` and :mod:`marks` needs the ``scan`` extra (``pip install '.[scan]'`` in a
+checkout).
 """

@@ -457,3 +457,28 @@ def test_serve_on_a_busy_port_exits_2_with_one_line(redis_url: str) -> None:
         "serve?); choose another with --port or PRIZECHECK_PORT\n"
     )
     assert done.stdout == ""
+
+
+def test_serve_with_tokens_says_how_to_get_one_for_the_console(tmp_path: Path) -> None:
+    """After the first ``token create`` serve prints no local admin token: it says so, and how to make one
+    for the console and the judge's pages (issue 31 item 8)."""
+    data_dir = tmp_path / "data"
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL",) and not k.startswith("PRIZECHECK_")}
+    env["PRIZECHECK_DATA_DIR"] = str(data_dir)
+    made = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "token", "create", "--role", "judge", "--name", "Ana"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    proc, _ = _start(data_dir, env)
+    try:
+        _stop(proc)
+        assert proc.stderr is not None
+        said = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "local admin token for this run" not in said
+    (line,) = [x for x in said.splitlines() if "configured token" in x]
+    assert "1 configured token(s)" in line and str(data_dir / "tokens.json") in line
+    assert "prizecheck token create --role recorder" in line
