@@ -210,11 +210,12 @@ def verify_archive(root: str) -> None:
     never a smaller or different report (docs/storage.md, "The cold archive")."""
     import os
 
-    from replay.report.parquet import records_glob
+    from replay.report.parquet import connect, records_glob
     from streams.settings import Settings
     from streams.store.checkpoint import LOG_FILE, CheckpointError, configured_key
     from streams.store.manifest import MANIFEST, verify_with_log
 
+    connect().close()  # without DuckDB, that line first: the archive cannot be read at all
     if not os.path.isfile(os.path.join(root, MANIFEST)):
         records_glob(root)  # no archive there, or an empty one: said as before (else the manifest says)
     settings = Settings.from_env()
