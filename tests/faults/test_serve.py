@@ -254,9 +254,11 @@ async def test_gaps_across_a_crash(embedded: Embedded, case: CaseFigures, tmp_pa
     try:
         held = await store.pending_matches()
         assert len(held) == missing, "the gaps were released before the crash: nothing left to prove"
-        run = e.check()
+        # held events are accounted for as pending, and an acknowledged one that is held is not lost (its
+        # sealed value in Redis is not its bytes: issue 32 item 10)
+        run = e.check("--acknowledged", str(client.write_acked(tmp_path / "held.jsonl")))
         assert_holds(run)
-        assert run.report["pending"] > 0  # held events are accounted for as pending
+        assert run.report["pending"] > 0
         e.start()  # and nothing else: no further event for these matches
 
         async def released() -> bool:
