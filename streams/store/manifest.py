@@ -214,7 +214,11 @@ def verify(
                 Breach(None, rel, f"{rel}: missing{named if owners else ''}: a deleted partition file")
             )
             continue
-        sha, _ = file_digest(path)
+        try:
+            sha, _ = file_digest(path)
+        except OSError as exc:
+            out.append(Breach(None, rel, f"{rel}: cannot be read: {exc.strerror or exc}"))
+            continue
         if sha == listed["sha256"]:
             continue
         found = (
@@ -251,7 +255,12 @@ def verify_with_log(
     store = str((_readable(root) or {}).get("store", ""))
     latest = None
     if log is not None and os.path.isfile(log):
-        latest = newest(read_log(log, key, errors=error), store)
+        try:
+            latest = newest(read_log(log, key, errors=error), store)
+        except OSError as exc:
+            problems.append(
+                Breach(None, log, f"{log}: the checkpoint log cannot be read: {exc.strerror or exc}")
+            )
     return verify(root, key, latest, tables) + problems
 
 
