@@ -195,7 +195,7 @@ async def _archive_chunk(
         for m in members
     }
     files = [events_file, records_file]
-    await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, files, listed)
+    part = await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, files, listed)
     left: list[str] = []
     for m in members:
         snap = snaps[m]
@@ -206,8 +206,9 @@ async def _archive_chunk(
         else:
             run.skipped[m] = "its archive changed while it was copied (an event arrived): left in Redis"
             left.append(m)
-    if left:
-        await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, [], {}, drop=left)
+    if left:  # the part again, without them (their rows in the files are the state still in Redis)
+        still = {m: e for m, e in listed.items() if m not in left}
+        await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, files, still, part=part)
 
 
 async def _snapshots(store: RedisStore, names: Sequence[str]) -> list[Snapshot]:

@@ -3,14 +3,18 @@ a reader of the files (``prizecheck report --parquet``, ``prizecheck check``) ca
 there, changed or taken away (docs/storage.md, "The cold archive"; docs/reliability.md).
 
 ``<dir>/manifest.json`` is one JSON object, signed with the service's signing function
-(:func:`replay.engine.chain.sign`, the one that signs records, under the checkpoint key):
+(:func:`replay.engine.chain.sign`, the one that signs records, under the checkpoint key): ``store``, the key
+prefix the matches were archived from, and ``parts``, the SHA-256 of each part. A part,
+``<dir>/manifest/<name>.json``, says what one chunk of one ``prizecheck archive`` run wrote:
 
-- ``files``: every Parquet file of the archive (its path under ``<dir>``) with its SHA-256 and size;
-- ``matches``: every archived match with its events file and records file, and the signed state it was
+- ``files``: each Parquet file (its path under ``<dir>``) with its SHA-256 and size;
+- ``matches``: each archived match with its events file and records file, and the signed state it was
   archived at (from its checkpoint: ``writes``, ``entries``, the SHA-256 of its stored record, how many
   versions and their running digest ``vchain``), so the records rows can be named row by row and the
-  manifest compared with the checkpoint log;
-- ``store``: the key prefix the matches were archived from.
+  manifest compared with the checkpoint log.
+
+Two levels, so that a run adds a part and signs again a root of one line per part, never a document that
+grows with every match of the archive (a season of 1,000,000 matches in 2,000 chunks).
 
 :func:`verify` checks a directory against it: the signature, every file listed (present, the same bytes),
 no file that is not listed, and for each match its rows and its state against the newest checkpoint the
@@ -22,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -113,6 +118,10 @@ def read(root: str) -> dict[str, Any] | None:
     return data
 
 
+PARTS = "manifest"
+PART_FORMAT = "prizecheck-archive-manifest-part/1"
+
+
 def add(
     root: str,
     key: CheckpointKey | None,
@@ -120,29 +129,38 @@ def add(
     files: Iterable[str],
     matches: Mapping[str, ArchivedMatch],
     *,
-    drop: Iterable[str] = (),
-) -> None:
-    """Add ``files`` (absolute paths under ``root``) and ``matches`` to the manifest, take out the matches
-    of ``drop``, and write it signed with ``key`` (without a key it is written unsigned: every reader then
-    refuses it). The manifest there must verify first: a write never signs what it did not check."""
+    part: str | None = None,
+) -> str:
+    """Write a part listing ``files`` (absolute paths under ``root``) and ``matches`` (``part``: write that
+    part again, as given now) and sign the root again with ``key`` (without a key it is written unsigned:
+    every reader then refuses it); the part's name. The root there must verify first: a write never signs
+    what it did not check."""
     manifest = writable(root, key, store)
     base = os.path.abspath(root)
-    for path in files:
-        sha, size = file_digest(path)
-        manifest["files"][os.path.relpath(path, base)] = {"sha256": sha, "bytes": size}
-    for name, entry in matches.items():
-        manifest["matches"][name] = asdict(entry)
-    for name in drop:
-        manifest["matches"].pop(name, None)
+    name = part or f"{PARTS}/part-{uuid.uuid4().hex}.json"
+    digests = {os.path.relpath(p, base): file_digest(p) for p in files}
+    listed = {
+        "format": PART_FORMAT,
+        "files": {rel: {"sha256": sha, "bytes": size} for rel, (sha, size) in digests.items()},
+        "matches": {m: asdict(e) for m, e in matches.items()},
+    }
+    os.makedirs(os.path.join(base, PARTS), exist_ok=True)
+    manifest["parts"][name] = _write(os.path.join(base, name), listed)
     manifest.pop("signature", None)
-    signed = sign(manifest, key.key, key.kid) if key is not None else manifest
-    path = _path(root)
+    _write(_path(root), sign(manifest, key.key, key.kid) if key is not None else manifest)
+    return name
+
+
+def _write(path: str, data: Mapping[str, Any]) -> str:
+    """Write ``data`` as JSON whole or not at all (a temporary file, fsynced, renamed); its SHA-256."""
+    body = (json.dumps(data, sort_keys=True, indent=1) + "\n").encode()
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(signed, sort_keys=True, indent=1) + "\n")
+    with open(tmp, "wb") as fh:
+        fh.write(body)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+    return hashlib.sha256(body).hexdigest()
 
 
 def writable(root: str, key: CheckpointKey | None, store: str) -> dict[str, Any]:
@@ -151,7 +169,7 @@ def writable(root: str, key: CheckpointKey | None, store: str) -> dict[str, Any]
     did not check."""
     current = read(root)
     if current is None:
-        return {"format": FORMAT, "store": store, "files": {}, "matches": {}}
+        return {"format": FORMAT, "store": store, "parts": {}}
     if not (_signed_by(current, key) if key is not None else "signature" not in current):
         raise ManifestError(f"{_path(root)}: its signature does not verify under this service's key")
     if current.get("store") != store:
@@ -185,27 +203,31 @@ def verify(
     if key is not None and not _signed_by(manifest, key):
         return [Breach(None, MANIFEST, f"{_path(root)}: its signature does not verify under key {key.kid!r}")]
     base = os.path.abspath(root)
+    out: list[Breach] = []
+    files: dict[str, str] = {}
+    matches: dict[str, ArchivedMatch] = {}
     try:
-        files: dict[str, Any] = {
-            rel: {"sha256": str(f["sha256"])} for rel, f in manifest["files"].items() if _table(rel) in tables
-        }
-        matches = {str(name): ArchivedMatch(**entry) for name, entry in manifest["matches"].items()}
+        parts = {str(name): str(sha) for name, sha in manifest["parts"].items()}
     except (KeyError, TypeError, AttributeError) as exc:  # signed by us, it has them: changed by hand
         return [
             Breach(None, MANIFEST, f"{_path(root)}: not an archive manifest ({type(exc).__name__}: {exc})")
         ]
-    out: list[Breach] = []
-    on_disk = sorted(
-        os.path.relpath(os.path.join(folder, name), base)
-        for table in tables
-        for folder, _, names in os.walk(os.path.join(base, table))
-        for name in names
-        if name.endswith(".parquet")
-    )
-    for rel in on_disk:
+    for name, sha in sorted(parts.items()):
+        part, problem = _part(base, name, sha)
+        if problem is not None:
+            out.append(Breach(None, name, problem))
+            continue
+        for rel, f in part["files"].items():
+            if _table(rel) in tables:
+                files[rel] = str(f["sha256"])
+        matches.update({str(m): ArchivedMatch(**entry) for m, entry in part["matches"].items()})
+    for rel in _on_disk(base, (PARTS,), ".json"):
+        if rel not in parts:
+            out.append(Breach(None, rel, f"{rel}: a manifest part the signed manifest does not list"))
+    for rel in _on_disk(base, tables, ".parquet"):
         if rel not in files:
             out.append(Breach(None, rel, f"{rel}: not in the signed manifest (a file put there)"))
-    for rel, listed in sorted(files.items()):
+    for rel, signed in sorted(files.items()):
         path = os.path.join(base, rel)
         owners = sorted(m for m, e in matches.items() if rel in (e.events, e.records))
         if not os.path.isfile(path):
@@ -219,7 +241,7 @@ def verify(
         except OSError as exc:
             out.append(Breach(None, rel, f"{rel}: cannot be read: {exc.strerror or exc}"))
             continue
-        if sha == listed["sha256"]:
+        if sha == signed:
             continue
         found = (
             _records_breaches(path, rel, {m: matches[m] for m in owners}) if _table(rel) == "records" else []
@@ -230,6 +252,41 @@ def verify(
         if ck is not None and ck.store == manifest.get("store"):
             out += _state_breaches(name, entry, ck)
     return out
+
+
+def _on_disk(base: str, folders: Iterable[str], suffix: str) -> list[str]:
+    """The files ending in ``suffix`` under ``folders`` of ``base`` (paths under ``base``)."""
+    return sorted(
+        os.path.relpath(os.path.join(folder, name), base)
+        for top in folders
+        for folder, _, names in os.walk(os.path.join(base, top))
+        for name in names
+        if name.endswith(suffix)
+    )
+
+
+def _part(base: str, name: str, sha: str) -> tuple[dict[str, Any], str | None]:
+    """A part the root lists, and None; or what is wrong with it."""
+    try:
+        with open(os.path.join(base, name), "rb") as fh:
+            body = fh.read()
+    except FileNotFoundError:
+        return {}, f"{name}: a manifest part is missing (with the files it lists?)"
+    except OSError as exc:
+        return {}, f"{name}: a manifest part cannot be read: {exc.strerror or exc}"
+    if hashlib.sha256(body).hexdigest() != sha:
+        return {}, f"{name}: a manifest part is not the one signed (changed)"
+    try:
+        data = json.loads(body)
+        if data.get("format") != PART_FORMAT:
+            raise ValueError(f"not {PART_FORMAT}")
+        for entry in data["matches"].values():
+            ArchivedMatch(**entry)
+        if not all(isinstance(f, dict) and "sha256" in f for f in data["files"].values()):
+            raise ValueError("a file without its sha256")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return {}, f"{name}: not a manifest part ({exc})"
+    return dict(data), None
 
 
 def newest(checkpoints: Iterable[Checkpoint], store: str) -> dict[str, Checkpoint]:

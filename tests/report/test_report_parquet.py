@@ -202,8 +202,17 @@ async def test_the_parquet_report_refuses_records_files_that_are_not_the_signed_
     shutil.copy(copy / rel, copy / rel.parent / "part-extra.parquet")
     out = report(copy)
     assert out.returncode == 2 and "part-extra.parquet: not in the signed manifest" in out.stderr
+    # the manifest's part that lists the changed file changed too, or the signed root
     manifest = json.loads((arch / "manifest.json").read_text())
-    manifest["files"][str(rel)]["sha256"] = "0" * 64
+    (part,) = manifest["parts"]
+    listed = json.loads((arch / part).read_text())
+    listed["files"][str(rel)]["sha256"] = "0" * 64
+    copy = tmp_path / "part"
+    shutil.copytree(arch, copy)
+    (copy / part).write_text(json.dumps(listed))
+    out = report(copy)
+    assert out.returncode == 2 and f"{part}: a manifest part is not the one signed" in out.stderr
+    manifest["parts"][part] = "0" * 64
     copy = tmp_path / "forged"
     shutil.copytree(arch, copy)
     (copy / "manifest.json").write_text(json.dumps(manifest))
