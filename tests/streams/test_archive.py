@@ -281,3 +281,34 @@ async def test_check_verifies_the_records_files_against_the_signed_manifest_and_
     report = await check(redis_store, checkpoint_key=key)
     found = {(b.match, b.detail.split(": ", 2)[-1]) for b in report.breaches if b.code == "archive_manifest"}
     assert (other, "its record's row was deleted") in found, found
+
+
+async def test_a_match_left_in_redis_by_its_swap_is_taken_out_of_the_manifest(
+    redis_store: RedisStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An event that arrives between the copy and the swap leaves the match in Redis: the manifest, signed
+    before the swap, must not keep it as archived (check would compare it with a state that moves on)."""
+    import json
+
+    from streams.store.checkpoint import CheckpointKey
+
+    key = CheckpointKey(b"archive-key", "k1")
+    core = IngestCore(redis_store, checkpoint_key=key)
+    await core.ingest_many(season(4, ("L1",)))
+    finished = await redis_store.matches(status="finished")
+    victim = next(m for m in finished if "/tb" not in m)
+    swap = redis_store.archive_swap
+
+    async def moved(match: str, *args: Any) -> bool:
+        return False if match == victim else await swap(match, *args)
+
+    monkeypatch.setattr(redis_store, "archive_swap", moved)
+    run = await archive(redis_store, str(tmp_path / "arch"), manifest_key=key)
+    assert victim in run.skipped and run.archived
+    root = json.loads((tmp_path / "arch" / "manifest.json").read_text())
+    listed = {
+        m for part in root["parts"] for m in json.loads((tmp_path / "arch" / part).read_text())["matches"]
+    }
+    assert listed == set(run.archived)
+    report = await check(redis_store, checkpoint_key=key)
+    assert report.ok, [b.as_json() for b in report.breaches][:5]
