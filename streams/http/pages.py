@@ -70,9 +70,19 @@ async def review_page(request: web.Request) -> web.StreamResponse:
     not hold is a 404 that says so (an HTML page to a browser)."""
     match = request[MATCH]
     store = request.app[STORE]
-    if await store.record(match) is None and not await store.events(match):
+    raw = await store.record(match)
+    if raw is None and not await store.events(match):
         raise _no_events(match)
-    return render(request, "review.html", match=match)
+    record = from_msgpack(raw, match=match) if raw is not None else None
+    from streams.http.rulings import penalty_kinds
+
+    return render(
+        request,
+        "review.html",
+        match=match,
+        players=[str(p) for p in record.players] if record else [],
+        penalties=penalty_kinds(record.ruleset if record else "play-2026"),
+    )
 
 
 async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
@@ -560,5 +570,9 @@ def add_pages(app: web.Application) -> None:
     install(app)
     register(app, page_routes())
     from streams.http.console import add_console  # the table console (docs/console.md)
+    from streams.http.intake import add_import  # the import page (docs/web.md, "Import")
+    from streams.http.rulings import ruling_routes  # a judge acts from the review page
 
     add_console(app)
+    add_import(app)
+    register(app, ruling_routes())

@@ -328,6 +328,9 @@ SEARCH_PLAYERS_MAX = 1000
 """A search prefix may match at most this many player ids (a broader one is answered with no rows and
 ``too_broad``)."""
 
+LEASE_ACTIONS = frozenset({"take", "renew", "release", "replace", "peek"})
+"""What :meth:`Store.lease` does."""
+
 
 def fold_case(text: str) -> str:
     """ASCII letters in lower case (what a player search compares; Lua's ``string.lower`` does the same)."""
@@ -634,10 +637,14 @@ class Store(Protocol):
         """The owners of many matches, in the order given (None where a match has none)."""
         ...
 
-    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
+    async def lease(
+        self, match: str, console: str, action: str, seconds: float, expected: str = ""
+    ) -> str | None:
         """The table console's writing lease of ``match`` (docs/console.md, "One writer"), in one atomic
         step: ``take`` it for ``console`` when it is free or ``console``'s already (for ``seconds``),
-        ``renew`` it when ``console`` holds it, ``release`` it when ``console`` holds it, or ``peek``.
+        ``renew`` it when ``console`` holds it, ``release`` it when ``console`` holds it, ``replace`` the
+        holder ``expected`` by ``console`` (a take-over: it fails when someone else holds it by now), or
+        ``peek``. ``console`` is an opaque holder (streams/http/lease.py: a token and a console).
         Returns the console that holds it now (None: nobody). Kept in the store, so that every web process
         sees the same writer and a restart of one keeps it."""
         ...

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from streams.store.base import (
+    LEASE_ACTIONS,
     SEARCH_PLAYERS_MAX,
     Append,
     AppendResult,
@@ -363,11 +364,17 @@ class MemoryStore:
     async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
         return [self._owners.get(m) for m in matches]
 
-    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
+    async def lease(
+        self, match: str, console: str, action: str, seconds: float, expected: str = ""
+    ) -> str | None:
+        if action not in LEASE_ACTIONS:
+            raise ValueError(f"not a lease action: {action!r}")
         now = time.monotonic()
         held = self._leases.get(match)
         holder = held[0] if held is not None and held[1] > now else None
-        if action == "take" and holder in (None, console):
+        if (action == "take" and holder in (None, console)) or (
+            action == "replace" and holder in (None, expected)
+        ):
             self._leases[match] = (console, now + seconds)
             return console
         if action == "renew" and holder == console:

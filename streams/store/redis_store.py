@@ -24,6 +24,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from streams.store.base import (
+    LEASE_ACTIONS,
     SEARCH_PLAYERS_MAX,
     SORTS,
     Append,
@@ -140,12 +141,14 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('DEL', KEYS[1])
 return 1
 """
-# The console's lease: one key per match, compared and set in one step (a console renews or hands over
-# only its own lease; a free or expired one is taken).
+# The console's lease: one key per match, compared and set in one step (a holder renews or hands over
+# only its own lease; a free or expired one is taken; ``replace`` takes it from the holder the caller saw,
+# and from nobody else).
 _LUA_LEASE = """
 local held = redis.call('GET', KEYS[1])
-local action, console, ms = ARGV[1], ARGV[2], tonumber(ARGV[3])
-if action == 'take' and (not held or held == console) then
+local action, console, ms, expected = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+if (action == 'take' and (not held or held == console))
+    or (action == 'replace' and (not held or held == expected)) then
   redis.call('SET', KEYS[1], console, 'PX', ms)
   return console
 elseif action == 'renew' and held == console then
@@ -803,10 +806,14 @@ class RedisStore:
             rows = await pipe.execute()
         return rows
 
-    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
-        if action not in ("take", "renew", "release", "peek"):
+    async def lease(
+        self, match: str, console: str, action: str, seconds: float, expected: str = ""
+    ) -> str | None:
+        if action not in LEASE_ACTIONS:
             raise ValueError(f"not a lease action: {action!r}")
-        held = await self._lease(keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000)])
+        held = await self._lease(
+            keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000), expected]
+        )
         return None if held is None else bytes(held).decode()
 
     def _ended(self, session: str) -> str:

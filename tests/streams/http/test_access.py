@@ -37,6 +37,14 @@ async def call(s: Served, route: Route, match: str, who: str | None) -> aiohttp.
         return await s.http.post(url, data=body, headers=headers, allow_redirects=False)
     if route.method == "POST" and route.path == "/login":
         return await s.http.post(url, data={"token": "x"}, headers=headers, allow_redirects=False)
+    if route.method == "POST" and route.path == "/import":  # a pasted log: a new match of league L1
+        form = {
+            "paste": (ROOT / "tests" / "data" / "ptcgl" / "deck_out.txt").read_text("utf-8"),
+            "league": "L1",
+        }
+        return await s.http.post(url, data=form, headers=headers, allow_redirects=False)
+    if route.method == "POST" and route.path.endswith("/act"):  # a judge's note at the first event
+        return await s.http.post(url, json={"action": "note", "at": 1, "text": "x"}, headers=headers)
     if route.method == "POST" and route.path.startswith("/console/"):  # the table console: nothing new
         body = {"console": "access-test", "action": "take", "events": []}
         return await s.http.post(url, json=body, headers=headers, allow_redirects=False)

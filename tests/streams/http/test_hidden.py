@@ -230,6 +230,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/docs": [("/docs", None)],
         "/static/{path}": [(f"/static/{static}", None)],
         "/login": [("/login", None)],
+        "/import": [("/import", None)],  # the page: a form, no game in it
         "/rules": [("/rules", None)],
         "/favicon.ico": [("/favicon.ico", None)],
         "/scans/{sheet}/{region}": [(f"/scans/{SCAN_CROP}", None)],
