@@ -32,6 +32,7 @@ from typing import Any
 import msgpack
 
 from replay.engine.game import Game
+from replay.signing import SigningKey
 from streams.check import verify_copies
 from streams.ingest import unpack_record
 from streams.store import RedisStore, Snapshot, manifest
@@ -77,13 +78,15 @@ async def archive(
     before: dt.date | None = None,
     league: str | None = None,
     season: str | None = None,
-    signing_key: bytes | None = None,
+    signing_key: bytes | SigningKey | None = None,
     key_id: str | None = None,
     manifest_key: CheckpointKey | None = None,
 ) -> ArchiveRun:
     """Move the finished matches selected (``before`` their start day, of ``league``, of ``season``) to
-    Parquet under ``root``; see the module docstring. ``manifest_key``: the checkpoint key, which signs the
-    archive's manifest (without one it is written unsigned, and every reader refuses the archive);
+    Parquet under ``root``; see the module docstring. ``signing_key``: the service's
+    (``streams.store.checkpoint.service_signer``): an Ed25519 key both signs and checks every key of its
+    ring; HMAC secret bytes (named ``key_id``) as before. ``manifest_key``: the checkpoint key, which signs
+    the archive's manifest (without one it is written unsigned, and every reader refuses the archive);
     :class:`streams.store.manifest.ManifestError` before anything is moved when the manifest there does
     not verify under it."""
     await asyncio.to_thread(manifest.writable, root, manifest_key, store.prefix)
@@ -125,7 +128,7 @@ async def _archive_chunk(
     before: dt.date | None,
     alarms: Mapping[str, str],
     run: ArchiveRun,
-    signing_key: bytes | None,
+    signing_key: bytes | SigningKey | None,
     key_id: str | None,
     manifest_key: CheckpointKey | None,
 ) -> None:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replay import Game, link_records
-from replay.engine.chain import canonical_bytes, sign
+from replay.engine.chain import Verifier, canonical_bytes, sign, verify_signature
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_stub
 from replay.engine.validate import validate_event
@@ -534,18 +534,22 @@ class _Records:
     """Packs expected records as the store holds them (signed with the configured key, if any) and
     compares them with stored bytes."""
 
-    def __init__(self, key: bytes | None, key_id: str | None) -> None:
+    def __init__(self, key: bytes | Verifier | None, key_id: str | None) -> None:
         self.key = key
         self.key_id = key_id or "default"
         self.unsigned_seen = False
 
     def same(self, stored: bytes, expected: Mapping[str, Any]) -> bool:
         unsigned = {**expected, "signature": None} if "signature" in expected else dict(expected)
-        if self.key is not None:
+        if isinstance(self.key, bytes):
             return stored == canonical_bytes(sign(unsigned, self.key, self.key_id))
         record = unpack_record(stored)
         if record is None:
             return False
+        if self.key is not None:  # public keys: the signature checked under its key id (any rotation)
+            return verify_signature(record, self.key) and canonical_bytes(
+                {**record, "signature": None}
+            ) == canonical_bytes(unsigned)
         if record.get("signature") is not None:
             self.unsigned_seen = True
             record = {**record, "signature": None}
@@ -589,7 +593,8 @@ async def check(
         )
     if checkpoint_key is None:
         report.notes.append(
-            "no checkpoint key (PRIZECHECK_SIGNING_KEY, or the data directory's checkpoint.key): the "
+            "no checkpoint key (the key directory PRIZECHECK_KEYS_DIR, else the data directory's keys/; "
+            "PRIZECHECK_SIGNING_KEY or checkpoint.key for those signed before): the "
             "signatures of checkpoints and the seals of held events were not checked"
         )
     logged: dict[str, list[Checkpoint]] = {}
@@ -623,7 +628,9 @@ async def check(
         report.pending += sum(1 for s in m.held if s > m.head)
         _fold_archive(report, m, games, checkpoint_key)
     expected = _expected_records(games)
-    packer = _Records(signing_key, key_id)
+    packer = _Records(
+        checkpoint_key.public if checkpoint_key is not None and checkpoint_key.public else signing_key, key_id
+    )
     suspects: list[str] = []
     for m in matches.values():
         _check_record(report, m, expected, packer)
@@ -643,8 +650,8 @@ async def check(
         _check_topic_replay(report, matches, topic, admitted, packer)
     if packer.unsigned_seen:
         report.notes.append(
-            "records are signed, but no signing key is configured here (PRIZECHECK_SIGNING_KEY): they were "
-            "compared without their signatures"
+            "records are signed, but no signing key is configured here (PRIZECHECK_KEYS_DIR, "
+            "PRIZECHECK_SIGNING_KEY): they were compared without their signatures"
         )
     return report
 
@@ -1075,7 +1082,7 @@ async def verify_copies(
     store: RedisStore,
     copies: Mapping[str, Sequence[ArchivedEvent]],
     *,
-    signing_key: bytes | None = None,
+    signing_key: bytes | Verifier | None = None,
     key_id: str | None = None,
 ) -> tuple[Report, dict[str, Game]]:
     """The check ``prizecheck archive`` makes before it deletes anything: each match's archive as read back

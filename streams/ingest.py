@@ -41,6 +41,7 @@ from replay.engine.chain import C_CANONICAL, GENESIS, canonical_bytes, canonical
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_games, playoff_stub
 from replay.engine.validate import validate_event
+from replay.signing import PublicKeys, SigningKey, receipt
 from streams.settings import Settings
 from streams.store import (
     Append,
@@ -215,8 +216,9 @@ class IngestCore:
 
     ``gap_limit``: events that may wait behind a gap per match before the gap is reported anyway;
     ``gap_timeout``: seconds the oldest waiting event may wait (enforced by :meth:`flush_gaps`, which the
-    caller runs periodically); ``signing_key``/``key_id``: HMAC-sign every stored record
-    (``replay.engine.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``;
+    caller runs periodically); ``signing_key``: sign every stored record (``replay.engine.chain.sign``)
+    with this Ed25519 key (``replay.signing.SigningKey``: the service's, :meth:`from_settings`), or with
+    these HMAC-SHA256 secret bytes named ``key_id`` (as records were signed before);
     ``max_matches``: games kept in memory; the least recently used idle ones are dropped beyond it (they
     are rebuilt from the archive if they are seen again); ``actor``: who this process is in the audit log;
     ``concurrency``: the most matches (playoff families) of one batch decided at once.
@@ -234,7 +236,7 @@ class IngestCore:
         *,
         gap_limit: int = 1000,
         gap_timeout: float = 5.0,
-        signing_key: bytes | None = None,
+        signing_key: bytes | SigningKey | None = None,
         key_id: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_matches: int = 10_000,
@@ -255,7 +257,9 @@ class IngestCore:
         self.origin = f"{socket.gethostname()}:{os.getpid()}"
         self._matches: OrderedDict[str, _MatchState] = OrderedDict()
         self.counts: dict[str, int] = {"applied": 0, "duplicate": 0, "rejected": 0, "buffered": 0}
-        if checkpoint_key is None and signing_key is not None:
+        if checkpoint_key is None and isinstance(signing_key, SigningKey):
+            checkpoint_key = CheckpointKey.of_signer(signing_key)
+        elif checkpoint_key is None and isinstance(signing_key, bytes):
             checkpoint_key = CheckpointKey(signing_key, self.key_id)
         self.checkpoint_key = checkpoint_key
         self.prefix = str(getattr(store, "prefix", ""))
@@ -271,12 +275,16 @@ class IngestCore:
 
     @classmethod
     def from_settings(cls, store: Store, settings: Settings, **options: Any) -> IngestCore:
-        """A core with the gap limits and the signing key from ``settings`` (the environment)."""
+        """A core with the gap limits from ``settings`` (the environment); records are signed with the
+        Ed25519 key of ``checkpoint_key`` (the service's key ring) when it has one, else with the HMAC key
+        ``PRIZECHECK_SIGNING_KEY`` when set (a deployment without a key ring yet)."""
+        ck = options.get("checkpoint_key")
+        signer = ck.signer if isinstance(ck, CheckpointKey) else None
         return cls(
             store,
             gap_limit=settings.gap_limit,
             gap_timeout=settings.gap_timeout,
-            signing_key=settings.signing_key,
+            signing_key=signer if isinstance(signer, SigningKey) else settings.signing_key,
             key_id=settings.key_id,
             **options,
         )
@@ -342,6 +350,32 @@ class IngestCore:
                     raise result
         await self.publish()
         return cast(list[Outcome], outcomes)
+
+    @property
+    def verifier(self) -> bytes | PublicKeys | None:
+        """What record signatures are checked with: the public keys of the checkpoint key (the Ed25519
+        keys, and the HMAC secret of records signed before), else the HMAC secret itself, else None."""
+        if self.checkpoint_key is not None and self.checkpoint_key.public is not None:
+            return self.checkpoint_key.public
+        return self.signing_key if isinstance(self.signing_key, bytes) else None
+
+    def receipts(self, outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
+        """A :meth:`receipt` per match an event of ``outcomes`` was accepted for (applied, duplicate or
+        buffered): what an answer to a write carries."""
+        accepted = sorted({o.match for o in outcomes if o.status != "rejected" and o.match})
+        return [r for r in (self.receipt(m) for m in accepted) if r is not None]
+
+    def receipt(self, match: str) -> dict[str, Any] | None:
+        """A signed receipt of what is archived of ``match`` now (``replay.signing.receipt``: the head seq,
+        the events archived in order, their chain head, the time), from the newest checkpoint this process
+        wrote or read for it, which the checkpoint log holds before any write is answered. None without an
+        Ed25519 key, or before anything of the match is stored."""
+        signer = self.checkpoint_key.signer if self.checkpoint_key is not None else None
+        ck = self.checkpoints.latest(match)
+        if not isinstance(signer, SigningKey) or ck is None:
+            return None
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        return receipt(signer, match=match, seq=ck.seq, events=ck.events, chain=ck.chain, at=at)
 
     async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
         """Report every gap whose oldest waiting event has waited ``gap_timeout`` seconds.

@@ -51,18 +51,24 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from replay.cli.services import redis_store
     from streams.archive import archive, redis_memory
     from streams.settings import Settings
-    from streams.store.checkpoint import configured_key
+    from streams.store.checkpoint import CheckpointError, configured_key, service_signer
     from streams.store.connection import embedded_store_exists
     from streams.store.manifest import ManifestError
 
     settings = Settings.from_env()
+    try:
+        signer = service_signer(settings)
+        # the manifest is signed with the checkpoint key, as the service finds it (serve makes it first)
+        key = configured_key(
+            settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+        )
+    except CheckpointError as exc:
+        raise InputError(f"the signing keys: {exc}") from None
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
             f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
             "service's data directory, or REDIS_URL)"
         )
-    # the manifest is signed with the checkpoint key, as the service finds it (serve makes it on first start)
-    key = configured_key(settings.signing_key, settings.key_id, settings.data_dir, create=False)
     async with redis_store(settings, args.redis_prefix) as (store, where):
         before = await redis_memory(store)
         try:
@@ -72,7 +78,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
                 before=args.before,
                 league=args.league,
                 season=args.season,
-                signing_key=settings.signing_key,
+                signing_key=signer,
                 key_id=settings.key_id,
                 manifest_key=key,
             )

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
-from replay.cli.common import UsageError, iter_records, output, signing_key
+from replay.cli.common import UsageError, iter_records, output, service_keys_dir, verifying_keys
 from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
@@ -119,8 +119,12 @@ def run(args: argparse.Namespace) -> int:
     fmt = "json" if args.json else (args.format or "text")
     filters = filters_of(args)
     tdf = read_tdf(args.tdf) if args.tdf else None
-    key = signing_key()
-    builder = ReportBuilder(filters, base_url=args.base_url, signing_key=key[0] if key else None)
+    # the store's and the archive's records are checked with the service's keys; files with those named
+    service = args.from_store or args.parquet is not None
+    keys = verifying_keys(ring=service_keys_dir() if service else None)
+    builder = ReportBuilder(
+        filters, base_url=args.base_url, signing_key=keys if keys.keys or keys.hmac else None
+    )
     # Stored and archived records are decoded into typed values and folded into counters and summaries:
     # nothing there makes a reference cycle, so the cycle collector's passes over a season's summaries
     # find nothing (at a million records they were 5.5 s of 43). Paused for those sources, not for event

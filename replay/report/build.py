@@ -18,6 +18,7 @@ from functools import cached_property
 from sys import intern
 from typing import IO, Any
 
+from replay.engine.chain import Verifier
 from replay.engine.game import ENGINE_VERSION
 from replay.engine.outputs import Finding, Record
 from replay.records import signature_valid
@@ -159,7 +160,11 @@ class ReportBuilder:
     """
 
     def __init__(
-        self, filters: Filters | None = None, *, base_url: str = "", signing_key: bytes | None = None
+        self,
+        filters: Filters | None = None,
+        *,
+        base_url: str = "",
+        signing_key: bytes | Verifier | None = None,
     ) -> None:
         self.filters = filters or Filters()
         self.base_url = base_url

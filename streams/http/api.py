@@ -24,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from replay.engine.errors import EventError
 from replay.engine.record import dumps
+from replay.signing import PublicKeys
 from streams.history import summary
 from streams.http.access import (
     ACCESS,
@@ -147,7 +148,12 @@ async def post_events(request: web.Request) -> web.Response:
         f"; {created}" if created else ""
     )
     status = 400 if counts.get("rejected") else 200
-    return _json({"counts": counts, "outcomes": answers}, status)
+    # one signed receipt per match this request wrote to (what is archived of it now): a producer keeps it
+    receipts = core.receipts(outcomes)
+    answer: dict[str, Any] = {"counts": counts, "outcomes": answers}
+    if receipts:
+        answer["receipts"] = receipts
+    return _json(answer, status)
 
 
 # -------------------------------------------------------------------------------------------- reads
@@ -207,8 +213,7 @@ async def get_versions(request: web.Request) -> web.Response:
     versions = await store.versions(match)
     if not versions and await store.record(match) is None:
         raise Problem(404, "not_found", f"match {match}: no record stored")
-    key = request.app[CORE].signing_key
-    return _json([summary(v, key) for v in versions])
+    return _json([summary(v, request.app[CORE].verifier) for v in versions])
 
 
 async def get_board(request: web.Request) -> web.Response:
@@ -290,6 +295,13 @@ async def healthz(request: web.Request) -> web.Response:
         ok = await request.app[STORE].ping()
     body.update(ok=ok, ingest=request.app[CORE].stats(), live=request.app[HUB].stats())
     return _json(body, 200 if ok else 503)
+
+
+async def public_keys(request: web.Request) -> web.Response:
+    """GET /.well-known/prizecheck-keys.json: the public keys records, checkpoints and receipts are
+    signed with (``replay.signing.PublicKeys.document``); no key listed when it signs with none."""
+    ck = request.app[CORE].checkpoint_key
+    return _json((ck.public if ck is not None and ck.public is not None else PublicKeys()).document())
 
 
 async def stats(request: web.Request) -> web.Response:
@@ -498,6 +510,15 @@ API_ROUTES: tuple[Route, ...] = (
         PUBLIC,
         "Whether the store answers",
         answers={200: _answer("ok", "Health")},
+        tag="service",
+    ),
+    Route(
+        "GET",
+        "/.well-known/prizecheck-keys.json",
+        public_keys,
+        PUBLIC,
+        "The public keys signatures are checked with",
+        answers={200: _answer("every key, by key id", "PublicKeys")},
         tag="service",
     ),
     Route(

@@ -253,6 +253,7 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     state = await _view(request, await _archive(request), None)
     state["lease"] = view(held, me, judge)
     state["outcomes"] = answers
+    state["receipts"] = request.app[CORE].receipts(outcomes)  # signed: docs/records.md, "Receipts"
     return _json(state, 400 if counts.get("rejected") else 200)
 
 

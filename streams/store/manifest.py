@@ -147,7 +147,7 @@ def add(
     os.makedirs(os.path.join(base, PARTS), exist_ok=True)
     manifest["parts"][name] = _write(os.path.join(base, name), listed)
     manifest.pop("signature", None)
-    _write(_path(root), sign(manifest, key.key, key.kid) if key is not None else manifest)
+    _write(_path(root), _signed(manifest, key) if key is not None else manifest)
     return name
 
 
@@ -179,8 +179,18 @@ def writable(root: str, key: CheckpointKey | None, store: str) -> dict[str, Any]
     return current
 
 
+def _signed(manifest: Mapping[str, Any], key: CheckpointKey) -> dict[str, Any]:
+    """The manifest signed as the service signs its records: with its Ed25519 key (under its key id),
+    else the HMAC secret of before."""
+    return sign(manifest, key.signer if key.signer is not None else key.key, key.kid)
+
+
 def _signed_by(manifest: Mapping[str, Any], key: CheckpointKey | None) -> bool:
-    return key is not None and verify_signature(manifest, key.key)
+    """Does the manifest's signature check under ``key``: any key of its ring (public keys), or the HMAC
+    secret of before?"""
+    if key is None:
+        return False
+    return verify_signature(manifest, key.public if key.public is not None else key.key)
 
 
 def verify(

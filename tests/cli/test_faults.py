@@ -106,6 +106,7 @@ ROWS = [
     Row("demo", ("demo",), REDIS),
     Row("token create", CREATE, REDIS),
     Row("token list", ("token", "list"), ()),  # the token file only: tests/streams/http/test_access.py
+    Row("keys", ("keys",), ()),  # the key directory only: tests/streams/http/test_signing.py
     Row("token revoke", ("token", "revoke", "{token}", "--redis-prefix", "{prefix}"), REDIS),
     Row("audit-log", ("audit-log", "--redis-prefix", "{prefix}"), REDIS),
     Row("check", ("check", "--redis-prefix", "{prefix}"), REDIS, instead=NO_STORE),

@@ -42,7 +42,15 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["--until", "x", "g.jsonl"], r"argument --until: expected an integer, got 'x'"),
         (["--until", "3", "--timeline", "g.jsonl"], r"--until and --timeline cannot be combined"),
     ],
-    "verify": [(["--events"], r"argument --events: expected at least one argument")],
+    "verify": [
+        (["--events"], r"argument --events: expected at least one argument"),
+        (["--keys", "k.json"], r"give RECORD or --receipts FILE \(one of them\)"),
+        (["r.jsonl", "--receipts", "a.jsonl"], r"give RECORD or --receipts FILE \(one of them\)"),
+        (
+            ["--receipts", "a.jsonl", "--checkpoints", "c.log"],
+            r"--receipts cannot be combined with --checkpoints",
+        ),
+    ],
     "simulate": [
         (["--matches", "-1"], r"argument --matches: must be >= 0, got -1"),
         (["--matches", "2", "--league", "X"], r"--matches and --league cannot be combined"),
@@ -111,6 +119,7 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["--name", "n", "--role", "root"], r"argument --role: invalid choice: 'root'"),
     ],
     "token list": [(["--redis-prefix", "x"], r"unrecognized arguments: --redis-prefix")],
+    "keys": [(["--rotate", "now"], r"unrecognized arguments: now")],
     "token revoke": [([], r"the following arguments are required: id")],
     "audit-log": [
         (["--count", "0"], r"argument --count: must be >= 1, got 0"),

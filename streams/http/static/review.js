@@ -13,6 +13,9 @@
   // start and answer, each step's render time, and goTo (a step as the keys make it).
   const timings = { open: null, steps: [] };
   window.__review = timings;
+  // A case file (GET /review/<match>/case) carries the game in the page itself: no request at all.
+  const caseData = document.getElementById("case-data");
+  const embedded = caseData ? JSON.parse(caseData.textContent) : null;
 
   let record = null;
   let frames = []; // one per step: {seq, event, extra, outputs, status, findings_so_far, due, board (delta)}
@@ -273,9 +276,12 @@
     const box = $("history");
     let versions;
     try {
-      const resp = await fetch("/matches/" + enc(match) + "/versions");
-      versions = await resp.json();
-      if (!resp.ok) throw new Error(versions.error || resp.statusText);
+      if (embedded) versions = embedded.versions || [];
+      else {
+        const resp = await fetch("/matches/" + enc(match) + "/versions");
+        versions = await resp.json();
+        if (!resp.ok) throw new Error(versions.error || resp.statusText);
+      }
     } catch (err) {
       box.hidden = true;
       box.dataset.error = String(err.message || err);
@@ -575,10 +581,13 @@
     let meta;
     try {
       timings.request = performance.now();
-      const resp = await fetch(api("/meta"));
+      if (embedded) meta = embedded; // a case file: the game is in the page, no request
+      else {
+        const resp = await fetch(api("/meta"));
+        meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
+        if (!resp.ok) throw new Error(meta.error || resp.statusText);
+      }
       timings.answer = performance.now();
-      meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
-      if (!resp.ok) throw new Error(meta.error || resp.statusText);
     } catch (err) {
       // Said where the result would be: never "loading…" forever.
       $("result-text").replaceChildren(el("strong", { class: "sev-violation" }, "Cannot show this match"));

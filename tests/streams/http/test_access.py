@@ -25,7 +25,7 @@ BAD = ("malformed", "unknown", "expired", "revoked")
 
 def url_of(route: Route, match: str) -> str:
     path = route.path.replace("{match}", match).replace("{path}", "review.css")
-    path = path.replace("{sheet}/{region}", SCAN_CROP)
+    path = path.replace("{sheet}/{region}", SCAN_CROP).replace("{player}", "ash")
     return path
 
 
