@@ -224,13 +224,15 @@ def verify_archive(root: str) -> None:
         records_glob(root)  # no archive there, or an empty one: said as before (else the manifest says)
     settings = Settings.from_env()
     try:
-        key = configured_key(settings.signing_key, settings.key_id, settings.data_dir, create=False)
+        key = configured_key(
+            settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+        )
     except CheckpointError as exc:
-        raise InputError(f"the checkpoint key: {exc}") from None
+        raise InputError(f"the signing keys: {exc}") from None
     if key is None:
         raise InputError(
-            f"{root}: cannot check the archive's signed manifest: no checkpoint key (PRIZECHECK_SIGNING_KEY, "
-            f"or the service's data directory's checkpoint.key: PRIZECHECK_DATA_DIR={settings.data_dir})"
+            f"{root}: cannot check the archive's signed manifest: no key (the service's key directory "
+            f"{settings.keys_path}, or PRIZECHECK_SIGNING_KEY for an archive signed before)"
         )
     breaches = verify_with_log(root, key, os.path.join(settings.data_dir, LOG_FILE), tables=("records",))
     if breaches:

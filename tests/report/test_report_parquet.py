@@ -221,4 +221,4 @@ async def test_the_parquet_report_refuses_records_files_that_are_not_the_signed_
     # without the key nothing can be checked: refused, saying why
     env["PRIZECHECK_DATA_DIR"] = str(tmp_path / "elsewhere")
     out = report(arch)
-    assert out.returncode == 2 and "no checkpoint key" in out.stderr
+    assert out.returncode == 2 and "cannot check the archive's signed manifest: no key" in out.stderr
