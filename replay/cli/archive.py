@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"prizecheck archive: {match}: left in Redis: {why}", file=sys.stderr)
     if summary["manifest"] == "unsigned":
         print(
-            "prizecheck archive: no checkpoint key (PRIZECHECK_SIGNING_KEY, or the data directory's "
-            "checkpoint.key): the manifest is unsigned, and report --parquet refuses the archive",
+            "prizecheck archive: no signing key (the service's key directory, or PRIZECHECK_SIGNING_KEY): "
+            "the manifest is unsigned, and report --parquet refuses the archive",
             file=sys.stderr,
         )
     mb = 1024 * 1024
