@@ -328,13 +328,19 @@ async def _worker(broker: TansuBroker, store: RedisStore, topic: str, dlq: str, 
         await _send(broker, dlq, [(x.key, x.value) for x in letters], headers=lambda i: letters[i].headers())
 
 
+async def _topics(broker: TansuBroker, partitions: int) -> tuple[str, str]:
+    """A fresh events topic and its dead-letter topic, ``partitions`` each."""
+    run = uuid.uuid4().hex[:8]
+    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
+    await broker.create_topics({topic: partitions, dlq: partitions})
+    return topic, dlq
+
+
 @pytest.mark.kafka
 async def test_the_topic_is_accounted_for_message_by_message(
     tansu: TansuBroker, redis_store: RedisStore
 ) -> None:
-    run = uuid.uuid4().hex[:8]
-    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
-    await tansu.create_topics({topic: 3, dlq: 3})
+    topic, dlq = await _topics(tansu, 3)
     by_match = games(4, seed=9)  # sim-9-000001/tb1 is a playoff game
     events = [e for g in by_match.values() for e in g]
     a = next(iter(by_match))
@@ -388,9 +394,7 @@ async def test_a_topic_whose_replay_differs_from_the_store_is_found(
 ) -> None:
     """Every message accounted for, yet the topic says more than the store: a valid event quarantined
     (as after an internal error) is in the topic's replay and not in the record."""
-    run = uuid.uuid4().hex[:8]
-    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
-    await tansu.create_topics({topic: 2, dlq: 2})
+    topic, dlq = await _topics(tansu, 2)
     by_match = games(2, seed=4)
     a = next(iter(by_match))
     events = by_match[a]
@@ -411,9 +415,7 @@ async def test_a_held_message_of_the_topic_is_held_not_lost(
     tansu: TansuBroker, redis_store: RedisStore
 ) -> None:
     """Issue 32 item 10, on the topic: a message whose event waits behind a gap is pending, not lost."""
-    run = uuid.uuid4().hex[:8]
-    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
-    await tansu.create_topics({topic: 1, dlq: 1})
+    topic, dlq = await _topics(tansu, 1)
     game = next(iter(games(1, seed=3).values()))
     await _send(tansu, topic, [encode(e) for e in [*game[:11], game[12]]])  # seq 12 never produced
     core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
