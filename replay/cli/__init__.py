@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit-log": ("replay.cli.audit_log", "show the access audit log (writes, hidden reads, refusals)"),
     "check": ("replay.cli.check", "check the service's invariants over Redis and the Kafka topic"),
     "archive": ("replay.cli.archive", "move finished matches from Redis to Parquet files (the cold archive)"),
+    "alarms": ("replay.cli.alarms", "list the tamper alarms, or clear one once a judge has looked into it"),
 }
 
 

@@ -229,12 +229,47 @@ async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: s
         await add_records_from(store, builder, progress, where=where)
 
 
+def verify_archive(root: str) -> None:
+    """Refuse an archive whose files are not the ones its signed manifest lists, or whose manifest is not
+    the signed state (the checkpoint log of the data directory, when there is one): a deleted partition, an
+    older signed version put back, another match's record, deleted rows are an InputError naming each,
+    never a smaller or different report (docs/storage.md, "The cold archive")."""
+    import os
+
+    from replay.report.parquet import connect, records_glob
+    from streams.settings import Settings
+    from streams.store.checkpoint import LOG_FILE, CheckpointError, configured_key
+    from streams.store.manifest import MANIFEST, verify_with_log
+
+    connect().close()  # without DuckDB, that line first: the archive cannot be read at all
+    if not os.path.isfile(os.path.join(root, MANIFEST)):
+        records_glob(root)  # no archive there, or an empty one: said as before (else the manifest says)
+    settings = Settings.from_env()
+    try:
+        key = configured_key(
+            settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+        )
+    except CheckpointError as exc:
+        raise InputError(f"the signing keys: {exc}") from None
+    if key is None:
+        raise InputError(
+            f"{root}: cannot check the archive's signed manifest: no key (the service's key directory "
+            f"{settings.keys_path}, or PRIZECHECK_SIGNING_KEY for an archive signed before)"
+        )
+    breaches = verify_with_log(root, key, os.path.join(settings.data_dir, LOG_FILE), tables=("records",))
+    if breaches:
+        shown = "; ".join(b.detail for b in breaches[:5])
+        more = f" (and {len(breaches) - 5} more)" if len(breaches) > 5 else ""
+        raise InputError(f"{root}: the archive does not verify against its signed manifest: {shown}{more}")
+
+
 def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> None:
     """Every record of the cold archive under ``root`` that the league and season filters select (as
     partitions, read by DuckDB: replay/report/parquet.py), a batch at a time, into ``builder``."""
     from replay.records import from_msgpack
     from replay.report.parquet import archived_records
 
+    verify_archive(root)
     progress.phase("prizecheck report: archived records")
     f = builder.filters
     add = builder.add

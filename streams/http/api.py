@@ -54,7 +54,7 @@ from streams.http.ownership import Refusal, authorize, is_judge
 from streams.http.redact import public_event, record_body, sees_hidden
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
-from streams.store import Store
+from streams.store import CopyRefused, Store
 
 __all__ = ["API_ROUTES", "CORE", "OPTIONS", "STORE", "make_app", "parse_events"]
 
@@ -637,6 +637,8 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
             message = exc.reason
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After", "WWW-Authenticate")}
         return error(exc.status, code, message, headers=headers)
+    except CopyRefused as exc:
+        return await _copy_refused(request, exc)
     except (OSError, ConnectionError, TimeoutError) as exc:
         return error(503, "store_unavailable", f"store unavailable: {exc}")
     except StoreContention as exc:  # another writer kept moving a match: send again (stored ones: duplicates)
@@ -648,6 +650,21 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
         return error(
             500, "internal", f"internal error ({type(exc).__name__}); the service log has the details"
         )
+
+
+async def _copy_refused(request: web.Request, exc: CopyRefused) -> web.Response:
+    """An archived match whose cold copy is not the one archived: never served (every reader of the
+    archive reaches the store's refusal); the tamper alarm is raised, and the answer is a 500 naming the
+    match and what is wrong (docs/http-api.md, ``archive_copy``)."""
+    try:
+        await request.app[CORE].copy_refused(exc.match)
+    except Exception as failed:  # the answer stands: the copy is refused whether or not the alarm landed
+        log.warning("match %s: the tamper alarm for its archive copy failed: %s", exc.match, failed)
+    return error(
+        500,
+        "archive_copy",
+        f"match {exc.match}: its archived events are not served: {exc.problem}; a tamper alarm is raised",
+    )
 
 
 async def _answer_and_close(request: web.Request, problem: Problem) -> web.StreamResponse:

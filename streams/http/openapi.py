@@ -34,6 +34,8 @@ ERRORS: dict[int, str] = {
     429: "too many requests in progress with this token (or, without one, from this client address), or "
     "too many live streams from this address",
     503: "the store is unavailable, or no room for another live stream",
+    500: "an archived match whose cold copy is not the one archived (code `archive_copy`: a tamper alarm "
+    "is raised), or an internal error",
 }
 
 

@@ -84,6 +84,17 @@ class Tampered(Exception):
         self.what = what
 
 
+class CopyRefused(Exception):
+    """An archived match's events were asked for, and its cold archive copy (``streams/store/parquet.py``)
+    is not the one archived (``problem``: missing, unreadable, edited, cut or another match's rows): the
+    store never serves such a copy (docs/reliability.md, "Archived matches")."""
+
+    def __init__(self, match: str, problem: str) -> None:
+        super().__init__(f"match {match}: {problem}")
+        self.match = match
+        self.problem = problem
+
+
 class IndexChanged(Exception):
     """A strict index write found another entry than the one the writer wrote last (``stored``)."""
 
@@ -478,11 +489,13 @@ class Store(Protocol):
         ...
 
     async def event(self, match: str, seq: int) -> bytes | None:
-        """The archived bytes of the event appended in order at ``seq``."""
+        """The archived bytes of the event appended in order at ``seq``; :class:`CopyRefused` for an archived
+        match whose cold copy is not the one archived."""
         ...
 
     async def events(self, match: str) -> list[ArchivedEvent]:
-        """The whole archive, in the order the engine saw it (replaying it rebuilds the match)."""
+        """The whole archive, in the order the engine saw it (replaying it rebuilds the match);
+        :class:`CopyRefused` for an archived match whose cold copy is not the one archived."""
         ...
 
     async def record(self, match: str) -> bytes | None:
@@ -517,6 +530,11 @@ class Store(Protocol):
         """The raised tamper alarms: match -> what was found."""
         ...
 
+    async def clear_alarm(self, match: str) -> str | None:
+        """Take the match's tamper alarm away (once someone has looked into it); what it said, or None when
+        none stood. Read and removed in one step."""
+        ...
+
     async def board(self, match: str) -> bytes | None:
         """The stored public board (msgpack), or None."""
         ...
@@ -549,6 +567,18 @@ class Store(Protocol):
         :class:`Tampered`). Returns whether it was written; a written record is announced on the live
         channels with the match's head.
         """
+        ...
+
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        """Take away a record written outside an append (a playoff stub whose playoff will not be played),
+        fenced by ``writes`` and compared with ``expect`` as :meth:`put_record` writes (:class:`Tampered`
+        when the store holds something else), keeping ``checkpoint``, the signed state after it (no
+        record). False (nothing changed) when another writer wrote the record since."""
+        ...
+
+    async def unindex(self, match: str) -> bool:
+        """Take the match's entry out of the league indexes (its record was taken away); False when it had
+        none."""
         ...
 
     async def index(

@@ -203,6 +203,9 @@ class MemoryStore:
     async def decks(self, event: str) -> dict[str, bytes]:
         return dict(sorted(self._decks.get(event, {}).items()))
 
+    async def clear_alarm(self, match: str) -> str | None:
+        return self._alarms.pop(match, None)
+
     async def head(self, match: str) -> int:
         m = self._matches.get(match)
         return m.head if m else 0
@@ -256,6 +259,32 @@ class MemoryStore:
             raise Tampered(match, differs)
         self._write_record(m, record, "", cause, checkpoint)
         self._publish(LiveUpdate(match, m.head))
+        return True
+
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        m = self._matches.setdefault(match, _MemoryMatch())
+        if self._fenced(m, writes):
+            return False
+        differs = self._tampered(m, expect)
+        if differs:
+            raise Tampered(match, differs)
+        m.record = None
+        if checkpoint:
+            m.checkpoint = checkpoint
+        m.writes += 1
+        self._publish(LiveUpdate(match, m.head))
+        return True
+
+    async def unindex(self, match: str) -> bool:
+        old = self._index.pop(match, None)
+        if old is None:
+            return False
+        for code, count in old.findings.items():
+            n = self._findings.get(code, 0) - count
+            if n > 0:
+                self._findings[code] = n
+            else:
+                self._findings.pop(code, None)
         return True
 
     async def index(

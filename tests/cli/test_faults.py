@@ -117,6 +117,7 @@ ROWS = [
     Row("audit-log", ("audit-log", "--redis-prefix", "{prefix}"), REDIS),
     Row("check", ("check", "--redis-prefix", "{prefix}"), REDIS, instead=NO_STORE),
     Row("archive", ("archive", "--to", "{out}", "--redis-prefix", "{prefix}"), REDIS, instead=NO_STORE),
+    Row("alarms", ("alarms", "--redis-prefix", "{prefix}"), REDIS, instead=NO_STORE),
     Row("check", ("check", "--redis-prefix", "{prefix}"), KAFKA),  # with KAFKA_URL: the topic is read too
 ]
 

@@ -152,6 +152,12 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
             r"argument --match: a match id is",
         ),
     ],
+    "alarms": [
+        (["--clear", "m1", "--note", "restored"], r"--clear needs --by: the judge who looked into the alarm"),
+        (["--clear", "m1", "--by", "Ada"], r"--clear needs --note: what was found"),
+        (["--by", "Ada"], r"--by and --note go with --clear"),
+        (["--clear", "m 1", "--by", "Ada", "--note", "x"], r"argument --clear: not a match id: 'm 1'"),
+    ],
     "check": [
         (["--redis-only", "--kafka", "kafka://k:9092"], r"--redis-only and --kafka cannot be combined"),
         (
