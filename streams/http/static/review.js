@@ -605,6 +605,7 @@
     }
     record = meta.record;
     frames = meta.frames || [];
+    timings.frames = frames; // read by the scan part (static/scan.js): a sheet row's events
     log = meta.log || [];
     rules = meta.rules || {};
     names = meta.names || {};
