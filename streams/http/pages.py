@@ -30,6 +30,7 @@ from markupsafe import Markup
 from replay.docs import RULES
 from replay.engine.errors import RecordError
 from replay.engine.outputs import Result
+from replay.engine.public import public_event, public_record
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
@@ -94,15 +95,25 @@ async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
 
 
 async def review_meta(request: web.Request) -> web.StreamResponse:
-    """GET /review/<match>/meta: the record, the battle log and every step of the game (one fold)."""
-    return _json(await meta_of(request))
+    """GET /review/<match>/meta[?view=public]: the record, the battle log and every step of the game (one
+    fold); ``view=public``: as a spectator saw them."""
+    return _json(await meta_of(request, public=request[QUERY].get("view") == "public"))
 
 
-async def meta_of(request: web.Request) -> dict[str, Any]:
-    """What the review page shows of the request's match: the record, the battle log and every step."""
+async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, Any]:
+    """What the review page shows of the request's match: the record, the battle log and every step.
+
+    ``public``: what a spectator saw (the judge's perspective switch): the same boards (a board is public
+    already: counts for hidden zones), with every event, the battle log, the derived outputs and the record
+    as their public projections (replay.engine.public): no hidden card, no judge-only detail."""
     match, entries = await _archive(request)
     events = decode(entries)
     steps, game = replay_steps(entries, events)
+    timeline = game.resolved().timeline
+    if public:
+        events = [public_event(e) for e in events]
+        steps = [_public_step(step) for step in steps]
+        timeline = [_public_output(o) for o in timeline]
     extra = [
         {"position": list(e.position), "kind": e.kind, "type": ev.get("type")}
         for e, ev in zip(entries, events, strict=True)
@@ -110,18 +121,40 @@ async def meta_of(request: web.Request) -> dict[str, Any]:
     ]
     stored = await request.app[STORE].record(match)
     record = from_msgpack(stored, match=match).to_json() if stored is not None else None
+    if public and record is not None:
+        record = public_record(record)
     return {
         "match": match,
+        "view": "public" if public else "judge",
         "first": steps[0]["seq"],
         "last": max(e.position[0] for e in entries),
         "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
         "extra": extra,
         "record": record,
-        "log": battle_log(entries, events, game.resolved().timeline),
+        "log": battle_log(entries, events, timeline),
         "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
         "names": display_names(_card_names(events)),
         "frames": frames(steps),
     }
+
+
+def _public_output(out: Mapping[str, Any]) -> dict[str, Any]:
+    """A derived output as a spectator reads it: a finding without its judge-only detail."""
+    return {k: v for k, v in out.items() if k != "detail"}
+
+
+def _public_step(step: Mapping[str, Any]) -> dict[str, Any]:
+    """One step of the review as a spectator saw it: its event and extra events projected, its outputs
+    without judge-only details (the board is the public board already)."""
+    out = dict(step)
+    if out.get("event") is not None:
+        out["event"] = public_event(out["event"])
+    out["extra"] = [
+        {**x, "event": public_event(x["event"])} if isinstance(x, Mapping) and "event" in x else x
+        for x in out.get("extra") or []
+    ]
+    out["outputs"] = [_public_output(o) for o in out.get("outputs") or []]
+    return out
 
 
 def _card_names(events: Iterable[Mapping[str, Any]]) -> set[str]:
@@ -506,6 +539,11 @@ def page_routes() -> tuple[Route, ...]:
             review_meta,
             judge,
             "The review page's record, battle log and every step of the game",
+            query=(
+                Param(
+                    "view", enum=("judge", "public"), description="public: as a spectator saw it", blank=True
+                ),
+            ),
             answers={200: Answer("the record, the log and the steps", schema={"type": "object"})},
             hidden=True,
             tag="pages",

@@ -16,6 +16,22 @@
   // A case file (GET /review/<match>/case) carries the game in the page itself: no request at all.
   const caseData = document.getElementById("case-data");
   const embedded = caseData ? JSON.parse(caseData.textContent) : null;
+  // The perspective switch: ?view=public shows the game as a spectator saw it (no hidden card, no
+  // judge-only detail); the link beside the result goes from one view to the other at the same moment.
+  const publicView = !embedded && new URLSearchParams(location.search).get("view") === "public";
+  const viewLink = document.getElementById("view-link");
+  if (viewLink) {
+    viewLink.textContent = publicView ? "judge view" : "spectator view";
+    viewLink.title = publicView ? "back to everything a judge sees" : "the game exactly as the public saw it";
+    viewLink.addEventListener("click", (e) => {
+      e.preventDefault();
+      const url = new URL(location.href);
+      if (publicView) url.searchParams.delete("view");
+      else url.searchParams.set("view", "public");
+      location.assign(url.toString());
+    });
+    if (publicView) document.body.classList.add("public-view");
+  }
 
   let record = null;
   let frames = []; // one per step: {seq, event, extra, outputs, status, findings_so_far, due, board (delta)}
@@ -274,6 +290,48 @@
     const other = list.filter((f) => !SEVERITIES.some(([s]) => s === f.severity));
     if (other.length) root.append(el("ul", { class: "links" }, other.map(findingItem)));
     if (!list.length) root.append(el("p", { class: "muted" }, "none"));
+  }
+
+  // ------------------------------------------------------------------ the prize race
+  // Prizes left of each player at the start of every turn and at the end, as lines over the turns (SVG
+  // drawn with presentation attributes: the page's policy allows no inline style); a point opens its turn.
+  const SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, ...kids) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    node.append(...kids);
+    return node;
+  }
+
+  function renderRace() {
+    const players = (record && record.players) || [];
+    const points = [...turnStarts, boards.length - 1].filter((i, k, all) => all.indexOf(i) === k);
+    const box = $("race-box");
+    if (players.length !== 2 || points.length < 2) { box.hidden = true; return; }
+    const left = (i, p) => boards[i]?.players?.[p]?.prizes_left;
+    const top = Math.max(1, ...points.flatMap((i) => players.map((p) => left(i, p) ?? 0)));
+    const w = 28 * (points.length - 1) + 40, h = 120, x0 = 24, y0 = 10;
+    const x = (k) => x0 + k * 28, y = (v) => y0 + (h - 2 * y0) * (1 - v / top);
+    const colours = ["#2a6df4", "#d0471f"];
+    const chart = svg("svg", { viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: "img",
+      "aria-label": `prizes left by turn: ${players.join(" and ")}` });
+    chart.append(svg("line", { x1: x0, y1: y(0), x2: x(points.length - 1), y2: y(0), stroke: "#999" }));
+    players.forEach((p, n) => {
+      const path = points.map((i, k) => `${k ? "L" : "M"}${x(k)},${y(left(i, p) ?? top)}`).join(" ");
+      chart.append(svg("path", { d: path, fill: "none", stroke: colours[n], "stroke-width": 2 }));
+      points.forEach((i, k) => {
+        const seq = frames[i].seq;
+        const dot = svg("circle", { cx: x(k), cy: y(left(i, p) ?? top), r: 4, fill: colours[n], tabindex: 0,
+          class: "race-point", "data-seq": seq },
+        svg("title", {}, `${p}: ${left(i, p)} left at seq ${seq}` + (turnOfSeq.has(seq) ? `, turn ${turnOfSeq.get(seq)}` : "")));
+        dot.addEventListener("click", () => goTo(seq));
+        dot.addEventListener("keydown", (e) => { if (e.key === "Enter") goTo(seq); });
+        chart.append(dot);
+      });
+    });
+    $("race").replaceChildren(chart, el("p", { class: "muted race-key" },
+      ...players.map((p, n) => el("span", { class: "race-name race-" + n }, (n ? " · " : "") + "— " + p))));
+    box.hidden = false;
   }
 
   // ------------------------------------------------------------------ the record's history
@@ -632,7 +690,7 @@
       timings.request = performance.now();
       if (embedded) meta = embedded; // a case file: the game is in the page, no request
       else {
-        const resp = await fetch(api("/meta"));
+        const resp = await fetch(api(publicView ? "/meta?view=public" : "/meta"));
         meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
         if (!resp.ok) throw new Error(meta.error || resp.statusText);
       }
@@ -663,6 +721,7 @@
     $("last").textContent = meta.last;
     renderLog();
     renderMeta();
+    renderRace();
     $("findings-by").addEventListener("change", () => renderFindings((record && record.findings) || []));
     const history = loadHistory();
     $("first").addEventListener("click", () => show(0));

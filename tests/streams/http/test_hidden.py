@@ -195,7 +195,7 @@ def match_paths(match: str, versions: int, last: int, rng: random.Random) -> dic
         ],
         LIVE: [],  # read by live_frame
         "/review/{match}": [(f"/review/{m}", None)],
-        "/review/{match}/meta": [(f"/review/{m}/meta", None)],
+        "/review/{match}/meta": [(f"/review/{m}/meta", None), (f"/review/{m}/meta?view=public", None)],
         "/review/{match}/case": [(f"/review/{m}/case", None)],  # the case file: the review page's data
         "/matches/{match}/deck-check": [(f"/matches/{m}/deck-check", None)],
         "/review/{match}/state": [(f"/review/{m}/state", None)]

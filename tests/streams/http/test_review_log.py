@@ -9,7 +9,7 @@ from playwright.async_api import BrowserContext, Page
 
 from tests.streams.http.served import Served
 from tests.streams.http.test_pages import long_game
-from tests.streams.http.test_review import judge_page, ready, wait_seq
+from tests.streams.http.test_review import OVERFLOW, judge_page, ready, wait_seq
 
 IN_VIEW = """() => {
   const box = document.getElementById("log").getBoundingClientRect();
@@ -85,3 +85,54 @@ async def test_the_source_s_notes_are_shown_once_and_can_be_hidden_and_findings_
 
     who = [str(p) for p in from_msgpack(await served.store.record("n1") or b"").players]
     assert heads and all(h.rsplit(" (", 1)[0] in ("the match", *who) for h in heads), heads
+
+
+async def test_the_prize_race_opens_the_turn_it_shows(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    from tests.streams.test_ingest import game
+
+    assert (await served.post(game("race1"))).status == 200
+    page = await judge_page(served, browser_context, "/review/race1", (390, 844))
+    await ready(page)
+    await page.click("#race-box summary")
+    points = page.locator("#race circle.race-point")
+    n = await points.count()
+    assert n >= 4 and n % 2 == 0  # a point a turn, for each of the two players
+    target = points.nth(n // 2)
+    seq = int(str(await target.get_attribute("data-seq")))
+    await target.click()
+    await wait_seq(page, seq)
+    assert "left at seq" in str(await target.locator("title").text_content())
+    assert await page.evaluate(OVERFLOW) == []
+
+
+async def test_the_spectator_view_shows_what_the_public_saw(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    """The perspective switch: the same game as a spectator saw it: a card drawn (hidden) is named in the
+    judge's view and not in the spectator's; the boards are the same public boards."""
+    from tests.streams.test_ingest import game
+
+    events = game("pv1")
+    drawn = next(e for e in events if e["type"] == "drew" and e.get("cards"))
+    name = drawn["cards"][0] if isinstance(drawn["cards"][0], str) else drawn["cards"][0]["name"]
+    assert (await served.post(events)).status == 200
+    page = await judge_page(served, browser_context, f"/review/pv1#seq={drawn['seq']}", (1440, 900))
+    await ready(page)
+    assert name in str(await page.text_content("#log"))
+    await page.click("#view-link")
+    await page.wait_for_url(lambda url: "view=public" in url)
+    await ready(page)
+    await wait_seq(page, drawn["seq"])  # the same moment
+    assert name not in str(await page.text_content("#log"))
+    assert await page.text_content("#view-link") == "judge view"
+    async with served.http.get(
+        f"{served.url}/review/pv1/meta?view=public", headers=served.auth("judge")
+    ) as r:
+        public = await r.json()
+    async with served.http.get(f"{served.url}/review/pv1/meta", headers=served.auth("judge")) as r:
+        full = await r.json()
+    assert public["view"] == "public" and [f["board"] for f in public["frames"]] == [
+        f["board"] for f in full["frames"]
+    ]
