@@ -100,6 +100,7 @@ async def test_the_same_file_twice_stores_nothing_the_second_time(served: Served
         ("empty.txt", b"   \n", 400, "empty.txt is empty: nothing to import"),
         ("lang_ja.txt", (LOGS / "lang_ja_unsupported.txt").read_bytes(), 400, "lang_ja.txt"),
         ("big.txt", b"x" * (5 * 1024 * 1024), 400, "big.txt"),
+        ("fifty.txt", b"x" * (50 * 1024 * 1024), 400, "fifty.txt"),  # under the upload's 64 MB, over a log's
         ("photo.jpg", b"\xff\xd8\xff\xe0" + bytes(2000), 400, "photo.jpg"),
         ("not-a-sheet.png", b"\x89PNG\r\n\x1a\n" + bytes(100), 400, "not-a-sheet.png"),
         ("binary.txt", b"\x00\x01\x02 not text", 400, "binary.txt"),
