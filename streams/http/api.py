@@ -50,7 +50,7 @@ from streams.http.health import HEALTH
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
-from streams.http.ownership import Refusal, authorize, is_judge
+from streams.http.ownership import authorize_request, is_judge
 from streams.http.redact import public_event, record_body, sees_hidden
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
@@ -107,14 +107,10 @@ async def post_events(request: web.Request) -> web.Response:
         raise Problem(400, "no_events", "no events in the request body")
     principal = request[PRINCIPAL]
     access = request.app[ACCESS]
-    if not access.open:  # every event of the batch checked before any is applied (streams/http/ownership)
-        try:
-            created = await authorize(principal, request.app[STORE], [item for _, item in items])
-        except Refusal as exc:
-            await access.refused(request, principal, 403, f"write refused ({exc.code}): {exc.message}")
-            raise
-        if created:
-            request[AUDIT_DETAIL] = f"created {', '.join(created[:20])}"
+    # every event of the batch checked before any is applied (streams/http/ownership)
+    created = await authorize_request(request, [item for _, item in items])
+    if created:
+        request[AUDIT_DETAIL] = f"created {', '.join(created[:20])}"
     judge = access.open or is_judge(principal)
     # The events go to the core in batches (its one path: the in-line events of a match are one write);
     # the outcomes are those of one event at a time, in the body's order.

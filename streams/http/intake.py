@@ -34,9 +34,9 @@ from replay.engine.ruleset import KNOWN_RULESETS
 from replay.engine.validate import validate_event
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
-from streams.http.access import ACCESS, AUDIT_DETAIL, PRINCIPAL
+from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
-from streams.http.ownership import Refusal, authorize
+from streams.http.ownership import authorize_request
 from streams.http.routes import Answer, Problem, Route
 from streams.http.scans import CROPS, CROPS_ENV
 from streams.http.templating import render
@@ -217,14 +217,7 @@ async def post_import(request: web.Request) -> web.StreamResponse:
     _with_context(games, context)
     await _check_new(request, games)
     events = [event for game in games for event in game.events]
-    principal = request[PRINCIPAL]
-    access = request.app[ACCESS]
-    if not access.open:
-        try:
-            await authorize(principal, request.app[STORE], events)
-        except Refusal as exc:
-            await access.refused(request, principal, 403, f"import refused ({exc.code}): {exc.message}")
-            raise
+    await authorize_request(request, events, "import")
     kept = await asyncio.get_running_loop().run_in_executor(None, _keep_crops, request, games)
     core = request.app[CORE]
     answers = []

@@ -35,9 +35,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiohttp import web
+
 from replay.engine.errors import EventError, RecordError
 from replay.engine.validate import validate_event
 from replay.records import from_msgpack
+from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem
 from streams.store import Store
 from streams.store.base import is_match_id
@@ -444,3 +447,18 @@ def _scope_words(league: str | None, event: str | None, table: str | None = None
     if table is not None:
         parts.append(f"table {table[:20]!r}")
     return " and ".join(parts) or "no league or event"
+
+
+async def authorize_request(request: web.Request, events: Sequence[Any], what: str = "write") -> list[str]:
+    """:func:`authorize` for the request's caller, before anything of ``events`` is written: a refusal is
+    in the audit log (``WHAT refused (CODE): ...``) and raised (403). The matches created; none on a
+    service without access control."""
+    access = request.app[ACCESS]
+    if access.open:
+        return []
+    principal = request[PRINCIPAL]
+    try:
+        return await authorize(principal, access.store, events)
+    except Refusal as exc:
+        await access.refused(request, principal, 403, f"{what} refused ({exc.code}): {exc.message}")
+        raise

@@ -23,9 +23,9 @@ from replay.engine.errors import EventError
 from replay.engine.ruleset import load_ruleset
 from replay.engine.validate import validate_event
 from replay.records import from_msgpack
-from streams.http.access import ACCESS, AUDIT_DETAIL, PRINCIPAL
+from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
-from streams.http.ownership import Refusal, authorize
+from streams.http.ownership import authorize_request
 from streams.http.routes import MATCH, Answer, Problem, Route
 
 JUDGE = frozenset({"judge"})
@@ -124,15 +124,7 @@ async def act(request: web.Request) -> web.StreamResponse:
         players=[str(p) for p in (record.players if record else [])],
         ruleset=record.ruleset if record else "play-2026",
     )
-    access = request.app[ACCESS]
-    if not access.open:
-        try:
-            await authorize(principal, store, [event])
-        except Refusal as exc:
-            await access.refused(
-                request, principal, 403, f"judge's action refused ({exc.code}): {exc.message}"
-            )
-            raise
+    await authorize_request(request, [event], "judge's action")
     (outcome,) = await request.app[CORE].ingest_many([event], judge=True)
     if outcome.status != "applied":
         raise Problem(
