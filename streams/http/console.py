@@ -161,14 +161,14 @@ async def _fence(request: web.Request, match: str, events: Sequence[dict[str, An
                     409,
                     "fenced",
                     f"seq {seq} of {match} holds another event already (the archive is at seq {head}): "
-                    "another console wrote this match; reload to follow it",
+                    "another console wrote this match",
                 )
             continue
         if seq != expected:
             raise Problem(
                 409,
                 "fenced",
-                f"seq {seq} of {match} does not follow the archive (next is {expected}); reload",
+                f"seq {seq} of {match} does not follow the archive (next is {expected})",
             )
         expected += 1
 

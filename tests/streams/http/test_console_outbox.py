@@ -1,0 +1,140 @@
+"""No action is ever dropped silently (issue 33 item 1), in chromium against ``prizecheck serve`` on a
+real Redis, at a laptop's 1,440 px and a phone's 390 px:
+
+- switching live (``w``) while drafts wait sends the drafts first, in order, then the live action;
+- a publish fenced by another writer is said at once, in one sentence naming what was not recorded and
+  what to do; it leaves nothing in the outbox, and the next action is recorded (no stale fence);
+- an action the service refuses for good (a penalty after the end: only a judge may add one) is said at
+  once, leaves the outbox and is never retried; void and amend are not offered after the end.
+
+Each path asserts the stored record afterwards (the match's archive and record as a judge reads them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser
+
+from tests.streams.http.console_harness import Console, ConsoleService, console_service, path_of, start_match
+
+pytestmark = [pytest.mark.browser, pytest.mark.redis]
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleService]:
+    yield from console_service(tmp_path_factory.mktemp("console-outbox"))
+
+
+async def stored(c: Console, what: str) -> Any:
+    """The match's ``events`` (JSON Lines) or ``record`` as a judge reads them from the service."""
+    r = await c.page.request.get(
+        f"{c.service.url}/matches/{path_of(c.match)}/{what}",
+        headers={"Authorization": f"Bearer {c.service.tokens['judge']}"},
+    )
+    assert r.status == 200, (what, await r.text())
+    text = await r.text()
+    return [json.loads(line) for line in text.splitlines()] if what == "events" else json.loads(text)
+
+
+async def counts(c: Console) -> tuple[str, str]:
+    drafts: str = await c.page.inner_text("#drafts")
+    waiting: str = await c.page.inner_text("#waiting")
+    return drafts, waiting
+
+
+async def wait_text(c: Console, selector: str, start: str) -> None:
+    await c.page.wait_for_function(
+        "([s, t]) => document.querySelector(s).textContent.startsWith(t)", arg=[selector, start]
+    )
+
+
+async def press_action(c: Console, key: str, **fields: str) -> None:
+    """An action's key, its fields, Enter: without waiting for the page to answer (it may refuse)."""
+    await c.page.keyboard.press(key)
+    form = c.page.locator("#action-form")
+    await form.wait_for(state="visible")
+    for name, value in fields.items():
+        target = form.locator(f"[name={name}]")
+        if await target.evaluate("n => n.tagName") == "SELECT":
+            await target.select_option(value)
+        else:
+            await target.fill(value)
+    await form.locator("button[type=submit]").press("Enter")
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+async def test_no_action_is_dropped_silently(service: ConsoleService, browser: Browser, width: int) -> None:
+    context = await browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        c = await Console.open(context, service, f"outbox/w{width}", size=(width, 900))
+        page = c.page
+        assert await page.is_checked("#hold")  # drafts are on by default
+        await start_match(c, p1="ash", p2="misty")
+
+        # 1. drafts wait; w switches live and sends them first, in order; the live action follows them
+        await c.act("s", player="ash", card="Pikachu", hp=60)
+        await c.act("s", player="misty", card="Staryu", hp=70)
+        assert await counts(c) == ("2 in draft", "0 waiting")
+        await page.keyboard.press("w")
+        await wait_text(c, "#drafts", "0 ")
+        await c.settled()
+        assert not await page.is_checked("#hold")
+        await c.accept("turn_started")  # Enter, live
+        events = await stored(c, "events")
+        assert [e["type"] for e in events] == ["match_started", "setup", "setup", "turn_started", "drew"]
+        assert [e["seq"] for e in events] == [1, 2, 3, 4, 5]
+        assert await c.error() == ""
+
+        # 2. another writer (this browser's other tab: the same console id) takes the seq of a draft
+        await page.keyboard.press("w")  # drafts again
+        await c.act("q", text="the draft that loses its seq")
+        console_id = await page.evaluate("() => localStorage.getItem('pc-console-id')")
+        r = await page.request.post(
+            f"{service.url}/console/{path_of(c.match)}/events",
+            headers={"Authorization": f"Bearer {service.tokens['recorder']}"},
+            data=json.dumps(
+                {
+                    "console": console_id,
+                    "events": [{"match": c.match, "seq": 6, "type": "note", "text": "written elsewhere"}],
+                }
+            ),
+        )
+        assert r.status == 200, await r.text()
+        await page.keyboard.press("l")  # publish: fenced, said at once, nothing left waiting
+        await page.wait_for_selector("#error:not([hidden])")
+        said = await c.error()
+        assert said.startswith("Not recorded: ") and "reload" not in said.lower(), said
+        assert "note" in said and "record it again" in said, said
+        await wait_text(c, "#drafts", "0 ")
+        await wait_text(c, "#waiting", "0 ")
+        # the fence is not stale: the next action is recorded, after the other writer's event
+        await page.keyboard.press("w")  # live
+        await c.act("q", text="after the fence")
+        assert await c.error() == ""
+        events = await stored(c, "events")
+        assert [e.get("text") for e in events[5:]] == ["written elsewhere", "after the fence"]
+
+        # 3. the game ends; a penalty now is for a judge only: refused, said, gone, never retried
+        await c.act("o", player="misty")
+        record = await stored(c, "record")
+        assert record["status"] == "finished" and record["result"]["winner"] == "ash"
+        await page.wait_for_function("() => document.body.dataset.status === 'finished'")
+        assert await page.locator("#log-list button").count() == 0  # no void, no amend after the end
+        await press_action(c, "y", player="ash", penalty="warning")
+        await page.wait_for_selector("#error:not([hidden])")
+        said = await c.error()
+        assert said.startswith("Not recorded: the penalty") and "judge" in said, said
+        await wait_text(c, "#waiting", "0 ")
+        await page.wait_for_timeout(3500)  # the retry timer's period: nothing is sent again
+        assert await counts(c) == ("0 in draft", "0 waiting")
+        assert await c.error() == said
+        events = await stored(c, "events")
+        assert [e["type"] for e in events][-1] == "conceded" and len(events) == 8
+        record = await stored(c, "record")
+        assert record["penalties"] == [] and record["chain"]["events"] == 8
+    finally:
+        await context.close()
