@@ -239,10 +239,11 @@ def prompts(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, A
 
 
 def findings(game: Game) -> list[dict[str, Any]]:
-    """The engine's findings so far, each with the docs/rules.md section it rests on."""
+    """The engine's findings as the stream stands (:meth:`replay.Game.resolved`: a decided game's claims
+    closed, as the record has them), each with the docs/rules.md section it rests on."""
     return [
         {"code": f.code, "severity": f.severity, "seq": f.seq, "message": f.message, "rule": rule_ref(f.code)}
-        for f in game.findings
+        for f in game.resolved().findings
     ]
 
 
