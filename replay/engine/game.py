@@ -219,10 +219,14 @@ class Game:
         # the stream's own findings (gaps, duplicates, corrections) stay, before the re-derived ones
         fresh.findings = [f for f in old.findings if f.code in STREAM_FINDINGS] + fresh.findings
         self.state = fresh
+        # who made it is what the correction says (the service checks it names its writer), never
+        # assumed: during the game the match's recorder corrects it too (docs/events.md, correction)
+        author = event.get("author")
+        by = f" by {author}" if isinstance(author, str) and author else ""
         fresh.find(
             "corrected",
             seq,
-            f"seq {target} {'voided' if action == 'void' else 'amended'} by a judge; "
+            f"seq {target} {'voided' if action == 'void' else 'amended'}{by}; "
             f"game re-derived ({self.log.corrections} correction(s))",
         )
 

@@ -186,11 +186,16 @@ def _count(event: Event) -> Any:
     return event.get("count", len(_list(event.get("cards"))) or 1)
 
 
-def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) -> str:
+def describe(
+    event: Event,
+    names: _Names,
+    hits: Sequence[tuple[str, Any]] = (),
+    earlier: Mapping[Any, Event] | None = None,
+) -> str:
     """One event as a sentence. ``hits`` are the (pid, amount) damage of an attack, for the attack line.
 
     ``names`` is what each pid was called before this event (an evolution names the Pokémon it evolves
-    by its old name)."""
+    by its old name); ``earlier``, the events before it by seq (a correction says what it corrects)."""
     t = event.get("type")
     who = _word(event.get("player", "?"))
     mon = names.mon(event.get("pid"))
@@ -286,15 +291,7 @@ def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) 
             return f"The source reports: {_word(event.get('winner'))} wins{why}"
         return f"The source reports: {_word(event.get('outcome', '?')).replace('_', ' ')}{why}"
     if t == "correction":
-        # not "a judge's": during the game the match's own producer or recorder corrects it too (a
-        # console's fix after publishing); after the end only a judge may (streams/http/ownership.py)
-        target = _word(event.get("target"))
-        if event.get("action") == "void":
-            return f"Correction: seq {target} is void"
-        replacement = event.get("event")
-        if isinstance(replacement, Mapping):
-            return f"Correction: seq {target} is amended to “{describe(dict(replacement), names)}”"
-        return f"Correction: seq {target} {_word(event.get('action', '?'))}"
+        return _correction(event, names, earlier or {})
     if t == "note":
         by = f" by {_word(event['author'])}" if event.get("author") else ""
         return f"Note{by}: {_word(event.get('text', ''))}"
@@ -321,15 +318,47 @@ def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) 
     return f"Event “{_word(t)}”" + (f" ({', '.join(plain)})" if plain else "")
 
 
-def sentence(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) -> str:
+def _correction(event: Event, names: _Names, earlier: Mapping[Any, Event]) -> str:
+    """A correction as a sentence: who made it (its ``author``; never assumed: during the game the
+    match's own recorder corrects it too, after the end only a judge may, streams/http/ownership.py),
+    what it corrects, and for an amendment each value it changes, in words."""
+    by = f" by {_word(event['author'])}" if isinstance(event.get("author"), str) and event["author"] else ""
+    target = event.get("target")
+    original = earlier.get(target)
+    was = f" (“{describe(original, names)}”)" if original is not None else ""
+    if event.get("action") == "void":
+        return f"Correction{by}: seq {_word(target)}{was} is void"
+    replacement = event.get("event")
+    if event.get("action") != "amend" or not isinstance(replacement, Mapping):
+        return f"Correction{by}: seq {_word(target)} {_word(event.get('action', '?'))}"
+    changed = {k: v for k, v in replacement.items() if k not in ("match", "seq")}
+    if original is None:  # not archived before it: the replacement read on its own
+        if "type" in changed:
+            return f"Correction{by}: seq {_word(target)} is amended to “{describe(dict(changed), names)}”"
+        fields = ", ".join(f"{k.replace('_', ' ')} {_word(v)}" for k, v in changed.items())
+        return f"Correction{by}: seq {_word(target)} is amended: {fields or 'no change'}"
+    values = ", ".join(
+        f"{k.replace('_', ' ')} {_word(original[k])} → {_word(v)}" if k in original else f"{k} {_word(v)}"
+        for k, v in changed.items()
+    )
+    now = describe({**original, **changed}, names)
+    return f"Correction{by}: seq {_word(target)} is amended ({values or 'no change'}): “{now}”"
+
+
+def sentence(
+    event: Event,
+    names: _Names,
+    hits: Sequence[tuple[str, Any]] = (),
+    earlier: Mapping[Any, Event] | None = None,
+) -> str:
     """:func:`describe` ``event``, and learn the names it gives (``names`` then knows its Pokémon): a
     Pokémon set up or played is named by this event, an evolving one by what it was before it."""
     if event.get("type") == "evolved":
-        text = describe(event, names, hits)
+        text = describe(event, names, hits, earlier)
         names.see(event)
         return text
     names.see(event)
-    return describe(event, names, hits)
+    return describe(event, names, hits, earlier)
 
 
 def _attack_hits(events: Sequence[Event], start: int) -> list[tuple[str, Any]]:
@@ -441,6 +470,7 @@ def battle_log(
     counted = 0
     lines: list[dict[str, Any]] = []
     seen: set[int] = set()
+    earlier: dict[Any, Event] = {}  # the archived events so far, by seq: what a correction corrects
     for i, (entry, ev) in enumerate(zip(entries, events, strict=True)):
         if ev.get("type") == "turn_started" and entry.kind == "event":
             counted += 1
@@ -448,7 +478,9 @@ def battle_log(
             player = ev.get("player")
         seq = entry.position[0]
         hits = _attack_hits(events, i) if ev.get("type") == "attack" else ()
-        text = sentence(ev, names, hits)
+        text = sentence(ev, names, hits, earlier)
+        if entry.kind == "event":
+            earlier.setdefault(seq, ev)
         marks: list[dict[str, Any]] = []
         if entry.kind == "event" and seq not in seen:
             seen.add(seq)

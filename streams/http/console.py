@@ -47,6 +47,7 @@ from streams.http.ownership import Owner, Refusal, authorize, is_judge
 from streams.http.prompts import derive
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
 from streams.http.templating import render
+from streams.tokens import Principal
 
 RECORDER = frozenset({"recorder"})
 #: Seconds a console's lease lasts without a renewal (every state read and publish renews it).
@@ -91,6 +92,7 @@ def _lease_view(held: str | None, console: str | None) -> dict[str, Any]:
 async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft_from: int | None) -> Any:
     view = derive(events, draft_from)
     view["match"] = request[MATCH]
+    view["author"] = author(request[PRINCIPAL])  # how this console's corrections name their writer
     view["log"] = [_logged(e) for e in events if draft_from is None or int(e.get("seq") or 0) < draft_from]
     return view
 
@@ -118,9 +120,16 @@ async def _body(request: web.Request) -> dict[str, Any]:
     return body
 
 
-def _events(body: Mapping[str, Any], match: str) -> list[dict[str, Any]]:
+def author(principal: Principal) -> str:
+    """How a correction names the console's writer (``correction.author``): its role as a corrector
+    (``judge`` or ``recorder``) and its token's name."""
+    return f"{'judge' if is_judge(principal) else 'recorder'} {principal.name}"
+
+
+def _events(body: Mapping[str, Any], match: str, writer: str | None = None) -> list[dict[str, Any]]:
     """The body's events, each valid against the contract and of this match (400 naming the one that is
-    not, by its index and field)."""
+    not, by its index and field); a correction's ``author`` must be ``writer`` (:func:`author`): a
+    correction never names someone else."""
     events = body.get("events", [])
     if not isinstance(events, list):
         raise Problem(400, "bad_body", "events must be a list of events")
@@ -136,6 +145,12 @@ def _events(body: Mapping[str, Any], match: str) -> list[dict[str, Any]]:
             validate_event(ev)
         except EventError as exc:
             raise Problem(400, "bad_event", f"event {i}: {exc}") from None
+        if ev.get("type") == "correction" and "author" in ev and ev["author"] != writer:
+            raise Problem(
+                400,
+                "bad_event",
+                f"event {i}: a correction's author must be its writer ({writer!r}), not {ev['author']!r}",
+            )
         if "hidden" in ev and ev.get("type") == "moved" and cards_are_public(ev):
             raise Problem(
                 400,
@@ -193,7 +208,7 @@ async def console_state(request: web.Request) -> web.StreamResponse:
 async def console_preview(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/preview: the view with the draft folded on the archive; nothing stored."""
     match = request[MATCH]
-    draft = _events(await _body(request), match)
+    draft = _events(await _body(request), match, author(request[PRINCIPAL]))
     archive = await _archive(request)
     start = max((int(e.get("seq") or 0) for e in archive), default=0) + 1
     return _json(await _view(request, [*archive, *draft], start))
@@ -204,7 +219,7 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     match = request[MATCH]
     body = await _body(request)
     console = _console_id(body.get("console"))
-    events = _events(body, match)
+    events = _events(body, match, author(request[PRINCIPAL]))
     held = await _holder(request, match, console, "take")
     if held != console:
         raise Problem(

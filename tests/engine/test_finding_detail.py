@@ -46,7 +46,15 @@ def test_an_applied_correction_quotes_nothing() -> None:
     s = started()
     s.add("correction", target=5, action="amend", event={"cards": ["Professor's Research"]})
     (f,) = findings(s, "corrected")
-    assert f["message"] == "seq 5 amended by a judge; game re-derived (1 correction(s))" and "detail" not in f
+    assert f["message"] == "seq 5 amended; game re-derived (1 correction(s))" and "detail" not in f
+
+
+def test_a_correction_names_its_author_and_no_one_else() -> None:
+    # issue 33 item 8: "by a judge" was said of every correction, the recorder's during the game too
+    s = started()
+    s.add("correction", target=5, action="void", author="recorder table 7 operator")
+    (f,) = findings(s, "corrected")
+    assert f["message"] == "seq 5 voided by recorder table 7 operator; game re-derived (1 correction(s))"
 
 
 def test_a_note_s_finding_has_the_note_s_text_as_its_detail() -> None:

@@ -385,14 +385,14 @@
       if (view.status === "in_progress" && e.type !== "match_started" && e.type !== "correction") {
         const v = el("button", "void");
         v.type = "button";
-        v.addEventListener("click", () => record([{ type: "correction", target: e.seq, action: "void" }], "void of seq " + e.seq));
+        v.addEventListener("click", () => record([correction(e.seq, { action: "void" })], "void of seq " + e.seq));
         li.append(v);
         if ("amount" in e) {
           const a = el("button", "amend amount");
           a.type = "button";
           a.addEventListener("click", () => {
             const amount = Number(window.prompt("amount for seq " + e.seq, String(e.amount)));
-            if (Number.isInteger(amount) && amount >= 0) record([{ type: "correction", target: e.seq, action: "amend", event: { amount } }], "amendment of seq " + e.seq);
+            if (Number.isInteger(amount) && amount >= 0) record([correction(e.seq, { action: "amend", event: { amount } })], "amendment of seq " + e.seq);
           });
           li.append(a);
         }
@@ -401,6 +401,9 @@
     });
     renderKeys();
   };
+  // A correction names who made it: this console's writer as the service names it (docs/events.md).
+  const correction = (target, fields) =>
+    Object.assign({ type: "correction", target }, fields, view && view.author ? { author: view.author } : {});
   const describe = (e) => {
     const parts = [e.type];
     ["player", "pid", "name", "amount", "count", "condition", "kind", "target", "action"].forEach((k) => {

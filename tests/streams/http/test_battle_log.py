@@ -132,6 +132,21 @@ def test_the_new_event_types_read_as_the_issue_asks() -> None:
     )
     amend = {"type": "correction", "target": 7, "action": "amend", "event": {"type": "drew", "player": "ash"}}
     assert describe(amend, names) == "Correction: seq 7 is amended to “ash draws 1 card”"
+    # issue 33 item 8: the amended value in words, and who made it (no one is assumed)
+    earlier = {12: {"type": "damage", "seq": 12, "pid": "a1", "amount": 30}}
+    amount = {"type": "correction", "target": 12, "action": "amend", "event": {"amount": 60}}
+    assert describe(amount, names, (), earlier) == (
+        "Correction: seq 12 is amended (amount 30 → 60): “Pikachu (a1) takes 60 damage”"
+    )
+    assert describe({**amount, "author": "recorder table 7"}, names, (), earlier).startswith(
+        "Correction by recorder table 7: seq 12 is amended (amount 30 → 60)"
+    )
+    void = {"type": "correction", "target": 12, "action": "void", "author": "judge Kim"}
+    assert describe(void, names, (), earlier) == (
+        "Correction by judge Kim: seq 12 (“Pikachu (a1) takes 30 damage”) is void"
+    )
+    unknown = {"type": "correction", "target": 9, "action": "amend", "event": {"amount": 5}}
+    assert describe(unknown, names) == ("Correction: seq 9 is amended: amount 5")
     # an event type this version does not know: its plain fields, never a structure
     odd = {"type": "teleported", "player": "ash", "where": {"x": 1}, "to": ["a"]}
     assert describe(odd, names) == "Event “teleported” (player ash)"

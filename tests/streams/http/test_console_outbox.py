@@ -8,6 +8,7 @@ real Redis, at a laptop's 1,440 px and a phone's 390 px:
   once, leaves the outbox and is never retried; void and amend are not offered after the end.
 
 Each path asserts the stored record afterwards (the match's archive and record as a judge reads them).
+And corrections made in the console read right and name who made them (issue 33 item 8).
 """
 
 from __future__ import annotations
@@ -136,5 +137,45 @@ async def test_no_action_is_dropped_silently(service: ConsoleService, browser: B
         assert [e["type"] for e in events][-1] == "conceded" and len(events) == 8
         record = await stored(c, "record")
         assert record["penalties"] == [] and record["chain"]["events"] == 8
+    finally:
+        await context.close()
+
+
+async def test_a_correction_reads_right_and_names_its_writer(
+    service: ConsoleService, browser: Browser
+) -> None:
+    context = await browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        c = await Console.open(context, service, "outbox/amend", size=(1440, 900))
+        page = c.page
+        await start_match(c, p1="ash", p2="misty")
+        await page.keyboard.press("w")  # live
+        await c.act("s", player="ash", card="Pikachu", hp=60)
+        await c.act("s", player="misty", card="Staryu", hp=70)
+        await c.accept("turn_started")
+        await c.act("g", target="misty: Staryu", amount=30)
+        wrong = (await c.state())["next_seq"] - 1
+        page.once("dialog", lambda dialog: dialog.accept("60"))
+        before = await c.waiting_or_drafts()
+        await page.locator(f'#log-list li[data-seq="{wrong}"] button', has_text="amend amount").click()
+        await c._moved(before)
+        events = await stored(c, "events")
+        amend = events[-1]
+        assert amend["type"] == "correction" and amend["event"] == {"amount": 60}
+        assert amend["author"] == "recorder recorder"  # the console's token: a recorder, never "a judge"
+        record = await stored(c, "record")
+        (corrected,) = [f for f in record["findings"] if f["code"] == "corrected"]
+        assert corrected["message"].startswith(f"seq {wrong} amended by recorder recorder;")
+        board = (await c.state())["board"]["players"]["misty"]["active"]
+        assert board["damage"] == 60
+        r = await page.request.get(
+            f"{service.url}/review/{path_of(c.match)}/meta",
+            headers={"Authorization": f"Bearer {service.tokens['judge']}"},
+        )
+        line = next(x for x in (await r.json())["log"] if x["type"] == "correction")
+        assert line["text"] == (
+            f"Correction by recorder recorder: seq {wrong} is amended (amount 30 → 60): "
+            f"“Staryu ({events[wrong - 1]['pid']}) takes 60 damage”"
+        ), line
     finally:
         await context.close()

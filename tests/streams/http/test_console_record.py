@@ -1,6 +1,11 @@
-"""The claims close at the end of every stream (issue 33 item 7), in the service and the console: a
-stream published through the console that stops on its deciding event, a prize claim short, has the
-``prize_count_mismatch`` in the stored record and in the console's findings, with no ``game_ended``."""
+"""What the console's events make of the record, against the real app on a real Redis:
+
+- the claims close at the end of every stream (issue 33 item 7): a stream published through the console
+  that stops on its deciding event, a prize claim short, has the ``prize_count_mismatch`` in the stored
+  record and in the console's findings, with no ``game_ended``;
+- a correction names who made it (issue 33 item 8): the console's view says how, and a correction that
+  names anyone else is refused.
+"""
 
 from __future__ import annotations
 
@@ -67,3 +72,30 @@ async def test_the_service_and_the_console_close_the_claims_at_the_end(served: S
     view = await r.json()
     assert mismatches(view["findings"]) == [want]
     assert record["findings"] == [{k: v for k, v in f.items() if k != "rule"} for f in view["findings"]]
+
+
+async def test_a_correction_names_its_writer_and_no_one_else(served: Served) -> None:
+    s = decided_by_a_short_claim("authors/g1")
+    events = s.events[:6]
+    url = f"{served.url}/console/authors/g1"
+    r = await served.http.get(f"{url}/state", headers=served.auth("recorder"))
+    view = await r.json()
+    assert view["author"] == "recorder recorder"  # the role it corrects as, and the token's name
+    r = await served.http.get(f"{url}/state", headers=served.auth("admin"))
+    assert (await r.json())["author"] == "judge admin"
+    r = await served.http.post(
+        f"{url}/events", json={"console": "c1", "events": events}, headers=served.auth("recorder")
+    )
+    assert r.status == 200, await r.text()
+    spoof = {"match": "authors/g1", "seq": 7, "type": "correction", "target": 6, "action": "void"}
+    for body in ({**spoof, "author": "judge Kim"}, {**spoof, "author": "recorder recorder"}):
+        r = await served.http.post(
+            f"{url}/events", json={"console": "c1", "events": [body]}, headers=served.auth("recorder")
+        )
+        if body["author"] == "judge Kim":
+            assert r.status == 400 and "author must be its writer" in (await r.json())["error"]
+        else:
+            assert r.status == 200, await r.text()
+    r = await served.http.get(f"{served.url}/matches/authors/g1/record", headers=served.auth("recorder"))
+    (corrected,) = [f for f in (await r.json())["findings"] if f["code"] == "corrected"]
+    assert corrected["message"] == "seq 6 voided by recorder recorder; game re-derived (1 correction(s))"
