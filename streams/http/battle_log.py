@@ -24,19 +24,27 @@ from typing import Any
 import msgpack
 
 from replay import Game
+from replay.engine.findings import SOURCE_FINDINGS
 from replay.sources.cards import display_name
 
 Event = dict[str, Any]
 
 # Which section of docs/rules.md (numbered as the rules reference the engine implements) a finding rests
-# on. Findings about the stream itself (gaps, reused seqs, unknown ids) rest on the event contract, not a
-# rule: they have no entry.
+# on: every code the engine finds has one (tests/streams/http/test_battle_log.py checks it against
+# replay.engine.findings.SEVERITY and the engine's source); findings about the stream itself (gaps, reused
+# seqs, unknown ids) rest on §8, the stream itself.
 RULE_OF_FINDING: dict[str, str] = {
     "unknown_ruleset": "7",
     "turn_order": "6",
     "card_count": "6",
     "attack_first_turn": "6",
     "evolved_too_early": "6",
+    "supporter_first_turn": "6",
+    "second_supporter": "6",
+    "second_energy": "6",
+    "second_stadium": "6",
+    "second_retreat": "6",
+    "prizes_not_left": "1.1",
     "deck_count_mismatch": "1.3",
     "draw_from_empty_deck_not_loss": "1.3",
     "promotion_missing": "1.2",
@@ -50,6 +58,16 @@ RULE_OF_FINDING: dict[str, str] = {
     "result_mismatch": "1",
     "reason_mismatch": "1",
     "event_after_end": "1",
+    "seq_gap": "8",
+    "duplicate_seq": "8",
+    "late_event": "8",
+    "wrong_match": "8",
+    "no_match_started": "8",
+    "unknown_player": "8",
+    "unknown_pokemon": "8",
+    "attacker_not_active": "8",
+    "corrected": "8",
+    "source_finding": "8",
 }
 RULE_TITLES: dict[str, str] = {
     "1": "How a game is won or lost",
@@ -59,6 +77,7 @@ RULE_TITLES: dict[str, str] = {
     "5": "Pokémon Checkup",
     "6": "Tournament layer",
     "7": "Rulesets",
+    "8": "The stream itself",
 }
 
 #: How a zone reads in a sentence.
@@ -78,6 +97,8 @@ TRAINER_KINDS = {"item": "Item", "supporter": "Supporter", "stadium": "Stadium",
 def rule_ref(code: str) -> dict[str, str] | None:
     """The docs/rules.md section a finding code rests on: ``{"section", "title", "href"}``, or None."""
     section = RULE_OF_FINDING.get(code)
+    if section is None and code in SOURCE_FINDINGS:
+        section = "8"  # an importer's finding, kept with its code [docs/rules.md §8]
     if section is None:
         return None
     top = section.split(".")[0]
@@ -294,7 +315,8 @@ def describe(
         return _correction(event, names, earlier or {})
     if t == "note":
         by = f" by {_word(event['author'])}" if event.get("author") else ""
-        return f"Note{by}: {_word(event.get('text', ''))}"
+        text = _word(event.get("text", ""))
+        return f"Note{by}: {text}" if text else f"Note{by}"  # a public view has no free text
     if t == "discarded":
         if isinstance(event.get("pid"), str):
             return f"{who} discards {_what(event)} attached to {mon}"
@@ -329,8 +351,10 @@ def _correction(event: Event, names: _Names, earlier: Mapping[Any, Event]) -> st
     if event.get("action") == "void":
         return f"Correction{by}: seq {_word(target)}{was} is void"
     replacement = event.get("event")
-    if event.get("action") != "amend" or not isinstance(replacement, Mapping):
+    if event.get("action") != "amend":
         return f"Correction{by}: seq {_word(target)} {_word(event.get('action', '?'))}"
+    if not isinstance(replacement, Mapping):  # a public view without the replacement's fields
+        return f"Correction{by}: seq {_word(target)}{was} is amended"
     changed = {k: v for k, v in replacement.items() if k not in ("match", "seq")}
     if original is None:  # not archived before it: the replacement read on its own
         if "type" in changed:
@@ -359,6 +383,19 @@ def sentence(
         return text
     names.see(event)
     return describe(event, names, hits, earlier)
+
+
+def sentences(events: Sequence[Event]) -> list[str]:
+    """Each of ``events`` (one match's, in seq order) as its battle-log sentence: what the table console
+    shows for its log and its draft, in the review page's words (one describer for both)."""
+    names = _Names()
+    earlier: dict[Any, Event] = {}
+    out: list[str] = []
+    for i, ev in enumerate(events):
+        hits = _attack_hits(events, i) if ev.get("type") == "attack" else ()
+        out.append(sentence(ev, names, hits, earlier))
+        earlier.setdefault(ev.get("seq"), ev)
+    return out
 
 
 def _attack_hits(events: Sequence[Event], start: int) -> list[tuple[str, Any]]:

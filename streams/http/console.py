@@ -38,7 +38,7 @@ from replay.engine.public import cards_are_public, public_event
 from replay.engine.validate import validate_event
 from replay.sources.cards import card_database
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
-from streams.http.battle_log import decode
+from streams.http.battle_log import decode, sentences
 from streams.http.console_sheet import sheet_csv
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
@@ -93,13 +93,33 @@ async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft
     view = derive(events, draft_from)
     view["match"] = request[MATCH]
     view["author"] = author(request[PRINCIPAL])  # how this console's corrections name their writer
-    view["log"] = [_logged(e) for e in events if draft_from is None or int(e.get("seq") or 0) < draft_from]
+    # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the
+    # event's public projection: hidden cards stay out
+    public = _public(events)
+    lines = [{**e, "text": text} for e, text in zip(public, sentences(public), strict=True)]
+    drafted = [draft_from is not None and int(e.get("seq") or 0) >= draft_from for e in events]
+    view["log"] = [line for line, d in zip(lines, drafted, strict=True) if not d]
+    view["draft"] = [
+        {"seq": line.get("seq"), "text": line["text"]} for line, d in zip(lines, drafted, strict=True) if d
+    ]
     return view
 
 
-def _logged(event: Mapping[str, Any]) -> dict[str, Any]:
-    """An archived event as the console's log shows it: its public projection (hidden cards stay out)."""
-    return public_event(dict(event))
+def _public(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The events' public projections (``replay.engine.public``), an amendment keeping what the public
+    projection of the event it amends shows of the fields it changes (an amount, never a hidden card)."""
+    by_seq = {e.get("seq"): e for e in events}
+    out = []
+    for event in events:
+        shown = public_event(dict(event))
+        replacement, target = event.get("event"), by_seq.get(event.get("target"))
+        if event.get("type") == "correction" and isinstance(replacement, Mapping) and target is not None:
+            amended = public_event({**target, **replacement, "seq": target.get("seq")})
+            kept = {k: amended[k] for k in replacement if k in amended and k not in ("match", "seq", "type")}
+            if kept:
+                shown["event"] = kept
+        out.append(shown)
+    return out
 
 
 def _console_id(raw: Any) -> str:

@@ -179,7 +179,9 @@ def prompts(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, A
                 {
                     "id": "checkup_damage",
                     "text": "Checkup: place Poisoned and Burned damage",
-                    "detail": [f"{_mon_name(game, d['pid'])}: {d['amount']} ({d['by']})" for d in damage],
+                    "detail": [
+                        f"{_mon_name(game, d['pid'])} takes {d['amount']} damage ({d['by']})" for d in damage
+                    ],
                     "events": damage,
                 }
             )

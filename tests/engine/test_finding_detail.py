@@ -137,3 +137,12 @@ def test_every_code_an_importer_writes_is_a_public_code() -> None:
     codes = _codes_the_sources_emit()
     assert len(codes) >= 20, codes  # the walk does find them
     assert codes <= SOURCE_FINDINGS | set(SEVERITY), sorted(codes - SOURCE_FINDINGS - set(SEVERITY))
+
+
+def test_an_attacker_not_active_is_named_by_its_card() -> None:
+    # issue 33 item 3: "the attacker 'p2-3' is not ash's Active Pokémon" named a pid only
+    s = started()
+    s.add("played", player="ash", pid="a2", card={"name": "Pichu", "hp": 30}, to="bench")
+    s.add("attack", player="ash", pid="a2", name="Tackle")
+    (f,) = findings(s, "attacker_not_active")
+    assert f["message"] == "the attacker Pichu (a2) is not ash's Active Pokémon"

@@ -375,11 +375,14 @@
     });
     const dl = $("draft-list");
     dl.replaceChildren();
-    drafts().forEach((e) => dl.append(el("li", e.seq + " " + describe(e.event))));
+    // the service's sentences (the review page's); an action it has not described yet shows its label
+    const drafted = {};
+    (view.draft || []).forEach((d) => (drafted[d.seq] = d.text));
+    drafts().forEach((e) => dl.append(el("li", e.seq + " " + (drafted[e.seq] || e.label || e.event.type))));
     const ll = $("log-list");
     ll.replaceChildren();
     (view.log || []).slice().reverse().forEach((e) => {
-      const li = el("li", e.seq + " " + describe(e));
+      const li = el("li", e.seq + " " + e.text);
       li.dataset.seq = e.seq;
       // a fix after the end is a judge's (docs/console.md, "Draft, then live"): not offered here then
       if (view.status === "in_progress" && e.type !== "match_started" && e.type !== "correction") {
@@ -404,14 +407,6 @@
   // A correction names who made it: this console's writer as the service names it (docs/events.md).
   const correction = (target, fields) =>
     Object.assign({ type: "correction", target }, fields, view && view.author ? { author: view.author } : {});
-  const describe = (e) => {
-    const parts = [e.type];
-    ["player", "pid", "name", "amount", "count", "condition", "kind", "target", "action"].forEach((k) => {
-      if (e[k] !== undefined && e[k] !== null) parts.push(k + "=" + e[k]);
-    });
-    if (e.card && e.card.name) parts.push(e.card.name);
-    return parts.join(" ");
-  };
 
   // ----------------------------------------------------------------------------------------- actions
   const P = "player";

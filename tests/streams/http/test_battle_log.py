@@ -269,3 +269,29 @@ def test_steps_up_to_a_seq_are_the_whole_fold_s() -> None:
         for seq in range(1, len(events) + 1):
             part = replay_steps(entries, decode(entries), until=seq)[0]
             assert state_at(part, seq) == state_at(whole, seq), seq
+
+
+def test_every_finding_code_has_its_section_of_the_rules() -> None:
+    # issue 33 item 3: six codes had none (the turn's limits, prizes_not_left). Every code the engine
+    # finds (its severity table, and every code its source raises) names a numbered section of
+    # docs/rules.md that exists; so do the importers' own codes.
+    from replay.engine.findings import SEVERITY
+    from streams.http.battle_log import rule_ref
+
+    engine = Path(__file__).resolve().parents[3] / "replay" / "engine"
+    raised = set()
+    for path in engine.glob("*.py"):
+        text = path.read_text("utf-8")
+        raised |= set(re.findall(r"\bfind\(\s*\"([a-z_]+)\"", text))
+        raised |= set(re.findall(r"\brestriction\(\s*\w+,\s*\"([a-z_]+)\"", text))
+    assert raised and raised <= set(SEVERITY), raised - set(SEVERITY)
+    rules = (Path(__file__).resolve().parents[3] / "docs" / "rules.md").read_text("utf-8")
+    sections = set(re.findall(r"^## (\d+)\. ", rules, re.M))
+    from replay.engine.findings import SOURCE_FINDINGS
+
+    missing = [c for c in sorted({*SEVERITY, *raised, *SOURCE_FINDINGS}) if rule_ref(c) is None]
+    assert missing == []
+    for code in {*SEVERITY, *SOURCE_FINDINGS}:
+        ref = rule_ref(code)
+        assert ref is not None and ref["section"].split(".")[0] in sections, (code, ref)
+        assert ref["href"] == f"/rules#s{ref['section'].split('.')[0]}"

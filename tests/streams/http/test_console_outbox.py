@@ -177,5 +177,52 @@ async def test_a_correction_reads_right_and_names_its_writer(
             f"Correction by recorder recorder: seq {wrong} is amended (amount 30 → 60): "
             f"“Staryu ({events[wrong - 1]['pid']}) takes 60 damage”"
         ), line
+        # the console's log says the same (issue 33 item 3: one describer)
+        shown = await page.inner_text(f'#log-list li[data-seq="{amend["seq"]}"]')
+        assert shown.startswith(f"{amend['seq']} {line['text']}"), shown
+    finally:
+        await context.close()
+
+
+async def test_the_console_speaks_the_review_pages_sentences(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # issue 33 item 3: the console's log read "damage pid=p1-2 amount=160"; its findings had no rule
+    context = await browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        c = await Console.open(context, service, "outbox/words", size=(390, 844))
+        page = c.page
+        await start_match(c, p1="ash", p2="misty")
+        await page.keyboard.press("w")  # live
+        await c.act("s", player="ash", card="Pikachu", hp=60)
+        await c.act("s", player="misty", card="Staryu", hp=70)
+        await c.accept("turn_started")
+        await c.act("p", player="ash", card="Iono", trainer="supporter")
+        await c.act("p", player="ash", card="Arven", trainer="supporter")  # a second Supporter
+        await c.act(
+            "k", player="ash", mon="ash: Pikachu", attack="Thunder Shock", target="misty: Staryu", amount=30
+        )
+        await page.keyboard.press("w")  # a draft too
+        await c.act("q", text="a draft note")
+        r = await page.request.get(
+            f"{service.url}/review/{path_of(c.match)}/meta",
+            headers={"Authorization": f"Bearer {service.tokens['judge']}"},
+        )
+        review = {line["seq"]: line["text"] for line in (await r.json())["log"]}
+        shown = await page.eval_on_selector_all(
+            "#log-list li", "ls => ls.map(l => [Number(l.dataset.seq), l.firstChild.textContent])"
+        )
+        assert len(shown) == len(review) == 9
+        for seq, text in shown:
+            assert text == f"{seq} {review[seq]}", (seq, text, review[seq])
+            assert "=" not in text and "pid" not in text
+        attack = next(text for _, text in shown if "attacks" in text)
+        assert attack.endswith("Pikachu (p1-2) attacks Staryu (p2-3) with Thunder Shock: 30 damage"), attack
+        draft = await page.inner_text("#draft-list")
+        assert draft.strip() == "10 Note by console"  # the public projection: no free text
+        finding = page.locator("#findings li", has_text="second_supporter")
+        link = finding.locator("a")
+        assert await link.get_attribute("href") == "/rules#s6"
+        assert "Tournament layer" in await link.inner_text()
     finally:
         await context.close()
