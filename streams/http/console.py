@@ -44,7 +44,7 @@ from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge
-from streams.http.prompts import derive
+from streams.http.prompts import derive, playoff_records
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
 from streams.http.templating import render
 from streams.tokens import Principal
@@ -90,7 +90,7 @@ def _lease_view(held: str | None, console: str | None) -> dict[str, Any]:
 
 
 async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft_from: int | None) -> Any:
-    view = derive(events, draft_from)
+    view = derive(events, draft_from, await playoff_records(request.app[STORE], request[MATCH]))
     view["match"] = request[MATCH]
     view["author"] = author(request[PRINCIPAL])  # how this console's corrections name their writer
     # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the

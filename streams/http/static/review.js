@@ -604,6 +604,11 @@
     $("last").textContent = meta.last;
     renderLog();
     renderMeta();
+    // what the rules ask for next at the archive's head: the engine's answer (replay.due), in the table
+    // console's words
+    const due = meta.due || [];
+    $("due-next").hidden = !due.length;
+    $("due-next").textContent = due.length ? "· due next (after seq " + meta.last + "): " + due.map((d) => d.text).join("; ") : "";
     const history = loadHistory();
     $("first").addEventListener("click", () => show(0));
     $("prev").addEventListener("click", () => step(-1));

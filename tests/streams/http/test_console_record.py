@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from streams.store import RedisStore
-from tests.builder import Stream, card
+from tests.builder import Stream, card, drawn_game
 from tests.streams.http.served import Served, start_served
 
 pytestmark = pytest.mark.redis
@@ -99,3 +99,39 @@ async def test_a_correction_names_its_writer_and_no_one_else(served: Served) -> 
     r = await served.http.get(f"{served.url}/matches/authors/g1/record", headers=served.auth("recorder"))
     (corrected,) = [f for f in (await r.json())["findings"] if f["code"] == "corrected"]
     assert corrected["message"] == "seq 6 voided by recorder recorder; game re-derived (1 correction(s))"
+
+
+async def test_a_drawn_game_settled_by_its_playoff_prompts_its_winner(served: Served) -> None:
+    # issue 33 item 2: the parent's record said the playoff's winner while its console still showed
+    # "Game over: draw" and offered to start the same playoff again
+    parent = drawn_game("settle/g1", source=MANUAL)
+
+    async def publish(events: list[dict[str, Any]], match: str) -> None:
+        r = await served.http.post(
+            f"{served.url}/console/{match}/events",
+            json={"console": "c1", "events": events},
+            headers=served.auth("recorder"),
+        )
+        assert r.status == 200, await r.text()
+
+    async def prompts(match: str) -> list[dict[str, Any]]:
+        r = await served.http.get(f"{served.url}/console/{match}/state", headers=served.auth("recorder"))
+        view = await r.json()
+        return [{"id": p["id"], "text": p["text"]} for p in view["prompts"]]
+
+    await publish(parent.events, "settle/g1")
+    offered = await prompts("settle/g1")
+    assert [p["id"] for p in offered] == ["game_over", "playoff"], offered
+    r = await served.http.get(f"{served.url}/review/settle/g1/meta", headers=served.auth("admin"))
+    assert [d["id"] for d in (await r.json())["due"]] == ["game_over", "playoff"]
+    child = Stream("settle/g1/tb1", source=MANUAL, parent="settle/g1", playoff="tiebreaker_game", prizes=6)
+    child.setup("ash", ("a1", card("Pikachu", 30)))
+    child.setup("misty", ("m1", card("Staryu", 30)))
+    await publish(child.events, "settle/g1/tb1")
+    assert [p["id"] for p in await prompts("settle/g1")] == ["game_over"]  # it is being played
+    child.add("conceded", player="misty")
+    await publish(child.events[-1:], "settle/g1/tb1")
+    assert await prompts("settle/g1") == [{"id": "game_over", "text": "Game over: ash wins (playoff)"}]
+    # the review page reads the same steps (its meta's "due", shown at the archive's head)
+    r = await served.http.get(f"{served.url}/review/settle/g1/meta", headers=served.auth("admin"))
+    assert (await r.json())["due"] == [{"id": "game_over", "text": "Game over: ash wins (playoff)"}]
