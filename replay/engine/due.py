@@ -122,22 +122,32 @@ def _ended(game: Game, playoffs: Mapping[str, Record]) -> list[Step]:
 
 
 def _close(game: Game, kind: str) -> Step:
-    """The step that closes the open window: the source's claims of what its close derives, then the
-    close (the outputs derived on a copy of the game)."""
+    """The step that closes the open window: the source's claims of what its close derives that it has
+    not made yet in the window, then the close (the outputs derived on a copy of the game). ``claimed``:
+    the prize cards each player has claimed in the window already (what the table took, which may differ
+    from what the rules give: the close then finds it, docs/rules.md §3)."""
     assert game.match is not None
+    st = game.state
     trial = copy.deepcopy(game)
     outputs = trial.apply({"match": game.match, "seq": game.next_seq, "type": kind})
+    claimed: dict[str, int] = {}
+    for e in st.prize_claims:
+        if isinstance(e.get("player"), str) and not e.get("effect"):
+            claimed[e["player"]] = claimed.get(e["player"], 0) + int(e.get("count", 1))
     claims: list[Event] = [
         {"type": "knocked_out", "pid": out["pid"], "player": out["owner"]}
         for out in outputs
-        if out.get("type") == "ko"
+        if out.get("type") == "ko" and out["pid"] not in st.window_claims
     ]
-    claims += [
-        {"type": "prize_taken", "player": out["player"], "count": int(out["count"])}
-        for out in outputs
-        if out.get("type") == "prizes_due" and "effect" not in out and int(out.get("count") or 0) > 0
-    ]
-    return {"step": kind, "events": [*claims, {"type": kind}], "outputs": outputs}
+    for out in outputs:
+        if out.get("type") == "prizes_due" and "effect" not in out:
+            more = int(out.get("count") or 0) - claimed.get(out["player"], 0)
+            if more > 0:
+                claims.append({"type": "prize_taken", "player": out["player"], "count": more})
+    step: Step = {"step": kind, "events": [*claims, {"type": kind}], "outputs": outputs}
+    if claimed:
+        step["claimed"] = claimed
+    return step
 
 
 def _checkup_damage(game: Game, events: Sequence[Event]) -> list[Event]:

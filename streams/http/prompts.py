@@ -69,6 +69,34 @@ def _over_text(out: Mapping[str, Any]) -> str:
     return f"{outcome} ({reason})"
 
 
+def _close_prompt(game: Game, step: Mapping[str, Any]) -> dict[str, Any]:
+    """The prompt that closes a window with the claims the rules derive (Enter); when the table took
+    other prize cards than the rules give (recorded with the prize action), a choice closes it as the
+    table did, and the engine's finding then says what the rules required (docs/rules.md §3)."""
+    kind, events = step["step"], list(step["events"])
+    text = "End the attack" if kind == "attack_ended" else "End the checkup"
+    prompt: dict[str, Any] = {
+        "id": kind,
+        "text": text + (": knockouts due" if len(events) > 1 else ""),
+        "detail": _ko_text(game, step["outputs"]),
+        "events": events,
+    }
+    claimed: Mapping[str, int] = step.get("claimed") or {}
+    more = {e["player"]: e["count"] for e in events if e["type"] == "prize_taken" and e["player"] in claimed}
+    if more:
+        took = ", ".join(f"{p} {n}" for p, n in claimed.items())
+        prompt["detail"] += [
+            f"{p} took {claimed[p]} prize card(s) so far; the rules give {n} more" for p, n in more.items()
+        ]
+        prompt["choices"] = [
+            {
+                "text": f"{text} as the table took them ({took})",
+                "events": [e for e in events if not (e["type"] == "prize_taken" and e["player"] in more)],
+            }
+        ]
+    return prompt
+
+
 def prompts(game: Game, playoffs: Mapping[str, Record] | None = None) -> list[dict[str, Any]]:
     """What the rules ask for now (:func:`replay.due`, the engine's own answer), in the operator's
     words: each prompt ``{"id", "text", "detail": [lines], "events": [...]}`` (or ``"choices": [{"text",
@@ -101,16 +129,7 @@ def prompts(game: Game, playoffs: Mapping[str, Record] | None = None) -> list[di
                 }
             )
         elif kind in ("attack_ended", "checkup_ended"):
-            claims = len(events) > 1
-            text = "End the attack" if kind == "attack_ended" else "End the checkup"
-            out.append(
-                {
-                    "id": kind,
-                    "text": text + (": knockouts due" if claims else ""),
-                    "detail": _ko_text(game, step["outputs"]),
-                    "events": events,
-                }
-            )
+            out.append(_close_prompt(game, step))
         elif kind == "checkup_damage":
             out.append(
                 {

@@ -68,6 +68,7 @@ def test_a_steps_own_events_give_what_the_step_says(seed: int) -> None:
 
 def check_step(game: Game, step: dict[str, Any]) -> None:
     before = {(f.code, f.seq) for f in game.resolved().findings}
+    already = set(game.state.window_claims)  # knockouts the source claimed in the window already
     bodies = step["choices"][0]["events"] if step["step"] == "promote" else step["events"]
     outputs = post(game, bodies)
     if "outputs" in step:
@@ -75,9 +76,9 @@ def check_step(game: Game, step: dict[str, Any]) -> None:
     after = {(f.code, f.seq) for f in game.resolved().findings if f.code in CLAIM_CODES}
     assert after <= before, (step, after - before)
     if step["step"] in ("attack_ended", "checkup_ended"):
-        knocked = sorted(o["pid"] for o in step["outputs"] if o.get("type") == "ko")
-        claimed = sorted(b["pid"] for b in bodies if b["type"] == "knocked_out")
-        assert knocked == claimed
+        knocked = {o["pid"] for o in step["outputs"] if o.get("type") == "ko"}
+        claimed = {b["pid"] for b in bodies if b["type"] == "knocked_out"}
+        assert claimed == knocked - already  # each knockout claimed once
         verified = {k["pid"]: k["verified"] for k in game.record()["knockouts"]}
         assert all(verified[pid] for pid in knocked)
 
@@ -142,3 +143,31 @@ def test_replay_until_due_prints_the_steps(tmp_path: Path) -> None:
     assert "attack_ended" in text and "knocked_out" in text, text
     steps = json.loads(subprocess.run([*run, "--json"], capture_output=True, text=True, check=True).stdout)
     assert steps == due(fold(s.events))
+
+
+def test_a_close_claims_only_what_the_table_has_not_and_says_what_it_took() -> None:
+    # issue 33 item 6: the table took 1 prize card where the knockout gives 2
+    s = Stream(first="misty", source={"kind": "manual", "reports_knockouts": True})
+    s.setup("ash", ("a1", card("Pikachu ex", 60, "ex")), ("a2", card("Pichu", 30)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    s.turn("misty")
+    s.add("attack", player="misty", pid="m1", name="Water Gun")
+    s.add("damage", pid="a1", amount=60)
+    s.add("knocked_out", pid="a1")
+    s.add("prize_taken", player="misty", count=1)
+    game = fold(s.events)
+    (step,) = due(game)
+    assert step["claimed"] == {"misty": 1}
+    assert step["events"] == [
+        {"type": "prize_taken", "player": "misty", "count": 1},
+        {"type": "attack_ended"},
+    ]
+    rules = copy.deepcopy(game)
+    post(rules, step["events"])  # the rules' count: nothing to find
+    assert "prize_count_mismatch" not in [f.code for f in rules.findings]
+    # what the table did: the finding says what the rules required, once the claim is over (the turn
+    # ends: a claim may go on one card at a time until then, docs/rules.md §3)
+    post(game, [{"type": "attack_ended"}, {"type": "turn_ended", "player": "misty"}])
+    assert [(f.code, f.message) for f in game.findings if f.code == "prize_count_mismatch"] == [
+        ("prize_count_mismatch", "misty took 1 prize(s); the knockouts give 2")
+    ]

@@ -419,6 +419,9 @@
     { id: "evolve", key: "e", label: "evolve", fields: [P, "mon", "card", "hp", "rule"], build: (v) => [{ type: "evolved", player: v.player, pid: v.mon, card: card(v) }] },
     { id: "attach", key: "a", label: "attach", fields: [P, "mon", "card", "kind"], build: (v) => [{ type: "attached", player: v.player, pid: v.mon, card: { name: v.card, kind: v.kind || "energy" } }] },
     { id: "attack", key: "k", label: "attack", fields: [P, "mon", "attack", "target", "amount"], build: (v) => [{ type: "attack", player: v.player, pid: v.mon, name: v.attack }, ...(v.amount ? [{ type: "damage", pid: v.target, amount: v.amount, by: v.mon }] : [])] },
+    // what the table did, even when it is not what the rules give: the engine's findings say the difference
+    { id: "prize", key: "v", label: "prize cards taken", fields: [P, "count"], build: (v) => [{ type: "prize_taken", player: v.player, count: v.count || 1 }] },
+    { id: "knocked", key: "j", label: "knocked out (the table's call)", fields: ["target"], build: (v) => [{ type: "knocked_out", pid: v.target }] },
     { id: "damage", key: "g", label: "damage", fields: ["target", "amount"], build: (v) => [{ type: "damage", pid: v.target, amount: v.amount || 0 }] },
     { id: "heal", key: "h", label: "heal", fields: ["target", "amount"], build: (v) => [{ type: "healed", pid: v.target, amount: v.amount || 0 }] },
     { id: "condition", key: "c", label: "condition", fields: ["target", "condition", "on"], build: (v) => [{ type: "condition", pid: v.target, condition: v.condition, on: v.on !== false }] },

@@ -226,3 +226,44 @@ async def test_the_console_speaks_the_review_pages_sentences(
         assert "Tournament layer" in await link.inner_text()
     finally:
         await context.close()
+
+
+async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # issue 33 item 6: players take 1 prize card where the knockout gives 2; the operator records it
+    context = await browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        c = await Console.open(context, service, "outbox/wrong", size=(1440, 900))
+        page = c.page
+        await start_match(c, p1="ash", p2="misty")
+        await page.keyboard.press("w")  # live
+        await c.act("s", player="ash", card="Pikachu ex", hp=60, rule="ex", bench="Pichu, 30")
+        await c.act("s", player="misty", card="Staryu", hp=50)
+        await c.accept("turn_started")
+        await c.act("n", player="ash")
+        await c.accept("checkup")
+        await c.accept("checkup_ended")
+        await c.accept("turn_started")
+        await c.act(
+            "k", player="misty", mon="misty: Staryu", attack="Water Gun", target="ash: Pikachu ex", amount=60
+        )
+        await c.act("v", player="misty", count=1)  # the table's count
+        view = await c.state()
+        close = view["prompts"][0]
+        assert close["id"] == "attack_ended" and close["choices"][0]["text"].endswith("(misty 1)"), close
+        await c.choose(1)  # as the table took them
+        await c.choose(1)  # ash promotes Pichu
+        await c.act("n", player="misty")
+        events = await stored(c, "events")
+        assert [(e["type"], e.get("count")) for e in events if e["type"] == "prize_taken"] == [
+            ("prize_taken", 1)
+        ]
+        record = await stored(c, "record")
+        found = [f["message"] for f in record["findings"] if f["code"] == "prize_count_mismatch"]
+        assert found == ["misty took 1 prize(s); the knockouts give 2"], record["findings"]
+        # the console says so, with the rule it rests on
+        finding = page.locator("#findings li", has_text="prize_count_mismatch")
+        assert await finding.locator("a").get_attribute("href") == "/rules#s3"
+    finally:
+        await context.close()
