@@ -86,15 +86,54 @@ def due(game: Game, playoffs: Mapping[str, Record] | None = None) -> list[Step]:
         return []
     marks = [e["type"] for e in events if e["type"] in ("turn_ended", "checkup_ended")]
     if marks and marks[-1] == "turn_ended":
-        return [{"step": "checkup", "events": [{"type": "checkup_started"}]}]
-    player = st.next_turn_player()
+        return [_checkup(game)]
+    turn = _next_turn(game)
+    return [turn] if turn is not None else []
+
+
+def _next_turn(game: Game) -> Step | None:
+    """The next turn's start and its draw (no draw when the start ends the game: a deck-out)."""
+    assert game.match is not None
+    player = game.state.next_turn_player()
     if player is None:
-        return []
+        return None
     start: Event = {"type": "turn_started", "player": player}
     trial = copy.deepcopy(game)
     outputs = trial.apply({"match": game.match, "seq": game.next_seq, **start})
     draw = [{"type": "drew", "player": player}] if trial.status == "in_progress" else []
-    return [{"step": "turn_started", "player": player, "events": [start, *draw], "outputs": outputs}]
+    return {"step": "turn_started", "player": player, "events": [start, *draw], "outputs": outputs}
+
+
+def _checkup(game: Game) -> Step:
+    """The checkup after a turn ends [docs/rules.md §5]. When no Pokémon in play has a Special Condition
+    there is nothing for the table to place, flip or recover: the checkup, its end and the next turn's
+    start and draw are one step (``then``: the next turn's player), whose events derive what the
+    checkup's end and the turn's start derive (``outputs``)."""
+    assert game.match is not None
+    st = game.state
+    checkup: list[Event] = [{"type": "checkup_started"}]
+    if any(m.conditions for p in st.players for m in (st.mons.get(pid) for pid in _in_play(game, p)) if m):
+        return {"step": "checkup", "events": checkup}
+    trial = copy.deepcopy(game)
+    outputs: list[dict[str, Any]] = []
+    for body in [*checkup, {"type": "checkup_ended"}]:
+        outputs += trial.apply({"match": game.match, "seq": trial.next_seq, **body})
+    turn = _next_turn(trial) if trial.status == "in_progress" and not trial.state.promotions_due else None
+    if outputs or turn is None:
+        return {"step": "checkup", "events": checkup}
+    return {
+        "step": "checkup",
+        "then": turn["player"],
+        "events": [*checkup, {"type": "checkup_ended"}, *turn["events"]],
+        "outputs": turn["outputs"],
+    }
+
+
+def _in_play(game: Game, player: str) -> list[str]:
+    pl = game.state.p.get(player)
+    if pl is None:
+        return []
+    return [pid for pid in [pl.active, *pl.bench] if pid is not None]
 
 
 def _ended(game: Game, playoffs: Mapping[str, Record]) -> list[Step]:

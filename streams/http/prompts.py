@@ -155,9 +155,11 @@ def prompts(game: Game, playoffs: Mapping[str, Record] | None = None) -> list[di
                 }
             )
         elif kind == "checkup":
-            out.append(
-                {"id": "checkup", "text": "Pokémon Checkup (between turns)", "detail": [], "events": events}
-            )
+            text = "Pokémon Checkup (between turns)"
+            if "then" in step:  # nothing to place: the checkup and the next turn are one step
+                text = f"Pokémon Checkup: nothing to place; start {step['then']}'s turn and draw"
+            detail = _ko_text(game, step.get("outputs", []))
+            out.append({"id": "checkup", "text": text, "detail": detail, "events": events})
         elif kind == "turn_started":
             out.append(
                 {

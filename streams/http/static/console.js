@@ -571,10 +571,39 @@
     $("action-title").textContent = a.label;
     const fields = $("action-fields");
     fields.replaceChildren(...a.fields.map((f) => FIELD[f]()));
+    if (a.id === "attack") attackDefaults();
     form.hidden = false;
     const first = fields.querySelector("input, select");
     if (first) first.focus();
     if (!a.fields.length) form.querySelector("button[type=submit]").focus();
+  };
+  // The attack form: the attacking side's Active first and chosen, the opponent's Active the target, and the
+  // attacker's attacks (the card catalogue's) offered by name; all typed over when the card says otherwise.
+  const attackDefaults = () => {
+    const turn = view.board.turn_player;
+    const mons = view.pokemon || [];
+    const pick = (name, m) => {
+      const s = form.querySelector("[name=" + name + "]");
+      const o = s && m ? [...s.options].find((x) => x.value === m.pid) : null;
+      if (o) {
+        s.prepend(o);
+        s.value = m.pid;
+      }
+    };
+    const attacker = mons.find((m) => m.player === turn && m.where === "active");
+    pick("mon", attacker);
+    pick("target", mons.find((m) => m.player !== turn && m.where === "active"));
+    const named = form.querySelector("[name=attack]");
+    named.setAttribute("list", "attack-names");
+    const offer = async () => {
+      const m = mons.find((x) => x.pid === form.querySelector("[name=mon]").value);
+      if (!m) return;
+      const r = await call("GET", "/cards?q=" + encodeURIComponent(m.name));
+      const card = r.status === 200 ? (r.answer.cards || []).find((c) => c.name === m.name) : null;
+      $("attack-names").replaceChildren(...((card && card.attacks) || []).filter(Boolean).map((n) => Object.assign(document.createElement("option"), { value: n })));
+    };
+    form.querySelector("[name=mon]").addEventListener("change", offer);
+    offer();
   };
   const closeAction = () => {
     if ($("action-form").contains(document.activeElement)) document.activeElement.blur();

@@ -121,6 +121,11 @@ async def test_a_full_game_through_the_console(
 
     async def end_turn(player: str, poisoned: bool = False) -> None:
         await c.act("n", player=player)
+        if not poisoned:
+            # nothing to place: the checkup, its end and the next turn's start and draw are one step
+            # (issue 33 item 4)
+            (prompt,) = (await c.state())["prompts"]
+            assert prompt["id"] == "checkup" and prompt["text"].endswith("turn and draw"), prompt
         await c.accept("checkup")
         if poisoned:
             await c.accept("checkup_damage")
@@ -133,9 +138,7 @@ async def test_a_full_game_through_the_console(
     await c.act("f", player="ash", count=1, cards=SECRET, hidden=True)
     await c.act("b", player="ash", card="Pichu", hp=30)
     await end_turn("ash")
-    await c.accept("checkup_ended")
     # turn 2: misty hits for 40 by mistake: published, then voided with a correction, and 30 recorded
-    await c.accept("turn_started")
     await routine("misty", "Water Energy")
     await c.act(
         "k", player="misty", mon="misty: Staryu ex", attack="Water Gun", target="ash: Pikachu ex", amount=40
@@ -149,9 +152,7 @@ async def test_a_full_game_through_the_console(
     await step()
     await c.accept("attack_ended")
     await end_turn("misty")
-    await c.accept("checkup_ended")
     # turn 3: ash knocks out Staryu ex and (by the attack's bench damage) Psyduck: one batch, 3 prizes
-    await c.accept("turn_started")
     await routine("ash", "Lightning Energy")
     await c.act(
         "k", player="ash", mon="ash: Pikachu ex", attack="Thunder", target="misty: Staryu ex", amount=60
@@ -174,9 +175,7 @@ async def test_a_full_game_through_the_console(
     await c.choose(1)  # misty promotes Starmie ex
     await step()
     await end_turn("ash")
-    await c.accept("checkup_ended")
     # turn 4: misty poisons Pikachu ex; the checkup places the poison damage the engine asks for
-    await c.accept("turn_started")
     await routine("misty", "Water Energy")
     await c.act(
         "k", player="misty", mon="misty: Starmie ex", attack="Swift", target="ash: Pikachu ex", amount=30

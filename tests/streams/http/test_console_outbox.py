@@ -242,9 +242,7 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
         await c.act("s", player="misty", card="Staryu", hp=50)
         await c.accept("turn_started")
         await c.act("n", player="ash")
-        await c.accept("checkup")
-        await c.accept("checkup_ended")
-        await c.accept("turn_started")
+        await c.accept("checkup")  # nothing to place: the checkup and misty's turn in one step
         await c.act(
             "k", player="misty", mon="misty: Staryu", attack="Water Gun", target="ash: Pikachu ex", amount=60
         )
@@ -265,5 +263,85 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
         # the console says so, with the rule it rests on
         finding = page.locator("#findings li", has_text="prize_count_mismatch")
         assert await finding.locator("a").get_attribute("href") == "/rules#s3"
+    finally:
+        await context.close()
+
+
+async def test_the_token_is_asked_once_and_the_attack_aims_at_the_opponent(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # issue 33 item 4: the token was asked at login and again in the console; the attack form preselected
+    # the attacker's own Active as the target
+    context = await browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        page = await context.new_page()
+        await page.goto(f"{service.url}/console/{path_of('outbox/keys')}")
+        await page.wait_for_selector("#token")
+        await page.fill("#token", service.tokens["recorder"])
+        await page.click("#login button[type=submit]")
+        await page.wait_for_selector('body[data-ready="true"]', state="attached")
+        await page.wait_for_selector("body[data-next]", state="attached")
+        assert not await page.is_visible("#token-box")  # asked once, at login
+        c = Console(page, service, "outbox/keys")
+        await start_match(c, p1="ash", p2="misty")
+        await page.keyboard.press("w")
+        await c.act("s", player="ash", card="Pikachu", hp=60, bench="Pichu, 30")
+        await c.act("s", player="misty", card="Staryu", hp=70, bench="Psyduck, 70")
+        await c.accept("turn_started")
+        await page.keyboard.press("k")
+        form = page.locator("#action-form")
+        await form.wait_for(state="visible")
+        chosen = await form.locator("[name=mon]").evaluate(
+            "s => [s.options[s.selectedIndex].text, s.options[0].text]"
+        )
+        assert chosen == ["ash: Pikachu (active)"] * 2, chosen
+        target = await form.locator("[name=target]").evaluate("s => s.options[s.selectedIndex].text")
+        assert target == "misty: Staryu (active)"
+        await page.wait_for_function("() => document.querySelectorAll('#attack-names option').length > 0")
+        offered = await page.eval_on_selector_all("#attack-names option", "os => os.map(o => o.value)")
+        await form.locator("[name=attack]").fill(offered[0])
+        await form.locator("[name=amount]").fill("30")
+        before = await c.waiting_or_drafts()
+        await form.locator("button[type=submit]").press("Enter")
+        await c._moved(before)
+        events = await stored(c, "events")
+        attack, damage = events[-2:]
+        assert attack["type"] == "attack" and attack["player"] == "ash" and attack["name"] == offered[0]
+        assert damage == {**damage, "type": "damage", "amount": 30, "pid": events[2]["active"]["pid"]}
+    finally:
+        await context.close()
+
+
+async def test_every_control_fits_a_finger_at_390_px_and_the_prompt_is_at_the_thumb(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # issue 33 item 5: 71 of 92 controls measured 13-22 px at 390 px wide
+    context = await browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2
+    )
+    try:
+        c = await Console.open(context, service, "outbox/touch", size=(390, 844))
+        page = c.page
+        await start_match(c, p1="ash", p2="misty")
+        await page.tap("#hold")  # live
+        await page.evaluate("() => document.activeElement.blur()")  # the keys are the page's again
+        await c.act("s", player="ash", card="Pikachu", hp=60)
+        await c.act("s", player="misty", card="Staryu", hp=70)
+        await page.tap('#action-keys button[data-action="condition"]')  # a form open, with its fields
+        await page.locator("#action-form").wait_for(state="visible")
+        small = await page.evaluate(
+            """() => [...document.querySelectorAll('button, a, input, select, textarea')]
+                .filter(n => n.offsetParent !== null && n.type !== 'hidden')
+                .map(n => [n.outerHTML.slice(0, 60), n.getBoundingClientRect()])
+                .filter(([, r]) => r.height < 44 || r.width < 44)
+                .map(([h, r]) => h + ' ' + Math.round(r.width) + 'x' + Math.round(r.height))"""
+        )
+        assert small == [], small
+        assert await page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        # the prompt is on screen at the bottom whatever the page's scroll
+        for y in (0, 10_000):
+            await page.evaluate("y => window.scrollTo(0, y)", y)
+            box = await page.locator('#prompts button[data-prompt="turn_started"]').bounding_box()
+            assert box is not None and box["y"] > 844 / 2 and box["y"] + box["height"] <= 844, (y, box)
     finally:
         await context.close()
