@@ -724,6 +724,19 @@
     $("export-jsonl").href = base + "/export?format=jsonl";
     $("export-csv").href = base + "/export?format=csv";
     $("overlay-link").href = "/overlay/" + match.split("/").map(encodeURIComponent).join("/");
+    // a window of its own, not a tab behind the console: a browser throttles a hidden tab's timers and
+    // stops drawing it, and the overlay's board then lags by seconds (issue 33 item 9)
+    $("overlay-link").addEventListener("click", (ev) => {
+      ev.preventDefault();
+      window.open($("overlay-link").href, "prizecheck-overlay", "popup,width=1280,height=720");
+    });
+    // the console's own timers (the retry, the poll) are throttled while its tab is hidden: whatever
+    // waits is sent the moment it is shown again, not at the next throttled tick
+    document.addEventListener("visibilitychange", () => {
+      if (document.hidden) return;
+      if (queued().length) flush();
+      else if (!drafts().length) refresh();
+    });
     $("token-form").addEventListener("submit", async (ev) => {
       ev.preventDefault();
       token = $("token").value.trim();

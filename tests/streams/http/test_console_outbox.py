@@ -345,3 +345,21 @@ async def test_every_control_fits_a_finger_at_390_px_and_the_prompt_is_at_the_th
             assert box is not None and box["y"] > 844 / 2 and box["y"] + box["height"] <= 844, (y, box)
     finally:
         await context.close()
+
+
+async def test_the_overlay_opens_in_a_window_of_its_own(service: ConsoleService, browser: Browser) -> None:
+    # issue 33 item 9: an overlay opened as a tab behind the console is throttled by the browser
+    context = await browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        c = await Console.open(context, service, "outbox/overlay", size=(1440, 900))
+        page = c.page
+        assert "own window" in await page.inner_text("#overlay-tip")
+        async with page.expect_popup() as opened:
+            await page.click("#overlay-link")
+        overlay = await opened.value
+        await overlay.wait_for_load_state()
+        assert overlay.url.endswith("/overlay/outbox/overlay")
+        # a popup window: no toolbar or menu bar, i.e. not a tab of the console's window
+        assert await overlay.evaluate("() => window.toolbar.visible") is False
+    finally:
+        await context.close()
