@@ -17,9 +17,9 @@ from tests.builder import Stream, card, codes
 SOURCE = {"kind": "manual", "reports_knockouts": True}
 
 
-def final_knockout(prize_claim: int | None, ko_claim: bool = True) -> Stream:
-    """A 2-prize game decided by its first knockout (an ex: 2 prizes), the source's claims as given."""
-    s = Stream(first="misty", prizes=2, source=SOURCE)
+def to_misty_attacking(match: str = "m1", prizes: int = 2) -> Stream:
+    """ash's Pikachu ex (60 HP, 2 prizes) faces misty's Staryu; misty's second turn has started."""
+    s = Stream(match, first="misty", prizes=prizes, source=SOURCE)
     s.setup("ash", ("a1", card("Pikachu ex", 60, "ex")), ("a2", card("Pichu", 30)))
     s.setup("misty", ("m1", card("Staryu", 50)))
     s.turn("misty")
@@ -27,6 +27,12 @@ def final_knockout(prize_claim: int | None, ko_claim: bool = True) -> Stream:
     s.turn("ash")
     s.add("turn_ended", player="ash")
     s.turn("misty")
+    return s
+
+
+def final_knockout(prize_claim: int | None, ko_claim: bool = True, match: str = "m1") -> Stream:
+    """A 2-prize game decided by its first knockout (an ex: 2 prizes), the source's claims as given."""
+    s = to_misty_attacking(match)
     s.add("attack", player="misty", pid="m1", name="Water Gun")
     s.add("damage", pid="a1", amount=60)
     if ko_claim:
@@ -75,14 +81,7 @@ def test_claims_sent_after_the_deciding_event_complete_it() -> None:
 
 def test_a_claim_still_open_mid_game_is_not_closed_early() -> None:
     # one prize card of two taken, the game goes on: the next card may follow (docs/rules.md §3 step 4)
-    s = Stream(first="misty", source=SOURCE)
-    s.setup("ash", ("a1", card("Pikachu ex", 60, "ex")), ("a2", card("Pichu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 50)))
-    s.turn("misty")
-    s.add("turn_ended", player="misty")
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.turn("misty")
+    s = to_misty_attacking(prizes=6)
     s.attack("misty", "m1", ("a1", 60), claims=("a1",))
     s.add("prize_taken", player="misty", count=1)
     record = s.record()

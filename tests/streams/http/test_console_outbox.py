@@ -13,8 +13,9 @@ And corrections made in the console read right and name who made them (issue 33 
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -39,6 +40,28 @@ async def stored(c: Console, what: str) -> Any:
     assert r.status == 200, (what, await r.text())
     text = await r.text()
     return [json.loads(line) for line in text.splitlines()] if what == "events" else json.loads(text)
+
+
+@contextlib.asynccontextmanager
+async def opened(
+    service: ConsoleService, browser: Browser, match: str, size: tuple[int, int], **options: Any
+) -> AsyncIterator[Console]:
+    """A console on ``match`` in a fresh browser context of ``size`` (``options``: touch, mobile...)."""
+    context = await browser.new_context(viewport={"width": size[0], "height": size[1]}, **options)
+    try:
+        yield await Console.open(context, service, match, size=size)
+    finally:
+        await context.close()
+
+
+async def live_setup(
+    c: Console, ash: dict[str, Any] | None = None, misty: dict[str, Any] | None = None
+) -> None:
+    """ash vs misty started, then live, each player's Active (and Bench) set up."""
+    await start_match(c, p1="ash", p2="misty")
+    await c.page.keyboard.press("w")  # live
+    await c.act("s", player="ash", **(ash or {"card": "Pikachu", "hp": 60}))
+    await c.act("s", player="misty", **(misty or {"card": "Staryu", "hp": 70}))
 
 
 async def counts(c: Console) -> tuple[str, str]:
@@ -69,9 +92,7 @@ async def press_action(c: Console, key: str, **fields: str) -> None:
 
 @pytest.mark.parametrize("width", [1440, 390])
 async def test_no_action_is_dropped_silently(service: ConsoleService, browser: Browser, width: int) -> None:
-    context = await browser.new_context(viewport={"width": width, "height": 900})
-    try:
-        c = await Console.open(context, service, f"outbox/w{width}", size=(width, 900))
+    async with opened(service, browser, f"outbox/w{width}", (width, 900)) as c:
         page = c.page
         assert await page.is_checked("#hold")  # drafts are on by default
         await start_match(c, p1="ash", p2="misty")
@@ -137,21 +158,14 @@ async def test_no_action_is_dropped_silently(service: ConsoleService, browser: B
         assert [e["type"] for e in events][-1] == "conceded" and len(events) == 8
         record = await stored(c, "record")
         assert record["penalties"] == [] and record["chain"]["events"] == 8
-    finally:
-        await context.close()
 
 
 async def test_a_correction_reads_right_and_names_its_writer(
     service: ConsoleService, browser: Browser
 ) -> None:
-    context = await browser.new_context(viewport={"width": 1440, "height": 900})
-    try:
-        c = await Console.open(context, service, "outbox/amend", size=(1440, 900))
+    async with opened(service, browser, "outbox/amend", (1440, 900)) as c:
         page = c.page
-        await start_match(c, p1="ash", p2="misty")
-        await page.keyboard.press("w")  # live
-        await c.act("s", player="ash", card="Pikachu", hp=60)
-        await c.act("s", player="misty", card="Staryu", hp=70)
+        await live_setup(c)
         await c.accept("turn_started")
         await c.act("g", target="misty: Staryu", amount=30)
         wrong = (await c.state())["next_seq"] - 1
@@ -180,22 +194,15 @@ async def test_a_correction_reads_right_and_names_its_writer(
         # the console's log says the same (issue 33 item 3: one describer)
         shown = await page.inner_text(f'#log-list li[data-seq="{amend["seq"]}"]')
         assert shown.startswith(f"{amend['seq']} {line['text']}"), shown
-    finally:
-        await context.close()
 
 
 async def test_the_console_speaks_the_review_pages_sentences(
     service: ConsoleService, browser: Browser
 ) -> None:
     # issue 33 item 3: the console's log read "damage pid=p1-2 amount=160"; its findings had no rule
-    context = await browser.new_context(viewport={"width": 390, "height": 844})
-    try:
-        c = await Console.open(context, service, "outbox/words", size=(390, 844))
+    async with opened(service, browser, "outbox/words", (390, 844)) as c:
         page = c.page
-        await start_match(c, p1="ash", p2="misty")
-        await page.keyboard.press("w")  # live
-        await c.act("s", player="ash", card="Pikachu", hp=60)
-        await c.act("s", player="misty", card="Staryu", hp=70)
+        await live_setup(c)
         await c.accept("turn_started")
         await c.act("p", player="ash", card="Iono", trainer="supporter")
         await c.act("p", player="ash", card="Arven", trainer="supporter")  # a second Supporter
@@ -224,22 +231,19 @@ async def test_the_console_speaks_the_review_pages_sentences(
         link = finding.locator("a")
         assert await link.get_attribute("href") == "/rules#s6"
         assert "Tournament layer" in await link.inner_text()
-    finally:
-        await context.close()
 
 
 async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
     service: ConsoleService, browser: Browser
 ) -> None:
     # issue 33 item 6: players take 1 prize card where the knockout gives 2; the operator records it
-    context = await browser.new_context(viewport={"width": 1440, "height": 900})
-    try:
-        c = await Console.open(context, service, "outbox/wrong", size=(1440, 900))
+    async with opened(service, browser, "outbox/wrong", (1440, 900)) as c:
         page = c.page
-        await start_match(c, p1="ash", p2="misty")
-        await page.keyboard.press("w")  # live
-        await c.act("s", player="ash", card="Pikachu ex", hp=60, rule="ex", bench="Pichu, 30")
-        await c.act("s", player="misty", card="Staryu", hp=50)
+        await live_setup(
+            c,
+            {"card": "Pikachu ex", "hp": 60, "rule": "ex", "bench": "Pichu, 30"},
+            {"card": "Staryu", "hp": 50},
+        )
         await c.accept("turn_started")
         await c.act("n", player="ash")
         await c.accept("checkup")  # nothing to place: the checkup and misty's turn in one step
@@ -263,8 +267,6 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
         # the console says so, with the rule it rests on
         finding = page.locator("#findings li", has_text="prize_count_mismatch")
         assert await finding.locator("a").get_attribute("href") == "/rules#s3"
-    finally:
-        await context.close()
 
 
 async def test_the_token_is_asked_once_and_the_attack_aims_at_the_opponent(
@@ -283,10 +285,11 @@ async def test_the_token_is_asked_once_and_the_attack_aims_at_the_opponent(
         await page.wait_for_selector("body[data-next]", state="attached")
         assert not await page.is_visible("#token-box")  # asked once, at login
         c = Console(page, service, "outbox/keys")
-        await start_match(c, p1="ash", p2="misty")
-        await page.keyboard.press("w")
-        await c.act("s", player="ash", card="Pikachu", hp=60, bench="Pichu, 30")
-        await c.act("s", player="misty", card="Staryu", hp=70, bench="Psyduck, 70")
+        await live_setup(
+            c,
+            {"card": "Pikachu", "hp": 60, "bench": "Pichu, 30"},
+            {"card": "Staryu", "hp": 70, "bench": "Psyduck, 70"},
+        )
         await c.accept("turn_started")
         await page.keyboard.press("k")
         form = page.locator("#action-form")
@@ -316,17 +319,10 @@ async def test_every_control_fits_a_finger_at_390_px_and_the_prompt_is_at_the_th
     service: ConsoleService, browser: Browser
 ) -> None:
     # issue 33 item 5: 71 of 92 controls measured 13-22 px at 390 px wide
-    context = await browser.new_context(
-        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, device_scale_factor=2
-    )
-    try:
-        c = await Console.open(context, service, "outbox/touch", size=(390, 844))
+    touch = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+    async with opened(service, browser, "outbox/touch", (390, 844), **touch) as c:
         page = c.page
-        await start_match(c, p1="ash", p2="misty")
-        await page.tap("#hold")  # live
-        await page.evaluate("() => document.activeElement.blur()")  # the keys are the page's again
-        await c.act("s", player="ash", card="Pikachu", hp=60)
-        await c.act("s", player="misty", card="Staryu", hp=70)
+        await live_setup(c)
         await page.tap('#action-keys button[data-action="condition"]')  # a form open, with its fields
         await page.locator("#action-form").wait_for(state="visible")
         small = await page.evaluate(
@@ -343,23 +339,17 @@ async def test_every_control_fits_a_finger_at_390_px_and_the_prompt_is_at_the_th
             await page.evaluate("y => window.scrollTo(0, y)", y)
             box = await page.locator('#prompts button[data-prompt="turn_started"]').bounding_box()
             assert box is not None and box["y"] > 844 / 2 and box["y"] + box["height"] <= 844, (y, box)
-    finally:
-        await context.close()
 
 
 async def test_the_overlay_opens_in_a_window_of_its_own(service: ConsoleService, browser: Browser) -> None:
     # issue 33 item 9: an overlay opened as a tab behind the console is throttled by the browser
-    context = await browser.new_context(viewport={"width": 1440, "height": 900})
-    try:
-        c = await Console.open(context, service, "outbox/overlay", size=(1440, 900))
+    async with opened(service, browser, "outbox/overlay", (1440, 900)) as c:
         page = c.page
         assert "own window" in await page.inner_text("#overlay-tip")
-        async with page.expect_popup() as opened:
+        async with page.expect_popup() as popup:
             await page.click("#overlay-link")
-        overlay = await opened.value
+        overlay = await popup.value
         await overlay.wait_for_load_state()
         assert overlay.url.endswith("/overlay/outbox/overlay")
         # a popup window: no toolbar or menu bar, i.e. not a tab of the console's window
         assert await overlay.evaluate("() => window.toolbar.visible") is False
-    finally:
-        await context.close()

@@ -17,6 +17,7 @@ import pytest
 
 from streams.store import RedisStore
 from tests.builder import Stream, card, drawn_game
+from tests.engine.test_stream_end import final_knockout
 from tests.streams.http.served import Served, start_served
 
 pytestmark = pytest.mark.redis
@@ -36,20 +37,7 @@ async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Serve
 
 def decided_by_a_short_claim(match: str) -> Stream:
     """A 2-prize game decided by a 2-prize knockout whose prizes the source claims as 1, no game_ended."""
-    s = Stream(match, source=MANUAL, first="misty", prizes=2)
-    s.setup("ash", ("a1", card("Pikachu ex", 60, "ex")), ("a2", card("Pichu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 50)))
-    s.turn("misty")
-    s.add("turn_ended", player="misty")
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.turn("misty")
-    s.add("attack", player="misty", pid="m1", name="Water Gun")
-    s.add("damage", pid="a1", amount=60)
-    s.add("knocked_out", pid="a1")
-    s.add("prize_taken", player="misty", count=1)
-    s.add("attack_ended")
-    return s
+    return final_knockout(prize_claim=1, match=match)
 
 
 async def test_the_service_and_the_console_close_the_claims_at_the_end(served: Served) -> None:
