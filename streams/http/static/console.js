@@ -326,8 +326,8 @@
       side.classList.toggle("turn", board.turn_player === p);
       side.append(el("h3", p));
       side.append(el("p", "prizes left " + b.prizes_left + " · taken " + b.prizes_taken + "/" + b.prizes_needed + " · deck " + b.deck + " · hand " + b.hand + " · discard " + b.discard));
-      if (b.active) side.append(el("span", "Active: " + monText(b.active), "mon active"));
-      b.bench.forEach((m) => side.append(el("span", "Bench: " + monText(m), "mon")));
+      if (b.active) side.append(monButton(b.active, "Active"));
+      b.bench.forEach((m) => side.append(monButton(m, "Bench")));
     });
     $("turn-line").textContent = "turn " + board.turn + (board.turn_player ? " · " + board.turn_player : "") + " · " + board.status + (board.result ? " · " + (board.result.winner ? board.result.winner + " wins" : board.result.outcome) + " (" + board.result.reason + ")" : "");
     const list = $("prompts");
@@ -564,7 +564,33 @@
       box.append(b);
     });
   };
-  const openAction = (a) => {
+  // The board is the interface: a tap (or Enter) on a Pokémon offers what can be done with it or to it,
+  // each opening its action's form with that Pokémon (and its player) chosen; a form is the fallback.
+  const ON_MON = ["attack", "damage", "heal", "attach", "evolve", "condition", "retreat", "knocked"];
+  const monButton = (m, where) => {
+    const b = el("button", where + ": " + monText(m), "mon" + (where === "Active" ? " active" : ""));
+    b.type = "button";
+    b.dataset.pid = m.pid;
+    b.addEventListener("click", () => monMenu(m.pid, m.name));
+    return b;
+  };
+  const monMenu = (pid, name) => {
+    const menu = $("mon-menu");
+    menu.replaceChildren(el("span", name + ":", "mon-menu-title"));
+    ACTIONS.filter((a) => ON_MON.includes(a.id)).forEach((a) => {
+      const b = el("button", a.label);
+      b.type = "button";
+      b.dataset.monAction = a.id;
+      b.addEventListener("click", () => {
+        menu.hidden = true;
+        openAction(a, pid);
+      });
+      menu.append(b);
+    });
+    menu.hidden = false;
+    menu.querySelector("button").focus();
+  };
+  const openAction = (a, pid) => {
     if (!view || !view.board) return;
     form = $("action-form");
     form.dataset.action = a.id;
@@ -572,10 +598,25 @@
     const fields = $("action-fields");
     fields.replaceChildren(...a.fields.map((f) => FIELD[f]()));
     if (a.id === "attack") attackDefaults();
+    if (pid) choose(a, pid);
     form.hidden = false;
     const first = fields.querySelector("input, select");
     if (first) first.focus();
     if (!a.fields.length) form.querySelector("button[type=submit]").focus();
+  };
+  // The Pokémon tapped on the board, in the form: the one acting (its player's) or the one acted on; in an
+  // attack, the turn player's Pokémon attacks and the opponent's is the target.
+  const choose = (a, pid) => {
+    const m = (view.pokemon || []).find((x) => x.pid === pid);
+    if (!m) return;
+    const set = (name, value) => {
+      const s = form.querySelector("[name=" + name + "]");
+      if (s && [...s.options].some((o) => o.value === value)) s.value = value;
+    };
+    const acting = a.fields.includes("mon") && !(a.id === "attack" && m.player !== view.board.turn_player);
+    set(acting ? "mon" : "target", pid);
+    if (acting) set("player", m.player);
+    if (a.id === "attack" && acting) form.querySelector("[name=mon]").dispatchEvent(new Event("change"));
   };
   // The attack form: the attacking side's Active first and chosen, the opponent's Active the target, and the
   // attacker's attacks (the card catalogue's) offered by name; all typed over when the card says otherwise.
@@ -606,6 +647,7 @@
     offer();
   };
   const closeAction = () => {
+    $("mon-menu").hidden = true;
     if ($("action-form").contains(document.activeElement)) document.activeElement.blur();
     $("action-form").hidden = true;
     form = null;

@@ -353,3 +353,53 @@ async def test_the_overlay_opens_in_a_window_of_its_own(service: ConsoleService,
         assert overlay.url.endswith("/overlay/outbox/overlay")
         # a popup window: no toolbar or menu bar, i.e. not a tab of the console's window
         assert await overlay.evaluate("() => window.toolbar.visible") is False
+
+
+async def test_the_board_is_the_interface(service: ConsoleService, browser: Browser) -> None:
+    # issue 33 item 4: a tap on a Pokémon acts with it or on it; the keys and taps of a turn are counted
+    touch = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+    async with opened(service, browser, "outbox/board", (390, 844), **touch) as c:
+        page = c.page
+        misty = {"card": "Staryu", "hp": 30, "bench": "Psyduck, 70"}
+        await live_setup(c, {"card": "Pikachu", "hp": 60, "bench": "Pichu, 30"}, misty)
+        taps = 0
+
+        async def tap(selector: str) -> None:
+            nonlocal taps
+            taps += 1
+            await page.locator(selector).first.tap()
+
+        before = await c.waiting_or_drafts()
+        await tap('#prompts button[data-prompt="turn_started"]')  # the turn and its draw
+        await c._moved(before)
+        staryu = (await c.state())["board"]["players"]["misty"]["active"]["pid"]
+        pikachu = (await c.state())["board"]["players"]["ash"]["active"]["pid"]
+        await tap(f'#side-0 button[data-pid="{pikachu}"]')  # ash's Pikachu: what can it do?
+        await tap('#mon-menu button[data-mon-action="attack"]')
+        form = page.locator("#action-form")
+        assert await form.locator("[name=mon]").input_value() == pikachu  # the tapped one attacks
+        assert await form.locator("[name=target]").input_value() == staryu  # the opponent's Active
+        await form.locator("[name=attack]").fill("Quick Attack")  # typed: the catalogue has no damage
+        await form.locator("[name=amount]").fill("30")
+        before = await c.waiting_or_drafts()
+        await tap("#action-form button[type=submit]")
+        await c._moved(before)
+        before = await c.waiting_or_drafts()
+        await tap('#prompts button[data-prompt="attack_ended"]')  # the knockout and the prize
+        await c._moved(before)
+        before = await c.waiting_or_drafts()
+        await tap('#prompts button[data-choice="1"]')  # misty promotes Psyduck
+        await c._moved(before)
+        # a tap on the opponent's Pokémon acts on it: the damage form has it as the target
+        psyduck = (await c.state())["board"]["players"]["misty"]["active"]["pid"]
+        await page.locator(f'#side-1 button[data-pid="{psyduck}"]').tap()
+        await page.locator('#mon-menu button[data-mon-action="damage"]').tap()
+        assert await form.locator("[name=target]").input_value() == psyduck
+        await page.keyboard.press("Escape")
+        print(
+            f"\nkeys and taps, ash's turn (draw, attack: 2 fields typed, knockout, prize, promotion): {taps}"
+        )
+        events = await stored(c, "events")
+        kinds = ["drew", "attack", "damage", "knocked_out", "prize_taken", "attack_ended", "promoted"]
+        assert [e["type"] for e in events[-7:]] == kinds, events[-7:]
+        assert events[-5]["pid"] == staryu and events[-5]["amount"] == 30
