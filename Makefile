@@ -134,6 +134,7 @@ bench: install
 	$(BIN)/python bench/console.py
 	$(BIN)/python bench/review.py
 	$(BIN)/python bench/scan.py
+	$(BIN)/python bench/import_page.py
 
 # The embedded store (the records make demo and serve keep) is data, not a build product: clean leaves it
 # and says where it is. A checkout keeps its own (streams/settings.py): PRIZECHECK_DATA_DIR, else ./prizecheck-data.

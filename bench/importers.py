@@ -143,6 +143,47 @@ def real_targets(folders: list[Path]) -> int:
     return 0 if ok else 1
 
 
+def issue35_targets(folders: list[Path]) -> int:
+    """The issue-35 targets, per log: the winner and the reason right (the replay's result, strictly: a
+    finding that explains a difference does not count), every knockout verified from HP (a log with no
+    knockout counts as verified), and the lines no sentence read (unmatched; partly read ones apart)."""
+    files = sorted(f for d in folders for f in d.glob("*.txt"))
+    right = all_hp = lines = unread = partly = 0
+    print(f"issue-35 targets over {len(files)} real logs:")
+    for f in files:
+        text = f.read_text("utf-8-sig")
+        res = parse_ptcgl(text, match="real", filename=f.name)
+        _, rec = replay_record(res.events)
+        result = rec["result"] or {}
+        assert isinstance(result, dict)
+        claimed = str(res.meta.get("reason"))
+        ok = bool(result) and result.get("winner") == res.meta.get("winner")
+        ok = ok and reason_kind(result) == REASON_KINDS.get(claimed, claimed)
+        kos = rec["knockouts"]
+        assert isinstance(kos, list)
+        hp = all(k["verified"] for k in kos)
+        n = sum(1 for ln in text.splitlines() if ln.strip())
+        lines, unread, partly = lines + n, unread + len(res.unmatched), partly + len(res.partly)
+        right, all_hp = right + ok, all_hp + hp
+        verified = sum(1 for k in kos if k["verified"])
+        print(
+            f"  {f.name}: winner and reason {'right' if ok else 'WRONG'} ({result.get('winner')} "
+            f"{result.get('reason')}; the log: {res.meta.get('winner')} {claimed}); knockouts verified "
+            f"{verified}/{len(kos)}; lines unread {len(res.unmatched)}/{n}"
+        )
+    logs = len(files) or 1
+    pct_hp, pct_unread = 100 * all_hp / logs, 100 * unread / (lines or 1)
+    print(f"  winner and reason right: {right}/{len(files)}  (target: every log)")
+    print(
+        f"  logs with every knockout verified from HP: {all_hp}/{len(files)} = {pct_hp:.0f} %"
+        "  (target >= 90 %)"
+    )
+    print(f"  lines unread: {unread}/{lines} = {pct_unread:.2f} %  (target <= 0.1 %); partly read: {partly}")
+    ok = right == len(files) and pct_hp >= 90 and pct_unread <= 0.1
+    print(f"  targets: {'met' if ok else 'NOT met'}")
+    return 0 if ok else 1
+
+
 def memory_bound() -> None:
     """The import's memory, each run in a fresh interpreter: the largest log it accepts (4 MiB of real-log
     lines, turns repeated) imported in full, and a 60 MB file given to ``prizecheck import ptcgl``."""
@@ -243,6 +284,7 @@ def main() -> int:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     catalogue_load()
     status = real_targets([REAL, *args.real])
+    status |= issue35_targets([REAL, *args.real])
     if not args.no_memory:
         print("memory bound (a fresh interpreter each; limit 300 MB):")
         memory_bound()

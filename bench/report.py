@@ -347,6 +347,7 @@ def bench_files(args: argparse.Namespace) -> None:
         events = games = 0
         seed = args.seed
         t0 = time.perf_counter()
+        played: dict[tuple[str, str], set[str]] = {}  # (event, player) -> the cards they put into play
         with path.open("wb") as out:
             while events < args.events:
                 seed += 1
@@ -354,6 +355,9 @@ def bench_files(args: argparse.Namespace) -> None:
                     out.write(b"".join(enc.encode(e) + b"\n" for e in stream))
                     events += len(stream)
                     games += 1
+                    _cards_played(stream, played)
+        decks = Path(tmp) / "decks.json"
+        decks.write_bytes(_deck_lists(played))
         size = path.stat().st_size / 1e6
         print(f"files: {events} events of {games} games, {size:.0f} MB of JSON Lines, simulated in "
               f"{time.perf_counter() - t0:.1f} s")  # fmt: skip
@@ -374,6 +378,37 @@ def bench_files(args: argparse.Namespace) -> None:
         line("prizecheck report FILE --format json", wall, cpu, rss, replay)
         if old_report is not None:
             line("  after / before", wall, cpu, rss, old_report)
+        # the deck check on (issue 38): every player's list registered, one card of each left out, so
+        # every game is checked and most have a finding; --decks exists only in this tree
+        checked = [*report_cmd, "--decks", str(decks)]
+        _, (wall, cpu, rss) = pair(checked, None, args.repeat)
+        line("prizecheck report FILE --format json --decks (deck checks on)", wall, cpu, rss, replay)
+
+
+def _cards_played(stream: list[dict[str, Any]], played: dict[tuple[str, str], set[str]]) -> None:
+    """The cards each player of ``stream`` put into play, by event (what their deck list must hold)."""
+    event = str((stream[0].get("context") or {}).get("event") or "")
+    for e in stream:
+        kind = e["type"]
+        if kind == "setup":
+            slots = [e["active"], *e.get("bench", ())]
+            names = [slot["card"]["name"] for slot in slots]
+        elif kind in ("played", "evolved", "attached", "trainer_played"):
+            names = [e["card"]["name"]]
+        else:
+            continue
+        played.setdefault((event, e["player"]), set()).update(names)
+
+
+def _deck_lists(played: dict[tuple[str, str], set[str]]) -> bytes:
+    """Deck lists as GET /decks/{event} gives them: 4 of every card each player put into play, less the
+    first by name, for the deck check to find."""
+    decks = [
+        {"player": player, "event": event, "format": "ptcgl",
+         "cards": [{"count": 4, "name": name} for name in sorted(names)[1:]]}
+        for (event, player), names in sorted(played.items())
+    ]  # fmt: skip
+    return msgspec.json.encode({"decks": decks})
 
 
 # The baselines run DuckDB as the report does (replay.report.parquet: the same scan, memory limit and

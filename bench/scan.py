@@ -1,6 +1,6 @@
 """Scanned game sheets: how fast photos are read, and how well, over a generated set, in one run.
 
-    python bench/scan.py [--sheets 200] [--seed 1] [--threads 1]
+    python bench/scan.py [--sheets 200] [--seed 1] [--threads 1] [--bounds-only]
 
 The set (replay/sources/scan/generate.py): games played by the rules, printed by ``sheet print``'s code,
 rasterized at 150-300 dpi, filled by hand (ticks, crosses, fills, partial fills, slashes, overruns, six
@@ -13,6 +13,13 @@ photo (decode, markers, QR code, every box, the events of the sheet importer, th
 and pages per second, with the ratio to (a); (c) accuracy: marks read exactly, boxes read exactly,
 misreads and how many of them had no low_confidence finding (must be 0), scribbled-out boxes flagged,
 sheets whose record equals the record of the events they were filled from, rows flagged for a judge.
+(d) bounded refusals: ``prizecheck import scan`` run as a process on each hostile file of issue 32 item 4
+(``generate.hostile_scans``: PNGs of 20,000 and 50,000 pixels a side, a JPEG declaring 65,000, a 12-page
+PDF of 200-inch pages), its peak memory (the child's ``ru_maxrss``) and wall time beside the baseline
+measured in the same run, the same command reading one real sheet photo; each must exit 2 with one line,
+under 300 MB and 2 s (the exit status says when one is not); and the largest images accepted (an 80 MP
+JPEG, decoded reduced; a 48 MP PNG), under 300 MB too. ``--bounds-only`` runs (d) alone, on one
+generated sheet.
 Pinned to one core, OpenCV on ``--threads`` threads. These machines are noisy: read the ratio.
 """
 
@@ -21,14 +28,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from replay.sources.scan.generate import samples, score
+from replay.sources.scan.generate import hostile_scans, largest_scans, samples, score
 from replay.sources.scan.photo import SheetScan, import_scan
 
 
@@ -37,7 +47,10 @@ def main() -> int:
     ap.add_argument("--sheets", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1, on one core)")
+    ap.add_argument("--bounds-only", action="store_true", help="only (d), the hostile files' refusals")
     args = ap.parse_args()
+    if args.bounds_only:
+        return 0 if bounds(next(iter(samples(1, args.seed))).photo) else 1
     if args.threads == 1 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     cv2.setNumThreads(args.threads)
@@ -109,7 +122,78 @@ def main() -> int:
         f"{c['sheets_flagged']} sheets with any)"
     )
     ok = not not_read and c["silent"] == 0 and c["marks_exact"] >= 0.995 * c["marks"]
-    return 0 if ok else 1
+    return 0 if ok and bounds(made[0].photo) else 1
+
+
+#: What a refusal may cost (issue 32 item 4), the whole process included.
+PEAK_MB = 300
+SECONDS = 2.0
+
+
+# The command run as ``prizecheck`` runs it, then its own peak: VmHWM, the high-water mark of the process's
+# memory since its exec (Linux). Not the child's ru_maxrss: Linux carries the parent's peak across fork and
+# exec into it, so every child of this bench would report the bench's own 300 MB of generated photos.
+_PEAK = """
+import sys
+from replay.cli import main
+try:
+    code = main(sys.argv[2:])
+except SystemExit as exc:
+    code = exc.code
+peak = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0].split()[1]
+open(sys.argv[1], "w").write(peak)
+sys.exit(code)
+"""
+
+
+def _import_scan(path: Path, out: Path) -> tuple[int, float, float, list[str]]:
+    """``prizecheck import scan PATH`` as a process: exit status, peak memory (MB), wall time, stderr."""
+    started = time.perf_counter()
+    peak = out / "peak"
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(peak), "import", "scan", str(path), "-o", str(out / "events.jsonl"),
+         "--crops", str(out / "crops"), "--quiet"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False,
+    )  # fmt: skip
+    took = time.perf_counter() - started
+    return proc.returncode, int(peak.read_text()) / 1024, took, proc.stderr.splitlines()
+
+
+def bounds(photo: bytes) -> bool:
+    """(d): each hostile file refused within the budget, beside a real sheet's read in the same run."""
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "sheet.jpg").write_bytes(photo)
+        code, peak, took, _ = _import_scan(root / "sheet.jpg", root)
+        print(
+            f"(d) bounded refusals; baseline, import scan of one sheet photo ({len(photo) // 1024} KiB): "
+            f"exit {code}, peak {peak:.0f} MB, {took:.2f} s"
+        )
+        for name, data in hostile_scans().items():
+            path = root / name
+            path.write_bytes(data)
+            code, peak, took, lines = _import_scan(path, root)
+            good = code == 2 and len(lines) == 1 and name in lines[0] and peak < PEAK_MB and took < SECONDS
+            ok = ok and good
+            print(
+                f"    {name} ({len(data) // 1024} KiB): exit {code}, {len(lines)} line(s), "
+                f"peak {peak:.0f} MB (budget {PEAK_MB}), {took:.2f} s (budget {SECONDS:.0f})"
+                + ("" if good else "  <-- OVER")
+            )
+            if lines:
+                print(f"      {lines[0]}")
+        for name, data in largest_scans().items():  # accepted (no sheet on them): memory bounded all the same
+            path = root / name
+            path.write_bytes(data)
+            code, peak, took, lines = _import_scan(path, root)
+            good = peak < PEAK_MB
+            ok = ok and good
+            print(
+                f"    {name} ({len(data) // 1024} KiB), the largest accepted: exit {code}, "
+                f"peak {peak:.0f} MB (budget {PEAK_MB}), {took:.2f} s" + ("" if good else "  <-- OVER")
+            )
+    return ok
 
 
 if __name__ == "__main__":

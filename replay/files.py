@@ -270,14 +270,20 @@ def _links(record: Record) -> list[str]:
 
 
 def replay_files(
-    paths: Sequence[str], *, until: int | None = None, progress: Progress | None = None
+    paths: Sequence[str],
+    *,
+    until: int | None = None,
+    progress: Progress | None = None,
+    observe: Callable[[list[Any], bool], None] | None = None,
 ) -> Iterator[Replayed]:
     """Fold the events of ``paths`` (``-`` is stdin) and yield each match as soon as its record is final.
 
     Several files are one input: a match's events may be spread over them, and a playoff game settles its
     parent from another file. ``until``: leave out the events after that seq (the board at that seq).
     Raises InputError, before anything is yielded, for a file that cannot be read, holds no events, or holds
-    an invalid event (naming file, line or event position, and field).
+    an invalid event (naming file, line or event position, and field). ``observe``: called with each chunk
+    of checked events (dicts, or MessagePack bytes when the flag is True) before they are folded, so it
+    has seen a match's events before its record is yielded (the report's deck check, docs/decks.md).
     """
     if not paths:
         raise InputError("no event files given (use - for stdin)")
@@ -302,6 +308,8 @@ def replay_files(
         for f, file_runs in zip(files, runs, strict=True):
             for number, (chunk_runs, (events, raw)) in enumerate(zip(file_runs, f.events(), strict=True)):
                 finished = fold.finished
+                if observe is not None:
+                    observe(events, raw)
                 yield from fold.chunk(chunk_runs, events, raw, (f, number))
                 if progress is not None:
                     progress.folded(len(events), fold.finished - finished)

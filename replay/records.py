@@ -28,8 +28,8 @@ from typing import Any, Final
 
 import msgspec
 
+from replay.engine.chain import Signer, Verifier, sign, verify_signature
 from replay.engine.chain import dumps as _dumps
-from replay.engine.chain import sign, verify_signature
 from replay.engine.errors import RecordError
 from replay.engine.outputs import Record, Signature
 from replay.engine.playoff import settle
@@ -100,13 +100,15 @@ def dumps(rec: Record) -> bytes:
     return _dumps(rec.to_json())
 
 
-def signed(rec: Record, key: bytes, key_id: str) -> Record:
-    """``rec`` signed with ``key`` (HMAC-SHA256 over its canonical JSON without the signature)."""
+def signed(rec: Record, key: bytes | Signer, key_id: str = "") -> Record:
+    """``rec`` signed with ``key`` over its canonical JSON without the signature: an Ed25519 key
+    (``replay.signing.SigningKey``), or an HMAC-SHA256 secret named ``key_id`` (:func:`sign`)."""
     doc = sign(rec.to_json(), key, key_id)
     sig = doc["signature"]
     return msgspec.structs.replace(rec, signature=Signature(sig["alg"], sig["key_id"], sig["value"]))
 
 
-def signature_valid(rec: Record, key: bytes) -> bool:
-    """True when ``rec`` carries a signature made with ``key`` over exactly this record."""
+def signature_valid(rec: Record, key: bytes | Verifier) -> bool:
+    """True when ``rec`` carries a signature made over exactly this record with ``key`` (an HMAC secret,
+    or public keys: ``replay.signing.PublicKeys``)."""
     return rec.signature is not None and verify_signature(rec.to_json(), key)

@@ -40,6 +40,7 @@ DROPPED_CAP = 0.75  # a player who dropped never counts for more than 75 %
 # are equal come out equal there (float rounding is ~1e-16), and different ones differ far above it.
 _COMPARE_DIGITS = 12
 SWISS = "swiss"
+DIVISION_ORDER = ("juniors", "seniors", "masters")  # Play! Pokémon's age divisions, youngest first
 SINGLE_ELIMINATION = "single_elimination"
 
 
@@ -285,6 +286,23 @@ def swiss_standings(
                 "oowp": _round(oowp[name]),
             }
         )
+    return rows
+
+
+def rank_by_division(table: list[dict[str, Any]], division: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The standings ranked within each age division (Play! Pokémon ranks Juniors, Seniors and Masters
+    apart even when they were paired together): each row gets its ``division`` (None when unknown) and its
+    ``rank`` in it; divisions in the order Juniors, Seniors, Masters, then the rows without one. The
+    tiebreakers stay the whole pod's, so the order within a division is the pod's order."""
+    order = {name: i for i, name in enumerate(DIVISION_ORDER)}
+    rows = sorted(
+        table, key=lambda row: (order.get(division.get(row["player"], ""), len(order)), row["rank"])
+    )
+    ranks: dict[str | None, int] = defaultdict(int)
+    for row in rows:
+        div = row["division"] = division.get(row["player"])
+        ranks[div] += 1
+        row["rank"] = ranks[div]
     return rows
 
 

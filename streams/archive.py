@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,9 +32,12 @@ from typing import Any
 import msgpack
 
 from replay.engine.game import Game
+from replay.signing import SigningKey
 from streams.check import verify_copies
 from streams.ingest import unpack_record
-from streams.store import RedisStore, Snapshot
+from streams.store import RedisStore, Snapshot, manifest
+from streams.store.checkpoint import CheckpointKey
+from streams.store.manifest import ArchivedMatch
 from streams.store.parquet import EventRow, Marker, RecordRow, read_events, rows_digest, write_files
 
 #: Matches written to one pair of files at most (a partition may take several)
@@ -74,11 +78,18 @@ async def archive(
     before: dt.date | None = None,
     league: str | None = None,
     season: str | None = None,
-    signing_key: bytes | None = None,
+    signing_key: bytes | SigningKey | None = None,
     key_id: str | None = None,
+    manifest_key: CheckpointKey | None = None,
 ) -> ArchiveRun:
     """Move the finished matches selected (``before`` their start day, of ``league``, of ``season``) to
-    Parquet under ``root``; see the module docstring."""
+    Parquet under ``root``; see the module docstring. ``signing_key``: the service's
+    (``streams.store.checkpoint.service_signer``): an Ed25519 key both signs and checks every key of its
+    ring; HMAC secret bytes (named ``key_id``) as before. ``manifest_key``: the checkpoint key, which signs
+    the archive's manifest (without one it is written unsigned, and every reader refuses the archive);
+    :class:`streams.store.manifest.ManifestError` before anything is moved when the manifest there does
+    not verify under it."""
+    await asyncio.to_thread(manifest.writable, root, manifest_key, store.prefix)
     run = ArchiveRun()
     names = await store.matches(league=league, season=season, status="finished")
     entries = {e.match: e for e in await store.index_entries(names)}
@@ -93,18 +104,18 @@ async def archive(
             continue
         partitions.setdefault((top.league, top.season), []).append(sorted(members))
     for (part_league, part_season), groups in sorted(partitions.items(), key=lambda kv: str(kv[0])):
+        write = functools.partial(
+            _archive_chunk, store, root, part_league, part_season, before=before, alarms=alarms, run=run,
+            signing_key=signing_key, key_id=key_id, manifest_key=manifest_key,
+        )  # fmt: skip
         chunk: list[list[str]] = []
         for group in groups:
             chunk.append(group)
             if sum(len(g) for g in chunk) >= CHUNK:
-                await _archive_chunk(
-                    store, root, part_league, part_season, chunk, before, alarms, run, signing_key, key_id
-                )
+                await write(chunk)
                 chunk = []
         if chunk:
-            await _archive_chunk(
-                store, root, part_league, part_season, chunk, before, alarms, run, signing_key, key_id
-            )
+            await write(chunk)
     return run
 
 
@@ -117,8 +128,9 @@ async def _archive_chunk(
     before: dt.date | None,
     alarms: Mapping[str, str],
     run: ArchiveRun,
-    signing_key: bytes | None,
+    signing_key: bytes | SigningKey | None,
     key_id: str | None,
+    manifest_key: CheckpointKey | None,
 ) -> None:
     names = [m for g in groups for m in g]
     snaps = dict(zip(names, await _snapshots(store, names), strict=True))
@@ -170,7 +182,25 @@ async def _archive_chunk(
     if not chosen:
         return
     run.files += [events_file, records_file]
-    for m in [m for g in chosen for m in g]:
+    members = [m for g in chosen for m in g]
+    # signed before any stream leaves Redis: a crash after this leaves matches listed but still in Redis
+    # (their rows are the stored state), never archived matches whose files the manifest does not cover
+    base = os.path.abspath(root)
+    listed = {
+        m: ArchivedMatch.of(
+            os.path.relpath(events_file, base),
+            os.path.relpath(records_file, base),
+            snaps[m].state.writes,
+            len(snaps[m].events),
+            snaps[m].record,
+            [v.record for v in snaps[m].versions],
+        )
+        for m in members
+    }
+    files = [events_file, records_file]
+    part = await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, files, listed)
+    left: list[str] = []
+    for m in members:
         snap = snaps[m]
         last = snap.events[-1].position
         if await store.archive_swap(m, markers_now[m].encode(), len(snap.events), last):
@@ -178,6 +208,10 @@ async def _archive_chunk(
             run.events += len(snap.events)
         else:
             run.skipped[m] = "its archive changed while it was copied (an event arrived): left in Redis"
+            left.append(m)
+    if left:  # the part again, without them (their rows in the files are the state still in Redis)
+        still = {m: e for m, e in listed.items() if m not in left}
+        await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, files, still, part=part)
 
 
 async def _snapshots(store: RedisStore, names: Sequence[str]) -> list[Snapshot]:

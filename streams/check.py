@@ -36,13 +36,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replay import Game, link_records
-from replay.engine.chain import canonical_bytes, sign
+from replay.engine.chain import Verifier, canonical_bytes, sign, verify_signature
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_stub
 from replay.engine.validate import validate_event
@@ -92,6 +93,8 @@ CODES: dict[str, str] = {
     "log_entry": "an entry of the checkpoint log is unreadable or not signed by the service's key",
     "archive_copy": "an archived match's Parquet copy (prizecheck archive) is missing, unreadable, or not "
     "the rows that were archived",
+    "archive_manifest": "a file of the cold archive is missing, changed or not in its signed manifest, or "
+    "the manifest is unsigned, forged or not the signed state (the checkpoints) of its matches",
 }
 
 BreachCode = Literal[
@@ -118,6 +121,7 @@ BreachCode = Literal[
     "rollback",
     "log_entry",
     "archive_copy",
+    "archive_manifest",
 ]
 
 #: Matches read from Redis at once: their five reads each share round trips, and stay well within a client's
@@ -351,6 +355,8 @@ class _Match:
     after_head: set[bytes] = field(default_factory=set)  # bytes of conflict / late entries
     game: Game | None = None
     copy_problem: str | None = None  # an archived match's Parquet copy, missing or changed
+    # seq -> the bytes of each held event whose seal opens (``held`` keeps the values as stored: sealed)
+    held_events: dict[int, bytes] = field(default_factory=dict)
 
 
 _KEY = re.compile(
@@ -478,7 +484,8 @@ def _check_archive(report: Report, m: _Match, key: CheckpointKey | None = None) 
         except HeldForged as exc:
             report.breach("pending_entry", m.name, seq, f"forged: {exc}")
             continue
-        _check_event(report, "pending_entry", m.name, seq, opened, f"the event held at seq {seq}")
+        if _check_event(report, "pending_entry", m.name, seq, opened, f"the event held at seq {seq}"):
+            m.held_events[seq] = opened
     return events
 
 
@@ -527,18 +534,22 @@ class _Records:
     """Packs expected records as the store holds them (signed with the configured key, if any) and
     compares them with stored bytes."""
 
-    def __init__(self, key: bytes | None, key_id: str | None) -> None:
+    def __init__(self, key: bytes | Verifier | None, key_id: str | None) -> None:
         self.key = key
         self.key_id = key_id or "default"
         self.unsigned_seen = False
 
     def same(self, stored: bytes, expected: Mapping[str, Any]) -> bool:
         unsigned = {**expected, "signature": None} if "signature" in expected else dict(expected)
-        if self.key is not None:
+        if isinstance(self.key, bytes):
             return stored == canonical_bytes(sign(unsigned, self.key, self.key_id))
         record = unpack_record(stored)
         if record is None:
             return False
+        if self.key is not None:  # public keys: the signature checked under its key id (any rotation)
+            return verify_signature(record, self.key) and canonical_bytes(
+                {**record, "signature": None}
+            ) == canonical_bytes(unsigned)
         if record.get("signature") is not None:
             self.unsigned_seen = True
             record = {**record, "signature": None}
@@ -582,7 +593,8 @@ async def check(
         )
     if checkpoint_key is None:
         report.notes.append(
-            "no checkpoint key (PRIZECHECK_SIGNING_KEY, or the data directory's checkpoint.key): the "
+            "no checkpoint key (the key directory PRIZECHECK_KEYS_DIR, else the data directory's keys/; "
+            "PRIZECHECK_SIGNING_KEY or checkpoint.key for those signed before): the "
             "signatures of checkpoints and the seals of held events were not checked"
         )
     logged: dict[str, list[Checkpoint]] = {}
@@ -616,7 +628,9 @@ async def check(
         report.pending += sum(1 for s in m.held if s > m.head)
         _fold_archive(report, m, games, checkpoint_key)
     expected = _expected_records(games)
-    packer = _Records(signing_key, key_id)
+    packer = _Records(
+        checkpoint_key.public if checkpoint_key is not None and checkpoint_key.public else signing_key, key_id
+    )
     suspects: list[str] = []
     for m in matches.values():
         _check_record(report, m, expected, packer)
@@ -628,6 +642,7 @@ async def check(
     report.alarms = len(alarms)
     for match, detail in sorted(alarms.items()):
         report.breach("tamper_alarm", match, None, detail)
+    await _check_cold_archives(report, store, matches, checkpoint_key, logged)
     if acknowledged:
         _check_acknowledged(report, matches, acknowledged)
     if topic is not None:
@@ -635,8 +650,8 @@ async def check(
         _check_topic_replay(report, matches, topic, admitted, packer)
     if packer.unsigned_seen:
         report.notes.append(
-            "records are signed, but no signing key is configured here (PRIZECHECK_SIGNING_KEY): they were "
-            "compared without their signatures"
+            "records are signed, but no signing key is configured here (PRIZECHECK_KEYS_DIR, "
+            "PRIZECHECK_SIGNING_KEY): they were compared without their signatures"
         )
     return report
 
@@ -890,10 +905,50 @@ def _check_prefixes(report: Report, m: _Match, logged: Sequence[Checkpoint]) -> 
             return  # the newest that fails says it; older ones fail the same way
 
 
+async def _check_cold_archives(
+    report: Report,
+    store: RedisStore,
+    matches: Mapping[str, _Match],
+    key: CheckpointKey | None,
+    logged: Mapping[str, Sequence[Checkpoint]],
+) -> None:
+    """Every cold archive the matches' markers name, against its signed manifest and the newest signed
+    state of each of its matches (the checkpoint log's, or the store's own checkpoint when it verifies)."""
+    from streams.store import manifest
+    from streams.store.parquet import Marker
+
+    names = sorted(matches)
+    roots: set[str] = set()
+    for i in range(0, len(names), READ_CHUNK):
+        chunk = names[i : i + READ_CHUNK]
+        for raw in await asyncio.gather(*(store.archive_marker(m) for m in chunk)):
+            try:
+                marker = None if raw is None else Marker.decode(raw)
+            except ValueError:
+                continue  # an unreadable marker is an archive_copy breach already
+            if marker is not None:  # <root>/events/league=<L>/season=<S>/<file>
+                roots.add(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(marker.file)))))
+    signed: list[Checkpoint] = [c for cks in logged.values() for c in cks]
+    for m in matches.values():
+        with contextlib.suppress(CheckpointError):  # an unreadable one is a breach already
+            ck = None if m.checkpoint is None else Checkpoint.decode(m.checkpoint)
+            if ck is not None and ck.match == m.name and ck.verify(key):
+                signed.append(ck)
+    latest = manifest.newest(signed, store.prefix)
+    if roots and key is None:
+        report.notes.append(
+            "no checkpoint key: the signatures of the cold archives' manifests were not checked"
+        )
+    for root in sorted(roots):
+        found = await asyncio.to_thread(manifest.verify, root, key, latest)
+        for b in found:
+            report.breach("archive_manifest", b.match, None, b.detail)
+
+
 def _check_acknowledged(report: Report, matches: Mapping[str, _Match], acked: Sequence[Acknowledged]) -> None:
     for ack in acked:
         m = matches.get(ack.match)
-        if m is not None and (m.in_order.get(ack.seq) == ack.data or m.held.get(ack.seq) == ack.data):
+        if m is not None and ack.data in (m.in_order.get(ack.seq), m.held_events.get(ack.seq)):
             continue
         if m is not None and ack.data in m.after_head:
             continue  # taken, and found conflicting or late: archived after the head with its finding
@@ -941,7 +996,7 @@ def _check_topic(
         elif m is not None and m.in_order.get(seq) == data:
             seen.add(triple)
             matched.add((match, seq))
-        elif m is not None and m.held.get(seq) == data and seq > m.head:
+        elif m is not None and m.held_events.get(seq) == data and seq > m.head:
             seen.add(triple)
         else:
             found = "different bytes" if m is not None and seq in m.in_order else "nothing"
@@ -1027,7 +1082,7 @@ async def verify_copies(
     store: RedisStore,
     copies: Mapping[str, Sequence[ArchivedEvent]],
     *,
-    signing_key: bytes | None = None,
+    signing_key: bytes | Verifier | None = None,
     key_id: str | None = None,
 ) -> tuple[Report, dict[str, Game]]:
     """The check ``prizecheck archive`` makes before it deletes anything: each match's archive as read back

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from replay.engine.chain import Verifier
 from replay.engine.errors import RecordError
 from replay.records import Record, from_msgpack, signature_valid
 from streams.store import RecordVersion
@@ -30,7 +31,7 @@ def unpack_version(version: RecordVersion) -> Record | None:
         return None
 
 
-def signature_status(record: Record, key: bytes | None) -> SignatureStatus:
+def signature_status(record: Record, key: bytes | Verifier | None) -> SignatureStatus:
     """``valid`` / ``invalid`` against ``key``; ``not_checked`` when signed but there is no key to check it
     with; ``unsigned`` when the record carries no signature."""
     if record.signature is None:
@@ -40,10 +41,11 @@ def signature_status(record: Record, key: bytes | None) -> SignatureStatus:
     return "valid" if signature_valid(record, key) else "invalid"
 
 
-def summary(version: RecordVersion, key: bytes | None) -> dict[str, Any]:
+def summary(version: RecordVersion, key: bytes | Verifier | None) -> dict[str, Any]:
     """The public summary of one version (the ``VersionSummary`` of the OpenAPI document).
 
-    ``key``: the signing key to check the signature with (the service's; None: not checked). A version
+    ``key``: what to check the signature with (the service's public keys, or an HMAC secret; None: not
+    checked). A version
     whose stored bytes are unreadable is still listed, with ``unreadable: true`` and nulls, so that one
     corrupt version does not hide the others.
     """

@@ -41,11 +41,13 @@ from replay.engine.chain import C_CANONICAL, GENESIS, canonical_bytes, canonical
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_games, playoff_stub
 from replay.engine.validate import validate_event
+from replay.signing import PublicKeys, SigningKey, receipt
 from streams.settings import Settings
 from streams.store import (
     Append,
     AppendRun,
     AuditEntry,
+    CopyRefused,
     Expect,
     IndexChanged,
     IndexEntry,
@@ -56,6 +58,7 @@ from streams.store import (
     Tampered,
     version_cause,
 )
+from streams.store.base import is_match_id
 from streams.store.checkpoint import (
     NONE,
     Checkpoint,
@@ -174,6 +177,8 @@ MAX_ATTEMPTS = 8
 #: Reads of a match whose index entry alone disagrees with its checkpoint, before that is an alarm.
 INDEX_READS = 3
 _INDEX_PROBLEM = "the league index entry is not one its checkpoint signs (replaced or edited)"
+#: The finding a tamper alarm counts in the match's index entry.
+TAMPERED = "archive_tampered"
 
 _decode_map = msgspec.msgpack.Decoder(dict[str, Any]).decode  # decode_event's path for canonical bytes
 
@@ -211,8 +216,9 @@ class IngestCore:
 
     ``gap_limit``: events that may wait behind a gap per match before the gap is reported anyway;
     ``gap_timeout``: seconds the oldest waiting event may wait (enforced by :meth:`flush_gaps`, which the
-    caller runs periodically); ``signing_key``/``key_id``: HMAC-sign every stored record
-    (``replay.engine.chain.sign``), as ``prizecheck replay`` does with ``PRIZECHECK_SIGNING_KEY``;
+    caller runs periodically); ``signing_key``: sign every stored record (``replay.engine.chain.sign``)
+    with this Ed25519 key (``replay.signing.SigningKey``: the service's, :meth:`from_settings`), or with
+    these HMAC-SHA256 secret bytes named ``key_id`` (as records were signed before);
     ``max_matches``: games kept in memory; the least recently used idle ones are dropped beyond it (they
     are rebuilt from the archive if they are seen again); ``actor``: who this process is in the audit log;
     ``concurrency``: the most matches (playoff families) of one batch decided at once.
@@ -230,7 +236,7 @@ class IngestCore:
         *,
         gap_limit: int = 1000,
         gap_timeout: float = 5.0,
-        signing_key: bytes | None = None,
+        signing_key: bytes | SigningKey | None = None,
         key_id: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         max_matches: int = 10_000,
@@ -251,7 +257,9 @@ class IngestCore:
         self.origin = f"{socket.gethostname()}:{os.getpid()}"
         self._matches: OrderedDict[str, _MatchState] = OrderedDict()
         self.counts: dict[str, int] = {"applied": 0, "duplicate": 0, "rejected": 0, "buffered": 0}
-        if checkpoint_key is None and signing_key is not None:
+        if checkpoint_key is None and isinstance(signing_key, SigningKey):
+            checkpoint_key = CheckpointKey.of_signer(signing_key)
+        elif checkpoint_key is None and isinstance(signing_key, bytes):
             checkpoint_key = CheckpointKey(signing_key, self.key_id)
         self.checkpoint_key = checkpoint_key
         self.prefix = str(getattr(store, "prefix", ""))
@@ -267,12 +275,16 @@ class IngestCore:
 
     @classmethod
     def from_settings(cls, store: Store, settings: Settings, **options: Any) -> IngestCore:
-        """A core with the gap limits and the signing key from ``settings`` (the environment)."""
+        """A core with the gap limits from ``settings`` (the environment); records are signed with the
+        Ed25519 key of ``checkpoint_key`` (the service's key ring) when it has one, else with the HMAC key
+        ``PRIZECHECK_SIGNING_KEY`` when set (a deployment without a key ring yet)."""
+        ck = options.get("checkpoint_key")
+        signer = ck.signer if isinstance(ck, CheckpointKey) else None
         return cls(
             store,
             gap_limit=settings.gap_limit,
             gap_timeout=settings.gap_timeout,
-            signing_key=settings.signing_key,
+            signing_key=signer if isinstance(signer, SigningKey) else settings.signing_key,
             key_id=settings.key_id,
             **options,
         )
@@ -338,6 +350,32 @@ class IngestCore:
                     raise result
         await self.publish()
         return cast(list[Outcome], outcomes)
+
+    @property
+    def verifier(self) -> bytes | PublicKeys | None:
+        """What record signatures are checked with: the public keys of the checkpoint key (the Ed25519
+        keys, and the HMAC secret of records signed before), else the HMAC secret itself, else None."""
+        if self.checkpoint_key is not None and self.checkpoint_key.public is not None:
+            return self.checkpoint_key.public
+        return self.signing_key if isinstance(self.signing_key, bytes) else None
+
+    def receipts(self, outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
+        """A :meth:`receipt` per match an event of ``outcomes`` was accepted for (applied, duplicate or
+        buffered): what an answer to a write carries."""
+        accepted = sorted({o.match for o in outcomes if o.status != "rejected" and o.match})
+        return [r for r in (self.receipt(m) for m in accepted) if r is not None]
+
+    def receipt(self, match: str) -> dict[str, Any] | None:
+        """A signed receipt of what is archived of ``match`` now (``replay.signing.receipt``: the head seq,
+        the events archived in order, their chain head, the time), from the newest checkpoint this process
+        wrote or read for it, which the checkpoint log holds before any write is answered. None without an
+        Ed25519 key, or before anything of the match is stored."""
+        signer = self.checkpoint_key.signer if self.checkpoint_key is not None else None
+        ck = self.checkpoints.latest(match)
+        if not isinstance(signer, SigningKey) or ck is None:
+            return None
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        return receipt(signer, match=match, seq=ck.seq, events=ck.events, chain=ck.chain, at=at)
 
     async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
         """Report every gap whose oldest waiting event has waited ``gap_timeout`` seconds.
@@ -435,6 +473,21 @@ class IngestCore:
         finally:
             await self.publish()
 
+    async def copy_refused(self, match: str) -> str | None:
+        """A reader found that an archived match's cold copy is not the one archived (the store refused to
+        serve it: :class:`streams.store.CopyRefused`): the match is read again from the store, which checks
+        the copy and raises the tamper alarm as a rebuild does (kept, audited, counted in the indexes,
+        further events refused; once per match and process). Returns the alarm, or None when the copy
+        checks out now."""
+
+        async def work(st: _MatchState) -> str | None:
+            if st.tampered is None:
+                st.game = None  # what memory holds was read before the copy changed: read it again
+                await self._game(st, match)
+            return st.tampered
+
+        return await self._locked(match, work)
+
     # ------------------------------------------------------------------------------------ one match
     async def _locked(self, match: str, work: Callable[[_MatchState], Awaitable[_T]]) -> _T:
         """Run ``work`` holding the match's lock; memory possibly ahead of the store is dropped on error."""
@@ -442,10 +495,17 @@ class IngestCore:
         st.users += 1
         try:
             async with st.lock:
+                waiting = dict(st.buffer)
                 try:
                     return await work(st)
                 except BaseException:
                     st.game = None  # memory may be ahead of the store: rebuild on next use
+                    # A store error (Redis down) after a gap's release or a drain took held events out of
+                    # memory: they are still held in the store, so keep them in memory too, with their
+                    # arrival times, for flush_gaps to retry them (the rebuild on next use drops any that a
+                    # partial write did archive). Else they would wait for the match's next event or a
+                    # restart (docs/reliability.md, guarantee 3).
+                    st.buffer.update({s: p for s, p in waiting.items() if s not in st.buffer})
                     raise
         finally:
             st.users -= 1
@@ -495,6 +555,8 @@ class IngestCore:
         for pos, (i, seq, ev, data) in enumerate(items):
             run.pos = pos
             game = await self._game(st, match)
+            if await self._alarm_cleared(st, match):
+                game = await self._game(st, match)
             if st.tampered is not None:
                 run.decided.append((i, _tampered(match, seq, st.tampered)))
                 continue
@@ -548,6 +610,8 @@ class IngestCore:
         attempts = 0
         while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= self.gap_timeout:
             game = await self._game(st, match)
+            if await self._alarm_cleared(st, match):
+                game = await self._game(st, match)
             if st.tampered is not None:
                 break  # nothing is written to a match under a tamper alarm; the events stay held
             expected, first = game.next_seq, min(st.buffer)
@@ -658,7 +722,11 @@ class IngestCore:
     async def _old_seq(
         self, st: _MatchState, match: str, seq: int, ev: dict[str, Any], data: bytes, game: Game
     ) -> Outcome:
-        archived = await self.store.event(match, seq)
+        try:
+            archived = await self.store.event(match, seq)
+        except CopyRefused as exc:  # an archived match whose copy changed since this process read it
+            await self._alarm(st, match, f"match {match}: {exc.problem}")
+            return _tampered(match, seq, st.tampered or exc.problem)
         if archived == data or data in st.quarantined:
             # a redelivery (of an event, or of a conflict already archived and reported)
             return Outcome("duplicate", match, seq)
@@ -896,7 +964,7 @@ class IngestCore:
         stored = unpack_record(await self.store.record(match))
         if stored is not None and isinstance(stored.get("match"), str):
             entry = IndexEntry.from_record({**stored, "match": match}, st.head)
-            findings = {**entry.findings, "archive_tampered": 1}
+            findings = {**entry.findings, TAMPERED: 1}
             await self.store.index(
                 IndexEntry(
                     entry.match,
@@ -909,6 +977,15 @@ class IngestCore:
                     entry.severities,
                 )
             )
+
+    async def _alarm_cleared(self, st: _MatchState, match: str) -> bool:
+        """Whether the match's alarm, which this process keeps, was cleared in the store since (``prizecheck
+        alarms --clear``, once someone looked into it): then the match is to be read again, which checks
+        it again (data still changed raises the alarm again: the evidence stays)."""
+        if st.tampered is None or match in await self.store.alarms():
+            return False
+        st.tampered, st.game = None, None
+        return True
 
     async def _alarm_other(self, match: str, detail: str) -> None:
         """A tamper alarm on a match this process does not own (a playoff game it settles or stubs)."""
@@ -931,15 +1008,15 @@ class IngestCore:
         self,
         st: _MatchState,
         match: str,
-        record: bytes,
+        record: bytes | None,
         cause: str,
         entry: IndexEntry | None,
         board: bytes | None = None,
         game: Game | None = None,
         appended: int = 0,
     ) -> Checkpoint:
-        """The signed checkpoint of the store after writing ``record`` (and ``board`` and ``appended``
-        events of ``game``, for an append) over what ``st`` says is stored."""
+        """The signed checkpoint of the store after writing ``record`` (None: taking it away) (and
+        ``board`` and ``appended`` events of ``game``, for an append) over what ``st`` says is stored."""
         base = st.ck or self._empty(match)
         changes: dict[str, Any] = {
             "store": self.prefix,
@@ -959,7 +1036,7 @@ class IngestCore:
             changes["entries"] = base.entries + appended
             changes["chain"] = game.log.head.hex()
         ck = base.but(**changes)
-        if cause and self._sha1(record) != (st.record_sha1 or _SHA1_NONE):
+        if cause and record is not None and self._sha1(record) != (st.record_sha1 or _SHA1_NONE):
             ck = add_version(ck, record, cause)  # write.lua keeps it as a new version
         return ck.signed(self.checkpoint_key)
 
@@ -1088,6 +1165,37 @@ class IngestCore:
         # chain of records that includes its own child's stub.
         await self._stub_child(st, record)
         await self._settle_family(st, match, record)
+        await self._withdraw_stubs(match, record)
+
+    async def _withdraw_stubs(self, match: str, record: dict[str, Any]) -> None:
+        """A game that no longer awaits its playoff (a judge's game loss decided it): the stub of a playoff
+        game it announced that never started is taken away with its index entry, as a write with its own
+        signed checkpoint (no record). Else it was served as in progress forever, and ``check`` found a
+        record no playoff announces (issue 32 item 11)."""
+        children = record.get("children")
+        if record.get("status") == "awaiting_playoff" or not isinstance(children, list):
+            return
+        root = record.get("parent") or match
+        for child in [c for c in children if isinstance(c, str) and is_match_id(c)]:
+            read = await self.store.stored(child)
+            stub = unpack_record(read.record)
+            of = stub.get("playoff_of") if stub is not None else None
+            if (
+                stub is None
+                or stub.get("stub") is not True
+                or not isinstance(of, Mapping)
+                or of.get("parent") != root
+            ):
+                continue  # played (its own record), or not a stub of this family: left as it is
+            view = await self._other_view(child, read, "its stub was not withdrawn")
+            if view is None:
+                continue
+            ck = self._next_checkpoint(view, child, None, "", None)
+            drop = functools.partial(self.store.drop_record, child, writes=read.writes)
+            if await self._write_other(child, read, view, ck, drop):
+                await self.store.unindex(child)
+            # else: its first event (or another owner) wrote it meanwhile (a game, not a stub), or the
+            # store held something else (the alarm is raised)
 
     async def _stub_child(self, st: _MatchState, record: dict[str, Any]) -> None:
         """A game awaiting its playoff: the child's record stub, unless the child has a record already."""
@@ -1109,18 +1217,35 @@ class IngestCore:
                         checkpoint=ck.encode(),
                     )
                 except Tampered as exc:
+                    again = await self._stub_again(child, packed, entry) if exc.what == "checkpoint" else None
                     written = False
-                    await self._alarm_other(
-                        child,
-                        f"match {child}: its stored {exc.what} was written outside the service before its "
-                        "first record (the playoff stub announced by its parent); the stub was not written",
-                    )
+                    if again is None:
+                        await self._alarm_other(
+                            child,
+                            f"match {child}: its stored {exc.what} was written outside the service before "
+                            "its first record (the playoff stub announced by its parent); the stub was not "
+                            "written",
+                        )
+                    elif again:
+                        await self.store.index(entry, last=None, guess=True)
                 if written:
                     self.checkpoints.note(ck)
                     self._outbox.append(ck)
                     # the child had no record: most likely nothing indexed either (the store checks)
                     await self.store.index(entry, last=None, guess=True)
                 st.stubbed = child  # from now on the child has a record: writing a stub is a no-op
+
+    async def _stub_again(self, child: str, packed: bytes, entry: IndexEntry) -> bool | None:
+        """The stub of a playoff game that was withdrawn (its signed checkpoint says: no record) written
+        again: a correction voided the game loss that made the playoff moot. None when the child's stored
+        state is not a withdrawn stub's (the caller raises the alarm); else whether it was written."""
+        read = await self.store.stored(child)
+        view = _MatchState(writes=read.writes, record_sha1=sha1(None))
+        if read.record is not None or read.checkpoint is None or self._stored_problem(child, read, view):
+            return None
+        ck = self._next_checkpoint(view, child, packed, "", entry)
+        put = functools.partial(self.store.put_record, child, packed, if_absent=True, writes=read.writes)
+        return bool(await self._write_other(child, read, view, ck, put))
 
     async def _settle_family(self, st: _MatchState, match: str, record: dict[str, Any]) -> None:
         """Every drawn game of this game's playoff family that its record settles (its parent, a drawn
@@ -1162,35 +1287,58 @@ class IngestCore:
             if other == match or settled == group[other]:
                 continue
             read = stored.get(other, Stored())
-            old = await self.store.index_entry(other)
+            view = await self._other_view(other, read, f"it was not settled from {match}")
+            if view is None:
+                continue
+            old = view.indexed
             entry = IndexEntry.from_record(settled, old.seq if old else 0)
             packed = self._pack(settled)
             cause = self._cause(match, settled, seq)
-            view = _MatchState(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
-            problem = self._stored_problem(other, read, view)
-            if problem is not None:
-                await self._alarm_other(other, f"match {other}: {problem}; it was not settled from {match}")
-                continue
             ck = self._next_checkpoint(view, other, packed, cause, entry)
-            try:
-                written = await self.store.put_record(
-                    other,
-                    packed,
-                    writes=read.writes,
-                    cause=cause,
-                    expect=Expect(record=view.record_sha1, checkpoint=read.checkpoint or b""),
-                    checkpoint=ck.encode() if view.ck is not None else b"",
-                )
-            except Tampered as exc:
-                await self._alarm_other(other, self._tamper_detail(view, other, exc.what))
+            put = functools.partial(self.store.put_record, other, packed, writes=read.writes, cause=cause)
+            written = await self._write_other(other, read, view, ck, put)
+            if written is None:
                 continue
             if not written:
                 return False
-            if view.ck is not None:
-                self.checkpoints.note(ck)
-                self._outbox.append(ck)
             await self.store.index(entry, last=old, guess=True)  # just read: no second read
         return True
+
+    async def _other_view(self, other: str, read: Stored, refused: str) -> _MatchState | None:
+        """What this process writes another match's record over (a playoff game it settles or whose stub
+        it withdraws): ``read`` with its index entry, checked against its checkpoint; None when that fails
+        (the alarm is raised, saying what was not done: ``refused``)."""
+        old = await self.store.index_entry(other)
+        view = _MatchState(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
+        problem = self._stored_problem(other, read, view)
+        if problem is not None:
+            await self._alarm_other(other, f"match {other}: {problem}; {refused}")
+            return None
+        return view
+
+    async def _write_other(
+        self,
+        other: str,
+        read: Stored,
+        view: _MatchState,
+        ck: Checkpoint,
+        write: Callable[..., Awaitable[bool]],
+    ) -> bool | None:
+        """``write(expect=..., checkpoint=...)`` another match's record over ``view`` (fenced and compared
+        by the store) with ``ck``, which then goes to the checkpoint log. Whether it was written (False:
+        another writer came first); None when the store held something else (the alarm is raised)."""
+        try:
+            written = await write(
+                expect=Expect(record=view.record_sha1, checkpoint=read.checkpoint or b""),
+                checkpoint=ck.encode() if view.ck is not None else b"",
+            )
+        except Tampered as exc:
+            await self._alarm_other(other, self._tamper_detail(view, other, exc.what))
+            return None
+        if written and view.ck is not None:
+            self.checkpoints.note(ck)
+            self._outbox.append(ck)
+        return written
 
     def _stored_problem(self, match: str, read: Stored, view: _MatchState) -> str | None:
         """Does a record read for a write by another match's owner agree with its checkpoint? Sets
@@ -1282,6 +1430,21 @@ class IngestCore:
 
 #: What only a judge adds to a game that has ended (``ingest_many(judge=False)``).
 _AMENDMENTS = frozenset({"penalty", "correction"})
+
+
+async def clear_alarm(store: Store, match: str) -> str | None:
+    """Clear a match's tamper alarm once someone has looked into it (``prizecheck alarms --clear``): take it
+    out of the store, and the ``archive_tampered`` finding the alarm counted out of the match's index entry
+    (the entry its checkpoint names again). Returns what the alarm said, or None when none stood. The owner
+    reads the match again at its next event: data still changed raises the alarm again."""
+    detail = await store.clear_alarm(match)
+    if detail is None:
+        return None
+    entry = await store.index_entry(match)
+    if entry is not None and TAMPERED in entry.findings:
+        findings = {code: n for code, n in entry.findings.items() if code != TAMPERED}
+        await store.index(replace(entry, findings=findings))
+    return detail
 
 
 def _judge_only(match: str, seq: int, kind: str, status: str) -> Outcome:

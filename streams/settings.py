@@ -32,6 +32,7 @@ ENV_VARS: tuple[str, ...] = (
     "PRIZECHECK_GAP_TIMEOUT",
     "PRIZECHECK_SIGNING_KEY",
     "PRIZECHECK_KEY_ID",
+    "PRIZECHECK_KEYS_DIR",
     "PRIZECHECK_TOKENS_FILE",
     "PRIZECHECK_TOKENS",
     "PRIZECHECK_SESSION_KEY",
@@ -90,6 +91,7 @@ class Settings:
     gap_timeout: float = 5.0
     signing_key: bytes | None = None
     key_id: str | None = None
+    keys_dir: str | None = None  # None: <data_dir>/keys (see keys_path)
     tokens_file: str | None = None  # None: <data_dir>/tokens.json (see tokens_path)
     tokens: str | None = None  # token entries as JSON (PRIZECHECK_TOKENS), besides the file
     session_key: bytes | None = None  # signs judge sessions; None: a random key per process
@@ -104,6 +106,12 @@ class Settings:
     def tokens_path(self) -> str:
         """The token file: ``PRIZECHECK_TOKENS_FILE``, else ``tokens.json`` in the data directory."""
         return self.tokens_file or os.path.join(self.data_dir, "tokens.json")
+
+    @property
+    def keys_path(self) -> str:
+        """The Ed25519 signing keys' directory (replay/signing.py): ``PRIZECHECK_KEYS_DIR``, else ``keys``
+        in the data directory."""
+        return self.keys_dir or os.path.join(self.data_dir, "keys")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -147,6 +155,7 @@ class Settings:
             gap_timeout=float(number("PRIZECHECK_GAP_TIMEOUT", float, defaults.gap_timeout, 0)),
             signing_key=key.encode() if key else None,
             key_id=(get("PRIZECHECK_KEY_ID") or "default") if key else get("PRIZECHECK_KEY_ID"),
+            keys_dir=get("PRIZECHECK_KEYS_DIR"),
             tokens_file=get("PRIZECHECK_TOKENS_FILE"),
             tokens=get("PRIZECHECK_TOKENS"),
             session_key=(get("PRIZECHECK_SESSION_KEY") or "").encode() or None,

@@ -86,6 +86,29 @@ _TOP_OF_DECK = (
 _TAKES_PRIZES = (
     ("prize", re.compile(r"(?is)^(?!.*knocked out).*\btakes? (?:a|an|\d+|1 more|2 more) Prize cards?")),
 )
+# Moves that Knock Out without damage (docs/importers.md, issue 35), and whom: "self" (Cursed Blast: "this
+# Pokémon is Knocked Out"), "active" (Frenzied Gouging: "Knock Out your opponent's Active Pokémon"; Axe
+# Blast: "If your opponent's Active Pokémon is a Basic Pokémon, it is Knocked Out"), "both" (Destined
+# Fight: "Both Active Pokémon are Knocked Out"): the first the text names
+_KNOCKS_OUT = (
+    ("both", re.compile(r"(?i)\bboth Active Pokémon are Knocked Out")),
+    (
+        "active",
+        re.compile(
+            r"(?i)\bKnock Out your opponent's Active Pokémon|your opponent's Active Pokémon is [^.]*?, "
+            r"it is Knocked Out|\bthe Defending Pokémon is Knocked Out"
+        ),
+    ),
+    ("self", re.compile(r"(?i)\bthis Pokémon is Knocked Out")),
+)
+# Moves whose damage counters go on the opponent's Bench only (Phantom Dive: "Put 6 damage counters on your
+# opponent's Benched Pokémon in any way you like")
+_BENCH_COUNTERS = (
+    ("bench", re.compile(r"(?i)damage counters on (?:\d+ of )?your opponent's Benched Pokémon")),
+)
+# Moves that use another card's attack as their own (Seek Inspiration: "choose 1 of its attacks and use it
+# as this attack"): the log prints "chose <attack>" and that attack's effect follows
+_USES_ATTACK = (("copy", re.compile(r"(?i)\buse (?:it|that attack) as this attack")),)
 # What a card's text says that a log leaves out, by the record key it is kept under
 _TEXT_FACTS = (
     ("f", _ATTACH_FROM),
@@ -93,6 +116,9 @@ _TEXT_FACTS = (
     ("k", _SHUFFLE_FROM),
     ("o", _TOP_OF_DECK),
     ("p", _TAKES_PRIZES),
+    ("x", _KNOCKS_OUT),
+    ("q", _BENCH_COUNTERS),
+    ("u", _USES_ATTACK),
 )
 BLOCK = 128  # records per compressed block: one look-up decodes one block
 MAGIC = b"prizecheck-cards/2\n"
@@ -371,11 +397,24 @@ def commit_of(checkout: Path) -> str:
         return "unknown"
 
 
+def source_of(checkout: Path, commit: str | None, built_by: str, skipped: int) -> dict[str, Any]:
+    """What a file built from ``checkout`` says of its source: the repository, its commit and licence."""
+    licence = (checkout / "LICENSE").read_text(encoding="utf-8").splitlines()
+    return {
+        "repository": "https://github.com/tcgdex/cards-database",
+        "commit": commit or commit_of(checkout),
+        "licence": "MIT",
+        "copyright": next((line for line in licence if line.startswith("Copyright")), "TCGdex"),
+        "series": list(SERIES),
+        "built_by": built_by,
+        "skipped_files": skipped,
+    }
+
+
 def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
     data = checkout / "data"
     if not data.is_dir():
         raise SystemExit(f"{checkout}: no data/ folder (is this a checkout of tcgdex/cards-database?)")
-    licence = (checkout / "LICENSE").read_text(encoding="utf-8").splitlines()
     records: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     prints: dict[str, int] = {}
@@ -404,15 +443,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
                     prints.setdefault(print_id(set_id, card_file.stem), at)
     return {
         "format": "prizecheck-cards/2",
-        "source": {
-            "repository": "https://github.com/tcgdex/cards-database",
-            "commit": commit or commit_of(checkout),
-            "licence": "MIT",
-            "copyright": next((line for line in licence if line.startswith("Copyright")), "TCGdex"),
-            "series": list(SERIES),
-            "built_by": "tools/build_catalogue.py",
-            "skipped_files": errors,
-        },
+        "source": source_of(checkout, commit, "tools/build_catalogue.py", errors),
         "languages": list(LANGS),
         "keys": {
             "c": "category: P(okemon), T(rainer), E(nergy)",
@@ -433,6 +464,9 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "k": "[English name of a move (or of the card), the zone the cards it shuffles in come from]",
             "o": "[English name of a move (or of the card) that looks at the top of the deck, 'deck']",
             "p": "[English name of a move (or of the card) that makes a player take Prize cards, 'prize']",
+            "x": "[English name of a move that Knocks Out without damage, whom: 'self', 'active', 'both']",
+            "q": "[English name of a move whose damage counters go on the opponent's Bench only, 'bench']",
+            "u": "[English name of a move that uses another card's attack as its own, 'copy']",
         },
         "cards": records,
         "prints": dict(sorted(prints.items())),

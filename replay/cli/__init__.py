@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "replay.cli.sheet",
         "print game sheets for paper games (PDF or PNG), to read back with import scan",
     ),
+    "decks": ("replay.cli.decks", "register deck lists (PTCGL export, Limitless JSON, CSV) for deck checks"),
     "report": ("replay.cli.report", "league audit report: text, HTML, CSV or JSON; reconcile with a .tdf"),
     "serve": ("replay.cli.serve", "run the HTTP service with the embedded ingest core"),
     "worker": ("replay.cli.worker", "run a Faust worker consuming prizecheck.events"),
@@ -38,9 +39,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("replay.cli.show", "print a match's record stored in Redis"),
     "demo": ("replay.cli.demo", "simulate and import a few games and show their records"),
     "token": ("replay.cli.token", "create, list or revoke the service's bearer tokens"),
+    "keys": ("replay.cli.keys", "print the service's public signing keys, or rotate to a new key"),
     "audit-log": ("replay.cli.audit_log", "show the access audit log (writes, hidden reads, refusals)"),
     "check": ("replay.cli.check", "check the service's invariants over Redis and the Kafka topic"),
     "archive": ("replay.cli.archive", "move finished matches from Redis to Parquet files (the cold archive)"),
+    "alarms": ("replay.cli.alarms", "list the tamper alarms, or clear one once a judge has looked into it"),
 }
 
 

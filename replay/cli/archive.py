@@ -1,13 +1,14 @@
-"""``prizecheck archive --to DIR [--before DATE] [--league L] [--season S] [--redis-prefix P] [--json]``:
-move finished, settled matches from Redis to Parquet files (the cold archive, docs/storage.md).
+"""``prizecheck archive --to DIR [--before DATE] [--league L] [--season S] [--redis-prefix P] [--json]``: move
+finished, settled matches from Redis to Parquet files (the cold archive, docs/storage.md).
 
-Each match's events (with their chain heads) and its records (with their versions) are written under
-``DIR`` partitioned by league and season, read back and verified as ``prizecheck check`` verifies an
-archive; only then does the match's event stream leave Redis (its record, versions, board and index entry
-stay). ``check``, ``show --history``, the review page and the ingest core read an archived match's events
-from its Parquet copy. Prints one line: what was archived and Redis's memory before and after; each match
-left in Redis with its reason on stderr (``--json``: one object). Exit 0, or 2 with one line when the
-store cannot be reached.
+Each match's events (with their chain heads) and its records (with their versions) are written under ``DIR``
+partitioned by league and season, read back and verified as ``prizecheck check`` verifies an archive; only
+then does the match's event stream leave Redis (its record, versions, board and index entry stay). The
+archive's files are listed, with the state each match was archived at, in its manifest, signed with the
+checkpoint key (``streams.store.manifest``). ``check``, ``show --history``, the review page and the ingest
+core read an archived match's events from its Parquet copy. Prints one line: what was archived and Redis's
+memory before and after; each match left in Redis with its reason on stderr (``--json``: one object). Exit 0,
+or 2 with one line when the store cannot be reached.
 """
 
 from __future__ import annotations
@@ -50,9 +51,19 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from replay.cli.services import redis_store
     from streams.archive import archive, redis_memory
     from streams.settings import Settings
+    from streams.store.checkpoint import CheckpointError, configured_key, service_signer
     from streams.store.connection import embedded_store_exists
+    from streams.store.manifest import ManifestError
 
     settings = Settings.from_env()
+    try:
+        signer = service_signer(settings)
+        # the manifest is signed with the checkpoint key, as the service finds it (serve makes it first)
+        key = configured_key(
+            settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+        )
+    except CheckpointError as exc:
+        raise InputError(f"the signing keys: {exc}") from None
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
             f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
@@ -60,15 +71,19 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         )
     async with redis_store(settings, args.redis_prefix) as (store, where):
         before = await redis_memory(store)
-        run = await archive(
-            store,
-            os.path.abspath(args.to),
-            before=args.before,
-            league=args.league,
-            season=args.season,
-            signing_key=settings.signing_key,
-            key_id=settings.key_id,
-        )
+        try:
+            run = await archive(
+                store,
+                os.path.abspath(args.to),
+                before=args.before,
+                league=args.league,
+                season=args.season,
+                signing_key=signer,
+                key_id=settings.key_id,
+                manifest_key=key,
+            )
+        except ManifestError as exc:
+            raise InputError(str(exc)) from None
         after = await redis_memory(store)
     return {
         "archived": len(run.archived),
@@ -79,6 +94,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "memory_after": after,
         "store": where,
         "to": os.path.abspath(args.to),
+        "manifest": "signed" if key is not None else "unsigned",
     }
 
 
@@ -102,6 +118,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for match, why in sorted(summary["skipped"].items()):
         print(f"prizecheck archive: {match}: left in Redis: {why}", file=sys.stderr)
+    if summary["manifest"] == "unsigned":
+        print(
+            "prizecheck archive: no signing key (the service's key directory, or PRIZECHECK_SIGNING_KEY): "
+            "the manifest is unsigned, and report --parquet refuses the archive",
+            file=sys.stderr,
+        )
     mb = 1024 * 1024
     print(
         f"archived {summary['archived']} matches ({summary['events']} events) to {summary['to']}; "

@@ -192,7 +192,9 @@ async def _checkpoints(
     from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key
 
     try:
-        key = configured_key(settings.signing_key, settings.key_id, settings.data_dir, create=False)
+        key = configured_key(
+            settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+        )
     except CheckpointError as exc:
         raise CheckError(f"the checkpoint key: {exc}") from None
     paths = list(files)

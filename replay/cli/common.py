@@ -9,12 +9,15 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from replay.codec import json_error, unreadable, unwritable
 from replay.engine.chain import dumps
 from replay.engine.errors import InputError, RecordError
 from replay.records import Record, from_json_line, signed
+
+if TYPE_CHECKING:
+    from replay.signing import KeyRing, PublicKeys
 
 
 class UsageError(Exception):
@@ -172,15 +175,68 @@ def replayed_records(paths: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def signing_key() -> tuple[bytes, str] | None:
-    """(key, key_id) from PRIZECHECK_SIGNING_KEY / PRIZECHECK_KEY_ID, or None when unset."""
+    """(key, key_id) from PRIZECHECK_SIGNING_KEY / PRIZECHECK_KEY_ID, or None when unset: the HMAC secret
+    of records signed before Ed25519."""
     key = os.environ.get("PRIZECHECK_SIGNING_KEY")
     if not key:
         return None
     return key.encode("utf-8"), os.environ.get("PRIZECHECK_KEY_ID", "default")
 
 
+def key_ring(path: str | None = None, *, create: bool = False) -> KeyRing | None:
+    """The Ed25519 key ring in ``path`` (default PRIZECHECK_KEYS_DIR), or None when no directory is named
+    or it holds no key (made when ``create``). InputError naming the file for a key that cannot be read.
+
+    Offline commands (replay, verify, report over files) use a key directory only when it is named: a
+    service's data directory is the service's (:func:`service_keys_dir`)."""
+    from replay.signing import KeyFileError, KeyRing
+
+    path = path or os.environ.get("PRIZECHECK_KEYS_DIR")
+    if not path:
+        return None
+    try:
+        return KeyRing.open(path, create=create)
+    except (KeyFileError, OSError) as exc:
+        raise InputError(f"the signing keys: {exc}") from None
+
+
+def service_keys_dir() -> str | None:
+    """The key directory of the service this command reads the store or the log of (the service's
+    settings: PRIZECHECK_KEYS_DIR, else ``keys`` in its data directory); None in an install without the
+    service (the command says so itself when it reaches the store)."""
+    try:
+        from streams.settings import Settings
+    except ImportError:
+        return None
+    return Settings.from_env().keys_path
+
+
+def verifying_keys(path: str | None = None, *, ring: str | None = None) -> PublicKeys:
+    """What signatures are checked with: the public keys document ``path`` (``--keys``: no secret), else
+    the public keys of the key ring ``ring`` (default PRIZECHECK_KEYS_DIR: :func:`key_ring`); and the HMAC
+    secret of records signed before (PRIZECHECK_SIGNING_KEY), when set."""
+    from replay.signing import KeyFileError, PublicKeys
+
+    if path is not None:
+        try:
+            keys = PublicKeys.from_file(path)
+        except KeyFileError as exc:
+            raise InputError(str(exc)) from None
+    else:
+        found = key_ring(ring)
+        keys = found.public if found is not None else PublicKeys()
+    legacy = signing_key()
+    if legacy is not None:
+        keys.hmac[legacy[1]] = legacy[0]
+    return keys
+
+
 def maybe_sign(record: Record) -> Record:
-    """``record`` signed when a signing key is configured."""
+    """``record`` signed when a key is configured: the Ed25519 key of PRIZECHECK_KEYS_DIR, else the HMAC
+    secret PRIZECHECK_SIGNING_KEY (as records were signed before)."""
+    ring = key_ring()
+    if ring is not None:
+        return signed(record, ring.signer)
     key = signing_key()
     return signed(record, key[0], key[1]) if key else record
 

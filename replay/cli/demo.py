@@ -26,7 +26,9 @@ import msgpack
 from replay import replay_events
 from replay.cli.common import maybe_sign
 from replay.cli.replay import summary
-from replay.records import Record, dumps, from_msgpack, settled
+from replay.engine.errors import InputError
+from replay.records import Record, dumps, from_msgpack, settled, signed
+from replay.signing import SigningKey
 
 SCENARIOS = ("prizes", "simultaneous", "deck_out", "playoff", "concession")  # the result reason each shows
 LEAGUE = "Demo League"
@@ -122,7 +124,11 @@ async def _demo(args: argparse.Namespace, store: Any) -> int:
     )
     stored: dict[str, Record] | None = None
     if store is not None:
-        stored = await _ingest(store, events)
+        stored, key = await _ingest(store, events)
+        if isinstance(
+            key, SigningKey
+        ):  # the service's key signs what it stores: the offline records the same way
+            offline = {m: signed(r, key) for m, r in typed_records(events).items()}
     shown = stored if stored is not None else offline
     for match in offline:
         print(summary(shown[match]))
@@ -210,17 +216,23 @@ def _core(store: Any) -> tuple[Any, Any]:
     directory (docs/reliability.md, "Tampering"), so serve and check find what the demo wrote signed."""
     from streams.ingest import IngestCore
     from streams.settings import Settings
-    from streams.store.checkpoint import open_local_log
+    from streams.store.checkpoint import CheckpointError, open_local_log
 
     settings = Settings.from_env()
     prefix = str(getattr(store, "prefix", "pc"))
-    checkpoints = open_local_log(settings.signing_key, settings.key_id, settings.data_dir, prefix)
+    try:
+        checkpoints = open_local_log(
+            settings.signing_key, settings.key_id, settings.data_dir, prefix, keys_dir=settings.keys_dir
+        )
+    except CheckpointError as exc:
+        raise InputError(f"the signing keys: {exc}") from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     return core, checkpoints
 
 
-async def _ingest(store: Any, events: list[dict[str, Any]]) -> dict[str, Record]:
-    """Every event through the service's ingest core, as msgpack bytes; the stored records back."""
+async def _ingest(store: Any, events: list[dict[str, Any]]) -> tuple[dict[str, Record], Any]:
+    """Every event through the service's ingest core, as msgpack bytes; the stored records back, and the
+    key the core signed them with (its Ed25519 key, HMAC bytes, or None)."""
     core, checkpoints = _core(store)
     outcomes: dict[str, int] = {}
     try:
@@ -237,4 +249,4 @@ async def _ingest(store: Any, events: list[dict[str, Any]]) -> dict[str, Record]
             print(f"{match}: no record stored", file=sys.stderr)
             continue
         records[match] = from_msgpack(data, match=match)
-    return records
+    return records, core.signing_key

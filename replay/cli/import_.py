@@ -18,9 +18,9 @@ from replay.codec import unreadable
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import Catalogue, parse_catalogue
-from replay.sources.common import ImportResult, match_id_from, valid_match_id
-from replay.sources.ptcgl import MAX_LOG_BYTES, parse_ptcgl, too_large
-from replay.sources.sheet import parse_sheet
+from replay.sources.common import match_id_from, valid_match_id
+from replay.sources.intake import Imported, Kind, decode_text, import_file
+from replay.sources.ptcgl import MAX_LOG_BYTES, too_large
 
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -79,6 +79,11 @@ def _common(p: argparse.ArgumentParser) -> None:
 def read_text(path: str, limit: int = MAX_BYTES) -> str:
     """A file (or stdin) as text: UTF-8 with or without BOM; InputError naming the line of bad bytes.
     At most ``limit`` bytes are read: a larger input is refused before the rest is read."""
+    return decode_text(read_bytes(path, limit), path)
+
+
+def read_bytes(path: str, limit: int) -> bytes:
+    """A file (or stdin), at most ``limit`` bytes: a larger input is refused before the rest is read."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read(limit + 1)
@@ -93,30 +98,7 @@ def read_text(path: str, limit: int = MAX_BYTES) -> str:
         if limit == MAX_LOG_BYTES:
             raise too_large(path, len(data))
         raise InputError(f"larger than {limit // (1024 * 1024)} MiB", file=path)
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark (Notepad's "Unicode")
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"UTF-16 text with a broken character at byte {exc.start}", file=path) from None
-    if b"\x00" in data:
-        at = data.index(b"\x00")
-        if _utf16_without_mark(data):
-            raise InputError(
-                "UTF-16 text without a byte-order mark: save it as UTF-8 (or UTF-16 with a BOM)", file=path
-            )
-        raise InputError("binary data (NUL byte), not text", file=path, line=data.count(b"\n", 0, at) + 1)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", file=path, line=line) from None
-
-
-def _utf16_without_mark(data: bytes) -> bool:
-    """Text in UTF-16 without a BOM: a NUL in every other byte of its start (ASCII letters' high bytes)."""
-    head = data[:512]
-    odd, even = head[1::2].count(0), head[0::2].count(0)
-    return max(odd, even) >= 0.4 * (len(head) // 2) and min(odd, even) == 0
+    return data
 
 
 def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
@@ -164,25 +146,21 @@ def _import(args: argparse.Namespace, out: IO[bytes]) -> int:
     paths: list[str] = args.logs if args.source == "ptcgl" else args.sheets
     cards = _catalogue(args)
     ruleset = args.ruleset or "play-2026"
-    results: list[tuple[str, ImportResult]] = []
+    results: list[tuple[str, Imported]] = []
     pairs = list(zip(paths, _matches(args, paths), strict=True))
+    kind: Kind = "ptcgl" if args.source == "ptcgl" else "sheet"
     for path, match in track(pairs, "importing", len(pairs), unit="files") if len(pairs) > 1 else pairs:
-        text = read_text(path, MAX_LOG_BYTES if args.source == "ptcgl" else MAX_BYTES)
-        if not text.strip():  # as an event file without events is for replay: one message for the case
-            raise InputError("is empty: nothing to import", file="<stdin>" if path == "-" else path)
-        if args.source == "ptcgl":
-            res = parse_ptcgl(
-                text, match=match, ruleset=ruleset, cards=cards, filename=path, partial=args.partial
-            )
-        else:
-            res = parse_sheet(
-                text,
-                match=match,
-                ruleset=args.ruleset,
-                cards=cards,
-                filename=path,
-                min_confidence=args.min_confidence,
-            )
+        data = read_bytes(path, MAX_LOG_BYTES if args.source == "ptcgl" else MAX_BYTES)
+        (res,) = import_file(
+            path,
+            data,
+            match=match,
+            kind=kind,
+            ruleset=args.ruleset if kind == "sheet" else ruleset,
+            cards=cards,
+            min_confidence=getattr(args, "min_confidence", 0.8),
+            partial=getattr(args, "partial", False),
+        )
         results.append((path, res))
     failed = False
     for path, res in results:

@@ -12,12 +12,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, output, within
 from replay.codec import needs_extra
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
+
+if TYPE_CHECKING:
+    from replay.sources.scan.photo import SheetScan
 
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -67,10 +70,13 @@ class _NothingWritten(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from replay.sources.scan.photo import import_scan  # noqa: F401  (the extra is there)
-    except ImportError as exc:
-        raise InputError(needs_extra(exc, "scan")) from None
+    import importlib.util
+
+    # the extra is there (imported at the first file that passes the header check, not before: a refusal
+    # needs no decoder, and loading OpenCV is most of the time it takes)
+    for module in ("cv2", "pypdfium2"):
+        if importlib.util.find_spec(module) is None:
+            raise InputError(needs_extra(f"No module named '{module}'", "scan"))
     # the output is opened first: one that cannot be written is refused before any photo is read
     try:
         with output(args.out, inputs=args.scans) as out:
@@ -81,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     from replay.cli.common import write_events
-    from replay.sources.scan.photo import SheetScan, import_scan
+    from replay.sources.scan.budget import refusal
 
     players = None
     if args.players is not None:
@@ -95,8 +101,14 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     seen: dict[str, str] = {}
     for path in args.scans:
         try:
+            data = _read(path)
+            why = refusal(data)
+            if why is not None:
+                raise InputError(why, file=path)
+            from replay.sources.scan.photo import import_scan
+
             results = import_scan(
-                _read(path), path, players=players, ruleset=args.ruleset, min_confidence=args.min_confidence
+                data, path, players=players, ruleset=args.ruleset, min_confidence=args.min_confidence
             )
         except InputError as exc:
             print(f"prizecheck import: {exc}", file=sys.stderr)

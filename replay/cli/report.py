@@ -14,17 +14,22 @@ import argparse
 import asyncio
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
-from replay.cli.common import UsageError, iter_records, output, signing_key
+import msgpack
+
+from replay.cli.common import UsageError, iter_records, output, service_keys_dir, verifying_keys
 from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
+from replay.sources.deckcheck import DeckChecker
+from replay.sources.decks import decode as decode_deck
+from replay.sources.decks import read_lists
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
 
@@ -68,6 +73,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--tdf", metavar="FILE", help="reconcile with the tournament software's file (TOM .tdf)"
+    )
+    parser.add_argument(
+        "--decks",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="deck lists for the deck check of event files (GET /decks/{event} saved as JSON; repeatable)",
     )
 
 
@@ -119,8 +131,12 @@ def run(args: argparse.Namespace) -> int:
     fmt = "json" if args.json else (args.format or "text")
     filters = filters_of(args)
     tdf = read_tdf(args.tdf) if args.tdf else None
-    key = signing_key()
-    builder = ReportBuilder(filters, base_url=args.base_url, signing_key=key[0] if key else None)
+    # the store's and the archive's records are checked with the service's keys; files with those named
+    service = args.from_store or args.parquet is not None
+    keys = verifying_keys(ring=service_keys_dir() if service else None)
+    builder = ReportBuilder(
+        filters, base_url=args.base_url, signing_key=keys if keys.keys or keys.hmac else None
+    )
     # Stored and archived records are decoded into typed values and folded into counters and summaries:
     # nothing there makes a reference cycle, so the cycle collector's passes over a season's summaries
     # find nothing (at a million records they were 5.5 s of 43). Paused for those sources, not for event
@@ -135,9 +151,17 @@ def run(args: argparse.Namespace) -> int:
             elif args.parquet is not None:
                 add_archived_records(builder, progress, args.parquet)
             else:
-                records = iter_records(args.files) if args.records else event_records(args.files, progress)
+                # the deck check reads the events as they are folded: the match's console lists, and --decks
+                checker = DeckChecker(read_lists(args.decks))
+                if args.records:
+                    records = iter_records(args.files)
+                else:
+                    records = event_records(args.files, progress, observe=checker.feed_chunk)
                 for rec in records:
                     builder.add(rec)
+                    checks = checker.pop(str(rec.match))
+                    if checks:
+                        builder.add_deck_checks(rec, (c.as_json() for c in checks))
                     progress.advance()
         if builder.games == 0:
             scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
@@ -170,11 +194,13 @@ def _collector_paused(pause: bool) -> Iterator[None]:
 # ------------------------------------------------------------------------------- reading the records
 
 
-def event_records(paths: list[str], progress: Bar) -> Iterator[Record]:
+def event_records(
+    paths: list[str], progress: Bar, observe: Callable[[list[Any], bool], None] | None = None
+) -> Iterator[Record]:
     """The records of every game in the event files (playoff parents settled by their children), as the
-    engine gives them: typed values."""
+    engine gives them: typed values. ``observe`` sees each chunk of events before it is folded."""
     progress.phase("prizecheck report: reading event files")
-    for done in replay_files(paths):  # checked, then folded; each record as soon as it is final
+    for done in replay_files(paths, observe=observe):  # checked, then folded; each record once final
         yield done.record
 
 
@@ -203,12 +229,47 @@ async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: s
         await add_records_from(store, builder, progress, where=where)
 
 
+def verify_archive(root: str) -> None:
+    """Refuse an archive whose files are not the ones its signed manifest lists, or whose manifest is not
+    the signed state (the checkpoint log of the data directory, when there is one): a deleted partition, an
+    older signed version put back, another match's record, deleted rows are an InputError naming each,
+    never a smaller or different report (docs/storage.md, "The cold archive")."""
+    import os
+
+    from replay.report.parquet import connect, records_glob
+    from streams.settings import Settings
+    from streams.store.checkpoint import LOG_FILE, CheckpointError, configured_key
+    from streams.store.manifest import MANIFEST, verify_with_log
+
+    connect().close()  # without DuckDB, that line first: the archive cannot be read at all
+    if not os.path.isfile(os.path.join(root, MANIFEST)):
+        records_glob(root)  # no archive there, or an empty one: said as before (else the manifest says)
+    settings = Settings.from_env()
+    try:
+        key = configured_key(
+            settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+        )
+    except CheckpointError as exc:
+        raise InputError(f"the signing keys: {exc}") from None
+    if key is None:
+        raise InputError(
+            f"{root}: cannot check the archive's signed manifest: no key (the service's key directory "
+            f"{settings.keys_path}, or PRIZECHECK_SIGNING_KEY for an archive signed before)"
+        )
+    breaches = verify_with_log(root, key, os.path.join(settings.data_dir, LOG_FILE), tables=("records",))
+    if breaches:
+        shown = "; ".join(b.detail for b in breaches[:5])
+        more = f" (and {len(breaches) - 5} more)" if len(breaches) > 5 else ""
+        raise InputError(f"{root}: the archive does not verify against its signed manifest: {shown}{more}")
+
+
 def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> None:
     """Every record of the cold archive under ``root`` that the league and season filters select (as
     partitions, read by DuckDB: replay/report/parquet.py), a batch at a time, into ``builder``."""
     from replay.records import from_msgpack
     from replay.report.parquet import archived_records
 
+    verify_archive(root)
     progress.phase("prizecheck report: archived records")
     f = builder.filters
     add = builder.add
@@ -228,9 +289,35 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *,
     if not matches and not (await store.matches() if (f.league or f.season) else []):
         raise InputError(f"the store at {where} is empty: no records")
     progress.phase("prizecheck report: records", len(matches))
+    lists: dict[str, dict[str, Any]] = {}  # event -> its registered deck lists (asked once per event)
+    to_check: list[Record] = []  # the games of events with lists: their deck check follows
     for start in range(0, len(matches), STORE_BATCH):
         batch = matches[start : start + STORE_BATCH]
         for match, data in zip(batch, await store.records(batch), strict=True):
             if data is not None:  # indexed, and deleted since: not a record any more
-                builder.add(from_msgpack(data, match=match))
+                rec = from_msgpack(data, match=match)
+                if builder.add(rec):
+                    event = str((rec.context or {}).get("event") or "")
+                    if event and event not in lists:
+                        lists[event] = {k: decode_deck(v) for k, v in (await store.decks(event)).items()}
+                    if event and lists[event]:
+                        to_check.append(rec)
             progress.advance()
+    await add_stored_deck_checks(store, builder, to_check, lists)
+
+
+async def add_stored_deck_checks(
+    store: Any, builder: ReportBuilder, records: list[Record], lists: dict[str, dict[str, Any]]
+) -> None:
+    """The deck check of ``records`` (games of events with registered lists), from their archived events
+    (docs/decks.md): only those games' events are read, so a season without lists costs one look-up per
+    event."""
+    checker = DeckChecker(lists)
+    for rec in records:
+        match = str(rec.match)
+        for entry in await store.events(match):
+            if entry.kind == "event":
+                checker.feed(msgpack.unpackb(entry.data))
+        checks = checker.pop(match)
+        if checks:
+            builder.add_deck_checks(rec, (c.as_json() for c in checks))

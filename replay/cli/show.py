@@ -24,6 +24,7 @@ from streams.history import result_text as history_result
 from streams.history import summary
 from streams.settings import Settings
 from streams.store import RecordVersion
+from streams.store.checkpoint import CheckpointError, service_signer
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
         versions, where = asyncio.run(fetch_history(args.match, settings, args.redis_prefix))
         if versions is None:
             raise InputError(f"no record stored in {where}", match=args.match)
-        key = settings.signing_key
+        try:
+            key = service_signer(settings)  # checks every key of the ring, and the HMAC of before
+        except CheckpointError as exc:
+            raise InputError(f"the signing keys: {exc}") from None
         if args.json:
             for v in versions:
                 sys.stdout.write(dumps(summary(v, key)).decode("utf-8") + "\n")

@@ -1,16 +1,26 @@
-"""``prizecheck verify RECORD [--events FILE...] [--allow-unsigned] [--checkpoints LOG [--versions FILE]]``:
-check a record offline.
+"""``prizecheck verify RECORD [--keys FILE] [--events FILE...] [--allow-unsigned] [--checkpoints LOG
+[--versions FILE]]``, ``prizecheck verify --receipts FILE --keys FILE [--events FILE...]``: check records
+and receipts offline.
 
-Checks the HMAC signature (key from PRIZECHECK_SIGNING_KEY) and, given the match's events, that the hash
-chain head matches and that re-deriving the record gives the same bytes.
+Checks the signature and, given the match's events, that the hash chain head matches and that re-deriving
+the record gives the same bytes. An Ed25519 signature is checked with the service's public keys alone:
+``--keys FILE``, the document ``/.well-known/prizecheck-keys.json`` serves and ``prizecheck keys`` prints
+(else the key directory PRIZECHECK_KEYS_DIR; with ``--checkpoints``, also the service's own, as its log
+is); an HMAC signature (records signed before) with PRIZECHECK_SIGNING_KEY. A signature is checked
+under the key its ``key_id`` names, so one made before a rotation stays valid.
 
 With a key configured, a record without a signature (the field absent or null) fails: removing the
 signature must not be a way around the check. ``--allow-unsigned`` accepts such records (they are still
 checked against their events). A record file without any record is bad input (exit 2), not success.
 
+``--receipts FILE``: the receipts the service gave a producer (``POST /events``' answers as they came, or
+the receipts one per line): each must be signed by one of the keys, and with ``--events``, the match's
+first ``events`` events must chain to its ``chain`` head.
+
 ``--checkpoints LOG``: the service's checkpoint log (``prizecheck serve``'s ``checkpoints.log``, or the
 values of the workers' checkpoint topic, one per line), whose signed checkpoints are checked with the
-checkpoint key (PRIZECHECK_SIGNING_KEY, else the data directory's ``checkpoint.key``). The record must be
+public keys (``--keys``; HMAC-signed checkpoints of before with PRIZECHECK_SIGNING_KEY, else the data
+directory's ``checkpoint.key``). The record must be
 the one the newest checkpoint of its match signs (an older record the service signed once is named as
 such); with ``--events``, the events must be those it signs (as many, the same chain head: a deleted last
 event fails); with ``--versions FILE`` (the match's versions, oldest first, one record per line, as
@@ -23,10 +33,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from replay.cli.common import read_records, replayed_records, signing_key
-from replay.engine.chain import canonical_bytes, verify_signature
+from replay.cli.common import UsageError, key_ring, read_records, replayed_records, verifying_keys
+from replay.codec import read_events
+from replay.engine.chain import HMAC_ALG, canonical_bytes, chain_head, verify_signature
 from replay.engine.errors import InputError
 from replay.engine.record import dumps
+from replay.signing import ALG, PublicKeys, verify_receipt
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +46,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "record",
         metavar="RECORD",
+        nargs="?",
         help="a record file: JSON lines (replay --json) or MessagePack (the service's)",
+    )
+    parser.add_argument(
+        "--keys",
+        metavar="FILE",
+        help="the service's public keys (GET /.well-known/prizecheck-keys.json, or prizecheck keys)",
+    )
+    parser.add_argument(
+        "--receipts",
+        metavar="FILE",
+        help="check the receipts of POST /events answers (a JSON answer or receipt per line) instead",
     )
     parser.add_argument(
         "--events",
@@ -68,8 +91,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print one line per record (``MATCH: ok (...)`` or ``MATCH: FAILED: ...``); exit 1 if any failed."""
+    if (args.record is None) == (args.receipts is None):
+        raise UsageError("give RECORD or --receipts FILE (one of them)")
+    keys = verifying_keys(args.keys)
+    if args.receipts is not None:
+        if args.checkpoints or args.versions or args.allow_unsigned:
+            raise UsageError("--receipts cannot be combined with --checkpoints, --versions, --allow-unsigned")
+        return _receipts(args.receipts, keys, args.events)
     records = read_records([args.record])  # InputError (exit 2) for a file without any record
-    key = signing_key()
     derived: dict[str, dict[str, Any]] = {}
     if args.events:
         archived = [p for p in args.events if p.endswith(".parquet") or _is_archive(p)]
@@ -83,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(
             "is only checked against a checkpoint log: give --checkpoints LOG", field="--versions"
         )
-    log = _CheckpointLog(args.checkpoints, args.redis_prefix) if args.checkpoints else None
+    log = _CheckpointLog(args.checkpoints, args.redis_prefix, keys) if args.checkpoints else None
     versions = read_records([args.versions]) if args.versions else None
     ok = True
     for problem in log.errors if log else ():
@@ -92,14 +121,13 @@ def run(args: argparse.Namespace) -> int:
     for rec in records:
         match = rec["match"]
         problems: list[str] = []
-        if rec.get("signature"):
-            if key is None:
-                problems.append("signed, but PRIZECHECK_SIGNING_KEY is not set")
-            elif not verify_signature(rec, key[0]):
-                problems.append("signature does not verify")
-        elif key is not None and not args.allow_unsigned:
+        sig = rec.get("signature")
+        if sig:
+            problems += _signature_problems(rec, sig, keys)
+        elif (keys.keys or keys.hmac) and not args.allow_unsigned:
+            given = "PRIZECHECK_SIGNING_KEY is set" if keys.hmac and not keys.keys else "keys are given"
             problems.append(
-                "not signed, but PRIZECHECK_SIGNING_KEY is set (the signature is missing or null; "
+                f"not signed, but {given} (the signature is missing or null; "
                 "--allow-unsigned accepts unsigned records)"
             )
         mine = derived.get(match)
@@ -127,6 +155,75 @@ def run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _signature_problems(rec: dict[str, Any], sig: Any, keys: PublicKeys) -> list[str]:
+    """Why ``rec``'s signature does not verify under ``keys`` (nothing when it does)."""
+    alg = sig.get("alg") if isinstance(sig, dict) else None
+    kid = sig.get("key_id") if isinstance(sig, dict) else None
+    if alg == HMAC_ALG and not keys.hmac:
+        return ["signed, but PRIZECHECK_SIGNING_KEY is not set"]
+    if alg == ALG and not keys.keys:
+        return ["signed with Ed25519, but no public keys are given (--keys FILE)"]
+    if not isinstance(alg, str) or not isinstance(kid, str) or not keys.knows(alg, kid):
+        return [f"signed by key {kid!r} ({alg}), which the keys given do not list"]
+    return [] if verify_signature(rec, keys) else [f"signature does not verify (key {kid})"]
+
+
+def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
+    """Check every receipt of ``path``: one line each, ``MATCH seq N: ok (...)`` or ``...: FAILED: why``."""
+    if not keys.keys:
+        raise InputError("no public keys to check receipts with: give --keys FILE", file=path)
+    found = _receipts_of(path)
+    by_match: dict[str, dict[int, dict[str, Any]]] = {}
+    for file in events or ():
+        for _, ev in read_events(file):
+            by_match.setdefault(str(ev.get("match")), {}).setdefault(int(ev["seq"]), ev)
+    ok = True
+    for where, doc in found:
+        name = f"{doc.get('match')} seq {doc.get('seq')}" if isinstance(doc, dict) else where
+        problem = verify_receipt(doc, keys)
+        if problem is None and events:
+            mine = [ev for _, ev in sorted(by_match.get(str(doc["match"]), {}).items())]
+            n = doc["events"]
+            head = chain_head(mine[:n]) if isinstance(n, int) and len(mine) >= n else None
+            if head != doc["chain"]:
+                problem = f"the events given do not chain to its head at {n} events"
+        if problem is None:
+            print(f"{name}: ok (signature {doc['key_id']}" + (", chain)" if events else ")"))
+        else:
+            ok = False
+            print(f"{name}: FAILED: {problem} ({where})")
+    return 0 if ok else 1
+
+
+def _receipts_of(path: str) -> list[tuple[str, Any]]:
+    """``(where, receipt)`` from a file of JSON lines: POST /events answers (their ``receipts``) or
+    receipts. InputError naming the file and line when a line is not JSON, or there is none."""
+    import json
+
+    out: list[tuple[str, Any]] = []
+    try:
+        with open(path, "rb") as fh:
+            lines = fh.read().splitlines()
+    except FileNotFoundError:
+        raise InputError("no such file", file=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            doc = json.loads(raw)
+        except ValueError as exc:
+            raise InputError(f"not JSON ({exc})", file=path, line=n) from None
+        # an answer to a write (POST /events, the console's publish, the import page, a judge's action)
+        # carries a list of receipts; a line without one is a receipt itself
+        many = doc.get("receipts") if isinstance(doc, dict) else None
+        out += [(f"{path}:{n}", r) for r in many] if isinstance(many, list) else [(f"{path}:{n}", doc)]
+    if not out:
+        raise InputError("is empty: no receipts", file=path)
+    return out
+
+
 def _is_archive(path: str) -> bool:
     """A directory ``prizecheck archive --to`` wrote (its ``events/`` partitions)."""
     import os
@@ -137,23 +234,32 @@ def _is_archive(path: str) -> bool:
 class _CheckpointLog:
     """The checkpoints of a log file, by match, verified with the checkpoint key."""
 
-    def __init__(self, path: str, prefix: str) -> None:
+    def __init__(self, path: str, prefix: str, keys: PublicKeys) -> None:
         import os
 
         from streams.settings import Settings
-        from streams.store.checkpoint import CheckpointError, configured_key, read_log
+        from streams.store.checkpoint import CheckpointError, CheckpointKey, key_from_file, read_log
 
         if not os.path.isfile(path):
             raise InputError("no such checkpoint log", file=path)
         settings = Settings.from_env()
+        # the public keys check what is signed with Ed25519; the HMAC key of the checkpoints of before
+        # (PRIZECHECK_SIGNING_KEY, else the data directory's key file) what was signed before
         try:
-            key = configured_key(settings.signing_key, settings.key_id, settings.data_dir, create=False)
+            legacy = key_from_file(os.path.join(settings.data_dir, "checkpoint.key"), create=False)
         except CheckpointError as exc:
             raise InputError(f"the checkpoint key: {exc}") from None
+        if legacy is not None and legacy.kid not in keys.hmac:
+            keys.hmac[legacy.kid] = legacy.key
+        # the log is the service's: its own key directory's public keys check it too (as its key file did)
+        mine = key_ring(settings.keys_path)
+        for kid, public in (mine.public.keys if mine is not None else {}).items():
+            keys.keys.setdefault(kid, public)
+        key = CheckpointKey.verifying(keys) if keys.keys or keys.hmac else None
         if key is None:
             raise InputError(
-                "no checkpoint key to verify it with: set PRIZECHECK_SIGNING_KEY, or PRIZECHECK_DATA_DIR to "
-                "the service's data directory (its checkpoint.key)",
+                "no checkpoint key to verify it with: give --keys FILE (the service's public keys), or set "
+                "PRIZECHECK_SIGNING_KEY for checkpoints signed before",
                 file=path,
             )
         self.errors: list[str] = []

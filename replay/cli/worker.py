@@ -27,6 +27,7 @@ from typing import Any
 
 from replay.cli.common import UsageError, at_least, json_line
 from replay.cli.services import check_kafka_url, check_redis_url, kafka_failure, reach_redis
+from replay.engine.errors import InputError
 from streams.kafka.batching import Batching
 from streams.reasons import redact
 from streams.settings import Settings
@@ -100,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
     from streams.kafka.checkpoints import checkpoint_topic, ensure_checkpoint_topics, open_worker_log
     from streams.kafka.dlq import FaustDeadLetters
     from streams.store import RedisStore
+    from streams.store.checkpoint import CheckpointError
 
     settings = Settings.from_env()
     name = settings.worker_id
@@ -124,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
                     settings, args.redis_prefix, partitions=topics.get(checkpoint_topic(settings))
                 )
             )
+        except CheckpointError as exc:  # a key file that is not a key: one line naming it, not Kafka's fault
+            loop.run_until_complete(conn.close())
+            raise InputError(f"the signing keys: {exc}") from None
         except Exception as exc:
             loop.run_until_complete(conn.close())
             raise kafka_failure(exc, kafka) from None

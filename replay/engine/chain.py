@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Callable, Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, Protocol
 
 import msgspec
 
 GENESIS: Final = bytes(32)
+#: The algorithm of a signature made with a shared secret (records signed before Ed25519).
+HMAC_ALG: Final = "HMAC-SHA256"
 _ENCODER: Final = msgspec.msgpack.Encoder(order="deterministic")
 
 # sha256(head + canonical) in one C call (replay/engine/_link.c, built by make install): hashlib's digest
@@ -89,7 +91,7 @@ def link(head: bytes, canonical: bytes) -> bytes:
     return hashlib.sha256(head + canonical).digest()
 
 
-def chain_head(events: list[Mapping[str, Any]]) -> str:
+def chain_head(events: Sequence[Mapping[str, Any]]) -> str:
     """Hex head of the chain over ``events`` in the given order (for offline verification)."""
     head = GENESIS
     for event in events:
@@ -107,19 +109,55 @@ def _signed_bytes(record: Mapping[str, Any]) -> bytes:
     return dumps(unsigned)
 
 
-def sign(record: Mapping[str, Any], key: bytes, key_id: str) -> dict[str, Any]:
-    """Return a copy of ``record`` with an HMAC-SHA256 ``signature`` over its canonical JSON."""
-    value = hmac.new(key, _signed_bytes(record), hashlib.sha256).hexdigest()
+class Signer(Protocol):
+    """What signs: its algorithm (``Ed25519``), its key id, and the signature of some bytes.
+    (``replay.signing.SigningKey``; the engine itself imports no cryptography.)"""
+
+    @property
+    def alg(self) -> str: ...
+
+    @property
+    def kid(self) -> str: ...
+
+    def sign(self, data: bytes) -> str: ...
+
+
+class Verifier(Protocol):
+    """What checks signatures by algorithm and key id (``replay.signing.PublicKeys``)."""
+
+    def verify(self, alg: str, kid: str, data: bytes, value: str) -> bool: ...
+
+
+def sign(record: Mapping[str, Any], key: bytes | Signer, key_id: str = "") -> dict[str, Any]:
+    """Return a copy of ``record`` (any JSON document) with a ``signature`` over its canonical JSON
+    without that field: ``{"alg", "key_id", "value"}``.
+
+    ``key`` is a :class:`Signer` (an Ed25519 key: the signature names the signer's own key id, and
+    ``key_id`` is not used), or the bytes of an HMAC-SHA256 secret named ``key_id`` (records signed before;
+    only who holds the secret can check those).
+    """
+    data = _signed_bytes(record)
+    if isinstance(key, bytes):
+        sig = {"alg": HMAC_ALG, "key_id": key_id, "value": hmac.new(key, data, hashlib.sha256).hexdigest()}
+    else:
+        sig = {"alg": key.alg, "key_id": key.kid, "value": key.sign(data)}
     signed = dict(record)
-    signed["signature"] = {"alg": "HMAC-SHA256", "key_id": key_id, "value": value}
+    signed["signature"] = sig
     return signed
 
 
-def verify_signature(record: Mapping[str, Any], key: bytes) -> bool:
-    """True when the record's signature was made with ``key`` over exactly this record."""
+def verify_signature(record: Mapping[str, Any], key: bytes | Verifier) -> bool:
+    """True when the record's signature was made over exactly this record with ``key``: the HMAC secret's
+    bytes, or a :class:`Verifier` holding the key the signature names."""
     sig = record.get("signature")
-    if not isinstance(sig, Mapping) or sig.get("alg") != "HMAC-SHA256":
+    if not isinstance(sig, Mapping):
         return False
-    expected = hmac.new(key, _signed_bytes(record), hashlib.sha256).hexdigest()
-    value = sig.get("value")
-    return isinstance(value, str) and hmac.compare_digest(expected, value)
+    alg, kid, value = sig.get("alg"), sig.get("key_id"), sig.get("value")
+    if not isinstance(alg, str) or not isinstance(kid, str) or not isinstance(value, str):
+        return False
+    if isinstance(key, bytes):
+        if alg != HMAC_ALG:
+            return False
+        expected = hmac.new(key, _signed_bytes(record), hashlib.sha256).hexdigest()
+        return hmac.compare_digest(expected, value)
+    return key.verify(alg, kid, _signed_bytes(record), value)

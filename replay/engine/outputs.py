@@ -170,7 +170,8 @@ class Audit(Output, frozen=True):
 
 
 class Signature(Output, frozen=True):
-    """An HMAC-SHA256 over the record's canonical JSON without this field."""
+    """A signature over the record's canonical JSON without this field: ``Ed25519`` under the key
+    ``key_id`` of the service's public keys, or ``HMAC-SHA256`` (records signed before)."""
 
     alg: str
     key_id: str

@@ -17,6 +17,7 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from replay.engine.chain import Verifier
 from replay.engine.outputs import Record
 from replay.report.build import Filters, ReportBuilder
 from replay.report.lazy import write_json
@@ -42,7 +43,7 @@ def build_report(
     filters: Filters | None = None,
     *,
     base_url: str = "",
-    signing_key: bytes | None = None,
+    signing_key: bytes | Verifier | None = None,
     tdf: Tournament | None = None,
 ) -> dict[str, Any]:
     """The report over ``records`` (typed records, :mod:`replay.records`; see :class:`ReportBuilder`)."""

@@ -15,9 +15,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
+from itertools import groupby
 from sys import intern
 from typing import IO, Any
 
+from replay.engine.chain import Verifier
 from replay.engine.game import ENGINE_VERSION
 from replay.engine.outputs import Finding, Record
 from replay.records import signature_valid
@@ -31,6 +33,7 @@ from replay.series import (
     Pairing,
     infer_byes_and_drops,
     match_result,
+    rank_by_division,
     swiss_standings,
     top_cut,
 )
@@ -149,6 +152,7 @@ class _Section:
     integrity: list[tuple[str, str, int, str | bytes, str]] = field(default_factory=list)
     review: list[tuple[str, tuple[str, ...], str | None, tuple[int, int, int]]] = field(default_factory=list)
     events: dict[str, _Event] = field(default_factory=lambda: defaultdict(_Event))
+    deck_checks: list[dict[str, Any]] = field(default_factory=list)
 
 
 class ReportBuilder:
@@ -159,7 +163,11 @@ class ReportBuilder:
     """
 
     def __init__(
-        self, filters: Filters | None = None, *, base_url: str = "", signing_key: bytes | None = None
+        self,
+        filters: Filters | None = None,
+        *,
+        base_url: str = "",
+        signing_key: bytes | Verifier | None = None,
     ) -> None:
         self.filters = filters or Filters()
         self.base_url = base_url
@@ -286,6 +294,32 @@ class ReportBuilder:
         if why or child:
             counts = tuple(sum(1 for f in findings if f.severity == s) for s in SEVERITIES)
             sec.review.append((match, tuple(why), child, (counts[0], counts[1], counts[2])))
+
+    def add_deck_checks(self, rec: Record, checks: Iterable[Mapping[str, Any]]) -> None:
+        """The deck-check findings of ``rec``'s game (``replay.sources.deckcheck``: ``seq``, ``player``,
+        ``card``, ``code``, ``message``), judges' information: listed with a link to the review page at
+        their event, and the game counted among the games to review (docs/decks.md)."""
+        found = list(checks)
+        if not found or rec.stub is True or not self.filters.accepts(rec):
+            return
+        ctx = rec.context or {}
+        sec = self._sections[(str(ctx.get("league", NONE)), str(ctx.get("season", NONE)))]
+        match = str(rec.match)
+        rnd = str(ctx.get("round", NONE))
+        for f in found:
+            sec.deck_checks.append(
+                {**f, "match": match, "round": rnd, "link": review_link(self.base_url, match, f["seq"])}
+            )
+        why = (
+            f"deck check: {len(found)} card(s) against the deck list ("
+            + ", ".join(sorted({f"{f['player']}: {f['card']}" for f in found}))
+            + ")"
+        )
+        for i, (m, reasons, child, counts) in enumerate(sec.review):
+            if m == match:  # already to review for its findings: one more reason
+                sec.review[i] = (m, (*reasons, why), child, counts)
+                return
+        sec.review.append((match, (why,), None, (0, 0, 0)))
 
     # ------------------------------------------------------------------------------------------ finish
     def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
@@ -469,6 +503,8 @@ class ReportBuilder:
                     }
                 ),
                 "events": Items(events(), chunk=1),
+                # judges only: what players put into play against their deck lists (docs/decks.md)
+                "deck_checks": sorted(sec.deck_checks, key=lambda f: (f["match"], f["seq"], f["card"])),
                 "review": [
                     {**item, "link": review_link(link, item["match"])} for item in self._review_items(sec)
                 ],
@@ -498,15 +534,25 @@ def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
     ]
     byes_from = "games"
     byes, dropped = infer_byes_and_drops(pairings)
+    division: dict[str, str] = {}
     if tdf is not None:
-        byes, dropped = _from_tdf(tdf, {p for m in matches for p in m["players"]})
+        byes, dropped, division = _from_tdf(tdf, {p for m in matches for p in m["players"]})
         byes_from = "tdf"
-    table = swiss_standings(pairings, byes, dropped)
-    cut = top_cut(pairings, [row["player"] for row in table])
-    place = {row["player"]: row["place"] for row in cut}
-    for row in table:
-        row["top_cut"] = place.get(row["player"])
-    cut_check = check_top_cut(table, pairings)
+    # Tiebreakers over the whole pod (an opponent from another age division counts as any other), then
+    # ranked, cut and checked within each division, as TOM ranks them [docs/reports.md, "Age divisions"].
+    table = rank_by_division(swiss_standings(pairings, byes, dropped), division)
+    cut: list[dict[str, Any]] = []
+    divisions: list[dict[str, Any]] = []
+    for div, in_div in groupby(table, key=lambda row: row["division"]):
+        group = list(in_div)
+        mine = {row["player"] for row in group}
+        own = [p for p in pairings if set(p.players) <= mine]
+        div_cut = top_cut(own, [row["player"] for row in group])
+        place = {row["player"]: row["place"] for row in div_cut}
+        for row in group:
+            row["top_cut"] = place.get(row["player"])
+        cut += ({**row, "division": div} for row in div_cut)
+        divisions.append({"division": div, "players": len(group), "top_cut_check": check_top_cut(group, own)})
     players: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in matches:
         a, b = m["players"]
@@ -542,7 +588,9 @@ def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
         "matches": matches,
         "standings": table,
         "top_cut": cut,
-        "top_cut_check": cut_check,
+        # one division (or none known): its check; several: each division's in "divisions"
+        "top_cut_check": divisions[0]["top_cut_check"] if len(divisions) == 1 else None,
+        "divisions": divisions if division else [],
         "players": [{"player": p, "matches": players[p]} for p in sorted(players)],
         "single_elimination": any(m["stage"] == SINGLE_ELIMINATION for m in matches),
     }
@@ -595,8 +643,10 @@ def check_top_cut(table: list[dict[str, Any]], pairings: list[Pairing]) -> dict[
     }
 
 
-def _from_tdf(tdf: Tournament, players: set[str]) -> tuple[dict[str, set[int]], dict[str, int]]:
-    """The TDF's byes and drops, named as the game records name the players."""
+def _from_tdf(
+    tdf: Tournament, players: set[str]
+) -> tuple[dict[str, set[int]], dict[str, int], dict[str, str]]:
+    """The TDF's byes, drops and age divisions, named as the game records name the players."""
     index = PlayerIndex(tdf.players.values())
     by_uid = {uid: p for p in players if (uid := index.userid(p)) is not None}
 
@@ -608,4 +658,5 @@ def _from_tdf(tdf: Tournament, players: set[str]) -> tuple[dict[str, set[int]], 
 
     byes = {name(uid): rounds for uid, rounds in tdf.byes().items()}
     dropped = {name(uid): rnd for uid, rnd in tdf.dropped().items()}
-    return byes, dropped
+    divisions = {name(uid): div for uid, div in tdf.divisions().items()}
+    return byes, dropped, divisions

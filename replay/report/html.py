@@ -257,6 +257,15 @@ class _Page:
                     + "</li>"
                 )
             self.w("</ul>")
+        if sec.get("deck_checks"):  # judges only: the report is built from their deck lists
+            checks = sec["deck_checks"]
+            self.w(f'<h3>Deck checks, judges only ({len(checks)})</h3><ul class="review">')
+            for f in checks[:MAX_FINDINGS]:
+                self.w(
+                    f'<li data-match="{escape(f["match"])}"><a href="{escape(f["link"])}">'
+                    f"{escape(f['match'])} #{f['seq']}</a>: {escape(f['code'])}: {escape(f['message'])}</li>"
+                )
+            self.w("</ul>")
         self.w("</section>")
 
     def cards(self, key: tuple[str, str, str], sec: Mapping[str, Any]) -> None:
@@ -402,14 +411,14 @@ class _Page:
             "opponents' match-win rate (each counted at least 25 %); top cut: the place in the top cut "
             "(1 champion, 2 finalist, 3 semifinalists, 5 quarterfinalists).</p>"
         )
-        check = ev.get("top_cut_check")
-        if check and check["differs"]:
-            self.w(
-                f'<p class="flag">The top cut differs from these standings: the top {check["players"]} '
-                f"should play round {check['round']} seeded 1 v {check['players']}; "
-                + escape("; ".join(check["why"]))
-                + ".</p>"
-            )
+        checks = [(d["division"], d["top_cut_check"]) for d in ev["divisions"] if len(ev["divisions"]) > 1]
+        for div, check in checks or [(None, ev["top_cut_check"])]:
+            if check and check["differs"]:
+                self.w(
+                    f'<p class="flag">The top cut{escape(f" ({div})" if div else "")} differs from these '
+                    f"standings: the top {check['players']} should play round {check['round']} seeded 1 v "
+                    f"{check['players']}; " + escape("; ".join(check["why"])) + ".</p>"
+                )
         if ev["top_cut"]:
             self.w('<h4>Top cut</h4><ol class="cut">')
             for row in ev["top_cut"]:
@@ -604,6 +613,22 @@ class _Page:
                     f"<tr><td>round {escape(str(d['round']))}</td>"
                     f"<td>{escape(' vs '.join(d['players']))}</td>"
                     f"<td>{escape(detail)}</td><td>{links}</td></tr>"
+                )
+            self.w("</tbody></table>")
+        differ = [(div["division"], d) for div in rec["standings"] for d in div["differences"]]
+        self.w(
+            "<h3>Where TOM's standings differ from Prizecheck's: "
+            f'<span data-cell="|||reconciliation|tdf|standings_differ" data-value="{len(differ)}">'
+            f"{len(differ)}</span></h3>"
+        )
+        if differ:
+            self.w('<table data-table="standings_differ"><thead><tr><th>division</th><th>player</th>')
+            self.w('<th class="num">TOM</th><th class="num">Prizecheck</th><th>why</th></tr></thead><tbody>')
+            for div_name, d in differ:
+                self.w(
+                    f"<tr><td>{escape(div_name)}</td><td>{escape(d['player'])}</td>"
+                    f'<td class="num">{d["tom"]}</td><td class="num">{escape(str(d["prizecheck"]))}</td>'
+                    f"<td>{escape(d['why'])}</td></tr>"
                 )
             self.w("</tbody></table>")
         unknown = rec["unknown_players"]

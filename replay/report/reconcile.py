@@ -7,16 +7,19 @@ round and pair of players (record player ids are matched to TDF players by :clas
 - ``missing``: no game records for a reported match;
 - ``unrecorded_byes``: a bye in the TDF, but games recorded for that player in that round;
 - ``not_in_tdf``: matches in the records that the TDF does not list;
-- ``unknown_players``: players of the records that match no TDF player.
+- ``unknown_players``: players of the records that match no TDF player;
+- ``standings``: per age division, where Prizecheck's standings differ from TOM's own ``<standings>``,
+  each difference with its reason (:func:`compare_standings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from replay.report.links import review_link
 from replay.report.tdf import OUTCOMES, PlayerIndex, Tournament
+from replay.series import SWISS, Pairing, rank_by_division, swiss_standings
 
 
 def reconcile(
@@ -48,7 +51,15 @@ def reconcile(
         if only is not None and tm.round != only:
             continue
         names = [_name(tdf, uid) for uid in tm.players]
-        where = {"round": tm.round, "table": tm.table, "line": tm.line, "players": names}
+        # the division of the match (its players'; a combined pod pairs across them): reconciled per division
+        divisions = sorted({d for uid in tm.players if (d := _division(tdf, uid))})
+        where = {
+            "round": tm.round,
+            "table": tm.table,
+            "line": tm.line,
+            "players": names,
+            "divisions": divisions,
+        }
         if len(tm.players) == 1:
             played = [m for (r, pair), m in recorded.items() if r == tm.round and tm.players[0] in pair]
             if tm.outcome == 5 and played:
@@ -83,7 +94,10 @@ def reconcile(
         for key, m in sorted(recorded.items(), key=lambda kv: (kv[0][0], kv[1]["series"]))
         if key not in listed and (only is None or key[0] == only)
     ]
+    rows = {uid: row for ev in scope for row in ev["standings"] if (uid := index.userid(row["player"]))}
+    off = {p for d in (*disagree, *missing) for p in d["players"]}
     return {
+        "standings": compare_standings(tdf, rows, {u for u in tdf.players if _name(tdf, u) in off}),
         "tdf": tdf.path,
         "event": tdf.name,
         "reported": reported,
@@ -94,6 +108,11 @@ def reconcile(
         "not_in_tdf": not_in_tdf,
         "unknown_players": sorted(unknown),
     }
+
+
+def _division(tdf: Tournament, uid: str) -> str | None:
+    player = tdf.players.get(uid)
+    return player.division if player is not None else None
 
 
 def _name(tdf: Tournament, uid: str) -> str:
@@ -122,3 +141,113 @@ def _records_say(m: Mapping[str, Any], index: PlayerIndex) -> tuple[str, str | N
 def _show(tdf: Tournament, said: tuple[str, str | None]) -> str:
     kind, uid = said
     return f"{_name(tdf, uid)} won" if kind == "win" and uid is not None else kind
+
+
+# ------------------------------------------------------------------------------------------ standings
+
+
+def tdf_standings(tdf: Tournament) -> dict[str, dict[str, Any]]:
+    """Prizecheck's standings of the TDF's own Swiss results (its byes and drops), ranked per division,
+    by userid: what TOM should have ranked, before any game record is read."""
+    pairings = [
+        Pairing(m.round, (m.players[0], m.players[1]), m.result)
+        for m in tdf.matches
+        if m.stage == SWISS and len(m.players) == 2
+    ]
+    table = swiss_standings(pairings, tdf.byes(), tdf.dropped())
+    return {row["player"]: row for row in rank_by_division(table, tdf.divisions())}
+
+
+def compare_standings(
+    tdf: Tournament,
+    rows: Mapping[str, Mapping[str, Any]],
+    results_differ: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[dict[str, Any]]:
+    """Per division, TOM's ``<standings>`` against Prizecheck's: ``rows`` (standings rows by userid) are
+    the game records' when the TDF's event has any, else :func:`tdf_standings`. A player TOM places
+    elsewhere than Prizecheck ranks them is a difference, with the reason (``why``):
+
+    - TOM ranks a dropped player above players who did not drop and have better tiebreakers (known TOM
+      behaviour: it appears to keep a dropped player's standing from the round they dropped);
+    - the player's match results in the records differ from the TDF's (``disagree``, ``missing``);
+    - the player is level on points, OWP and OOWP with another, which TOM breaks at random;
+    - else the tiebreakers as Prizecheck computed them.
+    """
+    basis = "records" if rows else "tdf"
+    if not rows:
+        rows = tdf_standings(tdf)
+    out: list[dict[str, Any]] = []
+    for div, places in tdf.standings.items():
+        tom = [p.userid for p in places]
+        ours = sorted((u for u, r in rows.items() if r["division"] == div), key=lambda u: rows[u]["rank"])
+        ours += [u for u in tom if u not in ours]  # placed by TOM, not ranked here: after the ranked
+        differences = [
+            {
+                "player": _name(tdf, uid),
+                "tom": place,
+                "prizecheck": rows[uid]["rank"] if uid in rows else None,
+                "why": _why(tdf, uid, div, tom, rows, results_differ),
+            }
+            for place, uid in enumerate(tom, 1)
+            if ours.index(uid) + 1 != place
+        ]
+        out.append({"division": div, "basis": basis, "players": len(tom), "differences": differences})
+    return out
+
+
+def _key(row: Mapping[str, Any]) -> tuple[float, float, float]:
+    return (row["points"], row["owp"], row["oowp"])
+
+
+def _show_row(tdf: Tournament, uid: str, row: Mapping[str, Any]) -> str:
+    return (
+        f"{_name(tdf, uid)}: {row['points']} pts, OWP {row['owp'] * 100:.2f}%, OOWP {row['oowp'] * 100:.2f}%"
+    )
+
+
+def _why(
+    tdf: Tournament,
+    uid: str,
+    div: str,
+    tom: list[str],
+    rows: Mapping[str, Mapping[str, Any]],
+    results_differ: Collection[str],
+) -> str:
+    row = rows.get(uid)
+    if row is None or row["division"] != div:
+        return f"TOM places {_name(tdf, uid)} in {div}; Prizecheck has no {div} standing for them"
+    mine = tom.index(uid)
+    below = [
+        u for u in tom[mine + 1 :] if u in rows and rows[u]["dropped"] is None and _key(rows[u]) > _key(row)
+    ]
+    if row["dropped"] is not None and below:
+        return (
+            f"TOM ranks {_name(tdf, uid)}, who dropped after round {row['dropped']} "
+            f"({row['points']} pts, OWP {row['owp'] * 100:.2f}%), above "
+            + "; ".join(_show_row(tdf, u, rows[u]) for u in below)
+            + ", who did not drop and have better tiebreakers (a known TOM behaviour: it appears to keep a "
+            "dropped player's standing from the round they dropped)"
+        )
+    above = [
+        u for u in tom[:mine] if u in rows and rows[u]["dropped"] is not None and _key(rows[u]) < _key(row)
+    ]
+    if row["dropped"] is None and above:
+        return (
+            "below "
+            + ", ".join(
+                f"{_name(tdf, u)}, who dropped after round {rows[u]['dropped']} with worse tiebreakers"
+                for u in above
+            )
+            + ", whom TOM ranks above them"
+        )
+    if uid in results_differ:
+        return "a match result of theirs in the records differs from the TDF's (see disagree and missing)"
+    level = [u for u in tom if u != uid and u in rows and _key(rows[u]) == _key(row)]
+    if level:
+        return (
+            "level with " + ", ".join(_name(tdf, u) for u in level) + " on points, OWP and OOWP: TOM breaks "
+            "such ties at random, Prizecheck by head-to-head, then player id"
+        )
+    return (
+        "Prizecheck's tiebreakers place them at " + str(row["rank"]) + " (" + _show_row(tdf, uid, row) + ")"
+    )

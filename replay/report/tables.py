@@ -27,6 +27,8 @@ def cells(report: Mapping[str, Any]) -> Iterator[Cell]:
             yield ("", "", "", "reconciliation", "tdf", column, rec[column])
         for column in ("disagree", "missing", "unrecorded_byes", "not_in_tdf", "unknown_players"):
             yield ("", "", "", "reconciliation", "tdf", column, len(rec[column]))
+        differ = sum(len(d["differences"]) for d in rec["standings"])
+        yield ("", "", "", "reconciliation", "tdf", "standings_differ", differ)
 
 
 def section_cells(sec: Mapping[str, Any]) -> Iterator[Cell]:
@@ -74,6 +76,7 @@ def section_cells(sec: Mapping[str, Any]) -> Iterator[Cell]:
 
 STANDINGS_COLUMNS = (
     "rank",
+    "division",
     "points",
     "win",
     "loss",

@@ -18,10 +18,17 @@ A TDF is XML (docs/reports.md cites the public descriptions this follows)::
           </matches>
         </round>
       </rounds></pod></pods>
-      <standings>...</standings>
+      <standings>                                                         (TOM's own, per age division)
+        <pod category="2" type="finished"><player id="4012345" place="1"/>...</pod>
+        <pod category="2" type="dnf">...</pod>
+      </standings>
     </tournament>
 
 Match outcomes: 1 player 1 won, 2 player 2 won, 3 tie, 5 bye (0: not reported yet).
+
+Age divisions (``category``): 0 Juniors, 1 Seniors, 2 Masters. A pod whose category is none of these pairs
+the divisions together (an age-combined pod); TOM still ranks each division apart in ``<standings>``, so a
+player's division is the standings pod that places them, else the category of the pod they play in.
 
 The reader is pyexpat with every document type declaration refused (so no entity can expand) and a size
 cap: a hostile file cannot cost unbounded memory or time. Errors name the file, the line and the field.
@@ -31,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from xml.parsers import expat
@@ -41,6 +48,7 @@ from replay.engine.errors import InputError
 
 MAX_BYTES = 64 * 1024 * 1024
 OUTCOMES = {0: "not_reported", 1: "player1", 2: "player2", 3: "tie", 5: "bye"}
+DIVISIONS = {"0": "juniors", "1": "seniors", "2": "masters"}
 SINGLE_ELIMINATION_TYPE = "1"
 SWISS_TYPE = "3"
 
@@ -66,12 +74,14 @@ class _Node:
 
 @dataclass(frozen=True)
 class TdfPlayer:
-    """A registered player: the Play! Pokémon ID (``userid``), the name, and the round they dropped after."""
+    """A registered player: the Play! Pokémon ID (``userid``), the name, the round they dropped after, and
+    their age division (``juniors``, ``seniors``, ``masters``; None when the file does not say)."""
 
     userid: str
     first: str
     last: str
     dropped: int | None = None
+    division: str | None = None
 
     @property
     def name(self) -> str:
@@ -88,6 +98,7 @@ class TdfMatch:
     outcome: int
     table: int | None
     line: int
+    pod: str = ""
 
     @property
     def result(self) -> dict[str, str] | None:
@@ -98,9 +109,20 @@ class TdfMatch:
         return {1: {a: "win", b: "loss"}, 2: {a: "loss", b: "win"}, 3: {a: "tie", b: "tie"}}.get(self.outcome)
 
 
+@dataclass(frozen=True)
+class TomPlace:
+    """A player's place in TOM's own standings of one division; ``finished`` False for TOM's ``dnf`` list."""
+
+    userid: str
+    place: int
+    finished: bool
+    line: int
+
+
 @dataclass
 class Tournament:
-    """What a TDF says: the event, its players, and every match of every round."""
+    """What a TDF says: the event, its players, every match of every round, and TOM's own standings of
+    each age division (places in order; empty when the file has none yet)."""
 
     path: str
     name: str
@@ -108,6 +130,11 @@ class Tournament:
     start: str
     players: dict[str, TdfPlayer]
     matches: list[TdfMatch]
+    standings: dict[str, list[TomPlace]] = field(default_factory=dict)
+
+    def divisions(self) -> dict[str, str]:
+        """Each player's age division, by userid, for the players whose division the file gives."""
+        return {p.userid: p.division for p in self.players.values() if p.division is not None}
 
     def byes(self) -> dict[str, set[int]]:
         """The rounds in which each player (by userid) had a bye."""
@@ -153,11 +180,26 @@ def parse_tdf(data: bytes, *, name: str = "<tdf>") -> Tournament:
                 userid, node.child_text("firstname"), node.child_text("lastname"), dropped
             )
     matches: list[TdfMatch] = []
+    pod_division: dict[str, str] = {}
     for pods in root.findall("pods"):
         for pod in pods.findall("pod"):
+            category = pod.attrs.get("category", "").strip()
             for rounds in pod.findall("rounds"):
                 for rnd in rounds.findall("round"):
-                    matches.extend(_round_matches(rnd, name, players))
+                    matches.extend(_round_matches(rnd, name, players, category))
+            if category in DIVISIONS:  # a pod of one division: everyone seated or paired in it is in it
+                seated = [
+                    *_pod_players(pod, name),
+                    *(u for m in matches if m.pod == category for u in m.players),
+                ]
+                pod_division.update((uid, DIVISIONS[category]) for uid in seated)
+    standings = _standings(root, name, players)
+    division = dict(pod_division)
+    for div, places in standings.items():  # TOM's standings say the division even in a combined pod
+        division.update((p.userid, div) for p in places)
+    for uid, div in division.items():
+        if uid in players:
+            players[uid] = replace(players[uid], division=div)
     return Tournament(
         path=name,
         name=meta.child_text("name") if meta is not None else "",
@@ -165,10 +207,49 @@ def parse_tdf(data: bytes, *, name: str = "<tdf>") -> Tournament:
         start=meta.child_text("startdate") if meta is not None else "",
         players=players,
         matches=matches,
+        standings=standings,
     )
 
 
-def _round_matches(rnd: _Node, name: str, players: dict[str, TdfPlayer]) -> Iterator[TdfMatch]:
+def _pod_players(pod: _Node, name: str) -> Iterator[str]:
+    for subgroups in pod.findall("subgroups"):
+        for subgroup in subgroups.findall("subgroup"):
+            for holder in subgroup.findall("players"):
+                for node in holder.findall("player"):
+                    yield _userid(node, name)
+
+
+def _standings(root: _Node, name: str, players: dict[str, TdfPlayer]) -> dict[str, list[TomPlace]]:
+    """TOM's ``<standings>``: per division, the ``finished`` places in order, then the ``dnf`` ones."""
+    out: dict[str, list[TomPlace]] = {}
+    for holder in root.findall("standings"):
+        for pod in holder.findall("pod"):
+            category = pod.attrs.get("category", "").strip()
+            if category not in DIVISIONS:
+                raise InputError(
+                    f"unknown age division {category!r} (0 Juniors, 1 Seniors, 2 Masters)",
+                    file=name,
+                    line=pod.line,
+                    field="standings/pod/@category",
+                )
+            finished = pod.attrs.get("type", "finished") != "dnf"
+            for node in pod.findall("player"):
+                uid = node.attrs.get("id", "").strip()
+                if not uid or (players and uid not in players):
+                    raise InputError(
+                        f"player {uid!r} is not among <players>",
+                        file=name,
+                        line=node.line,
+                        field="standings/player/@id",
+                    )
+                place = _int(node.attrs.get("place", ""), name, node.line, "standings/player/@place")
+                out.setdefault(DIVISIONS[category], []).append(TomPlace(uid, place, finished, node.line))
+    for places in out.values():
+        places.sort(key=lambda p: (not p.finished, p.place))
+    return out
+
+
+def _round_matches(rnd: _Node, name: str, players: dict[str, TdfPlayer], pod: str = "") -> Iterator[TdfMatch]:
     number = _int(rnd.attrs.get("number", ""), name, rnd.line, "round/@number")
     stage = "single_elimination" if rnd.attrs.get("type") == SINGLE_ELIMINATION_TYPE else "swiss"
     for holder in rnd.findall("matches"):
@@ -193,7 +274,7 @@ def _round_matches(rnd: _Node, name: str, players: dict[str, TdfPlayer]) -> Iter
                     )
             table_text = m.child_text("tablenumber")
             table = _int(table_text, name, m.line, "tablenumber") if table_text else None
-            yield TdfMatch(number, stage, ids, outcome, table, m.line)
+            yield TdfMatch(number, stage, ids, outcome, table, m.line, pod)
 
 
 def _userid(node: _Node, name: str) -> str:

@@ -61,6 +61,10 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
             w(f"  to review ({len(s['review'])}):")
             for item in s["review"][:limit]:
                 w(f"    {item['match']}: {'; '.join(item['why'])}")
+        if s.get("deck_checks"):
+            w(f"  deck checks, judges only ({len(s['deck_checks'])}):")
+            for f in s["deck_checks"][:limit]:
+                w(f"    {f['match']} #{f['seq']}: {f['code']}: {f['message']}")
     rec = report.get("reconciliation")
     if rec:
         w("")
@@ -80,6 +84,10 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
             w(f"  NOT IN THE TDF round {d['round']}: {' vs '.join(d['players'])} ({d['series']})")
         if rec["unknown_players"]:
             w("  players of the records not in the TDF: " + ", ".join(rec["unknown_players"]))
+        for div in rec["standings"]:
+            for d in div["differences"]:
+                w(f"  STANDINGS DIFFER {div['division']}: {d['player']} TOM #{d['tom']}, "
+                  f"Prizecheck #{d['prizecheck']}: {d['why']}")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -100,6 +108,8 @@ def _event(w: Any, ev: Mapping[str, Any], limit: int) -> None:
     w(f"  standings (win 3, tie 1, loss 0; byes from {ev['byes_from']}):")
     w("     #  player                 pts  W-L-T  bye    OWP    OOWP  cut")
     for row in ev["standings"][:limit]:
+        if row["division"] is not None and row["rank"] == 1:
+            w(f"   {row['division']}:")
         wlt = f"{row['win']}-{row['loss']}-{row['tie']}"
         drop = " (dropped)" if row["dropped"] is not None else ""
         cut = "" if row["top_cut"] is None else str(row["top_cut"])
@@ -112,10 +122,13 @@ def _event(w: Any, ev: Mapping[str, Any], limit: int) -> None:
     w("    pts: 3 per match won, 1 per tie; W-L-T: matches won-lost-tied; bye: rounds with a bye;")
     w("    OWP, OOWP: the opponents' and their opponents' match-win rate (each counted at least 25 %);")
     w("    cut: place in the top cut (1 champion, 2 finalist, 3 semifinalists, 5 quarterfinalists)")
-    check = ev.get("top_cut_check")
-    if check and check["differs"]:
-        w(
-            f"  TOP CUT DIFFERS from these standings: the top {check['players']} should play round "
-            f"{check['round']} 1 v {check['players']}, 2 v {check['players'] - 1}...; "
-            + "; ".join(check["why"])
-        )
+    # several divisions: each one's check, named; one or none: the event's
+    checks = [(d["division"], d["top_cut_check"]) for d in ev["divisions"] if len(ev["divisions"]) > 1]
+    checks = checks or [(None, ev["top_cut_check"])]
+    for div, check in checks:
+        if check and check["differs"]:
+            w(
+                f"  TOP CUT DIFFERS from these standings{f' ({div})' if div else ''}: the top "
+                f"{check['players']} should play round {check['round']} 1 v {check['players']}, "
+                f"2 v {check['players'] - 1}...; " + "; ".join(check["why"])
+            )

@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 import zlib
 from dataclasses import dataclass, field
 from functools import cache
@@ -174,6 +175,13 @@ def _key(name: str) -> str:
     return strip_card_id(name.strip()).replace("\u2019", "'").replace("Pokemon", "Pokémon")
 
 
+def _fold(key: str) -> str:
+    """A name without accents or case: ``Pokégear 3.0`` and ``Pokegear 3.0`` alike."""
+    return "".join(
+        ch for ch in unicodedata.normalize("NFKD", key) if not unicodedata.combining(ch)
+    ).casefold()
+
+
 @dataclass(frozen=True, slots=True)
 class CardInfo:
     """One card of the catalogue (identical reprints are one record)."""
@@ -200,6 +208,9 @@ class CardInfo:
     takes_prizes: tuple[
         tuple[str, str], ...
     ] = ()  # (move or card that makes a player take Prize cards, "prize")
+    knocks_out: tuple[tuple[str, str], ...] = ()  # (move that Knocks Out without damage, self|active|both)
+    bench_counters: tuple[tuple[str, str], ...] = ()  # (move whose counters go on the Bench only, "bench")
+    uses_attack: tuple[tuple[str, str], ...] = ()  # (move that uses another card's attack, "copy")
     # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
     hp_bonus: tuple[int, str] | None = None
 
@@ -226,6 +237,9 @@ class CardInfo:
             shuffles_from=tuple((str(a), str(b)) for a, b in rec.get("k") or ()),
             looks_at_top=tuple((str(a), str(b)) for a, b in rec.get("o") or ()),
             takes_prizes=tuple((str(a), str(b)) for a, b in rec.get("p") or ()),
+            knocks_out=tuple((str(a), str(b)) for a, b in rec.get("x") or ()),
+            bench_counters=tuple((str(a), str(b)) for a, b in rec.get("q") or ()),
+            uses_attack=tuple((str(a), str(b)) for a, b in rec.get("u") or ()),
             hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
         )
 
@@ -251,6 +265,7 @@ class CardDatabase:
         self.by_name: dict[str, dict[str, list[int]]] = index["names"]
         self.prints: dict[str, int] = index["prints"]
         self._cards: dict[int, CardInfo] = {}
+        self._fold_index: dict[str, dict[str, list[int]]] = {}
 
     def __len__(self) -> int:
         return self.count
@@ -272,12 +287,27 @@ class CardDatabase:
         return [self.card(i) for i in range(self.count)]
 
     def lookup(self, name: str, lang: str = "en") -> list[CardInfo]:
-        """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too)."""
+        """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too); a name
+        spelled without its accents (``Pokegear 3.0``, as the client prints it) finds the accented one."""
         k = _key(name)
         hits = self.by_name.get(lang, {}).get(k)
         if not hits and lang != "en":
             hits = self.by_name["en"].get(k)
+        if not hits:
+            folded = _fold(k)
+            hits = self._folded(lang).get(folded) or (
+                self._folded("en").get(folded) if lang != "en" else None
+            )
         return [self.card(i) for i in hits or ()]
+
+    def _folded(self, lang: str) -> dict[str, list[int]]:
+        """``lang``'s names without accents or case -> card numbers (built at the first miss)."""
+        table = self._fold_index.get(lang)
+        if table is None:
+            table = self._fold_index[lang] = {}
+            for key, hits in self.by_name.get(lang, {}).items():
+                table.setdefault(_fold(key), []).extend(hits)
+        return table
 
     def printing(self, card_id: str) -> CardInfo | None:
         """One printing's card, by the id the client prints before a name (``sv6_163``, ``me3_48_ph``)."""
@@ -316,7 +346,10 @@ class CardDatabase:
         """The zone the cards ``card``'s move ``move`` (or, with no move, the Trainer ``card``) attaches
         come from (``of="evolve"``: its Evolution cards; ``"shuffle"``: the cards it shuffles into the
         deck; ``"top"``: "deck" when it looks at the top of the deck; ``"prize"``: "prize" when it makes a
-        player take Prize cards), when its text says: deck, discard or hand; None when it does not."""
+        player take Prize cards; ``"knock"``: whom it Knocks Out without damage, self, active or both;
+        ``"bench"``: "bench" when its damage counters go on the opponent's Bench only; ``"copy"``: "copy"
+        when it uses another card's attack as its own), when its text says: deck, discard or hand; None
+        when it does not."""
         zones: set[str] = set()
         for info in self.lookup(card, lang):
             table = {
@@ -324,6 +357,9 @@ class CardDatabase:
                 "shuffle": info.shuffles_from,
                 "top": info.looks_at_top,
                 "prize": info.takes_prizes,
+                "knock": info.knocks_out,
+                "bench": info.bench_counters,
+                "copy": info.uses_attack,
             }.get(of, info.attaches_from)
             if move is None:
                 zones.update(z for n, z in table if n == info.name)

@@ -9,7 +9,8 @@ The end *reasons* are not in that table. The English ones are read from real exp
 German "Alle Preiskarten genommen." is confirmed by a real German export (docs/importers.md lists the
 sources); every other localised reason below was written by the team from the English text and is
 **unverified** (marked ``UNVERIFIED`` here and in docs/importers.md): an unknown reason is read as
-``unknown`` with an ``importer_unknown_reason`` finding, never guessed, and the winner is still read.
+``unknown`` with an ``importer_unknown_reason`` finding, never guessed, and the winner is still read: the
+game ends with that winner, reason unknown (docs/importers.md, the end-line table).
 
 End reasons map to ``(kind, pov)``: ``kind`` is the result kind (prizes, no_pokemon, both, deck_out,
 concession, timeout); ``pov`` says whether the exporter is the ``winner`` or the ``loser`` of the game
@@ -19,7 +20,7 @@ concession, timeout); ``pov`` says whether the exporter is the ``winner`` or the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from replay.sources.sentences import Sentences
 
@@ -102,9 +103,11 @@ REASONS: dict[str, dict[str, tuple[str, str | None]]] = {
             "L'adversaire a mis K.O. tous vos Pokémon en jeu, et toutes ses cartes Récompense "
             "ont été récupérées.."
         ): ("both", L),
-        # UNVERIFIED (team translations of the English reasons)
-        "L'adversaire a abandonné.": ("concession", W),
-        "Vous avez abandonné.": ("concession", L),
+        # Read from a real French export (issue 35: "L'adversaire a concédé la partie. X gagne."; the
+        # team's earlier guess "a abandonné" was wrong)
+        "L'adversaire a concédé la partie.": ("concession", W),
+        # UNVERIFIED (team translations of the English reasons, in the client's verb for a concession)
+        "Vous avez concédé la partie.": ("concession", L),
         "Aucun Pokémon de Banc pour le remplacer.": ("no_pokemon", None),
         "K.O. sans Pokémon de Banc.": ("no_pokemon", None),
         "Le deck de l'adversaire est vide.": ("deck_out", W),
@@ -160,6 +163,22 @@ def _locale(code: str) -> Locale:
 
 
 LOCALES: dict[str, Locale] = {code: _locale(code) for code in REASONS}
+
+
+def with_handles(loc: Locale, handles: list[str]) -> Locale:
+    """``loc`` for a log whose handles hold spaces (``[abc] Gary``, read from its opening lines): the turn
+    header's and the end line's player is one of ``handles`` (longest first), else a word as usual."""
+    alts = "|".join(re.escape(h) for h in sorted(handles, key=len, reverse=True)) + r"|\S+"
+    lab = Sentences.for_language(loc.code).labels
+    wins = lab["blog_loc_end_game"].split("[playerName]", 1)[1]
+    return replace(
+        loc,
+        turn=re.compile(
+            "^" + re.escape(loc.turn_prefix) + f"(?P<p>{alts})" + re.escape(loc.turn_suffix) + "$"
+        ),
+        wins=re.compile(rf"^(?P<reason>.+?) (?P<w>{alts})" + re.escape(wins) + "$"),
+    )
+
 
 # The only part of a header no client translates [docs/importers.md, the export's traps].
 NUMBERED = re.compile(r"^Turn # (?P<n>\d+) - (?P<rest>.+)$")

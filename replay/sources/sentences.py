@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -197,7 +197,8 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
     "blog_loc_oncepergame_used": ("ignore", {"playerName": "p", "specialMove": "a"}, {}),
     "blog_loc_performed_action": ("ignore", {"playerName": "p"}, {}),
     "blog_loc_reconnect": ("ignore", {"playerName": "p"}, {}),
-    "blog_loc_selected_option": ("ignore", {"playerName": "p", "selectedOption": "a"}, {}),
+    # "P chose Axe Blast": the attack a move that uses another card's attack chose (Seek Inspiration)
+    "blog_loc_selected_option": ("chose", {"playerName": "p", "selectedOption": "a"}, {}),
     "blog_loc_coin_flip_single": ("ignore", {"playerName": "p", "coinFace": "face"}, {}),
     "blog_loc_coin_flip_multi": ("ignore", {"playerName": "p", "coinFace": "face"}, {}),
     "blog_loc_damage_blocked": ("ignore", {"targetPokemonCardName": "d"}, {}),
@@ -280,7 +281,9 @@ class Match:
     partial: str = ""
 
 
-def _compile(key: str, text: str) -> Template | None:
+def _compile(key: str, text: str, players: str = r"\S+?") -> Template | None:
+    """One template as a regex; ``players`` is the pattern of a player's handle (no spaces, unless the
+    log's own opening lines named handles that have them: ``Sentences.with_handles``)."""
     spec = KINDS.get(key)
     if spec is None:
         if not key.startswith(_IGNORED_FAMILIES):
@@ -309,7 +312,7 @@ def _compile(key: str, text: str) -> Template | None:
             if ph in _NUMBERS:
                 body = r"-?\d{1,6}"  # signed: Resistance prints "took -30 less damage"
             elif ph in _PLAYERS:
-                body = r"\S+?"
+                body = players
             else:
                 body = r".+?"
             parts.append(f"(?P<{gname}>{body})")
@@ -360,9 +363,15 @@ class Sentences:
     """One language's sentence table, compiled. ``match(line)`` -> list of Match (empty: no sentence)."""
 
     def __init__(
-        self, code: str, table: dict[str, str], variants: dict[str, list[str]] | None = None
+        self,
+        code: str,
+        table: dict[str, str],
+        variants: dict[str, list[str]] | None = None,
+        players: str = r"\S+?",
     ) -> None:
         self.code = code
+        self.variants = variants
+        self._loose_rx: list[re.Pattern[str]] | None = None
         self.table = table
         self.labels = {k: _normal_template(v) for k, v in table.items()}
         templates: list[Template] = []
@@ -373,7 +382,7 @@ class Sentences:
         texts = [(key, table[key]) for key in order]
         texts += [(key, text) for key in order for text in (variants or {}).get(key, ())]
         for key, text in texts:
-            t = _compile(key, text)
+            t = _compile(key, text, players)
             if t is None or t.text in seen:
                 continue
             seen.add(t.text)
@@ -418,6 +427,57 @@ class Sentences:
         extra = base.joinpath(f"{code}.variants.json")
         variants = json.loads(extra.read_text(encoding="utf-8"))["variants"] if extra.is_file() else None
         return Sentences(code, table, variants)
+
+    @staticmethod
+    @lru_cache(maxsize=8)
+    def with_handles(code: str, handles: tuple[str, ...]) -> Sentences:
+        """The table of ``code`` for a log whose handles hold spaces (``[abc] Gary``): a player's value is
+        one of ``handles`` (longest first), else a word as usual. The client allows such handles; the
+        importer reads them from the log's own opening lines (``opening_handles``) and matches them
+        exactly."""
+        base = Sentences.for_language(code)
+        alts = "|".join(re.escape(h) for h in sorted(handles, key=len, reverse=True))
+        return Sentences(code, base.table, base.variants, players=f"(?:{alts}|\\S+?)")
+
+    def opening_handles(self, lines: list[str]) -> list[str]:
+        """The handles the Setup lines name (coin flip, coin toss, going first, opening hand, mulligans),
+        read with a handle that may be anything, spaces and brackets included, in order of appearance."""
+        loose = self._loose()
+        out: list[str] = []
+        for raw in lines[:60]:
+            s = raw.strip()
+            if s.startswith("- "):
+                continue
+            for rx in loose:
+                m = rx.fullmatch(s)
+                if m is not None:
+                    p = m.group("p").strip()
+                    if p and p not in out:
+                        out.append(p)
+                    break
+            if len(out) == 2:
+                break
+        return out
+
+    def _loose(self) -> list[re.Pattern[str]]:
+        if self._loose_rx is not None:
+            return self._loose_rx
+        out: list[re.Pattern[str]] = []
+        for key, (kind, names, _) in KINDS.items():
+            if kind not in ("coin", "coin_won", "decided", "opening", "mulligan") or key not in self.labels:
+                continue
+            parts = _SLOT.split(self.labels[key])
+            rx = ""
+            for i, part in enumerate(parts):
+                if i % 2 == 0:
+                    rx += re.escape(part)
+                elif names.get(part) == "p":
+                    rx += "(?P<p>.+?)" if "(?P<p>" not in rx else ".+?"
+                else:
+                    rx += ".+?"
+            out.append(re.compile(rx))
+        self._loose_rx = out
+        return out
 
     def match(self, line: str) -> list[Match]:
         one = self.match_one(line)

@@ -58,8 +58,11 @@ class Access:
     HTTPS, e.g. behind a TLS proxy; the cookie is always ``HttpOnly`` and ``SameSite=Strict``).
     ``refusal_burst``: refused requests audited one by one per client address and 10 s window; beyond it
     they are counted and the count goes into the next entry, so a flood cannot fill Redis.
-    ``max_client_requests``: requests one client address may have in progress at once (live streams are
-    bounded apart, by the live hub); beyond it, 429: one client cannot take every worker of the service.
+    ``max_client_requests``: requests one anonymous client address may have in progress at once (live
+    streams are bounded apart, by the live hub); beyond it, 429: one client cannot take every worker of the
+    service. ``max_token_requests``: the same for each token, whatever address it comes from. A request with
+    a credential counts against its token's budget alone, so 200 recorders behind one venue's NAT (one
+    address) each have their own; the address's budget stays for the callers without one.
     """
 
     store: Store
@@ -67,6 +70,7 @@ class Access:
     secure_cookies: bool = False
     refusal_burst: int = 20
     max_client_requests: int = 128
+    max_token_requests: int = 64
     _refusals: dict[str, tuple[float, int, int]] = field(default_factory=dict)
     _inflight: Counter[str] = field(default_factory=Counter)
 
@@ -74,13 +78,16 @@ class Access:
     def open(self) -> bool:
         return self.book is None
 
-    def begin(self, client: str) -> None:
-        """A request of ``client`` starts (429 when it has ``max_client_requests`` in progress)."""
-        if self._inflight[client] >= self.max_client_requests:
+    def begin(self, client: str, *, token: bool = False) -> None:
+        """A request of ``client`` starts (429 when it has its budget in progress): ``client`` is
+        :func:`budget_of` the request, a token's (``token``) or an address's."""
+        limit = self.max_token_requests if token else self.max_client_requests
+        if self._inflight[client] >= limit:
+            who = "this token" if token else "this address"
             raise Problem(
                 429,
                 "too_many_requests",
-                f"this address has {self.max_client_requests} requests in progress already",
+                f"{who} has {limit} requests in progress already",
                 headers={"Retry-After": "1"},
             )
         self._inflight[client] += 1
@@ -91,9 +98,10 @@ class Access:
         if self._inflight[client] <= 0:
             del self._inflight[client]
 
-    async def identify(self, request: web.Request) -> Principal:
+    async def identify(self, request: web.Request, *, cookie_writes: bool = False) -> Principal:
         """The caller; :class:`Refused` for a bearer token that is not good (a bad cookie is ignored:
-        the caller is then the public, and a page sends them to the login)."""
+        the caller is then the public, and a page sends them to the login). The session cookie is read
+        for reads, and for a ``cookie_writes`` route's writes sent from the service's own page."""
         if self.book is None:
             return EVERYONE
         header = request.headers.get("Authorization")
@@ -102,7 +110,7 @@ class Access:
             if scheme.lower() != "bearer" or not value.strip():
                 raise Refused("Authorization must be 'Bearer <token>'", "bad_token")
             return self.book.check(value.strip())
-        if request.method in ("GET", "HEAD"):
+        if request.method in ("GET", "HEAD") or (cookie_writes and from_own_page(request)):
             cookie = request.cookies.get(COOKIE)
             if cookie:
                 return await self.session(cookie) or PUBLIC
@@ -153,6 +161,15 @@ class Access:
         self._refusals[origin] = (start, logged + 1, 0)
         more = f" (+{skipped} similar refusals from this address not logged one by one)" if skipped else ""
         await self.audit(request, "refused", principal, detail=f"{status} {reason}{more}")
+
+
+def budget_of(request: web.Request, principal: Principal) -> tuple[str, bool]:
+    """Whose budget of requests in progress a request counts against (:meth:`Access.begin`), and whether
+    it is a token's: its token's when it came with a credential (a bearer token or a judge's session),
+    else its client address's."""
+    if principal.via in ("bearer", "session"):
+        return f"token {principal.id}", True  # (never an address: those are IPs or paths)
+    return request.remote or "", False
 
 
 def describe(request: web.Request) -> str:
@@ -260,7 +277,7 @@ def guard(route: Route, handler: Handler) -> Handler:
                 "send 'Authorization: Bearer <token>', or log in at /login",
             )
         try:
-            principal = await access.identify(request)
+            principal = await access.identify(request, cookie_writes=route.cookie_writes)
         except Refused as exc:
             await access.refused(request, presented(exc), 401, exc.reason)
             raise Problem(
@@ -299,9 +316,9 @@ def guard(route: Route, handler: Handler) -> Handler:
                 "out_of_scope",
                 f"match {match} is outside this token's scope ({principal.scope_text()})",
             )
-        client = request.remote or ""
+        client, token = budget_of(request, principal)
         if not route.stream:  # live streams are bounded by the live hub
-            access.begin(client)
+            access.begin(client, token=token)
         try:
             response = await handler(request)
         finally:
@@ -374,6 +391,18 @@ def cross_origin(request: web.Request) -> str | None:
     if parts.scheme not in ("http", "https") or parts.netloc.lower() not in hosts:
         return f"Origin {origin[:80]!r} is not this service"
     return None
+
+
+def from_own_page(request: web.Request) -> bool:
+    """Whether a browser says this request comes from one of the service's own pages: ``Sec-Fetch-Site:
+    same-origin`` and an ``Origin`` naming this host, both present. Only then does a route that takes
+    the judge's session for a write (``Route.cookie_writes``: the import page) read the cookie; a request
+    of another site, or one without these headers, is the public's (the session cookie is also
+    ``SameSite=Strict``)."""
+    site = request.headers.get("Sec-Fetch-Site", "").strip().lower()
+    return (
+        site == "same-origin" and request.headers.get("Origin") is not None and cross_origin(request) is None
+    )
 
 
 async def _same_origin_only(request: web.Request, what: str) -> None:

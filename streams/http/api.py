@@ -24,6 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from replay.engine.errors import EventError
 from replay.engine.record import dumps
+from replay.signing import PublicKeys
 from streams.history import summary
 from streams.http.access import (
     ACCESS,
@@ -53,7 +54,7 @@ from streams.http.ownership import Refusal, authorize, is_judge
 from streams.http.redact import public_event, record_body, sees_hidden
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
-from streams.store import Store
+from streams.store import CopyRefused, Store
 
 __all__ = ["API_ROUTES", "CORE", "OPTIONS", "STORE", "make_app", "parse_events"]
 
@@ -147,7 +148,12 @@ async def post_events(request: web.Request) -> web.Response:
         f"; {created}" if created else ""
     )
     status = 400 if counts.get("rejected") else 200
-    return _json({"counts": counts, "outcomes": answers}, status)
+    # one signed receipt per match this request wrote to (what is archived of it now): a producer keeps it
+    receipts = core.receipts(outcomes)
+    answer: dict[str, Any] = {"counts": counts, "outcomes": answers}
+    if receipts:
+        answer["receipts"] = receipts
+    return _json(answer, status)
 
 
 # -------------------------------------------------------------------------------------------- reads
@@ -207,8 +213,7 @@ async def get_versions(request: web.Request) -> web.Response:
     versions = await store.versions(match)
     if not versions and await store.record(match) is None:
         raise Problem(404, "not_found", f"match {match}: no record stored")
-    key = request.app[CORE].signing_key
-    return _json([summary(v, key) for v in versions])
+    return _json([summary(v, request.app[CORE].verifier) for v in versions])
 
 
 async def get_board(request: web.Request) -> web.Response:
@@ -290,6 +295,13 @@ async def healthz(request: web.Request) -> web.Response:
         ok = await request.app[STORE].ping()
     body.update(ok=ok, ingest=request.app[CORE].stats(), live=request.app[HUB].stats())
     return _json(body, 200 if ok else 503)
+
+
+async def public_keys(request: web.Request) -> web.Response:
+    """GET /.well-known/prizecheck-keys.json: the public keys records, checkpoints and receipts are
+    signed with (``replay.signing.PublicKeys.document``); no key listed when it signs with none."""
+    ck = request.app[CORE].checkpoint_key
+    return _json((ck.public if ck is not None and ck.public is not None else PublicKeys()).document())
 
 
 async def stats(request: web.Request) -> web.Response:
@@ -502,6 +514,15 @@ API_ROUTES: tuple[Route, ...] = (
     ),
     Route(
         "GET",
+        "/.well-known/prizecheck-keys.json",
+        public_keys,
+        PUBLIC,
+        "The public keys signatures are checked with",
+        answers={200: _answer("every key, by key id", "PublicKeys")},
+        tag="service",
+    ),
+    Route(
+        "GET",
         "/stats",
         stats,
         READERS,
@@ -616,6 +637,8 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
             message = exc.reason
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After", "WWW-Authenticate")}
         return error(exc.status, code, message, headers=headers)
+    except CopyRefused as exc:
+        return await _copy_refused(request, exc)
     except (OSError, ConnectionError, TimeoutError) as exc:
         return error(503, "store_unavailable", f"store unavailable: {exc}")
     except StoreContention as exc:  # another writer kept moving a match: send again (stored ones: duplicates)
@@ -627,6 +650,21 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
         return error(
             500, "internal", f"internal error ({type(exc).__name__}); the service log has the details"
         )
+
+
+async def _copy_refused(request: web.Request, exc: CopyRefused) -> web.Response:
+    """An archived match whose cold copy is not the one archived: never served (every reader of the
+    archive reaches the store's refusal); the tamper alarm is raised, and the answer is a 500 naming the
+    match and what is wrong (docs/http-api.md, ``archive_copy``)."""
+    try:
+        await request.app[CORE].copy_refused(exc.match)
+    except Exception as failed:  # the answer stands: the copy is refused whether or not the alarm landed
+        log.warning("match %s: the tamper alarm for its archive copy failed: %s", exc.match, failed)
+    return error(
+        500,
+        "archive_copy",
+        f"match {exc.match}: its archived events are not served: {exc.problem}; a tamper alarm is raised",
+    )
 
 
 async def _answer_and_close(request: web.Request, problem: Problem) -> web.StreamResponse:
@@ -678,6 +716,9 @@ def make_app(
     from streams.http.scans import scan_routes  # the crops of scanned game sheets, for judges
 
     register(app, scan_routes())
+    from streams.http.decks import deck_routes  # registered deck lists, for judges (docs/decks.md)
+
+    register(app, deck_routes())
     if pages:
         try:
             from streams.http.pages import add_pages

@@ -32,7 +32,7 @@ Event = dict[str, Any]
 # Which section of docs/rules.md (numbered as the rules reference the engine implements) a finding rests
 # on: every code the engine finds has one (tests/streams/http/test_battle_log.py checks it against
 # replay.engine.findings.SEVERITY and the engine's source); findings about the stream itself (gaps, reused
-# seqs, unknown ids) rest on §8, the stream itself.
+# seqs, unknown ids) rest on §9, the stream itself.
 RULE_OF_FINDING: dict[str, str] = {
     "unknown_ruleset": "7",
     "turn_order": "6",
@@ -58,16 +58,16 @@ RULE_OF_FINDING: dict[str, str] = {
     "result_mismatch": "1",
     "reason_mismatch": "1",
     "event_after_end": "1",
-    "seq_gap": "8",
-    "duplicate_seq": "8",
-    "late_event": "8",
-    "wrong_match": "8",
-    "no_match_started": "8",
-    "unknown_player": "8",
-    "unknown_pokemon": "8",
-    "attacker_not_active": "8",
-    "corrected": "8",
-    "source_finding": "8",
+    "seq_gap": "9",
+    "duplicate_seq": "9",
+    "late_event": "9",
+    "wrong_match": "9",
+    "no_match_started": "9",
+    "unknown_player": "9",
+    "unknown_pokemon": "9",
+    "attacker_not_active": "9",
+    "corrected": "9",
+    "source_finding": "9",
 }
 RULE_TITLES: dict[str, str] = {
     "1": "How a game is won or lost",
@@ -77,7 +77,8 @@ RULE_TITLES: dict[str, str] = {
     "5": "Pokémon Checkup",
     "6": "Tournament layer",
     "7": "Rulesets",
-    "8": "The stream itself",
+    "8": "Deck legality",
+    "9": "The stream itself",
 }
 
 #: How a zone reads in a sentence.
@@ -98,7 +99,7 @@ def rule_ref(code: str) -> dict[str, str] | None:
     """The docs/rules.md section a finding code rests on: ``{"section", "title", "href"}``, or None."""
     section = RULE_OF_FINDING.get(code)
     if section is None and code in SOURCE_FINDINGS:
-        section = "8"  # an importer's finding, kept with its code [docs/rules.md §8]
+        section = "9"  # an importer's finding, kept with its code [docs/rules.md §9]
     if section is None:
         return None
     top = section.split(".")[0]

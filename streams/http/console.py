@@ -10,9 +10,10 @@ Routes (role ``recorder``; an ``admin`` token has it too), all under ``/console/
 - ``POST /console/<match>/events`` ``{"console": id, "events": [...]}``: publish. The events go through
   the one ingest core (:meth:`streams.http.ingest.IngestCore.ingest_many`), after the same ownership
   check as ``POST /events``; the answer is each event's outcome and the view after them;
-- ``POST /console/<match>/lease`` ``{"console": id, "action": "take" | "release"}``: one console writes a
-  match at a time; another is read-only until the first releases (or stops renewing for
-  :data:`LEASE_SECONDS`);
+- ``POST /console/<match>/lease`` ``{"console": id, "action": "take" | "renew" | "release" | "take_over"}``:
+  one console writes a match at a time; another is read-only until the first releases (or stops renewing
+  for :data:`~streams.http.lease.LEASE_SECONDS`). The lease belongs to the token that took it, and is
+  authorised as a write of the match (:mod:`streams.http.lease`);
 - ``GET /console/<match>/export?format=jsonl|csv``: the game as event files (JSON Lines, what
   ``prizecheck replay`` reads) or as a match sheet (``prizecheck import sheet``).
 
@@ -27,31 +28,32 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from aiohttp import web
 
 from replay.engine.chain import canonical_bytes
-from replay.engine.errors import EventError
+from replay.engine.errors import EventError, InputError
 from replay.engine.public import cards_are_public, public_event
 from replay.engine.validate import validate_event
 from replay.sources.cards import card_database
+from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
 from streams.http.battle_log import decode, sentences
 from streams.http.console_sheet import sheet_csv
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
+from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.live import broadcast_delay
-from streams.http.ownership import Owner, Refusal, authorize, is_judge
+from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
 from streams.http.templating import render
+from streams.store import Store
 from streams.tokens import Principal
 
 RECORDER = frozenset({"recorder"})
-#: Seconds a console's lease lasts without a renewal (every state read and publish renews it).
-LEASE_SECONDS = 20.0
 #: The most events one preview or publish carries (a draft is a few actions; an outbox after an outage
 #: a few hundred).
 MAX_CONSOLE_EVENTS = 2000
@@ -76,17 +78,36 @@ async def _archive(request: web.Request) -> list[dict[str, Any]]:
     return decode(await request.app[STORE].events(request[MATCH]))
 
 
-async def _holder(request: web.Request, match: str, console: str | None, action: str) -> str | None:
-    """The console that holds the lease of ``match`` after ``action`` (``take``, ``renew``, ``release``
-    or ``peek``, for ``console``): kept in the store (:meth:`Store.lease`), so every web process sees the
-    same writer and a restarted one keeps it."""
-    if not console:
-        action, console = "peek", ""
-    return await request.app[STORE].lease(match, console, action, LEASE_SECONDS)
+async def _full_reader(request: web.Request, store: Store, match: str) -> bool:
+    """Whether the asker reads the match's events as written (hidden cards, deck lists): a judge, or the
+    producer that created the match."""
+    if _judge(request):
+        return True
+    (owner,) = await store.owners([match])
+    return owner is not None and Owner.decode(owner).producer == request[PRINCIPAL].id
 
 
-def _lease_view(held: str | None, console: str | None) -> dict[str, Any]:
-    return {"writer": held, "mine": held is not None and held == console}
+def _me(request: web.Request, console: str) -> Holder:
+    """The asking console, held by the asking token."""
+    return Holder(request[PRINCIPAL].id, console)
+
+
+def _judge(request: web.Request) -> bool:
+    return request.app[ACCESS].open or is_judge(request[PRINCIPAL])
+
+
+async def _writer(request: web.Request, check: Callable[[], Awaitable[object]]) -> None:
+    """Authorise a write of this match (``check``: :func:`may_write`, :func:`permitted` or :func:`authorize`
+    of it) before anything changes: a refusal is audited and answered 403; nothing is
+    written, no lease taken."""
+    access = request.app[ACCESS]
+    if access.open:
+        return
+    try:
+        await check()
+    except Refusal as exc:
+        await access.refused(request, request[PRINCIPAL], 403, f"write refused ({exc.code}): {exc.message}")
+        raise
 
 
 async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft_from: int | None) -> Any:
@@ -171,6 +192,7 @@ def _events(body: Mapping[str, Any], match: str, writer: str | None = None) -> l
                 "bad_event",
                 f"event {i}: a correction's author must be its writer ({writer!r}), not {ev['author']!r}",
             )
+        _check_decks(ev, i)
         if "hidden" in ev and ev.get("type") == "moved" and cards_are_public(ev):
             raise Problem(
                 400,
@@ -179,6 +201,19 @@ def _events(body: Mapping[str, Any], match: str, writer: str | None = None) -> l
             )
         out.append(ev)
     return out
+
+
+def _check_decks(ev: Mapping[str, Any], i: int) -> None:
+    """A match_started's deck lists (``console.decks``: player -> PTCGL export) must read as deck lists,
+    so the deck check finds them whole (docs/decks.md); 400 naming the player's list and its line."""
+    extra = ev.get("console") if ev.get("type") == "match_started" else None
+    lists = extra.get("decks") if isinstance(extra, Mapping) else None
+    for player, text in (lists or {}).items() if isinstance(lists, Mapping) else ():
+        if isinstance(text, str) and text.strip():
+            try:
+                parse_ptcgl(text, f"console.decks.{player}")
+            except InputError as exc:
+                raise Problem(400, "bad_event", f"event {i}: {exc}") from None
 
 
 async def _fence(request: web.Request, match: str, events: Sequence[dict[str, Any]]) -> None:
@@ -216,13 +251,13 @@ async def console_page(request: web.Request) -> web.StreamResponse:
 
 async def console_state(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/state[?console=ID]: the engine's view after the archive, and who writes."""
-    console = request[QUERY].get("console")
+    me = _me(request, request[QUERY].get("console") or "")
     events = await _archive(request)
-    view = await _view(request, events, None)
-    held = await _holder(request, request[MATCH], console, "renew")  # the writer's poll renews its lease
-    view["lease"] = _lease_view(held, console)
-    view["delay"] = broadcast_delay(events[0]) if events else 0.0  # what the live hub holds boards back by
-    return _json(view)
+    state = await _view(request, events, None)
+    held = await lease(request.app[STORE], request[MATCH], me, "peek")  # a read never renews a lease
+    state["lease"] = view(held, me, _judge(request))
+    state["delay"] = broadcast_delay(events[0]) if events else 0.0  # what the live hub holds boards back by
+    return _json(state)
 
 
 async def console_preview(request: web.Request) -> web.StreamResponse:
@@ -237,49 +272,74 @@ async def console_preview(request: web.Request) -> web.StreamResponse:
 async def console_publish(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/events: publish the console's events through the ingest core."""
     match = request[MATCH]
+    store = request.app[STORE]
     body = await _body(request)
-    console = _console_id(body.get("console"))
+    me = _me(request, _console_id(body.get("console")))
+    console = me.console
     events = _events(body, match, author(request[PRINCIPAL]))
-    held = await _holder(request, match, console, "take")
-    if held != console:
-        raise Problem(
-            409,
-            "read_only",
-            f"another console writes {match}: this one is read-only until it hands over",
-        )
-    await _fence(request, match, events)
     principal = request[PRINCIPAL]
-    access = request.app[ACCESS]
-    if events and not access.open:  # the ownership of POST /events (streams/http/ownership.py)
-        try:
-            await authorize(principal, request.app[STORE], events)
-        except Refusal as exc:
-            await access.refused(request, principal, 403, f"write refused ({exc.code}): {exc.message}")
-            raise
-    judge = access.open or is_judge(principal)
+    judge = _judge(request)
+    if not events:  # nothing to write: the view, and no lease taken
+        held = await lease(store, match, me, "peek")
+    else:
+        # the ownership of POST /events (streams/http/ownership.py) first: a publish it refuses takes no
+        # lease; then the lease, the fence, and the same check again as the new matches are claimed
+        await _writer(request, lambda: permitted(principal, store, events))
+        held = await lease(store, match, me, "take")
+        if held != me:
+            raise Problem(
+                409,
+                "read_only",
+                f"another console writes {match}: this one is read-only until it hands over",
+            )
+        await _fence(request, match, events)
+        await _writer(request, lambda: authorize(principal, store, events))
     outcomes = await request.app[CORE].ingest_many(events, judge=judge) if events else []
     answers = [o.as_json() for o in outcomes]
     counts: dict[str, int] = {}
     for a in answers:
         counts[a["status"]] = counts.get(a["status"], 0) + 1
     request[AUDIT_DETAIL] = f"console {console}: {json.dumps(counts, sort_keys=True)} match {match}"
-    view = await _view(request, await _archive(request), None)
-    view["lease"] = _lease_view(held, console)
-    view["outcomes"] = answers
-    return _json(view, 400 if counts.get("rejected") else 200)
+    state = await _view(request, await _archive(request), None)
+    state["lease"] = view(held, me, judge)
+    state["outcomes"] = answers
+    state["receipts"] = request.app[CORE].receipts(outcomes)  # signed: docs/records.md, "Receipts"
+    return _json(state, 400 if counts.get("rejected") else 200)
 
 
 async def console_lease(request: web.Request) -> web.StreamResponse:
-    """POST /console/<match>/lease: take the match's lease for a console, or hand it over."""
+    """POST /console/<match>/lease: take, renew, hand over or take over the match's lease
+    (:mod:`streams.http.lease`), authorised as a write of the match before anything changes."""
     match = request[MATCH]
+    store = request.app[STORE]
     body = await _body(request)
-    console = _console_id(body.get("console"))
+    me = _me(request, _console_id(body.get("console")))
     action = body.get("action", "take")
-    if action not in ("take", "release"):
-        raise Problem(400, "bad_body", "action must be take or release")
-    held = await _holder(request, match, console, action)
-    request[AUDIT_DETAIL] = f"console {console}: {action}"
-    return _json(_lease_view(held, console))
+    if action not in ACTIONS:
+        raise Problem(400, "bad_body", f"action must be one of {', '.join(ACTIONS)}")
+    await _writer(request, lambda: may_write(request[PRINCIPAL], store, match))
+    judge = _judge(request)
+    held = await lease(store, match, me, "peek")
+    detail = f"console {me.console}: {action}"
+    if action in ("take", "renew") or held is None or held == me:
+        held = await lease(store, match, me, "take" if action == "take_over" else action)
+    elif not (judge or held.token == me.token):  # another token's lease: a judge's alone to take or free
+        await request.app[ACCESS].refused(request, request[PRINCIPAL], 403, f"lease of {match}: {action}")
+        raise Problem(
+            403,
+            "not_lease_holder",
+            f"another token's console holds the lease of {match}: only that token or a judge may {action} it",
+        )
+    else:
+        before = held
+        if action == "release":  # the holder seen, and no one who took it since
+            held = await lease(store, match, before, "release")
+        else:
+            held = await lease(store, match, me, "replace", expected=before)
+        late = "" if held in (None, me) else " (too late: another console took it meanwhile)"
+        detail += f" of the lease held by {before.shown()}{late}"
+    request[AUDIT_DETAIL] = detail
+    return _json(view(held, me, judge))
 
 
 async def console_export(request: web.Request) -> web.StreamResponse:
@@ -292,10 +352,7 @@ async def console_export(request: web.Request) -> web.StreamResponse:
     if not entries:
         raise Problem(404, "not_found", f"match {match}: no events archived")
     events = [e for e in decode(entries)]
-    principal = request[PRINCIPAL]
-    (owner,) = await store.owners([match])
-    mine = owner is not None and Owner.decode(owner).producer == principal.id
-    full = request.app[ACCESS].open or is_judge(principal) or mine
+    full = await _full_reader(request, store, match)
     if not full:
         events = [public_event(e) for e in events]
     else:
@@ -345,10 +402,14 @@ def _card(name: str) -> dict[str, Any]:
 
 async def console_cards(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/cards?q=: card names for the type-ahead, the match's deck lists first (from
-    its match_started), then the catalogue's names that start with ``q``; each with its HP and rule box
-    where the catalogue knows the card."""
+    its match_started: for a judge and the match's own producer only, the ones who hold its events as
+    written), then the catalogue's names that start with ``q``; each with its HP and rule box where the
+    catalogue knows the card."""
     q = str(request[QUERY].get("q", "")).strip().casefold()
-    entries = await request.app[STORE].events(request[MATCH])
+    store = request.app[STORE]
+    match = request[MATCH]
+    # deck lists are hidden information: another recorder in scope gets the catalogue alone
+    entries = await store.events(match) if await _full_reader(request, store, match) else []
     decks: list[str] = []
     for ev in decode(entries[:1]):
         extra = ev.get("console")
@@ -358,6 +419,9 @@ async def console_cards(request: web.Request) -> web.StreamResponse:
                 if isinstance(text, str):
                     decks += deck_names(text)
     names = [n for n in dict.fromkeys(decks) if q in n.casefold()]
+    if names and _judge(request):  # a judge's read of hidden information is in the audit log
+        request[HIDDEN_SERVED] = True
+        request[AUDIT_DETAIL] = f"deck lists of {match} (the console's type-ahead)"
     if len(names) < CARD_HITS and len(q) >= 2:
         for name in catalogue_names():
             if name.casefold().startswith(q) and name not in names:
@@ -382,6 +446,23 @@ def console_routes() -> tuple[Route, ...]:
         "fenced (a stale console) or read-only (another console writes)",
         schema={"$ref": "#/components/schemas/Error"},
     )
+    not_writer = Answer(
+        "this token may not write the match (out_of_scope, not_owner) or act on another token's lease "
+        "(not_lease_holder); nothing changed",
+        schema={"$ref": "#/components/schemas/Error"},
+    )
+    lease_view = {
+        "type": "object",
+        "required": ["held", "mine", "take_over"],
+        "properties": {
+            "held": {"type": "boolean", "description": "some console holds the lease"},
+            "mine": {"type": "boolean", "description": "this console, of this token, holds it"},
+            "take_over": {
+                "type": "boolean",
+                "description": "this token may take it over (its own or a judge)",
+            },
+        },
+    }
     events_body = {
         "application/json": {
             "type": "object",
@@ -430,7 +511,7 @@ def console_routes() -> tuple[Route, ...]:
             console_publish,
             RECORDER,
             "Publish the console's events (fenced by seq; idempotent)",
-            answers={200: view, 400: view, 409: refused},
+            answers={200: view, 400: view, 403: not_writer, 409: refused},
             body=events_body,
             audited=True,
             tag="console",
@@ -440,15 +521,18 @@ def console_routes() -> tuple[Route, ...]:
             "/console/{match}/lease",
             console_lease,
             RECORDER,
-            "Take or hand over the match's writing lease",
-            answers={200: Answer("who writes now", schema={"type": "object"})},
+            "Take, renew, hand over or take over the match's writing lease (authorised as a write)",
+            answers={
+                200: Answer("whether the lease is held, and by this console", schema=lease_view),
+                403: not_writer,
+            },
             body={
                 "application/json": {
                     "type": "object",
                     "required": ["console"],
                     "properties": {
                         "console": {"type": "string", "minLength": 1, "maxLength": 64},
-                        "action": {"enum": ["take", "release"]},
+                        "action": {"enum": list(ACTIONS)},
                     },
                 }
             },

@@ -5,6 +5,14 @@ One row per action, in the archive's order. Pokémon are named as the sheet name
 the k-th Pokémon of that name the player has in play, by entry. What the sheet has no action for (Trainers,
 cards moved between zones) becomes a ``note`` row, so the sheet still shows it; a correction's ``void``
 names the row of the event it voids.
+
+**Clean as the report's CSV** (docs/console.md, "Export"). Names come from the operator (players, cards,
+notes, the league): never trusted. Every cell a spreadsheet would run as a formula is neutralised as the
+report's are (:func:`replay.report.tables.neutral_cell`), the header lines' values too, piece by piece
+as a spreadsheet splits them at their commas; nothing written holds a line break but the row ends, so a
+value can never add a row; and the names keep the sheet's own grammar (a player's name holds no ``,`` of
+the players line and no ``:`` of a target, a card's no ``#`` of its number: their full-width forms stand
+in), so the sheet always reads back with ``prizecheck import sheet``.
 """
 
 from __future__ import annotations
@@ -14,9 +22,59 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from replay.report.tables import neutral_cell
+
 _HEAD = ("match", "first", "ruleset", "prizes", "deck")
 _CONTEXT = ("league", "season", "event", "series", "round", "table", "game", "stage")
 COLUMNS = ("turn", "player", "action", "target", "card", "amount", "note")
+
+
+#: What ends a line for the sheet's reader (``str.splitlines``) or a spreadsheet: a space in a value.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
+
+def _one_line(value: Any) -> str:
+    return str(value).translate(_LINE_BREAKS)
+
+
+def _cell(value: Any) -> Any:
+    """A data cell as written: a number as it is; text on one line and neutralised."""
+    return value if not isinstance(value, str) else neutral_cell(_one_line(value))
+
+
+def _header(value: Any) -> str:
+    """A header line's value as written: on one line (a line break would add rows), and each piece a
+    spreadsheet splits it into at a comma neutralised, a quote opening none (it would swallow the rows
+    after it into one cell)."""
+    return ",".join(_piece(p) for p in _one_line(value).split(","))
+
+
+def _piece(text: str) -> str:
+    """Text a spreadsheet reads as one unquoted cell: neutralised, and opening no quoted cell."""
+    return "'" + text if text.lstrip(" ").startswith('"') else neutral_cell(text)
+
+
+def _players(players: Any) -> dict[str, str]:
+    """How the sheet names each player: one line, stripped (the reader strips), without the players
+    line's ``,`` and a target's ``:``, neutralised, and never the same as the other player."""
+    out: dict[str, str] = {}
+    for i, p in enumerate(players if isinstance(players, list) else [], 1):
+        name = _one_line(p).replace(",", "\uff0c").replace(":", "\uff1a").strip()
+        name = _piece(name) or f"player {i}"
+        while name in out.values():
+            name += f" ({i})"
+        out[str(p)] = name
+    return out
+
+
+def _card_name(card: Any) -> str:
+    """How the sheet names a card: one line, stripped, without the ``#`` of a target's number, never the
+    word ``active`` alone, and neutralised where it is written, so that the target naming it
+    (``Player:Name``) matches it."""
+    name = _one_line(_name(card)).replace("#", "\uff03").strip()
+    if name.lower() == "active":  # a target named "active" is the player's Active, whatever it is
+        name += " (card)"
+    return neutral_cell(name) or "(no name)"
 
 
 class _Table:
@@ -58,23 +116,27 @@ def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
     table = _Table()
     turn = 0
     head: list[str] = ["# prizecheck match sheet v1"]
+    shown: dict[str, str] = {}
     for i, ev in enumerate(events):
         t = ev.get("type")
-        p = ev.get("player", "")
+        p: Any = ev.get("player", "")
+        p = shown.get(p, p) if isinstance(p, str) else p
         new: list[dict[str, Any]] = []
         if t == "match_started":
-            players = ev.get("players") or []
-            head.append(f"# players: {', '.join(str(x) for x in players)}")
+            shown = _players(ev.get("players"))
+            head.append(f"# players: {', '.join(shown.values())}")
             for key in _HEAD:
                 value = ev.get(key)
+                if key == "first" and isinstance(value, str):
+                    value = shown.get(value, value)
                 if value is not None:
-                    head.append(f"# {key}: {value}")
+                    head.append(f"# {key}: {_header(value)}")
             head.append("# kind: manual")
             head.append("# tool: prizecheck console")
             context = ev.get("context") or {}
             for key in _CONTEXT:
                 if context.get(key) is not None:
-                    head.append(f"# {key}: {context[key]}")
+                    head.append(f"# {key}: {_header(context[key])}")
             continue
         if t == "setup":
             if ev.get("mulligans"):
@@ -84,26 +146,26 @@ def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
                 *((b, "bench") for b in ev.get("bench") or []),
             ]:
                 if isinstance(slot, Mapping):
-                    table.enter(str(p), str(slot.get("pid")), _name(slot.get("card")))
-                    new.append({"player": p, "action": action, "card": _name(slot.get("card"))})
+                    table.enter(str(p), str(slot.get("pid")), _card_name(slot.get("card")))
+                    new.append({"player": p, "action": action, "card": _card_name(slot.get("card"))})
         elif t == "turn_started":
             turn += 1
             new.append({"player": p, "action": "turn", "amount": ev.get("deck", "")})
         elif t == "drew":
             new.append({"player": p, "action": "draw", "amount": ev.get("count", 1)})
         elif t == "played":
-            table.enter(str(p), str(ev.get("pid")), _name(ev.get("card")))
-            new.append({"player": p, "action": "bench", "card": _name(ev.get("card"))})
+            table.enter(str(p), str(ev.get("pid")), _card_name(ev.get("card")))
+            new.append({"player": p, "action": "bench", "card": _card_name(ev.get("card"))})
         elif t == "evolved":
             new.append(
                 {
                     "player": p,
                     "action": "evolve",
                     "target": table.ref(ev.get("pid")),
-                    "card": _name(ev.get("card")),
+                    "card": _card_name(ev.get("card")),
                 }
             )
-            table.name[str(ev.get("pid"))] = _name(ev.get("card"))
+            table.name[str(ev.get("pid"))] = _card_name(ev.get("card"))
         elif t == "attached":
             new.append(
                 {
@@ -166,7 +228,10 @@ def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
         elif t == "time_called":
             new.append({"action": "time"})
         elif t == "game_ended":
-            new.append({"player": ev.get("winner", ""), "action": "result", "card": ev.get("reason", "")})
+            winner = ev.get("winner", "")
+            new.append(
+                {"player": shown.get(winner, winner), "action": "result", "card": ev.get("reason", "")}
+            )
         elif t == "note":
             new.append({"action": "note", "note": ev.get("text", "")})
         elif t == "correction" and ev.get("action") == "void" and int(ev.get("target") or 0) in row_of:
@@ -187,5 +252,5 @@ def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*COLUMNS, "ref"])
     for row in rows:
-        writer.writerow([row.get(c, "") for c in (*COLUMNS, "ref")])
+        writer.writerow([_cell(row.get(c, "")) for c in (*COLUMNS, "ref")])
     return out.getvalue()

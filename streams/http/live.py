@@ -29,7 +29,7 @@ from aiohttp import web
 
 from replay.engine.record import dumps
 from streams.reasons import describe
-from streams.store import LiveUpdate, Store, Subscription
+from streams.store import CopyRefused, LiveUpdate, Store, Subscription
 
 log = logging.getLogger("prizecheck.live")
 
@@ -286,6 +286,8 @@ class LiveHub:
             return known
         try:
             first = await self.store.event(match, 1)
+        except CopyRefused:
+            return float(MAX_DELAY)  # an archived copy that is not the one archived: hold boards back longest
         except Exception:
             return 0.0
         if first is None:

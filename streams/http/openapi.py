@@ -31,8 +31,11 @@ ERRORS: dict[int, str] = {
     408: "the request body did not arrive in time",
     413: "the body is too large, or carries too many events",
     415: "a login body that is neither a form nor JSON",
-    429: "too many requests or live streams in progress from this client address",
+    429: "too many requests in progress with this token (or, without one, from this client address), or "
+    "too many live streams from this address",
     503: "the store is unavailable, or no room for another live stream",
+    500: "an archived match whose cold copy is not the one archived (code `archive_copy`: a tamper alarm "
+    "is raised), or an internal error",
 }
 
 
@@ -99,6 +102,52 @@ def components() -> dict[str, Any]:
         "properties": {
             "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
             "outcomes": {"type": "array", "items": _ref("Outcome")},
+            "receipts": {
+                "type": "array",
+                "description": "one per match the request wrote to: what is archived of it now, signed",
+                "items": _ref("Receipt"),
+            },
+        },
+    }
+    schemas["Receipt"] = {
+        "type": "object",
+        "description": "signed by the service (Ed25519, over `prizecheck-receipt/1`, NUL, the canonical "
+        "JSON of match, seq, events, chain, at): `prizecheck verify --receipts FILE --keys KEYS` checks it",
+        "required": ["match", "seq", "events", "chain", "at", "alg", "key_id", "value"],
+        "properties": {
+            "match": {"type": "string"},
+            "seq": {"type": "integer", "description": "the head: every seq up to it is archived"},
+            "events": {"type": "integer", "description": "events archived in order"},
+            "chain": {"type": "string", "description": "the hash chain's head after them (hex)"},
+            "at": {"type": "string", "format": "date-time"},
+            "alg": {"const": "Ed25519"},
+            "key_id": {"type": "string"},
+            "value": {"type": "string", "description": "the signature (hex)"},
+        },
+    }
+    schemas["PublicKeys"] = {
+        "type": "object",
+        "description": "the service's public keys: every signature names one by its key id",
+        "required": ["format", "active", "keys"],
+        "properties": {
+            "format": {"const": "prizecheck-keys/1"},
+            "active": {"type": ["string", "null"], "description": "the key new signatures are made with"},
+            "keys": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["kid", "alg", "public_key", "status"],
+                    "properties": {
+                        "kid": {
+                            "type": "string",
+                            "description": "sha256 of the raw public key, 16 hex digits",
+                        },
+                        "alg": {"const": "Ed25519"},
+                        "public_key": {"type": "string", "description": "the raw 32-byte key (hex)"},
+                        "status": {"enum": ["active", "retired"]},
+                    },
+                },
+            },
         },
     }
     schemas["IndexEntry"] = {

@@ -183,16 +183,53 @@ async def authorize(principal: Principal, store: Store, items: Sequence[Any]) ->
     if not touched:
         return []
     for _ in range(2):
-        stored = await _read(store, sorted(touched))
-        # the roots of the playoff games among them: named by their ids, their match_started's parent,
-        # or the parent their stored record names
-        roots = {r for m, t in touched.items() for r in _roots(m, t, stored[m])} - set(stored)
-        stored.update(await _read(store, sorted(roots)))
-        new = _check(principal, touched, stored)
+        new = await _checked(principal, store, touched)
         lost = await _claim(principal, store, new)
         if not lost:
             return new
     raise Refusal("not_owner", lost[0], f"match {lost[0]} was just created by another producer")
+
+
+async def permitted(principal: Principal, store: Store, items: Sequence[Any]) -> None:
+    """:func:`authorize` without claiming anything: whether ``principal`` may write the batch as the store
+    is now (raises :class:`Refusal`). The console checks a publish with it before it takes the match's
+    lease, so that a refused publish neither takes a lease nor claims a match."""
+    touched = _touched(items)
+    if touched:
+        await _checked(principal, store, touched)
+
+
+async def may_write(principal: Principal, store: Store, match: str) -> None:
+    """Whether ``principal`` may write ``match`` at all (raises :class:`Refusal`), judged as a batch of
+    its events would be: a stored match by its record (league, event, table) and owner; a match not
+    stored yet by what its id gives, its namespace (``<league>/...`` or ``<event>/...``), as the league
+    or event its match_started would have to name, and no table (a token scoped to tables, or to
+    leagues and events both, shows the rest with the match_started itself). The console's lease is
+    authorised with it (streams/http/lease.py)."""
+    here = (await _read(store, [match]))[match]
+    if here.exists or playoff_root(match) is not None:
+        # a stored match is judged by its record; a playoff game by its root's (_scope_of)
+        await _checked(principal, store, {match: _Touched()})
+        return
+    space = namespace(match)
+    context = {
+        key: space
+        for key, names in (("league", principal.leagues), ("event", principal.events))
+        if space in names
+    }
+    # what a match_started would have to say of the id, never what the writer sent (nothing is claimed)
+    start = {"match": match, "seq": 1, "type": "match_started", "context": context}
+    await _checked(principal, store, {match: _Touched(starts=[start], opened=True, opening=start)})
+
+
+async def _checked(principal: Principal, store: Store, touched: Mapping[str, _Touched]) -> list[str]:
+    """:func:`_check` over the store as it is now: the new matches, or :class:`Refusal`."""
+    stored = await _read(store, sorted(touched))
+    # the roots of the playoff games among them: named by their ids, their match_started's parent, or
+    # the parent their stored record names
+    roots = {r for m, t in touched.items() for r in _roots(m, t, stored[m])} - set(stored)
+    stored.update(await _read(store, sorted(roots)))
+    return _check(principal, touched, stored)
 
 
 async def _read(store: Store, matches: list[str]) -> dict[str, _Stored]:

@@ -71,9 +71,19 @@ async def review_page(request: web.Request) -> web.StreamResponse:
     not hold is a 404 that says so (an HTML page to a browser)."""
     match = request[MATCH]
     store = request.app[STORE]
-    if await store.record(match) is None and not await store.events(match):
+    raw = await store.record(match)
+    if raw is None and not await store.events(match):
         raise _no_events(match)
-    return render(request, "review.html", match=match)
+    record = from_msgpack(raw, match=match) if raw is not None else None
+    from streams.http.rulings import penalty_kinds
+
+    return render(
+        request,
+        "review.html",
+        match=match,
+        players=[str(p) for p in record.players] if record else [],
+        penalties=penalty_kinds(record.ruleset if record else "play-2026"),
+    )
 
 
 async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
@@ -86,6 +96,11 @@ async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
 
 async def review_meta(request: web.Request) -> web.StreamResponse:
     """GET /review/<match>/meta: the record, the battle log and every step of the game (one fold)."""
+    return _json(await meta_of(request))
+
+
+async def meta_of(request: web.Request) -> dict[str, Any]:
+    """What the review page shows of the request's match: the record, the battle log and every step."""
     match, entries = await _archive(request)
     events = decode(entries)
     steps, game = replay_steps(entries, events)
@@ -96,25 +111,23 @@ async def review_meta(request: web.Request) -> web.StreamResponse:
     ]
     stored = await request.app[STORE].record(match)
     record = from_msgpack(stored, match=match).to_json() if stored is not None else None
-    return _json(
-        {
-            "match": match,
-            "first": steps[0]["seq"],
-            "last": max(e.position[0] for e in entries),
-            "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
-            "extra": extra,
-            "record": record,
-            "log": battle_log(entries, events, game.resolved().timeline),
-            # what the rules ask for next at the archive's head (replay.due, in the console's words)
-            "due": [
-                {"id": p["id"], "text": p["text"]}
-                for p in prompts(game, await playoff_records(request.app[STORE], match))
-            ],
-            "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
-            "names": display_names(_card_names(events)),
-            "frames": frames(steps),
-        }
-    )
+    return {
+        "match": match,
+        "first": steps[0]["seq"],
+        "last": max(e.position[0] for e in entries),
+        "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
+        "extra": extra,
+        "record": record,
+        "log": battle_log(entries, events, game.resolved().timeline),
+        # what the rules ask for next at the archive's head (replay.due, in the console's words)
+        "due": [
+            {"id": p["id"], "text": p["text"]}
+            for p in prompts(game, await playoff_records(request.app[STORE], match))
+        ],
+        "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
+        "names": display_names(_card_names(events)),
+        "frames": frames(steps),
+    }
 
 
 def _card_names(events: Iterable[Mapping[str, Any]]) -> set[str]:
@@ -565,6 +578,14 @@ def add_pages(app: web.Application) -> None:
     app[_PAGES_ADDED] = True
     install(app)
     register(app, page_routes())
+    from streams.http.casefile import case_routes  # the judge's case file
     from streams.http.console import add_console  # the table console (docs/console.md)
+    from streams.http.intake import add_import  # the import page (docs/web.md, "Import")
+    from streams.http.players import player_routes  # a player's penalties across the games
+    from streams.http.rulings import ruling_routes  # a judge acts from the review page
 
     add_console(app)
+    add_import(app)
+    register(app, ruling_routes())
+    register(app, case_routes(meta_of, render_rules))
+    register(app, player_routes())

@@ -158,6 +158,9 @@ class Route:
     audited: bool = False  # every call is an audit entry (writes)
     pattern: str | None = None  # the aiohttp path when it differs (``/static/{path:.+}``)
     stream: bool = False  # an event stream that never ends (the SSE route): ``x-stream`` in the document
+    # a write that also takes the judge's session cookie, when the browser says it comes from the service's
+    # own page (access.from_own_page): the import page's uploads
+    cookie_writes: bool = False
 
     @property
     def has_match(self) -> bool:

@@ -34,7 +34,7 @@ from streams.ingest import IngestCore
 from streams.reasons import describe
 from streams.settings import Settings
 from streams.store import AuditEntry, RedisStore
-from streams.store.checkpoint import open_local_log
+from streams.store.checkpoint import CheckpointError, open_local_log
 from streams.store.connection import connect
 from streams.tokens import TokenBook, new_token
 
@@ -107,7 +107,13 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         raise InputError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
     store = RedisStore(conn.client)
     # signed checkpoints in an append-only file beside the data, outside Redis (docs/reliability.md)
-    checkpoints = open_local_log(settings.signing_key, settings.key_id, settings.data_dir, store.prefix)
+    try:
+        checkpoints = open_local_log(
+            settings.signing_key, settings.key_id, settings.data_dir, store.prefix, keys_dir=settings.keys_dir
+        )
+    except CheckpointError as exc:  # a key file that is not a key: one line naming it
+        await conn.close()
+        raise InputError(f"the signing keys: {exc}") from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
     access = Access(store, book)

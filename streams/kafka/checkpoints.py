@@ -30,7 +30,7 @@ from typing import Any
 from aiokafka.partitioner import DefaultPartitioner
 
 from streams.settings import Settings
-from streams.store.checkpoint import Checkpoint, CheckpointError, CheckpointKey, Latest
+from streams.store.checkpoint import Checkpoint, CheckpointError, CheckpointKey, Latest, ring_key
 
 log = logging.getLogger("prizecheck.checkpoints")
 _PARTITIONER = DefaultPartitioner()  # the producers': a match's checkpoints go where its events go
@@ -214,6 +214,8 @@ async def open_worker_log(settings: Settings, prefix: str, *, partitions: int | 
         key: CheckpointKey | None = CheckpointKey(settings.signing_key, settings.key_id or "default")
     else:
         key = await shared_key(bootstrap, key_topic(settings), create=True)
+    # Ed25519 when the workers share a key directory (PRIZECHECK_KEYS_DIR): what they sign anyone can check
+    key = ring_key(settings.keys_path, key, create=False)
     checkpoints = KafkaCheckpoints(
         bootstrap, checkpoint_topic(settings), key, store=prefix, partitions=partitions
     )

@@ -84,6 +84,17 @@ class Tampered(Exception):
         self.what = what
 
 
+class CopyRefused(Exception):
+    """An archived match's events were asked for, and its cold archive copy (``streams/store/parquet.py``)
+    is not the one archived (``problem``: missing, unreadable, edited, cut or another match's rows): the
+    store never serves such a copy (docs/reliability.md, "Archived matches")."""
+
+    def __init__(self, match: str, problem: str) -> None:
+        super().__init__(f"match {match}: {problem}")
+        self.match = match
+        self.problem = problem
+
+
 class IndexChanged(Exception):
     """A strict index write found another entry than the one the writer wrote last (``stored``)."""
 
@@ -317,6 +328,9 @@ SEARCH_PLAYERS_MAX = 1000
 """A search prefix may match at most this many player ids (a broader one is answered with no rows and
 ``too_broad``)."""
 
+LEASE_ACTIONS = frozenset({"take", "renew", "release", "replace", "peek"})
+"""What :meth:`Store.lease` does."""
+
 
 def fold_case(text: str) -> str:
     """ASCII letters in lower case (what a player search compares; Lua's ``string.lower`` does the same)."""
@@ -475,11 +489,13 @@ class Store(Protocol):
         ...
 
     async def event(self, match: str, seq: int) -> bytes | None:
-        """The archived bytes of the event appended in order at ``seq``."""
+        """The archived bytes of the event appended in order at ``seq``; :class:`CopyRefused` for an archived
+        match whose cold copy is not the one archived."""
         ...
 
     async def events(self, match: str) -> list[ArchivedEvent]:
-        """The whole archive, in the order the engine saw it (replaying it rebuilds the match)."""
+        """The whole archive, in the order the engine saw it (replaying it rebuilds the match);
+        :class:`CopyRefused` for an archived match whose cold copy is not the one archived."""
         ...
 
     async def record(self, match: str) -> bytes | None:
@@ -514,8 +530,22 @@ class Store(Protocol):
         """The raised tamper alarms: match -> what was found."""
         ...
 
+    async def clear_alarm(self, match: str) -> str | None:
+        """Take the match's tamper alarm away (once someone has looked into it); what it said, or None when
+        none stood. Read and removed in one step."""
+        ...
+
     async def board(self, match: str) -> bytes | None:
         """The stored public board (msgpack), or None."""
+        ...
+
+    async def put_deck(self, event: str, key: str, data: bytes) -> None:
+        """Store a registered deck list of ``event`` under ``key`` (``player`` or ``player|match``),
+        replacing the one stored there (docs/decks.md). Judges' data: never in a public view."""
+        ...
+
+    async def decks(self, event: str) -> dict[str, bytes]:
+        """The deck lists registered for ``event``: key -> the stored list, sorted by key."""
         ...
 
     async def put_record(
@@ -537,6 +567,18 @@ class Store(Protocol):
         :class:`Tampered`). Returns whether it was written; a written record is announced on the live
         channels with the match's head.
         """
+        ...
+
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        """Take away a record written outside an append (a playoff stub whose playoff will not be played),
+        fenced by ``writes`` and compared with ``expect`` as :meth:`put_record` writes (:class:`Tampered`
+        when the store holds something else), keeping ``checkpoint``, the signed state after it (no
+        record). False (nothing changed) when another writer wrote the record since."""
+        ...
+
+    async def unindex(self, match: str) -> bool:
+        """Take the match's entry out of the league indexes (its record was taken away); False when it had
+        none."""
         ...
 
     async def index(
@@ -604,10 +646,14 @@ class Store(Protocol):
         """The owners of many matches, in the order given (None where a match has none)."""
         ...
 
-    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
+    async def lease(
+        self, match: str, console: str, action: str, seconds: float, expected: str = ""
+    ) -> str | None:
         """The table console's writing lease of ``match`` (docs/console.md, "One writer"), in one atomic
         step: ``take`` it for ``console`` when it is free or ``console``'s already (for ``seconds``),
-        ``renew`` it when ``console`` holds it, ``release`` it when ``console`` holds it, or ``peek``.
+        ``renew`` it when ``console`` holds it, ``release`` it when ``console`` holds it, ``replace`` the
+        holder ``expected`` by ``console`` (a take-over: it fails when someone else holds it by now), or
+        ``peek``. ``console`` is an opaque holder (streams/http/lease.py: a token and a console).
         Returns the console that holds it now (None: nobody). Kept in the store, so that every web process
         sees the same writer and a restart of one keeps it."""
         ...

@@ -49,6 +49,10 @@ from typing import Any, Protocol
 
 import msgspec
 
+from replay.engine.chain import HMAC_ALG, Signer
+from replay.signing import ALG, KeyFileError, KeyRing, PublicKeys, SigningKey
+from streams.settings import Settings
+
 #: The checkpoint format's version (the ``v`` field).
 FORMAT = 1
 #: The digest of nothing (no record, no board stored yet): what an absent value is compared as.
@@ -57,6 +61,8 @@ NONE = ""
 HELD_PREFIX = b"pcH1"
 #: The key file the embedded service creates in its data directory when no PRIZECHECK_SIGNING_KEY is set.
 KEY_FILE = "checkpoint.key"
+#: The Ed25519 key directory in the data directory, when PRIZECHECK_KEYS_DIR is unset.
+KEYS_DIR = "keys"
 #: The embedded service's checkpoint log, in its data directory.
 LOG_FILE = "checkpoints.log"
 
@@ -67,13 +73,57 @@ class CheckpointError(ValueError):
 
 @dataclass(frozen=True)
 class CheckpointKey:
-    """The key checkpoints and held events are signed with, and its id (``PRIZECHECK_KEY_ID``)."""
+    """What checkpoints are signed and checked with, and held events sealed with.
+
+    ``signer``: the service's Ed25519 key (:mod:`replay.signing`): checkpoints are signed with it, under its
+    key id (``kid``), and anyone with the public keys can check them. Without one (an ``IngestCore`` given
+    only an HMAC secret, checkpoints written before), they carry an HMAC-SHA256 under ``key``.
+    ``public``: the keys checkpoints are checked with, by their ``kid`` (Ed25519 public keys, and the HMAC
+    secrets of checkpoints signed before); None: the HMAC under ``key``.
+    ``key``: the secret held events are sealed with (a MAC: only this service opens them); ``older``:
+    secrets events held before a change of key were sealed with (still opened).
+    """
 
     key: bytes
     kid: str = "default"
+    signer: Signer | None = None
+    public: PublicKeys | None = None
+    older: tuple[bytes, ...] = ()
+
+    @classmethod
+    def of_ring(cls, ring: KeyRing, legacy: CheckpointKey | None = None) -> CheckpointKey:
+        """The service's key: its key ring's active key signs; every key of the ring, and the HMAC key
+        of checkpoints signed before (``legacy``), check."""
+        if legacy is not None:  # the ring's signer checks with these too (replay.signing.SigningKey.verify)
+            ring.public.hmac[legacy.kid] = legacy.key
+        return cls.of_signer(ring.signer, ring.public, (legacy.key,) if legacy is not None else ())
+
+    @classmethod
+    def of_signer(
+        cls, signer: SigningKey, public: PublicKeys | None = None, older: tuple[bytes, ...] = ()
+    ) -> CheckpointKey:
+        """Sign with ``signer``; check with ``public`` (default: ``signer``'s public key alone)."""
+        if public is None:
+            public = PublicKeys({signer.kid: signer.public}, signer.kid)
+        return cls(signer.secret(b"held events"), signer.kid, signer, public, older)
+
+    @classmethod
+    def verifying(cls, public: PublicKeys) -> CheckpointKey:
+        """A key that checks checkpoints with public keys alone (``prizecheck verify --checkpoints``)."""
+        return cls(b"", "", None, public)
 
     def mac(self, data: bytes) -> str:
+        """The signature of a checkpoint's body: Ed25519 with :attr:`signer`, else an HMAC under ``key``."""
+        if self.signer is not None:
+            return self.signer.sign(data)
         return hmac.new(self.key, data, hashlib.sha256).hexdigest()
+
+    def check(self, kid: str, data: bytes, value: str) -> bool:
+        """Is ``value`` the signature of ``data`` by the key ``kid``?"""
+        if self.public is None:
+            return hmac.compare_digest(value, hmac.new(self.key, data, hashlib.sha256).hexdigest())
+        alg = ALG if kid in self.public.keys else HMAC_ALG
+        return self.public.verify(alg, kid, data, value)
 
 
 def digest(data: bytes | None) -> str:
@@ -185,7 +235,7 @@ class Checkpoint:
         """Whether the MAC is the key's over this checkpoint (True without a key: nothing to check)."""
         if key is None:
             return True
-        return bool(self.mac) and hmac.compare_digest(self.mac, key.mac(self.body()))
+        return bool(self.mac) and key.check(self.kid, self.body(), self.mac)
 
     def names_index(self, entry: str) -> bool:
         """Is ``entry`` (an :func:`index_digest`) one the indexes may show with this checkpoint stored:
@@ -282,8 +332,8 @@ class HeldForged(ValueError):
     """A held event whose seal does not verify: it was not held by this service."""
 
 
-def _held_mac(key: CheckpointKey, match: str, seq: int, data: bytes) -> bytes:
-    return hmac.new(key.key, b"held\0%s\0%d\0%s" % (match.encode(), seq, data), hashlib.sha256).digest()
+def _held_mac(secret: bytes, match: str, seq: int, data: bytes) -> bytes:
+    return hmac.new(secret, b"held\0%s\0%d\0%s" % (match.encode(), seq, data), hashlib.sha256).digest()
 
 
 def seal_held(key: CheckpointKey | None, match: str, seq: int, data: bytes) -> bytes:
@@ -291,7 +341,7 @@ def seal_held(key: CheckpointKey | None, match: str, seq: int, data: bytes) -> b
     seq and bytes (without a key, the bytes as they are)."""
     if key is None:
         return data
-    return HELD_PREFIX + _held_mac(key, match, seq, data) + data
+    return HELD_PREFIX + _held_mac(key.key, match, seq, data) + data
 
 
 def open_held(key: CheckpointKey | None, match: str, seq: int, stored: bytes) -> bytes:
@@ -305,7 +355,7 @@ def open_held(key: CheckpointKey | None, match: str, seq: int, stored: bytes) ->
     if not sealed:
         raise HeldForged(f"the event held at seq {seq} carries no seal (the service seals what it holds)")
     mac, data = stored[len(HELD_PREFIX) : len(HELD_PREFIX) + 32], stored[len(HELD_PREFIX) + 32 :]
-    if not hmac.compare_digest(mac, _held_mac(key, match, seq, data)):
+    if not any(hmac.compare_digest(mac, _held_mac(k, match, seq, data)) for k in (key.key, *key.older)):
         raise HeldForged(f"the seal of the event held at seq {seq} does not verify under key {key.kid!r}")
     return data
 
@@ -342,13 +392,45 @@ def key_from_file(path: str, *, create: bool) -> CheckpointKey | None:
 
 
 def configured_key(
-    signing_key: bytes | None, key_id: str | None, data_dir: str, *, create: bool
+    signing_key: bytes | None,
+    key_id: str | None,
+    data_dir: str,
+    *,
+    create: bool,
+    keys_dir: str | None = None,
 ) -> CheckpointKey | None:
-    """The checkpoint key: ``PRIZECHECK_SIGNING_KEY`` (with ``PRIZECHECK_KEY_ID``) when set, else the key
-    file in the data directory (created by ``prizecheck serve`` on first start when ``create``)."""
-    if signing_key is not None:
-        return CheckpointKey(signing_key, key_id or "default")
-    return key_from_file(os.path.join(data_dir, KEY_FILE), create=create)
+    """The service's checkpoint key: the Ed25519 key ring in ``keys_dir`` (default ``<data_dir>/keys``;
+    created by ``prizecheck serve`` on first start when ``create``), checking also what the HMAC key signed
+    before (``PRIZECHECK_SIGNING_KEY`` with ``PRIZECHECK_KEY_ID``, else the data directory's key file).
+    Without a key ring (and not ``create``): that HMAC key alone, or None."""
+    legacy = (
+        CheckpointKey(signing_key, key_id or "default")
+        if signing_key is not None
+        else key_from_file(os.path.join(data_dir, KEY_FILE), create=False)
+    )
+    return ring_key(keys_dir or os.path.join(data_dir, KEYS_DIR), legacy, create=create)
+
+
+def service_signer(settings: Settings) -> SigningKey | bytes | None:
+    """What the service signs records (and archive manifests) with, for a command run beside it: the
+    Ed25519 key of its key ring, which also checks what every key of the ring and the HMAC key of before
+    signed; else the HMAC secret ``PRIZECHECK_SIGNING_KEY``; else None. Never creates a key."""
+    key = configured_key(
+        settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
+    )
+    if key is not None and isinstance(key.signer, SigningKey):
+        return key.signer
+    return settings.signing_key
+
+
+def ring_key(keys_dir: str, legacy: CheckpointKey | None, *, create: bool) -> CheckpointKey | None:
+    """The key ring in ``keys_dir`` as the checkpoint key, also checking what ``legacy`` (an HMAC key)
+    signed before; ``legacy`` itself when there is no key ring (and not ``create``)."""
+    try:
+        ring = KeyRing.open(keys_dir, create=create)
+    except (KeyFileError, OSError) as exc:
+        raise CheckpointError(str(exc)) from None
+    return legacy if ring is None else CheckpointKey.of_ring(ring, legacy)
 
 
 # ------------------------------------------------------------------------------------------ the log
@@ -499,9 +581,9 @@ def read_log(
 
 
 def open_local_log(
-    signing_key: bytes | None, key_id: str | None, data_dir: str, prefix: str
+    signing_key: bytes | None, key_id: str | None, data_dir: str, prefix: str, *, keys_dir: str | None = None
 ) -> FileCheckpoints:
-    """The embedded service's checkpoint log, ``<data dir>/checkpoints.log``, with its key (``.key``):
-    ``PRIZECHECK_SIGNING_KEY``, else the data directory's ``checkpoint.key``, created on first use."""
-    key = configured_key(signing_key, key_id, data_dir, create=True)
+    """The embedded service's checkpoint log, ``<data dir>/checkpoints.log``, with its key (``.key``): the
+    Ed25519 key ring (``keys_dir``, else ``<data dir>/keys``), made on first use (:func:`configured_key`)."""
+    key = configured_key(signing_key, key_id, data_dir, create=True, keys_dir=keys_dir)
     return FileCheckpoints(os.path.join(data_dir, LOG_FILE), key, store=prefix)

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from streams.store.base import (
+    LEASE_ACTIONS,
     SEARCH_PLAYERS_MAX,
     Append,
     AppendResult,
@@ -59,6 +60,7 @@ class MemoryStore:
         self._findings: dict[str, int] = {}
         self._audit: list[AuditEntry] = []
         self._alarms: dict[str, str] = {}
+        self._decks: dict[str, dict[str, bytes]] = {}
         self._owners: dict[str, bytes] = {}
         self._ended: dict[str, float] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # match: (console, until, monotonic)
@@ -195,6 +197,15 @@ class MemoryStore:
     async def alarms(self) -> dict[str, str]:
         return dict(sorted(self._alarms.items()))
 
+    async def put_deck(self, event: str, key: str, data: bytes) -> None:
+        self._decks.setdefault(event, {})[key] = data
+
+    async def decks(self, event: str) -> dict[str, bytes]:
+        return dict(sorted(self._decks.get(event, {}).items()))
+
+    async def clear_alarm(self, match: str) -> str | None:
+        return self._alarms.pop(match, None)
+
     async def head(self, match: str) -> int:
         m = self._matches.get(match)
         return m.head if m else 0
@@ -248,6 +259,32 @@ class MemoryStore:
             raise Tampered(match, differs)
         self._write_record(m, record, "", cause, checkpoint)
         self._publish(LiveUpdate(match, m.head))
+        return True
+
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        m = self._matches.setdefault(match, _MemoryMatch())
+        if self._fenced(m, writes):
+            return False
+        differs = self._tampered(m, expect)
+        if differs:
+            raise Tampered(match, differs)
+        m.record = None
+        if checkpoint:
+            m.checkpoint = checkpoint
+        m.writes += 1
+        self._publish(LiveUpdate(match, m.head))
+        return True
+
+    async def unindex(self, match: str) -> bool:
+        old = self._index.pop(match, None)
+        if old is None:
+            return False
+        for code, count in old.findings.items():
+            n = self._findings.get(code, 0) - count
+            if n > 0:
+                self._findings[code] = n
+            else:
+                self._findings.pop(code, None)
         return True
 
     async def index(
@@ -334,11 +371,17 @@ class MemoryStore:
     async def owners(self, matches: Sequence[str]) -> list[bytes | None]:
         return [self._owners.get(m) for m in matches]
 
-    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
+    async def lease(
+        self, match: str, console: str, action: str, seconds: float, expected: str = ""
+    ) -> str | None:
+        if action not in LEASE_ACTIONS:
+            raise ValueError(f"not a lease action: {action!r}")
         now = time.monotonic()
         held = self._leases.get(match)
         holder = held[0] if held is not None and held[1] > now else None
-        if action == "take" and holder in (None, console):
+        if (action == "take" and holder in (None, console)) or (
+            action == "replace" and holder in (None, expected)
+        ):
             self._leases[match] = (console, now + seconds)
             return console
         if action == "renew" and holder == console:

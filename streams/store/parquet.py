@@ -31,6 +31,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
+import msgpack
+
 from replay.codec import needs_extra
 from streams.store.base import ArchivedEvent, EntryKind, key_part
 
@@ -195,4 +197,22 @@ def read_events(marker: Marker, match: str) -> tuple[list[ArchivedEvent], str | 
             f"its archived events in {marker.file} are not the ones archived ({len(entries)} rows, "
             f"{marker.rows} archived; their digest differs from the marker's)"
         )
+    # the digest covers positions and bytes, not the match: rows of another match relabelled (with a marker
+    # to match) are refused by what each event says it is
+    for entry in entries:
+        owner = _event_match(entry.data)
+        if owner != match:
+            return entries, (
+                f"its archived events in {marker.file} are not its own: the row at {entry.position[0]}-"
+                f"{entry.position[1]} is an event of {owner!r}"
+            )
     return entries, None
+
+
+def _event_match(data: bytes) -> object:
+    """The ``match`` an archived event's bytes name (None when they are not one msgpack map)."""
+    try:
+        event = msgpack.unpackb(data, raw=False)
+    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        return None
+    return event.get("match") if isinstance(event, dict) else None

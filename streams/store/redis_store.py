@@ -24,6 +24,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from streams.store.base import (
+    LEASE_ACTIONS,
     SEARCH_PLAYERS_MAX,
     SORTS,
     Append,
@@ -32,6 +33,7 @@ from streams.store.base import (
     AppendStatus,
     ArchivedEvent,
     AuditEntry,
+    CopyRefused,
     EntryKind,
     Expect,
     IndexChanged,
@@ -104,12 +106,49 @@ redis.call('SET', KEYS[2], ARGV[3])
 redis.call('DEL', KEYS[1])
 return 1
 """
-# The console's lease: one key per match, compared and set in one step (a console renews or hands over
-# only its own lease; a free or expired one is taken).
+# A record written outside an append taken away (a playoff stub whose playoff will not be played): fenced
+# and compared as record.lua writes; the signed checkpoint of the state after it is kept.
+# KEYS: the match's eight keys; ARGV: writes, expect, expect_ck, ck, channel, channel_all, match.
+_LUA_DROP = (
+    _lua("write.lua")
+    + """
+if fenced(ARGV[1]) then return {0, writes_now(), ''} end
+local differs = tampered(ARGV[2], ARGV[3])
+if differs then return {-1, writes_now(), differs} end
+redis.call('DEL', KEYS[4])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[6], 'ck', ARGV[4]) end
+local writes = redis.call('HINCRBY', KEYS[6], 'writes', 1)
+local update = '{"match":"' .. ARGV[7] .. '","seq":' .. (redis.call('GET', KEYS[2]) or '0') .. '}'
+redis.call('PUBLISH', ARGV[5], update)
+redis.call('PUBLISH', ARGV[6], update)
+return {1, writes, ''}
+"""
+)
+# A match's index entry taken away (its record was): KEYS entry, matches, findings, nfindings, then the
+# membership sets it leaves; ARGV match, the entry the caller read (as index.lua compares it). 1 done, 0
+# nothing indexed, -1 changed since it was read.
+_LUA_UNINDEX = """
+local old = redis.call('HMGET', KEYS[1], 'seq', 'status', 'league', 'season', 'players', 'findings')
+if not old[1] then return 0 end
+local seen = table.concat({old[1], old[2] or '', old[3] or '', old[4] or '', old[5] or '', old[6] or ''}, '|')
+if seen ~= ARGV[2] then return -1 end
+for i = 5, #KEYS do redis.call('SREM', KEYS[i], ARGV[1]) end
+for code, count in pairs(cjson.decode(old[6] or '{}')) do
+  if redis.call('HINCRBY', KEYS[3], code, -count) <= 0 then redis.call('HDEL', KEYS[3], code) end
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('DEL', KEYS[1])
+return 1
+"""
+# The console's lease: one key per match, compared and set in one step (a holder renews or hands over
+# only its own lease; a free or expired one is taken; ``replace`` takes it from the holder the caller saw,
+# and from nobody else).
 _LUA_LEASE = """
 local held = redis.call('GET', KEYS[1])
-local action, console, ms = ARGV[1], ARGV[2], tonumber(ARGV[3])
-if action == 'take' and (not held or held == console) then
+local action, console, ms, expected = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+if (action == 'take' and (not held or held == console))
+    or (action == 'replace' and (not held or held == expected)) then
   redis.call('SET', KEYS[1], console, 'PX', ms)
   return console
 elseif action == 'renew' and held == console then
@@ -159,6 +198,8 @@ class RedisStore:
         self._page = client.register_script(_LUA_PAGE)
         self._record = client.register_script(_LUA_RECORD)
         self._archive = client.register_script(_LUA_ARCHIVE)
+        self._drop = client.register_script(_LUA_DROP)
+        self._unindex = client.register_script(_LUA_UNINDEX)
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
         # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
         # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
@@ -353,8 +394,9 @@ class RedisStore:
         if not found:
             marker = await self._r.get(self.key(match, "archived"))
             if marker is not None:
-                cold, _ = await self._cold(match, marker)
-                return next((e.data for e in cold if e.position == (seq, 0)), None)
+                return next(
+                    (e.data for e in await self._served(match, marker) if e.position == (seq, 0)), None
+                )
             return None
         data: bytes = found[0][1][b"e"]
         return data
@@ -368,6 +410,14 @@ class RedisStore:
         except ValueError as exc:
             return [], f"its archive marker is unreadable ({exc})"
         return await asyncio.to_thread(read_events, marker, match)
+
+    async def _served(self, match: str, raw: bytes) -> list[ArchivedEvent]:
+        """An archived match's rows, to serve: :class:`CopyRefused` when the copy is not the one archived
+        (a reader never serves an edited, cut or another match's copy)."""
+        cold, problem = await self._cold(match, raw)
+        if problem is not None:
+            raise CopyRefused(match, problem)
+        return cold
 
     async def archive_marker(self, match: str) -> bytes | None:
         """The marker of an archived match (streams/store/parquet.py), None when its events are in Redis."""
@@ -387,7 +437,7 @@ class RedisStore:
         out: list[ArchivedEvent] = []
         marker = await self._r.get(self.key(match, "archived"))
         if marker is not None:
-            out, _ = await self._cold(match, marker)
+            out = await self._served(match, marker)
         key = self.key(match, "events")
         start = "-"
         while True:
@@ -436,6 +486,20 @@ class RedisStore:
         raw = await self._r.hgetall(f"{self.idx}:alarms")
         return {k.decode(): v.decode() for k, v in sorted(raw.items())}
 
+    async def put_deck(self, event: str, key: str, data: bytes) -> None:
+        await self._r.hset(f"{self.idx}:decks:{key_part(event)}", key, data)
+
+    async def decks(self, event: str) -> dict[str, bytes]:
+        raw = await self._r.hgetall(f"{self.idx}:decks:{key_part(event)}")
+        return {k.decode(): v for k, v in sorted(raw.items())}
+
+    async def clear_alarm(self, match: str) -> str | None:
+        async with self._r.pipeline(transaction=True) as pipe:
+            pipe.hget(f"{self.idx}:alarms", match)
+            pipe.hdel(f"{self.idx}:alarms", match)
+            detail, _ = await pipe.execute()
+        return None if detail is None else bytes(detail).decode()
+
     async def put_record(
         self,
         match: str,
@@ -463,6 +527,40 @@ class RedisStore:
         if int(written) < 0:
             raise Tampered(match, what.decode())
         return bool(written)
+
+    async def drop_record(self, match: str, *, writes: int, expect: Expect, checkpoint: bytes = b"") -> bool:
+        args: list[bytes | str | int] = [
+            _fence(writes),
+            *_expect(expect),
+            checkpoint,
+            self.channel(match),
+            self.channel(None),
+            match,
+        ]
+        done, _, what = await self._drop(keys=self._keys(match), args=args)
+        if int(done) < 0:
+            raise Tampered(match, what.decode())
+        return bool(done)
+
+    async def unindex(self, match: str) -> bool:
+        bucket = self.shard(match)
+        entry_key = self._entry_key(match)
+        for _ in range(20):
+            old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players", "findings")
+            if old[0] is None:
+                return False
+            fields = [(v or b"").decode() for v in old]
+            keys = [
+                entry_key,
+                f"{bucket}:matches",
+                f"{bucket}:findings",
+                f"{bucket}:nfindings",
+                *self._memberships(bucket, *fields[1:5]),
+            ]
+            done = int(await self._unindex(keys=keys, args=[match, "|".join(fields)]))
+            if done >= 0:
+                return done == 1
+        raise RuntimeError(f"index entry of {match} keeps changing under concurrent writers")
 
     # indexes -------------------------------------------------------------------------------------
     def shard(self, match: str) -> str:
@@ -715,10 +813,14 @@ class RedisStore:
             rows = await pipe.execute()
         return rows
 
-    async def lease(self, match: str, console: str, action: str, seconds: float) -> str | None:
-        if action not in ("take", "renew", "release", "peek"):
+    async def lease(
+        self, match: str, console: str, action: str, seconds: float, expected: str = ""
+    ) -> str | None:
+        if action not in LEASE_ACTIONS:
             raise ValueError(f"not a lease action: {action!r}")
-        held = await self._lease(keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000)])
+        held = await self._lease(
+            keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000), expected]
+        )
         return None if held is None else bytes(held).decode()
 
     def _ended(self, session: str) -> str:

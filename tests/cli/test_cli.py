@@ -171,8 +171,15 @@ def test_demo_then_report_from_the_store_equals_the_offline_report(tmp_path: pat
     assert stored.returncode == 0, stored.stderr
     league = [e for s in demo_league(2026).streams() for e in s]
     events = write(tmp_path, "demo.jsonl", demo_events(2026) + league)
-    offline = run("report", "--json", events)
+    # the store's records are signed with the key demo's core made: replayed offline with that key, and
+    # reported with it, every signature is the same and valid
+    keys = {"PRIZECHECK_KEYS_DIR": str(tmp_path / "data" / "keys")}
+    (tmp_path / "records.jsonl").write_bytes(run("replay", "--json", events, env=keys).stdout)
+    offline = run("report", "--json", "--records", str(tmp_path / "records.jsonl"), env=keys)
     assert json.loads(stored.stdout) == json.loads(offline.stdout)
+    assert {k for s in json.loads(stored.stdout)["sections"] for k in s["integrity"]["signature"]} == {
+        "valid"
+    }
     report_json = json.loads(stored.stdout)
     demo_section, league_section = sorted(report_json["sections"], key=lambda s: s["league"] != "-")
     assert demo_section["games"] == 7 and league_section["league"] == LEAGUE

@@ -78,7 +78,7 @@ class Row:
     command: str
     args: tuple[str, ...]
     faults: tuple[str, ...]
-    input: str = "events"  # events, records, log, sheet
+    input: str = "events"  # events, records, log, sheet, deck
     # a fault whose documented words differ for this command (report --from-store never creates a store)
     instead: tuple[tuple[str, str], ...] = ()
 
@@ -98,6 +98,12 @@ ROWS = [
     Row("import scan", ("import", "scan", "{input}", "-o", "{out}"), ("missing", "empty", "out"), "sheet"),
     Row("sheet print", ("sheet", "print", "--match", "m1", "--out", "{out}"), ("out",)),
     Row("report", ("report", "{input}", "--out", "{out}"), ("missing", "empty", "out")),
+    Row(
+        "decks import",
+        ("decks", "import", "{input}", "--event", "E", "--player", "p", "--redis-prefix", "{prefix}"),
+        ("missing", "empty", *REDIS),
+        "deck",
+    ),
     Row("report", ("report", "--from-store"), REDIS, instead=NO_STORE),
     Row("serve", ("serve", "--port", "0"), ("redis-malformed", "store-cannot-start")),  # else it waits: below
     Row("worker", WORKER, (*REDIS[:3], "store-cannot-start", *KAFKA)),
@@ -106,10 +112,12 @@ ROWS = [
     Row("demo", ("demo",), REDIS),
     Row("token create", CREATE, REDIS),
     Row("token list", ("token", "list"), ()),  # the token file only: tests/streams/http/test_access.py
+    Row("keys", ("keys",), ()),  # the key directory only: tests/streams/http/test_signing.py
     Row("token revoke", ("token", "revoke", "{token}", "--redis-prefix", "{prefix}"), REDIS),
     Row("audit-log", ("audit-log", "--redis-prefix", "{prefix}"), REDIS),
     Row("check", ("check", "--redis-prefix", "{prefix}"), REDIS, instead=NO_STORE),
     Row("archive", ("archive", "--to", "{out}", "--redis-prefix", "{prefix}"), REDIS, instead=NO_STORE),
+    Row("alarms", ("alarms", "--redis-prefix", "{prefix}"), REDIS, instead=NO_STORE),
     Row("check", ("check", "--redis-prefix", "{prefix}"), KAFKA),  # with KAFKA_URL: the topic is read too
 ]
 
@@ -150,8 +158,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> dict[
     (tmp / "a-file").write_text("not a directory\n")
     shutil.copy(ROOT / "tests" / "data" / "ptcgl" / "deck_out.txt", tmp / "log.txt")
     shutil.copy(ROOT / "tests" / "data" / "sheets" / "league_game.csv", tmp / "sheet.csv")
+    shutil.copy(ROOT / "tests" / "data" / "decks" / "lightning.txt", tmp / "deck.txt")
     return {"tmp": str(tmp), "events": str(events), "records": str(records), "log": str(tmp / "log.txt"),
-            "sheet": str(tmp / "sheet.csv"), "redis": redis_url}  # fmt: skip
+            "sheet": str(tmp / "sheet.csv"), "deck": str(tmp / "deck.txt"), "redis": redis_url}  # fmt: skip
 
 
 def _case(
@@ -159,7 +168,8 @@ def _case(
 ) -> tuple[Row, str, str | None, list[str], dict[str, str]]:
     """The command line and environment of ``row`` under ``fault``, in the directory ``where``."""
     where.mkdir(parents=True)
-    inputs = {"events": ws["events"], "records": ws["records"], "log": ws["log"], "sheet": ws["sheet"]}
+    inputs = {"events": ws["events"], "records": ws["records"], "log": ws["log"], "sheet": ws["sheet"],
+              "deck": ws["deck"]}  # fmt: skip
     path: str | None = None
     values = {"events": ws["events"], "input": inputs[row.input], "out": str(where / "out.data"),
               "prefix": f"faults-{uuid.uuid4().hex[:8]}", "token": "0123456789ab"}  # fmt: skip
@@ -258,7 +268,7 @@ def test_each_fault_is_one_documented_line_and_exit_2(workspace: dict[str, str],
         words = DOCUMENTED[expected]
         if row.input == "records" and expected == "empty":
             words = words.replace("no events", "no records")
-        if row.input in ("log", "sheet") and expected == "empty":
+        if row.input in ("log", "sheet", "deck") and expected == "empty":
             words = words.replace("no events", "nothing to import")
         lines = err.splitlines()
         if (

@@ -32,6 +32,7 @@ NEEDS: dict[str, list[str]] = {
     "token create": ["--name", "n", "--role", "judge"],
     "token revoke": ["0123456789ab"],
     "archive": ["--to", "arch"],
+    "decks import": ["deck.txt", "--event", "Cup", "--player", "ash"],
 }
 
 # command -> the cases that must be refused: (arguments after the command, the error's words, a regex)
@@ -43,7 +44,15 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["--until", "3", "--timeline", "g.jsonl"], r"--until and --timeline cannot be combined"),
         (["--due", "--timeline", "g.jsonl"], r"--due and --timeline cannot be combined"),
     ],
-    "verify": [(["--events"], r"argument --events: expected at least one argument")],
+    "verify": [
+        (["--events"], r"argument --events: expected at least one argument"),
+        (["--keys", "k.json"], r"give RECORD or --receipts FILE \(one of them\)"),
+        (["r.jsonl", "--receipts", "a.jsonl"], r"give RECORD or --receipts FILE \(one of them\)"),
+        (
+            ["--receipts", "a.jsonl", "--checkpoints", "c.log"],
+            r"--receipts cannot be combined with --checkpoints",
+        ),
+    ],
     "simulate": [
         (["--matches", "-1"], r"argument --matches: must be >= 0, got -1"),
         (["--matches", "2", "--league", "X"], r"--matches and --league cannot be combined"),
@@ -112,6 +121,7 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["--name", "n", "--role", "root"], r"argument --role: invalid choice: 'root'"),
     ],
     "token list": [(["--redis-prefix", "x"], r"unrecognized arguments: --redis-prefix")],
+    "keys": [(["--rotate", "now"], r"unrecognized arguments: now")],
     "token revoke": [([], r"the following arguments are required: id")],
     "audit-log": [
         (["--count", "0"], r"argument --count: must be >= 1, got 0"),
@@ -131,6 +141,23 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "archive": [
         ([], r"the following arguments are required: --to"),
         (["--to", "a", "--before", "soon"], r"argument --before: expected a date as YYYY-MM-DD, got 'soon'"),
+    ],
+    "decks import": [
+        (["deck.txt", "--event", "Cup"], r"the following arguments are required: --player"),
+        (
+            ["deck.txt", "--event", "Cup", "--player", "a", "--format", "pdf"],
+            r"argument --format: invalid choice",
+        ),
+        (
+            ["deck.txt", "--event", "Cup", "--player", "a", "--match", "bad id"],
+            r"argument --match: a match id is",
+        ),
+    ],
+    "alarms": [
+        (["--clear", "m1", "--note", "restored"], r"--clear needs --by: the judge who looked into the alarm"),
+        (["--clear", "m1", "--by", "Ada"], r"--clear needs --note: what was found"),
+        (["--by", "Ada"], r"--by and --note go with --clear"),
+        (["--clear", "m 1", "--by", "Ada", "--note", "x"], r"argument --clear: not a match id: 'm 1'"),
     ],
     "check": [
         (["--redis-only", "--kafka", "kafka://k:9092"], r"--redis-only and --kafka cannot be combined"),

@@ -150,6 +150,15 @@ class RedisServer:
         self.proc.wait(10)
         self.kills += 1
 
+    def shutdown(self) -> None:
+        """``SHUTDOWN`` (what an operator's restart does: the AOF is flushed), and wait for the exit."""
+        import redis
+
+        assert self.proc is not None
+        with contextlib.suppress(redis.ConnectionError):
+            redis.Redis(port=self.port, socket_connect_timeout=1).shutdown()
+        self.proc.wait(10)
+
     def stop(self) -> None:
         """Stop it (SIGTERM, then SIGKILL)."""
         if self.proc is not None and self.proc.poll() is None:

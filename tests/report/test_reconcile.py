@@ -27,25 +27,34 @@ EVENT = "Pallet Town League Cup"
 ASH, MISTY, BROCK, MAY, DAWN = "ash", "Misty Waterflower", "4034567", "may", "dawn"
 
 
-def _match(rnd: int, table: int, a: str, b: str, winners: list[str]) -> list[dict[str, Any]]:
+def _match(
+    rnd: int,
+    table: int,
+    a: str,
+    b: str,
+    winners: list[str],
+    *,
+    event: str = EVENT,
+    stage: str = "swiss",
+) -> list[dict[str, Any]]:
     """A best-of-three match whose games each end in the loser's concession."""
     events: list[dict[str, Any]] = []
     for n, winner in enumerate(winners, 1):
         loser = b if winner == a else a
         s = Stream(
-            f"pallet/r{rnd}/t{table}/g{n}",
+            f"{event.split()[0].lower()}/r{rnd}/t{table}/g{n}",
             players=[a, b],
             first=a,
             source={"kind": "scanned"},
             context={
                 "league": "Pallet",
                 "season": "2026",
-                "event": EVENT,
+                "event": event,
                 "round": rnd,
                 "table": table,
                 "series": f"r{rnd}-t{table}",
                 "game": n,
-                "stage": "swiss",
+                "stage": stage,
             },
             at="2026-03-14T10:00:00Z",
         )
@@ -149,10 +158,11 @@ def test_a_simulated_league_reconciles_except_where_a_claim_was_wrong(tmp_path: 
 
 
 def test_a_written_tdf_reads_back() -> None:
+    # write_tdf writes one Masters pod (category 2): every player reads back as a Master
     players = [
-        TdfPlayer("1", "Ash", "Ketchum"),
-        TdfPlayer("2", "Misty", "W", dropped=1),
-        TdfPlayer("3", "B", "&<"),
+        TdfPlayer("1", "Ash", "Ketchum", division="masters"),
+        TdfPlayer("2", "Misty", "W", dropped=1, division="masters"),
+        TdfPlayer("3", "B", "&<", division="masters"),
     ]
     rounds = [
         WriteRound(1, "swiss", [(2, "1", "2", 1), (5, "3", None, 0)]),

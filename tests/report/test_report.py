@@ -225,6 +225,7 @@ def _json_cells(rep: dict[str, Any]) -> dict[Key, str]:
             for r in ev["standings"]:
                 for col in (
                     "rank",
+                    "division",
                     "points",
                     "win",
                     "loss",
@@ -242,6 +243,8 @@ def _json_cells(rep: dict[str, Any]) -> dict[Key, str]:
         cells[("", "", "", "reconciliation", "tdf", col)] = rec[col]
     for col in ("disagree", "missing", "unrecorded_byes", "not_in_tdf", "unknown_players"):
         cells[("", "", "", "reconciliation", "tdf", col)] = len(rec[col])
+    differ = sum(len(d["differences"]) for d in rec["standings"])
+    cells[("", "", "", "reconciliation", "tdf", "standings_differ")] = differ
     return {k: "" if v is None else str(v) for k, v in cells.items()}
 
 

@@ -21,6 +21,7 @@ from streams.archive import archive, family
 from streams.ingest import IngestCore
 from streams.store import RedisStore
 from streams.store.base import key_part
+from streams.store.checkpoint import configured_key
 from tests.faults.harness import base_env
 from tests.paths import ROOT
 from tests.report.league import league as report_league
@@ -52,7 +53,9 @@ async def test_the_parquet_report_is_the_store_report_of_the_same_matches(
     redis_store: RedisStore, redis_url: str, tmp_path: Path
 ) -> None:
     await IngestCore(redis_store).ingest_many(season(30))
-    run = await archive(redis_store, str(tmp_path / "arch"))
+    # the archive's manifest is signed with the service's checkpoint key (its data directory's, here)
+    key = configured_key(None, None, str(tmp_path / "data"), create=True)
+    run = await archive(redis_store, str(tmp_path / "arch"), manifest_key=key)
     assert run.archived and not run.skipped, run.skipped
     env = base_env(REDIS_URL=redis_url, PRIZECHECK_DATA_DIR=str(tmp_path / "data"))
     for name in ("PRIZECHECK_SIGNING_KEY", "PRIZECHECK_KEY_ID"):  # stored unsigned, reported unsigned
@@ -113,3 +116,109 @@ async def test_the_parquet_report_is_the_store_report_of_the_same_matches(
     empty = run("--parquet", str(tmp_path / "empty"))
     assert empty.returncode == 2 and "is empty: no records" in empty.stderr, empty.stderr
     assert "Traceback" not in empty.stderr + nothing.stderr
+
+
+def _rewrite(path: Path, change: Any) -> None:
+    """Rewrite a records file with ``change(rows)`` applied to its rows (a list of dicts): what someone with
+    write access to the archive's directory can do."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    columns = table.to_pydict()
+    rows = [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+    rows = change(rows)
+    pq.write_table(pa.table({k: [r[k] for r in rows] for k in columns}, schema=table.schema), path)
+
+
+async def test_the_parquet_report_refuses_records_files_that_are_not_the_signed_ones(
+    redis_store: RedisStore, redis_url: str, tmp_path: Path
+) -> None:
+    """Issue 32 item 3: an older signed version put back, another match's signed record, deleted rows and a
+    deleted partition file changed the published results with exit 0. Each is now refused, named."""
+    import shutil
+
+    await IngestCore(redis_store).ingest_many(report_league().events)
+    key = configured_key(None, None, str(tmp_path / "data"), create=True)
+    arch = tmp_path / "arch"
+    run = await archive(redis_store, str(arch), manifest_key=key)
+    assert run.archived, run.skipped
+    env = base_env(REDIS_URL=redis_url, PRIZECHECK_DATA_DIR=str(tmp_path / "data"))
+    for name in ("PRIZECHECK_SIGNING_KEY", "PRIZECHECK_KEY_ID"):
+        env.pop(name)
+
+    def report(where: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "replay.cli", "report", "--parquet", str(where), "--format", "json"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    assert report(arch).returncode == 0
+    records = sorted((arch / "records").rglob("*.parquet"))
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(records[0], columns=["match", "version", "record"]).to_pydict()
+    by = {(m, v): r for m, v, r in zip(rows["match"], rows["version"], rows["record"], strict=True)}
+    settled = next(m for (m, v), r in by.items() if v == 1 and r != by[(m, 0)])  # a record that changed
+    other = next(m for (m, v) in by if v == 0 and m != settled)
+
+    def older(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**r, "record": by[(settled, 1)]} if (r["match"], r["version"]) == (settled, 0) else r for r in rs
+        ]
+
+    def anothers(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**r, "record": by[(other, 0)]} if (r["match"], r["version"]) == (settled, 0) else r for r in rs
+        ]
+
+    def deleted(rs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in rs if r["match"] != settled]
+
+    rel = records[0].relative_to(arch)
+    cases = {
+        "an older signed version was put back as its record": older,
+        f"its record is another match's ('{other}')": anothers,
+        "its record's row was deleted": deleted,
+    }
+    for n, (said, change) in enumerate(cases.items()):
+        copy = tmp_path / f"copy{n}"
+        shutil.copytree(arch, copy)
+        _rewrite(copy / rel, change)
+        out = report(copy)
+        assert out.returncode == 2 and out.stdout == "", out.stderr
+        assert f"{rel}: {settled}: {said}" in out.stderr, out.stderr
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    copy = tmp_path / "gone"
+    shutil.copytree(arch, copy)
+    (copy / rel).unlink()
+    out = report(copy)
+    assert (
+        out.returncode == 2 and f"{rel}: missing" in out.stderr and "a deleted partition file" in out.stderr
+    )
+    # a file put there, and the manifest edited to list a changed file
+    copy = tmp_path / "added"
+    shutil.copytree(arch, copy)
+    shutil.copy(copy / rel, copy / rel.parent / "part-extra.parquet")
+    out = report(copy)
+    assert out.returncode == 2 and "part-extra.parquet: not in the signed manifest" in out.stderr
+    # the manifest's part that lists the changed file changed too, or the signed root
+    manifest = json.loads((arch / "manifest.json").read_text())
+    (part,) = manifest["parts"]
+    listed = json.loads((arch / part).read_text())
+    listed["files"][str(rel)]["sha256"] = "0" * 64
+    copy = tmp_path / "part"
+    shutil.copytree(arch, copy)
+    (copy / part).write_text(json.dumps(listed))
+    out = report(copy)
+    assert out.returncode == 2 and f"{part}: a manifest part is not the one signed" in out.stderr
+    manifest["parts"][part] = "0" * 64
+    copy = tmp_path / "forged"
+    shutil.copytree(arch, copy)
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    out = report(copy)
+    assert out.returncode == 2 and "its signature does not verify" in out.stderr
+    # without the key nothing can be checked: refused, saying why
+    env["PRIZECHECK_DATA_DIR"] = str(tmp_path / "elsewhere")
+    out = report(arch)
+    assert out.returncode == 2 and "cannot check the archive's signed manifest: no key" in out.stderr

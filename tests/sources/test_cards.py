@@ -54,6 +54,20 @@ def test_moves_abilities_and_deck_discards() -> None:
     assert not db.mills("Drakloak", "Recon Directive")
 
 
+def test_moves_that_knock_out_place_on_the_bench_or_use_another_attack() -> None:
+    # issue 35: what the card text says that the log leaves out (tools/build_catalogue.py _KNOCKS_OUT,
+    # _BENCH_COUNTERS, _USES_ATTACK)
+    db = load_catalogue()
+    assert db.attach_source("Dusclops", "Cursed Blast", of="knock") == "self"
+    assert db.attach_source("Roaring Moon ex", "Frenzied Gouging", of="knock") == "active"
+    assert db.attach_source("Haxorus", "Axe Blast", of="knock") == "active"
+    assert db.attach_source("Annihilape", "Destined Fight", of="knock") == "both"
+    assert db.attach_source("Pidgey", "Gust", of="knock") is None
+    assert db.attach_source("Dragapult ex", "Phantom Dive", of="bench") == "bench"
+    assert db.attach_source("Slowking", "Seek Inspiration", of="copy") == "copy"
+    assert db.attach_source("Dracaufeu-ex", "Démon Ardent", "fr", of="knock") is None
+
+
 def test_tools_that_change_hp_carry_the_bonus() -> None:
     db = load_catalogue()
     assert db.lookup("Hero's Cape")[0].hp_bonus == (100, "")

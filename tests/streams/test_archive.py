@@ -180,3 +180,135 @@ async def test_the_archive_command_and_show_history_on_an_archived_match(
     assert checked.returncode == 0, checked.stdout[:2000]
     bad = prizecheck("archive", "--to", str(tmp_path / "a"), "--before", "soon")
     assert bad.returncode == 2 and "argument --before: expected a date as YYYY-MM-DD" in bad.stderr
+
+
+async def test_every_reader_refuses_a_copy_edited_cut_or_of_another_match(
+    redis_store: RedisStore, tmp_path: Path
+) -> None:
+    """Issue 32 item 2: the review page, the events API, the console's export and the duplicate check
+    served an altered copy (the problem ``read_events`` found was dropped). Each now refuses it: 500
+    ``archive_copy`` naming the match and what is wrong, and a tamper alarm."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from streams.http.api import make_app
+    from streams.store.parquet import read_events, rows_digest
+
+    core = IngestCore(redis_store)
+    events = season(8, ("L1",))
+    await core.ingest_many(events)
+    run = await archive(redis_store, str(tmp_path / "arch"))
+    edited, cut, relabelled, other = run.archived[:4]
+    marker = Marker.decode(await redis_store.archive_marker(edited) or b"")
+    table = pq.read_table(marker.file).to_pydict()
+    rows = [dict(zip(table, values, strict=True)) for values in zip(*table.values(), strict=True)]
+    at = next(i for i, r in enumerate(rows) if r["match"] == edited and r["seq"] == 5)
+    rows[at]["event"] = rows[at]["event"][:-1] + b"\x00"  # one byte of seq 5 changed
+    last = max(i for i, r in enumerate(rows) if r["match"] == cut)
+    del rows[last]
+    # another match's rows under this match's name, with a marker to match (Redis write access)
+    rows = [r for r in rows if r["match"] != relabelled] + [
+        {**r, "match": relabelled} for r in rows if r["match"] == other
+    ]
+    pq.write_table(
+        pa.table({k: [r[k] for r in rows] for k in table}, schema=pq.read_schema(marker.file)), marker.file
+    )
+    theirs, _ = read_events(marker, other)
+    forged = Marker(marker.file, len(theirs), rows_digest(theirs), marker.chain, marker.at)
+    await redis_store.client.set(redis_store.key(relabelled, "archived"), forged.encode())
+
+    why = {edited: "not the ones archived", cut: "not the ones archived", relabelled: "not its own"}
+    async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
+        for match, reason in why.items():
+            for path in ("/review/{}/meta", "/matches/{}/events", "/console/{}/export"):
+                answer = await http.get(path.format(match))
+                body = await answer.json()
+                assert (answer.status, body["code"]) == (500, "archive_copy"), (path, match, body)
+                assert match in body["error"] and reason in body["error"], body
+    alarms = await redis_store.alarms()
+    assert set(alarms) == set(why) and all(reason in alarms[m] for m, reason in why.items())
+    # the live overlay's broadcast delay, read from the copy's first event: the longest, not none
+    from streams.http.live import MAX_DELAY, LiveHub
+
+    assert await LiveHub(redis_store)._delay(cut) == MAX_DELAY
+    audited = [e for e in await redis_store.audit_log() if e.action == "tamper_alarm"]
+    assert {e.target for e in audited} == set(why)
+    # the duplicate check of an owner that read the match before the copy changed: refused, not compared
+    first = next(e for e in events if e["match"] == cut and e["seq"] == 1)
+    outcome = await core.ingest(first)
+    assert outcome.status == "rejected" and "tamper alarm" in (outcome.reason or ""), outcome
+    # the match whose rows were lent is served as it was
+    async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
+        assert (await http.get(f"/matches/{other}/events")).status == 200
+
+
+async def test_check_verifies_the_records_files_against_the_signed_manifest_and_state(
+    redis_store: RedisStore, tmp_path: Path
+) -> None:
+    """Issue 32 item 3: ``check`` never read the archive's records files. It now checks every file of each
+    archive the markers name against the signed manifest, and each match's archived state against its
+    newest signed checkpoint."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from streams.store.checkpoint import CheckpointKey
+
+    key = CheckpointKey(b"archive-key", "k1")
+    core = IngestCore(redis_store, checkpoint_key=key)
+    events = season(6, ("L1",))
+    await core.ingest_many(events)
+    run = await archive(redis_store, str(tmp_path / "arch"), manifest_key=key)
+    assert run.archived, run.skipped
+    report = await check(redis_store, checkpoint_key=key)
+    assert report.ok, [b.as_json() for b in report.breaches][:5]
+    # a record changed after archiving (a judge's penalty after the end): the archive is older than the
+    # signed state, and check says so
+    victim = run.archived[0]
+    last = max(e["seq"] for e in events if e["match"] == victim)
+    players = next(e["players"] for e in events if e["match"] == victim and e["seq"] == 1)
+    penalty = {"match": victim, "seq": last + 1, "type": "penalty", "player": players[0], "kind": "caution"}
+    assert (await core.ingest(penalty)).status == "applied"
+    report = await check(redis_store, checkpoint_key=key)
+    stale = [b for b in report.breaches if b.code == "archive_manifest"]
+    assert [(b.match, "older than the signed state" in b.detail) for b in stale] == [(victim, True)], stale
+    # rows deleted from a records file
+    (path,) = sorted((tmp_path / "arch" / "records").rglob("*.parquet"))
+    table = pq.read_table(path)
+    other = run.archived[1]
+    keep = [m != other for m in table.column("match").to_pylist()]
+    pq.write_table(table.filter(pa.array(keep)), path)
+    report = await check(redis_store, checkpoint_key=key)
+    found = {(b.match, b.detail.split(": ", 2)[-1]) for b in report.breaches if b.code == "archive_manifest"}
+    assert (other, "its record's row was deleted") in found, found
+
+
+async def test_a_match_left_in_redis_by_its_swap_is_taken_out_of_the_manifest(
+    redis_store: RedisStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An event that arrives between the copy and the swap leaves the match in Redis: the manifest, signed
+    before the swap, must not keep it as archived (check would compare it with a state that moves on)."""
+    import json
+
+    from streams.store.checkpoint import CheckpointKey
+
+    key = CheckpointKey(b"archive-key", "k1")
+    core = IngestCore(redis_store, checkpoint_key=key)
+    await core.ingest_many(season(4, ("L1",)))
+    finished = await redis_store.matches(status="finished")
+    victim = next(m for m in finished if "/tb" not in m)
+    swap = redis_store.archive_swap
+
+    async def moved(match: str, *args: Any) -> bool:
+        return False if match == victim else await swap(match, *args)
+
+    monkeypatch.setattr(redis_store, "archive_swap", moved)
+    run = await archive(redis_store, str(tmp_path / "arch"), manifest_key=key)
+    assert victim in run.skipped and run.archived
+    root = json.loads((tmp_path / "arch" / "manifest.json").read_text())
+    listed = {
+        m for part in root["parts"] for m in json.loads((tmp_path / "arch" / part).read_text())["matches"]
+    }
+    assert listed == set(run.archived)
+    report = await check(redis_store, checkpoint_key=key)
+    assert report.ok, [b.as_json() for b in report.breaches][:5]

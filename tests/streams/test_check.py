@@ -23,6 +23,7 @@ from streams.ingest import IngestCore
 from streams.kafka.dlq import DeadLetter
 from streams.kafka.produce import encode
 from streams.store import RedisStore
+from streams.store.checkpoint import HELD_PREFIX, CheckpointKey
 from tests.fixtures_kafka import TansuBroker, free_port
 from tests.paths import ROOT
 from tests.tamper import drop_event, rewrite_event
@@ -170,6 +171,38 @@ async def test_held_events_are_pending_above_the_head_and_a_breach_below(stored:
     assert {(x.code, x.match, x.seq) for x in report.breaches} == {("pending_stale", b, 5)}
 
 
+async def test_an_acknowledged_held_event_is_held_not_lost(redis_store: RedisStore) -> None:
+    """Issue 32 item 10: the held value is sealed (``pcH1``, a MAC, the bytes); compared as stored with the
+    event's bytes, a held event was reported lost while the same run counted it pending."""
+    game = next(iter(games(1, seed=3).values()))
+    ahead = game[12]  # seq 13, behind the gap of seq 12
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    assert {o.status for o in await core.ingest_many(game[:11])} == {"applied"}
+    assert (await core.ingest(ahead)).status == "buffered"
+    (sealed,) = (await redis_store.held(ahead["match"])).values()
+    assert sealed.startswith(HELD_PREFIX)  # what the store holds is not the event's bytes
+    acked = acknowledged_events([*game[:11], ahead])
+    for key in (CheckpointKey(KEY, KEY_ID), None):
+        report = await check(
+            redis_store, signing_key=KEY, key_id=KEY_ID, acknowledged=acked, checkpoint_key=key
+        )
+        assert report.ok, report.breaches
+        assert report.pending == 1
+    # a held event whose seal does not open is not the acknowledged event held: lost (and a breach)
+    await redis_store.client.hset(
+        f"{redis_store.prefix}:{{{ahead['match']}}}:pending", str(ahead["seq"]), canonical_bytes(ahead)
+    )
+    report = await check(
+        redis_store,
+        signing_key=KEY,
+        key_id=KEY_ID,
+        acknowledged=acked,
+        checkpoint_key=CheckpointKey(KEY, KEY_ID),
+    )
+    found = {(b.code, b.seq) for b in report.breaches}
+    assert found == {("pending_entry", ahead["seq"]), ("lost", ahead["seq"])}
+
+
 async def test_an_entry_at_a_wrong_id_or_of_another_match_is_found(stored: Any) -> None:
     store, _, by_match = stored
     a, b = list(by_match)[:2]
@@ -295,13 +328,19 @@ async def _worker(broker: TansuBroker, store: RedisStore, topic: str, dlq: str, 
         await _send(broker, dlq, [(x.key, x.value) for x in letters], headers=lambda i: letters[i].headers())
 
 
+async def _topics(broker: TansuBroker, partitions: int) -> tuple[str, str]:
+    """A fresh events topic and its dead-letter topic, ``partitions`` each."""
+    run = uuid.uuid4().hex[:8]
+    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
+    await broker.create_topics({topic: partitions, dlq: partitions})
+    return topic, dlq
+
+
 @pytest.mark.kafka
 async def test_the_topic_is_accounted_for_message_by_message(
     tansu: TansuBroker, redis_store: RedisStore
 ) -> None:
-    run = uuid.uuid4().hex[:8]
-    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
-    await tansu.create_topics({topic: 3, dlq: 3})
+    topic, dlq = await _topics(tansu, 3)
     by_match = games(4, seed=9)  # sim-9-000001/tb1 is a playoff game
     events = [e for g in by_match.values() for e in g]
     a = next(iter(by_match))
@@ -355,9 +394,7 @@ async def test_a_topic_whose_replay_differs_from_the_store_is_found(
 ) -> None:
     """Every message accounted for, yet the topic says more than the store: a valid event quarantined
     (as after an internal error) is in the topic's replay and not in the record."""
-    run = uuid.uuid4().hex[:8]
-    topic, dlq = f"pccheck-{run}", f"pccheck-{run}.dlq"
-    await tansu.create_topics({topic: 2, dlq: 2})
+    topic, dlq = await _topics(tansu, 2)
     by_match = games(2, seed=4)
     a = next(iter(by_match))
     events = by_match[a]
@@ -371,3 +408,48 @@ async def test_a_topic_whose_replay_differs_from_the_store_is_found(
     report = await check(redis_store, topic=await read_topic(tansu.bootstrap, topic, dlq))
     assert {(x.code, x.match) for x in report.breaches} == {("topic_replay_mismatch", a)}
     assert report.produced == len(events) and report.dead_letters == 1
+
+
+@pytest.mark.kafka
+async def test_a_held_message_of_the_topic_is_held_not_lost(
+    tansu: TansuBroker, redis_store: RedisStore
+) -> None:
+    """Issue 32 item 10, on the topic: a message whose event waits behind a gap is pending, not lost."""
+    topic, dlq = await _topics(tansu, 1)
+    game = next(iter(games(1, seed=3).values()))
+    await _send(tansu, topic, [encode(e) for e in [*game[:11], game[12]]])  # seq 12 never produced
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    await _worker(tansu, redis_store, topic, dlq, core)
+    report = await check(
+        redis_store,
+        signing_key=KEY,
+        key_id=KEY_ID,
+        topic=await read_topic(tansu.bootstrap, topic, dlq),
+        checkpoint_key=CheckpointKey(KEY, KEY_ID),
+    )
+    assert report.ok, report.breaches
+    assert (report.produced, report.applied, report.pending) == (12, 11, 1)
+
+
+async def test_a_stub_withdrawn_by_a_game_loss_is_neither_orphan_nor_a_breach(
+    redis_store: RedisStore,
+) -> None:
+    """Issue 32 item 11, as check sees it: the stub of a playoff that a game loss made moot was an
+    ``orphan_record``; it is taken away, with a signed checkpoint of its own."""
+    from tests.builder import drawn_game
+
+    parent = drawn_game("g1", "kr-1.0")
+    core = IngestCore(redis_store, signing_key=KEY, key_id=KEY_ID)
+    for e in parent.events:
+        await core.ingest(e)
+    loss = parent.add("penalty", player="misty", kind="game_loss")
+    await core.ingest(loss)
+    key = CheckpointKey(KEY, KEY_ID)
+    report = await check(redis_store, signing_key=KEY, key_id=KEY_ID, checkpoint_key=key)
+    assert report.ok, report.breaches
+    assert report.matches == 1
+    # voided on appeal: the stub is back, written over the withdrawn one's signed state
+    await core.ingest(parent.add("correction", target=loss["seq"], action="void"))
+    report = await check(redis_store, signing_key=KEY, key_id=KEY_ID, checkpoint_key=key)
+    assert report.ok, report.breaches
+    assert report.matches == 2

@@ -75,3 +75,37 @@ async def test_a_drawn_playoff_is_settled_in_the_store_with_its_parent(any_store
         )
     assert await any_store.matches(status="awaiting_playoff") == []
     assert await any_store.matches(status="finished") == ["g1", "g1/tb1", "g1/tb2"]
+
+
+async def test_a_stub_is_withdrawn_when_a_game_loss_decides_the_drawn_game(any_store: Store) -> None:
+    """Issue 32 item 11: a judge's game loss decides a drawn game that waits for its playoff; the playoff's
+    stub stayed, served as in progress (and check found a record no playoff announces)."""
+    parent = drawn_game("g1", "kr-1.0", context={"league": "L1"})
+    core = IngestCore(any_store, signing_key=b"k", key_id="k1")
+    for e in parent.events:
+        await core.ingest(e)
+    assert (await stored(any_store, "g1/tb1"))["stub"] is True
+    assert await any_store.matches(status="in_progress") == ["g1/tb1"]
+    loss = parent.add("penalty", player="misty", kind="game_loss", reason="unsporting conduct")
+    assert (await core.ingest(loss)).status == "applied"
+    root = await stored(any_store, "g1")
+    assert (root["status"], root["result"]["winner"], root["result"]["reason"]) == (
+        "finished",
+        "ash",
+        "penalty",
+    )
+    assert await any_store.record("g1/tb1") is None
+    assert await any_store.index_entry("g1/tb1") is None
+    assert await any_store.matches() == ["g1"] and await any_store.matches(status="in_progress") == []
+    # a restarted owner rebuilds both without an alarm; the same penalty again is a duplicate
+    fresh = IngestCore(any_store, signing_key=b"k", key_id="k1")
+    assert await fresh.rebuild("g1") is not None
+    assert (await fresh.ingest(loss)).status == "duplicate"
+    assert await any_store.alarms() == {}
+    # the game loss voided on appeal: the game awaits its playoff again, and its stub is back
+    void = parent.add("correction", target=loss["seq"], action="void")
+    assert (await fresh.ingest(void)).status == "applied"
+    assert (await stored(any_store, "g1"))["status"] == "awaiting_playoff"
+    assert (await stored(any_store, "g1/tb1"))["stub"] is True
+    assert await any_store.matches(status="in_progress") == ["g1/tb1"]
+    assert await any_store.alarms() == {}

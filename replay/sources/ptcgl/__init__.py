@@ -22,15 +22,17 @@ from __future__ import annotations
 from typing import Any
 
 from replay.engine.errors import InputError
+from replay.engine.game import Game
 from replay.engine.ruleset import load_ruleset
 from replay.sources.cards import NO_CATALOGUE, Catalogue, card_database
 from replay.sources.common import Event, ImportResult, number
+from replay.sources.locales import with_handles
 from replay.sources.ptcgl import facts
 from replay.sources.ptcgl.cards import LogCards
 from replay.sources.ptcgl.events import Stream
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.language import detect_locale, unread
-from replay.sources.ptcgl.lines import card_ids, classify, normalise
+from replay.sources.ptcgl.lines import card_ids, classify, normalise, spaced_handles
 from replay.sources.ptcgl.turns import REASONS
 from replay.sources.ptcgl.walk import finish, walk_lines
 from replay.sources.sentences import language_of
@@ -85,7 +87,10 @@ def parse_ptcgl(
     ids = card_ids(text)
     raw = normalise(text)
     loc = detect_locale(raw, filename)
-    lines = classify(raw, loc)
+    handles = spaced_handles(raw, loc)
+    if handles:
+        loc = with_handles(loc, handles)  # the turn headers and the end line name them too
+    lines = classify(raw, loc, handles)
     out = Stream()  # before the players are known: the findings about them go to its head
     players = facts.find_players(lines, filename, out.find)
     table = out.table = Table(players, deck=rules.deck, hand=rules.hand, prizes=rules.prizes)
@@ -146,8 +151,25 @@ def parse_ptcgl(
         "source": source,
     }
     events = number(match, [start, *out.head_notes, *out.events])
+    if imp.ended is not None and imp.ended.extra[0] == "unknown" and imp.ended.player is not None:
+        events = end_unknown(match, events, imp.other(imp.ended.player))
     meta = {"players": list(players), "first": imp.first, "exporter": exporter, "language": loc.code}
     if imp.ended is not None and imp.ended.player is not None:
         meta["winner"] = imp.ended.player
         meta["reason"] = REASONS.get(imp.ended.extra[0], imp.ended.extra[0])
     return ImportResult(events, out.findings, out.unmatched, meta, out.partly)
+
+
+def end_unknown(match: str, events: list[Event], loser: str) -> list[Event]:
+    """An end line whose reason the importer does not know (locales.py) still ends the game: when the
+    events before the claim do not end it [docs/rules.md §1], the loser the log names concedes just
+    before the claim (``conceded.reason``: unknown), so the record ends with the claimed winner; the
+    ``importer_unknown_reason`` finding says why."""
+    game = Game()
+    for ev in events[:-1]:
+        game.apply(ev)
+    if game.typed_record().result is not None:
+        return events  # the rules decided it already (the last knockout, a deck-out): that stands
+    body = [{k: v for k, v in ev.items() if k not in ("match", "seq")} for ev in events]
+    body.insert(len(body) - 1, {"type": "conceded", "player": loser, "reason": "unknown"})
+    return number(match, body)

@@ -68,6 +68,17 @@ class LogCards:
         db = self.db
         return db is not None and db.is_ability(g.get("c", ""), g.get("a", ""), self.lang) is True
 
+    def english(self, name: str) -> str | None:
+        """The English name of the card the log prints as ``name`` (the printing its card id names, when
+        the log printed one), None when the catalogue does not know it or its printings disagree."""
+        names = {i.name for i in self.infos(name)}
+        return next(iter(names)) if len(names) == 1 else None
+
+    def has_move(self, card: str, move: str) -> bool:
+        """Whether some printing of ``card`` has an attack or Ability named ``move`` in the log's language
+        (or in English)."""
+        return any(_has_move(info, move, self.lang) for info in self.infos(card))
+
     def mills(self, card: str, move: str) -> bool:
         """Whether ``card``'s move discards from the top of its own deck (Seek Inspiration)."""
         return self.db is not None and self.db.mills(card, move, self.lang)
@@ -106,9 +117,13 @@ class LogCards:
             self.hp_missing.add(name)
         return card
 
-    def settle_hp(self, mon: Mon, no: int | None, knocked_out_at: int | None = None) -> None:
+    def settle_hp(
+        self, mon: Mon, no: int | None, knocked_out_at: int | None = None, effect: str | None = None
+    ) -> None:
         """Choose the HP of ``mon``'s current card among its printings' HP: at a knockout, the HP the
-        damage read fits (survived < HP <= damage); otherwise the one HP above what it survived."""
+        damage read fits (survived < HP <= damage); at a knockout by a move's card text (``effect``), which
+        does not depend on HP, the highest above what it survived; otherwise the one HP above what it
+        survived."""
         for i, (m, card, hps) in enumerate(self.hp_open):
             if m is not mon or card is not mon.card:
                 continue
@@ -117,6 +132,16 @@ class LogCards:
             shown = "/".join(str(h) for h in hps)
             if mon.hp_bonus:
                 shown += f" (with {mon.hp_bonus:+d} HP from the cards in play)"
+            if effect is not None and any(h > mon.survived for h in hps):
+                card["hp"] = max(hps)
+                self.find(
+                    "importer_hp_choice",
+                    "info",
+                    no,
+                    f"{mon.name} has printings with HP {shown}; {effect} Knocks it Out by its card text, "
+                    f"whatever its HP: took HP {card['hp']}",
+                )
+                return
             if knocked_out_at is not None:
                 fit = [h for h in hps if mon.survived < h <= knocked_out_at]
                 if fit:
@@ -152,6 +177,22 @@ class LogCards:
                         f"{mon.name} has printings with HP {shown}: nothing in the log tells which, "
                         "its HP is left unknown",
                     )
+            return
+
+    def settle_hp_by_move(self, mon: Mon, move: str) -> None:
+        """Printings of ``mon``'s name with different HP, and the log shows it using ``move``: only the
+        printings that have that move count (Dusclops with Cursed Blast has 90 HP)."""
+        for i, (m, card, _) in enumerate(self.hp_open):
+            if m is not mon or card is not mon.card:
+                continue
+            hps = {
+                info.hp
+                for info in self.infos(mon.name)
+                if info.category == "pokemon" and info.hp and _has_move(info, move, self.lang)
+            }
+            if len(hps) == 1:
+                del self.hp_open[i]
+                card["hp"] = next(iter(hps)) + mon.hp_bonus
             return
 
     def hp_bonus(self, card: str, mon: Mon) -> int | None:
@@ -237,18 +278,53 @@ Clue = tuple[str, Callable[[str], int], bool]  # (what it says, smaller is likel
 
 
 def clues(
-    table: Table, *names: str, hit: list[str] | tuple[str, ...] = (), taken: set[str] | None = None
+    table: Table,
+    *names: str,
+    hit: list[str] | tuple[str, ...] = (),
+    taken: set[str] | None = None,
+    played: list[str] | tuple[str, ...] = (),
+    owner: str | None = None,
 ) -> list[Clue]:
     """The board's clues to which of several same-named Pokémon a line means, in the order given:
 
     - ``taken``: not one already taken by another line of this window (two knockouts of one name);
     - ``fits``: the one whose damage reaches its HP (the knockout);
     - ``hit``: one this window damaged;
+    - ``fresh``: one this window has not damaged yet (an effect that places counters on each Pokémon of a
+      kind, Freezing Shroud, prints one line per Pokémon);
+    - ``played``: the one this window put into play (Risky Ruins' counters go on the Pokémon just played);
+    - ``bench``: a Benched one (an attack whose text places its counters on the Bench only, Phantom Dive);
+    - ``owner``: ``owner``'s (the opponent of the player whose effect it is, when the log's owner name is
+      unreliable);
     - ``active``: the Active Pokémon;
-    - ``damaged``: the one with damage (a heal, moved damage counters), the most first.
+    - ``damaged``: the one with damage (a heal, moved damage counters), the most first;
+    - ``ready``: a weak clue for a promotion the log does not decide: the one with the most Energy
+      attached, then the least damaged (what a player promotes to attack next).
+
+    A name ending in ``?`` is that clue as a weak one: it picks, and a finding says the log did not.
     """
     out: list[Clue] = []
     for name in names:
+        if name.endswith("?"):
+            # the same clue, weak: it picks one, but the log does not say so (a finding names the others)
+            what, fn, _ = clues(table, name[:-1], hit=hit, taken=taken, played=played, owner=owner)[0]
+            out.append((what + " (a guess)", fn, False))
+        elif name == "fresh":
+            out.append(("one this effect has not hit yet", lambda pid: 1 if pid in hit else 0, True))
+        elif name == "played":
+            out.append(("the one just played", lambda pid: 0 if pid in played else 1, True))
+        elif name == "bench":
+            out.append(("a Benched one", lambda pid: 1 if table.is_active(pid) else 0, True))
+        elif name == "owner":
+            out.append((f"{owner}'s", lambda pid: 0 if table.mons[pid].owner == owner else 1, True))
+        elif name == "ready":
+            out.append(
+                (
+                    "the one with the most Energy attached, then the least damage (a guess)",
+                    lambda pid: _readiness(table.mons[pid]),
+                    False,
+                )
+            )
         if name == "taken":
             out.append(("not one already taken", lambda pid: 1 if taken and pid in taken else 0, True))
         elif name == "fits":
@@ -262,6 +338,19 @@ def clues(
         elif name == "damaged":
             out.append(("the damaged one", lambda pid: -table.mons[pid].damage, True))
     return out
+
+
+def _has_move(info: CardInfo, move: str, lang: str) -> bool:
+    key = move.casefold()
+    return any(
+        key in (mv.get(lang, "").casefold(), mv.get("en", "").casefold())
+        for mv in (*info.attacks, *info.abilities)
+    )
+
+
+def _readiness(mon: Mon) -> int:
+    energy = sum(1 for c in mon.attached if "Energ" in c)
+    return -energy * 10_000 + mon.damage
 
 
 def _fits(mon: Mon) -> bool:
@@ -279,11 +368,17 @@ def choose(table: Table, cands: list[str], no: int, what: str, by: list[Clue], f
     fns = [fn for _, fn, _ in by]
     keyed = sorted(((tuple(fn(pid) for fn in fns), i, pid) for i, pid in enumerate(cands)))
     ranked = [pid for _, _, pid in keyed]
-    a, b = table.mons[ranked[0]], table.mons[ranked[1]]
+    a = table.mons[ranked[0]]
     ka, kb = keyed[0][0], keyed[1][0]
     decided = next((i for i in range(len(by)) if ka[i] != kb[i]), None)
     if decided is None:
-        same = a.damage == b.damage and a.conditions == b.conditions
+        # identical only when every candidate looks the same on the board (damage, Special Conditions,
+        # cards attached): then the choice cannot change the board
+        looks = {
+            (m.damage, tuple(sorted(m.conditions)), tuple(sorted(m.attached)))
+            for m in (table.mons[pid] for pid in cands)
+        }
+        same = len(looks) == 1
         find(
             "importer_guess_pid",
             "info" if same else "warning",

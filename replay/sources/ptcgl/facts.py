@@ -160,6 +160,15 @@ def find_attacks(lines: list[Line], is_ability: Callable[[dict[str, str]], bool]
             last = ln
         elif ln.kind == "used" and not ln.detail and ln.g is not None and is_ability(ln.g):
             pass  # the catalogue knows this move as an Ability of that Pokémon: never the attack
+        elif (
+            ln.kind == "used"
+            and last is not None
+            and last.kind == "attack"
+            and ln.g is not None
+            and last.g is not None
+            and ln.g["p"] != last.g["p"]
+        ):
+            pass  # the defender's Ability reacting to the attack (Hide 'n' Sneak): not the turn's attack
         elif not ln.detail and ln.kind in ACTIONS:
             last = ln
     settle()

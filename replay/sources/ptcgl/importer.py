@@ -34,6 +34,7 @@ class Window:
     prizes: list[tuple[int, str, int]] = field(default_factory=list)
     promos: list[tuple[int, str, str]] = field(default_factory=list)
     hit: list[str] = field(default_factory=list)
+    played: list[str] = field(default_factory=list)  # Pokémon this window put into play
     retreated: set[str] = field(default_factory=set)
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
     leaving: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # owner -> (pid, zone, line)
@@ -42,6 +43,7 @@ class Window:
     ko_lists: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # cards printed with a KO
     prizes_shuffled: set[str] = field(default_factory=set)
     move: tuple[str, str] | None = None  # (Pokémon, attack or Ability) the window's action used
+    user: str | None = None  # the Pokémon that used an attack of another card (Seek Inspiration)
     hands_shuffled: set[str] = field(default_factory=set)  # players whose hand an effect shuffled away
     returned: set[str] = field(default_factory=set)  # players who put their hand back this effect
     searched: bool = False
@@ -98,6 +100,13 @@ class Importer:
         # it is counted on (play.stadium_hp)
         self.field: tuple[str, str] | None = None
         self.field_on: set[str] = set()
+        # the last choice between twins the log did not decide (pid taken, the others), and the damage
+        # placed by such choices (by the pid taken: the event, the other candidates)
+        self.guessed: tuple[str, list[str]] | None = None
+        self.damage_guesses: dict[str, list[tuple[Event, list[str]]]] = {}
+        # promotions (and retreats) to one of several twins the log did not decide: where the event is in
+        # the stream, the pid taken, the others, and each one's damage and cards attached then
+        self.promo_guesses: list[tuple[int, str, list[str], dict[str, tuple[int, list[str]]]]] = []
 
     # -- the stream -----------------------------------------------------------------------------------
     def find(self, code: str, severity: str, line: int | None, message: str) -> None:
@@ -130,19 +139,27 @@ class Importer:
         return self.table.named(owner, name)
 
     def choose(self, cands: list[str], no: int, what: str, by: list[Clue]) -> str:
-        """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide."""
-        return choose(self.table, cands, no, what, by, self.find)
+        """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide
+        (the choice is then kept as ``guessed``, for ``damage`` to remember, until the log says more)."""
+        before = len(self.out.findings)
+        pid = choose(self.table, cands, no, what, by, self.find)
+        guessed = any(f.code == "importer_guess_pid" for f in self.out.findings[before:])
+        self.guessed = (pid, [c for c in cands if c != pid]) if guessed else None
+        return pid
 
-    def clues(self, *names: str, taken: set[str] | None = None) -> list[Clue]:
-        """The board's clues (cards.clues), with this window's damaged Pokémon."""
-        hit = self.window.hit if self.window is not None else []
-        return clues(self.table, *names, hit=hit, taken=taken)
+    def clues(self, *names: str, taken: set[str] | None = None, owner: str | None = None) -> list[Clue]:
+        """The board's clues (cards.clues), with this window's damaged Pokémon and those it played."""
+        w = self.window
+        hit, played = (w.hit, w.played) if w is not None else ([], [])
+        return clues(self.table, *names, hit=hit, taken=taken, played=played, owner=owner)
 
     def put_in_play(self, p: str, name: str, to: str) -> str:
         """A Pokémon of ``p`` enters play mid-game (to the Active Spot if it is empty, else the Bench)."""
         pid, card = self.new_poke(p, name)
         self.emit({"type": "played", "player": p, "pid": pid, "card": card, "to": to})
         self.table.place(self.mon(pid), to)
+        if self.window is not None:
+            self.window.played.append(pid)
         return pid
 
     def in_spot(self, p: str, name: str, ln: Line, what: str, by: list[Clue]) -> str | None:
@@ -240,6 +257,11 @@ class Importer:
         ev: Event = {"type": "damage", "pid": pid, "amount": amount}
         if by is not None:
             ev["by"] = by
+        if self.guessed is not None and self.guessed[0] == pid:
+            # which twin took it was a guess: kept, so a later line that contradicts it can move it
+            # (window.revise_damage)
+            self.damage_guesses.setdefault(pid, []).append((ev, self.guessed[1]))
+        self.guessed = None
         self.emit(ev)
         self.mon(pid).damage += amount
         if self.window is not None:

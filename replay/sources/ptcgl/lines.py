@@ -148,10 +148,24 @@ def header(loc: Locale, no: int, s: str) -> Line | None:
     return None
 
 
-def classify(raw: list[str], loc: Locale) -> list[Line]:
-    """Every non-empty line of ``raw`` as a Line (two sentences on one line give two Lines)."""
-    sentences = Sentences.for_language(loc.code)
+def spaced_handles(raw: list[str], loc: Locale) -> list[str]:
+    """The two handles the log's opening lines name, when one of them holds a space (``[abc] Gary``): the
+    client allows it, and a handle is then matched as a whole, exactly (``classify``); else []."""
+    found = Sentences.for_language(loc.code).opening_handles(raw)
+    return found if len(found) == 2 and any(any(ch.isspace() for ch in h) for h in found) else []
+
+
+def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> list[Line]:
+    """Every non-empty line of ``raw`` as a Line (two sentences on one line give two Lines); ``handles``
+    (``spaced_handles``) when the players' handles hold spaces."""
+    sentences = (
+        Sentences.with_handles(loc.code, tuple(handles)) if handles else Sentences.for_language(loc.code)
+    )
     en = loc.code == "en"
+    extra_en = _EXTRA_EN
+    if handles:
+        alts = "|".join(re.escape(h) for h in sorted(handles, key=len, reverse=True))
+        extra_en = (("conceded_line", re.compile(rf"^(?P<p>{alts}|\S+) conceded\.$")),)
     out: list[Line] = []
     append = out.append
     for i, text in enumerate(raw, 1):
@@ -177,7 +191,7 @@ def classify(raw: list[str], loc: Locale) -> list[Line]:
         partial = next((m.partial for m in found if m.partial), "")
         parts: list[tuple[str, dict[str, str] | None, str]] = [(m.kind, m.g, m.key) for m in found]
         if not parts and en:
-            for kind, rx in _EXTRA_EN:
+            for kind, rx in extra_en:
                 em = rx.match(s)
                 if em is not None:
                     parts = [(kind, em.groupdict(), kind)]

@@ -62,6 +62,8 @@ def on_moved_n(imp: Importer, ln: Line) -> bool:
         if names:
             ev["cards"] = names
         imp.emit(ev)
+    elif zone == "hand" and names and leaving_stack(imp, ln, q, names):
+        return True
     elif zone == "hand":
         src = imp.source_of(ln, q, names, "the cards put into the hand")
         src = "deck" if src == "hand" else src
@@ -76,6 +78,26 @@ def on_moved_n(imp: Importer, ln: Line) -> bool:
         imp.emit({"type": "moved", "player": q, "count": n, "from": "deck", "to": "prizes"})
     else:
         imp.find("importer_unsupported", "warning", ln.no, f"{n} cards moved to {zone or 'a zone'}: not read")
+    return True
+
+
+def leaving_stack(imp: Importer, ln: Line, q: str, names: list[str]) -> bool:
+    """``P moved Q's 3 cards to their hand.`` listing exactly the Pokémon cards of a Pokémon in play
+    (Professor Turo's Scenario puts a Pokémon with its Evolution cards into the hand, its attached cards
+    discarded on their own lines): that Pokémon leaves play. The Active, when it is one of them, waits for
+    the promotion line that replaces it (as ``on_moved``: close_window removes it); else a Benched one."""
+    table = imp.table
+    want = sorted(names)
+    cands = [x for x in table.in_play(q) if sorted(imp.mon(x).stages or [imp.mon(x).name]) == want]
+    if not cands:
+        return False
+    active = next((x for x in cands if table.is_active(x)), None)
+    if active is not None and imp.window is not None:
+        imp.window.leaving[q] = (active, "hand", ln.no)
+        return True
+    pid = cands[0] if len(cands) == 1 else imp.choose(cands, ln.no, "the Pokémon put into the hand", [])
+    imp.emit({"type": "removed", "player": q, "pid": pid, "to": "hand"})
+    table.removed(pid, "hand")
     return True
 
 

@@ -303,11 +303,48 @@ def on_attack(imp: Importer, ln: Line) -> bool:
     return True
 
 
+def reacting(imp: Importer, ln: Line) -> bool:
+    """A ``used`` line of the defending player inside an open attack (Hide 'n' Sneak, and its "Effects of
+    ... did not affect" lines): an Ability reacting to the attack, part of the attack's window."""
+    w = imp.window
+    return (
+        ln.kind == "used"
+        and w is not None
+        and w.kind == "attack"
+        and w.actor is not None
+        and ln.g is not None
+        and ln.g["p"] != w.actor
+        and imp.table.is_player(ln.g["p"])
+    )
+
+
+def on_chose(imp: Importer, ln: Line) -> bool:
+    """``P chose Axe Blast.`` in a move that uses another card's attack as its own (Seek Inspiration, by
+    the catalogue's card text): the window's move becomes that attack of the card it came from (the card
+    the move just put in P's discard pile), so its damage and knockouts are read as that attack's."""
+    p = imp.player_of(ln)
+    if p is None:
+        return False
+    assert ln.g is not None
+    w = imp.window
+    if w is None or w.move is None or imp.cards.attach_source(*w.move, of="copy") != "copy":
+        return True
+    chosen = ln.g["a"].strip().rstrip(".")
+    source = next(
+        (c for c in reversed(list(imp.table.discard_pile(p))) if imp.cards.has_move(c, chosen)), None
+    )
+    w.user = w.move[0]
+    w.move = (source or w.move[0], chosen)
+    return True
+
+
 def on_used(imp: Importer, ln: Line) -> bool:
     p = imp.player_of(ln)
     if p is None:
         return False
     assert ln.g is not None
+    if reacting(imp, ln):
+        return True  # the defender's Ability inside the attack: the attack's move stays the window's
     if imp.window is not None:
         imp.window.move = (ln.g["c"], ln.g["a"])
     if ln.no not in imp.attack_lines:
@@ -331,34 +368,58 @@ def on_took_damage(imp: Importer, ln: Line) -> bool:
     if q is None:
         return False
     assert ln.g is not None
-    hit = imp.window.hit if imp.window is not None else []
-    # spread damage: each line is a different Pokémon; the attack's own target is already hit
-    fresh: Clue = ("one this attack has not hit yet", lambda pid: 1 if pid in hit else 0, True)
-    pid = imp.locate(q, ln.g["d"], ln.no, "the spread damage", by=[fresh, *imp.clues("damaged")])
+    # spread damage: each line is a different Pokémon (the attack's own target is already hit); damage to
+    # the attacker's own side is its recoil, on the Active Pokémon that attacked; which of the rest an
+    # attack chose ("2 of your opponent's Pokémon") the log does not say
+    w = imp.window
+    names = ["fresh", *(["active"] if w is not None and q == w.actor else []), "damaged?"]
+    pid = imp.locate(q, ln.g["d"], ln.no, "the spread damage", by=imp.clues(*names))
     assert pid is not None
     imp.damage(pid, int(ln.g["n"]))
     return True
 
 
 def on_counters(imp: Importer, ln: Line) -> bool:
-    p, q = imp.player_of(ln), imp.player_of(ln, "q")
-    if p is None or q is None:
-        return False
     assert ln.g is not None
+    # the placer is a player, or the card whose effect it is (a Stadium: "Risky Ruins put 2 damage
+    # counters on ..."): then the acting player is the window's
+    p = imp.player_of(ln) or (imp.window.actor if imp.window is not None else None) or imp.turn_player
+    q = imp.player_of(ln, "q")
+    if p is None or q is None or not imp.table.is_player(p):
+        return False
     d = ln.g["d"]
-    if q == p and imp.named(q, d) and imp.named(imp.other(p), d):
+    pool = imp.named(q, d)
+    unsure = q == p and bool(imp.named(imp.other(p), d))
+    if unsure:
         # The printed owner is unreliable here [docs/importers.md, the export's traps] and both players
         # have one: an effect of P's that places damage counters targets the opponent's Pokémon far more
-        # often.
-        q = imp.other(p)
+        # often, but an effect that places one on each Pokémon of a kind (Freezing Shroud) prints one
+        # line per Pokémon under one owner name: every same-named Pokémon is a candidate.
+        pool = imp.named(imp.other(p), d) + pool
+    if not pool:
+        pid = imp.locate(q, d, ln.no, "the damage counters")
+    else:
+        # Everything the log says, in order: one line per Pokémon (not one this effect already hit), the
+        # Pokémon this effect put into play (Risky Ruins), the Bench when the move's text places its
+        # counters there only (Phantom Dive), the opponent's when the owner name is unreliable, then the
+        # usual board clues
+        names = ["fresh", "played"]
+        w = imp.window
+        if w is not None and w.move is not None and imp.cards.attach_source(*w.move, of="bench") == "bench":
+            names.append("bench")
+        # which of the rest an effect chose ("1 of your opponent's Pokémon") the log does not say
+        names += ["owner", "hit?", "active?", "damaged?"]
+        pid = imp.choose(pool, ln.no, "the damage counters", imp.clues(*names, owner=imp.other(p)))
+    assert pid is not None
+    owner = imp.mon(pid).owner
+    if unsure and owner != q:
         imp.find(
             "importer_guess_owner",
             "warning",
             ln.no,
-            f"both players have {d} in play and the log's owner name is unreliable in this line; took {q}'s",
+            f"both players have {d} in play and the log's owner name is unreliable in this line; "
+            f"took {owner}'s",
         )
-    pid = imp.locate(q, d, ln.no, "the damage counters")
-    assert pid is not None
     imp.damage(pid, 10 * int(ln.g["n"]))
     return True
 
@@ -393,8 +454,19 @@ def on_moved_counters(imp: Importer, ln: Line) -> bool:
         return False
     assert ln.g is not None
     n = 10 * int(ln.g["n"])
-    src = imp.locate(q, ln.g["c"], ln.no, "the damage counters moved", by=imp.clues("damaged", "active"))
-    dst = imp.locate(q2, ln.g["d"], ln.no, "the damage counters moved")
+    # the counters moved were on the source: one with at least that much damage; which of those the log
+    # does not say
+    enough: Clue = (
+        "one with that many damage counters",
+        lambda pid: 0 if imp.mon(pid).damage >= n else 1,
+        True,
+    )
+    src = imp.locate(
+        q, ln.g["c"], ln.no, "the damage counters moved", by=[enough, *imp.clues("damaged?", "active?")]
+    )
+    dst = imp.locate(
+        q2, ln.g["d"], ln.no, "the damage counters moved", by=imp.clues("hit?", "active?", "damaged?")
+    )
     assert src is not None and dst is not None
     imp.emit({"type": "healed", "pid": src, "amount": n})
     imp.mon(src).damage = max(0, imp.mon(src).damage - n)
@@ -505,6 +577,7 @@ HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
     "retreated": on_retreated,
     "attack": on_attack,
     "used": on_used,
+    "chose": on_chose,
     "took_damage": on_took_damage,
     "counters": on_counters,
     "checkup_damage": on_checkup_damage,

@@ -172,6 +172,7 @@ def end(imp: Importer, ln: Line) -> None:
             ln.no,
             "a deck-out end line that does not follow a turn header: the events cannot show it",
         )
+    conceded_first = kind in ("concession", "timeout") and concession_in_knockout(imp, ln)
     close_window(imp)
     if imp.phase in ("setup", "pre"):
         emit_setup(imp)
@@ -191,7 +192,16 @@ def end(imp: Importer, ln: Line) -> None:
     assert winner is not None
     loser = imp.other(winner)
     if kind == "unknown":
-        imp.find("importer_unknown_reason", "warning", ln.no, f"unknown end reason {ln.extra[2]!r}")
+        # locales.py: an unknown reason is never guessed, but the client ended the game and named its
+        # winner: the claim keeps that winner with the reason marked unknown; where the events alone do not
+        # end the game, the import ends it by the loser's concession (parse_ptcgl, ``end_unknown``)
+        imp.find(
+            "importer_unknown_reason",
+            "warning",
+            ln.no,
+            f"unknown end reason {ln.extra[2]!r}: the game ends with the winner the log names ({winner}), "
+            "reason unknown",
+        )
     if kind == "deck_out" and imp.turn_player != loser:
         imp.find(
             "importer_deck_out_turn",
@@ -199,15 +209,62 @@ def end(imp: Importer, ln: Line) -> None:
             ln.no,
             f"deck-out of {loser}, but the last turn header is {imp.turn_player}'s",
         )
-    if kind == "concession":
+    if conceded_first:
+        pass
+    elif kind == "concession":
         imp.emit({"type": "conceded", "player": loser})
     elif kind == "timeout":
         imp.emit({"type": "conceded", "player": loser, "reason": "inactive"})
     ev: Event = {"type": "game_ended", "outcome": "win", "winner": winner}
-    if kind in REASONS:
-        ev["reason"] = REASONS[kind]
+    ev["reason"] = REASONS.get(kind, "unknown")
     imp.emit(ev)
     finish(imp, ln)
+
+
+def concession_in_knockout(imp: Importer, ln: Line) -> bool:
+    """A concession (or a timeout) printed right after an attack or effect that knocked out the loser's
+    Pokémon, decided as docs/rules.md says, and said so in the record (a note):
+
+    - the winner's prize line was printed: the knockout was complete, and when it took the last Prize
+      cards (or left the loser no Pokémon) it had already decided the game [docs/rules.md §1: the first
+      decision stands]: the concession comes after, the claim keeps the log's reason; False;
+    - no prize line: the loser conceded during the knockout, before its Prize cards were taken, and the
+      result is judged only after them [docs/rules.md §3 steps 4-5]: the concession decides the game. It
+      is emitted here, before the window's knockouts, which are then not emitted (the game was over; the
+      note names them); True."""
+    w = imp.window
+    winner = ln.player
+    if w is None or winner is None or not imp.table.is_player(winner):
+        return False
+    loser = imp.other(winner)
+    kos = [(no, d) for no, q, d in w.kos if q == loser]
+    if not kos:
+        return False
+    paid = sum(n for _, taker, n in w.prizes if taker == winner)
+    if paid:
+        if paid >= imp.prizes_left[winner] or not imp.table.bench[loser]:
+            imp.find(
+                "importer_concession_after_result",
+                "info",
+                ln.no,
+                f"{loser} conceded after the knockout that took {winner}'s last Prize cards or left {loser} "
+                "no Pokémon: that knockout decided the game first (docs/rules.md §1), the concession "
+                "comes after it",
+            )
+        return False
+    imp.emit(
+        {"type": "conceded", "player": loser, **({"reason": "inactive"} if ln.extra[0] == "timeout" else {})}
+    )
+    imp.find(
+        "importer_concession_after_result",
+        "info",
+        ln.no,
+        f"{loser} conceded during the knockout of {', '.join(d for _, d in kos)} (lines "
+        f"{', '.join(str(no) for no, _ in kos)}), before its Prize cards were taken: the concession decides "
+        "the game (docs/rules.md §3: the result is judged after the prizes); the knockout is not emitted",
+    )
+    imp.window = None
+    return True
 
 
 def finish(imp: Importer, ln: Line) -> None:

@@ -74,12 +74,19 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
         if imp.pending is not None:
             turns.start_pending(imp, ln)
         handler = HANDLERS[k]
-        if not ln.detail and k in ACTIONS and imp.phase != "checkup":
+        if not ln.detail and k in ACTIONS and imp.phase != "checkup" and not play.reacting(imp, ln):
+            # (a defender's Ability reacting inside an attack, Hide 'n' Sneak, keeps the attack's window:
+            # the attack's knockouts are checked at its end [docs/rules.md §2])
             close_window(imp)
             actor = ln.g["p"] if ln.g is not None and "p" in ln.g else None
             imp.window = Window("attack" if ln.no in imp.attack_lines else "effect", ln.no, actor)
         elif imp.window is None and imp.phase == "turn":
             imp.window = Window("effect", ln.no)
+        if ln.detail and k == "attack" and imp.window is not None and imp.window.kind == "effect":
+            # an attack printed under an Ability that lets the Pokémon attack (Festival Lead: "used
+            # Festival Lead.", "- chose Rapid Draw", "- ... used Rapid Draw on ... for 70 damage."): the
+            # window is that attack's, closed (and its knockouts checked) at its end [docs/rules.md §2]
+            imp.window.kind = "attack"
         if not handler(imp, ln):
             imp.unread(ln, f"names a player who is not in this game: {ln.text[:80]!r}")
         if imp.table.stadium is not None or imp.field is not None:

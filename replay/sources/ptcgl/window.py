@@ -39,6 +39,14 @@ def close_window(imp: Importer) -> None:
             pid = imp.choose(cands, no, "the knockout", by)
         if pid is not None and pid not in taken:
             kos.append((no, pid))
+    for i, (no, pid) in enumerate(kos):
+        mon = imp.mon(pid)
+        hp = mon.card.get("hp")
+        if isinstance(hp, int) and mon.damage < hp and not knocks_out(imp, w, pid):
+            # knocked out with HP left: the twin promoted instead would have been knocked out
+            fixed = promotion_fix(imp, w, pid, no, knocked_out=True)
+            if fixed is not None:
+                kos[i] = (no, fixed)
     for no, pid in kos:
         mon = imp.mon(pid)
         revise_attachments(imp, pid, w.ko_lists.get((mon.owner, mon.name)), no)
@@ -48,18 +56,46 @@ def close_window(imp: Importer) -> None:
     for pid in dict.fromkeys(w.hit):
         # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
         if pid not in out and pid in table.mons:
+            revise_damage(imp, pid, w.line)
+            promotion_fix(imp, w, pid, w.line, knocked_out=False)
             mon = imp.mon(pid)
             mon.survived = max(mon.survived, mon.damage)
     for ko_line, pid in kos:
         mon = imp.mon(pid)
         imp.cards.settle_dropped(mon, ko_line)
-        imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage)
+        by_text = knocks_out(imp, w, pid)
+        if (
+            by_text
+            and w.move is not None
+            and w.user is None
+            and w.move[0] == mon.name
+            and mon.owner == w.actor
+        ):
+            imp.cards.settle_hp_by_move(mon, w.move[1])  # the printing that has the move
+        by_move = w.move[1] if by_text and w.move is not None else None
+        imp.cards.settle_hp(mon, ko_line, knocked_out_at=mon.damage, effect=by_move)
         hp = mon.card.get("hp")
         ko: Event = {"type": "knocked_out", "pid": pid, "player": mon.owner}
         if mon.devolved:
             # the engine still has the evolved card's HP (the contract has no devolution): the client
             # knocked out the devolved Pokémon, so the claim names an effect, accepted unverified
             ko["by"] = "effect"
+        elif hp is not None and mon.damage < hp and by_text:
+            # The move's card text Knocks this Pokémon Out without damage (Cursed Blast: the user; Frenzied
+            # Gouging, Axe Blast: the opponent's Active; Destined Fight: both Actives; the catalogue reads
+            # it, as it reads Hero's Cape's HP): its remaining HP is placed as the move's damage, so the
+            # engine checks the knockout against HP like a damage knockout [docs/rules.md §2]
+            assert w.move is not None
+            left = hp - mon.damage
+            imp.find(
+                "importer_ko_by_effect",
+                "info",
+                ko_line,
+                f"{w.move[1]} Knocks Out {mon.owner}'s {mon.name} ({pid}) by its card text: its remaining "
+                f"{left} HP is placed as the move's damage, so the knockout is checked against HP",
+            )
+            imp.emit({"type": "damage", "pid": pid, "amount": left})
+            mon.damage = hp
         elif hp is not None and mon.damage < hp:
             # With HP known the engine checks the claim against the damage; a knockout the log shows
             # without enough damage is an effect ("this Pokémon is Knocked Out", e.g. Cursed Blast) or
@@ -120,6 +156,145 @@ def close_window(imp: Importer) -> None:
             )
     for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
         promote(imp, no, who, c, who in w.retreated)
+
+
+def revise_damage(imp: Importer, pid: str, no: int) -> None:
+    """A Pokémon the log shows surviving a check with its HP known and damage at least its HP: damage
+    guessed onto it among twins (``Importer.damage``) went to a twin instead. The latest such damage moves
+    to the first twin still in play it leaves alive; the earlier ``damage`` event is corrected (events are
+    numbered only when the import ends), said so."""
+    mon = imp.mon(pid)
+    hp = mon.card.get("hp")
+    guesses = imp.damage_guesses.get(pid, [])
+    in_play = set(imp.table.in_play(mon.owner))
+    while isinstance(hp, int) and mon.damage >= hp and guesses:
+        ev, others = guesses.pop()
+        n = int(ev["amount"])
+        twin = next(
+            (
+                x
+                for x in others
+                if x in in_play
+                and isinstance(imp.mon(x).card.get("hp"), int)
+                and imp.mon(x).damage + n < imp.mon(x).card["hp"]
+            ),
+            None,
+        )
+        if twin is None:
+            continue
+        ev["pid"] = twin
+        mon.damage -= n
+        other = imp.mon(twin)
+        other.damage += n
+        other.survived = max(other.survived, other.damage)
+        imp.damage_guesses.setdefault(twin, []).append((ev, [pid]))
+        imp.find(
+            "importer_guess_pid",
+            "info",
+            no,
+            f"{n} damage guessed onto {mon.owner}'s {mon.name} ({pid}) went to {twin}: {pid} survived with "
+            f"its HP ({hp}) reached otherwise (damage corrected)",
+        )
+
+
+def promotion_fix(imp: Importer, w: Window, pid: str, no: int, *, knocked_out: bool) -> str | None:
+    """A promotion between twins the log did not decide (``promote``), contradicted by a later line: the
+    Pokémon taken is knocked out with HP left (``knocked_out``), or survives a check with its HP reached,
+    and a twin that was a candidate, had it been promoted and taken what this one took since, would fit.
+    Then the twin was promoted: every event since the promotion is corrected (the two pids swapped; events
+    are numbered only when the import ends), the board's two Pokémon take each other's part, said so.
+    Returns the twin, or None."""
+    mon = imp.mon(pid)
+    hp = mon.card.get("hp")
+    if not isinstance(hp, int) or (mon.damage < hp) != knocked_out:
+        return None  # no contradiction: what the log shows fits the twin taken
+    for k in range(len(imp.promo_guesses) - 1, -1, -1):
+        at, taken, others, states = imp.promo_guesses[k]
+        if taken != pid:
+            continue
+        since = mon.damage - states[pid][0]
+        in_play = set(imp.table.in_play(mon.owner))
+        for twin in others:
+            t = imp.mon(twin) if twin in in_play else None
+            t_hp = t.card.get("hp") if t is not None else None
+            if t is None or not isinstance(t_hp, int) or twin not in states:
+                continue
+            would = states[twin][0] + since
+            if (knocked_out and would >= t_hp) or (not knocked_out and would < t_hp):
+                del imp.promo_guesses[k]
+                swap_twins(imp, w, at, pid, twin, states)
+                imp.find(
+                    "importer_guess_pid",
+                    "info",
+                    no,
+                    f"{mon.owner}'s {mon.name}: {twin} was promoted, not {pid}: {pid} "
+                    + ("is knocked out with HP left" if knocked_out else "survives with its HP reached")
+                    + " otherwise (the events since the promotion corrected)",
+                )
+                return twin
+    return None
+
+
+def swap_twins(
+    imp: Importer, w: Window, at: int, a: str, b: str, states: dict[str, tuple[int, list[str]]]
+) -> None:
+    """``a`` and ``b`` (twins) take each other's part in every event from stream index ``at`` on, and on
+    the board: each keeps its own state from before, plus what the other took since."""
+    swap = {a: b, b: a}
+    for ev in imp.out.events[at:]:
+        for key in ("pid", "by"):
+            if ev.get(key) in swap:
+                ev[key] = swap[ev[key]]
+    ma, mb = imp.mon(a), imp.mon(b)
+    (da, att_a), (db, att_b) = states[a], states[b]
+    new_a = da + (mb.damage - db)
+    new_b = db + (ma.damage - da)
+    got_a = _moved(att_a, mb.attached, att_b)
+    got_b = _moved(att_b, ma.attached, att_a)
+    ma.damage, mb.damage = new_a, new_b
+    ma.attached, mb.attached = got_a, got_b
+    ma.conditions, mb.conditions = mb.conditions, ma.conditions
+    ma.survived, mb.survived = min(ma.survived, new_a), max(mb.survived, new_b)
+    table = imp.table
+    owner = ma.owner
+    if table.active[owner] in swap:
+        table.active[owner] = swap[table.active[owner]]  # type: ignore[index]
+    table.bench[owner] = [swap.get(x, x) for x in table.bench[owner]]
+    w.hit[:] = [swap.get(x, x) for x in w.hit]
+    for guesses in (imp.damage_guesses, imp.attach_guesses):
+        ga, gb = guesses.pop(a, None), guesses.pop(b, None)
+        if ga is not None:
+            guesses[b] = ga  # type: ignore[assignment]
+        if gb is not None:
+            guesses[a] = gb  # type: ignore[assignment]
+
+
+def _moved(before: list[str], other_now: list[str], other_before: list[str]) -> list[str]:
+    """The cards attached to one twin: its own from before, plus what the other gained since, less what
+    the other lost since."""
+    out = list(before)
+    gained = list(other_now)
+    for c in other_before:
+        if c in gained:
+            gained.remove(c)
+        elif c in out:
+            out.remove(c)  # the other lost it since: it was this one's
+    return out + gained
+
+
+def knocks_out(imp: Importer, w: Window, pid: str) -> bool:
+    """Whether the window's move Knocks Out ``pid`` without damage by its card text (the catalogue):
+    "self" the Pokémon that used it, "active" the opponent's Active, "both" either Active."""
+    if w.move is None or not w.move[1]:
+        return False
+    whom = imp.cards.attach_source(*w.move, of="knock")
+    mon, table = imp.mon(pid), imp.table
+    active = table.active[mon.owner] == pid
+    if whom == "self":
+        return mon.owner == w.actor and mon.name == (w.user or w.move[0])
+    if whom == "active":
+        return active and mon.owner != w.actor
+    return whom == "both" and active
 
 
 def revise_attachments(imp: Importer, pid: str, listed: list[str] | None, no: int) -> None:
@@ -227,7 +402,13 @@ def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> No
     if not cands:
         pid = imp.materialise_bench(p, c, no)
     else:
-        pid = imp.choose(cands, no, "the new Active Pokémon", [])
+        # the promotion line names no copy: a guess, said so, unless they look identical [issue 35]
+        pid = imp.choose(cands, no, "the new Active Pokémon", clues(table, "ready"))
+        if imp.guessed is not None:
+            # kept, so that a later line the other twin explains can correct it (``promotion_fix``)
+            states = {x: (imp.mon(x).damage, list(imp.mon(x).attached)) for x in cands}
+            imp.promo_guesses.append((len(imp.out.events), pid, imp.guessed[1], states))
+            imp.guessed = None
     kind = "promoted" if a is None else "switched"
     table.make_active(p, pid)
     imp.emit({"type": kind, "player": p, "pid": pid})

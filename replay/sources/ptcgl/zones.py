@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from replay.engine.card_effects import LIFTS
 from replay.sources.common import Event
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.lines import Line
@@ -211,7 +212,11 @@ def on_played(imp: Importer, ln: Line) -> bool:
         play_stadium(imp, p, c)
     elif kind in ("item", "supporter"):
         # [contract: trainer_played] the card leaves the hand; once used it is in the discard pile
-        imp.emit({"type": "trainer_played", "player": p, "card": {"name": c, "kind": kind}})
+        ev: Event = {"type": "trainer_played", "player": p, "card": {"name": c, "kind": kind}}
+        allowed = first_turn_supporter(imp, p, c) if kind == "supporter" else None
+        if allowed is not None:
+            ev["effect"] = allowed
+        imp.emit(ev)
         table.discard_pile(p).append(c)
         if imp.window is not None:
             imp.window.trainer = c
@@ -319,6 +324,17 @@ def on_detached(imp: Importer, ln: Line) -> bool:
         ev["cards"] = names
     imp.emit(ev)
     return True
+
+
+def first_turn_supporter(imp: Importer, p: str, c: str) -> str | None:
+    """A Supporter played on the first turn of the player who went first, whose own text allows it
+    (Carmine, Team Rocket's Proton) [docs/rules.md §6]: its English name (the engine's list of such cards
+    is English), from the printing the log's card id names, else from its name in the log's language
+    (``Roseille`` is Carmine), for ``trainer_played.effect``; None otherwise."""
+    if imp.turn_no != 1 or p != imp.first:
+        return None
+    english = imp.cards.english(c)
+    return english if english in LIFTS["supporter_first_turn"] else None
 
 
 HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {

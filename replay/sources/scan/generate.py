@@ -648,3 +648,73 @@ def score(sample: Sample, scan: Any) -> Score:
     out.record = record(strip_scan(scan.result.events))
     out.record_equal = out.record == out.truth_record
     return out
+
+
+# ------------------------------------------------------------------------------------------ hostile files
+
+
+def png_bomb(width: int, height: int, level: int = 9) -> bytes:
+    """A valid 1-bit grey PNG of ``width x height`` black pixels, compressed to almost nothing
+    (20,000 x 20,000 is 48 KB): decoded as BGR it takes ``3 x width x height`` bytes."""
+    import struct
+    import zlib
+
+    row = b"\x00" * (1 + (width + 7) // 8)  # filter byte 0, then the row's bits
+    per_block = max(1, (1 << 20) // len(row))
+    packer = zlib.compressobj(level)
+    parts: list[bytes] = []
+    left = height
+    while left > 0:
+        k = min(per_block, left)
+        parts.append(packer.compress(row * k))
+        left -= k
+    parts.append(packer.flush())
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", b"".join(parts)) + chunk(b"IEND", b"")
+
+
+def jpeg_claiming(width: int, height: int) -> bytes:
+    """A JPEG whose frame header declares ``width x height`` (a real one's header, with the size changed):
+    what a decoder would allocate before finding the data too short."""
+    small = cv2.imencode(".jpg", np.full((8, 8, 3), 200, np.uint8))[1].tobytes()
+    at = small.index(b"\xff\xc0")  # baseline SOF0: length (2), precision (1), height (2), width (2)
+    return small[: at + 5] + height.to_bytes(2, "big") + width.to_bytes(2, "big") + small[at + 9 :]
+
+
+def pdf_of_pages(sizes: list[tuple[float, float]]) -> bytes:
+    """A PDF of empty pages of these sizes (PDF points; 14,400 is the largest a page may be)."""
+    import io
+
+    doc = pdfium.PdfDocument.new()
+    try:
+        for width, height in sizes:
+            doc.new_page(width, height).close()
+        out = io.BytesIO()
+        doc.save(out)
+    finally:
+        doc.close()
+    return out.getvalue()
+
+
+def largest_scans() -> dict[str, bytes]:
+    """The largest images accepted (blank paper): an 80 MP JPEG, a 48 MP PNG. Read, not refused (they
+    are no sheet), and still within the memory budget (bench/scan.py)."""
+    paper = np.full((10_000, 8_000, 3), 235, np.uint8)
+    jpeg = cv2.imencode(".jpg", paper, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+    png = cv2.imencode(".png", paper[:8_000, :6_000])[1].tobytes()
+    return {"largest-80mp.jpg": jpeg, "largest-48mp.png": png}
+
+
+def hostile_scans() -> dict[str, bytes]:
+    """The files issue 32 item 4 names, by file name: each must be refused (exit 2, one line naming it)
+    in bounded memory and time, before anything is decoded (tests/scan/test_scan_bounds.py, bench/scan.py)."""
+    return {
+        "bomb-50000.png": png_bomb(50_000, 50_000, level=1),
+        "bomb-20000.png": png_bomb(20_000, 20_000),
+        "bomb-65000.jpg": jpeg_claiming(65_000, 65_000),
+        "huge-pages.pdf": pdf_of_pages([(14_400.0, 14_400.0)] * 12),
+    }

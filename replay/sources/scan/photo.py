@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -27,14 +28,28 @@ import numpy as np
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import Event, Finding, ImportResult, valid_match_id
+from replay.sources.scan.budget import (
+    file_kind,
+    header_size,
+    open_pdf,
+    page_plan,
+    pdf_refusal,
+    reduction,
+    refusal,
+)
 from replay.sources.scan.layout import LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
-from replay.sources.scan.reader import MAX_PIXELS, NotASheet, PageRead, read_sheet_image
+from replay.sources.scan.reader import NotASheet, PageRead, read_sheet_image
 from replay.sources.sheet import parse_sheet
 
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
-MAX_PDF_PAGES: Final = 200
-PDF_DPI: Final = 200
+#: OpenCV's decode flags by how much :func:`.budget.reduction` reduces an image.
+_REDUCED: Final = {
+    1: cv2.IMREAD_COLOR,
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+}
 
 
 @dataclass(slots=True)
@@ -54,73 +69,68 @@ class SheetScan:
         return self.filename if self.page is None else f"{self.filename} page {self.page}"
 
 
-def _kind(data: bytes) -> str:
-    if data.startswith(b"%PDF-"):
-        return "pdf"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "jpeg"
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    return ""
-
-
-def _size_ok(data: bytes) -> bool:
-    """The image's pixel count from its header (Pillow reads it lazily), before anything is decoded."""
-    from io import BytesIO
-
-    from PIL import Image
-
-    try:
-        with Image.open(BytesIO(data)) as im:
-            w, h = im.size
-    except Exception:  # a header Pillow cannot read: OpenCV's decoder says the rest
-        return True
-    return w * h <= MAX_PIXELS
-
-
-def pages(data: bytes, filename: str) -> list[tuple[int | None, Any]]:
-    """The file's pages as images (BGR arrays): ``(None, image)`` for a photo, ``(n, image)`` for each
-    page of a PDF; a page that cannot be rendered is ``(n, InputError)``. InputError for a file that is
-    not an image or a PDF at all."""
+def pages(data: bytes, filename: str) -> Iterator[tuple[int | None, Any]]:
+    """The file's pages as images (BGR arrays), one at a time: ``(None, image)`` for a photo, ``(n, image)``
+    for each page of a PDF, rendered when it is asked for (only one page's pixels are held at once); a
+    page that cannot be rendered, or is larger than a game sheet, is ``(n, InputError)``. InputError,
+    before anything is decoded, for a file that is not an image or a PDF at all, or an image whose header
+    declares more pixels than :data:`~replay.sources.scan.budget.MAX_PIXELS` (:mod:`.budget`)."""
     if len(data) > MAX_FILE_BYTES:
         raise InputError(f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", file=filename)
-    kind = _kind(data)
-    if not kind:
-        raise InputError("not a JPEG, PNG or PDF file", file=filename)
+    kind = file_kind(data)
+    why = refusal(data)
+    if why is not None:
+        raise InputError(why, file=filename)
     if kind in ("jpeg", "png"):
-        if not _size_ok(data):
-            raise InputError(f"image larger than {MAX_PIXELS // 1_000_000} megapixels", file=filename)
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        size = header_size(data, kind)
+        flag = _REDUCED[reduction(*size)] if size is not None else cv2.IMREAD_COLOR
+        try:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+        except cv2.error:  # OpenCV's own limits (CV_IO_MAX_IMAGE_PIXELS...): a refusal, not a traceback
+            image = None
         if image is None:
             raise InputError(f"a damaged {kind.upper()} file (it does not decode)", file=filename)
-        return [(None, image)]
-    import pypdfium2 as pdfium
+        return iter([(None, image)])
+    return _pdf_pages(data, filename)
 
+
+def _pdf_pages(data: bytes, filename: str) -> Iterator[tuple[int | None, Any]]:
+    """:func:`pages` of a PDF. Every page's size is read first, unrendered (:func:`.budget.page_plan`): a
+    file whose pages are all larger than a game sheet is one InputError; then the pages are rendered one
+    at a time, each within the pixel budget, and released before the next."""
     try:
-        doc = pdfium.PdfDocument(data)
-    except Exception as exc:  # pypdfium2 raises PdfiumError (and others) on a damaged file
-        raise InputError(f"a damaged PDF file ({exc})", file=filename) from None
-    out: list[tuple[int | None, Any]] = []
+        doc = open_pdf(data)
+    except ValueError as exc:
+        raise InputError(str(exc), file=filename) from None
+    plan = page_plan(doc)
+    why = pdf_refusal(plan)
+    if why is not None:
+        doc.close()
+        raise InputError(why, file=filename)
+    return _render(doc, plan, filename)
+
+
+def _render(doc: Any, plan: list[float | str], filename: str) -> Iterator[tuple[int | None, Any]]:
     try:
-        n = len(doc)
-        if n > MAX_PDF_PAGES:
-            raise InputError(f"{n} pages; at most {MAX_PDF_PAGES} are read from one PDF", file=filename)
-        for i in range(n):
+        for i, scale in enumerate(plan):
+            if isinstance(scale, str):
+                yield i + 1, InputError(scale, file=filename)
+                continue
             try:
                 page = doc[i]
-                w, h = page.get_size()
-                scale = PDF_DPI / 72
-                if w * h * scale * scale > MAX_PIXELS:
-                    scale = (MAX_PIXELS / (w * h)) ** 0.5
-                bitmap = page.render(scale=scale)
-                image = np.ascontiguousarray(bitmap.to_numpy()[:, :, :3])
-                page.close()
-                out.append((i + 1, image))
+                try:
+                    bitmap = page.render(scale=scale)
+                    image = np.ascontiguousarray(bitmap.to_numpy()[:, :, :3])
+                    bitmap.close()
+                finally:
+                    page.close()
             except Exception as exc:
-                out.append((i + 1, InputError(f"page {i + 1} does not render ({exc})", file=filename)))
+                yield i + 1, InputError(f"page {i + 1} does not render ({exc})", file=filename)
+                continue
+            yield i + 1, image
+            del image  # the caller has read it: one page's pixels at a time
     finally:
         doc.close()
-    return out
 
 
 def sheet_key(data: bytes, page: int | None) -> str:

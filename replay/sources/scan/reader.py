@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 from cv2.typing import MatLike
 
+from replay.sources.scan import budget
 from replay.sources.scan.layout import (
     FRAME_H,
     FRAME_W,
@@ -65,7 +66,7 @@ MARKED: Final = 0.09
 SOLID: Final = 0.6  # a box this full whose ink spills past both its top and bottom edges: scribbled out
 SPILL: Final = 0.22  # darkness of the strips above and below a box that count as spilled ink
 DETECT_SIDE: Final = 1200  # markers are looked for on a copy at most this many pixels high or wide
-MAX_PIXELS: Final = 80_000_000
+MAX_PIXELS: Final = budget.MAX_PIXELS  # the one budget, read from the header before decoding (photo.py)
 
 Image = MatLike  # OpenCV's own array type (numpy arrays)
 Floats = MatLike

@@ -128,7 +128,7 @@
   };
 
   const record = async (bodies, label) => {
-    if (view && view.lease && view.lease.writer && !view.lease.mine) {
+    if (view && view.lease && view.lease.held && !view.lease.mine) {
       return showError(
         "Not recorded: the " + (label || bodies[0].type) + ": this console is read-only (another console writes this match); take over when it hands over, then record it again."
       );
@@ -278,11 +278,28 @@
     $("net").textContent = yes ? "online" : "offline: events wait in this browser";
   };
 
-  const lease = async (action) => {
+  // quiet: the take when the page opens. A recorder scoped to tables cannot take the lease of a game not
+  // started yet (its id does not show the table: the first publish, whose match_started does, takes it),
+  // so a refusal then is no news; a refused button press is.
+  const lease = async (action, quiet) => {
     const r = await call("POST", "/lease", { console: consoleId, action });
     if (r.status === 200) {
       if (view) view.lease = r.answer;
       await refresh();
+    } else if (r.status === 403 && !quiet) showError((r.answer && r.answer.error) || "refused");
+    else if (quiet) await refresh();
+  };
+  // A read never renews the lease (GET /state only looks): the writing console renews it, a write of its
+  // own, well within the service's 20 s.
+  const renew = async () => {
+    try {
+      const r = await call("POST", "/lease", { console: consoleId, action: "renew" });
+      if (r.status === 200 && view) {
+        view.lease = r.answer;
+        render();
+      }
+    } catch (e) {
+      setOnline(false);
     }
   };
 
@@ -311,10 +328,12 @@
     if (showStart && $("start-box").hidden) setTimeout(() => $("start-form").p1.focus(), 0);
     $("start-box").hidden = !showStart;
     $("table").hidden = !started;
-    const lease = view.lease || { writer: null, mine: false };
-    $("writer").textContent = lease.writer ? (lease.mine ? "this console writes" : "read-only: another console writes") : "no console writes";
-    $("writer").dataset.mine = String(!lease.writer || lease.mine);
-    $("take").hidden = !lease.writer || lease.mine;
+    const lease = view.lease || { held: false, mine: false, take_over: false };
+    $("writer").textContent = lease.held ? (lease.mine ? "this console writes" : "read-only: another console writes") : "no console writes";
+    $("writer").dataset.mine = String(!lease.held || lease.mine);
+    // another console's lease: this token's own other console's, or any for a judge, may be taken over;
+    // another token's console waits until it is handed over or lapses (its next publish takes it then)
+    $("take").hidden = !lease.held || lease.mine || !lease.take_over;
     $("release").hidden = !lease.mine;
     if (!started) return;
     const board = view.board;
@@ -784,7 +803,7 @@
       token = $("token").value.trim();
       sessionStorage.setItem("pc-console-token", token);
       $("token-box").hidden = true;
-      await lease("take");
+      await lease("take", true);
     });
     $("start-form").addEventListener("submit", startMatch);
     $("hold").checked = localStorage.getItem("pc-console-hold") !== "0";
@@ -800,7 +819,7 @@
     $("action-cancel").addEventListener("click", closeAction);
     $("publish").addEventListener("click", publish);
     $("undo").addEventListener("click", undo);
-    $("take").addEventListener("click", () => lease("take"));
+    $("take").addEventListener("click", () => lease("take_over"));
     $("release").addEventListener("click", () => lease("release"));
     window.addEventListener("online", flush);
     db = await openDb();
@@ -808,8 +827,9 @@
     render(); // what waits in this browser's outbox shows at once, before the service answers
     prefillChild();
     if (!token) askToken();
-    else await lease("take");
+    else await lease("take", true);
     setInterval(() => (queued().length ? flush() : drafts().length ? null : refresh()), 3000);
+    setInterval(() => (view && view.lease && view.lease.mine && !queued().length ? renew() : null), 5000);
     body.dataset.ready = "true";
   };
   main();

@@ -13,6 +13,9 @@
   // start and answer, each step's render time, and goTo (a step as the keys make it).
   const timings = { open: null, steps: [] };
   window.__review = timings;
+  // A case file (GET /review/<match>/case) carries the game in the page itself: no request at all.
+  const caseData = document.getElementById("case-data");
+  const embedded = caseData ? JSON.parse(caseData.textContent) : null;
 
   let record = null;
   let frames = []; // one per step: {seq, event, extra, outputs, status, findings_so_far, due, board (delta)}
@@ -273,9 +276,12 @@
     const box = $("history");
     let versions;
     try {
-      const resp = await fetch("/matches/" + enc(match) + "/versions");
-      versions = await resp.json();
-      if (!resp.ok) throw new Error(versions.error || resp.statusText);
+      if (embedded) versions = embedded.versions || [];
+      else {
+        const resp = await fetch("/matches/" + enc(match) + "/versions");
+        versions = await resp.json();
+        if (!resp.ok) throw new Error(versions.error || resp.statusText);
+      }
     } catch (err) {
       box.hidden = true;
       box.dataset.error = String(err.message || err);
@@ -341,19 +347,25 @@
     $("log-count").textContent = `${log.length} events`;
   }
 
+  // The current line in the log's view: measured against the log box itself (its lines' offsetTop is
+  // relative to whatever positioned ancestor they have, which put a deep link's line 20-odd lines off),
+  // again when the log becomes visible (the phone's Log tab: a hidden log has no height to scroll in).
+  function inView() {
+    const first = current[0];
+    const box = $("log");
+    if (!first || !box.clientHeight) return;
+    const top = first.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+    const head = 28; // the sticky turn heading covers the top of the list
+    if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+    }
+  }
+
   function highlight(seq) {
     for (const li of current) li.classList.remove("current");
     current = linesOfSeq.get(seq) || [];
     for (const li of current) li.classList.add("current");
-    const first = current[0];
-    const box = $("log");
-    if (first && box.clientHeight) {
-      const top = first.offsetTop; // the log is the lines' offset parent
-      const head = 28; // the sticky turn heading covers the top of the list
-      if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
-        box.scrollTop = Math.max(0, top - box.clientHeight / 3);
-      }
-    }
+    inView();
     const sel = $("turn-select");
     let value = "";
     for (const opt of sel.options) {
@@ -548,6 +560,7 @@
   function setTab(name) {
     $("review-main").dataset.tab = name;
     for (const b of $("tabs").querySelectorAll("button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+    if (name === "log") inView();
   }
 
   function applyDelta(before, delta) {
@@ -575,10 +588,13 @@
     let meta;
     try {
       timings.request = performance.now();
-      const resp = await fetch(api("/meta"));
+      if (embedded) meta = embedded; // a case file: the game is in the page, no request
+      else {
+        const resp = await fetch(api("/meta"));
+        meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
+        if (!resp.ok) throw new Error(meta.error || resp.statusText);
+      }
       timings.answer = performance.now();
-      meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
-      if (!resp.ok) throw new Error(meta.error || resp.statusText);
     } catch (err) {
       // Said where the result would be: never "loading…" forever.
       $("result-text").replaceChildren(el("strong", { class: "sev-violation" }, "Cannot show this match"));

@@ -1,8 +1,9 @@
 """The table console's tests' service and page driver (docs/console.md).
 
 - :class:`ConsoleService`: ``prizecheck serve`` as a process (with tokens: a recorder, a recorder scoped
-  to league L2, a judge, an organizer), on a private ``redis-server`` with AOF (tests/faults/harness.py),
-  killed with SIGKILL and restarted on the same port and files when a test says so.
+  to league L2, one to table 12 of event Cup, a judge, an organizer), on a private ``redis-server`` with
+  AOF (tests/faults/harness.py), killed with SIGKILL and restarted on the same port and files when a test
+  says so.
 - :class:`Console`: a console page in chromium, driven the way an operator drives it: keys, the fields of
   an action, the prompts the engine answers with (Enter, 1-9), publish (l), undo (z).
 """
@@ -87,6 +88,7 @@ def console_service(workdir: Path) -> Iterator[ConsoleService]:
     for name, roles, scope in (
         ("recorder", ["recorder"], {}),
         ("recorder_l2", ["recorder"], {"leagues": ["L2"]}),
+        ("recorder_t12", ["recorder"], {"events": ["Cup"], "tables": ["12"]}),
         ("judge", ["judge"], {}),
         ("organizer", ["organizer"], {}),
         ("ingest", ["ingest"], {}),

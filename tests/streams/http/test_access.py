@@ -25,7 +25,7 @@ BAD = ("malformed", "unknown", "expired", "revoked")
 
 def url_of(route: Route, match: str) -> str:
     path = route.path.replace("{match}", match).replace("{path}", "review.css")
-    path = path.replace("{sheet}/{region}", SCAN_CROP)
+    path = path.replace("{sheet}/{region}", SCAN_CROP).replace("{player}", "ash")
     return path
 
 
@@ -37,9 +37,19 @@ async def call(s: Served, route: Route, match: str, who: str | None) -> aiohttp.
         return await s.http.post(url, data=body, headers=headers, allow_redirects=False)
     if route.method == "POST" and route.path == "/login":
         return await s.http.post(url, data={"token": "x"}, headers=headers, allow_redirects=False)
+    if route.method == "POST" and route.path == "/import":  # a pasted log: a new match of league L1
+        form = {
+            "paste": (ROOT / "tests" / "data" / "ptcgl" / "deck_out.txt").read_text("utf-8"),
+            "league": "L1",
+        }
+        return await s.http.post(url, data=form, headers=headers, allow_redirects=False)
+    if route.method == "POST" and route.path.endswith("/act"):  # a judge's note at the first event
+        return await s.http.post(url, json={"action": "note", "at": 1, "text": "x"}, headers=headers)
     if route.method == "POST" and route.path.startswith("/console/"):  # the table console: nothing new
         body = {"console": "access-test", "action": "take", "events": []}
         return await s.http.post(url, json=body, headers=headers, allow_redirects=False)
+    if route.method == "PUT" and route.path.startswith("/decks/"):  # a deck list: a one-card list
+        return await s.http.put(url, data=b"1 Iono PAL 185\n", headers=headers, allow_redirects=False)
     if route.path.endswith("/live"):
         return await s.http.get(
             url, headers=headers, allow_redirects=False, timeout=aiohttp.ClientTimeout(total=10)
@@ -93,8 +103,8 @@ async def test_every_route_for_tokens_out_of_scope(served: Served) -> None:
                 want, code = (302 if route.path == "/" else 200), None  # public information is public
             elif role not in route.roles:
                 want, code = 403, "forbidden"
-            elif route.has_match or route.path == "/events":
-                want, code = 403, "out_of_scope"
+            elif route.has_match or route.path == "/events" or route.path.startswith("/decks/"):
+                want, code = 403, "out_of_scope"  # deck lists: a scoped token names its events
             else:
                 want, code = 200, None
             assert r.status == want, (route.method, route.path, who, r.status, await r.text())

@@ -17,6 +17,7 @@ import msgpack
 import pytest
 
 from replay.engine.errors import InputError
+from streams.http.lease import Holder
 from streams.http.live import broadcast_delay
 from streams.http.prompts import derive
 from streams.store import RedisStore
@@ -202,13 +203,14 @@ async def test_a_second_console_is_read_only_until_the_first_hands_over(served: 
     status, answer = await publish(served, "l1", s.events[1:2], console="B")
     assert status == 409 and answer["code"] == "read_only"
     state = json.loads((await get(served, "/console/l1/state?console=B"))[1])
-    assert state["lease"] == {"writer": "A", "mine": False}
+    # held by another console of the same token: B may take it over, and is never told A's id
+    assert state["lease"] == {"held": True, "mine": False, "take_over": True}
     r = await served.http.post(
         f"{served.url}/console/l1/lease",
         json={"console": "A", "action": "release"},
         headers=served.auth("recorder"),
     )
-    assert (await r.json()) == {"writer": None, "mine": False}
+    assert (await r.json()) == {"held": False, "mine": False, "take_over": False}
     assert (await publish(served, "l1", s.events[1:2], console="B"))[0] == 200
     status, answer = await publish(served, "l1", s.events[2:3], console="A")
     assert status == 409 and answer["code"] == "read_only"
@@ -219,18 +221,18 @@ async def test_two_web_processes_see_one_writer(
     served: Served, redis_store: RedisStore, tmp_path: Path
 ) -> None:
     # the lease is in the store, not in a web process: a console behind a second process (a load
-    # balancer's other backend, or the same service restarted) is read-only while the first writes
-    other, server = await start_served(
-        redis_store, tmp_path / "b", extra_tokens=(("recorder", ["recorder"], {}),)
-    )
+    # balancer's other backend, or the same service restarted) is read-only while the first writes, even a
+    # judge's (which may write the match: it is the lease that stops it)
+    other, server = await start_served(redis_store, tmp_path / "b")
     try:
         s = opening("two1")
         assert (await publish(served, "two1", s.events[:1], console="A"))[0] == 200
-        status, answer = await publish(other, "two1", s.events[1:2], console="B")
+        status, answer = await publish(other, "two1", s.events[1:2], console="B", who="admin")
         assert status == 409 and answer["code"] == "read_only", answer
-        assert json.loads((await get(other, "/console/two1/state?console=B"))[1])["lease"] == {
-            "writer": "A",
+        assert json.loads((await get(other, "/console/two1/state?console=B", "admin"))[1])["lease"] == {
+            "held": True,
             "mine": False,
+            "take_over": True,
         }
     finally:
         await other.http.close()
@@ -243,7 +245,7 @@ async def test_a_recorder_writes_its_own_matches_inside_its_scope(served: Served
     assert status == 403 and answer["code"] == "out_of_scope"
     assert (await publish(served, "o1", s.events[:1]))[0] == 200
     status, answer = await publish(served, "o1", s.events[1:2], console="c1", who="recorder2")
-    assert status in (403, 409)
+    assert status == 403 and answer["code"] == "not_owner"
     r = await served.http.post(
         f"{served.url}/console/o1/lease",
         json={"console": "c1", "action": "release"},
@@ -396,3 +398,170 @@ async def test_the_console_shows_the_delay_the_live_hub_applies(served: Served) 
         assert state["delay"] == shown, match
         first = await served.store.event(match, 1)
         assert first is not None and broadcast_delay(msgpack.unpackb(first)) == shown
+
+
+# ------------------------------------------------------------------------- the lease is a token's (#32.1)
+async def lease_call(
+    s: Served, match: str, who: str, console: str, action: str
+) -> tuple[int, dict[str, Any]]:
+    r = await s.http.post(
+        f"{s.url}/console/{quote(match, safe='/:')}/lease",
+        json={"console": console, "action": action},
+        headers=s.auth(who),
+    )
+    return r.status, await r.json()
+
+
+async def holder(s: Served, match: str) -> Holder | None:
+    return Holder.decode(await s.store.lease(match, "", "peek", 1))
+
+
+def token_id(s: Served, who: str) -> str:
+    return s.tokens[who].split("_")[1]
+
+
+async def test_a_table_scoped_recorder_takes_no_lease_outside_its_table(served: Served) -> None:
+    """Before: a recorder scoped to table 12 took the lease of table 13's next game before it existed
+    (the guard let it act on any id of its namespace not stored yet), and table 13's console and even an
+    admin were read-only then."""
+    for action in ("take", "take_over", "renew"):
+        status, answer = await lease_call(served, "Cup/r1-t13", "recorder_t12", "t12", action)
+        assert status == 403 and answer["code"] == "out_of_scope", (action, answer)
+        assert "tables 12" in answer["error"]
+    assert await holder(served, "Cup/r1-t13") is None  # nothing changed
+    # its first publish shows its table (the match_started): it takes the lease of its own game then
+    at12 = opening("Cup/r1-t12")
+    at12.events[0]["context"] = {"league": "L1", "event": "Cup", "table": 12}
+    status, answer = await publish(served, "Cup/r1-t12", at12.events[:1], console="t12", who="recorder_t12")
+    assert status == 200 and answer["lease"]["mine"], answer
+    assert await holder(served, "Cup/r1-t12") == Holder(token_id(served, "recorder_t12"), "t12")
+    # the other table's game, started by the table's own recorder, is refused whole: no lease either
+    at13 = opening("Cup/r1-t13")
+    at13.events[0]["context"] = {"league": "L1", "event": "Cup", "table": 13}
+    status, answer = await publish(served, "Cup/r1-t13", at13.events[:1], console="t12", who="recorder_t12")
+    assert status == 403 and answer["code"] == "out_of_scope"
+    assert await holder(served, "Cup/r1-t13") is None
+    assert (await publish(served, "Cup/r1-t13", at13.events[:1], console="t13"))[0] == 200
+
+
+async def test_a_read_never_renews_a_lease_and_never_shows_the_holder(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("streams.http.lease.LEASE_SECONDS", 0.6)
+    secret = "console-id-ZQX9"
+    status, answer = await lease_call(served, "rd1", "recorder", secret, "take")
+    assert status == 200 and answer == {"held": True, "mine": True, "take_over": False}
+    deadline = time.monotonic() + 1.5
+    while time.monotonic() < deadline:  # the holder's own poll, and another token's: neither renews it
+        for who, console in (("recorder", secret), ("recorder2", "other")):
+            status, text = await get(served, f"/console/rd1/state?console={console}", who)
+            assert status == 200 and secret not in text and token_id(served, "recorder") not in text
+        await asyncio.sleep(0.1)
+    assert await holder(served, "rd1") is None  # lapsed: reads kept nothing alive
+    # a renewal is a write: POST /lease renew keeps it
+    assert (await lease_call(served, "rd1", "recorder", secret, "take"))[1]["mine"]
+    for _ in range(8):
+        await asyncio.sleep(0.2)
+        assert (await lease_call(served, "rd1", "recorder", secret, "renew"))[1]["mine"]
+    assert await holder(served, "rd1") == Holder(token_id(served, "recorder"), secret)
+
+
+async def test_only_the_holders_token_or_a_judge_acts_on_a_lease(served: Served) -> None:
+    # a match not stored yet, which both unscoped recorders may create: the lease is the first one's
+    assert (await lease_call(served, "lt1", "recorder", "A", "take"))[1]["mine"]
+    mine = Holder(token_id(served, "recorder"), "A")
+    # another token's console, knowing (or guessing) the id "A", renews, frees and takes nothing
+    assert await lease_call(served, "lt1", "recorder2", "A", "take") == (
+        200,
+        {"held": True, "mine": False, "take_over": False},
+    )
+    assert (await lease_call(served, "lt1", "recorder2", "A", "renew"))[1]["mine"] is False
+    for action in ("release", "take_over"):
+        status, answer = await lease_call(served, "lt1", "recorder2", "A", action)
+        assert status == 403 and answer["code"] == "not_lease_holder", answer
+    assert await holder(served, "lt1") == mine
+    s = opening("lt1")
+    status, answer = await publish(served, "lt1", s.events[:1], console="A", who="recorder2")
+    assert status == 409 and answer["code"] == "read_only"
+    # the same token's other console may take it over (a crashed laptop's replacement)
+    assert (await lease_call(served, "lt1", "recorder", "B", "take_over"))[1]["mine"]
+    assert (await publish(served, "lt1", s.events[:2], console="B"))[0] == 200
+    # once stored, another producer's token may not touch its lease at all: writing it is refused
+    status, answer = await lease_call(served, "lt1", "recorder2", "B", "take")
+    assert status == 403 and answer["code"] == "not_owner"
+    # a judge (admin) takes over, and the audit log names whose lease it took
+    status, answer = await lease_call(served, "lt1", "admin", "J", "take_over")
+    assert status == 200 and answer["mine"]
+    assert await holder(served, "lt1") == Holder(token_id(served, "admin"), "J")
+    (entry,) = [
+        e
+        for e in await served.audit()
+        if "take_over" in e.detail and e.actor.startswith(token_id(served, "admin"))
+    ]
+    assert f"token {token_id(served, 'recorder')}, console B" in entry.detail and entry.action == "write"
+    status, answer = await publish(served, "lt1", s.events[2:3], console="B")
+    assert status == 409 and answer["code"] == "read_only"
+    assert (await lease_call(served, "lt1", "admin", "J", "release"))[1]["held"] is False
+
+
+async def test_an_empty_or_refused_publish_takes_no_lease(served: Served) -> None:
+    status, answer = await publish(served, "ep1", [], console="A")
+    assert status == 200 and answer["lease"] == {"held": False, "mine": False, "take_over": False}
+    assert await holder(served, "ep1") is None
+    s = opening("ep1")
+    assert (await publish(served, "ep1", s.events[:1], console="A"))[0] == 200
+    assert (await lease_call(served, "ep1", "recorder", "A", "release"))[0] == 200
+    status, answer = await publish(served, "ep1", s.events[1:2], console="X", who="recorder2")
+    assert status == 403 and answer["code"] == "not_owner"
+    assert await holder(served, "ep1") is None  # before: the refused publish took the free lease first
+
+
+async def test_bad_lease_requests_are_one_clear_error_and_change_nothing(served: Served) -> None:
+    assert (await lease_call(served, "bl1", "recorder", "A", "take"))[1]["mine"]
+    for body, field in (
+        ({"console": "A", "action": "seize"}, "action"),
+        ({"console": "A", "action": ["take"]}, "action"),
+        ({"action": "release"}, "console"),
+        ({"console": "", "action": "release"}, "console"),
+        ({"console": "é" * 3, "action": "release"}, "console"),
+        ({"console": "A" * 65, "action": "release"}, "console"),
+        ([1], "object"),
+    ):
+        r = await served.http.post(
+            f"{served.url}/console/bl1/lease", json=body, headers=served.auth("recorder")
+        )
+        answer = await r.json()
+        assert r.status == 400 and answer["code"] == "bad_body" and field in answer["error"], (body, answer)
+    r = await served.http.post(f"{served.url}/console/bl1/lease", data=b"{", headers=served.auth("recorder"))
+    assert r.status == 400 and (await r.json())["code"] == "bad_body"
+    assert await holder(served, "bl1") == Holder(token_id(served, "recorder"), "A")
+
+
+# ------------------------------------------------------------------------- deck lists are hidden (#32.6)
+async def test_a_matchs_deck_lists_reach_only_a_judge_and_its_producer(served: Served) -> None:
+    """Before: ``/console/{m}/cards`` gave any recorder in scope a match's deck cards (typed into its
+    match_started by its own console)."""
+    s = opening("dk1")
+    s.events[0]["console"] = {"decks": {"ash": "4 Zqxwv Secretmon SVI 57\n2 Qwzx Tech Card PAL 1"}}
+    assert (await publish(served, "dk1", s.events[:1]))[0] == 200
+    for who, shown in (("recorder", True), ("admin", True), ("recorder2", False)):
+        for q in ("zq", "secret", "qwzx", "tech"):
+            status, text = await get(served, f"/console/dk1/cards?q={q}", who)
+            assert status == 200, (who, text)
+            names = [c["name"] for c in json.loads(text)["cards"]]
+            leaked = {"Zqxwv Secretmon", "Qwzx Tech Card"} & set(names)
+            assert bool(leaked) == shown, (who, q, names)
+            assert shown or ("Zqxwv" not in text and "Qwzx" not in text), (who, q)
+    # a judge's read of them is a read of hidden information: audited (the producer's own is not)
+    hidden = [e for e in await served.audit() if e.action == "read_hidden" and "deck lists" in e.detail]
+    assert hidden and {e.actor.split(" ")[0] for e in hidden} == {token_id(served, "admin")}
+
+
+async def test_the_openapi_document_describes_the_lease_as_it_is(served: Served) -> None:
+    r = await served.http.get(f"{served.url}/openapi.json")
+    op = (await r.json())["paths"]["/console/{match}/lease"]["post"]
+    body = op["requestBody"]["content"]["application/json"]["schema"]
+    assert body["properties"]["action"]["enum"] == ["take", "renew", "release", "take_over"]
+    answer = op["responses"]["200"]["content"]["application/json"]["schema"]
+    assert answer["required"] == ["held", "mine", "take_over"]  # never who holds it
+    assert "not_lease_holder" in op["responses"]["403"]["description"]

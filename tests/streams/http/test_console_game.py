@@ -23,7 +23,6 @@ import pytest
 from playwright.async_api import BrowserContext, Page
 
 from replay.engine.record import dumps
-from tests.faults.harness import KEY_ID, SIGNING_KEY
 from tests.paths import ROOT
 from tests.streams.http.console_harness import Console, ConsoleService, console_service, path_of, shot
 from tests.streams.test_ingest import offline
@@ -74,7 +73,7 @@ async def test_a_full_game_through_the_console(
         "round": "1",
         "table": "7",
         "game": "1",
-        "deck1": "Pokémon: 2\n4 Pikachu ex SVI 57\n2 Raichu SVI 58",
+        "deck1": "Pokémon: 6\n4 Pikachu ex SVI 57\n2 Raichu SVI 58",
     }.items():
         await form.locator(f"[name={name}]").fill(value)
     await form.locator("[name=ruleset]").select_option("play-2026")
@@ -255,8 +254,9 @@ async def test_a_full_game_through_the_console(
     types = {e["type"] for e in events}
     assert {"correction", "promoted", "knocked_out", "prize_taken", "checkup_started", "searched"} <= types
     assert not [f for f in record["findings"] if f["severity"] == "violation"], record["findings"]
-    # its stored record is prizecheck replay of the exported events, byte for byte (signed alike)
-    replayed = offline(events, env={"PRIZECHECK_SIGNING_KEY": SIGNING_KEY, "PRIZECHECK_KEY_ID": KEY_ID})
+    # its stored record is prizecheck replay of the exported events, byte for byte (signed alike: with the
+    # Ed25519 key serve made in its data directory)
+    replayed = offline(events, env={"PRIZECHECK_KEYS_DIR": str(service.workdir / "data" / "keys")})
     assert replayed[match] == dumps(record)
 
     # hidden cards: in the judge's archive, nowhere public

@@ -4,11 +4,13 @@ chromium against ``prizecheck serve`` on a real Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page
+from redis.asyncio import Redis
 
 from tests.streams.http.console_harness import (
     Console,
@@ -231,3 +233,62 @@ async def test_a_tiebreak_started_from_the_console_is_linked_to_its_parent(
     assert parent["status"] == "finished", parent["status"]
     result = parent["result"]
     assert isinstance(result, dict) and result["winner"] == "ash" and result["reason"] == "playoff"
+
+
+async def test_a_writing_console_renews_its_lease_with_a_write_and_never_shows_another_consoles_id(
+    service: ConsoleService, browser: Browser
+) -> None:
+    """Issue 32 item 1: a read never renews a lease (GET /state only looks), so the writing console renews
+    it itself (POST /lease renew, every 5 s, well within the 20 s); and a second console's page never holds
+    the first one's id, which would let it act as the first."""
+    first = await browser.new_context()
+    second = await browser.new_context()
+    try:
+        a = await Console.open(first, service, "renew/g1")
+        await start_match(a, p1="ash", p2="misty")
+        mine = await a.page.evaluate("() => localStorage.getItem('pc-console-id')")
+        posted: list[str] = []
+        a.page.on(
+            "request",
+            lambda r: (
+                posted.append(r.post_data or "") if r.method == "POST" and r.url.endswith("/lease") else None
+            ),
+        )
+        redis = Redis.from_url(service.redis.url)
+        try:
+            (key,) = [k async for k in redis.scan_iter(match="*renew/g1*:lease")]
+            await asyncio.sleep(7)  # idle: no publish, only the page's polls and its renewals
+            assert any(json.loads(p).get("action") == "renew" for p in posted), posted
+            assert await redis.pttl(key) > 12_000  # renewed in the last 5 s (a 20 s lease)
+            assert mine.encode() in (await redis.get(key) or b"")
+        finally:
+            await redis.aclose()
+        b = await Console.open(second, service, "renew/g1")
+        await b.page.wait_for_selector('#writer[data-mine="false"]')
+        seen: list[str] = []
+        b.page.on("response", lambda r: seen.append(r.url) if "/state" in r.url else None)
+        await b.page.wait_for_timeout(3500)  # at least one poll of /state
+        assert seen
+        assert mine not in await b.page.content()
+        view = await b.state()
+        assert view["lease"] == {"held": True, "mine": False, "take_over": True}  # the same token's
+        assert mine not in json.dumps(view)
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_table_scoped_recorder_starts_its_tables_game_and_takes_its_lease_then(
+    service: ConsoleService, browser_context: BrowserContext
+) -> None:
+    """Issue 32 item 1: a new game's id does not show its table, so a recorder scoped to table 12 cannot
+    take its lease when the page opens (the service refuses, quietly for the page); the start's
+    match_started names the table, and that first publish takes the lease."""
+    c = await Console.open(browser_context, service, "Cup/r1-t12", token="recorder_t12")
+    await c.page.wait_for_selector("#start-box", state="visible")
+    assert await c.page.is_hidden("#error")  # the refused take on opening is no news to the operator
+    view = await c.state()
+    assert view["lease"]["held"] is False
+    await start_match(c, p1="ash", p2="misty", event="Cup", table="12")
+    await c.page.wait_for_selector('#writer[data-mine="true"]')
+    assert await c.page.is_hidden("#error")

@@ -196,6 +196,8 @@ def match_paths(match: str, versions: int, last: int, rng: random.Random) -> dic
         LIVE: [],  # read by live_frame
         "/review/{match}": [(f"/review/{m}", None)],
         "/review/{match}/meta": [(f"/review/{m}/meta", None)],
+        "/review/{match}/case": [(f"/review/{m}/case", None)],  # the case file: the review page's data
+        "/matches/{match}/deck-check": [(f"/matches/{m}/deck-check", None)],
         "/review/{match}/state": [(f"/review/{m}/state", None)]
         + [(f"/review/{m}/state?seq={n}", None) for n in seqs],
         "/overlay/{match}": [(f"/overlay/{m}", None)],
@@ -226,10 +228,14 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/ui": [("/ui?limit=100", None), ("/ui?league=L2&sort=-findings", None), (f"/ui?q={who[:2]}", None)],
         "/stats": [("/stats", None)],
         "/healthz": [("/healthz", None)],
+        "/.well-known/prizecheck-keys.json": [("/.well-known/prizecheck-keys.json", None)],
         "/openapi.json": [("/openapi.json", None)],
         "/docs": [("/docs", None)],
         "/static/{path}": [(f"/static/{static}", None)],
         "/login": [("/login", None)],
+        "/import": [("/import", None)],  # the page: a form, no game in it
+        "/players/{player}": [(f"/players/{who}", None)],
+        "/decks/{event}": [("/decks/L1-cup", None), ("/decks/L2-cup?play=standard", None)],
         "/rules": [("/rules", None)],
         "/favicon.ico": [("/favicon.ico", None)],
         "/scans/{sheet}/{region}": [(f"/scans/{SCAN_CROP}", None)],
@@ -617,9 +623,14 @@ async def test_planted_tokens_reach_only_the_roles_that_may_see_them(served: Ser
     for who in READERS:
         if may_see_hidden(who, "L1") and may_see_hidden(who, "L2"):
             continue
+        # a page across games (a player's penalties) shows a scoped judge the hidden marks of its own
+        # league's games, and never another's
+        mine = {t for match, marks in m.hidden.items() if may_see_hidden(who, leagues[match]) for t in marks}
         for path_list in global_paths(["ash"]).values():
             for path, extra in path_list:
                 body = await read(s, path, who, extra)
+                for t in mine:
+                    body = body.replace(t.encode(), b"")
                 assert not leak(body), (path, who, leak(body))
 
 

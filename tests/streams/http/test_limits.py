@@ -31,7 +31,7 @@ async def edge(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]
         body_timeout=1.0,
         max_client_streams=2,
         server_options={"keepalive_timeout": 1.0},
-        access_options={"max_client_requests": 3},
+        access_options={"max_client_requests": 3, "max_token_requests": 3},
     )
     try:
         yield s
@@ -202,22 +202,91 @@ async def test_live_streams_per_client_are_bounded(edge: Served) -> None:
     second.close()
 
 
-async def test_requests_in_progress_per_client_are_bounded(edge: Served) -> None:
+async def _slow(
+    edge: Served, head: str, n: int = 3, settle: float = 0.3
+) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """``n`` requests whose bodies are still coming (each ends with its 408 after the body timeout)."""
     host, port = edge.url.removeprefix("http://").split(":")
-    head = (
-        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        f"Authorization: Bearer {edge.tokens['admin']}\r\nContent-Length: 1000\r\n\r\n"
-    )
     slow = []
-    for _ in range(3):  # three requests whose bodies are still coming
+    for _ in range(n):
         reader, writer = await asyncio.open_connection(host, int(port))
         writer.write(head.encode())
         await writer.drain()
         slow.append((reader, writer))
-    await asyncio.sleep(0.3)
-    r = await edge.http.get(f"{edge.url}/matches")
-    assert r.status == 429 and (await r.json())["code"] == "too_many_requests" and r.headers["Retry-After"]
-    for reader, writer in slow:  # each ends with its 408; then the address may ask again
+    await asyncio.sleep(settle)
+    return slow
+
+
+async def _answered(reader: asyncio.StreamReader) -> bool:
+    try:
+        return bool(await asyncio.wait_for(reader.read(1), 0.3))
+    except TimeoutError:
+        return False
+
+
+async def _ended(slow: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
+    for reader, writer in slow:
         assert b" 408 " in (await asyncio.wait_for(reader.read(4096), 10)).split(b"\r\n")[0]
         writer.close()
+
+
+async def test_requests_in_progress_per_anonymous_client_are_bounded(edge: Served) -> None:
+    # three anonymous logins whose bodies are still coming: the address's budget (3) is spent
+    slow = await _slow(
+        edge,
+        "POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+    )
+    r = await edge.http.get(f"{edge.url}/matches")
+    assert r.status == 429 and (await r.json())["code"] == "too_many_requests" and r.headers["Retry-After"]
+    assert "this address" in (await r.json())["error"]
+    # a token's requests from the same address count against the token's own budget (issue 32 item 7)
+    assert (await edge.http.get(f"{edge.url}/matches", headers=edge.auth("admin"))).status == 200
+    await _ended(slow)  # each ends with its 408; then the address may ask again
     assert (await edge.http.get(f"{edge.url}/matches")).status == 200
+
+
+async def test_requests_in_progress_per_token_are_bounded_whatever_the_address(edge: Served) -> None:
+    """Issue 32 item 7: recorders behind one venue's NAT (one address) do not share one budget. One token
+    with its budget (3) spent is refused; another token and the anonymous readers of the same address
+    are not (before: one budget per address for all of them)."""
+    head = (
+        "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer {edge.tokens['admin']}\r\nContent-Length: 1000\r\n\r\n"
+    )
+    slow = await _slow(edge, head)
+    r = await edge.http.get(f"{edge.url}/matches", headers=edge.auth("admin"))
+    assert r.status == 429 and (await r.json())["code"] == "too_many_requests" and r.headers["Retry-After"]
+    assert "this token" in (await r.json())["error"]
+    for who in ("organizer", None):
+        assert (await edge.http.get(f"{edge.url}/matches", headers=edge.auth(who))).status == 200, who
+    await _ended(slow)
+    assert (await edge.http.get(f"{edge.url}/matches", headers=edge.auth("admin"))).status == 200
+
+
+async def test_two_hundred_recorders_behind_one_address_each_have_their_own_budget(
+    redis_store: RedisStore, tmp_path: Path
+) -> None:
+    """Issue 32 item 7, the venue's case with the defaults (128 per address, 64 per token): 200 tokens from
+    one address, each with a request in progress, and each of them (and an anonymous reader) still
+    served. Before: the 129th request of the address was a 429, whoever sent it."""
+    recorders = [(f"rec{i}", ["ingest"], {}) for i in range(200)]
+    s, server = await start_served(redis_store, tmp_path, extra_tokens=recorders, body_timeout=20.0)
+    try:
+        slow = []
+        for name, *_ in recorders:
+            head = (
+                "POST /events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                f"Authorization: Bearer {s.tokens[name]}\r\nContent-Length: 1000\r\n\r\n"
+            )
+            slow += await _slow(s, head, 1, settle=0.0)
+        await asyncio.sleep(0.3)
+        for name in ("rec0", "rec150", "rec199", None):
+            r = await s.http.get(f"{s.url}/matches", headers=s.auth(name))
+            assert r.status == 200, (name, r.status, await r.text())
+        # none of them was refused: each is still waiting for its body, unanswered
+        assert not any(await asyncio.gather(*(_answered(reader) for reader, _ in slow)))
+        for _, writer in slow:
+            writer.close()
+    finally:
+        await s.http.close()
+        await server.close()

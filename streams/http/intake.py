@@ -1,0 +1,317 @@
+"""The import page (docs/web.md, "Import"): a judge pastes a battle log, or drops files (logs, game sheets,
+photos or PDFs of printed sheets, a folder of saved logs), and each becomes a match through the same
+importers as ``prizecheck import`` (:mod:`replay.sources.intake`) and the same ingest path as ``POST
+/events`` (the ownership check, then the ingest core).
+
+- ``GET /import``: the page. Its script sends one file a request, so a batch has a progress bar, each
+  file its own answer, and one request's memory is bounded by one file.
+- ``POST /import``: ``multipart/form-data`` with ``file`` (one file) or ``paste`` (the text of a log), and
+  optional ``match``, ``event``, ``table``, ``round``, ``league``, ``ruleset``. The answer names each match
+  read, with its review page, or is one sentence saying what is wrong with the file (``400``/``409``/
+  ``413``).
+
+A file is stored whole or not at all: every event of every game in it is checked (the contract's schema,
+the writer's scope and ownership, no match already stored under its id) before any is written. Judges
+only (role ``judge``): importing a dispute is a judge's act, the matches it makes belong to the judge's
+token, and a scanned sheet's crops show handwriting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import os
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from aiohttp import BodyPartReader, web
+from aiohttp.http_exceptions import HttpProcessingError
+
+from replay.engine.errors import EventError, InputError
+from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine.validate import validate_event
+from replay.sources.common import match_id_from, valid_match_id
+from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
+from streams.http.access import ACCESS, AUDIT_DETAIL, PRINCIPAL
+from streams.http.keys import CORE, STORE
+from streams.http.ownership import Refusal, authorize
+from streams.http.routes import Answer, Problem, Route
+from streams.http.scans import CROPS, CROPS_ENV
+from streams.http.templating import render
+from streams.tokens import Principal
+
+JUDGE = frozenset({"judge"})
+#: One file a request: the largest a photo or a PDF may be (a log's own limit is smaller), and the form.
+MAX_UPLOAD = MAX_SCAN_BYTES + 64 * 1024
+#: Files read at once by this process: reading a photo takes a core and ~100 MB; others wait their turn.
+_READERS: web.AppKey[asyncio.Semaphore] = web.AppKey("import_readers", asyncio.Semaphore)
+_TEXT_FIELDS = ("match", "event", "table", "round", "league", "ruleset", "partial")
+
+
+async def import_page(request: web.Request) -> web.StreamResponse:
+    """GET /import: paste a log, or drop files, photos or a folder."""
+    return render(request, "import.html", rulesets=KNOWN_RULESETS, max_mb=MAX_SCAN_BYTES // (1024 * 1024))
+
+
+async def _form(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
+    """The request's one file (or pasted text) and its fields; Problem naming what is wrong."""
+    if request.content_length is not None and request.content_length > MAX_UPLOAD:
+        raise _too_large()
+    if request.content_type == "application/x-www-form-urlencoded":  # a plain form: a pasted log
+        posted = await request.post()  # bounded by the app's body limit
+        fields = {k: str(v).strip() for k, v in posted.items() if k in _TEXT_FIELDS}
+        text = str(posted.get("paste", ""))
+        if "paste" not in posted:
+            raise Problem(400, "no_file", "nothing to import: paste a battle log or choose a file")
+        if not text.strip():
+            raise Problem(400, "empty", "pasted log is empty: nothing to import")
+        return "pasted log", text.encode("utf-8"), fields
+    if not request.content_type.startswith("multipart/"):
+        raise Problem(400, "bad_request", "send the file as multipart/form-data (field file, or paste)")
+    try:
+        return await _parts(request)
+    except (ValueError, LookupError, HttpProcessingError) as exc:  # a body that is not multipart as sent
+        raise Problem(400, "bad_request", f"the form could not be read: {str(exc)[:200]}") from None
+
+
+async def _parts(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
+    reader = await request.multipart()
+    name, data, fields = "", b"", {}
+    seen = 0
+    async for part in reader:
+        if not isinstance(part, BodyPartReader) or part.name is None:
+            continue
+        chunks = []
+        async for chunk in _chunks(part):
+            seen += len(chunk)
+            if seen > MAX_UPLOAD:
+                raise Problem(
+                    413, "too_large", f"the file is larger than {MAX_SCAN_BYTES // (1024 * 1024)} MiB"
+                )
+            chunks.append(chunk)
+        value = b"".join(chunks)
+        if part.name == "file":
+            name, data = part.filename or "upload", value
+        elif part.name == "paste":
+            name, data = "pasted log", value
+        elif part.name in _TEXT_FIELDS:
+            fields[part.name] = value.decode("utf-8", "replace").strip()
+    if not name:
+        raise Problem(400, "no_file", "nothing to import: paste a battle log or choose a file")
+    if not data.strip():
+        raise Problem(400, "empty", f"{name} is empty: nothing to import")
+    return name, data, fields
+
+
+def _too_large() -> Problem:
+    return Problem(
+        413, "too_large", f"the file is larger than {MAX_SCAN_BYTES // (1024 * 1024)} MiB: nothing read"
+    )
+
+
+async def _chunks(part: BodyPartReader) -> Any:
+    while chunk := await part.read_chunk(256 * 1024):
+        yield chunk
+
+
+def _context(fields: Mapping[str, str]) -> dict[str, Any]:
+    """The tournament context the form gives, checked as the contract types it."""
+    context: dict[str, Any] = {}
+    for key in ("event", "league"):
+        if fields.get(key):
+            if len(fields[key]) > 256:
+                raise Problem(400, "bad_field", f"{key}: at most 256 characters")
+            context[key] = fields[key]
+    for key, top in (("round", 1000), ("table", 1_000_000)):
+        text = fields.get(key)
+        if text:
+            if not text.isdigit() or not 1 <= int(text) <= top:
+                raise Problem(400, "bad_field", f"{key}: a whole number from 1 to {top}, got {text!r}")
+            context[key] = int(text)
+    return context
+
+
+def _match_id(fields: Mapping[str, str], name: str, principal: Principal) -> str:
+    """The form's match id, else one made from the file's name (a pasted log: ``import-DATE-XXXXXX``), in
+    the namespace a scoped judge creates matches in (its league or event, the form's: ownership.py)."""
+    given = fields.get("match", "")
+    if given:
+        if not valid_match_id(given):
+            raise Problem(400, "bad_field", "match: 1-128 characters of A-Z a-z 0-9 . _ : / -")
+        return given
+    made = (
+        f"import-{dt.date.today():%Y%m%d}-{secrets.token_hex(3)}"
+        if name == "pasted log"
+        else match_id_from(name)
+    )
+    space = fields.get("league") or fields.get("event")
+    if principal.scoped and space and not principal.may_create(made):
+        made = f"{space}/{made}"[:128]
+    return made
+
+
+def _read(name: str, data: bytes, fields: Mapping[str, str], match: str) -> list[Imported]:
+    ruleset = fields.get("ruleset") or None
+    if ruleset is not None and ruleset not in KNOWN_RULESETS:
+        raise InputError(f"unknown ruleset {ruleset!r} (known: {', '.join(KNOWN_RULESETS)})", field="ruleset")
+    return import_file(name, data, match=match, ruleset=ruleset, partial=fields.get("partial") == "1")
+
+
+def _with_context(games: list[Imported], context: Mapping[str, Any]) -> None:
+    """The form's event, table and round into each game's ``match_started`` (the sheet's own values win
+    where the form says nothing)."""
+    if not context:
+        return
+    for game in games:
+        for event in game.events:
+            if event.get("type") == "match_started":
+                event["context"] = {**(event.get("context") or {}), **context}
+
+
+async def _check_new(request: web.Request, games: list[Imported]) -> None:
+    store = request.app[STORE]
+    for game in games:
+        if await store.record(game.match) is not None or await store.events(game.match):
+            raise Problem(
+                409,
+                "match_exists",
+                f"match {game.match} is already stored: nothing of {game.file} was imported (give it another "
+                "match id)",
+            )
+        for event in game.events:
+            try:
+                validate_event(event)
+            except EventError as exc:  # an importer's event the contract refuses: a bug, said plainly
+                raise Problem(400, "invalid_event", f"{game.file}: {exc}") from None
+
+
+def _keep_crops(request: web.Request, games: list[Imported]) -> str | None:
+    """A scanned sheet's crops where ``GET /scans`` serves them from; the folder, or None if none is set."""
+    root = request.app.get(CROPS) or os.environ.get(CROPS_ENV)
+    crops = {name: data for game in games for name, data in game.crops.items()}
+    if not crops:
+        return None
+    if not root:
+        return None
+    for name, data in crops.items():
+        path = os.path.join(root, *name.split("/")) + ".jpg"
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(data)
+    return root
+
+
+async def post_import(request: web.Request) -> web.StreamResponse:
+    """POST /import: one file (or a pasted log) into its matches, whole or not at all."""
+    name, data, fields = await _form(request)
+    match = _match_id(fields, name, request[PRINCIPAL])
+    context = _context(fields)
+    readers = request.app[_READERS]
+    async with readers:  # a photo's reading is CPU and memory: one file at a time per process
+        try:
+            games = await asyncio.get_running_loop().run_in_executor(None, _read, name, data, fields, match)
+        except InputError as exc:
+            raise Problem(400, "unreadable", _sentence(str(exc), name)) from None
+    _with_context(games, context)
+    await _check_new(request, games)
+    events = [event for game in games for event in game.events]
+    principal = request[PRINCIPAL]
+    access = request.app[ACCESS]
+    if not access.open:
+        try:
+            await authorize(principal, request.app[STORE], events)
+        except Refusal as exc:
+            await access.refused(request, principal, 403, f"import refused ({exc.code}): {exc.message}")
+            raise
+    kept = await asyncio.get_running_loop().run_in_executor(None, _keep_crops, request, games)
+    core = request.app[CORE]
+    answers = []
+    written = []
+    for game in games:
+        outcomes = await core.ingest_many(game.events, judge=True)
+        written += outcomes
+        refused = [o for o in outcomes if o.status == "rejected"]
+        answers.append(
+            {
+                "match": game.match,
+                "kind": game.kind,
+                "file": game.file,
+                "events": len(game.events) - len(refused),
+                "refused": [o.as_json() for o in refused],
+                "findings": len(game.findings),
+                "unread_lines": len(game.unmatched),
+                "low_confidence": game.low_confidence,
+                "review": f"/review/{game.match}",
+            }
+        )
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    request[AUDIT_DETAIL] = f"import {name} (sha256 {digest}): {', '.join(g.match for g in games)}"
+    answer = {"file": name, "kind": kind_of(name, data), "matches": answers, "crops": kept is not None}
+    receipts = core.receipts(written)  # signed, one per match (docs/records.md, "Receipts")
+    if receipts:
+        answer["receipts"] = receipts
+    return web.json_response(answer, headers={"Cache-Control": "no-store"})
+
+
+def _sentence(message: str, name: str) -> str:
+    """The importer's refusal as one sentence that names the file (it usually does already), in the
+    page's words where the command line's differ."""
+    message = message.replace(
+        "use --partial to import it anyway", "tick 'a game in progress' to import it anyway"
+    )
+    return message if message.startswith(name) else f"{name}: {message}"
+
+
+def import_routes() -> tuple[Route, ...]:
+    """The import page and its upload (see :mod:`streams.http.routes`)."""
+    fields = {
+        "type": "object",
+        "properties": {
+            "file": {"type": "string", "format": "binary"},
+            "paste": {"type": "string"},
+            **{key: {"type": "string"} for key in _TEXT_FIELDS},
+        },
+    }
+    return (
+        Route(
+            "GET",
+            "/import",
+            import_page,
+            JUDGE,
+            "The import page: paste a battle log, or drop logs, sheets, photos or a folder",
+            answers={200: Answer("the page", "text/html", {"type": "string"})},
+            page=True,
+            tag="pages",
+        ),
+        Route(
+            "POST",
+            "/import",
+            post_import,
+            JUDGE,
+            "Import one file (a battle log, a game sheet, a photo or PDF of printed sheets) as matches",
+            body={"multipart/form-data": fields},
+            answers={
+                200: Answer("the matches read from the file", schema={"type": "object"}),
+                409: Answer(
+                    "a match of the file is already stored: nothing was imported", schema={"type": "object"}
+                ),
+            },
+            audited=True,
+            tag="pages",
+            cookie_writes=True,
+            description="One file a request (`file`), or a pasted log (`paste`); optional `match`, "
+            "`event`, `table`, `round`, `league`, `ruleset`. The file is stored whole or not at all: "
+            "400 `unreadable` (the importer's sentence naming the file), 409 `match_exists`, 413 "
+            "`too_large`.",
+        ),
+    )
+
+
+def add_import(app: web.Application) -> None:
+    """Register the import page on an app with pages (:func:`streams.http.pages.add_pages` calls it)."""
+    from streams.http.routes import register
+
+    app[_READERS] = asyncio.Semaphore(1)
+    register(app, import_routes())

@@ -1,0 +1,141 @@
+// The import page (docs/web.md, "Import"): each file (or the pasted log) is one POST /import, one after
+// the other, so a batch has a progress bar and each file its own line: its matches with their review
+// pages, or one sentence saying what is wrong with it. Nothing here reads a file's content: the service
+// does, with the same importers as the command line.
+(function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const form = $("import-form");
+  const results = $("results");
+  const progress = $("progress");
+  const summary = $("summary");
+  let queued = [];
+
+  function entryFiles(entry, path) {
+    // a dropped folder: every file in it, in its sub-folders too
+    return new Promise((resolve) => {
+      if (entry.isFile) {
+        entry.file((f) => resolve([f]), () => resolve([]));
+        return;
+      }
+      const reader = entry.createReader();
+      const all = [];
+      const more = () =>
+        reader.readEntries(async (entries) => {
+          if (!entries.length) {
+            const nested = await Promise.all(all.map((e) => entryFiles(e, path + "/" + e.name)));
+            resolve(nested.flat());
+            return;
+          }
+          all.push(...entries);
+          more();
+        }, () => resolve([]));
+      more();
+    });
+  }
+
+  function line(name) {
+    const li = document.createElement("li");
+    li.className = "pending";
+    const label = document.createElement("span");
+    label.className = "file";
+    label.textContent = name;
+    const said = document.createElement("span");
+    said.className = "said";
+    said.textContent = "waiting";
+    li.append(label, " ", said);
+    results.append(li);
+    return li;
+  }
+
+  function show(li, ok, body) {
+    li.className = ok ? "done" : "refused";
+    const said = li.querySelector(".said");
+    said.textContent = "";
+    if (!ok) {
+      said.textContent = body;
+      return;
+    }
+    for (const m of body.matches) {
+      const a = document.createElement("a");
+      a.href = m.review;
+      a.className = "review";
+      a.textContent = m.match;
+      const notes = [m.events + " events", m.findings + " findings"];
+      if (m.unread_lines) notes.push(m.unread_lines + " unread line(s)");
+      if (m.low_confidence) notes.push(m.low_confidence + " unclear mark(s) to check");
+      if (m.refused.length) notes.push(m.refused.length + " event(s) refused: " + m.refused[0].reason);
+      said.append(a, " (" + notes.join(", ") + ") ");
+    }
+  }
+
+  async function send(item, fields) {
+    const data = new FormData();
+    if (item.file) data.append("file", item.file, item.name);
+    else data.append("paste", item.text);
+    for (const [k, v] of Object.entries(fields)) if (v) data.append(k, v);
+    try {
+      const answer = await fetch("/import", { method: "POST", body: data, credentials: "same-origin" });
+      const body = await answer.json().catch(() => ({ error: "the service answered " + answer.status }));
+      if (answer.ok) return [true, body];
+      return [false, body.error || "the service answered " + answer.status];
+    } catch (err) {
+      return [false, "not sent: the service could not be reached (" + err.message + "); nothing was imported"];
+    }
+  }
+
+  async function run(items) {
+    if (!items.length) {
+      summary.textContent = "Nothing to import: paste a battle log or choose files.";
+      return;
+    }
+    const base = $("match").value.trim();
+    const common = { event: $("event").value.trim(), round: $("round").value.trim(),
+      table: $("table").value.trim(), ruleset: $("ruleset").value, partial: $("partial").checked ? "1" : "" };
+    progress.hidden = false;
+    progress.max = items.length;
+    progress.value = 0;
+    const lines = items.map((item) => line(item.name));
+    let ok = 0;
+    for (let i = 0; i < items.length; i++) {
+      const match = base && items.length > 1 ? base + "." + (i + 1) : base;
+      const [done, body] = await send(items[i], { ...common, match });
+      show(lines[i], done, body);
+      if (done) ok++;
+      progress.value = i + 1;
+      summary.textContent = `${i + 1} of ${items.length} file(s) read: ${ok} imported, ${i + 1 - ok} refused`;
+    }
+    document.body.dataset.imported = String(items.length); // the batch is done (for tests and scripts)
+  }
+
+  function add(files) {
+    for (const f of files) queued.push({ file: f, name: f.webkitRelativePath || f.name });
+    summary.textContent = queued.length + " file(s) ready: press import";
+  }
+
+  for (const id of ["files", "folder", "camera"]) $(id).addEventListener("change", (e) => add(e.target.files));
+  const drop = $("drop");
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", async (e) => {
+    e.preventDefault();
+    drop.classList.remove("over");
+    const entries = [...e.dataTransfer.items].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+    if (entries.length) add((await Promise.all(entries.map((en) => entryFiles(en, en.name)))).flat());
+    else add(e.dataTransfer.files);
+  });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const items = [...queued];
+    const text = $("paste").value;
+    if (text.trim()) items.unshift({ text, name: "pasted log" });
+    else if ($("paste").value && !items.length) {
+      summary.textContent = "The pasted text is empty: nothing to import.";
+      return;
+    }
+    queued = [];
+    results.textContent = "";
+    delete document.body.dataset.imported;
+    run(items);
+  });
+})();

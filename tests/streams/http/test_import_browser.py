@@ -1,0 +1,100 @@
+"""The import page in real chromium (issue 36 item 1), at phone and desktop widths: a batch of 20 battle
+logs and 5 photos of filled sheets chosen at once, each its own line (a review link, or one sentence), a
+bad file refused without losing the others, a photo from the phone's camera input, a pasted log."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.async_api import BrowserContext, Page
+
+from tests.paths import ROOT
+from tests.streams.http.served import Served
+from tests.streams.http.test_pages import shot
+from tests.streams.http.test_review import OVERFLOW, judge_page
+
+LOGS = ROOT / "tests" / "data" / "ptcgl"
+#: Logs that import as finished games (the truncated and foreign ones are refused: tested below).
+GOOD = ["deck_out.txt", "concede_midturn.txt", "concede_setup.txt", "inactive.txt", "prizes_numbered.txt"]
+
+
+def photos(folder: Path, n: int) -> list[Path]:
+    """``n`` generated phone photos of distinct filled sheets (replay/sources/scan/generate.py), as JPEG."""
+    from replay.sources.scan.generate import samples
+
+    out: list[Path] = []
+    seen: set[str] = set()
+    for sample in samples(4 * n, seed=36, hard_every=0):
+        if sample.header.match in seen:
+            continue
+        seen.add(sample.header.match)
+        path = folder / f"sheet-{len(out) + 1}.jpg"
+        path.write_bytes(sample.photo)  # the photo's JPEG bytes, as a phone saves it
+        out.append(path)
+        if len(out) == n:
+            return out
+    raise AssertionError("too few distinct sheets")
+
+
+async def finished(page: Page, total: int) -> str:
+    await page.wait_for_selector(f'body[data-imported="{total}"]', state="attached", timeout=240_000)
+    return str(await page.text_content("#summary"))
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
+async def test_a_batch_of_logs_and_photos_each_gets_its_line(
+    served: Served, browser_context: BrowserContext, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    files: list[Path] = []
+    for i in range(20):  # 20 saved logs, as PTCGL Tracker keeps them: one file a game
+        path = tmp_path / f"game-{size[0]}-{i + 1:02d}.txt"
+        shutil.copy(LOGS / GOOD[i % len(GOOD)], path)
+        files.append(path)
+    files += photos(tmp_path, 5)
+    bad = tmp_path / f"cut-{size[0]}.txt"
+    shutil.copy(LOGS / "truncated.txt", bad)  # no end line: refused, and nothing else lost
+    files.append(bad)
+    page = await judge_page(served, browser_context, "/import", size)
+    await page.set_input_files("#files", [str(p) for p in files])
+    await page.click("#import-button")
+    said = await finished(page, len(files))
+    assert said == f"{len(files)} of {len(files)} file(s) read: 25 imported, 1 refused", said
+    rows = page.locator("#results li")
+    assert await rows.count() == len(files)
+    assert await page.locator("#results li.done a.review").count() == 25
+    refused = page.locator("#results li.refused")
+    assert await refused.count() == 1
+    assert f"cut-{size[0]}.txt" in str(await refused.text_content())
+    for path in files[:20]:  # each log is a stored match with its review page
+        assert await served.store.record(path.stem) is not None
+    assert await page.evaluate(OVERFLOW) == []
+    if (path := shot(f"import-{size[0]}")) is not None:
+        await page.screenshot(path=str(path), full_page=True)
+    # a link opens the match's review page
+    await page.locator("#results li.done a.review").first.click()
+    await page.wait_for_url(lambda url: "/review/" in url)
+
+
+async def test_a_photo_from_the_phone_camera_and_a_pasted_log(
+    served: Served, browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    (photo,) = photos(tmp_path, 1)
+    page = await judge_page(served, browser_context, "/import", (390, 844))
+    box = await page.locator("label.pick").first.bounding_box()
+    assert box is not None and box["height"] >= 44  # a thumb's target
+    await page.set_input_files("#camera", str(photo))
+    await page.fill("#paste", (LOGS / "deck_out.txt").read_text("utf-8"))
+    await page.fill("#event", "Cup")
+    await page.click("#import-button")
+    said = await finished(page, 2)
+    assert said.endswith("2 imported, 0 refused"), said
+    links = [str(await a.get_attribute("href")) for a in await page.locator("#results a.review").all()]
+    assert len(links) == 2 and all(link.startswith("/review/") for link in links)
+
+
+async def test_an_empty_paste_says_there_is_nothing(served: Served, browser_context: BrowserContext) -> None:
+    page = await judge_page(served, browser_context, "/import", (1440, 900))
+    await page.click("#import-button")
+    assert await page.text_content("#summary") == "Nothing to import: paste a battle log or choose files."
