@@ -73,7 +73,7 @@ async def test_a_full_game_through_the_console(
         "round": "1",
         "table": "7",
         "game": "1",
-        "deck1": "Pokémon: 6\n4 Pikachu ex SVI 57\n2 Raichu SVI 58",
+        "deck1": "Pokémon: 6\n4 Pikachu ex SVI 57\n2 Raichu SVI 58",  # a heading gives its lines' sum
     }.items():
         await form.locator(f"[name={name}]").fill(value)
     await form.locator("[name=ruleset]").select_option("play-2026")
