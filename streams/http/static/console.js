@@ -618,10 +618,18 @@
     fields.replaceChildren(...a.fields.map((f) => FIELD[f]()));
     if (a.id === "attack") attackDefaults();
     if (pid) choose(a, pid);
+    if (a.id === "attach") lastAttached();
     form.hidden = false;
     const first = fields.querySelector("input, select");
     if (first) first.focus();
     if (!a.fields.length) form.querySelector("button[type=submit]").focus();
+  };
+  // An attachment is most often the card the player attached last (their Energy): offered, typed over
+  // when it is another.
+  const lastAttached = () => {
+    const player = form.querySelector("[name=player]").value;
+    const last = (view.log || []).filter((e) => e.type === "attached" && e.player === player && e.card).pop();
+    if (last) form.querySelector("[name=card]").value = last.card.name;
   };
   // The Pokémon tapped on the board, in the form: the one acting (its player's) or the one acted on; in an
   // attack, the turn player's Pokémon attacks and the opponent's is the target.
@@ -660,7 +668,12 @@
       if (!m) return;
       const r = await call("GET", "/cards?q=" + encodeURIComponent(m.name));
       const card = r.status === 200 ? (r.answer.cards || []).find((c) => c.name === m.name) : null;
-      $("attack-names").replaceChildren(...((card && card.attacks) || []).filter(Boolean).map((n) => Object.assign(document.createElement("option"), { value: n })));
+      const attacks = ((card && card.attacks) || []).filter(Boolean);
+      $("attack-names").replaceChildren(...attacks.map((n) => Object.assign(document.createElement("option"), { value: n })));
+      // the first printed attack, unless the operator typed another: typed over when the card says otherwise
+      if (attacks.length && (!named.value || named.value === named.dataset.offered)) {
+        named.value = named.dataset.offered = attacks[0];
+      }
     };
     form.querySelector("[name=mon]").addEventListener("change", offer);
     offer();

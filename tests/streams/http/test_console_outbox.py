@@ -379,8 +379,10 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
         form = page.locator("#action-form")
         assert await form.locator("[name=mon]").input_value() == pikachu  # the tapped one attacks
         assert await form.locator("[name=target]").input_value() == staryu  # the opponent's Active
-        await form.locator("[name=attack]").fill("Quick Attack")  # typed: the catalogue has no damage
-        await form.locator("[name=amount]").fill("30")
+        # the attack's name is the catalogue's first for the card (typed over when the card says otherwise)
+        await page.wait_for_function("() => document.querySelector('#action-form [name=attack]').value")
+        assert await form.locator("[name=attack]").input_value() == "Quick Attack"
+        await form.locator("[name=amount]").fill("30")  # typed: the catalogue has no printed damage
         before = await c.waiting_or_drafts()
         await tap("#action-form button[type=submit]")
         await c._moved(before)
@@ -396,10 +398,24 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
         await page.locator('#mon-menu button[data-mon-action="damage"]').tap()
         assert await form.locator("[name=target]").input_value() == psyduck
         await page.keyboard.press("Escape")
-        print(
-            f"\nkeys and taps, ash's turn (draw, attack: 2 fields typed, knockout, prize, promotion): {taps}"
-        )
+        print(f"\nkeys and taps, ash's turn (draw, attack: damage typed, knockout, prize, promotion): {taps}")
+        # an attachment offers the card the player attached last (their Energy), typed over if another
+        await c.act("a", player="ash", mon="ash: Pikachu", card="Lightning Energy", kind="energy")
+        await page.locator(f'#side-0 button[data-pid="{pikachu}"]').tap()
+        await page.locator('#mon-menu button[data-mon-action="attach"]').tap()
+        assert await form.locator("[name=card]").input_value() == "Lightning Energy"
+        assert await form.locator("[name=mon]").input_value() == pikachu
+        await page.keyboard.press("Escape")
         events = await stored(c, "events")
-        kinds = ["drew", "attack", "damage", "knocked_out", "prize_taken", "attack_ended", "promoted"]
-        assert [e["type"] for e in events[-7:]] == kinds, events[-7:]
-        assert events[-5]["pid"] == staryu and events[-5]["amount"] == 30
+        kinds = [
+            "drew",
+            "attack",
+            "damage",
+            "knocked_out",
+            "prize_taken",
+            "attack_ended",
+            "promoted",
+            "attached",
+        ]
+        assert [e["type"] for e in events[-8:]] == kinds, events[-8:]
+        assert events[-6]["pid"] == staryu and events[-6]["amount"] == 30
