@@ -9,30 +9,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from streams.store import RedisStore
 from tests.builder import Stream, card, drawn_game
 from tests.engine.test_stream_end import final_knockout
-from tests.streams.http.served import Served, start_served
+from tests.streams.http.served import Served, served_with
 
 pytestmark = pytest.mark.redis
 
 MANUAL = {"kind": "manual", "producer": "prizecheck console", "reports_knockouts": True}
 
 
-@pytest.fixture
-async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]:
-    s, server = await start_served(redis_store, tmp_path, extra_tokens=(("recorder", ["recorder"], {}),))
-    try:
-        yield s
-    finally:
-        await s.http.close()
-        await server.close()
+served = served_with(("recorder", ["recorder"], {}))
 
 
 def decided_by_a_short_claim(match: str) -> Stream:
