@@ -142,8 +142,7 @@ REASONS: dict[str, dict[str, tuple[str, str | None]]] = {
 
 
 def _locale(code: str) -> Locale:
-    s = Sentences.for_language(code)
-    lab = s.labels
+    lab = Sentences.labels_of(code)  # the headers' texts only: the sentences compile when a log needs them
     turn = lab["blog_loc_phase_turn"]
     prefix, _, suffix = turn.partition("[playerName]")
     end = lab["blog_loc_end_game"]  # "[gameEndReason]. [playerName] wins."
@@ -169,7 +168,7 @@ def with_handles(loc: Locale, handles: list[str]) -> Locale:
     """``loc`` for a log whose handles hold spaces (``[abc] Gary``, read from its opening lines): the turn
     header's and the end line's player is one of ``handles`` (longest first), else a word as usual."""
     alts = "|".join(re.escape(h) for h in sorted(handles, key=len, reverse=True)) + r"|\S+"
-    lab = Sentences.for_language(loc.code).labels
+    lab = Sentences.labels_of(loc.code)
     wins = lab["blog_loc_end_game"].split("[playerName]", 1)[1]
     return replace(
         loc,

@@ -359,6 +359,14 @@ def _pattern(label: str) -> re.Pattern[str]:
     return re.compile(r"(\d{1,6})".join(re.escape(p) for p in _SLOT.split(label)[::2]))
 
 
+@cache
+def _table(code: str) -> dict[str, str]:
+    """One language's template table (``templates/<code>.json``), read once."""
+    base = resources.files("replay.sources").joinpath("templates")
+    table: dict[str, str] = json.loads(base.joinpath(f"{code}.json").read_text(encoding="utf-8"))
+    return table
+
+
 class Sentences:
     """One language's sentence table, compiled. ``match(line)`` -> list of Match (empty: no sentence)."""
 
@@ -421,12 +429,19 @@ class Sentences:
     @staticmethod
     @cache
     def for_language(code: str) -> Sentences:
-        """The compiled table of one of LANGUAGES (cached: compiled once per process)."""
+        """The compiled table of one of LANGUAGES (cached: compiled once per process, when a log in that
+        language is met: compiling every language's ~230 templates cost a command 0.3 s at start-up)."""
         base = resources.files("replay.sources").joinpath("templates")
-        table: dict[str, str] = json.loads(base.joinpath(f"{code}.json").read_text(encoding="utf-8"))
         extra = base.joinpath(f"{code}.variants.json")
         variants = json.loads(extra.read_text(encoding="utf-8"))["variants"] if extra.is_file() else None
-        return Sentences(code, table, variants)
+        return Sentences(code, _table(code), variants)
+
+    @staticmethod
+    @cache
+    def labels_of(code: str) -> dict[str, str]:
+        """The client's texts of one of LANGUAGES, normalised as :attr:`labels` holds them, without
+        compiling the sentences: what telling a log's language and reading its headers need."""
+        return {k: _normal_template(v) for k, v in _table(code).items()}
 
     @staticmethod
     @lru_cache(maxsize=8)

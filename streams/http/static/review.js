@@ -237,9 +237,34 @@
     return li;
   }
 
+  // whose a finding is: the player of its event (the one who acted), else whose turn it was; none for
+  // a finding of the whole match
+  function playerOf(f) {
+    if (f.seq == null) return null;
+    const frame = frames.find((x) => x.seq === f.seq);
+    const who = frame?.event?.player ?? frame?.event?.by;
+    if (typeof who === "string") return who;
+    const line = log.find((l) => l.seq === f.seq);
+    return line?.player ?? null;
+  }
+
   function renderFindings(list) {
     const root = $("findings");
     root.replaceChildren();
+    if ($("findings-by")?.value === "player") {
+      const players = (record && record.players) || [];
+      for (const who of [...players, null]) {
+        const mine = list.filter((f) => (playerOf(f) ?? null) === who ||
+          (who === null && !players.includes(playerOf(f))));
+        if (!mine.length) continue;
+        const order = (f) => SEVERITIES.findIndex(([s]) => s === f.severity);
+        mine.sort((a, b) => order(a) - order(b) || (a.seq ?? 0) - (b.seq ?? 0));
+        root.append(el("h3", { class: "player-head" }, `${who ?? "the match"} (${mine.length})`),
+          el("ul", { class: "links", "data-player": who ?? "" }, mine.map(findingItem)));
+      }
+      if (!list.length) root.append(el("p", { class: "muted" }, "none"));
+      return;
+    }
     for (const [sev, label] of SEVERITIES) {
       const mine = list.filter((f) => f.severity === sev);
       if (!mine.length) continue;
@@ -324,13 +349,24 @@
       if (line.turn != null) turnOfSeq.set(line.seq, line.turn);
       const classes = ["line", "kind-" + line.kind, "type-" + line.type];
       for (const m of line.marks) classes.push("has-" + m.kind);
+      // A source's note (an importer's, most of all) is one line: its finding's judge-only detail is the
+      // note's own text, already the line's; and a note whose findings are only notes can be hidden.
+      const marks = line.type === "note"
+        ? line.marks.map((m) => (m.detail && String(line.text).includes(m.detail) ? { ...m, detail: null } : m))
+        : line.marks;
+      // hidden until asked for: a note the source flagged only as info (an importer's); a note with no
+      // finding (a judge's, a recorder's) or with a warning always shows
+      const flags = marks.filter((m) => m.kind === "finding");
+      if (line.type === "note" && flags.length && flags.every((m) => m.severity === "info")) {
+        classes.push("quiet-note");
+      }
       const li = el("li", { class: classes.join(" "), "data-seq": line.seq, "data-i": i, tabindex: "0",
         "aria-label": `seq ${line.seq}: ${line.text}` },
         el("span", { class: "lseq" }, line.seq),
         el("div", { class: "ltext" },
           line.kind !== "event" ? el("span", { class: "sev-violation" }, `${line.kind} event: `) : null,
           line.text),
-        line.marks.length ? el("div", { class: "marks" }, line.marks.map(markNode)) : null);
+        marks.length ? el("div", { class: "marks" }, marks.map(markNode)) : null);
       li.addEventListener("click", (e) => {
         if (e.target instanceof HTMLAnchorElement) return; // a rules or playoff link
         goTo(line.seq);
@@ -345,13 +381,19 @@
     });
     root.replaceChildren(frag);
     $("log-count").textContent = `${log.length} events`;
+    const quiet = root.querySelectorAll("li.quiet-note").length;
+    const toggle = $("show-notes");
+    toggle.closest("label").hidden = !quiet;
+    toggle.nextSibling.textContent = ` notes (${quiet})`;
+    root.classList.toggle("hide-notes", !toggle.checked);
+    toggle.onchange = () => { root.classList.toggle("hide-notes", !toggle.checked); inView(); };
   }
 
   // The current line in the log's view: measured against the log box itself (its lines' offsetTop is
   // relative to whatever positioned ancestor they have, which put a deep link's line 20-odd lines off),
   // again when the log becomes visible (the phone's Log tab: a hidden log has no height to scroll in).
   function inView() {
-    const first = current[0];
+    const first = current.find((li) => li.offsetParent !== null); // a hidden note has no place
     const box = $("log");
     if (!first || !box.clientHeight) return;
     const top = first.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
@@ -605,6 +647,7 @@
     }
     record = meta.record;
     frames = meta.frames || [];
+    timings.frames = frames; // read by the scan part (static/scan.js): a sheet row's events
     log = meta.log || [];
     rules = meta.rules || {};
     names = meta.names || {};
@@ -625,6 +668,7 @@
     const due = meta.due || [];
     $("due-next").hidden = !due.length;
     $("due-next").textContent = due.length ? "· due next (after seq " + meta.last + "): " + due.map((d) => d.text).join("; ") : "";
+    $("findings-by").addEventListener("change", () => renderFindings((record && record.findings) || []));
     const history = loadHistory();
     $("first").addEventListener("click", () => show(0));
     $("prev").addEventListener("click", () => step(-1));

@@ -205,3 +205,17 @@ async def test_an_import_and_a_judge_s_action_answer_signed_receipts(tmp_path: P
     (tmp_path / "answers.jsonl").write_text(json.dumps(imported) + "\n" + json.dumps(acted) + "\n")
     done = verify(tmp_path, "--receipts", "answers.jsonl", "--keys", "keys.json")
     assert done.returncode == 0 and done.stdout.count(": ok (signature") == 2, (done.stdout, done.stderr)
+
+
+async def test_a_pdf_bomb_or_an_image_bomb_is_one_sentence_and_nothing_is_kept(served: Served) -> None:
+    """The audit's hostile scans (issue 32 item 4) through the page: each refused before any decoding, one
+    sentence naming it, nothing stored; a good file after them is still imported (nothing else lost)."""
+    from replay.sources.scan.generate import hostile_scans
+
+    for name, data in hostile_scans().items():
+        status, body = await upload(served, name, data)
+        assert status == 400 and body["code"] == "unreadable" and name in body["error"], (name, body)
+        assert "\n" not in body["error"]
+        assert await served.store.events(match_id_from(name)) == []
+    status, body = await upload(served, "deck_out.txt", (LOGS / "deck_out.txt").read_bytes())
+    assert status == 200, body

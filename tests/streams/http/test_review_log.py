@@ -47,3 +47,41 @@ async def test_the_current_log_line_is_in_view(
     if size[0] < 600:
         await page.click('#tabs button[data-tab="log"]')
     assert await shown(page) == ""
+
+
+async def test_the_source_s_notes_are_shown_once_and_can_be_hidden_and_findings_by_player(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    import aiohttp
+
+    from tests.paths import ROOT
+
+    form = aiohttp.FormData()
+    form.add_field(
+        "file", (ROOT / "tests" / "data" / "ptcgl" / "misc_lines.txt").read_bytes(), filename="n1.txt"
+    )
+    async with served.http.post(f"{served.url}/import", data=form, headers=served.auth("judge")) as r:
+        assert r.status == 200, await r.text()
+    page = await judge_page(served, browser_context, "/review/n1", (1440, 900))
+    await ready(page)
+    quiet = page.locator("#log li.quiet-note")
+    total = await quiet.count()
+    assert total > 0
+    assert await page.is_visible("#show-notes") and f"notes ({total})" in str(
+        await page.text_content(".notes-toggle")
+    )
+    assert not await quiet.first.is_visible()  # hidden until asked for
+    await page.check("#show-notes")
+    assert await quiet.first.is_visible()
+    # once: a note's line does not repeat its text as its finding's detail
+    for i in range(total):
+        li = quiet.nth(i)
+        text = str(await li.locator(".ltext").text_content())
+        details = [str(d) for d in await li.locator(".detail").all_text_contents()]
+        assert not any(d and d in text for d in details), (text, details)
+    await page.select_option("#findings-by", "player")
+    heads = [str(h) for h in await page.locator("#findings h3.player-head").all_text_contents()]
+    from replay.records import from_msgpack
+
+    who = [str(p) for p in from_msgpack(await served.store.record("n1") or b"").players]
+    assert heads and all(h.rsplit(" (", 1)[0] in ("the match", *who) for h in heads), heads
