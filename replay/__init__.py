@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from replay.engine.due import due
 from replay.engine.game import ENGINE_VERSION, Game
 from replay.engine.playoff import link_records
 
-__all__ = ["ENGINE_VERSION", "Game", "compiled", "link_records", "replay_events", "replay_records"]
+__all__ = ["ENGINE_VERSION", "Game", "compiled", "due", "link_records", "replay_events", "replay_records"]
 
 
 def compiled() -> bool:

@@ -1,4 +1,5 @@
-"""``prizecheck replay FILE... [--json] [--until SEQ] [--timeline] [--strict]`` (README, "The command line").
+"""``prizecheck replay FILE... [--json] [--until SEQ] [--timeline] [--due] [--strict]`` (README, "The command
+line").
 
 Each record is printed as soon as its game is done (:func:`replay.files.replay_files`): every event of
 the input is checked first, so bad input prints nothing and exits 2. A bar shows the progress on a
@@ -15,6 +16,7 @@ from typing import Any
 
 from replay.cli.common import UsageError, at_least, json_line, maybe_sign
 from replay.cli.progress import TerminalProgress
+from replay.engine.due import due
 from replay.engine.game import Game
 from replay.engine.outputs import Finding
 from replay.engine.record import dumps
@@ -36,6 +38,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--until", type=at_least(1), metavar="SEQ", help="show the board at this seq instead (from 1)"
     )
     parser.add_argument("--timeline", action="store_true", help="print the derived outputs")
+    parser.add_argument(
+        "--due",
+        action="store_true",
+        help="print the steps due next (replay.due): at --until SEQ, or after the last event",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when there are violation findings")
 
 
@@ -44,13 +51,18 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "--until and --timeline cannot be combined: the board at a seq, or the whole timeline"
         )
+    if args.due and args.timeline:
+        raise UsageError("--due and --timeline cannot be combined: the steps due, or the whole timeline")
     progress = TerminalProgress()
     violations = False
+    games: list[tuple[Game, Record]] = []  # --due: printed once every record is known (playoffs settle)
     try:
         for done in replay_files(args.files, until=args.until, progress=progress):
             record = maybe_sign(done.record)
             out = sys.stdout  # looked up each time: the progress bar may stand in front of it
-            if args.until is not None:
+            if args.due:
+                games.append((done.game, done.record))
+            elif args.until is not None:
                 _print_board(done.game, args.json, out)
             elif args.timeline:
                 _print_timeline(done.game, args.json, out)
@@ -62,7 +74,29 @@ def run(args: argparse.Namespace) -> int:
             violations = violations or any(f.severity == "violation" for f in record.findings)
     finally:
         progress.stop()
+    records = {rec.match: rec for _, rec in games if rec.match is not None}
+    for game, _ in games:
+        _print_due(game, records, args.json, sys.stdout)
     return 1 if args.strict and violations else 0
+
+
+def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any) -> None:
+    """The steps due next in ``game`` (:func:`replay.due`, a drawn game settled by the playoff games'
+    records): one JSON list per match, or a line per step and an indented line per event to post."""
+    steps = due(game, records)
+    if as_json:
+        out.write(json_line(steps) + "\n")
+        return
+    out.write(f"{game.match} at seq {game.next_seq - 1}: {len(steps)} step(s) due\n")
+    for step in steps:
+        fields = {k: v for k, v in step.items() if k not in ("step", "events", "outputs", "choices", "start")}
+        out.write(f"  {step['step']}" + (f" {json_line(fields)}" if fields else "") + "\n")
+        for event in step.get("events", []):
+            out.write(f"    post {json_line(event)}\n")
+        for n, choice in enumerate(step.get("choices", []), 1):
+            out.write(f"    choice {n}: post {' '.join(json_line(e) for e in choice['events'])}\n")
+        if "start" in step:
+            out.write(f"    start {step['child']}: post {json_line(step['start'])}\n")
 
 
 def _print_board(game: Game, as_json: bool, out: Any) -> None:

@@ -32,7 +32,9 @@ def on_attack(g: State, e: Event) -> None:
         g.find("turn_order", seq, f"{pl.id} attacked during {g.turn_player}'s turn")
     pid = e.get("pid")
     if pl.active is None or pid != pl.active:
-        g.find("attacker_not_active", seq, f"the attacker {pid!r} is not {pl.id}'s Active Pokémon")
+        named = g.mons.get(pid) if isinstance(pid, str) else None
+        attacker = f"{named.name} ({pid})" if named is not None else repr(pid)
+        g.find("attacker_not_active", seq, f"the attacker {attacker} is not {pl.id}'s Active Pokémon")
     else:
         mon = g.mons[pl.active]
         unable = [c for c in mon.conditions if c in UNABLE_TO_ATTACK]

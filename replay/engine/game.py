@@ -14,7 +14,19 @@ from typing import Any, Final
 
 import msgspec
 
-from replay.engine import attack, checkup, judgment, knockout, notes, penalties, result, setup, turn, zones
+from replay.engine import (
+    attack,
+    checkup,
+    claims,
+    judgment,
+    knockout,
+    notes,
+    penalties,
+    result,
+    setup,
+    turn,
+    zones,
+)
 from replay.engine.chain import _ENCODER, canonical_bytes, canonical_of
 from replay.engine.log import EventLog
 from replay.engine.outputs import ENGINE_VERSION, Finding, Record
@@ -207,18 +219,30 @@ class Game:
         # the stream's own findings (gaps, duplicates, corrections) stay, before the re-derived ones
         fresh.findings = [f for f in old.findings if f.code in STREAM_FINDINGS] + fresh.findings
         self.state = fresh
+        # who made it is what the correction says (the service checks it names its writer), never
+        # assumed: during the game the match's recorder corrects it too (docs/events.md, correction)
+        author = event.get("author")
+        by = f" by {author}" if isinstance(author, str) and author else ""
         fresh.find(
             "corrected",
             seq,
-            f"seq {target} {'voided' if action == 'void' else 'amended'} by a judge; "
+            f"seq {target} {'voided' if action == 'void' else 'amended'}{by}; "
             f"game re-derived ({self.log.corrections} correction(s))",
         )
 
     # ------------------------------------------------------------------ read side
     def resolved(self) -> State:
-        """The state with a pending effect resolved: a copy when one is pending (never changes this game)."""
+        """The state as the stream stands: a pending effect resolved and, once the game is decided, the
+        source's claims closed (a copy when either is due; never changes this game).
+
+        A decided game's claims close where its stream ends: a prize claim that stopped short and a
+        knockout the source never claimed are findings of the record even when no ``game_ended`` (or other
+        closing event) follows the deciding one [docs/rules.md §3 step 4; docs/records.md, Findings]. A
+        claim sent later (they are admitted after the end) completes them, and the record then has none.
+        A provisional view (an effect still resolving) leaves them open: the effect's claims may follow.
+        """
         st = self.state
-        if not st.effect_pending:
+        if not st.effect_pending and not _claims_open(st):
             return st
         # Resolving the effect appends to the timeline, the findings and the knockouts and changes the
         # board: the entries already derived (immutable) and the ruleset are shared, not copied.
@@ -229,7 +253,12 @@ class Game:
         for ko in st.knockouts:
             memo[id(ko)] = ko
         copied = copy.deepcopy(st, memo)
-        judgment.resolve_effect(copied)
+        if copied.effect_pending:
+            # a provisional view: the effect's own knockout claims may still come (EFFECT_PARTS), so
+            # its claims are not closed here
+            judgment.resolve_effect(copied)
+        elif _claims_open(copied):
+            claims.close(copied, self.log.next_seq - 1)
         return copied
 
     def typed_record(self) -> Record:
@@ -282,6 +311,11 @@ def _continues_effect(st: State, event: Event, etype: str) -> bool:
     if st.prize_effect is None:
         return etype in EFFECT_PARTS
     return etype == "note" or (etype == "prize_taken" and event.get("effect") == st.prize_effect)
+
+
+def _claims_open(st: State) -> bool:
+    """The game is decided and the source's claims about its knockouts are not complete."""
+    return st.result is not None and bool(st.unclaimed or st.prizes_claimed)
 
 
 def _integral(event: Event) -> Event:

@@ -173,7 +173,8 @@ EVENT_FIELDS: Final[dict[str, dict[str, Any]]] = {
     "time_called": {},
     "effect_result": {"player": SCALAR, "wins": SCALAR, "card": NAMED_CARD},
     "game_ended": {"outcome": SCALAR, "winner": SCALAR, "reason": CLAIMED_REASON},
-    "correction": {"target": SCALAR, "action": SCALAR},
+    # author: who made it, as the service that took it names its writer (a token's role and name)
+    "correction": {"target": SCALAR, "action": SCALAR, "author": SCALAR},
     "note": {"author": SCALAR},
     "discarded": {"player": SCALAR, "count": SCALAR, "cards": NAMES, "from": SCALAR, "pid": SCALAR},
     "trainer_played": {"player": SCALAR, "card": KIND_CARD, "effect": SCALAR},

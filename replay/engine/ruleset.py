@@ -54,6 +54,10 @@ class Ruleset:
     quad_prize: int
     playoff: Playoff
     time_called: tuple[TimeProcedure, ...]
+    #: The damage each Special Condition places at the Pokémon Checkup, in the order it is placed
+    #: [JP3.4 §I-F: Poisoned, then Burned; RB p.20: 1 damage counter, 2]. A card that says more is a
+    #: source's damage of its own.
+    checkup_damage: tuple[tuple[str, int], ...] = (("poisoned", 10), ("burned", 20))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Ruleset:
         # Immutable and shared (load_ruleset is cached): a game's copy keeps the same one. (Also what
@@ -97,6 +101,8 @@ def ruleset_from_dict(doc: dict[str, Any]) -> Ruleset:
             won_by=po["won_by"],
             coin_flip_for_first=bool(po.get("coin_flip_for_first", False)),
         ),
+        checkup_damage=tuple((str(k), int(v)) for k, v in doc.get("checkup_damage", {}).items())
+        or (("poisoned", 10), ("burned", 20)),
         time_called=tuple(
             TimeProcedure(
                 start=t.get("from"),

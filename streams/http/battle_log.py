@@ -24,19 +24,27 @@ from typing import Any
 import msgpack
 
 from replay import Game
+from replay.engine.findings import SOURCE_FINDINGS
 from replay.sources.cards import display_name
 
 Event = dict[str, Any]
 
 # Which section of docs/rules.md (numbered as the rules reference the engine implements) a finding rests
-# on. Findings about the stream itself (gaps, reused seqs, unknown ids) rest on the event contract, not a
-# rule: they have no entry.
+# on: every code the engine finds has one (tests/streams/http/test_battle_log.py checks it against
+# replay.engine.findings.SEVERITY and the engine's source); findings about the stream itself (gaps, reused
+# seqs, unknown ids) rest on §9, the stream itself.
 RULE_OF_FINDING: dict[str, str] = {
     "unknown_ruleset": "7",
     "turn_order": "6",
     "card_count": "6",
     "attack_first_turn": "6",
     "evolved_too_early": "6",
+    "supporter_first_turn": "6",
+    "second_supporter": "6",
+    "second_energy": "6",
+    "second_stadium": "6",
+    "second_retreat": "6",
+    "prizes_not_left": "1.1",
     "deck_count_mismatch": "1.3",
     "draw_from_empty_deck_not_loss": "1.3",
     "promotion_missing": "1.2",
@@ -50,6 +58,16 @@ RULE_OF_FINDING: dict[str, str] = {
     "result_mismatch": "1",
     "reason_mismatch": "1",
     "event_after_end": "1",
+    "seq_gap": "9",
+    "duplicate_seq": "9",
+    "late_event": "9",
+    "wrong_match": "9",
+    "no_match_started": "9",
+    "unknown_player": "9",
+    "unknown_pokemon": "9",
+    "attacker_not_active": "9",
+    "corrected": "9",
+    "source_finding": "9",
 }
 RULE_TITLES: dict[str, str] = {
     "1": "How a game is won or lost",
@@ -59,6 +77,8 @@ RULE_TITLES: dict[str, str] = {
     "5": "Pokémon Checkup",
     "6": "Tournament layer",
     "7": "Rulesets",
+    "8": "Deck legality",
+    "9": "The stream itself",
 }
 
 #: How a zone reads in a sentence.
@@ -78,6 +98,8 @@ TRAINER_KINDS = {"item": "Item", "supporter": "Supporter", "stadium": "Stadium",
 def rule_ref(code: str) -> dict[str, str] | None:
     """The docs/rules.md section a finding code rests on: ``{"section", "title", "href"}``, or None."""
     section = RULE_OF_FINDING.get(code)
+    if section is None and code in SOURCE_FINDINGS:
+        section = "9"  # an importer's finding, kept with its code [docs/rules.md §9]
     if section is None:
         return None
     top = section.split(".")[0]
@@ -186,11 +208,16 @@ def _count(event: Event) -> Any:
     return event.get("count", len(_list(event.get("cards"))) or 1)
 
 
-def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) -> str:
+def describe(
+    event: Event,
+    names: _Names,
+    hits: Sequence[tuple[str, Any]] = (),
+    earlier: Mapping[Any, Event] | None = None,
+) -> str:
     """One event as a sentence. ``hits`` are the (pid, amount) damage of an attack, for the attack line.
 
     ``names`` is what each pid was called before this event (an evolution names the Pokémon it evolves
-    by its old name)."""
+    by its old name); ``earlier``, the events before it by seq (a correction says what it corrects)."""
     t = event.get("type")
     who = _word(event.get("player", "?"))
     mon = names.mon(event.get("pid"))
@@ -286,18 +313,11 @@ def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) 
             return f"The source reports: {_word(event.get('winner'))} wins{why}"
         return f"The source reports: {_word(event.get('outcome', '?')).replace('_', ' ')}{why}"
     if t == "correction":
-        # not "a judge's": during the game the match's own producer or recorder corrects it too (a
-        # console's fix after publishing); after the end only a judge may (streams/http/ownership.py)
-        target = _word(event.get("target"))
-        if event.get("action") == "void":
-            return f"Correction: seq {target} is void"
-        replacement = event.get("event")
-        if isinstance(replacement, Mapping):
-            return f"Correction: seq {target} is amended to “{describe(dict(replacement), names)}”"
-        return f"Correction: seq {target} {_word(event.get('action', '?'))}"
+        return _correction(event, names, earlier or {})
     if t == "note":
         by = f" by {_word(event['author'])}" if event.get("author") else ""
-        return f"Note{by}: {_word(event.get('text', ''))}"
+        text = _word(event.get("text", ""))
+        return f"Note{by}: {text}" if text else f"Note{by}"  # a public view has no free text
     if t == "discarded":
         if isinstance(event.get("pid"), str):
             return f"{who} discards {_what(event)} attached to {mon}"
@@ -321,15 +341,62 @@ def describe(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) 
     return f"Event “{_word(t)}”" + (f" ({', '.join(plain)})" if plain else "")
 
 
-def sentence(event: Event, names: _Names, hits: Sequence[tuple[str, Any]] = ()) -> str:
+def _correction(event: Event, names: _Names, earlier: Mapping[Any, Event]) -> str:
+    """A correction as a sentence: who made it (its ``author``; never assumed: during the game the
+    match's own recorder corrects it too, after the end only a judge may, streams/http/ownership.py),
+    what it corrects, and for an amendment each value it changes, in words."""
+    by = f" by {_word(event['author'])}" if isinstance(event.get("author"), str) and event["author"] else ""
+    target = event.get("target")
+    original = earlier.get(target)
+    was = f" (“{describe(original, names)}”)" if original is not None else ""
+    if event.get("action") == "void":
+        return f"Correction{by}: seq {_word(target)}{was} is void"
+    replacement = event.get("event")
+    if event.get("action") != "amend":
+        return f"Correction{by}: seq {_word(target)} {_word(event.get('action', '?'))}"
+    if not isinstance(replacement, Mapping):  # a public view without the replacement's fields
+        return f"Correction{by}: seq {_word(target)}{was} is amended"
+    changed = {k: v for k, v in replacement.items() if k not in ("match", "seq")}
+    if original is None:  # not archived before it: the replacement read on its own
+        if "type" in changed:
+            return f"Correction{by}: seq {_word(target)} is amended to “{describe(dict(changed), names)}”"
+        fields = ", ".join(f"{k.replace('_', ' ')} {_word(v)}" for k, v in changed.items())
+        return f"Correction{by}: seq {_word(target)} is amended: {fields or 'no change'}"
+    values = ", ".join(
+        f"{k.replace('_', ' ')} {_word(original[k])} → {_word(v)}" if k in original else f"{k} {_word(v)}"
+        for k, v in changed.items()
+    )
+    now = describe({**original, **changed}, names)
+    return f"Correction{by}: seq {_word(target)} is amended ({values or 'no change'}): “{now}”"
+
+
+def sentence(
+    event: Event,
+    names: _Names,
+    hits: Sequence[tuple[str, Any]] = (),
+    earlier: Mapping[Any, Event] | None = None,
+) -> str:
     """:func:`describe` ``event``, and learn the names it gives (``names`` then knows its Pokémon): a
     Pokémon set up or played is named by this event, an evolving one by what it was before it."""
     if event.get("type") == "evolved":
-        text = describe(event, names, hits)
+        text = describe(event, names, hits, earlier)
         names.see(event)
         return text
     names.see(event)
-    return describe(event, names, hits)
+    return describe(event, names, hits, earlier)
+
+
+def sentences(events: Sequence[Event]) -> list[str]:
+    """Each of ``events`` (one match's, in seq order) as its battle-log sentence: what the table console
+    shows for its log and its draft, in the review page's words (one describer for both)."""
+    names = _Names()
+    earlier: dict[Any, Event] = {}
+    out: list[str] = []
+    for i, ev in enumerate(events):
+        hits = _attack_hits(events, i) if ev.get("type") == "attack" else ()
+        out.append(sentence(ev, names, hits, earlier))
+        earlier.setdefault(ev.get("seq"), ev)
+    return out
 
 
 def _attack_hits(events: Sequence[Event], start: int) -> list[tuple[str, Any]]:
@@ -441,6 +508,7 @@ def battle_log(
     counted = 0
     lines: list[dict[str, Any]] = []
     seen: set[int] = set()
+    earlier: dict[Any, Event] = {}  # the archived events so far, by seq: what a correction corrects
     for i, (entry, ev) in enumerate(zip(entries, events, strict=True)):
         if ev.get("type") == "turn_started" and entry.kind == "event":
             counted += 1
@@ -448,7 +516,9 @@ def battle_log(
             player = ev.get("player")
         seq = entry.position[0]
         hits = _attack_hits(events, i) if ev.get("type") == "attack" else ()
-        text = sentence(ev, names, hits)
+        text = sentence(ev, names, hits, earlier)
+        if entry.kind == "event":
+            earlier.setdefault(seq, ev)
         marks: list[dict[str, Any]] = []
         if entry.kind == "event" and seq not in seen:
             seen.add(seq)

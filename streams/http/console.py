@@ -40,17 +40,18 @@ from replay.engine.validate import validate_event
 from replay.sources.cards import card_database
 from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
-from streams.http.battle_log import decode
+from streams.http.battle_log import decode, sentences
 from streams.http.console_sheet import sheet_csv
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
-from streams.http.prompts import derive
+from streams.http.prompts import derive, playoff_records
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
 from streams.http.templating import render
 from streams.store import Store
+from streams.tokens import Principal
 
 RECORDER = frozenset({"recorder"})
 #: The most events one preview or publish carries (a draft is a few actions; an outbox after an outage
@@ -110,15 +111,36 @@ async def _writer(request: web.Request, check: Callable[[], Awaitable[object]]) 
 
 
 async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft_from: int | None) -> Any:
-    view = derive(events, draft_from)
+    view = derive(events, draft_from, await playoff_records(request.app[STORE], request[MATCH]))
     view["match"] = request[MATCH]
-    view["log"] = [_logged(e) for e in events if draft_from is None or int(e.get("seq") or 0) < draft_from]
+    view["author"] = author(request[PRINCIPAL])  # how this console's corrections name their writer
+    # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the
+    # event's public projection: hidden cards stay out
+    public = _public(events)
+    lines = [{**e, "text": text} for e, text in zip(public, sentences(public), strict=True)]
+    drafted = [draft_from is not None and int(e.get("seq") or 0) >= draft_from for e in events]
+    view["log"] = [line for line, d in zip(lines, drafted, strict=True) if not d]
+    view["draft"] = [
+        {"seq": line.get("seq"), "text": line["text"]} for line, d in zip(lines, drafted, strict=True) if d
+    ]
     return view
 
 
-def _logged(event: Mapping[str, Any]) -> dict[str, Any]:
-    """An archived event as the console's log shows it: its public projection (hidden cards stay out)."""
-    return public_event(dict(event))
+def _public(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The events' public projections (``replay.engine.public``), an amendment keeping what the public
+    projection of the event it amends shows of the fields it changes (an amount, never a hidden card)."""
+    by_seq = {e.get("seq"): e for e in events}
+    out = []
+    for event in events:
+        shown = public_event(dict(event))
+        replacement, target = event.get("event"), by_seq.get(event.get("target"))
+        if event.get("type") == "correction" and isinstance(replacement, Mapping) and target is not None:
+            amended = public_event({**target, **replacement, "seq": target.get("seq")})
+            kept = {k: amended[k] for k in replacement if k in amended and k not in ("match", "seq", "type")}
+            if kept:
+                shown["event"] = kept
+        out.append(shown)
+    return out
 
 
 def _console_id(raw: Any) -> str:
@@ -139,9 +161,16 @@ async def _body(request: web.Request) -> dict[str, Any]:
     return body
 
 
-def _events(body: Mapping[str, Any], match: str) -> list[dict[str, Any]]:
+def author(principal: Principal) -> str:
+    """How a correction names the console's writer (``correction.author``): its role as a corrector
+    (``judge`` or ``recorder``) and its token's name."""
+    return f"{'judge' if is_judge(principal) else 'recorder'} {principal.name}"
+
+
+def _events(body: Mapping[str, Any], match: str, writer: str | None = None) -> list[dict[str, Any]]:
     """The body's events, each valid against the contract and of this match (400 naming the one that is
-    not, by its index and field)."""
+    not, by its index and field); a correction's ``author`` must be ``writer`` (:func:`author`): a
+    correction never names someone else."""
     events = body.get("events", [])
     if not isinstance(events, list):
         raise Problem(400, "bad_body", "events must be a list of events")
@@ -157,6 +186,12 @@ def _events(body: Mapping[str, Any], match: str) -> list[dict[str, Any]]:
             validate_event(ev)
         except EventError as exc:
             raise Problem(400, "bad_event", f"event {i}: {exc}") from None
+        if ev.get("type") == "correction" and "author" in ev and ev["author"] != writer:
+            raise Problem(
+                400,
+                "bad_event",
+                f"event {i}: a correction's author must be its writer ({writer!r}), not {ev['author']!r}",
+            )
         _check_decks(ev, i)
         if "hidden" in ev and ev.get("type") == "moved" and cards_are_public(ev):
             raise Problem(
@@ -196,14 +231,14 @@ async def _fence(request: web.Request, match: str, events: Sequence[dict[str, An
                     409,
                     "fenced",
                     f"seq {seq} of {match} holds another event already (the archive is at seq {head}): "
-                    "another console wrote this match; reload to follow it",
+                    "another console wrote this match",
                 )
             continue
         if seq != expected:
             raise Problem(
                 409,
                 "fenced",
-                f"seq {seq} of {match} does not follow the archive (next is {expected}); reload",
+                f"seq {seq} of {match} does not follow the archive (next is {expected})",
             )
         expected += 1
 
@@ -228,7 +263,7 @@ async def console_state(request: web.Request) -> web.StreamResponse:
 async def console_preview(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/preview: the view with the draft folded on the archive; nothing stored."""
     match = request[MATCH]
-    draft = _events(await _body(request), match)
+    draft = _events(await _body(request), match, author(request[PRINCIPAL]))
     archive = await _archive(request)
     start = max((int(e.get("seq") or 0) for e in archive), default=0) + 1
     return _json(await _view(request, [*archive, *draft], start))
@@ -241,7 +276,7 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     body = await _body(request)
     me = _me(request, _console_id(body.get("console")))
     console = me.console
-    events = _events(body, match)
+    events = _events(body, match, author(request[PRINCIPAL]))
     principal = request[PRINCIPAL]
     judge = _judge(request)
     if not events:  # nothing to write: the view, and no lease taken

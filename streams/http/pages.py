@@ -36,6 +36,7 @@ from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
+from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, register
 from streams.http.templating import install, render
 
@@ -132,6 +133,11 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         "extra": extra,
         "record": record,
         "log": battle_log(entries, events, timeline),
+        # what the rules ask for next at the archive's head (replay.due, in the console's words)
+        "due": [
+            {"id": p["id"], "text": p["text"]}
+            for p in prompts(game, await playoff_records(request.app[STORE], match))
+        ],
         "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
         "names": display_names(_card_names(events)),
         "frames": frames(steps),

@@ -42,6 +42,7 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
         (["--until", "-5", "g.jsonl"], r"argument --until: must be >= 1, got -5"),
         (["--until", "x", "g.jsonl"], r"argument --until: expected an integer, got 'x'"),
         (["--until", "3", "--timeline", "g.jsonl"], r"--until and --timeline cannot be combined"),
+        (["--due", "--timeline", "g.jsonl"], r"--due and --timeline cannot be combined"),
     ],
     "verify": [
         (["--events"], r"argument --events: expected at least one argument"),

@@ -46,7 +46,15 @@ def test_an_applied_correction_quotes_nothing() -> None:
     s = started()
     s.add("correction", target=5, action="amend", event={"cards": ["Professor's Research"]})
     (f,) = findings(s, "corrected")
-    assert f["message"] == "seq 5 amended by a judge; game re-derived (1 correction(s))" and "detail" not in f
+    assert f["message"] == "seq 5 amended; game re-derived (1 correction(s))" and "detail" not in f
+
+
+def test_a_correction_names_its_author_and_no_one_else() -> None:
+    # issue 33 item 8: "by a judge" was said of every correction, the recorder's during the game too
+    s = started()
+    s.add("correction", target=5, action="void", author="recorder table 7 operator")
+    (f,) = findings(s, "corrected")
+    assert f["message"] == "seq 5 voided by recorder table 7 operator; game re-derived (1 correction(s))"
 
 
 def test_a_note_s_finding_has_the_note_s_text_as_its_detail() -> None:
@@ -129,3 +137,12 @@ def test_every_code_an_importer_writes_is_a_public_code() -> None:
     codes = _codes_the_sources_emit()
     assert len(codes) >= 20, codes  # the walk does find them
     assert codes <= SOURCE_FINDINGS | set(SEVERITY), sorted(codes - SOURCE_FINDINGS - set(SEVERITY))
+
+
+def test_an_attacker_not_active_is_named_by_its_card() -> None:
+    # issue 33 item 3: "the attacker 'p2-3' is not ash's Active Pokémon" named a pid only
+    s = started()
+    s.add("played", player="ash", pid="a2", card={"name": "Pichu", "hp": 30}, to="bench")
+    s.add("attack", player="ash", pid="a2", name="Tackle")
+    (f,) = findings(s, "attacker_not_active")
+    assert f["message"] == "the attacker Pichu (a2) is not ash's Active Pokémon"

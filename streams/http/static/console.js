@@ -34,7 +34,6 @@
   };
   let outbox = []; // {match, seq, event, state: "draft" | "queued"}, seq order
   let online = true;
-  let fenced = null;
   let flushing = false;
   let retry = null;
   let form = null; // the action being entered
@@ -97,34 +96,64 @@
   const drafts = () => outbox.filter((e) => e.state === "draft");
   const queued = () => outbox.filter((e) => e.state === "queued");
 
-  const record = async (bodies) => {
-    if (fenced) return showError(fenced);
+  // What an outbox entry is, for a sentence: the action or prompt that made it (``label``) and its seqs.
+  const what = (entries) => {
+    const labels = [];
+    entries.forEach((e) => {
+      const l = e.label || e.event.type;
+      if (!labels.includes(l)) labels.push(l);
+    });
+    const first = entries[0].seq;
+    const last = entries[entries.length - 1].seq;
+    return labels.join(", ") + " (seq " + first + (last !== first ? "-" + last : "") + ")";
+  };
+  // The service's reason as a clause (its own message, without a final full stop).
+  const reason = (answer, fallback) => String((answer && answer.error) || fallback).replace(/[.\s]+$/, "");
+  // What the operator can do about a refusal a retry cannot fix (docs/console.md, "Nothing lost").
+  const TODO = {
+    fenced: "the board now shows what the archive holds: record it again if the table still shows it",
+    judge_only: "only a judge may add it now: ask a judge to add it on the review page",
+    not_owner: "this console's token may not write this match: ask a judge",
+    out_of_scope: "this console's token may not write this match: use a token whose scope holds it",
+    playoff_parent: "start the playoff game from its parent's console",
+  };
+  // Events the service refused for a reason a retry cannot fix leave the outbox at once, and the
+  // console says so in one sentence: what was not recorded, why, and what to do.
+  const refuse = async (entries, answer, fallback) => {
+    outbox = outbox.filter((e) => !entries.includes(e));
+    await drop(entries);
+    const code = answer && answer.code;
+    const todo = TODO[code] || "correct it and record it again";
+    showError("Not recorded: the " + what(entries) + ": " + reason(answer, fallback) + "; " + todo + ".");
+  };
+
+  const record = async (bodies, label) => {
     if (view && view.lease && view.lease.held && !view.lease.mine) {
-      return showError("read-only: another console writes this match (take over when it hands over)");
+      return showError(
+        "Not recorded: the " + (label || bodies[0].type) + ": this console is read-only (another console writes this match); take over when it hands over, then record it again."
+      );
     }
     const hold = $("hold").checked;
     const at = new Date().toISOString();
+    const start = nextSeq();
     const entries = bodies.map((b, i) => ({
       match,
-      seq: nextSeq() + i,
-      event: Object.assign({ match, seq: nextSeq() + i, at }, b),
+      seq: start + i,
+      event: Object.assign({ match, seq: start + i, at }, b),
       state: hold ? "draft" : "queued",
+      label: label || b.type,
     }));
+    if (!hold) drafts().forEach((e) => (e.state = "queued")); // live: the drafts before it go first, in order
     outbox.push(...entries);
-    await save(entries);
+    await save(hold ? entries : outbox.filter((e) => e.state === "queued"));
     showError("");
-    const ok = hold ? await preview() : await flush();
-    if (ok === false) {
-      // the service refused the action's events (the error says which field): they never enter the game
-      outbox = outbox.filter((e) => !entries.includes(e));
-      await drop(entries);
-      if (drafts().length) await preview();
-      else await flush();
-      render();
-    }
+    if (hold) await preview(entries);
+    else await flush();
   };
 
-  const preview = async () => {
+  // The view with the draft folded on the archive; a draft the service refuses (a field the contract does
+  // not allow) leaves the outbox, said at once.
+  const preview = async (added) => {
     const pending = outbox.map((e) => e.event);
     if (!pending.length) return refresh();
     try {
@@ -133,16 +162,18 @@
       setOnline(true);
       if (r.status === 200) {
         adopt(ask, Object.assign({}, r.answer, { lease: view ? view.lease : null }));
-      } else {
-        showError((r.answer && r.answer.error) || "preview refused (" + r.status + ")");
-        render();
-        return false;
-      }
+      } else if (r.status === 400 || r.status === 413) {
+        const refused = added && added.length ? added : drafts();
+        await refuse(refused, r.answer, "refused (" + r.status + ")");
+        if (outbox.length) return preview();
+      } else if (r.status === 401) {
+        showError("Not shown: the service asks for the token again: give it below.");
+        askToken();
+      } else throw new Error("status " + r.status);
     } catch (e) {
       setOnline(false);
     }
     render();
-    return true;
   };
 
   const publish = async () => {
@@ -164,36 +195,39 @@
     await preview();
   };
 
+  // Send what waits, in seq order. Every answer is one of: recorded (each event's outcome), a refusal a
+  // retry cannot fix (the events leave the outbox, said at once), or a wait a retry can end (offline, the
+  // token asked again, another console's lease), said at once too.
   const flush = async () => {
-    if (flushing) return true;
+    if (flushing) return;
     const list = queued();
     if (!list.length) return render();
     flushing = true;
-    let refusedWhole = false;
     try {
       const ask = ++asked;
       const r = await call("POST", "/events", { console: consoleId, events: list.map((e) => e.event) });
       setOnline(true);
-      if (r.status === 409) {
-        if (r.answer && r.answer.code === "fenced") fenced = r.answer.error;
-        showError(r.answer ? r.answer.error : "refused");
-        await refresh();
-      } else if (r.status === 200 || r.status === 400) {
-        const done = list.filter((e) => {
-          const o = (r.answer.outcomes || []).find((x) => x.seq === e.seq);
-          return o && o.status !== "buffered";
-        });
-        const rejected = (r.answer.outcomes || []).filter((o) => o.status === "rejected");
-        if (rejected.length) showError(rejected.map((o) => "seq " + o.seq + ": " + o.reason).join("; "));
+      const a = r.answer || {};
+      if ((r.status === 200 || r.status === 400) && Array.isArray(a.outcomes)) {
+        const outcome = (e) => a.outcomes.find((x) => x.seq === e.seq);
+        const done = list.filter((e) => outcome(e) && outcome(e).status !== "buffered");
+        const rejected = done.filter((e) => outcome(e).status === "rejected");
         outbox = outbox.filter((e) => !done.includes(e));
         await drop(done);
-        adopt(ask, r.answer);
-      } else if (r.status === 400 && r.answer && r.answer.code === "bad_event") {
-        showError(r.answer.error);
-        refusedWhole = true; // nothing of the request was written
-      } else if (r.status === 401 || r.status === 403) {
-        showError((r.answer && r.answer.error) || "refused");
-        if (r.status === 401) askToken();
+        if (rejected.length) {
+          showError("Not recorded: the " + what(rejected) + ": " + rejected.map((e) => outcome(e).reason).join("; ").replace(/[.\s]+$/, "") + "; correct it and record it again.");
+        }
+        adopt(ask, a);
+      } else if (r.status === 401) {
+        showError("Not recorded yet: the " + what(list) + ": the service asks for the token again; give it below and they are sent.");
+        askToken();
+      } else if (r.status === 409 && a.code === "read_only") {
+        showError("Not recorded yet: the " + what(list) + ": another console writes this match; take over when it hands over and they are sent.");
+        await refresh(false);
+      } else if (r.status === 400 || r.status === 403 || r.status === 409 || r.status === 413) {
+        await refuse(list, a, "refused (" + r.status + ")");
+        await refresh(false);
+        await renumber();
       } else {
         throw new Error("status " + r.status);
       }
@@ -204,13 +238,25 @@
     } finally {
       flushing = false;
     }
-    if (refusedWhole) return false;
     if (drafts().length) await preview();
     else render();
-    return true;
   };
 
-  const refresh = async () => {
+  // Drafts left behind refused events follow the archive again (a draft is the console's own: its seq is
+  // only where it will go).
+  const renumber = async () => {
+    const list = drafts();
+    if (!list.length || !view || queued().length || list[0].seq === view.next_seq) return;
+    await drop(list);
+    list.forEach((e, i) => {
+      e.seq = view.next_seq + i;
+      e.event = Object.assign({}, e.event, { seq: e.seq });
+    });
+    await save(list);
+  };
+
+  // The archive's view; with ``send`` (the default), what waits is sent after it.
+  const refresh = async (send = true) => {
     try {
       const ask = ++asked;
       const r = await call("GET", "/state?console=" + encodeURIComponent(consoleId));
@@ -218,7 +264,7 @@
         adopt(ask, r.answer);
         setOnline(true);
         // what the archive holds already (sent before a reload, or by the service before it stopped)
-        if (queued().length && !fenced) await flush();
+        if (send && queued().length) await flush();
       } else if (r.status === 401) askToken();
       else showError((r.answer && r.answer.error) || "status " + r.status);
     } catch (e) {
@@ -226,7 +272,6 @@
     }
     render();
   };
-
   const setOnline = (yes) => {
     online = yes;
     $("net").dataset.state = yes ? "online" : "offline";
@@ -239,7 +284,6 @@
   const lease = async (action, quiet) => {
     const r = await call("POST", "/lease", { console: consoleId, action });
     if (r.status === 200) {
-      fenced = null;
       if (view) view.lease = r.answer;
       await refresh();
     } else if (r.status === 403 && !quiet) showError((r.answer && r.answer.error) || "refused");
@@ -301,8 +345,8 @@
       side.classList.toggle("turn", board.turn_player === p);
       side.append(el("h3", p));
       side.append(el("p", "prizes left " + b.prizes_left + " · taken " + b.prizes_taken + "/" + b.prizes_needed + " · deck " + b.deck + " · hand " + b.hand + " · discard " + b.discard));
-      if (b.active) side.append(el("span", "Active: " + monText(b.active), "mon active"));
-      b.bench.forEach((m) => side.append(el("span", "Bench: " + monText(m), "mon")));
+      if (b.active) side.append(monButton(b.active, "Active"));
+      b.bench.forEach((m) => side.append(monButton(m, "Bench")));
     });
     $("turn-line").textContent = "turn " + board.turn + (board.turn_player ? " · " + board.turn_player : "") + " · " + board.status + (board.result ? " · " + (board.result.winner ? board.result.winner + " wins" : board.result.outcome) + " (" + board.result.reason + ")" : "");
     const list = $("prompts");
@@ -314,7 +358,7 @@
         const b = el("button", p.text + (i === 0 ? "  ⏎" : ""));
         b.type = "button";
         b.dataset.prompt = p.id;
-        b.addEventListener("click", () => record(p.events));
+        b.addEventListener("click", () => record(p.events, p.text));
         li.append(b);
       } else if (p.start) {
         const b = el("button", p.text);
@@ -327,7 +371,7 @@
         const b = el("button", "[" + (k + 1) + "] " + c.text);
         b.type = "button";
         b.dataset.choice = String(k + 1);
-        b.addEventListener("click", () => record(c.events));
+        b.addEventListener("click", () => record(c.events, p.text + ": " + c.text));
         li.append(b);
       });
       if (p.detail && p.detail.length) {
@@ -350,23 +394,27 @@
     });
     const dl = $("draft-list");
     dl.replaceChildren();
-    drafts().forEach((e) => dl.append(el("li", e.seq + " " + describe(e.event))));
+    // the service's sentences (the review page's); an action it has not described yet shows its label
+    const drafted = {};
+    (view.draft || []).forEach((d) => (drafted[d.seq] = d.text));
+    drafts().forEach((e) => dl.append(el("li", e.seq + " " + (drafted[e.seq] || e.label || e.event.type))));
     const ll = $("log-list");
     ll.replaceChildren();
     (view.log || []).slice().reverse().forEach((e) => {
-      const li = el("li", e.seq + " " + describe(e));
+      const li = el("li", e.seq + " " + e.text);
       li.dataset.seq = e.seq;
-      if (e.type !== "match_started" && e.type !== "correction") {
+      // a fix after the end is a judge's (docs/console.md, "Draft, then live"): not offered here then
+      if (view.status === "in_progress" && e.type !== "match_started" && e.type !== "correction") {
         const v = el("button", "void");
         v.type = "button";
-        v.addEventListener("click", () => record([{ type: "correction", target: e.seq, action: "void" }]));
+        v.addEventListener("click", () => record([correction(e.seq, { action: "void" })], "void of seq " + e.seq));
         li.append(v);
         if ("amount" in e) {
           const a = el("button", "amend amount");
           a.type = "button";
           a.addEventListener("click", () => {
             const amount = Number(window.prompt("amount for seq " + e.seq, String(e.amount)));
-            if (Number.isInteger(amount) && amount >= 0) record([{ type: "correction", target: e.seq, action: "amend", event: { amount } }]);
+            if (Number.isInteger(amount) && amount >= 0) record([correction(e.seq, { action: "amend", event: { amount } })], "amendment of seq " + e.seq);
           });
           li.append(a);
         }
@@ -375,14 +423,9 @@
     });
     renderKeys();
   };
-  const describe = (e) => {
-    const parts = [e.type];
-    ["player", "pid", "name", "amount", "count", "condition", "kind", "target", "action"].forEach((k) => {
-      if (e[k] !== undefined && e[k] !== null) parts.push(k + "=" + e[k]);
-    });
-    if (e.card && e.card.name) parts.push(e.card.name);
-    return parts.join(" ");
-  };
+  // A correction names who made it: this console's writer as the service names it (docs/events.md).
+  const correction = (target, fields) =>
+    Object.assign({ type: "correction", target }, fields, view && view.author ? { author: view.author } : {});
 
   // ----------------------------------------------------------------------------------------- actions
   const P = "player";
@@ -395,6 +438,9 @@
     { id: "evolve", key: "e", label: "evolve", fields: [P, "mon", "card", "hp", "rule"], build: (v) => [{ type: "evolved", player: v.player, pid: v.mon, card: card(v) }] },
     { id: "attach", key: "a", label: "attach", fields: [P, "mon", "card", "kind"], build: (v) => [{ type: "attached", player: v.player, pid: v.mon, card: { name: v.card, kind: v.kind || "energy" } }] },
     { id: "attack", key: "k", label: "attack", fields: [P, "mon", "attack", "target", "amount"], build: (v) => [{ type: "attack", player: v.player, pid: v.mon, name: v.attack }, ...(v.amount ? [{ type: "damage", pid: v.target, amount: v.amount, by: v.mon }] : [])] },
+    // what the table did, even when it is not what the rules give: the engine's findings say the difference
+    { id: "prize", key: "v", label: "prize cards taken", fields: [P, "count"], build: (v) => [{ type: "prize_taken", player: v.player, count: v.count || 1 }] },
+    { id: "knocked", key: "j", label: "knocked out (the table's call)", fields: ["target"], build: (v) => [{ type: "knocked_out", pid: v.target }] },
     { id: "damage", key: "g", label: "damage", fields: ["target", "amount"], build: (v) => [{ type: "damage", pid: v.target, amount: v.amount || 0 }] },
     { id: "heal", key: "h", label: "heal", fields: ["target", "amount"], build: (v) => [{ type: "healed", pid: v.target, amount: v.amount || 0 }] },
     { id: "condition", key: "c", label: "condition", fields: ["target", "condition", "on"], build: (v) => [{ type: "condition", pid: v.target, condition: v.condition, on: v.on !== false }] },
@@ -537,19 +583,103 @@
       box.append(b);
     });
   };
-  const openAction = (a) => {
+  // The board is the interface: a tap (or Enter) on a Pokémon offers what can be done with it or to it,
+  // each opening its action's form with that Pokémon (and its player) chosen; a form is the fallback.
+  const ON_MON = ["attack", "damage", "heal", "attach", "evolve", "condition", "retreat", "knocked"];
+  const monButton = (m, where) => {
+    const b = el("button", where + ": " + monText(m), "mon" + (where === "Active" ? " active" : ""));
+    b.type = "button";
+    b.dataset.pid = m.pid;
+    b.addEventListener("click", () => monMenu(m.pid, m.name));
+    return b;
+  };
+  const monMenu = (pid, name) => {
+    const menu = $("mon-menu");
+    menu.replaceChildren(el("span", name + ":", "mon-menu-title"));
+    ACTIONS.filter((a) => ON_MON.includes(a.id)).forEach((a) => {
+      const b = el("button", a.label);
+      b.type = "button";
+      b.dataset.monAction = a.id;
+      b.addEventListener("click", () => {
+        menu.hidden = true;
+        openAction(a, pid);
+      });
+      menu.append(b);
+    });
+    menu.hidden = false;
+    menu.querySelector("button").focus();
+  };
+  const openAction = (a, pid) => {
     if (!view || !view.board) return;
     form = $("action-form");
     form.dataset.action = a.id;
     $("action-title").textContent = a.label;
     const fields = $("action-fields");
     fields.replaceChildren(...a.fields.map((f) => FIELD[f]()));
+    if (a.id === "attack") attackDefaults();
+    if (pid) choose(a, pid);
+    if (a.id === "attach") lastAttached();
     form.hidden = false;
     const first = fields.querySelector("input, select");
     if (first) first.focus();
     if (!a.fields.length) form.querySelector("button[type=submit]").focus();
   };
+  // An attachment is most often the card the player attached last (their Energy): offered, typed over
+  // when it is another.
+  const lastAttached = () => {
+    const player = form.querySelector("[name=player]").value;
+    const last = (view.log || []).filter((e) => e.type === "attached" && e.player === player && e.card).pop();
+    if (last) form.querySelector("[name=card]").value = last.card.name;
+  };
+  // The Pokémon tapped on the board, in the form: the one acting (its player's) or the one acted on; in an
+  // attack, the turn player's Pokémon attacks and the opponent's is the target.
+  const choose = (a, pid) => {
+    const m = (view.pokemon || []).find((x) => x.pid === pid);
+    if (!m) return;
+    const set = (name, value) => {
+      const s = form.querySelector("[name=" + name + "]");
+      if (s && [...s.options].some((o) => o.value === value)) s.value = value;
+    };
+    const acting = a.fields.includes("mon") && !(a.id === "attack" && m.player !== view.board.turn_player);
+    set(acting ? "mon" : "target", pid);
+    if (acting) set("player", m.player);
+    if (a.id === "attack" && acting) form.querySelector("[name=mon]").dispatchEvent(new Event("change"));
+  };
+  // The attack form: the attacking side's Active first and chosen, the opponent's Active the target, and the
+  // attacker's attacks (the card catalogue's) offered by name; all typed over when the card says otherwise.
+  const attackDefaults = () => {
+    const turn = view.board.turn_player;
+    const mons = view.pokemon || [];
+    const pick = (name, m) => {
+      const s = form.querySelector("[name=" + name + "]");
+      const o = s && m ? [...s.options].find((x) => x.value === m.pid) : null;
+      if (o) {
+        s.prepend(o);
+        s.value = m.pid;
+      }
+    };
+    const attacker = mons.find((m) => m.player === turn && m.where === "active");
+    pick("mon", attacker);
+    pick("target", mons.find((m) => m.player !== turn && m.where === "active"));
+    const named = form.querySelector("[name=attack]");
+    named.setAttribute("list", "attack-names");
+    const offer = async () => {
+      const m = mons.find((x) => x.pid === form.querySelector("[name=mon]").value);
+      if (!m) return;
+      const r = await call("GET", "/cards?q=" + encodeURIComponent(m.name));
+      const card = r.status === 200 ? (r.answer.cards || []).find((c) => c.name === m.name) : null;
+      const attacks = ((card && card.attacks) || []).filter(Boolean);
+      $("attack-names").replaceChildren(...attacks.map((n) => Object.assign(document.createElement("option"), { value: n })));
+      // the first printed attack, unless the operator typed another: typed over when the card says otherwise
+      if (attacks.length && (!named.value || named.value === named.dataset.offered)) {
+        named.value = named.dataset.offered = attacks[0];
+      }
+    };
+    form.querySelector("[name=mon]").addEventListener("change", offer);
+    offer();
+  };
   const closeAction = () => {
+    $("mon-menu").hidden = true;
     if ($("action-form").contains(document.activeElement)) document.activeElement.blur();
     $("action-form").hidden = true;
     form = null;
@@ -565,7 +695,7 @@
       else v[n.name] = n.value;
     });
     closeAction();
-    await record(a.build(v));
+    await record(a.build(v), a.label);
   };
 
   // ------------------------------------------------------------------------------------------ start
@@ -596,7 +726,7 @@
     }
     view = view || { next_seq: 1 };
     document.activeElement.blur();
-    await record([e]);
+    await record([e], "match start");
   };
   const startChild = (p) => {
     sessionStorage.setItem("pc-console-child", JSON.stringify(p.start));
@@ -619,9 +749,11 @@
   };
 
   // draft or live: the operator's choice, kept in this browser across reloads
-  const setHold = (on) => {
+  // Switching live sends the drafts first, in order: a live action never goes out before them.
+  const setHold = async (on) => {
     $("hold").checked = on;
     localStorage.setItem("pc-console-hold", on ? "1" : "0");
+    if (!on && drafts().length) await publish();
   };
   const askToken = () => {
     $("token-box").hidden = false;
@@ -666,6 +798,19 @@
     $("export-jsonl").href = base + "/export?format=jsonl";
     $("export-csv").href = base + "/export?format=csv";
     $("overlay-link").href = "/overlay/" + match.split("/").map(encodeURIComponent).join("/");
+    // a window of its own, not a tab behind the console: a browser throttles a hidden tab's timers and
+    // stops drawing it, and the overlay's board then lags by seconds (issue 33 item 9)
+    $("overlay-link").addEventListener("click", (ev) => {
+      ev.preventDefault();
+      window.open($("overlay-link").href, "prizecheck-overlay", "popup,width=1280,height=720");
+    });
+    // the console's own timers (the retry, the poll) are throttled while its tab is hidden: whatever
+    // waits is sent the moment it is shown again, not at the next throttled tick
+    document.addEventListener("visibilitychange", () => {
+      if (document.hidden) return;
+      if (queued().length) flush();
+      else if (!drafts().length) refresh();
+    });
     $("token-form").addEventListener("submit", async (ev) => {
       ev.preventDefault();
       token = $("token").value.trim();

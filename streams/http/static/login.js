@@ -19,7 +19,11 @@
     const r = await fetch("/login", { method: "POST", body, credentials: "same-origin" });
     const answer = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
     if (r.ok) {
-      location.assign((answer.next || "/ui") + fragment);
+      // the table console writes with the token as a bearer token (never the cookie): it is given once,
+      // here, and kept in this tab only (docs/console.md, "Opening it")
+      const to = answer.next || "/ui";
+      if (to.startsWith("/console/")) sessionStorage.setItem("pc-console-token", document.getElementById("token").value);
+      location.assign(to + fragment);
     } else {
       error.textContent = answer.error || `HTTP ${r.status}`;
       error.hidden = false;

@@ -722,6 +722,11 @@
     renderLog();
     renderMeta();
     renderRace();
+    // what the rules ask for next at the archive's head: the engine's answer (replay.due), in the table
+    // console's words
+    const due = meta.due || [];
+    $("due-next").hidden = !due.length;
+    $("due-next").textContent = due.length ? "· due next (after seq " + meta.last + "): " + due.map((d) => d.text).join("; ") : "";
     $("findings-by").addEventListener("change", () => renderFindings((record && record.findings) || []));
     const history = loadHistory();
     $("first").addEventListener("click", () => show(0));

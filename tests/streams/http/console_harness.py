@@ -121,6 +121,11 @@ class Console:
         self.page = page
         self.service = service
         self.match = match
+        # what the operator did, as the issue 33 item 4 counts it: keys and taps (an action's key, a choice
+        # in a list, Enter, a prompt), and fields typed (a name, an amount); a field left as the form
+        # filled it counts nothing
+        self.keys = 0
+        self.typed = 0
 
     @classmethod
     async def open(
@@ -192,6 +197,7 @@ class Console:
         assert ids and ids[0] == prompt, (prompt, ids, await self.page.inner_text("#prompts"))
         before = await self.waiting_or_drafts()
         await self.page.keyboard.press("Enter")
+        self.keys += 1
         await self._moved(before)
 
     async def choose(self, n: int) -> None:
@@ -199,17 +205,20 @@ class Console:
         await self.page.wait_for_selector(f'#prompts button[data-choice="{n}"]')
         before = await self.waiting_or_drafts()
         await self.page.keyboard.press(str(n))
+        self.keys += 1
         await self._moved(before)
 
     async def act(self, key: str, **fields: Any) -> None:
         """Press an action's key, fill its fields, and add it (Enter)."""
         before = await self.waiting_or_drafts()
         await self.page.keyboard.press(key)
+        self.keys += 2  # the action's key, and Enter
         form = self.page.locator("#action-form")
         await form.wait_for(state="visible")
         for name, value in fields.items():
             target = form.locator(f"[name={name}]")
             tag = await target.evaluate("n => n.tagName + ':' + n.type")
+            was = await target.evaluate("n => n.type === 'checkbox' ? String(n.checked) : n.value")
             if tag.startswith("SELECT"):
                 if name in ("mon", "target"):
                     label = await target.evaluate(
@@ -226,12 +235,19 @@ class Console:
                 # leave the field as a person does before the next one: its change handler (the card's
                 # HP from the catalogue) runs now, not in the middle of filling the next field ("6010")
                 await target.blur()
+            now = await target.evaluate("n => n.type === 'checkbox' ? String(n.checked) : n.value")
+            if now != was:
+                if tag.startswith("SELECT") or tag.endswith("checkbox"):
+                    self.keys += 1
+                else:
+                    self.typed += 1
         await form.locator("button[type=submit]").press("Enter")
         await self._moved(before)
 
     async def publish(self) -> None:
         before = await self.waiting_or_drafts()
         await self.page.keyboard.press("l")
+        self.keys += 1
         await self._moved(before)
         await self.page.wait_for_function(
             "() => document.getElementById('drafts').textContent.startsWith('0 ')", timeout=15_000
@@ -240,6 +256,7 @@ class Console:
     async def undo(self) -> None:
         before = await self.waiting_or_drafts()
         await self.page.keyboard.press("z")
+        self.keys += 1
         await self._moved(before)
 
     async def waiting_or_drafts(self) -> str:

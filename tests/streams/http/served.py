@@ -111,11 +111,19 @@ async def start_served(
     return served, server
 
 
-@pytest.fixture
-async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]:
-    s, server = await start_served(redis_store, tmp_path)
-    try:
-        yield s
-    finally:
-        await s.http.close()
-        await server.close()
+def served_with(*tokens: tuple[str, list[str], dict[str, Any]]) -> Any:
+    """A ``served`` fixture whose service also has ``tokens`` (name, roles, :func:`new_token` options)."""
+
+    @pytest.fixture
+    async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]:
+        s, server = await start_served(redis_store, tmp_path, extra_tokens=tokens)
+        try:
+            yield s
+        finally:
+            await s.http.close()
+            await server.close()
+
+    return served
+
+
+served = served_with()

@@ -132,6 +132,21 @@ def test_the_new_event_types_read_as_the_issue_asks() -> None:
     )
     amend = {"type": "correction", "target": 7, "action": "amend", "event": {"type": "drew", "player": "ash"}}
     assert describe(amend, names) == "Correction: seq 7 is amended to “ash draws 1 card”"
+    # issue 33 item 8: the amended value in words, and who made it (no one is assumed)
+    earlier = {12: {"type": "damage", "seq": 12, "pid": "a1", "amount": 30}}
+    amount = {"type": "correction", "target": 12, "action": "amend", "event": {"amount": 60}}
+    assert describe(amount, names, (), earlier) == (
+        "Correction: seq 12 is amended (amount 30 → 60): “Pikachu (a1) takes 60 damage”"
+    )
+    assert describe({**amount, "author": "recorder table 7"}, names, (), earlier).startswith(
+        "Correction by recorder table 7: seq 12 is amended (amount 30 → 60)"
+    )
+    void = {"type": "correction", "target": 12, "action": "void", "author": "judge Kim"}
+    assert describe(void, names, (), earlier) == (
+        "Correction by judge Kim: seq 12 (“Pikachu (a1) takes 30 damage”) is void"
+    )
+    unknown = {"type": "correction", "target": 9, "action": "amend", "event": {"amount": 5}}
+    assert describe(unknown, names) == ("Correction: seq 9 is amended: amount 5")
     # an event type this version does not know: its plain fields, never a structure
     odd = {"type": "teleported", "player": "ash", "where": {"x": 1}, "to": ["a"]}
     assert describe(odd, names) == "Event “teleported” (player ash)"
@@ -254,3 +269,29 @@ def test_steps_up_to_a_seq_are_the_whole_fold_s() -> None:
         for seq in range(1, len(events) + 1):
             part = replay_steps(entries, decode(entries), until=seq)[0]
             assert state_at(part, seq) == state_at(whole, seq), seq
+
+
+def test_every_finding_code_has_its_section_of_the_rules() -> None:
+    # issue 33 item 3: six codes had none (the turn's limits, prizes_not_left). Every code the engine
+    # finds (its severity table, and every code its source raises) names a numbered section of
+    # docs/rules.md that exists; so do the importers' own codes.
+    from replay.engine.findings import SEVERITY
+    from streams.http.battle_log import rule_ref
+
+    engine = Path(__file__).resolve().parents[3] / "replay" / "engine"
+    raised = set()
+    for path in engine.glob("*.py"):
+        text = path.read_text("utf-8")
+        raised |= set(re.findall(r"\bfind\(\s*\"([a-z_]+)\"", text))
+        raised |= set(re.findall(r"\brestriction\(\s*\w+,\s*\"([a-z_]+)\"", text))
+    assert raised and raised <= set(SEVERITY), raised - set(SEVERITY)
+    rules = (Path(__file__).resolve().parents[3] / "docs" / "rules.md").read_text("utf-8")
+    sections = set(re.findall(r"^## (\d+)\. ", rules, re.M))
+    from replay.engine.findings import SOURCE_FINDINGS
+
+    missing = [c for c in sorted({*SEVERITY, *raised, *SOURCE_FINDINGS}) if rule_ref(c) is None]
+    assert missing == []
+    for code in {*SEVERITY, *SOURCE_FINDINGS}:
+        ref = rule_ref(code)
+        assert ref is not None and ref["section"].split(".")[0] in sections, (code, ref)
+        assert ref["href"] == f"/rules#s{ref['section'].split('.')[0]}"

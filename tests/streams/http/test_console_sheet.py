@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,10 +16,9 @@ from replay.engine.validate import validate_event
 from replay.report.tables import FORMULA_START, neutral_cell
 from replay.sources.sheet import parse_sheet
 from streams.http.console_sheet import sheet_csv
-from streams.store import RedisStore
 from tests.builder import Stream, card
 from tests.sampling import examples
-from tests.streams.http.served import Served, start_served
+from tests.streams.http.served import Served, served_with
 
 MANUAL = {"kind": "manual", "producer": "prizecheck console", "reports_knockouts": True}
 #: Every character a spreadsheet or the sheet's reader treats specially, and a few plain ones.
@@ -139,14 +136,7 @@ def test_the_neutral_cells_are_the_reports_own() -> None:
 
 
 # ------------------------------------------------------------------------------------------ the route
-@pytest.fixture
-async def served(redis_store: RedisStore, tmp_path: Path) -> AsyncIterator[Served]:
-    s, server = await start_served(redis_store, tmp_path, extra_tokens=(("recorder", ["recorder"], {}),))
-    try:
-        yield s
-    finally:
-        await s.http.close()
-        await server.close()
+served = served_with(("recorder", ["recorder"], {}))
 
 
 @pytest.mark.redis
