@@ -28,7 +28,8 @@ async def player_page(request: web.Request) -> web.StreamResponse:
         raise Problem(404, "not_found", "not a player id")
     event = str(request[QUERY].get("event") or "").strip() or None
     store = request.app[STORE]
-    matches = (await store.matches(player=player))[:MAX_GAMES]
+    held = await store.matches(player=player)
+    matches = held[:MAX_GAMES]
     principal = request[PRINCIPAL]
     if principal.scoped:  # a scoped judge sees the games of its scope only, as on every other route
         scopes = await match_scopes(store, matches)
@@ -62,7 +63,16 @@ async def player_page(request: web.Request) -> web.StreamResponse:
                 }
             )
     request[AUDIT_DETAIL] = f"penalties of player {player}" + (f" at {event}" if event else "")
-    return render(request, "player.html", player=player, event=event or "", rows=rows, games=games)
+    return render(
+        request,
+        "player.html",
+        player=player,
+        event=event or "",
+        rows=rows,
+        games=games,
+        cut=len(held) - len(matches),  # said on the page, never a silently shorter history
+        limit=MAX_GAMES,
+    )
 
 
 def player_routes() -> tuple[Route, ...]:

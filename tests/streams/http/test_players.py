@@ -50,3 +50,16 @@ async def test_a_scoped_judge_sees_the_penalties_of_its_scope_only(served: Serve
     async with served.http.get(f"{served.url}/players/ash", headers=served.auth("judge_l1")) as r:
         page = await r.text()
     assert "in league one" in page and "in league two" not in page and "1 penalty in 1 game(s)" in page
+
+
+async def test_a_history_cut_short_says_so(served: Served, monkeypatch: object) -> None:
+    import pytest
+
+    from streams.http import players
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    assert (await served.post(game("m1") + game("m2"), who="ingest")).status == 200
+    monkeypatch.setattr(players, "MAX_GAMES", 1)
+    async with served.http.get(f"{served.url}/players/ash", headers=served.auth("judge")) as r:
+        page = await r.text()
+    assert "in 1 game(s); 1 more game(s) of the player, after the first 1 by match id" in page
