@@ -87,11 +87,13 @@ async def _parts(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
         async for chunk in _chunks(part):
             seen += len(chunk)
             if seen > MAX_UPLOAD:
-                raise Problem(
-                    413, "too_large", f"the file is larger than {MAX_SCAN_BYTES // (1024 * 1024)} MiB"
-                )
+                raise _too_large()
             chunks.append(chunk)
         value = b"".join(chunks)
+        if part.name in ("file", "paste") and name:  # never one kept and another dropped unsaid
+            raise Problem(
+                400, "one_file", "one file a request: send each file (or the paste) in its own POST"
+            )
         if part.name == "file":
             name, data = part.filename or "upload", value
         elif part.name == "paste":

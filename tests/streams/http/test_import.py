@@ -220,3 +220,13 @@ async def test_a_pdf_bomb_or_an_image_bomb_is_one_sentence_and_nothing_is_kept(s
         assert await served.store.events(match_id_from(name)) == []
     status, body = await upload(served, "deck_out.txt", (LOGS / "deck_out.txt").read_bytes())
     assert status == 200, body
+
+
+async def test_two_files_in_one_request_are_refused_not_one_dropped(served: Served) -> None:
+    form = aiohttp.FormData()
+    form.add_field("file", (LOGS / "deck_out.txt").read_bytes(), filename="a.txt")
+    form.add_field("file", (LOGS / "inactive.txt").read_bytes(), filename="b.txt")
+    async with served.http.post(f"{served.url}/import", data=form, headers=served.auth("judge")) as r:
+        body = await r.json()
+        assert r.status == 400 and body["code"] == "one_file", body
+    assert await served.store.events("a") == [] and await served.store.events("b") == []
