@@ -105,6 +105,11 @@ class SigningKey:
         keys = self.keys if self.keys is not None else PublicKeys({self.kid: self.public}, self.kid)
         return keys.verify(alg, kid, data, value)
 
+    def knows(self, alg: str, kid: str) -> bool:
+        """:meth:`PublicKeys.knows` of the keys this key checks with."""
+        keys = self.keys if self.keys is not None else PublicKeys({self.kid: self.public}, self.kid)
+        return keys.knows(alg, kid)
+
     def secret(self, purpose: bytes) -> bytes:
         """A 32-byte secret for ``purpose`` derived from the private key: for what only the key's holder
         checks (the seals of held events), where a MAC is cheaper than a signature."""
@@ -141,14 +146,22 @@ class PublicKeys:
                 return False
             return True
         if alg == HMAC_ALG:
-            secret = self.hmac.get(kid)
-            expected = hmac.new(secret, data, hashlib.sha256).hexdigest() if secret is not None else ""
-            return bool(expected) and hmac.compare_digest(expected, value)
+            # An HMAC key id is the operator's label (PRIZECHECK_KEY_ID), not part of the secret: a record
+            # signed under another label than today's is checked with every secret known, as before the
+            # key ring (a service upgraded to Ed25519 without its old label still reads its old records).
+            secrets = [self.hmac[kid]] if kid in self.hmac else list(self.hmac.values())
+            return any(
+                hmac.compare_digest(hmac.new(secret, data, hashlib.sha256).hexdigest(), value)
+                for secret in secrets
+            )
         return False
 
     def knows(self, alg: str, kid: str) -> bool:
-        """Is there a key to check a signature of ``alg`` by ``kid`` with?"""
-        return kid in (self.keys if alg == ALG else self.hmac if alg == HMAC_ALG else {})
+        """Is there a key to check a signature of ``alg`` by ``kid`` with? (Any HMAC secret checks an HMAC
+        signature, whatever its label.)"""
+        if alg == HMAC_ALG:
+            return bool(self.hmac)
+        return kid in (self.keys if alg == ALG else {})
 
     def document(self) -> dict[str, Any]:
         """The public document (no secret): every key's id, algorithm, raw public key (hex) and status."""

@@ -127,6 +127,10 @@ class Verifier(Protocol):
 
     def verify(self, alg: str, kid: str, data: bytes, value: str) -> bool: ...
 
+    def knows(self, alg: str, kid: str) -> bool:
+        """Is there a key to check a signature of ``alg`` by ``kid`` with? (No: not checked, not invalid.)"""
+        ...
+
 
 def sign(record: Mapping[str, Any], key: bytes | Signer, key_id: str = "") -> dict[str, Any]:
     """Return a copy of ``record`` (any JSON document) with a ``signature`` over its canonical JSON

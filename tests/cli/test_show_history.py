@@ -4,7 +4,10 @@ against a real Redis (this test's own key prefix) that the ingest core filled.""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from replay import replay_records
@@ -101,3 +104,26 @@ async def test_bad_requests_exit_2_and_a_game_in_progress_has_no_versions(
         assert p.returncode == 2 and "match nope: no record stored" in p.stderr.decode(), args
     p = show(redis_store, redis_url, "m1", "--history", "--version", "1")
     assert p.returncode == 2 and b"not allowed with argument" in p.stderr  # one or the other
+
+
+async def test_hmac_records_of_before_stay_valid_beside_a_key_ring(
+    redis_store: RedisStore, redis_url: str, tmp_path: Path
+) -> None:
+    """A service upgraded to Ed25519 (a key ring in its data directory) still reads the HMAC records it
+    signed before, whatever label (PRIZECHECK_KEY_ID) they were signed under: the label is not part of the
+    secret. Before, the same record was "valid" without a key ring and "invalid" beside one (a test that
+    ran after another had made a ring in the shared data directory failed)."""
+    env = {**os.environ, "PRIZECHECK_DATA_DIR": str(tmp_path / "data")}
+    made = subprocess.run(
+        [sys.executable, "-m", "replay.cli", "keys", "--rotate"], env=env, capture_output=True, timeout=60
+    )
+    assert made.returncode == 0, made.stderr
+    await ingest(redis_store, game("m1"))
+    p = run(
+        "show", "m1", "--history", "--redis-prefix", redis_store.prefix,
+        env={"PRIZECHECK_DATA_DIR": str(tmp_path / "data"), "REDIS_URL": redis_url,
+             "PRIZECHECK_SIGNING_KEY": KEY.decode()},
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().splitlines()[1:]
+    assert lines and all(line.split()[-1] == "(valid)" for line in lines if "signed" in line), lines
