@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     # find nothing (at a million records they were 5.5 s of 43). Paused for those sources, not for event
     # files, which the engine folds.
     stored = args.from_store or args.parquet is not None
-    inputs = [*args.files, args.tdf, args.parquet]
+    inputs = [*args.files, args.tdf, args.parquet, *args.decks]
     # an --out that cannot be written, or that is one of the inputs, is refused before any work
     with _collector_paused(stored), output(args.out, inputs=inputs) as out:
         with Bar("prizecheck report: starting", unit="records") as progress:

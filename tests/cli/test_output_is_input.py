@@ -74,7 +74,16 @@ CASES: dict[str, Callable[[pathlib.Path, pathlib.Path], list[str]]] = {
         str(out),
     ],
 }
+CASES["report --out onto --decks"] = lambda tmp, out: [
+    "report",
+    str(tmp / "events.jsonl"),
+    "--decks",
+    str(tmp / "decks.json"),
+    "--out",
+    str(out),
+]
 TARGET = {
+    "report --out onto --decks": "decks.json",
     "import ptcgl -o": "log.txt",
     "import sheet --out": "sheet.csv",
     "report --out onto an event file": "events.jsonl",
@@ -90,6 +99,7 @@ def test_an_output_onto_an_input_is_refused_and_the_input_untouched(
     shutil.copy(LOG, tmp_path / "log.txt")
     shutil.copy(SHEET, tmp_path / "sheet.csv")
     shutil.copy(TDF, tmp_path / "cup.tdf")
+    (tmp_path / "decks.json").write_text('{"decks": []}')
     _events(tmp_path)
     target = tmp_path / TARGET[case]
     before = target.read_bytes()
