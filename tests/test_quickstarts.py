@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.paths import ROOT
+from tests.test_readme import readme_blocks
 
 BIN = Path(sys.executable).parent
 PAGES = sorted((ROOT / "docs" / "quickstart").glob("*.md"))
@@ -45,20 +46,11 @@ PY
 """
 
 
-def blocks(page: Path) -> list[list[str]]:
-    text = page.read_text("utf-8")
-    found = []
-    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
-        lines = [re.sub(r"\s+#.*$", "", line).strip() for line in block.splitlines()]
-        found.append([line for line in lines if line])
-    return found
-
-
 def test_there_is_a_quick_start_for_each_user() -> None:
     assert {p.stem for p in PAGES} == {"judge", "streamer", "organiser"}
     for page in PAGES:
-        assert blocks(page), page.name
-        for block in blocks(page):
+        assert readme_blocks(page), page.name
+        for block in readme_blocks(page):
             assert block[0] == 'PATH="$PWD/.venv/bin:$PATH"; cd "$(mktemp -d)"', (page.name, block[0])
 
 
@@ -72,7 +64,7 @@ def test_a_quick_start_runs_as_written(page: Path, tmp_path: Path) -> None:
     checkout = tmp_path / "checkout"
     checkout.mkdir()
     (checkout / ".venv").symlink_to(BIN.parent)
-    for block in blocks(page):
+    for block in readme_blocks(page):
         lines = [re.sub(r"^prizecheck serve\b", "prizecheck_serve", line) for line in block]
         script = "set -e\n" + SERVE + "\n".join(lines) + "\n"
         done = subprocess.run(

@@ -26,9 +26,9 @@ from tests.paths import ROOT
 BIN = Path(sys.executable).parent
 
 
-def readme_blocks() -> list[list[str]]:
-    """The command lines of README.md's ``sh`` blocks, block by block, comments stripped."""
-    text = (ROOT / "README.md").read_text("utf-8")
+def readme_blocks(page: Path = ROOT / "README.md") -> list[list[str]]:
+    """The command lines of a page's ``sh`` blocks (README.md's), block by block, comments stripped."""
+    text = page.read_text("utf-8")
     blocks = []
     for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
         lines = [re.sub(r"\s+#.*$", "", line).strip() for line in block.splitlines()]

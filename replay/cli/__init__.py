@@ -18,7 +18,7 @@ from typing import Any
 
 from replay.cli.common import UsageError
 from replay.cli.parser import Parser, parse, usage_error
-from replay.codec import needs_extra
+from replay.codec import installed_version, needs_extra
 from replay.engine.errors import InputError
 
 # name -> (module, help). The module provides configure(parser) and run(args) -> int.
@@ -100,15 +100,9 @@ class _Version(argparse.Action):
 
 def version_line() -> str:
     """``prizecheck 0.1.0 (engine N)``: the installed distribution's version and the engine's."""
-    from importlib.metadata import PackageNotFoundError, version
-
     from replay.engine.game import ENGINE_VERSION
 
-    try:
-        installed = version("prizecheck")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        installed = "(not installed)"
-    return f"prizecheck {installed} (engine {ENGINE_VERSION})"
+    return f"prizecheck {installed_version() or '(not installed)'} (engine {ENGINE_VERSION})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
