@@ -24,7 +24,10 @@ ifeq ($(LATEST),1)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[$(EXTRAS)]'
 else
-	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK) \
+	  || { echo 'make install: a download above did not match its locked hash (a file cut short or spoiled on the' \
+	            'way); fetching everything once more, past pip'"'"'s cache. The hashes are still checked.' >&2; \
+	       $(BIN)/python -m pip install --quiet --no-cache-dir --require-hashes --no-deps -r $(LOCK); }
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 endif
 	touch $(STAMP)
