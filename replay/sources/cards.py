@@ -183,7 +183,7 @@ _KANA_MARKS = ("\u3099", "\u309a")  # the voiced and semi-voiced sound marks: pa
 _SPACES = re.compile(r"[\s\u30fb\u00b7]+")  # spaces and middle dots (ナンジャモ・ex, 스칼렛・바이올렛)
 
 
-def _fold(key: str) -> str:
+def fold(key: str) -> str:
     """A name as searched: no accents, case, width, spaces or kana script.
 
     ``Pokégear 3.0`` and ``Pokegear 3.0`` alike; ``ピカチュウ``, ``ぴかちゅう`` and the half-width ``ﾋﾟｶﾁｭｳ``
@@ -321,30 +321,30 @@ class CardDatabase:
         order = tuple(dict.fromkeys((lang, "en", *ASIAN)))
         hits = next((h for lg in order if (h := self.by_name.get(lg, {}).get(k))), None)
         if not hits:
-            folded = _fold(k)
+            folded = fold(k)
             hits = next((h for lg in order if (h := self._folded(lg).get(folded))), None)
         return [self.card(i) for i in hits or ()]
 
     def _folded(self, lang: str) -> dict[str, list[int]]:
-        """``lang``'s names folded (:func:`_fold`) -> card numbers (built at the first miss)."""
+        """``lang``'s names folded (:func:`fold`) -> card numbers (built at the first miss)."""
         table = self._fold_index.get(lang)
         if table is None:
             table = self._fold_index[lang] = {}
             for key, hits in self.by_name.get(lang, {}).items():
-                table.setdefault(_fold(key), []).extend(hits)
+                table.setdefault(fold(key), []).extend(hits)
         return table
 
     def search(self, query: str, limit: int = 20) -> list[tuple[str, str]]:
         """Card names for a type-ahead: ``(name, language)`` for every name in any language whose folded
-        form (:func:`_fold`: kana, width, accents, case) starts with the query's, then those that contain
+        form (:func:`fold`: kana, width, accents, case) starts with the query's, then those that contain
         it (a kanji name by any of its kanji: 研究 finds 博士の研究); English first, then the others in
         :data:`LANGUAGES` order, each sorted. Built from the name index alone: no record is decoded."""
-        q = _fold(query)
+        q = fold(query)
         if not q:
             return []
         if self._search is None:
             self._search = [
-                (_fold(name), name, lang) for lang in LANGUAGES for name in sorted(self.by_name.get(lang, {}))
+                (fold(name), name, lang) for lang in LANGUAGES for name in sorted(self.by_name.get(lang, {}))
             ]
         starts: list[tuple[str, str]] = []
         inside: list[tuple[str, str]] = []

@@ -558,6 +558,10 @@
         cardInfo[c.name] = c;
         const o = el("option");
         o.value = c.name;
+        // the card's names in the other languages, and the name as searched (kana as hiragana), so that
+        // the list offers ピカチュウ to an operator typing ぴかちゅう and shows Pikachu beside it
+        const also = [...new Set([...Object.values(c.names || {}), c.key])].filter((n) => n && n !== c.name);
+        if (also.length) o.label = also.join(" · ");
         dl.append(o);
       });
     }, 120);

@@ -565,3 +565,24 @@ async def test_the_openapi_document_describes_the_lease_as_it_is(served: Served)
     answer = op["responses"]["200"]["content"]["application/json"]["schema"]
     assert answer["required"] == ["held", "mine", "take_over"]  # never who holds it
     assert "not_lease_holder" in op["responses"]["403"]["description"]
+
+
+# ------------------------------------------------------- card names in Japanese and Korean (#34.4)
+async def test_the_card_search_reads_kana_kanji_hangul_and_half_width(served: Served) -> None:
+    found: dict[str, list[dict[str, object]]] = {}
+    for q in ("ぴかちゅう", "ピカチュウ", "ﾋﾟｶﾁｭｳ", "피카츄", "研究", "pika"):
+        status, text = await get(served, f"/console/cj1/cards?q={q}")
+        assert status == 200, (q, text)
+        found[q] = json.loads(text)["cards"]
+    for q in ("ぴかちゅう", "ピカチュウ", "ﾋﾟｶﾁｭｳ"):
+        pikachu = next(c for c in found[q] if c["name"] == "ピカチュウ")
+        assert pikachu["lang"] == "ja" and pikachu["hp"] and pikachu["key"] == "ぴかちゅう", q
+        assert pikachu["names"]["en"] == "Pikachu" and pikachu["names"]["ko"] == "피카츄"
+    hangul = next(c for c in found["피카츄"] if c["name"] == "피카츄")
+    assert hangul["lang"] == "ko" and hangul["category"] == "pokemon"
+    assert hangul["names"]["ja"] == "ピカチュウ"
+    assert found["研究"][0]["name"].startswith("博士の研究") and found["研究"][0]["kind"] == "Supporter"
+    assert found["pika"][0]["name"] == "Pikachu" and found["pika"][0]["lang"] == "en"  # English first
+    charizard = json.loads((await get(served, "/console/cj1/cards?q=リザードンex"))[1])["cards"][0]
+    assert charizard["name"] == "リザードンex" and charizard["hp"] == 330 and charizard["rule"] == "ex"
+    assert charizard["attacks"] and all(a for a in charizard["attacks"])
