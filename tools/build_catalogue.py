@@ -556,6 +556,14 @@ def add_asia(
             _count(to_ja, en, own.get("ja"))
             _count(to_ko, en, own.get("ko"))
     ja_of, ko_of, ko_of_ja = _most(to_ja), _most(to_ko), _most(ja_ko)
+    # English -> Korean (TCG Pocket) -> Japanese (a Korean printing's): Rare Candy / 이상한사탕 / ふしぎなアメ
+    ko_ja: dict[str, dict[str, int]] = {}
+    for ja, ko in ko_of_ja.items():
+        _count(ko_ja, fold(ko), ja)  # spaces aside: Pocket's 카운터 캐처 is the paper 카운터캐처
+    ja_of_ko = _most(ko_ja)
+    for en, ko in ko_of.items():
+        if en not in ja_of and fold(ko) in ja_of_ko:
+            ja_of[en] = ja_of_ko[fold(ko)]
     to_en: dict[str, dict[str, int]] = {}
     for en, ja in ja_of.items():
         _count(to_en, ja, en)
@@ -659,6 +667,13 @@ def pack(doc: dict[str, Any]) -> bytes:
     head.update(count=len(cards), block=BLOCK, index=where[0], blocks=where[1:])
     line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
     return MAGIC + line + b"\n" + b"".join(parts)
+
+
+def fold(name: str) -> str:
+    """A name as the catalogue searches it (replay/sources/cards.py ``fold``)."""
+    from replay.sources.cards import fold as folded
+
+    return folded(name)
 
 
 def key(name: str) -> str:

@@ -39,7 +39,7 @@ from replay.engine.validate import validate_event
 from replay.sources.cards import card_database, fold
 from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
-from streams.http.battle_log import decode, sentences
+from streams.http.battle_log import decode, display_names, sentences
 from streams.http.console_sheet import sheet_csv
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
@@ -47,7 +47,7 @@ from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
-from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
 from streams.http.templating import render
 from streams.store import Store
 from streams.tokens import Principal
@@ -116,7 +116,16 @@ async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft
     # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the
     # event's public projection: hidden cards stay out
     public = _public(events)
-    lines = [{**e, "text": text} for e, text in zip(public, sentences(public), strict=True)]
+    lang = page_lang(request)
+    lines = [{**e, "text": text} for e, text in zip(public, sentences(public, lang), strict=True)]
+    # the board's card names in the page's language, those shown otherwise than the events write them
+    shown = {
+        str(n)
+        for m in view.get("pokemon") or ()
+        for n in (m.get("name"), *(m.get("attached") or ()))
+        if isinstance(n, str)
+    }
+    view["names"] = display_names(shown, lang)
     drafted = [draft_from is not None and int(e.get("seq") or 0) >= draft_from for e in events]
     view["log"] = [line for line, d in zip(lines, drafted, strict=True) if not d]
     view["draft"] = [
@@ -490,6 +499,7 @@ def console_routes() -> tuple[Route, ...]:
             "The engine's view of the match for the console: board, prompts, findings",
             query=(
                 Param("console", description="the asking console's id (renews its lease)", max_length=64),
+                LANG,
             ),
             answers={200: view},
             tag="console",
@@ -500,6 +510,7 @@ def console_routes() -> tuple[Route, ...]:
             console_preview,
             RECORDER,
             "The view with the console's draft folded on the archive (nothing stored)",
+            query=(LANG,),
             answers={200: view},
             body=events_body,
             tag="console",
