@@ -60,3 +60,46 @@ async def test_the_card_search_finds_a_card_typed_in_hangul_and_in_kana(
     board = (await c.state())["board"]["players"]
     assert board["ash"]["active"]["name"] == "피카츄" and board["ash"]["active"]["hp"] == 60
     assert board["misty"]["active"]["name"] == "リザードンex" and board["misty"]["active"]["hp"] == 330
+
+
+async def test_the_board_overlay_and_review_page_show_card_names_in_the_pages_language(
+    service: ConsoleService, browser_context: BrowserContext
+) -> None:
+    """A game recorded in English names, read with ?lang=ja on the console and the overlay (one language
+    per browser source) and with ?lang=ko on the review page."""
+    c = await Console.open(browser_context, service, "lang/g1")
+    await start_match(c, p1="ash", p2="misty")
+    await c.act("s", player="ash", card="Charizard ex", hp=330)
+    await c.act("s", player="misty", card="Pikachu", hp=60)
+    await c.publish()
+    page = c.page
+    # the console in Japanese: the board's names (the events' own beside them), the events unchanged
+    await page.goto(f"{service.url}/console/lang/g1?lang=ja")
+    if await page.is_visible("#token-box"):
+        await page.fill("#token-box #token", service.tokens["recorder"])
+        await page.press("#token-box #token", "Enter")
+    await page.wait_for_selector('button.mon:has-text("リザードンex (Charizard ex)")', timeout=10_000)
+    assert (await c.state())["board"]["players"]["ash"]["active"]["name"] == "Charizard ex"
+    # the overlay in Japanese: the names alone, as spectators read them
+    overlay = await browser_context.new_page()
+    await overlay.goto(f"{service.url}/overlay/lang/g1?lang=ja")
+    ash = overlay.locator('.side[data-player="ash"] .active .mon-name')
+    await overlay.wait_for_function(
+        "() => [...document.querySelectorAll('.mon-name')].some(n => n.textContent === 'リザードンex')"
+    )
+    assert await ash.inner_text() == "リザードンex"
+    assert await overlay.locator('.side[data-player="misty"] .active .mon-name').inner_text() == "ピカチュウ"
+    english = await browser_context.new_page()  # another browser source, in English
+    await english.goto(f"{service.url}/overlay/lang/g1")
+    await english.wait_for_selector('.side[data-player="ash"] .active .mon-name')
+    assert await english.locator('.side[data-player="ash"] .active .mon-name').inner_text() == "Charizard ex"
+    # the review page in Korean, for a judge
+    review = await browser_context.new_page()
+    await review.goto(f"{service.url}/login?next=/review/lang/g1")
+    await review.fill("#token", service.tokens["judge"])
+    await review.click("button[type=submit]")
+    await review.wait_for_url(f"{service.url}/review/lang/g1")
+    await review.goto(f"{service.url}/review/lang/g1?lang=ko#seq=3")  # the board after both setups
+    await review.wait_for_selector('.mon .name:has-text("리자몽 ex (Charizard ex)")', timeout=10_000)
+    log = await review.inner_text("body")
+    assert "피카츄 (Pikachu)" in log
