@@ -29,12 +29,13 @@ Hero's Cape) keep the bonus and its condition, read from the card's English effe
 Stadiums that change the HP of every Pokémon of a kind in play ("Each Stage 2 Pokémon in play (both yours
 and your opponent's) gets -30 HP.", Gravity Mountain).
 
-The output (``cards.bin``) is read lazily, so that loading it costs an index, not 10,000 records: a magic
-line, a JSON header line (source, languages, where each part is), then zlib-compressed parts: the name
-index (every name in every language -> card numbers, and every printing's id -> card number), and the
-records in blocks of ``BLOCK`` cards, each decoded the first time one of its cards is looked up
-(replay/sources/cards.py). It is written deterministically (same checkout, same bytes), with the source
-repository, its commit and its licence in the header. docs/importers.md says how to rebuild.
+The output (``cards.bin``) is read lazily, so that loading it costs the printings' ids, not 14,000
+records: a magic line, a JSON header line (source, languages, where each part is), then zlib-compressed
+parts: every printing's id -> card number (read at load), one name index per language (its names -> card
+numbers, decoded at the first look-up in that language), and the records in blocks of ``BLOCK`` cards,
+each decoded the first time one of its cards is looked up (replay/sources/cards.py). It is written
+deterministically (same checkout, same bytes), with the source repository, its commit and its licence in
+the header. docs/importers.md says how to rebuild.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ _TEXT_FACTS = (
     ("u", _USES_ATTACK),
 )
 BLOCK = 128  # records per compressed block: one look-up decodes one block
-MAGIC = b"prizecheck-cards/2\n"
+MAGIC = b"prizecheck-cards/3\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
 _HP_ANY = re.compile(r"\bthis card is attached to\b.*?\+(?P<n>\d+) HP", re.S)
 _HP_WHAT = re.compile(r"\bThe (?P<what>[^.]+?) this card is attached to gets \+(?P<n>\d+) HP(?P<rest>[^.]*)")
@@ -657,14 +658,23 @@ def pack(doc: dict[str, Any]) -> bytes:
         for lang, name in sorted(rec.get("n", {}).items()):
             if lang in names:
                 names[lang].setdefault(key(name), []).append(i)
-    parts = [z({"names": names, "prints": doc["prints"]})]
+    # the printings' ids, then each language's names, then the records: a part is decoded when it is
+    # first needed (an English log never decodes the Japanese and Korean names)
+    parts = [z(doc["prints"])]
+    parts += [z(names[lang]) for lang in LANGS]
     parts += [z(cards[i : i + BLOCK]) for i in range(0, len(cards), BLOCK)]
     where, at = [], 0
     for part in parts:
         where.append([at, len(part)])
         at += len(part)
     head = {k: v for k, v in doc.items() if k not in ("cards", "prints")}
-    head.update(count=len(cards), block=BLOCK, index=where[0], blocks=where[1:])
+    head.update(
+        count=len(cards),
+        block=BLOCK,
+        prints=where[0],
+        names=dict(zip(LANGS, where[1 : 1 + len(LANGS)], strict=True)),
+        blocks=where[1 + len(LANGS) :],
+    )
     line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
     return MAGIC + line + b"\n" + b"".join(parts)
 
@@ -745,7 +755,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
                     sigs.setdefault(signature(card, rec["n"]["en"]), at)
     errors += add_asia(checkout, records, prints, sigs)
     return {
-        "format": "prizecheck-cards/2",
+        "format": "prizecheck-cards/3",
         "source": source_of(checkout, commit, "tools/build_catalogue.py", errors),
         "languages": list(LANGS),
         "keys": {

@@ -23,6 +23,7 @@ import json
 import re
 import unicodedata
 import zlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -170,7 +171,7 @@ LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ja", "ko")
 #: Languages whose names are tried after a look-up's own and English: their scripts meet no other's
 ASIAN = ("ja", "ko")
 _CATEGORY = {"P": "pokemon", "T": "trainer", "E": "energy"}
-MAGIC = b"prizecheck-cards/2\n"
+MAGIC = b"prizecheck-cards/3\n"
 
 
 def _key(name: str) -> str:
@@ -270,10 +271,35 @@ class CardInfo:
         )
 
 
+class _Names(Mapping[str, dict[str, list[int]]]):
+    """The catalogue's name indexes by language (name -> card numbers), each decoded from ``cards.bin``
+    the first time a look-up asks for that language."""
+
+    def __init__(self, part: Callable[[list[int]], Any], where: dict[str, list[int]]) -> None:
+        self._part = part
+        self._where = where
+        self._decoded: dict[str, dict[str, list[int]]] = {}
+
+    def __getitem__(self, lang: str) -> dict[str, list[int]]:
+        table = self._decoded.get(lang)
+        if table is None:
+            table = self._decoded[lang] = self._part(self._where[lang])
+        return table
+
+    def __contains__(self, lang: object) -> bool:
+        return lang in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
 class CardDatabase:
-    """The packaged catalogue (``cards.bin``, tools/build_catalogue.py). Loading reads only its name index
-    (every name in every language, every printing's id -> card numbers); a card's record is decoded the
-    first time a look-up needs it, with the block of records it is stored in."""
+    """The packaged catalogue (``cards.bin``, tools/build_catalogue.py). Loading reads only the printings'
+    ids; a language's name index is decoded at the first look-up in that language, and a card's record
+    the first time a look-up needs it, with the block of records it is stored in."""
 
     def __init__(self, data: bytes) -> None:
         if not data.startswith(MAGIC):
@@ -286,13 +312,16 @@ class CardDatabase:
         self._blocks: list[list[int]] = head["blocks"]
         self._data = data
         self._base = end + 1
-        at, n = head["index"]
-        index = msgspec.json.decode(zlib.decompress(data[self._base + at : self._base + at + n]))
-        self.by_name: dict[str, dict[str, list[int]]] = index["names"]
-        self.prints: dict[str, int] = index["prints"]
+        self.prints: dict[str, int] = self._part(head["prints"])
+        self.by_name: Mapping[str, dict[str, list[int]]] = _Names(self._part, head["names"])
         self._cards: dict[int, CardInfo] = {}
         self._fold_index: dict[str, dict[str, list[int]]] = {}
         self._search: list[tuple[str, str, str]] | None = None
+
+    def _part(self, where: list[int]) -> Any:
+        """One zlib part of the file, decoded (``where``: its offset after the header and its length)."""
+        at, n = where
+        return msgspec.json.decode(zlib.decompress(self._data[self._base + at : self._base + at + n]))
 
     def __len__(self) -> int:
         return self.count
@@ -302,8 +331,7 @@ class CardDatabase:
         info = self._cards.get(i)
         if info is None:
             b = i // self._block
-            at, n = self._blocks[b]
-            recs = msgspec.json.decode(zlib.decompress(self._data[self._base + at : self._base + at + n]))
+            recs = self._part(self._blocks[b])
             for j, rec in enumerate(recs, b * self._block):
                 self._cards[j] = CardInfo.from_record(rec)
             info = self._cards[i]
@@ -318,7 +346,8 @@ class CardDatabase:
         and Korean ones); a name spelled without its accents (``Pokegear 3.0``, as the client prints it),
         in the other kana (``ぴかちゅう``) or half-width (``ﾋﾟｶﾁｭｳ``) finds the card."""
         k = _key(name)
-        order = tuple(dict.fromkeys((lang, "en", *ASIAN)))
+        # a Japanese or Korean name has a character outside ASCII: an ASCII miss never decodes their index
+        order = tuple(dict.fromkeys((lang, "en", *(ASIAN if not k.isascii() else ()))))
         hits = next((h for lg in order if (h := self.by_name.get(lg, {}).get(k))), None)
         if not hits:
             folded = fold(k)
@@ -458,10 +487,11 @@ def card_names(name: str, lang: str | None = None) -> dict[str, str]:
     With ``lang`` only that language's names are searched. For the review page and reports.
     """
     db = card_database()
-    for lg in (lang,) if lang else LANGUAGES:
-        if lg is None:
-            continue
-        hits = db.by_name.get(lg, {}).get(_key(name))
+    k = _key(name)
+    # an ASCII name is no Japanese or Korean one: their indexes stay undecoded
+    langs = (lang,) if lang else tuple(lg for lg in LANGUAGES if lg not in ASIAN or not k.isascii())
+    for lg in langs:
+        hits = db.by_name.get(lg, {}).get(k)
         if hits:
             return dict(db.card(hits[0]).names)
     return {}

@@ -20,6 +20,10 @@ def test_loading_reads_the_index_and_decodes_records_on_demand() -> None:
     hits = db.lookup("Pikachu ex")
     assert hits and all(i.name == "Pikachu ex" and i.hp for i in hits)
     assert 0 < len(db._cards) <= db._block * len(hits)  # only the blocks those records are in
+    # only the English names were decoded: an English name never decodes the Japanese and Korean ones,
+    # even when it is not found (issue 34: each language's names are a part of their own)
+    assert not db.lookup("No Such Card") and set(db.by_name._decoded) == {"en"}  # type: ignore[attr-defined]
+    assert db.lookup("ピカチュウ", "ja") and set(db.by_name._decoded) == {"en", "ja"}  # type: ignore[attr-defined]
     assert len(db.cards()) == db.count == len(db)
 
 
