@@ -199,3 +199,30 @@ def test_the_packaged_catalogue_speaks_japanese_and_korean() -> None:
     assert card_name("sv1v-001", "en") == "Pineco" and card_name("sv1v-001", "ja") == "クヌギダマ"
     assert card_name("sv6_163", "en") == "Secret Box" and card_name("Unknown Card", "ja") == "Unknown Card"
     assert card_name("リザードンex", "en") == "Charizard ex"
+
+
+def test_the_build_runs_from_a_checkout_named_on_the_command_line(tmp_path: Path) -> None:
+    import subprocess
+
+    tool = Path(__file__).resolve().parents[2] / "tools" / "build_catalogue.py"
+    out = tmp_path / "cards.bin"
+    run = subprocess.run(
+        [sys.executable, str(tool), str(FIXTURE), "--commit", "1" * 40, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "9 cards, 12 printings" in run.stdout and "1111111111" in run.stdout
+    db = CardDatabase(out.read_bytes())
+    assert db.printing("sv4k-001") is not None and db.source["commit"] == "1" * 40
+    # a folder that is not a checkout is one sentence, not a traceback
+    (tmp_path / "data").mkdir()
+    (tmp_path / "LICENSE").write_text("Copyright (c) 2021 TCGdex\n")
+    bad = subprocess.run(
+        [sys.executable, str(tool), str(tmp_path), "--out", str(tmp_path / "x.bin")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode != 0 and "no data-asia/ folder" in bad.stderr and "Traceback" not in bad.stderr
