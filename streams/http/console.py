@@ -397,6 +397,10 @@ def _card(name: str) -> dict[str, Any]:
         c = hits[0]
         info.update(category=c.category, hp=c.hp, rule=c.rule or "none", kind=c.kind)
         info["attacks"] = [a.get("en") for a in c.attacks if isinstance(a, Mapping)][:6]
+        # each attack's printed damage ("30", "30+", "20×"; "" when it prints none), beside its name
+        printed = dict(c.damage)
+        info["damage"] = [printed.get(str(a), "") for a in info["attacks"]]
+        info["types"] = list(c.types)
     return info
 
 
