@@ -378,6 +378,8 @@ async def console_export(request: web.Request) -> web.StreamResponse:
 _DECK_LINE = re.compile(r"^\s*(\d{1,2})\s+(.+?)(?:\s+[A-Z][A-Za-z0-9-]{1,7}\s+[0-9A-Za-z-]{1,8})?\s*$")
 #: Names a type-ahead answer holds at most.
 CARD_HITS = 20
+#: The deck lists' names an answer holds at most (two 60-card lists have fewer different names).
+DECK_HITS = 120
 
 
 def deck_names(text: str) -> list[str]:
@@ -400,39 +402,45 @@ def _card(name: str) -> dict[str, Any]:
         # each attack's printed damage ("30", "30+", "20×"; "" when it prints none), beside its name
         printed = dict(c.damage)
         info["damage"] = [printed.get(str(a), "") for a in info["attacks"]]
-        info["types"] = list(c.types)
+        info.update(types=list(c.types), stage=c.stage, evolves_from=c.evolves_from)
     return info
 
 
 async def console_cards(request: web.Request) -> web.StreamResponse:
-    """GET /console/<match>/cards?q=: card names for the type-ahead, the match's deck lists first (from
-    its match_started: for a judge and the match's own producer only, the ones who hold its events as
-    written), then the catalogue's names that start with ``q``; each with its HP and rule box where the
-    catalogue knows the card."""
+    """GET /console/<match>/cards?q=: card names for the type-ahead and the console's picks, the match's
+    deck lists first (from its match_started: for a judge and the match's own producer only, the ones who
+    hold its events as written), each naming the players whose list holds it (``decks``), then the
+    catalogue's names that start with ``q``; each with its HP, rule box, stage, evolves-from, types, and
+    attacks with their printed damage where the catalogue knows the card."""
     q = str(request[QUERY].get("q", "")).strip().casefold()
     store = request.app[STORE]
     match = request[MATCH]
     # deck lists are hidden information: another recorder in scope gets the catalogue alone
     entries = await store.events(match) if await _full_reader(request, store, match) else []
-    decks: list[str] = []
+    decks: dict[str, list[str]] = {}  # name -> the players whose list holds it
     for ev in decode(entries[:1]):
         extra = ev.get("console")
         lists = extra.get("decks") if isinstance(extra, Mapping) else None
         if isinstance(lists, Mapping):
-            for text in lists.values():
+            for player, text in lists.items():
                 if isinstance(text, str):
-                    decks += deck_names(text)
-    names = [n for n in dict.fromkeys(decks) if q in n.casefold()]
+                    for name in deck_names(text):
+                        decks.setdefault(name, []).append(str(player))
+    names = [n for n in decks if q in n.casefold()][:DECK_HITS]
     if names and _judge(request):  # a judge's read of hidden information is in the audit log
         request[HIDDEN_SERVED] = True
         request[AUDIT_DETAIL] = f"deck lists of {match} (the console's type-ahead)"
-    if len(names) < CARD_HITS and len(q) >= 2:
+    listed = len(names)
+    if len(q) >= 2:
         for name in catalogue_names():
-            if name.casefold().startswith(q) and name not in names:
+            if len(names) >= listed + CARD_HITS:
+                break
+            if name.casefold().startswith(q) and name not in decks:
                 names.append(name)
-                if len(names) >= CARD_HITS:
-                    break
-    return _json({"cards": [_card(n) for n in names[:CARD_HITS]]})
+    cards = [_card(n) for n in names]
+    for c in cards[:listed]:
+        c["decks"] = decks[c["name"]]
+    return _json({"cards": cards})
 
 
 @functools.cache
@@ -548,9 +556,19 @@ def console_routes() -> tuple[Route, ...]:
             "/console/{match}/cards",
             console_cards,
             RECORDER,
-            "Card names for the console's type-ahead: the match's deck lists, then the catalogue",
-            query=(Param("q", description="what the operator typed", max_length=128),),
-            answers={200: Answer("up to 20 cards, each with its HP and rule box", schema={"type": "object"})},
+            "Card names for the console's type-ahead and picks: the match's deck lists, then the catalogue",
+            query=(
+                Param(
+                    "q", description="what the operator typed (none: the deck lists alone)", max_length=128
+                ),
+            ),
+            answers={
+                200: Answer(
+                    "the deck lists' cards, then up to 20 of the catalogue's, each with its HP, rule box and "
+                    "attacks with their printed damage",
+                    schema={"type": "object"},
+                )
+            },
             tag="console",
         ),
         Route(

@@ -244,6 +244,13 @@ class Console:
         await form.locator("button[type=submit]").press("Enter")
         await self._moved(before)
 
+    async def key(self, key: str) -> None:
+        """Press an action's key that records at once, with no form (``n``: the turn player's turn ends)."""
+        before = await self.waiting_or_drafts()
+        await self.page.keyboard.press(key)
+        self.keys += 1
+        await self._moved(before)
+
     async def publish(self) -> None:
         before = await self.waiting_or_drafts()
         await self.page.keyboard.press("l")

@@ -127,7 +127,7 @@ async def test_a_full_game_through_the_console(
         await step()
 
     async def end_turn(player: str, poisoned: bool = False) -> None:
-        await c.act("n", player=player)
+        await c.key("n")  # the turn player's turn ends
         if not poisoned:
             # nothing to place: the checkup, its end and the next turn's start and draw are one step
             # (issue 33 item 4)

@@ -245,7 +245,7 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
             {"card": "Staryu", "hp": 50},
         )
         await c.accept("turn_started")
-        await c.act("n", player="ash")
+        await c.key("n")  # the turn player's turn ends
         await c.accept("checkup")  # nothing to place: the checkup and misty's turn in one step
         await c.act(
             "k", player="misty", mon="misty: Staryu", attack="Water Gun", target="ash: Pikachu ex", amount=60
@@ -256,7 +256,7 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
         assert close["id"] == "attack_ended" and close["choices"][0]["text"].endswith("(misty 1)"), close
         await c.choose(1)  # as the table took them
         await c.choose(1)  # ash promotes Pichu
-        await c.act("n", player="misty")
+        await c.key("n")  # the turn player's turn ends
         events = await stored(c, "events")
         assert [(e["type"], e.get("count")) for e in events if e["type"] == "prize_taken"] == [
             ("prize_taken", 1)

@@ -205,7 +205,7 @@ async def test_a_tiebreak_started_from_the_console_is_linked_to_its_parent(
     await c.accept("turn_started")
     await c.act("c", target="ash: Pikachu", condition="poisoned")
     await c.act("c", target="misty: Staryu", condition="poisoned")
-    await c.act("n", player="ash")
+    await c.key("n")  # the turn player's turn ends
     await c.accept("checkup")
     await c.accept("checkup_damage")
     await c.accept("checkup_ended")  # both Active Pokémon knocked out, nothing to promote: a draw
