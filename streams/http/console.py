@@ -266,7 +266,12 @@ async def console_preview(request: web.Request) -> web.StreamResponse:
     draft = _events(await _body(request), match, author(request[PRINCIPAL]))
     archive = await _archive(request)
     start = max((int(e.get("seq") or 0) for e in archive), default=0) + 1
-    return _json(await _view(request, [*archive, *draft], start))
+    view = await _view(request, [*archive, *draft], start)
+    if not archive and draft and draft[0].get("type") == "match_started":
+        # the start still a draft: its deck lists' cards for the picks (GET /cards reads the archive's),
+        # from the asker's own body
+        view["deck"] = deck_cards(draft[0])
+    return _json(view)
 
 
 async def console_publish(request: web.Request) -> web.StreamResponse:
@@ -406,6 +411,25 @@ def _card(name: str) -> dict[str, Any]:
     return info
 
 
+def _deck_lists(started: Mapping[str, Any]) -> dict[str, list[str]]:
+    """A match_started's deck lists (``console.decks``) as card name -> the players whose list holds it."""
+    decks: dict[str, list[str]] = {}
+    extra = started.get("console")
+    lists = extra.get("decks") if isinstance(extra, Mapping) else None
+    if isinstance(lists, Mapping):
+        for player, text in lists.items():
+            if isinstance(text, str):
+                for name in deck_names(text):
+                    decks.setdefault(name, []).append(str(player))
+    return decks
+
+
+def deck_cards(started: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The cards of a match_started's deck lists, each as :func:`_card` gives it and with ``decks``, the
+    players whose list holds it (the console's picks)."""
+    return [{**_card(n), "decks": players} for n, players in list(_deck_lists(started).items())[:DECK_HITS]]
+
+
 async def console_cards(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/cards?q=: card names for the type-ahead and the console's picks, the match's
     deck lists first (from its match_started: for a judge and the match's own producer only, the ones who
@@ -417,15 +441,9 @@ async def console_cards(request: web.Request) -> web.StreamResponse:
     match = request[MATCH]
     # deck lists are hidden information: another recorder in scope gets the catalogue alone
     entries = await store.events(match) if await _full_reader(request, store, match) else []
-    decks: dict[str, list[str]] = {}  # name -> the players whose list holds it
+    decks: dict[str, list[str]] = {}
     for ev in decode(entries[:1]):
-        extra = ev.get("console")
-        lists = extra.get("decks") if isinstance(extra, Mapping) else None
-        if isinstance(lists, Mapping):
-            for player, text in lists.items():
-                if isinstance(text, str):
-                    for name in deck_names(text):
-                        decks.setdefault(name, []).append(str(player))
+        decks = _deck_lists(ev)
     names = [n for n in decks if q in n.casefold()][:DECK_HITS]
     if names and _judge(request):  # a judge's read of hidden information is in the audit log
         request[HIDDEN_SERVED] = True

@@ -687,14 +687,20 @@
     }
     return asking[name];
   };
-  // The match's deck lists' cards (the start form's, for the match's producer and judges), asked once.
+  // The match's deck lists' cards (the start form's, for the match's producer and judges): the preview's
+  // while the start is a draft, else asked once of the archive (again while it has none).
   let deck = null;
   const deckCards = () => {
+    if (view && view.deck) {
+      view.deck.forEach((c) => (cardInfo[c.name] = cardInfo[c.name] || c));
+      return Promise.resolve(view.deck);
+    }
     if (!deck) {
       deck = call("GET", "/cards")
         .then((r) => {
           const cards = r.status === 200 ? (r.answer.cards || []).filter((c) => c.decks) : [];
           cards.forEach((c) => (cardInfo[c.name] = c));
+          if (!cards.length) deck = null;
           return cards;
         })
         .catch(() => {

@@ -125,8 +125,19 @@ async def test_a_whole_game_with_no_typing_and_at_most_12_keys_a_turn(
     match = f"keys/w{width}"
     async with opened(service, browser, match, width, touch) as c:
         page = c.page
-        await start_match(c, p1="ash", p2="misty", deck1=ASH, deck2=MISTY)
-        await page.keyboard.press("w")  # live: each action published as it is recorded
+        if touch:
+            # the start and the setup held as drafts (the default): the picks come from the draft's deck
+            # lists (the preview's), then everything is published at once by going live
+            await page.wait_for_selector("#start-box", state="visible")
+            for name, value in {"p1": "ash", "p2": "misty", "deck1": ASH, "deck2": MISTY}.items():
+                await page.locator(f"#start-form [name={name}]").fill(value)
+            before = await c.waiting_or_drafts()
+            await page.click("#start-form button[type=submit]")
+            await c._moved(before)
+            assert (await page.inner_text("#drafts")).startswith("1 ")
+        else:
+            await start_match(c, p1="ash", p2="misty", deck1=ASH, deck2=MISTY)
+            await page.keyboard.press("w")  # live: each action published as it is recorded
         # what is typed into a field from here on (a pick fills a field without a keystroke)
         await page.evaluate(
             """() => { window.typed = 0; document.addEventListener('input', (e) => { if (e.target.matches(
@@ -144,6 +155,13 @@ async def test_a_whole_game_with_no_typing_and_at_most_12_keys_a_turn(
             await op.pick(n)
         await op.add()
         setup_keys = op.count
+        if touch:
+            assert (await page.inner_text("#drafts")).startswith("3 ")
+            await page.keyboard.press("w")  # live: the drafts are published first
+            await page.wait_for_function(
+                "() => document.getElementById('drafts').textContent.startsWith('0 ')"
+            )
+            await c.settled()
         per_turn: dict[int, int] = {}
 
         async def turn(n: int, draw: str, attack: int | None, knockout: bool, last: bool = False) -> None:

@@ -405,7 +405,9 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
         await page.locator('#mon-menu button[data-mon-action="damage"]').tap()
         assert await form.locator("[name=target]").input_value() == psyduck
         await page.keyboard.press("Escape")
-        print(f"\nkeys and taps, ash's turn (draw, attack, knockout, prize, promotion; nothing typed): {taps}")
+        print(
+            f"\nkeys and taps, ash's turn (draw, attack, knockout, prize, promotion; nothing typed): {taps}"
+        )
         # an attachment offers the card the player attached last (their Energy), typed over if another
         await c.act("a", player="ash", mon="ash: Pikachu", card="Lightning Energy", kind="energy")
         await page.locator(f'#side-0 button[data-pid="{pikachu}"]').tap()
