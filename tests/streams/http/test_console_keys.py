@@ -176,7 +176,7 @@ async def test_a_whole_game_with_no_typing_and_at_most_12_keys_a_turn(
                 await op.open("attack", "k")  # the Active, at the opponent's Active
                 if attack > 1:
                     await op.pick(attack)  # another of the card's attacks: its printed damage with it
-                if n == 3 and (path := shot("picks" if not touch else "picks-phone")) is not None:
+                if n == 3 and not touch and (path := shot("picks")) is not None:
                     await page.wait_for_function(
                         "() => document.querySelector('#action-form [name=amount]').value"
                     )
