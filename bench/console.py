@@ -246,9 +246,10 @@ def keys_opening(match: str) -> list[dict[str, Any]]:
 
 
 async def keys_per_turn(page: Any, url: str, token: str) -> tuple[int, int, float]:
-    """A typical turn at the console with the keyboard, under the same load (issue 33 item 4): ash's draw,
-    an Energy attached, a Trainer, an attack picked with its printed damage, the knockout and the prizes,
-    misty's promotion, the turn's end. Returns (keys, fields typed, the console's answers in ms)."""
+    """A typical turn at the console with the keyboard, under the same load (issue 33 item 4): an Energy
+    attached, a Trainer, an attack picked with its printed damage, the knockout and the prizes, misty's
+    promotion, the turn's end with the checkup, misty's turn start and draw. Returns (keys, fields typed,
+    the console's answers in ms)."""
     match = "bench-keys"
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     async with aiohttp.ClientSession() as http:
@@ -293,14 +294,15 @@ async def keys_per_turn(page: Any, url: str, token: str) -> tuple[int, int, floa
         await page.wait_for_selector("#prompts button[data-prompt], #prompts button[data-choice]")
         await press(key, answer=True)
 
-    # ash's first turn and misty's, not counted: the turn to count is ash's second
+    # ash's first turn and misty's, not counted: the turn to count is ash's second, whose start and draw
+    # came with misty's turn's end (the checkup had nothing to place)
     await prompt()
     await press("n", answer=True)
-    await prompt()
+    await page.wait_for_function("() => !document.body.dataset.busy")
     await press("n", answer=True)
+    await page.wait_for_function("() => !document.body.dataset.busy")
     keys = 0
     waited = 0.0
-    await prompt()  # the checkup with nothing to place, ash's turn and draw: one prompt
     await press("a", form=True)  # the Energy the deck list holds, on the Active
     await press("Enter", answer=True)
     await press("p", form=True)
@@ -311,7 +313,8 @@ async def keys_per_turn(page: Any, url: str, token: str) -> tuple[int, int, floa
     await press("Enter", answer=True)
     await prompt()  # the knockout and the prizes
     await prompt("1")  # misty promotes Chien-Pao ex
-    await press("n", answer=True)
+    await press("n", answer=True)  # the turn's end, the checkup, misty's turn and draw: one key
+    await page.wait_for_function("() => !document.body.dataset.busy")
     typed = int(await page.evaluate("() => window.__typed"))
     return keys, typed, waited * 1000
 

@@ -127,14 +127,14 @@
     showError("Not recorded: the " + what(entries) + ": " + reason(answer, fallback) + "; " + todo + ".");
   };
 
-  const record = async (bodies, label) => {
+  const record = async (bodies, label, moment) => {
     if (view && view.lease && view.lease.held && !view.lease.mine) {
       return showError(
         "Not recorded: the " + (label || bodies[0].type) + ": this console is read-only (another console writes this match); take over when it hands over, then record it again."
       );
     }
     const hold = $("hold").checked;
-    const at = new Date().toISOString();
+    const at = moment || new Date().toISOString();
     const start = nextSeq();
     const entries = bodies.map((b, i) => ({
       match,
@@ -615,9 +615,10 @@
     // draw are then one prompt when nothing is to place)
     if (a.direct && view.board.turn_player) {
       closeAction();
-      return void record(a.build({ player: view.board.turn_player }), a.label);
+      return void endTurn(a);
     }
     form = $("action-form");
+    opened += 1;
     form.dataset.action = a.id;
     $("action-title").textContent = a.label;
     const fields = $("action-fields");
@@ -631,6 +632,23 @@
     const first = fields.querySelector("input, select");
     if (first) first.focus();
     if (!a.fields.length) form.querySelector("button[type=submit]").focus();
+  };
+  // The turn's end; when the engine says the checkup has nothing to place, flip or recover (and the next
+  // turn's start neither ends the game nor asks for anything), its checkup, the next turn's start and its
+  // draw follow in the same step: one action (one undo) for the operator.
+  const endTurn = async (a) => {
+    const at = new Date().toISOString();
+    const before = view;
+    body.dataset.busy = "true"; // for tests: the step is not over after its first answer
+    try {
+      await record(a.build({ player: view.board.turn_player }), a.label, at);
+      const next = view !== before && view.prompts && view.prompts[0];
+      if (next && next.id === "checkup" && next.then && !(next.detail || []).length && $("error").hidden) {
+        await record(next.events, next.text, at);
+      }
+    } finally {
+      delete body.dataset.busy;
+    }
   };
   // The player's Active in the form's Pokémon (an attachment or an evolution is most often the Active's).
   const activeOf = (player) => {
@@ -780,6 +798,7 @@
   };
   PICKS.setup = PICKS.bench; // the first pick is the Active, the next ones go to the Bench
   let ready = Promise.resolve();
+  let opened = 0; // which opening of the action form the picks being asked for are for
   // Fill a pick's fields: at once for the offered one (never over what the operator typed), or when picked.
   const fillPick = (fields, picked) => {
     if (form && form.dataset.action === "setup" && picked && value("card")) {
@@ -802,7 +821,7 @@
     const make = PICKS[a.id];
     const box = $("action-picks");
     if (!make) return;
-    const f = form;
+    const at = opened;
     const player = value("player");
     let got = { picks: [] };
     try {
@@ -810,7 +829,7 @@
     } catch (e) {
       got = { picks: [] };
     }
-    if (form !== f || !form) return; // the form was closed or another opened meanwhile
+    if (at !== opened || !form) return; // the form was closed or another opened meanwhile
     box.replaceChildren(
       ...got.picks.slice(0, 9).map(([label, fields], i) => {
         const b = el("button", "[" + (i + 1) + "] " + label, "pick");

@@ -245,8 +245,7 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
             {"card": "Staryu", "hp": 50},
         )
         await c.accept("turn_started")
-        await c.key("n")  # the turn player's turn ends
-        await c.accept("checkup")  # nothing to place: the checkup and misty's turn in one step
+        await c.key("n")  # the turn ends; nothing to place: the checkup and misty's turn in the same step
         await c.act(
             "k", player="misty", mon="misty: Staryu", attack="Water Gun", target="ash: Pikachu ex", amount=60
         )
@@ -412,6 +411,7 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
         await c.act("a", player="ash", mon="ash: Pikachu", card="Lightning Energy", kind="energy")
         await page.locator(f'#side-0 button[data-pid="{pikachu}"]').tap()
         await page.locator('#mon-menu button[data-mon-action="attach"]').tap()
+        await page.wait_for_selector('#action-picks button[data-pick="1"]')  # the picks, then filled in
         assert await form.locator("[name=card]").input_value() == "Lightning Energy"
         assert await form.locator("[name=mon]").input_value() == pikachu
         await page.keyboard.press("Escape")

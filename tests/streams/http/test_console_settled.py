@@ -105,10 +105,8 @@ async def test_a_stream_that_ends_on_its_deciding_knockout_closes_its_claims(
         await c.act("s", player="ash", card="Pikachu", hp=60)
         await c.act("s", player="misty", card="Staryu", hp=10, rule="ex")  # no Bench: nothing to promote
         await c.accept("turn_started")
-        await c.key("n")
-        await c.accept("checkup")
+        await c.key("n")  # nothing to place: misty's turn starts and she draws in the same step
         await c.key("n")  # misty passes
-        await c.accept("checkup")
         # ash's Pikachu knocks out Staryu (2 prize cards); the table takes 1
         await press(page, '#action-keys button[data-action="attack"]', touch)
         await page.wait_for_function("() => document.querySelector('#action-form [name=amount]').value")
