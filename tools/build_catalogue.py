@@ -29,6 +29,9 @@ Hero's Cape) keep the bonus and its condition, read from the card's English effe
 Stadiums that change the HP of every Pokémon of a kind in play ("Each Stage 2 Pokémon in play (both yours
 and your opponent's) gets -30 HP.", Gravity Mountain).
 
+Each attack keeps its printed damage as the card prints it (``d``: ``30``, ``30+``, ``20×``), which the
+table console offers as the attack's damage (docs/console.md).
+
 The output (``cards.bin``) is read lazily, so that loading it costs the printings' ids, not 14,000
 records: a magic line, a JSON header line (source, languages, where each part is), then zlib-compressed
 parts: every printing's id -> card number (read at load), one name index per language (its names -> card
@@ -253,6 +256,14 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         abilities = [names(a.get("name")) for a in card.get("abilities") or [] if isinstance(a, dict)]
         if attacks:
             rec["a"] = [a for a in attacks if a]
+        # each attack's printed damage as the card prints it ("30", "30+", "20×"): the console offers it
+        damage = [
+            [names(a.get("name")).get("en"), str(a["damage"]).strip()]
+            for a in card.get("attacks") or []
+            if isinstance(a, dict) and names(a.get("name")).get("en") and str(a.get("damage") or "").strip()
+        ]
+        if damage:
+            rec["d"] = damage
         # moves that discard from the top of their own deck (Seek Inspiration): the log's "P discarded C"
         # in such a move comes from the deck, not the hand
         mills = [
@@ -767,6 +778,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             "s": "stage",
             "e": "evolves from (English name)",
             "a": "attack names by language",
+            "d": "[English name of an attack, its printed damage as printed: '30', '30+', '20×']",
             "b": "Ability names by language",
             "t": "Trainer type or Energy type",
             "m": "English names of the moves that discard from the top of their own deck",

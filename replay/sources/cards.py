@@ -215,6 +215,7 @@ class CardInfo:
     evolves_from: str | None = None
     kind: str | None = None  # Trainer type (Item, Supporter, Stadium, Tool, ...) or Energy type
     attacks: tuple[dict[str, str], ...] = ()
+    damage: tuple[tuple[str, str], ...] = ()  # (English attack name, its printed damage: "30", "30+", "20×")
     abilities: tuple[dict[str, str], ...] = ()
     mills: tuple[str, ...] = ()  # English names of its moves that discard from the top of its deck
     types: tuple[str, ...] = ()  # a Pokémon's types (Fire, Water, ...)
@@ -254,6 +255,7 @@ class CardInfo:
             evolves_from=rec.get("e"),
             kind=rec.get("t"),
             attacks=tuple(rec.get("a") or ()),
+            damage=tuple((str(a), str(d)) for a, d in rec.get("d") or ()),
             abilities=tuple(rec.get("b") or ()),
             mills=tuple(rec.get("m") or ()),
             types=tuple(rec.get("y") or ()),

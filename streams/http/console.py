@@ -274,7 +274,12 @@ async def console_preview(request: web.Request) -> web.StreamResponse:
     draft = _events(await _body(request), match, author(request[PRINCIPAL]))
     archive = await _archive(request)
     start = max((int(e.get("seq") or 0) for e in archive), default=0) + 1
-    return _json(await _view(request, [*archive, *draft], start))
+    view = await _view(request, [*archive, *draft], start)
+    if not archive and draft and draft[0].get("type") == "match_started":
+        # the start still a draft: its deck lists' cards for the picks (GET /cards reads the archive's),
+        # from the asker's own body
+        view["deck"] = deck_cards(draft[0])
+    return _json(view)
 
 
 async def console_publish(request: web.Request) -> web.StreamResponse:
@@ -386,6 +391,8 @@ async def console_export(request: web.Request) -> web.StreamResponse:
 _DECK_LINE = re.compile(r"^\s*(\d{1,2})\s+(.+?)(?:\s+[A-Z][A-Za-z0-9-]{1,7}\s+[0-9A-Za-z-]{1,8})?\s*$")
 #: Names a type-ahead answer holds at most.
 CARD_HITS = 20
+#: The deck lists' names an answer holds at most (two 60-card lists have fewer different names).
+DECK_HITS = 120
 
 
 def deck_names(text: str) -> list[str]:
@@ -409,40 +416,67 @@ def _card(name: str, lang: str = "en") -> dict[str, Any]:
     if hits:
         c = hits[0]
         info.update(category=c.category, hp=c.hp, rule=c.rule or "none", kind=c.kind)
-        info["attacks"] = [a.get(lang) or a.get("en") for a in c.attacks if isinstance(a, Mapping)][:6]
+        attacks = [a for a in c.attacks if isinstance(a, Mapping)][:6]
+        info["attacks"] = [a.get(lang) or a.get("en") for a in attacks]
+        # each attack's printed damage ("30", "30+", "20×"; "" when it prints none), beside its name: the
+        # catalogue keys it by the attack's English name, whatever language the page shows
+        printed = dict(c.damage)
+        info["damage"] = [printed.get(str(a.get("en")), "") for a in attacks]
+        info.update(types=list(c.types), stage=c.stage, evolves_from=c.evolves_from)
         info["names"] = {lg: n for lg, n in sorted(c.names.items()) if n != name}
     return info
 
 
+def _deck_lists(started: Mapping[str, Any]) -> dict[str, list[str]]:
+    """A match_started's deck lists (``console.decks``) as card name -> the players whose list holds it."""
+    decks: dict[str, list[str]] = {}
+    extra = started.get("console")
+    lists = extra.get("decks") if isinstance(extra, Mapping) else None
+    if isinstance(lists, Mapping):
+        for player, text in lists.items():
+            if isinstance(text, str):
+                for name in deck_names(text):
+                    decks.setdefault(name, []).append(str(player))
+    return decks
+
+
+def deck_cards(started: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The cards of a match_started's deck lists, each as :func:`_card` gives it and with ``decks``, the
+    players whose list holds it (the console's picks)."""
+    return [{**_card(n), "decks": players} for n, players in list(_deck_lists(started).items())[:DECK_HITS]]
+
+
 async def console_cards(request: web.Request) -> web.StreamResponse:
-    """GET /console/<match>/cards?q=: card names for the type-ahead, the match's deck lists first (from
-    its match_started: for a judge and the match's own producer only, the ones who hold its events as
-    written), then the catalogue's names in any language that start with ``q``, then those that contain
-    it (:meth:`~replay.sources.cards.CardDatabase.search`: kana in either script, half-width, kanji,
-    hangul, accents and case folded); each with its HP and rule box where the catalogue knows the card."""
+    """GET /console/<match>/cards?q=: card names for the type-ahead and the console's picks, the match's
+    deck lists first (from its match_started: for a judge and the match's own producer only, the ones who
+    hold its events as written), each naming the players whose list holds it (``decks``), then the
+    catalogue's names in any language that start with ``q``, then those that contain it
+    (:meth:`~replay.sources.cards.CardDatabase.search`: kana in either script, half-width, kanji, hangul,
+    accents and case folded); each with its HP, rule box, stage, evolves-from, types, and attacks with
+    their printed damage where the catalogue knows the card."""
     typed = str(request[QUERY].get("q", "")).strip()
     q = fold(typed)
     store = request.app[STORE]
     match = request[MATCH]
     # deck lists are hidden information: another recorder in scope gets the catalogue alone
     entries = await store.events(match) if await _full_reader(request, store, match) else []
-    decks: list[str] = []
+    decks: dict[str, list[str]] = {}
     for ev in decode(entries[:1]):
-        extra = ev.get("console")
-        lists = extra.get("decks") if isinstance(extra, Mapping) else None
-        if isinstance(lists, Mapping):
-            for text in lists.values():
-                if isinstance(text, str):
-                    decks += deck_names(text)
-    found = {n: "en" for n in dict.fromkeys(decks) if q in fold(n)}
+        decks = _deck_lists(ev)
+    found = dict(list({n: "en" for n in decks if q in fold(n)}.items())[:DECK_HITS])
     if found and _judge(request):  # a judge's read of hidden information is in the audit log
         request[HIDDEN_SERVED] = True
         request[AUDIT_DETAIL] = f"deck lists of {match} (the console's type-ahead)"
-    if len(found) < CARD_HITS and len(typed) >= 2:
+    listed = len(found)
+    if len(typed) >= 2:
         for name, lang in card_database().search(typed, CARD_HITS):
+            if len(found) >= listed + CARD_HITS:
+                break
             found.setdefault(name, lang)
-    hits = list(found.items())[:CARD_HITS]
-    return _json({"cards": [_card(n, lang) for n, lang in hits]})
+    cards = [_card(n, lang) for n, lang in found.items()]
+    for c in cards[:listed]:
+        c["decks"] = decks[c["name"]]
+    return _json({"cards": cards})
 
 
 # ------------------------------------------------------------------------------------------- table
@@ -554,9 +588,19 @@ def console_routes() -> tuple[Route, ...]:
             "/console/{match}/cards",
             console_cards,
             RECORDER,
-            "Card names for the console's type-ahead: the match's deck lists, then the catalogue",
-            query=(Param("q", description="what the operator typed", max_length=128),),
-            answers={200: Answer("up to 20 cards, each with its HP and rule box", schema={"type": "object"})},
+            "Card names for the console's type-ahead and picks: the match's deck lists, then the catalogue",
+            query=(
+                Param(
+                    "q", description="what the operator typed (none: the deck lists alone)", max_length=128
+                ),
+            ),
+            answers={
+                200: Answer(
+                    "the deck lists' cards, then up to 20 of the catalogue's, each with its HP, rule box and "
+                    "attacks with their printed damage",
+                    schema={"type": "object"},
+                )
+            },
             tag="console",
         ),
         Route(

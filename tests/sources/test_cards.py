@@ -58,6 +58,17 @@ def test_moves_abilities_and_deck_discards() -> None:
     assert not db.mills("Drakloak", "Recon Directive")
 
 
+def test_each_attack_keeps_its_printed_damage() -> None:
+    # issue 33 item 4: the console offers the attack's printed damage (tools/build_catalogue.py ``d``), as
+    # printed: a plain number, or with its sign (+, ×); an attack without damage has none
+    db = load_catalogue()
+    printings = db.lookup("Pikachu ex")
+    assert ("Thunder", "220") in {d for c in printings for d in c.damage}
+    staryu = {d for c in db.lookup("Staryu") for d in c.damage}
+    assert ("Continuous Spin", "10×") in staryu and "Recover" not in {a for a, _ in staryu}
+    assert any(d.endswith("+") for c in db.lookup("Raichu") for _, d in c.damage)
+
+
 def test_moves_that_knock_out_place_on_the_bench_or_use_another_attack() -> None:
     # issue 35: what the card text says that the log leaves out (tools/build_catalogue.py _KNOCKS_OUT,
     # _BENCH_COUNTERS, _USES_ATTACK)

@@ -557,6 +557,33 @@ async def test_a_matchs_deck_lists_reach_only_a_judge_and_its_producer(served: S
     assert hidden and {e.actor.split(" ")[0] for e in hidden} == {token_id(served, "admin")}
 
 
+async def test_the_deck_lists_cards_for_the_picks_from_the_archive_or_the_draft(served: Served) -> None:
+    # issue 33 item 4: the console's picks (no typing) come from the deck lists: with no ``q``, GET /cards
+    # gives the archive's deck cards, each naming whose list holds it, with the catalogue's attacks and
+    # their printed damage; while the start is still a draft, the preview gives them from the draft
+    s = opening("dk2")
+    decks = {"ash": "4 Pikachu ex SVI 57\n4 Nest Ball SVI 181", "misty": "4 Nest Ball SVI 181"}
+    s.events[0]["console"] = {"decks": decks}
+    r = await served.http.post(
+        f"{served.url}/console/dk2/preview", json={"events": s.events[:1]}, headers=served.auth("recorder")
+    )
+    assert r.status == 200, await r.text()
+    drafted = {c["name"]: c for c in (await r.json())["deck"]}
+    assert drafted["Nest Ball"]["decks"] == ["ash", "misty"] and drafted["Nest Ball"]["kind"] == "Item"
+    pikachu = drafted["Pikachu ex"]
+    assert (pikachu["attacks"], pikachu["damage"]) == (["Pika Punch", "Dynamic Bolt"], ["30", "220"])
+    assert pikachu["decks"] == ["ash"] and pikachu["hp"] == 190 and pikachu["stage"] == "Basic"
+    assert (await publish(served, "dk2", s.events[:1]))[0] == 200
+    status, text = await get(served, "/console/dk2/cards", "recorder")
+    assert status == 200 and {c["name"]: c for c in json.loads(text)["cards"]} == drafted
+    status, text = await get(served, "/console/dk2/cards", "recorder2")  # not its producer: none
+    assert status == 200 and json.loads(text)["cards"] == []
+    r = await served.http.post(  # the archive holds the start: a preview carries no deck
+        f"{served.url}/console/dk2/preview", json={"events": s.events[1:2]}, headers=served.auth("recorder")
+    )
+    assert r.status == 200 and "deck" not in await r.json()
+
+
 async def test_the_openapi_document_describes_the_lease_as_it_is(served: Served) -> None:
     r = await served.http.get(f"{served.url}/openapi.json")
     op = (await r.json())["paths"]["/console/{match}/lease"]["post"]
