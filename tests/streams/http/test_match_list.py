@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.async_api import BrowserContext, Page
@@ -127,8 +128,8 @@ async def test_the_match_list_finds_what_a_judge_types(
     }
     assert cells["event"].endswith("チャンピオンズリーグ 横浜")  # at 390 px a card: "event: ..." before it
     assert (cells["round"][-1:], cells["table"][-2:], cells["date"][-10:]) == ("3", "12", "2026-03-14")
-    assert "violation violation_note at seq" in cells["top-finding"]
-    assert "reported by the source in a note" in cells["top-finding"]
+    assert "violation source_finding at seq" in cells["top-finding"]
+    assert "the source reports a finding of its own in a note" in cells["top-finding"]
     assert SECRET not in await page.content()  # the public reads the public text
     assert await page.evaluate(OVERFLOW) == []
     if size[0] == 1440:  # a column a heading
@@ -139,7 +140,12 @@ async def test_the_match_list_finds_what_a_judge_types(
     else:  # a card a match, an empty cell not shown
         kr = page.locator('#matches tr[data-match="kr/r1-t7"]')
         assert not await kr.locator("td.top-finding").is_visible()
-        assert (await kr.locator("td.table").inner_text()).startswith("table")
+        assert (
+            await kr.locator("td.table").inner_text() == "7"
+            and not await page.locator("#matches thead").is_visible()
+        )
+        label = await kr.locator("td.table").evaluate("e => getComputedStyle(e, '::before').content")
+        assert label == '"table: "'  # each value says what it is
 
     # what a judge types: any part, any case, any width, Japanese and Korean
     assert await search(page, "ｶｽﾐ") == ["cup/r3-t12"]  # half-width katakana finds カスミ
@@ -179,7 +185,7 @@ async def test_a_judge_reads_the_top_finding_s_detail_within_its_scope(
     page = await browser_context.new_page()
     await page.goto(f"{served.url}/login?next=/ui")
     await log_in(page, served.tokens["judge_l1"])  # a judge of league L1 only
-    await page.wait_for_url(re.compile(r"/ui$"))
+    await page.wait_for_url(lambda url: urlsplit(url).path == "/ui")
     # its pick list is its league; the detail of its own match only (the others' is out of its scope)
     assert await page.locator("#league option").all_inner_texts() == ["any league", "L1"]
     l1 = page.locator('#matches tr[data-match="L1/r2-t40"] td.top-finding')
@@ -202,7 +208,7 @@ async def test_the_index_route_searches_pages_with_a_cursor_and_shows_the_new_fi
         "2026-03-14",
     )
     top = cup["top_finding"]
-    assert (top["severity"], top["code"]) == ("violation", "violation_note") and "detail" not in top
+    assert (top["severity"], top["code"]) == ("violation", "source_finding") and "detail" not in top
     assert SECRET not in json.dumps(answer)
 
     walked, cursor = [], None
