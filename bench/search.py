@@ -148,7 +148,7 @@ async def main() -> None:
         cases: list[tuple[str, str, str | None]] = [
             ("rare: one player's name", "ｶｽﾐ-jp17", None),
             ("broad: an event, thousands of rows", "横浜", None),
-            ("narrowed by a league", "서울", "L3"),
+            ("narrowed by a league", "서울", "L2"),
         ]
         print(f"\n{'search (a page of 50)':<38} {'index_page':>22} {'SCAN + HGETALL':>22} {'x':>6}")
         print(f"{'':<38} {'median / max ms, heap':>22} {'median / max ms, heap':>22}")
