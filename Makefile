@@ -138,6 +138,7 @@ bench: install
 	$(BIN)/python bench/review.py
 	$(BIN)/python bench/scan.py
 	$(BIN)/python bench/import_page.py
+	$(BIN)/python bench/search.py
 
 # The embedded store (the records make demo and serve keep) is data, not a build product: clean leaves it
 # and says where it is. A checkout keeps its own (streams/settings.py): PRIZECHECK_DATA_DIR, else ./prizecheck-data.

@@ -55,6 +55,7 @@ from streams.http.redact import public_event, record_body, sees_hidden
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.store import CopyRefused, Store
+from streams.store.base import SEARCH_MAX, SORTS
 
 __all__ = ["API_ROUTES", "CORE", "OPTIONS", "STORE", "make_app", "parse_events"]
 
@@ -157,16 +158,34 @@ STATUSES = ("in_progress", "finished", "awaiting_playoff")
 
 
 async def get_matches(request: web.Request) -> web.Response:
-    """GET /matches?league=&season=&status=&player=&limit=&offset=: indexed matches and their summaries."""
+    """GET /matches?q=&league=&season=&status=&player=&sort=&limit=&offset=&cursor=: one page of the
+    indexed matches and their summaries (:meth:`Store.index_page`: only the page is read), with the cursor
+    of the next page (``next``, null on the last)."""
     store = request.app[STORE]
     q = request[QUERY]
-    names = await store.matches(
-        league=q.get("league"), season=q.get("season"), status=q.get("status"), player=q.get("player")
-    )
-    offset, limit = q["offset"], q["limit"]
-    page = names[offset : offset + limit]
-    entries = await store.index_entries(page)
-    return _json({"total": len(names), "matches": [e.as_json() for e in entries]})
+    try:
+        page = await store.index_page(
+            league=q.get("league"),
+            season=q.get("season"),
+            status=q.get("status"),
+            player=q.get("player"),
+            search=q.get("q"),
+            sort=q["sort"],
+            offset=q["offset"],
+            limit=q["limit"],
+            cursor=q.get("cursor"),
+        )
+    except ValueError as exc:  # a cursor of another sort or not ours, a search too long: the store says which
+        field = "cursor" if "cursor" in str(exc) else "q"
+        raise Problem(400, "bad_parameter", f"{field}: {exc}") from None
+    answer: dict[str, Any] = {
+        "total": page.total,
+        "matches": [e.as_json() for e in page.entries],
+        "next": page.next,
+    }
+    if page.too_broad:
+        answer["too_broad"] = True
+    return _json(answer)
 
 
 async def get_record(request: web.Request) -> web.Response:
@@ -400,12 +419,38 @@ API_ROUTES: tuple[Route, ...] = (
         PUBLIC,
         "The league index: matches and their summaries",
         query=(
+            Param(
+                "q",
+                description=(
+                    "search: a part of the match id, a player, the event, the round or the table (any case, "
+                    "full- and half-width alike: NFKC and case folded)"
+                ),
+                max_length=SEARCH_MAX,
+            ),
             Param("league", description="only this league", max_length=NAME_MAX),
             Param("season", description="only this season", max_length=NAME_MAX),
             Param("status", enum=STATUSES, description="only matches in this status"),
             Param("player", description="only matches of this player", max_length=NAME_MAX),
+            Param(
+                "sort",
+                enum=SORTS,
+                description="by match id, or by findings (violations first; -findings: games to review)",
+                default="match",
+            ),
             Param("limit", "integer", "matches per page", minimum=0, maximum=10_000, default=1000),
-            Param("offset", "integer", "matches to skip", minimum=0, maximum=10_000_000, default=0),
+            Param(
+                "offset",
+                "integer",
+                "matches to skip (after the cursor)",
+                minimum=0,
+                maximum=10_000_000,
+                default=0,
+            ),
+            Param(
+                "cursor",
+                description="the page after the one whose `next` this is (same filters and sort)",
+                max_length=1024,
+            ),
         ),
         answers={200: _answer("the matches", "MatchList")},
         tag="read",

@@ -33,12 +33,14 @@ from replay.engine.outputs import Result
 from replay.engine.public import public_event, public_record
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
+from streams.http.access import AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scopes
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
 from streams.http.templating import install, render
+from streams.store.base import SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
     from streams.store import ArchivedEvent, IndexEntry, Store
@@ -374,27 +376,42 @@ def _list_url(filters: Mapping[str, str], sort: str, number: int, size: int) -> 
 async def match_list(request: web.Request) -> web.Response:
     """GET /ui?q=&league=&season=&status=&player=&sort=&page=&limit=: one page of the indexed matches.
 
-    The page comes from the index (:meth:`Store.index_page`); only its rows' records are read.
+    The page comes from the index (:meth:`Store.index_page`: ``q`` finds a part of a match id, a player,
+    an event, a round or a table); only its rows' records are read. The league and season pick lists are
+    those the caller's scope reaches (every one for an unscoped caller: the list is public).
     """
     store = request.app[STORE]
     filters, sort, number, size = _list_query(request[QUERY])
     where = {k: v for k, v in filters.items() if k != "q"}
-    page = await store.index_page(
-        **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
-    )
+    try:
+        page = await store.index_page(
+            **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
+        )
+    except ValueError as exc:  # a search longer than the store takes: the route bounds it first
+        raise Problem(400, "bad_parameter", f"q: {exc}") from None
     pages = max(1, -(-page.total // size))
     if number > pages and page.total:  # past the end (the list shrank): the last page instead
         raise web.HTTPFound(_list_url(filters, sort, pages, size))
+    principal = request[PRINCIPAL]
+    scope = principal.leagues if principal.scoped and principal.leagues else None
+    leagues = await store.index_names("league", leagues=scope)
+    seasons = await store.index_names("season", leagues=scope)
     raws = await store.records([e.match for e in page.entries])
+    hidden = await _sees_hidden(request, [e.match for e in page.entries])
     rows = []
-    for entry, raw in zip(page.entries, raws, strict=True):
+    for entry, raw, judge in zip(page.entries, raws, hidden, strict=True):
         try:
-            rows.append(_row(entry, from_msgpack(raw, match=entry.match) if raw is not None else None))
+            record = from_msgpack(raw, match=entry.match) if raw is not None else None
+            rows.append(_row(entry, record, judge=judge))
         except RecordError:  # one unreadable record must not take the list down
             rows.append(_row(entry, None, unreadable=True))
+    detailed = [row["match"] for row in rows if row["top"] and row["top"].get("detail")]
+    if detailed:  # a judge read what the public projection leaves out: audited, as on the review page
+        request[HIDDEN_SERVED] = True
+        request[AUDIT_DETAIL] = "the match list's top findings' detail of " + ", ".join(detailed[:20])
     first = (number - 1) * size + 1
     if page.too_broad:
-        summary = f"“{filters['q']}” matches too many players: type more of the name"
+        summary = f"“{filters['q']}” would look through too many matches: pick a league, season or status"
     elif page.total:
         summary = f"matches {first}–{first + len(rows) - 1} of {page.total}"
     else:
@@ -402,11 +419,13 @@ async def match_list(request: web.Request) -> web.Response:
     if where:
         summary += " where " + ", ".join(f"{k} = {v}" for k, v in where.items())
     if filters.get("q") and not page.too_broad:
-        summary += f"; players starting with “{filters['q']}”"
+        summary += f"; “{filters['q']}” in a match id, player, event, round or table"
     return render(
         request,
         "list.html",
         filters={k: filters.get(k, "") for k in ("q", "league", "season", "status", "player")},
+        leagues=_choices(leagues, filters.get("league")),
+        seasons=_choices(seasons, filters.get("season")),
         statuses=[("", "any status"), *((s, s.replace("_", " ")) for s in STATUSES)],
         sorts=list(SORT_LABELS.items()),
         sort=sort,
@@ -422,24 +441,67 @@ async def match_list(request: web.Request) -> web.Response:
     )
 
 
-def _row(entry: IndexEntry, record: Record | None, *, unreadable: bool = False) -> dict[str, Any]:
-    """One row of the list: what the index and the record say, severities apart."""
+def _choices(names: list[str], chosen: str | None) -> list[str]:
+    """A pick list's names, with the one in the URL kept even when no match has it (any more)."""
+    return names if not chosen or chosen in names else sorted([*names, chosen])
+
+
+async def _sees_hidden(request: web.Request, matches: list[str]) -> list[bool]:
+    """For each of ``matches``: may the caller read its hidden information (a judge, within its token's
+    scope: :func:`streams.http.redact.sees_hidden`), the scopes read in one round trip."""
+    principal = request[PRINCIPAL]
+    if "judge" not in principal.roles:
+        return [False] * len(matches)
+    if not principal.scoped:
+        return [True] * len(matches)
+    return [principal.covers(*scope) for scope in await match_scopes(request.app[STORE], matches)]
+
+
+def _row(
+    entry: IndexEntry, record: Record | None, *, unreadable: bool = False, judge: bool = False
+) -> dict[str, Any]:
+    """One row of the list: what the index and the record say, severities apart; the top finding's
+    public text, and its detail for a judge whose scope covers the match (``judge``). Where the entry
+    was indexed before it knew the event, round, table and date, the record says them."""
     severities = dict.fromkeys((s for s, _ in SEVERITIES), 0)
     for f in record.findings if record is not None else ():
         if f.severity in severities:
             severities[f.severity] += 1
+    context = (record.context if record is not None else None) or {}
+    started = record.started_at if record is not None else None
+    date = entry.date or (started[:10] if isinstance(started, str) and len(started) >= 10 else None)
+    top: dict[str, Any] | None = None
+    if record is not None and record.findings:
+        shown = [(f.severity, f.code, f.seq, f.message, f.detail) for f in record.findings]
+        keys = ("severity", "code", "seq", "message")
+        found = top_finding(dict(zip(keys, f, strict=False)) for f in shown)
+        if found is not None:
+            picked = (found.severity, found.code, found.seq, found.message)
+            detail = next((f[4] for f in shown if f[:4] == picked and isinstance(f[4], str)), None)
+            top = {**found.as_json(), "detail": detail if judge else None}
+    elif entry.top is not None:
+        top = {**entry.top.as_json(), "detail": None}
     return {
         "match": entry.match,
         "review": _link("review", entry.match),
         "overlay": _link("overlay", entry.match),
         "players": " vs ".join(entry.players),
         "context": " / ".join(x for x in (entry.league, entry.season) if x),
+        "event": entry.event or _shown(context.get("event")),
+        "round": entry.round or _shown(context.get("round")),
+        "table": entry.table or _shown(context.get("table")),
+        "date": date or "",
         "status": entry.status,
         "result": "record unreadable" if unreadable else result_text(record),
         "severities": severities,
         "known": record is not None,
         "total": len(record.findings) if record is not None else sum(entry.findings.values()),
+        "top": top,
     }
+
+
+def _shown(value: Any) -> str:
+    return "" if value is None else str(value)
 
 
 # ---------------------------------------------------------------------------------------- the rest
@@ -491,7 +553,11 @@ def page_routes() -> tuple[Route, ...]:
     filters = (
         Param(
             "q",
-            description="player search: player ids starting with this (ASCII letters, any case)",
+            description=(
+                "search: a part of the match id, a player, the event, the round or the table (any case, "
+                "full- and half-width alike: NFKC and case folded)"
+            ),
+            max_length=SEARCH_MAX,
             blank=True,
         ),
         Param("league", description="only this league", blank=True),

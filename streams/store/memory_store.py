@@ -7,10 +7,11 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from streams.store.base import (
     LEASE_ACTIONS,
-    SEARCH_PLAYERS_MAX,
+    SORTS,
     Append,
     AppendResult,
     AppendRun,
@@ -29,10 +30,11 @@ from streams.store.base import (
     Subscription,
     Tampered,
     _run_bounds,
-    fold_case,
-    order_page,
+    decode_cursor,
+    encode_cursor,
     parse_cause,
     same_entry,
+    search_needle,
 )
 from streams.store.checkpoint import sha1
 
@@ -302,15 +304,13 @@ class MemoryStore:
                 self._findings[code] = n
             else:
                 self._findings.pop(code, None)
-        self._index[entry.match] = IndexEntry(
-            entry.match,
-            entry.seq,
-            entry.status,
-            entry.league or None,
-            entry.season or None,
-            tuple(entry.players),
-            dict(entry.findings),
-            dict(entry.severities),
+        self._index[entry.match] = replace(
+            entry,
+            league=entry.league or None,
+            season=entry.season or None,
+            players=tuple(entry.players),
+            findings=dict(entry.findings),
+            severities=dict(entry.severities),
         )
         return True
 
@@ -349,18 +349,32 @@ class MemoryStore:
         sort: str = "match",
         offset: int = 0,
         limit: int = 50,
+        cursor: str | None = None,
     ) -> IndexPage:
+        if sort not in SORTS:
+            raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+        after = None if cursor is None else decode_cursor(cursor, sort)
+        needle = search_needle(search) if search else ""
         names = await self.matches(league=league, season=season, status=status, player=player)
-        if search:
-            prefix = fold_case(search)
-            known = {p for e in self._index.values() for p in e.players}
-            found = {p for p in known if fold_case(p).startswith(prefix)}
-            if len(found) > SEARCH_PLAYERS_MAX:
-                return IndexPage([], 0, too_broad=True)
-            names = [m for m in names if found.intersection(self._index[m].players)]
-        totals = {m: self._index[m].rank for m in names}
-        page = order_page(names, totals, sort, offset, limit)
-        return IndexPage([self._index[m] for m in page], len(names))
+        if needle:
+            names = [m for m in names if needle in self._index[m].search_text()]
+        by, reverse = sort.lstrip("-"), sort.startswith("-")
+        keyed = sorted(((self._index[m].rank if by == "findings" else 0, m) for m in names), reverse=reverse)
+        if after is not None:
+            keyed = [k for k in keyed if (k < after if reverse else k > after)]
+        start = max(0, offset)
+        rows = keyed[start : start + max(0, limit) + 1]
+        more = len(rows) > max(0, limit)
+        rows = rows[: max(0, limit)]
+        following = encode_cursor(sort, *rows[-1]) if more and rows else None
+        return IndexPage([self._index[m] for _, m in rows], len(names), next=following)
+
+    async def index_names(
+        self, kind: Literal["league", "season"], *, leagues: Iterable[str] | None = None
+    ) -> list[str]:
+        within = None if leagues is None else set(leagues)
+        found = {getattr(e, kind) for e in self._index.values() if within is None or e.league in within}
+        return sorted(n for n in found if n)
 
     async def findings_counts(self) -> dict[str, int]:
         return dict(sorted(self._findings.items()))

@@ -224,6 +224,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
             ("/matches?league=L1", None),
             (f"/matches?player={who}", None),
             ("/matches?status=finished", None),
+            (f"/matches?q={who[1:3]}&sort=-findings&limit=2", None),  # the search, the top findings
         ],
         "/ui": [("/ui?limit=100", None), ("/ui?league=L2&sort=-findings", None), (f"/ui?q={who[:2]}", None)],
         "/stats": [("/stats", None)],
@@ -359,7 +360,7 @@ async def test_note_texts_are_not_quoted_in_public_findings(served: Served) -> N
     secrets = ("ZHIDDEN000004Z", "ZHIDDEN000005Z", "zhidden000006z", "ZHIDDEN000007Z")
     assert_hidden(await public_reads(served, "c4"), *secrets)
     for who in (None, "organizer"):  # the index and the counters name findings by code
-        for path in ("/matches?limit=100", "/stats", "/ui"):
+        for path in ("/matches?limit=100", "/stats", "/ui", "/ui?q=c4&sort=-findings"):
             if who is None and path == "/stats":
                 continue
             assert b"zhidden" not in await read(served, path, who), (who, path)

@@ -119,10 +119,11 @@ async def test_only_judges_act(served: Served, m1: int, who: str | None, status:
     assert len(await stored(served, "m1")) == m1
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
 async def test_the_review_page_records_a_penalty_and_opens_at_it(
-    served: Served, browser_context: BrowserContext, m1: int
+    served: Served, browser_context: BrowserContext, m1: int, size: tuple[int, int]
 ) -> None:
-    page = await judge_page(served, browser_context, "/review/m1#seq=4", (390, 844))
+    page = await judge_page(served, browser_context, "/review/m1#seq=4", size)
     await ready(page)
     await wait_seq(page, 4)
     await page.click("#judge-act summary")
