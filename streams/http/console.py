@@ -42,10 +42,10 @@ from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
 from streams.http.battle_log import decode, sentences
 from streams.http.console_sheet import sheet_csv
+from streams.http.delay import broadcast_delay
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.lease import ACTIONS, Holder, lease, view
-from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route

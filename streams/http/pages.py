@@ -34,6 +34,7 @@ from replay.engine.public import public_event, public_record
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
+from streams.http.delay import Reader, reader
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
@@ -41,7 +42,7 @@ from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, reg
 from streams.http.templating import install, render
 
 if TYPE_CHECKING:
-    from streams.store import ArchivedEvent, IndexEntry, Store
+    from streams.store import ArchivedEvent, IndexEntry
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 LIST_LIMIT = 50
@@ -210,7 +211,7 @@ async def overlay(request: web.Request) -> web.StreamResponse:
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
-    return _json(await overlay_score(request.app[STORE], request[MATCH]))
+    return _json(await overlay_score(await reader(request), request[MATCH]))
 
 
 def _public_result(result: Result | None) -> dict[str, Any] | None:
@@ -225,24 +226,25 @@ def _public_result(result: Result | None) -> dict[str, Any] | None:
     }
 
 
-async def _record(store: Store, match: str) -> Record | None:
-    """``match``'s stored record as its typed value (:mod:`replay.records`), None when there is none."""
-    data = await store.record(match)
+async def _record(matches: Reader, match: str) -> Record | None:
+    """``match``'s record as the caller may see it, as its typed value (:mod:`replay.records`), None when
+    there is none."""
+    data = await matches.record(match)
     return from_msgpack(data, match=match) if data is not None else None
 
 
-async def overlay_score(store: Store, match: str) -> dict[str, Any]:
+async def overlay_score(matches: Reader, match: str) -> dict[str, Any]:
     """The public summary the overlay shows beside the live board: the record's status and result (a
     parent is settled by its playoff after its board stopped changing), the playoff and its state, and the
     score of the best-of-three the game belongs to (``context.series``, replay/series.py) as it stood in
     this game."""
-    record = await _record(store, match)
+    record = await _record(matches, match)
     if record is None:
         return {"match": match, "status": None, "result": None, "playoff": None, "series": None}
     playoff = None
     po = record.playoff
     if po and po.child:
-        child = await _record(store, po.child)
+        child = await _record(matches, po.child)
         decided = record.status == "finished"
         playoff = {
             "child": po.child,
@@ -256,7 +258,7 @@ async def overlay_score(store: Store, match: str) -> dict[str, Any]:
         "result": _public_result(record.result),
         "playoff": playoff,
         "playoff_of": {"kind": playing.kind, "parent": record.parent} if playing else None,
-        "series": await _series(store, record),
+        "series": await _series(matches, record),
     }
 
 
@@ -267,7 +269,7 @@ def _game_number(record: Record) -> int:
         return 0
 
 
-async def _series(store: Store, record: Record) -> dict[str, Any] | None:
+async def _series(matches: Reader, record: Record) -> dict[str, Any] | None:
     """The score of the match (best of three) ``record`` is a game of, as it stood in that game: this game
     and the ones before it (``context.game``), never the later ones (a replay of game 1 after the match
     shows 1–0, not the final score)."""
@@ -278,10 +280,11 @@ async def _series(store: Store, record: Record) -> dict[str, Any] | None:
     ctx = record.context or {}
     this = (_game_number(record), str(record.match))
     # the games of these two players in the league and season: a small set, whatever the index's size
+    store = matches.store
     names = await store.matches(league=ctx.get("league"), season=ctx.get("season"), player=str(players[0]))
     entries = [e for e in await store.index_entries(names) if str(players[1]) in e.players]
     games = []
-    for entry, raw in zip(entries, await store.records([e.match for e in entries]), strict=True):
+    for entry, raw in zip(entries, await matches.records([e.match for e in entries]), strict=True):
         rec = from_msgpack(raw, match=entry.match) if raw is not None else None
         if rec is not None and series_key(rec) == key and (_game_number(rec), str(rec.match)) <= this:
             games.append(rec)
@@ -378,9 +381,12 @@ async def match_list(request: web.Request) -> web.Response:
     pages = max(1, -(-page.total // size))
     if number > pages and page.total:  # past the end (the list shrank): the last page instead
         raise web.HTTPFound(_list_url(filters, sort, pages, size))
-    raws = await store.records([e.match for e in page.entries])
+    # a match under a broadcast delay shows as the public sees it (streams/http/delay.py)
+    matches = await reader(request)
+    entries = await matches.entries(page.entries, where)
+    raws = await matches.records([e.match for e in entries])
     rows = []
-    for entry, raw in zip(page.entries, raws, strict=True):
+    for entry, raw in zip(entries, raws, strict=True):
         try:
             rows.append(_row(entry, from_msgpack(raw, match=entry.match) if raw is not None else None))
         except RecordError:  # one unreadable record must not take the list down

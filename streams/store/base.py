@@ -245,6 +245,10 @@ class ArchivedEvent:
     position: tuple[int, int]
     data: bytes
     kind: EntryKind = "event"
+    at: float | None = field(default=None, compare=False)
+    """When the entry arrived (seconds since the epoch, the store's clock), kept beside the event at append
+    time, never in its bytes; None for an entry stored before arrival times were kept, or read back from
+    a cold archive copy (an archived match is long over). What a broadcast delay reads."""
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,15 @@ def bucket_tags(n: int) -> tuple[str, ...]:
     return tuple(tags)
 
 
+def _arrival(fields: dict[bytes, bytes]) -> float | None:
+    """An entry's arrival time (``t``, write.lua's ``arrival()``), None when it has none."""
+    raw = fields.get(b"t")
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
 def _lua(name: str) -> str:
     return resources.files("streams.store").joinpath(name).read_text(encoding="utf-8")
 
@@ -339,7 +348,10 @@ class RedisStore:
         rows, pending, head, (writes, chain, ck), record, board, versions, causes, marker = replies
         events = [
             ArchivedEvent(
-                _parse_position(entry_id), fields[b"e"], cast(EntryKind, fields.get(b"k", b"event").decode())
+                _parse_position(entry_id),
+                fields[b"e"],
+                cast(EntryKind, fields.get(b"k", b"event").decode()),
+                _arrival(fields),
             )
             for entry_id, fields in rows
         ]
@@ -444,7 +456,11 @@ class RedisStore:
             batch = await self._r.xrange(key, start, "+", count=2000)
             for entry_id, fields in batch:
                 kind = fields.get(b"k", b"event").decode()
-                out.append(ArchivedEvent(_parse_position(entry_id), fields[b"e"], cast(EntryKind, kind)))
+                out.append(
+                    ArchivedEvent(
+                        _parse_position(entry_id), fields[b"e"], cast(EntryKind, kind), _arrival(fields)
+                    )
+                )
             if len(batch) < 2000:
                 return out
             start = "(" + batch[-1][0].decode()
