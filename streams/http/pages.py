@@ -206,7 +206,7 @@ async def review_state(request: web.Request) -> web.StreamResponse:
 # ------------------------------------------------------------------------------------------ overlay
 async def overlay(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    return render(request, "overlay.html", match=request[MATCH])
+    return render(request, "overlay.html", match=request[MATCH], follow="")
 
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
@@ -621,6 +621,9 @@ def add_pages(app: web.Application) -> None:
         return
     app[_PAGES_ADDED] = True
     install(app)
+    from streams.http.tables import table_routes  # stream tables and slots (before /overlay/{match})
+
+    register(app, table_routes())
     register(app, page_routes())
     from streams.http.casefile import case_routes  # the judge's case file
     from streams.http.console import add_console  # the table console (docs/console.md)

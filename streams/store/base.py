@@ -552,6 +552,15 @@ class Store(Protocol):
         """The deck lists registered for ``event``: key -> the stored list, sorted by key."""
         ...
 
+    async def on_air(self, key: str) -> bytes | None:
+        """The stored state of a stream table or slot (``key``: streams/http/tables.py), or None."""
+        ...
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        """Store ``new`` as ``key``'s state if it is still ``old`` (None: none yet), in one atomic step;
+        False (nothing changed) when someone else changed it since it was read."""
+        ...
+
     async def put_record(
         self,
         match: str,

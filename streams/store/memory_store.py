@@ -63,6 +63,7 @@ class MemoryStore:
         self._audit: list[AuditEntry] = []
         self._alarms: dict[str, str] = {}
         self._decks: dict[str, dict[str, bytes]] = {}
+        self._on_air: dict[str, bytes] = {}
         self._owners: dict[str, bytes] = {}
         self._ended: dict[str, float] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # match: (console, until, monotonic)
@@ -205,6 +206,15 @@ class MemoryStore:
 
     async def decks(self, event: str) -> dict[str, bytes]:
         return dict(sorted(self._decks.get(event, {}).items()))
+
+    async def on_air(self, key: str) -> bytes | None:
+        return self._on_air.get(key)
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        if self._on_air.get(key, b"") != (old or b""):
+            return False
+        self._on_air[key] = new
+        return True
 
     async def clear_alarm(self, match: str) -> str | None:
         return self._alarms.pop(match, None)

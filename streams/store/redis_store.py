@@ -153,6 +153,15 @@ return 1
 # The console's lease: one key per match, compared and set in one step (a holder renews or hands over
 # only its own lease; a free or expired one is taken; ``replace`` takes it from the holder the caller saw,
 # and from nobody else).
+# A stream table's or slot's state (streams/http/tables.py), replaced only if it is still what the caller
+# read (ARGV[2], '' : none), so that two presses of a Stream Deck at once never lose one. 1 done, 0 not.
+_LUA_SWAP_ON_AIR = """
+local now = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if now ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
 _LUA_LEASE = """
 local held = redis.call('GET', KEYS[1])
 local action, console, ms, expected = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
@@ -209,6 +218,7 @@ class RedisStore:
         self._archive = client.register_script(_LUA_ARCHIVE)
         self._drop = client.register_script(_LUA_DROP)
         self._unindex = client.register_script(_LUA_UNINDEX)
+        self._swap_on_air = client.register_script(_LUA_SWAP_ON_AIR)
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
         # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
         # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
@@ -838,6 +848,14 @@ class RedisStore:
             keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000), expected]
         )
         return None if held is None else bytes(held).decode()
+
+    async def on_air(self, key: str) -> bytes | None:
+        raw: bytes | None = await self._r.hget(f"{self.idx}:on_air", key)
+        return raw
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        done = await self._swap_on_air(keys=[f"{self.idx}:on_air"], args=[key, old or b"", new])
+        return bool(int(done))
 
     def _ended(self, session: str) -> str:
         return f"{self.idx}:ended:{key_part(session)}"

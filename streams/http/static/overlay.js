@@ -5,16 +5,20 @@
 // URL options: ?side=left|right (a column at that edge instead of the bottom bar), ?bench=0 (no Bench),
 // ?scale=0.75 (size), ?swap=1 (the players the other way round, to match the table camera).
 // A name or an HP line too long for its box is cut with an ellipsis and shown whole in its title.
+// A stream table's or slot's overlay (body[data-follow]: /overlay/table/E/T, /overlay/slot/S) asks its
+// "now" every second: the match to show (it switches by itself), and for a slot the scene on air, the
+// sides, the Bench and the clock (streams/http/tables.py).
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
-  const match = decodeURIComponent(location.pathname.replace(/^\/overlay\//, "").replace(/\/+$/, ""));
+  const follow = document.body.dataset.follow || null;
+  let match = follow ? null : decodeURIComponent(location.pathname.replace(/^\/overlay\//, "").replace(/\/+$/, ""));
   const enc = (m) => m.split("/").map(encodeURIComponent).join("/");
   const opts = new URLSearchParams(location.search);
   const side = ["left", "right"].includes(opts.get("side")) ? opts.get("side") : null;
-  const bench = opts.get("bench") !== "0";
+  let bench = opts.get("bench") !== "0";
   const scale = Math.min(3, Math.max(0.25, Number.parseFloat(opts.get("scale")) || 1));
-  const swap = ["1", "true", "yes"].includes(opts.get("swap") || "");
+  let swap = ["1", "true", "yes"].includes(opts.get("swap") || "");
   document.body.classList.add(side ? "column" : "row", ...(side ? ["at-" + side] : []));
   document.body.classList.toggle("no-bench", !bench);
   if (scale !== 1) $("stage").style.setProperty("--scale", String(scale));
@@ -161,6 +165,7 @@
   let fetching = null;
   async function refreshScore() {
     if (fetching) return fetching;
+    if (!match) return null;
     fetching = (async () => {
       try {
         const resp = await fetch("/overlay/" + enc(match) + "/score", { cache: "no-store" });
@@ -227,5 +232,63 @@
     return holder;
   }
 
-  live(match, onBoard);
+  // ------------------------------------------------------------------ a stream table or slot
+  let source = null;
+  function show(m) {
+    if (m === match && (source || !m)) return;
+    source?.close();
+    child?.source.close();
+    child = null;
+    board = score = lastStatus = null;
+    match = m;
+    document.body.dataset.match = m || "";
+    render();
+    source = m ? live(m, (b) => { if (m === match) onBoard(b); }) : null;
+  }
+
+  const rows = (id, items) => fill($(id), ...items.map((cells) => el("li", null, cells.map((c) => el("span", null, c)))));
+  function scenes(now) {
+    const scene = now.scene || "game";
+    document.body.dataset.scene = scene;
+    $("scene-standings").hidden = scene !== "standings";
+    $("scene-next").hidden = scene !== "next";
+    if (scene === "standings") {
+      rows("standings-rows", (now.standings || []).map((r) => [r.rank, r.player, `${r.win}-${r.loss}-${r.tie}`, `${r.points} pts`]));
+    }
+    if (scene === "next") {
+      rows("next-rows", (now.next || []).map((n) => [n.players.length ? n.players.join(" vs ") : n.match, n.round != null ? `round ${n.round}` : ""]));
+    }
+    $("stage").classList.toggle("off-game", scene !== "game");
+    const c = now.clock;
+    const shown = c && (c.running || c.called || c.left < c.limit);
+    $("clock").hidden = !shown || scene !== "game";
+    if (shown) {
+      const left = Math.ceil(c.left);
+      $("clock").textContent = c.called ? "TIME" : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+      $("clock").classList.toggle("paused", !c.running);
+    }
+  }
+
+  async function poll() {
+    try {
+      const resp = await fetch(follow, { cache: "no-store" });
+      if (resp.ok) {
+        const now = await resp.json();
+        if (typeof now.swap === "boolean") swap = now.swap;
+        if (typeof now.bench === "boolean") {
+          bench = now.bench;
+          document.body.classList.toggle("no-bench", !bench);
+        }
+        if ("slot" in now) scenes(now);
+        show(now.match || null);
+        if (board) render();
+      }
+    } catch (err) {
+      // off air: the next poll asks again; the last board stays up
+    }
+    setTimeout(poll, 1000);
+  }
+
+  if (follow) poll();
+  else live(match, onBoard);
 })();

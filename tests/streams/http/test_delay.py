@@ -21,6 +21,7 @@ import aiohttp
 
 from streams.http.delay import DELAY
 from streams.http.routes import ROUTES
+from streams.http.tables import table_started
 from tests.builder import Stream, card
 from tests.streams.http.served import Served
 
@@ -30,7 +31,8 @@ ENDED = b"concession"
 
 
 def two_parts(match: str = MATCH, delay: float = 30) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    s = Stream(match, context={"league": "L1", "season": "2026", "event": "L1-cup"}, console={"delay": delay})
+    context = {"league": "L1", "season": "2026", "event": "L1-cup", "series": match, "round": 1}
+    s = Stream(match, context=context, console={"delay": delay})
     s.setup("ash", ("a1", card("Pikachu", 60)))
     s.setup("misty", ("m1", card("Staryu", 60)))
     s.turn("ash")
@@ -60,6 +62,11 @@ def public_paths(match: str) -> dict[str, list[str]]:
         "/overlay/{match}": [f"/overlay/{m}"],
         "/overlay/{match}/score": [f"/overlay/{m}/score"],
         "/ui": ["/ui", "/ui?status=finished", "/ui?status=in_progress", "/ui?q=as", "/ui?sort=-findings"],
+        # a stream table and a slot showing the match (its standings scene counts its result)
+        "/overlay/table/{event}/{table}": ["/overlay/table/L1-cup/5"],
+        "/overlay/table/{event}/{table}/now": ["/overlay/table/L1-cup/5/now"],
+        "/overlay/slot/{slot}": ["/overlay/slot/s1"],
+        "/overlay/slot/{slot}/now": ["/overlay/slot/s1/now"],
         # nothing of any match in these
         "/healthz": [],
         "/.well-known/prizecheck-keys.json": [],
@@ -119,6 +126,11 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     between = time.time()  # the store's clock (Redis TIME) and this one are the same machine's
     await asyncio.sleep(0.4)
     assert (await s.post(after, who="ingest")).status == 200
+    await table_started(s.store, "L1-cup", "5", MATCH)  # as the table console does when it starts one
+    slot = {"event": "L1-cup", "table": "5", "league": "L1", "queue": [MATCH]}
+    r = await s.http.post(f"{s.url}/slots/s1/set", json=slot, headers=s.auth("admin"))
+    assert r.status == 200, await r.text()
+    assert (await s.http.post(f"{s.url}/slots/s1/standings", headers=s.auth("admin"))).status == 200
     delay = s.app[DELAY]
     delay.clock = lambda: between + 30  # 30 s after the first part: the second is still held back
 
@@ -136,6 +148,9 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     assert json.loads(held[f"/overlay/{m}/score"][1])["status"] == "in_progress"
     assert b"Pikachu" in held["live"][1]
     assert b"in progress" in held["/ui"][1]
+    assert json.loads(held["/overlay/table/L1-cup/5/now"][1])["match"] == MATCH
+    slot_now = json.loads(held["/overlay/slot/s1/now"][1])
+    assert slot_now["match"] == MATCH and slot_now["standings"] == []  # no result yet
 
     # judges and the producer see it live meanwhile
     for who in ("judge", "ingest", "admin"):
@@ -154,6 +169,8 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     assert listed(shown["/matches?status=finished"][1]) == {MATCH: "finished"}
     assert listed(shown["/matches?status=in_progress"][1]) == {}
     assert json.loads(shown[f"/overlay/{m}/score"][1])["result"]["winner"] == "ash"
+    standings = json.loads(shown["/overlay/slot/s1/now"][1])["standings"]
+    assert [(r["player"], r["win"]) for r in standings] == [("ash", 1), ("misty", 0)]
 
 
 async def test_a_delayed_match_shows_nothing_before_its_first_event_is_old_enough(served: Served) -> None:

@@ -239,6 +239,11 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/rules": [("/rules", None)],
         "/favicon.ico": [("/favicon.ico", None)],
         "/scans/{sheet}/{region}": [(f"/scans/{SCAN_CROP}", None)],
+        # stream tables and slots (streams/http/tables.py): what they show of a match is its public view
+        "/overlay/table/{event}/{table}": [("/overlay/table/L1-cup/7", None)],
+        "/overlay/table/{event}/{table}/now": [("/overlay/table/L1-cup/7/now", None)],
+        "/overlay/slot/{slot}": [("/overlay/slot/main", None)],
+        "/overlay/slot/{slot}/now": [("/overlay/slot/main/now", None)],
     }
 
 

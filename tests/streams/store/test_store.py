@@ -623,3 +623,12 @@ async def test_each_entry_keeps_when_it_arrived_beside_its_bytes(any_store: Stor
         times = [e.at for e in log]
         assert all(t is not None and before <= t <= after for t in times), times
         assert times == sorted(times)  # type: ignore[type-var]
+
+
+async def test_a_stream_slot_is_replaced_only_if_unchanged_since_read(any_store: Store) -> None:
+    assert await any_store.on_air("slot:main") is None
+    assert await any_store.swap_on_air("slot:main", None, b"1")
+    assert not await any_store.swap_on_air("slot:main", None, b"2")  # someone wrote it since
+    assert not await any_store.swap_on_air("slot:main", b"0", b"2")
+    assert await any_store.swap_on_air("slot:main", b"1", b"2")
+    assert await any_store.on_air("slot:main") == b"2" and await any_store.on_air("slot:other") is None
