@@ -15,13 +15,25 @@
   let match = follow ? null : decodeURIComponent(location.pathname.replace(/^\/overlay\//, "").replace(/\/+$/, ""));
   const enc = (m) => m.split("/").map(encodeURIComponent).join("/");
   const opts = new URLSearchParams(location.search);
-  const side = ["left", "right"].includes(opts.get("side")) ? opts.get("side") : null;
+  // Any source size: the layout is drawn for 1920x1080 and scaled to the frame (1280x720: 2/3, 3840x2160:
+  // 2); a narrow source (a side panel, taller than wide) is a column, scaled to its width.
+  const narrow = () => innerWidth / innerHeight < 1.2;
+  const frame = () => (narrow() ? Math.min(innerWidth / 608, innerHeight / 1080) : Math.min(innerWidth / 1920, innerHeight / 1080));
+  const side = ["left", "right"].includes(opts.get("side")) ? opts.get("side") : narrow() ? "left" : null;
   let bench = opts.get("bench") !== "0";
   const scale = Math.min(3, Math.max(0.25, Number.parseFloat(opts.get("scale")) || 1));
   let swap = ["1", "true", "yes"].includes(opts.get("swap") || "");
   document.body.classList.add(side ? "column" : "row", ...(side ? ["at-" + side] : []));
   document.body.classList.toggle("no-bench", !bench);
-  if (scale !== 1) $("stage").style.setProperty("--scale", String(scale));
+  let drawn = scale * frame(); // the scale asked for, at this source's size
+  const sized = () => {
+    drawn = scale * frame();
+    const style = $("stage").style;
+    style.setProperty("--scale", String(drawn));
+    style.setProperty("--frame", String(frame()));
+    style.setProperty("--user-scale", String(scale));
+  };
+  sized();
 
   let board = null;
   let score = null;
@@ -55,22 +67,35 @@
     return el("div", "active",
       titled(el("div", "mon-name", a.name)),
       a.hp != null ? hpBar(a, "hpbar") : null,
-      titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "",
-        a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null,
-        (a.conditions || []).map((c) => el("span", "cond", c)))));
+      titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "HP ?",
+        a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null)),
+      attachedRow(a));
+  }
+
+  // Special Conditions, then attached Energy and Tools, one chip each, on a line of their own under the HP
+  // (an Energy by its name: the board names the cards only)
+  function attachedRow(mon) {
+    const conds = mon.conditions || [];
+    const cards = mon.attached || [];
+    if (!conds.length && !cards.length) return null;
+    return titled(el("div", "attached",
+      conds.map((c) => el("span", "cond", c)),
+      cards.map((c) => el("span", /energy/i.test(c) ? "att energy" : "att tool", c))));
   }
 
   function benchRow(p) {
     return el("div", "bench", (p.bench || []).map((b) =>
       el("div", "benched", titled(el("div", "b-name", b.name)),
         b.hp != null ? hpBar(b, "hpbar small") : null,
-        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `${b.damage} dmg` : ""))));
+        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `HP ? · ${b.damage} dmg` : "HP ?"),
+        (b.attached || []).length ? el("div", "b-att", `+${b.attached.length}`) : null)));
   }
 
   function prizes(p) {
     const total = Math.max(0, (p.prizes_left ?? 0) + (p.prizes_taken ?? 0));
     const pips = el("div", "pips");
-    for (let i = 0; i < Math.min(total, 12); i++) pips.append(el("span", "pip" + (i < p.prizes_left ? " on" : "")));
+    // prizes left as cards face down, prizes taken as cards turned over (greyed)
+    for (let i = 0; i < Math.min(total, 12); i++) pips.append(el("span", "pip" + (i < p.prizes_left ? " on" : " taken")));
     return el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", "PRIZES LEFT"), pips);
   }
 
@@ -155,11 +180,11 @@
   // column at 1.5), it is drawn smaller. Layout sizes ignore transforms, so this never feeds back.
   function fit() {
     const bar = $("bar");
-    const f = Math.min(1, (innerWidth - 48) / (bar.offsetWidth * scale), (innerHeight - 48) / (bar.offsetHeight * scale));
+    const f = Math.min(1, (innerWidth - 48) / (bar.offsetWidth * drawn), (innerHeight - 48) / (bar.offsetHeight * drawn));
     $("stage").style.setProperty("--fit", String(Math.max(0.1, f)));
     document.body.dataset.fit = f < 1 ? f.toFixed(3) : "1";
   }
-  window.addEventListener("resize", () => { if (!$("bar").hidden) fit(); });
+  window.addEventListener("resize", () => { sized(); if (!$("bar").hidden) fit(); });
 
   // ------------------------------------------------------------------ data
   let fetching = null;
