@@ -42,13 +42,13 @@ def on_attack(g: State, e: Event) -> None:
             g.find("attack_while_unable", seq, f"{mon.name} ({pid}) attacked while {unable[0]}")
     g.window = "attack"
     g.window_claims = set()
-    attacker = g.mons.get(pid) if isinstance(pid, str) else None
+    by = g.mons.get(pid) if isinstance(pid, str) else None
     name = e.get("name")
     g.last_attack = {
         "seq": seq,
         "player": pl.id,
         "pid": pid if isinstance(pid, str) else None,
-        "attacker": attacker.name if attacker is not None else None,
+        "attacker": by.name if by is not None else None,
         "name": name if isinstance(name, str) else None,
         "damage": 0,
     }
