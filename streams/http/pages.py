@@ -34,6 +34,7 @@ from replay.engine.public import public_event, public_record
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
+from streams.http.card_images import pack
 from streams.http.delay import Reader, reader
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
@@ -206,7 +207,9 @@ async def review_state(request: web.Request) -> web.StreamResponse:
 # ------------------------------------------------------------------------------------------ overlay
 async def overlay(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    return render(request, "overlay.html", match=request[MATCH], follow="")
+    return render(
+        request, "overlay.html", match=request[MATCH], follow="", images=pack(request.app) is not None
+    )
 
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
@@ -625,6 +628,9 @@ def add_pages(app: web.Application) -> None:
 
     register(app, table_routes())
     register(app, page_routes())
+    from streams.http.card_images import card_image_routes  # the organiser's card image pack
+
+    register(app, card_image_routes())
     from streams.http.casefile import case_routes  # the judge's case file
     from streams.http.console import add_console  # the table console (docs/console.md)
     from streams.http.intake import add_import  # the import page (docs/web.md, "Import")

@@ -61,10 +61,27 @@
     return bar;
   }
 
+  // The organiser's card image pack (body[data-card-images]: /cards/<slug>), the Active's art when the pack
+  // has it; a card it has not is not asked for again.
+  const images = document.body.dataset.cardImages === "1";
+  const noImage = new Set();
+  const slug = (name) => String(name).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
+  function art(mon) {
+    const s = slug(mon.name);
+    if (!images || !s || noImage.has(s)) return null;
+    const img = el("img", "art");
+    img.alt = "";
+    img.addEventListener("error", () => { noImage.add(s); img.remove(); });
+    img.src = "/cards/" + s;
+    return img;
+  }
+
   function active(p) {
     const a = p.active;
     if (!a) return el("div", "active none", el("div", "mon-name", "no Active Pokémon"));
     return el("div", "active",
+      art(a),
       titled(el("div", "mon-name", a.name)),
       a.hp != null ? hpBar(a, "hpbar") : null,
       titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "HP ?",
@@ -161,7 +178,8 @@
       s ? el("div", "series", `GAME ${s.game ?? "?"} · ${names.map((n) => s.wins[n] ?? 0).join("–")}`) : null,
       po ? el("div", "tag", cap(po.kind || "playoff")) : null,
       el("div", "t", turn ? `TURN ${turn}` : "SETUP"),
-      playing ? titled(el("div", "who-turn", board.turn_player || "")) : null);
+      playing ? titled(el("div", "who-turn", board.turn_player || "")) : null,
+      lastAttack(board.last_attack));
     const b = banner();
     $("banner").hidden = !b;
     if (b) {
@@ -174,6 +192,13 @@
     if (status() === "awaiting_playoff") {
       document.body.dataset.state = "awaiting-playoff";
     }
+  }
+
+  // The last attack and the damage its attack placed (the board's last_attack)
+  function lastAttack(la) {
+    if (!la || !la.name) return null;
+    return titled(el("div", "last-attack", `${la.attacker ? la.attacker + ": " : ""}${la.name}`,
+      la.damage ? el("span", "dmg", ` · ${la.damage}`) : null));
   }
 
   // The bar never leaves the frame: when its content would not fit at the chosen scale (a long Bench in a

@@ -27,6 +27,7 @@ def url_of(route: Route, match: str) -> str:
     path = route.path.replace("{match}", match).replace("{path}", "review.css")
     path = path.replace("{sheet}/{region}", SCAN_CROP).replace("{player}", "ash")
     path = path.replace("{event}/{table}", "Cup/7").replace("{slot}", "main").replace("{action}", "swap")
+    path = path.replace("{card}", "pikachu")
     return path
 
 

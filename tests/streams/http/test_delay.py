@@ -77,6 +77,7 @@ def public_paths(match: str) -> dict[str, list[str]]:
         "/logout": [],
         "/rules": [],
         "/favicon.ico": [],
+        "/cards/{card}": [],  # a card's image: nothing of a match
     }
 
 

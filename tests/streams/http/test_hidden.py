@@ -244,6 +244,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/overlay/table/{event}/{table}": [("/overlay/table/L1-cup/7", None)],
         "/overlay/table/{event}/{table}/now": [("/overlay/table/L1-cup/7/now", None)],
         "/overlay/slot/{slot}": [("/overlay/slot/main", None)],
+        "/cards/{card}": [("/cards/pikachu", None)],
         "/overlay/slot/{slot}/now": [
             (f"/overlay/slot/{slot}/now", None) for slot in ("main", "next", "standings")
         ],
