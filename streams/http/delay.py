@@ -45,6 +45,9 @@ MAX_DELAY = 600
 #: Roles that see a match live when their token covers it: they run the table and rule on it.
 LIVE_ROLES = frozenset({"judge", "recorder", "ingest"})
 
+#: How long one reading of a held match's public view serves every reader (seconds).
+SEEN_FOR = 0.25
+
 #: How long a process remembers that a delayed match changed (to keep it out of filtered lists while it is
 #: held back): the longest delay.
 ON_AIR_FOR = MAX_DELAY
@@ -91,6 +94,7 @@ class Delay:
         self._folds: OrderedDict[tuple[str, int], tuple[bytes | None, bytes | None, int]] = OrderedDict()
         self._keep = keep
         self._tasks: set[asyncio.Task[None]] = set()
+        self._seen: OrderedDict[tuple[str, int], Seen] = OrderedDict()
 
     async def of(self, match: str) -> float:
         """``match``'s broadcast delay in seconds (0: none). A match with no first event yet takes its
@@ -147,13 +151,24 @@ class Delay:
         return sorted(self.on_air)
 
     async def seen(self, match: str, *, depth: int = 0) -> Seen:
-        """What the public sees of ``match`` now (see the module docstring)."""
+        """What the public sees of ``match`` now (see the module docstring). A held match's view is read
+        once per :data:`SEEN_FOR` seconds however many readers ask (overlays poll; a list reads many):
+        held back by seconds, it is no older for it."""
         delay = await self.of(match)
         now = self.clock()
-        cutoff = now - delay
         if delay <= 0:
             board, record = await self.store.board(match), await self.store.record(match)
             return Seen(match, 0.0, False, board, record, await self.store.head(match), now)
+        key = (match, int(now / SEEN_FOR))
+        hit = self._seen.get(key)
+        if hit is None:
+            hit = self._seen[key] = await self._seen_now(match, delay, now, depth)
+            while len(self._seen) > self._keep:
+                self._seen.popitem(last=False)
+        return hit
+
+    async def _seen_now(self, match: str, delay: float, now: float, depth: int) -> Seen:
+        cutoff = now - delay
         entries = await self.store.events(match)
         shown = 0
         for entry in entries:
