@@ -169,7 +169,10 @@ class Delay:
 
     async def _seen_now(self, match: str, delay: float, now: float, depth: int) -> Seen:
         cutoff = now - delay
-        entries = await self.store.events(match)
+        # one atomic read of the archive with the board and record: read apart, an event arriving between
+        # the two would show in a board that is meant to be N seconds old
+        snap = await self.store.snapshot(match)
+        entries = snap.events
         shown = 0
         for entry in entries:
             if entry.at is not None and entry.at > cutoff:
@@ -177,14 +180,14 @@ class Delay:
             shown += 1
         if entries and shown == len(entries):
             self.on_air.pop(match, None)
-            record = await self.store.record(match)
+            record = snap.record
             child = _playoff_child(record, match)
             if child is None or depth > 4 or not (await self.seen(child, depth=depth + 1)).held:
                 return Seen(
                     match,
                     delay,
                     False,
-                    await self.store.board(match),
+                    snap.board,
                     record,
                     entries[-1].position[0],
                     cutoff,
@@ -192,7 +195,7 @@ class Delay:
         elif entries:
             self.on_air.setdefault(match, now)
         if not entries:  # a playoff game not started: its stub record shows once its parent's draw does
-            record = await self.store.record(match)
+            record = snap.record
             parent = await self._parent(match)
             held = parent is not None and parent != match and depth <= 4
             if held and parent is not None and (await self.seen(parent, depth=depth + 1)).held:
