@@ -65,6 +65,9 @@ class State:
     turn_counts: dict[str, int] = field(default_factory=dict)
     turn_cards: list[str] = field(default_factory=list)
     stadium: str | None = None  # the name of the Stadium in play (whoever's)
+    # the last attack, as a spectator saw it (the board's ``last_attack``): who attacked with what, and the
+    # damage its attack window placed
+    last_attack: dict[str, Any] | None = None
     # windows: None | "attack" | "checkup"; an effect outside them is pending until it resolves
     window: str | None = None
     window_claims: set[str] = field(default_factory=set)

@@ -41,13 +41,14 @@ from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
 from streams.http.battle_log import decode, display_names, sentences
 from streams.http.console_sheet import sheet_csv
+from streams.http.delay import broadcast_delay
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.lease import ACTIONS, Holder, lease, view
-from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
+from streams.http.tables import started_at_tables
 from streams.http.templating import render
 from streams.store import Store
 from streams.tokens import Principal
@@ -309,6 +310,11 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
         await _writer(request, lambda: authorize(principal, store, events))
     outcomes = await request.app[CORE].ingest_many(events, judge=judge) if events else []
     answers = [o.as_json() for o in outcomes]
+    # a match this console started: its stream table follows it (streams/http/tables.py)
+    applied = {
+        (o.match, s) for o in outcomes for s in (*o.applied, *([o.seq] if o.status == "applied" else []))
+    }
+    await started_at_tables(store, [e for e in events if (e.get("match"), e.get("seq")) in applied])
     counts: dict[str, int] = {}
     for a in answers:
         counts[a["status"]] = counts.get(a["status"], 0) + 1

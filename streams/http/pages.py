@@ -35,6 +35,8 @@ from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.access import AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scopes
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
+from streams.http.card_images import pack
+from streams.http.delay import Reader, reader
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
@@ -43,7 +45,7 @@ from streams.http.templating import install, render
 from streams.store.base import SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
-    from streams.store import ArchivedEvent, IndexEntry, Store
+    from streams.store import ArchivedEvent, IndexEntry
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 LIST_LIMIT = 50
@@ -208,16 +210,24 @@ async def review_state(request: web.Request) -> web.StreamResponse:
 # ------------------------------------------------------------------------------------------ overlay
 async def overlay(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    return render(request, "overlay.html", match=request[MATCH])
+    return render(
+        request, "overlay.html", match=request[MATCH], follow="", images=pack(request.app) is not None
+    )
 
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>/score[?lang=ja|ko]: what the board does not carry (the best-of-three score, the
     playoff) and the names of the cards the board shows in the page's language (``names``: those shown
-    otherwise than the events write them; from the match's public events only)."""
+    otherwise than the events write them; from the match's public events only, and under a broadcast
+    delay only those that had arrived by its cutoff, streams/http/delay.py)."""
     store, match = request.app[STORE], request[MATCH]
-    out = await overlay_score(store, match)
-    shown = _card_names(public_event(e) for e in decode(await store.events(match)))
+    matches = await reader(request)
+    out = await overlay_score(matches, match)
+    entries = await store.events(match)
+    seen = await matches.seen(match)
+    if seen is not None and seen.held:
+        entries = [e for e in entries if e.at is None or e.at <= seen.cutoff]
+    shown = _card_names(public_event(e) for e in decode(entries))
     out["names"] = display_names(shown, page_lang(request), source=False)
     return _json(out)
 
@@ -234,24 +244,25 @@ def _public_result(result: Result | None) -> dict[str, Any] | None:
     }
 
 
-async def _record(store: Store, match: str) -> Record | None:
-    """``match``'s stored record as its typed value (:mod:`replay.records`), None when there is none."""
-    data = await store.record(match)
+async def _record(matches: Reader, match: str) -> Record | None:
+    """``match``'s record as the caller may see it, as its typed value (:mod:`replay.records`), None when
+    there is none."""
+    data = await matches.record(match)
     return from_msgpack(data, match=match) if data is not None else None
 
 
-async def overlay_score(store: Store, match: str) -> dict[str, Any]:
+async def overlay_score(matches: Reader, match: str) -> dict[str, Any]:
     """The public summary the overlay shows beside the live board: the record's status and result (a
     parent is settled by its playoff after its board stopped changing), the playoff and its state, and the
     score of the best-of-three the game belongs to (``context.series``, replay/series.py) as it stood in
     this game."""
-    record = await _record(store, match)
+    record = await _record(matches, match)
     if record is None:
         return {"match": match, "status": None, "result": None, "playoff": None, "series": None}
     playoff = None
     po = record.playoff
     if po and po.child:
-        child = await _record(store, po.child)
+        child = await _record(matches, po.child)
         decided = record.status == "finished"
         playoff = {
             "child": po.child,
@@ -265,7 +276,7 @@ async def overlay_score(store: Store, match: str) -> dict[str, Any]:
         "result": _public_result(record.result),
         "playoff": playoff,
         "playoff_of": {"kind": playing.kind, "parent": record.parent} if playing else None,
-        "series": await _series(store, record),
+        "series": await _series(matches, record),
     }
 
 
@@ -276,7 +287,7 @@ def _game_number(record: Record) -> int:
         return 0
 
 
-async def _series(store: Store, record: Record) -> dict[str, Any] | None:
+async def _series(matches: Reader, record: Record) -> dict[str, Any] | None:
     """The score of the match (best of three) ``record`` is a game of, as it stood in that game: this game
     and the ones before it (``context.game``), never the later ones (a replay of game 1 after the match
     shows 1–0, not the final score)."""
@@ -287,10 +298,11 @@ async def _series(store: Store, record: Record) -> dict[str, Any] | None:
     ctx = record.context or {}
     this = (_game_number(record), str(record.match))
     # the games of these two players in the league and season: a small set, whatever the index's size
+    store = matches.store
     names = await store.matches(league=ctx.get("league"), season=ctx.get("season"), player=str(players[0]))
     entries = [e for e in await store.index_entries(names) if str(players[1]) in e.players]
     games = []
-    for entry, raw in zip(entries, await store.records([e.match for e in entries]), strict=True):
+    for entry, raw in zip(entries, await matches.records([e.match for e in entries]), strict=True):
         rec = from_msgpack(raw, match=entry.match) if raw is not None else None
         if rec is not None and series_key(rec) == key and (_game_number(rec), str(rec.match)) <= this:
             games.append(rec)
@@ -396,10 +408,13 @@ async def match_list(request: web.Request) -> web.Response:
     scope = principal.leagues if principal.scoped and principal.leagues else None
     leagues = await store.index_names("league", leagues=scope)
     seasons = await store.index_names("season", leagues=scope)
-    raws = await store.records([e.match for e in page.entries])
-    hidden = await _sees_hidden(request, [e.match for e in page.entries])
+    # a match under a broadcast delay shows as the public sees it (streams/http/delay.py)
+    matches = await reader(request)
+    entries = await matches.entries(page.entries, where)
+    raws = await matches.records([e.match for e in entries])
+    hidden = await _sees_hidden(request, [e.match for e in entries])
     rows = []
-    for entry, raw, judge in zip(page.entries, raws, hidden, strict=True):
+    for entry, raw, judge in zip(entries, raws, hidden, strict=True):
         try:
             record = from_msgpack(raw, match=entry.match) if raw is not None else None
             rows.append(_row(entry, record, judge=judge))
@@ -690,7 +705,13 @@ def add_pages(app: web.Application) -> None:
         return
     app[_PAGES_ADDED] = True
     install(app)
+    from streams.http.tables import table_routes  # stream tables and slots (before /overlay/{match})
+
+    register(app, table_routes())
     register(app, page_routes())
+    from streams.http.card_images import card_image_routes  # the organiser's card image pack
+
+    register(app, card_image_routes())
     from streams.http.casefile import case_routes  # the judge's case file
     from streams.http.console import add_console  # the table console (docs/console.md)
     from streams.http.intake import add_import  # the import page (docs/web.md, "Import")

@@ -248,6 +248,10 @@ class ArchivedEvent:
     position: tuple[int, int]
     data: bytes
     kind: EntryKind = "event"
+    at: float | None = field(default=None, compare=False)
+    """When the entry arrived (seconds since the epoch, the store's clock), kept beside the event at append
+    time, never in its bytes; None for an entry stored before arrival times were kept, or read back from
+    a cold archive copy (an archived match is long over). What a broadcast delay reads."""
 
 
 SEVERITY_ORDER: tuple[str, ...] = ("violation", "warning", "info")
@@ -699,6 +703,15 @@ class Store(Protocol):
 
     async def decks(self, event: str) -> dict[str, bytes]:
         """The deck lists registered for ``event``: key -> the stored list, sorted by key."""
+        ...
+
+    async def on_air(self, key: str) -> bytes | None:
+        """The stored state of a stream table or slot (``key``: streams/http/tables.py), or None."""
+        ...
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        """Store ``new`` as ``key``'s state if it is still ``old`` (None: none yet), in one atomic step;
+        False (nothing changed) when someone else changed it since it was read."""
         ...
 
     async def put_record(

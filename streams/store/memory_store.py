@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -56,13 +56,16 @@ class _MemoryMatch:
 class MemoryStore:
     """An in-process backend with the same contract as :class:`RedisStore` (for unit tests)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        #: when an archive entry arrives (:attr:`ArchivedEvent.at`): the clock a test may set
+        self.clock = clock
         self._matches: dict[str, _MemoryMatch] = {}
         self._index: dict[str, IndexEntry] = {}
         self._findings: dict[str, int] = {}
         self._audit: list[AuditEntry] = []
         self._alarms: dict[str, str] = {}
         self._decks: dict[str, dict[str, bytes]] = {}
+        self._on_air: dict[str, bytes] = {}
         self._owners: dict[str, bytes] = {}
         self._ended: dict[str, float] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # match: (console, until, monotonic)
@@ -121,7 +124,7 @@ class MemoryStore:
                 return AppendResult("tampered", m.head, writes=m.writes, what=differs)
             n = 1 + sum(1 for e in m.log if e.position[0] == m.head and e.position[1] > 0)
             kind: EntryKind = "conflict" if existing is not None else "late"
-            m.log.append(ArchivedEvent((m.head, n), a.event, kind))
+            m.log.append(ArchivedEvent((m.head, n), a.event, kind, self.clock()))
             writes = self._write_record(m, a.record, a.chain, a.cause, a.checkpoint)
             self._publish(LiveUpdate(a.match, a.seq))
             return AppendResult("conflict", m.head, archived=True, writes=writes)
@@ -132,7 +135,7 @@ class MemoryStore:
             return AppendResult("tampered", m.head, writes=m.writes, what=differs)
         if a.seq != m.head + 1 and not a.allow_gap:
             return AppendResult("gap", m.head, writes=m.writes)
-        m.log.append(ArchivedEvent((a.seq, 0), a.event))
+        m.log.append(ArchivedEvent((a.seq, 0), a.event, at=self.clock()))
         m.by_seq[a.seq] = a.event
         m.pending.pop(a.seq, None)
         m.head = a.seq
@@ -151,8 +154,9 @@ class MemoryStore:
             return AppendResult("tampered", m.head, writes=m.writes, what=differs)
         if first != m.head + 1 and not (a.allow_gap and first > m.head):
             return AppendResult("gap", m.head, writes=m.writes)
+        at = self.clock()
         for seq, data in a.events:
-            m.log.append(ArchivedEvent((seq, 0), data))
+            m.log.append(ArchivedEvent((seq, 0), data, at=at))
             m.by_seq[seq] = data
             m.pending.pop(seq, None)
         m.head = a.events[-1][0]
@@ -204,6 +208,15 @@ class MemoryStore:
 
     async def decks(self, event: str) -> dict[str, bytes]:
         return dict(sorted(self._decks.get(event, {}).items()))
+
+    async def on_air(self, key: str) -> bytes | None:
+        return self._on_air.get(key)
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        if self._on_air.get(key, b"") != (old or b""):
+            return False
+        self._on_air[key] = new
+        return True
 
     async def clear_alarm(self, match: str) -> str | None:
         return self._alarms.pop(match, None)

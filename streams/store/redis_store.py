@@ -90,6 +90,15 @@ def bucket_tags(n: int) -> tuple[str, ...]:
     return tuple(tags)
 
 
+def _arrival(fields: dict[bytes, bytes]) -> float | None:
+    """An entry's arrival time (``t``, write.lua's ``arrival()``), None when it has none."""
+    raw = fields.get(b"t")
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
 def _lua(name: str) -> str:
     return resources.files("streams.store").joinpath(name).read_text(encoding="utf-8")
 
@@ -150,6 +159,15 @@ return 1
 # The console's lease: one key per match, compared and set in one step (a holder renews or hands over
 # only its own lease; a free or expired one is taken; ``replace`` takes it from the holder the caller saw,
 # and from nobody else).
+# A stream table's or slot's state (streams/http/tables.py), replaced only if it is still what the caller
+# read (ARGV[2], '' : none), so that two presses of a Stream Deck at once never lose one. 1 done, 0 not.
+_LUA_SWAP_ON_AIR = """
+local now = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if now ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
 _LUA_LEASE = """
 local held = redis.call('GET', KEYS[1])
 local action, console, ms, expected = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
@@ -214,6 +232,7 @@ class RedisStore:
         self._archive = client.register_script(_LUA_ARCHIVE)
         self._drop = client.register_script(_LUA_DROP)
         self._unindex = client.register_script(_LUA_UNINDEX)
+        self._swap_on_air = client.register_script(_LUA_SWAP_ON_AIR)
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
         # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
         # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
@@ -355,7 +374,10 @@ class RedisStore:
         rows, pending, head, (writes, chain, ck), record, board, versions, causes, marker = replies
         events = [
             ArchivedEvent(
-                _parse_position(entry_id), fields[b"e"], cast(EntryKind, fields.get(b"k", b"event").decode())
+                _parse_position(entry_id),
+                fields[b"e"],
+                cast(EntryKind, fields.get(b"k", b"event").decode()),
+                _arrival(fields),
             )
             for entry_id, fields in rows
         ]
@@ -460,7 +482,11 @@ class RedisStore:
             batch = await self._r.xrange(key, start, "+", count=2000)
             for entry_id, fields in batch:
                 kind = fields.get(b"k", b"event").decode()
-                out.append(ArchivedEvent(_parse_position(entry_id), fields[b"e"], cast(EntryKind, kind)))
+                out.append(
+                    ArchivedEvent(
+                        _parse_position(entry_id), fields[b"e"], cast(EntryKind, kind), _arrival(fields)
+                    )
+                )
             if len(batch) < 2000:
                 return out
             start = "(" + batch[-1][0].decode()
@@ -947,6 +973,14 @@ class RedisStore:
             keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000), expected]
         )
         return None if held is None else bytes(held).decode()
+
+    async def on_air(self, key: str) -> bytes | None:
+        raw: bytes | None = await self._r.hget(f"{self.idx}:on_air", key)
+        return raw
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        done = await self._swap_on_air(keys=[f"{self.idx}:on_air"], args=[key, old or b"", new])
+        return bool(int(done))
 
     def _ended(self, session: str) -> str:
         return f"{self.idx}:ended:{key_part(session)}"

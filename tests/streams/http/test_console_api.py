@@ -17,8 +17,8 @@ import msgpack
 import pytest
 
 from replay.engine.errors import InputError
+from streams.http.delay import broadcast_delay
 from streams.http.lease import Holder
-from streams.http.live import broadcast_delay
 from streams.http.prompts import derive
 from streams.store import RedisStore
 from streams.tokens import new_token
