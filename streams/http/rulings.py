@@ -186,6 +186,7 @@ def ruling_routes() -> tuple[Route, ...]:
             "section": {"type": "string"},
             "player": {"type": "string"},
             "kind": {"type": "string"},
+            "prizes": {"type": "integer", "minimum": 1, "maximum": 60},
             "reason": {"type": "string"},
             "event": {"type": "object"},
         },
@@ -206,7 +207,8 @@ def ruling_routes() -> tuple[Route, ...]:
             tag="pages",
             cookie_writes=True,
             description="`action`: `note`, `ruling` (`text`, `section`), `penalty` (`player`, `kind`: the "
-            "ruleset's, `reason`), `void`, `amend` (`event`: the replacement); `at`: the seq acted on. "
+            "ruleset's, `prizes` with a `prize_penalty`: a count the ruleset gives, `reason`), `void`, "
+            "`amend` (`event`: the replacement); `at`: the seq acted on. "
             "Written at the next seq, authored by the judge's token name.",
         ),
     )
