@@ -290,3 +290,4 @@ def test_a_double_loss_on_the_sheet_leaves_no_winner() -> None:
         "double_loss",
         True,
     )
+    assert "reason_mismatch" not in [f["code"] for f in rec["findings"]]  # the engine's own word
