@@ -263,8 +263,8 @@ def require_playoff(g: State, seq: int) -> None:
     ruleset's, or after time was called the one its time procedure names [JP 終了コール: サドンデス]."""
     assert g.match is not None
     child = child_name(g.match, g.parent)
-    po = g.ruleset.playoff
-    if g.lead_mode == "time" and g.time_date is not None:
+    po = g.ruleset.playoff_of(g.playoff_kind)  # a drawn playoff game: another of its own kind
+    if g.lead_mode == "time" and g.time_date is not None and g.playoff_kind is None:
         po = g.ruleset.time_procedure(g.time_date or None).playoff or po
     g.playoff = PlayoffLink(po.kind, po.prizes, child)
     g.status = "awaiting_playoff"

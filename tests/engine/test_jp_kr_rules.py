@@ -147,6 +147,28 @@ def test_time_in_the_second_players_turn_ends_with_that_turn() -> None:
     assert result_of(s) == ("win", "ash", "time", len(s.events))
 
 
+@pytest.mark.parametrize(("called_after", "turns_then"), [("ash", ["misty"]), ("misty", ["ash", "misty"])])
+def test_time_called_between_turns_counts_the_next_turn_as_the_turn_of_the_call(
+    called_after: str, turns_then: list[str]
+) -> None:
+    # [head judge's reading, docs/rules.md §6.1] between turns the next turn is the turn of the call: after
+    # ash's (first) turn, misty's is the last; after misty's, ash plays and misty gets one more
+    s = jp(context={"stage": "swiss"}, at=AFTER_TB)
+    s.turn("ash")
+    s.attack("ash", "a1", ("m1", 50), claims=("m1",))  # ash leads 5 to 6
+    s.add("promoted", player="misty", pid="m2")
+    end(s, "ash")
+    if called_after == "misty":
+        s.turn("misty")
+        end(s, "misty")
+    s.add("time_called")
+    for p in turns_then:
+        assert s.record()["result"] is None
+        s.turn(p)
+        end(s, p)
+    assert result_of(s) == ("win", "ash", "time", len(s.events))
+
+
 def test_the_checkup_after_the_last_turn_is_not_played() -> None:
     s = jp(context={"stage": "swiss"}, at=AFTER_TB)
     s.turn("ash")
@@ -212,6 +234,21 @@ def test_a_drawn_extension_goes_to_its_playoff_linked_as_a_child(at: str, kind: 
         "misty",
         "playoff",
     )
+
+
+def test_a_drawn_sudden_death_of_the_extension_is_followed_by_another() -> None:
+    c = Stream("g1/tb1", ruleset="jp-3.4", parent="g1", playoff="sudden_death", first="misty", at=BEFORE_TB)
+    c.setup("ash", ("a1", card("Pikachu", 60)))
+    c.setup("misty", ("m1", card("Staryu", 50)))
+    c.turn("misty")
+    end(c, "misty")
+    c.add("checkup_started")
+    c.add("damage", pid="a1", amount=60)
+    c.add("damage", pid="m1", amount=50)
+    c.add("checkup_ended")
+    r = c.record()
+    assert r["status"] == "awaiting_playoff"
+    assert r["playoff"] == {"kind": "sudden_death", "prizes": 1, "child": "g1/tb2"}
 
 
 @pytest.mark.parametrize(("knocked", "result"), [(0, None), (1, ("win", "ash", "time"))])
