@@ -56,6 +56,7 @@ RULE_OF_FINDING: dict[str, str] = {
     "prize_without_ko": "3",
     "promotion_order": "3",
     "result_mismatch": "1",
+    "penalty_prizes": "6",
     "reason_mismatch": "1",
     "event_after_end": "1",
     "seq_gap": "9",
@@ -307,7 +308,11 @@ def describe(
         return f"{who} concedes{why}"
     if t == "penalty":
         why = f": {_word(event['reason'])}" if event.get("reason") else ""
-        return f"Penalty for {who}: {_word(event.get('kind', '?')).replace('_', ' ')}{why}"
+        given = _word(event.get("kind", "?")).replace("_", " ")
+        count = event.get("prizes")
+        if isinstance(count, int) and not isinstance(count, bool):
+            given += f" of {count} prize{'' if count == 1 else 's'}"
+        return f"Penalty for {who}: {given}{why}"
     if t == "time_called":
         return "Time is called"
     if t == "effect_result":
@@ -428,6 +433,7 @@ REASONS: dict[str, str] = {
     "simultaneous": "both players met a win condition at once",
     "playoff": "the playoff game",
     "time": "time was called",
+    "double_loss": "a loss for both players",
 }
 
 

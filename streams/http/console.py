@@ -48,6 +48,7 @@ from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
+from streams.http.rulings import penalty_kinds, prize_counts
 from streams.http.tables import started_at_tables
 from streams.http.templating import render
 from streams.store import Store
@@ -114,6 +115,12 @@ async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft
     view = derive(events, draft_from, await playoff_records(request.app[STORE], request[MATCH]))
     view["match"] = request[MATCH]
     view["author"] = author(request[PRINCIPAL])  # how this console's corrections name their writer
+    # the penalty form offers what the game's ruleset gives (a JP prize penalty: the judge's count, 1 or 3
+    # first) [docs/rules.md §6.1]
+    started = next((e for e in events if e.get("type") == "match_started"), {})
+    ruleset = str(started.get("ruleset") or "play-2026")
+    view["penalties"] = list(penalty_kinds(ruleset))
+    view["prize_counts"] = list(prize_counts(ruleset))
     # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the
     # event's public projection: hidden cards stay out
     public = _public(events)

@@ -80,14 +80,16 @@ async def review_page(request: web.Request) -> web.StreamResponse:
     if raw is None and not await store.events(match):
         raise _no_events(match)
     record = from_msgpack(raw, match=match) if raw is not None else None
-    from streams.http.rulings import penalty_kinds
+    from streams.http.rulings import penalty_kinds, prize_counts
 
+    ruleset = record.ruleset if record else "play-2026"
     return render(
         request,
         "review.html",
         match=match,
         players=[str(p) for p in record.players] if record else [],
-        penalties=penalty_kinds(record.ruleset if record else "play-2026"),
+        penalties=penalty_kinds(ruleset),
+        prize_counts=prize_counts(ruleset),
     )
 
 

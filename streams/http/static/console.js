@@ -458,7 +458,8 @@
     { id: "checkup", key: "u", label: "checkup", fields: [], build: () => [{ type: "checkup_started" }] },
     { id: "concede", key: "o", label: "concede", fields: [P], build: (v) => [{ type: "conceded", player: v.player }] },
     { id: "time", key: "m", label: "time called", fields: [], build: () => [{ type: "time_called" }] },
-    { id: "penalty", key: "y", label: "penalty", fields: [P, "penalty", "text"], build: (v) => [Object.assign({ type: "penalty", player: v.player, kind: v.penalty }, v.text ? { reason: v.text } : {})] },
+    // a prize penalty of the judge's count (JP サイドペナルティ: 1 or 3 first) carries it in "prizes"
+    { id: "penalty", key: "y", label: "penalty", fields: [P, "penalty", "prizes", "text"], build: (v) => [Object.assign({ type: "penalty", player: v.player, kind: v.penalty }, v.penalty === "prize_penalty" ? { prizes: v.prizes || (view.prize_counts || [1])[0] } : {}, v.text ? { reason: v.text } : {})] },
     { id: "note", key: "q", label: "note", fields: ["text"], build: (v) => [{ type: "note", text: v.text || "-", author: "console" }] },
   ];
   const pid = (player, k) => {
@@ -509,7 +510,8 @@
     kind: () => select("kind", [["energy", "energy"], ["tool", "tool"], ["other", "other"]], "energy"),
     trainer: () => select("trainer", [["item", "item"], ["supporter", "supporter"], ["stadium", "stadium"], ["tool", "tool"]], "item"),
     condition: () => select("condition", ["poisoned", "burned", "asleep", "paralyzed", "confused"].map((c) => [c, c]), "poisoned"),
-    penalty: () => select("penalty", ["caution", "warning", "double_prize", "quad_prize", "game_loss", "match_loss", "disqualification"].map((c) => [c, c]), "warning"),
+    penalty: () => select("penalty", (view.penalties || ["caution", "warning", "double_prize", "quad_prize", "game_loss", "match_loss", "disqualification", "double_loss"]).map((c) => [c, c.replace(/_/g, " ")]), "warning"),
+    prizes: () => input("prizes", "number", null, (view.prize_counts || []).join(" or ")),
     effect: () => input("effect", "text", null, "the card that switched (empty: a retreat)"),
     text: () => input("text", "text"),
   };

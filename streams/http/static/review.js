@@ -98,6 +98,7 @@
     effect: "a card effect decided it",
     simultaneous: "both players met a win condition at once",
     playoff: "the playoff game decided it",
+    double_loss: "a loss for both players",
     time: "time was called",
   };
   const PLAYOFFS = { sudden_death: "sudden death", tiebreak: "tiebreak", tiebreaker_game: "tiebreaker game" };

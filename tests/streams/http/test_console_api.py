@@ -642,3 +642,32 @@ async def test_card_names_follow_the_pages_language(served: Served) -> None:
     assert (await answer("/overlay/jl1/score", None))["names"] == {}
     status, text = await get(served, "/review/jl1/meta?lang=fr", "judge")
     assert status == 400 and "lang must be one of en, ja, ko" in text
+
+
+async def test_the_console_offers_the_penalties_of_the_games_ruleset(served: Served) -> None:
+    # issue 34: a jp-3.4 game's penalty form offers a prize penalty of the judge's count (1 and 3 first);
+    # a play-2026 game's, the Double and Quadruple Prize Card
+    for match, ruleset, prize in (
+        ("jp1", "jp-3.4", ["prize_penalty"]),
+        ("pp1", "play-2026", ["double_prize", "quad_prize"]),
+    ):
+        s = opening(match, ruleset=ruleset)
+        assert (await publish(served, match, s.events))[0] == 200
+        r = await served.http.post(
+            f"{served.url}/console/{match}/preview", json={"events": []}, headers=served.auth("recorder")
+        )
+        view = await r.json()
+        assert r.status == 200, view
+        assert [k for k in view["penalties"] if k.endswith("prize") or k == "prize_penalty"] == prize
+        assert "double_loss" in view["penalties"]
+        assert view["prize_counts"] == ([1, 3] if ruleset == "jp-3.4" else [2, 4])
+    s = opening("jp1", ruleset="jp-3.4")
+    s.turn("ash")
+    s.add("penalty", player="misty", kind="prize_penalty", prizes=3)
+    status, body = await publish(served, "jp1", s.events[3:])
+    assert status == 200, body
+    r = await served.http.post(
+        f"{served.url}/console/jp1/preview", json={"events": []}, headers=served.auth("recorder")
+    )
+    view = await r.json()
+    assert "Penalty for misty: prize penalty of 3 prizes" in [line["text"] for line in view["log"]]

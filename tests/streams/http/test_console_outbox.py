@@ -428,3 +428,25 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
         ]
         assert [e["type"] for e in events[-8:]] == kinds, events[-8:]
         assert events[-6]["pid"] == staryu and events[-6]["amount"] == 10
+
+
+async def test_a_jp_prize_penalty_is_recorded_with_the_count_the_operator_types(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # issue 34: under jp-3.4 the penalty form offers prize_penalty and a count (1 or 3 first); the event
+    # carries the count, and the record lowers what the offender's opponent needs by it
+    async with opened(service, browser, "outbox/jp", (1440, 900)) as c:
+        await start_match(c, p1="ash", p2="misty", ruleset="jp-3.4")
+        await c.page.keyboard.press("w")  # live
+        await c.act("s", player="ash", card="Pikachu", hp=60)
+        await c.act("s", player="misty", card="Staryu", hp=70)
+        await c.act("y", player="misty", penalty="prize_penalty", prizes=3, text="drew extra cards")
+        await wait_text(c, "#waiting", "0 ")
+        events = await stored(c, "events")
+        assert (events[-1]["type"], events[-1]["kind"], events[-1]["prizes"]) == (
+            "penalty",
+            "prize_penalty",
+            3,
+        )
+        record = await stored(c, "record")
+        assert record["prizes"]["ash"]["needed"] == 3
