@@ -26,7 +26,6 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
@@ -337,7 +336,6 @@ def guard(route: Route, handler: Handler) -> Handler:
 
 
 # ------------------------------------------------------------------------------------------ login
-_LOGIN_PAGE = Path(__file__).resolve().parent / "static" / "login.html"
 #: The most a login body may hold (a token and a path: a few hundred bytes).
 LOGIN_BODY = 16 * 1024
 #: What ``next`` may hold: a path (and query) of this service, in the characters a URL keeps as they are.
@@ -348,11 +346,6 @@ _NEXT_BASE = "http://prizecheck.invalid/"
 def session_digest(cookie: str) -> str:
     """What the store keeps of an ended session: a digest of its cookie, never the cookie."""
     return hashlib.sha256(cookie.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-async def login_page(request: web.Request) -> web.StreamResponse:
-    """GET /login: the judges' login form (a token in, a session cookie out)."""
-    return web.FileResponse(_LOGIN_PAGE, headers={"Cache-Control": "no-store"})
 
 
 def safe_next(raw: object) -> str:

@@ -48,7 +48,7 @@ from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
-from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route
 from streams.http.templating import render
 from streams.store import Store
 from streams.tokens import Principal
@@ -479,6 +479,7 @@ def console_routes() -> tuple[Route, ...]:
             console_page,
             RECORDER,
             "The table console: record a paper game live (docs/console.md)",
+            query=(LANG,),
             answers={200: html},
             page=True,
             tag="console",

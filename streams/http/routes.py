@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
+from replay.i18n import LANGUAGES
 from streams.store.base import is_match_id
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -120,6 +121,16 @@ class Param:
         if self.default is not None:
             out["default"] = self.default
         return out
+
+
+#: A page's language (docs/web.md, "Languages"): declared by every page a person reads. Without it, the
+#: match's own ``context.lang``, then the browser's ``Accept-Language``, then English.
+LANG = Param(
+    "lang",
+    enum=LANGUAGES,
+    description="the page's language (else the event's, then the browser's Accept-Language, then en)",
+    blank=True,
+)
 
 
 @dataclass(frozen=True)

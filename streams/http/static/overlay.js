@@ -34,7 +34,13 @@
     return node;
   }
   const fill = (node, ...kids) => node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined && k !== false));
-  const cap = (s) => String(s ?? "").replace(/_/g, " ").toUpperCase();
+  // the codes shown on air, as words in the overlay's language (?lang=, static/i18n.js)
+  const WORDS = {
+    prizes: _("PRIZES"), no_pokemon: _("NO POKEMON"), deck_out: _("DECK OUT"), concession: _("CONCESSION"),
+    penalty: _("PENALTY"), effect: _("EFFECT"), simultaneous: _("SIMULTANEOUS"), playoff: _("PLAYOFF"),
+    time: _("TIME"), sudden_death: _("SUDDEN DEATH"), tiebreak: _("TIEBREAK"), tiebreaker_game: _("TIEBREAKER GAME"),
+  };
+  const cap = (s) => WORDS[s] || String(s ?? "").replace(/_/g, " ").toUpperCase();
   const titled = (node) => { node.title = node.textContent; return node; };
 
   function hpBar(mon, cls) {
@@ -47,12 +53,12 @@
 
   function active(p) {
     const a = p.active;
-    if (!a) return el("div", "active none", el("div", "mon-name", "no Active Pokémon"));
+    if (!a) return el("div", "active none", el("div", "mon-name", _("no Active Pokémon")));
     return el("div", "active",
       titled(el("div", "mon-name", a.name)),
       a.hp != null ? hpBar(a, "hpbar") : null,
-      titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "",
-        a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null,
+      titled(el("div", "hptext", a.hp != null ? _("HP {left}/{hp}", { left: Math.max(0, a.hp - a.damage), hp: a.hp }) : "",
+        a.damage ? el("span", "dmg", _(" · {n} damage", { n: a.damage })) : null,
         (a.conditions || []).map((c) => el("span", "cond", c)))));
   }
 
@@ -60,21 +66,21 @@
     return el("div", "bench", (p.bench || []).map((b) =>
       el("div", "benched", titled(el("div", "b-name", b.name)),
         b.hp != null ? hpBar(b, "hpbar small") : null,
-        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `${b.damage} dmg` : ""))));
+        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? _("{n} dmg", { n: b.damage }) : ""))));
   }
 
   function prizes(p) {
     const total = Math.max(0, (p.prizes_left ?? 0) + (p.prizes_taken ?? 0));
     const pips = el("div", "pips");
     for (let i = 0; i < Math.min(total, 12); i++) pips.append(el("span", "pip" + (i < p.prizes_left ? " on" : "")));
-    return el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", "PRIZES LEFT"), pips);
+    return el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", _("PRIZES LEFT")), pips);
   }
 
   function gamesWon(name) {
     const s = score?.series;
     if (!s) return null;
     const dots = el("span", "games", `${s.wins[name] ?? 0}`);
-    dots.title = "games won in this match";
+    dots.title = _("games won in this match");
     return dots;
   }
 
@@ -91,14 +97,14 @@
     const status = settled() ? score.status : board.status;
     const po = score?.playoff;
     if (status === "awaiting_playoff" && po?.state !== "decided") {
-      return { cls: "draw", head: "DRAW", why: `${cap(po?.kind || "playoff")} TO DECIDE THE GAME` };
+      return { cls: "draw", head: _("DRAW"), why: _("{kind} TO DECIDE THE GAME", { kind: cap(po?.kind || "playoff") }) };
     }
     if (status === "in_progress" || !r) return null;
     if (r.outcome === "win") {
-      const why = r.reason === "playoff" ? `WON THE ${cap(po?.kind || "playoff")}` : `BY ${cap(r.reason)}`;
-      return { cls: "win", head: `GAME OVER · ${r.winner} WINS`, why };
+      const why = r.reason === "playoff" ? _("WON THE {kind}", { kind: cap(po?.kind || "playoff") }) : _("BY {reason}", { reason: cap(r.reason) });
+      return { cls: "win", head: _("GAME OVER · {winner} WINS", { winner: r.winner }), why };
     }
-    return { cls: "draw", head: r.outcome === "draw" ? "GAME OVER · DRAW" : "GAME OVER · NO WINNER", why: cap(r.reason) };
+    return { cls: "draw", head: r.outcome === "draw" ? _("GAME OVER · DRAW") : _("GAME OVER · NO WINNER"), why: cap(r.reason) };
   }
 
   function render() {
@@ -120,7 +126,7 @@
       fill(node,
         el("div", "main",
           el("div", "who", el("div", "name", titled(el("span", "player-name", name)), gamesWon(name)),
-            el("div", "sub", `deck ${p.deck} · hand ${p.hand}`)),
+            el("div", "sub", _("deck {deck} · hand {hand}", { deck: p.deck, hand: p.hand }))),
           prizes(p),
           active(p)),
         bench && (p.bench || []).length ? benchRow(p) : null);
@@ -129,9 +135,9 @@
     const s = score?.series;
     const po = score?.playoff_of;
     fill($("middle"),
-      s ? el("div", "series", `GAME ${s.game ?? "?"} · ${names.map((n) => s.wins[n] ?? 0).join("–")}`) : null,
+      s ? el("div", "series", _("GAME {n} · {score}", { n: s.game ?? "?", score: names.map((n) => s.wins[n] ?? 0).join("–") })) : null,
       po ? el("div", "tag", cap(po.kind || "playoff")) : null,
-      el("div", "t", turn ? `TURN ${turn}` : "SETUP"),
+      el("div", "t", turn ? _("TURN {n}", { n: turn }) : _("SETUP")),
       playing ? titled(el("div", "who-turn", board.turn_player || "")) : null);
     const b = banner();
     $("banner").hidden = !b;
