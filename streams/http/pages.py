@@ -548,7 +548,8 @@ def page_routes() -> tuple[Route, ...]:
             default="match",
             blank=True,
         ),
-        Param("page", "integer", "the page, from 1", minimum=1, default=1, blank=True),
+        # at most a million pages: past the end is the last page, and an offset beyond that is no page
+        Param("page", "integer", "the page, from 1", minimum=1, maximum=1_000_000, default=1, blank=True),
         Param(
             "limit",
             "integer",
