@@ -136,6 +136,21 @@ def test_a_script_sets_no_shown_text_outside_its_messages(script: str) -> None:
     assert not wrong, wrong
 
 
+def test_each_script_gets_every_message_it_shows() -> None:
+    from streams.http.templating import script_messages
+    from tools.i18n import extract
+
+    catalogue = extract()
+    for script in sorted(p.name for p in STATIC.glob("*.js")):
+        where = f"streams/http/static/{script}"
+        wanted = {
+            m.id if isinstance(m.id, str) else m.id[0]
+            for m in catalogue
+            if m.id and any(f == where for f, _n in m.locations)
+        }
+        assert set(script_messages(script)) == wanted, script
+
+
 # ------------------------------------------------------------------------------------ the language choice
 @pytest.mark.parametrize(
     ("asked", "setting", "header", "chosen"),

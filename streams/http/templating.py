@@ -129,8 +129,12 @@ def keep_language(url: str, asked: str | None) -> str:
 def script_messages(script: str) -> tuple[str, ...]:
     """The messages ``static/<script>`` shows through ``_()`` (extracted with Babel, once)."""
     with (STATIC / script).open("rb") as fh:
-        found = {msg for _line, _func, msg, _comments in extract_javascript(fh, {"_": None}, [], {})}
-    return tuple(sorted(str(msg) for msg in found if isinstance(msg, str)))
+        # a call with values, _("{n} waiting", {n}), is read as (message, None): the message is the first
+        found = {
+            msg[0] if isinstance(msg, tuple) else msg
+            for _line, _func, msg, _comments in extract_javascript(fh, {"_": None}, [], {})
+        }
+    return tuple(sorted(str(msg) for msg in found if isinstance(msg, str) and msg))
 
 
 def messages_json(lang: str, scripts: tuple[str, ...]) -> Markup:
