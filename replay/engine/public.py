@@ -119,6 +119,7 @@ CONTEXT: Final[dict[str, Any]] = {
     "series": SCALAR,
     "game": SCALAR,
     "stage": SCALAR,
+    "lang": SCALAR,  # the language of the event's pages (docs/web.md, "Languages"): nothing hidden
 }
 
 # ------------------------------------------------------------------------------------------ events

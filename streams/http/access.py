@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 from aiohttp import web
 
 from replay.engine.errors import RecordError
+from replay.i18n import LANGUAGES
 from replay.records import from_msgpack
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.routes import MATCH, Handler, Problem, Route
@@ -288,8 +289,10 @@ def guard(route: Route, handler: Handler) -> Handler:
             status = 401 if anonymous else 403
             roles = " or ".join(sorted(allowed))
             await access.refused(request, principal, status, f"needs role {roles}")
-            if route.page and anonymous:
-                raise web.HTTPSeeOther(f"/login?next={quote(request.path_qs, safe='/')}")
+            if route.page and anonymous:  # the login in the language the page was asked in (?lang=)
+                lang = request.query.get("lang")
+                keep = f"&lang={lang}" if lang in LANGUAGES else ""
+                raise web.HTTPSeeOther(f"/login?next={quote(request.path_qs, safe='/')}{keep}")
             if anonymous:
                 raise Problem(
                     401,

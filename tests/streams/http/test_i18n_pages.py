@@ -17,7 +17,7 @@ from playwright.async_api import BrowserContext, Page
 
 from tests.streams.http.served import Served
 from tests.streams.http.test_pages import shot
-from tests.streams.http.test_review import OVERFLOW, judge_page
+from tests.streams.http.test_review import OVERFLOW, judge_page, log_in
 from tests.streams.test_ingest import game
 
 #: Each language's own script: kana and kanji, or hangul (the page must be mostly in it).
@@ -86,6 +86,7 @@ async def seen(page: Page, lang: str) -> dict[str, Any]:
 #: (name, address, what to wait for, what its script or template writes: in the language) of each page a
 #: person reads; a judge's pages log in first.
 PAGES = [
+    ("console", "/console/c1", "#start-box:not([hidden])", "#start-box"),  # first: before a judge's login
     ("list", "/ui", "#matches", "#summary"),
     ("review", "/review/m1", 'body[data-ready="1"]', "#result-text"),
     ("overlay", "/overlay/m1", 'body[data-state="over"]', "#banner"),
@@ -95,6 +96,10 @@ PAGES = [
     ("login", "/login", "#login", "#login"),
     ("refused", "/review/no-such-match", "#refused-head", "#refused-head"),
 ]
+
+
+#: The pages whose screenshots docs/web.md shows.
+SHOWN = ("list", "review", "overlay", "console")
 
 
 @pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
@@ -110,6 +115,13 @@ async def test_every_page_speaks_the_language_with_real_glyphs(
             page = await browser_context.new_page()
             await page.set_viewport_size({"width": size[0], "height": size[1]})
             await page.goto(served.url + address)
+        elif name == "console":  # a recorder's page (an admin has every role): its login keeps ?lang=
+            page = await browser_context.new_page()
+            await page.set_viewport_size({"width": size[0], "height": size[1]})
+            await page.goto(served.url + address)
+            assert await page.evaluate("() => document.documentElement.lang") == lang  # the login page
+            await log_in(page, served.tokens["admin"])
+            await page.wait_for_url(f"**{path}?lang={lang}")
         else:
             page = await judge_page(served, browser_context, address, size)
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -124,11 +136,7 @@ async def test_every_page_speaks_the_language_with_real_glyphs(
         assert len(got["glyphs"]["chars"]) >= 8 and not got["glyphs"]["boxes"], (got["glyphs"], where)
         if name != "overlay":  # the overlay is a 1920x1080 browser source, drawn to fit (test_overlay.py)
             assert not got["overflow"], (got["overflow"], where)
-        if (path_ := shot(f"i18n-{name}-{lang}-{size[0]}")) is not None and name in (
-            "list",
-            "review",
-            "overlay",
-        ):
+        if name in SHOWN and (path_ := shot(f"i18n-{name}-{lang}-{size[0]}")) is not None:
             await page.screenshot(path=str(path_))
         await page.close()
     assert not [e for e in errors if "401" not in e and "404" not in e], errors
