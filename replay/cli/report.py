@@ -25,6 +25,7 @@ from replay.cli.common import UsageError, iter_records, output, service_keys_dir
 from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
+from replay.i18n import LANGUAGES
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
 from replay.sources.deckcheck import DeckChecker
@@ -64,6 +65,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     scope.add_argument("--to", dest="date_to", metavar="DATE", help="only games started on or before DATE")
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default=None, help="text (default), html, csv or json")
+    out.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=None,
+        help="the text report's language: en (default), ja or ko (the other formats are English or data)",
+    )
     out.add_argument("--json", action="store_true", help="the same as --format json")
     out.add_argument("--out", metavar="PATH", help="write the report to PATH (default: stdout)")
     out.add_argument(
@@ -120,6 +127,12 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--redis-prefix is for --from-store (the files are read directly)")
     if args.json and args.format not in (None, "json"):
         raise UsageError(f"--json and --format {args.format} cannot be combined (--json is --format json)")
+    fmt = "json" if args.json else (args.format or "text")
+    if args.lang not in (None, "en") and fmt != "text":
+        raise UsageError(
+            f"--lang {args.lang} is for the text report: the {fmt} report is not translated yet "
+            "(leave --lang out, or use --format text)"
+        )
     if not args.from_store and not args.files and args.parquet is None:
         raise UsageError(
             "no files given (event files, record files with --records, --from-store, or --parquet DIR)"
@@ -172,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "json":  # written as it is made: a season's report is never whole in memory
             builder.write_json(out, tdf)
         else:
-            out.write(render(builder.finish(tdf), fmt))
+            out.write(render(builder.finish(tdf), fmt, args.lang or "en"))
     if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
     return 0

@@ -51,8 +51,8 @@ def build_report(
     return builder.add_all(records).finish(tdf)
 
 
-def render(report: Mapping[str, Any], fmt: str) -> bytes:
-    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes."""
+def render(report: Mapping[str, Any], fmt: str, lang: str = "en") -> bytes:
+    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes; the text report in ``lang`` (en, ja, ko)."""
     if fmt == "json":
         # msgspec: the same compact, key-sorted UTF-8 JSON as the records' canonical form, ~5x faster than
         # json.dumps on a season's report (ReportBuilder.write_json writes the same bytes part by part)
@@ -70,5 +70,5 @@ def render(report: Mapping[str, Any], fmt: str) -> bytes:
     if fmt == "text":
         from replay.report.text import to_text
 
-        return to_text(report).encode("utf-8")
+        return to_text(report, lang=lang).encode("utf-8")
     raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
