@@ -137,6 +137,7 @@ def script_messages(script: str) -> tuple[str, ...]:
     return tuple(sorted(str(msg) for msg in found if isinstance(msg, str) and msg))
 
 
+@cache
 def messages_json(lang: str, scripts: tuple[str, ...]) -> Markup:
     """The JSON block of the page's scripts' messages in ``lang`` (``<script type="application/json"
     id="messages">``), with ``<`` escaped so that no message can close the block."""
