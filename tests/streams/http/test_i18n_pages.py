@@ -203,3 +203,18 @@ async def test_the_tofu_check_can_fail(browser_context: BrowserContext) -> None:
     drawn = await page.evaluate(NO_TOFU, ["[\u3040-\u30ff]"])
     assert missing["boxes"] == "\ue001\ue002\ue003", missing
     assert drawn == {"chars": "ひらがな", "boxes": ""}, drawn
+
+
+async def test_a_refusal_page_speaks_the_language_and_keeps_the_service_words(served: Served) -> None:
+    assert (await served.post(game("m1"))).status == 200
+    headers = {**served.auth("organizer"), "Accept": "text/html"}
+    async with served.http.get(f"{served.url}/review/m1?lang=ko", headers=headers) as r:
+        assert r.status == 403
+        page = await r.text()
+    assert '<html lang="ko"' in page and "이 페이지에는 역할 judge이(가) 필요합니다" in page
+    assert 'href="/login?next=%2Freview%2Fm1%3Flang%3Dko&amp;lang=ko"' in page  # the login keeps the language
+    judge = {**served.auth("judge"), "Accept": "text/html"}
+    async with served.http.get(f"{served.url}/review/nope?lang=ja", headers=judge) as r:
+        assert r.status == 404
+        page = await r.text()
+    assert "このアドレスには何もありません" in page and 'id="refused-detail" lang="en"' in page
