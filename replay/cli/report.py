@@ -28,6 +28,7 @@ from replay.files import replay_files
 from replay.i18n import LANGUAGES
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
+from replay.report.names import CardName
 from replay.sources.deckcheck import DeckChecker
 from replay.sources.decks import decode as decode_deck
 from replay.sources.decks import read_lists
@@ -65,14 +66,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     scope.add_argument("--to", dest="date_to", metavar="DATE", help="only games started on or before DATE")
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default=None, help="text (default), html, csv or json")
+    out.add_argument("--json", action="store_true", help="the same as --format json")
+    out.add_argument("--out", metavar="PATH", help="write the report to PATH (default: stdout)")
     out.add_argument(
         "--lang",
         choices=LANGUAGES,
-        default=None,
-        help="the text report's language: en (default), ja or ko (the other formats are English or data)",
+        default="en",
+        help="the language card names are shown in, in the text and HTML forms, and the text form's words "
+        "(default en; the HTML form's words are English for now)",
     )
-    out.add_argument("--json", action="store_true", help="the same as --format json")
-    out.add_argument("--out", metavar="PATH", help="write the report to PATH (default: stdout)")
     out.add_argument(
         "--base-url",
         default="http://127.0.0.1:8080",
@@ -127,12 +129,6 @@ def check_options(args: argparse.Namespace) -> None:
         raise UsageError("--redis-prefix is for --from-store (the files are read directly)")
     if args.json and args.format not in (None, "json"):
         raise UsageError(f"--json and --format {args.format} cannot be combined (--json is --format json)")
-    fmt = "json" if args.json else (args.format or "text")
-    if args.lang not in (None, "en") and fmt != "text":
-        raise UsageError(
-            f"--lang {args.lang} is for the text report: the {fmt} report is not translated yet "
-            "(leave --lang out, or use --format text)"
-        )
     if not args.from_store and not args.files and args.parquet is None:
         raise UsageError(
             "no files given (event files, record files with --records, --from-store, or --parquet DIR)"
@@ -185,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "json":  # written as it is made: a season's report is never whole in memory
             builder.write_json(out, tdf)
         else:
-            out.write(render(builder.finish(tdf), fmt, args.lang or "en"))
+            out.write(render(builder.finish(tdf), fmt, lang=args.lang, card_name=names_in(args.lang)))
     if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
     return 0
@@ -334,3 +330,13 @@ async def add_stored_deck_checks(
         checks = checker.pop(match)
         if checks:
             builder.add_deck_checks(rec, (c.as_json() for c in checks))
+
+
+def names_in(lang: str) -> CardName | None:
+    """How the report shows card names in ``lang``: the card catalogue's name (None for English: the
+    names as the events wrote them, as before issue 34)."""
+    if lang == "en":
+        return None
+    from replay.sources.cards import card_name
+
+    return lambda card: card_name(card, lang)

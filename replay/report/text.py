@@ -7,15 +7,23 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from replay import i18n
+from replay.report.names import CardName, with_card_name
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def to_text(report: Mapping[str, Any], *, limit: int = 20, lang: str = i18n.DEFAULT) -> str:
+def to_text(
+    report: Mapping[str, Any],
+    *,
+    limit: int = 20,
+    lang: str = i18n.DEFAULT,
+    card_name: CardName | None = None,
+) -> str:
     """A human summary of ``report`` in ``lang``; long lists stop after ``limit`` lines (the other forms
-    have all). Codes (statuses, reasons, finding codes) stay as the records write them."""
+    have all); card names as ``card_name`` shows them. Codes (statuses, reasons, finding codes) stay as
+    the records write them."""
 
     def tr(message: str) -> str:
         return i18n.gettext(lang, message)
@@ -97,7 +105,8 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20, lang: str = i18n.DEFA
         if s.get("deck_checks"):
             w(tr("  deck checks, judges only ({n}):").format(n=len(s["deck_checks"])))
             for f in s["deck_checks"][:limit]:
-                w(f"    {f['match']} #{f['seq']}: {f['code']}: {f['message']}")
+                message = with_card_name(f["message"], f["card"], card_name)
+                w(f"    {f['match']} #{f['seq']}: {f['code']}: {message}")
     rec = report.get("reconciliation")
     if rec:
         w("")

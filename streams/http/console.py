@@ -25,7 +25,6 @@ byte for byte is a duplicate (the core's own idempotence), so resending an outbo
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -37,10 +36,10 @@ from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError, InputError
 from replay.engine.public import cards_are_public, public_event
 from replay.engine.validate import validate_event
-from replay.sources.cards import card_database
+from replay.sources.cards import card_database, fold
 from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
-from streams.http.battle_log import decode, sentences
+from streams.http.battle_log import decode, display_names, sentences
 from streams.http.console_sheet import sheet_csv
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
@@ -48,7 +47,7 @@ from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
-from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
 from streams.http.templating import render
 from streams.store import Store
 from streams.tokens import Principal
@@ -117,7 +116,16 @@ async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft
     # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the
     # event's public projection: hidden cards stay out
     public = _public(events)
-    lines = [{**e, "text": text} for e, text in zip(public, sentences(public), strict=True)]
+    lang = page_lang(request)
+    lines = [{**e, "text": text} for e, text in zip(public, sentences(public, lang), strict=True)]
+    # the board's card names in the page's language, those shown otherwise than the events write them
+    shown = {
+        str(n)
+        for m in view.get("pokemon") or ()
+        for n in (m.get("name"), *(m.get("attached") or ()))
+        if isinstance(n, str)
+    }
+    view["names"] = display_names(shown, lang)
     drafted = [draft_from is not None and int(e.get("seq") or 0) >= draft_from for e in events]
     view["log"] = [line for line, d in zip(lines, drafted, strict=True) if not d]
     view["draft"] = [
@@ -390,22 +398,30 @@ def deck_names(text: str) -> list[str]:
     return names
 
 
-def _card(name: str) -> dict[str, Any]:
-    hits = card_database().lookup(name)
-    info: dict[str, Any] = {"name": name}
+def _card(name: str, lang: str = "en") -> dict[str, Any]:
+    """A type-ahead answer: the name as the operator will record it, the language it is in, the card's
+    names in the others (so that a card typed in kana also shows its English name), and its HP, rule
+    box, kind and attack names (in the name's language where the catalogue has them)."""
+    hits = card_database().lookup(name, lang)
+    # key: the name as searched (kana as hiragana): the page's suggestion list matches what is typed
+    # against an option's text, so a name in katakana is offered to an operator typing hiragana
+    info: dict[str, Any] = {"name": name, "lang": lang, "key": fold(name)}
     if hits:
         c = hits[0]
         info.update(category=c.category, hp=c.hp, rule=c.rule or "none", kind=c.kind)
-        info["attacks"] = [a.get("en") for a in c.attacks if isinstance(a, Mapping)][:6]
+        info["attacks"] = [a.get(lang) or a.get("en") for a in c.attacks if isinstance(a, Mapping)][:6]
+        info["names"] = {lg: n for lg, n in sorted(c.names.items()) if n != name}
     return info
 
 
 async def console_cards(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/cards?q=: card names for the type-ahead, the match's deck lists first (from
     its match_started: for a judge and the match's own producer only, the ones who hold its events as
-    written), then the catalogue's names that start with ``q``; each with its HP and rule box where the
-    catalogue knows the card."""
-    q = str(request[QUERY].get("q", "")).strip().casefold()
+    written), then the catalogue's names in any language that start with ``q``, then those that contain
+    it (:meth:`~replay.sources.cards.CardDatabase.search`: kana in either script, half-width, kanji,
+    hangul, accents and case folded); each with its HP and rule box where the catalogue knows the card."""
+    typed = str(request[QUERY].get("q", "")).strip()
+    q = fold(typed)
     store = request.app[STORE]
     match = request[MATCH]
     # deck lists are hidden information: another recorder in scope gets the catalogue alone
@@ -418,23 +434,15 @@ async def console_cards(request: web.Request) -> web.StreamResponse:
             for text in lists.values():
                 if isinstance(text, str):
                     decks += deck_names(text)
-    names = [n for n in dict.fromkeys(decks) if q in n.casefold()]
-    if names and _judge(request):  # a judge's read of hidden information is in the audit log
+    found = {n: "en" for n in dict.fromkeys(decks) if q in fold(n)}
+    if found and _judge(request):  # a judge's read of hidden information is in the audit log
         request[HIDDEN_SERVED] = True
         request[AUDIT_DETAIL] = f"deck lists of {match} (the console's type-ahead)"
-    if len(names) < CARD_HITS and len(q) >= 2:
-        for name in catalogue_names():
-            if name.casefold().startswith(q) and name not in names:
-                names.append(name)
-                if len(names) >= CARD_HITS:
-                    break
-    return _json({"cards": [_card(n) for n in names[:CARD_HITS]]})
-
-
-@functools.cache
-def catalogue_names() -> tuple[str, ...]:
-    """Every English Pokémon, Trainer and Energy name of the catalogue, sorted (once per process)."""
-    return tuple(sorted({c.name for c in card_database().cards()}))
+    if len(found) < CARD_HITS and len(typed) >= 2:
+        for name, lang in card_database().search(typed, CARD_HITS):
+            found.setdefault(name, lang)
+    hits = list(found.items())[:CARD_HITS]
+    return _json({"cards": [_card(n, lang) for n, lang in hits]})
 
 
 # ------------------------------------------------------------------------------------------- table
@@ -492,6 +500,7 @@ def console_routes() -> tuple[Route, ...]:
             "The engine's view of the match for the console: board, prompts, findings",
             query=(
                 Param("console", description="the asking console's id (renews its lease)", max_length=64),
+                LANG,
             ),
             answers={200: view},
             tag="console",
@@ -502,6 +511,7 @@ def console_routes() -> tuple[Route, ...]:
             console_preview,
             RECORDER,
             "The view with the console's draft folded on the archive (nothing stored)",
+            query=(LANG,),
             answers={200: view},
             body=events_body,
             tag="console",

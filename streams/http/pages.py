@@ -38,7 +38,7 @@ from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
-from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, register
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
 from streams.http.templating import N_, event_language, install, page_language, render, words
 
 if TYPE_CHECKING:
@@ -134,14 +134,15 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
         "extra": extra,
         "record": record,
-        "log": battle_log(entries, events, timeline),
+        "log": battle_log(entries, events, timeline, page_lang(request)),
         # what the rules ask for next at the archive's head (replay.due, in the console's words)
         "due": [
             {"id": p["id"], "text": p["text"]}
             for p in prompts(game, await playoff_records(request.app[STORE], match))
         ],
         "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
-        "names": display_names(_card_names(events)),
+        "names": display_names(_card_names(events), page_lang(request)),
+        "lang": page_lang(request),
         "frames": frames(steps),
     }
 
@@ -217,8 +218,14 @@ async def overlay(request: web.Request) -> web.StreamResponse:
 
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
-    """GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
-    return _json(await overlay_score(request.app[STORE], request[MATCH]))
+    """GET /overlay/<match>/score[?lang=ja|ko]: what the board does not carry (the best-of-three score, the
+    playoff) and the names of the cards the board shows in the page's language (``names``: those shown
+    otherwise than the events write them; from the match's public events only)."""
+    store, match = request.app[STORE], request[MATCH]
+    out = await overlay_score(store, match)
+    shown = _card_names(public_event(e) for e in decode(await store.events(match)))
+    out["names"] = display_names(shown, page_lang(request), source=False)
+    return _json(out)
 
 
 def _public_result(result: Result | None) -> dict[str, Any] | None:
@@ -601,6 +608,7 @@ def page_routes() -> tuple[Route, ...]:
                 Param(
                     "view", enum=("judge", "public"), description="public: as a spectator saw it", blank=True
                 ),
+                LANG,
             ),
             answers={200: Answer("the record, the log and the steps", schema={"type": "object"})},
             hidden=True,
@@ -633,6 +641,7 @@ def page_routes() -> tuple[Route, ...]:
             overlay_score_route,
             public,
             "What the overlay shows beside the board: status, result, playoff state, best-of-three score",
+            query=(LANG,),
             answers={200: Answer("the public summary", schema={"type": "object"})},
             tag="pages",
         ),

@@ -123,14 +123,24 @@ class Param:
         return out
 
 
-#: A page's language (docs/web.md, "Languages"): declared by every page a person reads. Without it, the
-#: match's own ``context.lang``, then the browser's ``Accept-Language``, then English.
+#: The languages of the pages: their words and the card names they show (replay.i18n; issue 34 items 4-5)
+PAGE_LANGS = LANGUAGES
+#: ``?lang=``: declared by every page a person reads (its words: else the event's ``context.lang``, then the
+#: browser's Accept-Language, then English; streams.http.templating.page_language) and by every route that
+#: turns card names into text (read by :func:`page_lang`)
 LANG = Param(
     "lang",
-    enum=LANGUAGES,
-    description="the page's language (else the event's, then the browser's Accept-Language, then en)",
+    enum=PAGE_LANGS,
+    description="the page's language: its words and card names (en, ja, ko; the words else the event's, "
+    "then the browser's Accept-Language, then en; card names else en)",
     blank=True,
 )
+
+
+def page_lang(request: web.Request) -> str:
+    """The language the request's page shows card names in: its ``?lang=`` (en when not given)."""
+    lang = request.get(QUERY, {}).get("lang")
+    return lang if lang in PAGE_LANGS else "en"
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,11 @@
     if (token) h.Authorization = "Bearer " + token;
     return h;
   };
+  // the page's language (?lang=ja|ko): the card names of the board and the log are shown in it
+  const pageLang = new URLSearchParams(location.search).get("lang");
+  const withLang = (path) => (pageLang ? path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(pageLang) : path);
   const call = async (method, path, data) => {
-    const response = await fetch(base + path, {
+    const response = await fetch(base + withLang(path), {
       method,
       headers: headers(),
       body: data === undefined ? undefined : JSON.stringify(data),
@@ -310,11 +313,12 @@
     if (cls) node.className = cls;
     return node;
   };
+  const shownName = (name) => (view && view.names && view.names[name]) || name;
   const monText = (m) => {
-    let text = m.name + "  " + _("{left}/{hp} HP", { left: Math.max(0, (m.hp || 0) - m.damage), hp: m.hp || "?" });
+    let text = shownName(m.name) + "  " + _("{left}/{hp} HP", { left: Math.max(0, (m.hp || 0) - m.damage), hp: m.hp || "?" });
     if (m.damage) text += "  " + _("({n} damage)", { n: m.damage });
     if (m.conditions && m.conditions.length) text += "  " + m.conditions.join(", ");
-    if (m.attached && m.attached.length) text += "  [" + m.attached.join(", ") + "]";
+    if (m.attached && m.attached.length) text += "  [" + m.attached.map(shownName).join(", ") + "]";
     return text;
   };
   const render = () => {
@@ -568,6 +572,10 @@
         cardInfo[c.name] = c;
         const o = el("option");
         o.value = c.name;
+        // the card's names in the other languages, and the name as searched (kana as hiragana), so that
+        // the list offers ピカチュウ to an operator typing ぴかちゅう and shows Pikachu beside it
+        const also = [...new Set([...Object.values(c.names || {}), c.key])].filter((n) => n && n !== c.name);
+        if (also.length) o.label = also.join(" · ");
         dl.append(o);
       });
     }, 120);

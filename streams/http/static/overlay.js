@@ -3,7 +3,8 @@
 // drawn until there is a board to show, and connection trouble never shows on air: EventSource
 // reconnects by itself, and the server sends the current board first on every connection.
 // URL options: ?side=left|right (a column at that edge instead of the bottom bar), ?bench=0 (no Bench),
-// ?scale=0.75 (size), ?swap=1 (the players the other way round, to match the table camera).
+// ?scale=0.75 (size), ?swap=1 (the players the other way round, to match the table camera), ?lang=ja|ko
+// (card names in Japanese or Korean: each browser source its own; /score carries the names).
 // A name or an HP line too long for its box is cut with an ellipsis and shown whole in its title.
 "use strict";
 (() => {
@@ -15,6 +16,10 @@
   const bench = opts.get("bench") !== "0";
   const scale = Math.min(3, Math.max(0.25, Number.parseFloat(opts.get("scale")) || 1));
   const swap = ["1", "true", "yes"].includes(opts.get("swap") || "");
+  const lang = ["en", "ja", "ko"].includes(opts.get("lang")) ? opts.get("lang") : null;
+  // card names as the events write them -> as this overlay's language shows them (from /score)
+  const shown = (name) => score?.names?.[name] ?? name;
+  const asked = new Set(); // the names /score was last asked about: a new one asks again
   document.body.classList.add(side ? "column" : "row", ...(side ? ["at-" + side] : []));
   document.body.classList.toggle("no-bench", !bench);
   if (scale !== 1) $("stage").style.setProperty("--scale", String(scale));
@@ -55,7 +60,7 @@
     const a = p.active;
     if (!a) return el("div", "active none", el("div", "mon-name", _("no Active Pokémon")));
     return el("div", "active",
-      titled(el("div", "mon-name", a.name)),
+      titled(el("div", "mon-name", shown(a.name))),
       a.hp != null ? hpBar(a, "hpbar") : null,
       titled(el("div", "hptext", a.hp != null ? _("HP {left}/{hp}", { left: Math.max(0, a.hp - a.damage), hp: a.hp }) : "",
         a.damage ? el("span", "dmg", _(" · {n} damage", { n: a.damage })) : null,
@@ -64,7 +69,7 @@
 
   function benchRow(p) {
     return el("div", "bench", (p.bench || []).map((b) =>
-      el("div", "benched", titled(el("div", "b-name", b.name)),
+      el("div", "benched", titled(el("div", "b-name", shown(b.name))),
         b.hp != null ? hpBar(b, "hpbar small") : null,
         el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? _("{n} dmg", { n: b.damage }) : ""))));
   }
@@ -169,7 +174,8 @@
     if (fetching) return fetching;
     fetching = (async () => {
       try {
-        const resp = await fetch("/overlay/" + enc(match) + "/score", { cache: "no-store" });
+        const query = lang ? "?lang=" + lang : "";
+        const resp = await fetch("/overlay/" + enc(match) + "/score" + query, { cache: "no-store" });
         if (resp.ok) score = await resp.json();
       } catch (err) {
         // off air: the next board or reconnection asks again
@@ -207,7 +213,11 @@
 
   function onBoard(b) {
     board = b;
-    if (score === null || b.status !== lastStatus) {
+    // a Pokémon not yet named in the overlay's language: /score names it (only with ?lang=)
+    const unseen = lang ? Object.values(b.players || {}).flatMap((p) => [p.active, ...(p.bench || [])])
+      .filter((m) => m && !asked.has(m.name)) : [];
+    unseen.forEach((m) => asked.add(m.name));
+    if (score === null || b.status !== lastStatus || unseen.length) {
       lastStatus = b.status;
       refreshScore();
     }

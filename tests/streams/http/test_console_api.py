@@ -565,3 +565,53 @@ async def test_the_openapi_document_describes_the_lease_as_it_is(served: Served)
     answer = op["responses"]["200"]["content"]["application/json"]["schema"]
     assert answer["required"] == ["held", "mine", "take_over"]  # never who holds it
     assert "not_lease_holder" in op["responses"]["403"]["description"]
+
+
+# ------------------------------------------------------- card names in Japanese and Korean (#34.4)
+async def test_the_card_search_reads_kana_kanji_hangul_and_half_width(served: Served) -> None:
+    found: dict[str, list[dict[str, object]]] = {}
+    for q in ("ぴかちゅう", "ピカチュウ", "ﾋﾟｶﾁｭｳ", "피카츄", "研究", "pika"):
+        status, text = await get(served, f"/console/cj1/cards?q={q}")
+        assert status == 200, (q, text)
+        found[q] = json.loads(text)["cards"]
+    for q in ("ぴかちゅう", "ピカチュウ", "ﾋﾟｶﾁｭｳ"):
+        pikachu = next(c for c in found[q] if c["name"] == "ピカチュウ")
+        assert pikachu["lang"] == "ja" and pikachu["hp"] and pikachu["key"] == "ぴかちゅう", q
+        assert pikachu["names"]["en"] == "Pikachu" and pikachu["names"]["ko"] == "피카츄"
+    hangul = next(c for c in found["피카츄"] if c["name"] == "피카츄")
+    assert hangul["lang"] == "ko" and hangul["category"] == "pokemon"
+    assert hangul["names"]["ja"] == "ピカチュウ"
+    assert found["研究"][0]["name"].startswith("博士の研究") and found["研究"][0]["kind"] == "Supporter"
+    assert found["pika"][0]["name"] == "Pikachu" and found["pika"][0]["lang"] == "en"  # English first
+    charizard = json.loads((await get(served, "/console/cj1/cards?q=リザードンex"))[1])["cards"][0]
+    assert charizard["name"] == "リザードンex" and charizard["hp"] == 330 and charizard["rule"] == "ex"
+    assert charizard["attacks"] and all(a for a in charizard["attacks"])
+
+
+async def test_card_names_follow_the_pages_language(served: Served) -> None:
+    """?lang=ja|ko: the console's board and log, the review page's board and log, and the overlay show
+    the catalogue's names in that language (issue 34 item 4); an unknown language is a clear 400."""
+    s = Stream("jl1", source=MANUAL, context={"league": "L1", "event": "Cup"})
+    s.setup("ash", ("a1", card("Charizard ex", 330, "ex")), ("a2", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Psyduck", 70)))
+    assert (await publish(served, "jl1", s.events))[0] == 200
+
+    async def answer(path: str, who: str) -> dict[str, Any]:
+        status, text = await get(served, path, who)
+        assert status == 200, (path, text)
+        out: dict[str, Any] = json.loads(text)
+        return out
+
+    state = await answer("/console/jl1/state?lang=ja", "recorder")
+    assert state["names"]["Charizard ex"] == "リザードンex (Charizard ex)"
+    assert any("リザードンex (Charizard ex)" in line["text"] for line in state["log"])
+    assert state["board"]["players"]["ash"]["active"]["name"] == "Charizard ex"  # the events are unchanged
+    assert "names" in (en := await answer("/console/jl1/state", "recorder")) and en["names"] == {}
+    meta = await answer("/review/jl1/meta?lang=ko", "judge")
+    assert meta["lang"] == "ko" and meta["names"]["Pikachu"] == "피카츄 (Pikachu)"
+    assert any("리자몽 ex (Charizard ex)" in line["text"] for line in meta["log"])
+    score = await answer("/overlay/jl1/score?lang=ja", None)  # spectators read the name alone
+    assert score["names"]["Charizard ex"] == "リザードンex" and score["names"]["Pikachu"] == "ピカチュウ"
+    assert (await answer("/overlay/jl1/score", None))["names"] == {}
+    status, text = await get(served, "/review/jl1/meta?lang=fr", "judge")
+    assert status == 400 and "lang must be one of en, ja, ko" in text
