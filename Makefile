@@ -79,11 +79,15 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict replay streams schemas
 
 # The web pages are tested in a real browser: Debian's chromium (Playwright's own download cannot work
-# here). Installed once; needs root, as on the CI machine.
+# here), with Debian's Noto CJK fonts for the pages in Japanese and Korean. Installed once; needs root, as
+# on the CI machine.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || { \
+	  echo "installing Debian's fonts-noto-cjk: the pages in Japanese and Korean (tests/streams/http/test_i18n_pages.py)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
 # Three processes on two cores: a third of the suite's time is spent waiting (brokers, browsers, subprocesses),
 # which a third worker fills (7.7 min against ~9.6 for two, measured 2026-12-02). A test file stays on one
@@ -93,12 +97,14 @@ unit: install browser
 
 test: lint typecheck unit
 
-# The screenshots in docs/web.md and docs/console.md, taken by the browser tests of the pages (docs/img/*.png).
+# The screenshots in docs/web.md and docs/console.md, taken by the browser tests of the pages (docs/img/*.png),
+# the pages in Japanese and Korean among them (docs/img/i18n-*.png).
 screenshots: install browser
 	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py \
 	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py \
 	  tests/streams/http/test_console_game.py tests/streams/http/test_console_touch.py \
-	  tests/streams/http/test_console_restart.py tests/streams/http/test_console_keys.py
+	  tests/streams/http/test_console_restart.py tests/streams/http/test_console_keys.py \
+	  tests/streams/http/test_i18n_pages.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
 # examples per operation and role, every edge of every numeric field, every example of the fuzz and

@@ -64,10 +64,11 @@ def test_wheel_holds_every_module_and_data_file(wheel: tuple[pathlib.Path, str])
         for pkg in ("replay", "streams", "schemas")
         for p in (ROOT / pkg).rglob("*")
         if p.is_file() and p.suffix in {".py", ".json", ".lua", ".yaml", ".html", ".css", ".js", ".typed",
-                                        ".md"}
+                                        ".md", ".po"}
         and "__pycache__" not in p.parts
     ]  # fmt: skip
     assert "replay/cli/replay.py" in wanted and "replay/docs/rules.md" in wanted
+    assert "replay/i18n/locale/ja/LC_MESSAGES/messages.po" in wanted  # the catalogues (replay/i18n)
     missing = [w for w in wanted if w not in names]
     assert missing == []
     # docs/rules.md itself, not the checkout's link to it

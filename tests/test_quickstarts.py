@@ -1,6 +1,6 @@
-"""The quick starts of docs/quickstart/ (a judge, a stream operator, an organiser), run as written (issue 31
-item 10): every ``sh`` block of each page as one script, in a scratch directory, with this checkout's
-``.venv/bin`` on PATH, as a newcomer would paste it.
+"""The quick starts of docs/quickstart/ (a judge, a stream operator, an organiser; all three in Japanese and
+in Korean), run as written (issue 31 item 10): every ``sh`` block of each page as one script, in a scratch
+directory, with this checkout's ``.venv/bin`` on PATH, as a newcomer would paste it.
 
 A ``prizecheck serve`` line cannot run to the end of a script: it is run until it listens (on a free port,
 whatever the page says), its first page is fetched, and it is stopped with Ctrl-C; what it printed is
@@ -47,7 +47,8 @@ PY
 
 
 def test_there_is_a_quick_start_for_each_user() -> None:
-    assert {p.stem for p in PAGES} == {"judge", "streamer", "organiser"}
+    # and one for all three in Japanese and in Korean (issue 34 item 7)
+    assert {p.stem for p in PAGES} == {"judge", "streamer", "organiser", "ja", "ko"}
     for page in PAGES:
         assert readme_blocks(page), page.name
         for block in readme_blocks(page):
@@ -74,6 +75,9 @@ def test_a_quick_start_runs_as_written(page: Path, tmp_path: Path) -> None:
         assert "Traceback" not in done.stderr, (page.name, block)
     assert sorted(p.name for p in checkout.iterdir()) == [".venv"]  # nothing left in the checkout
     served = [p.read_text() for p in scratch.glob("*/serve.stderr")]
+    if page.stem in ("ja", "ko"):  # the judge's serve (a token made first) and the stream operator's (none)
+        assert any("configured token(s)" in text for text in served)
+        assert any("local admin token for this run" in text for text in served)
     if page.stem == "judge":  # a token was made first: serve says so, and how to get another
         assert served and "configured token(s)" in served[0]
     if page.stem == "streamer":  # the first block's serve makes the local admin token it mentions

@@ -25,6 +25,7 @@ from replay.cli.common import UsageError, iter_records, output, service_keys_dir
 from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
+from replay.i18n import LANGUAGES
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
 from replay.report.names import CardName
@@ -69,9 +70,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--out", metavar="PATH", help="write the report to PATH (default: stdout)")
     out.add_argument(
         "--lang",
-        choices=("en", "ja", "ko"),
+        choices=LANGUAGES,
         default="en",
-        help="the language card names are shown in, in the text and HTML forms (default en)",
+        help="the language card names are shown in, in the text and HTML forms, and the text form's words "
+        "(default en; the HTML form's words are English for now)",
     )
     out.add_argument(
         "--base-url",
@@ -179,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "json":  # written as it is made: a season's report is never whole in memory
             builder.write_json(out, tdf)
         else:
-            out.write(render(builder.finish(tdf), fmt, card_name=names_in(args.lang)))
+            out.write(render(builder.finish(tdf), fmt, lang=args.lang, card_name=names_in(args.lang)))
     if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
     return 0

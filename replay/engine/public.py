@@ -120,6 +120,7 @@ CONTEXT: Final[dict[str, Any]] = {
     "game": SCALAR,
     "stage": SCALAR,
     "time_result": SCALAR,  # the event's own rule at time (double_loss): public, as the stage is
+    "lang": SCALAR,  # the language of the event's pages (docs/web.md, "Languages"): nothing hidden
 }
 
 # ------------------------------------------------------------------------------------------ events

@@ -52,10 +52,12 @@ def build_report(
     return builder.add_all(records).finish(tdf)
 
 
-def render(report: Mapping[str, Any], fmt: str, *, card_name: CardName | None = None) -> bytes:
-    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes. ``card_name``: how the HTML and text forms
-    show a card's name (the command line's ``--lang``: replay.sources.cards.card_name in that language;
-    the data forms keep names as the events wrote them)."""
+def render(
+    report: Mapping[str, Any], fmt: str, *, lang: str = "en", card_name: CardName | None = None
+) -> bytes:
+    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes; the text report's words in ``lang`` (en, ja,
+    ko). ``card_name``: how the HTML and text forms show a card's name (the command line's ``--lang``:
+    replay.sources.cards.card_name in that language; the data forms keep names as the events wrote them)."""
     if fmt == "json":
         # msgspec: the same compact, key-sorted UTF-8 JSON as the records' canonical form, ~5x faster than
         # json.dumps on a season's report (ReportBuilder.write_json writes the same bytes part by part)
@@ -73,5 +75,5 @@ def render(report: Mapping[str, Any], fmt: str, *, card_name: CardName | None = 
     if fmt == "text":
         from replay.report.text import to_text
 
-        return to_text(report, card_name=card_name).encode("utf-8")
+        return to_text(report, lang=lang, card_name=card_name).encode("utf-8")
     raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")

@@ -1,10 +1,12 @@
-"""The report as plain text, for a terminal: the headline numbers, standings and what to review."""
+"""The report as plain text, for a terminal: the headline numbers, standings and what to review, in English,
+Japanese or Korean (``prizecheck report --lang``; the words from :mod:`replay.i18n`'s catalogues)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from replay import i18n
 from replay.report.names import CardName, with_card_name
 
 
@@ -12,60 +14,96 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def to_text(report: Mapping[str, Any], *, limit: int = 20, card_name: CardName | None = None) -> str:
-    """A human summary of ``report``; long lists stop after ``limit`` lines (the other forms have all);
-    card names as ``card_name`` shows them."""
-    lines: list[str] = [f"Prizecheck audit report: {report['games']} game(s)"]
+def to_text(
+    report: Mapping[str, Any],
+    *,
+    limit: int = 20,
+    lang: str = i18n.DEFAULT,
+    card_name: CardName | None = None,
+) -> str:
+    """A human summary of ``report`` in ``lang``; long lists stop after ``limit`` lines (the other forms
+    have all); card names as ``card_name`` shows them. Codes (statuses, reasons, finding codes) stay as
+    the records write them."""
+
+    def tr(message: str) -> str:
+        return i18n.gettext(lang, message)
+
+    lines: list[str] = [tr("Prizecheck audit report: {games} game(s)").format(games=report["games"])]
     w = lines.append
     for s in report["sections"]:
         w("")
-        w(f"== league {s['league']}, season {s['season']}: {s['games']} game(s)")
-        w("  status:   " + ", ".join(f"{k} {v}" for k, v in s["status"].items()))
+        w(
+            tr("== league {league}, season {season}: {games} game(s)").format(
+                league=s["league"], season=s["season"], games=s["games"]
+            )
+        )
+        w(tr("  status:   ") + ", ".join(f"{k} {v}" for k, v in s["status"].items()))
         reasons: dict[str, int] = {}
         for o in s["outcomes"]:
             reasons[f"{o['outcome']}/{o['reason']}"] = o["games"]
-        w("  results:  " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+        w(tr("  results:  ") + ", ".join(f"{k} {v}" for k, v in reasons.items()))
         if s["matches"]["total"]:
             by = ", ".join(
                 f"{m['result']} ({m['decided_by']}) {m['matches']}" for m in s["matches"]["by_result"]
             )
-            w(f"  matches:  {s['matches']['total']}: {by}")
+            w(tr("  matches:  {total}: {by}").format(total=s["matches"]["total"], by=by))
         for p in s["playoffs"]:
-            tb2 = f", {p['second_tiebreaks']} second tiebreak(s)" if p["second_tiebreaks"] else ""
+            tb2 = (
+                tr(", {n} second tiebreak(s)").format(n=p["second_tiebreaks"])
+                if p["second_tiebreaks"]
+                else ""
+            )
             w(
-                f"  playoffs: {p['ruleset']}: {p['playoffs']}/{p['games']} game(s) went to a playoff "
-                f"({_pct(p['rate'])}), {p['playoff_games']} playoff game(s){tb2}"
+                tr(
+                    "  playoffs: {ruleset}: {playoffs}/{games} game(s) went to a playoff ({rate}), "
+                    "{playoff_games} playoff game(s){tb2}"
+                ).format(
+                    ruleset=p["ruleset"],
+                    playoffs=p["playoffs"],
+                    games=p["games"],
+                    rate=_pct(p["rate"]),
+                    playoff_games=p["playoff_games"],
+                    tb2=tb2,
+                )
             )
         for a in s["agreement"]["by_source"]:
             w(
-                f"  claimed results agreeing with the rules ({a['kind']}): {a['agree']}/{a['claims']} "
-                f"({_pct(a['rate'])})"
+                tr("  claimed results agreeing with the rules ({kind}): {agree}/{claims} ({rate})").format(
+                    kind=a["kind"], agree=a["agree"], claims=a["claims"], rate=_pct(a["rate"])
+                )
             )
         v = s["verification"]
         if v["knockouts"]:
             w(
-                f"  knockouts: {v['knockouts']}, {v['verified']} verified from HP ({_pct(v['rate'])}), "
-                f"{v['from_claims']} taken from claims"
+                tr(
+                    "  knockouts: {knockouts}, {verified} verified from HP ({rate}), "
+                    "{claims} taken from claims"
+                ).format(
+                    knockouts=v["knockouts"],
+                    verified=v["verified"],
+                    rate=_pct(v["rate"]),
+                    claims=v["from_claims"],
+                )
             )
         integ = s["integrity"]
         w(
-            "  integrity: chain "
-            + ", ".join(f"{k} {n}" for k, n in integ["chain"].items())
-            + "; signature "
-            + ", ".join(f"{k} {n}" for k, n in integ["signature"].items())
+            tr("  integrity: chain {chain}; signature {signature}").format(
+                chain=", ".join(f"{k} {n}" for k, n in integ["chain"].items()),
+                signature=", ".join(f"{k} {n}" for k, n in integ["signature"].items()),
+            )
         )
         if s["findings"]["by_code"]:
-            w("  findings:")
+            w(tr("  findings:"))
             for f in s["findings"]["by_code"][:limit]:
                 w(f"    {f['count']:>5}  {f['severity']}:{f['code']}")
         for ev in s["events"]:
-            _event(w, ev, limit)
+            _event(w, ev, limit, tr)
         if s["review"]:
-            w(f"  to review ({len(s['review'])}):")
+            w(tr("  to review ({n}):").format(n=len(s["review"])))
             for item in s["review"][:limit]:
                 w(f"    {item['match']}: {'; '.join(item['why'])}")
         if s.get("deck_checks"):
-            w(f"  deck checks, judges only ({len(s['deck_checks'])}):")
+            w(tr("  deck checks, judges only ({n}):").format(n=len(s["deck_checks"])))
             for f in s["deck_checks"][:limit]:
                 message = with_card_name(f["message"], f["card"], card_name)
                 w(f"    {f['match']} #{f['seq']}: {f['code']}: {message}")
@@ -95,22 +133,26 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20, card_name: CardName |
     return "\n".join(lines) + "\n"
 
 
-def _event(w: Any, ev: Mapping[str, Any], limit: int) -> None:
+def _event(w: Any, ev: Mapping[str, Any], limit: int, tr: Callable[[str], str]) -> None:
     matches = ev["matches"]
     done = sum(1 for m in matches if m["status"] == "finished")
-    w(f"  event {ev['event']}: {len(matches)} match(es) (best of three), {done} decided")
+    w(
+        tr("  event {event}: {n} match(es) (best of three), {done} decided").format(
+            event=ev["event"], n=len(matches), done=done
+        )
+    )
     for m in matches[:limit]:
         a, b = m["players"]
-        tied = f" ({m['ties']} tied)" if m["ties"] else ""
+        tied = tr(" ({n} tied)").format(n=m["ties"]) if m["ties"] else ""
         if m["winner"]:
-            verdict = f"{m['winner']} wins"
+            verdict = tr("{winner} wins").format(winner=m["winner"])
         else:
-            verdict = "tie" if m["status"] == "finished" else m["status"].replace("_", " ")
+            verdict = tr("tie") if m["status"] == "finished" else m["status"].replace("_", " ")
         w(f"    {m['series']}: {a} {m['wins'][a]}-{m['wins'][b]} {b}{tied}: {verdict}")
     if len(matches) > limit:
-        w(f"    ... {len(matches) - limit} more")
-    w(f"  standings (win 3, tie 1, loss 0; byes from {ev['byes_from']}):")
-    w("     #  player                 pts  W-L-T  bye    OWP    OOWP  cut")
+        w(tr("    ... {n} more").format(n=len(matches) - limit))
+    w(tr("  standings (win 3, tie 1, loss 0; byes from {source}):").format(source=ev["byes_from"]))
+    w(tr("     #  player                 pts  W-L-T  bye    OWP    OOWP  cut"))
     for row in ev["standings"][:limit]:
         if row["division"] is not None and row["rank"] == 1:
             w(f"   {row['division']}:")
@@ -122,10 +164,10 @@ def _event(w: Any, ev: Mapping[str, Any], limit: int) -> None:
             f"{row['owp'] * 100:>6.2f}% {row['oowp'] * 100:>6.2f}%  {cut}{drop}"
         )
     if len(ev["standings"]) > limit:
-        w(f"    ... {len(ev['standings']) - limit} more")
-    w("    pts: 3 per match won, 1 per tie; W-L-T: matches won-lost-tied; bye: rounds with a bye;")
-    w("    OWP, OOWP: the opponents' and their opponents' match-win rate (each counted at least 25 %);")
-    w("    cut: place in the top cut (1 champion, 2 finalist, 3 semifinalists, 5 quarterfinalists)")
+        w(tr("    ... {n} more").format(n=len(ev["standings"]) - limit))
+    w(tr("    pts: 3 per match won, 1 per tie; W-L-T: matches won-lost-tied; bye: rounds with a bye;"))
+    w(tr("    OWP, OOWP: the opponents' and their opponents' match-win rate (each counted at least 25 %);"))
+    w(tr("    cut: place in the top cut (1 champion, 2 finalist, 3 semifinalists, 5 quarterfinalists)"))
     # several divisions: each one's check, named; one or none: the event's
     checks = [(d["division"], d["top_cut_check"]) for d in ev["divisions"] if len(ev["divisions"]) > 1]
     checks = checks or [(None, ev["top_cut_check"])]

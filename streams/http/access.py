@@ -26,13 +26,13 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 from aiohttp import web
 
 from replay.engine.errors import RecordError
+from replay.i18n import LANGUAGES
 from replay.records import from_msgpack
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.routes import MATCH, Handler, Problem, Route
@@ -289,8 +289,10 @@ def guard(route: Route, handler: Handler) -> Handler:
             status = 401 if anonymous else 403
             roles = " or ".join(sorted(allowed))
             await access.refused(request, principal, status, f"needs role {roles}")
-            if route.page and anonymous:
-                raise web.HTTPSeeOther(f"/login?next={quote(request.path_qs, safe='/')}")
+            if route.page and anonymous:  # the login in the language the page was asked in (?lang=)
+                lang = request.query.get("lang")
+                keep = f"&lang={lang}" if lang in LANGUAGES else ""
+                raise web.HTTPSeeOther(f"/login?next={quote(request.path_qs, safe='/')}{keep}")
             if anonymous:
                 raise Problem(
                     401,
@@ -337,7 +339,6 @@ def guard(route: Route, handler: Handler) -> Handler:
 
 
 # ------------------------------------------------------------------------------------------ login
-_LOGIN_PAGE = Path(__file__).resolve().parent / "static" / "login.html"
 #: The most a login body may hold (a token and a path: a few hundred bytes).
 LOGIN_BODY = 16 * 1024
 #: What ``next`` may hold: a path (and query) of this service, in the characters a URL keeps as they are.
@@ -348,11 +349,6 @@ _NEXT_BASE = "http://prizecheck.invalid/"
 def session_digest(cookie: str) -> str:
     """What the store keeps of an ended session: a digest of its cookie, never the cookie."""
     return hashlib.sha256(cookie.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-async def login_page(request: web.Request) -> web.StreamResponse:
-    """GET /login: the judges' login form (a token in, a session cookie out)."""
-    return web.FileResponse(_LOGIN_PAGE, headers={"Cache-Control": "no-store"})
 
 
 def safe_next(raw: object) -> str:

@@ -34,7 +34,6 @@ from streams.http.access import (
     Access,
     guard,
     login,
-    login_page,
     logout,
     scoped_matches,
 )
@@ -53,7 +52,8 @@ from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
 from streams.http.ownership import authorize_request, is_judge
 from streams.http.redact import public_event, record_body, sees_hidden
-from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
+from streams.http.templating import login_page
 from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.store import CopyRefused, RecordVersion, Store
 from streams.store.base import SEARCH_MAX, SORTS, search_needle
@@ -628,6 +628,7 @@ API_ROUTES: tuple[Route, ...] = (
         login_page,
         PUBLIC,
         "The judges' login page",
+        query=(LANG,),
         answers={200: _answer("HTML", {"type": "string"}, "text/html")},
         tag="access",
     ),

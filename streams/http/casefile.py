@@ -23,8 +23,8 @@ from replay.records import from_msgpack
 from streams.history import summary
 from streams.http.access import PRINCIPAL
 from streams.http.keys import CORE, STORE
-from streams.http.routes import MATCH, Answer, Handler, Route
-from streams.http.templating import Viewer, environment
+from streams.http.routes import LANG, MATCH, Answer, Handler, Route
+from streams.http.templating import environment, event_language, page_context
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 #: What the review page shows of a request's match (streams.http.pages.meta_of, handed in: the pages
@@ -51,6 +51,11 @@ def _offline(meta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _inline_script(name: str) -> Markup:
+    """A static script as the body of an inline ``<script>`` (no ``</script`` in it can end the block)."""
+    return Markup((STATIC_DIR / name).read_text("utf-8").replace("</script", "<\\/script"))
+
+
 async def case_file(
     request: web.Request, meta_of: MetaOf, render_rules: Callable[[str], str]
 ) -> web.StreamResponse:
@@ -67,16 +72,18 @@ async def case_file(
         rules_html = render_rules(RULES.read_text(encoding="utf-8"))
     except OSError:
         rules_html = "<p>(the rule reference is not installed with this copy of prizecheck)</p>"
+    shared = page_context(request, "case.html", event_language((record or {}).get("context")))
     page = (
-        environment()
+        environment(shared["lang"])
         .get_template("case.html")
         .render(
-            viewer=Viewer.of(request),
+            **shared,
             match=match,
             made=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             made_by=principal.name or principal.id,
             css=Markup((STATIC_DIR / "review.css").read_text("utf-8")),
-            js=Markup((STATIC_DIR / "review.js").read_text("utf-8").replace("</script", "<\\/script")),
+            js=_inline_script("review.js"),
+            i18n_js=_inline_script("i18n.js"),
             data=_script_json(meta),
             record_json=json.dumps(record, ensure_ascii=False, indent=2, sort_keys=True, default=_hex),
             signed=bool(record and record.get("signature")),
@@ -114,6 +121,7 @@ def case_routes(meta_of: MetaOf, render_rules: Callable[[str], str]) -> tuple[Ro
             made,
             frozenset({"judge"}),
             "The judge's case file: the review page as one self-contained HTML file (no network)",
+            query=(LANG,),
             answers={200: Answer("the case file", "text/html", {"type": "string"})},
             hidden=True,
             tag="pages",

@@ -534,6 +534,7 @@ def console_routes() -> tuple[Route, ...]:
             console_page,
             RECORDER,
             "The table console: record a paper game live (docs/console.md)",
+            query=(LANG,),
             answers={200: html},
             page=True,
             tag="console",

@@ -37,7 +37,7 @@ from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
 from streams.http.ownership import authorize_request
-from streams.http.routes import Answer, Problem, Route
+from streams.http.routes import LANG, Answer, Problem, Route
 from streams.http.scans import CROPS, CROPS_ENV
 from streams.http.templating import render
 from streams.tokens import Principal
@@ -276,6 +276,7 @@ def import_routes() -> tuple[Route, ...]:
             import_page,
             JUDGE,
             "The import page: paste a battle log, or drop logs, sheets, photos or a folder",
+            query=(LANG,),
             answers={200: Answer("the page", "text/html", {"type": "string"})},
             page=True,
             tag="pages",

@@ -27,6 +27,7 @@ from urllib.parse import quote, urlencode
 from aiohttp import web
 from markupsafe import Markup
 
+from replay import i18n
 from replay.docs import RULES
 from replay.engine.errors import RecordError
 from replay.engine.outputs import Result
@@ -41,7 +42,7 @@ from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
-from streams.http.templating import install, render
+from streams.http.templating import N_, event_language, install, page_language, render, words
 from streams.store.base import SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
@@ -90,6 +91,7 @@ async def review_page(request: web.Request) -> web.StreamResponse:
         players=[str(p) for p in record.players] if record else [],
         penalties=penalty_kinds(ruleset),
         prize_counts=prize_counts(ruleset),
+        setting=event_language(record.context) if record else None,
     )
 
 
@@ -212,8 +214,19 @@ async def review_state(request: web.Request) -> web.StreamResponse:
 # ------------------------------------------------------------------------------------------ overlay
 async def overlay(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
+    match = request[MATCH]
+    try:  # the event's language for its overlay, when its match_start chose one (context.lang)
+        record = await _record(await reader(request), match)
+    except RecordError:
+        record = None
+    setting = event_language(record.context) if record is not None else None
     return render(
-        request, "overlay.html", match=request[MATCH], follow="", images=pack(request.app) is not None
+        request,
+        "overlay.html",
+        match=match,
+        follow="",
+        images=pack(request.app) is not None,
+        setting=setting,
     )
 
 
@@ -322,31 +335,63 @@ async def _series(matches: Reader, record: Record) -> dict[str, Any] | None:
 
 
 # --------------------------------------------------------------------------------------- match list
-PLAYOFF_WORDS = {"sudden_death": "sudden death", "tiebreak": "tiebreak", "tiebreaker_game": "tiebreaker game"}
+PLAYOFF_WORDS = {
+    "sudden_death": N_("sudden death"),
+    "tiebreak": N_("tiebreak"),
+    "tiebreaker_game": N_("tiebreaker game"),
+}
+#: A result's reason as the match list says it (the record's code otherwise, its "_" as spaces).
+REASON_WORDS = {
+    "prizes": N_("prizes"),
+    "no_pokemon": N_("no pokemon"),
+    "deck_out": N_("deck out"),
+    "concession": N_("concession"),
+    "penalty": N_("penalty"),
+    "effect": N_("effect"),
+    "simultaneous": N_("simultaneous"),
+    "playoff": N_("playoff"),
+    "time": N_("time"),
+}
 
 
-def result_text(record: Record | None) -> str:
-    """A one-line human summary of a record's status and result (public: no free text of an event)."""
+RESULT_STATUS = {
+    "in_progress": N_("in progress"),
+    "finished": N_("finished"),
+    "awaiting_playoff": N_("awaiting playoff"),
+}
+
+
+def result_text(record: Record | None, lang: str = i18n.DEFAULT) -> str:
+    """A one-line human summary of a record's status and result in ``lang`` (public: no free text of an
+    event)."""
+
+    def tr(message: str) -> str:
+        return i18n.gettext(lang, message)
+
     if record is None:
-        return "no record yet"
+        return tr("no record yet")
     result = record.result
     status = record.status
     if not result:
-        return "in progress" if status == "in_progress" else str(status).replace("_", " ")
+        return tr(RESULT_STATUS.get(str(status), N_("in progress")))
     outcome = result.outcome
-    reason = str(result.reason).replace("_", " ")
+    reason_code = str(result.reason)
+    reason = tr(REASON_WORDS[reason_code]) if reason_code in REASON_WORDS else reason_code.replace("_", " ")
     at = result.decided_at
-    where = f" at seq {at}" if at is not None else ""
+    where = tr(" at seq {seq}").format(seq=at) if at is not None else ""
     if outcome == "win":
-        text = f"{result.winner} beat {result.loser} by {reason}{where}"
+        text = tr("{winner} beat {loser} by {reason}").format(
+            winner=result.winner, loser=result.loser, reason=reason
+        )
     elif outcome == "draw":
-        text = f"draw ({reason}){where}"
+        text = tr("draw ({reason})").format(reason=reason)
     else:
-        text = f"no winner ({reason}){where}"
+        text = tr("no winner ({reason})").format(reason=reason)
+    text += where
     po = record.playoff
     if status == "awaiting_playoff" and po:
-        kind = PLAYOFF_WORDS.get(po.kind, "playoff")
-        text += f"; {kind} {po.child} pending"
+        kind = tr(PLAYOFF_WORDS[po.kind]) if po.kind in PLAYOFF_WORDS else tr("playoff")
+        text += tr("; {kind} {child} pending").format(kind=kind, child=po.child)
     return text
 
 
@@ -356,10 +401,10 @@ def _link(path: str, match: str) -> str:
 
 STATUSES = ("in_progress", "finished", "awaiting_playoff")
 SORT_LABELS = {
-    "match": "match id, A to Z",
-    "-match": "match id, Z to A",
-    "-findings": "games to review: violations first",
-    "findings": "fewest findings first",
+    "match": N_("match id, A to Z"),
+    "-match": N_("match id, Z to A"),
+    "-findings": N_("games to review: violations first"),
+    "findings": N_("fewest findings first"),
 }
 PAGE_SIZES = (25, 50, 100, 200)
 SEVERITIES = (("violation", "violations"), ("warning", "warnings"), ("info", "info"))
@@ -427,24 +472,35 @@ async def match_list(request: web.Request) -> web.Response:
         request[HIDDEN_SERVED] = True
         request[AUDIT_DETAIL] = "the match list's top findings' detail of " + ", ".join(detailed[:20])
     first = (number - 1) * size + 1
+    lang = page_language(request)
+
+    def tr(message: str) -> str:
+        return i18n.gettext(lang, message)
+
     if page.too_broad:
-        summary = f"“{filters['q']}” would look through too many matches: pick a league, season or status"
+        summary = tr("“{q}” would look through too many matches: pick a league, season or status").format(
+            q=filters["q"]
+        )
     elif page.total:
-        summary = f"matches {first}–{first + len(rows) - 1} of {page.total}"
+        summary = tr("matches {first}–{last} of {total}").format(
+            first=first, last=first + len(rows) - 1, total=page.total
+        )
     else:
-        summary = "no matches"
+        summary = tr("no matches")
     if where:
-        summary += " where " + ", ".join(f"{k} = {v}" for k, v in where.items())
+        summary += tr(" where {filters}").format(filters=", ".join(f"{k} = {v}" for k, v in where.items()))
     if filters.get("q") and not page.too_broad:
-        summary += f"; “{filters['q']}” in a match id, player, event, round or table"
+        summary += tr("; “{q}” in a match id, player, event, round or table").format(q=filters["q"])
+    for row in rows:
+        row["result"] = tr("record unreadable") if row["result"] is None else result_text(row["record"], lang)
     return render(
         request,
         "list.html",
         filters={k: filters.get(k, "") for k in ("q", "league", "season", "status", "player")},
         leagues=_choices(leagues, filters.get("league")),
         seasons=_choices(seasons, filters.get("season")),
-        statuses=[("", "any status"), *((s, s.replace("_", " ")) for s in STATUSES)],
-        sorts=list(SORT_LABELS.items()),
+        statuses=[("", tr("any status")), *((s, words(s, lang)) for s in STATUSES)],
+        sorts=[(k, tr(v)) for k, v in SORT_LABELS.items()],
         sort=sort,
         sizes=PAGE_SIZES,
         size=size,
@@ -509,7 +565,8 @@ def _row(
         "table": entry.table or _shown(context.get("table")),
         "date": date or "",
         "status": entry.status,
-        "result": "record unreadable" if unreadable else result_text(record),
+        "result": None if unreadable else "",  # in the page's language: match_list
+        "record": record,
         "severities": severities,
         "known": record is not None,
         "total": len(record.findings) if record is not None else sum(entry.findings.values()),
@@ -588,7 +645,8 @@ def page_routes() -> tuple[Route, ...]:
             default="match",
             blank=True,
         ),
-        Param("page", "integer", "the page, from 1", minimum=1, default=1, blank=True),
+        # at most a million pages: past the end is the last page, and an offset beyond that is no page
+        Param("page", "integer", "the page, from 1", minimum=1, maximum=1_000_000, default=1, blank=True),
         Param(
             "limit",
             "integer",
@@ -615,7 +673,7 @@ def page_routes() -> tuple[Route, ...]:
             match_list,
             public,
             "The match list",
-            query=filters,
+            query=(*filters, LANG),
             answers={200: html_answer},
             tag="pages",
         ),
@@ -625,6 +683,7 @@ def page_routes() -> tuple[Route, ...]:
             review_page,
             judge,
             "The judges' review page",
+            query=(LANG,),
             answers={200: html_answer},
             page=True,
             tag="pages",
@@ -662,6 +721,7 @@ def page_routes() -> tuple[Route, ...]:
             overlay,
             public,
             "The streamers' overlay (public board only)",
+            query=(LANG,),
             answers={200: html_answer},
             tag="pages",
         ),
@@ -681,6 +741,7 @@ def page_routes() -> tuple[Route, ...]:
             rules,
             public,
             "The rule reference the findings cite (docs/rules.md as a page)",
+            query=(LANG,),
             answers={200: html_answer},
             tag="pages",
         ),

@@ -14,7 +14,7 @@ from replay.engine.errors import RecordError
 from replay.records import from_msgpack
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL, match_scopes
 from streams.http.keys import STORE
-from streams.http.routes import QUERY, Answer, Param, Problem, Route
+from streams.http.routes import LANG, QUERY, Answer, Param, Problem, Route
 from streams.http.templating import render
 
 #: The games of one player read at the most for one page (the index gives them sorted).
@@ -84,7 +84,7 @@ def player_routes() -> tuple[Route, ...]:
             player_page,
             frozenset({"judge"}),
             "A player's penalties across the games the service holds (judges: the reasons are theirs)",
-            query=(Param("event", description="only this event's games", blank=True),),
+            query=(Param("event", description="only this event's games", blank=True), LANG),
             answers={200: Answer("HTML", "text/html", {"type": "string"})},
             hidden=True,
             page=True,

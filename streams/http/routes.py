@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
+from replay.i18n import LANGUAGES
 from streams.store.base import is_match_id
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -122,13 +123,16 @@ class Param:
         return out
 
 
-#: The languages a page shows card names in (issue 34 item 4; the pages' own words are another change's)
-PAGE_LANGS = ("en", "ja", "ko")
-#: ``?lang=``: declared by every route that turns card names into text, read by :func:`page_lang` alone
+#: The languages of the pages: their words and the card names they show (replay.i18n; issue 34 items 4-5)
+PAGE_LANGS = LANGUAGES
+#: ``?lang=``: declared by every page a person reads (its words: else the event's ``context.lang``, then the
+#: browser's Accept-Language, then English; streams.http.templating.page_language) and by every route that
+#: turns card names into text (read by :func:`page_lang`)
 LANG = Param(
     "lang",
     enum=PAGE_LANGS,
-    description="the language card names are shown in (en, ja, ko; default en)",
+    description="the page's language: its words and card names (en, ja, ko; the words else the event's, "
+    "then the browser's Accept-Language, then en; card names else en)",
     blank=True,
 )
 

@@ -7,6 +7,12 @@ shows ``{{rows}}``). A page extends ``base.html``, the chrome every page shares:
 bar and who is looking (:class:`Viewer`: "logged in as", a log-out; a log-in link that comes back to the
 same address, fragment included). New pages (the table console, scan crops) use the same environment.
 
+Every page is in the reader's language (English, Japanese or Korean: :mod:`replay.i18n`): Jinja2's
+``jinja2.ext.i18n`` gives the templates ``{% trans %}`` and ``_()``, with one environment a language (each
+with its catalogue installed, so that a render never swaps the words of another). :func:`page_language`
+chooses the language (``?lang=``, the match's ``context.lang``, ``Accept-Language``, English), and a page's
+script gets its own messages as a JSON block (``#messages``, read by ``static/i18n.js``).
+
 :func:`install` adds, to every response of the app, ``X-Content-Type-Options: nosniff``,
 ``X-Frame-Options: DENY`` and ``Referrer-Policy: same-origin``, and to HTML pages a
 ``Content-Security-Policy`` that allows only the service's own scripts, styles, images and connections
@@ -17,21 +23,26 @@ which role the page needs, not raw JSON.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import jinja2
 from aiohttp import web
+from babel.messages.extract import extract_javascript
+from markupsafe import Markup
 
+from replay import i18n
 from streams.http.access import PRINCIPAL
 from streams.http.routes import ROUTES, Problem, Route
 from streams.tokens import PUBLIC, Principal
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+STATIC = Path(__file__).resolve().parent / "static"
 
 #: The pages' policy: nothing but this service's own files; no inline script or style, no frames.
 PAGE_POLICY = (
@@ -47,29 +58,96 @@ _SHOWN_ROLES = ("judge", "organizer", "ingest", "recorder")
 
 
 @cache
-def environment() -> jinja2.Environment:
-    """The one template environment: autoescaped, strict about undefined names (a typo is an error)."""
+def environment(lang: str = i18n.DEFAULT) -> jinja2.Environment:
+    """The template environment of ``lang``: autoescaped, strict about undefined names (a typo is an
+    error), with ``lang``'s catalogue installed for ``{% trans %}`` and ``_()`` (newstyle: a
+    translation's ``%(name)s`` is filled and escaped by Jinja2)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
-    env.filters["words"] = words
+    env.policies["ext.i18n.trimmed"] = True  # a {% trans %} over several lines is one message, spaces folded
+    env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.filters["words"] = lambda value: words(value, lang)
+    env.globals["lang"] = lang
+    env.globals["languages"] = list(i18n.NAMES.items())
     return env
 
 
-def words(value: Any) -> str:
-    """A status or reason code as words: ``awaiting_playoff`` -> ``awaiting playoff``."""
-    return STATUS_WORDS.get(str(value), str(value).replace("_", " "))
+def words(value: Any, lang: str = i18n.DEFAULT) -> str:
+    """A status or reason code as words in ``lang``: ``awaiting_playoff`` -> ``awaiting its playoff``."""
+    text = STATUS_WORDS.get(str(value))
+    return i18n.gettext(lang, text) if text else str(value).replace("_", " ")
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogues (tools/i18n.py extracts it); it is translated where shown."""
+    return message
 
 
 STATUS_WORDS: dict[str, str] = {
-    "in_progress": "in progress",
-    "finished": "finished",
-    "awaiting_playoff": "awaiting its playoff",
+    "in_progress": N_("in progress"),
+    "finished": N_("finished"),
+    "awaiting_playoff": N_("awaiting its playoff"),
+    # a finding's severity (the match list's top finding)
+    "violation": N_("violation"),
+    "warning": N_("warning"),
+    "info": N_("info"),
 }
+
+
+# -------------------------------------------------------------------------------------- language
+LANGUAGE: web.RequestKey[str] = web.RequestKey("language", str)
+
+
+def page_language(request: web.Request, setting: str | None = None) -> str:
+    """The language of the page ``request`` asks for: ``?lang=``, then ``setting`` (the match's
+    ``context.lang``, the event's choice), then the browser's ``Accept-Language``, then English."""
+    return i18n.choose(request.query.get("lang"), setting, request.headers.get("Accept-Language"))
+
+
+def event_language(context: Mapping[str, Any] | None) -> str | None:
+    """The event's choice of language for a match's pages: its ``context.lang`` (docs/events.md), or
+    None when the match_start gave none."""
+    lang = (context or {}).get("lang")
+    return str(lang) if lang in i18n.LANGUAGES else None
+
+
+def keep_language(url: str, asked: str | None) -> str:
+    """``url`` (a link of this service) with ``lang=asked`` added when the reader chose the language by
+    ``?lang=``: the next page is in the same language. A language from ``Accept-Language`` needs no
+    carrying; one from an event's setting belongs to that event's pages only."""
+    if asked not in i18n.LANGUAGES or not url.startswith("/"):
+        return url
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "lang"]
+    query.append(("lang", str(asked)))
+    return urlunsplit(("", "", parts.path, urlencode(query), parts.fragment))
+
+
+@cache
+def script_messages(script: str) -> tuple[str, ...]:
+    """The messages ``static/<script>`` shows through ``_()`` (extracted with Babel, once)."""
+    with (STATIC / script).open("rb") as fh:
+        # a call with values, _("{n} waiting", {n}), is read as (message, None): the message is the first
+        found = {
+            msg[0] if isinstance(msg, tuple) else msg
+            for _line, _func, msg, _comments in extract_javascript(fh, {"_": None}, [], {})
+        }
+    return tuple(sorted(str(msg) for msg in found if isinstance(msg, str) and msg))
+
+
+@cache
+def messages_json(lang: str, scripts: tuple[str, ...]) -> Markup:
+    """The JSON block of the page's scripts' messages in ``lang`` (``<script type="application/json"
+    id="messages">``), with ``<`` escaped so that no message can close the block."""
+    table = {m: i18n.gettext(lang, m) for s in scripts for m in script_messages(s)}
+    text = json.dumps(table, ensure_ascii=False, sort_keys=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
 @dataclass(frozen=True)
@@ -86,11 +164,11 @@ class Viewer:
         return self.via == "session"
 
     @classmethod
-    def of(cls, request: web.Request) -> Viewer:
+    def of(cls, request: web.Request, asked: str | None = None) -> Viewer:
         principal: Principal = request.get(PRINCIPAL, PUBLIC)
         roles = tuple(r for r in _SHOWN_ROLES if r in principal.roles)
         via = "open" if principal.id == "open" else principal.via
-        return cls(principal.name, roles, via, login_url(request.path_qs))
+        return cls(principal.name, roles, via, keep_language(login_url(request.path_qs), asked))
 
 
 def login_url(next_path: str) -> str:
@@ -99,22 +177,55 @@ def login_url(next_path: str) -> str:
     return "/login?next=" + quote(next_path, safe="/")
 
 
+#: The scripts of each page whose words are shown to a person (their messages go into the page).
+PAGE_SCRIPTS: dict[str, tuple[str, ...]] = {
+    "console.html": ("chrome.js", "console.js"),
+    "review.html": ("chrome.js", "scan.js", "deckcheck.js", "review.js", "review-act.js"),
+    "case.html": ("review.js",),
+    "import.html": ("chrome.js", "import.js"),
+    "overlay.html": ("overlay.js",),
+    "login.html": ("login.js",),
+}
+
+
+def page_context(request: web.Request, template: str, setting: str | None = None) -> dict[str, Any]:
+    """What every page's template gets beside its own: who is looking, the language, the messages of its
+    scripts, and ``link()`` (a link that keeps a ``?lang=`` choice)."""
+    lang = page_language(request, setting)
+    asked = request.query.get("lang")
+    return {
+        "viewer": Viewer.of(request, asked),
+        "lang": lang,
+        "messages": messages_json(lang, PAGE_SCRIPTS.get(template, ("chrome.js",))),
+        "link": lambda url: keep_language(str(url), asked),
+        "asked_lang": asked if asked in i18n.LANGUAGES else "",
+    }
+
+
 def render(
     request: web.Request,
     template: str,
     *,
     status: int = 200,
     headers: Mapping[str, str] | None = None,
+    setting: str | None = None,
     **context: Any,
 ) -> web.Response:
-    """``template`` rendered with ``context`` and the chrome's (``viewer``), as an HTML response."""
-    body = environment().get_template(template).render(viewer=Viewer.of(request), **context)
+    """``template`` rendered with ``context`` and the chrome's (``viewer``), as an HTML response, in the
+    page's language (``setting``: the match's ``context.lang``, when the page is a match's)."""
+    shared = page_context(request, template, setting)
+    body = environment(shared["lang"]).get_template(template).render(**shared, **context)
     return web.Response(
         text=body,
         status=status,
         content_type="text/html",
         headers={"Cache-Control": "no-store", **(headers or {})},
     )
+
+
+async def login_page(request: web.Request) -> web.StreamResponse:
+    """GET /login: the judges' login form (a token in, a session cookie out), in the reader's language."""
+    return render(request, "login.html")
 
 
 # -------------------------------------------------------------------------------------- errors

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -336,3 +337,22 @@ def test_progress_bar_on_a_terminal_only(files: dict[str, Path], tmp_path: Path)
     assert proc.wait(timeout=120) == 0
     os.close(leader)
     assert b"prizecheck report" in seen and b"\x1b[" in seen  # rich drew (and cleared) a bar
+
+
+def test_the_text_report_in_japanese_and_korean(files: dict[str, Path], tmp_path: Path) -> None:
+    """``--lang ja``/``ko``: the same numbers in the text report, its words from the catalogues."""
+    english = files["text"].read_text(encoding="utf-8")
+    said = {}
+    for lang in ("en", "ja", "ko"):
+        out = tmp_path / f"report-{lang}.txt"
+        args = ["report", str(files["events"]), "--tdf", str(files["tdf"]), "--base-url", BASE]
+        assert main([*args, "--lang", lang, "--out", str(out)]) == 0
+        said[lang] = out.read_text(encoding="utf-8")
+    assert said["en"] == english  # English is the report as it was
+    assert said["ja"].startswith("Prizecheck 監査レポート") and "残り" not in said["en"]
+    assert said["ko"].startswith("Prizecheck 감사 보고서")
+    for text in (
+        said["ja"],
+        said["ko"],
+    ):  # every number of the English is there (the order is the language's)
+        assert not Counter(re.findall(r"\d+", said["en"])) - Counter(re.findall(r"\d+", text))

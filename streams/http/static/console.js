@@ -108,17 +108,17 @@
     });
     const first = entries[0].seq;
     const last = entries[entries.length - 1].seq;
-    return labels.join(", ") + " (seq " + first + (last !== first ? "-" + last : "") + ")";
+    return labels.join(", ") + _(" (seq {seqs})", { seqs: first + (last !== first ? "-" + last : "") });
   };
   // The service's reason as a clause (its own message, without a final full stop).
   const reason = (answer, fallback) => String((answer && answer.error) || fallback).replace(/[.\s]+$/, "");
   // What the operator can do about a refusal a retry cannot fix (docs/console.md, "Nothing lost").
   const TODO = {
-    fenced: "the board now shows what the archive holds: record it again if the table still shows it",
-    judge_only: "only a judge may add it now: ask a judge to add it on the review page",
-    not_owner: "this console's token may not write this match: ask a judge",
-    out_of_scope: "this console's token may not write this match: use a token whose scope holds it",
-    playoff_parent: "start the playoff game from its parent's console",
+    fenced: _("the board now shows what the archive holds: record it again if the table still shows it"),
+    judge_only: _("only a judge may add it now: ask a judge to add it on the review page"),
+    not_owner: _("this console's token may not write this match: ask a judge"),
+    out_of_scope: _("this console's token may not write this match: use a token whose scope holds it"),
+    playoff_parent: _("start the playoff game from its parent's console"),
   };
   // Events the service refused for a reason a retry cannot fix leave the outbox at once, and the
   // console says so in one sentence: what was not recorded, why, and what to do.
@@ -126,14 +126,14 @@
     outbox = outbox.filter((e) => !entries.includes(e));
     await drop(entries);
     const code = answer && answer.code;
-    const todo = TODO[code] || "correct it and record it again";
-    showError("Not recorded: the " + what(entries) + ": " + reason(answer, fallback) + "; " + todo + ".");
+    const todo = TODO[code] || _("correct it and record it again");
+    showError(_("Not recorded: the {what}: {why}; {todo}.", { what: what(entries), why: reason(answer, fallback), todo }));
   };
 
   const record = async (bodies, label, moment) => {
     if (view && view.lease && view.lease.held && !view.lease.mine) {
       return showError(
-        "Not recorded: the " + (label || bodies[0].type) + ": this console is read-only (another console writes this match); take over when it hands over, then record it again."
+        _("Not recorded: the {what}: this console is read-only (another console writes this match); take over when it hands over, then record it again.", { what: label || bodies[0].type })
       );
     }
     const hold = $("hold").checked;
@@ -167,10 +167,10 @@
         adopt(ask, Object.assign({}, r.answer, { lease: view ? view.lease : null }));
       } else if (r.status === 400 || r.status === 413) {
         const refused = added && added.length ? added : drafts();
-        await refuse(refused, r.answer, "refused (" + r.status + ")");
+        await refuse(refused, r.answer, _("refused ({status})", { status: r.status }));
         if (outbox.length) return preview();
       } else if (r.status === 401) {
-        showError("Not shown: the service asks for the token again: give it below.");
+        showError(_("Not shown: the service asks for the token again: give it below."));
         askToken();
       } else throw new Error("status " + r.status);
     } catch (e) {
@@ -218,17 +218,17 @@
         outbox = outbox.filter((e) => !done.includes(e));
         await drop(done);
         if (rejected.length) {
-          showError("Not recorded: the " + what(rejected) + ": " + rejected.map((e) => outcome(e).reason).join("; ").replace(/[.\s]+$/, "") + "; correct it and record it again.");
+          showError(_("Not recorded: the {what}: {why}; correct it and record it again.", { what: what(rejected), why: rejected.map((e) => outcome(e).reason).join("; ").replace(/[.\s]+$/, "") }));
         }
         adopt(ask, a);
       } else if (r.status === 401) {
-        showError("Not recorded yet: the " + what(list) + ": the service asks for the token again; give it below and they are sent.");
+        showError(_("Not recorded yet: the {what}: the service asks for the token again; give it below and they are sent.", { what: what(list) }));
         askToken();
       } else if (r.status === 409 && a.code === "read_only") {
-        showError("Not recorded yet: the " + what(list) + ": another console writes this match; take over when it hands over and they are sent.");
+        showError(_("Not recorded yet: the {what}: another console writes this match; take over when it hands over and they are sent.", { what: what(list) }));
         await refresh(false);
       } else if (r.status === 400 || r.status === 403 || r.status === 409 || r.status === 413) {
-        await refuse(list, a, "refused (" + r.status + ")");
+        await refuse(list, a, _("refused ({status})", { status: r.status }));
         await refresh(false);
         await renumber();
       } else {
@@ -269,7 +269,7 @@
         // what the archive holds already (sent before a reload, or by the service before it stopped)
         if (send && queued().length) await flush();
       } else if (r.status === 401) askToken();
-      else showError((r.answer && r.answer.error) || "status " + r.status);
+      else showError((r.answer && r.answer.error) || _("status {status}", { status: r.status }));
     } catch (e) {
       setOnline(false);
     }
@@ -278,7 +278,7 @@
   const setOnline = (yes) => {
     online = yes;
     $("net").dataset.state = yes ? "online" : "offline";
-    $("net").textContent = yes ? "online" : "offline: events wait in this browser";
+    $("net").textContent = yes ? _("online") : _("offline: events wait in this browser");
   };
 
   // quiet: the take when the page opens. A recorder scoped to tables cannot take the lease of a game not
@@ -289,7 +289,7 @@
     if (r.status === 200) {
       if (view) view.lease = r.answer;
       await refresh();
-    } else if (r.status === 403 && !quiet) showError((r.answer && r.answer.error) || "refused");
+    } else if (r.status === 403 && !quiet) showError((r.answer && r.answer.error) || _("refused"));
     else if (quiet) await refresh();
   };
   // A read never renews the lease (GET /state only looks): the writing console renews it, a write of its
@@ -315,15 +315,15 @@
   };
   const shownName = (name) => (view && view.names && view.names[name]) || name;
   const monText = (m) => {
-    let text = shownName(m.name) + "  " + Math.max(0, (m.hp || 0) - m.damage) + "/" + (m.hp || "?") + " HP";
-    if (m.damage) text += "  (" + m.damage + " damage)";
+    let text = shownName(m.name) + "  " + _("{left}/{hp} HP", { left: Math.max(0, (m.hp || 0) - m.damage), hp: m.hp || "?" });
+    if (m.damage) text += "  " + _("({n} damage)", { n: m.damage });
     if (m.conditions && m.conditions.length) text += "  " + m.conditions.join(", ");
     if (m.attached && m.attached.length) text += "  [" + m.attached.map(shownName).join(", ") + "]";
     return text;
   };
   const render = () => {
-    $("waiting").textContent = queued().length + " waiting";
-    $("drafts").textContent = drafts().length + " in draft";
+    $("waiting").textContent = _("{n} waiting", { n: queued().length });
+    $("drafts").textContent = _("{n} in draft", { n: drafts().length });
     if (!view) return;
     body.dataset.next = String(view.next_seq); // for tests: the seq the service's last answer expects next
     body.dataset.status = view.status;
@@ -333,7 +333,7 @@
     $("start-box").hidden = !showStart;
     $("table").hidden = !started;
     const lease = view.lease || { held: false, mine: false, take_over: false };
-    $("writer").textContent = lease.held ? (lease.mine ? "this console writes" : "read-only: another console writes") : "no console writes";
+    $("writer").textContent = lease.held ? (lease.mine ? _("this console writes") : _("read-only: another console writes")) : _("no console writes");
     $("writer").dataset.mine = String(!lease.held || lease.mine);
     // another console's lease: this token's own other console's, or any for a judge, may be taken over;
     // another token's console waits until it is handed over or lapses (its next publish takes it then)
@@ -348,11 +348,12 @@
       side.replaceChildren();
       side.classList.toggle("turn", board.turn_player === p);
       side.append(el("h3", p));
-      side.append(el("p", "prizes left " + b.prizes_left + " · taken " + b.prizes_taken + "/" + b.prizes_needed + " · deck " + b.deck + " · hand " + b.hand + " · discard " + b.discard));
+      side.append(el("p", _("prizes left {left} · taken {taken}/{needed} · deck {deck} · hand {hand} · discard {discard}", {
+        left: b.prizes_left, taken: b.prizes_taken, needed: b.prizes_needed, deck: b.deck, hand: b.hand, discard: b.discard })));
       if (b.active) side.append(monButton(b.active, "Active"));
       b.bench.forEach((m) => side.append(monButton(m, "Bench")));
     });
-    $("turn-line").textContent = "turn " + board.turn + (board.turn_player ? " · " + board.turn_player : "") + " · " + board.status + (board.result ? " · " + (board.result.winner ? board.result.winner + " wins" : board.result.outcome) + " (" + board.result.reason + ")" : "");
+    $("turn-line").textContent = _("turn {n}", { n: board.turn }) + (board.turn_player ? " · " + board.turn_player : "") + " · " + (STATUS[board.status] || board.status) + (board.result ? " · " + (board.result.winner ? _("{winner} wins", { winner: board.result.winner }) : board.result.outcome) + " (" + board.result.reason + ")" : "");
     const list = $("prompts");
     list.replaceChildren();
     view.prompts.forEach((p, i) => {
@@ -388,7 +389,7 @@
     const fl = $("findings");
     fl.replaceChildren();
     view.findings.forEach((f) => {
-      const li = el("li", "seq " + f.seq + " · " + f.code + ": " + f.message, f.severity);
+      const li = el("li", _("seq {seq}", { seq: f.seq }) + " · " + f.code + ": " + f.message, f.severity);
       if (f.rule) {
         const a = el("a", " docs/rules.md §" + f.rule.section + " " + f.rule.title);
         a.href = f.rule.href;
@@ -409,16 +410,16 @@
       li.dataset.seq = e.seq;
       // a fix after the end is a judge's (docs/console.md, "Draft, then live"): not offered here then
       if (view.status === "in_progress" && e.type !== "match_started" && e.type !== "correction") {
-        const v = el("button", "void");
+        const v = el("button", _("void"));
         v.type = "button";
-        v.addEventListener("click", () => record([correction(e.seq, { action: "void" })], "void of seq " + e.seq));
+        v.addEventListener("click", () => record([correction(e.seq, { action: "void" })], _("void of seq {seq}", { seq: e.seq })));
         li.append(v);
         if ("amount" in e) {
-          const a = el("button", "amend amount");
+          const a = el("button", _("amend amount"));
           a.type = "button";
           a.addEventListener("click", () => {
-            const amount = Number(window.prompt("amount for seq " + e.seq, String(e.amount)));
-            if (Number.isInteger(amount) && amount >= 0) record([correction(e.seq, { action: "amend", event: { amount } })], "amendment of seq " + e.seq);
+            const amount = Number(window.prompt(_("amount for seq {seq}", { seq: e.seq }), String(e.amount)));
+            if (Number.isInteger(amount) && amount >= 0) record([correction(e.seq, { action: "amend", event: { amount } })], _("amendment of seq {seq}", { seq: e.seq }));
           });
           li.append(a);
         }
@@ -433,34 +434,35 @@
 
   // ----------------------------------------------------------------------------------------- actions
   const P = "player";
+  const STATUS = { in_progress: _("in progress"), finished: _("finished"), awaiting_playoff: _("awaiting its playoff") };
   // Each action: its key, its fields, and the event(s) it builds from them (the contract's events).
   const ACTIONS = [
-    { id: "setup", key: "s", label: "setup", fields: [P, "card", "hp", "rule", "bench", "mulligans"], build: (v) => [{ type: "setup", player: v.player, mulligans: v.mulligans || 0, active: { pid: pid(v.player, 0), card: card(v) }, bench: benchList(v) }] },
-    { id: "turn", key: "t", label: "turn start", fields: [P], build: (v) => [{ type: "turn_started", player: v.player }] },
-    { id: "draw", key: "d", label: "draw", fields: [P, "count", "cards", "hidden"], build: (v) => [withCards({ type: "drew", player: v.player, count: v.count || 1 }, v)] },
-    { id: "bench", key: "b", label: "bench", fields: [P, "card", "hp", "rule"], build: (v) => [{ type: "played", player: v.player, pid: pid(v.player, 0), card: card(v), to: "bench" }] },
-    { id: "evolve", key: "e", label: "evolve", fields: [P, "mon", "card", "hp", "rule"], build: (v) => [{ type: "evolved", player: v.player, pid: v.mon, card: card(v) }] },
-    { id: "attach", key: "a", label: "attach", fields: [P, "mon", "card", "kind"], build: (v) => [{ type: "attached", player: v.player, pid: v.mon, card: { name: v.card, kind: v.kind || "energy" } }] },
-    { id: "attack", key: "k", label: "attack", fields: [P, "mon", "attack", "target", "amount"], build: (v) => [{ type: "attack", player: v.player, pid: v.mon, name: v.attack }, ...(v.amount ? [{ type: "damage", pid: v.target, amount: v.amount, by: v.mon }] : [])] },
+    { id: "setup", key: "s", label: _("setup"), fields: [P, "card", "hp", "rule", "bench", "mulligans"], build: (v) => [{ type: "setup", player: v.player, mulligans: v.mulligans || 0, active: { pid: pid(v.player, 0), card: card(v) }, bench: benchList(v) }] },
+    { id: "turn", key: "t", label: _("turn start"), fields: [P], build: (v) => [{ type: "turn_started", player: v.player }] },
+    { id: "draw", key: "d", label: _("draw"), fields: [P, "count", "cards", "hidden"], build: (v) => [withCards({ type: "drew", player: v.player, count: v.count || 1 }, v)] },
+    { id: "bench", key: "b", label: _("bench"), fields: [P, "card", "hp", "rule"], build: (v) => [{ type: "played", player: v.player, pid: pid(v.player, 0), card: card(v), to: "bench" }] },
+    { id: "evolve", key: "e", label: _("evolve"), fields: [P, "mon", "card", "hp", "rule"], build: (v) => [{ type: "evolved", player: v.player, pid: v.mon, card: card(v) }] },
+    { id: "attach", key: "a", label: _("attach"), fields: [P, "mon", "card", "kind"], build: (v) => [{ type: "attached", player: v.player, pid: v.mon, card: { name: v.card, kind: v.kind || "energy" } }] },
+    { id: "attack", key: "k", label: _("attack"), fields: [P, "mon", "attack", "target", "amount"], build: (v) => [{ type: "attack", player: v.player, pid: v.mon, name: v.attack }, ...(v.amount ? [{ type: "damage", pid: v.target, amount: v.amount, by: v.mon }] : [])] },
     // what the table did, even when it is not what the rules give: the engine's findings say the difference
-    { id: "prize", key: "v", label: "prize cards taken", fields: [P, "count"], build: (v) => [{ type: "prize_taken", player: v.player, count: v.count || 1 }] },
-    { id: "knocked", key: "j", label: "knocked out (the table's call)", fields: ["target"], build: (v) => [{ type: "knocked_out", pid: v.target }] },
-    { id: "damage", key: "g", label: "damage", fields: ["target", "amount"], build: (v) => [{ type: "damage", pid: v.target, amount: v.amount || 0 }] },
-    { id: "heal", key: "h", label: "heal", fields: ["target", "amount"], build: (v) => [{ type: "healed", pid: v.target, amount: v.amount || 0 }] },
-    { id: "condition", key: "c", label: "condition", fields: ["target", "condition", "on"], build: (v) => [{ type: "condition", pid: v.target, condition: v.condition, on: v.on !== false }] },
-    { id: "retreat", key: "r", label: "retreat / switch", fields: [P, "mon", "effect"], build: (v) => [Object.assign({ type: "switched", player: v.player, pid: v.mon }, v.effect ? { effect: v.effect } : {})] },
-    { id: "trainer", key: "p", label: "trainer / stadium", fields: [P, "card", "trainer"], build: (v) => [{ type: "trainer_played", player: v.player, card: { name: v.card, kind: v.trainer || "item" } }] },
-    { id: "search", key: "f", label: "search (hidden)", fields: [P, "count", "cards", "hidden"], build: (v) => [withCards({ type: "searched", player: v.player, count: v.count || 1 }, v)] },
+    { id: "prize", key: "v", label: _("prize cards taken"), fields: [P, "count"], build: (v) => [{ type: "prize_taken", player: v.player, count: v.count || 1 }] },
+    { id: "knocked", key: "j", label: _("knocked out (the table's call)"), fields: ["target"], build: (v) => [{ type: "knocked_out", pid: v.target }] },
+    { id: "damage", key: "g", label: _("damage"), fields: ["target", "amount"], build: (v) => [{ type: "damage", pid: v.target, amount: v.amount || 0 }] },
+    { id: "heal", key: "h", label: _("heal"), fields: ["target", "amount"], build: (v) => [{ type: "healed", pid: v.target, amount: v.amount || 0 }] },
+    { id: "condition", key: "c", label: _("condition"), fields: ["target", "condition", "on"], build: (v) => [{ type: "condition", pid: v.target, condition: v.condition, on: v.on !== false }] },
+    { id: "retreat", key: "r", label: _("retreat / switch"), fields: [P, "mon", "effect"], build: (v) => [Object.assign({ type: "switched", player: v.player, pid: v.mon }, v.effect ? { effect: v.effect } : {})] },
+    { id: "trainer", key: "p", label: _("trainer / stadium"), fields: [P, "card", "trainer"], build: (v) => [{ type: "trainer_played", player: v.player, card: { name: v.card, kind: v.trainer || "item" } }] },
+    { id: "search", key: "f", label: _("search (hidden)"), fields: [P, "count", "cards", "hidden"], build: (v) => [withCards({ type: "searched", player: v.player, count: v.count || 1 }, v)] },
     // the prize cards' identities, as the operator saw them: a note for review, marked hidden (no count moves)
-    { id: "prizes", key: "i", label: "prize cards (hidden)", fields: [P, "cards"], build: (v) => [withCards({ type: "note", text: "prize cards of " + v.player, author: "console", player: v.player }, Object.assign({}, v, { hidden: true }))] },
-    { id: "discard", key: "x", label: "discard", fields: [P, "count", "cards"], build: (v) => [Object.assign({ type: "discarded", player: v.player, count: v.count || 1 }, v.cards && v.cards.length ? { cards: v.cards } : {})] },
-    { id: "endturn", key: "n", label: "end turn", fields: [P], direct: true, build: (v) => [{ type: "turn_ended", player: v.player }] },
-    { id: "checkup", key: "u", label: "checkup", fields: [], build: () => [{ type: "checkup_started" }] },
-    { id: "concede", key: "o", label: "concede", fields: [P], build: (v) => [{ type: "conceded", player: v.player }] },
-    { id: "time", key: "m", label: "time called", fields: [], build: () => [{ type: "time_called" }] },
+    { id: "prizes", key: "i", label: _("prize cards (hidden)"), fields: [P, "cards"], build: (v) => [withCards({ type: "note", text: "prize cards of " + v.player, author: "console", player: v.player }, Object.assign({}, v, { hidden: true }))] },
+    { id: "discard", key: "x", label: _("discard"), fields: [P, "count", "cards"], build: (v) => [Object.assign({ type: "discarded", player: v.player, count: v.count || 1 }, v.cards && v.cards.length ? { cards: v.cards } : {})] },
+    { id: "endturn", key: "n", label: _("end turn"), fields: [P], direct: true, build: (v) => [{ type: "turn_ended", player: v.player }] },
+    { id: "checkup", key: "u", label: _("checkup"), fields: [], build: () => [{ type: "checkup_started" }] },
+    { id: "concede", key: "o", label: _("concede"), fields: [P], build: (v) => [{ type: "conceded", player: v.player }] },
+    { id: "time", key: "m", label: _("time called"), fields: [], build: () => [{ type: "time_called" }] },
     // a prize penalty of the judge's count (JP サイドペナルティ: 1 or 3 first) carries it in "prizes"
-    { id: "penalty", key: "y", label: "penalty", fields: [P, "penalty", "prizes", "text"], build: (v) => [Object.assign({ type: "penalty", player: v.player, kind: v.penalty }, v.penalty === "prize_penalty" ? { prizes: v.prizes || (view.prize_counts || [1])[0] } : {}, v.text ? { reason: v.text } : {})] },
-    { id: "note", key: "q", label: "note", fields: ["text"], build: (v) => [{ type: "note", text: v.text || "-", author: "console" }] },
+    { id: "penalty", key: "y", label: _("penalty"), fields: [P, "penalty", "prizes", "text"], build: (v) => [Object.assign({ type: "penalty", player: v.player, kind: v.penalty }, v.penalty === "prize_penalty" ? { prizes: v.prizes || (view.prize_counts || [1])[0] } : {}, v.text ? { reason: v.text } : {})] },
+    { id: "note", key: "q", label: _("note"), fields: ["text"], build: (v) => [{ type: "note", text: v.text || "-", author: "console" }] },
   ];
   const pid = (player, k) => {
     const i = view && view.board ? Object.keys(view.board.players).indexOf(player) : 0;
@@ -500,25 +502,33 @@
     attack: () => input("attack", "text"),
     hp: () => input("hp", "number"),
     rule: () => select("rule", ["none", "ex", "V", "VSTAR", "VMAX", "GX", "EX", "tag_team", "radiant", "mega_ex"].map((r) => [r, r]), "none"),
-    bench: () => input("bench", "text", null, "Name, HP[, rule]; Name, HP"),
+    bench: () => input("bench", "text", null, _("Name, HP[, rule]; Name, HP")),
     mulligans: () => input("mulligans", "number"),
     count: () => input("count", "number"),
-    cards: () => input("cards", "text", "card-names", "names, ;-separated"),
+    cards: () => input("cards", "text", "card-names", _("names, ;-separated")),
     hidden: () => checkbox("hidden", true),
     on: () => checkbox("on", true),
     amount: () => input("amount", "number"),
-    kind: () => select("kind", [["energy", "energy"], ["tool", "tool"], ["other", "other"]], "energy"),
-    trainer: () => select("trainer", [["item", "item"], ["supporter", "supporter"], ["stadium", "stadium"], ["tool", "tool"]], "item"),
+    kind: () => select("kind", [["energy", _("energy")], ["tool", _("tool")], ["other", _("other")]], "energy"),
+    trainer: () => select("trainer", [["item", _("item")], ["supporter", _("supporter")], ["stadium", _("stadium")], ["tool", _("tool")]], "item"),
     condition: () => select("condition", ["poisoned", "burned", "asleep", "paralyzed", "confused"].map((c) => [c, c]), "poisoned"),
     penalty: () => select("penalty", (view.penalties || ["caution", "warning", "double_prize", "quad_prize", "game_loss", "match_loss", "disqualification", "double_loss"]).map((c) => [c, c.replace(/_/g, " ")]), "warning"),
-    prizes: () => input("prizes", "number", null, (view.prize_counts || []).join(" or ")),
-    effect: () => input("effect", "text", null, "the card that switched (empty: a retreat)"),
+    prizes: () => input("prizes", "number", null, (view.prize_counts || []).join(" / ")),
+    effect: () => input("effect", "text", null, _("the card that switched (empty: a retreat)")),
     text: () => input("text", "text"),
   };
   const players = () => Object.keys(view.board.players).map((p) => [p, p]);
-  const mons = () => (view.pokemon || []).map((m) => [m.pid, m.player + ": " + m.name + " (" + m.where + ")"]);
+  const mons = () => (view.pokemon || []).map((m) => [m.pid, m.player + ": " + m.name + " (" + (WHERE[m.where] || m.where) + ")"]);
+  // the form's field names as the operator reads them (the event's own names stay in the events)
+  const FIELD_WORDS = {
+    player: _("player"), mon: _("Pokémon"), target: _("target"), card: _("card"), attack: _("attack"), hp: _("hp"),
+    rule: _("rule"), bench: _("bench"), mulligans: _("mulligans"), count: _("count"), cards: _("cards"),
+    hidden: _("hidden"), on: _("on"), amount: _("amount"), kind: _("kind"), trainer: _("trainer"),
+    condition: _("condition"), penalty: _("penalty"), effect: _("effect"), text: _("text"),
+  };
+  const WHERE = { active: _("active"), bench: _("bench") };
   const wrap = (name, node) => {
-    const label = el("label", name);
+    const label = el("label", FIELD_WORDS[name] || name);
     node.name = name;
     label.append(node);
     return label;
@@ -597,7 +607,7 @@
   // each opening its action's form with that Pokémon (and its player) chosen; a form is the fallback.
   const ON_MON = ["attack", "damage", "heal", "attach", "evolve", "condition", "retreat", "knocked"];
   const monButton = (m, where) => {
-    const b = el("button", where + ": " + monText(m), "mon" + (where === "Active" ? " active" : ""));
+    const b = el("button", (where === "Active" ? _("Active") : _("Bench")) + ": " + monText(m), "mon" + (where === "Active" ? " active" : ""));
     b.type = "button";
     b.dataset.pid = m.pid;
     b.addEventListener("click", () => monMenu(m.pid, m.name));
@@ -881,7 +891,7 @@
     const p1 = f.get("p1").trim();
     const p2 = f.get("p2").trim();
     const context = {};
-    ["league", "event", "stage"].forEach((k) => f.get(k) && (context[k] = f.get(k)));
+    ["league", "event", "stage", "lang"].forEach((k) => f.get(k) && (context[k] = f.get(k)));
     ["round", "game"].forEach((k) => f.get(k) && (context[k] = Number(f.get(k))));
     if (f.get("table")) context.table = /^\d+$/.test(f.get("table")) ? Number(f.get("table")) : f.get("table");
     const e = {
@@ -901,7 +911,7 @@
     }
     view = view || { next_seq: 1 };
     document.activeElement.blur();
-    await record([e], "match start");
+    await record([e], _("match start"));
   };
   const startChild = (p) => {
     sessionStorage.setItem("pc-console-child", JSON.stringify(p.start));
@@ -920,7 +930,7 @@
     f.playoff.value = s.playoff || "";
     f.prizes.value = s.prizes || "";
     const c = s.context || {};
-    ["league", "event", "round", "table", "game", "stage"].forEach((k) => c[k] !== undefined && (f[k].value = c[k]));
+    ["league", "event", "round", "table", "game", "stage", "lang"].forEach((k) => c[k] !== undefined && (f[k].value = c[k]));
   };
 
   // draft or live: the operator's choice, kept in this browser across reloads

@@ -14,7 +14,7 @@
       box.id = "deck-checks";
       box.className = "deck-checks";
       const title = document.createElement("h2");
-      title.textContent = "Deck check, judges only (" + answer.checks.length + ")";
+      title.textContent = _("Deck check, judges only ({n})", { n: answer.checks.length });
       box.appendChild(title);
       const list = document.createElement("ul");
       for (const c of answer.checks) {

@@ -42,7 +42,7 @@
     label.textContent = name;
     const said = document.createElement("span");
     said.className = "said";
-    said.textContent = "waiting";
+    said.textContent = _("waiting");
     li.append(label, " ", said);
     results.append(li);
     return li;
@@ -58,13 +58,13 @@
     }
     for (const m of body.matches) {
       const a = document.createElement("a");
-      a.href = m.review;
+      a.href = langLink(m.review);
       a.className = "review";
       a.textContent = m.match;
-      const notes = [m.events + " events", m.findings + " findings"];
-      if (m.unread_lines) notes.push(m.unread_lines + " unread line(s)");
-      if (m.low_confidence) notes.push(m.low_confidence + " unclear mark(s) to check");
-      if (m.refused.length) notes.push(m.refused.length + " event(s) refused: " + m.refused[0].reason);
+      const notes = [_("{n} events", { n: m.events }), _("{n} findings", { n: m.findings })];
+      if (m.unread_lines) notes.push(_("{n} unread line(s)", { n: m.unread_lines }));
+      if (m.low_confidence) notes.push(_("{n} unclear mark(s) to check", { n: m.low_confidence }));
+      if (m.refused.length) notes.push(_("{n} event(s) refused: {reason}", { n: m.refused.length, reason: m.refused[0].reason }));
       said.append(a, " (" + notes.join(", ") + ") ");
     }
   }
@@ -76,17 +76,17 @@
     for (const [k, v] of Object.entries(fields)) if (v) data.append(k, v);
     try {
       const answer = await fetch("/import", { method: "POST", body: data, credentials: "same-origin" });
-      const body = await answer.json().catch(() => ({ error: "the service answered " + answer.status }));
+      const body = await answer.json().catch(() => ({ error: _("the service answered {status}", { status: answer.status }) }));
       if (answer.ok) return [true, body];
-      return [false, body.error || "the service answered " + answer.status];
+      return [false, body.error || _("the service answered {status}", { status: answer.status })];
     } catch (err) {
-      return [false, "not sent: the service could not be reached (" + err.message + "); nothing was imported"];
+      return [false, _("not sent: the service could not be reached ({error}); nothing was imported", { error: err.message })];
     }
   }
 
   async function run(items) {
     if (!items.length) {
-      summary.textContent = "Nothing to import: paste a battle log or choose files.";
+      summary.textContent = _("Nothing to import: paste a battle log or choose files.");
       return;
     }
     const base = $("match").value.trim();
@@ -103,14 +103,14 @@
       show(lines[i], done, body);
       if (done) ok++;
       progress.value = i + 1;
-      summary.textContent = `${i + 1} of ${items.length} file(s) read: ${ok} imported, ${i + 1 - ok} refused`;
+      summary.textContent = _("{read} of {total} file(s) read: {ok} imported, {refused} refused", { read: i + 1, total: items.length, ok, refused: i + 1 - ok });
     }
     document.body.dataset.imported = String(items.length); // the batch is done (for tests and scripts)
   }
 
   function add(files) {
     for (const f of files) queued.push({ file: f, name: f.webkitRelativePath || f.name });
-    summary.textContent = queued.length + " file(s) ready: press import";
+    summary.textContent = _("{n} file(s) ready: press import", { n: queued.length });
   }
 
   for (const id of ["files", "folder", "camera"]) $(id).addEventListener("change", (e) => add(e.target.files));
@@ -128,9 +128,9 @@
     e.preventDefault();
     const items = [...queued];
     const text = $("paste").value;
-    if (text.trim()) items.unshift({ text, name: "pasted log" });
+    if (text.trim()) items.unshift({ text, name: _("pasted log") });
     else if ($("paste").value && !items.length) {
-      summary.textContent = "The pasted text is empty: nothing to import.";
+      summary.textContent = _("The pasted text is empty: nothing to import.");
       return;
     }
     queued = [];

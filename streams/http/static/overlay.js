@@ -55,7 +55,13 @@
     return node;
   }
   const fill = (node, ...kids) => node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined && k !== false));
-  const cap = (s) => String(s ?? "").replace(/_/g, " ").toUpperCase();
+  // the codes shown on air, as words in the overlay's language (?lang=, static/i18n.js)
+  const WORDS = {
+    prizes: _("PRIZES"), no_pokemon: _("NO POKEMON"), deck_out: _("DECK OUT"), concession: _("CONCESSION"),
+    penalty: _("PENALTY"), effect: _("EFFECT"), simultaneous: _("SIMULTANEOUS"), playoff: _("PLAYOFF"),
+    time: _("TIME"), sudden_death: _("SUDDEN DEATH"), tiebreak: _("TIEBREAK"), tiebreaker_game: _("TIEBREAKER GAME"),
+  };
+  const cap = (s) => WORDS[s] || String(s ?? "").replace(/_/g, " ").toUpperCase();
   const titled = (node) => { node.title = node.textContent; return node; };
 
   function hpBar(mon, cls) {
@@ -84,13 +90,13 @@
 
   function active(p) {
     const a = p.active;
-    if (!a) return el("div", "active none", el("div", "mon-name", "no Active Pokémon"));
+    if (!a) return el("div", "active none", el("div", "mon-name", _("no Active Pokémon")));
     return el("div", "active",
       art(a),
       titled(el("div", "mon-name", shown(a.name))),
       a.hp != null ? hpBar(a, "hpbar") : null,
-      titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "HP ?",
-        a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null)),
+      titled(el("div", "hptext", a.hp != null ? _("HP {left}/{hp}", { left: Math.max(0, a.hp - a.damage), hp: a.hp }) : _("HP ?"),
+        a.damage ? el("span", "dmg", _(" · {n} damage", { n: a.damage })) : null)),
       attachedRow(a));
   }
 
@@ -102,14 +108,14 @@
     if (!conds.length && !cards.length) return null;
     return titled(el("div", "attached",
       conds.map((c) => el("span", "cond", c)),
-      cards.map((c) => el("span", /energy/i.test(c) ? "att energy" : "att tool", c))));
+      cards.map((c) => el("span", /energy/i.test(c) ? "att energy" : "att tool", shown(c)))));
   }
 
   function benchRow(p) {
     return el("div", "bench", (p.bench || []).map((b) =>
       el("div", "benched", titled(el("div", "b-name", shown(b.name))),
         b.hp != null ? hpBar(b, "hpbar small") : null,
-        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `HP ? · ${b.damage} dmg` : "HP ?"),
+        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? _("HP ? · {n} dmg", { n: b.damage }) : _("HP ?")),
         (b.attached || []).length ? el("div", "b-att", `+${b.attached.length}`) : null)));
   }
 
@@ -118,14 +124,14 @@
     const pips = el("div", "pips");
     // prizes left as cards face down, prizes taken as cards turned over (greyed)
     for (let i = 0; i < Math.min(total, 12); i++) pips.append(el("span", "pip" + (i < p.prizes_left ? " on" : " taken")));
-    return el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", "PRIZES LEFT"), pips);
+    return el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", _("PRIZES LEFT")), pips);
   }
 
   function gamesWon(name) {
     const s = score?.series;
     if (!s) return null;
     const dots = el("span", "games", `${s.wins[name] ?? 0}`);
-    dots.title = "games won in this match";
+    dots.title = _("games won in this match");
     return dots;
   }
 
@@ -142,14 +148,14 @@
     const status = settled() ? score.status : board.status;
     const po = score?.playoff;
     if (status === "awaiting_playoff" && po?.state !== "decided") {
-      return { cls: "draw", head: "DRAW", why: `${cap(po?.kind || "playoff")} TO DECIDE THE GAME` };
+      return { cls: "draw", head: _("DRAW"), why: _("{kind} TO DECIDE THE GAME", { kind: cap(po?.kind || "playoff") }) };
     }
     if (status === "in_progress" || !r) return null;
     if (r.outcome === "win") {
-      const why = r.reason === "playoff" ? `WON THE ${cap(po?.kind || "playoff")}` : `BY ${cap(r.reason)}`;
-      return { cls: "win", head: `GAME OVER · ${r.winner} WINS`, why };
+      const why = r.reason === "playoff" ? _("WON THE {kind}", { kind: cap(po?.kind || "playoff") }) : _("BY {reason}", { reason: cap(r.reason) });
+      return { cls: "win", head: _("GAME OVER · {winner} WINS", { winner: r.winner }), why };
     }
-    return { cls: "draw", head: r.outcome === "draw" ? "GAME OVER · DRAW" : "GAME OVER · NO WINNER", why: cap(r.reason) };
+    return { cls: "draw", head: r.outcome === "draw" ? _("GAME OVER · DRAW") : _("GAME OVER · NO WINNER"), why: cap(r.reason) };
   }
 
   function render() {
@@ -171,7 +177,7 @@
       fill(node,
         el("div", "main",
           el("div", "who", el("div", "name", titled(el("span", "player-name", name)), gamesWon(name)),
-            el("div", "sub", `deck ${p.deck} · hand ${p.hand}`)),
+            el("div", "sub", _("deck {deck} · hand {hand}", { deck: p.deck, hand: p.hand }))),
           prizes(p),
           active(p)),
         bench && (p.bench || []).length ? benchRow(p) : null);
@@ -180,9 +186,9 @@
     const s = score?.series;
     const po = score?.playoff_of;
     fill($("middle"),
-      s ? el("div", "series", `GAME ${s.game ?? "?"} · ${names.map((n) => s.wins[n] ?? 0).join("–")}`) : null,
+      s ? el("div", "series", _("GAME {n} · {score}", { n: s.game ?? "?", score: names.map((n) => s.wins[n] ?? 0).join("–") })) : null,
       po ? el("div", "tag", cap(po.kind || "playoff")) : null,
-      el("div", "t", turn ? `TURN ${turn}` : "SETUP"),
+      el("div", "t", turn ? _("TURN {n}", { n: turn }) : _("SETUP")),
       playing ? titled(el("div", "who-turn", board.turn_player || "")) : null,
       lastAttack(board.last_attack));
     const b = banner();
@@ -202,7 +208,8 @@
   // The last attack and the damage its attack placed (the board's last_attack)
   function lastAttack(la) {
     if (!la || !la.name) return null;
-    return titled(el("div", "last-attack", `${la.attacker ? la.attacker + ": " : ""}${la.name}`,
+    // the name gives way (an ellipsis), never the damage
+    return titled(el("div", "last-attack", el("span", "la-name", `${la.attacker ? la.attacker + ": " : ""}${shown(la.name)}`),
       la.damage ? el("span", "dmg", ` · ${la.damage}`) : null));
   }
 
@@ -313,10 +320,10 @@
     $("scene-standings").hidden = scene !== "standings";
     $("scene-next").hidden = scene !== "next";
     if (scene === "standings") {
-      rows("standings-rows", (now.standings || []).map((r) => [r.rank, r.player, `${r.win}-${r.loss}-${r.tie}`, `${r.points} pts`]));
+      rows("standings-rows", (now.standings || []).map((r) => [r.rank, r.player, `${r.win}-${r.loss}-${r.tie}`, _("{n} pts", { n: r.points })]));
     }
     if (scene === "next") {
-      rows("next-rows", (now.next || []).map((n) => [n.players.length ? n.players.join(" vs ") : n.match, n.round != null ? `round ${n.round}` : ""]));
+      rows("next-rows", (now.next || []).map((n) => [n.players.length ? n.players.join(_(" vs ")) : n.match, n.round != null ? _("round {n}", { n: n.round }) : ""]));
     }
     $("stage").classList.toggle("off-game", scene !== "game");
     const c = now.clock;
@@ -324,7 +331,7 @@
     $("clock").hidden = !shown || scene !== "game";
     if (shown) {
       const left = Math.ceil(c.left);
-      $("clock").textContent = c.called ? "TIME" : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+      $("clock").textContent = c.called ? _("TIME") : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
       $("clock").classList.toggle("paused", !c.running);
     }
   }

@@ -39,11 +39,11 @@
       try {
         body.event = JSON.parse($("act-event").value);
       } catch (err) {
-        said.textContent = "Not recorded: the amended event is not JSON (" + err.message + ").";
+        said.textContent = _("Not recorded: the amended event is not JSON ({error}).", { error: err.message });
         return;
       }
     }
-    said.textContent = "recording…";
+    said.textContent = _("recording…");
     let answer;
     try {
       answer = await fetch("/review/" + match.split("/").map(encodeURIComponent).join("/") + "/act", {
@@ -53,15 +53,15 @@
         body: JSON.stringify(body),
       });
     } catch (err) {
-      said.textContent = "Not recorded: the service could not be reached (" + err.message + "). Try again.";
+      said.textContent = _("Not recorded: the service could not be reached ({error}). Try again.", { error: err.message });
       return;
     }
     const reply = await answer.json().catch(() => ({}));
     if (!answer.ok) {
-      said.textContent = "Not recorded: " + (reply.error || "the service answered " + answer.status) + ".";
+      said.textContent = _("Not recorded: {why}.", { why: reply.error || _("the service answered {status}", { status: answer.status }) });
       return;
     }
-    said.textContent = "Recorded as seq " + reply.seq + ".";
+    said.textContent = _("Recorded as seq {seq}.", { seq: reply.seq });
     location.hash = "#seq=" + reply.seq;
     location.reload();
   });

@@ -21,8 +21,8 @@
   const publicView = !embedded && new URLSearchParams(location.search).get("view") === "public";
   const viewLink = document.getElementById("view-link");
   if (viewLink) {
-    viewLink.textContent = publicView ? "judge view" : "spectator view";
-    viewLink.title = publicView ? "back to everything a judge sees" : "the game exactly as the public saw it";
+    viewLink.textContent = publicView ? _("judge view") : _("spectator view");
+    viewLink.title = publicView ? _("back to everything a judge sees") : _("the game exactly as the public saw it");
     viewLink.addEventListener("click", (e) => {
       e.preventDefault();
       const url = new URL(location.href);
@@ -63,15 +63,24 @@
     }
     return node;
   }
-  const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
-  const words = (s) => ({ in_progress: "in progress", awaiting_playoff: "awaiting its playoff" })[s] ||
-    String(s ?? "").replace(/_/g, " ");
+  // counts in words, in the page's language (static/i18n.js): one form for 1, another for the rest
+  const prizes = (n) => (n === 1 ? _("{n} prize", { n }) : _("{n} prizes", { n }));
+  const eventsN = (n) => (n === 1 ? _("{n} event", { n }) : _("{n} events", { n }));
+  const versionsN = (n) => (n === 1 ? _("{n} version", { n }) : _("{n} versions", { n }));
+  // the record's codes as words (statuses, outcomes, reasons, win conditions); any other code as written
+  const WORDS = {
+    in_progress: _("in progress"), awaiting_playoff: _("awaiting its playoff"), finished: _("finished"),
+    win: _("win"), draw: _("draw"), no_winner: _("no winner"), prizes: _("prizes"), no_pokemon: _("no pokemon"),
+    deck_out: _("deck out"), concession: _("concession"), penalty: _("penalty"), effect: _("effect"),
+    simultaneous: _("simultaneous"), playoff: _("playoff"), time: _("time"),
+  };
+  const words = (s) => WORDS[s] || String(s ?? "").replace(/_/g, " ");
   const cardName = (n) => names[n] || n;
   const seqButton = (seq, label) =>
-    el("button", { class: "seqlink", "data-seq": seq, onclick: () => goTo(seq) }, label ?? "seq " + seq);
-  const reviewLink = (m, cls) => el("a", { href: "/review/" + enc(m), class: cls || "match-link" }, m);
+    el("button", { class: "seqlink", "data-seq": seq, onclick: () => goTo(seq) }, label ?? _("seq {seq}", { seq }));
+  const reviewLink = (m, cls) => el("a", { href: langLink("/review/" + enc(m)), class: cls || "match-link" }, m);
   const ruleLink = (rule) =>
-    rule ? el("a", { class: "rule", href: rule.href, target: "_blank", title: rule.title }, "rules §" + rule.section) : null;
+    rule ? el("a", { class: "rule", href: rule.href, target: "_blank", title: rule.title }, _("rules §{section}", { section: rule.section })) : null;
 
   function showError(message) {
     const e = $("error");
@@ -81,27 +90,27 @@
 
   // A field's value as sent, in words: nested maps and lists as readable text, never raw JSON.
   function shown(v) {
-    if (v === null || v === undefined) return "none";
-    if (Array.isArray(v)) return v.length ? v.map(shown).join(", ") : "(none)";
+    if (v === null || v === undefined) return _("none");
+    if (Array.isArray(v)) return v.length ? v.map(shown).join(", ") : _("(none)");
     if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k}: ${shown(x)}`).join(" · ");
-    if (typeof v === "boolean") return v ? "yes" : "no";
+    if (typeof v === "boolean") return v ? _("yes") : _("no");
     return String(v);
   }
 
   // ------------------------------------------------------------------ derived outputs, in words
   const REASONS = {
-    prizes: "took every Prize card needed",
-    no_pokemon: "the opponent had no Pokémon left in play",
-    deck_out: "the opponent could not draw at the start of their turn",
-    concession: "the opponent conceded",
-    penalty: "a penalty decided it",
-    effect: "a card effect decided it",
-    simultaneous: "both players met a win condition at once",
-    playoff: "the playoff game decided it",
-    double_loss: "a loss for both players",
-    time: "time was called",
+    prizes: _("took every Prize card needed"),
+    no_pokemon: _("the opponent had no Pokémon left in play"),
+    deck_out: _("the opponent could not draw at the start of their turn"),
+    concession: _("the opponent conceded"),
+    penalty: _("a penalty decided it"),
+    effect: _("a card effect decided it"),
+    simultaneous: _("both players met a win condition at once"),
+    playoff: _("the playoff game decided it"),
+    double_loss: _("a loss for both players"),
+    time: _("time was called"),
   };
-  const PLAYOFFS = { sudden_death: "sudden death", tiebreak: "tiebreak", tiebreaker_game: "tiebreaker game" };
+  const PLAYOFFS = { sudden_death: _("sudden death"), tiebreak: _("tiebreak"), tiebreaker_game: _("tiebreaker game") };
   const playoffWord = (k) => PLAYOFFS[k] || words(k || "playoff");
 
   function koNumber(seq, pid) {
@@ -115,21 +124,23 @@
         const n = koNumber(o.seq, o.pid);
         const card = record?.knockouts?.[n - 1]?.card;
         const name = card ? cardName(typeof card === "string" ? card : card.name) : null;
-        return `Knockout${n ? " #" + n : ""}: ${name ? name + " (" + o.pid + ")" : o.pid}, ${o.owner}'s, ` +
-          `gives ${plural(o.prizes, "prize")} (${o.window} window, batch ${o.batch})`;
+        return _("Knockout{n}: {mon}, {owner}'s, gives {prizes} ({window} window, batch {batch})", {
+          n: n ? " #" + n : "", mon: name ? name + " (" + o.pid + ")" : o.pid, owner: o.owner,
+          prizes: prizes(o.prizes), window: o.window, batch: o.batch });
       }
       case "prizes_due":
-        return `Prizes due: ${o.player} takes ${o.count}`;
+        return _("Prizes due: {player} takes {count}", { player: o.player, count: o.count });
       case "promotion_due":
-        return `Promotion due: ${o.player} must promote a new Active (order ${o.order})`;
+        return _("Promotion due: {player} must promote a new Active (order {order})", { player: o.player, order: o.order });
       case "deck_out":
-        return `Deck-out: ${o.player} cannot draw at the start of the turn`;
+        return _("Deck-out: {player} cannot draw at the start of the turn", { player: o.player });
       case "game_over":
-        return `Game over: ${words(o.outcome)}${o.winner ? ", winner " + o.winner : ""} (${words(o.reason)})`;
+        return _("Game over: {outcome}{winner} ({reason})", { outcome: words(o.outcome),
+          winner: o.winner ? _(", winner {name}", { name: o.winner }) : "", reason: words(o.reason) });
       case "playoff_required":
-        return `Playoff required: ${playoffWord(o.playoff)} with ${plural(o.prizes, "prize")}: `;
+        return _("Playoff required: {kind} with {prizes}: ", { kind: playoffWord(o.playoff), prizes: prizes(o.prizes) });
       case "finding":
-        return `Finding [${o.severity}] ${o.code}: ${o.message}`;
+        return _("Finding [{severity}] {code}: {message}", { severity: o.severity, code: o.code, message: o.message });
       default:
         return `${words(o.type)}: ` + Object.entries(o).filter(([k]) => k !== "type")
           .map(([k, v]) => `${k} ${shown(v)}`).join(", ");
@@ -137,14 +148,18 @@
   }
 
   function resultSummary(result) {
-    if (!result) return "In progress: no result yet";
-    const at = result.decided_at != null ? ` at seq ${result.decided_at}` : "";
+    if (!result) return _("In progress: no result yet");
+    const at = result.decided_at != null ? _(" at seq {seq}", { seq: result.decided_at }) : "";
     const turn = result.decided_at != null && turnOfSeq.get(result.decided_at) != null
-      ? `, turn ${turnOfSeq.get(result.decided_at)}` : "";
-    const reason = result.reason === "playoff" && result.playoff ? `its playoff game ${result.playoff}` : words(result.reason);
-    if (result.outcome === "win") return `${result.winner} beat ${result.loser} by ${reason}${at}${turn}`;
-    if (result.outcome === "draw") return `Draw (${words(result.reason)})${at}${turn}`;
-    return `No winner (${words(result.reason)})${at}${turn}`;
+      ? _(", turn {n}", { n: turnOfSeq.get(result.decided_at) }) : "";
+    const reason = result.reason === "playoff" && result.playoff
+      ? _("its playoff game {game}", { game: result.playoff }) : words(result.reason);
+    const when = at + turn;
+    if (result.outcome === "win") {
+      return _("{winner} beat {loser} by {reason}{when}", { winner: result.winner, loser: result.loser, reason, when });
+    }
+    if (result.outcome === "draw") return _("Draw ({reason}){when}", { reason: words(result.reason), when });
+    return _("No winner ({reason}){when}", { reason: words(result.reason), when });
   }
 
   // The record's reason in words, with its detail (docs/records.md: "the penalty and lead rule, the
@@ -156,22 +171,22 @@
       : "";
     let text = detail || REASONS[result.reason] || "";
     if (result.reason === "playoff" && result.drawn) {
-      text = `drawn (${words(result.drawn.reason)}) at seq ${result.drawn.decided_at}, then ` +
-        (detail || "its playoff game decided it");
+      text = _("drawn ({reason}) at seq {seq}, then {then}", { reason: words(result.drawn.reason),
+        seq: result.drawn.decided_at, then: detail || _("its playoff game decided it") });
     }
     return text;
   }
 
   // ------------------------------------------------------------------ header, record lists
   function renderMeta() {
-    document.title = "Prizecheck · review " + match;
+    document.title = "Prizecheck · " + _("review") + " " + match;
     const r = record || {};
     $("status-word").textContent = r.status ? words(r.status) : "";
     $("status-word").dataset.status = r.status || "";
     const ctx = r.context ? Object.entries(r.context).map(([k, v]) => `${k} ${shown(v)}`).join(", ") : "";
     $("match-info").textContent = [
-      (r.players || []).join(" vs "),
-      r.first ? "first: " + r.first : "",
+      (r.players || []).join(_(" vs ")),
+      r.first ? _("first: {player}", { player: r.first }) : "",
       r.ruleset ? r.ruleset + (r.ruleset_version ? ` v${r.ruleset_version}` : "") : "",
       ctx,
     ].filter(Boolean).join(" · ");
@@ -183,32 +198,34 @@
     $("result-box").dataset.status = r.status || "";
     const met = Object.entries(result?.conditions || {}).filter(([, c]) => c.length);
     $("conditions").textContent = met.length
-      ? "win conditions met: " + met.map(([p, c]) => `${p} ${c.map(words).join(", ")}`).join(" · ") : "";
-    $("conditions").title = "the win conditions each player met at the judgment";
+      ? _("win conditions met: {list}", { list: met.map(([p, c]) => `${p} ${c.map(words).join(", ")}`).join(" · ") }) : "";
+    $("conditions").title = _("the win conditions each player met at the judgment");
     const claim = $("claim");
     claim.replaceChildren();
     if (r.claimed) {
-      const word = r.agrees === true ? "agrees" : r.agrees === false ? "DISAGREES" : "not compared";
+      const word = r.agrees === true ? _("agrees") : r.agrees === false ? _("DISAGREES") : _("not compared");
       claim.append(el("span", { class: r.agrees === false ? "sev-violation" : "muted" },
-        `source claimed ${words(r.claimed.outcome)}${r.claimed.winner ? " " + r.claimed.winner : ""}: ${word}`));
+        _("source claimed {outcome}{winner}: {word}", { outcome: words(r.claimed.outcome),
+          winner: r.claimed.winner ? " " + r.claimed.winner : "", word })));
     }
     // Playoffs in view: the parent links each playoff game, the child links its parent.
     const head = $("playoff-head");
     head.replaceChildren();
     if (r.parent) {
-      head.append(el("span", { id: "parent-head" }, `${playoffWord(r.playoff_of?.kind)} of `,
+      head.append(el("span", { id: "parent-head" }, _("{kind} of ", { kind: playoffWord(r.playoff_of?.kind) }),
         reviewLink(r.parent, "parent-link")));
     }
     const children = [...new Set([r.playoff?.child, ...(r.children || [])].filter(Boolean))];
     if (children.length) {
       const pending = r.status === "awaiting_playoff";
       head.append(el("span", { id: "children-head" },
-        r.playoff ? `${playoffWord(r.playoff.kind)}${pending ? " (pending)" : ""}: ` : "playoff games: ",
+        r.playoff ? (pending ? _("{kind} (pending): ", { kind: playoffWord(r.playoff.kind) })
+          : _("{kind}: ", { kind: playoffWord(r.playoff.kind) })) : _("playoff games: "),
         children.map((c, i) => [i ? ", " : "", reviewLink(c, "child-link")])));
     }
     const jump = $("jump-decision");
     jump.hidden = result?.decided_at == null;
-    if (!jump.hidden) jump.textContent = `jump to decision (seq ${result.decided_at})`;
+    if (!jump.hidden) jump.textContent = _("jump to decision (seq {seq})", { seq: result.decided_at });
 
     const kos = $("knockouts");
     kos.replaceChildren();
@@ -216,36 +233,37 @@
       const turn = turnOfSeq.get(k.seq);
       const card = cardName(typeof k.card === "string" ? k.card : k.card?.name);
       kos.append(el("li", { "data-ko": i + 1 }, seqButton(k.seq, `#${i + 1}`),
-        ` seq ${k.seq}${turn != null ? ", turn " + turn : ""}: ${card} (${k.pid}), ${k.owner}'s, ` +
-        `${plural(k.prizes, "prize")}, ${k.window}${k.verified ? "" : ", from the source's claim"}`));
+        _(" seq {seq}{turn}: {card} ({pid}), {owner}'s, {prizes}, {window}{claimed}", { seq: k.seq,
+          turn: turn != null ? _(", turn {n}", { n: turn }) : "", card, pid: k.pid, owner: k.owner,
+          prizes: prizes(k.prizes), window: k.window, claimed: k.verified ? "" : _(", from the source's claim") })));
     });
-    if (!kos.children.length) kos.append(el("li", { class: "muted" }, "none"));
+    if (!kos.children.length) kos.append(el("li", { class: "muted" }, _("none")));
 
     renderFindings(r.findings || []);
 
     const pl = $("playoff-links");
     pl.replaceChildren();
-    if (r.parent) pl.append(el("li", { id: "parent-link" }, "parent game: ", reviewLink(r.parent)));
-    if (r.playoff_of) pl.append(el("li", {}, `this game is a playoff (${playoffWord(r.playoff_of.kind)})`));
+    if (r.parent) pl.append(el("li", { id: "parent-link" }, _("parent game: "), reviewLink(r.parent)));
+    if (r.playoff_of) pl.append(el("li", {}, _("this game is a playoff ({kind})", { kind: playoffWord(r.playoff_of.kind) })));
     if (r.playoff) {
-      pl.append(el("li", {}, `playoff ${playoffWord(r.playoff.kind)} with ${plural(r.playoff.prizes, "prize")}: `,
+      pl.append(el("li", {}, _("playoff {kind} with {prizes}: ", { kind: playoffWord(r.playoff.kind), prizes: prizes(r.playoff.prizes) }),
         reviewLink(r.playoff.child)));
     }
     for (const c of r.children || []) {
       if (r.playoff && c === r.playoff.child) continue;
-      pl.append(el("li", { class: "child-link" }, "child game: ", reviewLink(c)));
+      pl.append(el("li", { class: "child-link" }, _("child game: "), reviewLink(c)));
     }
-    if (!pl.children.length) pl.append(el("li", { class: "muted" }, "none"));
+    if (!pl.children.length) pl.append(el("li", { class: "muted" }, _("none")));
   }
 
   // Findings apart by severity, violations first. One <li> per finding, built by findingItem: another
   // part adds to a finding of its code through window.prizecheckFindingExtras[code](finding) -> Node
   // (the scan part's crop image beside low_confidence findings).
-  const SEVERITIES = [["violation", "Violations"], ["warning", "Warnings"], ["info", "Info"]];
+  const SEVERITIES = [["violation", _("Violations")], ["warning", _("Warnings")], ["info", _("Info")]];
   function findingItem(f) {
     const li = el("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-seq": f.seq ?? "" },
-      f.seq != null ? seqButton(f.seq) : "match", ` ${f.code}: ${f.message} `, ruleLink(rules[f.code]),
-      f.detail ? el("div", { class: "detail", title: "judges only" }, f.detail) : null);
+      f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.message} `, ruleLink(rules[f.code]),
+      f.detail ? el("div", { class: "detail", title: _("judges only") }, f.detail) : null);
     const extra = (window.prizecheckFindingExtras || {})[f.code];
     if (typeof extra === "function") {
       const node = extra(f);
@@ -276,10 +294,10 @@
         if (!mine.length) continue;
         const order = (f) => SEVERITIES.findIndex(([s]) => s === f.severity);
         mine.sort((a, b) => order(a) - order(b) || (a.seq ?? 0) - (b.seq ?? 0));
-        root.append(el("h3", { class: "player-head" }, `${who ?? "the match"} (${mine.length})`),
+        root.append(el("h3", { class: "player-head" }, `${who ?? _("the match")} (${mine.length})`),
           el("ul", { class: "links", "data-player": who ?? "" }, mine.map(findingItem)));
       }
-      if (!list.length) root.append(el("p", { class: "muted" }, "none"));
+      if (!list.length) root.append(el("p", { class: "muted" }, _("none")));
       return;
     }
     for (const [sev, label] of SEVERITIES) {
@@ -290,7 +308,7 @@
     }
     const other = list.filter((f) => !SEVERITIES.some(([s]) => s === f.severity));
     if (other.length) root.append(el("ul", { class: "links" }, other.map(findingItem)));
-    if (!list.length) root.append(el("p", { class: "muted" }, "none"));
+    if (!list.length) root.append(el("p", { class: "muted" }, _("none")));
   }
 
   // ------------------------------------------------------------------ the prize race
@@ -315,7 +333,7 @@
     const x = (k) => x0 + k * 28, y = (v) => y0 + (h - 2 * y0) * (1 - v / top);
     const colours = ["#2a6df4", "#d0471f"];
     const chart = svg("svg", { viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: "img",
-      "aria-label": `prizes left by turn: ${players.join(" and ")}` });
+      "aria-label": _("prizes left by turn: {players}", { players: players.join(_(" and ")) }) });
     chart.append(svg("line", { x1: x0, y1: y(0), x2: x(points.length - 1), y2: y(0), stroke: "#999" }));
     players.forEach((p, n) => {
       const path = points.map((i, k) => `${k ? "L" : "M"}${x(k)},${y(left(i, p) ?? top)}`).join(" ");
@@ -324,7 +342,7 @@
         const seq = frames[i].seq;
         const dot = svg("circle", { cx: x(k), cy: y(left(i, p) ?? top), r: 4, fill: colours[n], tabindex: 0,
           class: "race-point", "data-seq": seq },
-        svg("title", {}, `${p}: ${left(i, p)} left at seq ${seq}` + (turnOfSeq.has(seq) ? `, turn ${turnOfSeq.get(seq)}` : "")));
+        svg("title", {}, _("{player}: {left} left at seq {seq}", { player: p, left: left(i, p), seq }) + (turnOfSeq.has(seq) ? _(", turn {n}", { n: turnOfSeq.get(seq) }) : "")));
         dot.addEventListener("click", () => goTo(seq));
         dot.addEventListener("keydown", (e) => { if (e.key === "Enter") goTo(seq); });
         chart.append(dot);
@@ -340,20 +358,20 @@
   function versionLine(v, last) {
     const cause = v.cause.match === match
       ? el("a", { href: "#seq=" + v.cause.seq, class: "cause", onclick: () => { $("history").open = false; } },
-        "seq " + v.cause.seq)
-      : el("a", { href: "/review/" + enc(v.cause.match) + "#seq=" + v.cause.seq, class: "cause" },
-        `${v.cause.match} seq ${v.cause.seq}`);
-    const sig = v.signature.status === "unsigned" ? "unsigned"
-      : `signed ${v.signature.key_id || ""} (${v.signature.status.replace("_", " ")})`;
-    const claim = v.agrees === true ? "claim agrees" : v.agrees === false ? "claim DISAGREES" : "no claim";
+        _("seq {seq}", { seq: v.cause.seq }))
+      : el("a", { href: langLink("/review/" + enc(v.cause.match)) + "#seq=" + v.cause.seq, class: "cause" },
+        _("{match} seq {seq}", { match: v.cause.match, seq: v.cause.seq }));
+    const sig = v.signature.status === "unsigned" ? _("unsigned")
+      : _("signed {key} ({status})", { key: v.signature.key_id || "", status: v.signature.status.replace("_", " ") });
+    const claim = v.agrees === true ? _("claim agrees") : v.agrees === false ? _("claim DISAGREES") : _("no claim");
     return el("li", { "data-version": v.version, class: v.version === last ? "current" : null },
       el("b", {}, "v" + v.version), " ",
-      v.unreadable ? "unreadable" : `${words(v.status)}: ${resultSummary(v.result)}`,
-      " · caused by ", cause, " · ",
+      v.unreadable ? _("unreadable") : `${words(v.status)}: ${resultSummary(v.result)}`,
+      _(" · caused by "), cause, " · ",
       el("a", { href: "/matches/" + enc(match) + "/record?version=" + v.version, class: "record-link",
-        target: "_blank" }, "record"),
-      el("span", { class: "muted" }, v.unreadable ? ` · ${sig}` : ` · ${plural(v.events, "event")}, ${claim}, ${sig}`),
-      v.version === last ? el("span", { class: "muted" }, " · current") : null);
+        target: "_blank" }, _("record")),
+      el("span", { class: "muted" }, v.unreadable ? ` · ${sig}` : ` · ${eventsN(v.events)}, ${claim}, ${sig}`),
+      v.version === last ? el("span", { class: "muted" }, _(" · current")) : null);
   }
 
   async function loadHistory() {
@@ -374,8 +392,8 @@
     box.dataset.versions = String(versions.length);
     if (!versions.length) { box.hidden = true; return; }
     const last = versions[versions.length - 1].version;
-    $("history-summary").textContent = `History (${plural(versions.length, "version")})`;
-    $("history-summary").title = "every change to the finished record, and the event that caused it";
+    $("history-summary").textContent = _("History ({versions})", { versions: versionsN(versions.length) });
+    $("history-summary").title = _("every change to the finished record, and the event that caused it");
     $("history-list").replaceChildren(...versions.map((v) => versionLine(v, last)));
     box.hidden = false;
   }
@@ -388,7 +406,7 @@
     return el("div", attrs, m.kind === "ko" ? "✖ " : m.kind === "prize" ? "★ " : m.kind === "finding" ? "⚠ " : "",
       m.text, m.child ? [" ", reviewLink(m.child, "child-link")] : null,
       m.rule ? " " : "", ruleLink(m.rule),
-      m.detail ? el("div", { class: "detail", title: "judges only" }, m.detail) : null);
+      m.detail ? el("div", { class: "detail", title: _("judges only") }, m.detail) : null);
   }
 
   function renderLog() {
@@ -401,7 +419,7 @@
       const key = line.turn == null ? "setup" : String(line.turn);
       if (key !== group) {
         group = key;
-        const label = line.turn == null ? "Setup" : `Turn ${line.turn}` + (line.player ? ` · ${line.player}` : "");
+        const label = line.turn == null ? _("Setup") : _("Turn {n}", { n: line.turn }) + (line.player ? ` · ${line.player}` : "");
         frag.append(el("li", { class: "turn-head", "data-turn": key }, label));
         turns.append(el("option", { value: String(line.seq) }, label));
       }
@@ -423,7 +441,7 @@
         "aria-label": `seq ${line.seq}: ${line.text}` },
         el("span", { class: "lseq" }, line.seq),
         el("div", { class: "ltext" },
-          line.kind !== "event" ? el("span", { class: "sev-violation" }, `${line.kind} event: `) : null,
+          line.kind !== "event" ? el("span", { class: "sev-violation" }, _("{kind} event: ", { kind: line.kind })) : null,
           line.text),
         marks.length ? el("div", { class: "marks" }, marks.map(markNode)) : null);
       li.addEventListener("click", (e) => {
@@ -439,11 +457,11 @@
       frag.append(li);
     });
     root.replaceChildren(frag);
-    $("log-count").textContent = `${log.length} events`;
+    $("log-count").textContent = _("{n} events", { n: log.length });
     const quiet = root.querySelectorAll("li.quiet-note").length;
     const toggle = $("show-notes");
     toggle.closest("label").hidden = !quiet;
-    toggle.nextSibling.textContent = ` notes (${quiet})`;
+    toggle.nextSibling.textContent = " " + _("notes ({n})", { n: quiet });
     root.classList.toggle("hide-notes", !toggle.checked);
     toggle.onchange = () => { root.classList.toggle("hide-notes", !toggle.checked); inView(); };
   }
@@ -479,7 +497,7 @@
 
   // ------------------------------------------------------------------ board and step
   function mon(p, active) {
-    if (!p) return el("div", { class: "mon empty" }, active ? "no Active Pokémon" : "");
+    if (!p) return el("div", { class: "mon empty" }, active ? _("no Active Pokémon") : "");
     const left = p.hp != null ? Math.max(0, p.hp - p.damage) : null;
     const pct = p.hp ? Math.round((100 * left) / p.hp) : 0;
     const name = cardName(p.name);
@@ -492,10 +510,10 @@
     return el("div", { class: "mon" + (active ? " active" : ""), "data-pid": p.pid },
       el("div", { class: "mon-line" },
         el("span", { class: "name", title: name }, name), " ", el("span", { class: "meta" }, p.pid),
-        el("span", { class: "hpnum" }, p.hp != null ? `${left}/${p.hp}` : `dmg ${p.damage}`)),
+        el("span", { class: "hpnum" }, p.hp != null ? `${left}/${p.hp}` : _("dmg {n}", { n: p.damage }))),
       bar,
       (p.attached?.length || p.conditions?.length || p.damage) ? el("div", { class: "meta" },
-        p.damage ? `damage ${p.damage}` : "", p.damage && p.attached?.length ? " · " : "",
+        p.damage ? _("damage {n}", { n: p.damage }) : "", p.damage && p.attached?.length ? " · " : "",
         p.attached?.length ? p.attached.map(cardName).join(", ") : "",
         (p.conditions || []).map((c) => el("span", { class: "cond" }, c))) : null);
   }
@@ -511,29 +529,29 @@
       // source's prize_taken takes them (streams/http/frames.py).
       const owed = due?.[name] || 0;
       root.append(el("div", { class: "player" + (board.turn_player === name ? " to-move" : ""), "data-player": name },
-        el("h3", {}, name, board.turn_player === name ? el("span", { class: "muted" }, " · to play") : ""),
+        el("h3", {}, name, board.turn_player === name ? el("span", { class: "muted" }, _(" · to play")) : ""),
         el("div", { class: "counts" },
-          el("span", { class: "prizes" }, "prizes left ", el("b", { class: "prizes-left" }, p.prizes_left + owed),
-            ` (taken ${p.prizes_taken - owed}/${p.prizes_needed})`,
-            owed ? el("span", { class: "due", title: "the knockout's prizes, not taken yet" }, ` · ${owed} due`) : null),
-          el("span", {}, "deck ", el("b", {}, p.deck)),
-          el("span", {}, "hand ", el("b", {}, p.hand)),
-          el("span", {}, "discard ", el("b", {}, p.discard)),
-          p.lost_zone ? el("span", {}, "lost zone ", el("b", {}, p.lost_zone)) : null),
-        el("div", { class: "zone" }, "Active"), mon(p.active, true),
-        el("div", { class: "zone" }, `Bench (${(p.bench || []).length})`),
+          el("span", { class: "prizes" }, _("prizes left") + " ", el("b", { class: "prizes-left" }, p.prizes_left + owed),
+            _(" (taken {taken}/{needed})", { taken: p.prizes_taken - owed, needed: p.prizes_needed }),
+            owed ? el("span", { class: "due", title: _("the knockout's prizes, not taken yet") }, _(" · {n} due", { n: owed })) : null),
+          el("span", {}, _("deck") + " ", el("b", {}, p.deck)),
+          el("span", {}, _("hand") + " ", el("b", {}, p.hand)),
+          el("span", {}, _("discard") + " ", el("b", {}, p.discard)),
+          p.lost_zone ? el("span", {}, _("lost zone") + " ", el("b", {}, p.lost_zone)) : null),
+        el("div", { class: "zone" }, _("Active")), mon(p.active, true),
+        el("div", { class: "zone" }, _("Bench ({n})", { n: (p.bench || []).length })),
         el("div", { class: "bench" }, (p.bench || []).map((b) => mon(b, false)))));
     }
     $("board-seq").textContent = board.seq ?? "";
     const turn = turnOfSeq.get(Number(board.seq));
-    $("turn").textContent = (turn != null ? `· turn ${turn}, ${board.turn_player}'s turn` : "· setup") +
+    $("turn").textContent = (turn != null ? _("· turn {n}, {player}'s turn", { n: turn, player: board.turn_player }) : _("· setup")) +
       (board.status !== "in_progress" ? ` · ${words(board.status)}` : "");
   }
 
   function render(frame, board) {
     const ev = frame.event;
     $("seq").textContent = "#" + frame.seq;
-    $("event-type").textContent = ev ? ev.type : "(no event at this seq: a gap)";
+    $("event-type").textContent = ev ? ev.type : _("(no event at this seq: a gap)");
     $("event-text").textContent = textOfSeq.get(frame.seq) || "";
     const fields = $("event-fields");
     fields.replaceChildren();
@@ -547,8 +565,8 @@
     extra.replaceChildren();
     for (const x of frame.extra || []) {
       const line = (linesOfSeq.get(frame.seq) || []).find((li) => li.classList.contains("kind-" + x.kind));
-      extra.append(el("p", { class: "sev-violation" }, `${x.kind} event archived here: `,
-        line ? line.querySelector(".ltext").textContent.replace(/^\w+ event: /, "") : x.event.type,
+      extra.append(el("p", { class: "sev-violation" }, _("{kind} event archived here: ", { kind: x.kind }),
+        line ? line.querySelector(".ltext").lastChild.textContent : x.event.type,
         el("span", { class: "muted" }, " · " + shown(x.event))));
     }
     const outs = $("outputs");
@@ -559,7 +577,7 @@
         o.type === "finding" ? " " : "", o.type === "finding" ? ruleLink(rules[o.code]) : null,
         o.type === "finding" && o.detail ? el("div", { class: "detail" }, o.detail) : null));
     }
-    if (!outs.children.length) outs.append(el("li", { class: "muted" }, "nothing"));
+    if (!outs.children.length) outs.append(el("li", { class: "muted" }, _("nothing")));
     renderBoard(board, frame.due);
     highlight(frame.seq);
 
@@ -613,7 +631,7 @@
   function stopPlay() {
     if (playing !== null) clearInterval(playing);
     playing = null;
-    $("play").textContent = "▶ play";
+    $("play").textContent = _("▶ play");
     $("play").setAttribute("aria-pressed", "false");
     document.body.dataset.playing = "0";
   }
@@ -626,7 +644,7 @@
       if (index >= frames.length - 1) { stopPlay(); return; }
       step(1);
     }, every);
-    $("play").textContent = "⏸ pause";
+    $("play").textContent = _("⏸ pause");
     $("play").setAttribute("aria-pressed", "true");
     document.body.dataset.playing = "1";
   }
@@ -703,9 +721,9 @@
       timings.answer = performance.now();
     } catch (err) {
       // Said where the result would be: never "loading…" forever.
-      $("result-text").replaceChildren(el("strong", { class: "sev-violation" }, "Cannot show this match"));
+      $("result-text").replaceChildren(el("strong", { class: "sev-violation" }, _("Cannot show this match")));
       $("reason-text").textContent = "· " + (err.message || err);
-      showError("Could not load match " + match + ": " + (err.message || err));
+      showError(_("Could not load match {match}: {error}", { match, error: err.message || err }));
       document.body.dataset.ready = "error";
       return;
     }
@@ -732,7 +750,8 @@
     // console's words
     const due = meta.due || [];
     $("due-next").hidden = !due.length;
-    $("due-next").textContent = due.length ? "· due next (after seq " + meta.last + "): " + due.map((d) => d.text).join("; ") : "";
+    $("due-next").textContent = due.length
+      ? _("· due next (after seq {seq}): {due}", { seq: meta.last, due: due.map((d) => d.text).join("; ") }) : "";
     $("findings-by").addEventListener("change", () => renderFindings((record && record.findings) || []));
     const history = loadHistory();
     $("first").addEventListener("click", () => show(0));

@@ -21,7 +21,7 @@
   async function confirm(crop, finding, said) {
     const event = rowEvent(crop, finding);
     const at = event ? event.seq : finding.seq;
-    said.textContent = "recording…";
+    said.textContent = _("recording…");
     const answer = await fetch("/review/" + enc(match()) + "/act", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -31,7 +31,7 @@
     }).catch((err) => ({ ok: false, json: async () => ({ error: err.message }) }));
     const reply = await answer.json().catch(() => ({}));
     if (!answer.ok) {
-      said.textContent = "Not recorded: " + (reply.error || "the service could not be reached") + ".";
+      said.textContent = _("Not recorded: {why}.", { why: reply.error || _("the service could not be reached") });
       return;
     }
     location.hash = "#seq=" + reply.seq;
@@ -41,7 +41,7 @@
   function correct(crop, finding, said) {
     const event = rowEvent(crop, finding);
     if (!event) {
-      said.textContent = "No event of this row to correct: add a note with what the sheet says.";
+      said.textContent = _("No event of this row to correct: add a note with what the sheet says.");
       return;
     }
     location.hash = "#seq=" + event.seq; // the judge's form acts at the event on screen
@@ -53,7 +53,7 @@
     action.dispatchEvent(new Event("change"));
     const { match: _m, seq: _s, ...rest } = event;
     document.getElementById("act-event").value = JSON.stringify(rest, null, 1);
-    said.textContent = "Correct the event below (or choose void), then record it.";
+    said.textContent = _("Correct the event below (or choose void), then record it.");
     form.scrollIntoView({ block: "nearest" });
   }
 
@@ -67,19 +67,19 @@
     const img = document.createElement("img");
     img.className = "scan-crop";
     img.src = "/scans/" + found[1];
-    img.alt = "the sheet's crop " + found[1];
+    img.alt = _("the sheet's crop {name}", { name: found[1] });
     const said = document.createElement("span");
     said.className = "scan-said";
     said.setAttribute("role", "status");
     const yes = document.createElement("button");
     yes.type = "button";
     yes.className = "scan-confirm";
-    yes.textContent = "confirm the reading";
+    yes.textContent = _("confirm the reading");
     yes.addEventListener("click", () => confirm(found[1], finding, said));
     const fix = document.createElement("button");
     fix.type = "button";
     fix.className = "scan-correct";
-    fix.textContent = "correct it…";
+    fix.textContent = _("correct it…");
     fix.addEventListener("click", () => correct(found[1], finding, said));
     box.append(img, " ", yes, " ", fix, " ", said);
     return box;

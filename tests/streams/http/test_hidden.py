@@ -796,6 +796,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
             "series": "S",
             "game": 1,
             "stage": "swiss",
+            "lang": "ja",
         },
         "must_decide": True,
         "parent": "S",

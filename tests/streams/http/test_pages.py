@@ -728,6 +728,7 @@ async def test_overlay_never_shows_a_hidden_card(served: Served, browser_context
     assert paths <= {
         "/overlay/h1",
         "/static/overlay.css",
+        "/static/i18n.js",
         "/static/overlay.js",
         "/overlay/h1/score",
         "/matches/h1/live",

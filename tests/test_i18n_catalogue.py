@@ -1,0 +1,193 @@
+"""The message catalogues (replay/i18n, docs/web.md "Languages"): every string a person reads is in them,
+translated in every language, and no page template has words outside ``{% trans %}``/``_()``.
+
+``tools/i18n.py`` extracts the messages with Babel (templates, the pages' scripts, the Python that words
+a page); this is the check ``make test`` runs on them (issue 34 item 5).
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from replay import i18n
+from tests.paths import ROOT
+from tools.i18n import problems, read
+
+TEMPLATES = ROOT / "streams" / "http" / "templates"
+STATIC = ROOT / "streams" / "http" / "static"
+#: Words a page shows as they are in every language: names and codes, not sentences.
+AS_THEY_ARE = {"Prizecheck", "play-2026", "jp-3.4", "kr-1.0", "HP"}
+
+
+def test_every_shown_string_is_in_every_catalogue_and_translated() -> None:
+    wrong = list(problems())
+    assert not wrong, "\n".join(wrong[:40])
+
+
+def _placeholders(text: str) -> set[str]:
+    return set(re.findall(r"%\(\w+\)s|\{\w+\}", text))
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_a_translation_keeps_every_placeholder_of_its_message(lang: str) -> None:
+    wrong = []
+    for message in read(lang):
+        if not message.id:
+            continue
+        ids = [str(m) for m in message.id] if isinstance(message.id, tuple | list) else [str(message.id)]
+        strings = (
+            [str(s) for s in message.string]
+            if isinstance(message.string, tuple | list)
+            else [str(message.string)]
+        )
+        wanted = set().union(*(_placeholders(m) for m in ids))
+        for string in strings:
+            if _placeholders(string) != wanted:
+                wrong.append(f"{lang}: {ids[0]!r} -> {string!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_japanese_and_korean_are_written_in_their_own_scripts() -> None:
+    # a catalogue filled with the English by mistake would pass the check above
+    for lang, script in (("ja", r"[\u3040-\u30ff\u4e00-\u9fff]"), ("ko", r"[\uac00-\ud7a3]")):
+        entries = [m for m in read(lang) if m.id]
+        native = [m for m in entries if re.search(script, str(m.string))]
+        assert len(native) > 0.9 * len(entries), (lang, len(native), len(entries))
+
+
+# ------------------------------------------------------------------------------- bare words in templates
+_JINJA = re.compile(
+    r"\{%-?\s*trans\b.*?%\}.*?\{%-?\s*endtrans\s*-?%\}"  # a message
+    # class names and attributes, not words
+    r"|\{%\s*block (?:body_class|header_class|body_attrs) %\}.*?\{%\s*endblock\s*%\}"
+    r"|\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}",
+    re.S,
+)
+_SHOWN_ATTRS = ("title", "placeholder", "aria-label", "alt")
+_KEPT = {"code", "kbd", "script", "style", "pre"}
+
+
+class _BareWords(HTMLParser):
+    """Text nodes and shown attributes with letters in them, outside Jinja2 (already replaced by \\x00)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, bool]] = []
+        self.found: list[str] = []
+
+    def _kept(self) -> bool:
+        return any(kept for _tag, kept in self.stack)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        for name in _SHOWN_ATTRS:
+            self._check(values.get(name) or "", f"<{tag} {name}>")
+        if tag not in ("input", "meta", "link", "br", "img"):
+            self.stack.append((tag, tag in _KEPT or values.get("translate") == "no"))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if not self._kept():
+            self._check(data, "text")
+
+    def _check(self, text: str, where: str) -> None:
+        words = " ".join(w for w in text.replace("\x00", " ").split() if w not in AS_THEY_ARE)
+        if re.search(r"[A-Za-z]{2,}", words):
+            self.found.append(f"{where}: {words!r}")
+
+
+@pytest.mark.parametrize("template", sorted(p.name for p in TEMPLATES.glob("*.html")))
+def test_a_template_has_no_words_outside_trans(template: str) -> None:
+    source = (TEMPLATES / template).read_text(encoding="utf-8")
+    parser = _BareWords()
+    parser.feed(_JINJA.sub("\x00", source))
+    assert not parser.found, parser.found
+
+
+def test_the_bare_words_check_can_fail() -> None:
+    parser = _BareWords()
+    parser.feed(_JINJA.sub("\x00", '<p title="a tip">{{ _("fine") }} not fine <code>kept as is</code></p>'))
+    assert parser.found == ["<p title>: 'a tip'", "text: 'not fine'"]
+    parser.feed(_JINJA.sub("\x00", "<h1>Prizecheck · {{ match }}</h1>"))
+    assert len(parser.found) == 2
+
+
+# ---------------------------------------------------------------------- bare words in the pages' scripts
+_SHOWN_JS = re.compile(
+    r"\.(?:textContent|title|placeholder|alt)\s*=\s*(?:\"[^\"]*[A-Za-z]{2}|`[^`]*[A-Za-z]{2})"
+)
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in STATIC.glob("*.js")))
+def test_a_script_sets_no_shown_text_outside_its_messages(script: str) -> None:
+    wrong = [
+        f"{script}:{n}: {line.strip()}"
+        for n, line in enumerate((STATIC / script).read_text(encoding="utf-8").splitlines(), 1)
+        if _SHOWN_JS.search(line.replace("Prizecheck", ""))
+    ]
+    assert not wrong, wrong
+
+
+def test_each_script_gets_every_message_it_shows() -> None:
+    from streams.http.templating import script_messages
+    from tools.i18n import extract
+
+    catalogue = extract()
+    for script in sorted(p.name for p in STATIC.glob("*.js")):
+        where = f"streams/http/static/{script}"
+        wanted = {
+            m.id if isinstance(m.id, str) else m.id[0]
+            for m in catalogue
+            if m.id and any(f == where for f, _n in m.locations)
+        }
+        assert set(script_messages(script)) == wanted, script
+
+
+# ------------------------------------------------------------------------------------ the language choice
+@pytest.mark.parametrize(
+    ("asked", "setting", "header", "chosen"),
+    [
+        ("ko", "ja", "en", "ko"),  # ?lang= first
+        (None, "ja", "ko-KR,ko;q=0.9", "ja"),  # then the event's own
+        (None, None, "fr-FR,ko;q=0.8,ja;q=0.9", "ja"),  # then the browser's, by q
+        (None, None, "ko-KR", "ko"),
+        (None, None, "fr, de;q=0.5", "en"),  # none of ours: English
+        (None, None, "ja;q=0", "en"),  # refused outright
+        ("xx", "zz", "", "en"),  # not languages of ours: passed over
+    ],
+)
+def test_the_language_is_chosen_in_order(
+    asked: str | None, setting: str | None, header: str, chosen: str
+) -> None:
+    assert i18n.choose(asked, setting, header) == chosen
+
+
+def test_a_catalogue_that_cannot_be_read_says_which_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = tmp_path / "ja" / "LC_MESSAGES"
+    bad.mkdir(parents=True)
+    (bad / "messages.po").write_text('msgid "a"\nmsgstr "b"\nmsgtext "c"\n', encoding="utf-8")
+    monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
+    i18n.translations.cache_clear()
+    try:
+        with pytest.raises(i18n.CatalogueError, match=r"ja/LC_MESSAGES/messages\.po: .*on 2"):
+            i18n.translations("ja")
+        with pytest.raises(i18n.CatalogueError, match=r"ko/LC_MESSAGES/messages\.po: cannot be read"):
+            i18n.translations("ko")
+    finally:
+        i18n.translations.cache_clear()
+
+
+def test_words_translate() -> None:
+    assert i18n.gettext("ja", "prizes left") == "残りサイド"
+    assert i18n.gettext("ko", "prizes left") == "남은 프라이즈"
+    assert i18n.gettext("en", "prizes left") == "prizes left"

@@ -1,0 +1,159 @@
+"""The message catalogues (replay/i18n/locale): every string a person reads, extracted with Babel, and
+each language's translation of it (docs/web.md, "Languages").
+
+    python -m tools.i18n update   # add new messages (en: as written; ja, ko: empty), drop gone ones
+    python -m tools.i18n check    # what tests/test_i18n_catalogue.py checks: exit 1 and say what is wrong
+
+Where the messages are: the page templates (``{% trans %}``, ``_()``), the pages' scripts (``_()`` in
+``streams/http/static/*.js``, shown through ``static/i18n.js``) and the Python that words a page, a report
+or a sheet (``N_()`` marks a message translated where it is shown; ``gettext(lang, ...)``,
+``ngettext(lang, ...)`` and a local ``tr(...)`` translate at once).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po, write_po
+
+from replay.i18n import LANGUAGES, catalogue_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: (directory, Babel's method map, its options): what is extracted, from where.
+SOURCES: tuple[tuple[str, list[tuple[str, str]], dict[str, dict[str, str]]], ...] = (
+    (
+        "streams/http/templates",
+        [("**.html", "jinja2.ext:babel_extract")],
+        {"**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true", "newstyle_gettext": "true"}},
+    ),
+    ("streams/http/static", [("*.js", "javascript")], {}),
+    ("streams", [("**.py", "python")], {}),
+    ("replay", [("**.py", "python")], {}),
+)
+#: The callables whose literal arguments are messages: the argument numbers, from 1.
+KEYWORDS: dict[str, tuple[int, ...] | None] = {
+    "_": None,
+    "N_": None,
+    "tr": None,
+    "gettext": (2,),
+    "ngettext": (2, 3),
+}
+#: In templates, ``_()`` and the calls ``{% trans %}`` compiles to (Jinja2's own, message first).
+TEMPLATE_KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "gettext": None, "ngettext": (1, 2)}
+SOURCE_KEYWORDS: dict[str, dict[str, tuple[int, ...] | None]] = {
+    "streams/http/templates": TEMPLATE_KEYWORDS,
+    "streams/http/static": {"_": None},
+}
+HEADER = (
+    "Prizecheck's messages (replay/i18n): run `python -m tools.i18n update` after changing a shown string."
+)
+
+
+#: The catalogues' header dates: fixed, so that an update changes only what changed.
+STAMP = datetime(2026, 12, 6, tzinfo=UTC)
+
+
+def extract() -> Catalog:
+    """Every message the pages, their scripts and the Python show, with where it is used."""
+    catalog = Catalog(project="prizecheck", header_comment=f"# {HEADER}")
+    for directory, methods, options in SOURCES:
+        keywords = SOURCE_KEYWORDS.get(directory, KEYWORDS)
+        for filename, lineno, message, _comments, _context in extract_from_dir(
+            ROOT / directory, methods, options, keywords=keywords, strip_comment_tags=True
+        ):
+            if not message or (isinstance(message, tuple) and not message[0]):
+                continue
+            where = (f"{directory}/{filename}", lineno)
+            if isinstance(message, tuple):
+                catalog.add(message, string=("", ""), locations=[where])
+            else:
+                catalog.add(message, locations=[where])
+    return catalog
+
+
+def read(lang: str) -> Catalog:
+    """``lang``'s catalogue as it is in the checkout."""
+    with catalogue_path(lang).open("rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def update() -> None:
+    """Bring each language's catalogue to the extracted messages: a new message is added (in English
+    as itself, elsewhere empty: to translate), a message no longer shown is dropped."""
+    found = extract()
+    for lang in LANGUAGES:
+        path = catalogue_path(lang)
+        old = read(lang) if path.exists() else Catalog(locale=lang)
+        new = Catalog(
+            locale=lang,
+            project="prizecheck",
+            header_comment=f"# {HEADER}",
+            creation_date=STAMP,
+            revision_date=STAMP,
+            language_team=f"{lang} <prizecheck>",
+            last_translator="Prizecheck developers",
+        )
+        new.fuzzy = False
+        for message in found:
+            if not message.id:
+                continue
+            kept = old.get(message.id)
+            string = kept.string if kept is not None and _filled(kept.string) else None
+            if lang == "en" and string is None:
+                string = message.id
+            if string is None:
+                string = ("", "") if message.pluralizable else ""
+            new.add(message.id, string=string, locations=message.locations)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            write_po(fh, new, width=110, include_lineno=False, sort_output=True)
+
+
+def _filled(string: object) -> bool:
+    if isinstance(string, tuple | list):
+        return all(isinstance(s, str) and s.strip() for s in string)
+    return isinstance(string, str) and bool(string.strip())
+
+
+def problems() -> Iterator[str]:
+    """What is wrong with the catalogues: a message shown but in no catalogue, an entry no longer
+    shown, an entry missing or empty in a language (each named with its file)."""
+    found = {m.id if isinstance(m.id, str) else m.id[0]: m for m in extract() if m.id}
+    for lang in LANGUAGES:
+        path = catalogue_path(lang).relative_to(ROOT)
+        catalog = read(lang)
+        have = {m.id if isinstance(m.id, str) else m.id[0]: m for m in catalog if m.id}
+        for key, message in found.items():
+            where = ", ".join(f"{f}:{n}" for f, n in message.locations[:2])
+            entry = have.get(key)
+            if entry is None:
+                yield f"{path}: no entry for {key!r} (shown at {where}): run python -m tools.i18n update"
+            elif not _filled(entry.string):
+                yield f"{path}: {key!r} (shown at {where}) has no translation"
+            elif entry.fuzzy:
+                yield f"{path}: {key!r} is marked fuzzy: check its translation and drop the flag"
+        for key in have.keys() - found.keys():
+            yield f"{path}: {key!r} is shown nowhere any more: run python -m tools.i18n update"
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["update"]:
+        update()
+        return 0
+    if argv[:1] == ["check"]:
+        wrong = list(problems())
+        for line in wrong:
+            print(line)
+        return 1 if wrong else 0
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
