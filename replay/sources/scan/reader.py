@@ -68,6 +68,7 @@ SPILL: Final = 0.22  # darkness of the strips above and below a box that count a
 #: ... on a sheet whose own ink is measured (:class:`_Ink`): the strips' darkness as a share of the box's
 CANCELLED: Final = 0.55
 MAYBE_CANCELLED: Final = 0.3  # from this share, perhaps cancelled: unclear (read as marked)
+DENSE: Final = 1.3  # a box this many times as dark as the sheet's typical mark (a scribble's density)
 DETECT_SIDE: Final = 1200  # markers are looked for on a copy at most this many pixels high or wide
 MAX_PIXELS: Final = budget.MAX_PIXELS  # the one budget, read from the header before decoding (photo.py)
 
@@ -636,8 +637,12 @@ def _box(light: _Light, b: Rect, shift: tuple[float, float], ink: _Ink = _NO_INK
                 for k in range(3)
             )
             spill = (least - ink.paper) / max(mass - ink.paper, 1e-6)
-            scribbled = least > ink.faint and spill >= CANCELLED
-            maybe = least > ink.faint and spill >= MAYBE_CANCELLED
+            # a scribble is also denser than the sheet's typical mark: it weighs with less spill
+            dense = mass >= DENSE * ink.level
+            scribbled = least > ink.faint and (spill >= CANCELLED or (dense and spill >= 0.8 * CANCELLED))
+            maybe = least > ink.faint and (
+                spill >= MAYBE_CANCELLED or (dense and spill >= MAYBE_CANCELLED / 2)
+            )
     if not scribbled and fill >= MARKED and strips:
         # The paper's brightness comes from a closing 6.5 mm wide: at the sharp corner of a shadow that
         # crosses the box it is the light side's, and the shadow reads as ink. The paper right above and
@@ -804,4 +809,4 @@ def _read_one(image: Image, gray: Image, group: list[Detection]) -> PageRead:
         per_box = [_box(light, b, shifts[g.key], ink) for b in g.boxes]
         boxes[g.key] = per_box
         reads[g.key] = _group(g, per_box)
-    return PageRead(header, reads, boxes, image, h, len(group), aligned)
+    return PageRead(header, reads, boxes, image, h, len(group), aligned, {"ink": ink})

@@ -1,0 +1,27 @@
+"""The harder set made apart from the reader (tests/scan/hall.py): never a silent misread, at any level.
+
+``make test`` reads a few photos of each level; ``make test-long`` sets PRIZECHECK_SCAN_HALL (photos a
+level) and holds the ordinary level to >= 99 % of marks read exactly. A sheet may be refused (a photo too
+blurred, its QR code lost): that is said, never silent.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.scan.hall import LEVELS, run
+
+COUNT = int(os.environ.get("PRIZECHECK_SCAN_HALL", "0"))
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_no_silent_misread_at_any_level(level: str) -> None:
+    n = COUNT or (3 if level == "ordinary" else 2)
+    tally = run(level, n, start=0 if COUNT else 100)
+    print(f"{level}: {tally.line()}")
+    assert not tally.silent, "\n".join(tally.silent)
+    if level == "ordinary":
+        assert tally.sheets_read == tally.sheets, tally.line()
+        assert tally.marks_exact >= 0.99 * tally.marks, tally.line()
