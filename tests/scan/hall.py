@@ -356,9 +356,12 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
         tally.sheets += 1
         scan = read.get(match)
         if scan is None:
-            if errors:
+            # refused: by an error of its own, or with the whole photo (nothing read from it: the photo
+            # is refused, and every sheet in it with it); silent when a sheet beside it was read and
+            # nothing names it
+            if errors or not read:
                 tally.sheets_refused += 1
-                errors -= 1
+                errors = max(0, errors - 1)
             else:
                 tally.silent.append(f"{name}: sheet {match} neither read nor refused")
             continue

@@ -4,12 +4,14 @@ Each page is read (:mod:`replay.sources.scan.reader`), its marks become a match 
 (:mod:`replay.sources.scan.marks`) and the sheet importer makes the events
 (:func:`replay.sources.sheet.parse_sheet`), with ``source.kind = "scanned"``. A page that is not a game
 sheet is an :class:`~replay.engine.errors.InputError` naming the file (and the page), returned in place of
-that page's result: the other pages of the file, and the other files of a batch, are not lost.
+that page's result: the other pages of the file, and the other files of a batch, are not lost. A photo
+holding several sheets gives each its own result, left to right (:func:`import_sheets`).
 
 **Crops.** Every region a finding or an event refers to is kept as a JPEG crop of the rectified sheet:
 ``<sheet>/r7`` (turn row 7, its notes box included), ``<sheet>/head`` (names, mulligans, starting
 Pokémon), ``<sheet>/end``, ``<sheet>/page`` (the whole sheet). ``<sheet>`` is ``<16 hex digits of the
-file's SHA-256>-<page>``, so a crop's name says which photo it came from and never collides. The events'
+file's SHA-256>-<page>`` (``-<page>s2`` for the second sheet of a photo holding two), so a crop's name
+says which photo it came from and never collides. The events'
 ``scan`` field and a ``low_confidence`` finding's ``scan`` are these names. Crops show handwriting (card
 names, notes): hidden information, for judges only.
 """

@@ -3,7 +3,9 @@
 1. **Markers.** The four ArUco markers are found (on a reduced copy of a large photo, their corners then
    refined on the full image); three are enough. Their 16 corners give the homography from the photo to
    the sheet's frame: rotation (any angle, upside down too: the marker ids say which corner is which),
-   perspective and scale in one.
+   perspective and scale in one. Every detection is kept and grouped into sheets by geometry (each
+   marker's own corners say where its sheet's other three are): two sheets in one photo are two reads,
+   never one homography made of the markers of both (:func:`read_sheets`).
 2. **QR code.** Its square is cut out of the photo at 10 px/mm through the homography and decoded; its
    payload names the layout version, the match and the players (:mod:`replay.sources.scan.layout`).
 3. **Rectified sheet** at 8 px/mm. Ink is measured as darkness against the paper *under the same light*:
@@ -16,8 +18,10 @@
 5. **Boxes.** A box's fill is the darkness inside it (0.6 mm in from its printed edge, so the edge itself
    never counts), weighted towards its centre so that a neighbour's stroke that overruns into its edge
    counts less than a mark. Two thresholds (:data:`EMPTY`, :data:`MARKED`) split empty / unclear /
-   marked; a box filled solid whose ink also spills well past its top and bottom edges was scribbled out
-   (the sheet's printed rule for cancelling a mark): unclear, read as not marked.
+   marked; then the photo's own ink and paper, measured on every printed box (:class:`_Ink`), make a
+   faint box unclear rather than empty, and a faint pencil mark marked. A box whose ink also runs all
+   along its top and bottom edges was scribbled out (the sheet's printed rule for cancelling a mark: a
+   loop, a zigzag, a cross-hatch): read as not marked, flagged; a weaker spill is unclear.
 6. **Groups.** One box marked: that value. Two marked in a one-choice group, an unclear box, a scribbled
    out box: an unclear group, its best guess and a confidence below 0.8, with the reason (so the row
    becomes a ``low_confidence`` finding; :mod:`replay.sources.scan.marks`).
@@ -39,6 +43,7 @@ from replay.sources.scan.layout import (
     FRAME_H,
     FRAME_W,
     LAYOUT,
+    MARKER,
     MARKER_IDS,
     QR_BOX,
     QR_MAX_VERSION,
@@ -289,7 +294,7 @@ def _homography(src: npt.NDArray[np.float32], dst_mm: npt.NDArray[np.float32]) -
     return np.asarray(h, np.float64)
 
 
-def _qr(image: Image, h: npt.NDArray[np.float64]) -> str:
+def _qr(image: Image, h: npt.NDArray[np.float64], marker: int | None = None) -> str:
     """The text of the sheet's QR code, cut out of the photo (grey) through the homography."""
     x0, y0, side = QR_BOX
     margin = 2.0
@@ -311,7 +316,88 @@ def _qr(image: Image, h: npt.NDArray[np.float64]) -> str:
     text = _decode(det, patch)
     if text:
         return text
+    if marker is not None:
+        # A shaken phone: the blur is measured on a corner marker (a pattern known exactly) and undone on
+        # the QR code's square, so the code is not the first thing a blurred photo loses.
+        for kernel in _blur(image, h, marker):
+            for nsr in (0.005, 0.02):
+                sharp = _wiener(patch, kernel, nsr)
+                for version in range(QR_MIN_VERSION, QR_MAX_VERSION + 1):
+                    clean = _resample(sharp, version, side, margin)
+                    if clean is not None:
+                        text = _decode(det, clean, 17 + 4 * version)
+                        if text:
+                            return text
     raise NotASheet(f"no readable QR code where a game sheet has one: {RETAKE}")
+
+
+@cache
+def _ideal_marker(marker_id: int) -> Floats:
+    """Marker ``marker_id`` with 2 mm of paper around it, as printed (0 ink, 1 paper), at
+    :data:`QR_SCALE` px/mm."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    cells = cv2.aruco.generateImageMarker(dictionary, marker_id, 6).astype(np.float32) / 255.0
+    side = round(MARKER * QR_SCALE)
+    img = cv2.resize(cells, (side, side), interpolation=cv2.INTER_NEAREST)
+    pad = round(2 * QR_SCALE)
+    return np.asarray(cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=1.0), np.float32)
+
+
+@cache
+def _motion(length: int, angle: int, sigma: float) -> Floats:
+    """A straight motion blur of ``length`` px at ``angle`` degrees, after a Gaussian of ``sigma`` (the
+    lens and the resampling), sum 1."""
+    n = length + 2 * round(3 * sigma) + 3
+    k = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2
+    dx, dy = np.cos(np.radians(angle)) * length / 2, np.sin(np.radians(angle)) * length / 2
+    p0, p1 = (round((c - dx) * 16), round((c - dy) * 16)), (round((c + dx) * 16), round((c + dy) * 16))
+    cv2.line(k, p0, p1, 1.0, 1, cv2.LINE_AA, 4)
+    soft = np.asarray(cv2.GaussianBlur(k, (0, 0), sigma), np.float32)
+    return np.asarray(soft / soft.sum(), np.float32)
+
+
+_LENGTHS: Final = (1, 3, 5, 7, 9, 12, 15, 19, 24)
+
+
+def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> list[Floats]:
+    """The likeliest blurs of the photo around the QR code, best first: each candidate blur applied to the
+    ideal marker is compared with the marker as photographed (rectified at :data:`QR_SCALE`), by
+    correlation. Empty when the photo is sharp (nothing to undo)."""
+    r = marker_rects()[MARKER_IDS.index(marker)]
+    k = QR_SCALE / SCALE
+    to = np.array([[k, 0, -(r.x - 2) * QR_SCALE], [0, k, -(r.y - 2) * QR_SCALE], [0, 0, 1]]) @ h
+    ideal = _ideal_marker(marker)
+    n = ideal.shape[0]
+    seen = cv2.warpPerspective(image, to, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    obs = seen.astype(np.float32).ravel()
+    obs = (obs - obs.mean()) / max(float(obs.std()), 1e-6)
+    scored = []
+    for sigma in (1.0, 2.0, 3.0):
+        for length in _LENGTHS:
+            for angle in range(0, 180, 15) if length > 1 else (0,):
+                kernel = _motion(length, angle, sigma)
+                b = cv2.filter2D(ideal, -1, kernel, borderType=cv2.BORDER_REPLICATE).ravel()
+                b = (b - b.mean()) / max(float(b.std()), 1e-6)
+                scored.append((float(obs @ b) / obs.size, length, kernel))
+    scored.sort(key=lambda t: -t[0])
+    if scored[0][1] <= 3:
+        return []
+    return [kernel for _, _, kernel in scored[:3]]
+
+
+def _wiener(patch: Image, kernel: Floats, nsr: float) -> Image:
+    """``patch`` with the blur ``kernel`` undone (Wiener deconvolution, noise-to-signal ``nsr``), 8-bit."""
+    hgt, wid = patch.shape[:2]
+    padded = np.zeros((hgt, wid), np.float32)
+    kh, kw = kernel.shape
+    padded[:kh, :kw] = kernel
+    padded = np.roll(padded, (-(kh // 2), -(kw // 2)), (0, 1))
+    spectrum = np.fft.rfft2(patch.astype(np.float32))
+    response = np.fft.rfft2(padded)
+    out = np.fft.irfft2(spectrum * np.conj(response) / (np.abs(response) ** 2 + nsr), s=(hgt, wid))
+    lo, hi = np.percentile(out, (1, 99))
+    return np.asarray(np.clip((out - lo) * (255.0 / max(float(hi - lo), 1e-6)), 0, 255), np.uint8)
 
 
 def _decode(det: Any, img: Image, modules: int | None = None) -> str:
@@ -786,7 +872,7 @@ def _read_one(image: Image, gray: Image, group: list[Detection]) -> PageRead:
     src, dst = _points(group)
     h = _homography(src, dst)
     try:
-        header = parse_payload(_qr(gray, h))
+        header = parse_payload(_qr(gray, h, group[0][0]))
     except PayloadError as exc:
         raise NotASheet(str(exc)) from None
     # The darkest channel (a blue, red or green pen is as dark in it as a black one), each channel smoothed
