@@ -4,7 +4,9 @@ Each file is a JPEG, a PNG or a PDF (every page a sheet). A page that is not a g
 QR code, another layout version), a file that is not an image: an error on stderr naming the file (and
 the page), exit 2 at the end; every other sheet of the batch is still written. The crops the events and
 findings refer to go to ``--crops DIR`` (judges only: they show the handwriting). ``--strict`` refuses a
-batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does.
+batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does. A photo holding two
+sheets gives two matches. ``--players`` names sheets printed without names: once for all, or once per
+sheet in the batch's order (a count that does not match the sheets: exit 2, nothing written).
 """
 
 from __future__ import annotations

@@ -652,17 +652,30 @@ class _Ink:
 _NO_INK: Final = _Ink(0.0, 1.0, 1.0, None)
 
 
-def _ink(masses: list[float]) -> _Ink:
+def _ink(masses: list[float], centres: list[tuple[float, float]]) -> tuple[_Ink, list[float]]:
+    """The sheet's :class:`_Ink`, and each box's local paper: how much darker than the sheet's median
+    the boxes around it are (the median of those within 12 mm along the row and 7 mm across: the light
+    under a shadow's edge, a fold's crease), which is taken off its darkness before it is judged."""
     m = np.asarray(masses, np.float64)
+    xy = np.asarray(centres, np.float64)
     med = float(np.median(m))
-    sigma = 1.4826 * float(np.median(np.abs(m - med)))
+    near = (np.abs(xy[:, None, 0] - xy[None, :, 0]) <= 12.0) & (
+        np.abs(xy[:, None, 1] - xy[None, :, 1]) <= 7.0
+    )
+    local = np.nanmedian(np.where(near, m[None, :], np.nan), axis=1)
+    offsets = np.maximum(local - med, 0.0)
+    e = m - offsets
+    sigma = 1.4826 * float(np.median(np.abs(e - med)))
     faint = med + max(10 * sigma, 0.015)
-    marks = m[m > med + max(20 * sigma, 0.03)]
+    marks = e[e > med + max(20 * sigma, 0.03)]
     if len(marks) < 3:
-        return _Ink(med, faint, 1.0, None)
+        return _Ink(med, faint, 1.0, None), [float(o) for o in offsets]
     level = float(np.median(marks))
+    # a dark pen's faintest mark is still darker than a pencil's: what may be a mark scales with the ink
+    faint = max(faint, med + 0.1 * (level - med))
     # a mark is at least 40 % as dark as the sheet's typical one, and clear of the paper
-    return _Ink(med, faint, max(faint + 0.015, med + 0.4 * (level - med)), level)
+    ink = _Ink(med, faint, max(faint + 0.015, med + 0.4 * (level - med)), level)
+    return ink, [float(o) for o in offsets]
 
 
 def _interior(light: _Light, b: Rect, shift: tuple[float, float]) -> tuple[int, int, int] | None:
@@ -683,7 +696,9 @@ def _mass(light: _Light, b: Rect, shift: tuple[float, float]) -> float:
     return float((light.dark[y0 : y0 + n, x0 : x0 + n] * _weights(n)).sum())
 
 
-def _box(light: _Light, b: Rect, shift: tuple[float, float], ink: _Ink = _NO_INK) -> BoxRead:
+def _box(
+    light: _Light, b: Rect, shift: tuple[float, float], ink: _Ink = _NO_INK, local: float = 0.0
+) -> BoxRead:
     dark = light.dark
     at = _interior(light, b, shift)
     hgt = dark.shape[0]
@@ -755,13 +770,13 @@ def _box(light: _Light, b: Rect, shift: tuple[float, float], ink: _Ink = _NO_INK
         state = "unclear"  # inked past its top and bottom edges, but less than a scribble does
     elif fill >= MARKED:
         state = "marked"
-    elif mass >= ink.mark:
+    elif mass - local >= ink.mark:
         state, faint = "marked", True  # a faint mark, as dark as this sheet's marks go
-    elif fill <= EMPTY and mass <= ink.faint:
+    elif fill <= EMPTY and mass - local <= ink.faint:
         state = "empty"
     else:
         state, faint = "unclear", fill <= EMPTY
-    clarity = 0.8 if mass >= 1.5 * ink.mark else 0.7
+    clarity = 0.8 if mass - local >= 1.5 * ink.mark else 0.7
     return BoxRead(fill, scribbled, state, mass, faint, maybe, clarity, round(spill, 3))
 
 
@@ -888,11 +903,13 @@ def _read_one(image: Image, gray: Image, group: list[Detection]) -> PageRead:
     dark = np.maximum(np.float32(1.0) - ratio, np.float32(0.0))
     light = _Light(mono, paper, dark)
     shifts, aligned = _shifts(dark)
-    ink = _ink([_mass(light, b, shifts[g.key]) for g in LAYOUT.groups for b in g.boxes])
+    every = [(g, b) for g in LAYOUT.groups for b in g.boxes]
+    ink, offsets = _ink([_mass(light, b, shifts[g.key]) for g, b in every], [(b.cx, b.cy) for _, b in every])
+    local = {id(b): o for (_, b), o in zip(every, offsets, strict=True)}
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
     for g in LAYOUT.groups:
-        per_box = [_box(light, b, shifts[g.key], ink) for b in g.boxes]
+        per_box = [_box(light, b, shifts[g.key], ink, local[id(b)]) for b in g.boxes]
         boxes[g.key] = per_box
         reads[g.key] = _group(g, per_box)
     return PageRead(header, reads, boxes, image, h, len(group), aligned, {"ink": ink})
