@@ -98,7 +98,7 @@ screenshots: install browser
 	PRIZECHECK_SCREENSHOTS=docs/img $(BIN)/python -m pytest -q -p no:cacheprovider tests/streams/http/test_pages.py \
 	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py \
 	  tests/streams/http/test_console_game.py tests/streams/http/test_console_touch.py \
-	  tests/streams/http/test_console_restart.py
+	  tests/streams/http/test_console_restart.py tests/streams/http/test_console_keys.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
 # examples per operation and role, every edge of every numeric field, every example of the fuzz and
@@ -139,6 +139,7 @@ bench: install
 	$(BIN)/python bench/review.py
 	$(BIN)/python bench/scan.py
 	$(BIN)/python bench/import_page.py
+	$(BIN)/python bench/search.py
 
 # The embedded store (the records make demo and serve keep) is data, not a build product: clean leaves it
 # and says where it is. A checkout keeps its own (streams/settings.py): PRIZECHECK_DATA_DIR, else ./prizecheck-data.

@@ -965,18 +965,7 @@ class IngestCore:
         if stored is not None and isinstance(stored.get("match"), str):
             entry = IndexEntry.from_record({**stored, "match": match}, st.head)
             findings = {**entry.findings, TAMPERED: 1}
-            await self.store.index(
-                IndexEntry(
-                    entry.match,
-                    st.head,
-                    entry.status,
-                    entry.league,
-                    entry.season,
-                    entry.players,
-                    findings,
-                    entry.severities,
-                )
-            )
+            await self.store.index(replace(entry, seq=st.head, findings=findings))
 
     async def _alarm_cleared(self, st: _MatchState, match: str) -> bool:
         """Whether the match's alarm, which this process keeps, was cleared in the store since (``prizecheck

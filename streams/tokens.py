@@ -8,6 +8,8 @@ Roles (:data:`ROLES`):
 - ``recorder``: the table console (``/console/{match}``, docs/console.md): records a paper game live,
   writing the events of the matches it creates (scoped to leagues or events like the others, and to
   tables of an event: ``--event E --table 12`` records only the games at table 12 of event E);
+- ``stream``: a stream crew's Stream Deck: the actions of the stream slots (``POST /slots/{slot}/...``,
+  docs/web.md), scoped to the slots of its events like the others;
 - ``public``: needs no credential: the overlay, the live public board, public records and the index.
 
 ``admin`` is every role at once (the embedded server's local token). A token may be scoped to leagues
@@ -49,7 +51,7 @@ from replay.engine.errors import InputError
 
 log = logging.getLogger("prizecheck.tokens")
 
-ROLES: tuple[str, ...] = ("ingest", "judge", "organizer", "recorder", "public")
+ROLES: tuple[str, ...] = ("ingest", "judge", "organizer", "recorder", "stream", "public")
 ADMIN = "admin"
 #: What ``--role`` accepts: the roles, and ``admin`` (all of them).
 GRANTABLE: tuple[str, ...] = (*ROLES, ADMIN)

@@ -192,6 +192,7 @@ VALID: dict[str, list[dict[str, Any]]] = {
                 "series": "r3-t12",
                 "game": 1,
                 "stage": "single_elimination",
+                "time_result": "double_loss",
             },
             must_decide=True,
             at="2026-03-14T10:05:00Z",
@@ -313,9 +314,11 @@ VALID: dict[str, list[dict[str, Any]]] = {
             "game_loss",
             "match_loss",
             "disqualification",
+            "double_loss",
         ]
     ]
-    + [ev(25, "penalty", player="ash", kind="warning")],
+    + [ev(25, "penalty", player="ash", kind="warning")]
+    + [ev(25, "penalty", player="ash", kind="prize_penalty", prizes=n) for n in (1, 3)],
     "time_called": [ev(26, "time_called", at="2026-03-14T10:55:00.250+09:00")],
     "effect_result": [
         ev(27, "effect_result", player="ash", wins=True, card={"name": "Barbaracle"}),
@@ -646,6 +649,7 @@ INVALID: list[tuple[dict[str, Any], str | None, str]] = [
     (ev(24, "conceded", player="misty", reason=5), "reason", "must be a string"),
     (ev(25, "penalty", player="misty", kind="yellow_card"), "kind", "caution, warning, double_prize"),
     (ev(25, "penalty", kind="warning"), "player", "missing required field 'player'"),
+    (ev(25, "penalty", player="misty", kind="prize_penalty", prizes=0), "prizes", "must be an integer >= 1"),
     (
         ev(27, "effect_result", player="ash", card={"name": "Barbaracle"}),
         "wins",

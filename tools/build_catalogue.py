@@ -12,20 +12,33 @@ Only the series Pokémon TCG Live plays (Standard and Expanded: Black & White on
 HP out of the name index. Per card the catalogue keeps what an importer needs: the category, HP, stage,
 the rule box (``rule``, the contract's kind: the prize value comes from the ruleset, docs/rules.md §3),
 evolves-from, the Trainer or Energy type, and the names of the card, its attacks and its Abilities in
-en, fr, de, es, it and pt. Identical reprints collapse into one record; every printing's id
+en, fr, de, es, it, pt, ja and ko. Identical reprints collapse into one record; every printing's id
 (``sv6_163``, the form the client prints before a card name) points at its record.
+
+Japanese and Korean printings come from ``data-asia/`` (the same series, by its own folder names): each
+keeps its own id, TCGdex's (``SV1V`` + ``001`` -> ``sv1v-001``). One that is an English card (the same
+English name, HP, stage, attack costs and damage: :func:`signature`; a Trainer or Energy by its name) points
+at that card's record, whose names gain ``ja``/``ko``, so the two printings agree on HP, stage and rule box;
+any other is a record of its own with its HP, stage, types, rule box (read from its Japanese name and
+TCGdex's suffix) and move names. English names the Japanese names are learnt from a printing's Indonesian
+name (Indonesian cards keep the English Pokémon names) and from TCG Pocket's cards (names only: Pocket's
+cards never enter the catalogue); Korean ones from the printings that carry both (:func:`add_asia`).
 
 Cards attached to a Pokémon that change its HP ("The Pokémon this card is attached to gets +100 HP.",
 Hero's Cape) keep the bonus and its condition, read from the card's English effect text (``h``); so do
 Stadiums that change the HP of every Pokémon of a kind in play ("Each Stage 2 Pokémon in play (both yours
 and your opponent's) gets -30 HP.", Gravity Mountain).
 
-The output (``cards.bin``) is read lazily, so that loading it costs an index, not 10,000 records: a magic
-line, a JSON header line (source, languages, where each part is), then zlib-compressed parts: the name
-index (every name in every language -> card numbers, and every printing's id -> card number), and the
-records in blocks of ``BLOCK`` cards, each decoded the first time one of its cards is looked up
-(replay/sources/cards.py). It is written deterministically (same checkout, same bytes), with the source
-repository, its commit and its licence in the header. docs/importers.md says how to rebuild.
+Each attack keeps its printed damage as the card prints it (``d``: ``30``, ``30+``, ``20×``), which the
+table console offers as the attack's damage (docs/console.md).
+
+The output (``cards.bin``) is read lazily, so that loading it costs the printings' ids, not 14,000
+records: a magic line, a JSON header line (source, languages, where each part is), then zlib-compressed
+parts: every printing's id -> card number (read at load), one name index per language (its names -> card
+numbers, decoded at the first look-up in that language), and the records in blocks of ``BLOCK`` cards,
+each decoded the first time one of its cards is looked up (replay/sources/cards.py). It is written
+deterministically (same checkout, same bytes), with the source repository, its commit and its licence in
+the header. docs/importers.md says how to rebuild.
 """
 
 from __future__ import annotations
@@ -35,12 +48,19 @@ import json
 import re
 import subprocess
 import sys
+import unicodedata
 import zlib
 from pathlib import Path
 from typing import Any
 
 SERIES = ("Black & White", "XY", "Sun & Moon", "Sword & Shield", "Scarlet & Violet", "Mega Evolution")
-LANGS = ("en", "fr", "de", "es", "it", "pt")
+LANGS = ("en", "fr", "de", "es", "it", "pt", "ja", "ko")
+# data-asia/'s series from Black & White on (its own folder names); Chinese-only sets carry no ja/ko name
+ASIA_SERIES = ("BW", "XY", "XYb", "SM", "S", "SV", "M")
+ASIA_LANGS = ("ja", "ko")
+# TCG Pocket (data/) is another game: its cards never enter the catalogue, but its names are the same
+# card names, in English, Japanese and Korean: a names-only source (Pikachu ex / ピカチュウex / 피카츄ex)
+POCKET = "Pokémon TCG Pocket"
 _DROP = re.compile(r"^\s*(?:import\b.*|export\b.*|(?:set|serie):\s*[A-Za-z_]+,?)\s*$", re.M)
 _HEAD = re.compile(r"^\s*const\s+\w+\s*:\s*\w+\s*=\s*", re.M)
 _UNDEFINED = re.compile(r":\s*undefined\b")
@@ -121,7 +141,7 @@ _TEXT_FACTS = (
     ("u", _USES_ATTACK),
 )
 BLOCK = 128  # records per compressed block: one look-up decodes one block
-MAGIC = b"prizecheck-cards/2\n"
+MAGIC = b"prizecheck-cards/3\n"
 # "The Pokémon this card is attached to gets +100 HP." and its conditional forms (Tools, some Energy)
 _HP_ANY = re.compile(r"\bthis card is attached to\b.*?\+(?P<n>\d+) HP", re.S)
 _HP_WHAT = re.compile(r"\bThe (?P<what>[^.]+?) this card is attached to gets \+(?P<n>\d+) HP(?P<rest>[^.]*)")
@@ -236,6 +256,14 @@ def record(card: dict[str, Any]) -> dict[str, Any] | None:
         abilities = [names(a.get("name")) for a in card.get("abilities") or [] if isinstance(a, dict)]
         if attacks:
             rec["a"] = [a for a in attacks if a]
+        # each attack's printed damage as the card prints it ("30", "30+", "20×"): the console offers it
+        damage = [
+            [names(a.get("name")).get("en"), str(a["damage"]).strip()]
+            for a in card.get("attacks") or []
+            if isinstance(a, dict) and names(a.get("name")).get("en") and str(a.get("damage") or "").strip()
+        ]
+        if damage:
+            rec["d"] = damage
         # moves that discard from the top of their own deck (Seek Inspiration): the log's "P discarded C"
         # in such a move comes from the deck, not the hand
         mills = [
@@ -355,6 +383,279 @@ def hp_bonus(effect: str) -> list[Any] | None:
     return [n, " ".join(tests)]
 
 
+# -- Japanese and Korean printings (data-asia/) ------------------------------------------------------------
+
+# A Japanese or Korean name in the shape rule_of reads (the English one's): "かがやくゲッコウガ" -> "Radiant
+# ゲッコウガ", "ピカチュウ&ゼクロムGX" -> "ピカチュウ & ゼクロム GX", "MリザードンEX" -> "M リザードン EX"
+_ASIA_RADIANT = ("かがやく", "빛나는")
+_ASIA_MEGA = ("メガ", "메가")
+_ASIA_SUFFIX = re.compile(r"\s*(VMAX|VSTAR|V-UNION|TAG TEAM-GX|GX|EX|ex|V|BREAK|LV\.X|LEGEND|◇|☆)$")
+_MEGA_FORM = re.compile(r"\s*[XY]$")  # メガリザードンXex: the form letter is not part of the species
+
+
+def western(name: str, dex: list[int], species: dict[str, set[int]]) -> str:
+    """A Japanese or Korean card name with its prefix and suffix in the English form rule_of reads.
+
+    ``メガ`` (``메가``) is Mega only when what follows is the card's own species (``species``: name ->
+    Pokédex numbers, from the plain names of data-asia/): メガルカリオex is Mega Lucario ex, but メガヤンマex
+    is Yanmega ex (Yanma is another species) and メガニウム is Meganium."""
+    n = unicodedata.normalize("NFKC", name).strip()
+    n = re.sub(r"\s*&\s*", " & ", n)
+    n = _ASIA_SUFFIX.sub(lambda m: " " + m.group(1), n)
+    for prefix in _ASIA_RADIANT:
+        if n.startswith(prefix):
+            return "Radiant " + n[len(prefix) :].strip()
+    for prefix in _ASIA_MEGA:
+        if n.startswith(prefix):
+            base = _MEGA_FORM.sub("", _ASIA_SUFFIX.sub("", n[len(prefix) :]).strip())
+            if species.get(base, set()) & set(dex):
+                return "Mega " + n[len(prefix) :].strip()
+    if n.startswith("M") and n.endswith(" EX") and not n[1:2].isascii():
+        return "M " + n[1:]
+    return n
+
+
+def asia_names(value: Any) -> dict[str, str]:
+    """A data-asia name's Japanese and Korean forms (NFKC: data-asia mixes ＆ and &, full-width digits)."""
+    return {
+        lang: unicodedata.normalize("NFKC", text).strip()
+        for lang, text in names(value).items()
+        if lang in ASIA_LANGS
+    }
+
+
+def asia_record(card: dict[str, Any], species: dict[str, set[int]]) -> dict[str, Any] | None:
+    """A Japanese or Korean printing's record: names in ja/ko, HP, stage, types, rule box (from its own
+    name and suffix), Trainer or Energy type, attack and Ability names. None when it has neither name."""
+    n = asia_names(card.get("name"))
+    own = n.get("ja") or n.get("ko")
+    category = card.get("category")
+    if not own or category not in ("Pokemon", "Trainer", "Energy"):
+        return None
+    rec: dict[str, Any] = {"c": category[0], "n": n}
+    if category == "Pokemon":
+        hp = card.get("hp")
+        if isinstance(hp, int) and 0 < hp <= 1000:
+            rec["hp"] = hp
+        dex = [d for d in card.get("dexId") or [] if isinstance(d, int)]
+        rec["r"] = rule_of(card, western(own, dex, species))
+        if card.get("stage"):
+            rec["s"] = card["stage"]
+        types = [t for t in card.get("types") or [] if isinstance(t, str)]
+        if types:
+            rec["y"] = types
+        attacks = [asia_names(a.get("name")) for a in card.get("attacks") or [] if isinstance(a, dict)]
+        abilities = [asia_names(a.get("name")) for a in card.get("abilities") or [] if isinstance(a, dict)]
+        if any(attacks):
+            rec["a"] = [a for a in attacks if a]
+        if any(abilities):
+            rec["b"] = [a for a in abilities if a]
+    elif category == "Trainer" and card.get("trainerType"):
+        rec["t"] = card["trainerType"]
+    elif category == "Energy" and card.get("energyType"):
+        rec["t"] = card["energyType"]
+    return rec
+
+
+def signature(card: dict[str, Any], en: str) -> tuple[Any, ...]:
+    """What makes two printings the same Pokémon card for the game: English name, HP, stage, each
+    attack's cost and damage (``180＋`` read as ``180+``), and how many Abilities. A Japanese printing
+    whose signature is an English card's is that card (its international printing). Types are left out:
+    data-asia has a few wrong ones (SV3 125, a Darkness Charizard ex, is typed Fire)."""
+    attacks = tuple(
+        (
+            tuple(sorted(str(c) for c in a.get("cost") or [])),
+            unicodedata.normalize("NFKC", str(a.get("damage") or "")).replace("×", "x").strip(),
+        )
+        for a in card.get("attacks") or []
+        if isinstance(a, dict)
+    )
+    return (en, card.get("hp"), card.get("stage"), attacks, len(card.get("abilities") or []))
+
+
+def species_of(cards: list[dict[str, Any]]) -> dict[str, set[int]]:
+    """Plain Japanese and Korean Pokémon names (no prefix, no suffix) -> their Pokédex numbers."""
+    out: dict[str, set[int]] = {}
+    for card in cards:
+        if card.get("category") != "Pokemon":
+            continue
+        dex = {d for d in card.get("dexId") or [] if isinstance(d, int)}
+        for name in asia_names(card.get("name")).values():
+            if not _ASIA_SUFFIX.search(name) and not name.startswith((*_ASIA_RADIANT, *_ASIA_MEGA)):
+                out.setdefault(name, set()).update(dex)
+    return out
+
+
+def asia_id(set_id: str, local: str) -> str:
+    """A Japanese or Korean printing's own id, TCGdex's (``SV1V`` + ``001`` -> ``sv1v-001``): a hyphen and
+    no underscore, so it never meets an international id (``sv1_1``)."""
+    return f"{set_id}-{local}".lower()
+
+
+def pocket_names(data: Path) -> list[dict[str, str]]:
+    """The en/ja/ko names of TCG Pocket's cards (a names-only source: see ``POCKET``)."""
+    out = []
+    for card_file in sorted((data / POCKET).glob("*/*.ts")):
+        try:
+            name = read_object(card_file).get("name")
+        except Exception:  # a names-only source: a file it cannot read only loses its names
+            continue
+        both = {**names(name), **asia_names(name)}
+        if "en" in both and ("ja" in both or "ko" in both):
+            out.append(both)
+    return out
+
+
+def _most(counts: dict[str, dict[str, int]]) -> dict[str, str]:
+    """Each key's most frequent value (ties: the first in sorted order), for a deterministic build."""
+    return {k: min(v, key=lambda x: (-v[x], x)) for k, v in counts.items()}
+
+
+def _count(table: dict[str, dict[str, int]], key: str, value: str | None) -> None:
+    if value:
+        row = table.setdefault(key, {})
+        row[value] = row.get(value, 0) + 1
+
+
+def add_asia(
+    checkout: Path,
+    records: list[dict[str, Any]],
+    prints: dict[str, int],
+    sigs: dict[tuple[Any, ...], int],
+) -> int:
+    """Add data-asia/'s Japanese and Korean printings (and TCG Pocket's names) to the catalogue.
+
+    A printing whose English name (its Indonesian one, which keeps the English Pokémon names, or one a
+    name table below gives) and signature are an English card's is that card: its id points at the
+    English record, whose names gain ``ja``/``ko``, so both printings agree on HP, stage and rule box.
+    A Trainer or Energy is linked the same way by its name (cards of one name are one card). Any other
+    printing is a record of its own, with its English name under ``w`` when it is known (shown, never
+    looked up: a Japanese-only printing must not answer an English log's name). Name tables: English ->
+    Japanese / Korean from linked printings and TCG Pocket; Japanese -> Korean from printings that carry
+    both. Returns the number of files that could not be read."""
+    asia = checkout / "data-asia"
+    if not asia.is_dir():
+        raise SystemExit(f"{checkout}: no data-asia/ folder (is this a checkout of tcgdex/cards-database?)")
+    errors = 0
+    read: list[tuple[str, dict[str, Any]]] = []
+    for series in ASIA_SERIES:
+        for set_file in sorted((asia / series).glob("*.ts")):
+            set_dir = set_file.with_suffix("")
+            if not set_dir.is_dir():
+                continue
+            set_id = str(read_object(set_file).get("id") or set_file.stem)
+            for card_file in sorted(set_dir.glob("*.ts")):
+                try:
+                    read.append((asia_id(set_id, card_file.stem), read_object(card_file)))
+                except Exception as exc:  # a malformed file is reported and skipped, the build goes on
+                    print(f"build_catalogue: {card_file}: {exc}", file=sys.stderr)
+                    errors += 1
+    species = species_of([card for _, card in read])
+    by_en: dict[tuple[str, str], list[int]] = {}  # (category, English name) -> English records
+    for i, rec in enumerate(records):
+        by_en.setdefault((rec["c"], rec["n"]["en"]), []).append(i)
+    to_ja: dict[str, dict[str, int]] = {}
+    to_ko: dict[str, dict[str, int]] = {}
+    ja_ko: dict[str, dict[str, int]] = {}
+    for pocket in pocket_names(checkout / "data"):
+        _count(to_ja, pocket["en"], pocket.get("ja"))
+        _count(to_ko, pocket["en"], pocket.get("ko"))
+    for _, card in read:
+        own = asia_names(card.get("name"))
+        _count(ja_ko, own.get("ja", ""), own.get("ko"))
+        en = english_of(card, by_en)
+        if en:
+            _count(to_ja, en, own.get("ja"))
+            _count(to_ko, en, own.get("ko"))
+    ja_of, ko_of, ko_of_ja = _most(to_ja), _most(to_ko), _most(ja_ko)
+    # English -> Korean (TCG Pocket) -> Japanese (a Korean printing's): Rare Candy / 이상한사탕 / ふしぎなアメ
+    ko_ja: dict[str, dict[str, int]] = {}
+    for ja, ko in ko_of_ja.items():
+        _count(ko_ja, fold(ko), ja)  # spaces aside: Pocket's 카운터 캐처 is the paper 카운터캐처
+    ja_of_ko = _most(ko_ja)
+    for en, ko in ko_of.items():
+        if en not in ja_of and fold(ko) in ja_of_ko:
+            ja_of[en] = ja_of_ko[fold(ko)]
+    to_en: dict[str, dict[str, int]] = {}
+    for en, ja in ja_of.items():
+        _count(to_en, ja, en)
+    en_of_ja = _most(to_en)
+    for rec in records:  # the English cards' names gain ja/ko where a table gives them
+        en = rec["n"]["en"]
+        if en in ja_of:
+            rec["n"]["ja"] = ja_of[en]
+        ko = ko_of.get(en) or ko_of_ja.get(rec["n"].get("ja", ""))
+        if ko:
+            rec["n"]["ko"] = ko
+    own_records: dict[str, int] = {}
+    for pid, card in read:
+        rec = asia_record(card, species)
+        if rec is None:
+            continue
+        if "ko" not in rec["n"] and rec["n"].get("ja") in ko_of_ja:
+            rec["n"]["ko"] = ko_of_ja[rec["n"]["ja"]]
+        en = english_of(card, by_en) or en_of_ja.get(rec["n"].get("ja", ""))
+        if en and rec["c"] == "P":  # the English name tells Mega and Radiant best where it is known
+            rec["r"] = rule_of(card, en)
+        at = linked(card, rec, en, by_en, records, sigs)
+        if at is None:
+            if en:
+                rec["w"] = en
+            key = json.dumps(rec, sort_keys=True, ensure_ascii=False)
+            at = own_records.get(key)
+            if at is None:
+                at = own_records[key] = len(records)
+                records.append(rec)
+        prints.setdefault(pid, at)
+    return errors
+
+
+def english_of(card: dict[str, Any], by_en: dict[tuple[str, str], list[int]]) -> str | None:
+    """A data-asia card's English name, where it gives one: ``en``, or its Indonesian name when that is an
+    English card's name of the same category (Indonesian prints Pokémon names in English)."""
+    category = str(card.get("category") or "")[:1]
+    name = card.get("name")
+    for lang in ("en", "id"):
+        value = name.get(lang) if isinstance(name, dict) else None
+        if isinstance(value, str) and (category, value.strip()) in by_en:
+            return value.strip()
+    return None
+
+
+def linked(
+    card: dict[str, Any],
+    rec: dict[str, Any],
+    en: str | None,
+    by_en: dict[tuple[str, str], list[int]],
+    records: list[dict[str, Any]],
+    sigs: dict[tuple[Any, ...], int],
+) -> int | None:
+    """The English record a Japanese or Korean printing is (see :func:`add_asia`), None when none is."""
+    if not en:
+        return None
+    if rec["c"] == "P":
+        at = sigs.get(signature(card, en))
+        if at is None:
+            return None
+    else:
+        hits = [i for i in by_en.get((rec["c"], en), []) if records[i].get("t") == rec.get("t")]
+        if not hits:
+            return None
+        at = hits[0]
+    target = records[at]["n"]
+    for lang in ASIA_LANGS:
+        if lang in rec["n"]:
+            target.setdefault(lang, rec["n"][lang])
+    for key in ("a", "b"):  # its moves' names too, move by move (the signature lines them up)
+        mine, theirs = rec.get(key) or [], records[at].get(key) or []
+        if len(mine) == len(theirs):
+            for m, t in zip(mine, theirs, strict=True):
+                for lang in ASIA_LANGS:
+                    if lang in m:
+                        t.setdefault(lang, m[lang])
+    return at
+
+
 def pack(doc: dict[str, Any]) -> bytes:
     """The catalogue as ``cards.bin`` (see the module docstring)."""
 
@@ -368,16 +669,32 @@ def pack(doc: dict[str, Any]) -> bytes:
         for lang, name in sorted(rec.get("n", {}).items()):
             if lang in names:
                 names[lang].setdefault(key(name), []).append(i)
-    parts = [z({"names": names, "prints": doc["prints"]})]
+    # the printings' ids, then each language's names, then the records: a part is decoded when it is
+    # first needed (an English log never decodes the Japanese and Korean names)
+    parts = [z(doc["prints"])]
+    parts += [z(names[lang]) for lang in LANGS]
     parts += [z(cards[i : i + BLOCK]) for i in range(0, len(cards), BLOCK)]
     where, at = [], 0
     for part in parts:
         where.append([at, len(part)])
         at += len(part)
     head = {k: v for k, v in doc.items() if k not in ("cards", "prints")}
-    head.update(count=len(cards), block=BLOCK, index=where[0], blocks=where[1:])
+    head.update(
+        count=len(cards),
+        block=BLOCK,
+        prints=where[0],
+        names=dict(zip(LANGS, where[1 : 1 + len(LANGS)], strict=True)),
+        blocks=where[1 + len(LANGS) :],
+    )
     line = json.dumps(head, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
     return MAGIC + line + b"\n" + b"".join(parts)
+
+
+def fold(name: str) -> str:
+    """A name as the catalogue searches it (replay/sources/cards.py ``fold``)."""
+    from replay.sources.cards import fold as folded
+
+    return folded(name)
 
 
 def key(name: str) -> str:
@@ -406,6 +723,8 @@ def source_of(checkout: Path, commit: str | None, built_by: str, skipped: int) -
         "licence": "MIT",
         "copyright": next((line for line in licence if line.startswith("Copyright")), "TCGdex"),
         "series": list(SERIES),
+        "asia_series": list(ASIA_SERIES),
+        "names_only": POCKET,
         "built_by": built_by,
         "skipped_files": skipped,
     }
@@ -418,6 +737,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
     records: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     prints: dict[str, int] = {}
+    sigs: dict[tuple[Any, ...], int] = {}
     errors = 0
     for series in SERIES:
         for set_file in sorted((data / series).glob("*.ts")):
@@ -427,7 +747,8 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
             set_id = str(read_object(set_file).get("id") or "")
             for card_file in sorted(set_dir.glob("*.ts")):
                 try:
-                    rec = record(read_object(card_file))
+                    card = read_object(card_file)
+                    rec = record(card)
                 except Exception as exc:  # a malformed file is reported and skipped, the build goes on
                     print(f"build_catalogue: {card_file}: {exc}", file=sys.stderr)
                     errors += 1
@@ -441,18 +762,23 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
                     records.append(rec)
                 if set_id:
                     prints.setdefault(print_id(set_id, card_file.stem), at)
+                if rec["c"] == "P":
+                    sigs.setdefault(signature(card, rec["n"]["en"]), at)
+    errors += add_asia(checkout, records, prints, sigs)
     return {
-        "format": "prizecheck-cards/2",
+        "format": "prizecheck-cards/3",
         "source": source_of(checkout, commit, "tools/build_catalogue.py", errors),
         "languages": list(LANGS),
         "keys": {
             "c": "category: P(okemon), T(rainer), E(nergy)",
-            "n": "names by language",
+            "n": "names by language (ja/ko: TCGdex's data-asia and the name tables of add_asia)",
+            "w": "a Japanese or Korean printing's English name, for display only (never indexed)",
             "hp": "HP",
             "r": "rule-box kind (contract card.rule)",
             "s": "stage",
             "e": "evolves from (English name)",
             "a": "attack names by language",
+            "d": "[English name of an attack, its printed damage as printed: '30', '30+', '20×']",
             "b": "Ability names by language",
             "t": "Trainer type or Energy type",
             "m": "English names of the moves that discard from the top of their own deck",

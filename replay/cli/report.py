@@ -27,6 +27,7 @@ from replay.engine.errors import InputError
 from replay.files import replay_files
 from replay.records import Record, from_msgpack
 from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
+from replay.report.names import CardName
 from replay.sources.deckcheck import DeckChecker
 from replay.sources.decks import decode as decode_deck
 from replay.sources.decks import read_lists
@@ -66,6 +67,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--format", choices=FORMATS, default=None, help="text (default), html, csv or json")
     out.add_argument("--json", action="store_true", help="the same as --format json")
     out.add_argument("--out", metavar="PATH", help="write the report to PATH (default: stdout)")
+    out.add_argument(
+        "--lang",
+        choices=("en", "ja", "ko"),
+        default="en",
+        help="the language card names are shown in, in the text and HTML forms (default en)",
+    )
     out.add_argument(
         "--base-url",
         default="http://127.0.0.1:8080",
@@ -172,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "json":  # written as it is made: a season's report is never whole in memory
             builder.write_json(out, tdf)
         else:
-            out.write(render(builder.finish(tdf), fmt))
+            out.write(render(builder.finish(tdf), fmt, card_name=names_in(args.lang)))
     if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
     return 0
@@ -321,3 +328,13 @@ async def add_stored_deck_checks(
         checks = checker.pop(match)
         if checks:
             builder.add_deck_checks(rec, (c.as_json() for c in checks))
+
+
+def names_in(lang: str) -> CardName | None:
+    """How the report shows card names in ``lang``: the card catalogue's name (None for English: the
+    names as the events wrote them, as before issue 34)."""
+    if lang == "en":
+        return None
+    from replay.sources.cards import card_name
+
+    return lambda card: card_name(card, lang)

@@ -42,6 +42,16 @@ def on_attack(g: State, e: Event) -> None:
             g.find("attack_while_unable", seq, f"{mon.name} ({pid}) attacked while {unable[0]}")
     g.window = "attack"
     g.window_claims = set()
+    by = g.mons.get(pid) if isinstance(pid, str) else None
+    name = e.get("name")
+    g.last_attack = {
+        "seq": seq,
+        "player": pl.id,
+        "pid": pid if isinstance(pid, str) else None,
+        "attacker": by.name if by is not None else None,
+        "name": name if isinstance(name, str) else None,
+        "damage": 0,
+    }
 
 
 def on_damage(g: State, e: Event) -> None:
@@ -49,6 +59,8 @@ def on_damage(g: State, e: Event) -> None:
     if mon is None:
         return
     mon.damage += int(e.get("amount", 0))
+    if g.window == "attack" and g.last_attack is not None:
+        g.last_attack = {**g.last_attack, "damage": g.last_attack["damage"] + int(e.get("amount", 0))}
     if g.window is None:
         g.effect_pending = True
         g.effect_seq = e["seq"]

@@ -46,6 +46,7 @@ SEVERITY: Final[dict[str, str]] = {
     "promotion_missing": WARNING,
     # the result
     "result_mismatch": VIOLATION,
+    "penalty_prizes": WARNING,
     "reason_mismatch": INFO,
     "corrected": INFO,
     "window_not_closed": INFO,

@@ -19,6 +19,9 @@ from replay.engine.playoff import child_name
 from replay.engine.state import State, TimeCalled
 
 LOSS_PENALTIES: Final = ("game_loss", "match_loss", "disqualification")
+#: A loss for both players (両者敗北): a judge's penalty kind, and what an unfinished game becomes when time
+#: is over at an event whose rules say so (``context.time_result``) [docs/rules.md §6].
+DOUBLE_LOSS: Final = "double_loss"
 
 
 # ---------------------------------------------------------------------------------- the knockout check
@@ -216,9 +219,10 @@ def _lead_rule(g: State) -> tuple[str, str] | None:
     if g.lead_mode == "time":
         return ("time", "fewer prizes remaining after time was called")
     if g.playoff_kind is not None:
-        if g.ruleset.playoff.won_by == "prize_lead":
+        won_by = g.ruleset.playoff_of(g.playoff_kind).won_by
+        if won_by == "prize_lead":
             return ("prizes", f"{g.playoff_kind}: fewer prizes remaining than the opponent")
-        if g.ruleset.playoff.won_by == "first_prize":
+        if won_by == "first_prize":
             return ("prizes", f"{g.playoff_kind}: first prize taken")
     return None
 
@@ -255,10 +259,13 @@ def decide(
 
 
 def require_playoff(g: State, seq: int) -> None:
-    """A drawn game that must be decided awaits its playoff child [KR1.0; JP3.4; TTH §7.4.3.1]."""
+    """A drawn game that must be decided awaits its playoff child [KR1.0; JP3.4; TTH §7.4.3.1]: the
+    ruleset's, or after time was called the one its time procedure names [JP 終了コール: サドンデス]."""
     assert g.match is not None
     child = child_name(g.match, g.parent)
-    po = g.ruleset.playoff
+    po = g.ruleset.playoff_of(g.playoff_kind)  # a drawn playoff game: another of its own kind
+    if g.lead_mode == "time" and g.time_date is not None and g.playoff_kind is None:
+        po = g.ruleset.time_procedure(g.time_date or None).playoff or po
     g.playoff = PlayoffLink(po.kind, po.prizes, child)
     g.status = "awaiting_playoff"
     if child not in g.children:
@@ -277,6 +284,7 @@ def prize_penalty(g: State, seq: int, offender: Player, kind: str, cut: int) -> 
     if g.result is not None:
         return
     opp = g.p[g.opponent(offender.id)]
+    # [JP floor rules 2023-04-01 §11 ③] the opponent takes no prize cards: they need fewer to win
     opp.needed = max(0, opp.needed - cut)
     if opp.taken >= opp.needed:
         conditions = {opp.id: ["prizes"], offender.id: []}
@@ -287,6 +295,30 @@ def prize_penalty(g: State, seq: int, offender: Player, kind: str, cut: int) -> 
     if lead is not None and leader is not None:
         met = conditions_met(g)
         decide(g, seq, winner=leader, reason="penalty", conditions=met, detail=f"{kind}: {lead[1]}")
+
+
+def double_loss(g: State, seq: int, detail: str) -> None:
+    """A loss for both players (両者敗北): the game ends with no winner, reason ``double_loss``.
+
+    Given right after the game, it replaces that game's result, as a Game Loss does [PG §4]; a game that
+    awaited its playoff then awaits none.
+    """
+    prior = g.result
+    if prior is not None and prior.outcome == "no_winner" and prior.reason == DOUBLE_LOSS:
+        return
+    g.result = Result(
+        outcome="no_winner",
+        winner=None,
+        loser=None,
+        reason=DOUBLE_LOSS,
+        conditions={p: [] for p in g.players},
+        decided_at=seq,
+        turn=g.turn,
+        detail=detail,
+    )
+    g.playoff = None
+    g.status = "finished"
+    g.emit({"type": "game_over", "seq": seq, "outcome": "no_winner", "winner": None, "reason": DOUBLE_LOSS})
 
 
 def loss_penalty(g: State, seq: int, offender: Player, kind: str) -> None:
@@ -348,6 +380,13 @@ def time_turn_started(g: State, time: TimeCalled, seq: int) -> bool:
     return g.result is not None
 
 
+def time_turn_ended(g: State, time: TimeCalled, seq: int) -> None:
+    """A turn ended after time was called: where the procedure plays no checkup after the last turn
+    [JP 終了コール: ポケモンチェックは含まれない], time is over when that turn ends."""
+    if not time.checkup and time.turns_left == 0:
+        _time_over(g, seq)
+
+
 def time_over_at_end(g: State, seq: int) -> None:
     """The source ended the game after the last turn allowed by time."""
     if g.time is not None and g.time.turns_left == 0 and not g.turn_open:
@@ -355,11 +394,21 @@ def time_over_at_end(g: State, seq: int) -> None:
 
 
 def _time_over(g: State, seq: int) -> None:
+    time = g.time
     g.time = None
+    proc = g.ruleset.time_procedure(time.date if time is not None else None)
+    g.time_date = (time.date or "") if time is not None else ""
     if g.playoff_kind is not None:
         # [TTH §7.4.3.1] A playoff decides its parent game: when its time runs out it stays unresolved, and
         # the first prize lead (or an outright win) still decides it. Never a draw that needs another
         # playoff, whatever context.stage says.
+        return
+    if g.context.get("time_result") == DOUBLE_LOSS:
+        # the event's own rule: an unfinished game is a loss for both (両者敗北) [docs/rules.md §6]
+        double_loss(g, seq, "time: a loss for both players (the event's rule)")
+        return
+    if proc.decide == "prize_lead":
+        _time_over_by_lead(g, seq, proc.later_games_lead_within)
         return
     if g.context.get("stage") == "single_elimination":
         # [TTH §7.4.4] fewest prizes remaining wins; equal: play on until someone leads or wins.
@@ -371,3 +420,31 @@ def _time_over(g: State, seq: int) -> None:
         return
     # [TTH §7.4.3] Swiss: a game still in progress when time runs out is a tie.
     decide(g, seq, winner=None, reason="time", outcome="draw")
+
+
+def _time_over_by_lead(g: State, seq: int, later_within: int | None) -> None:
+    """[JP 終了コール] Fewer prizes left wins, in every stage; level: the extension (延長戦), won by a win
+    condition or by fewer prizes left first; a drawn extension goes to the playoff. In game 2 or later a
+    lead decides the game only when a player has ``later_within`` or fewer prizes left; otherwise the game
+    is left undecided (a draw with no playoff: the match goes to game 1's winner)."""
+    game = g.context.get("game")
+    a, b = g.players
+    left = min(g.p[a].needed - g.p[a].taken, g.p[b].needed - g.p[b].taken)
+    if later_within is not None and isinstance(game, int) and game >= 2 and left > later_within:
+        g.must_decide = False
+        decide(
+            g,
+            seq,
+            winner=None,
+            reason="time",
+            outcome="draw",
+            detail=f"game {game}: both players have more than {later_within} prizes left; "
+            "the match goes to game 1's winner",
+        )
+        return
+    g.must_decide = True  # a drawn extension is played off, whatever the stage
+    leader = prize_leader(g)
+    if leader is not None:
+        decide(g, seq, winner=leader, reason="time", detail="fewer prizes remaining when time ran out")
+    else:
+        g.lead_mode = "time"

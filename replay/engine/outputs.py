@@ -136,6 +136,7 @@ class Penalty(Output, frozen=True):
     player: str
     kind: str
     reason: str | UnsetType | None = UNSET  # None when the event gave none; absent in the public projection
+    prizes: int | UnsetType = UNSET  # a prize_penalty's number of prizes [JP floor rules 2023-04-01 §11 ③]
 
 
 class PlayoffLink(Output, frozen=True):

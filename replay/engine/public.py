@@ -119,6 +119,7 @@ CONTEXT: Final[dict[str, Any]] = {
     "series": SCALAR,
     "game": SCALAR,
     "stage": SCALAR,
+    "time_result": SCALAR,  # the event's own rule at time (double_loss): public, as the stage is
 }
 
 # ------------------------------------------------------------------------------------------ events
@@ -169,7 +170,7 @@ EVENT_FIELDS: Final[dict[str, dict[str, Any]]] = {
     "prize_taken": {"player": SCALAR, "count": SCALAR, "effect": SCALAR},
     "prize_modifier": {"pid": SCALAR, "delta": SCALAR},
     "conceded": {"player": SCALAR, "reason": CONCESSION_REASON},
-    "penalty": {"player": SCALAR, "kind": SCALAR},
+    "penalty": {"player": SCALAR, "kind": SCALAR, "prizes": SCALAR},  # prizes: a prize penalty's count
     "time_called": {},
     "effect_result": {"player": SCALAR, "wins": SCALAR, "card": NAMED_CARD},
     "game_ended": {"outcome": SCALAR, "winner": SCALAR, "reason": CLAIMED_REASON},
@@ -248,7 +249,7 @@ RECORD_FIELDS: Final[dict[str, Any]] = {
         }
     ],
     "findings": [FINDING],
-    "penalties": [{"seq": SCALAR, "player": SCALAR, "kind": SCALAR}],  # reason: free text
+    "penalties": [{"seq": SCALAR, "player": SCALAR, "kind": SCALAR, "prizes": SCALAR}],  # reason: free text
     "turn": SCALAR,
     "audit": {"basis": SCALAR, "unverified_knockouts": SCALAR},
     "parent": SCALAR,

@@ -77,6 +77,7 @@ def build_board(g: State, log: EventLog) -> dict[str, Any]:
         "turn": g.turn,
         "source_turn": g.source_turn,
         "turn_player": g.turn_player,
+        "last_attack": dict(g.last_attack) if g.last_attack is not None else None,
         "status": g.status,
         "result": public_result(g.result.to_json()) if g.result is not None else None,
         "players": players,

@@ -36,6 +36,7 @@ REASON_KINDS: Final[dict[str, str]] = {
     "playoff": "playoff",
     "time": "time",
     "draw": "simultaneous",
+    "double_loss": "double_loss",  # a loss for both players (両者敗北) [docs/rules.md §6]
 }
 
 

@@ -16,17 +16,6 @@ KNOWN_RULESETS = ("kr-1.0", "jp-3.4", "play-2026")
 
 
 @dataclass(frozen=True, slots=True)
-class TimeProcedure:
-    """What happens when time is called, for games on or after ``start`` (ISO date) [TTH §7.4.3]."""
-
-    start: str | None
-    until: str | None
-    turn_zero: bool
-    extra_turns: int
-    overtime_minutes: int | None
-
-
-@dataclass(frozen=True, slots=True)
 class Playoff:
     """How a drawn game that must be decided is played off [docs/rules.md §6]."""
 
@@ -34,6 +23,47 @@ class Playoff:
     prizes: int
     won_by: str  # first_prize | prize_lead
     coin_flip_for_first: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TimeProcedure:
+    """What happens when time is called, for games from ``start`` to ``until`` (ISO dates) [docs/rules.md §6].
+
+    ``turns``: ``count`` plays the current turn (or "turn 0") and ``extra_turns`` more [TTH §7.4.3];
+    ``finish_round`` lets the player who went second finish the round: one more turn when time is called
+    in the first player's turn, none in their own [JP 終了コール]. ``checkup``: the Pokémon Checkup after the
+    last turn is played (False: time is over when that turn ends). ``decide``: ``stage`` is the Play!
+    Pokémon split (Swiss: a tie; single elimination: fewer prizes remaining, level: play on); ``prize_lead``
+    decides every stage by fewer prizes remaining, level: the extension (延長戦), a drawn extension: the
+    playoff. ``later_games_lead_within``: in game 2 or later a lead decides the game only when a player has
+    at most this many prizes left; otherwise time leaves the game undecided (the match goes to game 1's
+    winner). ``playoff``: the playoff a drawn extension goes to, when not the ruleset's own.
+    """
+
+    start: str | None
+    until: str | None
+    turn_zero: bool
+    extra_turns: int
+    overtime_minutes: int | None
+    turns: str = "count"  # count | finish_round
+    checkup: bool = True
+    decide: str = "stage"  # stage | prize_lead
+    later_games_lead_within: int | None = None
+    playoff: Playoff | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PrizePenalties:
+    """The prize penalties a ruleset knows [docs/rules.md §6].
+
+    ``counts``: the prize counts a ``prize_penalty`` may give; ``None`` when the judge chooses any number
+    [JP floor rules 2023-04-01 §11 ③]. ``usual``: the counts a judge is offered first (the console's
+    choices). The named kinds ``double_prize``/``quad_prize`` keep their counts in every ruleset, so
+    events written with them read the same everywhere.
+    """
+
+    counts: tuple[int, ...] | None
+    usual: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +84,7 @@ class Ruleset:
     quad_prize: int
     playoff: Playoff
     time_called: tuple[TimeProcedure, ...]
+    prize_penalty: PrizePenalties
     #: The damage each Special Condition places at the Pokémon Checkup, in the order it is placed
     #: [JP3.4 §I-F: Poisoned, then Burned; RB p.20: 1 damage counter, 2]. A card that says more is a
     #: source's damage of its own.
@@ -68,6 +99,20 @@ class Ruleset:
         """Base prizes for a Pokémon of this rule kind [docs/rules.md §3 table]."""
         return self.prizes_by_rule.get(rule or "none", 1)
 
+    def playoff_of(self, kind: str | None) -> Playoff:
+        """The playoff of kind ``kind``: the ruleset's own, or one its time procedures go to (a drawn
+        extension's sudden death [JP 終了コール]); the ruleset's own when none is of that kind."""
+        if kind is not None and kind != self.playoff.kind:
+            for proc in self.time_called:
+                if proc.playoff is not None and proc.playoff.kind == kind:
+                    return proc.playoff
+        return self.playoff
+
+    def prize_penalty_allowed(self, count: int) -> bool:
+        """May a prize penalty give ``count`` prizes under this ruleset?"""
+        allowed = self.prize_penalty.counts
+        return count >= 1 and (allowed is None or count in allowed)
+
     def time_procedure(self, date: str | None) -> TimeProcedure:
         """The time-called procedure in force on ``date`` (YYYY-MM-DD...); the newest when unknown."""
         if date:
@@ -78,9 +123,46 @@ class Ruleset:
         return self.time_called[-1]
 
 
+def _playoff(po: dict[str, Any]) -> Playoff:
+    return Playoff(
+        kind=po["kind"],
+        prizes=int(po["prizes"]),
+        won_by=po["won_by"],
+        coin_flip_for_first=bool(po.get("coin_flip_for_first", False)),
+    )
+
+
+def _time_procedure(t: dict[str, Any]) -> TimeProcedure:
+    later = t.get("later_games")
+    po = t.get("playoff")
+    return TimeProcedure(
+        start=t.get("from"),
+        until=t.get("until"),
+        turn_zero=bool(t["turn_zero"]),
+        extra_turns=int(t["extra_turns"]),
+        overtime_minutes=t.get("overtime_minutes"),
+        turns=str(t.get("turns", "count")),
+        checkup=bool(t.get("checkup", True)),
+        decide=str(t.get("decide", "stage")),
+        later_games_lead_within=int(later["lead_within"]) if later else None,
+        playoff=_playoff(po) if po else None,
+    )
+
+
+def _prize_penalties(pen: dict[str, Any]) -> PrizePenalties:
+    doc = pen.get("prize_penalty")
+    if doc is None:  # a ruleset of before: the named kinds only
+        named = tuple(sorted({int(pen["double_prize"]), int(pen["quad_prize"])}))
+        return PrizePenalties(counts=named, usual=named)
+    counts = doc.get("counts")
+    return PrizePenalties(
+        counts=tuple(int(c) for c in counts) if counts is not None else None,
+        usual=tuple(int(c) for c in doc.get("usual", counts or ())),
+    )
+
+
 def ruleset_from_dict(doc: dict[str, Any]) -> Ruleset:
     """Build a Ruleset from a parsed ruleset file (schemas/ruleset.schema.json)."""
-    po = doc["playoff"]
     ft = doc["first_turn"]
     return Ruleset(
         id=doc["id"],
@@ -95,24 +177,11 @@ def ruleset_from_dict(doc: dict[str, Any]) -> Ruleset:
         first_turn_evolve=bool(ft["evolve"]),
         double_prize=int(doc["penalties"]["double_prize"]),
         quad_prize=int(doc["penalties"]["quad_prize"]),
-        playoff=Playoff(
-            kind=po["kind"],
-            prizes=int(po["prizes"]),
-            won_by=po["won_by"],
-            coin_flip_for_first=bool(po.get("coin_flip_for_first", False)),
-        ),
+        playoff=_playoff(doc["playoff"]),
+        prize_penalty=_prize_penalties(doc["penalties"]),
         checkup_damage=tuple((str(k), int(v)) for k, v in doc.get("checkup_damage", {}).items())
         or (("poisoned", 10), ("burned", 20)),
-        time_called=tuple(
-            TimeProcedure(
-                start=t.get("from"),
-                until=t.get("until"),
-                turn_zero=bool(t["turn_zero"]),
-                extra_turns=int(t["extra_turns"]),
-                overtime_minutes=t.get("overtime_minutes"),
-            )
-            for t in doc["time_called"]
-        ),
+        time_called=tuple(_time_procedure(t) for t in doc["time_called"]),
     )
 
 

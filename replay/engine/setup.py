@@ -47,7 +47,9 @@ def on_match_started(g: State, e: Event) -> None:
     g.must_decide = bool(
         e.get("must_decide", g.context.get("stage") == "single_elimination" or g.parent is not None)
     )
-    default_prizes = g.ruleset.playoff.prizes if g.playoff_kind else g.ruleset.prizes
+    # a playoff of another kind than the ruleset's own is one its time procedure goes to (a drawn
+    # extension's sudden death [JP 終了コール]): that playoff's prizes
+    default_prizes = g.ruleset.playoff_of(g.playoff_kind).prizes if g.playoff_kind else g.ruleset.prizes
     prizes = int(e.get("prizes", default_prizes))
     deck = int(e.get("deck", g.ruleset.deck))
     g.p = {pid: Player(pid, deck, prizes) for pid in g.players}

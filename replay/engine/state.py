@@ -32,6 +32,10 @@ class TimeCalled:
     extra_turns: int = 0
     turn_zero: bool = False
     overtime_minutes: int | None = None
+    # the procedure's date (its ruleset's time_procedure resolves it again), kept as plain data so the
+    # state copies the same compiled or not
+    date: str | None = None
+    checkup: bool = True  # False: time is over when the last turn ends, before its checkup [JP 終了コール]
 
 
 # A dataclass whose every field has a default: compiled by mypyc it is a native class, and copy.deepcopy
@@ -65,6 +69,9 @@ class State:
     turn_counts: dict[str, int] = field(default_factory=dict)
     turn_cards: list[str] = field(default_factory=list)
     stadium: str | None = None  # the name of the Stadium in play (whoever's)
+    # the last attack, as a spectator saw it (the board's ``last_attack``): who attacked with what, and the
+    # damage its attack window placed
+    last_attack: dict[str, Any] | None = None
     # windows: None | "attack" | "checkup"; an effect outside them is pending until it resolves
     window: str | None = None
     window_claims: set[str] = field(default_factory=set)
@@ -94,7 +101,8 @@ class State:
     playoff: PlayoffLink | None = None
     children: list[str] = field(default_factory=list)
     time: TimeCalled | None = None
-    lead_mode: str | None = None  # "time" when time ran out level in single elimination
+    lead_mode: str | None = None  # "time" when time ran out level (single elimination, the JP extension)
+    time_date: str | None = None  # once time is over: the date its procedure was read for ("" unknown)
     # the derived timeline (every output, in order) and the findings among it
     timeline: list[dict[str, Any]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)

@@ -118,3 +118,5 @@ def on_turn_ended(g: State, e: Event) -> None:
     g.turn_open = False
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)
+    if g.time is not None:
+        judgment.time_turn_ended(g, g.time, seq)

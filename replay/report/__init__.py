@@ -22,6 +22,7 @@ from replay.engine.outputs import Record
 from replay.report.build import Filters, ReportBuilder
 from replay.report.lazy import write_json
 from replay.report.links import review_link
+from replay.report.names import CardName
 from replay.report.tdf import Tournament, read_tdf
 
 __all__ = [
@@ -51,8 +52,10 @@ def build_report(
     return builder.add_all(records).finish(tdf)
 
 
-def render(report: Mapping[str, Any], fmt: str) -> bytes:
-    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes."""
+def render(report: Mapping[str, Any], fmt: str, *, card_name: CardName | None = None) -> bytes:
+    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes. ``card_name``: how the HTML and text forms
+    show a card's name (the command line's ``--lang``: replay.sources.cards.card_name in that language;
+    the data forms keep names as the events wrote them)."""
     if fmt == "json":
         # msgspec: the same compact, key-sorted UTF-8 JSON as the records' canonical form, ~5x faster than
         # json.dumps on a season's report (ReportBuilder.write_json writes the same bytes part by part)
@@ -66,9 +69,9 @@ def render(report: Mapping[str, Any], fmt: str) -> bytes:
     if fmt == "html":
         from replay.report.html import to_html
 
-        return to_html(report).encode("utf-8")
+        return to_html(report, card_name=card_name).encode("utf-8")
     if fmt == "text":
         from replay.report.text import to_text
 
-        return to_text(report).encode("utf-8")
+        return to_text(report, card_name=card_name).encode("utf-8")
     raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")

@@ -15,6 +15,7 @@ from typing import Any
 from replay.report import svg
 from replay.report.build import round_sort_key
 from replay.report.links import review_link
+from replay.report.names import CardName, with_card_name
 from replay.report.tables import STANDINGS_COLUMNS
 
 MAX_FINDINGS = 1000  # per section on the page; the JSON and CSV forms have them all
@@ -122,8 +123,9 @@ def _shown(column: str, value: Any) -> str:
 
 
 class _Page:
-    def __init__(self, report: Mapping[str, Any]) -> None:
+    def __init__(self, report: Mapping[str, Any], card_name: CardName | None = None) -> None:
         self.report = report
+        self.card_name = card_name  # how a card's name is shown (the reader's language)
         self.out: list[str] = []
 
     def w(self, *parts: str) -> None:
@@ -263,7 +265,8 @@ class _Page:
             for f in checks[:MAX_FINDINGS]:
                 self.w(
                     f'<li data-match="{escape(f["match"])}"><a href="{escape(f["link"])}">'
-                    f"{escape(f['match'])} #{f['seq']}</a>: {escape(f['code'])}: {escape(f['message'])}</li>"
+                    f"{escape(f['match'])} #{f['seq']}</a>: {escape(f['code'])}: "
+                    f"{escape(with_card_name(f['message'], f['card'], self.card_name))}</li>"
                 )
             self.w("</ul>")
         self.w("</section>")
@@ -643,6 +646,6 @@ def _row_label(code: str, severity: str) -> str:
     return f"{code} · {severity}"
 
 
-def to_html(report: Mapping[str, Any]) -> str:
-    """The report as one self-contained HTML page."""
-    return _Page(report).render()
+def to_html(report: Mapping[str, Any], *, card_name: CardName | None = None) -> str:
+    """The report as one self-contained HTML page; card names as ``card_name`` shows them."""
+    return _Page(report, card_name).render()

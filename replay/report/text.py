@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from replay.report.names import CardName, with_card_name
+
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
-    """A human summary of ``report``; long lists stop after ``limit`` lines (the other forms have all)."""
+def to_text(report: Mapping[str, Any], *, limit: int = 20, card_name: CardName | None = None) -> str:
+    """A human summary of ``report``; long lists stop after ``limit`` lines (the other forms have all);
+    card names as ``card_name`` shows them."""
     lines: list[str] = [f"Prizecheck audit report: {report['games']} game(s)"]
     w = lines.append
     for s in report["sections"]:
@@ -64,7 +67,8 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
         if s.get("deck_checks"):
             w(f"  deck checks, judges only ({len(s['deck_checks'])}):")
             for f in s["deck_checks"][:limit]:
-                w(f"    {f['match']} #{f['seq']}: {f['code']}: {f['message']}")
+                message = with_card_name(f["message"], f["card"], card_name)
+                w(f"    {f['match']} #{f['seq']}: {f['code']}: {message}")
     rec = report.get("reconciliation")
     if rec:
         w("")

@@ -1,4 +1,4 @@
-"""Card facts an importer can know: HP, kind, names in six languages, from the packaged card catalogue.
+"""Card facts an importer can know: HP, kind, names in eight languages, from the packaged card catalogue.
 
 Battle logs name cards but never print HP, prize values or kinds [docs/importers.md, the export's traps]. They
 come from:
@@ -6,9 +6,10 @@ come from:
 - the packaged catalogue (``cards.bin``, built by ``tools/build_catalogue.py`` from TCGdex's
   cards-database, MIT; source commit and licence in the file and in docs/importers.md): HP, category,
   stage, types, rule box, evolves-from, Trainer type, the HP a Tool gives, and card, attack and Ability
-  names in en, fr, de, es, it, pt. :func:`card_database` loads its index once per process and decodes
-  records as look-ups need them; :func:`card_names` / :func:`display_name` are the small lookup the review
-  page uses;
+  names in en, fr, de, es, it, pt, ja and ko, and the Japanese and Korean printings with their own ids
+  (``sv1v-001``). :func:`card_database` loads its index once per process and decodes records as look-ups
+  need them; :func:`card_names` / :func:`card_name` are the small lookup the pages use (a name in the
+  page's language), :meth:`CardDatabase.search` the console's type-ahead (kana, kanji, hangul);
 - a user's catalogue file (``--cards FILE``, :func:`parse_catalogue`), whose entries win over the packaged
   ones for the names they list;
 - the name itself for the kind when neither knows the card (`` ex``, `` V``, ``VMAX``, ``Mega ... ex``, ...).
@@ -22,6 +23,7 @@ import json
 import re
 import unicodedata
 import zlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -165,9 +167,11 @@ def parse_catalogue(text: str, *, filename: str = "<cards>") -> Catalogue:
 
 # -- the packaged catalogue ------------------------------------------------------------------------------
 
-LANGUAGES = ("en", "fr", "de", "es", "it", "pt")
+LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ja", "ko")
+#: Languages whose names are tried after a look-up's own and English: their scripts meet no other's
+ASIAN = ("ja", "ko")
 _CATEGORY = {"P": "pokemon", "T": "trainer", "E": "energy"}
-MAGIC = b"prizecheck-cards/2\n"
+MAGIC = b"prizecheck-cards/3\n"
 
 
 def _key(name: str) -> str:
@@ -175,11 +179,27 @@ def _key(name: str) -> str:
     return strip_card_id(name.strip()).replace("\u2019", "'").replace("Pokemon", "Pokémon")
 
 
-def _fold(key: str) -> str:
-    """A name without accents or case: ``Pokégear 3.0`` and ``Pokegear 3.0`` alike."""
-    return "".join(
-        ch for ch in unicodedata.normalize("NFKD", key) if not unicodedata.combining(ch)
-    ).casefold()
+_KATAKANA = range(0x30A1, 0x30F7)  # ァ..ヶ: each is its hiragana + 0x60 (ヷヸヹヺ have none: kept)
+_KANA_MARKS = ("\u3099", "\u309a")  # the voiced and semi-voiced sound marks: part of the kana, not accents
+_SPACES = re.compile(r"[\s\u30fb\u00b7]+")  # spaces and middle dots (ナンジャモ・ex, 스칼렛・바이올렛)
+
+
+def fold(key: str) -> str:
+    """A name as searched: no accents, case, width, spaces or kana script.
+
+    ``Pokégear 3.0`` and ``Pokegear 3.0`` alike; ``ピカチュウ``, ``ぴかちゅう`` and the half-width ``ﾋﾟｶﾁｭｳ``
+    alike; ``피카츄 ex`` and ``피카츄ex`` alike. NFKC (unicodedata) does width, full-width Latin and
+    compatibility forms; the accents go with the combining marks of NFKD, except the kana sound marks
+    (ガ is not カ); katakana folds to hiragana by its fixed Unicode offset (a one-line table: the two
+    blocks are laid out in parallel, ァ U+30A1 .. ヶ U+30F6 over ぁ U+3041 .. ゖ U+3096). Kanji and hangul
+    are left as NFKC gives them: a kanji name is found by its kanji (readings are not in the data)."""
+    if key.isascii():  # most names: nothing for NFKC, accents or kana to do
+        return _SPACES.sub("", key).casefold()
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", key))
+    text = "".join(ch for ch in text if ch in _KANA_MARKS or not unicodedata.combining(ch))
+    text = unicodedata.normalize("NFC", text)
+    text = "".join(chr(ord(ch) - 0x60) if ord(ch) in _KATAKANA else ch for ch in text)
+    return _SPACES.sub("", text).casefold()
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +215,7 @@ class CardInfo:
     evolves_from: str | None = None
     kind: str | None = None  # Trainer type (Item, Supporter, Stadium, Tool, ...) or Energy type
     attacks: tuple[dict[str, str], ...] = ()
+    damage: tuple[tuple[str, str], ...] = ()  # (English attack name, its printed damage: "30", "30+", "20×")
     abilities: tuple[dict[str, str], ...] = ()
     mills: tuple[str, ...] = ()  # English names of its moves that discard from the top of its deck
     types: tuple[str, ...] = ()  # a Pokémon's types (Fire, Water, ...)
@@ -213,13 +234,19 @@ class CardInfo:
     uses_attack: tuple[tuple[str, str], ...] = ()  # (move that uses another card's attack, "copy")
     # HP it gives the Pokémon it is attached to, and the condition (tools/build_catalogue.py hp_bonus)
     hp_bonus: tuple[int, str] | None = None
+    # a Japanese or Korean printing no English card is (its names: ja/ko, and en only where TCGdex gives
+    # its English name); an English card's own Japanese and Korean printings are that card
+    asian: bool = False
 
     @staticmethod
     def from_record(rec: dict[str, Any]) -> CardInfo:
         names = {k: v for k, v in rec.get("n", {}).items() if isinstance(v, str)}
+        asian = "en" not in names
+        if asian and isinstance(rec.get("w"), str):
+            names["en"] = rec["w"]  # shown, never looked up: it is in no name index
         h = rec.get("h")
         return CardInfo(
-            name=names.get("en", "?"),
+            name=names.get("en") or names.get("ja") or names.get("ko") or "?",
             category=_CATEGORY.get(rec.get("c", "P"), "pokemon"),
             names=names,
             hp=rec.get("hp"),
@@ -228,6 +255,7 @@ class CardInfo:
             evolves_from=rec.get("e"),
             kind=rec.get("t"),
             attacks=tuple(rec.get("a") or ()),
+            damage=tuple((str(a), str(d)) for a, d in rec.get("d") or ()),
             abilities=tuple(rec.get("b") or ()),
             mills=tuple(rec.get("m") or ()),
             types=tuple(rec.get("y") or ()),
@@ -241,13 +269,39 @@ class CardInfo:
             bench_counters=tuple((str(a), str(b)) for a, b in rec.get("q") or ()),
             uses_attack=tuple((str(a), str(b)) for a, b in rec.get("u") or ()),
             hp_bonus=(int(h[0]), str(h[1])) if isinstance(h, list) and len(h) == 2 else None,
+            asian=asian,
         )
 
 
+class _Names(Mapping[str, dict[str, list[int]]]):
+    """The catalogue's name indexes by language (name -> card numbers), each decoded from ``cards.bin``
+    the first time a look-up asks for that language."""
+
+    def __init__(self, part: Callable[[list[int]], Any], where: dict[str, list[int]]) -> None:
+        self._part = part
+        self._where = where
+        self._decoded: dict[str, dict[str, list[int]]] = {}
+
+    def __getitem__(self, lang: str) -> dict[str, list[int]]:
+        table = self._decoded.get(lang)
+        if table is None:
+            table = self._decoded[lang] = self._part(self._where[lang])
+        return table
+
+    def __contains__(self, lang: object) -> bool:
+        return lang in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
 class CardDatabase:
-    """The packaged catalogue (``cards.bin``, tools/build_catalogue.py). Loading reads only its name index
-    (every name in every language, every printing's id -> card numbers); a card's record is decoded the
-    first time a look-up needs it, with the block of records it is stored in."""
+    """The packaged catalogue (``cards.bin``, tools/build_catalogue.py). Loading reads only the printings'
+    ids; a language's name index is decoded at the first look-up in that language, and a card's record
+    the first time a look-up needs it, with the block of records it is stored in."""
 
     def __init__(self, data: bytes) -> None:
         if not data.startswith(MAGIC):
@@ -260,12 +314,16 @@ class CardDatabase:
         self._blocks: list[list[int]] = head["blocks"]
         self._data = data
         self._base = end + 1
-        at, n = head["index"]
-        index = msgspec.json.decode(zlib.decompress(data[self._base + at : self._base + at + n]))
-        self.by_name: dict[str, dict[str, list[int]]] = index["names"]
-        self.prints: dict[str, int] = index["prints"]
+        self.prints: dict[str, int] = self._part(head["prints"])
+        self.by_name: Mapping[str, dict[str, list[int]]] = _Names(self._part, head["names"])
         self._cards: dict[int, CardInfo] = {}
         self._fold_index: dict[str, dict[str, list[int]]] = {}
+        self._search: list[tuple[str, str, str]] | None = None
+
+    def _part(self, where: list[int]) -> Any:
+        """One zlib part of the file, decoded (``where``: its offset after the header and its length)."""
+        at, n = where
+        return msgspec.json.decode(zlib.decompress(self._data[self._base + at : self._base + at + n]))
 
     def __len__(self) -> int:
         return self.count
@@ -275,8 +333,7 @@ class CardDatabase:
         info = self._cards.get(i)
         if info is None:
             b = i // self._block
-            at, n = self._blocks[b]
-            recs = msgspec.json.decode(zlib.decompress(self._data[self._base + at : self._base + at + n]))
+            recs = self._part(self._blocks[b])
             for j, rec in enumerate(recs, b * self._block):
                 self._cards[j] = CardInfo.from_record(rec)
             info = self._cards[i]
@@ -287,27 +344,50 @@ class CardDatabase:
         return [self.card(i) for i in range(self.count)]
 
     def lookup(self, name: str, lang: str = "en") -> list[CardInfo]:
-        """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too); a name
-        spelled without its accents (``Pokegear 3.0``, as the client prints it) finds the accented one."""
+        """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too, then Japanese
+        and Korean ones); a name spelled without its accents (``Pokegear 3.0``, as the client prints it),
+        in the other kana (``ぴかちゅう``) or half-width (``ﾋﾟｶﾁｭｳ``) finds the card."""
         k = _key(name)
-        hits = self.by_name.get(lang, {}).get(k)
-        if not hits and lang != "en":
-            hits = self.by_name["en"].get(k)
+        # a Japanese or Korean name has a character outside ASCII: an ASCII miss never decodes their index
+        order = tuple(dict.fromkeys((lang, "en", *(ASIAN if not k.isascii() else ()))))
+        hits = next((h for lg in order if (h := self.by_name.get(lg, {}).get(k))), None)
         if not hits:
-            folded = _fold(k)
-            hits = self._folded(lang).get(folded) or (
-                self._folded("en").get(folded) if lang != "en" else None
-            )
+            folded = fold(k)
+            hits = next((h for lg in order if (h := self._folded(lg).get(folded))), None)
         return [self.card(i) for i in hits or ()]
 
     def _folded(self, lang: str) -> dict[str, list[int]]:
-        """``lang``'s names without accents or case -> card numbers (built at the first miss)."""
+        """``lang``'s names folded (:func:`fold`) -> card numbers (built at the first miss)."""
         table = self._fold_index.get(lang)
         if table is None:
             table = self._fold_index[lang] = {}
             for key, hits in self.by_name.get(lang, {}).items():
-                table.setdefault(_fold(key), []).extend(hits)
+                table.setdefault(fold(key), []).extend(hits)
         return table
+
+    def search(self, query: str, limit: int = 20) -> list[tuple[str, str]]:
+        """Card names for a type-ahead: ``(name, language)`` for every name in any language whose folded
+        form (:func:`fold`: kana, width, accents, case) starts with the query's, then those that contain
+        it (a kanji name by any of its kanji: 研究 finds 博士の研究); English first, then the others in
+        :data:`LANGUAGES` order, each sorted. Built from the name index alone: no record is decoded."""
+        q = fold(query)
+        if not q:
+            return []
+        if self._search is None:
+            self._search = [
+                (fold(name), name, lang) for lang in LANGUAGES for name in sorted(self.by_name.get(lang, {}))
+            ]
+        starts: list[tuple[str, str]] = []
+        inside: list[tuple[str, str]] = []
+        for f, name, lang in self._search:
+            if q in f:
+                (starts if f.startswith(q) else inside).append((name, lang))
+        out: dict[str, str] = {}
+        for name, lang in (*starts, *inside):
+            out.setdefault(name, lang)
+            if len(out) >= limit:
+                break
+        return list(out.items())
 
     def printing(self, card_id: str) -> CardInfo | None:
         """One printing's card, by the id the client prints before a name (``sv6_163``, ``me3_48_ph``)."""
@@ -405,19 +485,35 @@ def card_database() -> CardDatabase:
 def card_names(name: str, lang: str | None = None) -> dict[str, str]:
     """A card's names in every catalogue language, from its name in any of them (``{}`` when unknown).
 
-    ``card_names("Glurak-ex")`` -> ``{"en": "Charizard ex", "de": "Glurak-ex", "fr": "Dracaufeu-ex", ...}``.
+    ``card_names("Glurak-ex")`` -> ``{"en": "Charizard ex", "de": "Glurak-ex", "ja": "リザードンex", ...}``.
     With ``lang`` only that language's names are searched. For the review page and reports.
     """
     db = card_database()
-    for lg in (lang,) if lang else LANGUAGES:
-        if lg is None:
-            continue
-        hits = db.by_name.get(lg, {}).get(_key(name))
+    k = _key(name)
+    # an ASCII name is no Japanese or Korean one: their indexes stay undecoded
+    langs = (lang,) if lang else tuple(lg for lg in LANGUAGES if lg not in ASIAN or not k.isascii())
+    for lg in langs:
+        hits = db.by_name.get(lg, {}).get(k)
         if hits:
             return dict(db.card(hits[0]).names)
     return {}
 
 
-def display_name(name: str, lang: str = "en") -> str:
-    """``name`` in ``lang`` when the catalogue knows the card, else ``name`` as given."""
-    return card_names(name).get(lang, name)
+def card_name(card: str, lang: str = "en") -> str:
+    """A card's name in ``lang`` (en, fr, de, es, it, pt, ja, ko): ``card`` is a printing's id (``sv6_163``,
+    a Japanese or Korean one ``sv1v-001``) or the card's name in any catalogue language. The card's name as
+    given when the catalogue does not know it or has no name for it in ``lang``.
+
+    ``card_name("Charizard ex", "ja")`` -> ``"リザードンex"``; ``card_name("sv1v-001", "en")`` ->
+    ``"Pineco"``.
+    The one place a card name is turned into text for a page (the review page, the board, the overlay,
+    the report take their language down to it)."""
+    text = card.strip()
+    info = card_database().printing(text) if text and not any(c.isspace() for c in text) else None
+    if info is not None:
+        return info.names.get(lang) or info.name
+    return card_names(text).get(lang, card)
+
+
+# the name before issue 34 (a name only, no printing id), kept for callers written against it
+display_name = card_name

@@ -50,9 +50,11 @@ _PENALTIES = (
     "warning",
     "double_prize",
     "quad_prize",
+    "prize_penalty",  # amount = the judge's number of prizes (JP サイドペナルティ: usually 1 or 3)
     "game_loss",
     "match_loss",
     "disqualification",
+    "double_loss",  # a loss for both players (両者敗北)
 )
 _TOP_KEYS = frozenset(
     {"format", "match", "players", "first", "ruleset", "deck", "prizes", "context", "source", "rows"}
@@ -674,6 +676,13 @@ class _Sheet:
         if kind not in _PENALTIES:
             raise _err(self.st, row, f"penalty kind (card) must be one of {', '.join(_PENALTIES)}", "card")
         ev: Event = {"type": "penalty", "player": self.player(row), "kind": kind}
+        if kind == "prize_penalty":
+            # [JP floor rules 2023-04-01 §11 ③] the judge chooses the number: the sheet writes it in amount
+            if row.amount is None or row.amount < 1:
+                raise _err(
+                    self.st, row, "a prize_penalty needs amount = its number of prizes (1 or more)", "amount"
+                )
+            ev["prizes"] = row.amount
         if row.note:
             ev["reason"] = row.note
         self.emit(row, ev)
@@ -684,8 +693,10 @@ class _Sheet:
     def on_result(self, row: Row) -> None:
         st = self.st
         reason = row.card or row.target
-        if row.player is None:
-            ev: Event = {"type": "game_ended", "outcome": "draw"}
+        if row.player is None and str(reason).lower() == "double_loss":
+            ev: Event = {"type": "game_ended", "outcome": "no_winner"}  # a loss for both (両者敗北)
+        elif row.player is None:
+            ev = {"type": "game_ended", "outcome": "draw"}
         else:
             ev = {"type": "game_ended", "outcome": "win", "winner": self.player(row)}
         if reason:

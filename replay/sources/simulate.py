@@ -285,12 +285,22 @@ class _Rules:
     playoff_prizes: int
     playoff_won_by: str
     time: tuple[tuple[str | None, str | None, int], ...]
+    #: per period of ``time``: does the player who went second finish the round [JP 終了コール]
+    finish_round: tuple[bool, ...] = ()
+
+    def _period(self, day: str) -> int:
+        for i, (start, until, _extra) in enumerate(self.time):
+            if (start is None or day >= start) and (until is None or day <= until):
+                return i
+        return len(self.time) - 1
 
     def extra_turns(self, day: str) -> int:
-        for start, until, extra in self.time:
-            if (start is None or day >= start) and (until is None or day <= until):
-                return extra
-        return self.time[-1][2]
+        return self.time[self._period(day)][2]
+
+    def finishes_round(self, day: str) -> bool:
+        """[JP 終了コール] time is over when the second player's turn ends, decided by the prize lead in every
+        stage, with no checkup after it."""
+        return bool(self.finish_round) and self.finish_round[self._period(day)]
 
 
 @cache
@@ -313,6 +323,7 @@ def _rules(ruleset: str) -> _Rules:
         playoff_prizes=int(po["prizes"]),
         playoff_won_by=str(po["won_by"]),
         time=tuple((t.get("from"), t.get("until"), int(t["extra_turns"])) for t in doc["time_called"]),
+        finish_round=tuple(t.get("turns") == "finish_round" for t in doc["time_called"]),
     )
 
 
@@ -583,6 +594,8 @@ class _Sim:
         self.main_phase(p, q, t)
         self.emit("turn_ended", {"player": p.id})
         self.check_books()
+        if self.time_turn and self.rules.finishes_round(self.day):
+            self.time_tick(t)  # [JP 終了コール] the checkup after the last turn is not played
         self.checkup(p, q)
         if self.rng.random() < 0.01:
             self.emit("note", {"text": "judge call: board state confirmed", "author": "floor judge"})
@@ -661,7 +674,12 @@ class _Sim:
         self.clock += 60
         self.emit("time_called", {"at": self.at()})
         self.time_turn = turn_zero
-        self.time_left = self.rules.extra_turns(self.day)
+        if self.rules.finishes_round(self.day):
+            # [JP 終了コール] one more turn when called in the first player's turn (odd turns), none in the
+            # second's
+            self.time_left = 1 if turn_zero % 2 == 1 else 0
+        else:
+            self.time_left = self.rules.extra_turns(self.day)
         self.scenario = "time_over"
 
     def game_loss(self, offender: _Player, reason: str, kind: str = "game_loss") -> None:
@@ -669,14 +687,18 @@ class _Sim:
 
     def time_tick(self, t: int) -> None:
         """Time called: the current turn (turn 0) and then N more turns [TTH §7.4.3]."""
-        if self.time_turn == 0 or t <= self.time_turn or self.lead_rule == "time":
+        if self.time_turn == 0 or t < self.time_turn or self.lead_rule == "time":
             return
-        self.time_left -= 1
+        if t > self.time_turn:
+            self.time_left -= 1
         if self.time_left > 0:
             return
         stage = (self.context or {}).get("stage")
-        if stage == "single_elimination":
-            # [TTH §7.4.4] fewest prizes remaining wins; equal: play on until someone leads or wins.
+        if self.rules.finishes_round(self.day):
+            self.must_decide = True  # [JP 終了コール] a drawn extension is played off
+        if stage == "single_elimination" or self.rules.finishes_round(self.day):
+            # [TTH §7.4.4; JP 終了コール] fewest prizes remaining wins; equal: play on until someone leads or
+            # wins (延長戦).
             a, b = self.players
             ra, rb = a.needed - a.taken, b.needed - b.taken
             if ra != rb:

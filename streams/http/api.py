@@ -38,6 +38,7 @@ from streams.http.access import (
     logout,
     scoped_matches,
 )
+from streams.http.delay import DELAY, Delay, Reader, matches_filters, reader
 from streams.http.edge import (
     BODY_TIMEOUT,
     MSGPACK_TYPES,
@@ -54,7 +55,8 @@ from streams.http.ownership import authorize_request, is_judge
 from streams.http.redact import public_event, record_body, sees_hidden
 from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
 from streams.ingest import IngestCore, Outcome, StoreContention
-from streams.store import CopyRefused, Store
+from streams.store import CopyRefused, RecordVersion, Store
+from streams.store.base import SEARCH_MAX, SORTS, search_needle
 
 __all__ = ["API_ROUTES", "CORE", "OPTIONS", "STORE", "make_app", "parse_events"]
 
@@ -157,16 +159,50 @@ STATUSES = ("in_progress", "finished", "awaiting_playoff")
 
 
 async def get_matches(request: web.Request) -> web.Response:
-    """GET /matches?league=&season=&status=&player=&limit=&offset=: indexed matches and their summaries."""
+    """GET /matches?q=&league=&season=&status=&player=&sort=&limit=&offset=&cursor=: one page of the
+    indexed matches and their summaries (:meth:`Store.index_page`: only the page is read), with the cursor
+    of the next page (``next``, null on the last)."""
     store = request.app[STORE]
     q = request[QUERY]
-    names = await store.matches(
-        league=q.get("league"), season=q.get("season"), status=q.get("status"), player=q.get("player")
-    )
-    offset, limit = q["offset"], q["limit"]
-    page = names[offset : offset + limit]
-    entries = await store.index_entries(page)
-    return _json({"total": len(names), "matches": [e.as_json() for e in entries]})
+    filters = {k: q.get(k) for k in ("league", "season", "status", "player")}
+    try:
+        page = await store.index_page(
+            **filters,
+            search=q.get("q"),
+            sort=q["sort"],
+            offset=q["offset"],
+            limit=q["limit"],
+            cursor=q.get("cursor"),
+        )
+    except ValueError as exc:  # a cursor of another sort or not ours, a search too long: the store says which
+        field = "cursor" if "cursor" in str(exc) else "q"
+        raise Problem(400, "bad_parameter", f"{field}: {exc}") from None
+    # a match under a broadcast delay is listed as the public sees it (streams/http/delay.py): its stored
+    # line is replaced by its public one, or left out where that one does not match the filters; a held
+    # match whose public line matches where its stored one does not (a status filter: live in public,
+    # finished in the store) is added to the first page. What a search looks in (ids, players, event, round,
+    # table) is the match_started's and never differs between the two lines.
+    matches = await reader(request)
+    entries = await matches.entries(page.entries, filters)
+    total = page.total - (len(page.entries) - len(entries))
+    if not q["offset"] and not q.get("cursor") and any(filters.values()):
+        needle = search_needle(q["q"]) if q.get("q") else ""
+        for held in await matches.held_matching(filters):
+            if needle not in held.search_text():
+                continue
+            stored = await store.index_entries([held.match])
+            if stored and matches_filters(stored[0], filters):
+                continue  # the store lists it already, on this page or another
+            entries.insert(0, held)
+            total += 1
+    answer: dict[str, Any] = {
+        "total": total,
+        "matches": [e.as_json() for e in entries],
+        "next": page.next,
+    }
+    if page.too_broad:
+        answer["too_broad"] = True
+    return _json(answer)
 
 
 async def get_record(request: web.Request) -> web.Response:
@@ -174,15 +210,16 @@ async def get_record(request: web.Request) -> web.Response:
     (docs/records.md, "Versions"). A judge in scope gets it as stored; anyone else its public projection
     (:func:`streams.http.redact.record_body`)."""
     match = request[MATCH]
-    store = request.app[STORE]
+    matches = await reader(request)  # a broadcast delay holds the newest back (streams/http/delay.py)
     number = request[QUERY].get("version")
     if number is not None:
-        version = await store.version(match, number)
+        visible = await matches.versions(match)
+        version = next((v for v in visible if v.version == number), None)
         if version is None:
-            raise Problem(404, "not_found", await _no_version(store, match, number))
+            raise Problem(404, "not_found", await _no_version(matches, match, number, visible))
         data: bytes | None = version.record
     else:
-        data = await store.record(match)
+        data = await matches.record(match)
     if data is None:
         raise Problem(404, "not_found", f"match {match}: no record stored")
     as_msgpack = request.headers.get("Accept", "") in MSGPACK_TYPES
@@ -190,12 +227,12 @@ async def get_record(request: web.Request) -> web.Response:
     return web.Response(body=body, content_type="application/msgpack" if as_msgpack else "application/json")
 
 
-async def _no_version(store: Store, match: str, number: int) -> str:
-    """Why version ``number`` of ``match`` is not there, in words."""
-    known = len(await store.versions(match))
+async def _no_version(matches: Reader, match: str, number: int, visible: list[RecordVersion]) -> str:
+    """Why version ``number`` of ``match`` is not there, in words (of the versions the caller may see)."""
+    known = len(visible)
     if known:
         return f"match {match}: no version {number} (versions 1 to {known})"
-    if await store.record(match) is None:
+    if await matches.record(match) is None:
         return f"match {match}: no record stored"
     return f"match {match}: no version {number} (the record has no versions: the game is not finished)"
 
@@ -205,9 +242,9 @@ async def get_versions(request: web.Request) -> web.Response:
     cause, status, result and signature status (:func:`streams.history.summary`); ``[]`` while the game
     has not finished; 404 when the match has no record."""
     match = request[MATCH]
-    store = request.app[STORE]
-    versions = await store.versions(match)
-    if not versions and await store.record(match) is None:
+    matches = await reader(request)
+    versions = await matches.versions(match)
+    if not versions and await matches.record(match) is None:
         raise Problem(404, "not_found", f"match {match}: no record stored")
     return _json([summary(v, request.app[CORE].verifier) for v in versions])
 
@@ -215,7 +252,7 @@ async def get_versions(request: web.Request) -> web.Response:
 async def get_board(request: web.Request) -> web.Response:
     """GET /matches/{match}/board: the public board after the last applied event."""
     match = request[MATCH]
-    data = await request.app[STORE].board(match)
+    data = await (await reader(request)).board(match)
     if data is None:
         raise Problem(404, "not_found", f"match {match}: no board stored")
     if request.headers.get("Accept", "") in MSGPACK_TYPES:
@@ -231,6 +268,11 @@ async def get_events(request: web.Request) -> web.Response:
     if not entries:
         raise Problem(404, "not_found", f"match {match}: no events archived")
     full = await sees_hidden(request, match)
+    seen = None if full else await (await reader(request)).seen(match)
+    if seen is not None and seen.held:  # the broadcast delay: what had arrived by its cutoff
+        entries = [e for e in entries if e.at is None or e.at <= seen.cutoff]
+        if not entries:
+            raise Problem(404, "not_found", f"match {match}: no events archived")
     as_msgpack = (
         request[QUERY].get("format") == "msgpack" or request.headers.get("Accept", "") in MSGPACK_TYPES
     )
@@ -400,12 +442,38 @@ API_ROUTES: tuple[Route, ...] = (
         PUBLIC,
         "The league index: matches and their summaries",
         query=(
+            Param(
+                "q",
+                description=(
+                    "search: a part of the match id, a player, the event, the round or the table (any case, "
+                    "full- and half-width alike: NFKC and case folded)"
+                ),
+                max_length=SEARCH_MAX,
+            ),
             Param("league", description="only this league", max_length=NAME_MAX),
             Param("season", description="only this season", max_length=NAME_MAX),
             Param("status", enum=STATUSES, description="only matches in this status"),
             Param("player", description="only matches of this player", max_length=NAME_MAX),
+            Param(
+                "sort",
+                enum=SORTS,
+                description="by match id, or by findings (violations first; -findings: games to review)",
+                default="match",
+            ),
             Param("limit", "integer", "matches per page", minimum=0, maximum=10_000, default=1000),
-            Param("offset", "integer", "matches to skip", minimum=0, maximum=10_000_000, default=0),
+            Param(
+                "offset",
+                "integer",
+                "matches to skip (after the cursor)",
+                minimum=0,
+                maximum=10_000_000,
+                default=0,
+            ),
+            Param(
+                "cursor",
+                description="the page after the one whose `next` this is (same filters and sort)",
+                max_length=1024,
+            ),
         ),
         answers={200: _answer("the matches", "MatchList")},
         tag="read",
@@ -705,7 +773,8 @@ def make_app(
         "max_body": max_body,
         "body_timeout": body_timeout,
     }
-    hub = LiveHub(store, max_streams=max_streams, max_client_streams=max_client_streams)
+    app[DELAY] = delay = Delay(store)
+    hub = LiveHub(store, max_streams=max_streams, max_client_streams=max_client_streams, delay=delay)
     app[HUB] = hub
     init_table(app, guard)
     register(app, API_ROUTES)

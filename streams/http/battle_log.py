@@ -25,7 +25,7 @@ import msgpack
 
 from replay import Game
 from replay.engine.findings import SOURCE_FINDINGS
-from replay.sources.cards import display_name
+from replay.sources.cards import card_name as catalogue_name
 
 Event = dict[str, Any]
 
@@ -56,6 +56,7 @@ RULE_OF_FINDING: dict[str, str] = {
     "prize_without_ko": "3",
     "promotion_order": "3",
     "result_mismatch": "1",
+    "penalty_prizes": "6",
     "reason_mismatch": "1",
     "event_after_end": "1",
     "seq_gap": "9",
@@ -115,23 +116,27 @@ def _same_card_name(a: str, b: str) -> bool:
     return _SPELLING.sub("", a).casefold() == _SPELLING.sub("", b).casefold()
 
 
-def card_name(card: Any) -> str:
-    """A card's display name from an event's card (``{"name": ...}``) or a bare name: its English name in
-    the card catalogue (replay/sources/cards.py) where the catalogue knows the card, with the name as the
-    source wrote it beside it when that differs (a localised log: ``Charizard ex (Glurak-ex)``). A name
+def card_name(card: Any, lang: str = "en", *, source: bool = True) -> str:
+    """A card's display name from an event's card (``{"name": ...}``) or a bare name: its name in ``lang``
+    (en, ja, ko: the page's language) in the card catalogue (replay/sources/cards.py ``card_name``) where
+    the catalogue knows the card, with the name as the source wrote it beside it when that differs (a
+    localised log: ``Charizard ex (Glurak-ex)``; a Japanese page: ``リザードンex (Charizard ex)``). A name
     the catalogue spells only differently (``Rayquaza-EX`` for ``Rayquaza ex``) stays as the source wrote
-    it: the old Pokémon-EX and the new Pokémon ex are different cards."""
+    it: the old Pokémon-EX and the new Pokémon ex are different cards. ``source=False``: the name in
+    ``lang`` alone (the overlay: spectators read their language, not the source's spelling)."""
     if isinstance(card, Mapping):
         card = card.get("name")
     if not isinstance(card, str) or not card:
         return "?"
-    known = display_name(card)
-    return card if _same_card_name(known, card) else f"{known} ({card})"
+    known = catalogue_name(card, lang)
+    if _same_card_name(known, card):
+        return card
+    return f"{known} ({card})" if source else known
 
 
-def display_names(names: Iterable[str]) -> dict[str, str]:
+def display_names(names: Iterable[str], lang: str = "en", *, source: bool = True) -> dict[str, str]:
     """The display name of each card name that :func:`card_name` shows differently (for the board)."""
-    return {n: shown for n in set(names) if (shown := card_name(n)) != n}
+    return {n: shown for n in set(names) if (shown := card_name(n, lang, source=source)) != n}
 
 
 @dataclass
@@ -139,15 +144,22 @@ class _Names:
     """What each pid is called, as the events name it (kept after it leaves play, for the log)."""
 
     pids: dict[str, str] = field(default_factory=dict)
+    lang: str = "en"  # the page's language: every card name of the log is shown in it
+
+    def card(self, card: Any) -> str:
+        return card_name(card, self.lang)
+
+    def cards(self, cards: Any) -> list[str]:
+        return [self.card(c) for c in _list(cards)]
 
     def see(self, event: Event) -> None:
         t = event.get("type")
         if t == "setup":
             for slot in [event.get("active"), *_list(event.get("bench"))]:
                 if isinstance(slot, Mapping) and isinstance(slot.get("pid"), str):
-                    self.pids[slot["pid"]] = card_name(slot.get("card"))
+                    self.pids[slot["pid"]] = self.card(slot.get("card"))
         elif t in ("played", "evolved") and isinstance(event.get("pid"), str):
-            self.pids[event["pid"]] = card_name(event.get("card"))
+            self.pids[event["pid"]] = self.card(event.get("card"))
 
     def mon(self, pid: Any) -> str:
         if not isinstance(pid, str):
@@ -178,10 +190,6 @@ def _n(count: Any, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _names(cards: Any) -> list[str]:
-    return [card_name(c) for c in _list(cards)]
-
-
 def _grouped(names: Sequence[str]) -> str:
     """``["Weedle", "Weedle", "Nest Ball"]`` -> ``2 Weedle, Nest Ball`` (in first-seen order)."""
     counts: dict[str, int] = {}
@@ -190,18 +198,18 @@ def _grouped(names: Sequence[str]) -> str:
     return ", ".join(name if n == 1 else f"{n} {name}" for name, n in counts.items())
 
 
-def _what(event: Event) -> str:
+def _what(event: Event, names: _Names) -> str:
     """The cards an event moves: their names when the event gives them (``2 Weedle``), else a count."""
-    names = _names(event.get("cards"))
-    if names:
-        return _grouped(names)
+    shown = names.cards(event.get("cards"))
+    if shown:
+        return _grouped(shown)
     return _n(event.get("count", 1), "card")
 
 
-def _listed(event: Event) -> str:
+def _listed(event: Event, names: _Names) -> str:
     """``: A, B`` when the event names its cards (after a sentence that says how many)."""
-    names = _names(event.get("cards"))
-    return ": " + ", ".join(names) if names else ""
+    shown = names.cards(event.get("cards"))
+    return ": " + ", ".join(shown) if shown else ""
 
 
 def _count(event: Event) -> Any:
@@ -240,20 +248,19 @@ def describe(
         deck = f" (deck {_word(event['deck'])})" if "deck" in event else ""
         return f"{who}'s turn starts{deck}"
     if t == "drew":
-        return f"{who} draws {_n(_count(event), 'card')}{_listed(event)}"
+        return f"{who} draws {_n(_count(event), 'card')}{_listed(event, names)}"
     if t == "moved":
         shown = " (revealed)" if event.get("revealed") is True else ""
-        return (
-            f"{who} moves {_what(event)} from {_zone(event.get('from'))} to {_zone(event.get('to'))}{shown}"
-        )
+        where = f"from {_zone(event.get('from'))} to {_zone(event.get('to'))}"
+        return f"{who} moves {_what(event, names)} {where}{shown}"
     if t == "played":
         return f"{who} plays {mon} to {_zone(event.get('to', 'bench'))}"
     if t == "evolved":
         how = f" (allowed by {_word(event['effect'])})" if event.get("effect") else ""
-        return f"{who} evolves {mon} into {card_name(event.get('card'))}{how}"
+        return f"{who} evolves {mon} into {names.card(event.get('card'))}{how}"
     if t == "attached":
         where = f" from {_zone(event['from'])}" if event.get("from", "hand") != "hand" else ""
-        return f"{who} attaches {card_name(event.get('card'))} to {mon}{where}"
+        return f"{who} attaches {names.card(event.get('card'))} to {mon}{where}"
     if t == "attack":
         attack = f" with {_word(event['name'])}" if event.get("name") else ""
         if len(hits) == 1:
@@ -289,8 +296,8 @@ def describe(
         by = f" by {_word(event['by'])}" if isinstance(event.get("by"), str) else ""
         return f"{mon} is Knocked Out{by} (the source says)"
     if t == "prize_taken":
-        effect = f" by the effect of {card_name(event['effect'])}" if event.get("effect") else ""
-        return f"{who} takes {_n(event.get('count', 1), 'Prize card')}{effect}{_listed(event)}"
+        effect = f" by the effect of {names.card(event['effect'])}" if event.get("effect") else ""
+        return f"{who} takes {_n(event.get('count', 1), 'Prize card')}{effect}{_listed(event, names)}"
     if t == "prize_modifier":
         delta = event.get("delta", 0)
         n = abs(delta) if isinstance(delta, int) else 0
@@ -301,12 +308,16 @@ def describe(
         return f"{who} concedes{why}"
     if t == "penalty":
         why = f": {_word(event['reason'])}" if event.get("reason") else ""
-        return f"Penalty for {who}: {_word(event.get('kind', '?')).replace('_', ' ')}{why}"
+        given = _word(event.get("kind", "?")).replace("_", " ")
+        count = event.get("prizes")
+        if isinstance(count, int) and not isinstance(count, bool):
+            given += f" of {count} prize{'' if count == 1 else 's'}"
+        return f"Penalty for {who}: {given}{why}"
     if t == "time_called":
         return "Time is called"
     if t == "effect_result":
         verb = "wins" if event.get("wins") is True else "loses"
-        return f"{who} {verb} by the effect of {card_name(event.get('card'))}"
+        return f"{who} {verb} by the effect of {names.card(event.get('card'))}"
     if t == "game_ended":
         why = f" ({_word(event['reason'])})" if event.get("reason") else ""
         if event.get("outcome") == "win":
@@ -320,20 +331,20 @@ def describe(
         return f"Note{by}: {text}" if text else f"Note{by}"  # a public view has no free text
     if t == "discarded":
         if isinstance(event.get("pid"), str):
-            return f"{who} discards {_what(event)} attached to {mon}"
-        return f"{who} discards {_what(event)} from {_zone(event.get('from', 'hand'))}"
+            return f"{who} discards {_what(event, names)} attached to {mon}"
+        return f"{who} discards {_what(event, names)} from {_zone(event.get('from', 'hand'))}"
     if t == "trainer_played":
         card = event.get("card")
         kind = TRAINER_KINDS.get(card.get("kind", "")) if isinstance(card, Mapping) else None
-        return f"{who} plays {'the ' + kind + ' ' if kind else ''}{card_name(card)}"
+        return f"{who} plays {'the ' + kind + ' ' if kind else ''}{names.card(card)}"
     if t == "searched":
-        return f"{who} searches the deck and puts {_what(event)} into the hand"
+        return f"{who} searches the deck and puts {_what(event, names)} into the hand"
     if t == "to_hand":
-        return f"{who} puts {_what(event)} from {_zone(event.get('from'))} into the hand"
+        return f"{who} puts {_what(event, names)} from {_zone(event.get('from'))} into the hand"
     if t == "shuffled":
         zone = _zone(event.get("zone"))
         if event.get("from"):
-            return f"{who} shuffles {_what(event)} from {_zone(event['from'])} into {zone}"
+            return f"{who} shuffles {_what(event, names)} from {_zone(event['from'])} into {zone}"
         return f"{who} shuffles {zone}"
     plain = [
         f"{k} {_word(v)}" for k, v in event.items() if k not in ("match", "seq", "type") and _word(v) != "?"
@@ -386,10 +397,11 @@ def sentence(
     return describe(event, names, hits, earlier)
 
 
-def sentences(events: Sequence[Event]) -> list[str]:
+def sentences(events: Sequence[Event], lang: str = "en") -> list[str]:
     """Each of ``events`` (one match's, in seq order) as its battle-log sentence: what the table console
-    shows for its log and its draft, in the review page's words (one describer for both)."""
-    names = _Names()
+    shows for its log and its draft, in the review page's words (one describer for both); card names in
+    ``lang``."""
+    names = _Names(lang=lang)
     earlier: dict[Any, Event] = {}
     out: list[str] = []
     for i, ev in enumerate(events):
@@ -421,6 +433,7 @@ REASONS: dict[str, str] = {
     "simultaneous": "both players met a win condition at once",
     "playoff": "the playoff game",
     "time": "time was called",
+    "double_loss": "a loss for both players",
 }
 
 
@@ -482,13 +495,14 @@ def battle_log(
     entries: Sequence[Any],
     events: Sequence[Event] | None = None,
     timeline: Sequence[Mapping[str, Any]] | None = None,
+    lang: str = "en",
 ) -> list[dict[str, Any]]:
     """One line per archived entry (:class:`streams.store.ArchivedEvent`), in archive order.
 
     A line: ``seq``, ``position``, ``kind`` (event, conflict, late), ``type``, ``turn`` (the source's
     number; None before the first turn), ``player`` (whose turn), ``text`` and ``marks``. ``events`` (the
     entries decoded) and ``timeline`` (the resolved timeline of the whole archive) save a fold when the
-    caller has them.
+    caller has them. Card names are shown in ``lang`` (the page's language: en, ja, ko).
     """
     if events is None:
         events = decode(entries)
@@ -501,7 +515,7 @@ def battle_log(
     for out in timeline:
         if isinstance(out.get("seq"), int):
             by_seq.setdefault(out["seq"], []).append(out)
-    names = _Names()
+    names = _Names(lang=lang)
     kos: dict[str, int] = {}
     turn: Any = None
     player: Any = None

@@ -25,7 +25,6 @@ byte for byte is a duplicate (the core's own idempotence), so resending an outbo
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -37,18 +36,20 @@ from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError, InputError
 from replay.engine.public import cards_are_public, public_event
 from replay.engine.validate import validate_event
-from replay.sources.cards import card_database
+from replay.sources.cards import card_database, fold
 from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
-from streams.http.battle_log import decode, sentences
+from streams.http.battle_log import decode, display_names, sentences
 from streams.http.console_sheet import sheet_csv
+from streams.http.delay import broadcast_delay
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.lease import ACTIONS, Holder, lease, view
-from streams.http.live import broadcast_delay
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
-from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
+from streams.http.rulings import penalty_kinds, prize_counts
+from streams.http.tables import started_at_tables
 from streams.http.templating import render
 from streams.store import Store
 from streams.tokens import Principal
@@ -114,10 +115,25 @@ async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft
     view = derive(events, draft_from, await playoff_records(request.app[STORE], request[MATCH]))
     view["match"] = request[MATCH]
     view["author"] = author(request[PRINCIPAL])  # how this console's corrections name their writer
+    # the penalty form offers what the game's ruleset gives (a JP prize penalty: the judge's count, 1 or 3
+    # first) [docs/rules.md §6.1]
+    started = next((e for e in events if e.get("type") == "match_started"), {})
+    ruleset = str(started.get("ruleset") or "play-2026")
+    view["penalties"] = list(penalty_kinds(ruleset))
+    view["prize_counts"] = list(prize_counts(ruleset))
     # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the
     # event's public projection: hidden cards stay out
     public = _public(events)
-    lines = [{**e, "text": text} for e, text in zip(public, sentences(public), strict=True)]
+    lang = page_lang(request)
+    lines = [{**e, "text": text} for e, text in zip(public, sentences(public, lang), strict=True)]
+    # the board's card names in the page's language, those shown otherwise than the events write them
+    shown = {
+        str(n)
+        for m in view.get("pokemon") or ()
+        for n in (m.get("name"), *(m.get("attached") or ()))
+        if isinstance(n, str)
+    }
+    view["names"] = display_names(shown, lang)
     drafted = [draft_from is not None and int(e.get("seq") or 0) >= draft_from for e in events]
     view["log"] = [line for line, d in zip(lines, drafted, strict=True) if not d]
     view["draft"] = [
@@ -266,7 +282,12 @@ async def console_preview(request: web.Request) -> web.StreamResponse:
     draft = _events(await _body(request), match, author(request[PRINCIPAL]))
     archive = await _archive(request)
     start = max((int(e.get("seq") or 0) for e in archive), default=0) + 1
-    return _json(await _view(request, [*archive, *draft], start))
+    view = await _view(request, [*archive, *draft], start)
+    if not archive and draft and draft[0].get("type") == "match_started":
+        # the start still a draft: its deck lists' cards for the picks (GET /cards reads the archive's),
+        # from the asker's own body
+        view["deck"] = deck_cards(draft[0])
+    return _json(view)
 
 
 async def console_publish(request: web.Request) -> web.StreamResponse:
@@ -296,6 +317,11 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
         await _writer(request, lambda: authorize(principal, store, events))
     outcomes = await request.app[CORE].ingest_many(events, judge=judge) if events else []
     answers = [o.as_json() for o in outcomes]
+    # a match this console started: its stream table follows it (streams/http/tables.py)
+    applied = {
+        (o.match, s) for o in outcomes for s in (*o.applied, *([o.seq] if o.status == "applied" else []))
+    }
+    await started_at_tables(store, [e for e in events if (e.get("match"), e.get("seq")) in applied])
     counts: dict[str, int] = {}
     for a in answers:
         counts[a["status"]] = counts.get(a["status"], 0) + 1
@@ -378,6 +404,8 @@ async def console_export(request: web.Request) -> web.StreamResponse:
 _DECK_LINE = re.compile(r"^\s*(\d{1,2})\s+(.+?)(?:\s+[A-Z][A-Za-z0-9-]{1,7}\s+[0-9A-Za-z-]{1,8})?\s*$")
 #: Names a type-ahead answer holds at most.
 CARD_HITS = 20
+#: The deck lists' names an answer holds at most (two 60-card lists have fewer different names).
+DECK_HITS = 120
 
 
 def deck_names(text: str) -> list[str]:
@@ -390,51 +418,78 @@ def deck_names(text: str) -> list[str]:
     return names
 
 
-def _card(name: str) -> dict[str, Any]:
-    hits = card_database().lookup(name)
-    info: dict[str, Any] = {"name": name}
+def _card(name: str, lang: str = "en") -> dict[str, Any]:
+    """A type-ahead answer: the name as the operator will record it, the language it is in, the card's
+    names in the others (so that a card typed in kana also shows its English name), and its HP, rule
+    box, kind and attack names (in the name's language where the catalogue has them)."""
+    hits = card_database().lookup(name, lang)
+    # key: the name as searched (kana as hiragana): the page's suggestion list matches what is typed
+    # against an option's text, so a name in katakana is offered to an operator typing hiragana
+    info: dict[str, Any] = {"name": name, "lang": lang, "key": fold(name)}
     if hits:
         c = hits[0]
         info.update(category=c.category, hp=c.hp, rule=c.rule or "none", kind=c.kind)
-        info["attacks"] = [a.get("en") for a in c.attacks if isinstance(a, Mapping)][:6]
+        attacks = [a for a in c.attacks if isinstance(a, Mapping)][:6]
+        info["attacks"] = [a.get(lang) or a.get("en") for a in attacks]
+        # each attack's printed damage ("30", "30+", "20×"; "" when it prints none), beside its name: the
+        # catalogue keys it by the attack's English name, whatever language the page shows
+        printed = dict(c.damage)
+        info["damage"] = [printed.get(str(a.get("en")), "") for a in attacks]
+        info.update(types=list(c.types), stage=c.stage, evolves_from=c.evolves_from)
+        info["names"] = {lg: n for lg, n in sorted(c.names.items()) if n != name}
     return info
 
 
+def _deck_lists(started: Mapping[str, Any]) -> dict[str, list[str]]:
+    """A match_started's deck lists (``console.decks``) as card name -> the players whose list holds it."""
+    decks: dict[str, list[str]] = {}
+    extra = started.get("console")
+    lists = extra.get("decks") if isinstance(extra, Mapping) else None
+    if isinstance(lists, Mapping):
+        for player, text in lists.items():
+            if isinstance(text, str):
+                for name in deck_names(text):
+                    decks.setdefault(name, []).append(str(player))
+    return decks
+
+
+def deck_cards(started: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The cards of a match_started's deck lists, each as :func:`_card` gives it and with ``decks``, the
+    players whose list holds it (the console's picks)."""
+    return [{**_card(n), "decks": players} for n, players in list(_deck_lists(started).items())[:DECK_HITS]]
+
+
 async def console_cards(request: web.Request) -> web.StreamResponse:
-    """GET /console/<match>/cards?q=: card names for the type-ahead, the match's deck lists first (from
-    its match_started: for a judge and the match's own producer only, the ones who hold its events as
-    written), then the catalogue's names that start with ``q``; each with its HP and rule box where the
-    catalogue knows the card."""
-    q = str(request[QUERY].get("q", "")).strip().casefold()
+    """GET /console/<match>/cards?q=: card names for the type-ahead and the console's picks, the match's
+    deck lists first (from its match_started: for a judge and the match's own producer only, the ones who
+    hold its events as written), each naming the players whose list holds it (``decks``), then the
+    catalogue's names in any language that start with ``q``, then those that contain it
+    (:meth:`~replay.sources.cards.CardDatabase.search`: kana in either script, half-width, kanji, hangul,
+    accents and case folded); each with its HP, rule box, stage, evolves-from, types, and attacks with
+    their printed damage where the catalogue knows the card."""
+    typed = str(request[QUERY].get("q", "")).strip()
+    q = fold(typed)
     store = request.app[STORE]
     match = request[MATCH]
     # deck lists are hidden information: another recorder in scope gets the catalogue alone
     entries = await store.events(match) if await _full_reader(request, store, match) else []
-    decks: list[str] = []
+    decks: dict[str, list[str]] = {}
     for ev in decode(entries[:1]):
-        extra = ev.get("console")
-        lists = extra.get("decks") if isinstance(extra, Mapping) else None
-        if isinstance(lists, Mapping):
-            for text in lists.values():
-                if isinstance(text, str):
-                    decks += deck_names(text)
-    names = [n for n in dict.fromkeys(decks) if q in n.casefold()]
-    if names and _judge(request):  # a judge's read of hidden information is in the audit log
+        decks = _deck_lists(ev)
+    found = dict(list({n: "en" for n in decks if q in fold(n)}.items())[:DECK_HITS])
+    if found and _judge(request):  # a judge's read of hidden information is in the audit log
         request[HIDDEN_SERVED] = True
         request[AUDIT_DETAIL] = f"deck lists of {match} (the console's type-ahead)"
-    if len(names) < CARD_HITS and len(q) >= 2:
-        for name in catalogue_names():
-            if name.casefold().startswith(q) and name not in names:
-                names.append(name)
-                if len(names) >= CARD_HITS:
-                    break
-    return _json({"cards": [_card(n) for n in names[:CARD_HITS]]})
-
-
-@functools.cache
-def catalogue_names() -> tuple[str, ...]:
-    """Every English Pokémon, Trainer and Energy name of the catalogue, sorted (once per process)."""
-    return tuple(sorted({c.name for c in card_database().cards()}))
+    listed = len(found)
+    if len(typed) >= 2:
+        for name, lang in card_database().search(typed, CARD_HITS):
+            if len(found) >= listed + CARD_HITS:
+                break
+            found.setdefault(name, lang)
+    cards = [_card(n, lang) for n, lang in found.items()]
+    for c in cards[:listed]:
+        c["decks"] = decks[c["name"]]
+    return _json({"cards": cards})
 
 
 # ------------------------------------------------------------------------------------------- table
@@ -491,6 +546,7 @@ def console_routes() -> tuple[Route, ...]:
             "The engine's view of the match for the console: board, prompts, findings",
             query=(
                 Param("console", description="the asking console's id (renews its lease)", max_length=64),
+                LANG,
             ),
             answers={200: view},
             tag="console",
@@ -501,6 +557,7 @@ def console_routes() -> tuple[Route, ...]:
             console_preview,
             RECORDER,
             "The view with the console's draft folded on the archive (nothing stored)",
+            query=(LANG,),
             answers={200: view},
             body=events_body,
             tag="console",
@@ -544,9 +601,19 @@ def console_routes() -> tuple[Route, ...]:
             "/console/{match}/cards",
             console_cards,
             RECORDER,
-            "Card names for the console's type-ahead: the match's deck lists, then the catalogue",
-            query=(Param("q", description="what the operator typed", max_length=128),),
-            answers={200: Answer("up to 20 cards, each with its HP and rule box", schema={"type": "object"})},
+            "Card names for the console's type-ahead and picks: the match's deck lists, then the catalogue",
+            query=(
+                Param(
+                    "q", description="what the operator typed (none: the deck lists alone)", max_length=128
+                ),
+            ),
+            answers={
+                200: Answer(
+                    "the deck lists' cards, then up to 20 of the catalogue's, each with its HP, rule box and "
+                    "attacks with their printed damage",
+                    schema={"type": "object"},
+                )
+            },
             tag="console",
         ),
         Route(

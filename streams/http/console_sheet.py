@@ -222,9 +222,10 @@ def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
         elif t == "conceded":
             new.append({"player": p, "action": "concede", "note": ev.get("reason", "")})
         elif t == "penalty":
-            new.append(
-                {"player": p, "action": "penalty", "card": ev.get("kind", ""), "note": ev.get("reason", "")}
-            )
+            row = {"player": p, "action": "penalty", "card": ev.get("kind", ""), "note": ev.get("reason", "")}
+            if "prizes" in ev:
+                row["amount"] = ev["prizes"]  # a prize_penalty's number of prizes (the sheet's amount)
+            new.append(row)
         elif t == "time_called":
             new.append({"action": "time"})
         elif t == "game_ended":

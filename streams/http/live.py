@@ -28,8 +28,9 @@ import msgpack
 from aiohttp import web
 
 from replay.engine.record import dumps
+from streams.http.delay import Delay
 from streams.reasons import describe
-from streams.store import CopyRefused, LiveUpdate, Store, Subscription
+from streams.store import LiveUpdate, Store, Subscription
 
 log = logging.getLogger("prizecheck.live")
 
@@ -42,20 +43,6 @@ def frame(board: bytes) -> bytes:
     view = msgpack.unpackb(board, raw=False)
     seq = int(view.get("seq") or 0) if isinstance(view, dict) else 0
     return b"event: board\nid: %d\ndata: %s\n\n" % (seq, dumps(view))
-
-
-#: The longest broadcast delay a match may ask for, in seconds.
-MAX_DELAY = 600
-
-
-def broadcast_delay(event: object) -> float:
-    """The broadcast delay a match's match_started asks for (``console.delay``, seconds, up to
-    :data:`MAX_DELAY`), else 0: what the hub holds boards back by, and what the console shows."""
-    extra = event.get("console") if isinstance(event, dict) else None
-    delay = extra.get("delay") if isinstance(extra, dict) else None
-    if isinstance(delay, int | float) and not isinstance(delay, bool) and 0 < delay <= MAX_DELAY:
-        return float(delay)
-    return 0.0
 
 
 @dataclass(eq=False)
@@ -120,8 +107,11 @@ class LiveHub:
         max_client_streams: int = 100,
         write_timeout: float = 10.0,
         sweep: float = 0.5,
+        delay: Delay | None = None,
     ) -> None:
         self.store = store
+        #: the broadcast delays (streams/http/delay.py): a held match's stream shows the public's view
+        self.delay = delay if delay is not None else Delay(store)
         self.sweep = sweep
         self.max_streams = max_streams
         self.max_client_streams = max_client_streams
@@ -142,7 +132,7 @@ class LiveHub:
         self._sweeper: asyncio.Task[None] | None = None
         #: Seconds each match's boards are held back (the console's broadcast delay, docs/console.md),
         #: read once per match from its match_started (``console.delay``); 0: none.
-        self.delays: dict[str, float] = {}
+        self.delays: dict[str, float] = self.delay.known
 
     # ---------------------------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -201,6 +191,7 @@ class LiveHub:
                 self._changed(match)
             try:
                 async for update in sub:
+                    self.delay.changed(update.match)
                     if update.match in self.viewers:
                         self._update(update)
             except asyncio.CancelledError:
@@ -258,14 +249,19 @@ class LiveHub:
             while True:
                 self._dirty.discard(match)
                 try:
-                    board = await self.store.board(match)
+                    delay = await self.delay.of(match)
+                    # a held match: the board the public sees now, at once (boards announced since are
+                    # on their way, each that many seconds after it was stored)
+                    board = (
+                        (await self.delay.seen(match)).board if delay > 0 else await self.store.board(match)
+                    )
                 except Exception as exc:  # store down: the viewers keep their last board
                     log.warning("live: cannot read the board of %s (%s)", match, exc)
                     return
                 self.fetches += 1
                 if board is not None and match in self.viewers:
                     data = frame(board)
-                    self._show(match, data, await self._delay(match))
+                    self._show(match, data, 0.0)
                 if match not in self._dirty:
                     return
         finally:
@@ -278,26 +274,6 @@ class LiveHub:
         chunk = b"%x\r\n%s\r\n" % (len(data), data)  # the stream is chunked (HTTP/1.1)
         for viewer in list(self.viewers[match]):
             viewer.deliver(data, chunk)
-
-    async def _delay(self, match: str) -> float:
-        """The match's broadcast delay in seconds: its match_started's ``console.delay`` (0 to 600)."""
-        known = self.delays.get(match)
-        if known is not None:
-            return known
-        try:
-            first = await self.store.event(match, 1)
-        except CopyRefused:
-            return float(MAX_DELAY)  # an archived copy that is not the one archived: hold boards back longest
-        except Exception:
-            return 0.0
-        if first is None:
-            return 0.0  # not started yet: read again at the next board
-        try:
-            event = msgpack.unpackb(first, raw=False)
-        except Exception:
-            event = None
-        self.delays[match] = delay = broadcast_delay(event)
-        return delay
 
     # ---------------------------------------------------------------------------------- viewers
     def join(self, match: str, client: str) -> Viewer:

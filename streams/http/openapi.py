@@ -150,24 +150,57 @@ def components() -> dict[str, Any]:
             },
         },
     }
+    nullable = {"type": ["string", "null"]}
     schemas["IndexEntry"] = {
         "type": "object",
-        "required": ["match", "status", "league", "season", "players", "findings"],
+        "required": [
+            "match", "status", "league", "season", "players", "findings", "event", "round", "table", "date",
+            "top_finding",
+        ],
         "properties": {
             "match": {"type": "string"},
             "status": {"type": "string"},
-            "league": {"type": ["string", "null"]},
-            "season": {"type": ["string", "null"]},
+            "league": nullable,
+            "season": nullable,
             "players": {"type": "array", "items": {"type": "string"}},
             "findings": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "event": nullable,
+            "round": nullable,
+            "table": nullable,
+            "date": {**nullable, "description": "the day the game started (YYYY-MM-DD)"},
+            "top_finding": {
+                "description": "the most severe finding (public text); null with none, or when indexed "
+                "before this field existed and not written since",
+                "anyOf": [
+                    {"type": "null"},
+                    {
+                        "type": "object",
+                        "required": ["severity", "code", "seq", "message"],
+                        "properties": {
+                            "severity": {"type": "string"},
+                            "code": {"type": "string"},
+                            "seq": {"type": ["integer", "null"]},
+                            "message": {"type": "string"},
+                        },
+                    },
+                ],
+            },
         },
-    }
+    }  # fmt: skip
     schemas["MatchList"] = {
         "type": "object",
-        "required": ["total", "matches"],
+        "required": ["total", "matches", "next"],
         "properties": {
             "total": {"type": "integer", "minimum": 0},
             "matches": {"type": "array", "items": _ref("IndexEntry")},
+            "next": {
+                "type": ["string", "null"],
+                "description": "the cursor of the next page (?cursor=), null on the last",
+            },
+            "too_broad": {
+                "const": True,
+                "description": "the search would look through too many matches: narrow it with a filter",
+            },
         },
     }
     schemas["RecordStub"] = {

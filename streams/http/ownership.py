@@ -150,9 +150,9 @@ def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
         kind = item.get("type")
         if isinstance(kind, str):
             t.types.add(kind)
-        # Only the event that opens the stream says what a new match is (contract §1: match_started is
-        # seq 1): the first valid event at seq 1 in body order, which the core applies there. A
-        # match_started at another seq, or after another event took seq 1, would lend its league to
+        # Only the event that opens the stream says what a new match is (docs/events.md, "The envelope":
+        # match_started is seq 1): the first valid event at seq 1 in body order, which the core applies
+        # there. A match_started at another seq, or after another event took seq 1, would lend its league to
         # events it does not govern; what it says is still checked against the writer's scope.
         if item.get("seq") != 1:
             continue

@@ -33,15 +33,19 @@ from replay.engine.outputs import Result
 from replay.engine.public import public_event, public_record
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
+from streams.http.access import AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scopes
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
+from streams.http.card_images import pack
+from streams.http.delay import Reader, reader
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
-from streams.http.routes import MATCH, QUERY, Answer, Param, Problem, Route, register
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
 from streams.http.templating import install, render
+from streams.store.base import SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
-    from streams.store import ArchivedEvent, IndexEntry, Store
+    from streams.store import ArchivedEvent, IndexEntry
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 LIST_LIMIT = 50
@@ -76,14 +80,16 @@ async def review_page(request: web.Request) -> web.StreamResponse:
     if raw is None and not await store.events(match):
         raise _no_events(match)
     record = from_msgpack(raw, match=match) if raw is not None else None
-    from streams.http.rulings import penalty_kinds
+    from streams.http.rulings import penalty_kinds, prize_counts
 
+    ruleset = record.ruleset if record else "play-2026"
     return render(
         request,
         "review.html",
         match=match,
         players=[str(p) for p in record.players] if record else [],
-        penalties=penalty_kinds(record.ruleset if record else "play-2026"),
+        penalties=penalty_kinds(ruleset),
+        prize_counts=prize_counts(ruleset),
     )
 
 
@@ -132,14 +138,15 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
         "extra": extra,
         "record": record,
-        "log": battle_log(entries, events, timeline),
+        "log": battle_log(entries, events, timeline, page_lang(request)),
         # what the rules ask for next at the archive's head (replay.due, in the console's words)
         "due": [
             {"id": p["id"], "text": p["text"]}
             for p in prompts(game, await playoff_records(request.app[STORE], match))
         ],
         "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
-        "names": display_names(_card_names(events)),
+        "names": display_names(_card_names(events), page_lang(request)),
+        "lang": page_lang(request),
         "frames": frames(steps),
     }
 
@@ -205,12 +212,26 @@ async def review_state(request: web.Request) -> web.StreamResponse:
 # ------------------------------------------------------------------------------------------ overlay
 async def overlay(request: web.Request) -> web.StreamResponse:
     """GET /overlay/<match>: the streamers' overlay page (it reads /matches/<match>/live itself)."""
-    return render(request, "overlay.html", match=request[MATCH])
+    return render(
+        request, "overlay.html", match=request[MATCH], follow="", images=pack(request.app) is not None
+    )
 
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
-    """GET /overlay/<match>/score: what the board does not carry (the best-of-three score, the playoff)."""
-    return _json(await overlay_score(request.app[STORE], request[MATCH]))
+    """GET /overlay/<match>/score[?lang=ja|ko]: what the board does not carry (the best-of-three score, the
+    playoff) and the names of the cards the board shows in the page's language (``names``: those shown
+    otherwise than the events write them; from the match's public events only, and under a broadcast
+    delay only those that had arrived by its cutoff, streams/http/delay.py)."""
+    store, match = request.app[STORE], request[MATCH]
+    matches = await reader(request)
+    out = await overlay_score(matches, match)
+    entries = await store.events(match)
+    seen = await matches.seen(match)
+    if seen is not None and seen.held:
+        entries = [e for e in entries if e.at is None or e.at <= seen.cutoff]
+    shown = _card_names(public_event(e) for e in decode(entries))
+    out["names"] = display_names(shown, page_lang(request), source=False)
+    return _json(out)
 
 
 def _public_result(result: Result | None) -> dict[str, Any] | None:
@@ -225,24 +246,25 @@ def _public_result(result: Result | None) -> dict[str, Any] | None:
     }
 
 
-async def _record(store: Store, match: str) -> Record | None:
-    """``match``'s stored record as its typed value (:mod:`replay.records`), None when there is none."""
-    data = await store.record(match)
+async def _record(matches: Reader, match: str) -> Record | None:
+    """``match``'s record as the caller may see it, as its typed value (:mod:`replay.records`), None when
+    there is none."""
+    data = await matches.record(match)
     return from_msgpack(data, match=match) if data is not None else None
 
 
-async def overlay_score(store: Store, match: str) -> dict[str, Any]:
+async def overlay_score(matches: Reader, match: str) -> dict[str, Any]:
     """The public summary the overlay shows beside the live board: the record's status and result (a
     parent is settled by its playoff after its board stopped changing), the playoff and its state, and the
     score of the best-of-three the game belongs to (``context.series``, replay/series.py) as it stood in
     this game."""
-    record = await _record(store, match)
+    record = await _record(matches, match)
     if record is None:
         return {"match": match, "status": None, "result": None, "playoff": None, "series": None}
     playoff = None
     po = record.playoff
     if po and po.child:
-        child = await _record(store, po.child)
+        child = await _record(matches, po.child)
         decided = record.status == "finished"
         playoff = {
             "child": po.child,
@@ -256,7 +278,7 @@ async def overlay_score(store: Store, match: str) -> dict[str, Any]:
         "result": _public_result(record.result),
         "playoff": playoff,
         "playoff_of": {"kind": playing.kind, "parent": record.parent} if playing else None,
-        "series": await _series(store, record),
+        "series": await _series(matches, record),
     }
 
 
@@ -267,7 +289,7 @@ def _game_number(record: Record) -> int:
         return 0
 
 
-async def _series(store: Store, record: Record) -> dict[str, Any] | None:
+async def _series(matches: Reader, record: Record) -> dict[str, Any] | None:
     """The score of the match (best of three) ``record`` is a game of, as it stood in that game: this game
     and the ones before it (``context.game``), never the later ones (a replay of game 1 after the match
     shows 1–0, not the final score)."""
@@ -278,10 +300,11 @@ async def _series(store: Store, record: Record) -> dict[str, Any] | None:
     ctx = record.context or {}
     this = (_game_number(record), str(record.match))
     # the games of these two players in the league and season: a small set, whatever the index's size
+    store = matches.store
     names = await store.matches(league=ctx.get("league"), season=ctx.get("season"), player=str(players[0]))
     entries = [e for e in await store.index_entries(names) if str(players[1]) in e.players]
     games = []
-    for entry, raw in zip(entries, await store.records([e.match for e in entries]), strict=True):
+    for entry, raw in zip(entries, await matches.records([e.match for e in entries]), strict=True):
         rec = from_msgpack(raw, match=entry.match) if raw is not None else None
         if rec is not None and series_key(rec) == key and (_game_number(rec), str(rec.match)) <= this:
             games.append(rec)
@@ -367,27 +390,45 @@ def _list_url(filters: Mapping[str, str], sort: str, number: int, size: int) -> 
 async def match_list(request: web.Request) -> web.Response:
     """GET /ui?q=&league=&season=&status=&player=&sort=&page=&limit=: one page of the indexed matches.
 
-    The page comes from the index (:meth:`Store.index_page`); only its rows' records are read.
+    The page comes from the index (:meth:`Store.index_page`: ``q`` finds a part of a match id, a player,
+    an event, a round or a table); only its rows' records are read. The league and season pick lists are
+    those the caller's scope reaches (every one for an unscoped caller: the list is public).
     """
     store = request.app[STORE]
     filters, sort, number, size = _list_query(request[QUERY])
     where = {k: v for k, v in filters.items() if k != "q"}
-    page = await store.index_page(
-        **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
-    )
+    try:
+        page = await store.index_page(
+            **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
+        )
+    except ValueError as exc:  # a search longer than the store takes: the route bounds it first
+        raise Problem(400, "bad_parameter", f"q: {exc}") from None
     pages = max(1, -(-page.total // size))
     if number > pages and page.total:  # past the end (the list shrank): the last page instead
         raise web.HTTPFound(_list_url(filters, sort, pages, size))
-    raws = await store.records([e.match for e in page.entries])
+    principal = request[PRINCIPAL]
+    scope = principal.leagues if principal.scoped and principal.leagues else None
+    leagues = await store.index_names("league", leagues=scope)
+    seasons = await store.index_names("season", leagues=scope)
+    # a match under a broadcast delay shows as the public sees it (streams/http/delay.py)
+    matches = await reader(request)
+    entries = await matches.entries(page.entries, where)
+    raws = await matches.records([e.match for e in entries])
+    hidden = await _sees_hidden(request, [e.match for e in entries])
     rows = []
-    for entry, raw in zip(page.entries, raws, strict=True):
+    for entry, raw, judge in zip(entries, raws, hidden, strict=True):
         try:
-            rows.append(_row(entry, from_msgpack(raw, match=entry.match) if raw is not None else None))
+            record = from_msgpack(raw, match=entry.match) if raw is not None else None
+            rows.append(_row(entry, record, judge=judge))
         except RecordError:  # one unreadable record must not take the list down
             rows.append(_row(entry, None, unreadable=True))
+    detailed = [row["match"] for row in rows if row["top"] and row["top"].get("detail")]
+    if detailed:  # a judge read what the public projection leaves out: audited, as on the review page
+        request[HIDDEN_SERVED] = True
+        request[AUDIT_DETAIL] = "the match list's top findings' detail of " + ", ".join(detailed[:20])
     first = (number - 1) * size + 1
     if page.too_broad:
-        summary = f"“{filters['q']}” matches too many players: type more of the name"
+        summary = f"“{filters['q']}” would look through too many matches: pick a league, season or status"
     elif page.total:
         summary = f"matches {first}–{first + len(rows) - 1} of {page.total}"
     else:
@@ -395,11 +436,13 @@ async def match_list(request: web.Request) -> web.Response:
     if where:
         summary += " where " + ", ".join(f"{k} = {v}" for k, v in where.items())
     if filters.get("q") and not page.too_broad:
-        summary += f"; players starting with “{filters['q']}”"
+        summary += f"; “{filters['q']}” in a match id, player, event, round or table"
     return render(
         request,
         "list.html",
         filters={k: filters.get(k, "") for k in ("q", "league", "season", "status", "player")},
+        leagues=_choices(leagues, filters.get("league")),
+        seasons=_choices(seasons, filters.get("season")),
         statuses=[("", "any status"), *((s, s.replace("_", " ")) for s in STATUSES)],
         sorts=list(SORT_LABELS.items()),
         sort=sort,
@@ -415,24 +458,67 @@ async def match_list(request: web.Request) -> web.Response:
     )
 
 
-def _row(entry: IndexEntry, record: Record | None, *, unreadable: bool = False) -> dict[str, Any]:
-    """One row of the list: what the index and the record say, severities apart."""
+def _choices(names: list[str], chosen: str | None) -> list[str]:
+    """A pick list's names, with the one in the URL kept even when no match has it (any more)."""
+    return names if not chosen or chosen in names else sorted([*names, chosen])
+
+
+async def _sees_hidden(request: web.Request, matches: list[str]) -> list[bool]:
+    """For each of ``matches``: may the caller read its hidden information (a judge, within its token's
+    scope: :func:`streams.http.redact.sees_hidden`), the scopes read in one round trip."""
+    principal = request[PRINCIPAL]
+    if "judge" not in principal.roles:
+        return [False] * len(matches)
+    if not principal.scoped:
+        return [True] * len(matches)
+    return [principal.covers(*scope) for scope in await match_scopes(request.app[STORE], matches)]
+
+
+def _row(
+    entry: IndexEntry, record: Record | None, *, unreadable: bool = False, judge: bool = False
+) -> dict[str, Any]:
+    """One row of the list: what the index and the record say, severities apart; the top finding's
+    public text, and its detail for a judge whose scope covers the match (``judge``). Where the entry
+    was indexed before it knew the event, round, table and date, the record says them."""
     severities = dict.fromkeys((s for s, _ in SEVERITIES), 0)
     for f in record.findings if record is not None else ():
         if f.severity in severities:
             severities[f.severity] += 1
+    context = (record.context if record is not None else None) or {}
+    started = record.started_at if record is not None else None
+    date = entry.date or (started[:10] if isinstance(started, str) and len(started) >= 10 else None)
+    top: dict[str, Any] | None = None
+    if record is not None and record.findings:
+        shown = [(f.severity, f.code, f.seq, f.message, f.detail) for f in record.findings]
+        keys = ("severity", "code", "seq", "message")
+        found = top_finding(dict(zip(keys, f, strict=False)) for f in shown)
+        if found is not None:
+            picked = (found.severity, found.code, found.seq, found.message)
+            detail = next((f[4] for f in shown if f[:4] == picked and isinstance(f[4], str)), None)
+            top = {**found.as_json(), "detail": detail if judge else None}
+    elif entry.top is not None:
+        top = {**entry.top.as_json(), "detail": None}
     return {
         "match": entry.match,
         "review": _link("review", entry.match),
         "overlay": _link("overlay", entry.match),
         "players": " vs ".join(entry.players),
         "context": " / ".join(x for x in (entry.league, entry.season) if x),
+        "event": entry.event or _shown(context.get("event")),
+        "round": entry.round or _shown(context.get("round")),
+        "table": entry.table or _shown(context.get("table")),
+        "date": date or "",
         "status": entry.status,
         "result": "record unreadable" if unreadable else result_text(record),
         "severities": severities,
         "known": record is not None,
         "total": len(record.findings) if record is not None else sum(entry.findings.values()),
+        "top": top,
     }
+
+
+def _shown(value: Any) -> str:
+    return "" if value is None else str(value)
 
 
 # ---------------------------------------------------------------------------------------- the rest
@@ -484,7 +570,11 @@ def page_routes() -> tuple[Route, ...]:
     filters = (
         Param(
             "q",
-            description="player search: player ids starting with this (ASCII letters, any case)",
+            description=(
+                "search: a part of the match id, a player, the event, the round or the table (any case, "
+                "full- and half-width alike: NFKC and case folded)"
+            ),
+            max_length=SEARCH_MAX,
             blank=True,
         ),
         Param("league", description="only this league", blank=True),
@@ -549,6 +639,7 @@ def page_routes() -> tuple[Route, ...]:
                 Param(
                     "view", enum=("judge", "public"), description="public: as a spectator saw it", blank=True
                 ),
+                LANG,
             ),
             answers={200: Answer("the record, the log and the steps", schema={"type": "object"})},
             hidden=True,
@@ -580,6 +671,7 @@ def page_routes() -> tuple[Route, ...]:
             overlay_score_route,
             public,
             "What the overlay shows beside the board: status, result, playoff state, best-of-three score",
+            query=(LANG,),
             answers={200: Answer("the public summary", schema={"type": "object"})},
             tag="pages",
         ),
@@ -615,7 +707,13 @@ def add_pages(app: web.Application) -> None:
         return
     app[_PAGES_ADDED] = True
     install(app)
+    from streams.http.tables import table_routes  # stream tables and slots (before /overlay/{match})
+
+    register(app, table_routes())
     register(app, page_routes())
+    from streams.http.card_images import card_image_routes  # the organiser's card image pack
+
+    register(app, card_image_routes())
     from streams.http.casefile import case_routes  # the judge's case file
     from streams.http.console import add_console  # the table console (docs/console.md)
     from streams.http.intake import add_import  # the import page (docs/web.md, "Import")

@@ -100,7 +100,8 @@ def _close_prompt(game: Game, step: Mapping[str, Any]) -> dict[str, Any]:
 def prompts(game: Game, playoffs: Mapping[str, Record] | None = None) -> list[dict[str, Any]]:
     """What the rules ask for now (:func:`replay.due`, the engine's own answer), in the operator's
     words: each prompt ``{"id", "text", "detail": [lines], "events": [...]}`` (or ``"choices": [{"text",
-    "events"}]`` when the operator picks one, ``"start"`` for a playoff game). ``playoffs``: the stored
+    "events"}]`` when the operator picks one, ``"start"`` for a playoff game, ``"then"``, the next turn's
+    player, on a checkup with nothing to place that starts that turn and draws). ``playoffs``: the stored
     records of the game's playoff games, which settle a drawn game."""
     out: list[dict[str, Any]] = []
     for step in due(game, playoffs):
@@ -159,7 +160,10 @@ def prompts(game: Game, playoffs: Mapping[str, Record] | None = None) -> list[di
             if "then" in step:  # nothing to place: the checkup and the next turn are one step
                 text = f"Pokémon Checkup: nothing to place; start {step['then']}'s turn and draw"
             detail = _ko_text(game, step.get("outputs", []))
-            out.append({"id": "checkup", "text": text, "detail": detail, "events": events})
+            prompt = {"id": "checkup", "text": text, "detail": detail, "events": events}
+            if "then" in step:  # the next turn's player: the console ends a turn and draws in one step
+                prompt["then"] = step["then"]
+            out.append(prompt)
         elif kind == "turn_started":
             out.append(
                 {

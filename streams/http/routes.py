@@ -122,6 +122,23 @@ class Param:
         return out
 
 
+#: The languages a page shows card names in (issue 34 item 4; the pages' own words are another change's)
+PAGE_LANGS = ("en", "ja", "ko")
+#: ``?lang=``: declared by every route that turns card names into text, read by :func:`page_lang` alone
+LANG = Param(
+    "lang",
+    enum=PAGE_LANGS,
+    description="the language card names are shown in (en, ja, ko; default en)",
+    blank=True,
+)
+
+
+def page_lang(request: web.Request) -> str:
+    """The language the request's page shows card names in: its ``?lang=`` (en when not given)."""
+    lang = request.get(QUERY, {}).get("lang")
+    return lang if lang in PAGE_LANGS else "en"
+
+
 @dataclass(frozen=True)
 class Answer:
     """One documented response: the media type and its schema (a ``$ref`` or an inline schema)."""

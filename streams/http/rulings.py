@@ -29,20 +29,52 @@ from streams.http.ownership import authorize_request
 from streams.http.routes import MATCH, Answer, Problem, Route
 
 JUDGE = frozenset({"judge"})
-#: The penalties every ruleset allows (docs/events.md); a ruleset's own prize penalties come besides.
+#: The penalties every ruleset allows (docs/events.md); a ruleset's own prize penalties come besides, and a
+#: loss for both players (両者敗北, an event's own decision) last.
 PENALTIES = ("caution", "warning", "game_loss", "match_loss", "disqualification")
+DOUBLE_LOSS = "double_loss"
 ACTIONS = ("note", "ruling", "penalty", "void", "amend")
 MAX_TEXT = 4000
+#: The named prize penalties [PG §3] and their counts in every ruleset (replay.engine.penalties).
+NAMED_PRIZE = {"double_prize": 2, "quad_prize": 4}
 
 
 def penalty_kinds(ruleset: str) -> tuple[str, ...]:
-    """The penalty kinds a judge may give under ``ruleset``: its prize penalties, then the common ones."""
+    """The penalty kinds a judge may give under ``ruleset``: its prize penalties (the named ones where
+    its counts are theirs, else ``prize_penalty`` of a number the judge gives), then the common ones."""
     try:
         rules = load_ruleset(ruleset)
     except KeyError:
-        return PENALTIES
-    prize = tuple(k for k in ("double_prize", "quad_prize") if getattr(rules, k, 0))
-    return (*PENALTIES[:2], *prize, *PENALTIES[2:])
+        return (*PENALTIES, DOUBLE_LOSS)
+    counts = rules.prize_penalty.counts
+    named = tuple(k for k, n in NAMED_PRIZE.items() if counts is not None and n in counts)
+    own = () if counts is not None and set(counts) <= set(NAMED_PRIZE.values()) else ("prize_penalty",)
+    return (*PENALTIES[:2], *named, *own, *PENALTIES[2:], DOUBLE_LOSS)
+
+
+def prize_counts(ruleset: str) -> tuple[int, ...]:
+    """The prize counts a judge is offered first for a ``prize_penalty`` under ``ruleset`` (JP: 1 and 3)."""
+    try:
+        return load_ruleset(ruleset).prize_penalty.usual
+    except KeyError:
+        return ()
+
+
+def _prizes(body: Mapping[str, Any], ruleset: str) -> int:
+    """A prize penalty's count from the judge's form: a whole number the ruleset gives (Problem 400)."""
+    value = body.get("prizes")
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    try:
+        rules = load_ruleset(ruleset)
+    except KeyError:
+        rules = None
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 60:
+        raise Problem(400, "bad_field", "prizes: how many fewer prizes the opponent needs (1 to 60)")
+    if rules is not None and not rules.prize_penalty_allowed(value):
+        allowed = ", ".join(str(c) for c in rules.prize_penalty.counts or ())
+        raise Problem(400, "bad_field", f"prizes: a count {ruleset} gives ({allowed})")
+    return value
 
 
 def _text(body: Mapping[str, Any], key: str, *, required: bool) -> str:
@@ -84,6 +116,8 @@ def action_event(
             raise Problem(400, "bad_field", f"kind: a penalty {ruleset} allows ({', '.join(kinds)})")
         reason = _text(body, "reason", required=False)
         event.update(type="penalty", player=body["player"], kind=body["kind"])
+        if body["kind"] == "prize_penalty":
+            event["prizes"] = _prizes(body, ruleset)
         event["reason"] = f"at seq {at}" + (f": {reason}" if reason else "")
     else:
         event.update(type="correction", target=at, action=action)
@@ -152,6 +186,7 @@ def ruling_routes() -> tuple[Route, ...]:
             "section": {"type": "string"},
             "player": {"type": "string"},
             "kind": {"type": "string"},
+            "prizes": {"type": "integer", "minimum": 1, "maximum": 60},
             "reason": {"type": "string"},
             "event": {"type": "object"},
         },
@@ -172,7 +207,8 @@ def ruling_routes() -> tuple[Route, ...]:
             tag="pages",
             cookie_writes=True,
             description="`action`: `note`, `ruling` (`text`, `section`), `penalty` (`player`, `kind`: the "
-            "ruleset's, `reason`), `void`, `amend` (`event`: the replacement); `at`: the seq acted on. "
+            "ruleset's, `prizes` with a `prize_penalty`: a count the ruleset gives, `reason`), `void`, "
+            "`amend` (`event`: the replacement); `at`: the seq acted on. "
             "Written at the next seq, authored by the judge's token name.",
         ),
     )

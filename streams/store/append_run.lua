@@ -41,10 +41,11 @@ end
 local pending = redis.call('EXISTS', KEYS[5]) == 1
 local blob = ARGV[4]
 local pos = 1
+local at = arrival()
 for len in string.gmatch(ARGV[3], '%d+') do
   local n = tonumber(len)
   local id = string.format('%d', seq)
-  redis.call('XADD', KEYS[1], id .. '-0', 'e', string.sub(blob, pos, pos + n - 1))
+  redis.call('XADD', KEYS[1], id .. '-0', 'e', string.sub(blob, pos, pos + n - 1), 't', at)
   if pending then redis.call('HDEL', KEYS[5], id) end
   pos = pos + n
   seq = seq + 1

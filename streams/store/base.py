@@ -18,10 +18,13 @@ The append rule (the same in both backends, see ``streams/ingest.lua`` and docs/
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
+import unicodedata
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 from urllib.parse import quote
 
@@ -245,11 +248,64 @@ class ArchivedEvent:
     position: tuple[int, int]
     data: bytes
     kind: EntryKind = "event"
+    at: float | None = field(default=None, compare=False)
+    """When the entry arrived (seconds since the epoch, the store's clock), kept beside the event at append
+    time, never in its bytes; None for an entry stored before arrival times were kept, or read back from
+    a cold archive copy (an archived match is long over). What a broadcast delay reads."""
+
+
+SEVERITY_ORDER: tuple[str, ...] = ("violation", "warning", "info")
+"""Finding severities, most severe first (the order of :attr:`IndexEntry.top`)."""
+
+
+@dataclass(frozen=True)
+class TopFinding:
+    """The most severe finding of a match, as the match list shows it: its public part only (the
+    ``message`` of a finding is public by contract, docs/records.md "Message and detail")."""
+
+    severity: str
+    code: str
+    seq: int | None
+    message: str
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON form (``top_finding`` of ``GET /matches``)."""
+        return {"severity": self.severity, "code": self.code, "seq": self.seq, "message": self.message}
+
+
+def top_finding(findings: Iterable[Mapping[str, Any]]) -> TopFinding | None:
+    """The most severe of ``findings`` (a record's, as JSON): violations before warnings before info
+    notes, then the earliest (lowest seq, then first listed). None when there are none."""
+    best: tuple[int, int, int] | None = None
+    chosen: Mapping[str, Any] | None = None
+    for i, f in enumerate(findings):
+        severity = str(f.get("severity"))
+        order = SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
+        seq = f.get("seq")
+        key = (order, seq if isinstance(seq, int) else 1 << 62, i)
+        if best is None or key < best:
+            best, chosen = key, f
+    if chosen is None:
+        return None
+    seq = chosen.get("seq")
+    return TopFinding(
+        str(chosen.get("severity")),
+        str(chosen.get("code")),
+        seq if isinstance(seq, int) else None,
+        str(chosen.get("message") or ""),
+    )
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True)
 class IndexEntry:
-    """What the league indexes know about a match. Absolute values: indexing twice changes nothing."""
+    """What the league indexes know about a match. Absolute values: indexing twice changes nothing.
+
+    ``event``, ``round``, ``table``, ``date`` and ``top`` came with the searchable match list (issue 36
+    item 6): an entry indexed by an earlier version has none of them (None) until its match's next write
+    indexes it again, and reads as it did before."""
 
     match: str
     seq: int
@@ -260,6 +316,13 @@ class IndexEntry:
     findings: Mapping[str, int] = field(default_factory=dict)
     severities: Mapping[str, int] = field(default_factory=dict)
     """The findings by severity (``violation``, ``warning``, ``info``)."""
+    event: str | None = None
+    round: str | None = None
+    table: str | None = None
+    date: str | None = None
+    """The day the game started (``YYYY-MM-DD``: the record's ``started_at``, as the source wrote it)."""
+    top: TopFinding | None = None
+    """The most severe finding, its public part (:func:`top_finding`)."""
 
     @property
     def rank(self) -> int:
@@ -277,27 +340,52 @@ class IndexEntry:
         context = record.get("context") or {}
         counts: dict[str, int] = {}
         severities: dict[str, int] = {}
-        for finding in record.get("findings") or ():
+        findings = record.get("findings") or ()
+        for finding in findings:
             code = str(finding.get("code"))
             counts[code] = counts.get(code, 0) + 1
             severity = str(finding.get("severity"))
             severities[severity] = severities.get(severity, 0) + 1
-        league = context.get("league")
-        season = context.get("season")
+        started = record.get("started_at")
+        date = started[:10] if isinstance(started, str) and _DATE.match(started) else None
         return cls(
             match=str(record["match"]),
             seq=seq,
             status=str(record.get("status") or "in_progress"),
-            league=None if league is None else str(league),
-            season=None if season is None else str(season),
+            league=_text(context.get("league")),
+            season=_text(context.get("season")),
             players=tuple(str(p) for p in record.get("players") or ()),
             findings=counts,
             severities=severities,
+            event=_text(context.get("event")),
+            round=_text(context.get("round")),
+            table=_text(context.get("table")),
+            date=date,
+            top=top_finding(findings),
         )
 
-    def view(self) -> tuple[str, str | None, str | None, tuple[str, ...], dict[str, int], dict[str, int]]:
+    def about(self) -> dict[str, Any]:
+        """The fields an earlier version's entry did not have, those set only (stored as one JSON field,
+        so that an entry without them reads, compares and digests as it did)."""
+        out: dict[str, Any] = {
+            k: v
+            for k, v in (
+                ("event", self.event),
+                ("round", self.round),
+                ("table", self.table),
+                ("date", self.date),
+            )
+            if v is not None
+        }
+        if self.top is not None:
+            out["top"] = [self.top.severity, self.top.code, self.top.seq, self.top.message]
+        return out
+
+    def view(
+        self,
+    ) -> tuple[str, str | None, str | None, tuple[str, ...], dict[str, int], dict[str, int], dict[str, Any]]:
         """What the entry shows (all but its seq): status, league, season, players, findings by code and
-        by severity."""
+        by severity, and :meth:`about`."""
         return (
             self.status,
             self.league,
@@ -305,7 +393,14 @@ class IndexEntry:
             tuple(self.players),
             dict(self.findings),
             dict(self.severities),
+            self.about(),
         )
+
+    def search_text(self) -> str:
+        """What a search looks in, folded (:func:`fold_text`): the match id, the players, the event, the
+        round and the table, one a line (so that a search never matches across two of them)."""
+        parts = [self.match, *self.players, self.event, self.round, self.table]
+        return "\n".join(fold_text(p).replace("\n", " ") for p in parts if p)
 
     def as_json(self) -> dict[str, Any]:
         """A JSON-safe summary (what ``GET /matches`` lists; ``seq`` is internal: the head when indexed)."""
@@ -316,7 +411,38 @@ class IndexEntry:
             "season": self.season,
             "players": list(self.players),
             "findings": dict(sorted(self.findings.items())),
+            "event": self.event,
+            "round": self.round,
+            "table": self.table,
+            "date": self.date,
+            "top_finding": None if self.top is None else self.top.as_json(),
         }
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def about_json(entry: IndexEntry) -> str:
+    """:meth:`IndexEntry.about` as stored (``""`` when empty: what an earlier version's entry holds)."""
+    about = entry.about()
+    return json.dumps(about, sort_keys=True, separators=(",", ":"), ensure_ascii=False) if about else ""
+
+
+def with_about(entry: IndexEntry, about: Mapping[str, Any]) -> IndexEntry:
+    """``entry`` with the fields of a stored :meth:`IndexEntry.about` (unknown keys ignored)."""
+    top = about.get("top")
+    found = None
+    if isinstance(top, list) and len(top) == 4:
+        found = TopFinding(str(top[0]), str(top[1]), top[2] if isinstance(top[2], int) else None, str(top[3]))
+    return replace(
+        entry,
+        event=_text(about.get("event")),
+        round=_text(about.get("round")),
+        table=_text(about.get("table")),
+        date=_text(about.get("date")),
+        top=found,
+    )
 
 
 SORTS: tuple[str, ...] = ("match", "-match", "findings", "-findings")
@@ -324,20 +450,49 @@ SORTS: tuple[str, ...] = ("match", "-match", "findings", "-findings")
 :attr:`IndexEntry.rank`; ties by id); a leading ``-`` reverses the order."""
 RANK_CAP = 0xFFFF
 
-SEARCH_PLAYERS_MAX = 1000
-"""A search prefix may match at most this many player ids (a broader one is answered with no rows and
-``too_broad``)."""
+SEARCH_SCAN_MAX = 250_000
+"""A search looks through at most this many entries of one index bucket (16 buckets: 4 million matches);
+a broader one is answered with no rows and ``too_broad`` (narrow it with a league, season or status)."""
+SEARCH_MAX = 128
+"""The longest search (characters, once folded)."""
 
 LEASE_ACTIONS = frozenset({"take", "renew", "release", "replace", "peek"})
 """What :meth:`Store.lease` does."""
 
 
-def fold_case(text: str) -> str:
-    """ASCII letters in lower case (what a player search compares; Lua's ``string.lower`` does the same)."""
-    return text.translate(_ASCII_LOWER)
+def fold_text(text: str) -> str:
+    """What a search compares: NFKC (full-width Latin and digits as ASCII, half-width katakana as
+    full-width), then case folded (ß as ss, any script's capitals), then NFKC again (casefold can undo it)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+def search_needle(search: str) -> str:
+    """A typed search, folded as :meth:`IndexEntry.search_text` is, white space collapsed; a
+    ``ValueError`` naming the limit when it is longer than :data:`SEARCH_MAX`."""
+    needle = " ".join(fold_text(search).split())
+    if len(needle) > SEARCH_MAX:
+        raise ValueError(f"a search is at most {SEARCH_MAX} characters, got {len(needle)}")
+    return needle
+
+
+def encode_cursor(sort: str, score: float, match: str) -> str:
+    """The cursor after the row (``score``, ``match``) of a page in ``sort`` order (opaque to callers)."""
+    raw = json.dumps([sort, int(score), match], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, sort: str) -> tuple[int, str]:
+    """The row a cursor made by :func:`encode_cursor` names; a ``ValueError`` saying what is wrong."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        made_for, score, match = json.loads(raw)
+    except (ValueError, binascii.Error, TypeError):
+        raise ValueError("cursor is not one this service gave (take it from the last page's next)") from None
+    if made_for != sort:
+        raise ValueError(f"cursor was given for sort={made_for}, not sort={sort}")
+    if not isinstance(score, int) or not isinstance(match, str) or not is_match_id(match):
+        raise ValueError("cursor is not one this service gave (take it from the last page's next)")
+    return score, match
 
 
 @dataclass(frozen=True)
@@ -347,6 +502,8 @@ class IndexPage:
     entries: list[IndexEntry]
     total: int
     too_broad: bool = False
+    next: str | None = None
+    """The cursor of the page after this one (None: this is the last)."""
 
 
 def order_page(
@@ -548,6 +705,15 @@ class Store(Protocol):
         """The deck lists registered for ``event``: key -> the stored list, sorted by key."""
         ...
 
+    async def on_air(self, key: str) -> bytes | None:
+        """The stored state of a stream table or slot (``key``: streams/http/tables.py), or None."""
+        ...
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        """Store ``new`` as ``key``'s state if it is still ``old`` (None: none yet), in one atomic step;
+        False (nothing changed) when someone else changed it since it was read."""
+        ...
+
     async def put_record(
         self,
         match: str,
@@ -623,12 +789,24 @@ class Store(Protocol):
         sort: str = "match",
         offset: int = 0,
         limit: int = 50,
+        cursor: str | None = None,
     ) -> IndexPage:
-        """One page of the indexed matches: those matching every given filter, ``search`` (a prefix of a
-        player id, ASCII case folded) included, ordered by ``sort`` (:data:`SORTS`), from ``offset``.
+        """One page of the indexed matches: those matching every given filter and ``search`` (a part of
+        the match id, a player, the event, the round or the table, compared folded: :func:`fold_text`),
+        ordered by ``sort`` (:data:`SORTS`), from ``offset`` rows after ``cursor`` (a page's
+        :attr:`IndexPage.next`; the start when None).
 
-        Only the page's entries are read; ``total`` counts every match that qualifies.
+        Only the page's entries are read; ``total`` counts every match that qualifies. A search looks at
+        most :data:`SEARCH_SCAN_MAX` entries of a bucket, else ``too_broad``. A bad ``sort`` or
+        ``cursor``, or a search longer than :data:`SEARCH_MAX`, is a ``ValueError`` saying so.
         """
+        ...
+
+    async def index_names(
+        self, kind: Literal["league", "season"], *, leagues: Iterable[str] | None = None
+    ) -> list[str]:
+        """The leagues (or seasons) that some indexed match has now, sorted; with ``leagues``, only those
+        of matches in one of them (a scoped reader's pick lists)."""
         ...
 
     async def findings_counts(self) -> dict[str, int]:
@@ -707,10 +885,18 @@ def _parse_position(entry_id: bytes | str) -> tuple[int, int]:
 
 def _index_fields(entry: IndexEntry) -> list[str]:
     """An entry's stored fields as RedisStore.index writes them: seq, status, league, season, players,
-    findings."""
+    findings, about (:func:`about_json`)."""
     players = json.dumps(list(entry.players))
     findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
-    return [str(entry.seq), entry.status, entry.league or "", entry.season or "", players, findings]
+    return [
+        str(entry.seq),
+        entry.status,
+        entry.league or "",
+        entry.season or "",
+        players,
+        findings,
+        about_json(entry),
+    ]
 
 
 def same_entry(a: IndexEntry | None, b: IndexEntry | None) -> bool:

@@ -152,23 +152,29 @@ def entry_step(chain: str, head: int, kind: str, data: bytes) -> str:
 
 
 def index_digest(
-    fields: tuple[str, str | None, str | None, Sequence[str], Mapping[str, int], Mapping[str, int]] | None,
+    fields: tuple[
+        str, str | None, str | None, Sequence[str], Mapping[str, int], Mapping[str, int], Mapping[str, Any]
+    ]
+    | None,
 ) -> str:
     """The digest of what an index entry shows: status, league, season, players, findings by code and by
-    severity (not its seq, which is only the head when it was written). None (no entry) is :data:`NONE`."""
+    severity, and the rest (``IndexEntry.about``: event, round, table, date, top finding), not its seq,
+    which is only the head when it was written. None (no entry) is :data:`NONE`. An entry without the
+    rest (indexed before it existed) digests as it did then, so that its checkpoint still names it."""
     if fields is None:
         return NONE
-    status, league, season, players, findings, severities = fields
-    text = _dumps(
-        [
-            status,
-            league or "",
-            season or "",
-            list(players),
-            sorted(findings.items()),
-            sorted(severities.items()),
-        ]
-    )
+    status, league, season, players, findings, severities, about = fields
+    shown: list[Any] = [
+        status,
+        league or "",
+        season or "",
+        list(players),
+        sorted(findings.items()),
+        sorted(severities.items()),
+    ]
+    if about:
+        shown.append(sorted(about.items()))
+    text = _dumps(shown)
     return hashlib.sha256(text).hexdigest()
 
 

@@ -69,7 +69,7 @@ if seq <= head then
   end
   local kind = 'late'
   if existing ~= nil then kind = 'conflict' end
-  redis.call('XADD', KEYS[1], head .. '-' .. n, 'e', ARGV[5], 'k', kind)
+  redis.call('XADD', KEYS[1], head .. '-' .. n, 'e', ARGV[5], 'k', kind, 't', arrival())
   local writes = write_record(ARGV[7], ARGV[12], ARGV[13], ARGV[16])
   publish()
   return {'conflict', head, 1, writes, ''}
@@ -86,7 +86,7 @@ end
 if seq ~= head + 1 and ARGV[4] ~= '1' then
   return {'gap', head, 0, writes_now(), ''}
 end
-redis.call('XADD', KEYS[1], ARGV[2] .. '-0', 'e', ARGV[5])
+redis.call('XADD', KEYS[1], ARGV[2] .. '-0', 'e', ARGV[5], 't', arrival())
 redis.call('HDEL', KEYS[5], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[6])

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from streams.store.base import (
     LEASE_ACTIONS,
-    SEARCH_PLAYERS_MAX,
+    SORTS,
     Append,
     AppendResult,
     AppendRun,
@@ -29,10 +30,11 @@ from streams.store.base import (
     Subscription,
     Tampered,
     _run_bounds,
-    fold_case,
-    order_page,
+    decode_cursor,
+    encode_cursor,
     parse_cause,
     same_entry,
+    search_needle,
 )
 from streams.store.checkpoint import sha1
 
@@ -54,13 +56,16 @@ class _MemoryMatch:
 class MemoryStore:
     """An in-process backend with the same contract as :class:`RedisStore` (for unit tests)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        #: when an archive entry arrives (:attr:`ArchivedEvent.at`): the clock a test may set
+        self.clock = clock
         self._matches: dict[str, _MemoryMatch] = {}
         self._index: dict[str, IndexEntry] = {}
         self._findings: dict[str, int] = {}
         self._audit: list[AuditEntry] = []
         self._alarms: dict[str, str] = {}
         self._decks: dict[str, dict[str, bytes]] = {}
+        self._on_air: dict[str, bytes] = {}
         self._owners: dict[str, bytes] = {}
         self._ended: dict[str, float] = {}
         self._leases: dict[str, tuple[str, float]] = {}  # match: (console, until, monotonic)
@@ -119,7 +124,7 @@ class MemoryStore:
                 return AppendResult("tampered", m.head, writes=m.writes, what=differs)
             n = 1 + sum(1 for e in m.log if e.position[0] == m.head and e.position[1] > 0)
             kind: EntryKind = "conflict" if existing is not None else "late"
-            m.log.append(ArchivedEvent((m.head, n), a.event, kind))
+            m.log.append(ArchivedEvent((m.head, n), a.event, kind, self.clock()))
             writes = self._write_record(m, a.record, a.chain, a.cause, a.checkpoint)
             self._publish(LiveUpdate(a.match, a.seq))
             return AppendResult("conflict", m.head, archived=True, writes=writes)
@@ -130,7 +135,7 @@ class MemoryStore:
             return AppendResult("tampered", m.head, writes=m.writes, what=differs)
         if a.seq != m.head + 1 and not a.allow_gap:
             return AppendResult("gap", m.head, writes=m.writes)
-        m.log.append(ArchivedEvent((a.seq, 0), a.event))
+        m.log.append(ArchivedEvent((a.seq, 0), a.event, at=self.clock()))
         m.by_seq[a.seq] = a.event
         m.pending.pop(a.seq, None)
         m.head = a.seq
@@ -149,8 +154,9 @@ class MemoryStore:
             return AppendResult("tampered", m.head, writes=m.writes, what=differs)
         if first != m.head + 1 and not (a.allow_gap and first > m.head):
             return AppendResult("gap", m.head, writes=m.writes)
+        at = self.clock()
         for seq, data in a.events:
-            m.log.append(ArchivedEvent((seq, 0), data))
+            m.log.append(ArchivedEvent((seq, 0), data, at=at))
             m.by_seq[seq] = data
             m.pending.pop(seq, None)
         m.head = a.events[-1][0]
@@ -202,6 +208,15 @@ class MemoryStore:
 
     async def decks(self, event: str) -> dict[str, bytes]:
         return dict(sorted(self._decks.get(event, {}).items()))
+
+    async def on_air(self, key: str) -> bytes | None:
+        return self._on_air.get(key)
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        if self._on_air.get(key, b"") != (old or b""):
+            return False
+        self._on_air[key] = new
+        return True
 
     async def clear_alarm(self, match: str) -> str | None:
         return self._alarms.pop(match, None)
@@ -302,15 +317,13 @@ class MemoryStore:
                 self._findings[code] = n
             else:
                 self._findings.pop(code, None)
-        self._index[entry.match] = IndexEntry(
-            entry.match,
-            entry.seq,
-            entry.status,
-            entry.league or None,
-            entry.season or None,
-            tuple(entry.players),
-            dict(entry.findings),
-            dict(entry.severities),
+        self._index[entry.match] = replace(
+            entry,
+            league=entry.league or None,
+            season=entry.season or None,
+            players=tuple(entry.players),
+            findings=dict(entry.findings),
+            severities=dict(entry.severities),
         )
         return True
 
@@ -349,18 +362,32 @@ class MemoryStore:
         sort: str = "match",
         offset: int = 0,
         limit: int = 50,
+        cursor: str | None = None,
     ) -> IndexPage:
+        if sort not in SORTS:
+            raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+        after = None if cursor is None else decode_cursor(cursor, sort)
+        needle = search_needle(search) if search else ""
         names = await self.matches(league=league, season=season, status=status, player=player)
-        if search:
-            prefix = fold_case(search)
-            known = {p for e in self._index.values() for p in e.players}
-            found = {p for p in known if fold_case(p).startswith(prefix)}
-            if len(found) > SEARCH_PLAYERS_MAX:
-                return IndexPage([], 0, too_broad=True)
-            names = [m for m in names if found.intersection(self._index[m].players)]
-        totals = {m: self._index[m].rank for m in names}
-        page = order_page(names, totals, sort, offset, limit)
-        return IndexPage([self._index[m] for m in page], len(names))
+        if needle:
+            names = [m for m in names if needle in self._index[m].search_text()]
+        by, reverse = sort.lstrip("-"), sort.startswith("-")
+        keyed = sorted(((self._index[m].rank if by == "findings" else 0, m) for m in names), reverse=reverse)
+        if after is not None:
+            keyed = [k for k in keyed if (k < after if reverse else k > after)]
+        start = max(0, offset)
+        rows = keyed[start : start + max(0, limit) + 1]
+        more = len(rows) > max(0, limit)
+        rows = rows[: max(0, limit)]
+        following = encode_cursor(sort, *rows[-1]) if more and rows else None
+        return IndexPage([self._index[m] for _, m in rows], len(names), next=following)
+
+    async def index_names(
+        self, kind: Literal["league", "season"], *, leagues: Iterable[str] | None = None
+    ) -> list[str]:
+        within = None if leagues is None else set(leagues)
+        found = {getattr(e, kind) for e in self._index.values() if within is None or e.league in within}
+        return sorted(n for n in found if n)
 
     async def findings_counts(self) -> dict[str, int]:
         return dict(sorted(self._findings.items()))

@@ -16,7 +16,7 @@ import zlib
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from importlib import resources
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
@@ -25,7 +25,7 @@ from redis.crc import key_slot
 
 from streams.store.base import (
     LEASE_ACTIONS,
-    SEARCH_PLAYERS_MAX,
+    SEARCH_SCAN_MAX,
     SORTS,
     Append,
     AppendResult,
@@ -49,10 +49,14 @@ from streams.store.base import (
     _index_fields,
     _parse_position,
     _run_bounds,
-    fold_case,
+    about_json,
+    decode_cursor,
+    encode_cursor,
     is_match_id,
     key_part,
     parse_cause,
+    search_needle,
+    with_about,
 )
 
 #: How many buckets the league indexes are split into (docs/storage.md, "League indexes"): each bucket is
@@ -84,6 +88,15 @@ def bucket_tags(n: int) -> tuple[str, ...]:
             salt += 1
         tags.append(f"idx:{b}.{salt}")
     return tuple(tags)
+
+
+def _arrival(fields: dict[bytes, bytes]) -> float | None:
+    """An entry's arrival time (``t``, write.lua's ``arrival()``), None when it has none."""
+    raw = fields.get(b"t")
+    try:
+        return float(raw) if raw is not None else None
+    except ValueError:
+        return None
 
 
 def _lua(name: str) -> str:
@@ -124,15 +137,17 @@ redis.call('PUBLISH', ARGV[6], update)
 return {1, writes, ''}
 """
 )
-# A match's index entry taken away (its record was): KEYS entry, matches, findings, nfindings, then the
-# membership sets it leaves; ARGV match, the entry the caller read (as index.lua compares it). 1 done, 0
+# A match's index entry taken away (its record was): KEYS entry, matches, findings, nfindings, text, then
+# the membership sets it leaves; ARGV match, the entry the caller read (as index.lua compares it). 1 done, 0
 # nothing indexed, -1 changed since it was read.
 _LUA_UNINDEX = """
-local old = redis.call('HMGET', KEYS[1], 'seq', 'status', 'league', 'season', 'players', 'findings')
+local old = redis.call('HMGET', KEYS[1], 'seq', 'status', 'league', 'season', 'players', 'findings', 'about')
 if not old[1] then return 0 end
-local seen = table.concat({old[1], old[2] or '', old[3] or '', old[4] or '', old[5] or '', old[6] or ''}, '|')
+local seen = table.concat(
+  {old[1], old[2] or '', old[3] or '', old[4] or '', old[5] or '', old[6] or '', old[7] or ''}, '|')
 if seen ~= ARGV[2] then return -1 end
-for i = 5, #KEYS do redis.call('SREM', KEYS[i], ARGV[1]) end
+redis.call('HDEL', KEYS[5], ARGV[1])
+for i = 6, #KEYS do redis.call('SREM', KEYS[i], ARGV[1]) end
 for code, count in pairs(cjson.decode(old[6] or '{}')) do
   if redis.call('HINCRBY', KEYS[3], code, -count) <= 0 then redis.call('HDEL', KEYS[3], code) end
 end
@@ -144,6 +159,15 @@ return 1
 # The console's lease: one key per match, compared and set in one step (a holder renews or hands over
 # only its own lease; a free or expired one is taken; ``replace`` takes it from the holder the caller saw,
 # and from nobody else).
+# A stream table's or slot's state (streams/http/tables.py), replaced only if it is still what the caller
+# read (ARGV[2], '' : none), so that two presses of a Stream Deck at once never lose one. 1 done, 0 not.
+_LUA_SWAP_ON_AIR = """
+local now = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if now ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
 _LUA_LEASE = """
 local held = redis.call('GET', KEYS[1])
 local action, console, ms, expected = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
@@ -160,6 +184,14 @@ end
 return held
 """
 _LUA_PAGE = resources.files("streams.store").joinpath("page.lua").read_text(encoding="utf-8")
+#: The fields of an index entry that index.lua and the unindex step compare with what the caller read.
+_FIELDS = ("seq", "status", "league", "season", "players", "findings", "about")
+#: The index format a bucket's ``format`` key names once every entry in it has a search text and its
+#: league and season in the pick lists (RedisStore._upgrade gives them to entries indexed before).
+INDEX_FORMAT = b"2"
+#: Entries read at a time by the upgrade of a bucket, and rows a page fetches at a time to skip an offset.
+_CHUNK = 1000
+_SKIP_CHUNK = 2000
 
 
 def _run_result(reply: Any) -> AppendResult:
@@ -200,12 +232,15 @@ class RedisStore:
         self._archive = client.register_script(_LUA_ARCHIVE)
         self._drop = client.register_script(_LUA_DROP)
         self._unindex = client.register_script(_LUA_UNINDEX)
+        self._swap_on_air = client.register_script(_LUA_SWAP_ON_AIR)
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
         # fallback (EVALSHA, NOSCRIPT, SCRIPT LOAD, again) taken by many concurrent calls at once breaks
         # its cluster connections (seen with 32 matches written at once; tests/streams/test_cluster_spread.py)
         self._cluster = isinstance(client, RedisCluster)  # asked once: a protocol check costs on every read
         self._loaded = not self._cluster
         self._loading: asyncio.Lock | None = None
+        self._upgraded = False  # every index bucket holds the match list's fields (_upgrade)
+        self._upgrading: asyncio.Lock | None = None
 
     async def _scripts(self) -> None:
         """Load every script on every primary of a cluster, once (a single server loads on first use)."""
@@ -339,7 +374,10 @@ class RedisStore:
         rows, pending, head, (writes, chain, ck), record, board, versions, causes, marker = replies
         events = [
             ArchivedEvent(
-                _parse_position(entry_id), fields[b"e"], cast(EntryKind, fields.get(b"k", b"event").decode())
+                _parse_position(entry_id),
+                fields[b"e"],
+                cast(EntryKind, fields.get(b"k", b"event").decode()),
+                _arrival(fields),
             )
             for entry_id, fields in rows
         ]
@@ -444,7 +482,11 @@ class RedisStore:
             batch = await self._r.xrange(key, start, "+", count=2000)
             for entry_id, fields in batch:
                 kind = fields.get(b"k", b"event").decode()
-                out.append(ArchivedEvent(_parse_position(entry_id), fields[b"e"], cast(EntryKind, kind)))
+                out.append(
+                    ArchivedEvent(
+                        _parse_position(entry_id), fields[b"e"], cast(EntryKind, kind), _arrival(fields)
+                    )
+                )
             if len(batch) < 2000:
                 return out
             start = "(" + batch[-1][0].decode()
@@ -546,7 +588,7 @@ class RedisStore:
         bucket = self.shard(match)
         entry_key = self._entry_key(match)
         for _ in range(20):
-            old = await self._r.hmget(entry_key, "seq", "status", "league", "season", "players", "findings")
+            old = await self._r.hmget(entry_key, *_FIELDS)
             if old[0] is None:
                 return False
             fields = [(v or b"").decode() for v in old]
@@ -555,6 +597,7 @@ class RedisStore:
                 f"{bucket}:matches",
                 f"{bucket}:findings",
                 f"{bucket}:nfindings",
+                f"{bucket}:text",
                 *self._memberships(bucket, *fields[1:5]),
             ]
             done = int(await self._unindex(keys=keys, args=[match, "|".join(fields)]))
@@ -575,12 +618,7 @@ class RedisStore:
     async def index(
         self, entry: IndexEntry, *, last: IndexEntry | None = None, guess: bool = False, strict: bool = False
     ) -> bool:
-        bucket = self.shard(entry.match)
         entry_key = self._entry_key(entry.match)
-        players = json.dumps(list(entry.players))
-        findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
-        severities = json.dumps(dict(entry.severities)) if entry.severities else "{}"
-        joins = self._memberships(bucket, entry.status, entry.league or "", entry.season or "", players)
         for attempt in range(20):
             # What is indexed now, so that every set the script touches is declared in KEYS: the
             # caller's guess first (the entry it wrote last: saves a round trip), else read. The script
@@ -589,37 +627,9 @@ class RedisStore:
             if guess and attempt == 0:
                 fields = None if last is None else _index_fields(last)
             else:
-                old = await self._r.hmget(
-                    entry_key, "seq", "status", "league", "season", "players", "findings"
-                )
+                old = await self._r.hmget(entry_key, *_FIELDS)
                 fields = None if old[0] is None else [(v or b"").decode() for v in old]
-            seen = ""
-            leaves: list[str] = []
-            if fields is not None:
-                seen = "|".join(fields)
-                leaves = self._memberships(bucket, *fields[1:5])
-            keys = [
-                entry_key,
-                f"{bucket}:matches",
-                f"{bucket}:findings",
-                f"{bucket}:nfindings",
-                f"{bucket}:players",
-                *leaves,
-                *joins,
-            ]
-            args: list[str | int] = [
-                entry.match,
-                entry.seq,
-                entry.status,
-                entry.league or "",
-                entry.season or "",
-                players,
-                findings,
-                len(leaves),
-                seen,
-                severities,
-                entry.rank,
-            ]
+            keys, args = self.index_call(entry, fields)
             await self._scripts()
             done = int(await self._index(keys=keys, args=args))
             if done >= 0:
@@ -627,6 +637,48 @@ class RedisStore:
             if strict and guess:
                 raise IndexChanged(entry.match, await self.index_entry(entry.match))
         raise RuntimeError(f"index entry of {entry.match} keeps changing under concurrent writers")
+
+    def index_call(self, entry: IndexEntry, fields: list[str] | None) -> tuple[list[str], list[str | int]]:
+        """The KEYS and ARGV of index.lua for ``entry`` over the stored entry's ``fields`` (as
+        :data:`_FIELDS` reads them; None: nothing indexed). ``bench/search.py`` pipelines them."""
+        bucket = self.shard(entry.match)
+        players = json.dumps(list(entry.players))
+        findings = json.dumps(dict(entry.findings)) if entry.findings else "{}"
+        severities = json.dumps(dict(entry.severities)) if entry.severities else "{}"
+        joins = self._memberships(bucket, entry.status, entry.league or "", entry.season or "", players)
+        seen = ""
+        leaves: list[str] = []
+        if fields is not None:
+            seen = "|".join(fields)
+            leaves = self._memberships(bucket, *fields[1:5])
+        keys = [
+            self._entry_key(entry.match),
+            f"{bucket}:matches",
+            f"{bucket}:findings",
+            f"{bucket}:nfindings",
+            f"{bucket}:text",
+            f"{bucket}:names:league",
+            f"{bucket}:names:season",
+            f"{bucket}:format",
+            *leaves,
+            *joins,
+        ]
+        args: list[str | int] = [
+            entry.match,
+            entry.seq,
+            entry.status,
+            entry.league or "",
+            entry.season or "",
+            players,
+            findings,
+            len(leaves),
+            seen,
+            severities,
+            entry.rank,
+            about_json(entry),
+            entry.search_text(),
+        ]
+        return keys, args
 
     def _memberships(self, bucket: str, status: str, league: str, season: str, players: str) -> list[str]:
         keys = [self._set(bucket, "status", status)]
@@ -666,7 +718,7 @@ class RedisStore:
 
     @staticmethod
     def _entry(match: str, raw: Mapping[bytes, bytes]) -> IndexEntry:
-        return IndexEntry(
+        entry = IndexEntry(
             match=match,
             seq=int(raw[b"seq"]),
             status=raw[b"status"].decode(),
@@ -676,6 +728,8 @@ class RedisStore:
             findings=dict(json.loads(raw[b"findings"]) or {}),
             severities=dict(json.loads(raw.get(b"severities") or b"{}") or {}),
         )
+        about = raw.get(b"about")  # absent in an entry indexed before it existed
+        return with_about(entry, json.loads(about)) if about else entry
 
     async def matches(
         self,
@@ -716,9 +770,14 @@ class RedisStore:
         sort: str = "match",
         offset: int = 0,
         limit: int = 50,
+        cursor: str | None = None,
     ) -> IndexPage:
         if sort not in SORTS:
             raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+        after = None if cursor is None else decode_cursor(cursor, sort)
+        needle = search_needle(search) if search else ""
+        if needle:
+            await self._upgrade()
         filters = [
             (name, value)
             for name, value in (
@@ -729,48 +788,140 @@ class RedisStore:
             )
             if value is not None
         ]
-        buckets = self._buckets()
-        found: list[list[str]] = [[] for _ in buckets]
-        if search:
-            # the player ids starting with the prefix, from each bucket's players' sorted set (by bytes)
-            low = fold_case(search).encode()
-            raws = await asyncio.gather(
-                *(
-                    self._r.zrange(
-                        f"{b}:players", b"[" + low, b"[" + low + b"\xff", bylex=True, offset=0,
-                        num=SEARCH_PLAYERS_MAX + 1,
-                    )
-                    for b in buckets
-                )
-            )  # fmt: skip
-            found = [[m.partition(b"\0")[2].decode() for m in raw] for raw in raws]
-            if len({p for ids in found for p in ids}) > SEARCH_PLAYERS_MAX:
+        # A deep offset is skipped a chunk of rows at a time, from cursor to cursor: every bucket answers
+        # at most offset + limit + 1 rows for the merge, so that is what Python holds at once.
+        skip, limit = max(0, offset), max(0, limit)
+        while skip > _SKIP_CHUNK:
+            total, rows, too_broad = await self._rows(filters, needle, sort, after, _SKIP_CHUNK - 1, 1)
+            if too_broad:
                 return IndexPage([], 0, too_broad=True)
-        # Every bucket gives its first offset + limit in the page's order, with their scores; merged by
-        # (score, member bytes), the sorted sets' own order, the page is cut from the merge.
-        want = max(0, offset) + max(0, limit)
-        by, reverse = sort.lstrip("-"), sort[0] == "-"
-        args = [len(filters), "1" if search else "0", by, "1" if reverse else "0", 0, want]
+            if not rows:
+                return IndexPage([], total)
+            after, skip = (int(rows[-1][0]), rows[-1][1].decode()), skip - _SKIP_CHUNK
+        total, rows, too_broad = await self._rows(filters, needle, sort, after, skip, limit + 1)
+        if too_broad:
+            return IndexPage([], 0, too_broad=True)
+        page = rows[:limit]
+        following = (
+            encode_cursor(sort, page[-1][0], page[-1][1].decode()) if len(rows) > limit and page else None
+        )
+        return IndexPage(await self.index_entries([m.decode() for _, m in page]), total, next=following)
 
-        async def one(bucket: str, players: list[str]) -> tuple[int, list[tuple[float, bytes]]]:
+    async def _rows(
+        self,
+        filters: list[tuple[str, str]],
+        needle: str,
+        sort: str,
+        after: tuple[int, str] | None,
+        offset: int,
+        count: int,
+    ) -> tuple[int, list[tuple[float, bytes]], bool]:
+        """Rows ``[offset, offset + count)`` after the cursor ``after`` in ``sort`` order, merged from every
+        bucket's page.lua (each gives its first ``offset + count`` rows with their scores; merged by
+        (score, member bytes), the sorted sets' own order), and how many qualify in all; the last is
+        True when a bucket found the search too broad."""
+        by, reverse = sort.lstrip("-"), sort[0] == "-"
+        want = offset + count
+        args: list[str | int] = [
+            len(filters),
+            needle,
+            by,
+            "1" if reverse else "0",
+            0,
+            want,
+            "" if after is None else after[0],
+            "" if after is None else after[1],
+            SEARCH_SCAN_MAX,
+        ]
+
+        async def one(bucket: str) -> tuple[int, list[tuple[float, bytes]]]:
             scratch = f"{bucket}:scratch:{uuid.uuid4().hex}"
             keys = [
                 f"{bucket}:matches",
                 f"{bucket}:nfindings",
                 scratch + ":a",
                 scratch + ":b",
+                f"{bucket}:text",
                 *(self._set(bucket, n, v) for n, v in filters),
-                *(self._set(bucket, "player", p) for p in players),
             ]
             await self._scripts()
             total, flat = await self._page(keys=keys, args=args)
             return int(total), [(float(flat[i + 1]), flat[i]) for i in range(0, len(flat), 2)]
 
-        shards = await asyncio.gather(*(one(b, ids) for b, ids in zip(buckets, found, strict=True)))
+        shards = await asyncio.gather(*(one(b) for b in self._buckets()))
+        if any(total < 0 for total, _ in shards):
+            return 0, [], True
         merged = heapq.merge(*(rows for _, rows in shards), reverse=reverse)
-        page = list(itertools.islice(merged, max(0, offset), want))
-        names = [m.decode() for _, m in page]
-        return IndexPage(await self.index_entries(names), sum(total for total, _ in shards))
+        return sum(total for total, _ in shards), list(itertools.islice(merged, offset, want)), False
+
+    async def index_names(
+        self, kind: Literal["league", "season"], *, leagues: Iterable[str] | None = None
+    ) -> list[str]:
+        await self._upgrade()
+        buckets = self._buckets()
+        within = None if leagues is None else sorted(set(leagues))
+        async with self._r.pipeline(transaction=False) as pipe:
+            for b in buckets:
+                pipe.smembers(f"{b}:names:{kind}")
+            known = [sorted(n.decode() for n in names) for names in await pipe.execute()]
+        # a name is offered while some match of the bucket has it (the names sets only grow)
+        async with self._r.pipeline(transaction=False) as pipe:
+            asked: list[str] = []
+            for b, names in zip(buckets, known, strict=True):
+                for name in names:
+                    sets = [self._set(b, kind, name)]
+                    if within is None:
+                        pipe.scard(sets[0])
+                        asked.append(name)
+                        continue
+                    for league in within:
+                        pipe.sintercard(2, [sets[0], self._set(b, "league", league)], limit=1)
+                        asked.append(name)
+            counts = await pipe.execute() if asked else []
+        return sorted({name for name, n in zip(asked, counts, strict=True) if int(n) > 0})
+
+    async def _upgrade(self) -> None:
+        """Give every entry indexed by an earlier version (no search text, not in the pick lists) what
+        the match list needs, once per store and process: a bucket whose ``format`` key says
+        :data:`INDEX_FORMAT` is done. Safe beside writers: a search text is only set where there is none
+        (index.lua always sets one), the names sets only grow and are read with their membership sets.
+        Entries are read :data:`_CHUNK` at a time (four fields each). No operator step (docs/storage.md,
+        "Upgrades")."""
+        if self._upgraded:
+            return
+        if self._upgrading is None:
+            self._upgrading = asyncio.Lock()
+        async with self._upgrading:  # one upgrade at a time in a process (concurrent ones are harmless)
+            if self._upgraded:
+                return
+            for b in self._buckets():
+                if await self._r.get(f"{b}:format") != INDEX_FORMAT:
+                    await self._upgrade_bucket(b)
+            self._upgraded = True
+
+    async def _upgrade_bucket(self, bucket: str) -> None:
+        start = 0
+        while names := await self._r.zrange(f"{bucket}:matches", start, start + _CHUNK - 1):
+            matches = [n.decode() for n in names]
+            async with self._r.pipeline(transaction=False) as pipe:
+                for m in matches:
+                    pipe.hmget(self._entry_key(m), "players", "league", "season", "about")
+                rows = await pipe.execute()
+            async with self._r.pipeline(transaction=False) as pipe:
+                for m, (players, league, season, about) in zip(matches, rows, strict=True):
+                    if players is None:  # taken out since
+                        continue
+                    entry = IndexEntry(m, 0, "", players=tuple(json.loads(players)))
+                    if about:
+                        entry = with_about(entry, json.loads(about))
+                    pipe.hsetnx(f"{bucket}:text", m, entry.search_text())
+                    if league:
+                        pipe.sadd(f"{bucket}:names:league", league)
+                    if season:
+                        pipe.sadd(f"{bucket}:names:season", season)
+                await pipe.execute()
+            start += _CHUNK
+        await self._r.set(f"{bucket}:format", INDEX_FORMAT)
 
     async def findings_counts(self) -> dict[str, int]:
         counts: Counter[str] = Counter()
@@ -822,6 +973,14 @@ class RedisStore:
             keys=[self.key(match, "lease")], args=[action, console, int(seconds * 1000), expected]
         )
         return None if held is None else bytes(held).decode()
+
+    async def on_air(self, key: str) -> bytes | None:
+        raw: bytes | None = await self._r.hget(f"{self.idx}:on_air", key)
+        return raw
+
+    async def swap_on_air(self, key: str, old: bytes | None, new: bytes) -> bool:
+        done = await self._swap_on_air(keys=[f"{self.idx}:on_air"], args=[key, old or b"", new])
+        return bool(int(done))
 
     def _ended(self, session: str) -> str:
         return f"{self.idx}:ended:{key_part(session)}"

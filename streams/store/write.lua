@@ -10,6 +10,14 @@
 -- KEYS[7] pc:{m}:versions list, every finished record that was stored, oldest first
 -- KEYS[8] pc:{m}:causes   list, parallel to versions: "<match> <seq>", the event that caused each one
 
+-- When an archive entry arrived: the server's clock, "<seconds>.<microseconds>", kept in the stream entry
+-- beside the event's bytes ('t'), never in them: the hash chain and the event are unchanged. What a
+-- broadcast delay reads (streams/http/delay.py: the public sees a delayed match as it was N seconds ago).
+local function arrival()
+  local t = redis.call('TIME')
+  return t[1] .. '.' .. string.format('%06d', tonumber(t[2]))
+end
+
 -- Has another writer written the record since the caller read the write count? ('' : the caller does not
 -- fence, which only a test does)
 local function fenced(expected)

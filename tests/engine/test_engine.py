@@ -605,3 +605,24 @@ def test_a_record_mid_effect_is_provisional_and_never_settles_a_parent() -> None
     final = tb.record()
     assert final["provisional"] is False and final["result"] is None
     assert [k["batch"] for k in final["knockouts"]] == [1, 1]
+
+
+def test_the_board_names_the_last_attack_and_the_damage_its_window_placed() -> None:
+    """What the overlay shows as the last attack (issue 37 item 2): damage outside an attack is not its."""
+    s = Stream("la")
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 90)), ("m2", card("Psyduck", 70)))
+    s.turn("ash")
+    assert s.game().board()["last_attack"] is None
+    s.attack("ash", "a1", ("m1", 30), ("m2", 10))
+    s.add("damage", pid="m1", amount=20)  # an Ability's, after the attack
+    board = s.game().board()
+    assert board["last_attack"] == {
+        "seq": 6,
+        "player": "ash",
+        "pid": "a1",
+        "attacker": "Pikachu",
+        "name": "Tackle",
+        "damage": 40,
+    }
+    assert board["players"]["misty"]["active"]["damage"] == 50

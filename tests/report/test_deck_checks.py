@@ -86,6 +86,23 @@ def test_registered_lists_are_read_from_a_saved_answer(tmp_path: Path) -> None:
         in text.read_text()
     )
     assert encode(deck)  # what the store keeps reads back the same way
+    # --lang: the card's name in the reader's language, in the text and the HTML (issue 34 item 4)
+    for fmt, lang, name in (("text", "ja", "ヒトカゲ"), ("html", "ko", "파이리")):
+        out = tmp_path / f"report.{lang}"
+        args = [
+            "report",
+            str(path),
+            "--decks",
+            str(saved),
+            "--format",
+            fmt,
+            "--lang",
+            lang,
+            "--out",
+            str(out),
+        ]
+        assert main(args) == 0
+        assert f"ash put {name} into play" in out.read_text(), (fmt, lang)
 
 
 async def test_the_stores_lists_check_the_stored_games(redis_store: RedisStore, redis_url: str) -> None:

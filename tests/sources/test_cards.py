@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.sources.cards import MAGIC, CardDatabase, card_names, display_name, load_catalogue
+from replay.sources.cards import MAGIC, CardDatabase, card_name, card_names, display_name, load_catalogue
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from build_catalogue import field_bonus, hp_bonus
@@ -20,6 +20,10 @@ def test_loading_reads_the_index_and_decodes_records_on_demand() -> None:
     hits = db.lookup("Pikachu ex")
     assert hits and all(i.name == "Pikachu ex" and i.hp for i in hits)
     assert 0 < len(db._cards) <= db._block * len(hits)  # only the blocks those records are in
+    # only the English names were decoded: an English name never decodes the Japanese and Korean ones,
+    # even when it is not found (issue 34: each language's names are a part of their own)
+    assert not db.lookup("No Such Card") and set(db.by_name._decoded) == {"en"}  # type: ignore[attr-defined]
+    assert db.lookup("ピカチュウ", "ja") and set(db.by_name._decoded) == {"en", "ja"}  # type: ignore[attr-defined]
     assert len(db.cards()) == db.count == len(db)
 
 
@@ -52,6 +56,17 @@ def test_moves_abilities_and_deck_discards() -> None:
     assert db.is_ability("No Such Card", "Anything") is None
     assert db.mills("Slowking", "Seek Inspiration")
     assert not db.mills("Drakloak", "Recon Directive")
+
+
+def test_each_attack_keeps_its_printed_damage() -> None:
+    # issue 33 item 4: the console offers the attack's printed damage (tools/build_catalogue.py ``d``), as
+    # printed: a plain number, or with its sign (+, ×); an attack without damage has none
+    db = load_catalogue()
+    printings = db.lookup("Pikachu ex")
+    assert ("Thunder", "220") in {d for c in printings for d in c.damage}
+    staryu = {d for c in db.lookup("Staryu") for d in c.damage}
+    assert ("Continuous Spin", "10×") in staryu and "Recover" not in {a for a, _ in staryu}
+    assert any(d.endswith("+") for c in db.lookup("Raichu") for _, d in c.damage)
 
 
 def test_moves_that_knock_out_place_on_the_bench_or_use_another_attack() -> None:
@@ -119,3 +134,106 @@ def test_stadiums_that_change_hp_in_play_carry_it() -> None:
 )
 def test_hp_bonus_read_from_the_effect_text(text: str, bonus: list[object] | None) -> None:
     assert hp_bonus(text) == bonus
+
+
+# -- Japanese and Korean (issue 34 item 4) ----------------------------------------------------------------
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "tcgdex"
+
+
+def fixture_catalogue() -> CardDatabase:
+    from build_catalogue import build, pack
+
+    doc = build(FIXTURE, "0" * 40)
+    data = pack(doc)
+    assert pack(build(FIXTURE, "0" * 40)) == data  # deterministic: same checkout, same bytes
+    return CardDatabase(data)
+
+
+def test_the_catalogue_is_built_from_tcgdex_files_with_japanese_and_korean_printings() -> None:
+    db = fixture_catalogue()
+    assert db.source["commit"] == "0" * 40 and db.source["licence"] == "MIT"
+    assert "ja" in db.by_name and "ko" in db.by_name
+    # a Japanese printing that is an English card (same name, HP, stage, attacks) is that card: they agree
+    english = db.printing("sv3_125")
+    assert english is not None and english.names["ja"] == "リザードンex"
+    assert db.printing("sv4a-115") == english  # its Indonesian name says Charizard ex
+    assert db.printing("SV3-066") == english  # no Indonesian name: the Japanese name, learnt, says it
+    assert db.printing("sv2a-025") == db.printing("sv3-5_25") and english.hp == 330
+    # the English names gain ja and ko: from the printings and from TCG Pocket's names
+    assert db.lookup("Pikachu")[0].names["ko"] == "피카츄"
+    assert db.lookup("Professor's Research")[0].names["ko"] == "박사의 연구"
+    # a printing no English card is: a record of its own with its own id, HP, stage and rule box
+    pansage = db.printing("sv4k-001")
+    assert pansage is not None and pansage.asian
+    assert (pansage.names, pansage.hp, pansage.stage, pansage.rule) == (
+        {"ja": "ヤナップ", "ko": "야나프"},
+        70,
+        "Basic",
+        "none",
+    )
+    mega = db.printing("m1l-078")
+    assert mega is not None and (mega.hp, mega.stage, mega.rule) == (340, "Stage1", "mega_ex")
+    yanmega = db.printing("sv9a-003")  # メガヤンマ is Yanmega, not a Mega Yanma
+    assert yanmega is not None and yanmega.rule == "ex"
+    radiant = db.printing("svk-004")
+    assert radiant is not None and radiant.rule == "radiant"
+    trainer = db.lookup("博士の研究", "ja")
+    assert trainer and trainer[0].category == "trainer" and trainer[0].kind == "Supporter"
+    # Japanese-only printings never answer an English name (an English log's Pikachu is not SV2a's)
+    assert all(not c.asian for c in db.lookup("Pikachu"))
+
+
+def test_names_are_found_in_kana_kanji_hangul_and_half_width() -> None:
+    db = fixture_catalogue()
+    for typed in ("ピカチュウ", "ぴかちゅう", "ﾋﾟｶﾁｭｳ", "ピカ"):
+        assert ("ピカチュウ", "ja") in db.search(typed), typed
+    assert db.search("피카") == [("피카츄", "ko")]
+    assert db.search("研究") == [("博士の研究", "ja")]  # a kanji inside the name
+    assert db.search("ヤナ") == [("ヤナップ", "ja")] and db.search("야나프") == [("야나프", "ko")]
+    assert db.search("げっこうが") == [("かがやくゲッコウガ", "ja")]  # inside, the other kana
+    assert db.search("ゲッコウカ") == []  # the sound marks are part of the kana: カ is not ガ
+    assert {c.name for c in db.lookup("ぴかちゅう", "ja")} == {"Pikachu"}
+    assert {c.name for c in db.lookup("ﾘｻﾞｰﾄﾞﾝex", "ja")} == {"Charizard ex"}
+    assert db.lookup("피카츄", "ko")[0].hp == 60
+
+
+def test_the_packaged_catalogue_speaks_japanese_and_korean() -> None:
+    db = load_catalogue()
+    assert db.source["asia_series"] and db.printing("sv1v-001") is not None
+    pineco = db.printing("sv1v-001")
+    assert pineco is not None and pineco.names["ja"] == "クヌギダマ" and pineco.hp == 60
+    assert ("ピカチュウex", "ja") in db.search("ぴかちゅう") and ("피카츄", "ko") in db.search("피카츄")
+    assert db.search("博士の研究")[0][0].startswith("博士の研究")
+    assert (
+        card_name("Charizard ex", "ja") == "リザードンex" and card_name("Charizard ex", "ko") == "리자몽 ex"
+    )
+    assert card_name("sv1v-001", "en") == "Pineco" and card_name("sv1v-001", "ja") == "クヌギダマ"
+    assert card_name("sv6_163", "en") == "Secret Box" and card_name("Unknown Card", "ja") == "Unknown Card"
+    assert card_name("リザードンex", "en") == "Charizard ex"
+
+
+def test_the_build_runs_from_a_checkout_named_on_the_command_line(tmp_path: Path) -> None:
+    import subprocess
+
+    tool = Path(__file__).resolve().parents[2] / "tools" / "build_catalogue.py"
+    out = tmp_path / "cards.bin"
+    run = subprocess.run(
+        [sys.executable, str(tool), str(FIXTURE), "--commit", "1" * 40, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "9 cards, 12 printings" in run.stdout and "1111111111" in run.stdout
+    db = CardDatabase(out.read_bytes())
+    assert db.printing("sv4k-001") is not None and db.source["commit"] == "1" * 40
+    # a folder that is not a checkout is one sentence, not a traceback
+    (tmp_path / "data").mkdir()
+    (tmp_path / "LICENSE").write_text("Copyright (c) 2021 TCGdex\n")
+    bad = subprocess.run(
+        [sys.executable, str(tool), str(tmp_path), "--out", str(tmp_path / "x.bin")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode != 0 and "no data-asia/ folder" in bad.stderr and "Traceback" not in bad.stderr

@@ -244,3 +244,50 @@ def test_times_and_percentages_from_a_recording_app() -> None:
     with pytest.raises(InputError) as err:
         sheet("1,Ann,turn,,,,,,,,yesterday\n")
     assert err.value.field == "at" and err.value.line == 7
+
+
+# ---------------------------------------------------------------- Japan's prize penalty, 両者敗北 (issue 34)
+JP_HEAD = HEAD.replace("# first: Ann\n", "# first: Ann\n# ruleset: jp-3.4\n")
+
+
+def test_a_prize_penalty_row_carries_the_judges_count_in_amount() -> None:
+    res = parse_sheet(
+        JP_HEAD + SETUP + "1,Ann,turn,,,,,,,\n1,Ben,penalty,,prize_penalty,3,drew extra cards,,,\n",
+        match="s1",
+        filename="s.csv",
+    )
+    (pen,) = [e for e in res.events if e["type"] == "penalty"]
+    assert (pen["player"], pen["kind"], pen["prizes"], pen["reason"]) == (
+        "Ben",
+        "prize_penalty",
+        3,
+        "drew extra cards",
+    )
+    validate_event(pen)
+    rec = record(res.events)
+    assert rec["prizes"]["Ann"]["needed"] == 3 and rec["penalties"][0]["prizes"] == 3
+
+
+def test_a_prize_penalty_row_without_its_count_names_the_amount() -> None:
+    with pytest.raises(InputError) as err:
+        sheet("1,Ann,turn,,,,,,,\n1,Ben,penalty,,prize_penalty,,,,,\n")
+    assert (err.value.file, err.value.line, err.value.field) == ("s.csv", 8, "amount")
+
+
+def test_a_double_loss_on_the_sheet_leaves_no_winner() -> None:
+    res = parse_sheet(
+        JP_HEAD
+        + SETUP
+        + "1,Ann,turn,,,,,,,\n1,Ann,penalty,,double_loss,,store closing,,,\n,,result,,double_loss,,,,,\n",
+        match="s1",
+        filename="s.csv",
+    )
+    ended = res.events[-1]
+    assert (ended["type"], ended["outcome"], ended["reason"]) == ("game_ended", "no_winner", "double_loss")
+    rec = record(res.events)
+    assert (rec["result"]["outcome"], rec["result"]["reason"], rec["agrees"]) == (
+        "no_winner",
+        "double_loss",
+        True,
+    )
+    assert "reason_mismatch" not in [f["code"] for f in rec["findings"]]  # the engine's own word

@@ -58,6 +58,7 @@ class Ledger:
         self.ended: dict[str, Any] | None = None
         self.time_called = False
         self.time_end = 0
+        self.time_by_lead = False  # [JP 終了コール] a lead decides time in every stage
         self.play_on_taken_differ = False
         self.turn_open = False
         self.this_turn = Counter()
@@ -266,7 +267,8 @@ class Ledger:
         if self.zones[p]["deck"] == 0:
             # [docs/rules.md §1.3] the mandatory draw is impossible
             self.expected = {"outcome": "win", "winner": self.other(p), "reason": "deck_out"}
-        if self.time_end and self.turn > self.time_end and self.stage == "single_elimination":
+        by_lead = self.stage == "single_elimination" or self.time_by_lead
+        if self.time_end and self.turn > self.time_end and by_lead:
             a, b = self.players
             assert self.needed[a] - self.taken[a] == self.needed[b] - self.taken[b], "time over, not level"
             if self.lead != "time":
@@ -451,7 +453,13 @@ class Ledger:
                 proc["until"] is None or day <= proc["until"]
             ):
                 # the current turn (turn 0; between turns, the next one), then this many more [TTH §7.4.3]
-                self.time_end = self.turn + (0 if self.turn_open else 1) + proc["extra_turns"]
+                turn_zero = self.turn + (0 if self.turn_open else 1)
+                if proc.get("turns") == "finish_round":
+                    # [JP 終了コール] the player who went second (even turns) finishes the round
+                    self.time_end = turn_zero + turn_zero % 2
+                    self.time_by_lead = True
+                else:
+                    self.time_end = turn_zero + proc["extra_turns"]
                 break
 
     def on_game_ended(self, e: dict[str, Any]) -> None:
@@ -463,7 +471,7 @@ class Ledger:
             assert self.time_called and self.turn == self.time_end and self.turn_player is not None
             a, b = self.players
             ra, rb = self.needed[a] - self.taken[a], self.needed[b] - self.taken[b]
-            if self.stage == "single_elimination":
+            if self.stage == "single_elimination" or self.time_by_lead:
                 assert ra != rb and claim["winner"] == (a if ra < rb else b)
             else:
                 assert claim["outcome"] == "draw"

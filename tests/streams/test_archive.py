@@ -229,9 +229,9 @@ async def test_every_reader_refuses_a_copy_edited_cut_or_of_another_match(
     alarms = await redis_store.alarms()
     assert set(alarms) == set(why) and all(reason in alarms[m] for m, reason in why.items())
     # the live overlay's broadcast delay, read from the copy's first event: the longest, not none
-    from streams.http.live import MAX_DELAY, LiveHub
+    from streams.http.delay import MAX_DELAY, Delay
 
-    assert await LiveHub(redis_store)._delay(cut) == MAX_DELAY
+    assert await Delay(redis_store).of(cut) == MAX_DELAY
     audited = [e for e in await redis_store.audit_log() if e.action == "tamper_alarm"]
     assert {e.target for e in audited} == set(why)
     # the duplicate check of an owner that read the match before the copy changed: refused, not compared

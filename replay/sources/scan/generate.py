@@ -123,6 +123,11 @@ def random_game(rng: random.Random, ruleset: str = "play-2026") -> Game:
     needed = dict.fromkeys(SIDES, rules.prizes)
     bench = {s: rng.randint(0, 3) for s in SIDES}
     time_at = rng.randint(8, 20) if rng.random() < 0.12 else None
+    if rules.time_procedure(None).turns != "count":
+        # the generator plays Play! Pokémon's count of turns only; Japan's 終了コール (the second player
+        # finishes the round, the prize lead, the extension) is not played on generated sheets, which then
+        # call no time (the draw above is kept so every other game stays the same)
+        time_at = None
     style = rng.random()  # how aggressive the decks are
     ko_rate = 0.3 + 0.3 * style
     winner: str | None = None

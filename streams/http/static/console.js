@@ -68,8 +68,11 @@
     if (token) h.Authorization = "Bearer " + token;
     return h;
   };
+  // the page's language (?lang=ja|ko): the card names of the board and the log are shown in it
+  const pageLang = new URLSearchParams(location.search).get("lang");
+  const withLang = (path) => (pageLang ? path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(pageLang) : path);
   const call = async (method, path, data) => {
-    const response = await fetch(base + path, {
+    const response = await fetch(base + withLang(path), {
       method,
       headers: headers(),
       body: data === undefined ? undefined : JSON.stringify(data),
@@ -127,14 +130,14 @@
     showError("Not recorded: the " + what(entries) + ": " + reason(answer, fallback) + "; " + todo + ".");
   };
 
-  const record = async (bodies, label) => {
+  const record = async (bodies, label, moment) => {
     if (view && view.lease && view.lease.held && !view.lease.mine) {
       return showError(
         "Not recorded: the " + (label || bodies[0].type) + ": this console is read-only (another console writes this match); take over when it hands over, then record it again."
       );
     }
     const hold = $("hold").checked;
-    const at = new Date().toISOString();
+    const at = moment || new Date().toISOString();
     const start = nextSeq();
     const entries = bodies.map((b, i) => ({
       match,
@@ -310,11 +313,12 @@
     if (cls) node.className = cls;
     return node;
   };
+  const shownName = (name) => (view && view.names && view.names[name]) || name;
   const monText = (m) => {
-    let text = m.name + "  " + Math.max(0, (m.hp || 0) - m.damage) + "/" + (m.hp || "?") + " HP";
+    let text = shownName(m.name) + "  " + Math.max(0, (m.hp || 0) - m.damage) + "/" + (m.hp || "?") + " HP";
     if (m.damage) text += "  (" + m.damage + " damage)";
     if (m.conditions && m.conditions.length) text += "  " + m.conditions.join(", ");
-    if (m.attached && m.attached.length) text += "  [" + m.attached.join(", ") + "]";
+    if (m.attached && m.attached.length) text += "  [" + m.attached.map(shownName).join(", ") + "]";
     return text;
   };
   const render = () => {
@@ -450,11 +454,12 @@
     // the prize cards' identities, as the operator saw them: a note for review, marked hidden (no count moves)
     { id: "prizes", key: "i", label: "prize cards (hidden)", fields: [P, "cards"], build: (v) => [withCards({ type: "note", text: "prize cards of " + v.player, author: "console", player: v.player }, Object.assign({}, v, { hidden: true }))] },
     { id: "discard", key: "x", label: "discard", fields: [P, "count", "cards"], build: (v) => [Object.assign({ type: "discarded", player: v.player, count: v.count || 1 }, v.cards && v.cards.length ? { cards: v.cards } : {})] },
-    { id: "endturn", key: "n", label: "end turn", fields: [P], build: (v) => [{ type: "turn_ended", player: v.player }] },
+    { id: "endturn", key: "n", label: "end turn", fields: [P], direct: true, build: (v) => [{ type: "turn_ended", player: v.player }] },
     { id: "checkup", key: "u", label: "checkup", fields: [], build: () => [{ type: "checkup_started" }] },
     { id: "concede", key: "o", label: "concede", fields: [P], build: (v) => [{ type: "conceded", player: v.player }] },
     { id: "time", key: "m", label: "time called", fields: [], build: () => [{ type: "time_called" }] },
-    { id: "penalty", key: "y", label: "penalty", fields: [P, "penalty", "text"], build: (v) => [Object.assign({ type: "penalty", player: v.player, kind: v.penalty }, v.text ? { reason: v.text } : {})] },
+    // a prize penalty of the judge's count (JP サイドペナルティ: 1 or 3 first) carries it in "prizes"
+    { id: "penalty", key: "y", label: "penalty", fields: [P, "penalty", "prizes", "text"], build: (v) => [Object.assign({ type: "penalty", player: v.player, kind: v.penalty }, v.penalty === "prize_penalty" ? { prizes: v.prizes || (view.prize_counts || [1])[0] } : {}, v.text ? { reason: v.text } : {})] },
     { id: "note", key: "q", label: "note", fields: ["text"], build: (v) => [{ type: "note", text: v.text || "-", author: "console" }] },
   ];
   const pid = (player, k) => {
@@ -505,7 +510,8 @@
     kind: () => select("kind", [["energy", "energy"], ["tool", "tool"], ["other", "other"]], "energy"),
     trainer: () => select("trainer", [["item", "item"], ["supporter", "supporter"], ["stadium", "stadium"], ["tool", "tool"]], "item"),
     condition: () => select("condition", ["poisoned", "burned", "asleep", "paralyzed", "confused"].map((c) => [c, c]), "poisoned"),
-    penalty: () => select("penalty", ["caution", "warning", "double_prize", "quad_prize", "game_loss", "match_loss", "disqualification"].map((c) => [c, c]), "warning"),
+    penalty: () => select("penalty", (view.penalties || ["caution", "warning", "double_prize", "quad_prize", "game_loss", "match_loss", "disqualification", "double_loss"]).map((c) => [c, c.replace(/_/g, " ")]), "warning"),
+    prizes: () => input("prizes", "number", null, (view.prize_counts || []).join(" or ")),
     effect: () => input("effect", "text", null, "the card that switched (empty: a retreat)"),
     text: () => input("text", "text"),
   };
@@ -558,6 +564,10 @@
         cardInfo[c.name] = c;
         const o = el("option");
         o.value = c.name;
+        // the card's names in the other languages, and the name as searched (kana as hiragana), so that
+        // the list offers ピカチュウ to an operator typing ぴかちゅう and shows Pikachu beside it
+        const also = [...new Set([...Object.values(c.names || {}), c.key])].filter((n) => n && n !== c.name);
+        if (also.length) o.label = also.join(" · ");
         dl.append(o);
       });
     }, 120);
@@ -611,25 +621,50 @@
   };
   const openAction = (a, pid) => {
     if (!view || !view.board) return;
+    // ending the turn is the turn player's, always: no form (its checkup and the next turn's start and
+    // draw are then one prompt when nothing is to place)
+    if (a.direct && view.board.turn_player) {
+      closeAction();
+      return void endTurn(a);
+    }
     form = $("action-form");
+    opened += 1;
     form.dataset.action = a.id;
     $("action-title").textContent = a.label;
     const fields = $("action-fields");
     fields.replaceChildren(...a.fields.map((f) => FIELD[f]()));
+    $("action-picks").replaceChildren();
     if (a.id === "attack") attackDefaults();
     if (pid) choose(a, pid);
-    if (a.id === "attach") lastAttached();
+    else if (["attach", "evolve"].includes(a.id)) activeOf(form.querySelector("[name=player]").value);
+    ready = offer(a);
     form.hidden = false;
     const first = fields.querySelector("input, select");
     if (first) first.focus();
     if (!a.fields.length) form.querySelector("button[type=submit]").focus();
   };
-  // An attachment is most often the card the player attached last (their Energy): offered, typed over
-  // when it is another.
-  const lastAttached = () => {
-    const player = form.querySelector("[name=player]").value;
-    const last = (view.log || []).filter((e) => e.type === "attached" && e.player === player && e.card).pop();
-    if (last) form.querySelector("[name=card]").value = last.card.name;
+  // The turn's end; when the engine says the checkup has nothing to place, flip or recover (and the next
+  // turn's start neither ends the game nor asks for anything), its checkup, the next turn's start and its
+  // draw follow in the same step: one action (one undo) for the operator.
+  const endTurn = async (a) => {
+    const at = new Date().toISOString();
+    const before = view;
+    body.dataset.busy = "true"; // for tests: the step is not over after its first answer
+    try {
+      await record(a.build({ player: view.board.turn_player }), a.label, at);
+      const next = view !== before && view.prompts && view.prompts[0];
+      if (next && next.id === "checkup" && next.then && !(next.detail || []).length && $("error").hidden) {
+        await record(next.events, next.text, at);
+      }
+    } finally {
+      delete body.dataset.busy;
+    }
+  };
+  // The player's Active in the form's Pokémon (an attachment or an evolution is most often the Active's).
+  const activeOf = (player) => {
+    const m = (view.pokemon || []).find((x) => x.player === player && x.where === "active");
+    const s = form && form.querySelector("[name=mon]");
+    if (m && s && [...s.options].some((o) => o.value === m.pid)) s.value = m.pid;
   };
   // The Pokémon tapped on the board, in the form: the one acting (its player's) or the one acted on; in an
   // attack, the turn player's Pokémon attacks and the opponent's is the target.
@@ -643,10 +678,8 @@
     const acting = a.fields.includes("mon") && !(a.id === "attack" && m.player !== view.board.turn_player);
     set(acting ? "mon" : "target", pid);
     if (acting) set("player", m.player);
-    if (a.id === "attack" && acting) form.querySelector("[name=mon]").dispatchEvent(new Event("change"));
   };
-  // The attack form: the attacking side's Active first and chosen, the opponent's Active the target, and the
-  // attacker's attacks (the card catalogue's) offered by name; all typed over when the card says otherwise.
+  // The attack form: the attacking side's Active first and chosen, the opponent's Active the target.
   const attackDefaults = () => {
     const turn = view.board.turn_player;
     const mons = view.pokemon || [];
@@ -658,25 +691,165 @@
         s.value = m.pid;
       }
     };
-    const attacker = mons.find((m) => m.player === turn && m.where === "active");
-    pick("mon", attacker);
+    pick("mon", mons.find((m) => m.player === turn && m.where === "active"));
     pick("target", mons.find((m) => m.player !== turn && m.where === "active"));
-    const named = form.querySelector("[name=attack]");
-    named.setAttribute("list", "attack-names");
-    const offer = async () => {
-      const m = mons.find((x) => x.pid === form.querySelector("[name=mon]").value);
-      if (!m) return;
-      const r = await call("GET", "/cards?q=" + encodeURIComponent(m.name));
-      const card = r.status === 200 ? (r.answer.cards || []).find((c) => c.name === m.name) : null;
-      const attacks = ((card && card.attacks) || []).filter(Boolean);
-      $("attack-names").replaceChildren(...attacks.map((n) => Object.assign(document.createElement("option"), { value: n })));
-      // the first printed attack, unless the operator typed another: typed over when the card says otherwise
-      if (attacks.length && (!named.value || named.value === named.dataset.offered)) {
-        named.value = named.dataset.offered = attacks[0];
+  };
+
+  // ------------------------------------------------------------------------- picks: cards, no typing
+  // The card catalogue's answer for a name (HP, rule box, stage, types, attacks and their printed damage),
+  // asked once per name.
+  const asking = {};
+  const cardOf = (name) => {
+    if (!name) return Promise.resolve(null);
+    if (!asking[name]) {
+      asking[name] = call("GET", "/cards?q=" + encodeURIComponent(name.slice(0, 128)))
+        .then((r) => {
+          const cards = r.status === 200 ? r.answer.cards || [] : [];
+          cards.forEach((c) => (cardInfo[c.name] = cardInfo[c.name] || c));
+          return cards.find((c) => c.name === name) || null;
+        })
+        .catch(() => {
+          delete asking[name];
+          return null;
+        });
+    }
+    return asking[name];
+  };
+  // The match's deck lists' cards (the start form's, for the match's producer and judges): the preview's
+  // while the start is a draft, else asked once of the archive (again while it has none).
+  let deck = null;
+  const deckCards = () => {
+    if (view && view.deck) {
+      view.deck.forEach((c) => (cardInfo[c.name] = cardInfo[c.name] || c));
+      return Promise.resolve(view.deck);
+    }
+    if (!deck) {
+      deck = call("GET", "/cards")
+        .then((r) => {
+          const cards = r.status === 200 ? (r.answer.cards || []).filter((c) => c.decks) : [];
+          cards.forEach((c) => (cardInfo[c.name] = c));
+          if (!cards.length) deck = null;
+          return cards;
+        })
+        .catch(() => {
+          deck = null;
+          return [];
+        });
+    }
+    return deck;
+  };
+  const trainerKind = (c) => {
+    const k = String((c && c.kind) || "").toLowerCase();
+    return k.includes("supporter") ? "supporter" : k.includes("stadium") ? "stadium" : k.includes("tool") ? "tool" : "item";
+  };
+  // The cards a player already recorded with ``types`` (the most recent first), from the published log.
+  const used = (player, types) => {
+    const names = [];
+    (view.log || [])
+      .slice()
+      .reverse()
+      .forEach((e) => {
+        const n = e.card && e.card.name;
+        if (types.includes(e.type) && e.player === player && n && !names.includes(n)) names.push(n);
+      });
+    return names;
+  };
+  const monOf = (pid) => (view.pokemon || []).find((x) => x.pid === pid);
+  const value = (name) => {
+    const n = form && form.querySelector("[name=" + name + "]");
+    return n ? n.value : "";
+  };
+  const printed = (damage) => {
+    const n = parseInt(damage || "", 10);
+    return Number.isFinite(n) ? String(n) : "";
+  };
+  const asPokemon = (c) => ({ card: c.name, hp: c.hp ? String(c.hp) : "", rule: c.rule || "none" });
+  // What each action's picks are: [label, the fields a pick fills], and which one is filled in at once.
+  // The cards come from what the player recorded before, the match's deck lists and the card catalogue;
+  // every field stays typed over when the table shows something else.
+  const PICKS = {
+    attack: async () => {
+      const m = monOf(value("mon"));
+      const c = m ? await cardOf(m.name) : null;
+      const attacks = (c && c.attacks) || [];
+      const damage = (c && c.damage) || [];
+      const picks = attacks.map((n, i) => [n + (damage[i] ? " " + damage[i] : ""), { attack: n, amount: printed(damage[i]) }]);
+      // the first attack that prints damage (the first one when none does)
+      const first = Math.max(0, damage.findIndex((d) => printed(d)));
+      return { picks, fill: picks[first] };
+    },
+    trainer: async (player) => {
+      const mine = (await deckCards()).filter((c) => c.category === "trainer" && c.decks.includes(player));
+      const names = [...used(player, ["trainer_played"]), ...mine.map((c) => c.name)];
+      return { picks: [...new Set(names)].map((n) => [n, { card: n, trainer: trainerKind(cardInfo[n]) }]) };
+    },
+    attach: async (player) => {
+      const m = monOf(value("mon"));
+      const c = m ? await cardOf(m.name) : null;
+      const mine = (await deckCards()).filter((x) => (x.category === "energy" || trainerKind(x) === "tool") && x.decks.includes(player));
+      // a Basic Energy of the Pokémon's type, when the player has attached nothing and the deck says nothing
+      const typed = ((c && c.types) || []).filter((t) => t !== "Colorless" && t !== "Dragon").map((t) => t + " Energy");
+      const names = [...new Set([...used(player, ["attached"]), ...mine.map((x) => x.name), ...typed])];
+      const kind = (n) => (cardInfo[n] && cardInfo[n].category === "trainer" ? "tool" : "energy");
+      const picks = names.map((n) => [n, { card: n, kind: kind(n) }]);
+      return { picks, fill: picks[0] };
+    },
+    bench: async (player) => {
+      const mine = (await deckCards()).filter((c) => c.category === "pokemon" && (!c.stage || c.stage === "Basic") && c.decks.includes(player));
+      return { picks: mine.map((c) => [c.name, asPokemon(c)]) };
+    },
+    evolve: async (player) => {
+      const m = monOf(value("mon"));
+      const mine = (await deckCards()).filter((c) => c.category === "pokemon" && c.decks.includes(player) && c.stage && c.stage !== "Basic");
+      const next = mine.filter((c) => m && c.evolves_from === m.name);
+      const picks = (next.length ? next : mine).map((c) => [c.name, asPokemon(c)]);
+      return { picks, fill: next.length === 1 ? picks[0] : undefined };
+    },
+  };
+  PICKS.setup = PICKS.bench; // the first pick is the Active, the next ones go to the Bench
+  let ready = Promise.resolve();
+  let opened = 0; // which opening of the action form the picks being asked for are for
+  // Fill a pick's fields: at once for the offered one (never over what the operator typed), or when picked.
+  const fillPick = (fields, picked) => {
+    if (form && form.dataset.action === "setup" && picked && value("card")) {
+      const b = form.querySelector("[name=bench]");
+      b.value = (b.value ? b.value + "; " : "") + [fields.card, fields.hp, fields.rule !== "none" ? fields.rule : ""].filter(Boolean).join(", ");
+      return;
+    }
+    Object.entries(fields).forEach(([name, v]) => {
+      const n = form && form.querySelector("[name=" + name + "]");
+      if (!n) return;
+      if (n.tagName === "SELECT") {
+        if ([...n.options].some((o) => o.value === v)) n.value = v;
+      } else if (picked || !n.value || n.value === n.dataset.offered) {
+        n.value = v;
+        n.dataset.offered = v;
       }
-    };
-    form.querySelector("[name=mon]").addEventListener("change", offer);
-    offer();
+    });
+  };
+  const offer = async (a) => {
+    const make = PICKS[a.id];
+    const box = $("action-picks");
+    if (!make) return;
+    const at = opened;
+    const player = value("player");
+    let got = { picks: [] };
+    try {
+      got = await make(player);
+    } catch (e) {
+      got = { picks: [] };
+    }
+    if (at !== opened || !form) return; // the form was closed or another opened meanwhile
+    box.replaceChildren(
+      ...got.picks.slice(0, 9).map(([label, fields], i) => {
+        const b = el("button", "[" + (i + 1) + "] " + label, "pick");
+        b.type = "button";
+        b.dataset.pick = String(i + 1);
+        b.addEventListener("click", () => fillPick(fields, true));
+        return b;
+      })
+    );
+    if (got.fill) fillPick(got.fill[1], false);
   };
   const closeAction = () => {
     $("mon-menu").hidden = true;
@@ -686,6 +859,8 @@
   };
   const submitAction = async (ev) => {
     ev.preventDefault();
+    if (!form) return;
+    await ready; // what the form fills in from the catalogue is in it before it is read
     const a = ACTIONS.find((x) => x.id === $("action-form").dataset.action);
     const v = {};
     $("action-fields").querySelectorAll("input, select").forEach((n) => {
@@ -828,6 +1003,22 @@
         ev.preventDefault();
         $("action-form").requestSubmit();
       }
+      // 1-9 picks a card or an attack, from anywhere in the form but a field being typed in
+      const typed = ev.target.tagName === "TEXTAREA" || (ev.target.tagName === "INPUT" && ev.target.type !== "checkbox");
+      if (/^[1-9]$/.test(ev.key) && !typed && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+        const b = $("action-picks").querySelector('button[data-pick="' + ev.key + '"]');
+        if (b) {
+          ev.preventDefault();
+          b.click();
+        }
+      }
+    });
+    // another player or Pokémon in the form: its picks (and its Active, for an attachment or an evolution)
+    $("action-fields").addEventListener("change", (ev) => {
+      const a = form && ACTIONS.find((x) => x.id === form.dataset.action);
+      if (!a || !["player", "mon"].includes(ev.target.name)) return;
+      if (ev.target.name === "player" && ["attach", "evolve"].includes(a.id)) activeOf(ev.target.value);
+      ready = offer(a);
     });
     $("action-cancel").addEventListener("click", closeAction);
     $("publish").addEventListener("click", publish);

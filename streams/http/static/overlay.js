@@ -3,21 +3,42 @@
 // drawn until there is a board to show, and connection trouble never shows on air: EventSource
 // reconnects by itself, and the server sends the current board first on every connection.
 // URL options: ?side=left|right (a column at that edge instead of the bottom bar), ?bench=0 (no Bench),
-// ?scale=0.75 (size), ?swap=1 (the players the other way round, to match the table camera).
+// ?scale=0.75 (size), ?swap=1 (the players the other way round, to match the table camera), ?lang=ja|ko
+// (card names in Japanese or Korean: each browser source its own; /score carries the names).
 // A name or an HP line too long for its box is cut with an ellipsis and shown whole in its title.
+// A stream table's or slot's overlay (body[data-follow]: /overlay/table/E/T, /overlay/slot/S) asks its
+// "now" every second: the match to show (it switches by itself), and for a slot the scene on air, the
+// sides, the Bench and the clock (streams/http/tables.py).
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
-  const match = decodeURIComponent(location.pathname.replace(/^\/overlay\//, "").replace(/\/+$/, ""));
+  const follow = document.body.dataset.follow || null;
+  let match = follow ? null : decodeURIComponent(location.pathname.replace(/^\/overlay\//, "").replace(/\/+$/, ""));
   const enc = (m) => m.split("/").map(encodeURIComponent).join("/");
   const opts = new URLSearchParams(location.search);
-  const side = ["left", "right"].includes(opts.get("side")) ? opts.get("side") : null;
-  const bench = opts.get("bench") !== "0";
+  // Any source size: the layout is drawn for 1920x1080 and scaled to the frame (1280x720: 2/3, 3840x2160:
+  // 2); a narrow source (a side panel, taller than wide) is a column, scaled to its width.
+  const narrow = () => innerWidth / innerHeight < 1.2;
+  const frame = () => (narrow() ? Math.min(innerWidth / 608, innerHeight / 1080) : Math.min(innerWidth / 1920, innerHeight / 1080));
+  const side = ["left", "right"].includes(opts.get("side")) ? opts.get("side") : narrow() ? "left" : null;
+  let bench = opts.get("bench") !== "0";
   const scale = Math.min(3, Math.max(0.25, Number.parseFloat(opts.get("scale")) || 1));
-  const swap = ["1", "true", "yes"].includes(opts.get("swap") || "");
+  let swap = ["1", "true", "yes"].includes(opts.get("swap") || "");
+  const lang = ["en", "ja", "ko"].includes(opts.get("lang")) ? opts.get("lang") : null;
+  // card names as the events write them -> as this overlay's language shows them (from /score)
+  const shown = (name) => score?.names?.[name] ?? name;
+  const asked = new Set(); // the names /score was last asked about: a new one asks again
   document.body.classList.add(side ? "column" : "row", ...(side ? ["at-" + side] : []));
   document.body.classList.toggle("no-bench", !bench);
-  if (scale !== 1) $("stage").style.setProperty("--scale", String(scale));
+  let drawn = scale * frame(); // the scale asked for, at this source's size
+  const sized = () => {
+    drawn = scale * frame();
+    const style = $("stage").style;
+    style.setProperty("--scale", String(drawn));
+    style.setProperty("--frame", String(frame()));
+    style.setProperty("--user-scale", String(scale));
+  };
+  sized();
 
   let board = null;
   let score = null;
@@ -45,28 +66,58 @@
     return bar;
   }
 
+  // The organiser's card image pack (body[data-card-images]: /cards/<slug>), the Active's art when the pack
+  // has it; a card it has not is not asked for again.
+  const images = document.body.dataset.cardImages === "1";
+  const noImage = new Set();
+  const slug = (name) => String(name).normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
+  function art(mon) {
+    const s = slug(mon.name);
+    if (!images || !s || noImage.has(s)) return null;
+    const img = el("img", "art");
+    img.alt = "";
+    img.addEventListener("error", () => { noImage.add(s); img.remove(); });
+    img.src = "/cards/" + s;
+    return img;
+  }
+
   function active(p) {
     const a = p.active;
     if (!a) return el("div", "active none", el("div", "mon-name", "no Active Pokémon"));
     return el("div", "active",
-      titled(el("div", "mon-name", a.name)),
+      art(a),
+      titled(el("div", "mon-name", shown(a.name))),
       a.hp != null ? hpBar(a, "hpbar") : null,
-      titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "",
-        a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null,
-        (a.conditions || []).map((c) => el("span", "cond", c)))));
+      titled(el("div", "hptext", a.hp != null ? `HP ${Math.max(0, a.hp - a.damage)}/${a.hp}` : "HP ?",
+        a.damage ? el("span", "dmg", ` · ${a.damage} damage`) : null)),
+      attachedRow(a));
+  }
+
+  // Special Conditions, then attached Energy and Tools, one chip each, on a line of their own under the HP
+  // (an Energy by its name: the board names the cards only)
+  function attachedRow(mon) {
+    const conds = mon.conditions || [];
+    const cards = mon.attached || [];
+    if (!conds.length && !cards.length) return null;
+    return titled(el("div", "attached",
+      conds.map((c) => el("span", "cond", c)),
+      cards.map((c) => el("span", /energy/i.test(c) ? "att energy" : "att tool", c))));
   }
 
   function benchRow(p) {
     return el("div", "bench", (p.bench || []).map((b) =>
-      el("div", "benched", titled(el("div", "b-name", b.name)),
+      el("div", "benched", titled(el("div", "b-name", shown(b.name))),
         b.hp != null ? hpBar(b, "hpbar small") : null,
-        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `${b.damage} dmg` : ""))));
+        el("div", "b-hp", b.hp != null ? `${Math.max(0, b.hp - b.damage)}/${b.hp}` : b.damage ? `HP ? · ${b.damage} dmg` : "HP ?"),
+        (b.attached || []).length ? el("div", "b-att", `+${b.attached.length}`) : null)));
   }
 
   function prizes(p) {
     const total = Math.max(0, (p.prizes_left ?? 0) + (p.prizes_taken ?? 0));
     const pips = el("div", "pips");
-    for (let i = 0; i < Math.min(total, 12); i++) pips.append(el("span", "pip" + (i < p.prizes_left ? " on" : "")));
+    // prizes left as cards face down, prizes taken as cards turned over (greyed)
+    for (let i = 0; i < Math.min(total, 12); i++) pips.append(el("span", "pip" + (i < p.prizes_left ? " on" : " taken")));
     return el("div", "prizes", el("div", "n prizes-left", p.prizes_left), el("div", "label", "PRIZES LEFT"), pips);
   }
 
@@ -132,7 +183,8 @@
       s ? el("div", "series", `GAME ${s.game ?? "?"} · ${names.map((n) => s.wins[n] ?? 0).join("–")}`) : null,
       po ? el("div", "tag", cap(po.kind || "playoff")) : null,
       el("div", "t", turn ? `TURN ${turn}` : "SETUP"),
-      playing ? titled(el("div", "who-turn", board.turn_player || "")) : null);
+      playing ? titled(el("div", "who-turn", board.turn_player || "")) : null,
+      lastAttack(board.last_attack));
     const b = banner();
     $("banner").hidden = !b;
     if (b) {
@@ -147,23 +199,32 @@
     }
   }
 
+  // The last attack and the damage its attack placed (the board's last_attack)
+  function lastAttack(la) {
+    if (!la || !la.name) return null;
+    return titled(el("div", "last-attack", `${la.attacker ? la.attacker + ": " : ""}${la.name}`,
+      la.damage ? el("span", "dmg", ` · ${la.damage}`) : null));
+  }
+
   // The bar never leaves the frame: when its content would not fit at the chosen scale (a long Bench in a
   // column at 1.5), it is drawn smaller. Layout sizes ignore transforms, so this never feeds back.
   function fit() {
     const bar = $("bar");
-    const f = Math.min(1, (innerWidth - 48) / (bar.offsetWidth * scale), (innerHeight - 48) / (bar.offsetHeight * scale));
+    const f = Math.min(1, (innerWidth - 48) / (bar.offsetWidth * drawn), (innerHeight - 48) / (bar.offsetHeight * drawn));
     $("stage").style.setProperty("--fit", String(Math.max(0.1, f)));
     document.body.dataset.fit = f < 1 ? f.toFixed(3) : "1";
   }
-  window.addEventListener("resize", () => { if (!$("bar").hidden) fit(); });
+  window.addEventListener("resize", () => { sized(); if (!$("bar").hidden) fit(); });
 
   // ------------------------------------------------------------------ data
   let fetching = null;
   async function refreshScore() {
     if (fetching) return fetching;
+    if (!match) return null;
     fetching = (async () => {
       try {
-        const resp = await fetch("/overlay/" + enc(match) + "/score", { cache: "no-store" });
+        const query = lang ? "?lang=" + lang : "";
+        const resp = await fetch("/overlay/" + enc(match) + "/score" + query, { cache: "no-store" });
         if (resp.ok) score = await resp.json();
       } catch (err) {
         // off air: the next board or reconnection asks again
@@ -201,7 +262,11 @@
 
   function onBoard(b) {
     board = b;
-    if (score === null || b.status !== lastStatus) {
+    // a Pokémon not yet named in the overlay's language: /score names it (only with ?lang=)
+    const unseen = lang ? Object.values(b.players || {}).flatMap((p) => [p.active, ...(p.bench || [])])
+      .filter((m) => m && !asked.has(m.name)) : [];
+    unseen.forEach((m) => asked.add(m.name));
+    if (score === null || b.status !== lastStatus || unseen.length) {
       lastStatus = b.status;
       refreshScore();
     }
@@ -227,5 +292,63 @@
     return holder;
   }
 
-  live(match, onBoard);
+  // ------------------------------------------------------------------ a stream table or slot
+  let source = null;
+  function show(m) {
+    if (m === match && (source || !m)) return;
+    source?.close();
+    child?.source.close();
+    child = null;
+    board = score = lastStatus = null;
+    match = m;
+    document.body.dataset.match = m || "";
+    render();
+    source = m ? live(m, (b) => { if (m === match) onBoard(b); }) : null;
+  }
+
+  const rows = (id, items) => fill($(id), ...items.map((cells) => el("li", null, cells.map((c) => el("span", null, c)))));
+  function scenes(now) {
+    const scene = now.scene || "game";
+    document.body.dataset.scene = scene;
+    $("scene-standings").hidden = scene !== "standings";
+    $("scene-next").hidden = scene !== "next";
+    if (scene === "standings") {
+      rows("standings-rows", (now.standings || []).map((r) => [r.rank, r.player, `${r.win}-${r.loss}-${r.tie}`, `${r.points} pts`]));
+    }
+    if (scene === "next") {
+      rows("next-rows", (now.next || []).map((n) => [n.players.length ? n.players.join(" vs ") : n.match, n.round != null ? `round ${n.round}` : ""]));
+    }
+    $("stage").classList.toggle("off-game", scene !== "game");
+    const c = now.clock;
+    const shown = c && (c.running || c.called || c.left < c.limit);
+    $("clock").hidden = !shown || scene !== "game";
+    if (shown) {
+      const left = Math.ceil(c.left);
+      $("clock").textContent = c.called ? "TIME" : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+      $("clock").classList.toggle("paused", !c.running);
+    }
+  }
+
+  async function poll() {
+    try {
+      const resp = await fetch(follow, { cache: "no-store" });
+      if (resp.ok) {
+        const now = await resp.json();
+        if (typeof now.swap === "boolean") swap = now.swap;
+        if (typeof now.bench === "boolean") {
+          bench = now.bench;
+          document.body.classList.toggle("no-bench", !bench);
+        }
+        if ("slot" in now) scenes(now);
+        show(now.match || null);
+        if (board) render();
+      }
+    } catch (err) {
+      // off air: the next poll asks again; the last board stays up
+    }
+    setTimeout(poll, 1000);
+  }
+
+  if (follow) poll();
+  else live(match, onBoard);
 })();

@@ -13,9 +13,13 @@
   function shown() {
     const action = $("act-action").value;
     for (const el of form.querySelectorAll(".act-for")) el.hidden = !el.classList.contains("act-" + action);
+    // a prize penalty's count (JP: the judge's number, usually 1 or 3) only with that kind
+    const prizes = form.querySelector(".act-prizes");
+    if (prizes) prizes.hidden = action !== "penalty" || $("act-kind").value !== "prize_penalty";
     $("act-at").textContent = document.body.dataset.seq || "?";
   }
   $("act-action").addEventListener("change", shown);
+  $("act-kind").addEventListener("change", shown);
   $("judge-act").addEventListener("toggle", shown);
   new MutationObserver(shown).observe(document.body, { attributes: true, attributeFilter: ["data-seq"] });
 
@@ -28,6 +32,7 @@
     if (action === "penalty") {
       body.player = $("act-player").value;
       body.kind = $("act-kind").value;
+      if (body.kind === "prize_penalty") body.prizes = Number($("act-prizes").value);
       body.reason = $("act-reason").value;
     }
     if (action === "amend") {

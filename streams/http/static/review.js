@@ -98,6 +98,7 @@
     effect: "a card effect decided it",
     simultaneous: "both players met a win condition at once",
     playoff: "the playoff game decided it",
+    double_loss: "a loss for both players",
     time: "time was called",
   };
   const PLAYOFFS = { sudden_death: "sudden death", tiebreak: "tiebreak", tiebreaker_game: "tiebreaker game" };
@@ -690,7 +691,12 @@
       timings.request = performance.now();
       if (embedded) meta = embedded; // a case file: the game is in the page, no request
       else {
-        const resp = await fetch(api(publicView ? "/meta?view=public" : "/meta"));
+        // the page's language (?lang=ja|ko) is the card names' in the log and on the board
+        const query = new URLSearchParams();
+        if (publicView) query.set("view", "public");
+        const lang = new URLSearchParams(location.search).get("lang");
+        if (lang) query.set("lang", lang);
+        const resp = await fetch(api("/meta" + (query.size ? "?" + query : "")));
         meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
         if (!resp.ok) throw new Error(meta.error || resp.statusText);
       }

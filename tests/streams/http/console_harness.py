@@ -168,7 +168,9 @@ class Console:
     async def settled(self, timeout: float = 15.0) -> None:
         """Until nothing waits in the outbox and no request is under way."""
         await self.page.wait_for_function(
-            "() => document.getElementById('waiting').textContent.startsWith('0 ')", timeout=timeout * 1000
+            "() => document.getElementById('waiting').textContent.startsWith('0 ')"
+            " && !document.body.dataset.busy",
+            timeout=timeout * 1000,
         )
 
     async def prompt_ids(self) -> list[str]:
@@ -242,6 +244,14 @@ class Console:
                 else:
                     self.typed += 1
         await form.locator("button[type=submit]").press("Enter")
+        await self._moved(before)
+
+    async def key(self, key: str) -> None:
+        """Press an action's key that records at once, with no form (``n``: the turn player's turn ends,
+        and, when the checkup has nothing to place, the next turn starts and draws)."""
+        before = await self.waiting_or_drafts()
+        await self.page.keyboard.press(key)
+        self.keys += 1
         await self._moved(before)
 
     async def publish(self) -> None:

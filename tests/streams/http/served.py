@@ -3,7 +3,9 @@ a real Redis, a token for each role and for each way a token can be bad, and gam
 
 from __future__ import annotations
 
+import struct
 import time
+import zlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,7 @@ from aiohttp.test_utils import TestServer
 
 from streams.http.access import Access
 from streams.http.api import make_app
+from streams.http.card_images import CARD_IMAGES
 from streams.http.routes import ROUTES, Route
 from streams.http.scans import CROPS as SCAN_CROPS
 from streams.ingest import IngestCore
@@ -51,6 +54,22 @@ class Served:
     @property
     def routes(self) -> list[Route]:
         return list(self.app[ROUTES])
+
+
+def tiny_png(width: int = 4, height: int = 6, rgb: tuple[int, int, int] = (250, 200, 40)) -> bytes:
+    """A small PNG of one colour (a generated card image pack's file), made with the standard library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def scoped_game(match: str, league: str) -> list[Event]:
@@ -104,6 +123,11 @@ async def start_served(
     (crops / SCAN_CROP).parent.mkdir(parents=True, exist_ok=True)
     (crops / f"{SCAN_CROP}.jpg").write_bytes(b"\xff\xd8\xff\xe0 a crop")
     app[SCAN_CROPS] = str(crops)
+    # a card image pack with one image (streams/http/card_images.py)
+    pack = tmp_path / "cards"
+    pack.mkdir(exist_ok=True)
+    (pack / "pikachu.png").write_bytes(tiny_png())
+    app[CARD_IMAGES] = str(pack)
     server = TestServer(app, host="127.0.0.1")
     await server.start_server(**(server_options or {}))
     http = aiohttp.ClientSession()

@@ -26,6 +26,8 @@ BAD = ("malformed", "unknown", "expired", "revoked")
 def url_of(route: Route, match: str) -> str:
     path = route.path.replace("{match}", match).replace("{path}", "review.css")
     path = path.replace("{sheet}/{region}", SCAN_CROP).replace("{player}", "ash")
+    path = path.replace("{event}/{table}", "Cup/7").replace("{slot}", "main").replace("{action}", "swap")
+    path = path.replace("{card}", "pikachu")
     return path
 
 
@@ -63,7 +65,9 @@ def expected(route: Route, who: str | None) -> int:
         return 401
     if route.method == "POST" and route.path == "/login":
         return 401  # the form's own token ("x") is refused
-    roles = {"ingest", "judge", "organizer", "recorder"} if who == "admin" else {who} if who else set()
+    roles = (
+        {"ingest", "judge", "organizer", "recorder", "stream"} if who == "admin" else {who} if who else set()
+    )
     if "public" in route.roles or roles & route.roles:
         return 302 if route.path == "/" else 200
     if who is None:

@@ -19,7 +19,7 @@ import pytest
 from replay import Game
 from replay.sources.ptcgl import parse_ptcgl
 from schemas import load_schema
-from streams.http.battle_log import _Names, battle_log, card_name, decode, describe, sentence
+from streams.http.battle_log import _Names, battle_log, card_name, decode, describe, sentence, sentences
 from streams.http.frames import apply_delta, board_delta, frames, replay_steps
 from streams.http.pages import state_at
 from streams.store.base import ArchivedEvent
@@ -162,6 +162,26 @@ def test_old_ex_names_stay_as_the_log_writes_them() -> None:
     assert card_name("Rayquaza ex") == "Rayquaza ex"
     assert card_name("Rayquaza-EX") == "Rayquaza-EX"
     assert card_name({"name": "Glurak-ex"}) == "Charizard ex (Glurak-ex)"
+
+
+def test_card_names_in_the_pages_language() -> None:
+    """Issue 34 item 4: a name in ja or ko, the source's spelling beside it (or alone: the overlay)."""
+    assert card_name("Charizard ex", "ja") == "リザードンex (Charizard ex)"
+    assert card_name("Glurak-ex", "ko") == "리자몽 ex (Glurak-ex)"
+    assert card_name("Charizard ex", "ja", source=False) == "リザードンex"
+    assert (
+        card_name("リザードンex", "ja") == "リザードンex"
+        and card_name("リザードンex") == "Charizard ex (リザードンex)"
+    )
+    assert card_name("No Such Card", "ja") == "No Such Card"
+    s = Stream("m1")
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.add("trainer_played", player="ash", card={"name": "Ultra Ball", "kind": "item"})
+    texts = sentences(s.events, "ja")
+    assert any("ピカチュウ (Pikachu)" in t for t in texts)
+    # a card with no Japanese name in the catalogue (most Trainers: TCGdex links none) stays as written
+    assert any(t.endswith("plays the Item Ultra Ball") for t in texts), texts
+    assert all("ピカチュウ" not in t for t in sentences(s.events))
 
 
 def _entries(events: list[Event]) -> list[ArchivedEvent]:

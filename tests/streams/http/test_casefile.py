@@ -6,15 +6,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from playwright.async_api import BrowserContext, Route
 
 from tests.streams.http.served import Served
-from tests.streams.http.test_review import ready, wait_seq
+from tests.streams.http.test_review import OVERFLOW, ready, wait_seq
 from tests.streams.test_ingest import game
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
 async def test_a_case_file_opens_and_steps_with_no_network(
-    served: Served, browser_context: BrowserContext, tmp_path: Path
+    served: Served, browser_context: BrowserContext, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     assert (await served.post(game("m1"), who="ingest")).status == 200
     async with served.http.post(
@@ -33,6 +35,7 @@ async def test_a_case_file_opens_and_steps_with_no_network(
     path = Path(os.environ.get("PRIZECHECK_CASE_FILE", tmp_path / "case-m1.html"))
     path.write_text(html, "utf-8")
     page = await browser_context.new_page()
+    await page.set_viewport_size({"width": size[0], "height": size[1]})
     requests: list[str] = []
 
     async def no_network(route: Route) -> None:
@@ -46,6 +49,7 @@ async def test_a_case_file_opens_and_steps_with_no_network(
     await page.keyboard.press("ArrowRight")
     await wait_seq(page, 5)
     assert requests == []
+    assert await page.evaluate(OVERFLOW) == []  # no sideways scroll, on a phone too
     text = str(await page.text_content("body"))
     assert "Ruling at seq 4 (docs/rules.md §3): the attach stands" in text  # the judge's ruling, in the log
     await page.click("#case-record-box summary")

@@ -17,8 +17,8 @@ import msgpack
 import pytest
 
 from replay.engine.errors import InputError
+from streams.http.delay import broadcast_delay
 from streams.http.lease import Holder
-from streams.http.live import broadcast_delay
 from streams.http.prompts import derive
 from streams.store import RedisStore
 from streams.tokens import new_token
@@ -557,6 +557,33 @@ async def test_a_matchs_deck_lists_reach_only_a_judge_and_its_producer(served: S
     assert hidden and {e.actor.split(" ")[0] for e in hidden} == {token_id(served, "admin")}
 
 
+async def test_the_deck_lists_cards_for_the_picks_from_the_archive_or_the_draft(served: Served) -> None:
+    # issue 33 item 4: the console's picks (no typing) come from the deck lists: with no ``q``, GET /cards
+    # gives the archive's deck cards, each naming whose list holds it, with the catalogue's attacks and
+    # their printed damage; while the start is still a draft, the preview gives them from the draft
+    s = opening("dk2")
+    decks = {"ash": "4 Pikachu ex SVI 57\n4 Nest Ball SVI 181", "misty": "4 Nest Ball SVI 181"}
+    s.events[0]["console"] = {"decks": decks}
+    r = await served.http.post(
+        f"{served.url}/console/dk2/preview", json={"events": s.events[:1]}, headers=served.auth("recorder")
+    )
+    assert r.status == 200, await r.text()
+    drafted = {c["name"]: c for c in (await r.json())["deck"]}
+    assert drafted["Nest Ball"]["decks"] == ["ash", "misty"] and drafted["Nest Ball"]["kind"] == "Item"
+    pikachu = drafted["Pikachu ex"]
+    assert (pikachu["attacks"], pikachu["damage"]) == (["Pika Punch", "Dynamic Bolt"], ["30", "220"])
+    assert pikachu["decks"] == ["ash"] and pikachu["hp"] == 190 and pikachu["stage"] == "Basic"
+    assert (await publish(served, "dk2", s.events[:1]))[0] == 200
+    status, text = await get(served, "/console/dk2/cards", "recorder")
+    assert status == 200 and {c["name"]: c for c in json.loads(text)["cards"]} == drafted
+    status, text = await get(served, "/console/dk2/cards", "recorder2")  # not its producer: none
+    assert status == 200 and json.loads(text)["cards"] == []
+    r = await served.http.post(  # the archive holds the start: a preview carries no deck
+        f"{served.url}/console/dk2/preview", json={"events": s.events[1:2]}, headers=served.auth("recorder")
+    )
+    assert r.status == 200 and "deck" not in await r.json()
+
+
 async def test_the_openapi_document_describes_the_lease_as_it_is(served: Served) -> None:
     r = await served.http.get(f"{served.url}/openapi.json")
     op = (await r.json())["paths"]["/console/{match}/lease"]["post"]
@@ -565,3 +592,82 @@ async def test_the_openapi_document_describes_the_lease_as_it_is(served: Served)
     answer = op["responses"]["200"]["content"]["application/json"]["schema"]
     assert answer["required"] == ["held", "mine", "take_over"]  # never who holds it
     assert "not_lease_holder" in op["responses"]["403"]["description"]
+
+
+# ------------------------------------------------------- card names in Japanese and Korean (#34.4)
+async def test_the_card_search_reads_kana_kanji_hangul_and_half_width(served: Served) -> None:
+    found: dict[str, list[dict[str, object]]] = {}
+    for q in ("ぴかちゅう", "ピカチュウ", "ﾋﾟｶﾁｭｳ", "피카츄", "研究", "pika"):
+        status, text = await get(served, f"/console/cj1/cards?q={q}")
+        assert status == 200, (q, text)
+        found[q] = json.loads(text)["cards"]
+    for q in ("ぴかちゅう", "ピカチュウ", "ﾋﾟｶﾁｭｳ"):
+        pikachu = next(c for c in found[q] if c["name"] == "ピカチュウ")
+        assert pikachu["lang"] == "ja" and pikachu["hp"] and pikachu["key"] == "ぴかちゅう", q
+        assert pikachu["names"]["en"] == "Pikachu" and pikachu["names"]["ko"] == "피카츄"
+    hangul = next(c for c in found["피카츄"] if c["name"] == "피카츄")
+    assert hangul["lang"] == "ko" and hangul["category"] == "pokemon"
+    assert hangul["names"]["ja"] == "ピカチュウ"
+    assert found["研究"][0]["name"].startswith("博士の研究") and found["研究"][0]["kind"] == "Supporter"
+    assert found["pika"][0]["name"] == "Pikachu" and found["pika"][0]["lang"] == "en"  # English first
+    charizard = json.loads((await get(served, "/console/cj1/cards?q=リザードンex"))[1])["cards"][0]
+    assert charizard["name"] == "リザードンex" and charizard["hp"] == 330 and charizard["rule"] == "ex"
+    assert charizard["attacks"] and all(a for a in charizard["attacks"])
+
+
+async def test_card_names_follow_the_pages_language(served: Served) -> None:
+    """?lang=ja|ko: the console's board and log, the review page's board and log, and the overlay show
+    the catalogue's names in that language (issue 34 item 4); an unknown language is a clear 400."""
+    s = Stream("jl1", source=MANUAL, context={"league": "L1", "event": "Cup"})
+    s.setup("ash", ("a1", card("Charizard ex", 330, "ex")), ("a2", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Psyduck", 70)))
+    assert (await publish(served, "jl1", s.events))[0] == 200
+
+    async def answer(path: str, who: str) -> dict[str, Any]:
+        status, text = await get(served, path, who)
+        assert status == 200, (path, text)
+        out: dict[str, Any] = json.loads(text)
+        return out
+
+    state = await answer("/console/jl1/state?lang=ja", "recorder")
+    assert state["names"]["Charizard ex"] == "リザードンex (Charizard ex)"
+    assert any("リザードンex (Charizard ex)" in line["text"] for line in state["log"])
+    assert state["board"]["players"]["ash"]["active"]["name"] == "Charizard ex"  # the events are unchanged
+    assert "names" in (en := await answer("/console/jl1/state", "recorder")) and en["names"] == {}
+    meta = await answer("/review/jl1/meta?lang=ko", "judge")
+    assert meta["lang"] == "ko" and meta["names"]["Pikachu"] == "피카츄 (Pikachu)"
+    assert any("리자몽 ex (Charizard ex)" in line["text"] for line in meta["log"])
+    score = await answer("/overlay/jl1/score?lang=ja", None)  # spectators read the name alone
+    assert score["names"]["Charizard ex"] == "リザードンex" and score["names"]["Pikachu"] == "ピカチュウ"
+    assert (await answer("/overlay/jl1/score", None))["names"] == {}
+    status, text = await get(served, "/review/jl1/meta?lang=fr", "judge")
+    assert status == 400 and "lang must be one of en, ja, ko" in text
+
+
+async def test_the_console_offers_the_penalties_of_the_games_ruleset(served: Served) -> None:
+    # issue 34: a jp-3.4 game's penalty form offers a prize penalty of the judge's count (1 and 3 first);
+    # a play-2026 game's, the Double and Quadruple Prize Card
+    for match, ruleset, prize in (
+        ("jp1", "jp-3.4", ["prize_penalty"]),
+        ("pp1", "play-2026", ["double_prize", "quad_prize"]),
+    ):
+        s = opening(match, ruleset=ruleset)
+        assert (await publish(served, match, s.events))[0] == 200
+        r = await served.http.post(
+            f"{served.url}/console/{match}/preview", json={"events": []}, headers=served.auth("recorder")
+        )
+        view = await r.json()
+        assert r.status == 200, view
+        assert [k for k in view["penalties"] if k.endswith("prize") or k == "prize_penalty"] == prize
+        assert "double_loss" in view["penalties"]
+        assert view["prize_counts"] == ([1, 3] if ruleset == "jp-3.4" else [2, 4])
+    s = opening("jp1", ruleset="jp-3.4")
+    s.turn("ash")
+    s.add("penalty", player="misty", kind="prize_penalty", prizes=3)
+    status, body = await publish(served, "jp1", s.events[3:])
+    assert status == 200, body
+    r = await served.http.post(
+        f"{served.url}/console/jp1/preview", json={"events": []}, headers=served.auth("recorder")
+    )
+    view = await r.json()
+    assert "Penalty for misty: prize penalty of 3 prizes" in [line["text"] for line in view["log"]]

@@ -127,14 +127,21 @@ async def test_a_full_game_through_the_console(
         await step()
 
     async def end_turn(player: str, poisoned: bool = False) -> None:
-        await c.act("n", player=player)
+        await c.key("n")  # the turn player's turn ends
         if not poisoned:
-            # nothing to place: the checkup, its end and the next turn's start and draw are one step
-            # (issue 33 item 4)
-            (prompt,) = (await c.state())["prompts"]
-            assert prompt["id"] == "checkup" and prompt["text"].endswith("turn and draw"), prompt
-        await c.accept("checkup")
-        if poisoned:
+            # nothing to place: the checkup, its end and the next turn's start and draw are the same step
+            # as the turn's end (issue 33 item 4)
+            view = await c.state()
+            assert view["board"]["turn_player"] not in (None, player), view["board"]
+            assert [e["type"] for e in view["log"][-5:]] == [
+                "turn_ended",
+                "checkup_started",
+                "checkup_ended",
+                "turn_started",
+                "drew",
+            ], view["log"][-5:]
+        else:
+            await c.accept("checkup")
             await c.accept("checkup_damage")
         await step()
 

@@ -245,8 +245,7 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
             {"card": "Staryu", "hp": 50},
         )
         await c.accept("turn_started")
-        await c.act("n", player="ash")
-        await c.accept("checkup")  # nothing to place: the checkup and misty's turn in one step
+        await c.key("n")  # the turn ends; nothing to place: the checkup and misty's turn in the same step
         await c.act(
             "k", player="misty", mon="misty: Staryu", attack="Water Gun", target="ash: Pikachu ex", amount=60
         )
@@ -256,7 +255,7 @@ async def test_what_the_table_did_is_recorded_even_when_it_is_wrong(
         assert close["id"] == "attack_ended" and close["choices"][0]["text"].endswith("(misty 1)"), close
         await c.choose(1)  # as the table took them
         await c.choose(1)  # ash promotes Pichu
-        await c.act("n", player="misty")
+        await c.key("n")  # the turn player's turn ends
         events = await stored(c, "events")
         assert [(e["type"], e.get("count")) for e in events if e["type"] == "prize_taken"] == [
             ("prize_taken", 1)
@@ -300,17 +299,23 @@ async def test_the_token_is_asked_once_and_the_attack_aims_at_the_opponent(
         assert chosen == ["ash: Pikachu (active)"] * 2, chosen
         target = await form.locator("[name=target]").evaluate("s => s.options[s.selectedIndex].text")
         assert target == "misty: Staryu (active)"
-        await page.wait_for_function("() => document.querySelectorAll('#attack-names option').length > 0")
-        offered = await page.eval_on_selector_all("#attack-names option", "os => os.map(o => o.value)")
-        await form.locator("[name=attack]").fill(offered[0])
-        await form.locator("[name=amount]").fill("30")
+        # the card's attacks are picks (1-9), each with its printed damage; the first that prints damage is
+        # filled in (Pikachu: Quick Attack 10, Electro Ball 50), and a pick fills both
+        await page.wait_for_selector('#action-picks button[data-pick="2"]')
+        offered = await page.eval_on_selector_all("#action-picks button", "bs => bs.map(b => b.textContent)")
+        assert offered == ["[1] Quick Attack 10", "[2] Electro Ball 50"], offered
+        assert await form.locator("[name=attack]").input_value() == "Quick Attack"
+        assert await form.locator("[name=amount]").input_value() == "10"
+        await page.keyboard.press("2")
+        assert await form.locator("[name=amount]").input_value() == "50"
+        await form.locator("[name=amount]").fill("60")  # typed over: the table says otherwise
         before = await c.waiting_or_drafts()
         await form.locator("button[type=submit]").press("Enter")
         await c._moved(before)
         events = await stored(c, "events")
         attack, damage = events[-2:]
-        assert attack["type"] == "attack" and attack["player"] == "ash" and attack["name"] == offered[0]
-        assert damage == {**damage, "type": "damage", "amount": 30, "pid": events[2]["active"]["pid"]}
+        assert attack["type"] == "attack" and attack["player"] == "ash" and attack["name"] == "Electro Ball"
+        assert damage == {**damage, "type": "damage", "amount": 60, "pid": events[2]["active"]["pid"]}
     finally:
         await context.close()
 
@@ -360,7 +365,7 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
     touch = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
     async with opened(service, browser, "outbox/board", (390, 844), **touch) as c:
         page = c.page
-        misty = {"card": "Staryu", "hp": 30, "bench": "Psyduck, 70"}
+        misty = {"card": "Staryu", "hp": 10, "bench": "Psyduck, 70"}
         await live_setup(c, {"card": "Pikachu", "hp": 60, "bench": "Pichu, 30"}, misty)
         taps = 0
 
@@ -379,10 +384,11 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
         form = page.locator("#action-form")
         assert await form.locator("[name=mon]").input_value() == pikachu  # the tapped one attacks
         assert await form.locator("[name=target]").input_value() == staryu  # the opponent's Active
-        # the attack's name is the catalogue's first for the card (typed over when the card says otherwise)
-        await page.wait_for_function("() => document.querySelector('#action-form [name=attack]').value")
+        # the attack's name and its printed damage are the catalogue's (typed over when the card says
+        # otherwise): nothing typed
+        await page.wait_for_function("() => document.querySelector('#action-form [name=amount]').value")
         assert await form.locator("[name=attack]").input_value() == "Quick Attack"
-        await form.locator("[name=amount]").fill("30")  # typed: the catalogue has no printed damage
+        assert await form.locator("[name=amount]").input_value() == "10"
         before = await c.waiting_or_drafts()
         await tap("#action-form button[type=submit]")
         await c._moved(before)
@@ -398,11 +404,14 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
         await page.locator('#mon-menu button[data-mon-action="damage"]').tap()
         assert await form.locator("[name=target]").input_value() == psyduck
         await page.keyboard.press("Escape")
-        print(f"\nkeys and taps, ash's turn (draw, attack: damage typed, knockout, prize, promotion): {taps}")
+        print(
+            f"\nkeys and taps, ash's turn (draw, attack, knockout, prize, promotion; nothing typed): {taps}"
+        )
         # an attachment offers the card the player attached last (their Energy), typed over if another
         await c.act("a", player="ash", mon="ash: Pikachu", card="Lightning Energy", kind="energy")
         await page.locator(f'#side-0 button[data-pid="{pikachu}"]').tap()
         await page.locator('#mon-menu button[data-mon-action="attach"]').tap()
+        await page.wait_for_selector('#action-picks button[data-pick="1"]')  # the picks, then filled in
         assert await form.locator("[name=card]").input_value() == "Lightning Energy"
         assert await form.locator("[name=mon]").input_value() == pikachu
         await page.keyboard.press("Escape")
@@ -418,4 +427,26 @@ async def test_the_board_is_the_interface(service: ConsoleService, browser: Brow
             "attached",
         ]
         assert [e["type"] for e in events[-8:]] == kinds, events[-8:]
-        assert events[-6]["pid"] == staryu and events[-6]["amount"] == 30
+        assert events[-6]["pid"] == staryu and events[-6]["amount"] == 10
+
+
+async def test_a_jp_prize_penalty_is_recorded_with_the_count_the_operator_types(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # issue 34: under jp-3.4 the penalty form offers prize_penalty and a count (1 or 3 first); the event
+    # carries the count, and the record lowers what the offender's opponent needs by it
+    async with opened(service, browser, "outbox/jp", (1440, 900)) as c:
+        await start_match(c, p1="ash", p2="misty", ruleset="jp-3.4")
+        await c.page.keyboard.press("w")  # live
+        await c.act("s", player="ash", card="Pikachu", hp=60)
+        await c.act("s", player="misty", card="Staryu", hp=70)
+        await c.act("y", player="misty", penalty="prize_penalty", prizes=3, text="drew extra cards")
+        await wait_text(c, "#waiting", "0 ")
+        events = await stored(c, "events")
+        assert (events[-1]["type"], events[-1]["kind"], events[-1]["prizes"]) == (
+            "penalty",
+            "prize_penalty",
+            3,
+        )
+        record = await stored(c, "record")
+        assert record["prizes"]["ash"]["needed"] == 3

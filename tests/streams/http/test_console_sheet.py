@@ -168,3 +168,17 @@ async def test_the_export_route_writes_the_clean_sheet(served: Served) -> None:
     assert back.events[0]["context"]["league"] == "L1 # players: x, y"  # one header line, one value
     assert back.events[0]["source"]["kind"] == "manual"
     assert_neutral(text)
+
+
+def test_a_jp_prize_penalty_is_written_with_its_count_and_reads_back() -> None:
+    from tests.builder import Stream, card
+
+    s = Stream("jp1", ruleset="jp-3.4")
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    s.turn("ash")
+    s.add("penalty", player="misty", kind="prize_penalty", prizes=3, reason="drew extra cards")
+    s.add("penalty", player="ash", kind="double_loss")
+    back = parse_sheet(sheet_csv(s.events), match="jp1")
+    pens = [(e["kind"], e.get("prizes")) for e in back.events if e["type"] == "penalty"]
+    assert pens == [("prize_penalty", 3), ("double_loss", None)]

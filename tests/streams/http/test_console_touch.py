@@ -145,13 +145,18 @@ async def test_the_phone_width_fits_and_taps_work(service: ConsoleService, brows
         # nothing wider than the phone, and every button a finger can hit (44 px)
         width = await page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390, width
+        # the attack form open, its picks (the card's attacks and their printed damage) under a finger too
+        await page.tap('#action-keys button[data-action="attack"]')
+        await page.wait_for_selector('#action-picks button[data-pick="1"]')
         small = await page.evaluate(
-            "() => [...document.querySelectorAll('#action-keys button, #prompts button')]"
+            "() => [...document.querySelectorAll("
+            "'#action-keys button, #prompts button, #action-picks button')]"
             ".filter(b => b.getBoundingClientRect().height < 44).map(b => b.textContent)"
         )
         assert small == [], small
         if (path := shot("phone")) is not None:
             await page.screenshot(path=str(path), full_page=True)
+        await page.tap("#action-cancel")
         view = await c.state()
         assert view["board"]["turn_player"] == "ash" and view["next_seq"] == 6
     finally:
@@ -205,7 +210,7 @@ async def test_a_tiebreak_started_from_the_console_is_linked_to_its_parent(
     await c.accept("turn_started")
     await c.act("c", target="ash: Pikachu", condition="poisoned")
     await c.act("c", target="misty: Staryu", condition="poisoned")
-    await c.act("n", player="ash")
+    await c.key("n")  # the turn player's turn ends
     await c.accept("checkup")
     await c.accept("checkup_damage")
     await c.accept("checkup_ended")  # both Active Pokémon knocked out, nothing to promote: a draw

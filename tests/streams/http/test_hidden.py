@@ -68,6 +68,7 @@ from replay.sources.simulate import simulate_corpus
 from replay.sources.synthetic import synthetic_log
 from schemas import load_schema
 from streams.http.api import STATIC_DIR
+from streams.http.tables import table_started
 from streams.tokens import new_token, read_book, write_book
 from tests.builder import Stream, card
 from tests.streams.http.served import SCAN_CROP, Served
@@ -224,6 +225,7 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
             ("/matches?league=L1", None),
             (f"/matches?player={who}", None),
             ("/matches?status=finished", None),
+            (f"/matches?q={who[1:3]}&sort=-findings&limit=2", None),  # the search, the top findings
         ],
         "/ui": [("/ui?limit=100", None), ("/ui?league=L2&sort=-findings", None), (f"/ui?q={who[:2]}", None)],
         "/stats": [("/stats", None)],
@@ -239,6 +241,14 @@ def global_paths(players: list[str]) -> dict[str, list[tuple[str, Any]]]:
         "/rules": [("/rules", None)],
         "/favicon.ico": [("/favicon.ico", None)],
         "/scans/{sheet}/{region}": [(f"/scans/{SCAN_CROP}", None)],
+        # stream tables and slots (streams/http/tables.py): what they show of a match is its public view
+        "/overlay/table/{event}/{table}": [("/overlay/table/L1-cup/7", None)],
+        "/overlay/table/{event}/{table}/now": [("/overlay/table/L1-cup/7/now", None)],
+        "/overlay/slot/{slot}": [("/overlay/slot/main", None)],
+        "/cards/{card}": [("/cards/pikachu", None)],
+        "/overlay/slot/{slot}/now": [
+            (f"/overlay/slot/{slot}/now", None) for slot in ("main", "next", "standings")
+        ],
     }
 
 
@@ -359,7 +369,7 @@ async def test_note_texts_are_not_quoted_in_public_findings(served: Served) -> N
     secrets = ("ZHIDDEN000004Z", "ZHIDDEN000005Z", "zhidden000006z", "ZHIDDEN000007Z")
     assert_hidden(await public_reads(served, "c4"), *secrets)
     for who in (None, "organizer"):  # the index and the counters name findings by code
-        for path in ("/matches?limit=100", "/stats", "/ui"):
+        for path in ("/matches?limit=100", "/stats", "/ui", "/ui?q=c4&sort=-findings"):
             if who is None and path == "/stats":
                 continue
             assert b"zhidden" not in await read(served, path, who), (who, path)
@@ -598,6 +608,18 @@ async def test_planted_tokens_reach_only_the_roles_that_may_see_them(served: Ser
         r = await s.post([e for stream in corpus[i : i + 20] for e in stream], who="admin")
         assert r.status == 200, (await r.text())[:500]
     leagues = {stream[0]["match"]: stream[0]["context"]["league"] for stream in corpus}
+    # the stream table and slots show planted games: the game, up next and standings scenes (issue 37)
+    planted = [stream[0]["match"] for stream in corpus]
+    await table_started(s.store, "L1-cup", "7", planted[0])
+    for slot, scene in (("main", None), ("next", "up-next"), ("standings", "standings")):
+        body = {"event": "L1-cup", "table": "7", "league": "L1", "queue": planted[:10]}
+        assert (
+            await s.http.post(f"{s.url}/slots/{slot}/set", json=body, headers=s.auth("admin"))
+        ).status == 200
+        if scene:
+            assert (await s.http.post(f"{s.url}/slots/{slot}/{scene}", headers=s.auth("admin"))).status == 200
+    shown = json.loads(await read(s, "/overlay/slot/next/now", None))
+    assert shown["match"] == planted[0] and len(shown["next"]) == min(10, len(planted))
     sem = asyncio.Semaphore(8)
 
     async def check(stream: list[Event]) -> None:

@@ -29,7 +29,7 @@ from replay.sources.simulate import simulate_series
 from streams.http.api import make_app
 from streams.http.pages import add_pages
 from streams.ingest import IngestCore
-from streams.store import RedisStore
+from streams.store import IndexEntry, RedisStore
 from tests.builder import Stream, card
 
 Event = dict[str, Any]
@@ -517,7 +517,8 @@ async def test_review_page_fits_one_screen_and_stays_responsive_with_1000_events
         f"\nreview page, {len(events)} events: loaded in {loaded * 1000:.0f} ms; a click on a log line to "
         f"its board: {max(times) * 1000:.0f} ms at most; 30 steps with the arrow key: {held * 1000:.0f} ms"
     )
-    assert max(times) < 3 and held < 10  # generous: a regression to seconds per step shows, load does not
+    # Printed, not asserted: a test that times itself fails on a loaded machine and proves nothing on an
+    # idle one. bench/review.py measures open and step against their targets, with a baseline in its run.
 
 
 async def test_overlay_updates_live_without_a_reload(served: Served, browser_context: BrowserContext) -> None:
@@ -770,11 +771,9 @@ async def test_match_list_links_to_review_and_overlay(
 
 
 async def store_many(store: RedisStore, n: int) -> list[str]:
-    """``n`` finished matches written straight into the index layout (docs/storage.md), in pipelines.
-
-    What ``index.lua`` and the ingest core would leave, without replaying n games: the list reads the
-    index and the records only. Every 7th match has findings; players are ``p0000``..``p0499``.
-    """
+    """``n`` finished matches indexed (index.lua, pipelined) with their records, without replaying n
+    games: the list reads the index and the records only. Every 7th match has findings; players are
+    ``p0000``..``p0499``."""
     names = []
     for start in range(0, n, 2000):
         async with store.client.pipeline(transaction=False) as pipe:
@@ -784,26 +783,9 @@ async def store_many(store: RedisStore, n: int) -> list[str]:
                 players = [f"p{i % 500:04d}", f"p{(i * 7 + 1) % 500:04d}"]
                 findings = {"seq_gap": i % 4 + 1} if i % 7 == 0 else {}
                 league = "L1" if i % 2 else "L2"
-                idx = store.shard(match)
-                pipe.hset(
-                    f"{idx}:m:{match}",
-                    mapping={
-                        "seq": 100,
-                        "status": "finished",
-                        "league": league,
-                        "season": "2026",
-                        "players": json.dumps(players),
-                        "findings": json.dumps(findings),
-                    },
-                )
-                pipe.zadd(f"{idx}:matches", {match: 0})
-                pipe.zadd(f"{idx}:nfindings", {match: sum(findings.values())})
-                pipe.sadd(f"{idx}:status:finished", match)
-                pipe.sadd(f"{idx}:league:{league}", match)
-                pipe.sadd(f"{idx}:season:2026", match)
-                for p in players:
-                    pipe.sadd(f"{idx}:player:{p}", match)
-                    pipe.zadd(f"{idx}:players", {f"{p}\0{p}": 0})
+                entry = IndexEntry(match, 100, "finished", league, "2026", tuple(players), findings)
+                keys, args = store.index_call(entry, None)  # what index.lua is given, pipelined
+                await store._index(keys=keys, args=args, client=pipe)
                 result = {
                     "outcome": "win",
                     "winner": players[0],
@@ -866,7 +848,7 @@ async def _list_ten_thousand(
     want = [m for i, m in enumerate(names) if 42 in (i % 500, (i * 7 + 1) % 500)]
     assert (
         await page.inner_text("#summary")
-        == f"matches 1–{len(want)} of {len(want)}; players starting with “P0042”"
+        == f"matches 1–{len(want)} of {len(want)}; “P0042” in a match id, player, event, round or table"
     )
     assert [(await rows.nth(i).inner_text()).split("\t")[0] for i in range(len(want))] == want
     await page.select_option('select[name="status"]', "finished")
@@ -874,7 +856,8 @@ async def _list_ten_thousand(
     await page.select_option('select[name="sort"]', "-findings")
     await page.wait_for_url("**sort=-findings*")
     first = await rows.nth(0).inner_text()
-    assert first.split("\t")[-2] == "4 warnings"  # the most findings this player's matches have
+    assert first.split("\t")[-3] == "4 warnings"  # the most findings this player's matches have
+    assert first.split("\t")[-2] == "warning seq_gap at seq 10: events missing"  # the top one, public text
     await page.goto(f"{served.url}/ui?league=L1&sort=-match&limit=100&page=3")
     assert await rows.count() == 100
     l1 = [m for i, m in enumerate(names) if i % 2][::-1]

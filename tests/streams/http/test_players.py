@@ -3,7 +3,11 @@ penalty with its game, seq and reason, one event at a time with ?event=."""
 
 from __future__ import annotations
 
+import pytest
+from playwright.async_api import BrowserContext
+
 from tests.streams.http.served import Served
+from tests.streams.http.test_review import OVERFLOW, judge_page, ready
 from tests.streams.test_ingest import game
 
 
@@ -63,3 +67,30 @@ async def test_a_history_cut_short_says_so(served: Served, monkeypatch: object) 
     async with served.http.get(f"{served.url}/players/ash", headers=served.auth("judge")) as r:
         page = await r.text()
     assert "in 1 game(s); 1 more game(s) of the player, after the first 1 by match id" in page
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
+async def test_the_penalties_page_in_the_browser(
+    served: Served, browser_context: BrowserContext, size: tuple[int, int]
+) -> None:
+    """In chromium at phone and desktop widths: the judge logs in, reads the penalties (a card a penalty
+    on the phone), narrows them to an event with the form and opens a game at its penalty."""
+    second = [dict(e) for e in game("m2")]
+    second[0]["context"] = {**second[0].get("context", {}), "event": "Spring Cup"}
+    assert (await served.post(game("m1") + second, who="ingest")).status == 200
+    await penalise(served, "m1", 4, "warning", "slow play")
+    await penalise(served, "m2", 6, "caution", "drew an extra card")
+    page = await judge_page(served, browser_context, "/players/ash", size)
+    assert await page.text_content("#summary") == "2 penalties in 2 game(s)"
+    rows = page.locator("#penalties tbody tr")
+    assert await rows.count() == 2
+    assert "slow play" in await rows.nth(0).inner_text() and await rows.nth(0).is_visible()
+    assert await page.locator("#penalties thead").is_visible() == (size[0] >= 700)
+    assert await page.evaluate(OVERFLOW) == []
+    await page.fill('input[name="event"]', "Spring Cup")
+    await page.click("form.filters button[type=submit]")
+    await page.wait_for_url(lambda url: "event=Spring" in url)
+    assert await page.text_content("#summary") == "1 penalty in 1 game(s) of Spring Cup"
+    await page.locator("#penalties a").first.click()
+    await page.wait_for_url(lambda url: "/review/m2#seq=" in url)
+    await ready(page)

@@ -25,6 +25,12 @@ async def shown(page: Page) -> str:
     return str(await page.evaluate(IN_VIEW))
 
 
+async def tab(page: Page, size: tuple[int, int], name: str) -> None:
+    """Open the tab ``name`` (board, log, event) where the page shows one at a time (a phone)."""
+    if size[0] < 700:
+        await page.click(f'#tabs button[data-tab="{name}"]')
+
+
 @pytest.mark.parametrize("size", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
 async def test_the_current_log_line_is_in_view(
     served: Served, browser_context: BrowserContext, size: tuple[int, int]
@@ -49,8 +55,9 @@ async def test_the_current_log_line_is_in_view(
     assert await shown(page) == ""
 
 
+@pytest.mark.parametrize("size", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
 async def test_the_source_s_notes_are_shown_once_and_can_be_hidden_and_findings_by_player(
-    served: Served, browser_context: BrowserContext
+    served: Served, browser_context: BrowserContext, size: tuple[int, int]
 ) -> None:
     import aiohttp
 
@@ -58,12 +65,15 @@ async def test_the_source_s_notes_are_shown_once_and_can_be_hidden_and_findings_
 
     form = aiohttp.FormData()
     form.add_field(
-        "file", (ROOT / "tests" / "data" / "ptcgl" / "misc_lines.txt").read_bytes(), filename="n1.txt"
+        "file",
+        (ROOT / "tests" / "data" / "ptcgl" / "misc_lines.txt").read_bytes(),
+        filename=f"n{size[0]}.txt",
     )
     async with served.http.post(f"{served.url}/import", data=form, headers=served.auth("judge")) as r:
         assert r.status == 200, await r.text()
-    page = await judge_page(served, browser_context, "/review/n1", (1440, 900))
+    page = await judge_page(served, browser_context, f"/review/n{size[0]}", size)
     await ready(page)
+    await tab(page, size, "log")
     quiet = page.locator("#log li.quiet-note")
     total = await quiet.count()
     assert total > 0
@@ -79,21 +89,24 @@ async def test_the_source_s_notes_are_shown_once_and_can_be_hidden_and_findings_
         text = str(await li.locator(".ltext").text_content())
         details = [str(d) for d in await li.locator(".detail").all_text_contents()]
         assert not any(d and d in text for d in details), (text, details)
+    assert await page.evaluate(OVERFLOW) == []
+    await tab(page, size, "event")
     await page.select_option("#findings-by", "player")
     heads = [str(h) for h in await page.locator("#findings h3.player-head").all_text_contents()]
     from replay.records import from_msgpack
 
-    who = [str(p) for p in from_msgpack(await served.store.record("n1") or b"").players]
+    who = [str(p) for p in from_msgpack(await served.store.record(f"n{size[0]}") or b"").players]
     assert heads and all(h.rsplit(" (", 1)[0] in ("the match", *who) for h in heads), heads
 
 
+@pytest.mark.parametrize("size", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
 async def test_the_prize_race_opens_the_turn_it_shows(
-    served: Served, browser_context: BrowserContext
+    served: Served, browser_context: BrowserContext, size: tuple[int, int]
 ) -> None:
     from tests.streams.test_ingest import game
 
     assert (await served.post(game("race1"))).status == 200
-    page = await judge_page(served, browser_context, "/review/race1", (390, 844))
+    page = await judge_page(served, browser_context, "/review/race1", size)
     await ready(page)
     await page.click("#race-box summary")
     points = page.locator("#race circle.race-point")
@@ -107,8 +120,9 @@ async def test_the_prize_race_opens_the_turn_it_shows(
     assert await page.evaluate(OVERFLOW) == []
 
 
+@pytest.mark.parametrize("size", [(1440, 900), (390, 844)], ids=["desktop", "phone"])
 async def test_the_spectator_view_shows_what_the_public_saw(
-    served: Served, browser_context: BrowserContext
+    served: Served, browser_context: BrowserContext, size: tuple[int, int]
 ) -> None:
     """The perspective switch: the same game as a spectator saw it: a card drawn (hidden) is named in the
     judge's view and not in the spectator's; the boards are the same public boards."""
@@ -118,13 +132,18 @@ async def test_the_spectator_view_shows_what_the_public_saw(
     drawn = next(e for e in events if e["type"] == "drew" and e.get("cards"))
     name = drawn["cards"][0] if isinstance(drawn["cards"][0], str) else drawn["cards"][0]["name"]
     assert (await served.post(events)).status == 200
-    page = await judge_page(served, browser_context, f"/review/pv1#seq={drawn['seq']}", (1440, 900))
+    page = await judge_page(served, browser_context, f"/review/pv1#seq={drawn['seq']}", size)
     await ready(page)
+    await tab(page, size, "log")
+    assert await page.locator(f'#log li.line[data-seq="{drawn["seq"]}"]').is_visible()
     assert name in str(await page.text_content("#log"))
+    assert await page.evaluate(OVERFLOW) == []
     await page.click("#view-link")
     await page.wait_for_url(lambda url: "view=public" in url)
     await ready(page)
     await wait_seq(page, drawn["seq"])  # the same moment
+    await tab(page, size, "log")
+    assert await page.locator(f'#log li.line[data-seq="{drawn["seq"]}"]').is_visible()
     assert name not in str(await page.text_content("#log"))
     assert await page.text_content("#view-link") == "judge view"
     async with served.http.get(

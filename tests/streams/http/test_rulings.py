@@ -119,10 +119,11 @@ async def test_only_judges_act(served: Served, m1: int, who: str | None, status:
     assert len(await stored(served, "m1")) == m1
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
 async def test_the_review_page_records_a_penalty_and_opens_at_it(
-    served: Served, browser_context: BrowserContext, m1: int
+    served: Served, browser_context: BrowserContext, m1: int, size: tuple[int, int]
 ) -> None:
-    page = await judge_page(served, browser_context, "/review/m1#seq=4", (390, 844))
+    page = await judge_page(served, browser_context, "/review/m1#seq=4", size)
     await ready(page)
     await wait_seq(page, 4)
     await page.click("#judge-act summary")
@@ -140,3 +141,89 @@ async def test_the_review_page_records_a_penalty_and_opens_at_it(
         "at seq 4: shuffled too little",
     )
     assert "caution" in str(await page.text_content("#log"))
+
+
+# ---------------------------------------------------------------- Japan's prize penalty, 両者敗北 (issue 34)
+def test_each_ruleset_offers_its_own_prize_penalties() -> None:
+    from streams.http.rulings import prize_counts
+
+    assert penalty_kinds("jp-3.4") == (
+        "caution",
+        "warning",
+        "prize_penalty",
+        "game_loss",
+        "match_loss",
+        "disqualification",
+        "double_loss",
+    )
+    assert prize_counts("jp-3.4") == (1, 3)
+    for ruleset in ("play-2026", "kr-1.0"):
+        kinds = penalty_kinds(ruleset)
+        assert kinds[2:4] == ("double_prize", "quad_prize") and "prize_penalty" not in kinds
+
+
+@pytest.fixture
+async def jp1(served: Served) -> int:
+    assert (await served.post(game("jp1", ruleset="jp-3.4"), who="ingest")).status == 200
+    return len(await stored(served, "jp1"))
+
+
+async def test_a_jp_prize_penalty_of_the_judges_count_is_in_the_record(served: Served, jp1: int) -> None:
+    status, body = await act(
+        served,
+        "jp1",
+        {"action": "penalty", "at": 3, "player": "ash", "kind": "prize_penalty", "prizes": 3, "reason": "x"},
+    )
+    assert status == 200, body
+    last = (await stored(served, "jp1"))[-1]
+    assert (last["kind"], last["prizes"]) == ("prize_penalty", 3)
+    record = from_msgpack(await served.store.record("jp1") or b"")
+    assert [(p.kind, p.prizes) for p in record.penalties or []] == [("prize_penalty", 3)]
+    # no count, or none at all: one sentence naming the field, nothing written
+    for bad in ({"prizes": 0}, {}, {"prizes": "three"}):
+        status, body = await act(
+            served, "jp1", {"action": "penalty", "at": 3, "player": "ash", "kind": "prize_penalty", **bad}
+        )
+        assert status == 400 and body["error"].startswith("prizes"), body
+    assert len(await stored(served, "jp1")) == jp1 + 1
+
+
+async def test_a_prize_count_play_pokemon_does_not_give_is_refused(served: Served, m1: int) -> None:
+    status, body = await act(
+        served, "m1", {"action": "penalty", "at": 3, "player": "ash", "kind": "prize_penalty", "prizes": 3}
+    )
+    assert status == 400 and body["error"].startswith("kind"), body  # play-2026 names its two kinds
+
+
+async def test_a_double_loss_by_a_judge_leaves_no_winner(served: Served, jp1: int) -> None:
+    status, body = await act(
+        served, "jp1", {"action": "penalty", "at": 3, "player": "ash", "kind": "double_loss"}
+    )
+    assert status == 200, body
+    record = from_msgpack(await served.store.record("jp1") or b"")
+    assert record.result is not None
+    assert (record.result.outcome, record.result.winner, record.result.reason) == (
+        "no_winner",
+        None,
+        "double_loss",
+    )
+
+
+async def test_the_review_page_gives_a_jp_prize_penalty_its_count(
+    served: Served, browser_context: BrowserContext, jp1: int
+) -> None:
+    page = await judge_page(served, browser_context, "/review/jp1#seq=4", (1440, 900))
+    await ready(page)
+    await wait_seq(page, 4)
+    await page.click("#judge-act summary")
+    await page.select_option("#act-action", "penalty")
+    assert await page.is_hidden("#act-prizes")  # only with a prize penalty
+    await page.select_option("#act-kind", "prize_penalty")
+    assert await page.input_value("#act-prizes") == "1"  # the casebook's first count
+    await page.fill("#act-prizes", "3")
+    await page.click("#act-send")
+    await wait_seq(page, jp1 + 1)
+    await ready(page)
+    last = (await stored(served, "jp1"))[-1]
+    assert (last["kind"], last["prizes"]) == ("prize_penalty", 3)
+    assert "prize penalty of 3 prizes" in str(await page.text_content("#log"))

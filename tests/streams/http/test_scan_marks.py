@@ -8,10 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp
+import pytest
 from playwright.async_api import BrowserContext
 
 from tests.streams.http.served import Served
-from tests.streams.http.test_review import judge_page, ready, wait_seq
+from tests.streams.http.test_review import OVERFLOW, judge_page, ready, wait_seq
+from tests.streams.http.test_review_log import tab
 
 
 def unclear_photo() -> bytes:
@@ -31,8 +33,9 @@ async def stored(served: Served, match: str) -> list[dict[str, Any]]:
     return decode(await served.store.events(match))
 
 
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
 async def test_a_judge_confirms_and_corrects_an_unclear_mark(
-    served: Served, browser_context: BrowserContext
+    served: Served, browser_context: BrowserContext, size: tuple[int, int]
 ) -> None:
     form = aiohttp.FormData()
     form.add_field("file", unclear_photo(), filename="sheet.jpg", content_type="image/jpeg")
@@ -45,9 +48,9 @@ async def test_a_judge_confirms_and_corrects_an_unclear_mark(
     events = await stored(served, match)
     before = len(events)
     (at,) = [e["seq"] for e in events if e["type"] == "note" and "check the crop" in e.get("text", "")]
-    page = await judge_page(served, browser_context, f"/review/{match}#seq={at}", (390, 844))
+    page = await judge_page(served, browser_context, f"/review/{match}#seq={at}", size)
     await ready(page)
-    await page.click('#tabs button[data-tab="event"]')
+    await tab(page, size, "event")
     mark = page.locator('li.finding[data-code="low_confidence"]').first
     await mark.locator("img.scan-crop").wait_for()  # the crop beside the value read
     assert "read as" in str(await mark.text_content())
@@ -60,7 +63,7 @@ async def test_a_judge_confirms_and_corrects_an_unclear_mark(
     # correct: the form opens at the row's first event with that event to amend
     await page.evaluate(f"() => {{ location.hash = '#seq={at}'; }}")
     await wait_seq(page, at)
-    await page.click('#tabs button[data-tab="event"]')
+    await tab(page, size, "event")
     mark = page.locator('li.finding[data-code="low_confidence"]').first
     await mark.locator("button.scan-correct").click()
     assert await page.locator("#judge-act").get_attribute("open") is not None
@@ -77,3 +80,4 @@ async def test_a_judge_confirms_and_corrects_an_unclear_mark(
     await wait_seq(page, before + 2)
     last = (await stored(served, match))[-1]
     assert (last["type"], last["action"], last["target"]) == ("correction", "void", row[0]["seq"])
+    assert await page.evaluate(OVERFLOW) == []

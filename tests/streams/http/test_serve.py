@@ -129,6 +129,11 @@ async def test_reading_matches_records_boards_and_the_archive(client: TestClient
         "season": "2027",
         "players": ["ash", "misty"],
         "findings": {},
+        "event": None,
+        "round": "1",
+        "table": None,
+        "date": None,
+        "top_finding": None,
     }
     assert [m["match"] for m in (await (await client.get("/matches?season=2027")).json())["matches"]] == [
         "m2"

@@ -604,3 +604,31 @@ async def test_deck_lists_are_kept_per_event_and_replaced_by_key(any_store: Stor
     await any_store.put_deck("Cup", "ash", b"a3")
     assert await any_store.decks("Cup") == {"ash": b"a3", "ash|cup/r3/t1/g1": b"a2"}
     assert await any_store.decks("Cup: {x} *") == {"ash": b"other"}
+
+
+async def test_each_entry_keeps_when_it_arrived_beside_its_bytes(any_store: Store) -> None:
+    """What a broadcast delay reads (streams/http/delay.py): the store's clock at the append, kept beside
+    the event (its bytes and the archive's positions unchanged), for events, runs, conflicts and snapshots."""
+    import time
+
+    before = time.time() - 1
+    await any_store.append(app("m1", 1, 0))
+    run = AppendRun("m1", 1, ((2, ev("m1", 2)), (3, ev("m1", 3))), msgpack.packb({}), msgpack.packb({}))
+    await any_store.append_run(run)
+    await any_store.append(app("m1", 2, 3, data=ev("m1", 2, text="else"), conflict=True))
+    after = time.time() + 1
+    for log in (await any_store.events("m1"), (await any_store.snapshot("m1")).events):
+        assert [e.position for e in log] == [(1, 0), (2, 0), (3, 0), (3, 1)]
+        assert log[1].data == ev("m1", 2)
+        times = [e.at for e in log]
+        assert all(t is not None and before <= t <= after for t in times), times
+        assert times == sorted(times)  # type: ignore[type-var]
+
+
+async def test_a_stream_slot_is_replaced_only_if_unchanged_since_read(any_store: Store) -> None:
+    assert await any_store.on_air("slot:main") is None
+    assert await any_store.swap_on_air("slot:main", None, b"1")
+    assert not await any_store.swap_on_air("slot:main", None, b"2")  # someone wrote it since
+    assert not await any_store.swap_on_air("slot:main", b"0", b"2")
+    assert await any_store.swap_on_air("slot:main", b"1", b"2")
+    assert await any_store.on_air("slot:main") == b"2" and await any_store.on_air("slot:other") is None

@@ -1,0 +1,10 @@
+import { Set } from '../../interfaces'
+
+const set: Set = {
+	"id": "SVLS",
+	"name": {
+		"ja": "スターターセット テラスタイプ：ステラ ソウブレイズex"
+	}
+}
+
+export default set
