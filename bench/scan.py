@@ -1,6 +1,7 @@
 """Scanned game sheets: how fast photos are read, and how well, over a generated set, in one run.
 
     python bench/scan.py [--sheets 200] [--seed 1] [--threads 1] [--bounds-only]
+    python bench/scan.py --hall 40 [--threads 1]
 
 The set (replay/sources/scan/generate.py): games played by the rules, printed by ``sheet print``'s code,
 rasterized at 150-300 dpi, filled by hand (ticks, crosses, fills, partial fills, slashes, overruns, six
@@ -20,6 +21,10 @@ measured in the same run, the same command reading one real sheet photo; each mu
 under 300 MB and 2 s (the exit status says when one is not); and the largest images accepted (an 80 MP
 JPEG, decoded reduced; a 48 MP PNG), under 300 MB too. ``--bounds-only`` runs (d) alone, on one
 generated sheet.
+``--hall N``: instead, N photos of each level of the harder set made apart from the reader
+(``tests/scan/hall.py``: pencil, cancellations, motion blur, shadows, curls, folded corners, two sheets
+in a photo): per level the JPEG decode alone and the whole read, in the same run, pages/s, and the
+marks read exactly, sheets refused (said) and silent misreads (must be 0).
 Pinned to one core, OpenCV on ``--threads`` threads. These machines are noisy: read the ratio.
 """
 
@@ -48,12 +53,15 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1, on one core)")
     ap.add_argument("--bounds-only", action="store_true", help="only (d), the hostile files' refusals")
+    ap.add_argument("--hall", type=int, default=0, metavar="N", help="N photos a level of the harder set")
     args = ap.parse_args()
     if args.bounds_only:
         return 0 if bounds(next(iter(samples(1, args.seed))).photo) else 1
     if args.threads == 1 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     cv2.setNumThreads(args.threads)
+    if args.hall:
+        return hall(args.hall)
 
     t0 = time.perf_counter()
     made = list(samples(args.sheets, args.seed))
@@ -123,6 +131,37 @@ def main() -> int:
     )
     ok = not not_read and c["silent"] == 0 and c["marks_exact"] >= 0.995 * c["marks"]
     return 0 if ok and bounds(made[0].photo) else 1
+
+
+def hall(n: int) -> int:
+    """``--hall N``: the harder set, per level: decode alone vs the whole read, and the tally."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's tests package
+    from tests.scan.hall import LEVELS, Tally, check, take
+
+    silent = 0
+    for level in LEVELS:
+        shots = [take(level, k) for k in range(n)]
+        decode, read = [], []
+        tally = Tally()
+        for k, shot in enumerate(shots):
+            t = time.perf_counter()
+            cv2.imdecode(np.frombuffer(shot.photo, np.uint8), cv2.IMREAD_COLOR)
+            decode.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            check(shot, tally, f"{level}-{k}.jpg")  # import_scan, then the comparison (not timed apart)
+            read.append(time.perf_counter() - t)
+        dm, rm = statistics.median(decode), statistics.median(read)
+        pages = sum(len(s.sheets) for s in shots)
+        print(
+            f"{level}: decode alone {dm * 1000:.0f} ms a photo (median, {1 / statistics.mean(decode):.1f} "
+            f"photos/s); read {rm * 1000:.0f} ms a photo, {pages / sum(read):.2f} sheets/s on one core, "
+            f"{rm / dm:.1f} x the decode"
+        )
+        print(f"    {tally.line()}")
+        for line in tally.silent:
+            print(f"    SILENT {line}")
+        silent += len(tally.silent)
+    return 0 if silent == 0 else 1
 
 
 #: What a refusal may cost (issue 32 item 4), the whole process included.

@@ -4,7 +4,9 @@ Each file is a JPEG, a PNG or a PDF (every page a sheet). A page that is not a g
 QR code, another layout version), a file that is not an image: an error on stderr naming the file (and
 the page), exit 2 at the end; every other sheet of the batch is still written. The crops the events and
 findings refer to go to ``--crops DIR`` (judges only: they show the handwriting). ``--strict`` refuses a
-batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does.
+batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does. A photo holding two
+sheets gives two matches. ``--players`` names sheets printed without names: once for all, or once per
+sheet in the batch's order (a count that does not match the sheets: exit 2, nothing written).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 
 if TYPE_CHECKING:
-    from replay.sources.scan.photo import SheetScan
+    from replay.sources.scan.photo import Players, SheetScan
 
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -29,7 +31,13 @@ def configure(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "scans", nargs="+", metavar="FILE", help="photos or scans: .jpg, .png or .pdf (several pages)"
     )
-    s.add_argument("--players", metavar="A,B", help="the players, for sheets printed without their names")
+    s.add_argument(
+        "--players",
+        metavar="A,B",
+        action="append",
+        help="the players, for sheets printed without their names: once for every sheet, or once per "
+        "sheet in the batch's order (files, pages, then the sheets of one photo left to right)",
+    )
     s.add_argument("--ruleset", default=None, choices=KNOWN_RULESETS, help="ruleset (default: the sheet's)")
     s.add_argument(
         "--min-confidence",
@@ -66,7 +74,8 @@ def _read(path: str) -> bytes:
 
 
 class _NothingWritten(Exception):
-    """--strict refused the batch: the output is left as it was."""
+    """--strict refused the batch, or --players did not match its sheets: the output is left as it
+    was; the exit status is the argument."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,20 +90,24 @@ def run(args: argparse.Namespace) -> int:
     try:
         with output(args.out, inputs=args.scans) as out:
             return _run(args, out)
-    except _NothingWritten:
-        return 1
+    except _NothingWritten as stop:
+        return int(stop.args[0])
 
 
 def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     from replay.cli.common import write_events
     from replay.sources.scan.budget import refusal
 
-    players = None
-    if args.players is not None:
-        names = [n.strip() for n in args.players.split(",")]
+    given: list[tuple[str, str]] = []
+    for pair in args.players or ():
+        names = [n.strip() for n in pair.split(",")]
         if len(names) != 2 or not all(names) or names[0] == names[1]:
             raise UsageError("argument --players: two different names, e.g. --players Mara,Teodor")
-        players = (names[0], names[1])
+        given.append((names[0], names[1]))
+    # once: every sheet; several times: one pair per sheet, in the batch's order (a slot each, read or not,
+    # so that a page that cannot be read does not shift the names of the pages after it)
+    per_sheet = len(given) > 1
+    slots = 0
     said = print if not args.quiet else (lambda *a, **k: None)
     sheets: list[SheetScan] = []
     failed = 0
@@ -107,13 +120,16 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
                 raise InputError(why, file=path)
             from replay.sources.scan.photo import import_scan
 
+            players: Players = list(given[slots:]) if per_sheet else (given[0] if given else None)
             results = import_scan(
                 data, path, players=players, ruleset=args.ruleset, min_confidence=args.min_confidence
             )
         except InputError as exc:
             print(f"prizecheck import: {exc}", file=sys.stderr)
             failed += 1
+            slots += 1
             continue
+        slots += len(results)
         for res in results:
             if isinstance(res, InputError):
                 print(f"prizecheck import: {res}", file=sys.stderr)
@@ -130,6 +146,15 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
                 continue
             seen[match] = res.where
             sheets.append(res)
+    if per_sheet and slots != len(given):
+        # names given per sheet that do not match the sheets: any pairing would be a guess
+        print(
+            f"prizecheck import: --players was given {len(given)} times for {slots} sheet(s) in the batch "
+            "(give it once for all, or once per sheet: files, pages, then the sheets of one photo left to "
+            "right); no events written",
+            file=sys.stderr,
+        )
+        raise _NothingWritten(2)
     low_total = 0
     for res in sheets:
         low = [f for f in res.result.findings if f.code == "low_confidence"]
@@ -146,7 +171,7 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
         )
     if args.strict and low_total:
         print("prizecheck import: --strict: low-confidence rows; no events written", file=sys.stderr)
-        raise _NothingWritten
+        raise _NothingWritten(1)
     if sheets:
         _crops(args.crops, sheets)
         write_events([ev for res in sheets for ev in res.result.events], out, args.format)

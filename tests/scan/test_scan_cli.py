@@ -118,3 +118,23 @@ def test_players_and_options_are_checked(batch: Path, capsys: pytest.CaptureFixt
     assert main(["import", "scan", str(batch / "missing.jpg")]) == 2
     err = capsys.readouterr().err
     assert "--players" in err and "--min-confidence" in err and "missing.jpg: no such file" in err
+
+
+def test_players_given_per_sheet_name_each_page_of_a_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one, two = (marked({"r1.who": {"A"}}, header=Header(match=f"hand-{n}")) for n in (1, 2))
+    (tmp_path / "stack.pdf").write_bytes(pdf_of(one, two))
+    out = tmp_path / "ev.jsonl"
+    base = ["import", "scan", str(tmp_path / "stack.pdf"), "--crops", str(tmp_path / "c"), "--out", str(out)]
+    assert main([*base, "--players", "Kai,Yuki", "--players", "Mara,Teodor"]) == 0
+    starts = [e for e in events_of(out) if e["type"] == "match_started"]
+    assert [(e["match"], e["players"]) for e in starts] == [
+        ("hand-1", ["Kai", "Yuki"]),
+        ("hand-2", ["Mara", "Teodor"]),
+    ]
+    # three pairs for two sheets: no pairing is guessed, nothing is written
+    out.unlink()
+    assert main([*base, "--players", "A1,B1", "--players", "A2,B2", "--players", "A3,B3"]) == 2
+    assert "--players was given 3 times for 2 sheet(s)" in capsys.readouterr().err
+    assert not out.exists() or not out.read_text()

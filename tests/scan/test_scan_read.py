@@ -216,3 +216,62 @@ def test_players_given_for_a_sheet_printed_without_names() -> None:
     blank = Header(match="hand-1")
     res = one(png(marked({"r1.who": {"A"}}, header=blank)), players=("Kai", "Yuki"))
     assert res.result.events[0]["players"] == ["Kai", "Yuki"]
+
+
+def side_by_side(*sheets: object, cut: float = 1.0) -> object:
+    """Sheets photographed together on a table, left to right; ``cut``: the share of the last one in
+    the frame (its right-hand part out of the photo)."""
+    imgs = [cv2.resize(s, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA) for s in sheets]  # type: ignore[call-overload]
+    h, w = imgs[0].shape[:2]
+    table = np.full((h + 120, len(imgs) * (w + 80) + 80, 3), (70, 110, 150), np.uint8)
+    for k, img in enumerate(imgs):
+        x = 80 + k * (w + 80)
+        table[60 : 60 + h, x : x + w] = img
+    return table[:, : round(table.shape[1] - (1 - cut) * (w + 80))]
+
+
+TWO = Header(match="scan-test-2", players=("Kai", "Yuki"))
+
+
+def test_two_sheets_in_one_photo_are_two_matches_each_from_its_own_markers(sheet: object) -> None:
+    theirs = {"r1.who": {"B"}, "r2.who": {"A"}, "r2.ko.B": {"active"}, "r2.prizes.A": {"1"}}
+    other = marked(theirs, header=TWO)
+    results = import_scan(jpeg(side_by_side(sheet, other)), "table.jpg")
+    assert [type(r).__name__ for r in results] == ["SheetScan", "SheetScan"]
+    left, right = results
+    assert isinstance(left, SheetScan) and isinstance(right, SheetScan)
+    assert left.read is not None and right.read is not None
+    assert (left.read.header.match, right.read.header.match) == ("scan-test-1", "scan-test-2")
+    assert chosen(left) == MARKS
+    assert chosen(right) == theirs
+    assert left.key != right.key and right.key.endswith("-1s2") and CROP_NAME.match(f"{right.key}/r1")
+    assert right.where == "table.jpg (sheet 2 of 2 in the photo, left to right)"
+
+
+def test_a_second_sheet_partly_in_the_photo_is_named_never_mixed_in(sheet: object) -> None:
+    other = marked({"r1.who": {"B"}}, header=TWO)
+    results = import_scan(jpeg(side_by_side(sheet, other, cut=0.5)), "table.jpg")
+    read = [r for r in results if isinstance(r, SheetScan)]
+    assert len(read) == 1 and chosen(read[0]) == MARKS
+    [refused] = [r for r in results if isinstance(r, InputError)]
+    assert "another game sheet is partly in this photo (2 of its 4 corner markers found)" in str(refused)
+    assert "photograph each sheet on its own" in str(refused)
+
+
+def test_a_photo_with_no_sheet_says_how_to_retake_it() -> None:
+    [res] = import_scan(png(np.full((1400, 1000, 3), 240, np.uint8)), "blur.png")
+    assert isinstance(res, InputError)
+    assert "all four corner squares" in str(res) and "steady" in str(res) and "close enough" in str(res)
+
+
+def test_a_faint_pencil_mark_is_read_from_the_sheets_own_ink_never_as_confidently_empty() -> None:
+    # a light pencil everywhere: each mark lighter than the fixed threshold would take for ink
+    light = marked(MARKS, pen="pencil", kind="slash")
+    faded = cv2.addWeighted(light, 0.35, np.full_like(light, 255), 0.65, 0)
+    res = one(jpeg(cv2.GaussianBlur(faded, (0, 0), 1.5)))
+    got = chosen(res)
+    flagged = {f.line for f in res.result.findings if f.code == "low_confidence"}
+    for key, values in MARKS.items():
+        if got.get(key) != values:
+            row = int(key[1:].split(".")[0]) if key.startswith("r") else None
+            assert row in flagged or row is None, (key, got.get(key), flagged)

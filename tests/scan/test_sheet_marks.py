@@ -272,3 +272,18 @@ def test_generated_games_give_the_records_the_rules_give() -> None:
         assert not bad, (game, bad)
     # every way a game ends came up
     assert {"prizes", "no_pokemon", "deck_out", "concession", "penalty", "time"} <= set(ends)
+
+
+def test_a_row_read_empty_where_the_game_goes_on_is_a_finding_with_its_crop() -> None:
+    # row 3's marks were not seen (a faint pencil): the game goes on to row 5, so row 3 is never dropped
+    marks = turns(5)
+    del marks["r3.who"]
+    res, doc = events(marks)
+    [low] = [f for f in res.findings if f.code == "low_confidence"]
+    assert low.line is not None
+    [note] = [e for e in res.events if e.get("finding", {}).get("code") == "low_confidence"]
+    assert note["finding"]["scan"] == "abc0123456789def-1/r3"
+    carrier = next(c for c in doc.carriers if c.region == "r3")
+    assert carrier.confidence < 0.8 and "yet the game goes on in row 5" in carrier.problems[0]
+    # the rows after the last one used are not findings: the game ended there
+    assert [c.region for c in doc.carriers if c.confidence < 0.8] == ["r3"]

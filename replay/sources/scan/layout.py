@@ -42,8 +42,8 @@ QR_MAX_VERSION: Final = 14
 QR_PREFIX: Final = "pcs"  # the payload's version key: {"pcs": <layout version>, ...}
 #: A crop's name (``import scan`` keeps them, events and findings name them, the service serves them):
 #: ``<16 hex digits of the photo file's SHA-256>-<page>/<region>``, region ``r1``-``r30``, ``head``,
-#: ``end`` or ``page``.
-CROP_NAME: Final = re.compile(r"^[0-9a-f]{16}-[0-9]{1,3}/(r[0-9]{1,2}|head|end|page)$")
+#: ``end`` or ``page``; the second sheet of a photo holding two is ``<hash>-<page>s2``.
+CROP_NAME: Final = re.compile(r"^[0-9a-f]{16}-[0-9]{1,3}(s[0-9])?/(r[0-9]{1,2}|head|end|page)$")
 
 SIDES: Final = ("A", "B")
 SLOTS: Final = ("active", "bench1", "bench2", "bench3", "bench4", "bench5")

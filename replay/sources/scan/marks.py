@@ -165,8 +165,21 @@ def _turn_rows(reads: Reads) -> tuple[list[TurnRow], list[TurnRow]]:
                 problems=problems,
             )
         )
+    # A row with nothing read between rows that hold marks: the game went on past it, so a turn was
+    # played there (a row is never skipped on purpose) and its marks were not seen (faint pencil, a
+    # shadow, a fold). Never dropped unsaid: a finding on that row, with its crop.
+    last = used[-1].row if used else 0
+    said = {u.row for u in unclear_empty}
+    for r in range(1, last):
+        if r not in said and not any(t.row == r for t in used):
+            why = f"no box read, yet the game goes on in row {last}"
+            unclear_empty.append(TurnRow(r, None, {}, {}, False, None, GAP, [why]))
+    unclear_empty.sort(key=lambda t: t.row)
     return used, unclear_empty
 
+
+#: The confidence of a turn row read empty where the game went on past it.
+GAP: Final = 0.3
 
 _ROW_NAMES: Final = ("who", "prizes.A", "ko.B", "prizes.B", "ko.A", "time", "pen.side", "pen.kind")
 

@@ -4,12 +4,14 @@ Each page is read (:mod:`replay.sources.scan.reader`), its marks become a match 
 (:mod:`replay.sources.scan.marks`) and the sheet importer makes the events
 (:func:`replay.sources.sheet.parse_sheet`), with ``source.kind = "scanned"``. A page that is not a game
 sheet is an :class:`~replay.engine.errors.InputError` naming the file (and the page), returned in place of
-that page's result: the other pages of the file, and the other files of a batch, are not lost.
+that page's result: the other pages of the file, and the other files of a batch, are not lost. A photo
+holding several sheets gives each its own result, left to right (:func:`import_sheets`).
 
 **Crops.** Every region a finding or an event refers to is kept as a JPEG crop of the rectified sheet:
 ``<sheet>/r7`` (turn row 7, its notes box included), ``<sheet>/head`` (names, mulligans, starting
 Pokémon), ``<sheet>/end``, ``<sheet>/page`` (the whole sheet). ``<sheet>`` is ``<16 hex digits of the
-file's SHA-256>-<page>``, so a crop's name says which photo it came from and never collides. The events'
+file's SHA-256>-<page>`` (``-<page>s2`` for the second sheet of a photo holding two), so a crop's name
+says which photo it came from and never collides. The events'
 ``scan`` field and a ``low_confidence`` finding's ``scan`` are these names. Crops show handwriting (card
 names, notes): hidden information, for judges only.
 """
@@ -39,7 +41,7 @@ from replay.sources.scan.budget import (
 )
 from replay.sources.scan.layout import LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
-from replay.sources.scan.reader import NotASheet, PageRead, read_sheet_image
+from replay.sources.scan.reader import NotASheet, PageRead, read_sheets
 from replay.sources.sheet import parse_sheet
 
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
@@ -63,10 +65,16 @@ class SheetScan:
     sheet: dict[str, Any]
     crops: dict[str, bytes] = field(default_factory=dict)
     read: PageRead | None = None
+    part: tuple[int, int] | None = None  # (n, of): the n-th of several sheets in one photo
 
     @property
     def where(self) -> str:
-        return self.filename if self.page is None else f"{self.filename} page {self.page}"
+        return _where(self.filename, self.page, self.part)
+
+
+def _where(filename: str, page: int | None, part: tuple[int, int] | None = None) -> str:
+    where = filename if page is None else f"{filename} page {page}"
+    return where if part is None else f"{where} (sheet {part[0]} of {part[1]} in the photo, left to right)"
 
 
 def pages(data: bytes, filename: str) -> Iterator[tuple[int | None, Any]]:
@@ -133,8 +141,10 @@ def _render(doc: Any, plan: list[float | str], filename: str) -> Iterator[tuple[
         doc.close()
 
 
-def sheet_key(data: bytes, page: int | None) -> str:
-    return f"{hashlib.sha256(data).hexdigest()[:16]}-{page or 1}"
+def sheet_key(data: bytes, page: int | None, part: int = 1) -> str:
+    """A sheet's name among the crops: the file's hash and the page; ``s2``... for the second and later
+    sheets of one photo."""
+    return f"{hashlib.sha256(data).hexdigest()[:16]}-{page or 1}" + (f"s{part}" if part > 1 else "")
 
 
 def _region_name(region: str) -> str:
@@ -181,12 +191,90 @@ def import_page(
     ruleset: str | None = None,
     min_confidence: float = 0.8,
 ) -> SheetScan:
-    """One page image (BGR) -> its :class:`SheetScan`; InputError when it is not a readable game sheet."""
-    where = filename if page is None else f"{filename} page {page}"
+    """One page image (BGR) -> the :class:`SheetScan` of its first sheet; InputError when it is not a
+    readable game sheet. :func:`import_sheets` reads every sheet of a photo holding several."""
+    first = import_sheets(
+        image,
+        filename=filename,
+        page=page,
+        key=key,
+        players=players,
+        ruleset=ruleset,
+        min_confidence=min_confidence,
+    )[0]
+    if isinstance(first, InputError):
+        raise first
+    return first
+
+
+def import_sheets(
+    image: Any,
+    *,
+    filename: str,
+    page: int | None,
+    key: str,
+    players: Players = None,
+    ruleset: str | None = None,
+    min_confidence: float = 0.8,
+) -> list[SheetScan | InputError]:
+    """Every sheet in one page image (BGR): a :class:`SheetScan` each, or an InputError naming the file,
+    the page and the sheet when one cannot be read (two sheets in one photo are two matches, never one
+    read from the markers of both). ``key`` names the first sheet's crops; the n-th is ``key + "sN"``.
+    ``players``: one pair of names for every sheet, or a list: the k-th result's names (None: the
+    sheet's own)."""
+    where = _where(filename, page)
     try:
-        read = read_sheet_image(image)
+        reads = read_sheets(image)
     except NotASheet as exc:
         raise InputError(str(exc), file=where) from None
+    out: list[SheetScan | InputError] = []
+    n = 0
+    for k, read in enumerate(reads):
+        part = read.meta.get("part") if isinstance(read, PageRead) else None
+        if isinstance(read, NotASheet):
+            out.append(InputError(str(read), file=where if len(reads) == 1 else f"{where} (in the photo)"))
+            continue
+        n += 1
+        names = _names(players, k)
+        try:
+            out.append(
+                _import_read(
+                    read,
+                    filename=filename,
+                    page=page,
+                    key=key + (f"s{n}" if n > 1 else ""),
+                    part=part,
+                    players=names,
+                    ruleset=ruleset,
+                    min_confidence=min_confidence,
+                )
+            )
+        except InputError as exc:
+            out.append(exc)
+    return out
+
+
+Players = tuple[str, str] | list[tuple[str, str] | None] | None
+
+
+def _names(players: Players, k: int) -> tuple[str, str] | None:
+    if isinstance(players, list):
+        return players[k] if k < len(players) else None
+    return players
+
+
+def _import_read(
+    read: PageRead,
+    *,
+    filename: str,
+    page: int | None,
+    key: str,
+    part: tuple[int, int] | None,
+    players: tuple[str, str] | None,
+    ruleset: str | None,
+    min_confidence: float,
+) -> SheetScan:
+    where = _where(filename, page, part)
     header = read.header
     if not valid_match_id(header.match):
         raise InputError(f"the QR code's match id {header.match!r} is not a match id", file=where)
@@ -215,33 +303,35 @@ def import_page(
         ref = row.get("scan")
         if isinstance(ref, str) and ref not in crops:
             crops[ref] = read.crop(ref.split("/", 1)[1])
-    return SheetScan(filename, page, key, res, doc.doc, crops, read)
+    return SheetScan(filename, page, key, res, doc.doc, crops, read, part)
 
 
 def import_scan(
     data: bytes,
     filename: str,
     *,
-    players: tuple[str, str] | None = None,
+    players: Players = None,
     ruleset: str | None = None,
     min_confidence: float = 0.8,
 ) -> list[SheetScan | InputError]:
-    """Every sheet in one file's bytes: a :class:`SheetScan` per page read, an InputError (naming the file
-    and the page) per page that is not a game sheet. InputError for a file that is not an image at all."""
+    """Every sheet in one file's bytes, in order (pages, then the sheets of a photo left to right): a
+    :class:`SheetScan` per sheet read, an InputError (naming the file, the page, the sheet) per page or
+    sheet that cannot be read. InputError for a file that is not an image at all. ``players``: one pair
+    of names for every sheet, or a list: the k-th result's names (``--players`` given per sheet)."""
     out: list[SheetScan | InputError] = []
     for page, image in pages(data, filename):
         if isinstance(image, InputError):
             out.append(image)
             continue
+        mine = players[len(out) :] if isinstance(players, list) else players
         try:
-            key = sheet_key(data, page)
-            out.append(
-                import_page(
+            out.extend(
+                import_sheets(
                     image,
                     filename=filename,
                     page=page,
-                    key=key,
-                    players=players,
+                    key=sheet_key(data, page),
+                    players=mine,
                     ruleset=ruleset,
                     min_confidence=min_confidence,
                 )

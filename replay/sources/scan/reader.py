@@ -3,7 +3,9 @@
 1. **Markers.** The four ArUco markers are found (on a reduced copy of a large photo, their corners then
    refined on the full image); three are enough. Their 16 corners give the homography from the photo to
    the sheet's frame: rotation (any angle, upside down too: the marker ids say which corner is which),
-   perspective and scale in one.
+   perspective and scale in one. Every detection is kept and grouped into sheets by geometry (each
+   marker's own corners say where its sheet's other three are): two sheets in one photo are two reads,
+   never one homography made of the markers of both (:func:`read_sheets`).
 2. **QR code.** Its square is cut out of the photo at 10 px/mm through the homography and decoded; its
    payload names the layout version, the match and the players (:mod:`replay.sources.scan.layout`).
 3. **Rectified sheet** at 8 px/mm. Ink is measured as darkness against the paper *under the same light*:
@@ -16,8 +18,10 @@
 5. **Boxes.** A box's fill is the darkness inside it (0.6 mm in from its printed edge, so the edge itself
    never counts), weighted towards its centre so that a neighbour's stroke that overruns into its edge
    counts less than a mark. Two thresholds (:data:`EMPTY`, :data:`MARKED`) split empty / unclear /
-   marked; a box filled solid whose ink also spills well past its top and bottom edges was scribbled out
-   (the sheet's printed rule for cancelling a mark): unclear, read as not marked.
+   marked; then the photo's own ink and paper, measured on every printed box (:class:`_Ink`), make a
+   faint box unclear rather than empty, and a faint pencil mark marked. A box whose ink also runs all
+   along its top and bottom edges was scribbled out (the sheet's printed rule for cancelling a mark: a
+   loop, a zigzag, a cross-hatch): read as not marked, flagged; a weaker spill is unclear.
 6. **Groups.** One box marked: that value. Two marked in a one-choice group, an unclear box, a scribbled
    out box: an unclear group, its best guess and a confidence below 0.8, with the reason (so the row
    becomes a ``low_confidence`` finding; :mod:`replay.sources.scan.marks`).
@@ -39,6 +43,7 @@ from replay.sources.scan.layout import (
     FRAME_H,
     FRAME_W,
     LAYOUT,
+    MARKER,
     MARKER_IDS,
     QR_BOX,
     QR_MAX_VERSION,
@@ -65,6 +70,10 @@ EMPTY: Final = 0.06
 MARKED: Final = 0.09
 SOLID: Final = 0.6  # a box this full whose ink spills past both its top and bottom edges: scribbled out
 SPILL: Final = 0.22  # darkness of the strips above and below a box that count as spilled ink
+#: ... on a sheet whose own ink is measured (:class:`_Ink`): the strips' darkness as a share of the box's
+CANCELLED: Final = 0.55
+MAYBE_CANCELLED: Final = 0.3  # from this share, perhaps cancelled: unclear (read as marked)
+DENSE: Final = 1.3  # a box this many times as dark as the sheet's typical mark (a scribble's density)
 DETECT_SIDE: Final = 1200  # markers are looked for on a copy at most this many pixels high or wide
 MAX_PIXELS: Final = budget.MAX_PIXELS  # the one budget, read from the header before decoding (photo.py)
 
@@ -83,6 +92,11 @@ class BoxRead:
     fill: float
     scribbled: bool
     state: str  # "empty" | "unclear" | "marked" | "scribbled" | "shadow" (marked only by a shadow's edge?)
+    mass: float = 0.0  # the interior's mean darkness (centre-weighted), 0..1: no threshold in it
+    faint: bool = False  # read from :attr:`mass` against this sheet's own ink and paper (faint pencil)
+    spilled: bool = False  # inked past its top and bottom edges: perhaps scribbled out (unclear)
+    clarity: float = 1.0  # of a faint mark
+    spill: float = 0.0  # how inked the paper all along its top and bottom edges is, as a share of the box
 
 
 @dataclass(slots=True)
@@ -145,52 +159,124 @@ def _detector(rate: float) -> Any:
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
 
 
-def _find(small: Image, rate: float) -> dict[int, npt.NDArray[np.float32]]:
+Detection = tuple[int, npt.NDArray[np.float32]]  # a marker's id and its 4 corners (photo px)
+
+#: What a refusal for a photo that cannot be read says to do instead (as phone OMR apps say at capture).
+RETAKE: Final = (
+    "retake the photo: the whole sheet in frame with all four corner squares, the phone held steady "
+    "and parallel to the sheet, close enough that the sheet fills most of the photo, in even light"
+)
+
+
+def _find(small: Image, rate: float) -> list[Detection]:
+    """Every detection of the sheet's marker ids (several of one id: several sheets in the photo)."""
     corners, ids, _ = _detector(rate).detectMarkers(small)
-    found: dict[int, npt.NDArray[np.float32]] = {}
+    found: list[Detection] = []
     if ids is not None:
         for c, i in zip(corners, ids.ravel(), strict=True):
-            if int(i) in MARKER_IDS and int(i) not in found:
-                found[int(i)] = c.reshape(4, 2).astype(np.float32)
+            if int(i) in MARKER_IDS:
+                found.append((int(i), c.reshape(4, 2).astype(np.float32)))
     return found
 
 
-def _markers(gray: Image) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], int]:
-    """(photo points, frame points in mm, markers found) of the sheet's corner markers."""
+def _perimeter(c: npt.NDArray[np.float32]) -> float:
+    return float(cv2.arcLength(c.reshape(-1, 1, 2), True))
+
+
+def _same(a: Detection, b: Detection) -> bool:
+    """Two detections of one marker (the two passes of :func:`_detect` both found it)?"""
+    return a[0] == b[0] and float(np.abs(a[1].mean(axis=0) - b[1].mean(axis=0)).max()) < 3.0
+
+
+def _detect(small: Image) -> list[Detection]:
+    # A marker is 10 mm of a 297 mm page: when the sheet fills most of the photo its perimeter is over
+    # 0.05 of the side and the boxes' (13.6 mm) are under it. A sheet farther away (or two sheets in one
+    # photo): the markers found set the next try's bound, or none were found and every candidate is
+    # examined.
+    found = _find(small, 0.05)
+    side = max(small.shape)
+    rate = 0.6 * min(_perimeter(c) for _, c in found) / side if found else 0.015
+    if rate < 0.05:
+        more = _find(small, rate)
+        found += [d for d in more if not any(_same(d, f) for f in found)]
+    return found
+
+
+def _to_frame(d: Detection) -> npt.NDArray[np.float64]:
+    """The affine map from the photo to frame millimetres that one marker's own corners give."""
+    r = marker_rects()[MARKER_IDS.index(d[0])]
+    dst = np.array([(r.x, r.y), (r.x + r.w, r.y), (r.x + r.w, r.y + r.h), (r.x, r.y + r.h)], np.float32)
+    m, _ = cv2.estimateAffine2D(d[1], dst)
+    return np.asarray(m if m is not None else np.zeros((2, 3)), np.float64)
+
+
+def _sheets(found: list[Detection]) -> list[list[Detection]]:
+    """The detections grouped into sheets, by geometry: each marker's own corners say where, in the photo,
+    its sheet's other three markers must be (its affine map extrapolated over the frame, which perspective
+    bends by some per cent of the distance: hence the tolerance); a group holds one marker of each id.
+    Largest groups first, then left to right, top to bottom."""
+    rects = marker_rects()
+    centre = {i: np.array([rects[k].cx, rects[k].cy]) for k, i in enumerate(MARKER_IDS)}
+    maps = [_to_frame(d) for d in found]
+    mids = [d[1].mean(axis=0) for d in found]
+
+    def error(a: int, b: int) -> float:
+        """How far (mm, in the frame ``a``'s marker gives) ``b``'s marker is from where it must be, as a
+        share of their distance on the sheet (+ 5 mm)."""
+        ia, ib = found[a][0], found[b][0]
+        if ia == ib:
+            return float("inf")
+        at = maps[a] @ np.array([*mids[b], 1.0])
+        dist = float(np.linalg.norm(centre[ib] - centre[ia]))
+        return float(np.linalg.norm(at - centre[ib])) / (0.25 * dist + 5.0)
+
+    order = sorted(range(len(found)), key=lambda k: -_perimeter(found[k][1]))
+    free = set(order)
+    groups: list[list[int]] = []
+    for seed in order:
+        if seed not in free:
+            continue
+        free.discard(seed)
+        group = [seed]
+        for mid in MARKER_IDS:
+            if mid == found[seed][0]:
+                continue
+            fits = [k for k in free if found[k][0] == mid and max(error(seed, k), error(k, seed)) <= 1.0]
+            if fits:
+                best = min(fits, key=lambda k: error(seed, k) + error(k, seed))
+                group.append(best)
+                free.discard(best)
+        groups.append(group)
+    groups.sort(key=lambda g: (-len(g), float(np.mean([mids[k][0] for k in g]))))
+    return [[found[k] for k in g] for g in groups]
+
+
+def _markers(gray: Image) -> list[list[Detection]]:
+    """The corner markers of each sheet in the photo (full-image corners), largest groups first."""
     h, w = gray.shape
     f = min(1.0, DETECT_SIDE / max(h, w))
     small = cv2.resize(gray, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA) if f < 1 else gray
-    # A marker is 10 mm of a 297 mm page: when the sheet fills most of the photo its perimeter is over
-    # 0.05 of the side and the boxes' (13.6 mm) are under it. A sheet farther away: the markers found set
-    # the next try's bound, or none were found and every candidate is examined.
-    found = _find(small, 0.05)
-    if len(found) < 4:
-        side = max(small.shape)
-        if found:
-            least = min(float(cv2.arcLength(c.reshape(-1, 1, 2), True)) for c in found.values())
-            rate = 0.6 * least / side
-        else:
-            rate = 0.015
-        if rate < 0.05:
-            found = {**_find(small, rate), **found}
-    if len(found) < 3:
-        raise NotASheet(f"no game sheet here: {len(found)} of its 4 corner markers found")
-    found = {i: c / f for i, c in found.items()}
+    found = [(i, c / f) for i, c in _detect(small)]
+    if f < 1:
+        # found on the reduced copy: each corner refined on the full image
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
+        found = [
+            (i, cv2.cornerSubPix(gray, c.reshape(-1, 1, 2), (2, 2), (-1, -1), criteria).reshape(4, 2))
+            for i, c in found
+        ]
+    return _sheets([(i, np.asarray(c, np.float32)) for i, c in found])
+
+
+def _points(group: list[Detection]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """(photo points, frame points in mm) of one sheet's markers."""
     src, dst = [], []
     rects = marker_rects()
-    for i, pts in sorted(found.items()):
+    for i, corners in sorted(group, key=lambda d: d[0]):
         r = rects[MARKER_IDS.index(i)]
-        corners: MatLike = pts
-        if f < 1:
-            # found on the reduced copy: each corner refined on the full image
-            win = 2
-            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
-            start = pts.astype(np.float32).reshape(-1, 1, 2)
-            corners = cv2.cornerSubPix(gray, start, (win, win), (-1, -1), criteria).reshape(4, 2)
         src.extend(corners.tolist())
         # ArUco corners run clockwise from the marker's own top left
         dst.extend([(r.x, r.y), (r.x + r.w, r.y), (r.x + r.w, r.y + r.h), (r.x, r.y + r.h)])
-    return np.array(src, np.float32), np.array(dst, np.float32), len(found)
+    return np.array(src, np.float32), np.array(dst, np.float32)
 
 
 def _homography(src: npt.NDArray[np.float32], dst_mm: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
@@ -208,7 +294,7 @@ def _homography(src: npt.NDArray[np.float32], dst_mm: npt.NDArray[np.float32]) -
     return np.asarray(h, np.float64)
 
 
-def _qr(image: Image, h: npt.NDArray[np.float64]) -> str:
+def _qr(image: Image, h: npt.NDArray[np.float64], marker: int | None = None) -> str:
     """The text of the sheet's QR code, cut out of the photo (grey) through the homography."""
     x0, y0, side = QR_BOX
     margin = 2.0
@@ -230,7 +316,88 @@ def _qr(image: Image, h: npt.NDArray[np.float64]) -> str:
     text = _decode(det, patch)
     if text:
         return text
-    raise NotASheet("no readable QR code where a game sheet has one")
+    if marker is not None:
+        # A shaken phone: the blur is measured on a corner marker (a pattern known exactly) and undone on
+        # the QR code's square, so the code is not the first thing a blurred photo loses.
+        for kernel in _blur(image, h, marker):
+            for nsr in (0.005, 0.02):
+                sharp = _wiener(patch, kernel, nsr)
+                for version in range(QR_MIN_VERSION, QR_MAX_VERSION + 1):
+                    clean = _resample(sharp, version, side, margin)
+                    if clean is not None:
+                        text = _decode(det, clean, 17 + 4 * version)
+                        if text:
+                            return text
+    raise NotASheet(f"no readable QR code where a game sheet has one: {RETAKE}")
+
+
+@cache
+def _ideal_marker(marker_id: int) -> Floats:
+    """Marker ``marker_id`` with 2 mm of paper around it, as printed (0 ink, 1 paper), at
+    :data:`QR_SCALE` px/mm."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    cells = cv2.aruco.generateImageMarker(dictionary, marker_id, 6).astype(np.float32) / 255.0
+    side = round(MARKER * QR_SCALE)
+    img = cv2.resize(cells, (side, side), interpolation=cv2.INTER_NEAREST)
+    pad = round(2 * QR_SCALE)
+    return np.asarray(cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=1.0), np.float32)
+
+
+@cache
+def _motion(length: int, angle: int, sigma: float) -> Floats:
+    """A straight motion blur of ``length`` px at ``angle`` degrees, after a Gaussian of ``sigma`` (the
+    lens and the resampling), sum 1."""
+    n = length + 2 * round(3 * sigma) + 3
+    k = np.zeros((n, n), np.float32)
+    c = (n - 1) / 2
+    dx, dy = np.cos(np.radians(angle)) * length / 2, np.sin(np.radians(angle)) * length / 2
+    p0, p1 = (round((c - dx) * 16), round((c - dy) * 16)), (round((c + dx) * 16), round((c + dy) * 16))
+    cv2.line(k, p0, p1, 1.0, 1, cv2.LINE_AA, 4)
+    soft = np.asarray(cv2.GaussianBlur(k, (0, 0), sigma), np.float32)
+    return np.asarray(soft / soft.sum(), np.float32)
+
+
+_LENGTHS: Final = (1, 3, 5, 7, 9, 12, 15, 19, 24)
+
+
+def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> list[Floats]:
+    """The likeliest blurs of the photo around the QR code, best first: each candidate blur applied to the
+    ideal marker is compared with the marker as photographed (rectified at :data:`QR_SCALE`), by
+    correlation. Empty when the photo is sharp (nothing to undo)."""
+    r = marker_rects()[MARKER_IDS.index(marker)]
+    k = QR_SCALE / SCALE
+    to = np.array([[k, 0, -(r.x - 2) * QR_SCALE], [0, k, -(r.y - 2) * QR_SCALE], [0, 0, 1]]) @ h
+    ideal = _ideal_marker(marker)
+    n = ideal.shape[0]
+    seen = cv2.warpPerspective(image, to, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    obs = seen.astype(np.float32).ravel()
+    obs = (obs - obs.mean()) / max(float(obs.std()), 1e-6)
+    scored = []
+    for sigma in (1.0, 2.0, 3.0):
+        for length in _LENGTHS:
+            for angle in range(0, 180, 15) if length > 1 else (0,):
+                kernel = _motion(length, angle, sigma)
+                b = cv2.filter2D(ideal, -1, kernel, borderType=cv2.BORDER_REPLICATE).ravel()
+                b = (b - b.mean()) / max(float(b.std()), 1e-6)
+                scored.append((float(obs @ b) / obs.size, length, kernel))
+    scored.sort(key=lambda t: -t[0])
+    if scored[0][1] <= 3:
+        return []
+    return [kernel for _, _, kernel in scored[:3]]
+
+
+def _wiener(patch: Image, kernel: Floats, nsr: float) -> Image:
+    """``patch`` with the blur ``kernel`` undone (Wiener deconvolution, noise-to-signal ``nsr``), 8-bit."""
+    hgt, wid = patch.shape[:2]
+    padded = np.zeros((hgt, wid), np.float32)
+    kh, kw = kernel.shape
+    padded[:kh, :kw] = kernel
+    padded = np.roll(padded, (-(kh // 2), -(kw // 2)), (0, 1))
+    spectrum = np.fft.rfft2(patch.astype(np.float32))
+    response = np.fft.rfft2(padded)
+    out = np.fft.irfft2(spectrum * np.conj(response) / (np.abs(response) ** 2 + nsr), s=(hgt, wid))
+    lo, hi = np.percentile(out, (1, 99))
+    return np.asarray(np.clip((out - lo) * (255.0 / max(float(hi - lo), 1e-6)), 0, 255), np.uint8)
 
 
 def _decode(det: Any, img: Image, modules: int | None = None) -> str:
@@ -466,28 +633,118 @@ class _Light:
     dark: Floats
 
 
-def _box(light: _Light, b: Rect, shift: tuple[float, float]) -> BoxRead:
-    dark = light.dark
+@dataclass(frozen=True, slots=True)
+class _Ink:
+    """This sheet's own ink and paper, measured on its ~1,000 printed boxes (most of them empty): the
+    boxes' interior darkness (:attr:`BoxRead.mass`) has a median and a spread that are the paper's (noise,
+    JPEG, blur) and a top that is the pen's. So a faint pencil on a blurred photo is told from the paper
+    by the sheet's own figures, not by a constant calibrated on ink.
+
+    ``faint``: above it a box is not surely empty (unclear); ``mark``: from it a box is marked whatever
+    share of it passes :data:`INK`; ``level``: a typical mark's darkness (None: too few marks to say)."""
+
+    paper: float
+    faint: float
+    mark: float
+    level: float | None
+
+
+_NO_INK: Final = _Ink(0.0, 1.0, 1.0, None)
+
+
+def _ink(masses: list[float], centres: list[tuple[float, float]]) -> tuple[_Ink, list[float]]:
+    """The sheet's :class:`_Ink`, and each box's local paper: how much darker than the sheet's median
+    the boxes around it are (the median of those within 12 mm along the row and 7 mm across: the light
+    under a shadow's edge, a fold's crease), which is taken off its darkness before it is judged."""
+    m = np.asarray(masses, np.float64)
+    xy = np.asarray(centres, np.float64)
+    med = float(np.median(m))
+    near = (np.abs(xy[:, None, 0] - xy[None, :, 0]) <= 12.0) & (
+        np.abs(xy[:, None, 1] - xy[None, :, 1]) <= 7.0
+    )
+    local = np.nanmedian(np.where(near, m[None, :], np.nan), axis=1)
+    offsets = np.maximum(local - med, 0.0)
+    e = m - offsets
+    sigma = 1.4826 * float(np.median(np.abs(e - med)))
+    faint = med + max(10 * sigma, 0.015)
+    marks = e[e > med + max(20 * sigma, 0.03)]
+    if len(marks) < 3:
+        return _Ink(med, faint, 1.0, None), [float(o) for o in offsets]
+    level = float(np.median(marks))
+    # a dark pen's faintest mark is still darker than a pencil's: what may be a mark scales with the ink
+    faint = max(faint, med + 0.1 * (level - med))
+    # a mark is at least 40 % as dark as the sheet's typical one, and clear of the paper
+    ink = _Ink(med, faint, max(faint + 0.015, med + 0.4 * (level - med)), level)
+    return ink, [float(o) for o in offsets]
+
+
+def _interior(light: _Light, b: Rect, shift: tuple[float, float]) -> tuple[int, int, int] | None:
     n = round((b.w - 2 * INSET) * SCALE)
     x0 = round((b.x + INSET) * SCALE + shift[0])
     y0 = round((b.y + INSET) * SCALE + shift[1])
-    hgt, wid = dark.shape
+    hgt, wid = light.dark.shape
     if x0 < 0 or y0 < 0 or x0 + n > wid or y0 + n > hgt:
+        return None
+    return x0, y0, n
+
+
+def _mass(light: _Light, b: Rect, shift: tuple[float, float]) -> float:
+    at = _interior(light, b, shift)
+    if at is None:
+        return 0.0
+    x0, y0, n = at
+    return float((light.dark[y0 : y0 + n, x0 : x0 + n] * _weights(n)).sum())
+
+
+def _box(
+    light: _Light, b: Rect, shift: tuple[float, float], ink: _Ink = _NO_INK, local: float = 0.0
+) -> BoxRead:
+    dark = light.dark
+    at = _interior(light, b, shift)
+    hgt = dark.shape[0]
+    if at is None:
         return BoxRead(0.0, False, "unclear")
+    x0, y0, n = at
     weights = _weights(n)
-    fill = float(((dark[y0 : y0 + n, x0 : x0 + n] > INK) * weights).sum())
+    inside = dark[y0 : y0 + n, x0 : x0 + n]
+    fill = float(((inside > INK) * weights).sum())
+    mass = float((inside * weights).sum())
     # the strips of paper 0.35-1.0 mm above and below the box
     bx0, bx1 = round(b.x * SCALE + shift[0]), round((b.x + b.w) * SCALE + shift[0])
     top0, top1 = round((b.y - 1.0) * SCALE + shift[1]), round((b.y - 0.35) * SCALE + shift[1])
     bot0, bot1 = round((b.y + b.h + 0.35) * SCALE + shift[1]), round((b.y + b.h + 1.0) * SCALE + shift[1])
     strips = top0 >= 0 and bot1 <= hgt
-    scribbled = shadowed = False
-    if fill >= SOLID and strips:
+    scribbled = shadowed = maybe = False
+    spill = 0.0
+    # Cancelled (the sheet's printed rule: "scribble it out past the box's edges"): a box inked solid, or
+    # at least as dark as this sheet's typical mark (a zigzag, a cross-hatch, a loop, in pencil too), whose
+    # ink also runs past both its top and its bottom edge, in the middle of them (where no tick, cross or
+    # slash of a mark reaches).
+    heavy = fill >= SOLID or (ink.level is not None and mass >= 0.7 * ink.level and mass >= ink.mark)
+    if heavy and strips:
         m = round(0.3 * b.w * SCALE)
         above = float(dark[top0:top1, bx0 + m : bx1 - m].mean())
         below = float(dark[bot0:bot1, bx0 + m : bx1 - m].mean())
-        scribbled = above > SPILL and below > SPILL
-    elif fill >= MARKED and strips:
+        if ink.level is None:
+            scribbled = above > SPILL and below > SPILL
+        else:
+            # A scribble past the edges (a loop, a zigzag, a cross-hatch) darkens the paper all along the
+            # box's top and bottom edges; a mark's stroke that overruns them crosses one or two places (a
+            # tick's end, a cross's corners). So: the least inked third of each strip, against the box.
+            third = (bx1 - bx0) / 3
+            least = min(
+                float(dark[y0_:y1_, round(bx0 + k * third) : round(bx0 + (k + 1) * third)].mean())
+                for y0_, y1_ in ((top0, top1), (bot0, bot1))
+                for k in range(3)
+            )
+            spill = (least - ink.paper) / max(mass - ink.paper, 1e-6)
+            # a scribble is also denser than the sheet's typical mark: it weighs with less spill
+            dense = mass >= DENSE * ink.level
+            scribbled = least > ink.faint and (spill >= CANCELLED or (dense and spill >= 0.8 * CANCELLED))
+            maybe = least > ink.faint and (
+                spill >= MAYBE_CANCELLED or (dense and spill >= MAYBE_CANCELLED / 2)
+            )
+    if not scribbled and fill >= MARKED and strips:
         # The paper's brightness comes from a closing 6.5 mm wide: at the sharp corner of a shadow that
         # crosses the box it is the light side's, and the shadow reads as ink. The paper right above and
         # below the box says whether that is so: measured against it, is the box still marked?
@@ -504,24 +761,33 @@ def _box(light: _Light, b: Rect, shift: tuple[float, float]) -> BoxRead:
             if fill2 < MARKED:
                 shadowed = True
                 fill = fill2
+    faint = False
     if scribbled:
         state = "scribbled"
     elif shadowed:
         state = "shadow"
-    elif fill <= EMPTY:
-        state = "empty"
+    elif maybe:
+        state = "unclear"  # inked past its top and bottom edges, but less than a scribble does
     elif fill >= MARKED:
         state = "marked"
+    elif mass - local >= ink.mark:
+        state, faint = "marked", True  # a faint mark, as dark as this sheet's marks go
+    elif fill <= EMPTY and mass - local <= ink.faint:
+        state = "empty"
     else:
-        state = "unclear"
-    return BoxRead(fill, scribbled, state)
+        state, faint = "unclear", fill <= EMPTY
+    clarity = 0.8 if mass - local >= 1.5 * ink.mark else 0.7
+    return BoxRead(fill, scribbled, state, mass, faint, maybe, clarity, round(spill, 3))
 
 
 def _clarity(box: BoxRead) -> float:
     """How clear one box is, 0..1: 0.8 at the thresholds, 1 well away from them, below 0.8 between."""
     f = box.fill
-    if box.state in ("scribbled", "shadow"):
+    if box.state in ("scribbled", "shadow") or box.spilled:
         return 0.5
+    if box.faint:
+        # read from the sheet's own ink (a faint mark): clear when well past that sheet's threshold
+        return box.clarity if box.state == "marked" else 0.5
     if box.state == "empty":
         return 1.0 - 0.2 * (f / EMPTY)
     if box.state == "marked":
@@ -540,8 +806,15 @@ def _group(g: Group, boxes: list[BoxRead]) -> GroupRead:
     problems: list[str] = []
     chosen = list(marked)
     for i in unclear:
-        guess = boxes[i].fill > (EMPTY + MARKED) / 2
-        problems.append(f"box {labels[i]} between empty and marked, read as {'marked' if guess else 'empty'}")
+        b = boxes[i]
+        if b.spilled:
+            problems.append(f"box {labels[i]} inked past its edges: scribbled out? read as marked")
+            chosen.append(g.choices[i])
+            continue
+        guess = b.fill > (EMPTY + MARKED) / 2 and not b.faint
+        how = "faint, " if b.faint else ""
+        read_as = "marked" if guess else "empty"
+        problems.append(f"box {labels[i]} {how}between empty and marked, read as {read_as}")
         if guess:
             chosen.append(g.choices[i])
     for i in scribbled:
@@ -549,8 +822,12 @@ def _group(g: Group, boxes: list[BoxRead]) -> GroupRead:
     for i in shadowed:
         problems.append(f"box {labels[i]} at the edge of a shadow, read as not marked")
     if g.single and len(chosen) > 1:
-        # two marks where one is allowed: the fuller box is the guess
-        best = max((i for i, c in enumerate(g.choices) if c in chosen), key=lambda i: boxes[i].fill)
+        # two marks where one is allowed: the guess is a box not inked past its edges (the other was
+        # perhaps scribbled out), then the fuller one
+        best = max(
+            (i for i, c in enumerate(g.choices) if c in chosen),
+            key=lambda i: (not boxes[i].spilled, boxes[i].fill),
+        )
         shown = ", ".join(labels[g.choices.index(c)] for c in chosen)
         problems.append(f"{len(chosen)} boxes marked ({shown}), read as {labels[best]}")
         chosen = [g.choices[best]]
@@ -559,16 +836,58 @@ def _group(g: Group, boxes: list[BoxRead]) -> GroupRead:
 
 
 def read_sheet_image(image: Image) -> PageRead:
-    """Read one photo or scan (BGR or grey) of a game sheet. :class:`NotASheet` says why it is not one."""
+    """Read one photo or scan (BGR or grey) of a game sheet: the first of :func:`read_sheets`.
+    :class:`NotASheet` says why it is not one."""
+    first = read_sheets(image)[0]
+    if isinstance(first, NotASheet):
+        raise first
+    return first
+
+
+def read_sheets(image: Image) -> list[PageRead | NotASheet]:
+    """Every game sheet in one photo or scan (BGR or grey), left to right: each a :class:`PageRead`, or a
+    :class:`NotASheet` saying why that sheet cannot be read (a second sheet only partly in frame, its QR
+    code unreadable...). Never an empty list: :class:`NotASheet` (with how to retake the photo) when no
+    sheet is there at all."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.shape[0] * image.shape[1] > MAX_PIXELS:
         raise NotASheet(f"image larger than {MAX_PIXELS // 1_000_000} megapixels")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    src, dst, n_markers = _markers(gray)
+    groups = _markers(gray)
+    whole = [g for g in groups if len(g) >= 3]
+    if not whole:
+        most = max((len(g) for g in groups), default=0)
+        raise NotASheet(f"no game sheet here: {most} of its 4 corner markers found; {RETAKE}")
+    ids = {i for g in whole for i, _ in g}
+    out: list[PageRead | NotASheet] = []
+    for g in whole:
+        try:
+            out.append(_read_one(image, gray, g))
+        except NotASheet as exc:
+            out.append(exc)
+    for g in groups:
+        # what is left: a second sheet partly in the photo (its markers repeat ids already found), or a
+        # stray square that looked like a marker (ignored, as the homography's RANSAC would)
+        if len(g) < 3 and (len(g) >= 2 or g[0][0] in ids):
+            out.append(
+                NotASheet(
+                    f"another game sheet is partly in this photo ({len(g)} of its 4 corner markers "
+                    f"found) and is not read: photograph each sheet on its own, or {RETAKE}"
+                )
+            )
+    if len(whole) > 1:
+        for k, r in enumerate(out):
+            if isinstance(r, PageRead):
+                r.meta["part"] = (k + 1, len(out))
+    return out
+
+
+def _read_one(image: Image, gray: Image, group: list[Detection]) -> PageRead:
+    src, dst = _points(group)
     h = _homography(src, dst)
     try:
-        header = parse_payload(_qr(gray, h))
+        header = parse_payload(_qr(gray, h, group[0][0]))
     except PayloadError as exc:
         raise NotASheet(str(exc)) from None
     # The darkest channel (a blue, red or green pen is as dark in it as a black one), each channel smoothed
@@ -584,10 +903,13 @@ def read_sheet_image(image: Image) -> PageRead:
     dark = np.maximum(np.float32(1.0) - ratio, np.float32(0.0))
     light = _Light(mono, paper, dark)
     shifts, aligned = _shifts(dark)
+    every = [(g, b) for g in LAYOUT.groups for b in g.boxes]
+    ink, offsets = _ink([_mass(light, b, shifts[g.key]) for g, b in every], [(b.cx, b.cy) for _, b in every])
+    local = {id(b): o for (_, b), o in zip(every, offsets, strict=True)}
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
     for g in LAYOUT.groups:
-        per_box = [_box(light, b, shifts[g.key]) for b in g.boxes]
+        per_box = [_box(light, b, shifts[g.key], ink, local[id(b)]) for b in g.boxes]
         boxes[g.key] = per_box
         reads[g.key] = _group(g, per_box)
-    return PageRead(header, reads, boxes, image, h, n_markers, aligned)
+    return PageRead(header, reads, boxes, image, h, len(group), aligned, {"ink": ink})

@@ -230,3 +230,16 @@ async def test_two_files_in_one_request_are_refused_not_one_dropped(served: Serv
         body = await r.json()
         assert r.status == 400 and body["code"] == "one_file", body
     assert await served.store.events("a") == [] and await served.store.events("b") == []
+
+
+async def test_a_photo_with_no_readable_sheet_says_how_to_retake_it(served: Served) -> None:
+    # a photo of the table, the sheet out of frame (issue 39): the page says how to take a good one
+    import cv2
+    import numpy as np
+
+    table = cv2.imencode(".jpg", np.full((1200, 900, 3), (70, 110, 150), np.uint8))[1].tobytes()
+    status, body = await upload(served, "table.jpg", table)
+    assert status == 400 and body["code"] == "unreadable", body
+    said = body["error"]
+    assert said.startswith("table.jpg") and "retake the photo" in said and "all four corner squares" in said
+    assert "steady" in said and "close enough" in said and "\n" not in said
