@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,7 +27,7 @@ from replay.cli.progress import Bar
 from replay.engine.errors import InputError
 from replay.files import replay_files
 from replay.records import Record, from_msgpack
-from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
+from replay.report import FORMATS, Filters, ReportBuilder, read_tdf
 from replay.sources.deckcheck import DeckChecker
 from replay.sources.decks import decode as decode_deck
 from replay.sources.decks import read_lists
@@ -169,13 +170,17 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 f"no records in {where}" + (f" match {scope}" if scope else "") + ": nothing to report on"
             )
-        if fmt == "json":  # written as it is made: a season's report is never whole in memory
-            builder.write_json(out, tdf)
-        else:
-            out.write(render(builder.finish(tdf), fmt))
+        # written as it is made, in every form: a season's report is never whole in memory
+        builder.write(out, fmt, tdf, csv_note=_csv_note(args))
     if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
     return 0
+
+
+def _csv_note(args: argparse.Namespace) -> str:
+    """Where the HTML page says every event's standings are: this command with ``--format csv``."""
+    out = f" --out {os.path.splitext(args.out)[0]}.csv" if args.out and args.out != "-" else ""
+    return f"prizecheck report ... --format csv{out}"
 
 
 @contextmanager
@@ -234,8 +239,6 @@ def verify_archive(root: str) -> None:
     the signed state (the checkpoint log of the data directory, when there is one): a deleted partition, an
     older signed version put back, another match's record, deleted rows are an InputError naming each,
     never a smaller or different report (docs/storage.md, "The cold archive")."""
-    import os
-
     from replay.report.parquet import connect, records_glob
     from streams.settings import Settings
     from streams.store.checkpoint import LOG_FILE, CheckpointError, configured_key

@@ -5,7 +5,9 @@
 - :mod:`replay.report.tdf`: the tournament software's file (TOM's ``.tdf``), read and written;
   :mod:`replay.report.reconcile` compares it with the game records.
 - :mod:`replay.report.text`, :mod:`replay.report.tables` (CSV), :mod:`replay.report.html` (one
-  self-contained page with :mod:`replay.report.svg` charts): the other forms.
+  self-contained page with :mod:`replay.report.svg` charts): the other forms, each written section by
+  section as the report is made (:mod:`replay.report.stream`), as the JSON form is
+  (:mod:`replay.report.lazy`).
 
 Pure: no I/O here but the TDF reader; where records come from (event files, record files, the service's
 store) is the command line's business (:mod:`replay.cli.report`).
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import IO, Any
 
 from replay.engine.chain import Verifier
 from replay.engine.outputs import Record
@@ -33,6 +35,7 @@ __all__ = [
     "read_tdf",
     "render",
     "review_link",
+    "write",
 ]
 
 FORMATS = ("text", "html", "csv", "json")
@@ -52,23 +55,31 @@ def build_report(
 
 
 def render(report: Mapping[str, Any], fmt: str) -> bytes:
-    """``report`` in one of :data:`FORMATS`, as UTF-8 bytes."""
+    """``report`` (settled: :meth:`ReportBuilder.finish`) in one of :data:`FORMATS`, as UTF-8 bytes."""
+    out = io.BytesIO()
+    write(report, fmt, out)
+    return out.getvalue()
+
+
+def write(report: Mapping[str, Any], fmt: str, out: IO[bytes], *, csv_note: str = "--format csv") -> None:
+    """``report`` in one of :data:`FORMATS`, written to ``out`` as it is made: a report as it is made
+    (:meth:`ReportBuilder.parts`, once) is never whole in memory, in any form; a settled one gives the same
+    bytes. ``csv_note``: where the HTML page says the CSV form is, when it summarises a section's events."""
     if fmt == "json":
         # msgspec: the same compact, key-sorted UTF-8 JSON as the records' canonical form, ~5x faster than
-        # json.dumps on a season's report (ReportBuilder.write_json writes the same bytes part by part)
-        out = io.BytesIO()
+        # json.dumps on a season's report
         write_json(report, out)
-        return out.getvalue()
-    if fmt == "csv":
-        from replay.report.tables import to_csv
+    elif fmt == "csv":
+        from replay.report.tables import write_csv
 
-        return to_csv(report).encode("utf-8")
-    if fmt == "html":
-        from replay.report.html import to_html
+        write_csv(report, out)
+    elif fmt == "html":
+        from replay.report.html import write_html
 
-        return to_html(report).encode("utf-8")
-    if fmt == "text":
-        from replay.report.text import to_text
+        write_html(report, out, csv_note=csv_note)
+    elif fmt == "text":
+        from replay.report.text import write_text
 
-        return to_text(report).encode("utf-8")
-    raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")
+        write_text(report, out)
+    else:
+        raise ValueError(f"unknown report format {fmt!r} (known: {', '.join(FORMATS)})")

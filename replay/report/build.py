@@ -23,7 +23,7 @@ from replay.engine.chain import Verifier
 from replay.engine.game import ENGINE_VERSION
 from replay.engine.outputs import Finding, Record
 from replay.records import signature_valid
-from replay.report.lazy import Items, Later, Parts, settle, write_json
+from replay.report.lazy import Items, Later, Parts, settle
 from replay.report.links import review_link
 from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
@@ -328,10 +328,17 @@ class ReportBuilder:
         report: dict[str, Any] = settle(self.parts(tdf))
         return report
 
+    def write(self, out: IO[bytes], fmt: str = "json", tdf: Tournament | None = None, **options: Any) -> None:
+        """The report in ``fmt`` (``render(finish(tdf), fmt)``'s bytes), written to ``out`` as it is made:
+        one event's part and one chunk of integrity lines at a time, never the whole report in memory
+        (:func:`replay.report.write`, whose ``options`` these are)."""
+        from replay.report import write
+
+        write(self.parts(tdf), fmt, out, **options)
+
     def write_json(self, out: IO[bytes], tdf: Tournament | None = None) -> None:
-        """The report as JSON (``render(finish(tdf), "json")``'s bytes), written to ``out`` as it is made:
-        one event's part and one chunk of integrity lines at a time, never the whole report in memory."""
-        write_json(self.parts(tdf), out)
+        """The report as JSON, written as it is made (:meth:`write`)."""
+        self.write(out, "json", tdf)
 
     def parts(self, tdf: Tournament | None = None) -> Parts:
         """The report as it is made (:mod:`replay.report.lazy`): :meth:`finish` settles it, :meth:`write_json`
@@ -345,6 +352,8 @@ class ReportBuilder:
         if tdf is not None and not mine and len(names) == 1:
             mine = names
 
+        heads = [{"league": lg, "season": ss} for lg, ss in sorted(self._sections)]
+
         def sections() -> Iterator[Parts]:
             for league, season in sorted(self._sections):
                 sec = self._sections.pop((league, season))
@@ -357,7 +366,7 @@ class ReportBuilder:
                 "base_url": self.base_url,
                 "filters": self.filters.as_json(),
                 "games": self.games,
-                "sections": Items(sections(), chunk=1),
+                "sections": Items(sections(), chunk=1, heads=heads),
                 "reconciliation": None,
             }
         )

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, Any
+
+from replay.report.stream import Writer, sections
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
-    """A human summary of ``report``; long lists stop after ``limit`` lines (the other forms have all)."""
-    lines: list[str] = [f"Prizecheck audit report: {report['games']} game(s)"]
-    w = lines.append
-    for s in report["sections"]:
+def write_text(report: Mapping[str, Any], out: IO[bytes], *, limit: int = 20) -> None:
+    """A human summary of ``report`` (as it is made, or settled) written to ``out``; long lists stop after
+    ``limit`` lines (the other forms have all)."""
+    writer = Writer(out)
+
+    def w(line: str) -> None:
+        writer(line, "\n")
+
+    w(f"Prizecheck audit report: {report['games']} game(s)")
+
+    def events(ew: Writer, _sec: Mapping[str, Any], evs: Iterator[Mapping[str, Any]]) -> None:
+        for ev in evs:
+            _event(lambda line: ew(line, "\n"), ev, limit)
+
+    for s, spool in sections(report, events):
         w("")
         w(f"== league {s['league']}, season {s['season']}: {s['games']} game(s)")
         w("  status:   " + ", ".join(f"{k} {v}" for k, v in s["status"].items()))
@@ -55,8 +67,7 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
             w("  findings:")
             for f in s["findings"]["by_code"][:limit]:
                 w(f"    {f['count']:>5}  {f['severity']}:{f['code']}")
-        for ev in s["events"]:
-            _event(w, ev, limit)
+        spool.copy_to(writer)
         if s["review"]:
             w(f"  to review ({len(s['review'])}):")
             for item in s["review"][:limit]:
@@ -88,10 +99,10 @@ def to_text(report: Mapping[str, Any], *, limit: int = 20) -> str:
             for d in div["differences"]:
                 w(f"  STANDINGS DIFFER {div['division']}: {d['player']} TOM #{d['tom']}, "
                   f"Prizecheck #{d['prizecheck']}: {d['why']}")  # fmt: skip
-    return "\n".join(lines) + "\n"
+    writer.flush()
 
 
-def _event(w: Any, ev: Mapping[str, Any], limit: int) -> None:
+def _event(w: Callable[[str], None], ev: Mapping[str, Any], limit: int) -> None:
     matches = ev["matches"]
     done = sum(1 for m in matches if m["status"] == "finished")
     w(f"  event {ev['event']}: {len(matches)} match(es) (best of three), {done} decided")
