@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             import streams.ingest  # noqa: F401  (the service extra)
         except ImportError as exc:
-            from replay.codec import needs_extra
+            from replay.extras import needs_extra
 
             print(f"(replaying offline only: storing the games {needs_extra(exc, 'service')})")
             store = False

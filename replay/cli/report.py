@@ -18,19 +18,18 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgpack
-
-from replay.cli.common import UsageError, iter_records, output, service_keys_dir, verifying_keys
-from replay.cli.progress import Bar
+from replay.cli.common import UsageError
 from replay.engine.errors import InputError
-from replay.files import replay_files
-from replay.records import Record, from_msgpack
-from replay.report import FORMATS, Filters, ReportBuilder, read_tdf
-from replay.sources.deckcheck import DeckChecker
-from replay.sources.decks import decode as decode_deck
-from replay.sources.decks import read_lists
+from replay.report import FORMATS
+
+# What reads, folds and writes is imported when the report is made (run), not to parse the options
+# (issue 40 item 2: ``report --help`` imported the engine, the builder, the TDF reader and the deck check).
+if TYPE_CHECKING:
+    from replay.cli.progress import Bar
+    from replay.records import Record
+    from replay.report import Filters, ReportBuilder
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
 
@@ -95,6 +94,8 @@ def _date(text: str | None, flag: str) -> date | None:
 
 def filters_of(args: argparse.Namespace) -> Filters:
     """The report's scope from the command line."""
+    from replay.report import Filters
+
     filters = Filters(
         league=args.league,
         season=args.season,
@@ -128,6 +129,12 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from replay.cli.common import iter_records, output, service_keys_dir, verifying_keys
+    from replay.cli.progress import Bar
+    from replay.report import ReportBuilder, read_tdf
+    from replay.sources.deckcheck import DeckChecker
+    from replay.sources.decks import read_lists
+
     check_options(args)
     fmt = "json" if args.json else (args.format or "text")
     filters = filters_of(args)
@@ -204,6 +211,8 @@ def event_records(
 ) -> Iterator[Record]:
     """The records of every game in the event files (playoff parents settled by their children), as the
     engine gives them: typed values. ``observe`` sees each chunk of events before it is folded."""
+    from replay.files import replay_files
+
     progress.phase("prizecheck report: reading event files")
     for done in replay_files(paths, observe=observe):  # checked, then folded; each record once final
         yield done.record
@@ -287,6 +296,9 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *,
     filters select by the store's indexes, :data:`STORE_BATCH` per round trip, into ``builder``: each
     decoded once, from its MessagePack straight into its typed value (:func:`replay.records.from_msgpack`);
     one that is not a record is an InputError naming its match and field."""
+    from replay.records import from_msgpack
+    from replay.sources.decks import decode as decode_deck
+
     f = builder.filters
     matches = await store.matches(league=f.league, season=f.season)
     if not matches and not (await store.matches() if (f.league or f.season) else []):
@@ -315,6 +327,10 @@ async def add_stored_deck_checks(
     """The deck check of ``records`` (games of events with registered lists), from their archived events
     (docs/decks.md): only those games' events are read, so a season without lists costs one look-up per
     event."""
+    import msgpack
+
+    from replay.sources.deckcheck import DeckChecker
+
     checker = DeckChecker(lists)
     for rec in records:
         match = str(rec.match)

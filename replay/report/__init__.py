@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping
-from typing import IO, Any
+from importlib import import_module
+from typing import IO, TYPE_CHECKING, Any
 
-from replay.engine.chain import Verifier
-from replay.engine.outputs import Record
-from replay.report.build import Filters, ReportBuilder
-from replay.report.lazy import write_json
-from replay.report.links import review_link
-from replay.report.tdf import Tournament, read_tdf
+if TYPE_CHECKING:
+    from replay.engine.chain import Verifier
+    from replay.engine.outputs import Record
+    from replay.report.build import Filters, ReportBuilder
+    from replay.report.links import review_link
+    from replay.report.tdf import Tournament, read_tdf
 
 __all__ = [
     "FORMATS",
@@ -40,6 +41,25 @@ __all__ = [
 
 FORMATS = ("text", "html", "csv", "json")
 
+# Imported when first asked for: ``prizecheck report --help`` needs FORMATS alone, not the builder, the
+# engine and the TDF's XML reader (issue 40 item 2).
+_LAZY = {
+    "Filters": "replay.report.build",
+    "ReportBuilder": "replay.report.build",
+    "review_link": "replay.report.links",
+    "Tournament": "replay.report.tdf",
+    "read_tdf": "replay.report.tdf",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'replay.report' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 def build_report(
     records: Iterable[Record],
@@ -50,6 +70,8 @@ def build_report(
     tdf: Tournament | None = None,
 ) -> dict[str, Any]:
     """The report over ``records`` (typed records, :mod:`replay.records`; see :class:`ReportBuilder`)."""
+    from replay.report.build import ReportBuilder
+
     builder = ReportBuilder(filters, base_url=base_url, signing_key=signing_key)
     return builder.add_all(records).finish(tdf)
 
@@ -66,6 +88,8 @@ def write(report: Mapping[str, Any], fmt: str, out: IO[bytes], *, csv_note: str 
     (:meth:`ReportBuilder.parts`, once) is never whole in memory, in any form; a settled one gives the same
     bytes. ``csv_note``: where the HTML page says the CSV form is, when it summarises a section's events."""
     if fmt == "json":
+        from replay.report.lazy import write_json
+
         # msgspec: the same compact, key-sorted UTF-8 JSON as the records' canonical form, ~5x faster than
         # json.dumps on a season's report
         write_json(report, out)
