@@ -1,12 +1,14 @@
 """Start-up of the command line (issue 40 item 2): ``prizecheck --help``, each command's ``--help``, and the
 importers run as a user runs them, each a fresh process, against the interpreter's own start in the same run.
 
-    python bench/startup.py [--rounds 7] [--logs 200] [--only help,commands,import]
+    python bench/startup.py [--rounds 7] [--logs 200] [--only help,commands,import] [--before DIR]
 
 Each figure is the median over ``--rounds`` rounds; in a round every command runs once, after the baseline
 ``python -c pass`` (the same interpreter and site-packages: what any Python command pays before its first
 line), so that the machine's load falls on both alike. Wall time and CPU time (user + system, what a loaded
 machine changes least) are printed, and each one's excess over the baseline: a command's own start-up.
+``--before DIR``: the same commands also run from the code in DIR (a checkout of the code before, first on
+``PYTHONPATH``), in the same rounds.
 
 Targets (issue 40 item 2): ``prizecheck --help`` under 100 ms of wall time and any command's own start-up
 under 150 ms; ``import ptcgl`` of one 300-line log under 150 ms; a batch of 200 logs at 150,000 lines/s or
@@ -38,10 +40,10 @@ PRIZECHECK = (
 BASELINE = [sys.executable, "-c", "pass"]
 
 
-def timed(cmd: list[str]) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU seconds of one process (its output thrown away; a failure stops the bench)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     err = proc.stderr.read().decode() if proc.stderr else ""
@@ -73,6 +75,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--logs", type=int, default=200)
     ap.add_argument("--only", default="help,commands,import", help="which parts (comma-separated)")
+    ap.add_argument("--before", metavar="DIR", help="also run the commands from the code in DIR")
     args = ap.parse_args()
     parts = set(args.only.split(","))
     with tempfile.TemporaryDirectory(prefix="pcbench-startup-") as tmp:
@@ -102,10 +105,16 @@ def main() -> None:
                           "-o", out], 0.150, 0))  # fmt: skip
         base: list[tuple[float, float]] = []
         runs: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in cases}
+        old: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in cases}
+        env = {**os.environ, "PYTHONPATH": str(Path(args.before).resolve())} if args.before else None
         for _ in range(args.rounds):
             for label, cmd, *_ in cases:
                 base.append(timed(BASELINE))
                 runs[label].append(timed(cmd))
+                if env is not None:  # the code before: as a module, first on the path
+                    old[label].append(
+                        timed([sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]], env)
+                    )
         bw = statistics.median(w for w, _ in base)
         bc = statistics.median(c for _, c in base)
         print(f"bench/startup.py: medians of {args.rounds} rounds; load average {os.getloadavg()[0]:.1f} "
@@ -124,6 +133,11 @@ def main() -> None:
                 print(f"  target < {target * 1e3:.0f} ms wall: {'met' if wall < target else 'NOT met'}")
             else:
                 print(f"  target < {target * 1e3:.0f} ms own: {'met' if wall - bw < target else 'NOT met'}")
+            if old[label]:
+                ow = statistics.median(w for w, _ in old[label])
+                oc = statistics.median(c for _, c in old[label])
+                print(f"    {'before: ' + label:<42} {ow * 1e3:7.1f} ms wall {oc * 1e3:7.1f} ms CPU  "
+                      f"(own {(ow - bw) * 1e3:6.1f} ms wall, {(oc - bc) * 1e3:6.1f} ms CPU)")  # fmt: skip
         print(f"  (load average {os.getloadavg()[0]:.1f} after the runs)")
 
 
