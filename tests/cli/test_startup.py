@@ -45,6 +45,7 @@ def _imported(*argv: str) -> list[str]:
         ["sheet", "--help"],
         ["simulate", "--help"],
         ["archive", "--help"],
+        ["verify", "--help"],
     ],
 )
 def test_a_usage_line_imports_nothing_the_command_runs_on(argv: list[str]) -> None:
