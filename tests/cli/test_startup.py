@@ -46,6 +46,10 @@ def _imported(*argv: str) -> list[str]:
         ["simulate", "--help"],
         ["archive", "--help"],
         ["verify", "--help"],
+        ["show", "--help"],
+        ["keys", "--help"],
+        ["alarms", "--help"],
+        ["audit-log", "--help"],
     ],
 )
 def test_a_usage_line_imports_nothing_the_command_runs_on(argv: list[str]) -> None:
