@@ -336,9 +336,10 @@ class _Page:
 
     def charts(self, sec: Mapping[str, Any]) -> None:
         self.w('<div class="charts">')
+        # most games first; a tie by name (a set's order changes from one process to the next)
         reasons = sorted(
             {o["reason"] for o in sec["outcomes"]},
-            key=lambda r: -sum(o["games"] for o in sec["outcomes"] if o["reason"] == r),
+            key=lambda r: (-sum(o["games"] for o in sec["outcomes"] if o["reason"] == r), r),
         )
         outcomes = [o for o in OUTCOMES if any(x["outcome"] == o for x in sec["outcomes"])]
         outcomes += sorted({x["outcome"] for x in sec["outcomes"]} - set(outcomes))

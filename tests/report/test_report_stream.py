@@ -186,9 +186,11 @@ def test_the_page_shows_the_first_events_in_full_and_the_others_a_line_each(
     assert "in the CSV form of this report (report.csv)" in page
     assert page.endswith("</html>\n")
     # the numbers shown are the CSV's (its standings of all 7 events included)
-    rows = list(csv.DictReader(io.StringIO(render(ReportBuilder().add_all(records).finish(), "csv").decode())))
-    from_csv = {"|".join((r["league"], r["season"], r["event"], r["table"], r["row"], r["column"])): r["value"]
-                for r in rows}  # fmt: skip
+    rows = list(
+        csv.DictReader(io.StringIO(render(ReportBuilder().add_all(records).finish(), "csv").decode()))
+    )
+    names = ("league", "season", "event", "table", "row", "column")
+    from_csv = {"|".join(r[n] for n in names): r["value"] for r in rows}
     shown = dict(re.findall(r'data-cell="([^"]*)" data-value="([^"]*)"', page))
     assert shown and all(from_csv[k.replace("&#x27;", "'")] == v for k, v in shown.items())
     assert {r["event"] for r in rows if r["table"] == "standings"} == {f"Cup {k:02d}" for k in range(7)}
@@ -197,3 +199,29 @@ def test_the_page_shows_the_first_events_in_full_and_the_others_a_line_each(
 def test_a_page_with_few_events_has_no_summary() -> None:
     page = render(ReportBuilder().add_all(_events(3)).finish(), "html").decode()
     assert page.count('data-table="standings"') == 3 and "more_events" not in page
+
+
+def test_the_page_is_the_same_in_every_process(tmp_path: Any) -> None:
+    """The same records make the same page whatever the interpreter's string hashing (reasons with as
+    many games each were charted in a set's order)."""
+    import os
+    import subprocess
+    import sys
+
+    from replay.codec import encode_jsonl
+    from tests.paths import ROOT
+
+    events = tmp_path / "league.jsonl"
+    events.write_bytes(encode_jsonl(league().events))
+    pages = []
+    for seed in ("1", "2", "3"):
+        out = tmp_path / f"r{seed}.html"
+        done = subprocess.run(
+            [sys.executable, "-m", "replay.cli", "report", str(events), "--format", "html",
+             "--out", str(out)],
+            capture_output=True, text=True, cwd=ROOT, timeout=300,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1] == pages[2]
