@@ -42,13 +42,14 @@ BASELINE = [sys.executable, "-c", "pass"]
 
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU seconds of one process (its output thrown away; a failure stops the bench)."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {err[-1000:]}")
+    with tempfile.TemporaryFile() as err:  # a file, not a pipe: a batch's lines would fill a pipe's buffer
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} failed: {err.read().decode()[-1000:]}")
     return wall, usage.ru_utime + usage.ru_stime
 
 
