@@ -40,11 +40,11 @@ PRIZECHECK = (
 BASELINE = [sys.executable, "-c", "pass"]
 
 
-def timed(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, float]:
     """Wall and CPU seconds of one process (its output thrown away; a failure stops the bench)."""
     with tempfile.TemporaryFile() as err:  # a file, not a pipe: a batch's lines would fill a pipe's buffer
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, env=env)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) != 0:
