@@ -2,6 +2,7 @@
 
     python bench/report.py [--records 100000] [--events 1000000] [--redis-url URL] [--skip-files]
                            [--before REV | --no-before]
+    python bench/report.py --parquet 1000000 [--formats json,text,html,csv] [--parquet-before html,csv]
 
 Store: simulated league events (``replay.sources.league``) are replayed into records, and the records
 copied into as many events ("Bench Cup 001", ...) as it takes to reach ``--records``, then written to
@@ -32,7 +33,10 @@ in a fresh process: the baseline, DuckDB scanning the same files counting rows a
 outcome (run as the report runs DuckDB: ``replay.report.parquet``'s scan, memory limit and threads); DuckDB
 fetching every stored record's bytes (what the report reads before its own work); and ``prizecheck report
 --parquet DIR --league ... --format json``. Targets: 100,000 records under 5 s and 300 MB, 1,000,000
-under 60 s and 1 GB. The load average is printed: the machine is shared.
+under 60 s and 1 GB, in every form (``--formats``; issue 40 item 1: text, HTML and CSV streamed as JSON
+is), each beside DuckDB fetching the records, and with ``--parquet-before FORMATS`` beside the code at
+``--before`` too. The archive's manifest is signed with a key ring made for the run (the report refuses
+an archive its manifest does not cover). The load average is printed: the machine is shared.
 """
 
 from __future__ import annotations
@@ -432,21 +436,34 @@ print(sum(len(batch) for batch in archived_records(sys.argv[1], sys.argv[2])))
 
 
 def write_parquet(root: str, n: int, base: list[dict[str, Any]]) -> int:
-    """``n`` records as the archive's records files under ``root`` (50,000 a file); how many."""
+    """``n`` records as the archive's records files under ``root`` (50,000 a file), listed in a manifest
+    signed with the key ring of the data directory ``PRIZECHECK_DATA_DIR`` (made here), as ``prizecheck
+    archive`` leaves them: the report refuses an archive its manifest does not cover; how many."""
     from streams.archive import _summary
+    from streams.store import manifest
+    from streams.store.checkpoint import configured_key
+    from streams.store.manifest import ArchivedMatch
     from streams.store.parquet import RecordRow, write_files
 
+    key = configured_key(None, None, os.environ["PRIZECHECK_DATA_DIR"], create=True)
     rows: list[RecordRow] = []
     made = 0
+
+    def flush() -> None:
+        files = write_files(root, LEAGUE, "2026", [], rows)
+        events, records = (os.path.relpath(p, os.path.abspath(root)) for p in files)
+        listed = {r.match: ArchivedMatch.of(events, records, 1, 0, r.record, []) for r in rows}
+        manifest.add(root, key, "pcbench", files, listed)
+        rows.clear()
+
     for rec in season(n, base):
         data = msgpack.packb(rec)
         rows.append(RecordRow(rec["match"], 0, "", data, rec["chain"]["head"], 0, _summary(rec)))
         made += 1
         if len(rows) == 50_000:
-            write_files(root, LEAGUE, "2026", [], rows)
-            rows = []
+            flush()
     if rows:
-        write_files(root, LEAGUE, "2026", [], rows)
+        flush()
     return made
 
 
@@ -456,10 +473,14 @@ def bench_parquet(args: argparse.Namespace) -> None:
             t0 = time.perf_counter()
             # written by a child process: the records held meanwhile would count in the measured processes'
             # peak memory (a child's ru_maxrss starts with its parent's resident set at the fork)
+            data_dir = os.path.join(root, "data")  # its key ring signs the archive's manifest
+            env = {**os.environ, "PRIZECHECK_DATA_DIR": data_dir}
+            for name in ("PRIZECHECK_SIGNING_KEY", "PRIZECHECK_KEY_ID", "PRIZECHECK_KEYS_DIR"):
+                env.pop(name, None)
             out = subprocess.run(
                 [sys.executable, __file__, "--write-parquet", root, "--records", str(n),
                  "--seed", str(args.seed)],
-                check=True, capture_output=True, text=True,
+                check=True, capture_output=True, text=True, env=env,
             )  # fmt: skip
             made = int(out.stdout.split()[-1])
             size = sum(f.stat().st_size for f in Path(root, "records").rglob("*.parquet")) / 1e6
@@ -469,12 +490,23 @@ def bench_parquet(args: argparse.Namespace) -> None:
             line("baseline: DuckDB counts, then groups by outcome", *scan)
             fetch = measured([sys.executable, "-c", PARQUET_FETCH, root, LEAGUE])
             line("DuckDB fetches every stored record's bytes", *fetch, scan)
-            cmd = [*PRIZECHECK, "report", "--parquet", root, "--league", LEAGUE, "--format", "json"]
-            wall, cpu, rss = measured([*cmd, "--out", os.devnull])
-            line("prizecheck report --parquet --format json", wall, cpu, rss, scan)
             limit = (5, 300) if n <= 100_000 else (60, 1024)
-            met = {k: "met" if ok else "NOT met" for k, ok in (("w", wall < limit[0]), ("m", rss < limit[1]))}
-            print(f"  target (< {limit[0]} s, < {limit[1]} MB): wall {met['w']}, memory {met['m']}")
+            before = (
+                before_of(args, Path(tempfile.mkdtemp(prefix="pcbench-before-")))
+                if args.parquet_before
+                else None
+            )
+            for fmt in args.formats.split(","):
+                cmd = [*PRIZECHECK, "report", "--parquet", root, "--league", LEAGUE, "--format", fmt]
+                if before is not None and fmt in args.parquet_before.split(","):  # alternating with ours
+                    old = measured([*cmd, "--out", os.devnull], before.env(env), cwd=before.root)
+                    line(before.label(f"report --parquet --format {fmt}"), *old, fetch)
+                wall, cpu, rss = measured([*cmd, "--out", os.devnull], env)
+                line(f"prizecheck report --parquet --format {fmt}", wall, cpu, rss, fetch)
+                met = {
+                    k: "met" if ok else "NOT met" for k, ok in (("w", wall < limit[0]), ("m", rss < limit[1]))
+                }
+                print(f"  target (< {limit[0]} s, < {limit[1]} MB): wall {met['w']}, memory {met['m']}")
             print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores after the runs)")
 
 
@@ -496,6 +528,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command before and after (best)")
     parser.add_argument(
         "--parquet", metavar="N[,N]", help="only the Parquet bench, for these record counts (100000,1000000)"
+    )
+    parser.add_argument(
+        "--formats", default="json,text,html,csv", help="the report's forms measured (default: all four)"
+    )
+    parser.add_argument(
+        "--parquet-before",
+        metavar="FORMAT[,FORMAT]",
+        default="",
+        help="with --parquet: these forms also by the code at --before, alternating with this tree's",
     )
     parser.add_argument("--write-parquet", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -16,10 +16,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from replay.cli.common import UsageError
-from replay.cli.parser import Parser, parse, usage_error
-from replay.codec import installed_version, needs_extra
+from replay.cli.parser import Parser, UsageError, parse, usage_error
 from replay.engine.errors import InputError
+
+# Nothing else at the top: ``prizecheck --help`` imports this module alone (issue 40 item 2). A command's
+# module is imported when that command is parsed (build_parser).
 
 # name -> (module, help). The module provides configure(parser) and run(args) -> int.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -53,6 +54,8 @@ OWN = ("replay", "streams", "schemas")
 
 def needs_service(command: str, exc: ImportError) -> str:
     """The one line a command gives when the service extra is not installed (README, "Install")."""
+    from replay.extras import needs_extra
+
     return f"{command}: {needs_extra(exc, 'service')}"
 
 
@@ -77,14 +80,20 @@ def build_parser(command: str | None = None) -> Parser:
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:  # an optional extra (the service) is not installed
-            if (exc.name or "").split(".")[0] in OWN:
-                raise  # a module of our own missing is a bug: let it show
-            p.set_defaults(_unavailable=needs_service(name, exc))
+            p.set_defaults(_unavailable=_unavailable(name, exc))
             p.add_argument("_rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
             continue
         module.configure(p)
         p.set_defaults(_run=module.run)
     return parser
+
+
+def _unavailable(command: str, exc: ImportError) -> str:
+    """The line for a command whose module, or what it imports to run, is missing: an optional extra (the
+    service) not installed; the ImportError again when the module is one of our own (a bug: let it show)."""
+    if (exc.name or "").split(".")[0] in OWN:
+        raise exc
+    return needs_service(command, exc)
 
 
 class _Version(argparse.Action):
@@ -101,6 +110,7 @@ class _Version(argparse.Action):
 def version_line() -> str:
     """``prizecheck 0.1.0 (engine N)``: the installed distribution's version and the engine's."""
     from replay.engine.game import ENGINE_VERSION
+    from replay.extras import installed_version
 
     return f"prizecheck {installed_version() or '(not installed)'} (engine {ENGINE_VERSION})"
 
@@ -129,6 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         quiet_libraries()
     try:
         code: int = args._run(args)
+    except ImportError as exc:  # what the command imports when it runs: an optional extra not installed
+        print(f"prizecheck {_unavailable(args.command, exc)}", file=sys.stderr)
+        return 2
     except InputError as exc:
         print(f"prizecheck {args.command}: {exc}", file=sys.stderr)
         return 2

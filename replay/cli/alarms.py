@@ -16,14 +16,13 @@ import getpass
 import socket
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from replay.cli.common import UsageError, json_line
-from replay.cli.services import redis_store
 from replay.engine.errors import InputError
-from streams.ingest import clear_alarm
-from streams.settings import Settings
-from streams.store import AuditEntry
-from streams.store.base import is_match_id
+
+if TYPE_CHECKING:
+    from streams.settings import Settings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def match_id(text: str) -> str:
     """An argparse type: a match id."""
+    from streams.store.base import is_match_id
+
     if not is_match_id(text):
         raise argparse.ArgumentTypeError(f"not a match id: {text!r}")
     return text
@@ -58,6 +59,7 @@ def check_options(args: argparse.Namespace) -> None:
 
 def _settings() -> Settings:
     """The service's settings; InputError when there is no store to read (the command never makes one)."""
+    from streams.settings import Settings
     from streams.store.connection import embedded_store_exists
 
     settings = Settings.from_env()
@@ -70,6 +72,10 @@ def _settings() -> Settings:
 
 
 async def _clear(settings: Settings, prefix: str, match: str, by: str, note: str) -> tuple[str, str]:
+    from replay.cli.services import redis_store
+    from streams.ingest import clear_alarm
+    from streams.store import AuditEntry
+
     async with redis_store(settings, prefix) as (store, _where):
         detail = await clear_alarm(store, match)
         if detail is None:
@@ -86,6 +92,8 @@ async def _clear(settings: Settings, prefix: str, match: str, by: str, note: str
 
 
 async def _list(settings: Settings, prefix: str) -> dict[str, str]:
+    from replay.cli.services import redis_store
+
     async with redis_store(settings, prefix) as (store, _where):
         return await store.alarms()
 

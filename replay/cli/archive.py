@@ -21,8 +21,8 @@ import sys
 from typing import Any
 
 from replay.cli.common import json_line
-from replay.codec import needs_extra
 from replay.engine.errors import InputError
+from replay.extras import needs_extra
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

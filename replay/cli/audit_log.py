@@ -12,11 +12,13 @@ import asyncio
 import datetime as dt
 import re
 import sys
+from typing import TYPE_CHECKING
 
 from replay.cli.common import at_least, json_line
-from replay.cli.services import redis_store
-from streams.settings import Settings
-from streams.store import AuditEntry
+
+if TYPE_CHECKING:
+    from streams.settings import Settings
+    from streams.store import AuditEntry
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,11 +47,15 @@ def entry_id(text: str) -> str:
 
 async def fetch(settings: Settings, prefix: str, after: str | None, count: int) -> list[AuditEntry]:
     """Entries of the audit log, in order."""
+    from replay.cli.services import redis_store
+
     async with redis_store(settings, prefix) as (store, _where):
         return await store.audit_log(after=after, count=count)
 
 
 def run(args: argparse.Namespace) -> int:
+    from streams.settings import Settings
+
     entries = asyncio.run(fetch(Settings.from_env(), args.redis_prefix, args.after, args.count))
     for e in entries:
         if args.action and e.action not in args.action:

@@ -27,24 +27,17 @@ import asyncio
 import os
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
 from replay.cli.common import UsageError, json_line
-from replay.cli.services import check_kafka_url, check_redis_url, describe, redact
 from replay.engine.errors import InputError
-from streams.check import (
-    Acknowledged,
-    CheckError,
-    CheckpointLogSnapshot,
-    Report,
-    acknowledged_events,
-    check,
-    read_checkpoint_file,
-    read_topic,
-)
-from streams.settings import Settings
-from streams.store.checkpoint import CheckpointKey
+
+if TYPE_CHECKING:
+    from streams.check import Acknowledged, CheckpointLogSnapshot, Report
+    from streams.settings import Settings
+    from streams.store.checkpoint import CheckpointKey
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -89,6 +82,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the check; exit 0 (holds), 1 (breaches), 2 (cannot run)."""
+    from replay.cli.services import check_kafka_url, check_redis_url, describe, redact
+    from streams.check import CheckError, acknowledged_events
+    from streams.settings import Settings
+
     if args.redis_only:
         given = [flag for flag, value in (("--kafka", args.kafka), ("--topic", args.topic)) if value]
         given += ["--dlq-topic"] if args.dlq_topic else []
@@ -142,6 +139,8 @@ async def _check(
     timeout: float,
     files: list[str],
 ) -> tuple[Report, str]:
+    from replay.cli.services import describe, redact
+    from streams.check import CheckError, check, read_topic
     from streams.kafka.app import bootstrap_servers
     from streams.store import RedisStore
     from streams.store.connection import connect, embedded_store_exists
@@ -188,6 +187,7 @@ async def _checkpoints(
     settings: Settings, kafka: str | None, topic: str, files: list[str], timeout: float
 ) -> tuple[CheckpointKey | None, CheckpointLogSnapshot | None]:
     """The checkpoint key and log: see the module docstring. A file named with --checkpoints must exist."""
+    from streams.check import CheckError, CheckpointLogSnapshot, read_checkpoint_file
     from streams.kafka.app import bootstrap_servers
     from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key
 

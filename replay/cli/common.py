@@ -11,23 +11,22 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
-from replay.codec import json_error, unreadable, unwritable
-from replay.engine.chain import dumps
+from replay.cli.parser import UsageError as UsageError  # where the commands import it from
 from replay.engine.errors import InputError, RecordError
-from replay.records import Record, from_json_line, signed
+
+# Every command imports this module to parse its options (at_least, UsageError): what reads and writes
+# records and events (msgspec, the engine's chain) is imported where it is used (issue 40 item 2).
 
 if TYPE_CHECKING:
+    from replay.records import Record
     from replay.signing import KeyRing, PublicKeys
-
-
-class UsageError(Exception):
-    """Options that cannot go together, or one that would be ignored: the command prints its usage and the
-    message (``prizecheck CMD: error: ...``) and exits 2, before it does anything."""
 
 
 def json_line(value: Any) -> str:
     """One JSON value as the command line prints JSON everywhere: the style of a record's canonical JSON
     (``replay --json``): sorted keys, no spaces (``","`` and ``":"``), UTF-8 as is."""
+    from replay.engine.chain import dumps
+
     return dumps(value).decode("utf-8")
 
 
@@ -77,6 +76,8 @@ def output(
     leaves no half-written file and the old one as it was. A path that is not a regular file (a FIFO,
     ``/dev/stdout``) is written directly.
     """
+    from replay.codec import unwritable
+
     refuse_output_onto_input(path, inputs, flag)
     if path is None or path == "-":
         yield sys.stdout.buffer
@@ -234,6 +235,8 @@ def verifying_keys(path: str | None = None, *, ring: str | None = None) -> Publi
 def maybe_sign(record: Record) -> Record:
     """``record`` signed when a key is configured: the Ed25519 key of PRIZECHECK_KEYS_DIR, else the HMAC
     secret PRIZECHECK_SIGNING_KEY (as records were signed before)."""
+    from replay.records import signed
+
     ring = key_ring()
     if ring is not None:
         return signed(record, ring.signer)
@@ -256,6 +259,8 @@ def iter_records(paths: list[str]) -> Iterator[Record]:
     is for ``replay``: InputError ``FILE: is empty: no records``. A line that is not a record is an
     InputError naming the file, the line and the field.
     """
+    from replay.records import from_json_line
+
     for path, lineno, raw in _record_lines(paths):
         try:
             rec = from_json_line(raw, file=path, line=lineno)
@@ -271,6 +276,8 @@ def _record_lines(paths: list[str]) -> Iterator[tuple[str, int, bytes]]:
     """Each non-blank line of the files, with its file and line number. A MessagePack file (a record as
     ``GET /matches/{m}/record`` serves it with ``Accept: application/msgpack``, or several back to back)
     gives each record as its canonical JSON line, numbered from 1."""
+    from replay.codec import unreadable
+
     for path in paths:
         try:
             fh = open(path, "rb")  # noqa: SIM115  (closed below; a generator cannot hold a with across yields cleanly)
@@ -303,6 +310,8 @@ def _msgpack_map(first: bytes) -> bool:
 def _msgpack_records(path: str, fh: IO[bytes]) -> Iterator[tuple[str, int, bytes]]:
     import msgpack
 
+    from replay.engine.chain import dumps
+
     # as bounded as the service's own answer: one record, or a match's versions, back to back
     data = fh.read(MAX_RECORD_FILE + 1)
     if len(data) > MAX_RECORD_FILE:
@@ -321,6 +330,8 @@ def _msgpack_records(path: str, fh: IO[bytes]) -> Iterator[tuple[str, int, bytes
 
 def _document(path: str, lineno: int, raw: bytes) -> dict[str, Any]:
     """A line as a record's JSON document; InputError when it is not JSON or not a record."""
+    from replay.codec import json_error
+
     try:
         rec = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -18,21 +18,22 @@ import datetime as dt
 import socket
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from replay.cli.archive import day
 from replay.cli.common import UsageError
-from replay.cli.services import describe, redis_store
 from replay.engine.errors import InputError
-from replay.sources.common import valid_match_id
-from replay.sources.decks import FORMATS, DeckList, deck_key, encode, read_deck
-from replay.sources.legality import FORMATS as LEGAL_FORMATS
-from replay.sources.legality import check_deck
-from streams.settings import Settings
-from streams.store import AuditEntry
+
+if TYPE_CHECKING:
+    from replay.sources.decks import DeckList
+    from streams.settings import Settings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``decks`` subcommands."""
+    from replay.cli.archive import day
+    from replay.sources.decks import FORMATS
+    from replay.sources.legality import FORMATS as LEGAL_FORMATS
+
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     imp = sub.add_parser("import", help="register a player's deck list for an event (or one match of it)")
     imp.add_argument("file", metavar="FILE", help="the deck list: PTCGL export (.txt), Limitless JSON or CSV")
@@ -49,6 +50,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read, check and store the list; a summary line on stderr."""
+    from replay.sources.common import valid_match_id
+    from replay.sources.decks import read_deck
+    from replay.sources.legality import check_deck
+    from streams.settings import Settings
+
     if args.match is not None and not valid_match_id(args.match):
         raise UsageError("argument --match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -")
     if args.date is not None and args.play is None:
@@ -64,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _store(deck: DeckList, settings: Settings, prefix: str) -> int:
+    from replay.cli.services import describe, redis_store
+    from replay.sources.decks import deck_key, encode
+    from streams.store import AuditEntry
+
     async with redis_store(settings, prefix) as (store, where):
         key = deck_key(deck.player, deck.match)
         entry = AuditEntry(

@@ -19,16 +19,15 @@ import asyncio
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from replay import replay_events
 from replay.cli.common import maybe_sign
-from replay.cli.replay import summary
 from replay.engine.errors import InputError
-from replay.records import Record, dumps, from_msgpack, settled, signed
-from replay.signing import SigningKey
+
+if TYPE_CHECKING:
+    from replay.records import Record
 
 SCENARIOS = ("prizes", "simultaneous", "deck_out", "playoff", "concession")  # the result reason each shows
 LEAGUE = "Demo League"
@@ -73,6 +72,9 @@ def demo_events(seed: int) -> list[dict[str, Any]]:
 
 def typed_records(events: Iterable[dict[str, Any]]) -> dict[str, Record]:
     """Every game's record of ``events`` as its typed value, settled by its playoff games."""
+    from replay import replay_events
+    from replay.records import settled
+
     return settled({m: g.typed_record() for m, g in replay_events(events).items()})
 
 
@@ -95,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             import streams.ingest  # noqa: F401  (the service extra)
         except ImportError as exc:
-            from replay.codec import needs_extra
+            from replay.extras import needs_extra
 
             print(f"(replaying offline only: storing the games {needs_extra(exc, 'service')})")
             store = False
@@ -116,6 +118,10 @@ async def _stored_demo(args: argparse.Namespace) -> int:
 async def _demo(args: argparse.Namespace, store: Any) -> int:
     """The demo, into ``store`` (a RedisStore; None: offline). The simulation runs on the loop: nothing
     else does meanwhile."""
+    from replay.cli.replay import summary
+    from replay.records import dumps, signed
+    from replay.signing import SigningKey
+
     events = demo_events(args.seed)
     offline = {m: maybe_sign(r) for m, r in typed_records(events).items()}
     print(
@@ -233,6 +239,8 @@ def _core(store: Any) -> tuple[Any, Any]:
 async def _ingest(store: Any, events: list[dict[str, Any]]) -> tuple[dict[str, Record], Any]:
     """Every event through the service's ingest core, as msgpack bytes; the stored records back, and the
     key the core signed them with (its Ed25519 key, HMAC bytes, or None)."""
+    from replay.records import from_msgpack
+
     core, checkpoints = _core(store)
     outcomes: dict[str, int] = {}
     try:

@@ -10,17 +10,17 @@ import argparse
 import hashlib
 import os
 import sys
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from replay.cli.common import output, within, write_events
-from replay.cli.progress import track
-from replay.codec import unreadable
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
-from replay.sources.cards import Catalogue, parse_catalogue
-from replay.sources.common import match_id_from, valid_match_id
-from replay.sources.intake import Imported, Kind, decode_text, import_file
-from replay.sources.ptcgl import MAX_LOG_BYTES, too_large
+
+# The importers (and the engine under them) are imported when a file is read, not to parse the options
+# (issue 40 item 2).
+if TYPE_CHECKING:
+    from replay.sources.cards import Catalogue
+    from replay.sources.intake import Imported, Kind
 
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -79,11 +79,16 @@ def _common(p: argparse.ArgumentParser) -> None:
 def read_text(path: str, limit: int = MAX_BYTES) -> str:
     """A file (or stdin) as text: UTF-8 with or without BOM; InputError naming the line of bad bytes.
     At most ``limit`` bytes are read: a larger input is refused before the rest is read."""
+    from replay.sources.intake import decode_text
+
     return decode_text(read_bytes(path, limit), path)
 
 
 def read_bytes(path: str, limit: int) -> bytes:
     """A file (or stdin), at most ``limit`` bytes: a larger input is refused before the rest is read."""
+    from replay.codec import unreadable
+    from replay.sources.ptcgl import MAX_LOG_BYTES, too_large
+
     try:
         if path == "-":
             data = sys.stdin.buffer.read(limit + 1)
@@ -102,6 +107,8 @@ def read_bytes(path: str, limit: int) -> bytes:
 
 
 def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
+    from replay.sources.common import match_id_from, valid_match_id
+
     if args.match is not None and not valid_match_id(args.match):
         raise InputError("match id must be 1-128 characters of A-Z a-z 0-9 . _ : / -", field="--match")
     if args.match is not None:
@@ -119,6 +126,8 @@ def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
 
 
 def _catalogue(args: argparse.Namespace) -> Catalogue | None:
+    from replay.sources.cards import parse_catalogue
+
     if not args.cards:
         return None
     return parse_catalogue(read_text(args.cards), filename=args.cards)
@@ -143,6 +152,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace, out: IO[bytes]) -> int:
+    from replay.cli.progress import track
+    from replay.sources.intake import import_file
+    from replay.sources.ptcgl import MAX_LOG_BYTES
+
     paths: list[str] = args.logs if args.source == "ptcgl" else args.sheets
     cards = _catalogue(args)
     ruleset = args.ruleset or "play-2026"

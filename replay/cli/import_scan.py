@@ -17,9 +17,9 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, output, within
-from replay.codec import needs_extra
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
+from replay.extras import needs_extra
 
 if TYPE_CHECKING:
     from replay.sources.scan.photo import Players, SheetScan

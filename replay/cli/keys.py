@@ -18,8 +18,6 @@ import sys
 
 from replay.cli.common import json_line
 from replay.engine.errors import InputError
-from replay.signing import KeyFileError, KeyRing
-from streams.settings import Settings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the public keys document (one line of JSON); with ``--rotate``, after a new key."""
+    from replay.signing import KeyFileError, KeyRing
+    from streams.settings import Settings
+
     path = Settings.from_env().keys_path
     try:
         ring = KeyRing.open(path, create=False)

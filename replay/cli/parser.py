@@ -15,10 +15,15 @@ Exit status 2, as for every usage error.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
+
+
+class UsageError(Exception):
+    """Options that cannot go together, or one that would be ignored: the command prints its usage and the
+    message (``prizecheck CMD: error: ...``) and exits 2, before it does anything."""
+
 
 #: The attribute of the parsed arguments naming the innermost parser that took part (``import ptcgl``).
 PARSER = "_parser"
@@ -42,6 +47,8 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Print the usage and ``PROG: error: MESSAGE`` (with a "did you mean" for a mistyped choice)."""
+        import difflib  # on an error only: every command's start imports this module
+
         found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if found:
             choices = re.findall(r"'([^']*)'", found[2])
@@ -69,6 +76,8 @@ def suggestion(parser: Parser, unknown: Sequence[str]) -> str:
     """`` (did you mean --json?)`` for the first unknown option close to a known one, else ``""``; for an
     option that is the command's own but came before the command, or a service's address given as an
     option, what to do instead."""
+    import difflib
+
     known = [s for s in parser.option_strings() if s.startswith("--")]
     for arg in unknown:
         if arg.startswith("--"):

@@ -13,14 +13,12 @@ import asyncio
 import re
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from replay.cli.progress import Bar, track
-from replay.cli.services import check_kafka_url, kafka_failure
-from replay.codec import read_events
 from replay.engine.errors import InputError
-from streams.kafka.produce import produce
-from streams.settings import Settings
+
+if TYPE_CHECKING:
+    from replay.cli.progress import Bar
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +46,12 @@ def _counted(events: list[dict[str, Any]], bar: Bar) -> Iterator[dict[str, Any]]
 def run(args: argparse.Namespace) -> int:
     """Read, validate, send, flush; print ``sent N events of M matches``. Exit 2 when a file is bad or
     empty (before Kafka is contacted), or Kafka cannot be reached or fails while sending."""
+    from replay.cli.progress import Bar, track
+    from replay.cli.services import check_kafka_url, kafka_failure
+    from replay.codec import read_events
+    from streams.kafka.produce import produce
+    from streams.settings import Settings
+
     settings = Settings.from_env()
     where = check_kafka_url(settings.kafka_url)
     topic = args.topic or settings.topic

@@ -12,17 +12,15 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, at_least, json_line, maybe_sign
-from replay.cli.progress import TerminalProgress
-from replay.engine.due import due
-from replay.engine.game import Game
-from replay.engine.outputs import Finding
-from replay.engine.record import dumps
-from replay.files import replay_files
-from replay.records import Record
-from replay.records import dumps as record_json
+from replay.cli.common import UsageError, at_least, json_line
+
+# The engine and the readers are imported when the command runs, not to parse its options (issue 40 item 2)
+if TYPE_CHECKING:
+    from replay.engine.game import Game
+    from replay.engine.outputs import Finding
+    from replay.records import Record
 
 #: Findings listed one by one in a summary, per severity (violations, then warnings); info notes are counted.
 LISTED = 20
@@ -47,6 +45,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from replay.cli.common import maybe_sign
+    from replay.cli.progress import TerminalProgress
+    from replay.files import replay_files
+    from replay.records import dumps as record_json
+
     if args.until is not None and args.timeline:
         raise UsageError(
             "--until and --timeline cannot be combined: the board at a seq, or the whole timeline"
@@ -83,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
 def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any) -> None:
     """The steps due next in ``game`` (:func:`replay.due`, a drawn game settled by the playoff games'
     records): one JSON list per match, or a line per step and an indented line per event to post."""
+    from replay.engine.due import due
+
     steps = due(game, records)
     if as_json:
         out.write(json_line(steps) + "\n")
@@ -100,6 +105,8 @@ def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any) 
 
 
 def _print_board(game: Game, as_json: bool, out: Any) -> None:
+    from replay.engine.record import dumps
+
     board = game.board()
     if as_json:
         out.write(dumps(board).decode("utf-8") + "\n")

@@ -13,25 +13,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgpack
-
-from replay.cli.common import UsageError, iter_records, output, service_keys_dir, verifying_keys
-from replay.cli.progress import Bar
+from replay.cli.common import UsageError
 from replay.engine.errors import InputError
-from replay.files import replay_files
 from replay.i18n import LANGUAGES
-from replay.records import Record, from_msgpack
-from replay.report import FORMATS, Filters, ReportBuilder, read_tdf, render
-from replay.report.names import CardName
-from replay.sources.deckcheck import DeckChecker
-from replay.sources.decks import decode as decode_deck
-from replay.sources.decks import read_lists
+from replay.report import FORMATS
+
+# What reads, folds and writes is imported when the report is made (run), not to parse the options
+# (issue 40 item 2: ``report --help`` imported the engine, the builder, the TDF reader and the deck check).
+if TYPE_CHECKING:
+    from replay.cli.progress import Bar
+    from replay.records import Record
+    from replay.report import Filters, ReportBuilder
+    from replay.report.names import CardName
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
 
@@ -103,6 +103,8 @@ def _date(text: str | None, flag: str) -> date | None:
 
 def filters_of(args: argparse.Namespace) -> Filters:
     """The report's scope from the command line."""
+    from replay.report import Filters
+
     filters = Filters(
         league=args.league,
         season=args.season,
@@ -136,6 +138,12 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from replay.cli.common import iter_records, output, service_keys_dir, verifying_keys
+    from replay.cli.progress import Bar
+    from replay.report import ReportBuilder, read_tdf, write
+    from replay.sources.deckcheck import DeckChecker
+    from replay.sources.decks import read_lists
+
     check_options(args)
     fmt = "json" if args.json else (args.format or "text")
     filters = filters_of(args)
@@ -178,13 +186,24 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(
                 f"no records in {where}" + (f" match {scope}" if scope else "") + ": nothing to report on"
             )
-        if fmt == "json":  # written as it is made: a season's report is never whole in memory
-            builder.write_json(out, tdf)
-        else:
-            out.write(render(builder.finish(tdf), fmt, lang=args.lang, card_name=names_in(args.lang)))
+        # written as it is made, in every form: a season's report is never whole in memory
+        write(
+            builder.parts(tdf),
+            fmt,
+            out,
+            csv_note=_csv_note(args),
+            lang=args.lang,
+            card_name=names_in(args.lang),
+        )
     if args.out and args.out != "-":
         print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
     return 0
+
+
+def _csv_note(args: argparse.Namespace) -> str:
+    """Where the HTML page says every event's standings are: this command with ``--format csv``."""
+    out = f" --out {os.path.splitext(args.out)[0]}.csv" if args.out and args.out != "-" else ""
+    return f"prizecheck report ... --format csv{out}"
 
 
 @contextmanager
@@ -208,6 +227,8 @@ def event_records(
 ) -> Iterator[Record]:
     """The records of every game in the event files (playoff parents settled by their children), as the
     engine gives them: typed values. ``observe`` sees each chunk of events before it is folded."""
+    from replay.files import replay_files
+
     progress.phase("prizecheck report: reading event files")
     for done in replay_files(paths, observe=observe):  # checked, then folded; each record once final
         yield done.record
@@ -243,8 +264,6 @@ def verify_archive(root: str) -> None:
     the signed state (the checkpoint log of the data directory, when there is one): a deleted partition, an
     older signed version put back, another match's record, deleted rows are an InputError naming each,
     never a smaller or different report (docs/storage.md, "The cold archive")."""
-    import os
-
     from replay.report.parquet import connect, records_glob
     from streams.settings import Settings
     from streams.store.checkpoint import LOG_FILE, CheckpointError, configured_key
@@ -293,6 +312,9 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *,
     filters select by the store's indexes, :data:`STORE_BATCH` per round trip, into ``builder``: each
     decoded once, from its MessagePack straight into its typed value (:func:`replay.records.from_msgpack`);
     one that is not a record is an InputError naming its match and field."""
+    from replay.records import from_msgpack
+    from replay.sources.decks import decode as decode_deck
+
     f = builder.filters
     matches = await store.matches(league=f.league, season=f.season)
     if not matches and not (await store.matches() if (f.league or f.season) else []):
@@ -321,6 +343,10 @@ async def add_stored_deck_checks(
     """The deck check of ``records`` (games of events with registered lists), from their archived events
     (docs/decks.md): only those games' events are read, so a season without lists costs one look-up per
     event."""
+    import msgpack
+
+    from replay.sources.deckcheck import DeckChecker
+
     checker = DeckChecker(lists)
     for rec in records:
         match = str(rec.match)

@@ -11,9 +11,10 @@ import asyncio
 import logging
 
 from replay.cli.common import at_least
-from replay.cli.services import check_redis_url
-from streams.http.serve import serve
-from streams.settings import Settings
+
+# The service (aiohttp, redis, cryptography) is imported when it is run, not to parse the options: ``serve
+# --help`` paid 0.3 s for it. Without the service extra, running it is one line naming the extra
+# (replay.cli.main, as an ImportError of a module not our own).
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -38,6 +39,10 @@ def port(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted. Exit status 0 on a clean stop, 2 on bad settings (InputError). Redis down
     is not fatal: the service logs one line per retry and ``/healthz`` says why (streams/http/health.py)."""
+    from replay.cli.services import check_redis_url
+    from streams.http.serve import serve
+    from streams.settings import Settings
+
     settings = Settings.from_env()
     check_redis_url(settings.redis_url)
     host = args.host or settings.host

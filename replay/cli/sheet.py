@@ -15,9 +15,9 @@ import sys
 import time
 
 from replay.cli.common import UsageError, at_least, output, within
-from replay.codec import needs_extra
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
+from replay.extras import needs_extra
 from replay.sources.common import valid_match_id
 
 MAX_COUNT = 500

@@ -12,19 +12,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replay.cli.common import at_least
-from replay.cli.services import redis_store
 from replay.engine.errors import InputError
-from replay.engine.record import dumps
-from replay.records import Record, from_msgpack
-from replay.records import dumps as record_json
-from streams.history import result_text as history_result
-from streams.history import summary
-from streams.settings import Settings
-from streams.store import RecordVersion
-from streams.store.checkpoint import CheckpointError, service_signer
+
+if TYPE_CHECKING:
+    from replay.records import Record
+    from streams.settings import Settings
+    from streams.store import RecordVersion
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +41,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the record (or its history, or one version); exit 2 (InputError) when the match has none."""
+    from replay.engine.record import dumps
+    from replay.records import dumps as record_json
+    from streams.history import summary
+    from streams.settings import Settings
+    from streams.store.checkpoint import CheckpointError, service_signer
+
     settings = Settings.from_env()
     if args.history:
         versions, where = asyncio.run(fetch_history(args.match, settings, args.redis_prefix))
@@ -75,6 +77,9 @@ async def fetch(
 ) -> tuple[Record | None, str]:
     """The stored record of ``match``, or its version ``version`` (None if absent), and where it was
     looked for (InputError when the match has a record but no such version, or Redis cannot be reached)."""
+    from replay.cli.services import redis_store
+    from replay.records import from_msgpack
+
     async with redis_store(settings, prefix) as (store, where):
         try:
             if version is None:
@@ -101,6 +106,8 @@ async def fetch_history(
 ) -> tuple[list[RecordVersion] | None, str]:
     """Every version of ``match``'s finished record, oldest first (``[]`` while the game is not finished,
     None when the match has no record), and where they were looked for."""
+    from replay.cli.services import redis_store
+
     async with redis_store(settings, prefix) as (store, where):
         try:
             versions = await store.versions(match)
@@ -116,6 +123,8 @@ CLAIM = {True: "claim agrees", False: "claim DISAGREES", None: "no claim"}
 
 def render_history(match: str, summaries: list[dict[str, Any]]) -> str:
     """The versions as a few aligned lines: number, status, result, cause and signature."""
+    from streams.history import result_text as history_result
+
     if not summaries:
         return f"{match}: no versions: the game is not finished (version 1 is its first finished record)\n"
     out = [f"{match}: {len(summaries)} version{'s' if len(summaries) != 1 else ''}, oldest first"]

@@ -21,17 +21,21 @@ import socket
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from replay.cli.common import json_line
-from replay.cli.services import describe, redis_store
 from replay.engine.errors import InputError
-from streams.settings import Settings
-from streams.store import AuditEntry
-from streams.tokens import GRANTABLE, TokenEntry, new_token, read_book, revoke, summary, write_book
+
+if TYPE_CHECKING:
+    from streams.settings import Settings
+    from streams.store import AuditEntry
+    from streams.tokens import TokenEntry
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``token`` subcommands."""
+    from streams.tokens import GRANTABLE
+
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     create = sub.add_parser("create", help="create a token and print it once")
     create.add_argument("--name", required=True, help="who or what holds it (a producer, a judge)")
@@ -88,6 +92,9 @@ def expiry(text: str | None, now: float) -> float | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from streams.settings import Settings
+    from streams.tokens import read_book, summary
+
     settings = Settings.from_env()
     path = Path(settings.tokens_path)
     entries = read_book(path)
@@ -120,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
 async def _change(
     args: argparse.Namespace, settings: Settings, path: Path, entries: list[TokenEntry], now: float
 ) -> int:
+    from replay.cli.services import describe, redis_store
+    from streams.tokens import new_token, revoke
+
     async with redis_store(settings, args.redis_prefix) as (store, where):
         if args.action == "create":
             token, entry = new_token(
@@ -165,6 +175,7 @@ async def _change(
 
 def _write(path: Path, entries: list[TokenEntry]) -> None:
     from replay.codec import unwritable
+    from streams.tokens import write_book
 
     try:
         write_book(path, entries)
@@ -173,6 +184,8 @@ def _write(path: Path, entries: list[TokenEntry]) -> None:
 
 
 def _entry(action: str, token_id: str, detail: str) -> AuditEntry:
+    from streams.store import AuditEntry
+
     return AuditEntry(
         action,
         f"cli {getpass.getuser()}",

@@ -31,14 +31,15 @@ or edited list fails). docs/reliability.md, "Tampering".
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, key_ring, read_records, replayed_records, verifying_keys
-from replay.codec import read_events
-from replay.engine.chain import HMAC_ALG, canonical_bytes, chain_head, verify_signature
+from replay.cli.common import UsageError
 from replay.engine.errors import InputError
-from replay.engine.record import dumps
-from replay.signing import ALG, PublicKeys, verify_receipt
+
+# The chain, the signatures (cryptography) and the readers are imported where they are used, not to parse
+# the options (issue 40 item 2).
+if TYPE_CHECKING:
+    from replay.signing import PublicKeys
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -93,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
     """Print one line per record (``MATCH: ok (...)`` or ``MATCH: FAILED: ...``); exit 1 if any failed."""
     if (args.record is None) == (args.receipts is None):
         raise UsageError("give RECORD or --receipts FILE (one of them)")
+    from replay.cli.common import read_records, replayed_records, verifying_keys
+    from replay.engine.record import dumps
+
     keys = verifying_keys(args.keys)
     if args.receipts is not None:
         if args.checkpoints or args.versions or args.allow_unsigned:
@@ -157,6 +161,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _signature_problems(rec: dict[str, Any], sig: Any, keys: PublicKeys) -> list[str]:
     """Why ``rec``'s signature does not verify under ``keys`` (nothing when it does)."""
+    from replay.engine.chain import HMAC_ALG, verify_signature
+    from replay.signing import ALG
+
     alg = sig.get("alg") if isinstance(sig, dict) else None
     kid = sig.get("key_id") if isinstance(sig, dict) else None
     if alg == HMAC_ALG and not keys.hmac:
@@ -170,6 +177,10 @@ def _signature_problems(rec: dict[str, Any], sig: Any, keys: PublicKeys) -> list
 
 def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
     """Check every receipt of ``path``: one line each, ``MATCH seq N: ok (...)`` or ``...: FAILED: why``."""
+    from replay.codec import read_events
+    from replay.engine.chain import chain_head
+    from replay.signing import verify_receipt
+
     if not keys.keys:
         raise InputError("no public keys to check receipts with: give --keys FILE", file=path)
     found = _receipts_of(path)
@@ -237,6 +248,7 @@ class _CheckpointLog:
     def __init__(self, path: str, prefix: str, keys: PublicKeys) -> None:
         import os
 
+        from replay.cli.common import key_ring
         from streams.settings import Settings
         from streams.store.checkpoint import CheckpointError, CheckpointKey, key_from_file, read_log
 
@@ -275,6 +287,7 @@ class _CheckpointLog:
         derived: dict[str, Any] | None,
         versions: list[dict[str, Any]] | None,
     ) -> list[str]:
+        from replay.engine.chain import canonical_bytes
         from streams.store.checkpoint import digest, version_chains
 
         logged = self.by_match.get(match)

@@ -23,14 +23,13 @@ import asyncio
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, at_least, json_line
-from replay.cli.services import check_kafka_url, check_redis_url, kafka_failure, reach_redis
 from replay.engine.errors import InputError
-from streams.kafka.batching import Batching
-from streams.reasons import redact
-from streams.settings import Settings
+
+if TYPE_CHECKING:
+    from streams.settings import Settings
 
 CONNECT_WAIT = 60.0
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -38,6 +37,8 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``worker`` options."""
+    from streams.kafka.batching import Batching
+
     parser.add_argument(
         "--web-port",
         type=at_least(1),
@@ -92,6 +93,11 @@ def check_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run one worker until SIGTERM or SIGINT."""
+    from replay.cli.services import check_kafka_url, check_redis_url, kafka_failure, reach_redis
+    from streams.kafka.batching import Batching
+    from streams.reasons import redact
+    from streams.settings import Settings
+
     check_options(args)
     import faust
 

@@ -19,11 +19,10 @@ from collections.abc import Mapping
 from functools import cache
 from io import BytesIO
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
+if TYPE_CHECKING:  # Babel is read when a catalogue is first used, not to name the languages (issue 40 item 2)
+    from babel.support import Translations
 
 #: The languages of the pages, the report and the sheet; the first is the default.
 LANGUAGES: Final[tuple[str, ...]] = ("en", "ja", "ko")
@@ -49,6 +48,10 @@ def translations(lang: str) -> Translations:
     """The translations of ``lang`` (one of :data:`LANGUAGES`), read from its ``.po`` file once."""
     if lang not in LANGUAGES:
         raise ValueError(f"not a language of Prizecheck: {lang!r} (one of {', '.join(LANGUAGES)})")
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+    from babel.support import Translations
+
     path = catalogue_path(lang)
     try:
         with path.open("rb") as fh:

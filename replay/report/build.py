@@ -329,8 +329,9 @@ class ReportBuilder:
         return report
 
     def write_json(self, out: IO[bytes], tdf: Tournament | None = None) -> None:
-        """The report as JSON (``render(finish(tdf), "json")``'s bytes), written to ``out`` as it is made:
-        one event's part and one chunk of integrity lines at a time, never the whole report in memory."""
+        """The report as JSON, written as it is made: one event's part and one chunk of integrity lines at
+        a time, never the whole report in memory. The other forms: ``replay.report.write(builder.parts(),
+        fmt, out)`` (the builder does not import its renderers: they import it)."""
         write_json(self.parts(tdf), out)
 
     def parts(self, tdf: Tournament | None = None) -> Parts:
@@ -345,6 +346,8 @@ class ReportBuilder:
         if tdf is not None and not mine and len(names) == 1:
             mine = names
 
+        heads = [{"league": lg, "season": ss} for lg, ss in sorted(self._sections)]
+
         def sections() -> Iterator[Parts]:
             for league, season in sorted(self._sections):
                 sec = self._sections.pop((league, season))
@@ -357,7 +360,7 @@ class ReportBuilder:
                 "base_url": self.base_url,
                 "filters": self.filters.as_json(),
                 "games": self.games,
-                "sections": Items(sections(), chunk=1),
+                "sections": Items(sections(), chunk=1, heads=heads),
                 "reconciliation": None,
             }
         )

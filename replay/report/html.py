@@ -8,19 +8,25 @@ exact value in ``data-value``; the charts carry theirs in ``data-value`` (:mod:`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import IO, Any
 
 from replay.report import svg
 from replay.report.build import round_sort_key
 from replay.report.links import review_link
 from replay.report.names import CardName, with_card_name
+from replay.report.stream import Writer, counted, sections
 from replay.report.tables import STANDINGS_COLUMNS
 
 MAX_FINDINGS = 1000  # per section on the page; the JSON and CSV forms have them all
 SEVERITY_LABELS = (("violation", "violations"), ("warning", "warnings"), ("info", "info"))
 MAX_RECORDS = 200  # integrity lines listed per section (those with a problem first)
+# Events shown in full per section (standings, top cut, every player's matches): past them a person reads
+# no more, and a season of a million records would make a page of half a gigabyte. The others are one
+# line each, up to MAX_EVENT_LINES; the CSV form has every event's standings.
+MAX_EVENTS = 50
+MAX_EVENT_LINES = 2000
 PERCENT_COLUMNS = {"rate", "win_pct", "owp", "oowp"}
 OUTCOMES = ("win", "draw", "no_winner", "undecided")
 
@@ -123,13 +129,11 @@ def _shown(column: str, value: Any) -> str:
 
 
 class _Page:
-    def __init__(self, report: Mapping[str, Any], card_name: CardName | None = None) -> None:
+    def __init__(self, report: Mapping[str, Any], out: IO[bytes], card_name: CardName | None = None) -> None:
         self.report = report
         self.card_name = card_name  # how a card's name is shown (the reader's language)
-        self.out: list[str] = []
-
-    def w(self, *parts: str) -> None:
-        self.out.extend(parts)
+        self.page = self.w = Writer(out)  # w: where the page is being written (a section's events: a spool)
+        self.csv_note = "--format csv"
 
     def cell(self, key: tuple[str, str, str], table: str, row: Any, column: str, value: Any) -> str:
         """A number outside a table (a headline card), named like the tables' cells."""
@@ -168,7 +172,7 @@ class _Page:
             self.w("</tr>")
         self.w("</tbody></table>")
 
-    def render(self) -> str:
+    def render(self) -> None:
         r = self.report
         filters = ", ".join(f"{k} {v}" for k, v in r["filters"].items() if v is not None) or "everything"
         self.w(
@@ -181,7 +185,8 @@ class _Page:
             f"<p>{r['games']} game(s) · {escape(filters)} · {escape(r['engine'])}</p></header><main>",
             '<nav class="toc">',
         )
-        for sec in r["sections"]:
+        heads = r["sections"] if isinstance(r["sections"], list) else r["sections"].heads
+        for sec in heads:
             self.w(f'<a href="#{_slug("league", sec["league"], sec["season"])}">')
             self.w(f"{escape(_heading(sec['league'], sec['season']))}</a>")
         if r.get("reconciliation"):
@@ -191,15 +196,53 @@ class _Page:
             f'<p class="muted" data-cell="|||report|all|games" data-value="{r["games"]}">'
             f"{r['games']} game(s) in this report.</p>"
         )
-        for sec in r["sections"]:
-            self.section(sec)
+        for sec, events in sections(r, self.events):
+            self.section(sec, events.copy_to)
         if r.get("reconciliation"):
             self.reconciliation(r["reconciliation"])
         self.w(f"</main><script>{SCRIPT}</script></body></html>\n")
-        return "".join(self.out)
+        self.w.flush()
+
+    def events(self, w: Writer, sec: Mapping[str, Any], events: Iterator[Mapping[str, Any]]) -> None:
+        """A section's events (written before its head: its matches are counted from them): the first
+        :data:`MAX_EVENTS` in full, then a line each."""
+        self.w = w
+        n = 0
+        for ev in events:
+            n += 1
+            if n <= MAX_EVENTS:
+                self.event(sec, ev)
+                continue
+            if n == MAX_EVENTS + 1:
+                self.w(
+                    f'<h3 id="{_slug("more-events", sec["league"], sec["season"])}">More events</h3>',
+                    '<table class="sortable" data-table="more_events"><thead><tr><th>event</th>',
+                    '<th class="num">rounds</th><th class="num">matches</th><th class="num">decided</th>',
+                    '<th class="num">players</th><th>first in the standings</th></tr></thead><tbody>',
+                )
+            if n <= MAX_EVENTS + MAX_EVENT_LINES:
+                first = ev["standings"][0]["player"] if ev["standings"] else "-"
+                done = sum(1 for m in ev["matches"] if m["status"] == "finished")
+                self.w(
+                    f'<tr><td>{escape(ev["event"])}</td><td class="num">{len(ev["rounds"])}</td>'
+                    f'<td class="num">{len(ev["matches"])}</td><td class="num">{done}</td>'
+                    f'<td class="num">{len(ev["players"])}</td><td>{escape(first)}</td></tr>'
+                )
+        if n > MAX_EVENTS:
+            self.w("</tbody></table>")
+            lines = min(n - MAX_EVENTS, MAX_EVENT_LINES)
+            rest = f", the next {lines} a line each" + (
+                f" ({n - MAX_EVENTS - lines} not listed)" if n > MAX_EVENTS + lines else ""
+            )
+            self.w(
+                f'<p class="muted" data-events="{n}">{n} events: the first {MAX_EVENTS} are shown in full'
+                f"{rest}. Every event's standings are in the CSV form of this report "
+                f"({escape(self.csv_note)}).</p>"
+            )
+        self.w = self.page
 
     # ------------------------------------------------------------------------------------ a section
-    def section(self, sec: Mapping[str, Any]) -> None:
+    def section(self, sec: Mapping[str, Any], events: Any) -> None:
         key = (sec["league"], sec["season"], "")
         self.w(f'<section class="league" id="{_slug("league", sec["league"], sec["season"])}">')
         self.w(f"<h2>{escape(_heading(sec['league'], sec['season']))}</h2>")
@@ -237,8 +280,7 @@ class _Page:
             {(p["ruleset"], c): p[c] for p in sec["playoffs"] for c in cols},
             "playoffs by ruleset",
         )
-        for ev in sec["events"]:
-            self.event(sec, ev)
+        events(self.w)  # the spool of the section's events, in its place
         self.findings(key, sec)
         self.agreement(key, sec)
         self.integrity(key, sec)
@@ -297,9 +339,10 @@ class _Page:
 
     def charts(self, sec: Mapping[str, Any]) -> None:
         self.w('<div class="charts">')
+        # most games first; a tie by name (a set's order changes from one process to the next)
         reasons = sorted(
             {o["reason"] for o in sec["outcomes"]},
-            key=lambda r: -sum(o["games"] for o in sec["outcomes"] if o["reason"] == r),
+            key=lambda r: (-sum(o["games"] for o in sec["outcomes"] if o["reason"] == r), r),
         )
         outcomes = [o for o in OUTCOMES if any(x["outcome"] == o for x in sec["outcomes"])]
         outcomes += sorted({x["outcome"] for x in sec["outcomes"]} - set(outcomes))
@@ -496,19 +539,15 @@ class _Page:
             "round \\ code",
         )
         self.w("</details>")
-        items = f["items"]
-        more = (
-            f" (the first {MAX_FINDINGS}; the JSON and CSV forms list all)"
-            if len(items) > MAX_FINDINGS
-            else ""
-        )
-        self.w(f"<details><summary>Every finding ({len(items)}){escape(more)}</summary>")
+        items, count = counted(f["items"], MAX_FINDINGS)  # read once: a season's may be millions
+        more = f" (the first {MAX_FINDINGS}; the JSON and CSV forms list all)" if count > MAX_FINDINGS else ""
+        self.w(f"<details><summary>Every finding ({count}){escape(more)}</summary>")
         self.w(
             '<table class="sortable" data-table="finding_items"><thead><tr><th>match</th>'
             '<th class="num">seq</th>'
         )
         self.w("<th>severity</th><th>code</th><th>message</th></tr></thead><tbody>")
-        for item in items[:MAX_FINDINGS]:
+        for item in items:
             self.w(
                 f'<tr><td><a class="finding" href="{escape(item["link"])}">{escape(item["match"])}</a></td>'
                 f'<td class="num" data-value="{item["seq"]}">{item["seq"]}</td>'
@@ -557,13 +596,14 @@ class _Page:
             key, "integrity", ["signature"], list(integ["signature"]),
             {("signature", k): n for k, n in integ["signature"].items()}, "",
         )  # fmt: skip
-        records = sorted(
-            integ["records"], key=lambda r: (r["chain"] == "ok" and r["signature"] != "invalid", r["match"])
+        # those with a problem first, each kind in match order (the lines come in match order), read once
+        records, count = counted(
+            integ["records"], MAX_RECORDS, lambda r: not (r["chain"] == "ok" and r["signature"] != "invalid")
         )
-        self.w(f"<details><summary>Every record ({len(records)})</summary>")
+        self.w(f"<details><summary>Every record ({count})</summary>")
         self.w('<table class="sortable"><thead><tr><th>match</th><th>chain</th><th class="num">events</th>')
         self.w("<th>head</th><th>signature</th></tr></thead><tbody>")
-        for rec in records[:MAX_RECORDS]:
+        for rec in records:
             bad = rec["chain"] != "ok" or rec["signature"] == "invalid"
             self.w(
                 f'<tr><td>{escape(rec["match"])}</td><td class="{"bad" if rec["chain"] != "ok" else "good"}">'
@@ -571,11 +611,8 @@ class _Page:
                 f"<td><code>{escape(rec['head'][:16])}</code></td>"
                 f'<td class="{"bad" if bad else ""}">{escape(rec["signature"])}</td></tr>'
             )
-        if len(records) > MAX_RECORDS:
-            self.w(
-                f'<tr><td colspan="5" class="muted">{len(records) - MAX_RECORDS} more '
-                "in the JSON form</td></tr>"
-            )
+        if count > MAX_RECORDS:
+            self.w(f'<tr><td colspan="5" class="muted">{count - MAX_RECORDS} more in the JSON form</td></tr>')
         self.w("</tbody></table></details>")
 
     def reconciliation(self, rec: Mapping[str, Any]) -> None:
@@ -646,6 +683,16 @@ def _row_label(code: str, severity: str) -> str:
     return f"{code} · {severity}"
 
 
-def to_html(report: Mapping[str, Any], *, card_name: CardName | None = None) -> str:
-    """The report as one self-contained HTML page; card names as ``card_name`` shows them."""
-    return _Page(report, card_name).render()
+def write_html(
+    report: Mapping[str, Any],
+    out: IO[bytes],
+    *,
+    csv_note: str = "--format csv",
+    card_name: CardName | None = None,
+) -> None:
+    """The report (as it is made, or settled) as one self-contained HTML page, written to ``out`` as it is
+    made; card names as ``card_name`` shows them. ``csv_note``: where the page says the CSV form is, for
+    the sections with more events than it shows in full."""
+    page = _Page(report, out, card_name)
+    page.csv_note = csv_note
+    page.render()

@@ -34,13 +34,17 @@ class Parts(dict[str, Any]):
 class Items:
     """A list of the report given by ``items`` (an iterator of plain data or :class:`Parts`), made while it
     is written or settled; once. ``chunk``: how many items are encoded at a time (one for large ones, such
-    as an event's part; :data:`CHUNK` for small lines)."""
+    as an event's part; :data:`CHUNK` for small lines). ``heads``: what a page must say of the items before
+    they are made (the sections' league and season, for the HTML page's contents), never written."""
 
-    __slots__ = ("_items", "chunk")
+    __slots__ = ("_items", "chunk", "heads")
 
-    def __init__(self, items: Iterable[Any], chunk: int | None = None) -> None:
+    def __init__(
+        self, items: Iterable[Any], chunk: int | None = None, heads: list[Any] | None = None
+    ) -> None:
         self._items: Iterator[Any] | None = iter(items)
         self.chunk = CHUNK if chunk is None else chunk
+        self.heads = heads
 
     def __iter__(self) -> Iterator[Any]:
         items, self._items = self._items, None

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
-from replay.codec import needs_extra
 from replay.engine.errors import InputError
+from replay.extras import needs_extra
 
 BATCH = 10_000
 MEMORY_LIMIT = "128MB"

@@ -8,19 +8,17 @@ exactly these cells; the HTML page marks each number it shows with the same cell
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import IO, Any
+
+from replay.report.stream import Writer, sections
 
 Cell = tuple[str, str, str, str, str, str, Any]
 HEADER = ("league", "season", "event", "table", "row", "column", "value")
 
 
-def cells(report: Mapping[str, Any]) -> Iterator[Cell]:
-    """Every number of ``report`` (:func:`replay.report.build.ReportBuilder.finish`) as a cell."""
-    yield ("", "", "", "report", "all", "games", report["games"])
-    for sec in report["sections"]:
-        yield from section_cells(sec)
+def _report_cells(report: Mapping[str, Any]) -> Iterator[Cell]:
+    """The cells of the reconciliation with the tournament software's file, if any."""
     rec = report.get("reconciliation")
     if rec:
         for column in ("reported", "agree"):
@@ -32,11 +30,11 @@ def cells(report: Mapping[str, Any]) -> Iterator[Cell]:
 
 
 def section_cells(sec: Mapping[str, Any]) -> Iterator[Cell]:
-    """The cells of one league/season section (events' standings included)."""
+    """The cells of one league/season section, but its events' standings (:func:`standings_cells`)."""
     lg, ss = sec["league"], sec["season"]
 
-    def cell(table: str, row: Any, column: str, value: Any, event: str = "") -> Cell:
-        return (lg, ss, event, table, str(row), column, value)
+    def cell(table: str, row: Any, column: str, value: Any) -> Cell:
+        return (lg, ss, "", table, str(row), column, value)
 
     yield cell("section", "all", "games", sec["games"])
     for status, n in sec["status"].items():
@@ -68,10 +66,15 @@ def section_cells(sec: Mapping[str, Any]) -> Iterator[Cell]:
         yield cell("integrity", "chain", status, n)
     for status, n in sec["integrity"]["signature"].items():
         yield cell("integrity", "signature", status, n)
-    for ev in sec["events"]:
-        for row in ev["standings"]:
-            for column in STANDINGS_COLUMNS:
-                yield cell("standings", row["player"], column, row[column], ev["event"])
+
+
+def standings_cells(sec: Mapping[str, Any], ev: Mapping[str, Any]) -> Iterator[Cell]:
+    """The cells of one event's standings (in section ``sec``)."""
+    lg, ss, event = sec["league"], sec["season"], ev["event"]
+    for row in ev["standings"]:
+        player = str(row["player"])
+        for column in STANDINGS_COLUMNS:
+            yield (lg, ss, event, "standings", player, column, row[column])
 
 
 STANDINGS_COLUMNS = (
@@ -111,13 +114,35 @@ def neutral_cell(value: Any) -> Any:
     return "'" + value if first in FORMULA_START else value
 
 
-def to_csv(report: Mapping[str, Any]) -> str:
-    """The report's cells as CSV (a header, then one line per number; empty for a missing value). Every
-    text cell is neutralised (:func:`neutral_cell`) and quoted (RFC 4180: quotes doubled; a line break or
-    carriage return inside a name stays inside its cell), numbers are not: OWASP's rule for CSV."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
-    writer.writerow(HEADER)
-    for c in cells(report):
-        writer.writerow([neutral_cell(v) for v in (*c[:6], "" if c[6] is None else c[6])])
-    return out.getvalue()
+def write_csv(report: Mapping[str, Any], out: IO[bytes]) -> None:
+    """The report's cells as CSV (a header, then one line per number; empty for a missing value), written
+    to ``out`` section by section as the report is made. Every text cell is neutralised
+    (:func:`neutral_cell`) and quoted (RFC 4180: quotes doubled; a line break or carriage return inside a
+    name stays inside its cell), numbers are not: OWASP's rule for CSV."""
+    writer = Writer(out)
+    rows = csv.writer(_Lines(writer), lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+
+    def row(c: Cell) -> list[Any]:
+        return [neutral_cell(v) for v in (*c[:6], "" if c[6] is None else c[6])]
+
+    def events(w: Writer, sec: Mapping[str, Any], evs: Iterator[Mapping[str, Any]]) -> None:
+        spooled = csv.writer(_Lines(w), lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+        for ev in evs:
+            spooled.writerows(map(row, standings_cells(sec, ev)))
+
+    rows.writerow(HEADER)
+    rows.writerow(row(("", "", "", "report", "all", "games", report["games"])))
+    for sec, spool in sections(report, events):
+        rows.writerows(map(row, section_cells(sec)))
+        spool.copy_to(writer)
+    rows.writerows(map(row, _report_cells(report)))
+    writer.flush()
+
+
+class _Lines:
+    """A file for :func:`csv.writer` that hands its lines to a :class:`Writer`."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, w: Writer) -> None:
+        self.write = w

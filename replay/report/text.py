@@ -3,34 +3,44 @@ Japanese or Korean (``prizecheck report --lang``; the words from :mod:`replay.i1
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, Any
 
 from replay import i18n
 from replay.report.names import CardName, with_card_name
+from replay.report.stream import Writer, sections
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
-def to_text(
+def write_text(
     report: Mapping[str, Any],
+    out: IO[bytes],
     *,
     limit: int = 20,
     lang: str = i18n.DEFAULT,
     card_name: CardName | None = None,
-) -> str:
-    """A human summary of ``report`` in ``lang``; long lists stop after ``limit`` lines (the other forms
-    have all); card names as ``card_name`` shows them. Codes (statuses, reasons, finding codes) stay as
-    the records write them."""
+) -> None:
+    """A human summary of ``report`` (as it is made, or settled) in ``lang``, written to ``out``; long
+    lists stop after ``limit`` lines (the other forms have all); card names as ``card_name`` shows them.
+    Codes (statuses, reasons, finding codes) stay as the records write them."""
+    writer = Writer(out)
 
     def tr(message: str) -> str:
         return i18n.gettext(lang, message)
 
-    lines: list[str] = [tr("Prizecheck audit report: {games} game(s)").format(games=report["games"])]
-    w = lines.append
-    for s in report["sections"]:
+    def w(line: str) -> None:
+        writer(line, "\n")
+
+    w(tr("Prizecheck audit report: {games} game(s)").format(games=report["games"]))
+
+    def events(ew: Writer, _sec: Mapping[str, Any], evs: Iterator[Mapping[str, Any]]) -> None:
+        for ev in evs:
+            _event(lambda line: ew(line, "\n"), ev, limit, tr)
+
+    for s, spool in sections(report, events):
         w("")
         w(
             tr("== league {league}, season {season}: {games} game(s)").format(
@@ -96,8 +106,7 @@ def to_text(
             w(tr("  findings:"))
             for f in s["findings"]["by_code"][:limit]:
                 w(f"    {f['count']:>5}  {f['severity']}:{f['code']}")
-        for ev in s["events"]:
-            _event(w, ev, limit, tr)
+        spool.copy_to(writer)
         if s["review"]:
             w(tr("  to review ({n}):").format(n=len(s["review"])))
             for item in s["review"][:limit]:
@@ -130,10 +139,10 @@ def to_text(
             for d in div["differences"]:
                 w(f"  STANDINGS DIFFER {div['division']}: {d['player']} TOM #{d['tom']}, "
                   f"Prizecheck #{d['prizecheck']}: {d['why']}")  # fmt: skip
-    return "\n".join(lines) + "\n"
+    writer.flush()
 
 
-def _event(w: Any, ev: Mapping[str, Any], limit: int, tr: Callable[[str], str]) -> None:
+def _event(w: Callable[[str], None], ev: Mapping[str, Any], limit: int, tr: Callable[[str], str]) -> None:
     matches = ev["matches"]
     done = sum(1 for m in matches if m["status"] == "finished")
     w(

@@ -140,7 +140,7 @@ def _scans(
     try:
         from replay.sources.scan.photo import import_scan
     except ImportError as exc:
-        from replay.codec import needs_extra
+        from replay.extras import needs_extra
 
         raise InputError(needs_extra(exc, "scan"), file=name) from None
     out: list[Imported] = []

@@ -33,7 +33,7 @@ from typing import Any, cast
 
 import msgpack
 
-from replay.codec import needs_extra
+from replay.extras import needs_extra
 from streams.store.base import ArchivedEvent, EntryKind, key_part
 
 MARKER_VERSION = 1

@@ -163,3 +163,36 @@ def shot(name: str) -> Path | None:
 
     where = os.environ.get("PRIZECHECK_SCREENSHOTS")
     return Path(where) / f"{name}.png" if where else None
+
+
+async def test_a_season_page_shows_the_first_events_in_full_and_sorts_the_others(
+    browser_context: BrowserContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More events than a page shows in full (MAX_EVENTS, 2 here): the others are a line each in a table
+    that sorts, the page says where every event's standings are, and it fits a phone's width."""
+    from replay.report import html as page_html
+    from tests.streams.http.test_review import OVERFLOW
+
+    monkeypatch.setattr(page_html, "MAX_EVENTS", 2)
+    lg = league()
+    events = tmp_path / "season.jsonl"
+    copies = [
+        dict(e, match=f"e{k}/{e['match']}", context={**(e.get("context") or {}), "event": f"Cup {k}"})
+        for k in range(5)
+        for e in lg.events
+    ]
+    events.write_bytes(encode_jsonl(copies))
+    out = tmp_path / "season.html"
+    assert main(["report", str(events), "--format", "html", "--out", str(out)]) == 0
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.goto(out.as_uri())
+    assert await page.evaluate(OVERFLOW) == []
+    assert await page.locator('table[data-table="standings"]').count() == 2
+    more = page.locator('table[data-table="more_events"]')
+    assert await more.locator("tbody tr td:first-child").all_inner_texts() == ["Cup 2", "Cup 3", "Cup 4"]
+    await more.locator("th", has_text="event").click()
+    await more.locator("th", has_text="event").click()  # descending
+    assert await more.locator("tbody tr td:first-child").all_inner_texts() == ["Cup 4", "Cup 3", "Cup 2"]
+    note = await page.locator("p[data-events]").inner_text()
+    assert note.startswith("5 events: the first 2 are shown in full") and "season.csv" in note

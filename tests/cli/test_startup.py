@@ -1,0 +1,76 @@
+"""A command line is parsed without importing what the command runs on (issue 40 item 2): ``prizecheck
+--help`` and a command's ``--help`` import neither the engine, msgspec, nor the service (aiohttp, redis),
+and the command, run, still imports them (its usage line is the same either way). Counted in a fresh
+interpreter (``sys.modules``), never timed: bench/startup.py measures the time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.paths import ROOT
+
+HEAVY = ("msgspec", "replay.engine.game", "replay.engine.validate", "aiohttp", "redis", "duckdb", "rich")
+
+PROBE = """
+import contextlib, io, sys
+from replay.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    code = main(sys.argv[1:])
+assert code == 0 and "usage: prizecheck" in out.getvalue(), (code, out.getvalue())
+print(" ".join(name for name in sys.argv[0].split(",") if name in sys.modules))
+"""
+
+
+def _imported(*argv: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.replace("sys.argv[0]", repr(",".join(HEAVY))), *argv],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["replay", "--help"],
+        ["report", "--help"],
+        ["import", "--help"],
+        ["import", "ptcgl", "--help"],
+        ["serve", "--help"],
+        ["sheet", "--help"],
+        ["simulate", "--help"],
+        ["archive", "--help"],
+        ["verify", "--help"],
+        ["show", "--help"],
+        ["keys", "--help"],
+        ["alarms", "--help"],
+        ["audit-log", "--help"],
+    ],
+)
+def test_a_usage_line_imports_nothing_the_command_runs_on(argv: list[str]) -> None:
+    assert _imported(*argv) == []
+
+
+RUN = """
+import sys
+from replay.cli import main
+assert main(sys.argv[2:]) == 0
+print(" ".join(name for name in sys.argv[1].split(",") if name in sys.modules))
+"""
+
+
+def test_the_command_run_imports_what_it_needs() -> None:
+    """The command run in the same way imports the engine when it needs it (the probe's check of the
+    heavy names would pass vacuously if it could not see them)."""
+    log = ROOT / "tests" / "data" / "ptcgl" / "deck_out.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, ",".join(HEAVY), "import", "ptcgl", str(log), "-q", "-o", "/dev/null"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert {"msgspec", "replay.engine.validate"} <= set(done.stdout.split())
