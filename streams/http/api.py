@@ -56,7 +56,7 @@ from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Rout
 from streams.http.templating import login_page
 from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.store import CopyRefused, RecordVersion, Store
-from streams.store.base import SEARCH_MAX, SORTS, search_needle
+from streams.store.base import SEARCH_HELP, SEARCH_MAX, SORTS, search_needle
 
 __all__ = ["API_ROUTES", "CORE", "OPTIONS", "STORE", "make_app", "parse_events"]
 
@@ -444,10 +444,7 @@ API_ROUTES: tuple[Route, ...] = (
         query=(
             Param(
                 "q",
-                description=(
-                    "search: a part of the match id, a player, the event, the round or the table (any case, "
-                    "full- and half-width alike: NFKC and case folded)"
-                ),
+                description=SEARCH_HELP,
                 max_length=SEARCH_MAX,
             ),
             Param("league", description="only this league", max_length=NAME_MAX),

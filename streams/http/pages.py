@@ -43,7 +43,7 @@ from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
 from streams.http.templating import N_, event_language, install, page_language, render, words
-from streams.store.base import SEARCH_MAX, top_finding
+from streams.store.base import SEARCH_HELP, SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
     from streams.store import ArchivedEvent, IndexEntry
@@ -627,10 +627,7 @@ def page_routes() -> tuple[Route, ...]:
     filters = (
         Param(
             "q",
-            description=(
-                "search: a part of the match id, a player, the event, the round or the table (any case, "
-                "full- and half-width alike: NFKC and case folded)"
-            ),
+            description=SEARCH_HELP,
             max_length=SEARCH_MAX,
             blank=True,
         ),

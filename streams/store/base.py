@@ -455,6 +455,11 @@ SEARCH_SCAN_MAX = 250_000
 a broader one is answered with no rows and ``too_broad`` (narrow it with a league, season or status)."""
 SEARCH_MAX = 128
 """The longest search (characters, once folded)."""
+#: What a search looks in, for the routes that take one (GET /matches, /ui).
+SEARCH_HELP = (
+    "search: a part of the match id, a player, the event, the round or the table (any case, "
+    "full- and half-width alike: NFKC and case folded)"
+)
 
 LEASE_ACTIONS = frozenset({"take", "renew", "release", "replace", "peek"})
 """What :meth:`Store.lease` does."""
