@@ -14,7 +14,7 @@ playoff games together, so a drawn game is verified with the games that settle i
    chain head. A family with any difference is refused: nothing of it is deleted, and the files are
    written again without it;
 4. only then replace each verified match's event stream by its marker, in one atomic step that first
-   checks the stream is still the one verified (``RedisStore.archive_swap``). The record, its versions,
+   checks the stream is still the one verified (``Archive.archive_swap``). The record, its versions,
    the board, the state (the signed checkpoint) and the index entry stay in Redis.
 """
 
@@ -25,7 +25,7 @@ import datetime as dt
 import functools
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +35,7 @@ from replay.engine.game import Game
 from replay.signing import SigningKey
 from streams.check import verify_copies
 from streams.ingest import unpack_record
-from streams.store import RedisStore, Snapshot, manifest
+from streams.store import Archived, Snapshot, manifest
 from streams.store.checkpoint import CheckpointKey
 from streams.store.manifest import ArchivedMatch
 from streams.store.parquet import EventRow, Marker, RecordRow, read_events, rows_digest, write_files
@@ -72,7 +72,7 @@ def started_before(record: Mapping[str, Any] | None, before: dt.date | None) -> 
 
 
 async def archive(
-    store: RedisStore,
+    store: Archived,
     root: str,
     *,
     before: dt.date | None = None,
@@ -120,7 +120,7 @@ async def archive(
 
 
 async def _archive_chunk(
-    store: RedisStore,
+    store: Archived,
     root: str,
     league: str | None,
     season: str | None,
@@ -214,7 +214,7 @@ async def _archive_chunk(
         await asyncio.to_thread(manifest.add, root, manifest_key, store.prefix, files, still, part=part)
 
 
-async def _snapshots(store: RedisStore, names: Sequence[str]) -> list[Snapshot]:
+async def _snapshots(store: Archived, names: Sequence[str]) -> list[Snapshot]:
     out: list[Snapshot] = []
     for i in range(0, len(names), 16):
         out += await asyncio.gather(*(store.snapshot(m) for m in names[i : i + 16]))
@@ -279,13 +279,6 @@ def _marker(path: str, snap: Snapshot) -> Marker:
     return Marker(path, len(snap.events), rows_digest(snap.events), snap.state.chain, now)
 
 
-async def redis_memory(store: RedisStore) -> int:
+async def redis_memory(store: Archived) -> int:
     """``used_memory`` of the store's Redis, summed over a cluster's primaries (bytes)."""
-    from redis.asyncio.cluster import RedisCluster
-
-    client: Any = store.client
-    if isinstance(client, RedisCluster):
-        info = await client.info("memory", target_nodes=RedisCluster.PRIMARIES)
-        values: Iterable[Any] = info.values() if all(isinstance(v, dict) for v in info.values()) else [info]
-        return sum(int(v["used_memory"]) for v in values)
-    return int((await client.info("memory"))["used_memory"])
+    return await store.used_memory()

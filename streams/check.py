@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -50,8 +49,7 @@ from replay.engine.validate import validate_event
 from streams.ingest import archive_bytes, decode_event, unpack_record
 from streams.kafka.keys import key_refusal
 from streams.reasons import describe
-from streams.store import ArchivedEvent, IndexEntry, RecordVersion, RedisStore
-from streams.store.base import is_match_id
+from streams.store import ArchivedEvent, Checked, IndexEntry, RecordVersion
 from streams.store.checkpoint import (
     NONE,
     Checkpoint,
@@ -359,27 +357,13 @@ class _Match:
     held_events: dict[int, bytes] = field(default_factory=dict)
 
 
-_KEY = re.compile(
-    r"^(?P<prefix>.*):\{(?P<match>[^{}]+)\}:(?P<name>events|seq|record|board|pending|state|versions|causes)$"
-)
+async def stored_matches(store: Checked) -> list[str]:
+    """Every match that has any data in the store (archive, head, record, board or held events), whether
+    or not the league indexes know it, sorted (:meth:`Archive.match_names`)."""
+    return await store.match_names()
 
 
-async def stored_matches(store: RedisStore) -> list[str]:
-    """Every match that has any key under the store's prefix (archive, head, record, board or held
-    events), whether or not the league indexes know it, sorted."""
-    found: set[str] = set()
-    async for raw in store.client.scan_iter(match=f"{store.prefix}:{{*}}:*", count=1000):
-        key = raw.decode() if isinstance(raw, bytes) else str(raw)
-        m = _KEY.match(key)
-        # (the service's own keys, <prefix>:{idx}:... and <prefix>:{audit}, never end in a match key's
-        # name: a key that does is a match's, even of a match named "idx")
-        if m and m.group("prefix") == store.prefix and is_match_id(m.group("match")):
-            found.add(m.group("match"))
-    found.update(await store.pending_matches())
-    return sorted(found)
-
-
-async def _read_match(store: RedisStore, match: str) -> _Match:
+async def _read_match(store: Checked, match: str) -> _Match:
     # the index entry first, then the match's slot in one atomic read (the order the ingest core reads)
     indexed = await store.index_entry(match)
     snap = await store.snapshot(match)
@@ -400,7 +384,7 @@ async def _read_match(store: RedisStore, match: str) -> _Match:
     )
 
 
-async def _read_matches(store: RedisStore, names: Sequence[str]) -> list[_Match]:
+async def _read_matches(store: Checked, names: Sequence[str]) -> list[_Match]:
     out: list[_Match] = []
     for i in range(0, len(names), READ_CHUNK):
         out += await asyncio.gather(*(_read_match(store, m) for m in names[i : i + READ_CHUNK]))
@@ -569,7 +553,7 @@ def _difference(stored: bytes, expected: Mapping[str, Any]) -> str:
 
 
 async def check(
-    store: RedisStore,
+    store: Checked,
     *,
     signing_key: bytes | None = None,
     key_id: str | None = None,
@@ -848,7 +832,7 @@ def _check_checkpoint(
 
 
 async def _check_index_again(
-    report: Report, store: RedisStore, key: CheckpointKey | None, suspects: Sequence[str]
+    report: Report, store: Checked, key: CheckpointKey | None, suspects: Sequence[str]
 ) -> None:
     """A match whose index entry alone is not one its checkpoint names may have been read between a
     write's two steps (the checkpoint, then the index entry): read both again, a little later, in that
@@ -907,7 +891,7 @@ def _check_prefixes(report: Report, m: _Match, logged: Sequence[Checkpoint]) -> 
 
 async def _check_cold_archives(
     report: Report,
-    store: RedisStore,
+    store: Checked,
     matches: Mapping[str, _Match],
     key: CheckpointKey | None,
     logged: Mapping[str, Sequence[Checkpoint]],
@@ -1079,7 +1063,7 @@ def acknowledged_events(events: Iterable[Mapping[str, Any]]) -> list[Acknowledge
 
 
 async def verify_copies(
-    store: RedisStore,
+    store: Checked,
     copies: Mapping[str, Sequence[ArchivedEvent]],
     *,
     signing_key: bytes | Verifier | None = None,

@@ -51,9 +51,9 @@ from streams.store import (
     Expect,
     IndexChanged,
     IndexEntry,
+    IngestStore,
     MatchState,
     RecordVersion,
-    Store,
     Stored,
     Tampered,
     version_cause,
@@ -232,7 +232,7 @@ class IngestCore:
 
     def __init__(
         self,
-        store: Store,
+        store: IngestStore,
         *,
         gap_limit: int = 1000,
         gap_timeout: float = 5.0,
@@ -274,7 +274,7 @@ class IngestCore:
     # ------------------------------------------------------------------------------------ public API
 
     @classmethod
-    def from_settings(cls, store: Store, settings: Settings, **options: Any) -> IngestCore:
+    def from_settings(cls, store: IngestStore, settings: Settings, **options: Any) -> IngestCore:
         """A core with the gap limits from ``settings`` (the environment); records are signed with the
         Ed25519 key of ``checkpoint_key`` (the service's key ring) when it has one, else with the HMAC key
         ``PRIZECHECK_SIGNING_KEY`` when set (a deployment without a key ring yet)."""
@@ -1421,7 +1421,7 @@ class IngestCore:
 _AMENDMENTS = frozenset({"penalty", "correction"})
 
 
-async def clear_alarm(store: Store, match: str) -> str | None:
+async def clear_alarm(store: IngestStore, match: str) -> str | None:
     """Clear a match's tamper alarm once someone has looked into it (``prizecheck alarms --clear``): take it
     out of the store, and the ``archive_tampered`` finding the alarm counted out of the match's index entry
     (the entry its checkpoint names again). Returns what the alarm said, or None when none stood. The owner

@@ -36,7 +36,7 @@ from replay.i18n import LANGUAGES
 from replay.records import from_msgpack
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.routes import MATCH, Handler, Problem, Route
-from streams.store import AuditEntry, Store
+from streams.store import AuditEntry, Store, roles
 from streams.tokens import EVERYONE, PUBLIC, Principal, Refused, Scope, TokenBook, redact
 
 COOKIE = "prizecheck_session"
@@ -181,7 +181,7 @@ def describe(request: web.Request) -> str:
 ACCESS: web.AppKey[Access] = web.AppKey("access", Access)
 
 
-async def match_scope(store: Store, match: str) -> Scope:
+async def match_scope(store: roles.Reader, match: str) -> Scope:
     """A match's league, event and table, for scoped tokens: its stored record's context; a playoff
     game's are its parent's where its own context names none (streams/http/ownership.py: they may not
     differ)."""
@@ -189,7 +189,7 @@ async def match_scope(store: Store, match: str) -> Scope:
     return scope
 
 
-async def match_scopes(store: Store, matches: Sequence[str]) -> list[Scope]:
+async def match_scopes(store: roles.Reader, matches: Sequence[str]) -> list[Scope]:
     """:func:`match_scope` of many matches, their records read in one round trip (and their parents')."""
     records = [_context(data) for data in await store.records(matches)] if matches else []
     parents = sorted({p for *_, p in records if p is not None} - set(matches))

@@ -51,7 +51,7 @@ from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Rout
 from streams.http.rulings import penalty_kinds, prize_counts
 from streams.http.tables import started_at_tables
 from streams.http.templating import render
-from streams.store import Store
+from streams.store import Access
 from streams.tokens import Principal
 
 RECORDER = frozenset({"recorder"})
@@ -79,7 +79,7 @@ async def _archive(request: web.Request) -> list[dict[str, Any]]:
     return decode(await request.app[STORE].events(request[MATCH]))
 
 
-async def _full_reader(request: web.Request, store: Store, match: str) -> bool:
+async def _full_reader(request: web.Request, store: Access, match: str) -> bool:
     """Whether the asker reads the match's events as written (hidden cards, deck lists): a judge, or the
     producer that created the match."""
     if _judge(request):

@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from streams.store import Store
+from streams.store import Access
 
 #: Seconds a console's lease lasts without a renewal (a publish or a ``renew``).
 LEASE_SECONDS = 20.0
@@ -60,7 +60,7 @@ class Holder:
 
 
 async def lease(
-    store: Store, match: str, holder: Holder, action: str, expected: Holder | None = None
+    store: Access, match: str, holder: Holder, action: str, expected: Holder | None = None
 ) -> Holder | None:
     """One step of ``match``'s lease for ``holder`` (``take``, ``renew``, ``release``, ``replace`` with the
     holder ``expected``, or ``peek``); the holder now."""

@@ -42,7 +42,7 @@ from replay.engine.validate import validate_event
 from replay.records import from_msgpack
 from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem
-from streams.store import Store
+from streams.store import Ownership
 from streams.store.base import is_match_id
 from streams.tokens import Principal, Scope, namespace
 
@@ -176,7 +176,7 @@ class Refusal(Problem):
         self.match = match
 
 
-async def authorize(principal: Principal, store: Store, items: Sequence[Any]) -> list[str]:
+async def authorize(principal: Principal, store: Ownership, items: Sequence[Any]) -> list[str]:
     """Check every event of a batch against the writer's scope and the matches' owners; claim the new
     matches for the writer. Returns the matches created (claimed); raises :class:`Refusal`.
 
@@ -193,7 +193,7 @@ async def authorize(principal: Principal, store: Store, items: Sequence[Any]) ->
     raise Refusal("not_owner", lost[0], f"match {lost[0]} was just created by another producer")
 
 
-async def permitted(principal: Principal, store: Store, items: Sequence[Any]) -> None:
+async def permitted(principal: Principal, store: Ownership, items: Sequence[Any]) -> None:
     """:func:`authorize` without claiming anything: whether ``principal`` may write the batch as the store
     is now (raises :class:`Refusal`). The console checks a publish with it before it takes the match's
     lease, so that a refused publish neither takes a lease nor claims a match."""
@@ -202,7 +202,7 @@ async def permitted(principal: Principal, store: Store, items: Sequence[Any]) ->
         await _checked(principal, store, touched)
 
 
-async def may_write(principal: Principal, store: Store, match: str) -> None:
+async def may_write(principal: Principal, store: Ownership, match: str) -> None:
     """Whether ``principal`` may write ``match`` at all (raises :class:`Refusal`), judged as a batch of
     its events would be: a stored match by its record (league, event, table) and owner; a match not
     stored yet by what its id gives, its namespace (``<league>/...`` or ``<event>/...``), as the league
@@ -225,7 +225,7 @@ async def may_write(principal: Principal, store: Store, match: str) -> None:
     await _checked(principal, store, {match: _Touched(starts=[start], opened=True, opening=start)})
 
 
-async def _checked(principal: Principal, store: Store, touched: Mapping[str, _Touched]) -> list[str]:
+async def _checked(principal: Principal, store: Ownership, touched: Mapping[str, _Touched]) -> list[str]:
     """:func:`_check` over the store as it is now: the new matches, or :class:`Refusal`."""
     stored = await _read(store, sorted(touched))
     # the roots of the playoff games among them: named by their ids, their match_started's parent, or
@@ -235,7 +235,7 @@ async def _checked(principal: Principal, store: Store, touched: Mapping[str, _To
     return _check(principal, touched, stored)
 
 
-async def _read(store: Store, matches: list[str]) -> dict[str, _Stored]:
+async def _read(store: Ownership, matches: list[str]) -> dict[str, _Stored]:
     if not matches:
         return {}
     # both reads at once (two pooled connections): one round trip's wait on every write, not two
@@ -251,7 +251,7 @@ def _roots(match: str, t: _Touched, here: _Stored) -> set[str]:
     return found
 
 
-async def _claim(principal: Principal, store: Store, new: list[str]) -> list[str]:
+async def _claim(principal: Principal, store: Ownership, new: list[str]) -> list[str]:
     """Claim the new matches; the ones another producer claimed first (a race lost)."""
     mine = Owner(principal.id, principal.name, time.time()).encode()
     held = await store.claim(new, mine)  # one round trip

@@ -20,10 +20,10 @@ from replay.engine.outputs import Record
 from replay.engine.playoff import playoff_games
 from replay.records import from_msgpack
 from streams.http.battle_log import card_name, rule_ref
-from streams.store import Store
+from streams.store import Reader
 
 
-async def playoff_records(store: Store, match: str) -> dict[str, Record]:
+async def playoff_records(store: Reader, match: str) -> dict[str, Record]:
     """The stored records of ``match``'s playoff games (those its stored record names), which settle a
     drawn game in :func:`replay.due`."""
     data = await store.record(match)

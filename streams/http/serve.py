@@ -33,7 +33,7 @@ from streams.http.health import HEALTH, StoreHealth
 from streams.ingest import IngestCore
 from streams.reasons import describe
 from streams.settings import Settings
-from streams.store import AuditEntry, RedisStore
+from streams.store import AuditEntry, AuditLog, RedisStore
 from streams.store.checkpoint import CheckpointError, open_local_log
 from streams.store.connection import connect
 from streams.tokens import TokenBook, new_token
@@ -214,6 +214,6 @@ def cannot_listen(host: str, port: int, exc: OSError) -> str:
     return f"{where}: {exc.strerror or exc}"
 
 
-async def _audit_quietly(store: RedisStore, entry: AuditEntry) -> None:
+async def _audit_quietly(store: AuditLog, entry: AuditEntry) -> None:
     with contextlib.suppress(Exception):
         await store.audit(entry)

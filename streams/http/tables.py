@@ -40,7 +40,7 @@ from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.keys import STORE
 from streams.http.routes import Answer, Problem, Route
 from streams.http.templating import render
-from streams.store import Store
+from streams.store import Store, Venue
 from streams.store.base import is_match_id
 
 #: How many matches a table remembers (the newest shows; older ones only while a delay holds it back).
@@ -73,7 +73,7 @@ def slot_key(slot: str) -> str:
 
 # ------------------------------------------------------------------------------------------- tables
 async def _swap(
-    store: Store, key: str, change: Callable[[Any], Any], default: Any
+    store: Venue, key: str, change: Callable[[Any], Any], default: Any
 ) -> tuple[Any, bytes | None, bytes]:
     """Read ``key``'s JSON state, change it and store it if nobody changed it meanwhile (else again)."""
     for _ in range(20):
@@ -85,7 +85,7 @@ async def _swap(
     raise Problem(503, "busy", f"{key} changed 20 times while this change was made; try again")
 
 
-async def table_started(store: Store, event: str, table: str, match: str, at: float | None = None) -> None:
+async def table_started(store: Venue, event: str, table: str, match: str, at: float | None = None) -> None:
     """Remember that ``match`` started at ``table`` of ``event`` (the newest shows on the table's overlay)."""
     when = time.time() if at is None else at
 
@@ -227,7 +227,7 @@ def _configured(slot: Slot, body: Mapping[str, Any]) -> Slot:
     return out
 
 
-async def _slot(store: Store, name: str) -> Slot:
+async def _slot(store: Venue, name: str) -> Slot:
     raw = await store.on_air(slot_key(name))
     return Slot.load(json.loads(raw) if raw is not None else None)
 

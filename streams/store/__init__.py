@@ -1,10 +1,15 @@
 """Where the service keeps a match: the event archive, its read models and the league indexes.
 
-One small interface, :class:`Store`, with two backends that pass the same contract tests
-(``tests/streams/store/test_store.py``): :class:`RedisStore` (production, redis.asyncio, one Lua script
-per atomic append: ``ingest.lua`` for one event, ``append_run.lua`` for a run of consecutive events) and
-:class:`MemoryStore` (unit tests). The store deals in bytes (msgpack) and never runs the engine: the
-ingest core (:mod:`streams.ingest`) applies events and hands the store the new board and record.
+The contract is split by role (:mod:`streams.store.roles`): the ingest core's :class:`Writer`, the HTTP
+service's and the command line's :class:`Reader`, the :class:`LeagueIndex`, :class:`Access` and
+:class:`AuditLog`, the :class:`Venue`'s data, the :class:`Live` feed, and the :class:`Archive` of
+``prizecheck check`` and ``prizecheck archive``; each caller is typed with the roles it uses. Two
+backends, each made of one module per role, pass each role's contract tests (``tests/streams/store/``)
+on memory, a Redis server and a Redis Cluster: :class:`RedisStore` (production, redis.asyncio, one Lua
+script per atomic append: ``ingest.lua`` for one event, ``append_run.lua`` for a run of consecutive
+events) and :class:`MemoryStore` (unit tests). Every Redis key name is built in :mod:`streams.store.keys`.
+The store deals in bytes (msgpack) and never runs the engine: the ingest core (:mod:`streams.ingest`)
+applies events and hands the store the new board and record.
 
 The append rule (the same in both backends, see ``streams/ingest.lua`` and docs/storage.md):
 
@@ -37,7 +42,6 @@ from streams.store.base import (
     MatchState,
     RecordVersion,
     Snapshot,
-    Store,
     Stored,
     Subscription,
     Tampered,
@@ -46,23 +50,48 @@ from streams.store.base import (
 )
 from streams.store.memory_store import MemoryStore
 from streams.store.redis_store import RedisStore
+from streams.store.roles import (
+    Access,
+    Archive,
+    Archived,
+    AuditLog,
+    Checked,
+    IngestStore,
+    LeagueIndex,
+    Live,
+    Ownership,
+    Reader,
+    Store,
+    Venue,
+    Writer,
+)
 
 __all__ = [
+    "Access",
     "Append",
     "AppendResult",
     "AppendRun",
     "AppendStatus",
+    "Archive",
+    "Archived",
     "ArchivedEvent",
     "AuditEntry",
+    "AuditLog",
+    "Checked",
     "CopyRefused",
     "EntryKind",
     "Expect",
     "IndexChanged",
     "IndexEntry",
     "IndexPage",
+    "IngestStore",
+    "LeagueIndex",
+    "Live",
     "LiveUpdate",
     "MatchState",
     "MemoryStore",
+    "Ownership",
+    "Reader",
     "RecordVersion",
     "RedisStore",
     "Snapshot",
@@ -70,6 +99,8 @@ __all__ = [
     "Stored",
     "Subscription",
     "Tampered",
+    "Venue",
+    "Writer",
     "parse_cause",
     "version_cause",
 ]

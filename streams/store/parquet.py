@@ -34,7 +34,8 @@ from typing import Any, cast
 import msgpack
 
 from replay.extras import needs_extra
-from streams.store.base import ArchivedEvent, EntryKind, key_part
+from streams.store.base import ArchivedEvent, EntryKind
+from streams.store.keys import key_part
 
 MARKER_VERSION = 1
 

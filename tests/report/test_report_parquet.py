@@ -20,8 +20,8 @@ from replay.sources.simulate import simulate_corpus
 from streams.archive import archive, family
 from streams.ingest import IngestCore
 from streams.store import RedisStore
-from streams.store.base import key_part
 from streams.store.checkpoint import configured_key
+from streams.store.keys import key_part
 from tests.faults.harness import base_env
 from tests.paths import ROOT
 from tests.report.league import league as report_league

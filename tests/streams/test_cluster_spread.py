@@ -22,7 +22,7 @@ from streams.ingest import IngestCore
 from streams.settings import Settings
 from streams.store import IndexEntry, RedisStore, redis_store
 from streams.store.connection import connect
-from streams.store.redis_store import INDEX_BUCKETS, index_bucket
+from streams.store.keys import INDEX_BUCKETS, index_bucket
 
 pytestmark = [pytest.mark.redis]
 
@@ -154,6 +154,6 @@ async def test_a_season_of_many_leagues_spreads_its_commands_over_the_cluster_no
     # the baseline measured in the same run)
     per_node = await index_writes_on_the_cluster(ports, 3000)
     assert figures(f"{INDEX_BUCKETS} index buckets", "3000 index writes", per_node) <= 1.5, per_node
-    monkeypatch.setattr("streams.store.redis_store.INDEX_BUCKETS", 1)
+    monkeypatch.setattr("streams.store.keys.INDEX_BUCKETS", 1)
     per_node = await index_writes_on_the_cluster(ports, 3000)
     assert figures("baseline: 1 index bucket (one slot)", "3000 index writes", per_node) > 2.5

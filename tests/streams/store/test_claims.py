@@ -10,7 +10,8 @@ import time
 import pytest
 
 from streams.store import Store
-from streams.store.base import is_match_id, key_part
+from streams.store.base import is_match_id
+from streams.store.keys import key_part
 
 
 async def test_a_match_is_claimed_once_even_by_concurrent_producers(any_store: Store) -> None:

@@ -282,7 +282,7 @@ async def test_entries_indexed_by_an_earlier_version_read_and_are_found(redis_st
 async def test_a_search_over_too_many_entries_of_a_bucket_is_too_broad(
     redis_store: RedisStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import streams.store.redis_store as module
+    import streams.store.redis.search as module
 
     for i in range(40):
         assert await redis_store.index(

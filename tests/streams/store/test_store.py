@@ -19,7 +19,7 @@ from streams.store import (
     RedisStore,
     Store,
 )
-from streams.store.redis_store import INDEX_BUCKETS, bucket_tags, index_bucket
+from streams.store.keys import INDEX_BUCKETS, bucket_tags, index_bucket
 
 
 def ev(match: str, seq: int, **extra: object) -> bytes:
