@@ -64,7 +64,7 @@ from redis.asyncio import Redis  # noqa: E402
 
 from replay import replay_records  # noqa: E402
 from replay.sources.league import LeagueSim  # noqa: E402
-from streams.store import IndexEntry, RedisStore  # noqa: E402
+from streams.store import IndexEntry, RedisStore, keys  # noqa: E402
 
 LEAGUE = "Bench League"
 PRIZECHECK = [sys.executable, "-m", "replay.cli"]
@@ -161,7 +161,7 @@ async def load(url: str, prefix: str, records: Iterator[dict[str, Any]]) -> int:
     async def flush() -> None:
         async with store._r.pipeline(transaction=False) as pipe:
             for rec in batch:
-                pipe.set(store.key(rec["match"], "record"), msgpack.packb(rec))
+                pipe.set(store.key(rec["match"], keys.RECORD), msgpack.packb(rec))
             await pipe.execute()
         for i in range(
             0, len(batch), 50

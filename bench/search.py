@@ -38,6 +38,7 @@ sys.path[:0] = [str(ROOT)]
 
 from streams.store import IndexEntry, RedisStore  # noqa: E402
 from streams.store.base import TopFinding, search_needle  # noqa: E402
+from streams.store.keys import entry_match, entry_scan, everything  # noqa: E402
 
 FIRST = ["Satoshi", "カスミ", "タケシ", "지우", "이슬", "Misty", "Brock", "Gary", "Ｓｅｒｅｎａ", "Dawn"]
 LAST = ["", "-jp", "-kr", "_77", "2", "ｘ"]
@@ -89,14 +90,14 @@ async def plain_search(client: Any, prefix: str, search: str, league: str | None
                 pipe.hgetall(k)
             rows = await pipe.execute()
         for k, raw in zip(keys, rows, strict=True):
-            match = k.decode().split(":m:", 1)[1]
+            match = entry_match(k.decode())
             if league is not None and raw.get(b"league", b"").decode() != league:
                 continue
             if needle in RedisStore._entry(match, raw).search_text():  # the same fields, folded the same
                 found.append(match)
         keys.clear()
 
-    async for key in client.scan_iter(match=f"{prefix}:{{idx:*}}:m:*", count=1000):
+    async for key in client.scan_iter(match=entry_scan(prefix), count=1000):
         keys.append(key)
         if len(keys) >= 1000:
             await flush()
@@ -181,7 +182,7 @@ async def main() -> None:
         print(f"\nwalking the broad search by cursor: {each * 1e3:.1f} ms a page over {pages} pages")
     finally:
         n = 0
-        async for key in client.scan_iter(match=f"{prefix}:*", count=5000):
+        async for key in client.scan_iter(match=everything(prefix), count=5000):
             n += await client.unlink(key)
         await client.aclose()
         if server is not None:

@@ -168,21 +168,37 @@ async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
         await store.close()
 
 
+async def _backend(request: pytest.FixtureRequest, kind: str, redis_url: str) -> RedisStore:
+    """A :class:`RedisStore` on a Redis server or on the session's Redis Cluster, under a unique prefix."""
+    if kind == "cluster":
+        from redis.asyncio.cluster import RedisCluster
+
+        port = request.getfixturevalue("redis_cluster_port")
+        client = RedisCluster(host="127.0.0.1", port=port)
+        await client.initialize()
+        return RedisStore(client, prefix=f"pctest-{uuid.uuid4().hex[:12]}")  # type: ignore[arg-type]
+    return await _redis_store(redis_url)
+
+
 @pytest.fixture(params=["memory", "redis", "cluster"])
 async def any_store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[Store]:
     """Each backend in turn: memory, a Redis server, a Redis Cluster; the same tests run against all."""
     if request.param == "memory":
         yield MemoryStore()
         return
-    if request.param == "cluster":
-        from redis.asyncio.cluster import RedisCluster
+    store = await _backend(request, request.param, redis_url)
+    try:
+        yield store
+    finally:
+        await store.delete_all()
+        await store.close()
 
-        port = request.getfixturevalue("redis_cluster_port")
-        client = RedisCluster(host="127.0.0.1", port=port)
-        await client.initialize()
-        store = RedisStore(client, prefix=f"pctest-{uuid.uuid4().hex[:12]}")  # type: ignore[arg-type]
-    else:
-        store = await _redis_store(redis_url)
+
+@pytest.fixture(params=["redis", "cluster"])
+async def any_redis(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[RedisStore]:
+    """A Redis server, then a Redis Cluster: the tests of what only the Redis backend has (its
+    :class:`~streams.store.roles.Archive`, its key layout)."""
+    store = await _backend(request, request.param, redis_url)
     try:
         yield store
     finally:

@@ -8,7 +8,7 @@ from typing import Any
 import msgpack
 
 from replay.engine.chain import canonical_bytes
-from streams.store import RedisStore
+from streams.store import RedisStore, keys
 
 
 def forged(event: dict[str, Any]) -> dict[str, Any]:
@@ -69,10 +69,9 @@ async def snapshot(store: RedisStore, match: str) -> dict[str, bytes | None]:
     """A copy of every key of a match (DUMP), its league index entry included: an older state, signed by
     the service, to put back later."""
     out: dict[str, bytes | None] = {}
-    for name in ("events", "seq", "board", "record", "pending", "state", "versions", "causes"):
-        key = store.key(match, name)
+    for key in keys.match_keys(store.prefix, match):
         out[key] = await store.client.dump(key)
-    entry = f"{store.shard(match)}:m:{match}"
+    entry = keys.entry(store.prefix, match)
     out[entry] = await store.client.dump(entry)
     return out
 

@@ -178,6 +178,16 @@ def entry(prefix: str, match: str) -> str:
     return f"{shard(prefix, match)}:m:{match}"
 
 
+def entry_scan(prefix: str) -> str:
+    """The SCAN pattern of every index entry under ``prefix`` (every bucket)."""
+    return f"{prefix}:{{idx:*}}:m:*"
+
+
+def entry_match(key: str) -> str:
+    """The match an index entry's key (:func:`entry`) is of."""
+    return key.split(":m:", 1)[1]
+
+
 def in_bucket(bucket: str, name: str) -> str:
     """One of a bucket's own keys (:data:`MATCHES`, :data:`FINDINGS`...)."""
     return f"{bucket}:{name}"

@@ -1,0 +1,95 @@
+"""The :class:`~streams.store.roles.Reader` contract (what the HTTP service and the command line read), on
+memory, a Redis server and a Redis Cluster (``any_store``)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import msgpack
+
+from streams.store import AppendRun, MatchState, Snapshot, Store
+from tests.streams.store.contract import app, ev, run_of
+
+
+class TestReader:
+    """Every backend reads a match back as it was written."""
+
+    async def test_many_records_at_once_in_the_order_asked(self, any_store: Store) -> None:
+        # matches of different hash slots in one call (a cluster splits it by node)
+        names = [f"league/r{i}/t{i % 7}/g1" for i in range(40)]
+        for i, m in enumerate(names):
+            if i % 3:
+                await any_store.put_record(m, f"rec-{i}".encode())
+        got = await any_store.records([*reversed(names), "unknown"])
+        assert got == [f"rec-{i}".encode() if i % 3 else None for i in reversed(range(40))] + [None]
+        assert await any_store.records([]) == []
+
+    async def test_a_finished_record_that_changes_is_a_new_version(self, any_store: Store) -> None:
+        def rec(status: str, winner: str | None) -> bytes:
+            return msgpack.packb({"status": status, "winner": winner})
+
+        # in progress: no versions
+        await any_store.append(replace(app("m1", 1, 0), record=rec("in_progress", None)))
+        assert await any_store.versions("m1") == []
+        # the game ends at seq 2: version 1, caused by seq 2
+        await any_store.append(replace(app("m1", 2, 1), record=rec("finished", "p1"), cause="m1 2"))
+        # an event that leaves the record as it is makes no version
+        await any_store.append(replace(app("m1", 3, 2), record=rec("finished", "p1"), cause="m1 3"))
+        # a penalty after the end changes the winner: version 2, caused by seq 4
+        await any_store.append_run(
+            replace(run_of("m1", range(4, 5), 3), record=rec("finished", "p2"), cause="m1 4")
+        )
+        # a playoff game settling it names its own event
+        assert await any_store.put_record("m1", rec("finished", "p1"), cause="m1/tb1 9")
+        versions = await any_store.versions("m1")
+        assert [(v.version, v.cause_match, v.cause_seq) for v in versions] == [
+            (1, "m1", 2),
+            (2, "m1", 4),
+            (3, "m1/tb1", 9),
+        ]
+        assert [msgpack.unpackb(v.record)["winner"] for v in versions] == ["p1", "p2", "p1"]
+        assert await any_store.version("m1", 2) == versions[1]
+        assert await any_store.version("m1", 0) is None
+        assert await any_store.version("m1", 4) is None
+        assert await any_store.versions("nope") == []
+
+    async def test_each_entry_keeps_when_it_arrived_beside_its_bytes(self, any_store: Store) -> None:
+        """What a broadcast delay reads (streams/http/delay.py): the store's clock at the append, kept
+        beside the event (its bytes and the archive's positions unchanged), for events, runs, conflicts and
+        snapshots."""
+
+        before = time.time() - 1
+        await any_store.append(app("m1", 1, 0))
+        run = AppendRun("m1", 1, ((2, ev("m1", 2)), (3, ev("m1", 3))), msgpack.packb({}), msgpack.packb({}))
+        await any_store.append_run(run)
+        await any_store.append(app("m1", 2, 3, data=ev("m1", 2, text="else"), conflict=True))
+        after = time.time() + 1
+        for log in (await any_store.events("m1"), (await any_store.snapshot("m1")).events):
+            assert [e.position for e in log] == [(1, 0), (2, 0), (3, 0), (3, 1)]
+            assert log[1].data == ev("m1", 2)
+            times = [e.at for e in log]
+            assert all(t is not None and before <= t <= after for t in times), times
+            assert times == sorted(times)  # type: ignore[type-var]
+
+    async def test_ping(self, any_store: Store) -> None:
+        assert await any_store.ping()
+
+    async def test_a_snapshot_reads_the_whole_slot_together(self, any_store: Store) -> None:
+        """What a rebuild and ``prizecheck check`` read in one step: the archive, the held events, the
+        head, write count, chain head and checkpoint, the record, the board and the versions."""
+        assert await any_store.snapshot("nope") == Snapshot([], {}, MatchState(), None, None, [])
+        await any_store.append(app("m1", 1, 0, chain="c1", checkpoint=b"ck1"))
+        await any_store.append(app("m1", 2, 1, chain="c2", cause="m1 2", checkpoint=b"ck2"))
+        await any_store.hold("m1", 5, ev("m1", 5))
+        snap = await any_store.snapshot("m1")
+        assert [(e.position, e.data) for e in snap.events] == [((1, 0), ev("m1", 1)), ((2, 0), ev("m1", 2))]
+        assert snap.held == {5: ev("m1", 5)}
+        assert snap.state == MatchState(2, 2, "c2", b"ck2") == await any_store.state("m1")
+        assert snap.record == await any_store.record("m1") == msgpack.packb({"match": "m1", "head": 2})
+        assert snap.board == await any_store.board("m1") == msgpack.packb({"seq": 2})
+        assert [(v.version, v.cause_match, v.cause_seq) for v in snap.versions] == [(1, "m1", 2)]
+        assert snap.versions == await any_store.versions("m1") and snap.copy_problem is None
+        assert await any_store.version("m1", 1) == snap.versions[0]
+        assert await any_store.version("m1", 2) is None and await any_store.version("m1", 0) is None
+        assert await any_store.event("m1", 2) == ev("m1", 2) and await any_store.head("m1") == 2
