@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from replay.records import Record
     from replay.report import Filters, ReportBuilder
     from replay.report.names import CardName
+    from streams.store import Reader, Store
 
 STORE_BATCH = 1000  # records fetched per round trip from the store
 
@@ -307,8 +308,8 @@ def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> No
         progress.advance(len(batch))
 
 
-async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *, where: str) -> None:
-    """Every record in ``store`` (a :class:`streams.store.Store`) that the builder's league and season
+async def add_records_from(store: Store, builder: ReportBuilder, progress: Bar, *, where: str) -> None:
+    """Every record in ``store`` that the builder's league and season
     filters select by the store's indexes, :data:`STORE_BATCH` per round trip, into ``builder``: each
     decoded once, from its MessagePack straight into its typed value (:func:`replay.records.from_msgpack`);
     one that is not a record is an InputError naming its match and field."""
@@ -338,7 +339,7 @@ async def add_records_from(store: Any, builder: ReportBuilder, progress: Bar, *,
 
 
 async def add_stored_deck_checks(
-    store: Any, builder: ReportBuilder, records: list[Record], lists: dict[str, dict[str, Any]]
+    store: Reader, builder: ReportBuilder, records: list[Record], lists: dict[str, dict[str, Any]]
 ) -> None:
     """The deck check of ``records`` (games of events with registered lists), from their archived events
     (docs/decks.md): only those games' events are read, so a season without lists costs one look-up per

@@ -20,7 +20,7 @@ import redis
 from replay.sources.simulate import simulate_corpus
 from streams.ingest import IngestCore
 from streams.settings import Settings
-from streams.store import IndexEntry, RedisStore, redis_store
+from streams.store import IndexEntry, RedisStore, keys
 from streams.store.connection import connect
 from streams.store.keys import INDEX_BUCKETS, index_bucket
 
@@ -51,7 +51,7 @@ def calls(port: int) -> dict[str, int]:
 
 
 def buckets() -> int:
-    return redis_store.INDEX_BUCKETS
+    return keys.INDEX_BUCKETS
 
 
 def work(counts: dict[str, int]) -> int:
