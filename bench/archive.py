@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT)]
 from redis.asyncio import Redis  # noqa: E402
 
 from replay.sources.simulate import simulate_corpus  # noqa: E402
-from streams.archive import archive, family, redis_memory  # noqa: E402
+from streams.archive import archive, family  # noqa: E402
 from streams.ingest import IngestCore  # noqa: E402
 from streams.store import RedisStore  # noqa: E402
 
@@ -48,7 +48,7 @@ async def main(args: argparse.Namespace) -> None:
     store = RedisStore(Redis(unix_socket_path=server.socket_file), prefix="pc")
     try:
         await store.client.execute_command("MEMORY", "PURGE")
-        empty = await redis_memory(store)
+        empty = await store.used_memory()
         events = season(args.games, args.seed)
         t0 = time.perf_counter()
         core = IngestCore(store)
@@ -56,7 +56,7 @@ async def main(args: argparse.Namespace) -> None:
             await core.ingest_many(events[i : i + 1000])
         matches = await store.matches()
         await store.client.execute_command("MEMORY", "PURGE")
-        before = await redis_memory(store)
+        before = await store.used_memory()
         print(f"{len(matches)} matches ({args.games} games and their playoffs), {len(events)} events, "
               f"ingested in {time.perf_counter() - t0:.1f} s")  # fmt: skip
         root = tempfile.mkdtemp(prefix="pc-archive-")
@@ -64,7 +64,7 @@ async def main(args: argparse.Namespace) -> None:
         run = await archive(store, root)
         took = time.perf_counter() - t0
         await store.client.execute_command("MEMORY", "PURGE")
-        after = await redis_memory(store)
+        after = await store.used_memory()
         size = sum(os.path.getsize(f) for f in run.files)
         mb = 1024 * 1024
         print(f"  baseline: the empty server           {empty / mb:8.2f} MB used_memory")

@@ -277,8 +277,3 @@ def _summary(record: Mapping[str, Any]) -> dict[str, Any]:
 def _marker(path: str, snap: Snapshot) -> Marker:
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return Marker(path, len(snap.events), rows_digest(snap.events), snap.state.chain, now)
-
-
-async def redis_memory(store: Archived) -> int:
-    """``used_memory`` of the store's Redis, summed over a cluster's primaries (bytes)."""
-    return await store.used_memory()

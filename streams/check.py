@@ -357,12 +357,6 @@ class _Match:
     held_events: dict[int, bytes] = field(default_factory=dict)
 
 
-async def stored_matches(store: Checked) -> list[str]:
-    """Every match that has any data in the store (archive, head, record, board or held events), whether
-    or not the league indexes know it, sorted (:meth:`Archive.match_names`)."""
-    return await store.match_names()
-
-
 async def _read_match(store: Checked, match: str) -> _Match:
     # the index entry first, then the match's slot in one atomic read (the order the ingest core reads)
     indexed = await store.index_entry(match)
@@ -598,7 +592,7 @@ async def check(
             f"under prefix {store.prefix} ({', '.join(checkpoints.sources) or 'no source'})"
         )
     admitted = [] if topic is None else [admit(msg.key, msg.value) for msg in topic.messages]
-    names = set(await stored_matches(store))
+    names = set(await store.match_names())
     names.update(str(a[0]["match"]) for a in admitted if not isinstance(a, str))
     names.update(logged)
     matches = {m.name: m for m in await _read_matches(store, sorted(names))}

@@ -49,7 +49,7 @@ def day(text: str) -> dt.date:
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from replay.cli.services import redis_store
-    from streams.archive import archive, redis_memory
+    from streams.archive import archive
     from streams.settings import Settings
     from streams.store.checkpoint import CheckpointError, configured_key, service_signer
     from streams.store.connection import embedded_store_exists
@@ -70,7 +70,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             "service's data directory, or REDIS_URL)"
         )
     async with redis_store(settings, args.redis_prefix) as (store, where):
-        before = await redis_memory(store)
+        before = await store.used_memory()
         try:
             run = await archive(
                 store,
@@ -84,7 +84,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             )
         except ManifestError as exc:
             raise InputError(str(exc)) from None
-        after = await redis_memory(store)
+        after = await store.used_memory()
     return {
         "archived": len(run.archived),
         "events": run.events,
