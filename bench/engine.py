@@ -59,7 +59,7 @@ def stamp(event: dict[str, Any], base: datetime.datetime) -> dict[str, Any]:
 
 def corpus(min_events: int, seed: int, stamped: bool) -> list[list[dict[str, Any]]]:
     """Simulated games, each a list of events, at least ``min_events`` in all."""
-    from replay.sources.simulate import simulate_corpus
+    from replay.generators.simulate import simulate_corpus
 
     games: list[list[dict[str, Any]]] = []
     total = 0

@@ -10,7 +10,7 @@ silent guesses (a board change the importer made without a finding: counted from
 engine raises, which mean the events moved cards the log never showed); every turn header rewritten to
 the client bug ``[playerName]'s Turn`` keeps every prize pickup and the result.
 
-Prints, for a corpus of generated ~400-line logs (replay/sources/synthetic.py, never real players'
+Prints, for a corpus of generated ~400-line logs (replay/generators/synthetic.py, never real players'
 logs): (a) the baselines on the same text: splitting into lines, and one compiled regex over every line;
 (b) parse_ptcgl alone; (c) parse_ptcgl + Game.apply of every event + the record; per log (ms) and lines/s,
 with the ratios to the baselines. Pinned to one core. Target (issue 3): a 400-line log imported and
@@ -31,11 +31,11 @@ from pathlib import Path
 
 from replay import Game
 from replay.engine.result import REASON_KINDS, reason_kind
+from replay.generators.synthetic import synthetic_log
 from replay.sources.cards import LANGUAGES, Catalogue, _key, card_database, load_catalogue
 from replay.sources.locales import NUMBERED
 from replay.sources.ptcgl import normalise, parse_ptcgl
 from replay.sources.ptcgl.language import detect_locale
-from replay.sources.synthetic import synthetic_log
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "ptcgl" / "real"

@@ -4,7 +4,7 @@
                            [--before REV | --no-before]
     python bench/report.py --parquet 1000000 [--formats json,text,html,csv] [--parquet-before html,csv]
 
-Store: simulated league events (``replay.sources.league``) are replayed into records, and the records
+Store: simulated league events (``replay.generators.league``) are replayed into records, and the records
 copied into as many events ("Bench Cup 001", ...) as it takes to reach ``--records``, then written to
 Redis under a key prefix of this run's own (record + league index, as the service stores them). Then,
 each in a fresh process so that its peak resident memory is its own (``os.wait4``):
@@ -63,7 +63,7 @@ import msgspec  # noqa: E402
 from redis.asyncio import Redis  # noqa: E402
 
 from replay import replay_records  # noqa: E402
-from replay.sources.league import LeagueSim  # noqa: E402
+from replay.generators.league import LeagueSim  # noqa: E402
 from streams.store import IndexEntry, RedisStore  # noqa: E402
 
 LEAGUE = "Bench League"

@@ -20,7 +20,7 @@ from replay.engine.game import Game
 from replay.engine.playoff import link_records
 from replay.engine.record import dumps
 from replay.files import Replayed, fold_events, replay_files
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from tests.engine.test_engine import child, drawn
 
 

@@ -43,10 +43,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def demo_events(seed: int) -> list[dict[str, Any]]:
     """The demo's games: simulated ones (one per scenario) and one imported PTCGL battle log."""
+    from replay.generators.simulate import simulate_series
+    from replay.generators.synthetic import synthetic_log
     from replay.sources.cards import Catalogue
     from replay.sources.ptcgl import parse_ptcgl
-    from replay.sources.simulate import simulate_series
-    from replay.sources.synthetic import synthetic_log
 
     rulesets = ("play-2026", "jp-3.4", "kr-1.0")
     events: list[dict[str, Any]] = []
@@ -80,7 +80,7 @@ def typed_records(events: Iterable[dict[str, Any]]) -> dict[str, Record]:
 
 def demo_league(seed: int) -> Any:
     """The demo's league event: 6 players, 3 Swiss rounds of best of three, a top 4 (a LeagueSim)."""
-    from replay.sources.league import LeagueSim
+    from replay.generators.league import LeagueSim
 
     return LeagueSim(LEAGUE, 6, 3, seed=seed, top_cut=4)
 

@@ -102,8 +102,8 @@ def test_a_top_cut_that_is_not_the_standings_top_is_flagged() -> None:
 
 def test_the_standings_explain_their_columns_and_the_flag(tmp_path: pathlib.Path) -> None:
     from replay.cli.simulate import write_league_tdf
+    from replay.generators.league import LeagueSim
     from replay.report import Filters, ReportBuilder, read_tdf, render
-    from replay.sources.league import LeagueSim
 
     sim = LeagueSim("L", 8, 3, seed=4, top_cut=4)
     events = [e for stream in sim.streams() for e in stream]

@@ -1,5 +1,5 @@
-"""A simulated game (replay/sources/simulate.py) printed as the Pokémon TCG Live client prints a battle log,
-for round-trip tests of the PTCGL importer (tests/sources/test_ptcgl_roundtrip.py).
+"""A simulated game (replay/generators/simulate.py) printed as the Pokémon TCG Live client prints a battle
+log, for round-trip tests of the PTCGL importer (tests/sources/test_ptcgl_roundtrip.py).
 
 Only what the client prints about Pokémon in play is rendered (Setup, turn headers and their draw, Pokémon
 played, evolved, attached, attacks and their damage, Special Conditions, checkups, healing, switches,

@@ -61,11 +61,11 @@ from replay.engine.public import (
     public_record,
 )
 from replay.engine.validate import validate_record
+from replay.generators.simulate import simulate_corpus
+from replay.generators.synthetic import synthetic_log
 from replay.records import from_mapping
 from replay.report.build import ReportBuilder
 from replay.sources.ptcgl import parse_ptcgl
-from replay.sources.simulate import simulate_corpus
-from replay.sources.synthetic import synthetic_log
 from schemas import load_schema
 from streams.http.api import STATIC_DIR
 from streams.http.tables import table_started

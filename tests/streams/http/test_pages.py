@@ -25,7 +25,7 @@ from aiohttp.test_utils import TestServer
 from playwright.async_api import BrowserContext, Page, Response
 
 from replay import Game, replay_records
-from replay.sources.simulate import simulate_series
+from replay.generators.simulate import simulate_series
 from streams.http.api import make_app
 from streams.http.pages import add_pages
 from streams.ingest import IngestCore

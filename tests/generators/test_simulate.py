@@ -1,4 +1,5 @@
-"""The match simulator (replay/sources/simulate.py): deterministic, complete, rule-correct by its own books.
+"""The match simulator (replay/generators/simulate.py): deterministic, complete, rule-correct by its own
+books.
 
 ``Ledger`` below folds a simulated stream with nothing but the contract and docs/rules.md (it shares no code
 with the simulator or the engine) and checks, event by event: contiguous seq from 1, 60 cards conserved per
@@ -22,7 +23,7 @@ import msgpack
 import pytest
 
 from replay.cli import main as cli_main
-from replay.sources import simulate
+from replay.generators import simulate
 from tests.paths import ROOT
 
 RULESET_DIR = ROOT / "replay" / "engine" / "rulesets"
