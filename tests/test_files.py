@@ -21,7 +21,7 @@ from replay.engine.playoff import link_records
 from replay.engine.record import dumps
 from replay.files import Replayed, fold_events, replay_files
 from replay.generators.simulate import simulate_corpus
-from tests.engine.test_engine import child, drawn
+from tests.engine.games import child, drawn
 
 
 def reference(events: list[dict[str, Any]], until: int | None = None) -> dict[str, bytes]:

@@ -15,7 +15,7 @@ from replay.codec import encode_jsonl
 from replay.records import from_mapping
 from replay.report.build import check_top_cut
 from replay.series import SINGLE_ELIMINATION, SWISS, Pairing, swiss_standings
-from tests.engine.test_engine import full_game
+from tests.engine.games import full_game
 
 PRIZECHECK = [sys.executable, "-m", "replay.cli"]
 

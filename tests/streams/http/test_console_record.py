@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.builder import Stream, card, drawn_game
-from tests.engine.test_stream_end import final_knockout
+from tests.engine.games import final_knockout
 from tests.streams.http.served import Served, served_with
 
 pytestmark = pytest.mark.redis
