@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from replay.report.stream import Writer, sections
+from replay.sheet_format import neutral_cell
 
 Cell = tuple[str, str, str, str, str, str, Any]
 HEADER = ("league", "season", "event", "table", "row", "column", "value")
@@ -96,22 +97,6 @@ STANDINGS_COLUMNS = (
 def cell_name(table: str, row: Any, column: str) -> str:
     """The name the HTML page gives a cell (``data-cell``)."""
     return f"{table}/{row}/{column}"
-
-
-#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection"; ASVS 5.0 1.2.10 adds NUL),
-#: and the full-width forms some spreadsheets take for the same.
-FORMULA_START = frozenset("=+-@\t\r\n\0\uff1d\uff0b\uff0d\uff20")
-
-
-def neutral_cell(value: Any) -> Any:
-    """A cell as written to CSV: a number as it is; text that a spreadsheet would run as a formula (it
-    begins with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return, a line feed or NUL, after any
-    spaces) prefixed with a single quote, OWASP's rule for CSV injection, so that it shows as the text
-    it is. Names in a report come from producers (players, leagues, events): never trusted."""
-    if not isinstance(value, str) or not value:
-        return value
-    first = value.lstrip(" ")[:1] or value[:1]
-    return "'" + value if first in FORMULA_START else value
 
 
 def write_csv(report: Mapping[str, Any], out: IO[bytes]) -> None:
