@@ -270,7 +270,7 @@ async def get_events(request: web.Request) -> web.Response:
     full = await sees_hidden(request, match)
     seen = None if full else await (await reader(request)).seen(match)
     if seen is not None and seen.held:  # the broadcast delay: what had arrived by its cutoff
-        entries = [e for e in entries if e.at is None or e.at <= seen.cutoff]
+        entries = seen.shown(entries)
         if not entries:
             raise Problem(404, "not_found", f"match {match}: no events archived")
     as_msgpack = (

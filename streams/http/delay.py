@@ -37,7 +37,7 @@ from replay.engine.chain import canonical_bytes
 from replay.engine.errors import RecordError
 from replay.records import from_msgpack
 from streams.http.access import PRINCIPAL, match_scopes
-from streams.store import CopyRefused, IndexEntry, RecordVersion, Store
+from streams.store import ArchivedEvent, CopyRefused, IndexEntry, RecordVersion, Store
 
 #: The longest broadcast delay a match may ask for, in seconds.
 MAX_DELAY = 600
@@ -78,6 +78,13 @@ class Seen:
     record: bytes | None
     seq: int
     cutoff: float
+
+    def shown(self, entries: list[ArchivedEvent]) -> list[ArchivedEvent]:
+        """The archive as the public sees it now: while the match is held, only the entries that had
+        arrived by the cutoff (an entry with no arrival time predates the delay's clock and shows)."""
+        if not self.held:
+            return entries
+        return [e for e in entries if e.at is None or e.at <= self.cutoff]
 
 
 class Delay:

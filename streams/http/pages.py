@@ -36,10 +36,10 @@ from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.access import AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scopes
 from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
-from streams.http.card_images import pack
 from streams.http.delay import Reader, reader
 from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
+from streams.http.overlay import overlay_page
 from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
 from streams.http.templating import N_, event_language, install, page_language, render, words
@@ -220,14 +220,7 @@ async def overlay(request: web.Request) -> web.StreamResponse:
     except RecordError:
         record = None
     setting = event_language(record.context) if record is not None else None
-    return render(
-        request,
-        "overlay.html",
-        match=match,
-        follow="",
-        images=pack(request.app) is not None,
-        setting=setting,
-    )
+    return overlay_page(request, match=match, setting=setting)
 
 
 async def overlay_score_route(request: web.Request) -> web.StreamResponse:
@@ -240,8 +233,8 @@ async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     out = await overlay_score(matches, match)
     entries = await store.events(match)
     seen = await matches.seen(match)
-    if seen is not None and seen.held:
-        entries = [e for e in entries if e.at is None or e.at <= seen.cutoff]
+    if seen is not None:
+        entries = seen.shown(entries)
     shown = _card_names(public_event(e) for e in decode(entries))
     out["names"] = display_names(shown, page_lang(request), source=False)
     return _json(out)

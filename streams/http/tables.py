@@ -34,12 +34,11 @@ from replay.engine.errors import RecordError
 from replay.records import Record, from_msgpack
 from replay.report.build import Filters, ReportBuilder
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL, match_scopes
-from streams.http.card_images import pack
 from streams.http.delay import Reader, reader
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.keys import STORE
+from streams.http.overlay import overlay_page
 from streams.http.routes import Answer, Problem, Route
-from streams.http.templating import render
 from streams.store import Store
 from streams.store.base import is_match_id
 
@@ -301,13 +300,7 @@ async def table_page(request: web.Request) -> web.StreamResponse:
     """GET /overlay/table/{event}/{table}: the overlay that follows the table."""
     event = _name(request.match_info["event"], "event")
     table = _name(request.match_info["table"], "table")
-    return render(
-        request,
-        "overlay.html",
-        match="",
-        follow=f"/overlay/table/{event}/{table}/now",
-        images=pack(request.app) is not None,
-    )
+    return overlay_page(request, follow=f"/overlay/table/{event}/{table}/now")
 
 
 async def table_now(request: web.Request) -> web.StreamResponse:
@@ -321,13 +314,7 @@ async def table_now(request: web.Request) -> web.StreamResponse:
 async def slot_page(request: web.Request) -> web.StreamResponse:
     """GET /overlay/slot/{slot}: the overlay the slot's controls drive."""
     slot = _name(request.match_info["slot"], "slot")
-    return render(
-        request,
-        "overlay.html",
-        match="",
-        follow=f"/overlay/slot/{slot}/now",
-        images=pack(request.app) is not None,
-    )
+    return overlay_page(request, follow=f"/overlay/slot/{slot}/now")
 
 
 async def slot_now(request: web.Request) -> web.StreamResponse:
