@@ -153,9 +153,10 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     slot_now = json.loads(held["/overlay/slot/s1/now"][1])
     assert slot_now["match"] == MATCH and slot_now["standings"] == []  # no result yet
 
-    # judges and the producer see it live meanwhile
+    # judges and the producer see it live meanwhile, the live stream too
     for who in ("judge", "ingest", "admin"):
         assert SECRET in (await read(s, f"/matches/{m}/board", who))[1], who
+        assert SECRET in await live_board(s, MATCH, who), who
         assert json.loads((await read(s, f"/matches/{m}/record", who))[1])["status"] == "finished"
         assert listed((await read(s, "/matches?status=finished", who))[1]) == {MATCH: "finished"}
     # an organizer's archive stops where the public's view does
