@@ -32,9 +32,9 @@ from pathlib import Path
 from replay import Game
 from replay.engine.result import REASON_KINDS, reason_kind
 from replay.sources.cards import LANGUAGES, Catalogue, _key, card_database, load_catalogue
-from replay.sources.locales import NUMBERED
 from replay.sources.ptcgl import normalise, parse_ptcgl
 from replay.sources.ptcgl.language import detect_locale
+from replay.sources.ptcgl.locales import NUMBERED
 from replay.sources.synthetic import synthetic_log
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,7 +4,7 @@ Pure functions over text: no file I/O here (replay/cli/import_.py reads files). 
 pipeline of small stages, each a module with one job:
 
 1. ``lines`` + ``language``: the text normalised, its language found, every line a typed sentence of the
-   client's template table in that language (replay/sources/sentences.py);
+   client's template table in that language (replay/sources/ptcgl/sentences.py);
 2. ``facts``: the handles, who went first, whose view the log is, which lines are attacks;
 3. ``walk`` (with ``turns``, ``play``, ``zones``, ``window``): each sentence to contract events on the
    table (replay/sources/table.py: which card is where, with counts and HP), resolution windows emitted
@@ -26,16 +26,16 @@ from replay.engine.game import Game
 from replay.engine.ruleset import load_ruleset
 from replay.sources.cards import NO_CATALOGUE, Catalogue, card_database
 from replay.sources.common import Event, ImportResult, number
-from replay.sources.locales import with_handles
 from replay.sources.ptcgl import facts
 from replay.sources.ptcgl.cards import LogCards
 from replay.sources.ptcgl.events import Stream
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.language import detect_locale, unread
 from replay.sources.ptcgl.lines import card_ids, classify, normalise, spaced_handles
+from replay.sources.ptcgl.locales import with_handles
+from replay.sources.ptcgl.sentences import language_of
 from replay.sources.ptcgl.turns import REASONS
 from replay.sources.ptcgl.walk import finish, walk_lines
-from replay.sources.sentences import language_of
 from replay.sources.table import Table
 
 __all__ = ["MAX_LOG_BYTES", "card_ids", "normalise", "parse_ptcgl", "too_large"]

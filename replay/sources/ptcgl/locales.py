@@ -1,8 +1,8 @@
 """Per-language facts about Pokémon TCG Live battle logs: headers, end lines, end reasons.
 
 The phase headers (``Setup``, ``<P>'s Turn``, ``Pokémon Checkup``), the end line (``<reason>. <P> wins.``)
-and the two draw results come from the client's own sentence table (``replay/sources/templates/``, the
-same 228 keys in every language; see replay/sources/sentences.py). Only the ``Turn # N - `` prefix of
+and the two draw results come from the client's own sentence table (``replay/sources/ptcgl/templates/``, the
+same 228 keys in every language; see replay/sources/ptcgl/sentences.py). Only the ``Turn # N - `` prefix of
 older clients is never translated [docs/importers.md, the export's traps].
 
 The end *reasons* are not in that table. The English ones are read from real exports. Of the others, the
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from replay.sources.sentences import Sentences
+from replay.sources.ptcgl.sentences import Sentences
 
 
 @dataclass(frozen=True, slots=True)

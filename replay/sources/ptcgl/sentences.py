@@ -1,7 +1,7 @@
 """The Pokémon TCG Live client's battle-log sentences, in every language it ships, matched line by line.
 
 The client writes every line of a battle log from a table of 228 templates (``blog_loc_*`` keys, the same
-keys in every language; ``replay/sources/templates/<lang>.json``). ``Sentences.for_language(code)``
+keys in every language; ``replay/sources/ptcgl/templates/<lang>.json``). ``Sentences.for_language(code)``
 compiles one language's table into regexes and ``match(line)`` returns what the line says: a *kind* the
 importer acts on (``attack``, ``ko``, ``prize``, ``discarded``, ...) and the line's values under
 language-independent names:
@@ -215,7 +215,7 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
 # effect_prevention_* and damage_detail_* (the breakdown items) are families of "ignore" lines.
 _IGNORED_FAMILIES = ("blog_loc_effect_prevention_", "blog_loc_damage_detail_")
 CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
-# The client's language codes for the tables in replay/sources/templates/.
+# The client's language codes for the tables in replay/sources/ptcgl/templates/.
 LANGUAGES = ("en", "de", "fr", "es", "es_la", "it", "pt-BR")
 # Placeholders that are a number; player handles have no spaces [docs/importers.md, the export's traps].
 _NUMBERS = frozenset(
@@ -362,7 +362,7 @@ def _pattern(label: str) -> re.Pattern[str]:
 @cache
 def _table(code: str) -> dict[str, str]:
     """One language's template table (``templates/<code>.json``), read once."""
-    base = resources.files("replay.sources").joinpath("templates")
+    base = resources.files("replay.sources.ptcgl").joinpath("templates")
     table: dict[str, str] = json.loads(base.joinpath(f"{code}.json").read_text(encoding="utf-8"))
     return table
 
@@ -431,7 +431,7 @@ class Sentences:
     def for_language(code: str) -> Sentences:
         """The compiled table of one of LANGUAGES (cached: compiled once per process, when a log in that
         language is met: compiling every language's ~230 templates cost a command 0.3 s at start-up)."""
-        base = resources.files("replay.sources").joinpath("templates")
+        base = resources.files("replay.sources.ptcgl").joinpath("templates")
         extra = base.joinpath(f"{code}.variants.json")
         variants = json.loads(extra.read_text(encoding="utf-8"))["variants"] if extra.is_file() else None
         return Sentences(code, _table(code), variants)
