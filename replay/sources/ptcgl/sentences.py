@@ -2,7 +2,8 @@
 
 The client writes every line of a battle log from a table of 228 templates (``blog_loc_*`` keys, the same
 keys in every language; ``replay/sources/ptcgl/templates/<lang>.json``). ``Sentences.for_language(code)``
-compiles one language's table into regexes and ``match(line)`` returns what the line says: a *kind* the
+reads one language's table as regexes (each compiled the first time a line is tried against it) and
+``match(line)`` returns what the line says: a *kind* the
 importer acts on (``attack``, ``ko``, ``prize``, ``discarded``, ...) and the line's values under
 language-independent names:
 
@@ -430,8 +431,9 @@ class Sentences:
     @staticmethod
     @cache
     def for_language(code: str) -> Sentences:
-        """The compiled table of one of LANGUAGES (cached: compiled once per process, when a log in that
-        language is met: compiling every language's ~230 templates cost a command 0.3 s at start-up)."""
+        """The table of one of LANGUAGES (cached: read once per process, when a log in that language is
+        met: compiling every language's ~230 templates cost a command 0.3 s at start-up; each template's
+        regex is compiled when a line is first tried against it)."""
         base = resources.files("replay.sources.ptcgl").joinpath("templates")
         extra = base.joinpath(f"{code}.variants.json")
         variants = json.loads(extra.read_text(encoding="utf-8"))["variants"] if extra.is_file() else None
