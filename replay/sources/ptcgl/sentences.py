@@ -3,9 +3,8 @@
 The client writes every line of a battle log from a table of 228 templates (``blog_loc_*`` keys, the same
 keys in every language; ``replay/sources/ptcgl/templates/<lang>.json``). ``Sentences.for_language(code)``
 reads one language's table as regexes (each compiled the first time a line is tried against it) and
-``match(line)`` returns what the line says: a *kind* the
-importer acts on (``attack``, ``ko``, ``prize``, ``discarded``, ...) and the line's values under
-language-independent names:
+``match(line)`` returns what the line says: a *kind* the importer acts on (``attack``, ``ko``, ``prize``,
+``discarded``, ...) and the line's values under language-independent names:
 
 ====  ===========================================================================================
 p     the acting player (the mover, the attacker, the drawer)
