@@ -335,7 +335,8 @@ def compare(args: argparse.Namespace) -> int:
     for _ in range(args.rounds):
         for engine in ("compiled", "pure"):
             cmd = [sys.executable, __file__, "--events", str(args.events), "--seed", str(args.seed)]
-            cmd += ["--runs", str(args.runs), "--json"] + (["--pure"] if engine == "pure" else [])
+            cmd += ["--runs", str(args.runs), "--corpus", "both", "--json"]
+            cmd += ["--pure"] if engine == "pure" else []
             out = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout
             text, _, figures = out.rstrip().rpartition("\n")
             print(f"-- {engine}\n{text}", flush=True)
@@ -366,6 +367,7 @@ def main() -> int:
     ap.add_argument("--compare", action="store_true", help="compiled and pure engines, alternately")
     ap.add_argument("--rounds", type=int, default=2, help="with --compare: rounds of both engines")
     ap.add_argument("--json", action="store_true", help="end with the figures as one JSON line")
+    ap.add_argument("--corpus", choices=("bare", "stamped", "both"), default="both")
     args = ap.parse_args()
     if args.compare:
         return compare(args)
@@ -379,11 +381,19 @@ def main() -> int:
     import replay
 
     print("engine: compiled (mypyc)" if replay.compiled() else "engine: pure Python")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    # The command reads its modules' bytecode cached, as an installed command does (pip compiles an
+    # install's modules; Python caches a checkout's on first run), even where PYTHONDONTWRITEBYTECODE
+    # keeps it from writing one (this machine): compiling ~100 modules from source at every start is no
+    # part of the replay.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "replay", "streams", "schemas"], cwd=ROOT, check=True
+    )
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 
     figures = {}
-    for stamped in (False, True):
+    for stamped in {"bare": (False,), "stamped": (True,), "both": (False, True)}[args.corpus]:
         label = (
             "events as a digital client sends them (with at and id)" if stamped else "bare simulated events"
         )
