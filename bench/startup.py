@@ -19,6 +19,7 @@ of a 35-line sheet. The load average is printed: the machine is shared.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -112,22 +113,31 @@ def main() -> None:
         runs: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in cases}
         old: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in cases}
         env = {**ENV, "PYTHONPATH": str(Path(args.before).resolve())} if args.before else None
+        before = Path(args.before).resolve() if args.before else ROOT
+        if env is not None:
+            # run in DIR: ``python -m`` puts the working directory first on the path, before PYTHONPATH, so
+            # a run in this checkout would measure this code under the name of the code before
+            where = subprocess.run(
+                [sys.executable, "-c", "import replay; print(replay.__file__)"],
+                env=env, cwd=before, capture_output=True, text=True, check=True,
+            ).stdout.strip()  # fmt: skip
+            if not Path(where).resolve().is_relative_to(before):
+                raise SystemExit(f"--before {before}: the code run is {where}, not the code in that folder")
         for _label, cmd, *_ in cases:  # once, unmeasured: the bytecode written, the files in the page cache
             timed(cmd)
             if env is not None:
-                timed(
-                    [sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]],
-                    env,
-                    Path(args.before).resolve(),
-                )
+                timed([sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]], env, before)
         for _ in range(args.rounds):
             for label, cmd, *_ in cases:
                 base.append(timed(BASELINE))
                 runs[label].append(timed(cmd))
                 if env is not None:  # the code before: as a module, first on the path
                     old[label].append(
-                        timed([sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]], env)
+                        timed([sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]], env, before)
                     )
+        # the runs read cached bytecode, as an installed command does (pip compiles it at install)
+        cached = importlib.util.cache_from_source(str(ROOT / "replay" / "sources" / "ptcgl" / "sentences.py"))
+        print(f"cached bytecode beside the code run: {'yes' if os.path.exists(cached) else 'NO'}")
         bw = statistics.median(w for w, _ in base)
         bc = statistics.median(c for _, c in base)
         print(f"bench/startup.py: medians of {args.rounds} rounds; load average {os.getloadavg()[0]:.1f} "

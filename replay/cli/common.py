@@ -76,8 +76,6 @@ def output(
     leaves no half-written file and the old one as it was. A path that is not a regular file (a FIFO,
     ``/dev/stdout``) is written directly.
     """
-    from replay.codec import unwritable
-
     refuse_output_onto_input(path, inputs, flag)
     if path is None or path == "-":
         yield sys.stdout.buffer
@@ -94,6 +92,8 @@ def output(
     try:
         fh = open(target, "wb")  # noqa: SIM115  (closed below, and the errors of the writes named too)
     except OSError as exc:
+        from replay.codec import unwritable  # here: the codec (msgspec, the schemas) costs a start-up
+
         raise unwritable(exc, path) from None
     done = False
     try:
@@ -103,6 +103,8 @@ def output(
             os.replace(target, path)
         done = True
     except OSError as exc:
+        from replay.codec import unwritable  # here: the codec (msgspec, the schemas) costs a start-up
+
         raise unwritable(exc, path) from None
     finally:
         if not done and not direct:

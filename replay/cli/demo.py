@@ -15,7 +15,6 @@ ones this install can run (``report`` over the league's events, written beside t
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -101,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
             print(f"(replaying offline only: storing the games {needs_extra(exc, 'service')})")
             store = False
+    import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
+
     if store:
         return asyncio.run(_stored_demo(args))  # the store is reached first: no simulating for nothing
     return asyncio.run(_demo(args, None))

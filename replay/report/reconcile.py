@@ -133,8 +133,8 @@ def _records_say(m: Mapping[str, Any], index: PlayerIndex) -> tuple[str, str | N
     """The records' match result in the same terms (a winner no TDF player matches keeps its record id)."""
     if m["result"] is None:
         return (str(m["status"]).replace("_", " "), None)
-    if m["winner"] is None:
-        return ("tie", None)
+    if m["winner"] is None:  # a tie, or a loss for both (両者敗北: never TOM's tie)
+        return ("double loss" if m["decided_by"] == "double_loss" else "tie", None)
     return ("win", index.userid(m["winner"]) or m["winner"])
 
 

@@ -155,6 +155,8 @@ def _event(w: Callable[[str], None], ev: Mapping[str, Any], limit: int, tr: Call
         tied = tr(" ({n} tied)").format(n=m["ties"]) if m["ties"] else ""
         if m["winner"]:
             verdict = tr("{winner} wins").format(winner=m["winner"])
+        elif m["decided_by"] == "double_loss":
+            verdict = tr("a loss for both")
         else:
             verdict = tr("tie") if m["status"] == "finished" else m["status"].replace("_", " ")
         w(f"    {m['series']}: {a} {m['wins'][a]}-{m['wins'][b]} {b}{tied}: {verdict}")

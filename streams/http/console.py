@@ -14,6 +14,9 @@ Routes (role ``recorder``; an ``admin`` token has it too), all under ``/console/
   one console writes a match at a time; another is read-only until the first releases (or stops renewing
   for :data:`~streams.http.lease.LEASE_SECONDS`). The lease belongs to the token that took it, and is
   authorised as a write of the match (:mod:`streams.http.lease`);
+- ``POST /console/<match>/clock`` ``{"console": id, "action": "start" | "pause" | "reset", "minutes": n}``:
+  the match clock the overlays show (:func:`streams.http.tables.set_match_clock`), authorised as the
+  lease is; a published ``time_called`` stops it at 0 (time called);
 - ``GET /console/<match>/export?format=jsonl|csv``: the game as event files (JSON Lines, what
   ``prizecheck replay`` reads) or as a match sheet (``prizecheck import sheet``).
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,7 +45,7 @@ from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
 from streams.http.battle_log import decode, display_names, sentences
 from streams.http.console_sheet import sheet_csv
-from streams.http.delay import broadcast_delay
+from streams.http.delay import broadcast_delay, reader
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.lease import ACTIONS, Holder, lease, view
@@ -49,7 +53,7 @@ from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_writ
 from streams.http.prompts import derive, playoff_records
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
 from streams.http.rulings import penalty_kinds, prize_counts
-from streams.http.tables import started_at_tables
+from streams.http.tables import clock_minutes, match_clock, set_match_clock, started_at_tables
 from streams.http.templating import render
 from streams.store import Store
 from streams.tokens import Principal
@@ -273,6 +277,7 @@ async def console_state(request: web.Request) -> web.StreamResponse:
     held = await lease(request.app[STORE], request[MATCH], me, "peek")  # a read never renews a lease
     state["lease"] = view(held, me, _judge(request))
     state["delay"] = broadcast_delay(events[0]) if events else 0.0  # what the live hub holds boards back by
+    state["clock"] = await match_clock(await reader(request), request[MATCH])
     return _json(state)
 
 
@@ -321,7 +326,10 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     applied = {
         (o.match, s) for o in outcomes for s in (*o.applied, *([o.seq] if o.status == "applied" else []))
     }
-    await started_at_tables(store, [e for e in events if (e.get("match"), e.get("seq")) in applied])
+    done = [e for e in events if (e.get("match"), e.get("seq")) in applied]
+    await started_at_tables(store, done)
+    if any(e.get("type") == "time_called" for e in done):  # the overlays' clock shows time called
+        await set_match_clock(store, match, "time-called", time.time())
     counts: dict[str, int] = {}
     for a in answers:
         counts[a["status"]] = counts.get(a["status"], 0) + 1
@@ -330,6 +338,7 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     state["lease"] = view(held, me, judge)
     state["outcomes"] = answers
     state["receipts"] = request.app[CORE].receipts(outcomes)  # signed: docs/records.md, "Receipts"
+    state["clock"] = await match_clock(await reader(request), match)
     return _json(state, 400 if counts.get("rejected") else 200)
 
 
@@ -366,6 +375,30 @@ async def console_lease(request: web.Request) -> web.StreamResponse:
         detail += f" of the lease held by {before.shown()}{late}"
     request[AUDIT_DETAIL] = detail
     return _json(view(held, me, judge))
+
+
+#: The console's clock actions (``POST /console/<match>/clock``) as :meth:`~streams.http.tables.Clock.act`
+#: takes them.
+CLOCK_ACTIONS = {"start": "clock-start", "pause": "clock-pause", "reset": "clock-reset"}
+
+
+async def console_clock(request: web.Request) -> web.StreamResponse:
+    """POST /console/<match>/clock: start, pause or reset the match clock (and set its length), authorised
+    as a write of the match before anything changes, as the lease is."""
+    match = request[MATCH]
+    store = request.app[STORE]
+    body = await _body(request)
+    me = _me(request, _console_id(body.get("console")))
+    action = body.get("action")
+    if action not in CLOCK_ACTIONS:
+        raise Problem(400, "bad_field", f"action: one of {', '.join(CLOCK_ACTIONS)}")
+    limit = clock_minutes(body["minutes"]) if "minutes" in body else None
+    await _writer(request, lambda: may_write(request[PRINCIPAL], store, match))
+    now = time.time()
+    clock = await set_match_clock(store, match, CLOCK_ACTIONS[action], now, limit)
+    length = f" ({body['minutes']} min)" if limit is not None else ""
+    request[AUDIT_DETAIL] = f"console {me.console}: clock {action}{length} of {match}"
+    return _json({"clock": clock.view(now)})
 
 
 async def console_export(request: web.Request) -> web.StreamResponse:
@@ -591,6 +624,32 @@ def console_routes() -> tuple[Route, ...]:
                     "properties": {
                         "console": {"type": "string", "minLength": 1, "maxLength": 64},
                         "action": {"enum": list(ACTIONS)},
+                    },
+                }
+            },
+            audited=True,
+            tag="console",
+        ),
+        Route(
+            "POST",
+            "/console/{match}/clock",
+            console_clock,
+            RECORDER,
+            "Start, pause or reset the match clock the overlays show (authorised as a write)",
+            answers={
+                200: Answer(
+                    "the clock: seconds left, length, running, time called", schema={"type": "object"}
+                ),
+                403: not_writer,
+            },
+            body={
+                "application/json": {
+                    "type": "object",
+                    "required": ["console", "action"],
+                    "properties": {
+                        "console": {"type": "string", "minLength": 1, "maxLength": 64},
+                        "action": {"enum": list(CLOCK_ACTIONS)},
+                        "minutes": {"type": "number", "minimum": 1, "maximum": 180},
                     },
                 }
             },

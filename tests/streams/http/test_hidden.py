@@ -203,6 +203,7 @@ def match_paths(match: str, versions: int, last: int, rng: random.Random) -> dic
         + [(f"/review/{m}/state?seq={n}", None) for n in seqs],
         "/overlay/{match}": [(f"/overlay/{m}", None)],
         "/overlay/{match}/score": [(f"/overlay/{m}/score", None)],
+        "/overlay/{match}/clock": [(f"/overlay/{m}/clock", None)],
         # the table console (recorders; admin has the role): the export is a judge's or the producer's
         "/console/{match}": [(f"/console/{m}", None)],
         "/console/{match}/state": [(f"/console/{m}/state", None)],

@@ -731,6 +731,7 @@ async def test_overlay_never_shows_a_hidden_card(served: Served, browser_context
         "/static/i18n.js",
         "/static/overlay.js",
         "/overlay/h1/score",
+        "/overlay/h1/clock",  # the match clock: its stored state alone
         "/matches/h1/live",
         "/favicon.ico",
     }, paths
