@@ -101,7 +101,7 @@ def write(
     """``report`` in one of :data:`FORMATS`, written to ``out`` as it is made: a report as it is made
     (:meth:`ReportBuilder.parts`, once) is never whole in memory, in any form; a settled one gives the same
     bytes. ``csv_note``: where the HTML page says the CSV form is, when it summarises a section's events.
-    The text report's words in ``lang`` (en, ja, ko); ``card_name``: how the HTML and text forms show a
+    The HTML and text forms' words in ``lang`` (en, ja, ko); ``card_name``: how the HTML and text forms show a
     card's name (the command line's ``--lang``: replay.sources.cards.card_name in that language; the data
     forms keep names as the events wrote them)."""
     if fmt == "json":
@@ -117,7 +117,7 @@ def write(
     elif fmt == "html":
         from replay.report.html import write_html
 
-        write_html(report, out, csv_note=csv_note, card_name=card_name)
+        write_html(report, out, csv_note=csv_note, card_name=card_name, lang=lang)
     elif fmt == "text":
         from replay.report.text import write_text
 

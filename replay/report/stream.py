@@ -11,6 +11,7 @@ stay iterators (:class:`replay.report.lazy.Items`) that each form reads once. Th
 
 from __future__ import annotations
 
+import codecs
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -20,6 +21,8 @@ from replay.report.document import Event, Report, Section
 
 #: A spool of a section's events is kept in memory up to this size, then in a temporary file.
 SPOOL_IN_MEMORY = 16 << 20
+#: Bytes of a spool read at a time when it is copied into a page as text.
+COPY_BLOCK = 64 << 10
 #: Pieces gathered before they are joined, encoded and written (one write per block, not per piece).
 BLOCK = 4096
 
@@ -52,6 +55,17 @@ class Spool:
     def __init__(self) -> None:
         self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY, mode="w+b")  # noqa: SIM115
         self.w = Writer(self._file)
+
+    def pieces(self) -> Iterator[str]:
+        """Everything written to the spool, as text, a block at a time (a character split between two
+        blocks is whole in the second); the spool is then closed."""
+        self.w.flush()
+        self._file.seek(0)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        while block := self._file.read(COPY_BLOCK):
+            yield decoder.decode(block)
+        yield decoder.decode(b"", final=True)
+        self._file.close()
 
     def copy_to(self, w: Writer) -> None:
         """Everything written to the spool, after what ``w`` has written so far; the spool is then closed."""

@@ -165,8 +165,14 @@ def heatmap(
     return _svg(left + len(columns) * cell + 12, top + len(rows) * cell + 6, label, body)
 
 
-def line(label: str, points: Sequence[tuple[str, float | None, int]], x_title: str) -> str:
-    """Rates over an ordered axis (e.g. agreement per round): ``(x label, rate or None, count)``."""
+def line(
+    label: str,
+    points: Sequence[tuple[str, float | None, int]],
+    x_title: str,
+    of_count: str = "{rate} % of {count} claim(s)",
+) -> str:
+    """Rates over an ordered axis (e.g. agreement per round): ``(x label, rate or None, count)``;
+    ``of_count`` words a point's tooltip (``rate``, ``count``)."""
     left, top, plot_w, plot_h = 48.0, 26.0, max(240.0, 56.0 * len(points)), 180.0
     body = []
     for pct in (0, 25, 50, 75, 100):
@@ -192,8 +198,8 @@ def line(label: str, points: Sequence[tuple[str, float | None, int]], x_title: s
         body.append(
             f'<circle class="mark" cx="{x:.1f}" cy="{y:.1f}" r="5" fill="#3b6fb6" '
             f'data-category="{escape(x_label)}" '
-            f'data-value="{rate}"><title>{escape(x_title)} {escape(x_label)}: {rate * 100:.1f} % of {count} '
-            "claim(s)</title></circle>"
+            f'data-value="{rate}"><title>{escape(x_title)} {escape(x_label)}: '
+            f"{escape(of_count.format(rate=f'{rate * 100:.1f}', count=count))}</title></circle>"
         )
         body.append(
             f'<text x="{x:.1f}" y="{y - 10:.1f}" text-anchor="middle" fill="#555" font-size="11">'

@@ -125,9 +125,12 @@ def test_the_standings_explain_their_columns_and_the_flag(tmp_path: pathlib.Path
     assert "OWP, OOWP: the opponents' and their opponents' match-win rate" in text
     assert ("TOP CUT DIFFERS" in text) == check.differs
     check.differs, check.why = True, ["x (Swiss #6) played in it"]
+    check.let_in = [Ranked(player="x", rank=6)]
     again = render(report, "text").decode()
     assert "TOP CUT DIFFERS from these standings: the top 4 should play round" in again
+    # the page words it from the check's fields, in the reader's language
     assert "x (Swiss #6) played in it" in render(report, "html").decode()
+    assert "x(スイスドロー6位)が参加しました" in render(report, "html", lang="ja").decode()
 
 
 def test_the_report_builder_and_reconciliation_import_in_one_direction() -> None:
