@@ -185,7 +185,6 @@ def _heads(report: Report) -> list[tuple[str, str]]:
 def environment(lang: str) -> jinja2.Environment:
     """The report page's templates in ``lang`` (one environment a language, made once)."""
     import jinja2
-    from markupsafe import Markup
 
     env = i18n.template_environment(jinja2.FileSystemLoader(TEMPLATES), lang)
 
@@ -199,7 +198,7 @@ def environment(lang: str) -> jinja2.Environment:
         return f"{lg} · {ss}"
 
     def charts(sec: Section) -> list[tuple[str, str, Markup]]:
-        return [(name, caption, Markup(chart)) for name, caption, chart in _charts(sec, tr)]
+        return list(_charts(sec, tr))
 
     env.globals.update(
         slug=_slug,
@@ -231,7 +230,7 @@ def environment(lang: str) -> jinja2.Environment:
     return env
 
 
-def _charts(sec: Section, tr: Callable[[str], str]) -> Iterator[tuple[str, str, str]]:
+def _charts(sec: Section, tr: Callable[[str], str]) -> Iterator[tuple[str, str, Markup]]:
     """The section's charts: (name, caption, the chart as SVG)."""
     # most games first; a tie by name (a set's order changes from one process to the next)
     reasons = sorted(
