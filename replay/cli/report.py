@@ -70,8 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--lang",
         choices=LANGUAGES,
         default="en",
-        help="the language card names are shown in, in the text and HTML forms, and the text form's words "
-        "(default en; the HTML form's words are English for now)",
+        help="the language of the text and HTML forms: their words and the card names (default en)",
     )
     out.add_argument(
         "--base-url",

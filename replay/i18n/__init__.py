@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:  # Babel is read when a catalogue is first used, not to name the languages (issue 40 item 2)
+    import jinja2
     from babel.support import Translations
 
 #: The languages of the pages, the report and the sheet; the first is the default.
@@ -74,6 +75,28 @@ def gettext(lang: str, message: str) -> str:
 def ngettext(lang: str, singular: str, plural: str, n: int) -> str:
     """The form of ``singular``/``plural`` for ``n`` in ``lang`` (Japanese and Korean have one form)."""
     return translations(lang).ngettext(singular, plural, n)
+
+
+def template_environment(loader: jinja2.BaseLoader, lang: str) -> jinja2.Environment:
+    """A Jinja2 environment of templates in ``lang``, set up as every template of Prizecheck is (the
+    service's pages, the report's page): autoescaped, strict about undefined names (a typo is an error),
+    blocks trimmed, and ``lang``'s catalogue installed for ``{% trans %}``, ``_()`` and ``ngettext()``
+    (newstyle: a translation's ``%(name)s`` is filled and escaped by Jinja2; a ``{% trans %}`` over
+    several lines is one message, its spaces folded)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=loader,
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.globals["lang"] = lang
+    return env
 
 
 _RANGE = re.compile(r"^([A-Za-z]{1,8})(?:-[A-Za-z0-9]{1,8})*$")

@@ -365,13 +365,20 @@ async def standings(matches: Reader, league: str | None, event: str | None) -> l
             builder.add(record)
     report = builder.finish()
     rows: list[dict[str, Any]] = []
-    for section in report.get("sections") or []:
-        for ev in section.get("events") or []:
-            if event is None or ev.get("event") == event:
+    for section in report.sections:
+        for ev in section.events:
+            if event is None or ev.event == event:
                 rows = [
-                    {k: row.get(k) for k in ("rank", "player", "points", "win", "loss", "tie")}
-                    for row in ev.get("standings") or []
-                ][:STANDINGS_ROWS]
+                    {
+                        "rank": r.rank,
+                        "player": r.player,
+                        "points": r.points,
+                        "win": r.win,
+                        "loss": r.loss,
+                        "tie": r.tie,
+                    }
+                    for r in ev.standings[:STANDINGS_ROWS]
+                ]
     _STANDINGS[key] = rows
     while len(_STANDINGS) > 64:
         _STANDINGS.popitem(last=False)

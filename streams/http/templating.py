@@ -62,18 +62,8 @@ def environment(lang: str = i18n.DEFAULT) -> jinja2.Environment:
     """The template environment of ``lang``: autoescaped, strict about undefined names (a typo is an
     error), with ``lang``'s catalogue installed for ``{% trans %}`` and ``_()`` (newstyle: a
     translation's ``%(name)s`` is filled and escaped by Jinja2)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        extensions=["jinja2.ext.i18n"],
-    )
-    env.policies["ext.i18n.trimmed"] = True  # a {% trans %} over several lines is one message, spaces folded
-    env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env = i18n.template_environment(jinja2.FileSystemLoader(TEMPLATES), lang)
     env.filters["words"] = lambda value: words(value, lang)
-    env.globals["lang"] = lang
     env.globals["languages"] = list(i18n.NAMES.items())
     return env
 

@@ -64,6 +64,7 @@ from replay.engine.validate import validate_record
 from replay.generators.simulate import simulate_corpus
 from replay.generators.synthetic import synthetic_log
 from replay.records import from_mapping
+from replay.report import render
 from replay.report.build import ReportBuilder
 from replay.sources.ptcgl import parse_ptcgl
 from schemas import load_schema
@@ -447,7 +448,7 @@ def test_the_report_shows_public_messages_only() -> None:
     s = short_game("c9")
     s.add("note", text="ZHIDDEN000018Z", author="importer", finding={"code": "importer_guess_pid"})
     s.add("conceded", player="misty", reason="ZHIDDEN000019Z")
-    report = json.dumps(ReportBuilder().add_all([from_mapping(s.record())]).finish())
+    report = render(ReportBuilder().add_all([from_mapping(s.record())]).finish(), "json").decode()
     assert "importer_guess_pid" in report and "ZHIDDEN" not in report
 
 
