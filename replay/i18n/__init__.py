@@ -66,6 +66,11 @@ def translations(lang: str) -> Translations:
     return Translations(compiled, domain=DOMAIN)
 
 
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogues (tools/i18n.py extracts it); it is translated where shown."""
+    return message
+
+
 def gettext(lang: str, message: str) -> str:
     """``message`` in ``lang`` (the English text when the catalogue has no translation)."""
     return translations(lang).gettext(message)

@@ -32,6 +32,7 @@ from replay.docs import RULES
 from replay.engine.errors import RecordError
 from replay.engine.outputs import Result
 from replay.engine.public import public_event, public_record
+from replay.i18n.findings import shown as shown_finding
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.access import AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scopes
@@ -42,7 +43,7 @@ from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
-from streams.http.templating import N_, event_language, install, page_language, render, words
+from streams.http.templating import N_, event_language, install, render, words
 from streams.store.base import SEARCH_HELP, SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
@@ -129,9 +130,17 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         if e.kind != "event"
     ]
     stored = await request.app[STORE].record(match)
-    record = from_msgpack(stored, match=match).to_json() if stored is not None else None
+    typed = from_msgpack(stored, match=match) if stored is not None else None
+    record = typed.to_json() if typed is not None else None
     if public and record is not None:
         record = public_record(record)
+    lang = page_lang(request, event_language(typed.context) if typed is not None else None)
+    if record is not None:  # each finding's sentence in the page's language beside the record's own
+        record["findings"] = [shown_finding(f, lang) for f in record.get("findings") or []]
+    for step in steps:
+        step["outputs"] = [
+            shown_finding(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
+        ]
     return {
         "match": match,
         "view": "public" if public else "judge",
@@ -140,15 +149,15 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
         "extra": extra,
         "record": record,
-        "log": battle_log(entries, events, timeline, page_lang(request)),
+        "log": battle_log(entries, events, timeline, lang),
         # what the rules ask for next at the archive's head (replay.due, in the console's words)
         "due": [
             {"id": p["id"], "text": p["text"]}
-            for p in prompts(game, await playoff_records(request.app[STORE], match))
+            for p in prompts(game, await playoff_records(request.app[STORE], match), lang)
         ],
         "rules": {code: rule_ref(code) for code in RULE_OF_FINDING},
-        "names": display_names(_card_names(events), page_lang(request)),
-        "lang": page_lang(request),
+        "names": display_names(_card_names(events), lang),
+        "lang": lang,
         "frames": frames(steps),
     }
 
@@ -243,7 +252,12 @@ async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     if seen is not None and seen.held:
         entries = [e for e in entries if e.at is None or e.at <= seen.cutoff]
     shown = _card_names(public_event(e) for e in decode(entries))
-    out["names"] = display_names(shown, page_lang(request), source=False)
+    try:  # the overlay page's own language: the event's, when its match_start chose one
+        record = await _record(matches, match)
+    except RecordError:
+        record = None
+    setting = event_language(record.context) if record is not None else None
+    out["names"] = display_names(shown, page_lang(request, setting), source=False)
     return _json(out)
 
 
@@ -472,7 +486,7 @@ async def match_list(request: web.Request) -> web.Response:
         request[HIDDEN_SERVED] = True
         request[AUDIT_DETAIL] = "the match list's top findings' detail of " + ", ".join(detailed[:20])
     first = (number - 1) * size + 1
-    lang = page_language(request)
+    lang = page_lang(request)
 
     def tr(message: str) -> str:
         return i18n.gettext(lang, message)

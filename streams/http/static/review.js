@@ -140,7 +140,7 @@
       case "playoff_required":
         return _("Playoff required: {kind} with {prizes}: ", { kind: playoffWord(o.playoff), prizes: prizes(o.prizes) });
       case "finding":
-        return _("Finding [{severity}] {code}: {message}", { severity: o.severity, code: o.code, message: o.message });
+        return _("Finding [{severity}] {code}: {message}", { severity: o.severity, code: o.code, message: o.text || o.message });
       default:
         return `${words(o.type)}: ` + Object.entries(o).filter(([k]) => k !== "type")
           .map(([k, v]) => `${k} ${shown(v)}`).join(", ");
@@ -262,7 +262,7 @@
   const SEVERITIES = [["violation", _("Violations")], ["warning", _("Warnings")], ["info", _("Info")]];
   function findingItem(f) {
     const li = el("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-seq": f.seq ?? "" },
-      f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.message} `, ruleLink(rules[f.code]),
+      f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.text || f.message} `, ruleLink(rules[f.code]),
       f.detail ? el("div", { class: "detail", title: _("judges only") }, f.detail) : null);
     const extra = (window.prizecheckFindingExtras || {})[f.code];
     if (typeof extra === "function") {
@@ -709,10 +709,11 @@
       timings.request = performance.now();
       if (embedded) meta = embedded; // a case file: the game is in the page, no request
       else {
-        // the page's language (?lang=ja|ko) is the card names' in the log and on the board
+        // the page's own language (its <html lang>: ?lang=, the event's, the browser's) is the battle
+        // log's, the findings' and the card names'
         const query = new URLSearchParams();
         if (publicView) query.set("view", "public");
-        const lang = new URLSearchParams(location.search).get("lang");
+        const lang = new URLSearchParams(location.search).get("lang") || document.documentElement.lang;
         if (lang) query.set("lang", lang);
         const resp = await fetch(api("/meta" + (query.size ? "?" + query : "")));
         meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
