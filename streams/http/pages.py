@@ -487,6 +487,9 @@ async def match_list(request: web.Request) -> web.Response:
         request[AUDIT_DETAIL] = "the match list's top findings' detail of " + ", ".join(detailed[:20])
     first = (number - 1) * size + 1
     lang = page_lang(request)
+    for row in rows:  # the top finding's sentence in the page's language (the record keeps its English)
+        if row["top"]:
+            row["top"] = shown_finding(row["top"], lang)
 
     def tr(message: str) -> str:
         return i18n.gettext(lang, message)

@@ -12,7 +12,7 @@ Findings are listed with the docs/rules.md section they rest on (:func:`streams.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from replay import Game, due, i18n
@@ -44,6 +44,7 @@ def _mon_name(game: Game, pid: str, lang: str) -> str:
 
 
 def _ko_text(game: Game, outputs: Sequence[Mapping[str, Any]], lang: str) -> list[str]:
+    tr = _words(lang)
     lines = []
     for out in outputs:
         if out.get("type") == "ko":
@@ -61,24 +62,30 @@ def _ko_text(game: Game, outputs: Sequence[Mapping[str, Any]], lang: str) -> lis
             text = i18n.ngettext(lang, "{player} takes {n} prize card", "{player} takes {n} prize cards", n)
             lines.append(text.format(player=out["player"], n=n))
         elif out.get("type") == "promotion_due":
-            lines.append(_tr(lang, "{player} must promote a new Active Pokémon", player=out["player"]))
+            lines.append(tr("{player} must promote a new Active Pokémon", player=out["player"]))
         elif out.get("type") == "game_over":
-            lines.append(_tr(lang, "the game ends: {result}", result=_over_text(out, lang)))
+            lines.append(tr("the game ends: {result}", result=_over_text(out, lang)))
         elif out.get("type") == "deck_out":
-            lines.append(_tr(lang, "{player} cannot draw: deck-out", player=out["player"]))
+            lines.append(tr("{player} cannot draw: deck-out", player=out["player"]))
     return lines
 
 
-def _tr(lang: str, message: str, **fields: Any) -> str:
-    """``message`` in ``lang`` with its ``{fields}`` filled."""
-    return i18n.gettext(lang, message).format(**fields)
+def _words(lang: str) -> Callable[..., str]:
+    """``tr(message, **fields)``: ``message`` in ``lang`` with its ``{fields}`` filled (tools/i18n.py
+    extracts the messages of ``tr``)."""
+
+    def tr(message: str, **fields: Any) -> str:
+        return i18n.gettext(lang, message).format(**fields)
+
+    return tr
 
 
 def _over_text(out: Mapping[str, Any], lang: str) -> str:
+    tr = _words(lang)
     outcome = out.get("outcome")
     reason = out.get("reason")
     if outcome == "win":
-        return _tr(lang, "{player} wins ({reason})", player=out.get("winner"), reason=reason)
+        return tr("{player} wins ({reason})", player=out.get("winner"), reason=reason)
     shown = i18n.gettext(lang, OUTCOMES[str(outcome)]) if outcome in OUTCOMES else outcome
     return f"{shown} ({reason})"
 
@@ -87,12 +94,13 @@ def _close_prompt(game: Game, step: Mapping[str, Any], lang: str) -> dict[str, A
     """The prompt that closes a window with the claims the rules derive (Enter); when the table took
     other prize cards than the rules give (recorded with the prize action), a choice closes it as the
     table did, and the engine's finding then says what the rules required (docs/rules.md §3)."""
+    tr = _words(lang)
     kind, events = step["step"], list(step["events"])
     attack = kind == "attack_ended"
     if len(events) > 1:
-        text = _tr(lang, "End the attack: knockouts due" if attack else "End the checkup: knockouts due")
+        text = tr("End the attack: knockouts due") if attack else tr("End the checkup: knockouts due")
     else:
-        text = _tr(lang, "End the attack" if attack else "End the checkup")
+        text = tr("End the attack") if attack else tr("End the checkup")
     prompt: dict[str, Any] = {
         "id": kind,
         "text": text,
@@ -113,13 +121,13 @@ def _close_prompt(game: Game, step: Mapping[str, Any], lang: str) -> dict[str, A
             for p, n in more.items()
         ]
         as_took = (
-            "End the attack as the table took them ({took})"
+            tr("End the attack as the table took them ({took})", took=took)
             if attack
-            else "End the checkup as the table took them ({took})"
+            else tr("End the checkup as the table took them ({took})", took=took)
         )
         prompt["choices"] = [
             {
-                "text": _tr(lang, as_took, took=took),
+                "text": as_took,
                 "events": [e for e in events if not (e["type"] == "prize_taken" and e["player"] in more)],
             }
         ]
@@ -134,15 +142,16 @@ def prompts(
     [{"text", "events"}]`` when the operator picks one, ``"start"`` for a playoff game, ``"then"``, the next
     turn's player, on a checkup with nothing to place that starts that turn and draws). ``playoffs``: the
     stored records of the game's playoff games, which settle a drawn game."""
+    tr = _words(lang)
     out: list[dict[str, Any]] = []
     for step in due(game, playoffs):
         kind = step["step"]
         events: list[dict[str, Any]] = step.get("events", [])
         if kind == "start":
-            text = _tr(lang, "Start the match: players, who goes first, ruleset")
+            text = tr("Start the match: players, who goes first, ruleset")
             out.append({"id": "start", "text": text, "events": []})
         elif kind == "setup":
-            text = _tr(lang, "Setup: {players} to place an Active", players=", ".join(step["players"]))
+            text = tr("Setup: {players} to place an Active", players=", ".join(step["players"]))
             out.append({"id": "setup", "text": text, "events": []})
         elif kind == "game_over":
             result = step["result"]
@@ -150,7 +159,7 @@ def prompts(
             out.append(
                 {
                     "id": "game_over",
-                    "text": _tr(lang, "Game over: {result}", result=text),
+                    "text": tr("Game over: {result}", result=text),
                     "detail": [],
                     "events": [],
                 }
@@ -174,10 +183,9 @@ def prompts(
             out.append(
                 {
                     "id": "checkup_damage",
-                    "text": _tr(lang, "Checkup: place Poisoned and Burned damage"),
+                    "text": tr("Checkup: place Poisoned and Burned damage"),
                     "detail": [
-                        _tr(
-                            lang,
+                        tr(
                             "{pokemon} takes {amount} damage ({by})",
                             pokemon=_mon_name(game, d["pid"], lang),
                             amount=d["amount"],
@@ -190,12 +198,11 @@ def prompts(
             )
         elif kind == "promote":
             player = step["player"]
-            order = _tr(lang, " then ").join(step["order"])
+            order = tr(" then ").join(step["order"])
             out.append(
                 {
                     "id": "promote",
-                    "text": _tr(
-                        lang,
+                    "text": tr(
                         "{player} must promote a new Active Pokémon (order: {order})",
                         player=player,
                         order=order,
@@ -208,10 +215,9 @@ def prompts(
                 }
             )
         elif kind == "checkup":
-            text = _tr(lang, "Pokémon Checkup (between turns)")
+            text = tr("Pokémon Checkup (between turns)")
             if "then" in step:  # nothing to place: the checkup and the next turn are one step
-                text = _tr(
-                    lang,
+                text = tr(
                     "Pokémon Checkup: nothing to place; start {player}'s turn and draw",
                     player=step["then"],
                 )
@@ -224,7 +230,7 @@ def prompts(
             out.append(
                 {
                     "id": "turn_started",
-                    "text": _tr(lang, "Start {player}'s turn and draw", player=step["player"]),
+                    "text": tr("Start {player}'s turn and draw", player=step["player"]),
                     "detail": _ko_text(game, step["outputs"], lang),
                     "events": events,
                 }
