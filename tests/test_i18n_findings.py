@@ -3,7 +3,9 @@ its English template, the record keeps it, and a page reads its fields back to w
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +82,50 @@ def test_a_message_no_template_wrote_is_shown_as_it_is(lang: str) -> None:
     text = F.say(F.NOTE_FINDING, where=F.say(F.NOTE_LINE, line=12))
     shown = message(lang, "importer_guess_owner", text)
     assert shown != text and "12" in shown and not re.search("[a-z]{4}", shown.replace("importer", ""))
+
+
+@pytest.mark.parametrize(
+    ("environ", "lang"),
+    [
+        ({"LANG": "ja_JP.UTF-8"}, "ja"),
+        ({"LANG": "ko_KR.UTF-8"}, "ko"),
+        ({"LANG": "ja_JP.UTF-8", "LC_MESSAGES": "ko_KR"}, "ko"),  # LC_MESSAGES over LANG
+        ({"LC_ALL": "en_US.UTF-8", "LC_MESSAGES": "ja_JP"}, "en"),  # LC_ALL over both
+        ({"LANG": "C.UTF-8"}, "en"),
+        ({"LANG": "fr_FR.UTF-8"}, "en"),  # not a language of Prizecheck
+        ({}, "en"),
+    ],
+)
+def test_the_command_lines_language_is_the_environments(environ: dict[str, str], lang: str) -> None:
+    from replay.i18n import from_environment
+
+    assert from_environment(environ) == lang
+
+
+def test_replay_prints_the_findings_in_the_environments_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from replay.cli import main
+    from tests.builder import Stream, card
+
+    s = Stream("cli-ja")
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 60)))
+    s.turn("ash")
+    s.add("turn_ended", player="misty")  # the wrong player ends the turn: turn_order
+    path = tmp_path / "g.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in s.events), "utf-8")
+    said = {}
+    for environ in ("C.UTF-8", "ja_JP.UTF-8", "ko_KR.UTF-8"):
+        monkeypatch.setenv("LANG", environ)
+        monkeypatch.delenv("LC_ALL", raising=False)
+        monkeypatch.delenv("LC_MESSAGES", raising=False)
+        assert main(["replay", str(path)]) == 0
+        said[environ] = capsys.readouterr().out
+    assert "misty ended a turn that was ash's" in said["C.UTF-8"]
+    assert "mistyがashの番を終えた" in said["ja_JP.UTF-8"]
+    assert "misty이(가) ash의 차례를 끝냄" in said["ko_KR.UTF-8"]
+    # JSON is the record as it is, whatever the language
+    monkeypatch.setenv("LANG", "ja_JP.UTF-8")
+    assert main(["replay", "--json", str(path)]) == 0
+    assert "misty ended a turn that was ash's" in capsys.readouterr().out

@@ -107,6 +107,23 @@ def from_accept_language(header: str) -> str | None:
     return min(wanted)[2] if wanted else None
 
 
+#: The environment variables that name the command line's language, first found first (POSIX's order for
+#: messages: LC_ALL overrides LC_MESSAGES, which overrides LANG).
+LOCALE_VARIABLES: Final[tuple[str, ...]] = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def from_environment(environ: Mapping[str, str]) -> str:
+    """The command line's language: the first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set
+    (``ja_JP.UTF-8`` -> ``ja``, ``ko_KR`` -> ``ko``); English when it names none of :data:`LANGUAGES`
+    (``C``, ``POSIX``, ``C.UTF-8``, ``fr_FR``) or none is set."""
+    for name in LOCALE_VARIABLES:
+        value = environ.get(name, "")
+        if value:
+            lang = re.split(r"[_.@-]", value, maxsplit=1)[0].lower()
+            return lang if lang in LANGUAGES else DEFAULT
+    return DEFAULT
+
+
 def choose(asked: str | None, setting: str | None, accept_language: str | None) -> str:
     """The language of a page: ``?lang=`` (``asked``) first, then the event's setting (the match's
     ``context.lang``), then the browser's ``Accept-Language``, then English. A value that is not one of

@@ -486,16 +486,16 @@ def describe(
             zone=_zone(event.get("from", "hand"), lang),
         )
     if t == "trainer_played":
-        card = event.get("card")
-        kind = TRAINER_KINDS.get(card.get("kind", "")) if isinstance(card, Mapping) else None
-        if kind:
+        played = event.get("card")
+        trainer = TRAINER_KINDS.get(played.get("kind", "")) if isinstance(played, Mapping) else None
+        if trainer:
             return tr(
                 "{player} plays the {kind} {card}",
                 player=who,
-                kind=i18n.gettext(lang, kind),
-                card=names.card(card),
+                kind=i18n.gettext(lang, trainer),
+                card=names.card(played),
             )
-        return tr("{player} plays {card}", player=who, card=names.card(card))
+        return tr("{player} plays {card}", player=who, card=names.card(played))
     if t == "searched":
         return tr(
             "{player} searches the deck and puts {cards} into the hand", player=who, cards=_what(event, names)

@@ -32,6 +32,7 @@ from replay.docs import RULES
 from replay.engine.errors import RecordError
 from replay.engine.outputs import Result
 from replay.engine.public import public_event, public_record
+from replay.i18n import N_
 from replay.i18n.findings import shown as shown_finding
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
@@ -43,7 +44,7 @@ from streams.http.frames import frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
-from streams.http.templating import N_, event_language, install, render, words
+from streams.http.templating import event_language, install, render, words
 from streams.store.base import SEARCH_HELP, SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
