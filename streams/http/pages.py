@@ -136,8 +136,9 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
     if public and record is not None:
         record = public_record(record)
     lang = page_lang(request, event_language(typed.context) if typed is not None else None)
-    if record is not None:  # each finding's sentence in the page's language beside the record's own
-        record["findings"] = [shown_finding(f, lang) for f in record.get("findings") or []]
+    # each of the record's findings' sentences in the page's language, in the record's order (the record
+    # itself stays as stored: its findings' messages are the engine's English)
+    findings_text = [shown_finding(f, lang)["text"] for f in (record or {}).get("findings") or []]
     for step in steps:
         step["outputs"] = [
             shown_finding(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
@@ -150,6 +151,7 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
         "extra": extra,
         "record": record,
+        "findings_text": findings_text,
         "log": battle_log(entries, events, timeline, lang),
         # what the rules ask for next at the archive's head (replay.due, in the console's words)
         "due": [

@@ -709,11 +709,11 @@
       timings.request = performance.now();
       if (embedded) meta = embedded; // a case file: the game is in the page, no request
       else {
-        // the page's own language (its <html lang>: ?lang=, the event's, the browser's) is the battle
-        // log's, the findings' and the card names'
+        // the page's language is the battle log's, the findings' and the card names': the meta route
+        // chooses it as the page did (?lang=, passed on; the match's context.lang; the browser's)
         const query = new URLSearchParams();
         if (publicView) query.set("view", "public");
-        const lang = new URLSearchParams(location.search).get("lang") || document.documentElement.lang;
+        const lang = new URLSearchParams(location.search).get("lang");
         if (lang) query.set("lang", lang);
         const resp = await fetch(api("/meta" + (query.size ? "?" + query : "")));
         meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
@@ -729,6 +729,9 @@
       return;
     }
     record = meta.record;
+    // each finding's sentence in the page's language (findings_text, in the record's order) shown in
+    // place of the record's own English message, which stays as stored
+    (record?.findings || []).forEach((f, i) => { f.text = (meta.findings_text || [])[i]; });
     frames = meta.frames || [];
     timings.frames = frames; // read by the scan part (static/scan.js): a sheet row's events
     log = meta.log || [];
