@@ -46,6 +46,7 @@ KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "_": None,
     "N_": None,
     "tr": None,
+    "said": (3,),
     "gettext": (2,),
     "ngettext": (2, 3),
 }

@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from replay.signing import KeyRing, PublicKeys
 
 
+def language() -> str:
+    """The language of a command's messages for a person (the findings' sentences): the environment's
+    ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` (``ja_JP.UTF-8``: Japanese), else English (README, "Languages";
+    replay.i18n.from_environment). JSON output is never translated: a record's bytes are the same
+    everywhere."""
+    from replay.i18n import from_environment
+
+    return from_environment(os.environ)
+
+
 def json_line(value: Any) -> str:
     """One JSON value as the command line prints JSON everywhere: the style of a record's canonical JSON
     (``replay --json``): sorted keys, no spaces (``","`` and ``":"``), UTF-8 as is."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from replay.cli.common import maybe_sign
+from replay.cli.common import language, maybe_sign
 from replay.engine.errors import InputError
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ async def _demo(args: argparse.Namespace, store: Any) -> int:
             offline = {m: signed(r, key) for m, r in typed_records(events).items()}
     shown = stored if stored is not None else offline
     for match in offline:
-        print(summary(shown[match]))
+        print(summary(shown[match], language()))
         print()
     if stored is not None:
         same = [m for m in offline if dumps(stored[m]) == dumps(offline[m])]

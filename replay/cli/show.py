@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import at_least
+from replay.cli.common import at_least, language
 from replay.engine.errors import InputError
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(record_json(record).decode("utf-8") + "\n")
     else:
-        sys.stdout.write(render(record))
+        sys.stdout.write(render(record, language()))
     return 0
 
 
@@ -145,8 +145,10 @@ def render_history(match: str, summaries: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(r: Record) -> str:
-    """A readable multi-line summary of a record."""
+def render(r: Record, lang: str = "en") -> str:
+    """A readable multi-line summary of a record; the findings' sentences in ``lang`` (en, ja, ko)."""
+    from replay.i18n.findings import message
+
     out: list[str] = []
     ctx = r.context or {}
     where = ", ".join(f"{k} {ctx[k]}" for k in ("league", "season", "event", "round", "table") if k in ctx)
@@ -175,7 +177,7 @@ def render(r: Record) -> str:
     findings = r.findings
     out.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
     for f in findings:
-        out.append(f"    seq {f.seq!s:>4}  {f.severity:<9} {f.code}: {f.message}")
+        out.append(f"    seq {f.seq!s:>4}  {f.severity:<9} {f.code}: {message(lang, f.code, f.message)}")
     if r.parent:
         out.append(f"  playoff game of {r.parent}")
     if r.children:

@@ -67,6 +67,11 @@ def translations(lang: str) -> Translations:
     return Translations(compiled, domain=DOMAIN)
 
 
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogues (tools/i18n.py extracts it); it is translated where shown."""
+    return message
+
+
 def gettext(lang: str, message: str) -> str:
     """``message`` in ``lang`` (the English text when the catalogue has no translation)."""
     return translations(lang).gettext(message)
@@ -123,6 +128,23 @@ def from_accept_language(header: str) -> str | None:
         if q > 0 and lang in LANGUAGES:
             wanted.append((-q, i, lang))
     return min(wanted)[2] if wanted else None
+
+
+#: The environment variables that name the command line's language, first found first (POSIX's order for
+#: messages: LC_ALL overrides LC_MESSAGES, which overrides LANG).
+LOCALE_VARIABLES: Final[tuple[str, ...]] = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def from_environment(environ: Mapping[str, str]) -> str:
+    """The command line's language: the first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set
+    (``ja_JP.UTF-8`` -> ``ja``, ``ko_KR`` -> ``ko``); English when it names none of :data:`LANGUAGES`
+    (``C``, ``POSIX``, ``C.UTF-8``, ``fr_FR``) or none is set."""
+    for name in LOCALE_VARIABLES:
+        value = environ.get(name, "")
+        if value:
+            lang = re.split(r"[_.@-]", value, maxsplit=1)[0].lower()
+            return lang if lang in LANGUAGES else DEFAULT
+    return DEFAULT
 
 
 def choose(asked: str | None, setting: str | None, accept_language: str | None) -> str:

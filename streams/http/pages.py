@@ -32,6 +32,8 @@ from replay.docs import RULES
 from replay.engine.errors import RecordError
 from replay.engine.outputs import Result
 from replay.engine.public import public_event, public_record
+from replay.i18n import N_
+from replay.i18n.findings import shown as shown_finding
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.access import AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scopes
@@ -42,7 +44,7 @@ from streams.http.keys import STORE
 from streams.http.overlay import overlay_page
 from streams.http.prompts import playoff_records, prompts
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
-from streams.http.templating import N_, event_language, install, page_language, render, words
+from streams.http.templating import event_language, install, render, words
 from streams.store.base import SEARCH_HELP, SEARCH_MAX, top_finding
 
 if TYPE_CHECKING:
@@ -121,7 +123,8 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
     match, entries = await _archive(request)
     stored = await request.app[STORE].record(match)
     playoff = await playoff_records(request.app[STORE], match)
-    lang = page_lang(request)
+    typed = from_msgpack(stored, match=match) if stored is not None else None
+    lang = page_lang(request, event_language(typed.context) if typed is not None else None)
     # One fold, with no await inside: every step of a long game lives on until the answer is written,
     # and the cycle collector walked them again and again (11-12 s of a 50,000-event game's 14 s).
     with collector.paused():
@@ -133,17 +136,24 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
             steps = [_public_step(step) for step in steps]
             timeline = [_public_output(o) for o in timeline]
         log = battle_log(entries, events, timeline, lang)
+        for step in steps:  # each finding's sentence in the page's language (the record stays as stored)
+            step["outputs"] = [
+                shown_finding(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
+            ]
         shown = frames(steps)
         names = display_names(_card_names(events), lang)
-        due = [{"id": p["id"], "text": p["text"]} for p in prompts(game, playoff)]
+        due = [{"id": p["id"], "text": p["text"]} for p in prompts(game, playoff, lang)]
     extra = [
         {"position": list(e.position), "kind": e.kind, "type": ev.get("type")}
         for e, ev in zip(entries, events, strict=True)
         if e.kind != "event"
     ]
-    record = from_msgpack(stored, match=match).to_json() if stored is not None else None
+    record = typed.to_json() if typed is not None else None
     if public and record is not None:
         record = public_record(record)
+    # each of the record's findings' sentences in the page's language, in the record's order (the record
+    # itself stays as stored: its findings' messages are the engine's English)
+    findings_text = [shown_finding(f, lang)["text"] for f in (record or {}).get("findings") or []]
     return {
         "match": match,
         "view": "public" if public else "judge",
@@ -152,6 +162,7 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
         "extra": extra,
         "record": record,
+        "findings_text": findings_text,
         "log": log,
         # what the rules ask for next at the archive's head (replay.due, in the console's words)
         "due": due,
@@ -246,7 +257,12 @@ async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     if seen is not None:
         entries = seen.shown(entries)
     shown = _card_names(public_event(e) for e in decode(entries))
-    out["names"] = display_names(shown, page_lang(request), source=False)
+    try:  # the overlay page's own language: the event's, when its match_start chose one
+        record = await _record(matches, match)
+    except RecordError:
+        record = None
+    setting = event_language(record.context) if record is not None else None
+    out["names"] = display_names(shown, page_lang(request, setting), source=False)
     return _json(out)
 
 
@@ -475,7 +491,10 @@ async def match_list(request: web.Request) -> web.Response:
         request[HIDDEN_SERVED] = True
         request[AUDIT_DETAIL] = "the match list's top findings' detail of " + ", ".join(detailed[:20])
     first = (number - 1) * size + 1
-    lang = page_language(request)
+    lang = page_lang(request)
+    for row in rows:  # the top finding's sentence in the page's language (the record keeps its English)
+        if row["top"]:
+            row["top"] = shown_finding(row["top"], lang)
 
     def tr(message: str) -> str:
         return i18n.gettext(lang, message)

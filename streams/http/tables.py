@@ -170,7 +170,7 @@ class Clock:
 def clock_minutes(value: Any) -> float:
     """A clock's length from a body's ``minutes`` (1 to 180), in seconds; else a 400 naming the field."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 180:
-        raise Problem(400, "bad_field", "minutes: the clock's length, 1 to 180")
+        raise Problem.said(400, "bad_field", "minutes: the clock's length, 1 to 180")
     return float(value) * 60
 
 

@@ -69,8 +69,9 @@
     if (token) h.Authorization = "Bearer " + token;
     return h;
   };
-  // the page's language (?lang=ja|ko): the card names of the board and the log are shown in it
-  const pageLang = new URLSearchParams(location.search).get("lang");
+  // the page's language (its <html lang>: ?lang=, the event's, the browser's): the API answers in it, card
+  // names, prompts, findings and errors alike
+  const pageLang = new URLSearchParams(location.search).get("lang") || document.documentElement.lang;
   const withLang = (path) => (pageLang ? path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(pageLang) : path);
   const call = async (method, path, data) => {
     const response = await fetch(base + withLang(path), {
@@ -390,7 +391,7 @@
     const fl = $("findings");
     fl.replaceChildren();
     view.findings.forEach((f) => {
-      const li = el("li", _("seq {seq}", { seq: f.seq }) + " · " + f.code + ": " + f.message, f.severity);
+      const li = el("li", _("seq {seq}", { seq: f.seq }) + " · " + f.code + ": " + (f.text || f.message), f.severity);
       if (f.rule) {
         const a = el("a", " docs/rules.md §" + f.rule.section + " " + f.rule.title);
         a.href = f.rule.href;

@@ -142,7 +142,7 @@
       case "playoff_required":
         return _("Playoff required: {kind} with {prizes}: ", { kind: playoffWord(o.playoff), prizes: prizes(o.prizes) });
       case "finding":
-        return _("Finding [{severity}] {code}: {message}", { severity: o.severity, code: o.code, message: o.message });
+        return _("Finding [{severity}] {code}: {message}", { severity: o.severity, code: o.code, message: o.text || o.message });
       default:
         return `${words(o.type)}: ` + Object.entries(o).filter(([k]) => k !== "type")
           .map(([k, v]) => `${k} ${shown(v)}`).join(", ");
@@ -264,7 +264,7 @@
   const SEVERITIES = [["violation", _("Violations")], ["warning", _("Warnings")], ["info", _("Info")]];
   function findingItem(f) {
     const li = el("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-seq": f.seq ?? "" },
-      f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.message} `, ruleLink(rules[f.code]),
+      f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.text || f.message} `, ruleLink(rules[f.code]),
       f.detail ? el("div", { class: "detail", title: _("judges only") }, f.detail) : null);
     const extra = (window.prizecheckFindingExtras || {})[f.code];
     if (typeof extra === "function") {
@@ -722,7 +722,8 @@
       timings.request = performance.now();
       if (embedded) meta = embedded; // a case file: the game is in the page, no request
       else {
-        // the page's language (?lang=ja|ko) is the card names' in the log and on the board
+        // the page's language is the battle log's, the findings' and the card names': the meta route
+        // chooses it as the page did (?lang=, passed on; the match's context.lang; the browser's)
         const query = new URLSearchParams();
         if (publicView) query.set("view", "public");
         const lang = new URLSearchParams(location.search).get("lang");
@@ -741,6 +742,9 @@
       return;
     }
     record = meta.record;
+    // each finding's sentence in the page's language (findings_text, in the record's order) shown in
+    // place of the record's own English message, which stays as stored
+    (record?.findings || []).forEach((f, i) => { f.text = (meta.findings_text || [])[i]; });
     frames = meta.frames || [];
     timings.frames = frames; // read by the scan part (static/scan.js): a sheet row's events
     log = meta.log || [];

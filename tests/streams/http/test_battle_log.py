@@ -178,10 +178,14 @@ def test_card_names_in_the_pages_language() -> None:
     s.setup("ash", ("a1", card("Pikachu", 60)))
     s.add("trainer_played", player="ash", card={"name": "Ultra Ball", "kind": "item"})
     texts = sentences(s.events, "ja")
-    assert any("ピカチュウ (Pikachu)" in t for t in texts)
+    # the sentences are Japanese too (the catalogues), the card names the catalogue's Japanese ones
+    assert texts[1] == "ashがピカチュウ (Pikachu) (a1)をバトル場に置いた", texts
     # a card with no Japanese name in the catalogue (most Trainers: TCGdex links none) stays as written
-    assert any(t.endswith("plays the Item Ultra Ball") for t in texts), texts
-    assert all("ピカチュウ" not in t for t in sentences(s.events))
+    assert texts[2] == "ashがグッズ「Ultra Ball」を使った", texts
+    assert sentences(s.events, "ko")[2] == "ash이(가) 아이템 「Ultra Ball」을(를) 사용함"
+    english = sentences(s.events)
+    assert all("ピカチュウ" not in t for t in english)
+    assert english[2].endswith("plays the Item Ultra Ball")
 
 
 def _entries(events: list[Event]) -> list[ArchivedEvent]:

@@ -198,6 +198,62 @@ async def test_publishing_is_idempotent_and_a_stale_console_is_fenced(served: Se
     assert len(await served.store.events("f1")) == 3
 
 
+def test_the_prompts_and_findings_in_japanese_and_korean() -> None:
+    s = opening("p1j")
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("ash")
+    s.add("attack", player="ash", pid="a1", name="Thunder")
+    s.add("damage", pid="m1", amount=60)
+    (prompt,) = derive(s.events, lang="ja")["prompts"]
+    assert prompt["text"] == "ワザを終える: きぜつあり"
+    assert "mistyは新しいバトルポケモンを出す" in prompt["detail"], prompt["detail"]
+    (ko,) = derive(s.events, lang="ko")["prompts"]
+    assert ko["events"] == prompt["events"]  # the words change, never what a prompt posts
+    assert any("기절" in d for d in ko["detail"]), ko["detail"]
+    # a finding: its record's English message, and its sentence in the page's language beside it
+    s.add("knocked_out", pid="m1", player="misty")
+    s.add("prize_taken", player="ash", count=1)
+    s.add("attack_ended")
+    s.add("promoted", player="misty", pid="m2")
+    s.add("turn_ended", player="ash")  # the turn's prize claims close with it (docs/rules.md §3)
+    view = derive(s.events, lang="ja")
+    (found,) = [f for f in view["findings"] if f["code"] == "prize_count_mismatch"]
+    assert found["message"] == "ash took 1 prize(s); the knockouts give 2"
+    assert found["text"] == "ashはサイドを1枚とった; きぜつで得られるのは2枚"
+
+
+async def test_the_consoles_refusals_in_the_readers_language(served: Served) -> None:
+    bad = {"match": "lang1", "seq": 1, "type": "turn_started"}
+    url = f"{served.url}/console/lang1/events"
+    answers = {}
+    for query, header in (("?lang=ja", {}), ("", {"Accept-Language": "ko-KR,ko;q=0.9"}), ("", {})):
+        r = await served.http.post(
+            url + query,
+            json={"console": "c1", "events": [[1]]},
+            headers={**served.auth("recorder"), **header},
+        )
+        answer = await r.json()
+        assert r.status == 400 and answer["code"] == "bad_event", answer  # the code never changes
+        answers[query or header.get("Accept-Language", "en")] = answer["error"]
+    assert answers == {
+        "?lang=ja": "イベント0: オブジェクトではない",
+        "ko-KR,ko;q=0.9": "이벤트 0: 객체가 아님",
+        "en": "event 0: not an object",
+    }
+    r = await served.http.post(
+        url + "?lang=ja", json={"console": "c1", "events": [bad]}, headers=served.auth("recorder")
+    )
+    answer = await r.json()
+    assert r.status == 400 and answer["error"].startswith("イベント0: "), answer
+
+
 async def test_a_second_console_is_read_only_until_the_first_hands_over(served: Served) -> None:
     s = opening("l1")
     assert (await publish(served, "l1", s.events[:1], console="A"))[0] == 200
