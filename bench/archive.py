@@ -24,7 +24,7 @@ sys.path[:0] = [str(ROOT)]
 
 from redis.asyncio import Redis  # noqa: E402
 
-from replay.sources.simulate import simulate_corpus  # noqa: E402
+from replay.generators.simulate import simulate_corpus  # noqa: E402
 from streams.archive import archive, family  # noqa: E402
 from streams.ingest import IngestCore  # noqa: E402
 from streams.store import RedisStore  # noqa: E402

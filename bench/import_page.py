@@ -2,7 +2,7 @@
 
     python bench/import_page.py [--logs 40] [--lines 300] [--rounds 2]
 
-A batch of generated battle logs (replay/sources/synthetic.py: never real players' logs) is imported
+A batch of generated battle logs (replay/generators/synthetic.py: never real players' logs) is imported
 (a) by ``prizecheck import ptcgl FILE... -o events.jsonl``, the importers alone, no store: the baseline;
 (b) through ``POST /import`` of a running ``prizecheck serve`` (embedded Redis), one file a request as the
 page sends them: the importers, the ownership check, the ingest core and the store.
@@ -23,7 +23,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from replay.sources.synthetic import synthetic_log
+from replay.generators.synthetic import synthetic_log
 
 PRIZECHECK = [sys.executable, "-m", "replay.cli"]
 

@@ -46,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from replay.sources.simulate import simulate_corpus  # noqa: E402
+from replay.generators.simulate import simulate_corpus  # noqa: E402
 from streams.kafka.batching import Batching  # noqa: E402
 from streams.settings import Settings  # noqa: E402
 

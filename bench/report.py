@@ -4,7 +4,7 @@
                            [--before REV | --no-before]
     python bench/report.py --parquet 1000000 [--formats json,text,html,csv] [--parquet-before html,csv]
 
-Store: simulated league events (``replay.sources.league``) are replayed into records, and the records
+Store: simulated league events (``replay.generators.league``) are replayed into records, and the records
 copied into as many events ("Bench Cup 001", ...) as it takes to reach ``--records``, then written to
 Redis under a key prefix of this run's own (record + league index, as the service stores them). Then,
 each in a fresh process so that its peak resident memory is its own (``os.wait4``):
@@ -63,7 +63,7 @@ import msgspec  # noqa: E402
 from redis.asyncio import Redis  # noqa: E402
 
 from replay import replay_records  # noqa: E402
-from replay.sources.league import LeagueSim  # noqa: E402
+from replay.generators.league import LeagueSim  # noqa: E402
 from streams.store import IndexEntry, RedisStore, keys  # noqa: E402
 
 LEAGUE = "Bench League"
@@ -439,11 +439,10 @@ def write_parquet(root: str, n: int, base: list[dict[str, Any]]) -> int:
     """``n`` records as the archive's records files under ``root`` (50,000 a file), listed in a manifest
     signed with the key ring of the data directory ``PRIZECHECK_DATA_DIR`` (made here), as ``prizecheck
     archive`` leaves them: the report refuses an archive its manifest does not cover; how many."""
-    from streams.archive import _summary
     from streams.store import manifest
     from streams.store.checkpoint import configured_key
     from streams.store.manifest import ArchivedMatch
-    from streams.store.parquet import RecordRow, write_files
+    from streams.store.parquet import RecordRow, report_summary, write_files
 
     key = configured_key(None, None, os.environ["PRIZECHECK_DATA_DIR"], create=True)
     rows: list[RecordRow] = []
@@ -458,7 +457,7 @@ def write_parquet(root: str, n: int, base: list[dict[str, Any]]) -> int:
 
     for rec in season(n, base):
         data = msgpack.packb(rec)
-        rows.append(RecordRow(rec["match"], 0, "", data, rec["chain"]["head"], 0, _summary(rec)))
+        rows.append(RecordRow(rec["match"], 0, "", data, rec["chain"]["head"], 0, report_summary(rec)))
         made += 1
         if len(rows) == 50_000:
             flush()

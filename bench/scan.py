@@ -3,7 +3,7 @@
     python bench/scan.py [--sheets 200] [--seed 1] [--threads 1] [--bounds-only]
     python bench/scan.py --hall 40 [--threads 1]
 
-The set (replay/sources/scan/generate.py): games played by the rules, printed by ``sheet print``'s code,
+The set (replay/generators/scan.py): games played by the rules, printed by ``sheet print``'s code,
 rasterized at 150-300 dpi, filled by hand (ticks, crosses, fills, partial fills, slashes, overruns, six
 pens, scribbled-out corrections, handwriting) and photographed on a table (rotation to 15 degrees,
 perspective, paper curl, uneven light, a shadow, a colour cast, blur, noise, JPEG quality 40-90; every
@@ -43,7 +43,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from replay.sources.scan.generate import hostile_scans, largest_scans, samples, score
+from replay.generators.scan import hostile_scans, largest_scans, samples, score
 from replay.sources.scan.photo import SheetScan, import_scan
 
 

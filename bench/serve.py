@@ -43,7 +43,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
-from replay.sources.simulate import simulate_match  # noqa: E402
+from replay.generators.simulate import simulate_match  # noqa: E402
 from streams.tokens import new_token, write_book  # noqa: E402
 
 

@@ -25,7 +25,7 @@ sys.path[:0] = [str(ROOT)]
 import msgpack  # noqa: E402
 
 import replay.engine.validate as validate  # noqa: E402
-from replay.sources.simulate import simulate_corpus  # noqa: E402
+from replay.generators.simulate import simulate_corpus  # noqa: E402
 
 
 def stamp(event: dict[str, Any], base: datetime.datetime) -> dict[str, Any]:

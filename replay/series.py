@@ -42,6 +42,11 @@ _COMPARE_DIGITS = 12
 SWISS = "swiss"
 DIVISION_ORDER = ("juniors", "seniors", "masters")  # Play! Pokémon's age divisions, youngest first
 SINGLE_ELIMINATION = "single_elimination"
+DOUBLE_LOSS = "double_loss"  # a game's result reason: a loss for both players (両者敗北)
+#: Rulesets whose match, level at one game win each when time ends it, is decided by a sudden death played
+#: as a game of its own, in Swiss too [JP 終了コール ② 「第2ゲームの勝者と第1ゲームの勝者が異なる場合は、
+#: サドンデスを行い」, docs/rules.md §6.1 "Time called: game 2"]; elsewhere such a match is a Swiss tie.
+LEVEL_MATCH_SUDDEN_DEATH = frozenset({"jp-3.4"})
 
 
 # A msgspec Struct, frozen and outside the cycle collector (it holds only strings and ints): made in a
@@ -58,6 +63,7 @@ class GameResult(msgspec.Struct, frozen=True, gc=False):
     winner: str | None
     reason: str | None
     stage: str | None
+    ruleset: str | None = None
 
     @classmethod
     def of(cls, record: Record) -> GameResult:
@@ -90,6 +96,7 @@ class GameResult(msgspec.Struct, frozen=True, gc=False):
             winner,
             reason,
             intern(stage) if isinstance(stage, str) else None,
+            intern(record.ruleset) if record.ruleset else None,
         )
 
 
@@ -105,7 +112,10 @@ def match_result(games: Iterable[GameResult | Record]) -> dict[str, Any]:
     """The result of one match from its games (parents already settled by their playoffs).
 
     ``decided_by``: ``two_game_wins``; ``time`` (time ended the match, more game wins took it [TTH
-    §7.4.3]); ``level`` (equal game wins in Swiss: a tie); None while undecided.
+    §7.4.3]); ``level`` (equal game wins in Swiss: a tie); ``double_loss`` (equal game wins and a game
+    ended as a loss for both, 両者敗北: the match is a loss for both, docs/rules.md §6); None while
+    undecided. ``status`` ``needs_tiebreaker``: a game must still decide the match (a tiebreaker game in
+    single elimination; under ``jp-3.4`` a sudden death after one game win each, in every stage).
     """
     summaries = [g if isinstance(g, GameResult) else GameResult.of(g) for g in games]
     ordered = sorted(summaries, key=lambda g: (g.game, g.match))
@@ -145,8 +155,14 @@ def match_result(games: Iterable[GameResult | Record]) -> dict[str, Any]:
         # Time ended the match early: more game wins takes it [TTH §7.4.3].
         winner = a if wins[a] > wins[b] else b
         outcome.update(status="finished", winner=winner, result=_won(players, winner), decided_by="time")
-    elif stage == SINGLE_ELIMINATION:
-        # Level in single elimination: a tiebreaker game must decide [TTH §7.4.3.1].
+    elif any(g.reason == DOUBLE_LOSS for g in ordered):
+        # Level, and a game was a loss for both (両者敗北: the event's rule at time, or a judge's): no
+        # player took the match, and neither tied it [docs/rules.md §6, "Penalties that change results"]
+        outcome.update(status="finished", winner=None, result={a: "loss", b: "loss"}, decided_by=DOUBLE_LOSS)
+    elif stage == SINGLE_ELIMINATION or (wins[a] >= 1 and ordered[0].ruleset in LEVEL_MATCH_SUDDEN_DEATH):
+        # Level in single elimination: a tiebreaker game must decide [TTH §7.4.3.1]. Under JP's time
+        # procedure, games 1 and 2 won by different players: a sudden death decides the match, in Swiss too
+        # [JP 終了コール ②, docs/rules.md §6.1], recorded as the match's next game.
         outcome.update(status="needs_tiebreaker", winner=None, result=None, decided_by=None)
     else:
         outcome.update(status="finished", winner=None, result={a: "tie", b: "tie"}, decided_by="level")

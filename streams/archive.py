@@ -38,7 +38,15 @@ from streams.ingest import unpack_record
 from streams.store import Archived, Snapshot, manifest
 from streams.store.checkpoint import CheckpointKey
 from streams.store.manifest import ArchivedMatch
-from streams.store.parquet import EventRow, Marker, RecordRow, read_events, rows_digest, write_files
+from streams.store.parquet import (
+    EventRow,
+    Marker,
+    RecordRow,
+    read_events,
+    report_summary,
+    rows_digest,
+    write_files,
+)
 
 #: Matches written to one pair of files at most (a partition may take several)
 CHUNK = 500
@@ -251,27 +259,14 @@ def _rows(match: str, snap: Snapshot) -> tuple[list[EventRow], list[RecordRow]]:
         game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)
         events.append(EventRow(match, entry, game.log.head.hex()))
     record = unpack_record(snap.record) or {}
-    summary = _summary(record)
+    summary = report_summary(record)
     head, chain = snap.state.head, snap.state.chain
     records = [RecordRow(match, 0, "", snap.record or b"", chain, head, summary)]
     for v in snap.versions:
         old = unpack_record(v.record) or {}
         cause = f"{v.cause_match} {v.cause_seq}"
-        records.append(RecordRow(match, v.version, cause, v.record, chain, head, _summary(old)))
+        records.append(RecordRow(match, v.version, cause, v.record, chain, head, report_summary(old)))
     return events, records
-
-
-def _summary(record: Mapping[str, Any]) -> dict[str, Any]:
-    result = record.get("result") or {}
-    context = record.get("context") or {}
-    return {
-        "status": record.get("status"),
-        "outcome": result.get("outcome") if isinstance(result, Mapping) else None,
-        "winner": result.get("winner") if isinstance(result, Mapping) else None,
-        "started_at": record.get("started_at"),
-        "event": context.get("event") if isinstance(context, Mapping) else None,
-        "round": context.get("round") if isinstance(context, Mapping) else None,
-    }
 
 
 def _marker(path: str, snap: Snapshot) -> Marker:

@@ -27,7 +27,7 @@ Event = dict[str, Any]
 
 
 def corpus(games: int = 240, seed: int = 20261201) -> list[list[Event]]:
-    from replay.sources import simulate
+    from replay.generators import simulate
 
     streams = list(simulate.simulate_corpus(games, seed))
     for i, fault in enumerate(sorted(simulate.FAULTS)):

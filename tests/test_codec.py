@@ -35,7 +35,7 @@ from replay.codec import (
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import InputError
 from replay.engine.validate import validate_event
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from tests.engine.test_validate_fast import BASES, mutate, stamp
 from tests.sampling import examples
 

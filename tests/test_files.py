@@ -20,8 +20,8 @@ from replay.engine.game import Game
 from replay.engine.playoff import link_records
 from replay.engine.record import dumps
 from replay.files import Replayed, fold_events, replay_files
-from replay.sources.simulate import simulate_corpus
-from tests.engine.test_engine import child, drawn
+from replay.generators.simulate import simulate_corpus
+from tests.engine.games import child, drawn
 
 
 def reference(events: list[dict[str, Any]], until: int | None = None) -> dict[str, bytes]:

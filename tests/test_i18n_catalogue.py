@@ -18,9 +18,11 @@ from tests.paths import ROOT
 from tools.i18n import problems, read
 
 TEMPLATES = ROOT / "streams" / "http" / "templates"
+#: The report's page (replay/report/templates), checked as the service's pages are
+REPORT_TEMPLATES = ROOT / "replay" / "report" / "templates"
 STATIC = ROOT / "streams" / "http" / "static"
 #: Words a page shows as they are in every language: names and codes, not sentences.
-AS_THEY_ARE = {"Prizecheck", "play-2026", "jp-3.4", "kr-1.0", "HP"}
+AS_THEY_ARE = {"Prizecheck", "play-2026", "jp-3.4", "kr-1.0", "HP", "TOM"}
 
 
 def test_every_shown_string_is_in_every_catalogue_and_translated() -> None:
@@ -104,9 +106,18 @@ class _BareWords(HTMLParser):
             self.found.append(f"{where}: {words!r}")
 
 
-@pytest.mark.parametrize("template", sorted(p.name for p in TEMPLATES.glob("*.html")))
+@pytest.mark.parametrize(
+    "template",
+    [
+        *(p.name for p in sorted(TEMPLATES.glob("*.html"))),
+        *(f"report/{p.name}" for p in sorted(REPORT_TEMPLATES.glob("*.html"))),
+    ],
+)
 def test_a_template_has_no_words_outside_trans(template: str) -> None:
-    source = (TEMPLATES / template).read_text(encoding="utf-8")
+    folder, name = (
+        (REPORT_TEMPLATES, template[7:]) if template.startswith("report/") else (TEMPLATES, template)
+    )
+    source = (folder / name).read_text(encoding="utf-8")
     parser = _BareWords()
     parser.feed(_JINJA.sub("\x00", source))
     assert not parser.found, parser.found

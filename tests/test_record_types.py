@@ -211,9 +211,9 @@ def test_the_check_finds_a_renamed_field_a_missing_one_and_a_wrong_type() -> Non
 def real_records() -> dict[str, dict[str, Any]]:
     """Records the engine made: simulated games of every ending (playoffs settled), a league event, a
     real PTCGL log, a playoff stub."""
-    from replay.sources.league import LeagueSim
+    from replay.generators.league import LeagueSim
+    from replay.generators.simulate import simulate_series
     from replay.sources.ptcgl import parse_ptcgl
-    from replay.sources.simulate import simulate_series
 
     events: list[dict[str, Any]] = []
     for i, scenario in enumerate(("prizes", "simultaneous", "deck_out", "playoff", "concession")):

@@ -1199,7 +1199,7 @@ CORPUS_SIZE = 200
 
 
 def _corpus() -> list[list[dict[str, Any]]]:
-    simulate = pytest.importorskip("replay.sources.simulate")
+    simulate = pytest.importorskip("replay.generators.simulate")
     return [list(stream) for stream in simulate.simulate_corpus(CORPUS_SIZE, seed=7)]
 
 
@@ -1237,7 +1237,7 @@ def test_simulated_records_validate() -> None:
 
 
 def test_records_with_injected_faults_validate() -> None:
-    simulate = pytest.importorskip("replay.sources.simulate")
+    simulate = pytest.importorskip("replay.generators.simulate")
     replay = pytest.importorskip("replay")
     if not hasattr(replay, "replay_records"):
         pytest.skip("replay.replay_records is not there yet")
@@ -1254,7 +1254,7 @@ def test_records_with_injected_faults_validate() -> None:
 
 
 def test_in_progress_records_validate_after_every_event() -> None:
-    simulate = pytest.importorskip("replay.sources.simulate")
+    simulate = pytest.importorskip("replay.generators.simulate")
     game_mod = pytest.importorskip("replay.engine.game")
     for seed, ruleset in [(1, "play-2026"), (2, "jp-3.4"), (3, "kr-1.0")]:
         g = game_mod.Game()

@@ -20,18 +20,22 @@ def game(
     stage: str = "swiss",
     status: str = "finished",
     players: tuple[str, str] = ("ash", "misty"),
+    ruleset: str = "play-2026",
+    reason: str = "prizes",
 ) -> Record:
     """A game's record (its typed value, as the readers get it)."""
     result = None
     if status == "finished":
         loser = None if winner is None else next(p for p in players if p != winner)
-        result = Result("win" if winner else "draw", winner, loser, "prizes", {}, None, None)
+        outcome = "win" if winner else "no_winner" if reason == "double_loss" else "draw"
+        result = Result(outcome, winner, loser, reason, {}, None, None)
     return Record(
         match=f"{series}-g{n}",
         players=list(players),
         status=status,
         result=result,
         parent=None,
+        ruleset=ruleset,
         context={
             "league": "kanto",
             "season": "2026",
@@ -67,6 +71,39 @@ def test_match_still_going_and_time_decisions() -> None:
     # level in single elimination: a tiebreaker game must decide
     m = match_result([game("s", 1, "ash", "single_elimination"), game("s", 2, "misty", "single_elimination")])
     assert (m["status"], m["points"]) == ("needs_tiebreaker", None)
+
+
+def test_jp_level_match_at_time_goes_to_a_sudden_death_game_in_swiss_too() -> None:
+    """JP 終了コール ②: games 1 and 2 won by different players, then time: a sudden death decides the
+    match (docs/rules.md §6.1), where play-2026's Swiss makes it a tie."""
+    jp = {"ruleset": "jp-3.4"}
+    one_each = [game("s", 1, "ash", **jp), game("s", 2, "misty", reason="time", **jp)]
+    m = match_result(one_each)
+    assert (m["status"], m["winner"], m["points"], m["decided_by"]) == ("needs_tiebreaker", None, None, None)
+    # the sudden death, recorded as the match's next game, takes it
+    m = match_result([*one_each, game("s", 3, "misty", **jp)])
+    assert (m["status"], m["winner"], m["points"]) == ("finished", "misty", {"ash": 0, "misty": 3})
+    # game 2 at time with 3 or more prizes left each is undecided: game 1's winner takes the match
+    m = match_result([game("s", 1, "ash", **jp), game("s", 2, None, reason="time", **jp)])
+    assert (m["winner"], m["decided_by"]) == ("ash", "time")
+    # the same games under play-2026: a Swiss tie
+    m = match_result([game("s", 1, "ash"), game("s", 2, "misty", reason="time")])
+    assert (m["status"], m["points"], m["decided_by"]) == ("finished", {"ash": 1, "misty": 1}, "level")
+
+
+def test_a_double_loss_is_a_match_lost_by_both_and_counts_in_the_standings() -> None:
+    """両者敗北 (docs/rules.md §6): no winner and no tie; 0 match points each, a loss in W-L-T."""
+    m = match_result([game("d", 1, None, reason="double_loss", ruleset="jp-3.4")])
+    assert (m["status"], m["winner"], m["decided_by"]) == ("finished", None, "double_loss")
+    assert (m["result"], m["points"]) == ({"ash": "loss", "misty": "loss"}, {"ash": 0, "misty": 0})
+    # a game won before it: more game wins still take the match
+    m = match_result([game("d", 1, "ash"), game("d", 2, None, reason="double_loss")])
+    assert (m["winner"], m["decided_by"]) == ("ash", "time")
+    table = standings([game("d", 1, None, reason="double_loss")])["table"]
+    assert [(r["player"], r["points"], r["win"], r["loss"], r["tie"]) for r in table] == [
+        ("ash", 0, 0, 1, 0),
+        ("misty", 0, 0, 1, 0),
+    ]
 
 
 def test_standings_rank_by_points() -> None:

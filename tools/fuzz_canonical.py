@@ -45,7 +45,7 @@ def main() -> int:
     import msgpack
 
     from replay.engine.chain import canonical_bytes
-    from replay.sources.simulate import simulate_corpus
+    from replay.generators.simulate import simulate_corpus
 
     source = (ROOT / "replay" / "engine" / "_link.c").read_text("utf-8")
     scanner = source[source.index("#define MAX_DEPTH") : source.index("static PyObject *\ncanonical_(")]

@@ -4,10 +4,10 @@ each language's translation of it (docs/web.md, "Languages").
     python -m tools.i18n update   # add new messages (en: as written; ja, ko: empty), drop gone ones
     python -m tools.i18n check    # what tests/test_i18n_catalogue.py checks: exit 1 and say what is wrong
 
-Where the messages are: the page templates (``{% trans %}``, ``_()``), the pages' scripts (``_()`` in
-``streams/http/static/*.js``, shown through ``static/i18n.js``) and the Python that words a page, a report
-or a sheet (``N_()`` marks a message translated where it is shown; ``gettext(lang, ...)``,
-``ngettext(lang, ...)`` and a local ``tr(...)`` translate at once).
+Where the messages are: the page templates and the report's (``{% trans %}``, ``_()``), the pages'
+scripts (``_()`` in ``streams/http/static/*.js``, shown through ``static/i18n.js``) and the Python that
+words a page, a report or a sheet (``N_()`` marks a message translated where it is shown;
+``gettext(lang, ...)``, ``ngettext(lang, ...)`` and a local ``tr(...)`` translate at once).
 """
 
 from __future__ import annotations
@@ -32,6 +32,11 @@ SOURCES: tuple[tuple[str, list[tuple[str, str]], dict[str, dict[str, str]]], ...
         [("**.html", "jinja2.ext:babel_extract")],
         {"**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true", "newstyle_gettext": "true"}},
     ),
+    (
+        "replay/report/templates",
+        [("**.html", "jinja2.ext:babel_extract")],
+        {"**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true", "newstyle_gettext": "true"}},
+    ),
     ("streams/http/static", [("*.js", "javascript")], {}),
     ("streams", [("**.py", "python")], {}),
     ("replay", [("**.py", "python")], {}),
@@ -41,6 +46,7 @@ KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "_": None,
     "N_": None,
     "tr": None,
+    "said": (3,),
     "gettext": (2,),
     "ngettext": (2, 3),
 }
@@ -48,6 +54,7 @@ KEYWORDS: dict[str, tuple[int, ...] | None] = {
 TEMPLATE_KEYWORDS: dict[str, tuple[int, ...] | None] = {"_": None, "gettext": None, "ngettext": (1, 2)}
 SOURCE_KEYWORDS: dict[str, dict[str, tuple[int, ...] | None]] = {
     "streams/http/templates": TEMPLATE_KEYWORDS,
+    "replay/report/templates": TEMPLATE_KEYWORDS,
     "streams/http/static": {"_": None},
 }
 HEADER = (

@@ -8,7 +8,6 @@ refused request and every token change (docs/http-api.md, "Audit log"). It is re
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime as dt
 import re
 import sys
@@ -54,6 +53,8 @@ async def fetch(settings: Settings, prefix: str, after: str | None, count: int) 
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
+
     from streams.settings import Settings
 
     entries = asyncio.run(fetch(Settings.from_env(), args.redis_prefix, args.after, args.count))

@@ -23,13 +23,10 @@ Exit status: 0 every invariant holds; 1 a breach (each printed with its code, ma
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
-
-from redis.exceptions import RedisError
 
 from replay.cli.common import UsageError, json_line
 from replay.engine.errors import InputError
@@ -112,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
         from replay.codec import read_events
 
         acked = acknowledged_events(event for _, event in read_events(args.acknowledged))
+    import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
+
+    from redis.exceptions import RedisError  # here: redis is 90 ms of a start-up
+
     try:
         report, where = asyncio.run(
             _check(settings, args.redis_prefix, kafka, topic, dlq, acked, args.timeout, args.checkpoints)
@@ -139,6 +140,8 @@ async def _check(
     timeout: float,
     files: list[str],
 ) -> tuple[Report, str]:
+    import asyncio
+
     from replay.cli.services import describe, redact
     from streams.check import CheckError, check, read_topic
     from streams.kafka.app import bootstrap_servers
@@ -187,6 +190,8 @@ async def _checkpoints(
     settings: Settings, kafka: str | None, topic: str, files: list[str], timeout: float
 ) -> tuple[CheckpointKey | None, CheckpointLogSnapshot | None]:
     """The checkpoint key and log: see the module docstring. A file named with --checkpoints must exist."""
+    import asyncio
+
     from streams.check import CheckError, CheckpointLogSnapshot, read_checkpoint_file
     from streams.kafka.app import bootstrap_servers
     from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key

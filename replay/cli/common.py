@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from replay.signing import KeyRing, PublicKeys
 
 
+def language() -> str:
+    """The language of a command's messages for a person (the findings' sentences): the environment's
+    ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` (``ja_JP.UTF-8``: Japanese), else English (README, "Languages";
+    replay.i18n.from_environment). JSON output is never translated: a record's bytes are the same
+    everywhere."""
+    from replay.i18n import from_environment
+
+    return from_environment(os.environ)
+
+
 def json_line(value: Any) -> str:
     """One JSON value as the command line prints JSON everywhere: the style of a record's canonical JSON
     (``replay --json``): sorted keys, no spaces (``","`` and ``":"``), UTF-8 as is."""
@@ -76,8 +86,6 @@ def output(
     leaves no half-written file and the old one as it was. A path that is not a regular file (a FIFO,
     ``/dev/stdout``) is written directly.
     """
-    from replay.codec import unwritable
-
     refuse_output_onto_input(path, inputs, flag)
     if path is None or path == "-":
         yield sys.stdout.buffer
@@ -94,6 +102,8 @@ def output(
     try:
         fh = open(target, "wb")  # noqa: SIM115  (closed below, and the errors of the writes named too)
     except OSError as exc:
+        from replay.codec import unwritable  # here: the codec (msgspec, the schemas) costs a start-up
+
         raise unwritable(exc, path) from None
     done = False
     try:
@@ -103,6 +113,8 @@ def output(
             os.replace(target, path)
         done = True
     except OSError as exc:
+        from replay.codec import unwritable  # here: the codec (msgspec, the schemas) costs a start-up
+
         raise unwritable(exc, path) from None
     finally:
         if not done and not direct:

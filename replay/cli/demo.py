@@ -15,7 +15,6 @@ ones this install can run (``report`` over the league's events, written beside t
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from replay.cli.common import maybe_sign
+from replay.cli.common import language, maybe_sign
 from replay.engine.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,10 +42,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def demo_events(seed: int) -> list[dict[str, Any]]:
     """The demo's games: simulated ones (one per scenario) and one imported PTCGL battle log."""
+    from replay.generators.simulate import simulate_series
+    from replay.generators.synthetic import synthetic_log
     from replay.sources.cards import Catalogue
     from replay.sources.ptcgl import parse_ptcgl
-    from replay.sources.simulate import simulate_series
-    from replay.sources.synthetic import synthetic_log
 
     rulesets = ("play-2026", "jp-3.4", "kr-1.0")
     events: list[dict[str, Any]] = []
@@ -80,7 +79,7 @@ def typed_records(events: Iterable[dict[str, Any]]) -> dict[str, Record]:
 
 def demo_league(seed: int) -> Any:
     """The demo's league event: 6 players, 3 Swiss rounds of best of three, a top 4 (a LeagueSim)."""
-    from replay.sources.league import LeagueSim
+    from replay.generators.league import LeagueSim
 
     return LeagueSim(LEAGUE, 6, 3, seed=seed, top_cut=4)
 
@@ -101,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
             print(f"(replaying offline only: storing the games {needs_extra(exc, 'service')})")
             store = False
+    import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
+
     if store:
         return asyncio.run(_stored_demo(args))  # the store is reached first: no simulating for nothing
     return asyncio.run(_demo(args, None))
@@ -137,7 +138,7 @@ async def _demo(args: argparse.Namespace, store: Any) -> int:
             offline = {m: signed(r, key) for m, r in typed_records(events).items()}
     shown = stored if stored is not None else offline
     for match in offline:
-        print(summary(shown[match]))
+        print(summary(shown[match], language()))
         print()
     if stored is not None:
         same = [m for m in offline if dumps(stored[m]) == dumps(offline[m])]

@@ -86,7 +86,6 @@ def read_text(path: str, limit: int = MAX_BYTES) -> str:
 
 def read_bytes(path: str, limit: int) -> bytes:
     """A file (or stdin), at most ``limit`` bytes: a larger input is refused before the rest is read."""
-    from replay.codec import unreadable
     from replay.sources.ptcgl import MAX_LOG_BYTES, too_large
 
     try:
@@ -98,6 +97,8 @@ def read_bytes(path: str, limit: int) -> bytes:
                     raise too_large(path, os.fstat(fh.fileno()).st_size)
                 data = fh.read(limit + 1)
     except OSError as exc:
+        from replay.codec import unreadable  # here: the codec (msgspec, the schemas) costs a start-up
+
         raise unreadable(exc, path) from None
     if len(data) > limit:
         if limit == MAX_LOG_BYTES:

@@ -45,7 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay.cli.common import maybe_sign
+    from replay.cli.common import language, maybe_sign
     from replay.cli.progress import TerminalProgress
     from replay.files import replay_files
     from replay.records import dumps as record_json
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             elif args.json:
                 out.write(record_json(record).decode("utf-8") + "\n")
             else:
-                out.write(summary(record) + "\n")
+                out.write(summary(record, language()) + "\n")
             out.flush()  # streaming: this record is out before the next game is folded
             violations = violations or any(f.severity == "violation" for f in record.findings)
     finally:
@@ -175,8 +175,8 @@ def _print_timeline(game: Game, as_json: bool, out: Any) -> None:
         out.write(f"{game.match} seq {item['seq']:>4} {item['type']:<16} {', '.join(parts)}\n")
 
 
-def summary(record: Record) -> str:
-    """A few human lines about one record."""
+def summary(record: Record, lang: str = "en") -> str:
+    """A few human lines about one record; the findings' sentences in ``lang`` (en, ja, ko)."""
     res = record.result
     if res is None:
         verdict = "no result yet"
@@ -202,7 +202,7 @@ def summary(record: Record) -> str:
         lines.append(f"  playoff: {po.kind} with {po.prizes} prize(s) -> {po.child}")
     if record.parent:
         lines.append(f"  playoff game of {record.parent}")
-    lines.extend(findings_lines(record.findings))
+    lines.extend(findings_lines(record.findings, lang=lang))
     chain = record.chain
     if chain:
         lines.append(
@@ -212,9 +212,12 @@ def summary(record: Record) -> str:
     return "\n".join(lines)
 
 
-def findings_lines(findings: Sequence[Finding], listed: int = LISTED) -> list[str]:
+def findings_lines(findings: Sequence[Finding], listed: int = LISTED, *, lang: str = "en") -> list[str]:
     """The findings of a summary by severity: the violations, then the warnings, each one a line (up to
-    ``listed`` of each), then the info notes counted by code (``--json`` has every finding)."""
+    ``listed`` of each; its sentence in ``lang``), then the info notes counted by code (``--json`` has
+    every finding, as the record keeps it)."""
+    from replay.i18n.findings import message
+
     if not findings:
         return []
     by = {s: [f for f in findings if f.severity == s] for s in ("violation", "warning", "info")}
@@ -224,7 +227,7 @@ def findings_lines(findings: Sequence[Finding], listed: int = LISTED) -> list[st
     ]
     for severity in ("violation", "warning"):
         for f in by[severity][:listed]:
-            lines.append(f"    [{severity}] seq {f.seq} {f.code}: {f.message}")
+            lines.append(f"    [{severity}] seq {f.seq} {f.code}: {message(lang, f.code, f.message)}")
         if len(by[severity]) > listed:
             lines.append(f"    ... {len(by[severity]) - listed} more {severity}s (use --json)")
     if by["info"]:

@@ -39,6 +39,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("pdf", "png"), default="pdf", help="PDF (default) or PNG pages")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default a4)")
     p.add_argument(
+        "--lang",
+        choices=("en", "ja", "ko"),
+        default="en",
+        help="the sheet's language (default en; ja and ko need Noto Sans CJK, fonts-noto-cjk, embedded)",
+    )
+    p.add_argument(
         "--dpi",
         type=within(100, 600, int),
         default=200,
@@ -97,7 +103,7 @@ def _players(text: str | None) -> tuple[str, str] | None:
 def run(args: argparse.Namespace) -> int:
     try:
         from replay.sources.scan.layout import Header
-        from replay.sources.scan.printer import pdf_pages_png, sheets_pdf
+        from replay.sources.scan.printer import FontMissing, pdf_pages_png, sheets_pdf
     except ImportError as exc:
         raise InputError(needs_extra(exc, "scan")) from None
     players = _players(args.players)
@@ -129,7 +135,10 @@ def run(args: argparse.Namespace) -> int:
                 context=ctx,
             )
         )
-    pdf = sheets_pdf(headers, args.paper)
+    try:
+        pdf = sheets_pdf(headers, args.paper, args.lang)
+    except FontMissing as exc:
+        raise InputError(str(exc), field="--lang") from None
     out = args.out or f"sheet.{args.format}"
     if args.format == "pdf":
         _write(out, pdf)

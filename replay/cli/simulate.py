@@ -2,7 +2,7 @@
 
 ``--matches N --seed S [--ruleset R] [--faults F]``: a corpus of games steered towards every ending.
 ``--league L --players N --rounds R [--top-cut K] [--tdf-out FILE]``: a league event, Swiss rounds of
-best-of-three matches and a single-elimination top cut (:mod:`replay.sources.league`); ``--tdf-out``
+best-of-three matches and a single-elimination top cut (:mod:`replay.generators.league`); ``--tdf-out``
 also writes what the tournament software would have recorded, as a TOM ``.tdf`` file. The two forms
 do not mix: an option of one given to the other is refused, as an option that would be ignored.
 """
@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from replay.cli.common import UsageError, at_least, output
-from replay.sources.simulate import FAULTS, RULESETS, simulate_corpus
+from replay.generators.simulate import FAULTS, RULESETS, simulate_corpus
 
 #: The options of a league event, refused without ``--league`` (they would be ignored).
 LEAGUE_OPTIONS = ("players", "rounds", "season", "event", "top_cut", "tdf_out")
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or ("msgpack" if str(args.out).endswith(".msgpack") else "jsonl")
     league = None
     if args.league:
-        from replay.sources.league import LeagueSim
+        from replay.generators.league import LeagueSim
 
         league = LeagueSim(
             args.league,

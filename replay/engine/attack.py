@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Final
 
 from replay.engine import claims, judgment, restrictions
+from replay.engine import findings as F
+from replay.engine.findings import say
 from replay.engine.state import Event, State
 
 UNABLE_TO_ATTACK: Final = ("asleep", "paralyzed")
@@ -25,21 +27,19 @@ def on_attack(g: State, e: Event) -> None:
         return
     # [docs/rules.md §6 Setup] the player who goes first may not attack on their first turn.
     if not g.ruleset.first_turn_attack and g.turn == 1 and pl.id == g.first and not e.get("effect"):
-        restrictions.restriction(
-            g, "attack_first_turn", seq, pl, f"{pl.id} attacked on the first turn of the game"
-        )
+        restrictions.restriction(g, "attack_first_turn", seq, pl, say(F.ATTACK_FIRST_TURN, player=pl.id))
     if pl.id != g.turn_player:
-        g.find("turn_order", seq, f"{pl.id} attacked during {g.turn_player}'s turn")
+        g.find("turn_order", seq, say(F.ATTACK_OTHERS_TURN, player=pl.id, turn_player=g.turn_player))
     pid = e.get("pid")
     if pl.active is None or pid != pl.active:
         named = g.mons.get(pid) if isinstance(pid, str) else None
         attacker = f"{named.name} ({pid})" if named is not None else repr(pid)
-        g.find("attacker_not_active", seq, f"the attacker {attacker} is not {pl.id}'s Active Pokémon")
+        g.find("attacker_not_active", seq, say(F.NOT_ACTIVE, attacker=attacker, player=pl.id))
     else:
         mon = g.mons[pl.active]
         unable = [c for c in mon.conditions if c in UNABLE_TO_ATTACK]
         if unable:
-            g.find("attack_while_unable", seq, f"{mon.name} ({pid}) attacked while {unable[0]}")
+            g.find("attack_while_unable", seq, say(F.UNABLE, card=mon.name, pid=pid, condition=unable[0]))
     g.window = "attack"
     g.window_claims = set()
     by = g.mons.get(pid) if isinstance(pid, str) else None

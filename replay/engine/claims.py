@@ -7,7 +7,9 @@ change the result.
 
 from __future__ import annotations
 
+from replay.engine import findings as F
 from replay.engine.board import Pokemon
+from replay.engine.findings import say
 from replay.engine.state import Event, State
 
 
@@ -17,8 +19,7 @@ def not_due(g: State, seq: int, mon: Pokemon) -> None:
     g.find(
         "ko_not_due",
         seq,
-        f"{mon.name} ({mon.pid}) claimed Knocked Out with "
-        f"{mon.hp - mon.damage} HP left ({mon.damage} damage of {mon.hp})",
+        say(F.KO_NOT_DUE, card=mon.name, pid=mon.pid, left=mon.hp - mon.damage, damage=mon.damage, hp=mon.hp),
     )
 
 
@@ -38,7 +39,7 @@ def report_unclaimed(g: State, seq: int) -> None:
         g.find(
             "ko_not_claimed",
             ko.seq,
-            f"{ko.card} ({ko.pid}) reached 0 HP at seq {ko.seq} but the source reported no knockout",
+            say(F.KO_NOT_CLAIMED, card=ko.card, pid=ko.pid, seq=ko.seq),
         )
     g.unclaimed = []
 
@@ -50,7 +51,7 @@ def close_prize_claims(g: State) -> None:
         g.find(
             "prize_count_mismatch",
             g.prize_claim_seq[player],
-            f"{player} took {claimed} prize(s); the knockouts give {owed}",
+            say(F.PRIZE_COUNT, player=player, claimed=claimed, owed=owed),
         )
         g.prizes_owed[player] = 0
     g.prizes_claimed = {}
@@ -84,13 +85,11 @@ def _compare(g: State, e: Event) -> None:
     claimed = g.prizes_claimed.pop(pl.id, 0) + count
     g.prize_claim_seq.pop(pl.id, None)
     if owed == 0:
-        g.find("prize_without_ko", e["seq"], f"{pl.id} took {count} prize(s) with no knockout owing any")
+        g.find("prize_without_ko", e["seq"], say(F.PRIZE_WITHOUT_KO, player=pl.id, count=count))
     elif claimed < owed:
         g.prizes_claimed[pl.id] = claimed
         g.prize_claim_seq[pl.id] = e["seq"]
         return
     elif claimed != owed:
-        g.find(
-            "prize_count_mismatch", e["seq"], f"{pl.id} took {claimed} prize(s); the knockouts give {owed}"
-        )
+        g.find("prize_count_mismatch", e["seq"], say(F.PRIZE_COUNT, player=pl.id, claimed=claimed, owed=owed))
     g.prizes_owed[pl.id] = 0

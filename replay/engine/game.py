@@ -27,7 +27,9 @@ from replay.engine import (
     turn,
     zones,
 )
+from replay.engine import findings as F
 from replay.engine.chain import _ENCODER, canonical_bytes, canonical_of
+from replay.engine.findings import say
 from replay.engine.log import EventLog
 from replay.engine.outputs import ENGINE_VERSION, Finding, Record
 from replay.engine.record import build_board, build_record
@@ -150,19 +152,19 @@ class Game:
         if log.match is None:
             log.match = st.match = match
         elif match != log.match:
-            st.find("wrong_match", seq, f"event for match {match!r} sent to match {log.match!r}; ignored")
+            st.find("wrong_match", seq, say(F.WRONG_MATCH, match=match, log=log.match))
             return st.timeline[mark:]
         if seq < log.next_seq:
             if log.is_missing(seq):
-                st.find("late_event", seq, f"seq {seq} arrived after its gap was reported; not applied")
+                st.find("late_event", seq, say(F.LATE_EVENT, seq=seq))
             elif log.is_duplicate(seq, canonical or canonical_bytes(event)):
                 return []  # an exact duplicate: at-least-once delivery, a no-op
             else:
-                st.find("duplicate_seq", seq, f"a different event reuses seq {seq}; not applied")
+                st.find("duplicate_seq", seq, say(F.DUPLICATE_SEQ, seq=seq))
             return st.timeline[mark:]
         if seq > log.next_seq:
             gap = f"{log.next_seq}" if seq == log.next_seq + 1 else f"{log.next_seq}..{seq - 1}"
-            st.find("seq_gap", seq, f"events {gap} are missing before seq {seq}")
+            st.find("seq_gap", seq, say(F.SEQ_GAP, gap=gap, seq=seq))
             log.skip_to(seq)  # one range, whatever its length
         return st.timeline[mark:] + self.apply(event, canonical)
 
@@ -186,7 +188,7 @@ class Game:
             old.find(
                 "corrected",
                 seq,
-                f"correction of seq {target!r} ignored: no such event (or match_started)",
+                say(F.CORRECTION_NO_TARGET, target=target),
                 "warning",
             )
             return
@@ -197,7 +199,7 @@ class Game:
                 old.find(
                     "corrected",
                     seq,
-                    f"amendment of seq {target} ignored: {problem[0]}",
+                    say(problem[0], target=target),
                     "warning",
                     problem[1],
                 )
@@ -222,12 +224,16 @@ class Game:
         # who made it is what the correction says (the service checks it names its writer), never
         # assumed: during the game the match's recorder corrects it too (docs/events.md, correction)
         author = event.get("author")
-        by = f" by {author}" if isinstance(author, str) and author else ""
+        by = say(F.BY, author=author) if isinstance(author, str) and author else ""
         fresh.find(
             "corrected",
             seq,
-            f"seq {target} {'voided' if action == 'void' else 'amended'}{by}; "
-            f"game re-derived ({self.log.corrections} correction(s))",
+            say(
+                F.VOIDED if action == "void" else F.AMENDED,
+                target=target,
+                by=by,
+                corrections=self.log.corrections,
+            ),
         )
 
     # ------------------------------------------------------------------ read side
@@ -290,7 +296,7 @@ def _admit(st: State, event: Event, etype: str) -> bool:
     """Before the start, after the end, or with an effect still resolving: may this event go on?"""
     seq: int = event["seq"]
     if st.started is None and etype != "match_started":
-        st.find("no_match_started", seq, f"{etype} before match_started; ignored")
+        st.find("no_match_started", seq, say(F.NO_START, type=etype))
         return False
     if st.effect_pending and not _continues_effect(st, event, etype):
         ongoing = st.result is None
@@ -299,7 +305,7 @@ def _admit(st: State, event: Event, etype: str) -> bool:
             return False  # the effect ended the game before this event: nothing follows its game_over
     if st.result is not None and etype not in AFTER_END_OK:
         decided = st.result.decided_at
-        st.find("event_after_end", seq, f"{etype} after the game was decided at seq {decided}; ignored")
+        st.find("event_after_end", seq, say(F.AFTER_END, type=etype, decided=decided))
         return False
     return True
 
@@ -347,12 +353,12 @@ def _amendment_problem(original: Event, amendment: object) -> tuple[str, str | N
     from replay.engine.validate import validate_event
 
     if not isinstance(amendment, dict):
-        return "the correction carries no event to amend with", None
+        return F.AMENDMENT_NO_EVENT, None
     try:
         validate_event(_amend(original, amendment))
     except EventError as exc:
         where = f" in {exc.field}" if exc.field else ""
-        return "the amended event is not valid", f"{exc.message}{where}"
+        return F.AMENDMENT_INVALID, f"{exc.message}{where}"
     return None
 
 

@@ -13,7 +13,9 @@ from typing import Final
 import msgspec
 
 from replay.engine import batch, claims
+from replay.engine import findings as F
 from replay.engine.board import Player, Pokemon
+from replay.engine.findings import say
 from replay.engine.outputs import PlayoffLink, Result
 from replay.engine.playoff import child_name
 from replay.engine.state import State, TimeCalled
@@ -72,7 +74,7 @@ def close_window(g: State, seq: int) -> bool:
     """An attack or checkup window the source did not close is closed (and checked) now; True when that
     ended the game (the event that closed it then goes no further: nothing follows game_over)."""
     if g.window is not None:
-        g.find("window_not_closed", seq, f"the {g.window} window was not closed; checked for knockouts here")
+        g.find("window_not_closed", seq, say(F.WINDOW_NOT_CLOSED, window=g.window))
         end_window(g, seq)
     return g.result is not None
 
@@ -102,7 +104,7 @@ def prizes_by_effect(g: State, seq: int, pl: Player, count: int, effect: str) ->
         g.find(
             "prizes_not_left",
             seq,
-            f"{pl.id} took {count} prize card(s) by a card effect with {pl.prizes} left; took {n}",
+            say(F.PRIZES_NOT_LEFT, player=pl.id, count=count, left=pl.prizes, took=n),
             detail=f"effect: {effect}",
         )
     pl.prizes -= n
@@ -125,8 +127,7 @@ def promote(g: State, pl: Player, mon: Pokemon, seq: int) -> None:
         g.find(
             "promotion_order",
             seq,
-            f"{pl.id} promoted before {due[0]}, who takes the next turn "
-            "and promotes first (JP3.4 §I-D step 5)",
+            say(F.PROMOTED_EARLY, player=pl.id, due=due[0]),
         )
     if pl.id in due:
         due.remove(pl.id)

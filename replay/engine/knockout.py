@@ -9,7 +9,9 @@ and the judgment after it are ``replay.engine.judgment``'s.
 from __future__ import annotations
 
 from replay.engine import claims, judgment
+from replay.engine import findings as F
 from replay.engine.board import ZONES
+from replay.engine.findings import say
 from replay.engine.state import Event, State
 
 
@@ -24,7 +26,7 @@ def on_knocked_out(g: State, e: Event) -> None:
                 if ko in g.unclaimed:
                     g.unclaimed.remove(ko)
                 return
-        g.find("unknown_pokemon", seq, f"knocked_out: no Pokémon {pid!r} in play")
+        g.find("unknown_pokemon", seq, say(F.NO_POKEMON, type="knocked_out", pid=pid))
         return
     if e.get("by"):
         # A card effect that Knocks Out without damage ("Knock Out the Defending Pokémon"): the source
@@ -52,9 +54,7 @@ def on_prize_taken(g: State, e: Event) -> None:
         return
     if g.result is not None:
         decided = g.result.decided_at
-        g.find(
-            "event_after_end", e["seq"], f"prize_taken after the game was decided at seq {decided}; ignored"
-        )
+        g.find("event_after_end", e["seq"], say(F.AFTER_END, type="prize_taken", decided=decided))
         return
     judgment.prizes_by_effect(g, e["seq"], pl, int(e.get("count", 1)), str(effect))
 
@@ -71,10 +71,14 @@ def on_promoted(g: State, e: Event) -> None:
     if pl is None or mon is None or g.result is not None:
         return
     if mon.pid not in pl.bench:
-        g.find("unknown_pokemon", e["seq"], f"promoted: {mon.pid} is not on {pl.id}'s Bench")
+        g.find("unknown_pokemon", e["seq"], say(F.PROMOTED_NOT_ON_BENCH, pid=mon.pid, player=pl.id))
         return
     if pl.active is not None:
-        g.find("promotion_order", e["seq"], f"{pl.id} promoted {mon.pid} while {pl.active} is still Active")
+        g.find(
+            "promotion_order",
+            e["seq"],
+            say(F.PROMOTED_WHILE_ACTIVE, player=pl.id, pid=mon.pid, active=pl.active),
+        )
         old = pl.active
         pl.bench[pl.bench.index(mon.pid)] = old
         pl.active = mon.pid

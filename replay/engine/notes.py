@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from replay.engine.findings import SEVERITY, SOURCE_FINDING, SOURCE_FINDINGS
+from replay.engine import findings as F
+from replay.engine.findings import SEVERITY, SOURCE_FINDING, SOURCE_FINDINGS, say
 from replay.engine.state import Event, State
 
 
@@ -22,12 +23,10 @@ def on_note(g: State, e: Event) -> None:
     code = str(f["code"])
     text = str(e.get("text", ""))
     line = f.get("line")
-    where = f" (line {line} of its input)" if type(line) is int else ""
+    where = say(F.NOTE_LINE, line=line) if type(line) is int else ""
     if code in SOURCE_FINDINGS or code in SEVERITY:
-        message = f"reported by the source in a note{where}; the note's text is for judges"
+        message = say(F.NOTE_FINDING, where=where)
         g.find(code, e["seq"], message, str(sev), text)
     else:
-        message = (
-            f"the source reports a finding of its own in a note{where}; its code and text are for judges"
-        )
+        message = say(F.NOTE_OWN_FINDING, where=where)
         g.find(SOURCE_FINDING, e["seq"], message, str(sev), f"{code}: {text}")

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from replay.engine import findings as F
 from replay.engine import judgment
 from replay.engine.board import Player
+from replay.engine.findings import say
 from replay.engine.outputs import Penalty
 from replay.engine.state import Event, State, TimeCalled
 
@@ -49,7 +51,7 @@ def _prize_penalty(g: State, seq: int, pl: Player, count: object) -> None:
         g.find(
             "penalty_prizes",
             seq,
-            "a prize_penalty without its number of prizes: recorded, no prizes applied",
+            say(F.PENALTY_NO_COUNT),
         )
         return
     if not g.ruleset.prize_penalty_allowed(count):
@@ -57,8 +59,7 @@ def _prize_penalty(g: State, seq: int, pl: Player, count: object) -> None:
         g.find(
             "penalty_prizes",
             seq,
-            f"a prize penalty of {count} prize(s) is not one {g.ruleset_id} gives ({allowed}); "
-            "applied as given",
+            say(F.PENALTY_COUNT, count=count, ruleset=g.ruleset_id, allowed=allowed),
         )
     judgment.prize_penalty(g, seq, pl, f"prize_penalty {count}", count)
 

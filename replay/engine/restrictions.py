@@ -25,22 +25,25 @@ from __future__ import annotations
 
 from typing import Final
 
+from replay.engine import findings as F
 from replay.engine.board import Player
 from replay.engine.card_effects import LIFTS
-from replay.engine.findings import INFO, VIOLATION, WARNING
+from replay.engine.findings import INFO, VIOLATION, WARNING, say
 from replay.engine.state import Event, State
 
-# finding code -> the rule it cites (docs/rules.md §6)
-RULES: Final[dict[str, str]] = {
-    "second_supporter": "one Supporter per turn",
-    "second_energy": "one Energy attached from the hand per turn",
-    "second_stadium": "one Stadium per turn",
-    "second_retreat": "one retreat per turn",
-    "supporter_first_turn": "no Supporter on the first turn of the player who goes first",
-    "attack_first_turn": "no attack on the first turn of the player who goes first",
-    "evolved_too_early": "no evolution on a player's first turn, nor of a Pokémon that came into play or "
-    "evolved this turn",
-}
+#: The turn rules' finding codes (docs/rules.md §6); each code's sentences cite its rule
+#: (replay.engine.findings.SENTENCES).
+RULES: Final[frozenset[str]] = frozenset(
+    {
+        "second_supporter",
+        "second_energy",
+        "second_stadium",
+        "second_retreat",
+        "supporter_first_turn",
+        "attack_first_turn",
+        "evolved_too_early",
+    }
+)
 NOTHING: Final[frozenset[str]] = frozenset()
 
 
@@ -78,7 +81,7 @@ def restriction(g: State, code: str, seq: int, pl: Player, message: str, detail:
     """A finding about a turn rule, citing it, with the severity for this game's source."""
     sev, why = severity(g.source.get("kind"), LIFTS.get(code, NOTHING), in_view(g, pl))
     parts = [p for p in (detail, why) if p]
-    g.find(code, seq, f"{message} ({RULES[code]}: docs/rules.md §6)", sev, "; ".join(parts) or None)
+    g.find(code, seq, message, sev, "; ".join(parts) or None)
 
 
 def _this_turn(g: State, what: str) -> int:
@@ -105,13 +108,11 @@ def trainer_played(g: State, e: Event, pl: Player, kind: object, name: str) -> N
     seq = e["seq"]
     if kind == "supporter":
         if not g.ruleset.first_turn_supporter and g.turn == 1 and pl.id == g.first:
-            restriction(g, "supporter_first_turn", seq, pl, f"{pl.id} played a Supporter on the first turn")
+            restriction(g, "supporter_first_turn", seq, pl, say(F.SUPPORTER_FIRST_TURN, player=pl.id))
         if _this_turn(g, "supporter") > 1:
-            restriction(
-                g, "second_supporter", seq, pl, f"{pl.id} played a second Supporter this turn", f"{name}"
-            )
+            restriction(g, "second_supporter", seq, pl, say(F.SECOND_SUPPORTER, player=pl.id), f"{name}")
     elif kind == "stadium" and _this_turn(g, "stadium") > 1:
-        restriction(g, "second_stadium", seq, pl, f"{pl.id} played a second Stadium this turn", f"{name}")
+        restriction(g, "second_stadium", seq, pl, say(F.SECOND_STADIUM, player=pl.id), f"{name}")
 
 
 def energy_attached(g: State, e: Event, pl: Player, name: str) -> None:
@@ -122,7 +123,7 @@ def energy_attached(g: State, e: Event, pl: Player, name: str) -> None:
         g.turn_cards.append(str(e["effect"]))
         return  # attached by a named effect (an Ability, a Trainer), not the turn's attachment
     if _this_turn(g, "energy") > 1:
-        restriction(g, "second_energy", e["seq"], pl, f"{pl.id} attached a second Energy from the hand", name)
+        restriction(g, "second_energy", e["seq"], pl, say(F.SECOND_ENERGY, player=pl.id), name)
 
 
 def switched(g: State, e: Event, pl: Player) -> None:
@@ -134,4 +135,4 @@ def switched(g: State, e: Event, pl: Player) -> None:
         g.turn_cards.append(str(e["effect"]))
         return  # a switch by a named effect (Switch, an Ability), not a retreat
     if _this_turn(g, "retreat") > 1:
-        restriction(g, "second_retreat", e["seq"], pl, f"{pl.id} retreated a second time this turn")
+        restriction(g, "second_retreat", e["seq"], pl, say(F.SECOND_RETREAT, player=pl.id))

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from replay.engine import claims, judgment
+from replay.engine import findings as F
+from replay.engine.findings import say
 from replay.engine.outputs import Claim, Result
 from replay.engine.state import Event, State
 
@@ -81,18 +83,18 @@ def on_game_ended(g: State, e: Event) -> None:
         judgment.time_over_at_end(g, seq)
     claim = Claim(**{k: e[k] for k in ("outcome", "winner", "reason") if k in e})
     if g.claimed is not None:
-        g.find("result_mismatch", seq, "a second game_ended claim replaces the first", "info")
+        g.find("result_mismatch", seq, say(F.SECOND_CLAIM), "info")
     g.claimed = claim
     res = g.result
     if res is None:
-        g.find("result_mismatch", seq, f"the source says {claim.said()}; the events do not end the game")
+        g.find("result_mismatch", seq, say(F.CLAIM_NOT_ENDED, said=claim.said()))
         return
     if not claim.agrees(res):
         got = res.outcome + (f" for {res.winner}" if res.winner else "")
         g.find(
             "result_mismatch",
             seq,
-            f"the source says {claim.said()}; the rules give {got} ({res.reason} at seq {res.decided_at})",
+            say(F.CLAIM_DIFFERS, said=claim.said(), got=got, reason=res.reason, decided=res.decided_at),
         )
         return
     claimed_reason = claim.reason
@@ -102,11 +104,15 @@ def on_game_ended(g: State, e: Event) -> None:
             # A reason the engine knows is a word of its vocabulary; any other is the source's free text,
             # for judges only (the finding's detail).
             known = claimed_reason.lower() in REASON_KINDS
-            said = f"reason {claimed_reason!r}" if known else "a reason in its own words"
+            said = (
+                say(F.REASON_DIFFERS, said=claimed_reason, reason=res.reason)
+                if known
+                else say(F.REASON_OWN_WORDS, reason=res.reason)
+            )
             g.find(
                 "reason_mismatch",
                 seq,
-                f"the source gives {said}; the engine {res.reason!r}",
+                said,
                 None,
                 None if known else f"the source gives reason {claimed_reason!r}",
             )

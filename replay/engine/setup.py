@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from replay.engine import findings as F
 from replay.engine import judgment, restrictions
 from replay.engine.board import Player, Pokemon
+from replay.engine.findings import say
 from replay.engine.ruleset import load_ruleset
 from replay.engine.state import Event, State
 
 
 def on_match_started(g: State, e: Event) -> None:
     if g.started is not None:
-        g.find("duplicate_seq", e["seq"], "a second match_started; ignored")
+        g.find("duplicate_seq", e["seq"], say(F.SECOND_START))
         return
     g.started = e
     rid = str(e.get("ruleset"))
@@ -25,11 +27,11 @@ def on_match_started(g: State, e: Event) -> None:
         g.ruleset_id = rid
     except KeyError:
         g.ruleset_id = rid
-        g.find("unknown_ruleset", e["seq"], f"unknown ruleset {rid!r}; judged under play-2026")
+        g.find("unknown_ruleset", e["seq"], say(F.UNKNOWN_RULESET, ruleset=rid))
     g.players = [str(x) for x in e["players"]]
     g.first = str(e.get("first"))
     if g.first not in g.players:
-        g.find("turn_order", e["seq"], f"first player {g.first!r} is not one of the players")
+        g.find("turn_order", e["seq"], say(F.FIRST_NOT_PLAYER, first=g.first))
         g.first = g.players[0]
     g.context = dict(e.get("context") or {})
     g.source = dict(e.get("source") or {})
@@ -58,7 +60,7 @@ def on_match_started(g: State, e: Event) -> None:
 def _place(g: State, pl: Player, slot: dict[str, Any], to: str, seq: int) -> None:
     pid = str(slot.get("pid"))
     if pid in g.mons:
-        g.find("unknown_pokemon", seq, f"pid {pid!r} is already in play; the new card is ignored")
+        g.find("unknown_pokemon", seq, say(F.PID_IN_PLAY, pid=pid))
         return
     mon = Pokemon(pid, pl.id, slot.get("card") or {}, g.turn)
     g.mons[pid] = mon
@@ -107,13 +109,15 @@ def on_evolved(g: State, e: Event) -> None:
             g.turn_cards.append(str(effect))
     elif not g.ruleset.first_turn_evolve and g.turn_player == pl.id and pl.turns <= 1 and g.turn > 0:
         restrictions.restriction(
-            g, "evolved_too_early", seq, pl, f"{pl.id} evolved {mon.name} ({mon.pid}) on their first turn"
+            g,
+            "evolved_too_early",
+            seq,
+            pl,
+            say(F.EVOLVED_FIRST_TURN, player=pl.id, card=mon.name, pid=mon.pid),
         )
     elif mon.entered_turn == g.turn or mon.evolved_turn == g.turn:
-        when = "came into play" if mon.entered_turn == g.turn else "already evolved"
-        restrictions.restriction(
-            g, "evolved_too_early", seq, pl, f"{mon.name} ({mon.pid}) evolved on the turn it {when}"
-        )
+        when = F.EVOLVED_NEW if mon.entered_turn == g.turn else F.EVOLVED_TWICE
+        restrictions.restriction(g, "evolved_too_early", seq, pl, say(when, card=mon.name, pid=mon.pid))
     pl.move("hand", "in_play", 1)
     mon.evolve(e.get("card") or {}, g.turn)
     if g.window is None and mon.knocked_out:
@@ -150,7 +154,7 @@ def on_switched(g: State, e: Event) -> None:
         return
     if mon.pid not in pl.bench:
         if pl.active != mon.pid:
-            g.find("unknown_pokemon", e["seq"], f"{mon.pid} is not on {pl.id}'s Bench")
+            g.find("unknown_pokemon", e["seq"], say(F.NOT_ON_BENCH, pid=mon.pid, player=pl.id))
         return
     if pl.active is None:
         # A new Active after a knockout, reported as a switch: the same as a promotion.

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay.engine import findings as F
 from replay.engine.board import Player, Pokemon
-from replay.engine.findings import finding
+from replay.engine.findings import finding, say
 from replay.engine.outputs import Claim, Finding, Knockout, Penalty, PlayoffLink, Result
 from replay.engine.ruleset import Ruleset, load_ruleset
 
@@ -132,7 +133,11 @@ class State:
         pid = event.get(field, "")
         pl = self.p.get(pid)
         if pl is None:
-            self.find("unknown_player", event["seq"], f"{event['type']}: unknown player {pid!r} in {field}")
+            self.find(
+                "unknown_player",
+                event["seq"],
+                say(F.UNKNOWN_PLAYER, type=event["type"], player=pid, field=field),
+            )
         return pl
 
     def mon(self, event: Event, field: str = "pid") -> Pokemon | None:
@@ -140,7 +145,7 @@ class State:
         pid = event.get(field, "")
         mon = self.mons.get(pid)
         if mon is None:
-            self.find("unknown_pokemon", event["seq"], f"{event['type']}: no Pokémon {pid!r} in play")
+            self.find("unknown_pokemon", event["seq"], say(F.NO_POKEMON, type=event["type"], pid=pid))
         return mon
 
     def next_turn_player(self) -> str | None:

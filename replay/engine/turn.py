@@ -8,7 +8,9 @@ more cards than the deck holds (the player just takes what there is).
 from __future__ import annotations
 
 from replay.engine import claims, judgment
+from replay.engine import findings as F
 from replay.engine.board import ZONES
+from replay.engine.findings import say
 from replay.engine.state import Event, State
 
 
@@ -23,9 +25,9 @@ def on_turn_started(g: State, e: Event) -> None:
         claims.close(g, seq)
     expected = g.first if g.turn == 0 else g.next_turn_player()
     if pl.id != expected:
-        g.find("turn_order", seq, f"turn started for {pl.id}, expected {expected}")
+        g.find("turn_order", seq, say(F.TURN_STARTED, player=pl.id, expected=expected))
     if g.promotions_due:
-        g.find("promotion_missing", seq, f"no new Active reported for {', '.join(g.promotions_due)}")
+        g.find("promotion_missing", seq, say(F.NO_NEW_ACTIVE, players=", ".join(g.promotions_due)))
         g.promotions_due = []
     number = e.get("turn")
     if isinstance(number, int | float) and not isinstance(number, bool):
@@ -46,7 +48,7 @@ def on_turn_started(g: State, e: Event) -> None:
             g.find(
                 "deck_count_mismatch",
                 seq,
-                f"{pl.id}'s deck: the source saw {seen} cards, the events give {pl.deck}; using {seen}",
+                say(F.DECK_COUNT, player=pl.id, seen=seen, deck=pl.deck),
             )
             # the difference is in the hand (hidden): keeps the 60 cards conserved
             pl.hand += pl.deck - seen
@@ -80,7 +82,7 @@ def on_drew(g: State, e: Event) -> None:
         g.find(
             "draw_from_empty_deck_not_loss",
             e["seq"],
-            f"{pl.id} drew {count} with {got} left in the deck: takes what there is, not a loss (rules §1.3)",
+            say(F.EMPTY_DECK, player=pl.id, count=count, left=got),
         )
 
 
@@ -98,7 +100,7 @@ def on_moved(g: State, e: Event) -> None:
     if src == "stadium":
         g.stadium = None
     if src != "deck" and pl.zone(src) < 0:
-        g.find("card_count", e["seq"], f"{pl.id}'s {src} would hold {pl.zone(src)} cards after this move")
+        g.find("card_count", e["seq"], say(F.CARD_COUNT, player=pl.id, zone=src, count=pl.zone(src)))
 
 
 def on_turn_ended(g: State, e: Event) -> None:
@@ -114,7 +116,7 @@ def on_turn_ended(g: State, e: Event) -> None:
     if pl is None:
         return
     if pl.id != g.turn_player:
-        g.find("turn_order", seq, f"{pl.id} ended a turn that was {g.turn_player}'s")
+        g.find("turn_order", seq, say(F.TURN_ENDED, player=pl.id, turn_player=g.turn_player))
     g.turn_open = False
     if g.unclaimed or g.prizes_claimed:
         claims.close(g, seq)

@@ -9,8 +9,10 @@ put there), never an error.
 
 from __future__ import annotations
 
+from replay.engine import findings as F
 from replay.engine import restrictions
 from replay.engine.board import ZONES, Player
+from replay.engine.findings import say
 from replay.engine.state import Event, State
 
 
@@ -22,7 +24,7 @@ def _count(e: Event) -> int:
 def _move(g: State, pl: Player, src: str, dst: str, n: int, seq: int) -> None:
     pl.move(src, dst, n)
     if src != "deck" and pl.zone(src) < 0:
-        g.find("card_count", seq, f"{pl.id}'s {src} would hold {pl.zone(src)} cards after this move")
+        g.find("card_count", seq, say(F.CARD_COUNT, player=pl.id, zone=src, count=pl.zone(src)))
 
 
 def on_discarded(g: State, e: Event) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:  # Babel is read when a catalogue is first used, not to name the languages (issue 40 item 2)
+    import jinja2
     from babel.support import Translations
 
 #: The languages of the pages, the report and the sheet; the first is the default.
@@ -66,6 +67,11 @@ def translations(lang: str) -> Translations:
     return Translations(compiled, domain=DOMAIN)
 
 
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogues (tools/i18n.py extracts it); it is translated where shown."""
+    return message
+
+
 def gettext(lang: str, message: str) -> str:
     """``message`` in ``lang`` (the English text when the catalogue has no translation)."""
     return translations(lang).gettext(message)
@@ -74,6 +80,28 @@ def gettext(lang: str, message: str) -> str:
 def ngettext(lang: str, singular: str, plural: str, n: int) -> str:
     """The form of ``singular``/``plural`` for ``n`` in ``lang`` (Japanese and Korean have one form)."""
     return translations(lang).ngettext(singular, plural, n)
+
+
+def template_environment(loader: jinja2.BaseLoader, lang: str) -> jinja2.Environment:
+    """A Jinja2 environment of templates in ``lang``, set up as every template of Prizecheck is (the
+    service's pages, the report's page): autoescaped, strict about undefined names (a typo is an error),
+    blocks trimmed, and ``lang``'s catalogue installed for ``{% trans %}``, ``_()`` and ``ngettext()``
+    (newstyle: a translation's ``%(name)s`` is filled and escaped by Jinja2; a ``{% trans %}`` over
+    several lines is one message, its spaces folded)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=loader,
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
+    )
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.globals["lang"] = lang
+    return env
 
 
 _RANGE = re.compile(r"^([A-Za-z]{1,8})(?:-[A-Za-z0-9]{1,8})*$")
@@ -100,6 +128,23 @@ def from_accept_language(header: str) -> str | None:
         if q > 0 and lang in LANGUAGES:
             wanted.append((-q, i, lang))
     return min(wanted)[2] if wanted else None
+
+
+#: The environment variables that name the command line's language, first found first (POSIX's order for
+#: messages: LC_ALL overrides LC_MESSAGES, which overrides LANG).
+LOCALE_VARIABLES: Final[tuple[str, ...]] = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def from_environment(environ: Mapping[str, str]) -> str:
+    """The command line's language: the first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set
+    (``ja_JP.UTF-8`` -> ``ja``, ``ko_KR`` -> ``ko``); English when it names none of :data:`LANGUAGES`
+    (``C``, ``POSIX``, ``C.UTF-8``, ``fr_FR``) or none is set."""
+    for name in LOCALE_VARIABLES:
+        value = environ.get(name, "")
+        if value:
+            lang = re.split(r"[_.@-]", value, maxsplit=1)[0].lower()
+            return lang if lang in LANGUAGES else DEFAULT
+    return DEFAULT
 
 
 def choose(asked: str | None, setting: str | None, accept_language: str | None) -> str:

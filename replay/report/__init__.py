@@ -1,7 +1,8 @@
 """League audit reports (docs/reports.md): records in, a report out, in four forms.
 
-- :mod:`replay.report.build`: :class:`ReportBuilder` folds records one at a time into the report (plain
-  data, the JSON form); :class:`Filters` says which records count.
+- :mod:`replay.report.build`: :class:`ReportBuilder` folds records one at a time into the report, a typed
+  document (:mod:`replay.report.document`: msgspec Structs whose fields are the JSON form's keys);
+  :class:`Filters` says which records count.
 - :mod:`replay.report.tdf`: the tournament software's file (TOM's ``.tdf``), read and written;
   :mod:`replay.report.reconcile` compares it with the game records.
 - :mod:`replay.report.text`, :mod:`replay.report.tables` (CSV), :mod:`replay.report.html` (one
@@ -16,7 +17,7 @@ store) is the command line's business (:mod:`replay.cli.report`).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from replay.engine.chain import Verifier
     from replay.engine.outputs import Record
     from replay.report.build import Filters, ReportBuilder
+    from replay.report.document import Report
     from replay.report.links import review_link
     from replay.report.names import CardName
     from replay.report.tdf import Tournament, read_tdf
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "Filters",
+    "Report",
     "ReportBuilder",
     "Tournament",
     "build_report",
@@ -47,6 +50,7 @@ FORMATS = ("text", "html", "csv", "json")
 _LAZY = {
     "Filters": "replay.report.build",
     "ReportBuilder": "replay.report.build",
+    "Report": "replay.report.document",
     "review_link": "replay.report.links",
     "Tournament": "replay.report.tdf",
     "read_tdf": "replay.report.tdf",
@@ -69,7 +73,7 @@ def build_report(
     base_url: str = "",
     signing_key: bytes | Verifier | None = None,
     tdf: Tournament | None = None,
-) -> dict[str, Any]:
+) -> Report:
     """The report over ``records`` (typed records, :mod:`replay.records`; see :class:`ReportBuilder`)."""
     from replay.report.build import ReportBuilder
 
@@ -77,9 +81,7 @@ def build_report(
     return builder.add_all(records).finish(tdf)
 
 
-def render(
-    report: Mapping[str, Any], fmt: str, *, lang: str = "en", card_name: CardName | None = None
-) -> bytes:
+def render(report: Report, fmt: str, *, lang: str = "en", card_name: CardName | None = None) -> bytes:
     """``report`` (settled: :meth:`ReportBuilder.finish`) in one of :data:`FORMATS`, as UTF-8 bytes (see
     :func:`write`)."""
     out = io.BytesIO()
@@ -88,7 +90,7 @@ def render(
 
 
 def write(
-    report: Mapping[str, Any],
+    report: Report,
     fmt: str,
     out: IO[bytes],
     *,
@@ -99,7 +101,7 @@ def write(
     """``report`` in one of :data:`FORMATS`, written to ``out`` as it is made: a report as it is made
     (:meth:`ReportBuilder.parts`, once) is never whole in memory, in any form; a settled one gives the same
     bytes. ``csv_note``: where the HTML page says the CSV form is, when it summarises a section's events.
-    The text report's words in ``lang`` (en, ja, ko); ``card_name``: how the HTML and text forms show a
+    The HTML and text forms' words in ``lang`` (en, ja, ko); ``card_name``: how the HTML and text forms show a
     card's name (the command line's ``--lang``: replay.sources.cards.card_name in that language; the data
     forms keep names as the events wrote them)."""
     if fmt == "json":
@@ -115,7 +117,7 @@ def write(
     elif fmt == "html":
         from replay.report.html import write_html
 
-        write_html(report, out, csv_note=csv_note, card_name=card_name)
+        write_html(report, out, csv_note=csv_note, card_name=card_name, lang=lang)
     elif fmt == "text":
         from replay.report.text import write_text
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -23,11 +23,45 @@ from replay.engine.chain import Verifier
 from replay.engine.game import ENGINE_VERSION
 from replay.engine.outputs import Finding, Record
 from replay.records import signature_valid
-from replay.report.lazy import Items, Later, Parts, settle, write_json
+from replay.report.document import (
+    Agreement,
+    CodeCount,
+    CutPlace,
+    DeckCheckLine,
+    DivisionCheck,
+    Event,
+    FindingItem,
+    Findings,
+    GameLine,
+    Integrity,
+    IntegrityLine,
+    Match,
+    MatchCount,
+    MatchSummary,
+    OutcomeCount,
+    PlayerMatch,
+    PlayerMatches,
+    PlayoffRate,
+    Ranked,
+    Report,
+    ReportFilters,
+    ReviewItem,
+    RoundAgreement,
+    RoundCodeCount,
+    RoundSeverityCount,
+    Section,
+    SeverityCounts,
+    SourceAgreement,
+    Standing,
+    TopCutCheck,
+    Verification,
+)
+from replay.report.lazy import Items, settle, write_json
 from replay.report.links import review_link
 from replay.report.reconcile import reconcile
 from replay.report.tdf import PlayerIndex, Tournament
 from replay.series import (
+    DOUBLE_LOSS,
     SINGLE_ELIMINATION,
     GameResult,
     Pairing,
@@ -152,7 +186,7 @@ class _Section:
     integrity: list[tuple[str, str, int, str | bytes, str]] = field(default_factory=list)
     review: list[tuple[str, tuple[str, ...], str | None, tuple[int, int, int]]] = field(default_factory=list)
     events: dict[str, _Event] = field(default_factory=lambda: defaultdict(_Event))
-    deck_checks: list[dict[str, Any]] = field(default_factory=list)
+    deck_checks: list[DeckCheckLine] = field(default_factory=list)
 
 
 class ReportBuilder:
@@ -308,7 +342,18 @@ class ReportBuilder:
         rnd = str(ctx.get("round", NONE))
         for f in found:
             sec.deck_checks.append(
-                {**f, "match": match, "round": rnd, "link": review_link(self.base_url, match, f["seq"])}
+                DeckCheckLine(
+                    match=match,
+                    seq=int(f["seq"]),
+                    player=str(f["player"]),
+                    card=str(f["card"]),
+                    code=str(f["code"]),
+                    message=str(f["message"]),
+                    listed=int(f["listed"]),
+                    seen=int(f["seen"]),
+                    round=rnd,
+                    link=review_link(self.base_url, match, f["seq"]),
+                )
             )
         why = (
             f"deck check: {len(found)} card(s) against the deck list ("
@@ -322,11 +367,10 @@ class ReportBuilder:
         sec.review.append((match, (why,), None, (0, 0, 0)))
 
     # ------------------------------------------------------------------------------------------ finish
-    def finish(self, tdf: Tournament | None = None) -> dict[str, Any]:
-        """The report (plain data: JSON as it is). ``tdf``: the tournament software's file, whose byes and
+    def finish(self, tdf: Tournament | None = None) -> Report:
+        """The report, settled (every list made). ``tdf``: the tournament software's file, whose byes and
         drops the standings then use, and against which the matches are reconciled."""
-        report: dict[str, Any] = settle(self.parts(tdf))
-        return report
+        return settle(self.parts(tdf))
 
     def write_json(self, out: IO[bytes], tdf: Tournament | None = None) -> None:
         """The report as JSON, written as it is made: one event's part and one chunk of integrity lines at
@@ -334,7 +378,7 @@ class ReportBuilder:
         fmt, out)`` (the builder does not import its renderers: they import it)."""
         write_json(self.parts(tdf), out)
 
-    def parts(self, tdf: Tournament | None = None) -> Parts:
+    def parts(self, tdf: Tournament | None = None) -> Report:
         """The report as it is made (:mod:`replay.report.lazy`): :meth:`finish` settles it, :meth:`write_json`
         writes it. Once: the builder's summaries are dropped as the report is made."""
         # Each section's summaries are dropped as soon as its part of the report is made: the builder and
@@ -346,172 +390,166 @@ class ReportBuilder:
         if tdf is not None and not mine and len(names) == 1:
             mine = names
 
-        heads = [{"league": lg, "season": ss} for lg, ss in sorted(self._sections)]
+        heads = sorted(self._sections)
 
-        def sections() -> Iterator[Parts]:
+        def sections() -> Iterator[Section]:
             for league, season in sorted(self._sections):
                 sec = self._sections.pop((league, season))
                 tdf_events = {ev for lg, ss, ev in mine if (lg, ss) == (league, season)}
                 yield self._section(league, season, sec, tdf, tdf_events)
 
-        report = Parts(
-            {
-                "engine": f"prizecheck {ENGINE_VERSION}",
-                "base_url": self.base_url,
-                "filters": self.filters.as_json(),
-                "games": self.games,
-                "sections": Items(sections(), chunk=1, heads=heads),
-                "reconciliation": None,
-            }
+        f = self.filters
+        report = Report(
+            engine=f"prizecheck {ENGINE_VERSION}",
+            base_url=self.base_url,
+            filters=ReportFilters(
+                league=f.league,
+                season=f.season,
+                event=f.event,
+                round=f.round,
+                date_from=f.date_from.isoformat() if f.date_from else None,
+                date_to=f.date_to.isoformat() if f.date_to else None,
+            ),
+            games=self.games,
+            sections=Items(sections(), chunk=1, heads=heads),
+            reconciliation=None,
         )
         if tdf is not None:  # the reconciliation reads every section: a tournament's, made whole
-            report["sections"] = done = settle(report["sections"])
-            report["reconciliation"] = reconcile(tdf, done, self.filters.round, self.base_url)
+            done = [settle(sec) for sec in report.sections]
+            report.sections = done
+            report.reconciliation = reconcile(tdf, done, self.filters.round, self.base_url)
         return report
 
-    def _review_items(self, sec: _Section) -> list[dict[str, Any]]:
+    def _review_items(self, sec: _Section) -> list[ReviewItem]:
         """The games to review, violations first (then warnings, info notes, the match id)."""
-        out: list[dict[str, Any]] = []
+        out: list[ReviewItem] = []
         for match, why, child, counts in sec.review:
             reasons = list(why)
             if child is not None and child not in self._playoff_games:
                 reasons.append(f"awaiting playoff {child}")
             if reasons:
-                severities = dict(zip(SEVERITIES, counts, strict=True))
-                out.append({"match": match, "why": reasons, "findings": severities})
-        out.sort(key=lambda r: (*(-r["findings"][s] for s in SEVERITIES), r["match"]))
+                severities = SeverityCounts(violation=counts[0], warning=counts[1], info=counts[2])
+                link = review_link(self.base_url, match)
+                out.append(ReviewItem(match=match, why=reasons, findings=severities, link=link))
+        out.sort(key=lambda r: (-r.findings.violation, -r.findings.warning, -r.findings.info, r.match))
         return out
 
     def _section(
         self, league: str, season: str, sec: _Section, tdf: Tournament | None, tdf_events: set[str]
-    ) -> Parts:
+    ) -> Section:
         link = self.base_url
         rounds = sorted({r for r, _ in sec.findings_by_round} | set(sec.claims_by_round), key=round_sort_key)
-        match_results: Counter[tuple[str, str]] = Counter()
+        summary = MatchSummary()
 
-        def events() -> Iterator[dict[str, Any]]:
-            # each event's part made, counted into the matches' summary, and its games dropped
+        def events() -> Iterator[Event]:
+            # each event's part made, counted into the matches' summary, and its games dropped; the summary
+            # is whole once the last is made ("events" sorts before "matches": written or settled, first)
+            results: Counter[tuple[str, str]] = Counter()
             for name in sorted(sec.events):
                 ev = _event(name, sec.events.pop(name), tdf if name in tdf_events else None)
-                for m in ev["matches"]:
-                    match_results[
-                        (m["status"] if m["result"] is None else _match_outcome(m), m["decided_by"] or NONE)
-                    ] += 1
+                for m in ev.matches:
+                    results[(m.status if m.result is None else _match_outcome(m), m.decided_by or NONE)] += 1
                 yield ev
+            summary.total = sum(results.values())
+            summary.by_result = [
+                MatchCount(result=res, decided_by=by, matches=n) for (res, by), n in sorted(results.items())
+            ]
 
-        def matches() -> dict[str, Any]:  # after "events" (keys in sorted order): every match counted
-            return {
-                "total": sum(match_results.values()),
-                "by_result": [
-                    {"result": res, "decided_by": by, "matches": n}
-                    for (res, by), n in sorted(match_results.items())
-                ],
-            }
-
-        def integrity() -> Iterator[dict[str, Any]]:
+        def integrity() -> Iterator[IntegrityLine]:
             sec.integrity.sort()
             for m, c, n, h, s in sec.integrity:
                 head = h.hex() if isinstance(h, bytes) else h
-                yield {"match": m, "chain": c, "events": n, "head": head, "signature": s}
+                yield IntegrityLine(match=m, chain=c, events=n, head=head, signature=s)
             sec.integrity.clear()
 
-        return Parts(
-            {
-                "league": league,
-                "season": season,
-                "games": sec.games,
-                "status": dict(sorted(sec.status.items())),
-                "outcomes": [
-                    {"outcome": o, "reason": r, "games": n} for (o, r), n in sorted(sec.outcomes.items())
+        return Section(
+            league=league,
+            season=season,
+            games=sec.games,
+            status=dict(sorted(sec.status.items())),
+            outcomes=[
+                OutcomeCount(outcome=o, reason=r, games=n) for (o, r), n in sorted(sec.outcomes.items())
+            ],
+            matches=summary,
+            playoffs=[
+                PlayoffRate(
+                    ruleset=name,
+                    games=rs.games,
+                    playoffs=rs.playoffs,
+                    playoff_games=rs.playoff_games,
+                    second_tiebreaks=rs.second_tiebreaks,
+                    rate=_rate(rs.playoffs, rs.games),
+                )
+                for name, rs in sorted(sec.rulesets.items())
+            ],
+            findings=Findings(
+                by_code=[
+                    CodeCount(code=c, severity=s, count=n)
+                    for (c, s), n in sorted(
+                        sec.findings.items(), key=lambda kv: (_sev(kv[0][1]), -kv[1], kv[0][0])
+                    )
                 ],
-                "matches": Later(matches),
-                "playoffs": [
-                    {
-                        "ruleset": name,
-                        "games": rs.games,
-                        "playoffs": rs.playoffs,
-                        "playoff_games": rs.playoff_games,
-                        "second_tiebreaks": rs.second_tiebreaks,
-                        "rate": _rate(rs.playoffs, rs.games),
-                    }
-                    for name, rs in sorted(sec.rulesets.items())
+                by_round=[
+                    RoundCodeCount(round=r, code=c, count=n)
+                    for (r, c), n in sorted(
+                        sec.findings_by_round.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])
+                    )
                 ],
-                "findings": Parts(
-                    {
-                        "by_code": [
-                            {"code": c, "severity": s, "count": n}
-                            for (c, s), n in sorted(
-                                sec.findings.items(), key=lambda kv: (_sev(kv[0][1]), -kv[1], kv[0][0])
-                            )
-                        ],
-                        "by_round": [
-                            {"round": r, "code": c, "count": n}
-                            for (r, c), n in sorted(
-                                sec.findings_by_round.items(),
-                                key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1]),
-                            )
-                        ],
-                        # the same, each severity apart (the heatmap's rows: violations, warnings, info)
-                        "by_round_severity": [
-                            {"round": r, "code": c, "severity": sev, "count": n}
-                            for (r, c, sev), n in sorted(
-                                sec.findings_by_round_severity.items(),
-                                key=lambda kv: (_sev(kv[0][2]), round_sort_key(kv[0][0]), kv[0][1]),
-                            )
-                        ],
-                        "items": Items(
-                            {
-                                "match": m,
-                                "seq": seq,
-                                "code": code,
-                                "severity": sev,
-                                "message": msg,
-                                "round": rnd,
-                                "link": review_link(link, m, seq),
-                            }
-                            for m, seq, code, sev, msg, rnd in sorted(
-                                sec.finding_items, key=lambda f: (f[0], f[1], f[2])
-                            )
-                        ),
-                    }
+                # the same, each severity apart (the heatmap's rows: violations, warnings, info)
+                by_round_severity=[
+                    RoundSeverityCount(round=r, code=c, severity=sev, count=n)
+                    for (r, c, sev), n in sorted(
+                        sec.findings_by_round_severity.items(),
+                        key=lambda kv: (_sev(kv[0][2]), round_sort_key(kv[0][0]), kv[0][1]),
+                    )
+                ],
+                items=Items(
+                    FindingItem(
+                        match=m,
+                        seq=seq,
+                        code=code,
+                        severity=sev,
+                        message=msg,
+                        round=rnd,
+                        link=review_link(link, m, seq),
+                    )
+                    for m, seq, code, sev, msg, rnd in sorted(
+                        sec.finding_items, key=lambda f: (f[0], f[1], f[2])
+                    )
                 ),
-                "agreement": {
-                    "by_source": [
-                        {"kind": k, "claims": n, "agree": sec.agree[k], "rate": _rate(sec.agree[k], n)}
-                        for k, n in sorted(sec.claims.items())
-                    ],
-                    "by_round": [
-                        {
-                            "round": r,
-                            "claims": sec.claims_by_round[r],
-                            "agree": sec.agree_by_round[r],
-                            "rate": _rate(sec.agree_by_round[r], sec.claims_by_round[r]),
-                        }
-                        for r in rounds
-                        if sec.claims_by_round[r]
-                    ],
-                },
-                "verification": {
-                    "knockouts": sec.knockouts,
-                    "verified": sec.verified,
-                    "from_claims": sec.knockouts - sec.verified,
-                    "rate": _rate(sec.verified, sec.knockouts),
-                    "basis": dict(sorted(sec.basis.items())),
-                },
-                "integrity": Parts(
-                    {
-                        "chain": dict(sorted(sec.chain.items())),
-                        "signature": dict(sorted(sec.signature.items())),
-                        "records": Items(integrity()),
-                    }
-                ),
-                "events": Items(events(), chunk=1),
-                # judges only: what players put into play against their deck lists (docs/decks.md)
-                "deck_checks": sorted(sec.deck_checks, key=lambda f: (f["match"], f["seq"], f["card"])),
-                "review": [
-                    {**item, "link": review_link(link, item["match"])} for item in self._review_items(sec)
+            ),
+            agreement=Agreement(
+                by_source=[
+                    SourceAgreement(kind=k, claims=n, agree=sec.agree[k], rate=_rate(sec.agree[k], n))
+                    for k, n in sorted(sec.claims.items())
                 ],
-            }
+                by_round=[
+                    RoundAgreement(
+                        round=r,
+                        claims=sec.claims_by_round[r],
+                        agree=sec.agree_by_round[r],
+                        rate=_rate(sec.agree_by_round[r], sec.claims_by_round[r]),
+                    )
+                    for r in rounds
+                    if sec.claims_by_round[r]
+                ],
+            ),
+            verification=Verification(
+                knockouts=sec.knockouts,
+                verified=sec.verified,
+                from_claims=sec.knockouts - sec.verified,
+                rate=_rate(sec.verified, sec.knockouts),
+                basis=dict(sorted(sec.basis.items())),
+            ),
+            integrity=Integrity(
+                chain=dict(sorted(sec.chain.items())),
+                signature=dict(sorted(sec.signature.items())),
+                records=Items(integrity()),
+            ),
+            events=Items(events(), chunk=1),
+            # judges only: what players put into play against their deck lists (docs/decks.md)
+            deck_checks=sorted(sec.deck_checks, key=lambda f: (f.match, f.seq, f.card)),
+            review=self._review_items(sec),
         )
 
 
@@ -519,87 +557,103 @@ def _sev(severity: str) -> int:
     return SEVERITIES.index(severity) if severity in SEVERITIES else len(SEVERITIES)
 
 
-def _match_outcome(m: Mapping[str, Any]) -> str:
-    return "tie" if m["winner"] is None else "win"
+def _match_outcome(m: Match) -> str:
+    if m.winner is not None:
+        return "win"
+    return DOUBLE_LOSS if m.decided_by == DOUBLE_LOSS else "tie"  # 両者敗北: no tie (replay/series.py)
 
 
-def _event(name: str, ev: _Event, tdf: Tournament | None) -> dict[str, Any]:
-    matches = []
-    for (rnd, series), games in sorted(ev.games.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])):
-        m = match_result(games)
-        m["round"] = rnd
-        m["series"] = series
-        m["table"] = ev.tables.get((rnd, series))
-        matches.append(m)
-    pairings = [
-        Pairing(_round_no(m["round"]), (m["players"][0], m["players"][1]), m["result"], m["stage"])
-        for m in matches
+def _match(games: list[GameResult], rnd: str, series: str, table: str | None) -> Match:
+    """A match of the report: :func:`replay.series.match_result` of its games, where it was played."""
+    m = match_result(games)
+    return Match(
+        players=m["players"],
+        stage=m["stage"],
+        games=[GameLine(**g) for g in m["games"]],
+        wins=m["wins"],
+        ties=m["ties"],
+        status=m["status"],
+        winner=m["winner"],
+        result=m["result"],
+        decided_by=m["decided_by"],
+        points=m["points"],
+        round=rnd,
+        series=series,
+        table=table,
+    )
+
+
+def _standing(row: Mapping[str, Any], top_cut: int | None) -> Standing:
+    """A row of :func:`replay.series.swiss_standings` ranked by division, with its place in the cut."""
+    return Standing(top_cut=top_cut, **row)
+
+
+def _event(name: str, ev: _Event, tdf: Tournament | None) -> Event:
+    matches = [
+        _match(games, rnd, series, ev.tables.get((rnd, series)))
+        for (rnd, series), games in sorted(
+            ev.games.items(), key=lambda kv: (round_sort_key(kv[0][0]), kv[0][1])
+        )
     ]
+    pairings = [Pairing(_round_no(m.round), (m.players[0], m.players[1]), m.result, m.stage) for m in matches]
     byes_from = "games"
     byes, dropped = infer_byes_and_drops(pairings)
     division: dict[str, str] = {}
     if tdf is not None:
-        byes, dropped, division = _from_tdf(tdf, {p for m in matches for p in m["players"]})
+        byes, dropped, division = _from_tdf(tdf, {p for m in matches for p in m.players})
         byes_from = "tdf"
     # Tiebreakers over the whole pod (an opponent from another age division counts as any other), then
     # ranked, cut and checked within each division, as TOM ranks them [docs/reports.md, "Age divisions"].
-    table = rank_by_division(swiss_standings(pairings, byes, dropped), division)
-    cut: list[dict[str, Any]] = []
-    divisions: list[dict[str, Any]] = []
-    for div, in_div in groupby(table, key=lambda row: row["division"]):
-        group = list(in_div)
-        mine = {row["player"] for row in group}
+    table: list[Standing] = []
+    cut: list[CutPlace] = []
+    divisions: list[DivisionCheck] = []
+    ranked = rank_by_division(swiss_standings(pairings, byes, dropped), division)
+    for div, in_div in groupby(ranked, key=lambda row: row["division"]):
+        rows = list(in_div)
+        mine = {row["player"] for row in rows}
         own = [p for p in pairings if set(p.players) <= mine]
-        div_cut = top_cut(own, [row["player"] for row in group])
+        div_cut = top_cut(own, [row["player"] for row in rows])
         place = {row["player"]: row["place"] for row in div_cut}
-        for row in group:
-            row["top_cut"] = place.get(row["player"])
-        cut += ({**row, "division": div} for row in div_cut)
-        divisions.append({"division": div, "players": len(group), "top_cut_check": check_top_cut(group, own)})
-    players: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        group = [_standing(row, place.get(row["player"])) for row in rows]
+        table += group
+        cut += (CutPlace(division=div, **row) for row in div_cut)
+        divisions.append(
+            DivisionCheck(division=div, players=len(group), top_cut_check=check_top_cut(group, own))
+        )
+    players: dict[str, list[PlayerMatch]] = defaultdict(list)
     for m in matches:
-        a, b = m["players"]
+        a, b = m.players
         for me, them in ((a, b), (b, a)):
+            games = f"{m.wins[me]}-{m.wins[them]}" + (f"-{m.ties}" if m.ties else "")
+            result = (m.result or {}).get(me) or m.status
             players[me].append(
-                {
-                    "round": m["round"],
-                    "series": m["series"],
-                    "stage": m["stage"],
-                    "opponent": them,
-                    "result": (m["result"] or {}).get(me) or m["status"],
-                    "games": f"{m['wins'][me]}-{m['wins'][them]}" + (f"-{m['ties']}" if m["ties"] else ""),
-                }
+                PlayerMatch(
+                    round=m.round, series=m.series, stage=m.stage, opponent=them, result=result, games=games
+                )
             )
     for name_, rounds in byes.items():
         for r in sorted(rounds):
             players[name_].append(
-                {
-                    "round": str(r),
-                    "series": None,
-                    "stage": "swiss",
-                    "opponent": None,
-                    "result": "bye",
-                    "games": "",
-                }
+                PlayerMatch(round=str(r), series=None, stage="swiss", opponent=None, result="bye", games="")
             )
-    for rows in players.values():
-        rows.sort(key=lambda row: round_sort_key(row["round"]))
-    return {
-        "event": name,
-        "rounds": sorted({m["round"] for m in matches}, key=round_sort_key),
-        "byes_from": byes_from,
-        "matches": matches,
-        "standings": table,
-        "top_cut": cut,
+    for rows_ in players.values():
+        rows_.sort(key=lambda row: round_sort_key(row.round))
+    return Event(
+        event=name,
+        rounds=sorted({m.round for m in matches}, key=round_sort_key),
+        byes_from=byes_from,
+        matches=matches,
+        standings=table,
+        top_cut=cut,
         # one division (or none known): its check; several: each division's in "divisions"
-        "top_cut_check": divisions[0]["top_cut_check"] if len(divisions) == 1 else None,
-        "divisions": divisions if division else [],
-        "players": [{"player": p, "matches": players[p]} for p in sorted(players)],
-        "single_elimination": any(m["stage"] == SINGLE_ELIMINATION for m in matches),
-    }
+        top_cut_check=divisions[0].top_cut_check if len(divisions) == 1 else None,
+        divisions=divisions if division else [],
+        players=[PlayerMatches(player=p, matches=players[p]) for p in sorted(players)],
+        single_elimination=any(m.stage == SINGLE_ELIMINATION for m in matches),
+    )
 
 
-def check_top_cut(table: list[dict[str, Any]], pairings: list[Pairing]) -> dict[str, Any] | None:
+def check_top_cut(table: Sequence[Standing], pairings: list[Pairing]) -> TopCutCheck | None:
     """The top cut the tournament software made against these standings: it should seat the first K
     players who did not drop, paired 1 v K, 2 v K-1... in its first round. None without a top cut.
 
@@ -614,8 +668,8 @@ def check_top_cut(table: list[dict[str, Any]], pairings: list[Pairing]) -> dict[
     first = min(p.round for p in elim)
     opening = [p for p in elim if p.round == first]
     seated = {name for p in opening for name in p.players}
-    rank = {row["player"]: row["rank"] for row in table}
-    expected = [row["player"] for row in table if row["dropped"] is None][: len(seated)]
+    rank = {row.player: row.rank for row in table}
+    expected = [row.player for row in table if row.dropped is None][: len(seated)]
     seed = {name: i + 1 for i, name in enumerate(expected)}
     k = len(expected)
 
@@ -627,23 +681,23 @@ def check_top_cut(table: list[dict[str, Any]], pairings: list[Pairing]) -> dict[
         for a, b in (p.players for p in opening)
         if not seeded(a, b)
     ]
-    left_out = [{"player": n, "rank": rank[n]} for n in expected if n not in seated]
+    left_out = [Ranked(player=n, rank=rank[n]) for n in expected if n not in seated]
     let_in = sorted(
-        ({"player": n, "rank": rank.get(n)} for n in seated if n not in seed),
-        key=lambda r: (r["rank"] is None, r["rank"] or 0, r["player"]),
+        (Ranked(player=n, rank=rank.get(n)) for n in seated if n not in seed),
+        key=lambda r: (r.rank is None, r.rank or 0, r.player),
     )
-    why = [f"{r['player']} (Swiss #{r['rank']}) played in it" for r in let_in]
-    why += [f"{r['player']} (Swiss #{r['rank']}) did not" for r in left_out]
+    why = [f"{r.player} (Swiss #{r.rank}) played in it" for r in let_in]
+    why += [f"{r.player} (Swiss #{r.rank}) did not" for r in left_out]
     why += [f"#{a} v #{b} is not the seeding's pairing" for a, b in unusual]
-    return {
-        "players": len(seated),
-        "round": first,
-        "differs": bool(why),
-        "left_out": left_out,
-        "let_in": let_in,
-        "pairings": unusual,
-        "why": why,
-    }
+    return TopCutCheck(
+        players=len(seated),
+        round=first,
+        differs=bool(why),
+        left_out=left_out,
+        let_in=let_in,
+        pairings=unusual,
+        why=why,
+    )
 
 
 def _from_tdf(

@@ -1,37 +1,40 @@
-"""The report as it is made: plain data whose long lists are made while they are written.
+"""The report as it is made: a typed document (:mod:`replay.report.document`) whose long lists are made
+while they are written.
 
 A season's report lists every record's integrity line and every match of every event: at a million records
 it is larger than the records' own counters. :meth:`replay.report.ReportBuilder.finish` makes it whole
-(plain data, for the HTML, text and CSV forms and for the callers that read it); the JSON form is written
-from the same parts as they are made (:func:`write_json`), each event's part and each integrity line
-dropped once written, so the report is never whole in memory.
+(:func:`settle`: every list a list, for the callers that read it); every form is written from the same
+parts as they are made (:func:`write_json`, :mod:`replay.report.stream`), each event's part and each
+integrity line dropped once written, so the report is never whole in memory.
 
-Two kinds of part stand in for a value: :class:`Items`, a list given by an iterator, and :class:`Later`, a
-value worked out when it is reached (a summary of the items before it). Dict keys are reached in sorted
-order, by :func:`settle` and :func:`write_json` alike (the JSON's key order), so a :class:`Later` may count
-on the :class:`Items` of a key that sorts before its own. Both give the bytes ``msgspec.json.encode(report,
-order="sorted")`` gives for the settled report (``tests/report/test_report_stream.py``).
+A list still to be made is an :class:`Items`, given by an iterator. The Structs that may hold one are
+:class:`replay.report.document.Parts`, reached field by field in the sorted order of their JSON keys, by
+:func:`settle` and :func:`write_json` alike (the JSON's key order): a section's ``matches`` summary is
+filled in as its ``events`` are made, which sort before it. Both give the bytes
+``msgspec.json.encode(report, order="sorted")`` gives for the settled report
+(``tests/report/test_report_stream.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any
+from collections.abc import Iterable, Iterator
+from functools import cache
+from typing import IO, Any, Generic, TypeVar
 
 import msgspec
+
+from replay.report.document import Parts
 
 #: Small items encoded per call of msgspec (a call per item costs more than the encoding of a small one).
 CHUNK = 2000
 
 _ENCODE = msgspec.json.Encoder(order="sorted").encode
 
-
-class Parts(dict[str, Any]):
-    """A dict of the report some of whose values are parts still to be made (:class:`Items`,
-    :class:`Later`, other :class:`Parts`); any other value is plain data, written whole."""
+T = TypeVar("T")
+P = TypeVar("P", bound=Parts)
 
 
-class Items:
+class Items(Generic[T]):
     """A list of the report given by ``items`` (an iterator of plain data or :class:`Parts`), made while it
     is written or settled; once. ``chunk``: how many items are encoded at a time (one for large ones, such
     as an event's part; :data:`CHUNK` for small lines). ``heads``: what a page must say of the items before
@@ -40,43 +43,44 @@ class Items:
     __slots__ = ("_items", "chunk", "heads")
 
     def __init__(
-        self, items: Iterable[Any], chunk: int | None = None, heads: list[Any] | None = None
+        self, items: Iterable[T], chunk: int | None = None, heads: list[tuple[str, str]] | None = None
     ) -> None:
-        self._items: Iterator[Any] | None = iter(items)
+        self._items: Iterator[T] | None = iter(items)
         self.chunk = CHUNK if chunk is None else chunk
         self.heads = heads
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[T]:
         items, self._items = self._items, None
         if items is None:
             raise RuntimeError("a report's Items are made once")
         return items
 
 
-class Later:
-    """A value of the report worked out by ``make`` when it is reached (keys in sorted order)."""
-
-    __slots__ = ("make",)
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self.make = make
-
-
-_DEFERRED = (Parts, Items, Later)
+@cache
+def fields(cls: type[Parts]) -> tuple[tuple[str, bytes], ...]:
+    """A :class:`Parts` class's fields in the order of their JSON keys (sorted), each with its key as
+    JSON followed by ``:``."""
+    info = msgspec.structs.fields(cls)
+    return tuple((f.name, _ENCODE(f.encode_name) + b":") for f in sorted(info, key=lambda f: f.encode_name))
 
 
-def settle(value: Any) -> Any:
-    """``value`` with every part made: plain data (a :class:`Parts` becomes a dict, keys in sorted order)."""
-    if isinstance(value, Later):
-        return settle(value.make())
+def settle(value: P) -> P:
+    """``value`` with every part made, in the order of its JSON keys: every :class:`Items` a list."""
+    made: dict[str, Any] = {}
+    for name, _key in fields(type(value)):
+        made[name] = _settled(getattr(value, name))
+    return msgspec.structs.replace(value, **made)
+
+
+def _settled(value: Any) -> Any:
     if isinstance(value, Items):
-        return [settle(v) if isinstance(v, _DEFERRED) else v for v in value]
+        return [settle(v) if isinstance(v, Parts) else v for v in value]
     if isinstance(value, Parts):
-        return {k: settle(value[k]) for k in sorted(value)}
+        return settle(value)
     return value
 
 
-def write_json(value: Any, out: IO[bytes]) -> None:
+def write_json(value: Parts, out: IO[bytes]) -> None:
     """``value`` as the report's JSON (compact, keys sorted, UTF-8, a newline after), written to ``out``
     part by part."""
     _write(value, out)
@@ -84,14 +88,12 @@ def write_json(value: Any, out: IO[bytes]) -> None:
 
 
 def _write(value: Any, out: IO[bytes]) -> None:
-    if isinstance(value, Later):
-        _write(value.make(), out)
-    elif isinstance(value, Items):
+    if isinstance(value, Items):
         out.write(b"[")
         first = True
         chunk: list[Any] = []
         for item in value:
-            if isinstance(item, _DEFERRED):
+            if isinstance(item, Parts):
                 first = _flush(chunk, first, out)
                 if not first:
                     out.write(b",")
@@ -105,11 +107,11 @@ def _write(value: Any, out: IO[bytes]) -> None:
         out.write(b"]")
     elif isinstance(value, Parts):
         sep = b"{"
-        for key in sorted(value):
-            out.write(sep + _ENCODE(key) + b":")
-            _write(value[key], out)
+        for name, key in fields(type(value)):
+            out.write(sep + key)
+            _write(getattr(value, name), out)
             sep = b","
-        out.write(b"}" if value else b"{}")
+        out.write(b"}" if sep == b"," else b"{}")
     else:
         out.write(_ENCODE(value))
 

@@ -11,20 +11,22 @@ stay iterators (:class:`replay.report.lazy.Items`) that each form reads once. Th
 
 from __future__ import annotations
 
+import codecs
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import IO, Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, TypeVar
 
-from replay.report.lazy import settle
+from replay.report.document import Event, Report, Section
 
 #: A spool of a section's events is kept in memory up to this size, then in a temporary file.
 SPOOL_IN_MEMORY = 16 << 20
+#: Bytes of a spool read at a time when it is copied into a page as text.
+COPY_BLOCK = 64 << 10
 #: Pieces gathered before they are joined, encoded and written (one write per block, not per piece).
 BLOCK = 4096
 
-#: The parts of a section that each form reads as an iterator, once, never as a list
-LONG = {"findings": "items", "integrity": "records"}
+T = TypeVar("T")
 
 
 class Writer:
@@ -54,6 +56,17 @@ class Spool:
         self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY, mode="w+b")  # noqa: SIM115
         self.w = Writer(self._file)
 
+    def pieces(self) -> Iterator[str]:
+        """Everything written to the spool, as text, a block at a time (a character split between two
+        blocks is whole in the second); the spool is then closed."""
+        self.w.flush()
+        self._file.seek(0)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        while block := self._file.read(COPY_BLOCK):
+            yield decoder.decode(block)
+        yield decoder.decode(b"", final=True)
+        self._file.close()
+
     def copy_to(self, w: Writer) -> None:
         """Everything written to the spool, after what ``w`` has written so far; the spool is then closed."""
         w.flush()
@@ -64,35 +77,25 @@ class Spool:
 
 
 #: How a form writes a section's events: into the writer, from the section (its plain values: league,
-#: season; the rest still parts) and its events, each a settled event, made as it is reached.
-EventsWriter = Callable[[Writer, Mapping[str, Any], Iterator[Mapping[str, Any]]], None]
+#: season; the rest still parts) and its events, each made as it is reached.
+EventsWriter = Callable[[Writer, Section, Iterator[Event]], None]
 
 
-def sections(report: Mapping[str, Any], write_events: EventsWriter) -> Iterator[tuple[dict[str, Any], Spool]]:
+def sections(report: Report, write_events: EventsWriter) -> Iterator[tuple[Section, Spool]]:
     """Each section of ``report`` (a report as it is made, or settled) with its events already written
-    into a spool by ``write_events``: the section's other values settled but its :data:`LONG` parts,
-    which stay iterables (each read once)."""
-    for sec in report["sections"]:
+    into a spool by ``write_events`` (and so its ``matches`` summary whole): the section's findings'
+    items and integrity lines stay iterables, each read once."""
+    for sec in report.sections:
         spool = Spool()
-        write_events(spool.w, sec, (settle(ev) for ev in sec["events"]))
-        plain: dict[str, Any] = {}
-        for key in sorted(sec):  # sorted, as the parts count on (matches after events)
-            if key == "events":
-                continue
-            value = sec[key]
-            if key in LONG:
-                value = {k: v if k == LONG[key] else settle(v) for k, v in sorted(value.items())}
-            plain[key] = settle(value)
-        yield plain, spool
+        write_events(spool.w, sec, iter(sec.events))
+        yield sec, spool
 
 
-def counted(
-    items: Iterable[Any], keep: int, first: Callable[[Any], bool] | None = None
-) -> tuple[list[Any], int]:
+def counted(items: Iterable[T], keep: int, first: Callable[[T], bool] | None = None) -> tuple[list[T], int]:
     """The first ``keep`` of ``items`` and how many there were, read once. With ``first``: those it says
     yes to ahead of the others (each in their order), as a stable sort by it would give them."""
-    ahead: list[Any] = []
-    rest: list[Any] = []
+    ahead: list[T] = []
+    rest: list[T] = []
     n = 0
     for item in items:
         n += 1

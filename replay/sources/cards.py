@@ -298,6 +298,9 @@ class _Names(Mapping[str, dict[str, list[int]]]):
         return len(self._where)
 
 
+_RECORDS = msgspec.json.Decoder(list[msgspec.Raw])
+
+
 class CardDatabase:
     """The packaged catalogue (``cards.bin``, tools/build_catalogue.py). Loading reads only the printings'
     ids; a language's name index is decoded at the first look-up in that language, and a card's record
@@ -317,7 +320,14 @@ class CardDatabase:
         self.prints: dict[str, int] = self._part(head["prints"])
         self.by_name: Mapping[str, dict[str, list[int]]] = _Names(self._part, head["names"])
         self._cards: dict[int, CardInfo] = {}
+        # block number -> its records, each still JSON: a block is split into records without building
+        # them (8x faster than decoding it whole), a record is decoded when its card is asked for
+        self._records: dict[int, list[msgspec.Raw]] = {}
         self._fold_index: dict[str, dict[str, list[int]]] = {}
+        # answers of lookup and attach_source, which the importer asks again at every line and window
+        # (a 300-line log asks attach_source ~150 times about a dozen cards): the data never changes
+        self._found: dict[tuple[str, str], tuple[CardInfo, ...]] = {}
+        self._sources: dict[tuple[str, str | None, str, str], str | None] = {}
         self._search: list[tuple[str, str, str]] | None = None
 
     def _part(self, where: list[int]) -> Any:
@@ -329,14 +339,18 @@ class CardDatabase:
         return self.count
 
     def card(self, i: int) -> CardInfo:
-        """Card number ``i`` (decodes its block the first time)."""
+        """Card number ``i`` (decodes its block the first time, and makes the card of that block's record
+        the first time it is asked for: a one-log import reads a few cards of each block it decodes)."""
         info = self._cards.get(i)
         if info is None:
-            b = i // self._block
-            recs = self._part(self._blocks[b])
-            for j, rec in enumerate(recs, b * self._block):
-                self._cards[j] = CardInfo.from_record(rec)
-            info = self._cards[i]
+            b, j = divmod(i, self._block)
+            recs = self._records.get(b)
+            if recs is None:
+                at, n = self._blocks[b]
+                recs = self._records[b] = _RECORDS.decode(
+                    zlib.decompress(self._data[self._base + at : self._base + at + n])
+                )
+            info = self._cards[i] = CardInfo.from_record(msgspec.json.decode(recs[j]))
         return info
 
     def cards(self) -> list[CardInfo]:
@@ -347,14 +361,18 @@ class CardDatabase:
         """Every catalogue card printed as ``name`` in ``lang`` (English names are tried too, then Japanese
         and Korean ones); a name spelled without its accents (``Pokegear 3.0``, as the client prints it),
         in the other kana (``ぴかちゅう``) or half-width (``ﾋﾟｶﾁｭｳ``) finds the card."""
-        k = _key(name)
-        # a Japanese or Korean name has a character outside ASCII: an ASCII miss never decodes their index
-        order = tuple(dict.fromkeys((lang, "en", *(ASIAN if not k.isascii() else ()))))
-        hits = next((h for lg in order if (h := self.by_name.get(lg, {}).get(k))), None)
-        if not hits:
-            folded = fold(k)
-            hits = next((h for lg in order if (h := self._folded(lg).get(folded))), None)
-        return [self.card(i) for i in hits or ()]
+        found = self._found.get((name, lang))
+        if found is None:
+            k = _key(name)
+            # a Japanese or Korean name has a character outside ASCII: an ASCII miss never decodes their
+            # index
+            order = tuple(dict.fromkeys((lang, "en", *(ASIAN if not k.isascii() else ()))))
+            hits = next((h for lg in order if (h := self.by_name.get(lg, {}).get(k))), None)
+            if not hits:
+                folded = fold(k)
+                hits = next((h for lg in order if (h := self._folded(lg).get(folded))), None)
+            found = self._found[(name, lang)] = tuple(self.card(i) for i in hits or ())
+        return list(found)
 
     def _folded(self, lang: str) -> dict[str, list[int]]:
         """``lang``'s names folded (:func:`fold`) -> card numbers (built at the first miss)."""
@@ -430,6 +448,9 @@ class CardDatabase:
         ``"bench"``: "bench" when its damage counters go on the opponent's Bench only; ``"copy"``: "copy"
         when it uses another card's attack as its own), when its text says: deck, discard or hand; None
         when it does not."""
+        asked = (card, move, lang, of)
+        if asked in self._sources:
+            return self._sources[asked]
         zones: set[str] = set()
         for info in self.lookup(card, lang):
             table = {
@@ -448,7 +469,8 @@ class CardDatabase:
             moves = (*info.attacks, *info.abilities)
             en = {mv.get("en") for mv in moves if _key(mv.get(lang, mv.get("en", ""))) == m}
             zones.update(z for n, z in table if n in en)
-        return next(iter(zones)) if len(zones) == 1 else None
+        out = self._sources[asked] = next(iter(zones)) if len(zones) == 1 else None
+        return out
 
     def _moves(self, card: str, lang: str, abilities: bool) -> set[str]:
         out: set[str] = set()

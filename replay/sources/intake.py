@@ -18,7 +18,6 @@ from replay.engine.errors import InputError
 from replay.sources.cards import Catalogue
 from replay.sources.common import Finding, ImportResult
 from replay.sources.ptcgl import MAX_LOG_BYTES, parse_ptcgl, too_large
-from replay.sources.sheet import parse_sheet
 
 Kind = Literal["ptcgl", "sheet", "scan"]
 
@@ -126,6 +125,8 @@ def import_file(
             text, match=match, ruleset=ruleset or "play-2026", cards=cards, filename=name, partial=partial
         )
     else:
+        from replay.sources.sheet import parse_sheet  # here: a battle log's import never needs it
+
         res = parse_sheet(
             text, match=match, ruleset=ruleset, cards=cards, filename=name, min_confidence=min_confidence
         )

@@ -1,28 +1,24 @@
 """Paper games: match sheets from a judge's recording app or a scanning/OCR step -> contract events.
 
-The format (docs/importers.md, schemas/sheet.schema.json) is one row per action:
-``turn, player, action, target, card, amount, note, confidence, scan, ref``, as CSV (with ``# key: value``
-header lines for the match facts) or as JSON (``{"format": "prizecheck-sheet/1", "players": [...], "rows":
-[...]}``). Events get ``source.kind = "scanned"``. A row below the confidence threshold still becomes its
-events, followed by a ``note`` finding (``low_confidence``) naming the row and its scan reference, so a
-reviewer sees it. Corrections are rows too (``void``/``amend`` with ``ref`` = the row corrected): they
-become ``correction`` events; nothing already emitted is ever edited.
+The format, one row per action, is :mod:`replay.sheet_format`'s (docs/importers.md,
+schemas/sheet.schema.json): this module turns the rows it reads into events. Events get
+``source.kind = "scanned"``. A row below the confidence threshold still becomes its events, followed
+by a ``note`` finding (``low_confidence``) naming the row and its scan reference, so a reviewer sees it.
+Corrections are rows too (``void``/``amend`` with ``ref`` = the row corrected): they become
+``correction`` events; nothing already emitted is ever edited.
 
 Pure functions over text, like the PTCGL importer; the CLI reads the files.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.engine.validate import validate_event
+from replay.sheet_format import FORMAT, Row, read_sheet, whole_number
 from replay.sources.cards import NO_CATALOGUE, Catalogue
 from replay.sources.common import Event, Finding, ImportResult, note, number, valid_match_id
 from replay.sources.table import Table
@@ -30,18 +26,6 @@ from replay.sources.table import Table
 #: The sheet column an event's number comes from, to name it in an error.
 _COLUMN_OF = {"count": "amount", "amount": "amount", "delta": "amount", "deck": "amount"}
 
-FORMAT = "prizecheck-sheet/1"
-COLUMNS = ("turn", "player", "action", "target", "card", "amount", "note", "confidence", "scan", "ref", "at")
-_AT = re.compile(
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
-)
-ACTIONS = frozenset(
-    {
-        "mulligan", "active", "bench", "turn", "draw", "evolve", "attach", "retreat", "switch", "attack",
-        "damage", "heal", "condition", "checkup", "ko", "prize", "promote", "remove", "end_turn", "concede",
-        "penalty", "time", "result", "note", "void", "amend", "prize_modifier",
-    }
-)  # fmt: skip
 _WINDOW_PARTS = frozenset({"damage", "heal", "condition", "ko", "note", "prize_modifier"})
 _CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
 _ZONES = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
@@ -56,46 +40,6 @@ _PENALTIES = (
     "disqualification",
     "double_loss",  # a loss for both players (両者敗北)
 )
-_TOP_KEYS = frozenset(
-    {"format", "match", "players", "first", "ruleset", "deck", "prizes", "context", "source", "rows"}
-)
-_META_KEYS = (
-    "match",
-    "players",
-    "first",
-    "ruleset",
-    "deck",
-    "prizes",
-    "tool",
-    "kind",
-    "event",
-    "round",
-    "table",
-    "game",
-    "stage",
-    "league",
-    "season",
-    "series",
-)
-
-
-@dataclass(slots=True)
-class Row:
-    """One sheet row; ``n`` is its row number (refs use it), ``line`` where it is in the file."""
-
-    n: int
-    line: int
-    turn: int | None
-    player: str | None
-    action: str
-    target: str
-    card: str
-    amount: int | None
-    note: str
-    confidence: float | None
-    scan: str
-    ref: int | None
-    at: str = ""
 
 
 @dataclass(slots=True)
@@ -125,182 +69,6 @@ def _err(
     st: _State | None, row: Row | None, msg: str, fld: str | None = None, filename: str = ""
 ) -> InputError:
     return InputError(msg, file=st.filename if st else filename, line=row.line if row else None, field=fld)
-
-
-def _int(value: Any, *, filename: str, line: int, fld: str, lo: int = 0) -> int | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise InputError("expected a whole number", file=filename, line=line, field=fld)
-    try:
-        n = int(str(value).strip())
-    except ValueError:
-        raise InputError(
-            f"expected a whole number, got {value!r}", file=filename, line=line, field=fld
-        ) from None
-    if n < lo:
-        raise InputError(f"must be >= {lo}, got {n}", file=filename, line=line, field=fld)
-    return n
-
-
-def _row(raw: dict[str, Any], n: int, line: int, filename: str) -> Row:
-    unknown = [k for k in raw if k not in COLUMNS and k is not None]
-    if unknown:
-        raise InputError(f"unknown column {unknown[0]!r}", file=filename, line=line, field=str(unknown[0]))
-    action = str(raw.get("action") or "").strip().lower()
-    if action not in ACTIONS:
-        raise InputError(
-            f"unknown action {action!r} (docs/importers.md lists them)",
-            file=filename,
-            line=line,
-            field="action",
-        )
-    conf_raw = raw.get("confidence")
-    confidence: float | None = None
-    if conf_raw not in (None, ""):
-        text_conf = str(conf_raw).strip()
-        scale = 100.0 if text_conf.endswith("%") else 1.0  # an OCR step may give "87%"
-        try:
-            confidence = float(text_conf.rstrip("%")) / scale
-        except ValueError:
-            raise InputError(
-                f"confidence must be a number 0..1, got {conf_raw!r}",
-                file=filename,
-                line=line,
-                field="confidence",
-            ) from None
-        if not 0.0 <= confidence <= 1.0:
-            raise InputError(
-                f"confidence must be between 0 and 1, got {confidence}",
-                file=filename,
-                line=line,
-                field="confidence",
-            )
-    player = str(raw.get("player") or "").strip() or None
-
-    def text(key: str) -> str:
-        v = raw.get(key)
-        return "" if v is None else str(v).strip()
-
-    return Row(
-        n=n,
-        line=line,
-        turn=_int(raw.get("turn"), filename=filename, line=line, fld="turn"),
-        player=player,
-        action=action,
-        target=text("target"),
-        card=text("card"),
-        amount=_int(
-            raw.get("amount"),
-            filename=filename,
-            line=line,
-            fld="amount",
-            lo=-100 if action == "prize_modifier" else 0,
-        ),
-        note=text("note"),
-        confidence=confidence,
-        scan=text("scan"),
-        ref=_int(raw.get("ref"), filename=filename, line=line, fld="ref", lo=1),
-        at=_at(raw.get("at"), filename, line),
-    )
-
-
-def _at(value: Any, filename: str, line: int) -> str:
-    if value in (None, ""):
-        return ""
-    text = str(value).strip()
-    if not _AT.match(text):
-        raise InputError(f"at must be an RFC 3339 time such as 2026-03-14T10:05:00Z, got {text!r}",
-                         file=filename, line=line, field="at")  # fmt: skip
-    return text
-
-
-def read_sheet(text: str, filename: str = "<sheet>") -> tuple[dict[str, Any], list[Row]]:
-    """Parse CSV or JSON sheet text into (match facts, rows); InputError names file, line and field."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text.strip():
-        raise InputError("empty match sheet", file=filename, line=1)
-    if "\x00" in text:
-        raise InputError(
-            "binary data (NUL byte), not a match sheet",
-            file=filename,
-            line=text.count("\n", 0, text.index("\x00")) + 1,
-        )
-    if text.lstrip().startswith("{"):
-        return _read_json(text, filename)
-    return _read_csv(text, filename)
-
-
-def _read_json(text: str, filename: str) -> tuple[dict[str, Any], list[Row]]:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", file=filename, line=exc.lineno) from None
-    if not isinstance(doc, dict):
-        raise InputError("a JSON sheet is an object", file=filename, line=1)
-    extra = sorted(set(doc) - _TOP_KEYS)
-    if extra:
-        raise InputError(f"unknown field {extra[0]!r}", file=filename, line=1, field=extra[0])
-    if doc.get("format") != FORMAT:
-        raise InputError(f"format must be {FORMAT!r}", file=filename, line=1, field="format")
-    rows_raw = doc.get("rows")
-    if not isinstance(rows_raw, list):
-        raise InputError("rows must be a list", file=filename, line=1, field="rows")
-    meta = {k: doc[k] for k in _META_KEYS if k in doc}
-    if isinstance(doc.get("context"), dict):
-        meta.update({k: v for k, v in doc["context"].items() if k in _META_KEYS})
-    if isinstance(doc.get("source"), dict):
-        meta.update({k: v for k, v in doc["source"].items() if k in ("tool", "kind")})
-    rows = []
-    for i, raw in enumerate(rows_raw, 1):
-        if not isinstance(raw, dict):
-            raise InputError(f"row {i} is not an object", file=filename, line=i, field=f"rows[{i - 1}]")
-        rows.append(_row(raw, i, i, filename))
-    return meta, rows
-
-
-def _read_csv(text: str, filename: str) -> tuple[dict[str, Any], list[Row]]:
-    meta: dict[str, Any] = {}
-    lines = text.splitlines()
-    body_start = 0
-    for i, raw_line in enumerate(lines):
-        s = raw_line.strip()
-        if not s:
-            continue
-        if s.startswith("#"):
-            key, sep, value = s[1:].partition(":")
-            key = key.strip().lower()
-            if sep and key in _META_KEYS:
-                meta[key] = [v.strip() for v in value.split(",")] if key == "players" else value.strip()
-            continue
-        body_start = i
-        break
-    else:
-        raise InputError("no header row (turn,player,action,...)", file=filename, line=len(lines))
-    reader = csv.reader(io.StringIO("\n".join(lines[body_start:])))
-    header: list[str] | None = None
-    rows: list[Row] = []
-    for rec in reader:
-        line = body_start + reader.line_num
-        if not rec or not any(c.strip() for c in rec) or rec[0].lstrip().startswith("#"):
-            continue
-        if header is None:
-            header = [h.strip().lower() for h in rec]
-            bad = [h for h in header if h not in COLUMNS]
-            if bad or "action" not in header:
-                raise InputError(
-                    f"header must name columns from {', '.join(COLUMNS)}; got {bad or header}",
-                    file=filename,
-                    line=line,
-                )
-            continue
-        if len(rec) > len(header):
-            raise InputError(f"{len(rec)} fields for {len(header)} columns", file=filename, line=line)
-        rows.append(_row(dict(zip(header, rec, strict=False)), len(rows) + 1, line, filename))
-    if header is None:
-        raise InputError("no header row (turn,player,action,...)", file=filename, line=len(lines))
-    return meta, rows
 
 
 class _Sheet:
@@ -374,7 +142,7 @@ class _Sheet:
             owners = [who]
         name, _, k = spec.partition("#")
         name = name.strip()
-        index = _int(k, filename=st.filename, line=row.line, fld="target", lo=1) if k else None
+        index = whole_number(k, filename=st.filename, line=row.line, fld="target", lo=1) if k else None
         if name.lower() == "active":
             a = st.table.active[owners[0]]
             if a is None:
@@ -847,14 +615,14 @@ def parse_sheet(
     }
     for key in ("deck", "prizes"):
         if meta.get(key) not in (None, ""):
-            start[key] = _int(meta[key], filename=filename, line=1, fld=key, lo=1)
+            start[key] = whole_number(meta[key], filename=filename, line=1, fld=key, lo=1)
     context: dict[str, Any] = {}
     for key in ("league", "season", "event", "series", "stage"):
         if meta.get(key):
             context[key] = str(meta[key])
     for key in ("round", "game"):
         if meta.get(key) not in (None, ""):
-            context[key] = _int(meta[key], filename=filename, line=1, fld=key, lo=1)
+            context[key] = whole_number(meta[key], filename=filename, line=1, fld=key, lo=1)
     if meta.get("table") not in (None, ""):
         t = str(meta["table"])
         context["table"] = int(t) if t.isdigit() else t

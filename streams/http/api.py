@@ -270,7 +270,7 @@ async def get_events(request: web.Request) -> web.Response:
     full = await sees_hidden(request, match)
     seen = None if full else await (await reader(request)).seen(match)
     if seen is not None and seen.held:  # the broadcast delay: what had arrived by its cutoff
-        entries = [e for e in entries if e.at is None or e.at <= seen.cutoff]
+        entries = seen.shown(entries)
         if not entries:
             raise Problem(404, "not_found", f"match {match}: no events archived")
     as_msgpack = (
@@ -296,10 +296,14 @@ async def get_events(request: web.Request) -> web.Response:
 
 
 async def get_live(request: web.Request) -> web.StreamResponse:
-    """GET /matches/{match}/live: Server-Sent Events, the public board now and after every update."""
+    """GET /matches/{match}/live: Server-Sent Events, the public board now and after every update (under a
+    broadcast delay, as it was that long ago, except for a judge, recorder or producer who covers it)."""
     hub = request.app[HUB]
     try:
-        return await hub.stream(request, request[MATCH], request.app[OPTIONS]["heartbeat"])
+        match = request[MATCH]
+        # a held match (a broadcast delay) as it is, for a judge, recorder or producer who covers it
+        live = await request.app[DELAY].of(match) > 0 and await (await reader(request)).live(match)
+        return await hub.stream(request, match, request.app[OPTIONS]["heartbeat"], live=live)
     except StreamsFull as exc:
         if exc.per_client:
             raise Problem(

@@ -23,8 +23,10 @@ from typing import Any
 
 import msgpack
 
-from replay import Game
+from replay import Game, i18n
 from replay.engine.findings import SOURCE_FINDINGS
+from replay.i18n import N_
+from replay.i18n.findings import message as finding_message
 from replay.sources.cards import card_name as catalogue_name
 
 Event = dict[str, Any]
@@ -82,18 +84,55 @@ RULE_TITLES: dict[str, str] = {
     "9": "The stream itself",
 }
 
-#: How a zone reads in a sentence.
+#: How a zone reads in a sentence (translated where it is shown).
 ZONES: dict[str, str] = {
-    "deck": "the deck",
-    "hand": "the hand",
-    "discard": "the discard pile",
-    "prizes": "the Prize cards",
-    "lost_zone": "the Lost Zone",
-    "stadium": "the Stadium spot",
-    "bench": "the Bench",
-    "active": "the Active Spot",
+    "deck": N_("the deck"),
+    "hand": N_("the hand"),
+    "discard": N_("the discard pile"),
+    "prizes": N_("the Prize cards"),
+    "lost_zone": N_("the Lost Zone"),
+    "stadium": N_("the Stadium spot"),
+    "bench": N_("the Bench"),
+    "active": N_("the Active Spot"),
 }
-TRAINER_KINDS = {"item": "Item", "supporter": "Supporter", "stadium": "Stadium", "tool": "Pokémon Tool"}
+TRAINER_KINDS = {
+    "item": N_("Item"),
+    "supporter": N_("Supporter"),
+    "stadium": N_("Stadium"),
+    "tool": N_("Pokémon Tool"),
+}
+#: Special Conditions as a sentence names them (docs/rules.md §5).
+CONDITIONS: dict[str, str] = {
+    "asleep": N_("Asleep"),
+    "burned": N_("Burned"),
+    "confused": N_("Confused"),
+    "paralyzed": N_("Paralyzed"),
+    "poisoned": N_("Poisoned"),
+}
+#: A penalty's kind in words (docs/events.md, penalty).
+PENALTIES: dict[str, str] = {
+    "caution": N_("caution"),
+    "warning": N_("warning"),
+    "prize_penalty": N_("prize penalty"),
+    "double_prize": N_("double prize"),
+    "quad_prize": N_("quad prize"),
+    "game_loss": N_("game loss"),
+    "match_loss": N_("match loss"),
+    "disqualification": N_("disqualification"),
+    "double_loss": N_("double loss"),
+}
+#: A playoff's kind in words (docs/rules.md §6).
+PLAYOFFS: dict[str, str] = {
+    "sudden_death": N_("sudden death"),
+    "tiebreak": N_("tiebreak"),
+    "tiebreaker_game": N_("tiebreaker game"),
+}
+#: A result's outcome in words, other than a win.
+OUTCOMES: dict[str, str] = {
+    "draw": N_("draw"),
+    "no_winner": N_("no winner"),
+    "double_loss": N_("double loss"),
+}
 
 
 def rule_ref(code: str) -> dict[str, str] | None:
@@ -149,6 +188,12 @@ class _Names:
     def card(self, card: Any) -> str:
         return card_name(card, self.lang)
 
+    def tr(self, message: str, **fields: Any) -> str:
+        """``message`` in the log's language, its ``{fields}`` filled."""
+        return (
+            i18n.gettext(self.lang, message).format(**fields) if fields else i18n.gettext(self.lang, message)
+        )
+
     def cards(self, cards: Any) -> list[str]:
         return [self.card(c) for c in _list(cards)]
 
@@ -181,13 +226,23 @@ def _word(value: Any) -> str:
     return "?"
 
 
-def _zone(value: Any) -> str:
-    return ZONES.get(value, "?") if isinstance(value, str) else "?"
+def _zone(value: Any, lang: str = "en") -> str:
+    text = ZONES.get(value) if isinstance(value, str) else None
+    return i18n.gettext(lang, text) if text else "?"
 
 
-def _n(count: Any, word: str) -> str:
-    n = count if isinstance(count, int) and not isinstance(count, bool) else 1
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _number(count: Any) -> int:
+    return count if isinstance(count, int) and not isinstance(count, bool) else 1
+
+
+def _cards_n(count: Any, lang: str) -> str:
+    n = _number(count)
+    return i18n.ngettext(lang, "{n} card", "{n} cards", n).format(n=n)
+
+
+def _prizes_n(count: Any, lang: str) -> str:
+    n = _number(count)  # the review page's script has these two messages (static/review.js)
+    return (i18n.gettext(lang, "{n} prize") if n == 1 else i18n.gettext(lang, "{n} prizes")).format(n=n)
 
 
 def _grouped(names: Sequence[str]) -> str:
@@ -203,7 +258,7 @@ def _what(event: Event, names: _Names) -> str:
     shown = names.cards(event.get("cards"))
     if shown:
         return _grouped(shown)
-    return _n(event.get("count", 1), "card")
+    return _cards_n(event.get("count", 1), names.lang)
 
 
 def _listed(event: Event, names: _Names) -> str:
@@ -222,163 +277,291 @@ def describe(
     hits: Sequence[tuple[str, Any]] = (),
     earlier: Mapping[Any, Event] | None = None,
 ) -> str:
-    """One event as a sentence. ``hits`` are the (pid, amount) damage of an attack, for the attack line.
+    """One event as a sentence in ``names.lang``. ``hits`` are the (pid, amount) damage of an attack, for
+    the attack line.
 
     ``names`` is what each pid was called before this event (an evolution names the Pokémon it evolves
     by its old name); ``earlier``, the events before it by seq (a correction says what it corrects)."""
     t = event.get("type")
+    lang = names.lang
+    tr = names.tr
     who = _word(event.get("player", "?"))
     mon = names.mon(event.get("pid"))
     if t == "match_started":
         players = " vs ".join(_word(p) for p in _list(event.get("players")))
         first, ruleset = _word(event.get("first")), _word(event.get("ruleset"))
-        return f"Match started: {players}; {first} goes first ({ruleset})"
+        return tr(
+            "Match started: {players}; {first} goes first ({ruleset})",
+            players=players,
+            first=first,
+            ruleset=ruleset,
+        )
     if t == "setup":
         bench = [names.mon(b.get("pid")) for b in _list(event.get("bench")) if isinstance(b, Mapping)]
         active = event.get("active")
-        text = (
-            f"{who} sets up {names.mon(active.get('pid') if isinstance(active, Mapping) else None)} as Active"
+        text = tr(
+            "{player} sets up {pokemon} as Active",
+            player=who,
+            pokemon=names.mon(active.get("pid") if isinstance(active, Mapping) else None),
         )
         if bench:
-            text += ", Bench " + ", ".join(bench)
+            text += tr(", Bench {pokemon}", pokemon=", ".join(bench))
         if event.get("mulligans"):
-            text += f" ({_n(event['mulligans'], 'mulligan')})"
+            n = _number(event["mulligans"])
+            text += " (" + i18n.ngettext(lang, "{n} mulligan", "{n} mulligans", n).format(n=n) + ")"
         return text
     if t == "turn_started":
-        deck = f" (deck {_word(event['deck'])})" if "deck" in event else ""
-        return f"{who}'s turn starts{deck}"
+        if "deck" in event:
+            return tr("{player}'s turn starts (deck {deck})", player=who, deck=_word(event["deck"]))
+        return tr("{player}'s turn starts", player=who)
     if t == "drew":
-        return f"{who} draws {_n(_count(event), 'card')}{_listed(event, names)}"
+        text = tr("{player} draws {cards}", player=who, cards=_cards_n(_count(event), lang))
+        return text + _listed(event, names)
     if t == "moved":
-        shown = " (revealed)" if event.get("revealed") is True else ""
-        where = f"from {_zone(event.get('from'))} to {_zone(event.get('to'))}"
-        return f"{who} moves {_what(event, names)} {where}{shown}"
+        text = tr(
+            "{player} moves {cards} from {origin} to {zone}",
+            player=who,
+            cards=_what(event, names),
+            origin=_zone(event.get("from"), lang),
+            zone=_zone(event.get("to"), lang),
+        )
+        return text + (tr(" (revealed)") if event.get("revealed") is True else "")
     if t == "played":
-        return f"{who} plays {mon} to {_zone(event.get('to', 'bench'))}"
+        return tr(
+            "{player} plays {pokemon} to {zone}",
+            player=who,
+            pokemon=mon,
+            zone=_zone(event.get("to", "bench"), lang),
+        )
     if t == "evolved":
-        how = f" (allowed by {_word(event['effect'])})" if event.get("effect") else ""
-        return f"{who} evolves {mon} into {names.card(event.get('card'))}{how}"
+        how = tr(" (allowed by {effect})", effect=_word(event["effect"])) if event.get("effect") else ""
+        return (
+            tr(
+                "{player} evolves {pokemon} into {card}",
+                player=who,
+                pokemon=mon,
+                card=names.card(event.get("card")),
+            )
+            + how
+        )
     if t == "attached":
-        where = f" from {_zone(event['from'])}" if event.get("from", "hand") != "hand" else ""
-        return f"{who} attaches {names.card(event.get('card'))} to {mon}{where}"
+        text = tr(
+            "{player} attaches {card} to {pokemon}",
+            player=who,
+            card=names.card(event.get("card")),
+            pokemon=mon,
+        )
+        if event.get("from", "hand") != "hand":
+            text += tr(" from {zone}", zone=_zone(event["from"], lang))
+        return text
     if t == "attack":
-        attack = f" with {_word(event['name'])}" if event.get("name") else ""
+        attack = tr(" with {attack}", attack=_word(event["name"])) if event.get("name") else ""
         if len(hits) == 1:
             pid, amount = hits[0]
-            return f"{mon} attacks {names.mon(pid)}{attack}: {_word(amount)} damage"
+            return tr(
+                "{pokemon} attacks {target}{attack}: {amount} damage",
+                pokemon=mon,
+                target=names.mon(pid),
+                attack=attack,
+                amount=_word(amount),
+            )
         if hits:
-            dealt = ", ".join(f"{_word(amount)} to {names.mon(pid)}" for pid, amount in hits)
-            return f"{mon} attacks{attack}: {dealt}"
-        return f"{mon} attacks{attack}"
+            dealt = ", ".join(
+                tr("{amount} to {target}", amount=_word(amount), target=names.mon(pid))
+                for pid, amount in hits
+            )
+            return tr("{pokemon} attacks{attack}: {dealt}", pokemon=mon, attack=attack, dealt=dealt)
+        return tr("{pokemon} attacks{attack}", pokemon=mon, attack=attack)
     if t == "damage":
-        by = f" from {names.mon(event['by'])}" if isinstance(event.get("by"), str) else ""
-        return f"{mon} takes {_word(event.get('amount'))} damage{by}"
+        if isinstance(event.get("by"), str):
+            return tr(
+                "{pokemon} takes {amount} damage from {source}",
+                pokemon=mon,
+                amount=_word(event.get("amount")),
+                source=names.mon(event["by"]),
+            )
+        return tr("{pokemon} takes {amount} damage", pokemon=mon, amount=_word(event.get("amount")))
     if t == "healed":
-        return f"{mon} is healed by {_word(event.get('amount'))}"
+        return tr("{pokemon} is healed by {amount}", pokemon=mon, amount=_word(event.get("amount")))
     if t == "attack_ended":
-        return "The attack ends"
+        return tr("The attack ends")
     if t == "condition":
-        state = "is now" if event.get("on", True) is not False else "is no longer"
-        return f"{mon} {state} {_word(event.get('condition', '?')).capitalize()}"
+        condition = _word(event.get("condition", "?"))
+        shown = (
+            i18n.gettext(lang, CONDITIONS[condition]) if condition in CONDITIONS else condition.capitalize()
+        )
+        if event.get("on", True) is not False:
+            return tr("{pokemon} is now {condition}", pokemon=mon, condition=shown)
+        return tr("{pokemon} is no longer {condition}", pokemon=mon, condition=shown)
     if t == "turn_ended":
-        return f"{who} ends the turn"
+        return tr("{player} ends the turn", player=who)
     if t == "checkup_started":
-        return "Pokémon Checkup"
+        return tr("Pokémon Checkup")
     if t == "checkup_ended":
-        return "Pokémon Checkup ends"
+        return tr("Pokémon Checkup ends")
     if t == "switched":
-        return f"{who} switches {mon} into the Active Spot"
+        return tr("{player} switches {pokemon} into the Active Spot", player=who, pokemon=mon)
     if t == "promoted":
-        return f"{who} promotes {mon} to Active"
+        return tr("{player} promotes {pokemon} to Active", player=who, pokemon=mon)
     if t == "removed":
-        return f"{mon} leaves play to {_zone(event.get('to'))}"
+        return tr("{pokemon} leaves play to {zone}", pokemon=mon, zone=_zone(event.get("to"), lang))
     if t == "knocked_out":
-        by = f" by {_word(event['by'])}" if isinstance(event.get("by"), str) else ""
-        return f"{mon} is Knocked Out{by} (the source says)"
+        if isinstance(event.get("by"), str):
+            return tr(
+                "{pokemon} is Knocked Out by {source} (the source says)",
+                pokemon=mon,
+                source=_word(event["by"]),
+            )
+        return tr("{pokemon} is Knocked Out (the source says)", pokemon=mon)
     if t == "prize_taken":
-        effect = f" by the effect of {names.card(event['effect'])}" if event.get("effect") else ""
-        return f"{who} takes {_n(event.get('count', 1), 'Prize card')}{effect}{_listed(event, names)}"
+        n = _number(event.get("count", 1))
+        text = i18n.ngettext(
+            lang, "{player} takes {n} Prize card", "{player} takes {n} Prize cards", n
+        ).format(player=who, n=n)
+        if event.get("effect"):
+            text += tr(" by the effect of {card}", card=names.card(event["effect"]))
+        return text + _listed(event, names)
     if t == "prize_modifier":
         delta = event.get("delta", 0)
         n = abs(delta) if isinstance(delta, int) else 0
-        more = "more" if isinstance(delta, int) and delta > 0 else "fewer"
-        return f"{mon} gives {n} {more} Prize card{'' if n == 1 else 's'} when Knocked Out"
+        if isinstance(delta, int) and delta > 0:
+            said = i18n.ngettext(
+                lang,
+                "{pokemon} gives {n} more Prize card when Knocked Out",
+                "{pokemon} gives {n} more Prize cards when Knocked Out",
+                n,
+            )
+        else:
+            said = i18n.ngettext(
+                lang,
+                "{pokemon} gives {n} fewer Prize card when Knocked Out",
+                "{pokemon} gives {n} fewer Prize cards when Knocked Out",
+                n,
+            )
+        return said.format(pokemon=mon, n=n)
     if t == "conceded":
-        why = f": {_word(event['reason'])}" if event.get("reason") else ""
-        return f"{who} concedes{why}"
+        if event.get("reason"):
+            return tr("{player} concedes: {reason}", player=who, reason=_word(event["reason"]))
+        return tr("{player} concedes", player=who)
     if t == "penalty":
         why = f": {_word(event['reason'])}" if event.get("reason") else ""
-        given = _word(event.get("kind", "?")).replace("_", " ")
+        kind = _word(event.get("kind", "?"))
+        given = i18n.gettext(lang, PENALTIES[kind]) if kind in PENALTIES else kind.replace("_", " ")
         count = event.get("prizes")
         if isinstance(count, int) and not isinstance(count, bool):
-            given += f" of {count} prize{'' if count == 1 else 's'}"
-        return f"Penalty for {who}: {given}{why}"
+            given += i18n.ngettext(lang, " of {n} prize", " of {n} prizes", count).format(n=count)
+        return tr("Penalty for {player}: {penalty}", player=who, penalty=given) + why
     if t == "time_called":
-        return "Time is called"
+        return tr("Time is called")
     if t == "effect_result":
-        verb = "wins" if event.get("wins") is True else "loses"
-        return f"{who} {verb} by the effect of {names.card(event.get('card'))}"
+        card = names.card(event.get("card"))
+        if event.get("wins") is True:
+            return tr("{player} wins by the effect of {card}", player=who, card=card)
+        return tr("{player} loses by the effect of {card}", player=who, card=card)
     if t == "game_ended":
         why = f" ({_word(event['reason'])})" if event.get("reason") else ""
         if event.get("outcome") == "win":
-            return f"The source reports: {_word(event.get('winner'))} wins{why}"
-        return f"The source reports: {_word(event.get('outcome', '?')).replace('_', ' ')}{why}"
+            return tr("The source reports: {player} wins", player=_word(event.get("winner"))) + why
+        outcome = _word(event.get("outcome", "?"))
+        shown = i18n.gettext(lang, OUTCOMES[outcome]) if outcome in OUTCOMES else outcome.replace("_", " ")
+        return tr("The source reports: {outcome}", outcome=shown) + why
     if t == "correction":
         return _correction(event, names, earlier or {})
     if t == "note":
-        by = f" by {_word(event['author'])}" if event.get("author") else ""
         text = _word(event.get("text", ""))
-        return f"Note{by}: {text}" if text else f"Note{by}"  # a public view has no free text
+        head = tr("Note by {author}", author=_word(event["author"])) if event.get("author") else tr("Note")
+        return f"{head}: {text}" if text else head  # a public view has no free text
     if t == "discarded":
         if isinstance(event.get("pid"), str):
-            return f"{who} discards {_what(event, names)} attached to {mon}"
-        return f"{who} discards {_what(event, names)} from {_zone(event.get('from', 'hand'))}"
+            return tr(
+                "{player} discards {cards} attached to {pokemon}",
+                player=who,
+                cards=_what(event, names),
+                pokemon=mon,
+            )
+        return tr(
+            "{player} discards {cards} from {zone}",
+            player=who,
+            cards=_what(event, names),
+            zone=_zone(event.get("from", "hand"), lang),
+        )
     if t == "trainer_played":
-        card = event.get("card")
-        kind = TRAINER_KINDS.get(card.get("kind", "")) if isinstance(card, Mapping) else None
-        return f"{who} plays {'the ' + kind + ' ' if kind else ''}{names.card(card)}"
+        played = event.get("card")
+        trainer = TRAINER_KINDS.get(played.get("kind", "")) if isinstance(played, Mapping) else None
+        if trainer:
+            return tr(
+                "{player} plays the {kind} {card}",
+                player=who,
+                kind=i18n.gettext(lang, trainer),
+                card=names.card(played),
+            )
+        return tr("{player} plays {card}", player=who, card=names.card(played))
     if t == "searched":
-        return f"{who} searches the deck and puts {_what(event, names)} into the hand"
+        return tr(
+            "{player} searches the deck and puts {cards} into the hand", player=who, cards=_what(event, names)
+        )
     if t == "to_hand":
-        return f"{who} puts {_what(event, names)} from {_zone(event.get('from'))} into the hand"
+        return tr(
+            "{player} puts {cards} from {zone} into the hand",
+            player=who,
+            cards=_what(event, names),
+            zone=_zone(event.get("from"), lang),
+        )
     if t == "shuffled":
-        zone = _zone(event.get("zone"))
+        zone = _zone(event.get("zone"), lang)
         if event.get("from"):
-            return f"{who} shuffles {_what(event, names)} from {_zone(event['from'])} into {zone}"
-        return f"{who} shuffles {zone}"
+            return tr(
+                "{player} shuffles {cards} from {origin} into {zone}",
+                player=who,
+                cards=_what(event, names),
+                origin=_zone(event["from"], lang),
+                zone=zone,
+            )
+        return tr("{player} shuffles {zone}", player=who, zone=zone)
     plain = [
         f"{k} {_word(v)}" for k, v in event.items() if k not in ("match", "seq", "type") and _word(v) != "?"
     ]
-    return f"Event “{_word(t)}”" + (f" ({', '.join(plain)})" if plain else "")
+    return tr("Event “{type}”", type=_word(t)) + (f" ({', '.join(plain)})" if plain else "")
 
 
 def _correction(event: Event, names: _Names, earlier: Mapping[Any, Event]) -> str:
     """A correction as a sentence: who made it (its ``author``; never assumed: during the game the
     match's own recorder corrects it too, after the end only a judge may, streams/http/ownership.py),
     what it corrects, and for an amendment each value it changes, in words."""
-    by = f" by {_word(event['author'])}" if isinstance(event.get("author"), str) and event["author"] else ""
-    target = event.get("target")
-    original = earlier.get(target)
+    tr = names.tr
+    if isinstance(event.get("author"), str) and event["author"]:
+        head = tr("Correction by {author}", author=_word(event["author"]))
+    else:
+        head = tr("Correction")
+    target = _word(event.get("target"))
+    original = earlier.get(event.get("target"))
     was = f" (“{describe(original, names)}”)" if original is not None else ""
     if event.get("action") == "void":
-        return f"Correction{by}: seq {_word(target)}{was} is void"
+        return head + tr(": seq {seq}{was} is void", seq=target, was=was)
     replacement = event.get("event")
     if event.get("action") != "amend":
-        return f"Correction{by}: seq {_word(target)} {_word(event.get('action', '?'))}"
+        return head + f": seq {target} {_word(event.get('action', '?'))}"
     if not isinstance(replacement, Mapping):  # a public view without the replacement's fields
-        return f"Correction{by}: seq {_word(target)}{was} is amended"
+        return head + tr(": seq {seq}{was} is amended", seq=target, was=was)
     changed = {k: v for k, v in replacement.items() if k not in ("match", "seq")}
     if original is None:  # not archived before it: the replacement read on its own
         if "type" in changed:
-            return f"Correction{by}: seq {_word(target)} is amended to “{describe(dict(changed), names)}”"
+            return head + tr(
+                ": seq {seq} is amended to “{event}”", seq=target, event=describe(dict(changed), names)
+            )
         fields = ", ".join(f"{k.replace('_', ' ')} {_word(v)}" for k, v in changed.items())
-        return f"Correction{by}: seq {_word(target)} is amended: {fields or 'no change'}"
+        return head + tr(": seq {seq} is amended: {fields}", seq=target, fields=fields or tr("no change"))
     values = ", ".join(
         f"{k.replace('_', ' ')} {_word(original[k])} → {_word(v)}" if k in original else f"{k} {_word(v)}"
         for k, v in changed.items()
     )
     now = describe({**original, **changed}, names)
-    return f"Correction{by}: seq {_word(target)} is amended ({values or 'no change'}): “{now}”"
+    return head + tr(
+        ": seq {seq} is amended ({values}): “{event}”",
+        seq=target,
+        values=values or tr("no change"),
+        event=now,
+    )
 
 
 def sentence(
@@ -440,31 +623,55 @@ REASONS: dict[str, str] = {
 def _mark(out: Mapping[str, Any], names: _Names, kos: dict[str, int]) -> dict[str, Any] | None:
     """A derived output as a mark on its line (None for outputs the list does not show)."""
     t = out.get("type")
+    lang, tr = names.lang, names.tr
     if t == "ko":
         pid = out.get("pid")
         kos[_word(out.get("owner"))] = kos.get(_word(out.get("owner")), 0) + 1
         n = sum(kos.values())
-        text = (
-            f"Knockout #{n}: {names.mon(pid)}, {_word(out.get('owner'))}'s "
-            f"(gives {_n(out.get('prizes'), 'prize')}, {_word(out.get('window'))} window)"
+        text = tr(
+            "Knockout #{n}: {pokemon}, {owner}'s (gives {prizes}, {window} window)",
+            n=n,
+            pokemon=names.mon(pid),
+            owner=_word(out.get("owner")),
+            prizes=_prizes_n(out.get("prizes"), lang),
+            window=_word(out.get("window")),
         )
         return {"kind": "ko", "pid": pid, "n": n, "text": text}
     if t == "prizes_due":
-        return {"kind": "prize", "text": f"{_word(out.get('player'))} takes {_n(out.get('count'), 'prize')}"}
+        text = tr(
+            "{player} takes {prizes}",
+            player=_word(out.get("player")),
+            prizes=_prizes_n(out.get("count"), lang),
+        )
+        return {"kind": "prize", "text": text}
     if t == "promotion_due":
-        return {"kind": "promotion", "text": f"{_word(out.get('player'))} must promote a new Active"}
+        return {
+            "kind": "promotion",
+            "text": tr("{player} must promote a new Active", player=_word(out.get("player"))),
+        }
     if t == "deck_out":
-        return {"kind": "decision", "text": f"Deck-out: {_word(out.get('player'))} cannot draw"}
-    if t == "game_over":
-        winner = f", {_word(out.get('winner'))} wins" if out.get("winner") else ""
-        outcome = _word(out.get("outcome")).replace("_", " ")
-        return {"kind": "decision", "text": f"Game over: {outcome}{winner} ({_word(out.get('reason'))})"}
-    if t == "playoff_required":
-        child = out.get("child")
-        kind = _word(out.get("playoff")).replace("_", " ")
         return {
             "kind": "decision",
-            "text": f"Playoff required: {kind} {_word(child)}",
+            "text": tr("Deck-out: {player} cannot draw", player=_word(out.get("player"))),
+        }
+    if t == "game_over":
+        winner = tr(", {player} wins", player=_word(out.get("winner"))) if out.get("winner") else ""
+        outcome = _word(out.get("outcome"))
+        shown = i18n.gettext(lang, OUTCOMES[outcome]) if outcome in OUTCOMES else outcome.replace("_", " ")
+        text = tr(
+            "Game over: {outcome}{winner} ({reason})",
+            outcome=shown,
+            winner=winner,
+            reason=_word(out.get("reason")),
+        )
+        return {"kind": "decision", "text": text}
+    if t == "playoff_required":
+        child = out.get("child")
+        kind = _word(out.get("playoff"))
+        shown = i18n.gettext(lang, PLAYOFFS[kind]) if kind in PLAYOFFS else kind.replace("_", " ")
+        return {
+            "kind": "decision",
+            "text": tr("Playoff required: {kind} {child}", kind=shown, child=_word(child)),
             "child": child if isinstance(child, str) else None,
         }
     if t == "finding":
@@ -473,7 +680,7 @@ def _mark(out: Mapping[str, Any], names: _Names, kos: dict[str, int]) -> dict[st
             "kind": "finding",
             "severity": out.get("severity"),
             "code": code,
-            "text": f"{code}: {_word(out.get('message'))}",
+            "text": f"{code}: {finding_message(lang, code, _word(out.get('message')))}",
             "rule": rule_ref(code),
         }
         if isinstance(out.get("detail"), str):

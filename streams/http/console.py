@@ -14,6 +14,9 @@ Routes (role ``recorder``; an ``admin`` token has it too), all under ``/console/
   one console writes a match at a time; another is read-only until the first releases (or stops renewing
   for :data:`~streams.http.lease.LEASE_SECONDS`). The lease belongs to the token that took it, and is
   authorised as a write of the match (:mod:`streams.http.lease`);
+- ``POST /console/<match>/clock`` ``{"console": id, "action": "start" | "pause" | "reset", "minutes": n}``:
+  the match clock the overlays show (:func:`streams.http.tables.set_match_clock`), authorised as the
+  lease is; a published ``time_called`` stops it at 0 (time called);
 - ``GET /console/<match>/export?format=jsonl|csv``: the game as event files (JSON Lines, what
   ``prizecheck replay`` reads) or as a match sheet (``prizecheck import sheet``).
 
@@ -25,8 +28,10 @@ byte for byte is a duplicate (the core's own idempotence), so resending an outbo
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,16 +46,16 @@ from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
 from streams.http.battle_log import decode, display_names, sentences
 from streams.http.console_sheet import sheet_csv
-from streams.http.delay import broadcast_delay
+from streams.http.delay import broadcast_delay, reader
 from streams.http.edge import read_body
 from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
-from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Handler, Param, Problem, Route, page_lang
 from streams.http.rulings import penalty_kinds, prize_counts
-from streams.http.tables import started_at_tables
-from streams.http.templating import render
+from streams.http.tables import clock_minutes, match_clock, set_match_clock, started_at_tables
+from streams.http.templating import event_language, render
 from streams.store import Access
 from streams.tokens import Principal
 
@@ -112,19 +117,21 @@ async def _writer(request: web.Request, check: Callable[[], Awaitable[object]]) 
 
 
 async def _view(request: web.Request, events: Sequence[Mapping[str, Any]], draft_from: int | None) -> Any:
-    view = derive(events, draft_from, await playoff_records(request.app[STORE], request[MATCH]))
+    started = next((e for e in events if e.get("type") == "match_started"), {})
+    # the page's language: ?lang= (the console page sends its own), the event's, the browser's
+    lang = page_lang(request, event_language(started.get("context")))
+    playoffs = await playoff_records(request.app[STORE], request[MATCH])
+    view = derive(events, draft_from, playoffs, lang)
     view["match"] = request[MATCH]
     view["author"] = author(request[PRINCIPAL])  # how this console's corrections name their writer
     # the penalty form offers what the game's ruleset gives (a JP prize penalty: the judge's count, 1 or 3
     # first) [docs/rules.md §6.1]
-    started = next((e for e in events if e.get("type") == "match_started"), {})
     ruleset = str(started.get("ruleset") or "play-2026")
     view["penalties"] = list(penalty_kinds(ruleset))
     view["prize_counts"] = list(prize_counts(ruleset))
     # the log and the draft in the review page's sentences (streams/http/battle_log.py), each from the
     # event's public projection: hidden cards stay out
     public = _public(events)
-    lang = page_lang(request)
     lines = [{**e, "text": text} for e, text in zip(public, sentences(public, lang), strict=True)]
     # the board's card names in the page's language, those shown otherwise than the events write them
     shown = {
@@ -161,7 +168,7 @@ def _public(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def _console_id(raw: Any) -> str:
     if not isinstance(raw, str) or not 1 <= len(raw) <= 64 or not raw.isascii():
-        raise Problem(400, "bad_body", "console must be the console's id: 1 to 64 ASCII characters")
+        raise Problem.said(400, "bad_body", "console must be the console's id: 1 to 64 ASCII characters")
     return raw
 
 
@@ -171,9 +178,9 @@ async def _body(request: web.Request) -> dict[str, Any]:
     try:
         body = json.loads(raw or b"{}")
     except (ValueError, RecursionError):
-        raise Problem(400, "bad_body", "the body is not JSON") from None
+        raise Problem.said(400, "bad_body", "the body is not JSON") from None
     if not isinstance(body, dict):
-        raise Problem(400, "bad_body", "the body must be a JSON object")
+        raise Problem.said(400, "bad_body", "the body must be a JSON object")
     return body
 
 
@@ -189,31 +196,41 @@ def _events(body: Mapping[str, Any], match: str, writer: str | None = None) -> l
     correction never names someone else."""
     events = body.get("events", [])
     if not isinstance(events, list):
-        raise Problem(400, "bad_body", "events must be a list of events")
+        raise Problem.said(400, "bad_body", "events must be a list of events")
     if len(events) > MAX_CONSOLE_EVENTS:
-        raise Problem(413, "too_many_events", f"at most {MAX_CONSOLE_EVENTS} events in one request")
+        raise Problem.said(413, "too_many_events", "at most {n} events in one request", n=MAX_CONSOLE_EVENTS)
     out = []
     for i, ev in enumerate(events):
         if not isinstance(ev, dict):
-            raise Problem(400, "bad_event", f"event {i}: not an object")
+            raise Problem.said(400, "bad_event", "event {i}: not an object", i=i)
         if ev.get("match") != match:
-            raise Problem(400, "bad_event", f"event {i}: match must be {match!r} (this console's match)")
+            raise Problem.said(
+                400,
+                "bad_event",
+                "event {i}: match must be {match!r} (this console's match)",
+                i=i,
+                match=match,
+            )
         try:
             validate_event(ev)
         except EventError as exc:
-            raise Problem(400, "bad_event", f"event {i}: {exc}") from None
+            raise Problem.said(400, "bad_event", "event {i}: {error}", i=i, error=exc) from None
         if ev.get("type") == "correction" and "author" in ev and ev["author"] != writer:
-            raise Problem(
+            raise Problem.said(
                 400,
                 "bad_event",
-                f"event {i}: a correction's author must be its writer ({writer!r}), not {ev['author']!r}",
+                "event {i}: a correction's author must be its writer ({writer!r}), not {author!r}",
+                i=i,
+                writer=writer,
+                author=ev["author"],
             )
         _check_decks(ev, i)
         if "hidden" in ev and ev.get("type") == "moved" and cards_are_public(ev):
-            raise Problem(
+            raise Problem.said(
                 400,
                 "bad_event",
-                f"event {i}: cards moved to or from a public zone (or revealed) cannot be marked hidden",
+                "event {i}: cards moved to or from a public zone (or revealed) cannot be marked hidden",
+                i=i,
             )
         out.append(ev)
     return out
@@ -229,7 +246,7 @@ def _check_decks(ev: Mapping[str, Any], i: int) -> None:
             try:
                 parse_ptcgl(text, f"console.decks.{player}")
             except InputError as exc:
-                raise Problem(400, "bad_event", f"event {i}: {exc}") from None
+                raise Problem.said(400, "bad_event", "event {i}: {error}", i=i, error=exc) from None
 
 
 async def _fence(request: web.Request, match: str, events: Sequence[dict[str, Any]]) -> None:
@@ -243,28 +260,49 @@ async def _fence(request: web.Request, match: str, events: Sequence[dict[str, An
         if seq <= head:
             stored = await store.event(match, seq)
             if stored is None or stored != canonical_bytes(ev):
-                raise Problem(
+                raise Problem.said(
                     409,
                     "fenced",
-                    f"seq {seq} of {match} holds another event already (the archive is at seq {head}): "
+                    "seq {seq} of {match} holds another event already (the archive is at seq {head}): "
                     "another console wrote this match",
+                    seq=seq,
+                    match=match,
+                    head=head,
                 )
             continue
         if seq != expected:
-            raise Problem(
+            raise Problem.said(
                 409,
                 "fenced",
-                f"seq {seq} of {match} does not follow the archive (next is {expected})",
+                "seq {seq} of {match} does not follow the archive (next is {expected})",
+                seq=seq,
+                match=match,
+                expected=expected,
             )
         expected += 1
 
 
 # ----------------------------------------------------------------------------------------- handlers
+def _spoken(handler: Handler) -> Handler:
+    """``handler`` answering its refusals in the reader's language (:meth:`Problem.spoken`; the console's
+    page sends its own language as ``?lang=``): the operator reads them at the table."""
+
+    @functools.wraps(handler)
+    async def answer(request: web.Request) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except Problem as problem:
+            raise problem.spoken(page_lang(request)) from None
+
+    return answer
+
+
 async def console_page(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>: the table console's page."""
     return render(request, "console.html", match=request[MATCH])
 
 
+@_spoken
 async def console_state(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/state[?console=ID]: the engine's view after the archive, and who writes."""
     me = _me(request, request[QUERY].get("console") or "")
@@ -273,9 +311,11 @@ async def console_state(request: web.Request) -> web.StreamResponse:
     held = await lease(request.app[STORE], request[MATCH], me, "peek")  # a read never renews a lease
     state["lease"] = view(held, me, _judge(request))
     state["delay"] = broadcast_delay(events[0]) if events else 0.0  # what the live hub holds boards back by
+    state["clock"] = await match_clock(await reader(request), request[MATCH])
     return _json(state)
 
 
+@_spoken
 async def console_preview(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/preview: the view with the draft folded on the archive; nothing stored."""
     match = request[MATCH]
@@ -290,6 +330,7 @@ async def console_preview(request: web.Request) -> web.StreamResponse:
     return _json(view)
 
 
+@_spoken
 async def console_publish(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/events: publish the console's events through the ingest core."""
     match = request[MATCH]
@@ -308,10 +349,11 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
         await _writer(request, lambda: permitted(principal, store, events))
         held = await lease(store, match, me, "take")
         if held != me:
-            raise Problem(
+            raise Problem.said(
                 409,
                 "read_only",
-                f"another console writes {match}: this one is read-only until it hands over",
+                "another console writes {match}: this one is read-only until it hands over",
+                match=match,
             )
         await _fence(request, match, events)
         await _writer(request, lambda: authorize(principal, store, events))
@@ -321,7 +363,10 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     applied = {
         (o.match, s) for o in outcomes for s in (*o.applied, *([o.seq] if o.status == "applied" else []))
     }
-    await started_at_tables(store, [e for e in events if (e.get("match"), e.get("seq")) in applied])
+    done = [e for e in events if (e.get("match"), e.get("seq")) in applied]
+    await started_at_tables(store, done)
+    if any(e.get("type") == "time_called" for e in done):  # the overlays' clock shows time called
+        await set_match_clock(store, match, "time-called", time.time())
     counts: dict[str, int] = {}
     for a in answers:
         counts[a["status"]] = counts.get(a["status"], 0) + 1
@@ -330,9 +375,11 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     state["lease"] = view(held, me, judge)
     state["outcomes"] = answers
     state["receipts"] = request.app[CORE].receipts(outcomes)  # signed: docs/records.md, "Receipts"
+    state["clock"] = await match_clock(await reader(request), match)
     return _json(state, 400 if counts.get("rejected") else 200)
 
 
+@_spoken
 async def console_lease(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/lease: take, renew, hand over or take over the match's lease
     (:mod:`streams.http.lease`), authorised as a write of the match before anything changes."""
@@ -342,7 +389,7 @@ async def console_lease(request: web.Request) -> web.StreamResponse:
     me = _me(request, _console_id(body.get("console")))
     action = body.get("action", "take")
     if action not in ACTIONS:
-        raise Problem(400, "bad_body", f"action must be one of {', '.join(ACTIONS)}")
+        raise Problem.said(400, "bad_body", "action must be one of {actions}", actions=", ".join(ACTIONS))
     await _writer(request, lambda: may_write(request[PRINCIPAL], store, match))
     judge = _judge(request)
     held = await lease(store, match, me, "peek")
@@ -351,10 +398,12 @@ async def console_lease(request: web.Request) -> web.StreamResponse:
         held = await lease(store, match, me, "take" if action == "take_over" else action)
     elif not (judge or held.token == me.token):  # another token's lease: a judge's alone to take or free
         await request.app[ACCESS].refused(request, request[PRINCIPAL], 403, f"lease of {match}: {action}")
-        raise Problem(
+        raise Problem.said(
             403,
             "not_lease_holder",
-            f"another token's console holds the lease of {match}: only that token or a judge may {action} it",
+            "another token's console holds the lease of {match}: only that token or a judge may {action} it",
+            match=match,
+            action=action,
         )
     else:
         before = held
@@ -368,6 +417,32 @@ async def console_lease(request: web.Request) -> web.StreamResponse:
     return _json(view(held, me, judge))
 
 
+#: The console's clock actions (``POST /console/<match>/clock``) as :meth:`~streams.http.tables.Clock.act`
+#: takes them.
+CLOCK_ACTIONS = {"start": "clock-start", "pause": "clock-pause", "reset": "clock-reset"}
+
+
+@_spoken
+async def console_clock(request: web.Request) -> web.StreamResponse:
+    """POST /console/<match>/clock: start, pause or reset the match clock (and set its length), authorised
+    as a write of the match before anything changes, as the lease is."""
+    match = request[MATCH]
+    store = request.app[STORE]
+    body = await _body(request)
+    me = _me(request, _console_id(body.get("console")))
+    action = body.get("action")
+    if action not in CLOCK_ACTIONS:
+        raise Problem.said(400, "bad_field", "action: one of {actions}", actions=", ".join(CLOCK_ACTIONS))
+    limit = clock_minutes(body["minutes"]) if "minutes" in body else None
+    await _writer(request, lambda: may_write(request[PRINCIPAL], store, match))
+    now = time.time()
+    clock = await set_match_clock(store, match, CLOCK_ACTIONS[action], now, limit)
+    length = f" ({body['minutes']} min)" if limit is not None else ""
+    request[AUDIT_DETAIL] = f"console {me.console}: clock {action}{length} of {match}"
+    return _json({"clock": clock.view(now)})
+
+
+@_spoken
 async def console_export(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/export?format=jsonl|csv: the archive as event files (as written, hidden
     cards included, for the match's own producer or a judge; the public projection for anyone else),
@@ -376,7 +451,7 @@ async def console_export(request: web.Request) -> web.StreamResponse:
     store = request.app[STORE]
     entries = await store.events(match)
     if not entries:
-        raise Problem(404, "not_found", f"match {match}: no events archived")
+        raise Problem.said(404, "not_found", "match {match}: no events archived", match=match)
     events = [e for e in decode(entries)]
     full = await _full_reader(request, store, match)
     if not full:
@@ -459,6 +534,7 @@ def deck_cards(started: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{**_card(n), "decks": players} for n, players in list(_deck_lists(started).items())[:DECK_HITS]]
 
 
+@_spoken
 async def console_cards(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/cards?q=: card names for the type-ahead and the console's picks, the match's
     deck lists first (from its match_started: for a judge and the match's own producer only, the ones who
@@ -569,6 +645,7 @@ def console_routes() -> tuple[Route, ...]:
             console_publish,
             RECORDER,
             "Publish the console's events (fenced by seq; idempotent)",
+            query=(LANG,),
             answers={200: view, 400: view, 403: not_writer, 409: refused},
             body=events_body,
             audited=True,
@@ -580,6 +657,7 @@ def console_routes() -> tuple[Route, ...]:
             console_lease,
             RECORDER,
             "Take, renew, hand over or take over the match's writing lease (authorised as a write)",
+            query=(LANG,),
             answers={
                 200: Answer("whether the lease is held, and by this console", schema=lease_view),
                 403: not_writer,
@@ -591,6 +669,32 @@ def console_routes() -> tuple[Route, ...]:
                     "properties": {
                         "console": {"type": "string", "minLength": 1, "maxLength": 64},
                         "action": {"enum": list(ACTIONS)},
+                    },
+                }
+            },
+            audited=True,
+            tag="console",
+        ),
+        Route(
+            "POST",
+            "/console/{match}/clock",
+            console_clock,
+            RECORDER,
+            "Start, pause or reset the match clock the overlays show (authorised as a write)",
+            answers={
+                200: Answer(
+                    "the clock: seconds left, length, running, time called", schema={"type": "object"}
+                ),
+                403: not_writer,
+            },
+            body={
+                "application/json": {
+                    "type": "object",
+                    "required": ["console", "action"],
+                    "properties": {
+                        "console": {"type": "string", "minLength": 1, "maxLength": 64},
+                        "action": {"enum": list(CLOCK_ACTIONS)},
+                        "minutes": {"type": "number", "minimum": 1, "maximum": 180},
                     },
                 }
             },

@@ -7,51 +7,23 @@ cards moved between zones) becomes a ``note`` row, so the sheet still shows it; 
 names the row of the event it voids.
 
 **Clean as the report's CSV** (docs/console.md, "Export"). Names come from the operator (players, cards,
-notes, the league): never trusted. Every cell a spreadsheet would run as a formula is neutralised as the
-report's are (:func:`replay.report.tables.neutral_cell`), the header lines' values too, piece by piece
-as a spreadsheet splits them at their commas; nothing written holds a line break but the row ends, so a
-value can never add a row; and the names keep the sheet's own grammar (a player's name holds no ``,`` of
-the players line and no ``:`` of a target, a card's no ``#`` of its number: their full-width forms stand
-in), so the sheet always reads back with ``prizecheck import sheet``.
+notes, the league): never trusted. The format module writes every cell and header value neutralised and
+on one line (:func:`replay.sheet_format.write_sheet`); the names here keep the sheet's own grammar besides
+(a player's name holds no ``,`` of the players line and no ``:`` of a target, a card's no ``#`` of its
+number: their full-width forms stand in), so the sheet always reads back with ``prizecheck import sheet``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from replay.report.tables import neutral_cell
+from replay.sheet_format import COLUMNS, neutral_cell, neutral_piece, one_line, write_sheet
 
 _HEAD = ("match", "first", "ruleset", "prizes", "deck")
 _CONTEXT = ("league", "season", "event", "series", "round", "table", "game", "stage")
-COLUMNS = ("turn", "player", "action", "target", "card", "amount", "note")
-
-
-#: What ends a line for the sheet's reader (``str.splitlines``) or a spreadsheet: a space in a value.
-_LINE_BREAKS = str.maketrans(dict.fromkeys("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
-
-
-def _one_line(value: Any) -> str:
-    return str(value).translate(_LINE_BREAKS)
-
-
-def _cell(value: Any) -> Any:
-    """A data cell as written: a number as it is; text on one line and neutralised."""
-    return value if not isinstance(value, str) else neutral_cell(_one_line(value))
-
-
-def _header(value: Any) -> str:
-    """A header line's value as written: on one line (a line break would add rows), and each piece a
-    spreadsheet splits it into at a comma neutralised, a quote opening none (it would swallow the rows
-    after it into one cell)."""
-    return ",".join(_piece(p) for p in _one_line(value).split(","))
-
-
-def _piece(text: str) -> str:
-    """Text a spreadsheet reads as one unquoted cell: neutralised, and opening no quoted cell."""
-    return "'" + text if text.lstrip(" ").startswith('"') else neutral_cell(text)
+#: A console's game has no OCR confidence, scan reference or time per row: those columns are left out.
+_WRITTEN = tuple(c for c in COLUMNS if c not in ("confidence", "scan", "at"))
 
 
 def _players(players: Any) -> dict[str, str]:
@@ -59,8 +31,8 @@ def _players(players: Any) -> dict[str, str]:
     line's ``,`` and a target's ``:``, neutralised, and never the same as the other player."""
     out: dict[str, str] = {}
     for i, p in enumerate(players if isinstance(players, list) else [], 1):
-        name = _one_line(p).replace(",", "\uff0c").replace(":", "\uff1a").strip()
-        name = _piece(name) or f"player {i}"
+        name = one_line(p).replace(",", "\uff0c").replace(":", "\uff1a").strip()
+        name = neutral_piece(name) or f"player {i}"
         while name in out.values():
             name += f" ({i})"
         out[str(p)] = name
@@ -71,7 +43,7 @@ def _card_name(card: Any) -> str:
     """How the sheet names a card: one line, stripped, without the ``#`` of a target's number, never the
     word ``active`` alone, and neutralised where it is written, so that the target naming it
     (``Player:Name``) matches it."""
-    name = _one_line(_name(card)).replace("#", "\uff03").strip()
+    name = one_line(_name(card)).replace("#", "\uff03").strip()
     if name.lower() == "active":  # a target named "active" is the player's Active, whatever it is
         name += " (card)"
     return neutral_cell(name) or "(no name)"
@@ -110,12 +82,11 @@ def _name(card: Any) -> str:
 
 def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
     """The CSV match sheet of a game's events (the first is its ``match_started``)."""
-    out = io.StringIO()
     rows: list[dict[str, Any]] = []
     row_of: dict[int, int] = {}  # seq -> the sheet row it became (1-based, data rows)
     table = _Table()
     turn = 0
-    head: list[str] = ["# prizecheck match sheet v1"]
+    meta: dict[str, Any] = {}
     shown: dict[str, str] = {}
     for i, ev in enumerate(events):
         t = ev.get("type")
@@ -124,19 +95,19 @@ def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
         new: list[dict[str, Any]] = []
         if t == "match_started":
             shown = _players(ev.get("players"))
-            head.append(f"# players: {', '.join(shown.values())}")
+            meta["players"] = list(shown.values())
             for key in _HEAD:
                 value = ev.get(key)
                 if key == "first" and isinstance(value, str):
                     value = shown.get(value, value)
                 if value is not None:
-                    head.append(f"# {key}: {_header(value)}")
-            head.append("# kind: manual")
-            head.append("# tool: prizecheck console")
+                    meta[key] = value
+            meta["kind"] = "manual"
+            meta["tool"] = "prizecheck console"
             context = ev.get("context") or {}
             for key in _CONTEXT:
                 if context.get(key) is not None:
-                    head.append(f"# {key}: {_header(context[key])}")
+                    meta[key] = context[key]
             continue
         if t == "setup":
             if ev.get("mulligans"):
@@ -248,10 +219,4 @@ def sheet_csv(events: Sequence[Mapping[str, Any]]) -> str:
             row_of[ev["seq"]] = len(rows) - len(new) + 1
         for ko in [ev] if t == "knocked_out" else []:
             table.leave(str(ko.get("pid")))
-    for line in head:
-        out.write(line + "\n")
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*COLUMNS, "ref"])
-    for row in rows:
-        writer.writerow([_cell(row.get(c, "")) for c in (*COLUMNS, "ref")])
-    return out.getvalue()
+    return write_sheet(meta, rows, _WRITTEN)

@@ -12,7 +12,8 @@ are unchanged). The public's view of a held match is the engine's fold of the en
 least N seconds ago (:meth:`Delay.seen`): the same board and record the ingest core stored at that moment,
 unsigned (the signed record is the live one). Once every entry is that old the stored board and record
 are shown as they are, except a drawn game whose playoff game is still held: its result waits for its
-playoff's.
+playoff's. The match clock (streams/http/tables.py), kept beside the archive, keeps each of its
+states with the moment it was set, and the public reads it as of N seconds ago (:meth:`Reader.as_of`).
 
 This module is the one place that decides it: every public route reads a match through :class:`Reader`
 (``await reader(request)``), never the store's board or record directly, and
@@ -37,7 +38,7 @@ from replay.engine.chain import canonical_bytes
 from replay.engine.errors import RecordError
 from replay.records import from_msgpack
 from streams.http.access import PRINCIPAL, match_scopes
-from streams.store import CopyRefused, IndexEntry, RecordVersion, Store
+from streams.store import ArchivedEvent, CopyRefused, IndexEntry, RecordVersion, Store
 
 #: The longest broadcast delay a match may ask for, in seconds.
 MAX_DELAY = 600
@@ -78,6 +79,13 @@ class Seen:
     record: bytes | None
     seq: int
     cutoff: float
+
+    def shown(self, entries: list[ArchivedEvent]) -> list[ArchivedEvent]:
+        """The archive as the public sees it now: while the match is held, only the entries that had
+        arrived by the cutoff (an entry with no arrival time predates the delay's clock and shows)."""
+        if not self.held:
+            return entries
+        return [e for e in entries if e.at is None or e.at <= self.cutoff]
 
 
 class Delay:
@@ -262,6 +270,13 @@ class Reader:
         if await self.live(match):
             return None
         return await self.delay.seen(match)
+
+    async def as_of(self, match: str) -> float:
+        """The moment this caller sees ``match`` as of: now when it sees it live, else now less the match's
+        delay. For what is kept beside the archive with the times it was set (the match clock,
+        streams/http/tables.py): read at this moment, it is held back as the archive is, with no fold."""
+        now = self.delay.clock()
+        return now if await self.live(match) else now - await self.delay.of(match)
 
     async def board(self, match: str) -> bytes | None:
         seen = await self.seen(match)

@@ -2,10 +2,13 @@
 
 :func:`frames` replays the archive once with the engine and gives one frame per archived event (a step):
 the event, the conflicting or late entries archived while it was the head, the derived outputs it
-caused, the status and the number of findings so far, and the board after it. Boards are sent as
-deltas (:func:`board_delta`: only the top-level fields and the player fields that changed since the
-step before), so a 1,200-event game's every board is some tens of KB; the page rebuilds them once, then
-steps to any seq without a server round trip (docs/web.md).
+caused, the status and the number of findings so far, and the board after it. A board is sent whole at
+every :data:`SNAPSHOT`-th step (a snapshot) and as a delta of the step before otherwise
+(:func:`board_delta`: only the top-level fields and the player fields that changed), so a 1,200-event
+game's every board is some tens of KB. The page rebuilds a step's board when it is first shown, folding
+the deltas forward from the snapshot at or before it (at most ``SNAPSHOT - 1`` of them), so opening a
+50,000-event game does not rebuild 50,000 boards and a step to any seq needs no server round trip
+(docs/web.md).
 
 Damage outside the attack and checkup windows is checked for knockouts once its effect has resolved
 [rules §2], which the engine learns from the next event. When the effect ends at a step (the next
@@ -20,7 +23,7 @@ that claim, or until the turn moves on without one, the frame says how many each
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from replay import Game
 from replay.engine.log import EventLog
@@ -32,6 +35,11 @@ Event = dict[str, Any]
 #: Events after which prizes still due are taken whatever the source claims: the turn moved on.
 _TURN_MOVES = frozenset({"turn_started", "turn_ended", "attack"})
 
+
+#: Every this many steps a frame carries its board whole (step 0, SNAPSHOT, 2 * SNAPSHOT, ...): a step's
+#: board is then at most SNAPSHOT - 1 deltas from one the page has whole. 64 deltas fold in well under a
+#: millisecond in the page; a snapshot costs ~1 KB of JSON where a delta costs ~50 bytes.
+SNAPSHOT: Final = 64
 
 out_of = object()  # a value no field has: a field that was absent differs from any value
 
@@ -184,12 +192,23 @@ def _prizes_due(due: dict[str, int], event: Event | None, outputs: Sequence[Mapp
 
 
 def frames(steps: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The steps as the review page gets them: each board as a delta of the one before."""
+    """The steps as the review page gets them: the board whole at every :data:`SNAPSHOT`-th step, a
+    delta of the step before's otherwise (:func:`boards` undoes it)."""
     out: list[dict[str, Any]] = []
     before: Mapping[str, Any] | None = None
-    for step in steps:
-        frame = {k: v for k, v in step.items() if k != "board"}
-        frame["board"] = board_delta(before, step["board"])
-        before = step["board"]
+    for i, step in enumerate(steps):
+        frame = dict(step)
+        board = step["board"]
+        frame["board"] = dict(board) if i % SNAPSHOT == 0 else board_delta(before, board)
+        before = board
         out.append(frame)
+    return out
+
+
+def boards(frames: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every step's board from :func:`frames` (what the page's script does step by step, for the tests):
+    a snapshot as it is, a delta folded on the board before."""
+    out: list[dict[str, Any]] = []
+    for i, frame in enumerate(frames):
+        out.append(dict(frame["board"]) if i % SNAPSHOT == 0 else apply_delta(out[-1], frame["board"]))
     return out

@@ -96,6 +96,15 @@ class StreamsFull(Exception):
         self.per_client = per_client
 
 
+_LIVE = "\x00live"  # never in a match id (streams.store.base.is_match_id: A-Z a-z 0-9 . _ : / -)
+
+
+def live_key(match: str) -> str:
+    """The viewers' key of ``match``'s live stream while it is held back for the public: judges,
+    recorders and producers who see it as it is (streams/http/delay.py)."""
+    return match + _LIVE
+
+
 class LiveHub:
     """The process's one live subscription and its viewers (see the module docstring)."""
 
@@ -187,12 +196,12 @@ class LiveHub:
                 continue
             backoff = 0.1
             self._ready.set()
-            for match in list(self.viewers):  # (re)subscribed: boards may have changed meanwhile
-                self._changed(match)
+            for key in list(self.viewers):  # (re)subscribed: boards may have changed meanwhile
+                self._changed(key.removesuffix(_LIVE))
             try:
                 async for update in sub:
                     self.delay.changed(update.match)
-                    if update.match in self.viewers:
+                    if update.match in self.viewers or live_key(update.match) in self.viewers:
                         self._update(update)
             except asyncio.CancelledError:
                 raise
@@ -229,8 +238,9 @@ class LiveHub:
             self._show(match, frame(update.board), delay)
 
     def _show(self, match: str, data: bytes, delay: float) -> None:
-        if delay > 0:  # the broadcast delay: the viewers get this board that much later
+        if delay > 0:  # the broadcast delay: the public gets this board that much later, judges now
             asyncio.get_running_loop().call_later(delay, self._deliver, match, data)
+            self._deliver(live_key(match), data)
         else:
             self._deliver(match, data)
 
@@ -255,24 +265,28 @@ class LiveHub:
                     board = (
                         (await self.delay.seen(match)).board if delay > 0 else await self.store.board(match)
                     )
+                    # the judges' live stream of a held match (streams/http/delay.py, sees_live)
+                    judged = delay > 0 and live_key(match) in self.viewers
+                    now = await self.store.board(match) if judged else None
                 except Exception as exc:  # store down: the viewers keep their last board
                     log.warning("live: cannot read the board of %s (%s)", match, exc)
                     return
                 self.fetches += 1
                 if board is not None and match in self.viewers:
-                    data = frame(board)
-                    self._show(match, data, 0.0)
+                    self._deliver(match, frame(board))
+                if now is not None:
+                    self._deliver(live_key(match), frame(now))
                 if match not in self._dirty:
                     return
         finally:
             self._fetching.discard(match)
 
-    def _deliver(self, match: str, data: bytes) -> None:
-        if match not in self.viewers:
+    def _deliver(self, key: str, data: bytes) -> None:
+        if key not in self.viewers:
             return
-        self.latest[match] = data
+        self.latest[key] = data
         chunk = b"%x\r\n%s\r\n" % (len(data), data)  # the stream is chunked (HTTP/1.1)
-        for viewer in list(self.viewers[match]):
+        for viewer in list(self.viewers[key]):
             viewer.deliver(data, chunk)
 
     # ---------------------------------------------------------------------------------- viewers
@@ -301,18 +315,22 @@ class LiveHub:
             del self.per_client[viewer.client]
         self.count -= 1
 
-    async def stream(self, request: web.Request, match: str, heartbeat: float) -> web.StreamResponse:
+    async def stream(
+        self, request: web.Request, match: str, heartbeat: float, *, live: bool = False
+    ) -> web.StreamResponse:
         """Serve one SSE stream: the board now, then each newer board (coalesced), keep-alives.
+        ``live``: the caller sees a match under a broadcast delay as it is (a judge's, recorder's or
+        producer's token that covers it: :func:`streams.http.delay.sees_live`), else as the public does.
 
         Everything that can fail with an HTTP answer (no room, no subscription, the store down) fails
         before the stream's headers are sent; once they are, a failure only ends the stream (an error
         written then would be a second HTTP response inside the first).
         """
         await self.ready()  # subscribed before the first board is read: no update falls in between
-        viewer = self.join(match, request.remote or "")
+        viewer = self.join(live_key(match) if live else match, request.remote or "")
         viewer.conn = request.transport
         try:
-            cached = self.latest.get(match)
+            cached = self.latest.get(viewer.match)
             if cached is not None:
                 viewer.offer(cached)
             else:  # the first viewer of this match: one read, shared with whoever joins meanwhile

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
-from replay.i18n import LANGUAGES
+from replay.i18n import DEFAULT, LANGUAGES, choose, gettext
 from streams.store.base import is_match_id
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -35,7 +35,14 @@ QUERY: web.RequestKey[dict[str, Any]] = web.RequestKey("query", dict)
 
 
 class Problem(web.HTTPException):
-    """An error answered as JSON ``{"error": message, "code": code}`` with ``status``."""
+    """An error answered as JSON ``{"error": message, "code": code}`` with ``status``.
+
+    A problem made by :meth:`said` keeps its sentence's template and fields, so that a route that answers
+    a person (the table console) gives it in the reader's language (:meth:`spoken`); ``code`` never
+    changes with the language."""
+
+    template: str | None = None
+    fields: Mapping[str, object] = {}
 
     def __init__(
         self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
@@ -48,6 +55,24 @@ class Problem(web.HTTPException):
         )
         self.code = code
         self.message = message
+
+    @classmethod
+    def said(cls, status: int, code: str, template: str, /, **fields: object) -> Problem:
+        """A problem whose message is ``template`` (a sentence of the catalogues) with ``fields`` filled,
+        in English until :meth:`spoken` in another language."""
+        problem = cls(status, code, template.format(**fields))
+        problem.template, problem.fields = template, dict(fields)
+        return problem
+
+    def spoken(self, lang: str) -> Problem:
+        """This problem with its message in ``lang`` (itself when it has no template or ``lang`` is
+        English)."""
+        if self.template is None or lang == DEFAULT:
+            return self
+        keep = {k: v for k, v in self.headers.items() if k not in ("Content-Type", "Content-Length")}
+        return Problem(
+            self.status, self.code, gettext(lang, self.template).format(**self.fields), headers=keep
+        )
 
 
 def error(status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None) -> web.Response:
@@ -125,22 +150,23 @@ class Param:
 
 #: The languages of the pages: their words and the card names they show (replay.i18n; issue 34 items 4-5)
 PAGE_LANGS = LANGUAGES
-#: ``?lang=``: declared by every page a person reads (its words: else the event's ``context.lang``, then the
-#: browser's Accept-Language, then English; streams.http.templating.page_language) and by every route that
-#: turns card names into text (read by :func:`page_lang`)
+#: ``?lang=``: declared by every page a person reads and by every route that answers in words or card
+#: names (the console's view and errors, the review page's battle log, the overlay's names); each reads
+#: the language by :func:`page_lang`
 LANG = Param(
     "lang",
     enum=PAGE_LANGS,
-    description="the page's language: its words and card names (en, ja, ko; the words else the event's, "
-    "then the browser's Accept-Language, then en; card names else en)",
+    description="the page's language: its words, findings and card names (en, ja, ko; else the event's "
+    "context.lang, then the browser's Accept-Language, then en)",
     blank=True,
 )
 
 
-def page_lang(request: web.Request) -> str:
-    """The language the request's page shows card names in: its ``?lang=`` (en when not given)."""
-    lang = request.get(QUERY, {}).get("lang")
-    return lang if lang in PAGE_LANGS else "en"
+def page_lang(request: web.Request, setting: str | None = None) -> str:
+    """The one choice of the language a request is answered in, words and card names alike: ``?lang=``,
+    then ``setting`` (the match's ``context.lang``, the event's choice), then the browser's
+    ``Accept-Language``, then English (replay.i18n.choose)."""
+    return choose(request.query.get("lang"), setting, request.headers.get("Accept-Language"))
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,11 @@ from replay.engine.errors import RecordError
 from replay.records import Record, from_msgpack
 from replay.report.build import Filters, ReportBuilder
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL, match_scopes
-from streams.http.card_images import pack
-from streams.http.delay import Reader, reader
+from streams.http.delay import MAX_DELAY, Reader, reader
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.keys import STORE
-from streams.http.routes import Answer, Problem, Route
-from streams.http.templating import render
+from streams.http.overlay import overlay_page
+from streams.http.routes import MATCH, Answer, Problem, Route
 from streams.store import Store, Venue
 from streams.store.base import is_match_id
 
@@ -54,6 +53,8 @@ NAME = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 SCENES = ("game", "standings", "next")
 #: The actions that put a scene on air.
 SCENE_OF = {"game": "game", "standings": "standings", "up-next": "next"}
+#: The clock's actions (:meth:`Clock.act`), a slot's and a match's.
+CLOCK_ACTIONS = ("clock-start", "clock-pause", "time-called", "clock-reset")
 STREAM = frozenset({"stream"})
 
 
@@ -123,7 +124,8 @@ async def at_table(matches: Reader, event: str, table: str) -> str | None:
 @dataclass
 class Clock:
     """A match clock: running since ``since`` (seconds since the epoch; None: paused) after ``elapsed``
-    seconds; ``called``: time was called. The overlay counts down from ``limit``."""
+    seconds; ``called``: time was called. The overlay counts down from ``limit``. A stream slot has one
+    (its Stream Deck's), and so has each match (its table console's: :func:`set_match_clock`)."""
 
     since: float | None = None
     elapsed: float = 0.0
@@ -134,6 +136,100 @@ class Clock:
         """The seconds left."""
         used = self.elapsed + (now - self.since if self.since is not None else 0.0)
         return max(0.0, self.limit - used)
+
+    def act(self, action: str, now: float) -> Clock:
+        """The clock after ``action`` (``clock-start``, ``clock-pause``, ``time-called``, ``clock-reset``)
+        at ``now``; a start of a running clock or a pause of a paused one changes nothing."""
+        if action == "clock-start":
+            return self if self.since is not None else replace(self, since=now)
+        if action == "clock-pause":
+            if self.since is None:
+                return self
+            return replace(self, since=None, elapsed=self.elapsed + now - self.since)
+        if action == "time-called":  # the clock stops at 0
+            used = self.elapsed + (now - self.since if self.since is not None else 0.0)
+            return replace(self, since=None, elapsed=max(used, self.limit), called=True)
+        if action == "clock-reset":
+            return Clock(limit=self.limit)
+        raise ValueError(f"no clock action {action!r}")
+
+    def touched(self) -> bool:
+        """Whether the clock was used since it was made or reset (started, or time called)."""
+        return self != Clock(limit=self.limit)
+
+    def view(self, now: float) -> dict[str, Any]:
+        """What an overlay is told of the clock at ``now`` (it counts down by itself while it runs)."""
+        return {
+            "left": round(self.shown(now), 1),
+            "limit": self.limit,
+            "running": self.since is not None,
+            "called": self.called,
+        }
+
+
+def clock_minutes(value: Any) -> float:
+    """A clock's length from a body's ``minutes`` (1 to 180), in seconds; else a 400 naming the field."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 180:
+        raise Problem.said(400, "bad_field", "minutes: the clock's length, 1 to 180")
+    return float(value) * 60
+
+
+#: The most states a match clock keeps (:func:`set_match_clock`).
+CLOCK_HISTORY = 32
+
+
+def clock_key(match: str) -> str:
+    return f"clock:{match}"
+
+
+def _clock_states(raw: Any) -> list[tuple[float, Clock]]:
+    return [(float(at), Clock(**state)) for at, state in raw or []]
+
+
+async def set_match_clock(
+    store: Store, match: str, action: str, now: float, limit: float | None = None
+) -> Clock:
+    """Change ``match``'s clock (the table console's: ``action`` as :meth:`Clock.act` takes it; ``limit``:
+    its new length in seconds) at ``now``, and return it.
+
+    The stored value is the clock's states, each with the moment it was set, oldest first: the public
+    view of a match under a broadcast delay is the clock as it was N seconds ago (:func:`match_clock`), so
+    a start or pause made within the last N seconds must not show yet while the state before it does.
+    Kept: the states set within the longest delay and the newest one before them (at most
+    :data:`CLOCK_HISTORY`)."""
+
+    def change(raw: Any) -> Any:
+        states = _clock_states(raw)
+        current = states[-1][1] if states else Clock()
+        new = current.act(action, now)
+        if limit is not None:
+            new = replace(new, limit=limit)
+        if new != current:
+            states.append((now, new))
+        recent = [i for i, (at, _) in enumerate(states) if at > now - MAX_DELAY]
+        first = max(0, (recent[0] if recent else len(states)) - 1)
+        return [[at, asdict(c)] for at, c in states[first:][-CLOCK_HISTORY:]]
+
+    state, _, _ = await _swap(store, clock_key(match), change, [])
+    return _clock_states(state)[-1][1] if state else Clock()
+
+
+def clock_as_of(raw: Any, when: float) -> Clock | None:
+    """A match clock's stored states (:func:`set_match_clock`) as they stood at ``when``: the newest set by
+    then (None: none was, or an older one is no longer kept)."""
+    shown = [clock for at, clock in _clock_states(raw) if at <= when]
+    return shown[-1] if shown else None
+
+
+async def match_clock(matches: Reader, match: str) -> dict[str, Any] | None:
+    """``match``'s clock as this reader may see it (None: never set): live for a judge, a recorder or the
+    producer; for the public of a match under a broadcast delay, as it was N seconds ago."""
+    raw = await matches.store.on_air(clock_key(match))
+    if raw is None:
+        return None
+    when = await matches.as_of(match)
+    clock = clock_as_of(json.loads(raw), when)
+    return clock.view(when) if clock is not None else None
 
 
 @dataclass
@@ -177,19 +273,8 @@ def _slot_change(action: str, body: Mapping[str, Any], now: float) -> Callable[[
         elif action in SCENE_OF:
             scene = SCENE_OF[action]
             slot.scene = "game" if slot.scene == scene else scene  # a scene's button toggles it
-        elif action == "clock-start":
-            if slot.clock.since is None:
-                slot.clock = replace(slot.clock, since=now)
-        elif action == "clock-pause":
-            if slot.clock.since is not None:
-                slot.clock = replace(
-                    slot.clock, since=None, elapsed=slot.clock.elapsed + now - slot.clock.since
-                )
-        elif action == "time-called":
-            used = slot.clock.elapsed + (now - slot.clock.since if slot.clock.since is not None else 0.0)
-            slot.clock = replace(slot.clock, since=None, elapsed=max(used, slot.clock.limit), called=True)
-        elif action == "clock-reset":
-            slot.clock = Clock(limit=slot.clock.limit)
+        elif action in CLOCK_ACTIONS:
+            slot.clock = slot.clock.act(action, now)
         return asdict(slot)
 
     return change
@@ -220,10 +305,7 @@ def _configured(slot: Slot, body: Mapping[str, Any]) -> Slot:
             raise Problem(400, "bad_field", f"queue: not a match id: {bad[0][:60]!r}")
         out.queue = list(queue)
     if "minutes" in body:
-        minutes = body["minutes"]
-        if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not 1 <= minutes <= 180:
-            raise Problem(400, "bad_field", "minutes: the clock's length, 1 to 180")
-        out.clock = replace(out.clock, limit=float(minutes) * 60)
+        out.clock = replace(out.clock, limit=clock_minutes(body["minutes"]))
     return out
 
 
@@ -283,13 +365,20 @@ async def standings(matches: Reader, league: str | None, event: str | None) -> l
             builder.add(record)
     report = builder.finish()
     rows: list[dict[str, Any]] = []
-    for section in report.get("sections") or []:
-        for ev in section.get("events") or []:
-            if event is None or ev.get("event") == event:
+    for section in report.sections:
+        for ev in section.events:
+            if event is None or ev.event == event:
                 rows = [
-                    {k: row.get(k) for k in ("rank", "player", "points", "win", "loss", "tie")}
-                    for row in ev.get("standings") or []
-                ][:STANDINGS_ROWS]
+                    {
+                        "rank": r.rank,
+                        "player": r.player,
+                        "points": r.points,
+                        "win": r.win,
+                        "loss": r.loss,
+                        "tie": r.tie,
+                    }
+                    for r in ev.standings[:STANDINGS_ROWS]
+                ]
     _STANDINGS[key] = rows
     while len(_STANDINGS) > 64:
         _STANDINGS.popitem(last=False)
@@ -301,33 +390,30 @@ async def table_page(request: web.Request) -> web.StreamResponse:
     """GET /overlay/table/{event}/{table}: the overlay that follows the table."""
     event = _name(request.match_info["event"], "event")
     table = _name(request.match_info["table"], "table")
-    return render(
-        request,
-        "overlay.html",
-        match="",
-        follow=f"/overlay/table/{event}/{table}/now",
-        images=pack(request.app) is not None,
-    )
+    return overlay_page(request, follow=f"/overlay/table/{event}/{table}/now")
 
 
 async def table_now(request: web.Request) -> web.StreamResponse:
     """GET /overlay/table/{event}/{table}/now: the match the table shows now."""
     event = _name(request.match_info["event"], "event")
     table = _name(request.match_info["table"], "table")
-    match = await at_table(await reader(request), event, table)
-    return _json({"event": event, "table": table, "match": match, "scene": "game"})
+    matches = await reader(request)
+    match = await at_table(matches, event, table)
+    clock = await match_clock(matches, match) if match is not None else None
+    return _json({"event": event, "table": table, "match": match, "scene": "game", "clock": clock})
+
+
+async def clock_now(request: web.Request) -> web.StreamResponse:
+    """GET /overlay/<match>/clock: the match's clock, as the table console sets it (a match's own overlay
+    polls it every few seconds: it reads the clock's stored states alone, never the archive)."""
+    match = request[MATCH]
+    return _json({"match": match, "clock": await match_clock(await reader(request), match)})
 
 
 async def slot_page(request: web.Request) -> web.StreamResponse:
     """GET /overlay/slot/{slot}: the overlay the slot's controls drive."""
     slot = _name(request.match_info["slot"], "slot")
-    return render(
-        request,
-        "overlay.html",
-        match="",
-        follow=f"/overlay/slot/{slot}/now",
-        images=pack(request.app) is not None,
-    )
+    return overlay_page(request, follow=f"/overlay/slot/{slot}/now")
 
 
 async def slot_now(request: web.Request) -> web.StreamResponse:
@@ -341,19 +427,18 @@ async def _slot_view(matches: Reader, name: str, slot: Slot) -> dict[str, Any]:
     match = slot.match
     if match is None and slot.event is not None and slot.table is not None:
         match = await at_table(matches, slot.event, slot.table)
-    now = time.time()
+    # the slot's own clock once its Stream Deck used it; until then (and after its reset) the clock the
+    # shown match's table console sets
+    clock = slot.clock.view(time.time())
+    if not slot.clock.touched() and match is not None:
+        clock = await match_clock(matches, match) or clock
     out: dict[str, Any] = {
         "slot": name,
         "match": match,
         "scene": slot.scene,
         "swap": slot.swap,
         "bench": slot.bench,
-        "clock": {
-            "left": round(slot.clock.shown(now), 1),
-            "limit": slot.clock.limit,
-            "running": slot.clock.since is not None,
-            "called": slot.clock.called,
-        },
+        "clock": clock,
         "next": await up_next(matches, slot.queue) if slot.scene == "next" else [],
         "standings": await standings(matches, slot.league, slot.event) if slot.scene == "standings" else [],
     }
@@ -475,6 +560,25 @@ def table_routes() -> tuple[Route, ...]:
             answers={200: now},
             body={"application/json": {"type": "object"}},
             audited=True,
+            tag="pages",
+        ),
+        # after the /overlay/table/ and /overlay/slot/ routes: a match's routes take the rest of /overlay/
+        Route(
+            "GET",
+            "/overlay/{match}/clock",
+            clock_now,
+            public,
+            "A match's clock, set from its table console (under a broadcast delay: as it was then)",
+            answers={
+                200: Answer(
+                    "the clock (null: never set): seconds left, length, running, time called",
+                    schema={
+                        "type": "object",
+                        "required": ["match", "clock"],
+                        "properties": {"match": {"type": "string"}, "clock": {"type": ["object", "null"]}},
+                    },
+                )
+            },
             tag="pages",
         ),
     )

@@ -9,8 +9,9 @@ same address, fragment included). New pages (the table console, scan crops) use 
 
 Every page is in the reader's language (English, Japanese or Korean: :mod:`replay.i18n`): Jinja2's
 ``jinja2.ext.i18n`` gives the templates ``{% trans %}`` and ``_()``, with one environment a language (each
-with its catalogue installed, so that a render never swaps the words of another). :func:`page_language`
-chooses the language (``?lang=``, the match's ``context.lang``, ``Accept-Language``, English), and a page's
+with its catalogue installed, so that a render never swaps the words of another).
+:func:`streams.http.routes.page_lang` chooses the language (``?lang=``, the match's ``context.lang``,
+``Accept-Language``, English: the same choice for a page's words and for its card names), and a page's
 script gets its own messages as a JSON block (``#messages``, read by ``static/i18n.js``).
 
 :func:`install` adds, to every response of the app, ``X-Content-Type-Options: nosniff``,
@@ -37,8 +38,9 @@ from babel.messages.extract import extract_javascript
 from markupsafe import Markup
 
 from replay import i18n
+from replay.i18n import N_
 from streams.http.access import PRINCIPAL
-from streams.http.routes import ROUTES, Problem, Route
+from streams.http.routes import ROUTES, Problem, Route, page_lang
 from streams.tokens import PUBLIC, Principal
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -62,18 +64,8 @@ def environment(lang: str = i18n.DEFAULT) -> jinja2.Environment:
     """The template environment of ``lang``: autoescaped, strict about undefined names (a typo is an
     error), with ``lang``'s catalogue installed for ``{% trans %}`` and ``_()`` (newstyle: a
     translation's ``%(name)s`` is filled and escaped by Jinja2)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        extensions=["jinja2.ext.i18n"],
-    )
-    env.policies["ext.i18n.trimmed"] = True  # a {% trans %} over several lines is one message, spaces folded
-    env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env = i18n.template_environment(jinja2.FileSystemLoader(TEMPLATES), lang)
     env.filters["words"] = lambda value: words(value, lang)
-    env.globals["lang"] = lang
     env.globals["languages"] = list(i18n.NAMES.items())
     return env
 
@@ -82,11 +74,6 @@ def words(value: Any, lang: str = i18n.DEFAULT) -> str:
     """A status or reason code as words in ``lang``: ``awaiting_playoff`` -> ``awaiting its playoff``."""
     text = STATUS_WORDS.get(str(value))
     return i18n.gettext(lang, text) if text else str(value).replace("_", " ")
-
-
-def N_(message: str) -> str:
-    """Marks ``message`` for the catalogues (tools/i18n.py extracts it); it is translated where shown."""
-    return message
 
 
 STATUS_WORDS: dict[str, str] = {
@@ -102,12 +89,6 @@ STATUS_WORDS: dict[str, str] = {
 
 # -------------------------------------------------------------------------------------- language
 LANGUAGE: web.RequestKey[str] = web.RequestKey("language", str)
-
-
-def page_language(request: web.Request, setting: str | None = None) -> str:
-    """The language of the page ``request`` asks for: ``?lang=``, then ``setting`` (the match's
-    ``context.lang``, the event's choice), then the browser's ``Accept-Language``, then English."""
-    return i18n.choose(request.query.get("lang"), setting, request.headers.get("Accept-Language"))
 
 
 def event_language(context: Mapping[str, Any] | None) -> str | None:
@@ -191,7 +172,7 @@ PAGE_SCRIPTS: dict[str, tuple[str, ...]] = {
 def page_context(request: web.Request, template: str, setting: str | None = None) -> dict[str, Any]:
     """What every page's template gets beside its own: who is looking, the language, the messages of its
     scripts, and ``link()`` (a link that keeps a ``?lang=`` choice)."""
-    lang = page_language(request, setting)
+    lang = page_lang(request, setting)
     asked = request.query.get("lang")
     return {
         "viewer": Viewer.of(request, asked),

@@ -33,7 +33,7 @@ from typing import Any
 
 from replay.engine.chain import sign, verify_signature
 from streams.store.checkpoint import Checkpoint, CheckpointKey, digest, read_log, version_chains
-from streams.store.parquet import _pyarrow
+from streams.store.parquet import read_records
 
 MANIFEST = "manifest.json"
 FORMAT = "prizecheck-archive-manifest/1"
@@ -344,14 +344,13 @@ def _table(rel: str) -> str:
 
 def _records_breaches(path: str, rel: str, owners: Mapping[str, ArchivedMatch]) -> list[Breach]:
     """What differs, match by match, in a records file whose bytes are not the archived ones."""
-    _, pq = _pyarrow()
     try:
-        rows = pq.read_table(path, columns=["match", "version", "record"]).to_pydict()
+        rows = read_records(path)
     except Exception as exc:  # pyarrow's errors for a damaged file are many and untyped here
         return [Breach(None, rel, f"{rel}: cannot be read: {str(exc)[:200]}")]
     by_match: dict[str, dict[int, bytes]] = {}
-    for match, version, record in zip(rows["match"], rows["version"], rows["record"], strict=True):
-        by_match.setdefault(str(match), {})[int(version)] = bytes(record)
+    for row in rows:
+        by_match.setdefault(row.match, {})[row.version] = row.record
     out: list[Breach] = []
     for name, entry in sorted(owners.items()):
         if entry.records != rel:

@@ -27,7 +27,7 @@ import hashlib
 import json
 import os
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -124,7 +124,25 @@ class RecordRow:
     summary: dict[str, Any]
 
 
+#: The columns of an events file and of a records file, in their order (the report's columns last).
+EVENT_COLUMNS = ("match", "seq", "sub", "kind", "event", "chain")
 REPORT_COLUMNS = ("status", "outcome", "winner", "started_at", "event", "round")
+RECORD_COLUMNS = ("match", "version", "cause", "record", "chain", "head", *REPORT_COLUMNS)
+
+
+def report_summary(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What a records file's report columns (:data:`REPORT_COLUMNS`) hold for ``record``: its status, its
+    result's outcome and winner, when it started, and its event and round."""
+    result = record.get("result") or {}
+    context = record.get("context") or {}
+    return {
+        "status": record.get("status"),
+        "outcome": result.get("outcome") if isinstance(result, Mapping) else None,
+        "winner": result.get("winner") if isinstance(result, Mapping) else None,
+        "started_at": record.get("started_at"),
+        "event": context.get("event") if isinstance(context, Mapping) else None,
+        "round": context.get("round") if isinstance(context, Mapping) else None,
+    }
 
 
 def write_files(
@@ -139,16 +157,15 @@ def write_files(
     is whole or absent."""
     pa, pq = _pyarrow()
     name = f"part-{uuid.uuid4().hex}.parquet"
-    events_table = pa.table(
-        {
-            "match": pa.array([r.match for r in events], pa.string()),
-            "seq": pa.array([r.entry.position[0] for r in events], pa.int64()),
-            "sub": pa.array([r.entry.position[1] for r in events], pa.int32()),
-            "kind": pa.array([r.entry.kind for r in events], pa.string()),
-            "event": pa.array([r.entry.data for r in events], pa.binary()),
-            "chain": pa.array([r.chain for r in events], pa.string()),
-        }
-    )
+    events_columns: dict[str, Any] = {
+        "match": pa.array([r.match for r in events], pa.string()),
+        "seq": pa.array([r.entry.position[0] for r in events], pa.int64()),
+        "sub": pa.array([r.entry.position[1] for r in events], pa.int32()),
+        "kind": pa.array([r.entry.kind for r in events], pa.string()),
+        "event": pa.array([r.entry.data for r in events], pa.binary()),
+        "chain": pa.array([r.chain for r in events], pa.string()),
+    }
+    events_table = pa.table(events_columns)
     columns: dict[str, Any] = {
         "match": pa.array([r.match for r in records], pa.string()),
         "version": pa.array([r.version for r in records], pa.int32()),
@@ -183,9 +200,7 @@ def read_events(marker: Marker, match: str) -> tuple[list[ArchivedEvent], str | 
     if not os.path.isfile(marker.file):
         return [], f"its archived events' file {marker.file} is missing"
     try:
-        table = pq.read_table(
-            marker.file, columns=["match", "seq", "sub", "kind", "event"], filters=[("match", "=", match)]
-        )
+        table = pq.read_table(marker.file, columns=list(EVENT_COLUMNS[:5]), filters=[("match", "=", match)])
     except Exception as exc:  # pyarrow's errors for a damaged file are many and untyped here
         return [], f"its archived events' file {marker.file} cannot be read: {str(exc)[:200]}"
     rows = table.to_pydict()
@@ -208,6 +223,25 @@ def read_events(marker: Marker, match: str) -> tuple[list[ArchivedEvent], str | 
                 f"{entry.position[1]} is an event of {owner!r}"
             )
     return entries, None
+
+
+def read_records(path: str) -> list[RecordRow]:
+    """Every row of a records file, in its order (pyarrow's errors when it cannot be read). A report
+    column holds text, as written (:func:`write_files`)."""
+    _, pq = _pyarrow()
+    rows = pq.read_table(path, columns=list(RECORD_COLUMNS)).to_pydict()
+    return [
+        RecordRow(
+            str(rows["match"][i]),
+            int(rows["version"][i]),
+            str(rows["cause"][i]),
+            bytes(rows["record"][i]),
+            rows["chain"][i],
+            int(rows["head"][i]),
+            {c: rows[c][i] for c in REPORT_COLUMNS},
+        )
+        for i in range(len(rows["match"]))
+    ]
 
 
 def _event_match(data: bytes) -> object:

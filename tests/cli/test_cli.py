@@ -12,7 +12,7 @@ from typing import Any
 
 from replay.codec import encode_jsonl, encode_msgpack
 from replay.engine.record import dumps
-from tests.engine.test_engine import full_game
+from tests.engine.games import full_game
 
 PRIZECHECK = [sys.executable, "-m", "replay.cli"]
 
@@ -56,7 +56,7 @@ def test_replay_summary_until_and_timeline(tmp_path: pathlib.Path) -> None:
 
 
 def test_several_files_link_parent_and_playoff_children(tmp_path: pathlib.Path) -> None:
-    from tests.engine.test_engine import child, drawn
+    from tests.engine.games import child, drawn
 
     parent = drawn("jp-3.4")
     tb = child("jp-3.4", "g1/tb1", "g1", "tiebreak", 6)
@@ -97,7 +97,7 @@ def test_strict_exits_1_on_violations(tmp_path: pathlib.Path) -> None:
     s.add("note", text="late")  # harmless
     ok = write(tmp_path, "ok.jsonl", s.events)
     assert run("replay", "--strict", ok).returncode == 0
-    from tests.engine.test_engine import basic
+    from tests.engine.games import basic
 
     bad = basic(source={"kind": "manual"})  # a paper game: on a digital log it is a warning
     bad.turn("ash")
@@ -130,7 +130,7 @@ def test_signed_records_verify_offline(tmp_path: pathlib.Path) -> None:
 def test_report_over_a_league(tmp_path: pathlib.Path) -> None:
     a = full_game()
     a.events[0]["context"] = {"league": "kanto", "season": "2026"}
-    from tests.engine.test_engine import basic
+    from tests.engine.games import basic
 
     b = basic(context={"league": "kanto", "season": "2026"})
     b.match = "m2"

@@ -33,7 +33,7 @@ import pytest
 from replay.codec import encode_jsonl
 from tests.cli.commands import leaf_parsers
 from tests.cli.servers import HangsUp, LosesRedis, closed_port
-from tests.engine.test_engine import full_game
+from tests.engine.games import full_game
 from tests.paths import ROOT
 
 PRIZECHECK = [sys.executable, "-m", "replay.cli"]

@@ -231,7 +231,7 @@ def test_until_1_shows_the_setup_not_turn_0(tmp_path: pytest.TempPathFactory) ->
     from pathlib import Path
 
     from replay.codec import encode_jsonl
-    from tests.engine.test_engine import full_game
+    from tests.engine.games import full_game
 
     path = Path(str(tmp_path)) / "g.jsonl"
     path.write_bytes(encode_jsonl(full_game().events))

@@ -14,8 +14,9 @@ from replay.cli.replay import summary
 from replay.codec import encode_jsonl
 from replay.records import from_mapping
 from replay.report.build import check_top_cut
+from replay.report.document import Ranked, Standing
 from replay.series import SINGLE_ELIMINATION, SWISS, Pairing, swiss_standings
-from tests.engine.test_engine import full_game
+from tests.engine.games import full_game
 
 PRIZECHECK = [sys.executable, "-m", "replay.cli"]
 
@@ -88,22 +89,23 @@ def _pairings(cut: list[tuple[str, str]]) -> list[Pairing]:
 
 
 def test_a_top_cut_that_is_not_the_standings_top_is_flagged() -> None:
-    table = swiss_standings([p for p in _pairings([]) if p.stage == SWISS])
-    top4 = [row["player"] for row in table[:4]]
+    rows = swiss_standings([p for p in _pairings([]) if p.stage == SWISS])
+    table = [Standing(division=None, top_cut=None, **row) for row in rows]
+    top4 = [row.player for row in table[:4]]
     right = check_top_cut(table, _pairings([(top4[0], top4[3]), (top4[1], top4[2])]))
-    assert right is not None and right["differs"] is False and right["why"] == []
-    fifth = table[4]["player"]
+    assert right is not None and right.differs is False and right.why == []
+    fifth = table[4].player
     wrong = check_top_cut(table, _pairings([(top4[0], top4[1]), (top4[2], fifth)]))
-    assert wrong is not None and wrong["differs"] is True
-    assert wrong["let_in"] == [{"player": fifth, "rank": 5}]
-    assert wrong["left_out"] == [{"player": top4[3], "rank": 4}]
-    assert [1, 2] in wrong["pairings"] and [3, 5] in wrong["pairings"]
+    assert wrong is not None and wrong.differs is True
+    assert wrong.let_in == [Ranked(player=fifth, rank=5)]
+    assert wrong.left_out == [Ranked(player=top4[3], rank=4)]
+    assert [1, 2] in wrong.pairings and [3, 5] in wrong.pairings
 
 
 def test_the_standings_explain_their_columns_and_the_flag(tmp_path: pathlib.Path) -> None:
     from replay.cli.simulate import write_league_tdf
+    from replay.generators.league import LeagueSim
     from replay.report import Filters, ReportBuilder, read_tdf, render
-    from replay.sources.league import LeagueSim
 
     sim = LeagueSim("L", 8, 3, seed=4, top_cut=4)
     events = [e for stream in sim.streams() for e in stream]
@@ -115,17 +117,20 @@ def test_the_standings_explain_their_columns_and_the_flag(tmp_path: pathlib.Path
         .add_all(map(from_mapping, replay_records(events).values()))
         .finish(read_tdf(str(tmp_path / "l.tdf")))
     )
-    (event,) = report["sections"][0]["events"]
-    check = event["top_cut_check"]
-    assert check is not None and check["players"] == 4
+    (event,) = report.sections[0].events  # type: ignore[index]
+    check = event.top_cut_check
+    assert check is not None and check.players == 4
     text = render(report, "text").decode()
     assert "cut: place in the top cut (1 champion, 2 finalist, 3 semifinalists" in text
     assert "OWP, OOWP: the opponents' and their opponents' match-win rate" in text
-    assert ("TOP CUT DIFFERS" in text) == check["differs"]
-    check.update(differs=True, why=["x (Swiss #6) played in it"])
+    assert ("TOP CUT DIFFERS" in text) == check.differs
+    check.differs, check.why = True, ["x (Swiss #6) played in it"]
+    check.let_in = [Ranked(player="x", rank=6)]
     again = render(report, "text").decode()
     assert "TOP CUT DIFFERS from these standings: the top 4 should play round" in again
+    # the page words it from the check's fields, in the reader's language
     assert "x (Swiss #6) played in it" in render(report, "html").decode()
+    assert "x(スイスドロー6位)が参加しました" in render(report, "html", lang="ja").decode()
 
 
 def test_the_report_builder_and_reconciliation_import_in_one_direction() -> None:

@@ -15,7 +15,7 @@ from replay.cli.progress import TerminalProgress
 from replay.codec import encode_msgpack
 from replay.engine.record import dumps
 from replay.files import replay_files
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from tests.cli.test_cli import PRIZECHECK, run
 
 

@@ -21,7 +21,7 @@ def _limited() -> None:
 def test_replay_of_a_two_line_file_with_a_huge_seq(tmp_path: pathlib.Path) -> None:
     """A seq beyond the contract's limit is refused at the edge, naming it; the largest one it allows
     leaves a gap of almost all of it, which costs one range (the engine's own test,
-    tests/engine/test_gaps.py, hands it seqs far beyond)."""
+    tests/engine/test_stream.py, hands it seqs far beyond)."""
     start = Stream().events[0]
     too_far = {"match": "m1", "seq": 10**12, "type": "note", "text": "far away"}
     far = {"match": "m1", "seq": 100_000, "type": "note", "text": "far away"}

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.cli.test_cli import run, write
-from tests.engine.test_engine import full_game
+from tests.engine.games import full_game
 
 KEY = {"PRIZECHECK_SIGNING_KEY": "s3cret", "PRIZECHECK_KEY_ID": "league-2026"}
 

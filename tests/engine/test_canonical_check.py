@@ -24,7 +24,7 @@ from replay.codec import edge_event
 from replay.engine import chain
 from replay.engine.errors import EventError
 from replay.engine.record import dumps
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.ingest import decode_event
 from tests.sampling import examples
 

@@ -81,7 +81,7 @@ def test_compiled_engine_derives_what_the_pure_engine_derives() -> None:
 def test_a_copy_of_the_state_has_every_field() -> None:
     """Game.record() resolves a pending effect on a copy of the state: copy.deepcopy of native dataclasses
     (compiled) or plain ones. Every field is copied, with equal values, and no container is shared."""
-    from replay.sources import simulate
+    from replay.generators import simulate
 
     (stream,) = simulate.simulate_series(11, scenario="prizes")[:1]
     g = game.Game()
@@ -138,7 +138,7 @@ def test_a_deep_copy_of_a_game_goes_on_alone() -> None:
     """copy.deepcopy(game), compiled or not: the copy derives the same from then on, and applying events
     to it leaves the original as it was."""
     from replay.engine.record import dumps
-    from replay.sources import simulate
+    from replay.generators import simulate
 
     (stream,) = simulate.simulate_series(11, scenario="prizes")[:1]
     half = len(stream) // 2

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import replay.engine.validate as V
 from replay.codec import _number
 from replay.engine.errors import EventError
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from tests.engine.test_validate_fast import BAD_TIMES, BASES, GOOD_TIMES, mutate, stamp
 from tests.sampling import examples
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from replay import Game, due
 from replay.engine.outputs import Record
-from replay.sources import simulate
+from replay.generators import simulate
 from tests.builder import Stream, card, drawn_game
 
 #: Findings about the source's claims: none may follow a step's own events.

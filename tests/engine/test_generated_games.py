@@ -15,10 +15,10 @@ import pytest
 from replay import replay_events
 from replay.cli import main as cli_main
 from replay.engine.restrictions import RULES
-from replay.sources import simulate
+from replay.generators import simulate
+from replay.generators.synthetic import synthetic_log
 from replay.sources.cards import Catalogue
 from replay.sources.ptcgl import parse_ptcgl
-from replay.sources.synthetic import synthetic_log
 from tests.paths import ROOT
 
 TURN_RULES = frozenset(RULES)

@@ -3,7 +3,7 @@ and applied event of tests/engine_outputs.py's corpus, byte for byte.
 
 A change of the engine's outputs must be a ruling, said so in its commit, with the digests written again
 (``python -m tests.engine_outputs --write-golden``). When the simulated corpus itself changes (the
-simulator, replay/sources/simulate.py, writes other games), nothing can be compared until they are
+simulator, replay/generators/simulate.py, writes other games), nothing can be compared until they are
 written again from an engine known to be unchanged.
 """
 

@@ -13,7 +13,7 @@ from replay.engine.outputs import Finding, Knockout, Record, Result
 from replay.engine.playoff import playoff_stub
 from replay.engine.record import dumps
 from replay.engine.validate import validate_record
-from replay.sources import simulate
+from replay.generators import simulate
 from tests.builder import Stream, card, drawn_game
 
 

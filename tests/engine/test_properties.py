@@ -1,7 +1,7 @@
 """Property tests: the engine against the simulator, over thousands of games (a perft-style cross-check).
 
-The simulator (replay/sources/simulate.py) and the engine (replay/engine/: game.py and the rule modules) are
-written independently from the rules (docs/rules.md); a disagreement means one of them is wrong. Checked
+The simulator (replay/generators/simulate.py) and the engine (replay/engine/: game.py and the rule modules)
+are written independently from the rules (docs/rules.md); a disagreement means one of them is wrong. Checked
 here: the engine's record agrees with every simulated game's claimed result (outcome, winner and reason)
 with no findings on fault-free games; the engine's books (prizes, zone counts) match the simulator's and
 the test ledger's; records are deterministic and byte-identical whatever the chunking, with exact
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from replay import Game, link_records, replay_events
 from replay.engine.record import dumps
-from replay.sources import simulate
+from replay.generators import simulate
+from tests.generators.test_simulate import fold
 from tests.sampling import examples
-from tests.sources.test_simulate import fold
 
 CORPUS_GAMES = 3000
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import replay.engine.validate as V
 from replay.engine.errors import EventError
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from tests.sampling import examples
 from tests.test_schemas import EVENTS_REF, VALID
 

@@ -34,7 +34,7 @@ import pytest
 
 from replay import replay_records
 from replay.engine.chain import canonical_bytes
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.ingest import unpack_record
 from streams.store import RedisStore
 from tests.fixtures_kafka import free_port

@@ -12,8 +12,8 @@ from functools import cache
 from typing import Any
 
 from replay import replay_records
+from replay.generators.league import LeagueSim
 from replay.records import Record, from_mapping
-from replay.sources.league import LeagueSim
 
 Event = dict[str, Any]
 LEAGUE = "Kanto League"

@@ -16,7 +16,7 @@ import pytest
 
 from replay.cli import main
 from replay.codec import encode_jsonl
-from replay.report.tables import FORMULA_START, neutral_cell
+from replay.sheet_format import FORMULA_START, neutral_cell
 from tests.streams.test_ingest import game
 
 HOSTILE = {

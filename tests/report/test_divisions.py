@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from replay.cli import main
@@ -53,19 +54,19 @@ def test_the_reader_keeps_each_division_and_toms_standings() -> None:
 def test_prizecheck_ranks_each_division_of_the_whole_pods_results() -> None:
     rows = tdf_standings(read_tdf(str(FIXTURE)))
     by_div: dict[str, list[str]] = {}
-    for uid, row in sorted(rows.items(), key=lambda kv: kv[1]["rank"]):
-        by_div.setdefault(row["division"], []).append(uid)
+    for uid, row in sorted(rows.items(), key=lambda kv: kv[1].rank):
+        by_div.setdefault(str(row.division), []).append(uid)
     assert by_div == {
         "masters": [EMERY, AVERY, BLAKE, FINLEY, CASEY, DANA],
         "seniors": [HARPER, GALE],
         "juniors": [JULES, INDIGO],
     }
     # tiebreakers over the whole pod: Indigo's opponents were a Master (Emery) and a Junior (Jules)
-    assert (rows[INDIGO]["owp"], rows[CASEY]["owp"], rows[DANA]["owp"]) == (0.75, 0.5, 0.3333)
+    assert (rows[INDIGO].owp, rows[CASEY].owp, rows[DANA].owp) == (0.75, 0.5, 0.3333)
 
 
 def test_toms_standings_agree_except_the_dropped_player_above_better_tiebreakers() -> None:
-    masters, seniors, juniors = compare_standings(read_tdf(str(FIXTURE)), {})
+    masters, seniors, juniors = msgspec.to_builtins(compare_standings(read_tdf(str(FIXTURE)), {}))
     assert (seniors["differences"], juniors["differences"]) == ([], [])
     assert (masters["division"], masters["basis"], masters["players"]) == ("masters", "tdf", 6)
     dana, casey = masters["differences"]

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from replay.cli import main
@@ -146,7 +147,7 @@ def test_a_simulated_league_reconciles_except_where_a_claim_was_wrong(tmp_path: 
 
     lg = league()
     write_league_tdf(lg.sim, str(tmp_path / "league.tdf"))
-    rep = build_report(lg.typed(), tdf=read_tdf(str(tmp_path / "league.tdf")))
+    rep = msgspec.to_builtins(build_report(lg.typed(), tdf=read_tdf(str(tmp_path / "league.tdf"))))
     rec = rep["reconciliation"]
     played = [m for m in lg.sim.tournament.matches if len(m.players) == 2]
     assert rec["reported"] == len(played) and rec["missing"] == [] and rec["not_in_tdf"] == []

@@ -20,6 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from replay.cli import main
@@ -143,7 +144,7 @@ def test_chain_and_signature_status_of_every_record() -> None:
     broken = dict(recs[4], chain={"alg": "sha256", "head": "not hex", "events": 3})
     batch = [from_mapping(r) for r in (*signed[:3], tampered, broken, recs[5])]
     rep = ReportBuilder(signing_key=key).add_all(batch).finish()
-    (sec,) = rep["sections"]
+    (sec,) = msgspec.to_builtins(rep)["sections"]
     status = {r["match"]: (r["chain"], r["signature"]) for r in sec["integrity"]["records"]}
     assert [status[r.match] for r in batch] == [
         ("ok", "valid"),
@@ -155,8 +156,8 @@ def test_chain_and_signature_status_of_every_record() -> None:
     ]
     assert sec["integrity"]["signature"] == {"invalid": 1, "unsigned": 2, "valid": 3}
     # without the key a signature is reported as present but not checked
-    (sec,) = ReportBuilder().add_all(batch).finish()["sections"]
-    assert sec["integrity"]["signature"] == {"not_checked": 4, "unsigned": 2}
+    (sec,) = ReportBuilder().add_all(batch).finish().sections
+    assert sec.integrity.signature == {"not_checked": 4, "unsigned": 2}
 
 
 def test_standings_use_the_tdf_byes_and_drops(files: dict[str, Path]) -> None:

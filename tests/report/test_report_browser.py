@@ -196,3 +196,44 @@ async def test_a_season_page_shows_the_first_events_in_full_and_sorts_the_others
     assert await more.locator("tbody tr td:first-child").all_inner_texts() == ["Cup 4", "Cup 3", "Cup 2"]
     note = await page.locator("p[data-events]").inner_text()
     assert note.startswith("5 events: the first 2 are shown in full") and "season.csv" in note
+
+
+#: Words of the page's own, in each language: the title, a section's headings, the standings' columns.
+OWN_WORDS = {
+    "ja": ("Prizecheck 監査レポート", "ゲームと対戦", "順位", "勝ち点", "確認が必要"),
+    "ko": ("Prizecheck 감사 리포트", "게임과 매치", "순위", "승점", "검토 필요"),
+}
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+async def test_the_report_in_japanese_and_korean_draws_its_glyphs_and_holds(
+    lang: str, size: tuple[int, int], browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    """``prizecheck report --format html --lang ja|ko`` (issue 34 item 5): the page says its language, its
+    own words are the catalogue's, every CJK character is drawn from a font that has it (no tofu box),
+    nothing leaves the screen sideways at a phone's width or a desktop's, and the charts still draw."""
+    from tests.streams.http.test_i18n_pages import NO_TOFU, SCRIPTS
+    from tests.streams.http.test_review import OVERFLOW
+
+    lg = league()
+    events = tmp_path / "league.jsonl"
+    events.write_bytes(encode_jsonl(lg.events))
+    html = tmp_path / f"report-{lang}.html"
+    assert main(["report", str(events), "--format", "html", "--lang", lang, "--out", str(html)]) == 0
+    page = await browser_context.new_page()
+    await page.set_viewport_size({"width": size[0], "height": size[1]})
+    await page.goto(html.as_uri())
+    assert await page.evaluate("() => document.documentElement.lang") == lang
+    text = await page.evaluate("() => document.body.innerText")
+    missing = [w for w in OWN_WORDS[lang] if w not in text]
+    assert not missing, missing
+    assert await page.title() == OWN_WORDS[lang][0]
+    heads = await page.locator("h2").all_inner_texts()
+    assert heads and all(re.search(SCRIPTS[lang], h) for h in heads), heads
+    glyphs = await page.evaluate(NO_TOFU, [SCRIPTS[lang]])
+    assert len(glyphs["chars"]) >= 8 and not glyphs["boxes"], glyphs
+    assert await page.evaluate(OVERFLOW) == []
+    assert sum(await _numbers(page, 'figure[data-chart="outcomes"] svg .mark')) == len(lg.records)
+    if (path := shot(f"report-{lang}-{size[0]}")) is not None:
+        await page.screenshot(path=str(path), full_page=False)

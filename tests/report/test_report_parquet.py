@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")
 
+from replay.generators.simulate import simulate_corpus
 from replay.report.parquet import partition_value
-from replay.sources.simulate import simulate_corpus
 from streams.archive import archive, family
 from streams.ingest import IngestCore
 from streams.store import RedisStore

@@ -1,7 +1,7 @@
 """A harder set of sheet photos, made apart from the reader (issue 39 item 5): "phone photos from a hall".
 
 Nothing here imports the reader or its companion generator's drawing and camera
-(:mod:`replay.sources.scan.generate`): the marks, the cancellations, the paper and the camera are drawn
+(:mod:`replay.generators.scan`): the marks, the cancellations, the paper and the camera are drawn
 by this module's own code, so the reader cannot be tuned to its generator's habits. It uses the sheet's
 geometry (:mod:`replay.sources.scan.layout`: where the boxes are), the printer (the real sheet) and
 ``random_game`` (a game played by the rules: the truth).
@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 import pypdfium2 as pdfium
 
-from replay.sources.scan.generate import Game, headers, random_game
+from replay.generators.scan import Game, headers, random_game
 from replay.sources.scan.layout import LAYOUT, Header, Rect, frame_origin
 from replay.sources.scan.printer import sheets_pdf
 

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pypdfium2 as pdfium
 
-from replay.sources.scan.generate import PENS, _Canvas, _draw_mark, _scribble_out, photograph
+from replay.generators.scan import PENS, _Canvas, _draw_mark, _scribble_out, photograph
 from replay.sources.scan.layout import LAYOUT, Header
 from replay.sources.scan.printer import sheets_pdf
 
@@ -117,7 +117,7 @@ def check_generated(seed: int, default: int) -> dict[str, int]:
     with a flagged misread apart: that finding is what tells the judge)."""
     import os
 
-    from replay.sources.scan.generate import samples, score
+    from replay.generators.scan import samples, score
     from replay.sources.scan.photo import SheetScan, import_scan
 
     n = int(os.environ.get("PRIZECHECK_SCAN_SHEETS", default))

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from replay.engine.game import Game
-from replay.sources.scan.generate import fill, photograph
+from replay.generators.scan import fill, photograph
 from replay.sources.scan.layout import Header
 from replay.sources.scan.photo import SheetScan, import_scan
 from replay.sources.scan.printer import pdf_pages_png, sheets_pdf

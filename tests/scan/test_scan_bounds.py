@@ -20,8 +20,8 @@ import pypdfium2 as pdfium
 import pytest
 
 from replay.engine.errors import InputError
+from replay.generators.scan import hostile_scans, jpeg_claiming, pdf_of_pages, png_bomb
 from replay.sources.scan.budget import MAX_PIXELS, header_size, page_scale, reduction
-from replay.sources.scan.generate import hostile_scans, jpeg_claiming, pdf_of_pages, png_bomb
 from replay.sources.scan.photo import SheetScan, import_scan
 from tests.paths import ROOT
 from tests.scan.helpers import marked, pdf_of

@@ -16,7 +16,7 @@ import pytest
 
 from replay.engine.game import Game
 from replay.engine.validate import validate_event
-from replay.sources.scan.generate import random_game
+from replay.generators.scan import random_game
 from replay.sources.scan.layout import (
     LAYOUT,
     LAYOUT_VERSION,

@@ -1,10 +1,10 @@
-"""A simulated game (replay/sources/simulate.py) printed as the Pokémon TCG Live client prints a battle log,
-for round-trip tests of the PTCGL importer (tests/sources/test_ptcgl_roundtrip.py).
+"""A simulated game (replay/generators/simulate.py) printed as the Pokémon TCG Live client prints a battle
+log, for round-trip tests of the PTCGL importer (tests/sources/test_ptcgl_roundtrip.py).
 
 Only what the client prints about Pokémon in play is rendered (Setup, turn headers and their draw, Pokémon
 played, evolved, attached, attacks and their damage, Special Conditions, checkups, healing, switches,
 knockouts, prizes, promotions, the end line), in the client's English templates
-(replay/sources/templates/en.json), with the client's habits: spread damage as "took N damage" detail
+(replay/sources/ptcgl/templates/en.json), with the client's habits: spread damage as "took N damage" detail
 lines, Phantom Dive's damage as damage counters, an effect's damage counters printed under the acting
 player's name, "ended their turn." only for a turn without an attack. Hidden cards stay hidden. Cards that
 move between hand, deck and discard pile are left out: the importer's counts may then say so in findings,

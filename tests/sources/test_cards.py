@@ -3,12 +3,21 @@ reads the index only, and the HP bonuses tools/build_catalogue.py reads from eff
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
 import pytest
 
-from replay.sources.cards import MAGIC, CardDatabase, card_name, card_names, display_name, load_catalogue
+from replay.sources.cards import (
+    MAGIC,
+    CardDatabase,
+    CardInfo,
+    card_name,
+    card_names,
+    display_name,
+    load_catalogue,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from build_catalogue import field_bonus, hp_bonus
@@ -19,12 +28,22 @@ def test_loading_reads_the_index_and_decodes_records_on_demand() -> None:
     assert db.count > 10_000 and not db._cards  # no record decoded yet
     hits = db.lookup("Pikachu ex")
     assert hits and all(i.name == "Pikachu ex" and i.hp for i in hits)
-    assert 0 < len(db._cards) <= db._block * len(hits)  # only the blocks those records are in
+    assert len(db._cards) == len(hits)  # only the cards asked for are made, not their blocks' others
     # only the English names were decoded: an English name never decodes the Japanese and Korean ones,
     # even when it is not found (issue 34: each language's names are a part of their own)
     assert not db.lookup("No Such Card") and set(db.by_name._decoded) == {"en"}  # type: ignore[attr-defined]
     assert db.lookup("ピカチュウ", "ja") and set(db.by_name._decoded) == {"en", "ja"}  # type: ignore[attr-defined]
     assert len(db.cards()) == db.count == len(db)
+
+
+def test_a_card_made_alone_is_the_card_of_its_whole_block() -> None:
+    """A record is made when asked for, from its block split into raw records: each card, asked in any
+    order, is the one its block decoded whole gives."""
+    db = load_catalogue()
+    whole = [CardInfo.from_record(rec) for b in db._blocks for rec in db._part(b)]
+    order = list(range(db.count))
+    random.Random(40).shuffle(order)
+    assert all(db.card(i) == whole[i] for i in order)
 
 
 def test_the_file_names_its_source_and_licence() -> None:

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 from replay import replay_events
 from replay.engine.errors import InputError
 from replay.engine.validate import validate_event
+from replay.sheet_format import ACTIONS
 from replay.sources.common import ImportResult
 from replay.sources.ptcgl import parse_ptcgl
-from replay.sources.sheet import ACTIONS, parse_sheet
+from replay.sources.sheet import parse_sheet
 from tests.paths import DATA as TEST_DATA
 
 DATA = TEST_DATA / "ptcgl"

@@ -12,10 +12,10 @@ from replay import replay_events
 from replay.engine.errors import InputError
 from replay.engine.result import reason_kind
 from replay.engine.validate import validate_event
+from replay.generators.synthetic import synthetic_log
 from replay.sources.cards import Catalogue, parse_catalogue, rule_from_name, strip_card_id
 from replay.sources.common import ImportResult
 from replay.sources.ptcgl import normalise, parse_ptcgl
-from replay.sources.synthetic import synthetic_log
 from tests.paths import DATA as TEST_DATA
 
 DATA = TEST_DATA / "ptcgl"
@@ -438,7 +438,7 @@ def test_localised_headers_and_end_lines(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(LOCALISED))
 def test_localised_logs_give_the_events_of_the_english_original(name: str) -> None:
     """Each localised fixture is its English original written again from the client's template table of
-    that language (replay.sources.synthetic.translate_log): importing both gives the same events but for
+    that language (replay.generators.synthetic.translate_log): importing both gives the same events but for
     the card names, which are the catalogue's names in that language."""
     english = load("lang/" + name.removeprefix("lang_").replace(".txt", ".en.txt"))
     local = load(name)

@@ -11,8 +11,9 @@ import pytest
 from replay import replay_events
 from replay.engine.errors import InputError
 from replay.engine.validate import validate_event
+from replay.sheet_format import ACTIONS, COLUMNS, read_sheet
 from replay.sources.cards import parse_catalogue
-from replay.sources.sheet import ACTIONS, COLUMNS, parse_sheet, read_sheet
+from replay.sources.sheet import parse_sheet
 from schemas import load_schema
 from tests.paths import DATA as TEST_DATA
 

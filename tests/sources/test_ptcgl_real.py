@@ -12,9 +12,9 @@ import pytest
 from replay import Game
 from replay.sources.cards import Catalogue
 from replay.sources.common import ImportResult
-from replay.sources.locales import NUMBERED
 from replay.sources.ptcgl import normalise, parse_ptcgl
 from replay.sources.ptcgl.language import detect_locale
+from replay.sources.ptcgl.locales import NUMBERED
 from tests.paths import DATA
 
 REAL = sorted((DATA / "ptcgl" / "real").glob("*.txt"))

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replay.engine.game import Game
-from replay.sources import simulate
+from replay.generators import simulate
 from replay.sources.ptcgl import parse_ptcgl
 from tests.sampling import examples
 from tests.sources.ptcgl_render import render

@@ -11,13 +11,13 @@ from replay.engine.errors import InputError
 from replay.engine.ruleset import load_ruleset
 from replay.sources.cards import NO_CATALOGUE, Catalogue, card_database
 from replay.sources.common import Event
-from replay.sources.locales import LOCALES
 from replay.sources.ptcgl import facts
 from replay.sources.ptcgl.cards import LogCards, choose, clues
 from replay.sources.ptcgl.events import Stream
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.language import detect_locale, name_unread, unread
 from replay.sources.ptcgl.lines import Line, card_ids, classify, normalise
+from replay.sources.ptcgl.locales import LOCALES
 from replay.sources.ptcgl.walk import walk_lines
 from replay.sources.ptcgl.window import close_window
 from replay.sources.table import Table

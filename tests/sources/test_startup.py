@@ -12,7 +12,7 @@ from tests.paths import ROOT
 
 PROBE = """
 import sys
-from replay.sources.sentences import Sentences
+from replay.sources.ptcgl.sentences import Sentences
 import replay.sources.intake
 import replay.sources.ptcgl as ptcgl
 print(Sentences.for_language.cache_info().currsize)

@@ -13,7 +13,7 @@ import pytest
 
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.ingest import IngestCore
 from streams.store import RedisStore
 from tests.faults.harness import base_env

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("pyarrow")
 
 from replay.engine.errors import EventError
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.archive import archive, family
 from streams.check import check
 from streams.ingest import IngestCore

@@ -17,7 +17,7 @@ import pytest
 
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.check import Report, acknowledged_events, check, read_topic
 from streams.ingest import IngestCore
 from streams.kafka.dlq import DeadLetter

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import redis
 
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.ingest import IngestCore
 from streams.settings import Settings
 from streams.store import IndexEntry, RedisStore, keys

@@ -677,7 +677,7 @@ async def test_a_child_decided_only_while_an_effect_resolves_does_not_settle_its
 ) -> None:
     """A playoff child whose record reads "won" after the first of two simultaneous knockouts, and
     "drawn" after the second: the parent must be settled by the final outcome (here by ``/tb2``)."""
-    from replay.sources.simulate import simulate_corpus
+    from replay.generators.simulate import simulate_corpus
 
     events = [e for s in simulate_corpus(40, 3) for e in s if e["match"].startswith("sim-3-000008")]
     root, tb1 = "sim-3-000008", "sim-3-000008/tb1"
@@ -729,7 +729,7 @@ def test_simulated_seasons_in_batches_store_what_per_event_ingest_stores(
     as per-event ingest does: the batch path's cuts (``_run_ends``) must not lose a link or a write."""
     import asyncio
 
-    from replay.sources.simulate import simulate_corpus
+    from replay.generators.simulate import simulate_corpus
 
     streams = [s for s in simulate_corpus(40, 11)]
     matches = [s[0]["match"] for s in streams]

@@ -14,7 +14,7 @@ from streams.store import Store
 from tests.builder import Stream, card
 
 # the contract's largest seq is 100,000 (a larger one is refused at the edge); the gap before it is one
-# range however long (the engine's own test, tests/engine/test_gaps.py, goes far beyond)
+# range however long (the engine's own test, tests/engine/test_stream.py, goes far beyond)
 HUGE = 99_999
 
 

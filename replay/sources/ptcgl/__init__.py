@@ -4,7 +4,7 @@ Pure functions over text: no file I/O here (replay/cli/import_.py reads files). 
 pipeline of small stages, each a module with one job:
 
 1. ``lines`` + ``language``: the text normalised, its language found, every line a typed sentence of the
-   client's template table in that language (replay/sources/sentences.py);
+   client's template table in that language (replay/sources/ptcgl/sentences.py);
 2. ``facts``: the handles, who went first, whose view the log is, which lines are attacks;
 3. ``walk`` (with ``turns``, ``play``, ``zones``, ``window``): each sentence to contract events on the
    table (replay/sources/table.py: which card is where, with counts and HP), resolution windows emitted
@@ -22,20 +22,19 @@ from __future__ import annotations
 from typing import Any
 
 from replay.engine.errors import InputError
-from replay.engine.game import Game
 from replay.engine.ruleset import load_ruleset
 from replay.sources.cards import NO_CATALOGUE, Catalogue, card_database
 from replay.sources.common import Event, ImportResult, number
-from replay.sources.locales import with_handles
 from replay.sources.ptcgl import facts
 from replay.sources.ptcgl.cards import LogCards
 from replay.sources.ptcgl.events import Stream
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.language import detect_locale, unread
 from replay.sources.ptcgl.lines import card_ids, classify, normalise, spaced_handles
+from replay.sources.ptcgl.locales import with_handles
+from replay.sources.ptcgl.sentences import language_of
 from replay.sources.ptcgl.turns import REASONS
 from replay.sources.ptcgl.walk import finish, walk_lines
-from replay.sources.sentences import language_of
 from replay.sources.table import Table
 
 __all__ = ["MAX_LOG_BYTES", "card_ids", "normalise", "parse_ptcgl", "too_large"]
@@ -165,6 +164,8 @@ def end_unknown(match: str, events: list[Event], loser: str) -> list[Event]:
     events before the claim do not end it [docs/rules.md §1], the loser the log names concedes just
     before the claim (``conceded.reason``: unknown), so the record ends with the claimed winner; the
     ``importer_unknown_reason`` finding says why."""
+    from replay.engine.game import Game  # here: the engine is not part of a log's import otherwise
+
     game = Game()
     for ev in events[:-1]:
         game.apply(ev)

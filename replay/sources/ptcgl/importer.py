@@ -15,10 +15,10 @@ from typing import Any
 
 from replay.engine.ruleset import Ruleset
 from replay.sources.common import Event
-from replay.sources.locales import Locale
 from replay.sources.ptcgl.cards import Clue, LogCards, choose, clues
 from replay.sources.ptcgl.events import Stream
 from replay.sources.ptcgl.lines import Line
+from replay.sources.ptcgl.locales import Locale
 from replay.sources.table import Mon, Table
 
 

@@ -1,7 +1,7 @@
 """Which language a battle log is written in, or why it is not a log we can read.
 
 One job: from the first lines of a normalised log, the client language (a ``Locale`` of
-replay/sources/locales.py), or an InputError that says what the text is instead: empty, an older PTCGO
+replay/sources/ptcgl/locales.py), or an InputError that says what the text is instead: empty, an older PTCGO
 log, a log in a language whose sentence table we do not ship (naming the language it looks like), or not
 a battle log at all. ``unread`` tells, once the lines are read, a log cut off before its end line from a
 log in a language (or a client's older wording) that the headers' language does not read: the first is
@@ -14,8 +14,8 @@ import re
 import unicodedata
 
 from replay.engine.errors import InputError
-from replay.sources.locales import LOCALES, NUMBERED, Locale
-from replay.sources.sentences import Sentences
+from replay.sources.ptcgl.locales import LOCALES, NUMBERED, Locale
+from replay.sources.ptcgl.sentences import Sentences
 
 # Languages whose sentence table we do not ship, told apart by their script or by words every battle log
 # has (the Setup header, "Turn", "Prize"), so that the message can name the language it saw.

@@ -3,7 +3,7 @@
 One job: text in, ``Line``s out. Each line is normalised (BOM, CRLF, both apostrophes, card-id prefixes),
 recognised as a phase header (``Setup``, ``Turn # N - P's Turn``, ``P's Turn``, ``[playerName]'s Turn``,
 the checkup), the end line (``<reason>. <winner> wins.``), a card list (``   • a, b``), or one or more
-sentences of the client's table in the log's language (replay/sources/sentences.py), with its values
+sentences of the client's table in the log's language (replay/sources/ptcgl/sentences.py), with its values
 under language-independent names. Nothing about the game is decided here: which Pokémon a name means,
 and what the sentence does to the table, are the later stages' (docs/importers.md, "The pipeline").
 """
@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from replay.sources.locales import NUMBERED, Locale
-from replay.sources.sentences import Sentences, normal_text
+from replay.sources.ptcgl.locales import NUMBERED, Locale
+from replay.sources.ptcgl.sentences import Sentences, normal_text
 
 # "(sv6_163) ", "(me3_48_ph) ", "(sv6-5_36) ": a set id, "_", a number, maybe a variant. Names such as
 # "Professor's Research (Professor Oak)" have no "_" inside their parentheses and are left alone.

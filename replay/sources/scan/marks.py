@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from replay.sheet_format import FORMAT
 from replay.sources.cards import Catalogue
 from replay.sources.scan.layout import (
     END_REASONS,
@@ -40,7 +41,6 @@ from replay.sources.scan.layout import (
     SLOTS,
     Header,
 )
-from replay.sources.sheet import FORMAT
 
 #: Reasons with which the game ends during its last turn row (deck-out: as that turn starts; time: after).
 ENDS_IN_ROW: Final = frozenset({"prizes", "no_pokemon", "concession", "penalty"})

@@ -2,6 +2,12 @@
 dictionary), and as PNG (the PDF rasterized by PDFium): one drawing for both, so they cannot differ.
 
 Every position comes from :mod:`replay.sources.scan.layout`; this module only draws.
+
+The sheet is printed in English, Japanese or Korean (``lang``; issue 34 item 5): its words go through the
+catalogues (replay/i18n), and a Japanese or Korean sheet is drawn with Noto Sans CJK (Debian's
+fonts-noto-cjk, ``make browser`` installs it), whose glyphs fpdf2 embeds as a subset: the PDF prints
+the same on any printer, and the PNG (rasterized from it) has the same glyphs. What the reader reads back
+(the markers, the QR code, the boxes) does not depend on the language.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from typing import Final
 
 from fpdf import FPDF
 
+from replay import i18n
+from replay.i18n import N_
 from replay.sources.scan.layout import (
     FRAME_H,
     FRAME_W,
@@ -41,18 +49,48 @@ _FONT_PATHS: Final = (
     "/Library/Fonts/DejaVuSans.ttf",
 )
 _BOLD_PATHS: Final = tuple(p.replace("DejaVuSans.ttf", "DejaVuSans-Bold.ttf") for p in _FONT_PATHS)
+# The CJK font of a Japanese or Korean sheet: Noto Sans CJK (fonts-noto-cjk), a collection whose faces
+# are ordered JP, KR, SC, TC, HK: each language is drawn with its own region's glyph forms.
+_CJK_PATHS: Final = (
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc",
+)
+_CJK_FACE: Final = {"ja": 0, "ko": 1}
+
+
+class FontMissing(Exception):
+    """No font with the glyphs of the sheet's language is installed (the message says which to install)."""
+
+
+def cjk_font() -> str | None:
+    """The path of Noto Sans CJK's collection, when installed."""
+    return next((p for p in _CJK_PATHS if os.path.exists(p)), None)
+
+
 INK: Final = (0, 0, 0)
 GUIDE: Final = (150, 150, 150)
 PALE: Final = (200, 200, 200)
 CONTEXT_LABELS: Final = (
-    ("league", "League"),
-    ("season", "Season"),
-    ("event", "Event"),
-    ("round", "Round"),
-    ("table", "Table"),
-    ("game", "Game"),
-    ("stage", "Stage"),
+    ("league", N_("League")),
+    ("season", N_("Season")),
+    ("event", N_("Event")),
+    ("round", N_("Round")),
+    ("table", N_("Table")),
+    ("game", N_("Game")),
+    ("stage", N_("Stage")),
 )
+#: The layout's printed box labels that are words (replay/sources/scan/layout.py), in the sheet's language.
+BOX_WORDS: Final = {
+    "Act": N_("Act"),
+    "Prizes": N_("Prizes"),
+    "No Pokémon": N_("No Pokémon"),
+    "Deck-out": N_("Deck-out"),
+    "Concession": N_("Concession"),
+    "Time": N_("Time"),
+    "Penalty": N_("Penalty"),
+    "Draw": N_("Draw"),
+}
 
 
 @cache
@@ -66,20 +104,41 @@ def _marker_bits(marker_id: int) -> tuple[tuple[bool, ...], ...]:
 
 
 class _Sheet(FPDF):
-    def __init__(self, paper: str) -> None:
+    def __init__(self, paper: str, lang: str = i18n.DEFAULT) -> None:
         w, h = PAPERS[paper]
         super().__init__(unit="mm", format=(w, h))
         self.set_auto_page_break(False)
         self.set_margins(0, 0, 0)
         self.set_creator(f"prizecheck sheet print (layout {LAYOUT_VERSION})")
         self.ox, self.oy = frame_origin(paper)
+        self.lang = lang
         self.family = "Helvetica"
+        if lang in _CJK_FACE:
+            cjk = cjk_font()
+            if cjk is None:  # never a sheet of tofu boxes: say what to install
+                raise FontMissing(
+                    f"a {i18n.NAMES[lang]} sheet needs Noto Sans CJK: install Debian's fonts-noto-cjk "
+                    f"(make browser), or print it with --lang en"
+                )
+            # one face for both weights: the collection's regular (a bold word is drawn larger instead)
+            self.add_font("Sheet", "", cjk, collection_font_number=_CJK_FACE[lang])
+            self.add_font("Sheet", "B", cjk, collection_font_number=_CJK_FACE[lang])
+            self.family = "Sheet"
+            return
         regular = next((p for p in _FONT_PATHS if os.path.exists(p)), None)
         bold = next((p for p in _BOLD_PATHS if os.path.exists(p)), None)
         if regular:
             self.add_font("Sheet", "", regular)
             self.add_font("Sheet", "B", bold or regular)
             self.family = "Sheet"
+
+    def tr(self, message: str, **fields: object) -> str:
+        """``message`` in the sheet's language, its ``{fields}`` filled."""
+        return i18n.gettext(self.lang, message).format(**fields)
+
+    def word(self, label: str) -> str:
+        """A box's printed label in the sheet's language (a number or a side's letter as it is)."""
+        return i18n.gettext(self.lang, BOX_WORDS[label]) if label in BOX_WORDS else label
 
     # frame coordinates (mm) -> page
     def box(
@@ -169,34 +228,39 @@ def _draw_group(pdf: _Sheet, g: Group, *, labels_above: bool) -> None:
     for k, b in enumerate(g.boxes):
         pdf.box(b)
         if labels_above and g.labels:
-            pdf.text_at(b.x - 3, b.y - 3.3, g.labels[k], 6, align="C", w=b.w + 6)
+            pdf.text_at(b.x - 3, b.y - 3.3, pdf.word(g.labels[k]), 6, align="C", w=b.w + 6)
 
 
 def _header(pdf: _Sheet, header: Header) -> None:
-    pdf.text_at(12, 1.5, "Prizecheck game sheet", 13, bold=True)
+    tr = pdf.tr
+    pdf.text_at(12, 1.5, tr("Prizecheck game sheet"), 13, bold=True)
     number = ""
     if header.sheet is not None:
-        number = f"sheet {header.sheet}" + (f" of {header.count}" if header.count else "") + "  ·  "
-    pdf.text_at(90, 3.0, f"{number}layout {header.layout}", 7, align="R", w=88)
-    pdf.text_at(0, 12.0, "Match", 7)
+        if header.count:
+            number = tr("sheet {n} of {count}", n=header.sheet, count=header.count) + "  ·  "
+        else:
+            number = tr("sheet {n}", n=header.sheet) + "  ·  "
+    pdf.text_at(90, 3.0, number + tr("layout {version}", version=header.layout), 7, align="R", w=88)
+    pdf.text_at(0, 12.0, tr("Match"), 7)
     pdf.text_at(12, 11.4, header.match, 10, bold=True)
     ctx = header.context
-    parts = [f"{label} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
-    pdf.text_at(0, 17.0, "   ".join(parts) if parts else "Event ________   Round ____   Table ____", 8)
-    pdf.text_at(0, 21.2, f"Ruleset {header.ruleset}", 8)
+    parts = [f"{i18n.gettext(pdf.lang, label)} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
+    blank = tr("Event ________   Round ____   Table ____")
+    pdf.text_at(0, 17.0, "   ".join(parts) if parts else blank, 8)
+    pdf.text_at(0, 21.2, tr("Ruleset {ruleset}", ruleset=header.ruleset), 8)
     for i, side in enumerate(("A", "B")):
         y = 26.0 + i * 7.0
-        pdf.text_at(0, y, f"Player {side}", 8, bold=True)
+        pdf.text_at(0, y, tr("Player {side}", side=side), 8, bold=True)
         if header.players is not None:
             pdf.text_at(22, y - 0.4, header.players[i], 11, bold=True)
         else:
             pdf.line_at(22, y + 4.6, 90, y + 4.6, color=INK, width=0.2)
-        pdf.text_at(94, y + 0.5, "mulligans", 6.5)
+        pdf.text_at(94, y + 0.5, tr("mulligans"), 6.5)
     for side in ("A", "B"):
         _draw_group(pdf, LAYOUT.group(f"mull.{side}"), labels_above=side == "A")
     for key, title in (
-        ("start.A", "A's starting Active and Bench"),
-        ("start.B", "B's starting Active and Bench"),
+        ("start.A", tr("A's starting Active and Bench")),
+        ("start.B", tr("B's starting Active and Bench")),
     ):
         r = LAYOUT.free_text[key]
         pdf.box(r, width=0.15, color=GUIDE)
@@ -205,20 +269,21 @@ def _header(pdf: _Sheet, header: Header) -> None:
 
 
 def _columns(pdf: _Sheet) -> None:
+    tr = pdf.tr
     pdf.text_at(
         0,
         47.2,
-        "Mark a box: tick, cross or fill it. Cancel a mark: scribble it out past the box's edges.",
+        tr("Mark a box: tick, cross or fill it. Cancel a mark: scribble it out past the box's edges."),
         6.5,
     )
     titles = {
-        "who": "Turn of",
-        "prizes.A": "Prizes A took",
-        "ko.B": "B's Pokémon KO'd",
-        "prizes.B": "Prizes B took",
-        "ko.A": "A's Pokémon KO'd",
-        "time": "Time",
-        "pen.side": "Penalty",
+        "who": tr("Turn of"),
+        "prizes.A": tr("Prizes A took"),
+        "ko.B": tr("B's Pokémon KO'd"),
+        "prizes.B": tr("Prizes B took"),
+        "ko.A": tr("A's Pokémon KO'd"),
+        "time": tr("Time"),
+        "pen.side": tr("Penalty"),
         "pen.kind": "",
     }
     for name, title in titles.items():
@@ -228,10 +293,10 @@ def _columns(pdf: _Sheet) -> None:
             span = max(right - left, 8.0)
             pdf.text_at(left - (span - (right - left)) / 2, 50.6, title, 6.5, bold=True, align="C", w=span)
         for k, b in enumerate(g.boxes):
-            pdf.text_at(b.x - 2, 54.3, g.labels[k], 6, align="C", w=b.w + 4)
-    pdf.text_at(4.2, 54.3, "Turn", 6)
+            pdf.text_at(b.x - 2, 54.3, pdf.word(g.labels[k]), 6, align="C", w=b.w + 4)
+    pdf.text_at(4.2, 54.3, tr("Turn"), 6)
     notes = LAYOUT.free_text["r1.notes"]
-    pdf.text_at(notes.x, 52.0, "Cards, notes", 6.5, bold=True, align="C", w=notes.w)
+    pdf.text_at(notes.x, 52.0, tr("Cards, notes"), 6.5, bold=True, align="C", w=notes.w)
 
 
 def _rows(pdf: _Sheet) -> None:
@@ -248,16 +313,16 @@ def _rows(pdf: _Sheet) -> None:
 
 
 def _foot(pdf: _Sheet) -> None:
-    pdf.text_at(12, 242.9, "Game end", 7.5, bold=True)
-    pdf.text_at(126, 242.9, "Winner", 7.5, bold=True)
+    pdf.text_at(12, 242.9, pdf.tr("Game end"), 7.5, bold=True)
+    pdf.text_at(126, 242.9, pdf.tr("Winner"), 7.5, bold=True)
     for key in ("end.reason", "end.winner"):
         g = LAYOUT.group(key)
         for k, b in enumerate(g.boxes):
             pdf.box(b)
-            pdf.text_at(b.x - 4, b.y - 3.4, g.labels[k], 6, align="C", w=b.w + 8)
+            pdf.text_at(b.x - 4, b.y - 3.4, pdf.word(g.labels[k]), 6, align="C", w=b.w + 8)
     r = LAYOUT.free_text["notes"]
     pdf.box(r, width=0.15, color=GUIDE)
-    pdf.text_at(r.x + 0.6, r.y + 0.3, "Notes, judge calls, signatures", 5.5)
+    pdf.text_at(r.x + 0.6, r.y + 0.3, pdf.tr("Notes, judge calls, signatures"), 5.5)
 
 
 def _page(pdf: _Sheet, header: Header) -> None:
@@ -269,11 +334,14 @@ def _page(pdf: _Sheet, header: Header) -> None:
     _foot(pdf)
 
 
-def sheets_pdf(headers: Sequence[Header], paper: str = "a4") -> bytes:
-    """A PDF with one game sheet per header, on ``paper`` (``a4`` or ``letter``)."""
+def sheets_pdf(headers: Sequence[Header], paper: str = "a4", lang: str = i18n.DEFAULT) -> bytes:
+    """A PDF with one game sheet per header, on ``paper`` (``a4`` or ``letter``), its words in ``lang``
+    (en, ja, ko; :class:`FontMissing` when a Japanese or Korean sheet's font is not installed)."""
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {', '.join(PAPERS)}")
-    pdf = _Sheet(paper)
+    if lang not in i18n.LANGUAGES:
+        raise ValueError(f"lang must be one of {', '.join(i18n.LANGUAGES)}")
+    pdf = _Sheet(paper, lang)
     for header in headers:
         _page(pdf, header)
     return bytes(pdf.output())

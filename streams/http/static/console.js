@@ -30,6 +30,7 @@
     if (ask < adopted) return false;
     adopted = ask;
     view = answer;
+    if (answer && "clock" in answer) adoptClock(answer.clock); // a preview's answer has none: kept
     return true;
   };
   let outbox = []; // {match, seq, event, state: "draft" | "queued"}, seq order
@@ -68,8 +69,9 @@
     if (token) h.Authorization = "Bearer " + token;
     return h;
   };
-  // the page's language (?lang=ja|ko): the card names of the board and the log are shown in it
-  const pageLang = new URLSearchParams(location.search).get("lang");
+  // the page's language (its <html lang>: ?lang=, the event's, the browser's): the API answers in it, card
+  // names, prompts, findings and errors alike
+  const pageLang = new URLSearchParams(location.search).get("lang") || document.documentElement.lang;
   const withLang = (path) => (pageLang ? path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(pageLang) : path);
   const call = async (method, path, data) => {
     const response = await fetch(base + withLang(path), {
@@ -389,7 +391,7 @@
     const fl = $("findings");
     fl.replaceChildren();
     view.findings.forEach((f) => {
-      const li = el("li", _("seq {seq}", { seq: f.seq }) + " · " + f.code + ": " + f.message, f.severity);
+      const li = el("li", _("seq {seq}", { seq: f.seq }) + " · " + f.code + ": " + (f.text || f.message), f.severity);
       if (f.rule) {
         const a = el("a", " docs/rules.md §" + f.rule.section + " " + f.rule.title);
         a.href = f.rule.href;
@@ -945,6 +947,46 @@
     $("token").focus();
   };
 
+  // ------------------------------------------------------------------------------------- the clock
+  // The match clock the overlays show (POST /clock, docs/console.md): "." starts or pauses it; the time
+  // called action (m), once published, stops it at 0. Shown as the service last said it, counted down here
+  // between two answers.
+  let clock = null; // { c: the service's clock, at: when it came }
+  function adoptClock(c) {
+    clock = c ? { c, at: performance.now() } : null;
+    drawClock();
+  }
+  const drawClock = () => {
+    const c = clock && clock.c;
+    const running = !!(c && c.running);
+    let text = "–:––";
+    if (c) {
+      const left = Math.max(0, Math.ceil(c.left - (running ? (performance.now() - clock.at) / 1000 : 0)));
+      text = c.called ? _("time called") : Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+    }
+    $("clock-shown").textContent = text;
+    $("clock-shown").dataset.state = !c ? "unset" : c.called ? "called" : running ? "running" : "paused";
+    $("clock-toggle").textContent = running ? _("pause the clock (.)") : _("start the clock (.)");
+  };
+  const setClock = async (action) => {
+    const data = { console: consoleId, action };
+    // the length typed goes with a reset, and with the start of a clock not yet started
+    const fresh = !clock || (!clock.c.running && !clock.c.called && clock.c.left >= clock.c.limit);
+    const minutes = $("clock-minutes").value.trim();
+    if (minutes && (action === "reset" || (action === "start" && fresh))) data.minutes = Number(minutes);
+    try {
+      const r = await call("POST", "/clock", data);
+      setOnline(true);
+      if (r.status === 200) adoptClock(r.answer.clock);
+      else if (r.status === 401) askToken();
+      else showError(_("The clock was not set: {why}.", { why: reason(r.answer, _("status {status}", { status: r.status })) }));
+    } catch (e) {
+      setOnline(false);
+      showError(_("The clock was not set: the service does not answer; press it again."));
+    }
+  };
+  const toggleClock = () => setClock(clock && clock.c.running ? "pause" : "start");
+
   // --------------------------------------------------------------------------------------- keyboard
   document.addEventListener("keydown", (ev) => {
     // keys typed into a field, or pressed on a button or inside a form, are theirs (Enter submits there)
@@ -971,6 +1013,7 @@
     if (ev.key === "l") return void (ev.preventDefault(), publish());
     if (ev.key === "z") return void (ev.preventDefault(), undo());
     if (ev.key === "w") return void (ev.preventDefault(), setHold(!$("hold").checked));
+    if (ev.key === ".") return void (ev.preventDefault(), toggleClock());
     const a = ACTIONS.find((x) => x.key === ev.key);
     if (a) {
       ev.preventDefault();
@@ -1035,6 +1078,9 @@
     $("undo").addEventListener("click", undo);
     $("take").addEventListener("click", () => lease("take_over"));
     $("release").addEventListener("click", () => lease("release"));
+    $("clock-toggle").addEventListener("click", toggleClock);
+    $("clock-reset").addEventListener("click", () => setClock("reset"));
+    setInterval(() => clock && clock.c.running && drawClock(), 250);
     window.addEventListener("online", flush);
     db = await openDb();
     await loadOutbox();

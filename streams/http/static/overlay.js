@@ -7,8 +7,9 @@
 // (card names in Japanese or Korean: each browser source its own; /score carries the names).
 // A name or an HP line too long for its box is cut with an ellipsis and shown whole in its title.
 // A stream table's or slot's overlay (body[data-follow]: /overlay/table/E/T, /overlay/slot/S) asks its
-// "now" every second: the match to show (it switches by itself), and for a slot the scene on air, the
-// sides, the Bench and the clock (streams/http/tables.py).
+// "now" every second: the match to show (it switches by itself), its clock, and for a slot the scene on
+// air, the sides and the Bench (streams/http/tables.py). A match's own overlay asks for its clock
+// (/overlay/<match>/clock) every 5 s.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -326,15 +327,27 @@
       rows("next-rows", (now.next || []).map((n) => [n.players.length ? n.players.join(_(" vs ")) : n.match, n.round != null ? _("round {n}", { n: n.round }) : ""]));
     }
     $("stage").classList.toggle("off-game", scene !== "game");
-    const c = now.clock;
-    const shown = c && (c.running || c.called || c.left < c.limit);
-    $("clock").hidden = !shown || scene !== "game";
-    if (shown) {
-      const left = Math.ceil(c.left);
-      $("clock").textContent = c.called ? _("TIME") : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
-      $("clock").classList.toggle("paused", !c.running);
-    }
   }
+
+  // The match clock (a slot's, or the one the table console sets): shown once it was started or time was
+  // called, on the game scene only; it counts down here between two answers (a match's own overlay asks
+  // every 5 s, a table's or slot's every second).
+  let clock = null; // { c: the answer's clock, at: when it came, scene }
+  function setClock(c, scene) {
+    clock = c ? { c, at: performance.now(), scene } : null;
+    drawClock();
+  }
+  function drawClock() {
+    const c = clock?.c;
+    const shown = c && (c.running || c.called || c.left < c.limit);
+    $("clock").hidden = !shown || clock.scene !== "game";
+    document.body.dataset.clock = !shown ? "none" : c.called ? "called" : c.running ? "running" : "paused"; // for tests
+    if (!shown) return;
+    const left = Math.max(0, Math.ceil(c.left - (c.running ? (performance.now() - clock.at) / 1000 : 0)));
+    $("clock").textContent = c.called ? _("TIME") : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    $("clock").classList.toggle("paused", !c.running);
+  }
+  setInterval(() => clock?.c?.running && drawClock(), 250);
 
   async function poll() {
     try {
@@ -347,6 +360,7 @@
           document.body.classList.toggle("no-bench", !bench);
         }
         if ("slot" in now) scenes(now);
+        setClock(now.clock || null, now.scene || "game");
         show(now.match || null);
         if (board) render();
       }
@@ -356,6 +370,21 @@
     setTimeout(poll, 1000);
   }
 
+  // a match's own overlay: its clock, as the table console sets it (GET /overlay/<match>/clock: light, it
+  // reads no archive)
+  async function pollClock() {
+    try {
+      const resp = await fetch("/overlay/" + enc(match) + "/clock", { cache: "no-store" });
+      if (resp.ok) setClock((await resp.json()).clock, "game");
+    } catch (err) {
+      // off air: the next poll asks again; the clock stays as it was
+    }
+    setTimeout(pollClock, 5000);
+  }
+
   if (follow) poll();
-  else live(match, onBoard);
+  else {
+    live(match, onBoard);
+    pollClock();
+  }
 })();

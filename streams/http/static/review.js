@@ -1,7 +1,8 @@
 // The judges' review page: a battle log beside the board (docs/web.md).
 // Reads /review/<match>/meta once: the record, the battle log and every step of the game (the board of
-// each step as a delta of the one before, see streams/http/frames.py). Stepping to any seq then happens
-// here, with no server round trip: the boards are rebuilt once, a step is one render.
+// each step whole at every meta.snapshot-th step, a delta of the one before otherwise, see
+// streams/http/frames.py). Stepping to any seq then happens here, with no server round trip: a step's
+// board is rebuilt when first shown, folding the deltas forward from the snapshot at or before it.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -35,7 +36,8 @@
 
   let record = null;
   let frames = []; // one per step: {seq, event, extra, outputs, status, findings_so_far, due, board (delta)}
-  let boards = []; // the full board of each step, rebuilt once from the deltas
+  let boards = []; // the full board of each step, rebuilt when first needed (boardAt)
+  let snapshot = Infinity; // every this many steps a frame's board is whole (meta.snapshot)
   let log = []; // battle log lines (streams/http/battle_log.py)
   let names = {}; // card name -> display name (the log's names, on the board too)
   let rules = {};
@@ -140,7 +142,7 @@
       case "playoff_required":
         return _("Playoff required: {kind} with {prizes}: ", { kind: playoffWord(o.playoff), prizes: prizes(o.prizes) });
       case "finding":
-        return _("Finding [{severity}] {code}: {message}", { severity: o.severity, code: o.code, message: o.message });
+        return _("Finding [{severity}] {code}: {message}", { severity: o.severity, code: o.code, message: o.text || o.message });
       default:
         return `${words(o.type)}: ` + Object.entries(o).filter(([k]) => k !== "type")
           .map(([k, v]) => `${k} ${shown(v)}`).join(", ");
@@ -262,7 +264,7 @@
   const SEVERITIES = [["violation", _("Violations")], ["warning", _("Warnings")], ["info", _("Info")]];
   function findingItem(f) {
     const li = el("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-seq": f.seq ?? "" },
-      f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.message} `, ruleLink(rules[f.code]),
+      f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.text || f.message} `, ruleLink(rules[f.code]),
       f.detail ? el("div", { class: "detail", title: _("judges only") }, f.detail) : null);
     const extra = (window.prizecheckFindingExtras || {})[f.code];
     if (typeof extra === "function") {
@@ -324,10 +326,10 @@
 
   function renderRace() {
     const players = (record && record.players) || [];
-    const points = [...turnStarts, boards.length - 1].filter((i, k, all) => all.indexOf(i) === k);
+    const points = [...turnStarts, frames.length - 1].filter((i, k, all) => all.indexOf(i) === k);
     const box = $("race-box");
     if (players.length !== 2 || points.length < 2) { box.hidden = true; return; }
-    const left = (i, p) => boards[i]?.players?.[p]?.prizes_left;
+    const left = (i, p) => boardAt(i)?.players?.[p]?.prizes_left;
     const top = Math.max(1, ...points.flatMap((i) => players.map((p) => left(i, p) ?? 0)));
     const w = 28 * (points.length - 1) + 40, h = 120, x0 = 24, y0 = 10;
     const x = (k) => x0 + k * 28, y = (v) => y0 + (h - 2 * y0) * (1 - v / top);
@@ -607,7 +609,7 @@
     const frame = frames[index];
     $("slider").value = String(index);
     $("seq-input").value = String(frame.seq);
-    render(frame, boards[index]);
+    render(frame, boardAt(index));
     if (location.hash !== "#seq=" + frame.seq) history.replaceState(null, "", "#seq=" + frame.seq);
     timings.steps.push(performance.now() - t0);
     if (timings.steps.length > 5000) timings.steps.splice(0, 1000);
@@ -615,6 +617,7 @@
 
   const goTo = (seq) => show(indexOf(Number(seq)));
   timings.goTo = goTo; // for the browser test and the bench: a step as the keys make it
+  timings.board = () => boardAt(index); // for the browser test: the board of the step shown
   const step = (delta) => show(index + delta);
 
   // The next (dir 1) or previous (dir -1) step of a sorted list of step indexes.
@@ -682,6 +685,16 @@
     if (name === "log") inView();
   }
 
+  // The board of step i: kept once rebuilt; else the nearest board known at or before i (a snapshot at
+  // worst) with the deltas after it folded forward.
+  function boardAt(i) {
+    let k = i;
+    while (boards[k] === undefined && k % snapshot !== 0) k -= 1;
+    if (boards[k] === undefined) boards[k] = frames[k].board;
+    for (let j = k + 1; j <= i; j++) boards[j] = applyDelta(boards[j - 1], frames[j].board);
+    return boards[i];
+  }
+
   function applyDelta(before, delta) {
     if (!before) return delta;
     const board = { ...before };
@@ -709,7 +722,8 @@
       timings.request = performance.now();
       if (embedded) meta = embedded; // a case file: the game is in the page, no request
       else {
-        // the page's language (?lang=ja|ko) is the card names' in the log and on the board
+        // the page's language is the battle log's, the findings' and the card names': the meta route
+        // chooses it as the page did (?lang=, passed on; the match's context.lang; the browser's)
         const query = new URLSearchParams();
         if (publicView) query.set("view", "public");
         const lang = new URLSearchParams(location.search).get("lang");
@@ -728,13 +742,16 @@
       return;
     }
     record = meta.record;
+    // each finding's sentence in the page's language (findings_text, in the record's order) shown in
+    // place of the record's own English message, which stays as stored
+    (record?.findings || []).forEach((f, i) => { f.text = (meta.findings_text || [])[i]; });
     frames = meta.frames || [];
     timings.frames = frames; // read by the scan part (static/scan.js): a sheet row's events
     log = meta.log || [];
     rules = meta.rules || {};
     names = meta.names || {};
-    let board = null;
-    boards = frames.map((f) => (board = applyDelta(board, f.board)));
+    snapshot = Math.max(1, Number(meta.snapshot) || Infinity); // none said: only the first board is whole
+    boards = new Array(frames.length);
     frames.forEach((f, i) => {
       const t = f.event?.type;
       if (t === "turn_started") turnStarts.push(i);

@@ -48,7 +48,9 @@ async def call(s: Served, route: Route, match: str, who: str | None) -> aiohttp.
     if route.method == "POST" and route.path.endswith("/act"):  # a judge's note at the first event
         return await s.http.post(url, json={"action": "note", "at": 1, "text": "x"}, headers=headers)
     if route.method == "POST" and route.path.startswith("/console/"):  # the table console: nothing new
-        body = {"console": "access-test", "action": "take", "events": []}
+        # (the clock's pause of a clock not running changes nothing either)
+        action = "pause" if route.path.endswith("/clock") else "take"
+        body = {"console": "access-test", "action": action, "events": []}
         return await s.http.post(url, json=body, headers=headers, allow_redirects=False)
     if route.method == "PUT" and route.path.startswith("/decks/"):  # a deck list: a one-card list
         return await s.http.put(url, data=b"1 Iono PAL 185\n", headers=headers, allow_redirects=False)

@@ -20,7 +20,7 @@ from replay import Game
 from replay.sources.ptcgl import parse_ptcgl
 from schemas import load_schema
 from streams.http.battle_log import _Names, battle_log, card_name, decode, describe, sentence, sentences
-from streams.http.frames import apply_delta, board_delta, frames, replay_steps
+from streams.http.frames import SNAPSHOT, apply_delta, board_delta, boards, frames, replay_steps
 from streams.http.pages import state_at
 from streams.store.base import ArchivedEvent
 from tests.builder import Stream, card
@@ -178,10 +178,14 @@ def test_card_names_in_the_pages_language() -> None:
     s.setup("ash", ("a1", card("Pikachu", 60)))
     s.add("trainer_played", player="ash", card={"name": "Ultra Ball", "kind": "item"})
     texts = sentences(s.events, "ja")
-    assert any("ピカチュウ (Pikachu)" in t for t in texts)
+    # the sentences are Japanese too (the catalogues), the card names the catalogue's Japanese ones
+    assert texts[1] == "ashがピカチュウ (Pikachu) (a1)をバトル場に置いた", texts
     # a card with no Japanese name in the catalogue (most Trainers: TCGdex links none) stays as written
-    assert any(t.endswith("plays the Item Ultra Ball") for t in texts), texts
-    assert all("ピカチュウ" not in t for t in sentences(s.events))
+    assert texts[2] == "ashがグッズ「Ultra Ball」を使った", texts
+    assert sentences(s.events, "ko")[2] == "ash이(가) 아이템 「Ultra Ball」을(를) 사용함"
+    english = sentences(s.events)
+    assert all("ピカチュウ" not in t for t in english)
+    assert english[2].endswith("plays the Item Ultra Ball")
 
 
 def _entries(events: list[Event]) -> list[ArchivedEvent]:
@@ -249,6 +253,27 @@ def test_every_step_from_one_fold_matches_a_fold_up_to_it() -> None:
     delta = board_delta(steps[6]["board"], steps[7]["board"])  # misty promotes: only her Pokémon
     assert set(delta) == {"seq", "players"} and set(delta["players"]) == {"misty"}
     assert set(delta["players"]["misty"]) == {"active", "bench"}
+
+
+def test_a_long_game_s_boards_are_whole_at_snapshots_and_deltas_between() -> None:
+    # issue 40 item 4: the page folds a step's board forward from the snapshot at or before it, so every
+    # SNAPSHOT-th frame carries its board whole and the others only what changed; rebuilt either way, each
+    # step's board is the fold's
+    from tests.streams.http.test_pages import long_game
+
+    events = long_game("f2", 3 * SNAPSHOT + 10)
+    steps = _steps(events)
+    shown = frames(steps)
+    assert len(shown) > 3 * SNAPSHOT
+    assert boards(shown) == [step["board"] for step in steps]
+    for i, frame in enumerate(shown):
+        if i % SNAPSHOT == 0:
+            assert frame["board"] == steps[i]["board"], i  # whole: nothing to fold
+        else:
+            assert frame["board"] == board_delta(steps[i - 1]["board"], steps[i]["board"]), i
+    # a note between two plays changes the board's seq only
+    notes = [i for i, s in enumerate(steps) if s["event"]["type"] == "note" and i % SNAPSHOT]
+    assert shown[notes[0]]["board"] == {"seq": steps[notes[0]]["seq"]}
 
 
 def test_prizes_are_shown_taken_at_the_step_they_are_taken() -> None:

@@ -20,6 +20,7 @@ from replay.engine.errors import InputError
 from streams.http.delay import broadcast_delay
 from streams.http.lease import Holder
 from streams.http.prompts import derive
+from streams.http.tables import clock_key
 from streams.store import RedisStore
 from streams.tokens import new_token
 from tests.builder import Stream, card
@@ -195,6 +196,62 @@ async def test_publishing_is_idempotent_and_a_stale_console_is_fenced(served: Se
     status, answer = await publish(served, "f1", [bad])
     assert status == 400 and answer["code"] == "bad_event" and "event 0" in answer["error"]
     assert len(await served.store.events("f1")) == 3
+
+
+def test_the_prompts_and_findings_in_japanese_and_korean() -> None:
+    s = opening("p1j")
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("ash")
+    s.add("attack", player="ash", pid="a1", name="Thunder")
+    s.add("damage", pid="m1", amount=60)
+    (prompt,) = derive(s.events, lang="ja")["prompts"]
+    assert prompt["text"] == "ワザを終える: きぜつあり"
+    assert "mistyは新しいバトルポケモンを出す" in prompt["detail"], prompt["detail"]
+    (ko,) = derive(s.events, lang="ko")["prompts"]
+    assert ko["events"] == prompt["events"]  # the words change, never what a prompt posts
+    assert any("기절" in d for d in ko["detail"]), ko["detail"]
+    # a finding: its record's English message, and its sentence in the page's language beside it
+    s.add("knocked_out", pid="m1", player="misty")
+    s.add("prize_taken", player="ash", count=1)
+    s.add("attack_ended")
+    s.add("promoted", player="misty", pid="m2")
+    s.add("turn_ended", player="ash")  # the turn's prize claims close with it (docs/rules.md §3)
+    view = derive(s.events, lang="ja")
+    (found,) = [f for f in view["findings"] if f["code"] == "prize_count_mismatch"]
+    assert found["message"] == "ash took 1 prize(s); the knockouts give 2"
+    assert found["text"] == "ashはサイドを1枚とった; きぜつで得られるのは2枚"
+
+
+async def test_the_consoles_refusals_in_the_readers_language(served: Served) -> None:
+    bad = {"match": "lang1", "seq": 1, "type": "turn_started"}
+    url = f"{served.url}/console/lang1/events"
+    answers = {}
+    for query, header in (("?lang=ja", {}), ("", {"Accept-Language": "ko-KR,ko;q=0.9"}), ("", {})):
+        r = await served.http.post(
+            url + query,
+            json={"console": "c1", "events": [[1]]},
+            headers={**served.auth("recorder"), **header},
+        )
+        answer = await r.json()
+        assert r.status == 400 and answer["code"] == "bad_event", answer  # the code never changes
+        answers[query or header.get("Accept-Language", "en")] = answer["error"]
+    assert answers == {
+        "?lang=ja": "イベント0: オブジェクトではない",
+        "ko-KR,ko;q=0.9": "이벤트 0: 객체가 아님",
+        "en": "event 0: not an object",
+    }
+    r = await served.http.post(
+        url + "?lang=ja", json={"console": "c1", "events": [bad]}, headers=served.auth("recorder")
+    )
+    answer = await r.json()
+    assert r.status == 400 and answer["error"].startswith("イベント0: "), answer
 
 
 async def test_a_second_console_is_read_only_until_the_first_hands_over(served: Served) -> None:
@@ -671,3 +728,58 @@ async def test_the_console_offers_the_penalties_of_the_games_ruleset(served: Ser
     )
     view = await r.json()
     assert "Penalty for misty: prize penalty of 3 prizes" in [line["text"] for line in view["log"]]
+
+
+# ------------------------------------------------------------------------- the match clock (#37 item 2)
+async def clock_call(s: Served, match: str, who: str | None, body: Any) -> tuple[int, dict[str, Any]]:
+    url = f"{s.url}/console/{quote(match, safe='/:')}/clock"
+    r = await s.http.post(url, json=body, headers=s.auth(who))
+    return r.status, await r.json()
+
+
+async def test_the_match_clock_is_set_as_a_write_of_the_match(served: Served) -> None:
+    s = opening("ck1", league="L1")
+    assert (await publish(served, "ck1", s.events[:1]))[0] == 200
+    # a recorder whose scope does not hold the match: refused, audited, nothing set
+    status, answer = await clock_call(served, "ck1", "recorder_l2", {"console": "c2", "action": "start"})
+    assert status == 403 and answer["code"] == "out_of_scope", answer
+    assert (await clock_call(served, "ck1", None, {"console": "c2", "action": "start"}))[0] == 401
+    assert (await clock_call(served, "ck1", "ingest", {"console": "c2", "action": "start"}))[0] == 403
+    assert await served.store.on_air(clock_key("ck1")) is None
+    assert json.loads((await get(served, "/overlay/ck1/clock", None))[1]) == {"match": "ck1", "clock": None}
+    refused = [e.detail for e in await served.audit() if e.detail.startswith("403 ")]
+    assert any("ck1" in d for d in refused), refused
+    # a bad action or length: 400 naming the field, nothing set
+    for body, field in (
+        ({"console": "c1", "action": "launch"}, "action"),
+        ({"console": "c1"}, "action"),
+        ({"console": "c1", "action": "start", "minutes": 0}, "minutes"),
+        ({"console": "c1", "action": "start", "minutes": 181}, "minutes"),
+        ({"console": "c1", "action": "start", "minutes": "30"}, "minutes"),
+        ({"console": "c1", "action": "start", "minutes": True}, "minutes"),
+    ):
+        status, answer = await clock_call(served, "ck1", "recorder", body)
+        assert status == 400 and answer["error"].startswith(field + ":"), (body, answer)
+    assert await served.store.on_air(clock_key("ck1")) is None
+    # the match's own recorder starts it (30 minutes), pauses it; each an audited write
+    status, answer = await clock_call(
+        served, "ck1", "recorder", {"console": "c1", "action": "start", "minutes": 30}
+    )
+    assert status == 200 and answer["clock"]["running"] is True and answer["clock"]["limit"] == 1800
+    paused = (await clock_call(served, "ck1", "recorder", {"console": "c1", "action": "pause"}))[1]["clock"]
+    assert paused["running"] is False and 1790 < paused["left"] <= 1800
+    public = json.loads((await get(served, "/overlay/ck1/clock", None))[1])["clock"]
+    assert public == paused
+    state = json.loads((await get(served, "/console/ck1/state"))[1])
+    assert state["clock"] == paused  # the operator sees it too
+    details = [e.detail for e in await served.audit() if "clock" in e.detail and e.action == "write"]
+    assert details == ["200 console c1: clock start (30 min) of ck1", "200 console c1: clock pause of ck1"]
+    # time called at the table: the console's time_called stops the clock at 0
+    status, answer = await publish(
+        served, "ck1", [*s.events[1:], {"match": "ck1", "seq": len(s.events) + 1, "type": "time_called"}]
+    )
+    assert status == 200, answer
+    assert answer["clock"] == {"left": 0.0, "limit": 1800.0, "running": False, "called": True}
+    assert json.loads((await get(served, "/overlay/ck1/clock", None))[1])["clock"] == answer["clock"]
+    reset = (await clock_call(served, "ck1", "recorder", {"console": "c1", "action": "reset"}))[1]["clock"]
+    assert reset == {"left": 1800.0, "limit": 1800.0, "running": False, "called": False}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.builder import Stream, card, drawn_game
-from tests.engine.test_stream_end import final_knockout
+from tests.engine.games import final_knockout
 from tests.streams.http.served import Served, served_with
 
 pytestmark = pytest.mark.redis
@@ -49,7 +49,11 @@ async def test_the_service_and_the_console_close_the_claims_at_the_end(served: S
     r = await served.http.get(f"{served.url}/console/claims/g1/state", headers=served.auth("recorder"))
     view = await r.json()
     assert mismatches(view["findings"]) == [want]
-    assert record["findings"] == [{k: v for k, v in f.items() if k != "rule"} for f in view["findings"]]
+    # the console's findings are the record's, with the rule each rests on and its sentence in the page's
+    # language (text)
+    assert record["findings"] == [
+        {k: v for k, v in f.items() if k not in ("rule", "text")} for f in view["findings"]
+    ]
 
 
 async def test_a_correction_names_its_writer_and_no_one_else(served: Served) -> None:

@@ -61,6 +61,7 @@ def public_paths(match: str) -> dict[str, list[str]]:
         "/matches/{match}/live": [],  # read by live_board
         "/overlay/{match}": [f"/overlay/{m}"],
         "/overlay/{match}/score": [f"/overlay/{m}/score"],
+        "/overlay/{match}/clock": [f"/overlay/{m}/clock"],
         "/ui": ["/ui", "/ui?status=finished", "/ui?status=in_progress", "/ui?q=as", "/ui?sort=-findings"],
         # a stream table and a slot showing the match (its standings scene counts its result)
         "/overlay/table/{event}/{table}": ["/overlay/table/L1-cup/5"],
@@ -115,6 +116,13 @@ async def poll(s: Served, who: str | None = None) -> dict[str, tuple[int, bytes]
     return out
 
 
+async def clock(s: Served, action: str) -> None:
+    """The table console's clock button (an admin token holds the recorder's role)."""
+    url = f"{s.url}/console/{quote(MATCH, safe='/:')}/clock"
+    r = await s.http.post(url, json={"console": "c1", "action": action}, headers=s.auth("admin"))
+    assert r.status == 200, await r.text()
+
+
 def listed(body: bytes) -> dict[str, str]:
     return {e["match"]: e["status"] for e in json.loads(body)["matches"]}
 
@@ -123,10 +131,12 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     s = served
     before, after = two_parts()
     assert (await s.post(before, who="ingest")).status == 200
+    await clock(s, "start")  # the match clock runs in the first part, is paused in the second
     await asyncio.sleep(0.4)
     between = time.time()  # the store's clock (Redis TIME) and this one are the same machine's
     await asyncio.sleep(0.4)
     assert (await s.post(after, who="ingest")).status == 200
+    await clock(s, "pause")
     await table_started(s.store, "L1-cup", "5", MATCH)  # as the table console does when it starts one
     slot = {"event": "L1-cup", "table": "5", "league": "L1", "queue": [MATCH]}
     r = await s.http.post(f"{s.url}/slots/s1/set", json=slot, headers=s.auth("admin"))
@@ -147,17 +157,21 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     assert listed(held["/matches?status=in_progress"][1]) == {MATCH: "in_progress"}
     assert listed(held["/matches?status=finished"][1]) == {}
     assert json.loads(held[f"/overlay/{m}/score"][1])["status"] == "in_progress"
+    assert json.loads(held[f"/overlay/{m}/clock"][1])["clock"]["running"] is True  # its pause held back
+    assert json.loads(held["/overlay/table/L1-cup/5/now"][1])["clock"]["running"] is True
     assert b"Pikachu" in held["live"][1]
     assert b"in progress" in held["/ui"][1]
     assert json.loads(held["/overlay/table/L1-cup/5/now"][1])["match"] == MATCH
     slot_now = json.loads(held["/overlay/slot/s1/now"][1])
     assert slot_now["match"] == MATCH and slot_now["standings"] == []  # no result yet
 
-    # judges and the producer see it live meanwhile
+    # judges and the producer see it live meanwhile, the live stream too
     for who in ("judge", "ingest", "admin"):
         assert SECRET in (await read(s, f"/matches/{m}/board", who))[1], who
+        assert SECRET in await live_board(s, MATCH, who), who
         assert json.loads((await read(s, f"/matches/{m}/record", who))[1])["status"] == "finished"
         assert listed((await read(s, "/matches?status=finished", who))[1]) == {MATCH: "finished"}
+        assert json.loads((await read(s, f"/overlay/{m}/clock", who))[1])["clock"]["running"] is False
     # an organizer's archive stops where the public's view does
     archive = (await read(s, f"/matches/{m}/events", "organizer"))[1]
     assert SECRET not in archive and len(archive.splitlines()) == len(before)
@@ -170,6 +184,7 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     assert listed(shown["/matches?status=finished"][1]) == {MATCH: "finished"}
     assert listed(shown["/matches?status=in_progress"][1]) == {}
     assert json.loads(shown[f"/overlay/{m}/score"][1])["result"]["winner"] == "ash"
+    assert json.loads(shown[f"/overlay/{m}/clock"][1])["clock"]["running"] is False
     standings = json.loads(shown["/overlay/slot/s1/now"][1])["standings"]
     assert [(r["player"], r["win"]) for r in standings] == [("ash", 1), ("misty", 0)]
 

@@ -61,11 +61,12 @@ from replay.engine.public import (
     public_record,
 )
 from replay.engine.validate import validate_record
+from replay.generators.simulate import simulate_corpus
+from replay.generators.synthetic import synthetic_log
 from replay.records import from_mapping
+from replay.report import render
 from replay.report.build import ReportBuilder
 from replay.sources.ptcgl import parse_ptcgl
-from replay.sources.simulate import simulate_corpus
-from replay.sources.synthetic import synthetic_log
 from schemas import load_schema
 from streams.http.api import STATIC_DIR
 from streams.http.tables import table_started
@@ -203,6 +204,7 @@ def match_paths(match: str, versions: int, last: int, rng: random.Random) -> dic
         + [(f"/review/{m}/state?seq={n}", None) for n in seqs],
         "/overlay/{match}": [(f"/overlay/{m}", None)],
         "/overlay/{match}/score": [(f"/overlay/{m}/score", None)],
+        "/overlay/{match}/clock": [(f"/overlay/{m}/clock", None)],
         # the table console (recorders; admin has the role): the export is a judge's or the producer's
         "/console/{match}": [(f"/console/{m}", None)],
         "/console/{match}/state": [(f"/console/{m}/state", None)],
@@ -446,7 +448,7 @@ def test_the_report_shows_public_messages_only() -> None:
     s = short_game("c9")
     s.add("note", text="ZHIDDEN000018Z", author="importer", finding={"code": "importer_guess_pid"})
     s.add("conceded", player="misty", reason="ZHIDDEN000019Z")
-    report = json.dumps(ReportBuilder().add_all([from_mapping(s.record())]).finish())
+    report = render(ReportBuilder().add_all([from_mapping(s.record())]).finish(), "json").decode()
     assert "importer_guess_pid" in report and "ZHIDDEN" not in report
 
 

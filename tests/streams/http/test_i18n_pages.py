@@ -57,9 +57,10 @@ def ko_event_game(match: str) -> list[dict[str, Any]]:
     return events
 
 
-#: What is still in English on a page in Japanese or Korean: the battle log's sentences and the event's
-#: contract fields (the service writes them: docs/web.md, "Languages", what is not translated yet).
-ENGLISH_STILL = "#log, #event-text, #event-fields, #outputs, #prompts, #findings, script"
+#: What is still in English on a page in Japanese or Korean: the event's contract fields (their names and
+#: values as the contract writes them: docs/web.md, "Languages"). The battle log, the prompts and the
+#: findings are in the page's language (the service writes them through the catalogues).
+ENGLISH_STILL = "#event-fields, script"
 TEXT_BUT = """([leave]) => {
   const copy = document.body.cloneNode(true);
   for (const e of copy.querySelectorAll(leave)) e.remove();
@@ -218,3 +219,39 @@ async def test_a_refusal_page_speaks_the_language_and_keeps_the_service_words(se
         assert r.status == 404
         page = await r.text()
     assert "このアドレスには何もありません" in page and 'id="refused-detail" lang="en"' in page
+
+
+# ------------------------------------------------------------------ what the service writes, in the language
+async def test_the_review_pages_log_findings_and_card_names_follow_the_pages_language(served: Served) -> None:
+    """The battle log, the findings' sentences and the card names of /review/<m>/meta follow the same
+    choice as the page's words (routes.page_lang): the address, then the event's, then the browser's."""
+    # each game with a finding: an event after the game was decided (event_after_end)
+    for events in (game("m1"), ko_event_game("k1")):
+        late = {"match": events[0]["match"], "seq": len(events) + 1, "type": "turn_started", "player": "ash"}
+        assert (await served.post([*events, late])).status == 200
+
+    async def meta(path: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+        async with served.http.get(
+            served.url + path, headers={**served.auth("judge"), **(headers or {})}
+        ) as r:
+            assert r.status == 200, await r.text()
+            answer: dict[str, Any] = await r.json()
+            return answer
+
+    english = await meta("/review/m1/meta")
+    assert english["lang"] == "en" and english["log"][0]["text"].startswith("Match started: ")
+    by_browser = await meta("/review/m1/meta", {"Accept-Language": "ja-JP,ja;q=0.9"})
+    assert by_browser["lang"] == "ja" and by_browser["log"][0]["text"].startswith("試合開始: ")
+    by_event = await meta("/review/k1/meta", {"Accept-Language": "ja-JP"})
+    assert by_event["lang"] == "ko" and by_event["log"][0]["text"].startswith("매치 시작: ")
+    by_address = await meta("/review/k1/meta?lang=ja")
+    assert by_address["lang"] == "ja"
+    # every line in the language's script (a card's own name or a player's id aside)
+    native = [line for line in by_address["log"] if re.search(SCRIPTS["ja"], line["text"])]
+    assert len(native) == len(by_address["log"]), [x["text"] for x in by_address["log"] if x not in native]
+    # the record's findings keep its English message; each carries its sentence in the page's language
+    for got, lang in ((by_address, "ja"), (by_event, "ko")):
+        found = got["record"]["findings"]
+        assert found == english["record"]["findings"] and [f["code"] for f in found] == ["event_after_end"]
+        (text,) = got["findings_text"]
+        assert text != found[0]["message"] and re.search(SCRIPTS[lang], text), text

@@ -211,7 +211,7 @@ async def test_an_import_and_a_judge_s_action_answer_signed_receipts(tmp_path: P
 async def test_a_pdf_bomb_or_an_image_bomb_is_one_sentence_and_nothing_is_kept(served: Served) -> None:
     """The audit's hostile scans (issue 32 item 4) through the page: each refused before any decoding, one
     sentence naming it, nothing stored; a good file after them is still imported (nothing else lost)."""
-    from replay.sources.scan.generate import hostile_scans
+    from replay.generators.scan import hostile_scans
 
     for name, data in hostile_scans().items():
         status, body = await upload(served, name, data)

@@ -24,8 +24,8 @@ GOOD = ["deck_out.txt", "concede_midturn.txt", "concede_setup.txt", "inactive.tx
 
 
 def photos(folder: Path, n: int) -> list[Path]:
-    """``n`` generated phone photos of distinct filled sheets (replay/sources/scan/generate.py), as JPEG."""
-    from replay.sources.scan.generate import samples
+    """``n`` generated phone photos of distinct filled sheets (replay/generators/scan.py), as JPEG."""
+    from replay.generators.scan import samples
 
     out: list[Path] = []
     seen: set[str] = set()

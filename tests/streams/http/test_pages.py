@@ -25,7 +25,7 @@ from aiohttp.test_utils import TestServer
 from playwright.async_api import BrowserContext, Page, Response
 
 from replay import Game, replay_records
-from replay.sources.simulate import simulate_series
+from replay.generators.simulate import simulate_series
 from streams.http.api import make_app
 from streams.http.pages import add_pages
 from streams.ingest import IngestCore
@@ -731,6 +731,7 @@ async def test_overlay_never_shows_a_hidden_card(served: Served, browser_context
         "/static/i18n.js",
         "/static/overlay.js",
         "/overlay/h1/score",
+        "/overlay/h1/clock",  # the match clock: its stored state alone
         "/matches/h1/live",
         "/favicon.ico",
     }, paths

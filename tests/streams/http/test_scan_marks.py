@@ -19,7 +19,7 @@ from tests.streams.http.test_review_log import tab
 def unclear_photo() -> bytes:
     """A generated phone photo whose reading has one low-confidence row (hard distortions, seed 6: a
     scribbled-out box; seed 5 gives three rows since the reader weighs faint boxes, issue 39)."""
-    from replay.sources.scan.generate import samples
+    from replay.generators.scan import samples
 
     for k, sample in enumerate(samples(3, seed=6, hard_every=3)):
         if k == 2:

@@ -167,3 +167,61 @@ async def test_two_presses_at_once_are_both_kept(served: Served) -> None:
     assert all(status == 200 for status, _ in answers)
     assert (await now(s, "/overlay/slot/race/now"))["swap"] is False  # six toggles: back where it was
     assert json.loads(await s.store.on_air("slot:race") or b"{}")["swap"] is False
+
+
+async def set_clock(s: Served, match: str, action: str, **extra: Any) -> dict[str, Any]:
+    url = f"{s.url}/console/{quote(match, safe='/:')}/clock"
+    r = await s.http.post(url, json={"console": "c1", "action": action, **extra}, headers=s.auth("recorder"))
+    assert r.status == 200, await r.text()
+    out: dict[str, Any] = (await r.json())["clock"]
+    return out
+
+
+async def test_the_clock_a_console_sets_shows_on_its_table_and_a_slot_that_follows_it(served: Served) -> None:
+    s = served
+    m = "Cup/r4-t7"
+    await publish(s, m, game(m).events)
+    assert (await now(s, "/overlay/table/Cup/7/now"))["clock"] is None  # never set: none shown
+    started = await set_clock(s, m, "start", minutes=30)
+    assert started["running"] is True and started["limit"] == 1800
+    table = (await now(s, "/overlay/table/Cup/7/now"))["clock"]
+    assert table["running"] is True and 1790 < table["left"] <= 1800 and table["called"] is False
+    # a slot that follows the table shows the match's clock while its own is untouched ...
+    assert (await act(s, "main", "set", body={"event": "Cup", "table": "7"}))[0] == 200
+    assert (await now(s, "/overlay/slot/main/now"))["clock"]["limit"] == 1800
+    paused = await set_clock(s, m, "pause")
+    assert (await now(s, "/overlay/slot/main/now"))["clock"] == paused
+    assert (await now(s, f"/overlay/{m}/clock"))["clock"] == paused  # the match's own overlay reads this
+    # ... and its own once its Stream Deck uses it; a reset hands it back to the table's
+    own = (await act(s, "main", "clock-start"))[1]["clock"]
+    assert own["limit"] == 3000 and own["running"] is True
+    assert (await now(s, "/overlay/slot/main/now"))["clock"]["limit"] == 3000
+    assert (await act(s, "main", "clock-reset"))[1]["clock"] == paused
+    # the next game at the table has a clock of its own (none yet)
+    await publish(s, "Cup/r4-t7-g2", game("Cup/r4-t7-g2", game_no=2).events)
+    assert (await now(s, "/overlay/table/Cup/7/now"))["clock"] is None
+    assert (await now(s, f"/overlay/{m}/clock"))["clock"] == paused
+
+
+async def test_under_a_delay_the_public_sees_the_clock_as_it_was(served: Served) -> None:
+    s = served
+    m = "Cup/r5-t7"
+    await publish(s, m, game(m, table="8", console={"delay": 30}).events)
+    t0 = time.time()
+    await set_clock(s, m, "start")
+    t1 = time.time()
+    await set_clock(s, m, "pause")
+    delay = s.app[DELAY]
+    # 30 s after the start but before the pause's 30 s: the public sees it running, as it was then
+    delay.clock = lambda: t1 + 30
+    public = (await now(s, f"/overlay/{m}/clock"))["clock"]
+    assert public["running"] is True and 3000 - (t1 - t0) - 0.2 <= public["left"] <= 3000
+    judge = (await now(s, f"/overlay/{m}/clock", "judge"))["clock"]
+    assert judge["running"] is False  # live for a judge
+    assert (await now(s, "/overlay/table/Cup/8/now"))["clock"] == public  # the table shows the same
+    # before the start's 30 s: nothing yet
+    delay.clock = lambda: t0 + 29
+    assert (await now(s, f"/overlay/{m}/clock"))["clock"] is None
+    # once the pause is 30 s old: paused
+    delay.clock = lambda: time.time() + 31
+    assert (await now(s, f"/overlay/{m}/clock"))["clock"]["running"] is False

@@ -18,7 +18,7 @@ import pytest
 from replay import replay_records
 from replay.engine.chain import canonical_bytes
 from replay.engine.record import dumps
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.ingest import IngestCore, unpack_record
 from streams.kafka.agents import Handled, Pipeline, install
 from streams.kafka.app import create_app

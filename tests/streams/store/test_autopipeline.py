@@ -16,7 +16,7 @@ from redis.exceptions import ResponseError
 
 from replay import replay_records
 from replay.engine.record import dumps
-from replay.sources.simulate import simulate_corpus
+from replay.generators.simulate import simulate_corpus
 from streams.ingest import IngestCore, unpack_record
 from streams.store import RedisStore
 from streams.store.autopipeline import AutoPipelineRedis

@@ -1,8 +1,8 @@
 """Per-language facts about Pokémon TCG Live battle logs: headers, end lines, end reasons.
 
 The phase headers (``Setup``, ``<P>'s Turn``, ``Pokémon Checkup``), the end line (``<reason>. <P> wins.``)
-and the two draw results come from the client's own sentence table (``replay/sources/templates/``, the
-same 228 keys in every language; see replay/sources/sentences.py). Only the ``Turn # N - `` prefix of
+and the two draw results come from the client's own sentence table (``replay/sources/ptcgl/templates/``, the
+same 228 keys in every language; see replay/sources/ptcgl/sentences.py). Only the ``Turn # N - `` prefix of
 older clients is never translated [docs/importers.md, the export's traps].
 
 The end *reasons* are not in that table. The English ones are read from real exports. Of the others, the
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from replay.sources.sentences import Sentences
+from replay.sources.ptcgl.sentences import normal_template, sentence_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +141,26 @@ REASONS: dict[str, dict[str, tuple[str, str | None]]] = {
 }
 
 
+# The client's texts a Locale is made of: every language's are read to tell a log's language (start-up).
+_HEADERS = (
+    "blog_loc_phase_turn",
+    "blog_loc_end_game",
+    "blog_loc_phase_setup",
+    "blog_loc_phase_checkup",
+    "battle_draw",
+    "blog_loc_sudden_death",
+)
+
+
+def _labels(code: str) -> dict[str, str]:
+    """The header and end-line texts of one language, normalised as Sentences.labels holds them; the
+    language's ~230 sentences are neither normalised nor compiled before a log in it is met."""
+    table = sentence_table(code)
+    return {k: normal_template(table[k]) for k in _HEADERS}
+
+
 def _locale(code: str) -> Locale:
-    lab = Sentences.labels_of(code)  # the headers' texts only: the sentences compile when a log needs them
+    lab = _labels(code)
     turn = lab["blog_loc_phase_turn"]
     prefix, _, suffix = turn.partition("[playerName]")
     end = lab["blog_loc_end_game"]  # "[gameEndReason]. [playerName] wins."
@@ -168,8 +186,7 @@ def with_handles(loc: Locale, handles: list[str]) -> Locale:
     """``loc`` for a log whose handles hold spaces (``[abc] Gary``, read from its opening lines): the turn
     header's and the end line's player is one of ``handles`` (longest first), else a word as usual."""
     alts = "|".join(re.escape(h) for h in sorted(handles, key=len, reverse=True)) + r"|\S+"
-    lab = Sentences.labels_of(loc.code)
-    wins = lab["blog_loc_end_game"].split("[playerName]", 1)[1]
+    wins = _labels(loc.code)["blog_loc_end_game"].split("[playerName]", 1)[1]
     return replace(
         loc,
         turn=re.compile(

@@ -1,127 +1,60 @@
-"""Japan's and Korea's own procedures (issue 34 items 2-3), each branch against the text it implements
-(docs/rules.md §6: the JP floor rules of 2023-04-01, the JP 終了コール procedure, 両者敗北).
-
-Every game here: ash goes first; ash and misty each have an Active of 60/50 HP and a Benched Pokémon.
+"""Time called: Play! Pokémon's procedure by date and Japan's 終了コール, Swiss and single elimination, the
+extension and its playoff [docs/rules.md §6 "Time called", §6.1] (replay/engine/penalties.py, judgment.py).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from replay import link_records
-from tests.builder import Stream, card, codes
-
-AFTER_TB = "2025-10-01T10:00:00Z"  # JP3.4's タイブレーク in force (since 2025-08-01)
-BEFORE_TB = "2025-03-01T10:00:00Z"  # the サドンデス of the 終了コール procedure
+from tests.builder import Stream, card
+from tests.engine.games import AFTER_TB, BEFORE_TB, basic, drawn_extension, end, jp, result_of
 
 
-def jp(**started: Any) -> Stream:
-    s = Stream(ruleset="jp-3.4", **started)
-    s.setup("ash", ("a1", card("Pikachu", 60)), ("a2", card("Raichu", 120)))
-    s.setup("misty", ("m1", card("Staryu", 50)), ("m2", card("Starmie", 90)))
-    return s
-
-
-def result_of(s: Stream) -> tuple[Any, ...]:
-    res = s.record()["result"]
-    return (res["outcome"], res["winner"], res["reason"], res["decided_at"]) if res else ()
-
-
-def end(s: Stream, player: str) -> None:
-    s.add("turn_ended", player=player)
-
-
-# ---------------------------------------------------------------- prize penalties [JP floor rules §11 ③]
-@pytest.mark.parametrize("count", [1, 3, 5])
-def test_a_jp_prize_penalty_of_the_judges_count_lowers_what_the_opponent_needs(count: int) -> None:
-    s = jp()
+def test_time_called_in_swiss_is_a_tie_after_the_extra_turns() -> None:
+    s = basic(context={"stage": "swiss"}, at="2026-03-01T10:00:00Z")
     s.turn("ash")
-    s.add("penalty", player="misty", kind="prize_penalty", prizes=count, reason="drew extra cards")
+    s.add("time_called", at="2026-03-01T10:50:00Z")
+    s.add("turn_ended", player="ash")  # turn 0
+    for p in ("misty", "ash", "misty"):  # + 3 turns
+        s.turn(p)
+        s.add("turn_ended", player=p)
+    assert s.record()["result"] is None
+    s.add("turn_started", player="ash")
     r = s.record()
-    assert r["prizes"]["ash"]["needed"] == 6 - count and r["prizes"]["ash"]["remaining"] == 6
-    assert r["result"] is None and "penalty_prizes" not in codes(r)
-    assert r["penalties"] == [
-        {"seq": 6, "player": "misty", "kind": "prize_penalty", "reason": "drew extra cards", "prizes": count}
-    ]
+    assert (r["result"]["outcome"], r["result"]["reason"]) == ("draw", "time")
 
 
-def test_a_prize_penalty_that_reaches_what_the_opponent_needs_wins_at_once() -> None:
-    s = jp()
+def test_time_in_single_elimination_goes_to_fewest_prizes_remaining() -> None:
+    s = basic(context={"stage": "single_elimination"}, at="2025-10-01T10:00:00Z")  # +1 turn era
     s.turn("ash")
-    s.attack("ash", "a1", ("m1", 50), claims=("m1",))  # ash takes 1
-    s.add("penalty", player="misty", kind="prize_penalty", prizes=5)  # ash needs 1: has it
-    r = s.record()
-    assert result_of(s) == ("win", "ash", "penalty", len(s.events))
-    assert r["result"]["detail"] == "prize_penalty 5"
-
-
-def test_the_old_kinds_read_the_same_in_every_ruleset() -> None:
-    for ruleset in ("jp-3.4", "kr-1.0", "play-2026"):
-        s = Stream(ruleset=ruleset)
-        s.setup("ash", ("a1", card("Pikachu", 60)))
-        s.setup("misty", ("m1", card("Staryu", 50)))
-        s.turn("ash")
-        s.add("penalty", player="misty", kind="double_prize")
-        s.add("penalty", player="ash", kind="quad_prize")
-        r = s.record()
-        assert (r["prizes"]["ash"]["needed"], r["prizes"]["misty"]["needed"]) == (4, 2), ruleset
-        assert "prizes" not in r["penalties"][0]
-
-
-def test_a_count_the_ruleset_does_not_give_is_applied_and_said() -> None:
-    s = Stream()  # play-2026: 2 or 4 (PG §3)
-    s.setup("ash", ("a1", card("Pikachu", 60)))
-    s.setup("misty", ("m1", card("Staryu", 50)))
-    s.turn("ash")
-    s.add("penalty", player="misty", kind="prize_penalty", prizes=1)
-    r = s.record()
-    assert r["prizes"]["ash"]["needed"] == 5
-    assert [f["message"] for f in r["findings"] if f["code"] == "penalty_prizes"] == [
-        "a prize penalty of 1 prize(s) is not one play-2026 gives (2, 4); applied as given"
-    ]
-
-
-def test_a_prize_penalty_without_its_count_is_a_finding_not_a_guess() -> None:
-    s = jp()
-    s.turn("ash")
-    s.add("penalty", player="misty", kind="prize_penalty")
-    r = s.record()
-    assert r["prizes"]["ash"]["needed"] == 6 and "penalty_prizes" in codes(r)
-
-
-# ---------------------------------------------------------------- 両者敗北: a loss for both
-def test_a_double_loss_ends_the_game_with_no_winner() -> None:
-    s = jp()
-    s.turn("ash")
-    s.add("penalty", player="ash", kind="double_loss", reason="the store closes")
-    r = s.record()
-    assert result_of(s) == ("no_winner", None, "double_loss", len(s.events))
-    assert r["status"] == "finished" and r["result"]["loser"] is None
-
-
-def test_a_double_loss_right_after_a_game_replaces_its_result() -> None:
-    s = jp()
-    s.turn("ash")
-    s.add("conceded", player="misty")
-    s.add("penalty", player="misty", kind="double_loss")
-    assert result_of(s) == ("no_winner", None, "double_loss", len(s.events))
-
-
-def test_an_event_that_says_so_makes_an_unfinished_game_a_double_loss_at_time() -> None:
-    s = jp(context={"stage": "swiss", "time_result": "double_loss"}, at=AFTER_TB)
-    s.turn("ash")
-    s.attack("ash", "a1", ("m1", 50), claims=("m1",))  # ash leads: no matter, the event's rule
-    s.add("promoted", player="misty", pid="m2")
+    s.add("damage", pid="m2", amount=90)
     s.add("time_called")
-    end(s, "ash")
+    s.add("turn_ended", player="ash")
     s.turn("misty")
-    end(s, "misty")
-    assert result_of(s) == ("no_winner", None, "double_loss", len(s.events))
+    s.add("turn_ended", player="misty")
+    s.add("turn_started", player="ash")
+    r = s.record()
+    assert (r["result"]["winner"], r["result"]["reason"]) == ("ash", "time")
 
 
-# ---------------------------------------------------------------- 終了コール [JP; info/003646, info/004650]
+def test_play_on_after_time_is_decided_by_prizes_remaining_not_taken() -> None:
+    # TTH §7.4.4: level on prizes remaining when time runs out, so play on until someone leads.
+    s = basic(context={"stage": "single_elimination"}, at="2025-10-01T10:00:00Z")  # +1 turn era
+    s.turn("ash")
+    s.add("damage", pid="a2", amount=200)  # ash's Raichu ex: misty takes 2 (remaining 4)
+    s.add("penalty", player="misty", kind="double_prize")  # ash needs 4 (remaining 4)
+    s.add("time_called")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")  # time is over, level 4-4: play on
+    assert s.record()["result"] is None
+    s.add("damage", pid="m2", amount=90)  # ash takes 1: remaining ash 3, misty 4; taken ash 1, misty 2
+    r = s.record()
+    assert (r["result"]["winner"], r["result"]["reason"]) == ("ash", "time")
+
+
 def test_time_in_the_first_players_turn_gives_the_second_player_one_more_turn() -> None:
     s = jp(context={"stage": "swiss"}, at=AFTER_TB)
     s.turn("ash")
@@ -192,22 +125,6 @@ def test_level_prizes_go_to_the_extension_won_by_the_first_lead() -> None:
     s.turn("ash")
     s.attack("ash", "a1", ("m1", 50), claims=("m1",))  # the first lead decides
     assert result_of(s) == ("win", "ash", "time", len(s.events))
-
-
-def drawn_extension(at: str) -> Stream:
-    """Time called level; in the extension both Actives are knocked out at one checkup with one prize
-    left each: the simultaneous table's draw [JP3.4 §I-E]."""
-    s = jp(match="g1", context={"stage": "swiss"}, at=at, prizes=1)
-    s.turn("ash")
-    s.add("time_called")
-    end(s, "ash")
-    s.turn("misty")
-    end(s, "misty")  # 1-1: the extension
-    s.add("checkup_started")
-    s.add("damage", pid="a1", amount=60)
-    s.add("damage", pid="m1", amount=50)
-    s.add("checkup_ended")
-    return s
 
 
 @pytest.mark.parametrize(
@@ -284,7 +201,6 @@ def test_game_2_level_with_2_or_fewer_left_goes_to_the_extension() -> None:
     assert s.record()["result"] is None  # 2-2: play on
 
 
-# ---------------------------------------------------------------- Korea and Play! Pokémon: unchanged
 @pytest.mark.parametrize("ruleset", ["kr-1.0", "play-2026"])
 def test_korea_and_play_pokemon_keep_turn_zero_plus_three_and_the_swiss_tie(ruleset: str) -> None:
     s = Stream(ruleset=ruleset, context={"stage": "swiss"}, at="2026-03-01T10:00:00Z")
@@ -299,18 +215,3 @@ def test_korea_and_play_pokemon_keep_turn_zero_plus_three_and_the_swiss_tie(rule
     assert s.record()["result"] is None
     s.add("turn_started", player="ash")
     assert result_of(s)[:3] == ("draw", None, "time")
-
-
-# ---------------------------------------------------------------- the contract holds them
-def test_the_new_records_are_what_the_record_schema_says() -> None:
-    import jsonschema
-
-    from schemas import load_schema
-
-    records = load_schema("record")
-    a = jp()
-    a.turn("ash")
-    a.add("penalty", player="misty", kind="prize_penalty", prizes=3)
-    a.add("penalty", player="ash", kind="double_loss")
-    jsonschema.validate(a.record(), records)
-    jsonschema.validate(drawn_extension(BEFORE_TB).record(), records)

@@ -1,5 +1,6 @@
-"""The rules corners of issue 18 §6, each against the rule it implements (docs/rules.md): events in, the
-record's result and findings out."""
+"""The turn's limits and the first-turn rules, their severity by source and the catalogue of card effects that
+lift them [docs/rules.md §6 "Setup", "The turn's limits"] (replay/engine/restrictions.py).
+"""
 
 from __future__ import annotations
 
@@ -7,264 +8,53 @@ from typing import Any
 
 import pytest
 
-from replay import Game
 from replay.engine.card_effects import LIFTS
 from replay.engine.restrictions import severity
 from tests.builder import Stream, card, codes
+from tests.engine.games import basic, two_sides
+
+
+def test_evolving_too_early_is_a_violation_on_paper() -> None:
+    s = basic(source={"kind": "scanned"})
+    s.turn("ash")
+    s.add("evolved", player="ash", pid="a1", card=card("Raichu", 120))
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("played", player="misty", pid="m3", card=card("Horsea", 60), to="bench")
+    s.add("evolved", player="misty", pid="m3", card=card("Seadra", 90))
+    found = [f for f in s.record()["findings"] if f["code"] == "evolved_too_early"]
+    assert [f["seq"] for f in found] == [6, 11]
+    assert all(f["severity"] == "violation" for f in found)
+
+
+def test_a_named_effect_may_evolve_a_pokemon_twice_in_a_turn() -> None:
+    s = basic()
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.turn("ash")
+    s.add("evolved", player="ash", pid="a1", card=card("Raichu", 120))
+    s.add("evolved", player="ash", pid="a1", card=card("Raichu ex", 220, "ex"), effect="Grand Tree")
+    assert "evolved_too_early" not in codes(s.record())
+    s.add("evolved", player="ash", pid="a1", card=card("Raichu VMAX", 320, "VMAX"))
+    assert codes(s.record()) == ["evolved_too_early"]
+
 
 PAPER = {"kind": "manual"}
+
+
 DIGITAL = {"kind": "digital"}
-
-
-def two_sides(**started: Any) -> Stream:
-    """ash goes first; each side has an Active and a Benched Pokémon."""
-    s = Stream(**started)
-    s.setup("ash", ("a1", card("Pikachu", 60)), ("a2", card("Pichu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 50)), ("m2", card("Starmie", 90)))
-    return s
-
-
-def result_of(s: Stream) -> tuple[Any, ...]:
-    res = s.record()["result"]
-    return (res["outcome"], res["winner"], res["reason"], res["decided_at"]) if res else ()
 
 
 def found(s: Stream, code: str) -> list[tuple[int, str]]:
     return [(f["seq"], f["severity"]) for f in s.record()["findings"] if f["code"] == code]
 
 
-# ---------------------------------------------------------------- 1. game losses to both, after the game
-# docs/rules.md §6 [PG §4]: Game Losses to both players at once mean no winner, right after a game too.
-
-
-@pytest.mark.parametrize("first", ["ash", "misty"])
-def test_game_losses_to_both_players_right_after_the_game_give_no_winner(first: str) -> None:
-    s = Stream(prizes=1)
-    s.setup("ash", ("a1", card("Pikachu", 60)))
-    s.setup("misty", ("m1", card("Staryu", 50)), ("m2", card("Starmie", 90)))
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.turn("misty")
-    s.attack("misty", "m1", ("a1", 60), claims=("a1",))  # misty takes her only prize: she wins
-    assert result_of(s)[:3] == ("win", "misty", "prizes")
-    second = "misty" if first == "ash" else "ash"
-    s.add("penalty", player=first, kind="game_loss", reason="marked cards")
-    s.add("penalty", player=second, kind="game_loss", reason="marked cards")
-    r = s.record()
-    assert result_of(s) == ("no_winner", None, "penalty", len(s.events))
-    assert r["result"]["loser"] is None and r["status"] == "finished"
-    overs = [o for o in s.game().timeline if o["type"] == "game_over"]
-    assert overs[-1] == {
-        "type": "game_over", "seq": len(s.events), "outcome": "no_winner", "winner": None, "reason": "penalty"
-    }  # fmt: skip
-
-
-def test_a_game_loss_right_after_a_drawn_game_and_one_to_the_other_player_give_no_winner() -> None:
-    s = Stream(prizes=1)
-    s.setup("ash", ("a1", card("Pikachu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 30)))
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.add("checkup_started")
-    s.add("damage", pid="a1", amount=30)
-    s.add("damage", pid="m1", amount=30)
-    s.add("checkup_ended")  # a double knockout: a draw
-    assert result_of(s)[:3] == ("draw", None, "simultaneous")
-    s.add("penalty", player="ash", kind="game_loss")
-    s.add("penalty", player="misty", kind="match_loss")
-    assert result_of(s) == ("no_winner", None, "penalty", len(s.events))
-
-
-# ---------------------------------------------------------------- 2. nothing follows game_over
-# docs/rules.md §2: a window the source never closes is checked where the next turn event closes it; when
-# its knockouts end the game, that event does nothing more.
-
-
-def _checkup_ko_closed_by_the_next_turn(next_deck: int) -> Stream:
-    s = Stream(prizes=1, deck=9)
-    s.setup("ash", ("a1", card("Pikachu", 60)), ("a2", card("Pichu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 30)))
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.add("checkup_started")
-    s.add("damage", pid="m1", amount=30)  # Poison knocks out misty's last Pokémon
-    s.add("turn_started", player="misty", deck=next_deck)  # the source never closed the checkup
-    return s
-
-
-@pytest.mark.parametrize("deck", [0, 1])
-def test_a_checkup_closed_by_the_next_turn_that_ends_the_game_is_followed_by_nothing(deck: int) -> None:
-    s = _checkup_ko_closed_by_the_next_turn(deck)
-    timeline = s.game().timeline
-    types = [o["type"] for o in timeline]
-    assert types[-1] == "game_over" and "deck_out" not in types
-    assert result_of(s) == ("win", "ash", "prizes", len(s.events))
-    assert "turn_order" not in codes(s.record()) and "deck_count_mismatch" not in codes(s.record())
-
-
-@pytest.mark.parametrize("closer", ["attack", "checkup_started", "turn_ended"])
-def test_no_output_follows_game_over_when_any_window_is_closed_by_the_next_event(closer: str) -> None:
-    s = Stream(prizes=1)
-    s.setup("ash", ("a1", card("Pikachu", 60)))
-    s.setup("misty", ("m1", card("Staryu", 30)))
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.turn("misty")
-    s.add("attack", player="misty", pid="m1", name="Tackle")
-    s.add("damage", pid="m1", amount=30)  # recoil: misty's last Pokémon; the attack is never closed
-    fields: dict[str, Any] = {"attack": {"player": "misty", "pid": "m1", "name": "Tackle"}}.get(closer, {})
-    if closer == "turn_ended":
-        fields = {"player": "misty"}
-    g = Game()
-    for e in s.events:
-        g.apply(e)
-    out = g.apply(s.add(closer, **fields))
-    assert [o["type"] for o in out][-1] == "game_over", out
-    assert result_of(s)[:3] == ("win", "ash", "prizes")
-
-
-def test_an_effect_that_ends_the_game_is_followed_by_nothing_at_the_next_event() -> None:
-    s = Stream(prizes=1)
-    s.setup("ash", ("a1", card("Pikachu", 60)))
-    s.setup("misty", ("m1", card("Staryu", 30)))
-    s.turn("ash")
-    s.add("damage", pid="m1", amount=30)  # an Ability's damage counters: checked once it has resolved
-    g = Game()
-    for e in s.events:
-        g.apply(e)
-    out = g.apply(s.add("attack", player="ash", pid="a1", name="Tackle"))
-    assert [o["type"] for o in out][-1] == "game_over", out
-    assert "event_after_end" not in codes(g.record())
-    # the next events are after the end, as ever
-    g.apply(s.add("attack_ended"))
-    assert codes(g.record()).count("event_after_end") == 1
-
-
-# ---------------------------------------------------------------- 3. Prize cards taken by an effect
-# docs/rules.md §1.1, §4: prize_taken with `effect` is taken by the engine, checked against the prizes
-# left; a player who takes their last Prize card by an effect wins; both at once: the simultaneous table.
-
-BARGAIN = "Lt. Surge's Bargain"
-
-
-def _prizes_left(left: int, **started: Any) -> Stream:
-    """A game where ash has ``left`` prizes left and misty 1."""
-    s = two_sides(prizes=left, **started)
-    s.turn("ash")
-    return s
-
-
-def test_the_last_prize_taken_by_an_effect_wins() -> None:
-    s = _prizes_left(1)
-    s.add("prize_taken", player="ash", count=1, effect=BARGAIN)
-    s.add("turn_ended", player="ash")
-    r = s.record()
-    assert result_of(s) == ("win", "ash", "prizes", 6)
-    assert r["prizes"]["ash"] == {"taken": 1, "needed": 1, "remaining": 0}
-    assert not {"prize_without_ko", "prize_count_mismatch"} & set(codes(r))
-    due = {"type": "prizes_due", "seq": 6, "player": "ash", "count": 1, "effect": BARGAIN}
-    assert due in s.game().timeline
-    # without `effect`, prize_taken is what it was: a source's claim of the prizes a knockout gave
-    s = _prizes_left(1)
-    s.add("prize_taken", player="ash", count=1)
-    assert s.record()["result"] is None and codes(s.record()) == ["prize_without_ko"]
-
-
-def test_a_prize_taken_by_an_effect_that_is_not_the_last_goes_on() -> None:
-    s = _prizes_left(6)
-    s.add("prize_taken", player="ash", count=1, effect=BARGAIN)
-    s.add("prize_taken", player="misty", count=1, effect=BARGAIN)
-    s.add("turn_ended", player="ash")
-    r = s.record()
-    assert r["result"] is None and r["findings"] == []
-    assert r["prizes"]["ash"]["remaining"] == r["prizes"]["misty"]["remaining"] == 5
-
-
-def test_both_players_last_prizes_by_the_same_effect_are_a_simultaneous_draw() -> None:
-    s = _prizes_left(1)
-    s.add("prize_taken", player="ash", count=1, effect=BARGAIN)
-    s.add("prize_taken", player="misty", count=1, effect=BARGAIN)
-    s.add("turn_ended", player="ash")
-    r = s.record()
-    assert result_of(s) == ("draw", None, "simultaneous", 7)
-    assert r["result"]["conditions"] == {"ash": ["prizes"], "misty": ["prizes"]}
-
-
-def test_the_simultaneous_draw_by_an_effect_is_provisional_until_the_effect_ends() -> None:
-    s = _prizes_left(1)
-    s.add("prize_taken", player="ash", count=1, effect=BARGAIN)
-    r = s.record()
-    assert r["provisional"] is True and result_of(s)[:2] == ("win", "ash")  # so far
-    s.add("prize_taken", player="misty", count=1, effect=BARGAIN)
-    assert s.record()["result"]["outcome"] == "draw"
-
-
-def test_last_prizes_by_two_different_effects_are_not_simultaneous() -> None:
-    s = _prizes_left(1)
-    s.add("prize_taken", player="ash", count=1, effect=BARGAIN)
-    s.add("prize_taken", player="misty", count=1, effect="Another Card")
-    assert result_of(s) == ("win", "ash", "prizes", 6)
-    assert codes(s.record()) == ["event_after_end"]
-
-
-def test_a_drawn_game_that_must_be_decided_by_an_effect_awaits_its_playoff() -> None:
-    s = _prizes_left(1, must_decide=True)
-    s.add("prize_taken", player="misty", count=1, effect=BARGAIN)
-    s.add("prize_taken", player="ash", count=1, effect=BARGAIN)
-    s.add("turn_ended", player="ash")
-    r = s.record()
-    assert r["status"] == "awaiting_playoff" and r["playoff"]["child"] == "m1/tb1"
-
-
-def test_prizes_taken_by_an_effect_are_checked_against_the_prizes_left() -> None:
-    s = _prizes_left(2)
-    s.add("prize_taken", player="ash", count=3, effect=BARGAIN)
-    r = s.record()
-    assert [(f["code"], f["seq"], f["severity"]) for f in r["findings"]] == [
-        ("prizes_not_left", 6, "warning")
-    ]
-    assert BARGAIN not in r["findings"][0]["message"] and BARGAIN in r["findings"][0]["detail"]
-    assert r["prizes"]["ash"] == {"taken": 2, "needed": 2, "remaining": 0}
-    assert result_of(s) == ("win", "ash", "prizes", 6)
-
-
-def test_a_prize_taken_by_an_effect_inside_an_attack_is_judged_when_the_attack_ends() -> None:
-    s = _prizes_left(1)
-    s.add("turn_ended", player="ash")
-    s.turn("misty")
-    s.add("attack", player="misty", pid="m1", name="Prize Grab")
-    s.add("prize_taken", player="misty", count=1, effect="Prize Grab")
-    assert s.record()["result"] is None
-    s.add("attack_ended")
-    assert result_of(s) == ("win", "misty", "prizes", len(s.events))
-
-
-def test_in_a_sudden_death_the_first_prize_by_an_effect_wins() -> None:
-    s = Stream("g1/tb1", ruleset="kr-1.0", parent="g1", first="misty")
-    s.setup("ash", ("a1", card("Pikachu", 30)))
-    s.setup("misty", ("m1", card("Staryu", 30)))
-    s.turn("misty")
-    s.add("prize_taken", player="misty", count=1, effect=BARGAIN)
-    s.add("turn_ended", player="misty")
-    assert result_of(s) == ("win", "misty", "prizes", 6)
-
-
-def test_a_prize_effect_then_damage_are_two_effects() -> None:
-    s = _prizes_left(6)
-    s.add("prize_taken", player="ash", count=1, effect=BARGAIN)
-    s.add("damage", pid="m1", amount=50)  # another effect: checked once it resolves
-    s.add("turn_ended", player="ash")
-    r = s.record()
-    assert [k["pid"] for k in r["knockouts"]] == ["m1"] and r["prizes"]["ash"]["taken"] == 2
-
-
-# ---------------------------------------------------------------- 4. the turn's limits
 # docs/rules.md §6 "Once per turn": one Supporter, one Energy from the hand, one Stadium, one retreat per
 # turn; the player who goes first neither attacks nor plays a Supporter on their first turn. A violation
 # on a paper game; on a digital client's log a warning, or an info when a card that lifts the rule is in
 # view; no finding when the event names the effect.
-
-
 def _supporter(s: Stream, player: str, name: str, **extra: Any) -> None:
     s.add("trainer_played", player=player, card={"name": name, "kind": "supporter"}, **extra)
 
@@ -444,11 +234,8 @@ def test_an_attack_on_the_first_turn_by_a_pokemon_whose_attack_allows_it() -> No
     assert codes(s.record()) == []
 
 
-# ---------------------------------------------------------------- 5. evolution timing on a digital log
 # issue 19: engine findings about card effects the engine does not model are never violations on digital
 # logs; with Forest of Vitality in play, evolving a Pokémon the turn it came into play is an info.
-
-
 def _evolve_the_turn_it_came(source: dict[str, Any], stadium: str | None) -> Stream:
     s = _turn_two(source)
     s.add("turn_ended", player="misty")
@@ -494,7 +281,6 @@ def test_an_evolution_that_names_its_effect_is_no_finding() -> None:
     assert s.record()["findings"] == []
 
 
-# ---------------------------------------------------------------- 6. how the severity is chosen
 def test_severity_by_source_and_catalogue() -> None:
     assert severity("manual", LIFTS["second_energy"], {"Baxcalibur"}) == ("violation", None)
     assert severity("scanned", frozenset(), set())[0] == "violation"

@@ -1,10 +1,10 @@
 """The Pokémon TCG Live client's battle-log sentences, in every language it ships, matched line by line.
 
 The client writes every line of a battle log from a table of 228 templates (``blog_loc_*`` keys, the same
-keys in every language; ``replay/sources/templates/<lang>.json``). ``Sentences.for_language(code)``
-compiles one language's table into regexes and ``match(line)`` returns what the line says: a *kind* the
-importer acts on (``attack``, ``ko``, ``prize``, ``discarded``, ...) and the line's values under
-language-independent names:
+keys in every language; ``replay/sources/ptcgl/templates/<lang>.json``). ``Sentences.for_language(code)``
+reads one language's table as regexes (each compiled the first time a line is tried against it) and
+``match(line)`` returns what the line says: a *kind* the importer acts on (``attack``, ``ko``, ``prize``,
+``discarded``, ...) and the line's values under language-independent names:
 
 ====  ===========================================================================================
 p     the acting player (the mover, the attacker, the drawer)
@@ -215,7 +215,7 @@ KINDS: dict[str, tuple[str, dict[str, str], dict[str, str]]] = {
 # effect_prevention_* and damage_detail_* (the breakdown items) are families of "ignore" lines.
 _IGNORED_FAMILIES = ("blog_loc_effect_prevention_", "blog_loc_damage_detail_")
 CONDITIONS = ("poisoned", "burned", "asleep", "paralyzed", "confused")
-# The client's language codes for the tables in replay/sources/templates/.
+# The client's language codes for the tables in replay/sources/ptcgl/templates/.
 LANGUAGES = ("en", "de", "fr", "es", "es_la", "it", "pt-BR")
 # Placeholders that are a number; player handles have no spaces [docs/importers.md, the export's traps].
 _NUMBERS = frozenset(
@@ -249,8 +249,9 @@ def normal_text(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'").replace("Pokemon", "Pokémon")
 
 
-def _normal_template(text: str) -> str:
-    """normal_text on a template's literal text (placeholder names such as ``[pokemonCardName]`` stay)."""
+def normal_template(text: str) -> str:
+    """:func:`normal_text` on a template's literal text (placeholder names such as ``[pokemonCardName]``
+    stay)."""
     parts = _SLOT.split(text)
     return "".join(normal_text(p) if i % 2 == 0 else f"[{p}]" for i, p in enumerate(parts))
 
@@ -260,9 +261,8 @@ class Template:
     key: str
     kind: str
     text: str
-    regex: re.Pattern[str]
-    groups: tuple[tuple[str, str], ...]  # (regex group, canonical name)
-    slots: tuple[tuple[str, str], ...]  # (regex group, the template's placeholder name)
+    pattern: str  # its regex, compiled the first time a line is tried against it (Sentences._regex)
+    groups: tuple[tuple[str, str], ...]  # (the template's placeholder name = its regex group, canonical name)
     fixed: tuple[tuple[str, str], ...]
     literal: int  # characters of literal text: the most specific template is tried first
     pieces: tuple[str, ...] = ()  # its literal text between placeholders, in order
@@ -290,13 +290,12 @@ def _compile(key: str, text: str, players: str = r"\S+?") -> Template | None:
             return None
         spec = ("ignore", {}, {})
     kind, names, fixed = spec
-    text = _normal_template(text)
+    text = normal_template(text)
     if not _SLOT.search(text) and kind == "ignore" and text.startswith("<"):
         return None  # an untranslated key the client prints as "<key>": not a sentence
     parts: list[str] = []
     groups: list[tuple[str, str]] = []
-    slots: list[tuple[str, str]] = []
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     pos = 0
     literal = 0
     for m in _SLOT.finditer(text):
@@ -305,28 +304,23 @@ def _compile(key: str, text: str, players: str = r"\S+?") -> Template | None:
         literal += len(lit)
         ph = m.group(1)
         if ph in seen:
-            parts.append(f"(?P={seen[ph]})")  # the same value again (the target named twice)
+            parts.append(f"(?P={ph})")  # the same value again (the target named twice)
         else:
-            gname = f"g{len(groups)}"
-            seen[ph] = gname
+            seen.add(ph)
             if ph in _NUMBERS:
                 body = r"-?\d{1,6}"  # signed: Resistance prints "took -30 less damage"
             elif ph in _PLAYERS:
                 body = players
             else:
                 body = r".+?"
-            parts.append(f"(?P<{gname}>{body})")
-            groups.append((gname, names.get(ph, ph)))
-            slots.append((gname, ph))
+            parts.append(f"(?P<{ph}>{body})")  # a placeholder's name is a word: a group name as it is
+            groups.append((ph, names.get(ph, ph)))
         pos = m.end()
     lit = text[pos:]
     parts.append(re.escape(lit))
     literal += len(lit)
-    regex = re.compile("".join(parts))
     pieces = tuple(p.strip() for p in _SLOT.split(text)[::2] if p.strip())
-    return Template(
-        key, kind, text, regex, tuple(groups), tuple(slots), tuple(fixed.items()), literal, pieces
-    )
+    return Template(key, kind, text, "".join(parts), tuple(groups), tuple(fixed.items()), literal, pieces)
 
 
 def _whole_words(text: str) -> list[str]:
@@ -360,9 +354,10 @@ def _pattern(label: str) -> re.Pattern[str]:
 
 
 @cache
-def _table(code: str) -> dict[str, str]:
-    """One language's template table (``templates/<code>.json``), read once."""
-    base = resources.files("replay.sources").joinpath("templates")
+def sentence_table(code: str) -> dict[str, str]:
+    """One language's template table (``templates/<code>.json``, the client's texts as it ships them), read
+    once."""
+    base = resources.files("replay.sources.ptcgl").joinpath("templates")
     table: dict[str, str] = json.loads(base.joinpath(f"{code}.json").read_text(encoding="utf-8"))
     return table
 
@@ -381,7 +376,7 @@ class Sentences:
         self.variants = variants
         self._loose_rx: list[re.Pattern[str]] | None = None
         self.table = table
-        self.labels = {k: _normal_template(v) for k, v in table.items()}
+        self.labels = {k: normal_template(v) for k, v in table.items()}
         templates: list[Template] = []
         seen: set[str] = set()
         # keys in KINDS order first, so that of two keys with the same text the first listed is kept
@@ -414,6 +409,12 @@ class Sentences:
         # most specific first: longer literal text, then more placeholders
         self.rank = {i: (-t.literal, -len(t.groups), i) for i, t in enumerate(templates)}
         self.always.sort(key=self.rank.__getitem__)
+        self._words = frozenset(self.index)
+        # the templates to try for a set of index words, in order: a log repeats a few dozen such sets
+        self._orders: dict[frozenset[str], tuple[int, ...]] = {}
+        # each template's regex, compiled the first time a line is tried against it: a log meets a few
+        # dozen of a language's ~230 templates, and compiling them all cost a one-log import 0.1 s
+        self._rx: list[re.Pattern[str] | None] = [None] * len(templates)
         self.conditions = {
             self.labels[f"blog_loc_condition_{c}"].casefold(): c
             for c in CONDITIONS
@@ -429,19 +430,13 @@ class Sentences:
     @staticmethod
     @cache
     def for_language(code: str) -> Sentences:
-        """The compiled table of one of LANGUAGES (cached: compiled once per process, when a log in that
-        language is met: compiling every language's ~230 templates cost a command 0.3 s at start-up)."""
-        base = resources.files("replay.sources").joinpath("templates")
+        """The table of one of LANGUAGES (cached: read once per process, when a log in that language is
+        met: compiling every language's ~230 templates cost a command 0.3 s at start-up; each template's
+        regex is compiled when a line is first tried against it)."""
+        base = resources.files("replay.sources.ptcgl").joinpath("templates")
         extra = base.joinpath(f"{code}.variants.json")
         variants = json.loads(extra.read_text(encoding="utf-8"))["variants"] if extra.is_file() else None
-        return Sentences(code, _table(code), variants)
-
-    @staticmethod
-    @cache
-    def labels_of(code: str) -> dict[str, str]:
-        """The client's texts of one of LANGUAGES, normalised as :attr:`labels` holds them, without
-        compiling the sentences: what telling a log's language and reading its headers need."""
-        return {k: _normal_template(v) for k, v in _table(code).items()}
+        return Sentences(code, sentence_table(code), variants)
 
     @staticmethod
     @lru_cache(maxsize=8)
@@ -497,7 +492,7 @@ class Sentences:
     def match(self, line: str) -> list[Match]:
         one = self.match_one(line)
         if one is not None:
-            if any(". " in v or "! " in v for v in one.g.values()):
+            if (". " in line or "! " in line) and any(". " in v or "! " in v for v in one.g.values()):
                 # a value that holds a sentence joint ("... on the Bench. Jet Energy was activated" read
                 # as one card name): two sentences on one line, when both parts are sentences
                 parts = self._split(line, 0)
@@ -525,26 +520,43 @@ class Sentences:
                 return [first, *more]
         return []
 
+    def _order(self, words: frozenset[str]) -> tuple[int, ...]:
+        """The templates indexed under ``words`` (a line's index words), most specific first, then those
+        with no whole literal word (``always``)."""
+        order = self._orders.get(words)
+        if order is None:
+            cands = {i for w in words for i in self.index[w]}
+            order = self._orders[words] = (*sorted(cands, key=self.rank.__getitem__), *self.always)
+        return order
+
+    def _regex(self, i: int) -> re.Pattern[str]:
+        rx = self._rx[i]
+        if rx is None:
+            rx = self._rx[i] = re.compile(self.templates[i].pattern)
+        return rx
+
     def match_one(self, line: str) -> Match | None:
-        cands: set[int] = set()
-        index = self.index
-        for w in line.split(" "):
-            hit = index.get(w)
-            if hit is not None:
-                cands.update(hit)
-        tried = sorted(cands, key=self.rank.__getitem__)
-        failed: list[Template] = []
-        for i in tried + self.always if self.always else tried:
-            t = self.templates[i]
-            m = t.regex.fullmatch(line)
+        order = self._order(self._words.intersection(line.split(" ")))
+        rxs = self._rx
+        for k, i in enumerate(order):
+            m = (rxs[i] or self._regex(i)).fullmatch(line)
             if m is None:
-                failed.append(t)
                 continue
-            g = {name: m.group(gname) for gname, name in t.groups}
+            t = self.templates[i]
+            raw = m.groupdict()
+            g = {name: raw[ph] for ph, name in t.groups}
             g.update(t.fixed)
-            out = self._refine(t, g, {ph: m.group(gname) for gname, ph in t.slots})
+            out = self._refine(t, g, raw)
             if out is not None:
-                fell = next((u for u in failed if u.literal > t.literal and _in_order(u.pieces, line)), None)
+                # a more specific template tried before (all failed) whose words are all in the line
+                fell = next(
+                    (
+                        u
+                        for u in map(self.templates.__getitem__, order[:k])
+                        if u.literal > t.literal and _in_order(u.pieces, line)
+                    ),
+                    None,
+                )
                 if fell is not None:
                     return Match(out.kind, out.key, out.g, out.raw, partial=fell.key)
             return out

@@ -1,7 +1,7 @@
 """A simulated league event: Swiss rounds of best-of-three matches, then a top cut in single elimination.
 
 ``prizecheck simulate --league L --players N --rounds R`` (:mod:`replay.cli.simulate`). Every game is a
-full simulated game (:func:`replay.sources.simulate.simulate_game`) with ``context`` naming the league,
+full simulated game (:func:`replay.generators.simulate.simulate_game`) with ``context`` naming the league,
 season, event, round, table, ``series`` (the match) and ``game``, so that ``prizecheck report`` rebuilds
 the matches and standings from the games alone.
 
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from replay.engine.errors import InputError
+from replay.generators.simulate import FAULTS, RULESETS, SCENARIO_QUOTA, Setting, simulate_game
 from replay.series import (
     SINGLE_ELIMINATION,
     SWISS,
@@ -37,7 +38,6 @@ from replay.series import (
     match_result,
     swiss_standings,
 )
-from replay.sources.simulate import FAULTS, RULESETS, SCENARIO_QUOTA, Setting, simulate_game
 
 Event = dict[str, Any]
 
@@ -57,7 +57,7 @@ _MAX_GAMES: Final = 5  # a single-elimination match goes on until someone has tw
 # How each table's games were recorded: streamed by the digital client, a scanned match sheet, or a judge's
 # app by hand (which knows no HP: its knockouts are taken from the claims).
 _SOURCES: Final = {"digital": 5, "scanned": 3, "manual": 2}
-_FAULT_CHANCE: Final = 0.08  # a game with one source error (replay.sources.simulate.FAULTS)
+_FAULT_CHANCE: Final = 0.08  # a game with one source error (replay.generators.simulate.FAULTS)
 _WRONG_CLAIM: Final = 0.06  # a scanned or manual game whose claimed winner is the wrong player
 
 

@@ -246,12 +246,12 @@ def translate_log(text: str, code: str) -> str:
     every line re-rendered from the same template key of that language's table, card, attack and Ability
     names taken from the card catalogue in that language (English kept where it has none), handles and
     numbers kept. For test fixtures in the shape of a localised export (never a real player's log); the
-    end reasons come from replay/sources/locales.py (unverified except where it says so)."""
+    end reasons come from replay/sources/ptcgl/locales.py (unverified except where it says so)."""
     import re
 
     from replay.sources.cards import card_database, display_name
-    from replay.sources.locales import LOCALES, NUMBERED, REASONS
-    from replay.sources.sentences import Sentences, language_of, normal_text
+    from replay.sources.ptcgl.locales import LOCALES, NUMBERED, REASONS
+    from replay.sources.ptcgl.sentences import Sentences, language_of, normal_text
 
     en, to = Sentences.for_language("en"), Sentences.for_language(code)
     lang = language_of(code)

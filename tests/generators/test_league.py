@@ -1,4 +1,4 @@
-"""The league simulator (replay/sources/league.py): Swiss rounds of best-of-three matches, byes, drops, a
+"""The league simulator (replay/generators/league.py): Swiss rounds of best-of-three matches, byes, drops, a
 single-elimination top cut, playoff games and a second tiebreak; and ``prizecheck simulate --league``."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from replay.cli import main
 from replay.codec import read_events
 from replay.engine.errors import InputError
 from replay.engine.validate import validate_event
+from replay.generators.league import LeagueSim, _bracket
 from replay.report import read_tdf
-from replay.sources.league import LeagueSim, _bracket
 from tests.report.league import league
 
 
