@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -45,6 +46,10 @@ MAX_DELAY = 600
 
 #: Roles that see a match live when their token covers it: they run the table and rule on it.
 LIVE_ROLES = frozenset({"judge", "recorder", "ingest"})
+
+#: The store's on-air entry (beside the stream tables' and clocks') where the processes keep the delayed
+#: matches on air: ``{match: [since, delay]}``, those whose delay has passed dropped at each write.
+HELD_KEY = "delay:held"
 
 #: How long one reading of a held match's public view serves every reader (seconds).
 SEEN_FOR = 0.25
@@ -103,6 +108,8 @@ class Delay:
         self._keep = keep
         self._tasks: set[asyncio.Task[None]] = set()
         self._seen: OrderedDict[tuple[str, int], Seen] = OrderedDict()
+        self._recalled = False
+        self._keeping: asyncio.Task[None] | None = None
 
     async def of(self, match: str) -> float:
         """``match``'s broadcast delay in seconds (0: none). A match with no first event yet takes its
@@ -144,11 +151,55 @@ class Delay:
             task.add_done_callback(self._tasks.discard)
         elif delay > 0:
             self.on_air[match] = self.clock()
+            self._keep_on_air()
 
     async def _learn(self, match: str, at: float) -> None:
         with contextlib.suppress(Exception):  # the store is down: the next update asks again
             if await self.of(match) > 0:
                 self.on_air[match] = max(at, self.on_air.get(match, at))
+                self._keep_on_air()
+
+    def _keep_on_air(self) -> None:
+        """Keep the matches on air in the store too (one write at a time, the newest state): a process
+        started within a delay has heard none of the changes that hold them (:meth:`recall`)."""
+        if self._keeping is None or self._keeping.done():
+            self._keeping = asyncio.create_task(self._write_on_air())
+
+    async def _write_on_air(self) -> None:
+        await asyncio.sleep(0)  # the other changes of this moment go in the same write
+        with contextlib.suppress(Exception):  # the store is down: the next change writes again
+            for _ in range(20):
+                old = await self.store.on_air(HELD_KEY)
+                held = self._stored(old)
+                for match, at in self.on_air.items():
+                    delay = self.known.get(match, 0.0)
+                    if at >= held.get(match, (0.0, 0.0))[0]:
+                        held[match] = (at, delay)
+                new = json.dumps(held, sort_keys=True, separators=(",", ":")).encode()
+                if new == old or await self.store.swap_on_air(HELD_KEY, old, new):
+                    return
+
+    def _stored(self, raw: bytes | None) -> dict[str, tuple[float, float]]:
+        """The stored matches on air, less those whose delay has passed."""
+        now = self.clock()
+        try:
+            stored = json.loads(raw) if raw else {}
+            held = {str(m): (float(at), float(d)) for m, (at, d) in stored.items()}
+        except (ValueError, TypeError, AttributeError):
+            return {}  # not ours to read: rewritten whole
+        return {m: v for m, v in held.items() if now - v[0] <= v[1]}
+
+    async def recall(self) -> None:
+        """Once per process: the matches on air that other processes (or this one before a restart) heard
+        change within their delay, so that a filtered list started within a delay still holds them."""
+        if self._recalled:
+            return
+        with contextlib.suppress(Exception):  # the store is down: asked again by the next list
+            held = self._stored(await self.store.on_air(HELD_KEY))
+            for match, (at, delay) in held.items():
+                self.known.setdefault(match, delay)
+                self.on_air[match] = max(at, self.on_air.get(match, at))
+            self._recalled = True
 
     def held_now(self) -> list[str]:
         """Delayed matches that changed within their delay (what a filtered list must look at apart)."""
@@ -330,6 +381,7 @@ class Reader:
         """Held matches whose public view matches ``filters`` (a filtered list adds them: their stored
         line may not match, their public one does)."""
         out = []
+        await self.delay.recall()
         for match in self.delay.held_now():
             seen = await self.seen(match)
             view = _entry(seen) if seen is not None and seen.held else None

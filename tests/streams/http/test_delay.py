@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import aiohttp
 
-from streams.http.delay import DELAY
+from streams.http.delay import DELAY, Delay
 from streams.http.routes import ROUTES
 from streams.http.tables import table_started
 from tests.builder import Stream, card
@@ -164,6 +164,13 @@ async def test_every_public_route_shows_a_delayed_match_as_it_was(served: Served
     assert json.loads(held["/overlay/table/L1-cup/5/now"][1])["match"] == MATCH
     slot_now = json.loads(held["/overlay/slot/s1/now"][1])
     assert slot_now["match"] == MATCH and slot_now["standings"] == []  # no result yet
+
+    # a process started within the delay has heard none of the changes that hold the match: it finds it
+    # on air in the store, so that its filtered lists hold the match's public line too
+    fresh = Delay(s.store, clock=delay.clock)
+    assert fresh.held_now() == []
+    await fresh.recall()
+    assert fresh.held_now() == [MATCH]
 
     # judges and the producer see it live meanwhile, the live stream too
     for who in ("judge", "ingest", "admin"):
