@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay.contract.validate import validate_event
 from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
-from replay.engine.validate import validate_event
 from replay.sources.cards import NO_CATALOGUE, Catalogue
 from replay.sources.common import Event, Finding, ImportResult, note, number, valid_match_id
 from replay.sources.table import Table

@@ -16,7 +16,8 @@ from typing import Any
 import msgpack
 from aiohttp import web
 
-from replay.codec import edge_event, loads_json, shallow_json
+from replay.codec import loads_json, shallow_json
+from replay.contract.shape import edge_event
 from replay.engine.errors import EventError
 from streams.http.routes import Problem
 

@@ -37,8 +37,8 @@ from typing import Any
 
 from aiohttp import web
 
+from replay.contract.validate import validate_event
 from replay.engine.errors import EventError, RecordError
-from replay.engine.validate import validate_event
 from replay.records import from_msgpack
 from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem

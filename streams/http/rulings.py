@@ -19,9 +19,9 @@ from typing import Any
 
 from aiohttp import web
 
+from replay.contract.validate import validate_event
 from replay.engine.errors import EventError
 from replay.engine.ruleset import load_ruleset
-from replay.engine.validate import validate_event
 from replay.records import from_msgpack
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE

@@ -12,7 +12,7 @@ import pytest
 
 from tests.paths import ROOT
 
-HEAVY = ("msgspec", "replay.engine.game", "replay.engine.validate", "aiohttp", "redis", "duckdb", "rich")
+HEAVY = ("msgspec", "replay.engine.game", "replay.contract.validate", "aiohttp", "redis", "duckdb", "rich")
 
 PROBE = """
 import contextlib, io, sys
@@ -73,4 +73,4 @@ def test_the_command_run_imports_what_it_needs() -> None:
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert {"msgspec", "replay.engine.validate"} <= set(done.stdout.split())
+    assert {"msgspec", "replay.contract.validate"} <= set(done.stdout.split())

@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from replay import Game
-from replay.codec import edge_event
+from replay.contract.admit import decode_event
+from replay.contract.shape import edge_event
 from replay.engine import chain
 from replay.engine.errors import EventError
 from replay.engine.record import dumps
 from replay.sources.simulate import simulate_corpus
-from streams.ingest import decode_event
 from tests.sampling import examples
 
 CHECK = chain.C_CANONICAL

@@ -1,4 +1,4 @@
-"""The msgspec fast path of ``replay.engine.validate.validate_event``: used for the common case, and sound.
+"""The msgspec fast path of ``replay.contract.validate.validate_event``: used for the common case, and sound.
 
 Sound means: whenever the fast path accepts an event, the fastjsonschema validator of its type accepts it
 too; and ``validate_event`` accepts and rejects exactly what the fastjsonschema path alone does, with the
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import replay.engine.validate as V
+import replay.contract.validate as V
 from replay.engine.errors import EventError
 from replay.sources.simulate import simulate_corpus
 from tests.sampling import examples

@@ -23,7 +23,8 @@ import pytest
 from replay import Game, replay_records
 from replay.engine.chain import canonical_bytes, verify_signature
 from replay.engine.record import dumps
-from streams.ingest import IngestCore, unpack_record
+from replay.records import unpack_record
+from streams.ingest import IngestCore
 from streams.store import MemoryStore, Store
 from tests.builder import Stream, card, drawn_game, sudden_death
 from tests.paths import ROOT
@@ -703,9 +704,9 @@ async def test_a_child_decided_only_while_an_effect_resolves_does_not_settle_its
 
 
 async def test_a_long_run_is_written_in_bounded_pieces(any_store: Store, monkeypatch: Any) -> None:
-    import streams.ingest
+    import streams.ingest.write
 
-    monkeypatch.setattr(streams.ingest, "MAX_RUN", 7)
+    monkeypatch.setattr(streams.ingest.write, "MAX_RUN", 7)  # the write path cuts runs at MAX_RUN
     events = game("long", turns=8, notes=2)
     sub = await any_store.subscribe("long")
     try:

@@ -9,7 +9,8 @@ import pytest
 
 from replay import replay_records
 from replay.engine.record import dumps
-from streams.ingest import IngestCore, unpack_record
+from replay.records import unpack_record
+from streams.ingest import IngestCore
 from streams.store import Store
 from tests.builder import Stream, drawn_game, sudden_death
 

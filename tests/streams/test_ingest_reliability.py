@@ -15,7 +15,8 @@ from replay import replay_records
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError
 from replay.engine.record import dumps
-from streams.ingest import IngestCore, unpack_record
+from replay.records import unpack_record
+from streams.ingest import IngestCore
 from streams.store import AppendResult, AppendRun, ArchivedEvent, MemoryStore, RedisStore, Store
 from tests.builder import Stream, card, drawn_game
 from tests.streams.test_ingest_playoffs import playoff

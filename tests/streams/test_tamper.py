@@ -14,7 +14,8 @@ from typing import Any
 import msgpack
 
 from replay.engine.chain import canonical_bytes
-from streams.ingest import IngestCore, unpack_record
+from replay.records import unpack_record
+from streams.ingest import IngestCore
 from streams.store import RedisStore
 from streams.store.checkpoint import CheckpointKey, FileCheckpoints, MemoryCheckpoints, seal_held
 from tests import tamper

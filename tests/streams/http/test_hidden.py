@@ -44,6 +44,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay import Game
+from replay.contract.validate import validate_record
 from replay.engine.public import (
     CONTEXT,
     ENVELOPE,
@@ -60,7 +61,6 @@ from replay.engine.public import (
     public_event,
     public_record,
 )
-from replay.engine.validate import validate_record
 from replay.records import from_mapping
 from replay.report.build import ReportBuilder
 from replay.sources.ptcgl import parse_ptcgl
