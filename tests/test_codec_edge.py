@@ -24,7 +24,7 @@ from streams.ingest import IngestCore
 from streams.store import MemoryStore
 from tests.paths import ROOT
 from tests.sampling import examples
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 def prizecheck(*args: str) -> subprocess.CompletedProcess[str]:

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay.contract.validate import validate_event
+from replay.contract.admit import admit
 from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.cards import NO_CATALOGUE, Catalogue
@@ -879,7 +879,7 @@ def parse_sheet(
     events = number(sheet_match, body)
     for ev in events:  # a row whose numbers the contract refuses (61 prizes) is named here, by its line
         try:
-            validate_event(ev)
+            admit(ev)
         except EventError as exc:
             bad = st.rows.get(ev.get("row", -1))
             raise InputError(

@@ -32,7 +32,7 @@ from typing import Any
 
 from aiohttp import web
 
-from replay.contract.validate import validate_event
+from replay.contract.admit import admit
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError, InputError
 from replay.engine.public import cards_are_public, public_event
@@ -199,7 +199,7 @@ def _events(body: Mapping[str, Any], match: str, writer: str | None = None) -> l
         if ev.get("match") != match:
             raise Problem(400, "bad_event", f"event {i}: match must be {match!r} (this console's match)")
         try:
-            validate_event(ev)
+            admit(ev)
         except EventError as exc:
             raise Problem(400, "bad_event", f"event {i}: {exc}") from None
         if ev.get("type") == "correction" and "author" in ev and ev["author"] != writer:

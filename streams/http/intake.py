@@ -29,7 +29,7 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from replay.contract.validate import validate_event
+from replay.contract.admit import admit
 from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import match_id_from, valid_match_id
@@ -184,7 +184,7 @@ async def _check_new(request: web.Request, games: list[Imported]) -> None:
             )
         for event in game.events:
             try:
-                validate_event(event)
+                admit(event)
             except EventError as exc:  # an importer's event the contract refuses: a bug, said plainly
                 raise Problem(400, "invalid_event", f"{game.file}: {exc}") from None
 

@@ -116,7 +116,7 @@ class IngestCore(WritePath, Rebuild):
         match, the events that are next in line are applied to the game in memory and written together
         (one :meth:`Store.append_run`); a run is also written where the playoff links act on the record
         (``run_ends``). The stored archive, record and board are byte for byte those of one event per call
-        (``tests/streams/test_ingest.py``).
+        (``tests/streams/ingest/test_write.py``).
 
         A store error propagates (nothing is returned): events of other matches may have been stored, and
         a retry of the batch finds them as duplicates.

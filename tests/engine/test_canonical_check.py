@@ -196,8 +196,8 @@ def test_canonical_forms_are_taken_as_they_are(value: dict[str, Any]) -> None:
 @settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(events)
 def test_the_worker_decodes_canonical_messages_as_msgpack_would(event: dict[str, Any]) -> None:
-    """streams.ingest.decode_event reads canonical bytes with msgspec: the same values, types and all,
-    after the edge's rules (replay.codec.edge_event: an integral float is the int it equals)."""
+    """replay.contract.admit.decode_event reads canonical bytes with msgspec: the same values, types and all,
+    after the edge's rules (replay.contract.shape.edge_event: an integral float is the int it equals)."""
     raw = chain.canonical_bytes(event)
     try:
         expected = edge_event(msgpack.unpackb(raw, raw=False, strict_map_key=False))

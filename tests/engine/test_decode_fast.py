@@ -163,7 +163,7 @@ def test_decoders_take_every_simulated_and_example_event() -> None:
     for event in events:
         as_msgpack, as_json = decoded(event)
         if "device" in (event.get("source") or {}):
-            # an extra field goes the dict way, where the edge checks it (replay.codec.edge_event)
+            # an extra field goes the dict way, where the edge checks it (replay.contract.shape.edge_event)
             assert as_msgpack is None and as_json is None, event
             continue
         assert as_msgpack is not None and as_json is not None, event

@@ -202,7 +202,8 @@ def test_schema_examples_take_the_fast_path() -> None:
     for name in COVERED:
         for event in VALID[name]:
             # an extra field (this example's source.device) goes the dict way, where the edge checks its
-            # keys, depth and numbers (replay.codec.edge_event); every other example takes the fast path
+            # keys, depth and numbers (replay.contract.shape.edge_event); every other example takes the fast
+            # path
             extra = "device" in (event.get("source") or {})
             assert fast_accepts(event) is not extra, event
             check(event)

@@ -19,7 +19,7 @@ from streams.ingest import IngestCore
 from streams.store import RedisStore
 from streams.store.checkpoint import CheckpointKey, FileCheckpoints, MemoryCheckpoints, seal_held
 from tests import tamper
-from tests.streams.test_ingest import Clock, game
+from tests.streams.ingest.support import Clock, game
 
 KEY = CheckpointKey(b"tamper-test-key-0123456789", "t1")
 
