@@ -1,11 +1,12 @@
 """The ingest core: one function that takes events and lands them in the store, whoever delivered them.
 
 ``prizecheck serve`` (HTTP, embedded) and the Kafka workers both call :meth:`IngestCore.ingest_many`
-(:meth:`IngestCore.ingest` is that call with one event): there is one path. The core decodes and validates
-each event, applies it to the match's :class:`replay.Game` (kept in memory by the owner of the match), and
-hands the store the archived bytes with the new board and record in one atomic append: the in-line events
-of one match in a batch are one append (a run); a conflict is its own. Then it updates the league indexes
-(a second, idempotent step) and the playoff links between parent and child records.
+(:meth:`IngestCore.ingest` is that call with one event): there is one path. The core admits each event at
+the edge every transport shares (:func:`replay.contract.admit.admit`: decoded, its shape and schema checked,
+its canonical bytes), applies it to the match's :class:`replay.Game` (kept in memory by the owner of the
+match), and hands the store the archived bytes with the new board and record in one atomic append: the
+in-line events of one match in a batch are one append (a run); a conflict is its own. Then it updates the
+league indexes (a second, idempotent step) and the playoff links between parent and child records.
 
 Guarantees (docs/reliability.md, docs/storage.md): the archive is the source of truth and a record rebuilt
 from it is byte for byte the one stored; delivery may repeat (exact duplicates are no-ops); events ahead of
@@ -17,6 +18,9 @@ checks the archive against the trusted chain head the store keeps and raises a t
 re-signing a changed archive; a finished record that changes is kept as a new version. Nothing is dropped
 silently: every event ends as applied, duplicate, buffered or rejected (quarantined by the caller), and
 ``stats()`` counts them.
+
+This module holds the public calls and the decision for each event of a batch; each guarantee is a module
+of its own under it (the package's ``__init__`` lists them), which :class:`IngestCore` is built from.
 """
 
 from __future__ import annotations
