@@ -359,7 +359,7 @@ async def main(args: argparse.Namespace) -> int:
     from redis.asyncio import Redis
 
     from replay.engine.record import dumps
-    from streams.ingest import unpack_record
+    from replay.records import unpack_record
     from streams.kafka.produce import produce
     from streams.store import RedisStore
 

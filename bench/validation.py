@@ -1,4 +1,4 @@
-"""Validation at the edge: ``replay.engine.validate.validate_event`` on a simulated corpus, one core.
+"""Validation at the edge: ``replay.contract.validate.validate_event`` on a simulated corpus, one core.
 
     python bench/validation.py [--games 300] [--seed 1] [--runs 5]
 
@@ -24,7 +24,7 @@ sys.path[:0] = [str(ROOT)]
 
 import msgpack  # noqa: E402
 
-import replay.engine.validate as validate  # noqa: E402
+import replay.contract.validate as validate  # noqa: E402
 from replay.generators.simulate import simulate_corpus  # noqa: E402
 
 

@@ -8,10 +8,10 @@ A file is read in two passes over its bytes, chunk by chunk (a few thousand even
 of every decoded event is ever built:
 
 - :meth:`EventFile.check` decodes each chunk straight into the contract's types, in C
-  (:func:`replay.engine.validate.event_decoders`): one call per chunk, no dict per event. It yields each
+  (:func:`replay.contract.validate.event_decoders`): one call per chunk, no dict per event. It yields each
   chunk's match ids and seqs, which is all a reader needs to know which game each event belongs to and
   whether a game's events come in order. Whatever that decoder refuses in a chunk is read the way every
-  event used to be: decoded as a dict and checked by :func:`replay.engine.validate.validate_event`, which
+  event used to be: decoded as a dict and checked by :func:`replay.contract.validate.validate_event`, which
   decides and words the error.
 - :meth:`EventFile.events` then gives the same chunks' events for the engine: a MessagePack chunk as each
   message's own bytes (what ``Game.apply_msgpack`` takes: the hash chain hashes them as they are when they
@@ -33,8 +33,9 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from replay.engine.errors import EventError, InputError
-from replay.engine.validate import event_decoders, scalar_problem, validate_event
+from replay.contract.shape import MAX_DEPTH, edge_event
+from replay.contract.validate import event_decoders, validate_event
+from replay.engine.errors import InputError
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 MSGPACK_SUFFIXES = (".msgpack", ".mpk", ".msgp")
@@ -44,15 +45,7 @@ CHUNK_EVENTS = 4096
 CHUNK_BYTES = 1 << 19
 """JSON Lines bytes decoded per call (cut at the next line end)."""
 
-#: The deepest nesting an event may have: a value at most this many maps and lists below the event
-#: itself (the contract's own events nest 3 deep; extra fields may go further). The same bound as the C
-#: check of canonical messages (``replay/engine/_link.c``), so every transport refuses the same events.
-MAX_DEPTH = 64
-_EXACT_INT_FLOAT = 2.0**53
-_INT_BOUND = 2**63  # MessagePack's integers: -2^63 to 2^64-1
-
-
-# What in JSON text may decode to a value the edge refuses (replay.engine.validate.scalar_problem): 19
+# What in JSON text may decode to a value the edge refuses (replay.contract.validate.scalar_problem): 19
 # digits or more (an integer beyond 64 bits), NaN / Infinity (Python's JSON reader takes them), a
 # three-digit exponent (a float beyond the finite ones), a \uD800-\uDFFF escape (a lone surrogate).
 # The same characters inside a string only cost the walk.
@@ -68,91 +61,6 @@ def shallow_json(text: str | bytes) -> bool:
     if isinstance(text, str):
         return text.count("{") + text.count("[") <= MAX_DEPTH and _RISKY.search(text) is None
     return text.count(b"{") + text.count(b"[") <= MAX_DEPTH and _RISKY_BYTES.search(text) is None
-
-
-def edge_event(obj: object, *, file: str | None = None, line: int | None = None) -> dict[str, Any]:
-    """Check the shape of one decoded event at the edge, before anything else reads it.
-
-    The same rules for files, HTTP bodies and Kafka messages (docs/events.md, "Limits"): an event is a map
-    whose keys are strings at every level, nested at most :data:`MAX_DEPTH` deep; an integral number
-    written as a float (``2.0``) is the integer it equals, as JSON Schema counts it, so an event has the
-    same canonical bytes however it was written (the JSON reader already parses numbers so; MessagePack
-    carries floats as they were sent, and they are turned into ints here, in place); every integer fits
-    in 64 bits, every float is finite and every text is Unicode, wherever it is
-    (:func:`replay.engine.validate.scalar_problem`: an extra field too, so that every event is archived
-    in one encoding and every record is JSON). Raises :class:`replay.engine.errors.EventError` naming the
-    field; the schema itself is checked later (``validate_event``). The walk is iterative: no input can
-    exhaust the interpreter's stack.
-    """
-    if not isinstance(obj, dict):
-        raise EventError(f"an event must be an object (a map), got {_kind(obj)}", file=file, line=line)
-    stack: list[tuple[Any, int, str]] = [(obj, 0, "")]
-    while stack:
-        node, depth, path = stack.pop()
-        if depth > MAX_DEPTH:
-            raise EventError(
-                f"nested deeper than {MAX_DEPTH} levels", field=path or None, file=file, line=line, **_id(obj)
-            )
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if type(key) is not str or (not key.isascii() and scalar_problem(key)):
-                    raise EventError(
-                        f"map keys must be strings of Unicode text, got {_kind(key)} {key!r:.40}",
-                        field=path or None,
-                        file=file,
-                        line=line,
-                        **_id(obj),
-                    )
-                kind = type(value)
-                if kind is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
-                    node[key] = int(value)
-                elif kind is dict or kind is list:
-                    stack.append((value, depth + 1, f"{path}.{key}" if path else key))
-                elif _suspect(kind, value):
-                    _scalar_ok(value, f"{path}.{key}" if path else key, obj, file, line)
-        else:  # a list
-            for i, value in enumerate(node):
-                kind = type(value)
-                if kind is float and value.is_integer() and abs(value) < _EXACT_INT_FLOAT:
-                    node[i] = int(value)
-                elif kind is dict or kind is list:
-                    stack.append((value, depth + 1, f"{path}[{i}]"))
-                elif _suspect(kind, value):
-                    _scalar_ok(value, f"{path}[{i}]", obj, file, line)
-    return obj
-
-
-def _suspect(kind: type, value: Any) -> bool:
-    """Whether a scalar needs :func:`scalar_problem` (cheap tests first: most values are small integers,
-    ASCII text or finite floats)."""
-    if kind is int:
-        return not -_INT_BOUND <= value < 2 * _INT_BOUND
-    if kind is str:
-        return not value.isascii()
-    return kind is float
-
-
-def _scalar_ok(value: Any, path: str, event: dict[Any, Any], file: str | None, line: int | None) -> None:
-    why = scalar_problem(value)
-    if why is not None:
-        raise EventError(why, field=path, file=file, line=line, **_id(event))
-
-
-def _kind(value: object) -> str:
-    return {dict: "a map", list: "a list", str: "a string", int: "an integer", float: "a number"}.get(
-        type(value), type(value).__name__
-    )
-
-
-def _id(event: dict[Any, Any]) -> dict[str, Any]:
-    """The event's match and seq for an error message, when they look right."""
-    where: dict[str, Any] = {}
-    match, seq = event.get("match"), event.get("seq")
-    if type(match) is str and 0 < len(match) <= 128:
-        where["match"] = match
-    if type(seq) is int and 0 < seq < 2**63:
-        where["seq"] = seq
-    return where
 
 
 _NOT_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")

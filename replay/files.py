@@ -31,12 +31,12 @@ from typing import Any, NamedTuple, Protocol
 import msgspec
 
 from replay.codec import Checked, EventFile, open_input
+from replay.contract.validate import event_decoders
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import InputError
 from replay.engine.game import Game
 from replay.engine.outputs import Record
 from replay.engine.playoff import settle
-from replay.engine.validate import event_decoders
 
 __all__ = ["Progress", "Replayed", "fold_events", "replay_files"]
 

@@ -26,6 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+import msgpack
 import msgspec
 
 from replay.engine.chain import Signer, Verifier, sign, verify_signature
@@ -43,6 +44,7 @@ __all__ = [
     "settled",
     "signature_valid",
     "signed",
+    "unpack_record",
 ]
 
 _MISSING: Final = re.compile(r"Object missing required field `([^`]*)`")
@@ -70,6 +72,16 @@ def from_msgpack(data: bytes, *, match: str | None = None) -> Record:
         return _MSGPACK.decode(data)
     except msgspec.DecodeError as exc:
         raise _error(exc, match=match) from None
+
+
+def unpack_record(data: bytes | None) -> dict[str, Any] | None:
+    """A stored record (its canonical msgpack, as the service stores it) as a dict, untyped: what the
+    ingest core settles and signs, and what ``prizecheck check`` and the archive compare byte for byte.
+    None for no bytes, or bytes that are not a map."""
+    if data is None:
+        return None
+    obj = msgpack.unpackb(data, raw=False)
+    return obj if isinstance(obj, dict) else None
 
 
 def from_json_line(data: bytes, *, file: str | None = None, line: int | None = None) -> Record:

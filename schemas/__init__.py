@@ -5,7 +5,7 @@
 - ``record.schema.json``: the end-of-game record (docs/records.md).
 - ``ruleset.schema.json``: the ruleset data files in ``replay/engine/rulesets/``.
 
-``replay.engine.validate`` compiles these once and is the fast way to check data in Python.
+``replay.contract.validate`` compiles these once and is the fast way to check data in Python.
 """
 
 from __future__ import annotations

@@ -32,9 +32,9 @@ from typing import Any
 import msgpack
 
 from replay.engine.game import Game
+from replay.records import unpack_record
 from replay.signing import SigningKey
 from streams.check import verify_copies
-from streams.ingest import unpack_record
 from streams.store import Archived, Snapshot, manifest
 from streams.store.checkpoint import CheckpointKey
 from streams.store.manifest import ArchivedMatch

@@ -42,11 +42,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replay import Game, link_records
+from replay.contract.admit import admit, decode_event
 from replay.engine.chain import Verifier, canonical_bytes, sign, verify_signature
 from replay.engine.errors import EventError
 from replay.engine.playoff import playoff_stub
-from replay.engine.validate import validate_event
-from streams.ingest import archive_bytes, decode_event, unpack_record
+from replay.records import unpack_record
 from streams.kafka.keys import key_refusal
 from streams.reasons import describe
 from streams.store import ArchivedEvent, Checked, IndexEntry, RecordVersion
@@ -316,17 +316,17 @@ async def _read_partitions(consumer: Any, topic: str, *, required: bool) -> list
     return out
 
 
-def admit(key: bytes | None, value: bytes) -> tuple[dict[str, Any], bytes] | str:
+def admit_message(key: bytes | None, value: bytes) -> tuple[dict[str, Any], bytes] | str:
     """What the service does with one topic message: the event and the canonical bytes it archives, or
-    why it must be quarantined (the rules of ``streams.kafka.agents`` and the ingest core)."""
+    why it must be quarantined (the worker's order, ``streams.kafka.agents``: the message decoded, its key
+    checked, then the edge every transport shares, :func:`replay.contract.admit.admit`)."""
     try:
         event = decode_event(value)
         match = event.get("match")
         why = key_refusal(key, match) if isinstance(match, str) else None
         if why is not None:
-            return why  # the worker's order: the key first, then the core's checks
-        validate_event(event)
-        return event, archive_bytes(event, value)
+            return why
+        return admit(event, value)
     except EventError as exc:
         return str(exc)
 
@@ -391,8 +391,7 @@ def _check_event(
     """The event in ``data`` if it is one valid event of ``match`` in canonical bytes (and at ``seq`` when
     given); a breach otherwise."""
     try:
-        event = decode_event(data)
-        validate_event(event)
+        event, canonical = admit(data)
     except EventError as exc:
         report.breach(code, match, seq, f"{what} is not a valid event: {exc}")
         return None
@@ -402,11 +401,7 @@ def _check_event(
     if seq is not None and event.get("seq") != seq:
         report.breach(code, match, seq, f"{what} carries seq {event.get('seq')!r}")
         return None
-    try:
-        canonical = canonical_bytes(event) == data
-    except (TypeError, ValueError, OverflowError):
-        canonical = False
-    if not canonical:
+    if canonical != data:
         report.breach(code, match, seq, f"{what} is not in canonical msgpack")
         return None
     return event
@@ -591,7 +586,7 @@ async def check(
             f"checkpoint log: {sum(len(v) for v in logged.values())} checkpoints of {len(logged)} matches "
             f"under prefix {store.prefix} ({', '.join(checkpoints.sources) or 'no source'})"
         )
-    admitted = [] if topic is None else [admit(msg.key, msg.value) for msg in topic.messages]
+    admitted = [] if topic is None else [admit_message(msg.key, msg.value) for msg in topic.messages]
     names = set(await store.match_names())
     names.update(str(a[0]["match"]) for a in admitted if not isinstance(a, str))
     names.update(logged)

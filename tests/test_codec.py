@@ -32,9 +32,9 @@ from replay.codec import (
     encode_msgpack,
     json_error,
 )
+from replay.contract.validate import validate_event
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import InputError
-from replay.engine.validate import validate_event
 from replay.generators.simulate import simulate_corpus
 from tests.engine.test_validate_fast import BASES, mutate, stamp
 from tests.sampling import examples

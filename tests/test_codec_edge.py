@@ -15,14 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay.codec import MAX_DEPTH, decode_events, edge_event, loads_json, shallow_json
+from replay.codec import decode_events, loads_json, shallow_json
+from replay.contract.admit import decode_event
+from replay.contract.shape import MAX_DEPTH, edge_event
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError, InputError
-from streams.ingest import IngestCore, decode_event
+from streams.ingest import IngestCore
 from streams.store import MemoryStore
 from tests.paths import ROOT
 from tests.sampling import examples
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 def prizecheck(*args: str) -> subprocess.CompletedProcess[str]:

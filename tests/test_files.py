@@ -231,7 +231,7 @@ def test_bad_input_anywhere_stops_before_the_first_record(tmp_path: pathlib.Path
 
 def test_an_event_the_engine_cannot_encode_is_named_not_a_traceback(tmp_path: pathlib.Path) -> None:
     """A lone surrogate in a field the contract leaves open (json.loads takes it) has no UTF-8 for the hash
-    chain: the edge refuses it (replay.codec.edge_event), naming the line and the field."""
+    chain: the edge refuses it (replay.contract.shape.edge_event), naming the line and the field."""
     (stream,) = corpus(1, 2)
     path = tmp_path / "g.jsonl"
     lines = encode_jsonl(stream).splitlines()

@@ -22,12 +22,12 @@ import msgspec.inspect as mi
 import pytest
 
 from replay import replay_records
+from replay.contract.validate import validate_record
 from replay.engine.errors import RecordError
 from replay.engine.outputs import Output, Record
 from replay.engine.playoff import playoff_stub
 from replay.engine.public import public_record
 from replay.engine.record import dumps
-from replay.engine.validate import validate_record
 from replay.records import from_json_line, from_mapping, from_msgpack
 from tests.paths import ROOT
 

@@ -1,9 +1,9 @@
 """The JSON Schemas (schemas/) against the contract, against the reference validator, and against the engine.
 
-Every example is checked twice: by ``replay.engine.validate`` (fastjsonschema, compiled per event type) and by
-the
-reference ``jsonschema`` Draft202012Validator on the whole document. The two must agree, which checks the
-schemas' structure (the top-level if/then dispatch, the per-type ``$defs``) as well as the fast path.
+Every example is checked twice: by ``replay.contract.validate`` (fastjsonschema, compiled per event type)
+and by the reference ``jsonschema`` Draft202012Validator on the whole document. The two must agree, which
+checks the schemas' structure (the top-level if/then dispatch, the per-type ``$defs``) as well as the fast
+path.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
 
-from replay.engine.errors import EventError, InputError
-from replay.engine.validate import (
+from replay.contract.validate import (
     EVENT_TYPES,
     RecordError,
     RulesetError,
@@ -30,6 +29,7 @@ from replay.engine.validate import (
     validate_record,
     validate_ruleset,
 )
+from replay.engine.errors import EventError, InputError
 from schemas import load_schema, schema_path
 from tests.sampling import examples
 

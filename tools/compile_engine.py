@@ -26,9 +26,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Every module of the engine's folder (replay/engine/): the pure fold. Left out, with the reason:
 EXCLUDED = {
     "__init__.py": "the package marker",
-    # The check at the edge, not the fold: its work is in C already (msgspec, fastjsonschema's generated
-    # code), and its soundness tests swap its tables at run time, which a compiled module's globals refuse.
-    "validate.py": "the contract check at the edge (tests/engine/test_validate_fast.py swaps its tables)",
     # Raised, never in the fold's hot path; other modules subclass InputError in Python (RecordError,
     # RulesetError, the importers' errors), which a class compiled by mypyc refuses.
     "errors.py": "the errors that reach users (subclassed by interpreted modules)",

@@ -349,8 +349,8 @@ def _amend(original: Event, amendment: Event) -> Event:
 def _amendment_problem(original: Event, amendment: object) -> tuple[str, str | None] | None:
     """Why an amendment cannot be applied (it must give a contract-valid event), or None: the public
     reason, and the validator's words (which quote the refused value) for the finding's detail."""
+    from replay.contract.validate import validate_event
     from replay.engine.errors import EventError
-    from replay.engine.validate import validate_event
 
     if not isinstance(amendment, dict):
         return F.AMENDMENT_NO_EVENT, None

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from replay.contract.admit import admit
 from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
-from replay.engine.validate import validate_event
 from replay.sheet_format import FORMAT, Row, read_sheet, whole_number
 from replay.sources.cards import NO_CATALOGUE, Catalogue
 from replay.sources.common import Event, Finding, ImportResult, note, number, valid_match_id
@@ -647,7 +647,7 @@ def parse_sheet(
     events = number(sheet_match, body)
     for ev in events:  # a row whose numbers the contract refuses (61 prizes) is named here, by its line
         try:
-            validate_event(ev)
+            admit(ev)
         except EventError as exc:
             bad = st.rows.get(ev.get("row", -1))
             raise InputError(

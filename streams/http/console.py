@@ -37,10 +37,10 @@ from typing import Any
 
 from aiohttp import web
 
+from replay.contract.admit import admit
 from replay.engine.chain import canonical_bytes
 from replay.engine.errors import EventError, InputError
 from replay.engine.public import cards_are_public, public_event
-from replay.engine.validate import validate_event
 from replay.sources.cards import card_database, fold
 from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL
@@ -212,7 +212,7 @@ def _events(body: Mapping[str, Any], match: str, writer: str | None = None) -> l
                 match=match,
             )
         try:
-            validate_event(ev)
+            admit(ev)
         except EventError as exc:
             raise Problem.said(400, "bad_event", "event {i}: {error}", i=i, error=exc) from None
         if ev.get("type") == "correction" and "author" in ev and ev["author"] != writer:

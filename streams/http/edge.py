@@ -1,6 +1,6 @@
 """The HTTP edge: a POST body split into events, with every bound checked before the core sees them.
 
-The same rules as files and Kafka messages (:func:`replay.codec.edge_event`: string keys, nesting,
+The same rules as files and Kafka messages (:func:`replay.contract.shape.edge_event`: string keys, nesting,
 integral numbers), plus the request's own bounds: at most ``max_events`` events (the body size itself is
 bounded by aiohttp's ``client_max_size``, a 413). Decoding is pure CPU: :func:`read_events` runs it in a
 worker thread for any body above :data:`INLINE_BYTES`, so one big body never stalls the event loop (the
@@ -16,7 +16,8 @@ from typing import Any
 import msgpack
 from aiohttp import web
 
-from replay.codec import edge_event, loads_json, shallow_json
+from replay.codec import loads_json, shallow_json
+from replay.contract.shape import edge_event
 from replay.engine.errors import EventError
 from streams.http.routes import Problem
 

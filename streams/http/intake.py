@@ -29,9 +29,9 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 
+from replay.contract.admit import admit
 from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
-from replay.engine.validate import validate_event
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
@@ -184,7 +184,7 @@ async def _check_new(request: web.Request, games: list[Imported]) -> None:
             )
         for event in game.events:
             try:
-                validate_event(event)
+                admit(event)
             except EventError as exc:  # an importer's event the contract refuses: a bug, said plainly
                 raise Problem(400, "invalid_event", f"{game.file}: {exc}") from None
 

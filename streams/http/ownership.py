@@ -37,8 +37,8 @@ from typing import Any
 
 from aiohttp import web
 
+from replay.contract.admit import admit
 from replay.engine.errors import EventError, RecordError
-from replay.engine.validate import validate_event
 from replay.records import from_msgpack
 from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem
@@ -157,7 +157,7 @@ def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
         if item.get("seq") != 1:
             continue
         try:
-            validate_event(item)
+            admit(item)
         except EventError:
             continue  # an invalid event is refused by the core: it says nothing about the match
         if kind == "match_started":

@@ -19,9 +19,9 @@ from typing import Any
 
 from aiohttp import web
 
+from replay.contract.admit import admit
 from replay.engine.errors import EventError
 from replay.engine.ruleset import load_ruleset
-from replay.engine.validate import validate_event
 from replay.records import from_msgpack
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
@@ -127,7 +127,7 @@ def action_event(
                 raise Problem(400, "bad_field", "event: the replacement event, as an object")
             event["event"] = {**replacement, "match": match, "seq": at}
     try:
-        validate_event(event)
+        admit(event)
     except EventError as exc:
         raise Problem(400, "invalid_event", str(exc)) from None
     return event

@@ -15,7 +15,7 @@ from streams.ingest import IngestCore
 from streams.store import RedisStore
 from tests.cli.test_cli import run
 from tests.streams.http.test_versions import KEY, KEY_ID, penalty_after_the_end, signed_record
-from tests.streams.test_ingest import drawn, game, playoff
+from tests.streams.ingest.support import drawn, game, playoff
 
 
 def show(

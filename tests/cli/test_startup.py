@@ -15,7 +15,7 @@ from tests.paths import ROOT
 HEAVY = (
     "msgspec",
     "replay.engine.game",
-    "replay.engine.validate",
+    "replay.contract.validate",
     "asyncio",
     "aiohttp",
     "redis",

@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from replay import Game
-from replay.codec import edge_event
+from replay.contract.admit import decode_event
+from replay.contract.shape import edge_event
 from replay.engine import chain
 from replay.engine.errors import EventError
 from replay.engine.record import dumps
 from replay.generators.simulate import simulate_corpus
-from streams.ingest import decode_event
 from tests.sampling import examples
 
 CHECK = chain.C_CANONICAL
@@ -196,8 +196,8 @@ def test_canonical_forms_are_taken_as_they_are(value: dict[str, Any]) -> None:
 @settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(events)
 def test_the_worker_decodes_canonical_messages_as_msgpack_would(event: dict[str, Any]) -> None:
-    """streams.ingest.decode_event reads canonical bytes with msgspec: the same values, types and all,
-    after the edge's rules (replay.codec.edge_event: an integral float is the int it equals)."""
+    """replay.contract.admit.decode_event reads canonical bytes with msgspec: the same values, types and all,
+    after the edge's rules (replay.contract.shape.edge_event: an integral float is the int it equals)."""
     raw = chain.canonical_bytes(event)
     try:
         expected = edge_event(msgpack.unpackb(raw, raw=False, strict_map_key=False))

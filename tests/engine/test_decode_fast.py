@@ -1,4 +1,4 @@
-"""The fast path straight from bytes (``replay.engine.validate.event_decoders``) and its C timestamp check.
+"""The fast path straight from bytes (``replay.contract.validate.event_decoders``) and its C timestamp check.
 
 ``prizecheck replay`` decodes a file's events into the fast path's Structs without a dict per event, and
 checks their timestamps in one C call per chunk. Sound means: whatever the decoders accept (and
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import replay.engine.validate as V
+import replay.contract.validate as V
 from replay.codec import _number
 from replay.engine.errors import EventError
 from replay.generators.simulate import simulate_corpus
@@ -163,7 +163,7 @@ def test_decoders_take_every_simulated_and_example_event() -> None:
     for event in events:
         as_msgpack, as_json = decoded(event)
         if "device" in (event.get("source") or {}):
-            # an extra field goes the dict way, where the edge checks it (replay.codec.edge_event)
+            # an extra field goes the dict way, where the edge checks it (replay.contract.shape.edge_event)
             assert as_msgpack is None and as_json is None, event
             continue
         assert as_msgpack is not None and as_json is not None, event

@@ -8,11 +8,11 @@ import msgspec
 import pytest
 
 from replay import link_records, replay_events
+from replay.contract.validate import validate_record
 from replay.engine.chain import sign
 from replay.engine.outputs import Finding, Knockout, Record, Result
 from replay.engine.playoff import playoff_stub
 from replay.engine.record import dumps
-from replay.engine.validate import validate_record
 from replay.generators import simulate
 from tests.builder import Stream, card, drawn_game
 

@@ -1,4 +1,4 @@
-"""The msgspec fast path of ``replay.engine.validate.validate_event``: used for the common case, and sound.
+"""The msgspec fast path of ``replay.contract.validate.validate_event``: used for the common case, and sound.
 
 Sound means: whenever the fast path accepts an event, the fastjsonschema validator of its type accepts it
 too; and ``validate_event`` accepts and rejects exactly what the fastjsonschema path alone does, with the
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import replay.engine.validate as V
+import replay.contract.validate as V
 from replay.engine.errors import EventError
 from replay.generators.simulate import simulate_corpus
 from tests.sampling import examples
@@ -202,7 +202,8 @@ def test_schema_examples_take_the_fast_path() -> None:
     for name in COVERED:
         for event in VALID[name]:
             # an extra field (this example's source.device) goes the dict way, where the edge checks its
-            # keys, depth and numbers (replay.codec.edge_event); every other example takes the fast path
+            # keys, depth and numbers (replay.contract.shape.edge_event); every other example takes the fast
+            # path
             extra = "device" in (event.get("source") or {})
             assert fast_accepts(event) is not extra, event
             check(event)

@@ -35,7 +35,7 @@ import pytest
 from replay import replay_records
 from replay.engine.chain import canonical_bytes
 from replay.generators.simulate import simulate_corpus
-from streams.ingest import unpack_record
+from replay.records import unpack_record
 from streams.store import RedisStore
 from tests.fixtures_kafka import free_port
 from tests.paths import ROOT

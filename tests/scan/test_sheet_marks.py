@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from replay.contract.validate import validate_event
 from replay.engine.game import Game
-from replay.engine.validate import validate_event
 from replay.generators.scan import random_game
 from replay.sources.scan.layout import (
     LAYOUT,

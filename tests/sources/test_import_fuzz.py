@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replay import replay_events
+from replay.contract.validate import validate_event
 from replay.engine.errors import InputError
-from replay.engine.validate import validate_event
 from replay.sheet_format import ACTIONS
 from replay.sources.common import ImportResult
 from replay.sources.ptcgl import parse_ptcgl

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from replay import replay_events
+from replay.contract.validate import validate_event
 from replay.engine.errors import InputError
 from replay.engine.result import reason_kind
-from replay.engine.validate import validate_event
 from replay.generators.synthetic import synthetic_log
 from replay.sources.cards import Catalogue, parse_catalogue, rule_from_name, strip_card_id
 from replay.sources.common import ImportResult

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from replay import replay_events
+from replay.contract.validate import validate_event
 from replay.engine.errors import InputError
-from replay.engine.validate import validate_event
 from replay.sheet_format import ACTIONS, COLUMNS, read_sheet
 from replay.sources.cards import parse_catalogue
 from replay.sources.sheet import parse_sheet

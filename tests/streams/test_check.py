@@ -315,9 +315,9 @@ async def _worker(broker: TansuBroker, store: RedisStore, topic: str, dlq: str, 
     snapshot = await read_topic(broker.bootstrap, topic, dlq)
     letters: list[DeadLetter] = []
     for msg in snapshot.messages:
-        from streams.check import admit
+        from streams.check import admit_message
 
-        verdict = admit(msg.key, msg.value)
+        verdict = admit_message(msg.key, msg.value)
         reason = verdict if isinstance(verdict, str) else None
         if reason is None:
             outcome = await core.ingest(msg.value)

@@ -14,11 +14,12 @@ from typing import Any
 import msgpack
 
 from replay.engine.chain import canonical_bytes
-from streams.ingest import IngestCore, unpack_record
+from replay.records import unpack_record
+from streams.ingest import IngestCore
 from streams.store import RedisStore
 from streams.store.checkpoint import CheckpointKey, FileCheckpoints, MemoryCheckpoints, seal_held
 from tests import tamper
-from tests.streams.test_ingest import Clock, game
+from tests.streams.ingest.support import Clock, game
 
 KEY = CheckpointKey(b"tamper-test-key-0123456789", "t1")
 

@@ -18,7 +18,7 @@ from streams.ingest import IngestCore
 from streams.store import MemoryStore
 from streams.store.checkpoint import CheckpointKey, FileCheckpoints
 from tests.paths import ROOT
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 SECRET = "verify-checkpoints-key-0123"
 KEY = CheckpointKey(SECRET.encode(), "v1")

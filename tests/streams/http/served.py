@@ -24,7 +24,7 @@ from streams.http.scans import CROPS as SCAN_CROPS
 from streams.ingest import IngestCore
 from streams.store import AuditEntry, RedisStore
 from streams.tokens import TokenBook, new_token, revoke, write_book
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 Event = dict[str, Any]
 SCAN_CROP = "0123456789abcdef-1/r1"  # the crop each served app has (GET /scans/<name>)

@@ -18,7 +18,7 @@ from streams.http.routes import Route
 from streams.tokens import read_book, revoke, write_book
 from tests.paths import ROOT
 from tests.streams.http.served import SCAN_CROP, Served, scoped_game
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 BAD = ("malformed", "unknown", "expired", "revoked")
 

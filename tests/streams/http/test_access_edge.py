@@ -21,7 +21,7 @@ import pytest
 from streams.http.access import COOKIE, safe_next
 from tests.paths import ROOT
 from tests.streams.http.served import Served, start_served
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 pytestmark = pytest.mark.redis
 

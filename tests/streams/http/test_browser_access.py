@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, Request
 
 from tests.streams.http.served import Served
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 async def test_a_judge_logs_in_and_lands_on_the_review_page(

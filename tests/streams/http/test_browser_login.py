@@ -18,7 +18,7 @@ from playwright.async_api import BrowserContext
 
 from streams.http.access import COOKIE
 from tests.streams.http.served import Served
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 ATTACK = """<!doctype html><html><body>
 <form id="f" method="post" action="{target}" enctype="{enctype}">

@@ -11,7 +11,7 @@ from playwright.async_api import BrowserContext, Route
 
 from tests.streams.http.served import Served
 from tests.streams.http.test_review import OVERFLOW, ready, wait_seq
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 @pytest.mark.parametrize("size", [(390, 844), (1440, 900)], ids=["phone", "desktop"])

@@ -25,7 +25,7 @@ from playwright.async_api import BrowserContext, Page
 from replay.engine.record import dumps
 from tests.paths import ROOT
 from tests.streams.http.console_harness import Console, ConsoleService, console_service, path_of, shot
-from tests.streams.test_ingest import offline
+from tests.streams.ingest.support import offline
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from replay.engine.validate import validate_event
+from replay.contract.validate import validate_event
 from replay.sheet_format import FORMULA_START, neutral_cell
 from replay.sources.sheet import parse_sheet
 from streams.http.console_sheet import sheet_csv

@@ -44,6 +44,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replay import Game
+from replay.contract.validate import validate_record
 from replay.engine.public import (
     CONTEXT,
     ENVELOPE,
@@ -60,7 +61,6 @@ from replay.engine.public import (
     public_event,
     public_record,
 )
-from replay.engine.validate import validate_record
 from replay.generators.simulate import simulate_corpus
 from replay.generators.synthetic import synthetic_log
 from replay.records import from_mapping

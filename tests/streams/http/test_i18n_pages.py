@@ -18,7 +18,7 @@ from playwright.async_api import BrowserContext, Page
 from tests.streams.http.served import Served
 from tests.streams.http.test_pages import shot
 from tests.streams.http.test_review import OVERFLOW, judge_page, log_in
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 #: Each language's own script: kana and kanji, or hangul (the page must be mostly in it).
 SCRIPTS = {"ja": r"[\u3040-\u30ff\u4e00-\u9fff]", "ko": r"[\uac00-\ud7a3]"}

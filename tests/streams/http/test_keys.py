@@ -22,7 +22,7 @@ from streams.check import check
 from streams.ingest import IngestCore
 from streams.store import RedisStore
 from tests.streams.http.served import Served
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 pytestmark = pytest.mark.redis
 

@@ -18,7 +18,7 @@ import pytest
 
 from streams.store import RedisStore
 from tests.streams.http.served import Served, start_served
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from streams.http.live import HUB
 from streams.store import RedisStore
 from tests.paths import ROOT
 from tests.streams.http.served import Served, start_served
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from streams.http.live import LiveHub, Viewer
 from streams.ingest import IngestCore
 from streams.store import MemoryStore
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 class SlowBoards(MemoryStore):

@@ -32,7 +32,7 @@ from streams.ingest import IngestCore
 from streams.store import MemoryStore
 from streams.tokens import new_token, write_book
 from tests.paths import ROOT
-from tests.streams.test_ingest import drawn, game, playoff
+from tests.streams.ingest.support import drawn, game, playoff
 
 EXAMPLES = int(os.environ.get("PRIZECHECK_SCHEMATHESIS_EXAMPLES", "6"))
 ROLES = ("none", "ingest", "judge", "organizer", "admin")

@@ -374,7 +374,7 @@ async def test_review_page_shows_the_history_of_a_changed_record_with_working_li
     served: Served, browser_context: BrowserContext
 ) -> None:
     from tests.streams.http.test_versions import penalty_after_the_end
-    from tests.streams.test_ingest import game
+    from tests.streams.ingest.support import game
 
     events = game("h1")
     late = penalty_after_the_end(events)  # after the end: the winner changes, a new version
@@ -873,7 +873,7 @@ async def _list_ten_thousand(
 
 def noted_game(match: str, severities: list[str]) -> list[Event]:
     """A short finished game with one finding of each of ``severities`` (an importer's note carrying one)."""
-    from tests.streams.test_ingest import game
+    from tests.streams.ingest.support import game
 
     events = [dict(e, match=match) for e in game(match)]
     at = len(events) - 2

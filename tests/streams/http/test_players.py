@@ -8,7 +8,7 @@ from playwright.async_api import BrowserContext
 
 from tests.streams.http.served import Served
 from tests.streams.http.test_review import OVERFLOW, judge_page, ready
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 async def penalise(served: Served, match: str, at: int, kind: str, reason: str) -> None:

@@ -18,7 +18,7 @@ from playwright.async_api import BrowserContext, Page
 from replay import replay_records
 from tests.streams.http.served import Served, scoped_game
 from tests.streams.http.test_pages import long_game, playoff_game, prize_game, shot
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 Event = dict[str, Any]
 WIDTHS = ((390, 844), (768, 1024), (1366, 768), (1440, 900))

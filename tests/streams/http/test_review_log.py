@@ -103,7 +103,7 @@ async def test_the_source_s_notes_are_shown_once_and_can_be_hidden_and_findings_
 async def test_the_prize_race_opens_the_turn_it_shows(
     served: Served, browser_context: BrowserContext, size: tuple[int, int]
 ) -> None:
-    from tests.streams.test_ingest import game
+    from tests.streams.ingest.support import game
 
     assert (await served.post(game("race1"))).status == 200
     page = await judge_page(served, browser_context, "/review/race1", size)
@@ -126,7 +126,7 @@ async def test_the_spectator_view_shows_what_the_public_saw(
 ) -> None:
     """The perspective switch: the same game as a spectator saw it: a card drawn (hidden) is named in the
     judge's view and not in the spectator's; the boards are the same public boards."""
-    from tests.streams.test_ingest import game
+    from tests.streams.ingest.support import game
 
     events = game("pv1")
     drawn = next(e for e in events if e["type"] == "drew" and e.get("cards"))

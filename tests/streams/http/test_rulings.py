@@ -14,7 +14,7 @@ from replay.records import from_msgpack
 from streams.http.rulings import penalty_kinds
 from tests.streams.http.served import Served, scoped_game
 from tests.streams.http.test_review import judge_page, ready, wait_seq
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 async def act(served: Served, match: str, body: dict[str, Any], who: str = "judge") -> tuple[int, Any]:

@@ -25,7 +25,7 @@ from streams.store import RedisStore
 from streams.tokens import Principal
 from tests.builder import drawn_game, sudden_death
 from tests.streams.http.served import Served, start_served
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 pytestmark = pytest.mark.redis
 

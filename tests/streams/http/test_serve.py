@@ -25,7 +25,7 @@ from streams.http.api import make_app, parse_events
 from streams.ingest import IngestCore
 from streams.store import RedisStore
 from tests.paths import ROOT
-from tests.streams.test_ingest import drawn, game, in_process, offline, playoff
+from tests.streams.ingest.support import drawn, game, in_process, offline, playoff
 
 
 @pytest.fixture

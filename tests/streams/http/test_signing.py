@@ -26,7 +26,7 @@ from streams.store import MemoryStore, RedisStore
 from streams.store.checkpoint import CheckpointKey, MemoryCheckpoints
 from tests.paths import ROOT
 from tests.streams.http.test_serve import _admin, _start, _stop, jsonl
-from tests.streams.test_ingest import game
+from tests.streams.ingest.support import game
 
 
 def public_env(tmp_path: Path) -> dict[str, str]:

@@ -24,7 +24,7 @@ from streams.http.api import make_app
 from streams.ingest import IngestCore
 from streams.store import MemoryStore, RecordVersion, Store
 from tests.fixtures_redis import _redis_store as redis_store_at
-from tests.streams.test_ingest import drawn, game, playoff
+from tests.streams.ingest.support import drawn, game, playoff
 
 KEY, KEY_ID = b"s3cret", "k7"
 Event = dict[str, Any]

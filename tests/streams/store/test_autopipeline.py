@@ -17,7 +17,8 @@ from redis.exceptions import ResponseError
 from replay import replay_records
 from replay.engine.record import dumps
 from replay.generators.simulate import simulate_corpus
-from streams.ingest import IngestCore, unpack_record
+from replay.records import unpack_record
+from streams.ingest import IngestCore
 from streams.store import RedisStore
 from streams.store.autopipeline import AutoPipelineRedis
 
