@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             if args.due:
                 games.append((done.game, done.record))
             elif args.until is not None:
-                _print_board(done.game, args.json, out)
+                _print_board(done.game, args.json, out, language())
             elif args.timeline:
                 _print_timeline(done.game, args.json, out)
             elif args.json:
@@ -80,20 +80,23 @@ def run(args: argparse.Namespace) -> int:
         progress.stop()
     records = {rec.match: rec for _, rec in games if rec.match is not None}
     for game, _ in games:
-        _print_due(game, records, args.json, sys.stdout)
+        _print_due(game, records, args.json, sys.stdout, language())
     return 1 if args.strict and violations else 0
 
 
-def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any) -> None:
+def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any, lang: str = "en") -> None:
     """The steps due next in ``game`` (:func:`replay.due`, a drawn game settled by the playoff games'
-    records): one JSON list per match, or a line per step and an indented line per event to post."""
+    records): one JSON list per match, or a line per step and an indented line per event to post (its
+    head in ``lang``; the steps and events as the contract names them)."""
     from replay.engine.due import due
+    from replay.i18n import gettext
 
     steps = due(game, records)
     if as_json:
         out.write(json_line(steps) + "\n")
         return
-    out.write(f"{game.match} at seq {game.next_seq - 1}: {len(steps)} step(s) due\n")
+    head = gettext(lang, "{match} at seq {seq}: {n} step(s) due")
+    out.write(head.format(match=game.match, seq=game.next_seq - 1, n=len(steps)) + "\n")
     for step in steps:
         fields = {k: v for k, v in step.items() if k not in ("step", "events", "outputs", "choices", "start")}
         out.write(f"  {step['step']}" + (f" {json_line(fields)}" if fields else "") + "\n")
@@ -105,35 +108,49 @@ def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any) 
             out.write(f"    start {step['child']}: post {json_line(step['start'])}\n")
 
 
-def _print_board(game: Game, as_json: bool, out: Any) -> None:
+def _print_board(game: Game, as_json: bool, out: Any, lang: str = "en") -> None:
+    """The board at ``--until``'s seq: JSON, or lines in ``lang`` (ids, names and statuses as written)."""
     from replay.engine.record import dumps
+    from replay.i18n import gettext
+
+    def tr(message: str) -> str:
+        return gettext(lang, message)
 
     board = game.board()
     if as_json:
         out.write(dumps(board).decode("utf-8") + "\n")
         return
     if board["turn"]:
-        when = f"turn {board['turn']} ({board['turn_player']})"
+        when = tr("turn {turn} ({player})").format(turn=board["turn"], player=board["turn_player"])
     else:
-        when = "setup, before the first turn"
-    out.write(f"{board['match']} at seq {board['seq']}: {when}, {board['status']}\n")
+        when = tr("setup, before the first turn")
+    head = tr("{match} at seq {seq}: {when}, {status}")
+    out.write(head.format(match=board["match"], seq=board["seq"], when=when, status=board["status"]) + "\n")
     for pid, pl in board["players"].items():
-        out.write(
-            f"  {pid}: prizes left {pl['prizes_left']} (taken {pl['prizes_taken']}/"
-            f"{pl['prizes_needed']}), deck {pl['deck']}, hand {pl['hand']}, discard {pl['discard']}\n"
+        line = tr(
+            "prizes left {left} (taken {taken}/{needed}), deck {deck}, hand {hand}, discard {discard}"
+        ).format(
+            left=pl["prizes_left"],
+            taken=pl["prizes_taken"],
+            needed=pl["prizes_needed"],
+            deck=pl["deck"],
+            hand=pl["hand"],
+            discard=pl["discard"],
         )
-        for label, mons in (("active", [pl["active"]] if pl["active"] else []), ("bench", pl["bench"])):
+        out.write(f"  {pid}: {line}\n")
+        for label, mons in (
+            (N_("active"), [pl["active"]] if pl["active"] else []),
+            (N_("bench"), pl["bench"]),
+        ):
             for m in mons:
                 hp = (
-                    f"{m['hp'] - m['damage']}/{m['hp']} HP"
+                    tr("{left}/{hp} HP").format(left=m["hp"] - m["damage"], hp=m["hp"])
                     if m["hp"] is not None
-                    else f"{m['damage']} damage"
+                    else tr("{damage} damage").format(damage=m["damage"])
                 )
                 extra = (" " + ",".join(m["conditions"])) if m["conditions"] else ""
-                out.write(
-                    f"    {label:6} {m['pid']:>6} {m['name']} {hp}{extra}"
-                    f"{' +' + str(len(m['attached'])) + ' attached' if m['attached'] else ''}\n"
-                )
+                attached = tr(" +{n} attached").format(n=len(m["attached"])) if m["attached"] else ""
+                out.write(f"    {tr(label):6} {m['pid']:>6} {m['name']} {hp}{extra}{attached}\n")
 
 
 def card_names(game: Game) -> dict[str, list[tuple[int, str]]]:

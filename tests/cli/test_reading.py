@@ -73,6 +73,12 @@ def test_the_summary_of_replay_is_in_the_environments_language(tmp_path: pathlib
     for said in (japanese, korean):  # every number of the English is there
         assert sorted(re.findall(r"\d+", said)) == sorted(re.findall(r"\d+", english))
     assert replay("ja_JP.UTF-8", "--json") == replay("C", "--json")
+    # the board at --until: its words in the language, ids and names as the events write them
+    board_en, board_ja = replay("C", "--until", "5"), replay("ja_JP.UTF-8", "--until", "5")
+    assert "prizes left 6 (taken 0/6), deck " in board_en and "残りサイド 6(取った 0/6)、山札 " in board_ja
+    assert "deck " not in board_ja and sorted(re.findall(r"\d+", board_ja)) == sorted(
+        re.findall(r"\d+", board_en)
+    )
     record = full_game().record()
     record["findings"] = [finding("info", "card_count", 1), finding("warning", "evolved_too_early", 7)]
     lines = summary(from_mapping(record), "ko").splitlines()
