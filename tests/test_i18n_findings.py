@@ -48,6 +48,7 @@ def test_every_template_of_the_engine_is_listed_for_its_code() -> None:
         and name != "SOURCE_FINDING"
     }
     listed = {t for ts in F.SENTENCES.values() for t in ts} | set(F.NOTE_SENTENCES) | set(F.PIECES)
+    listed |= {*F.DETAIL_SENTENCES, F.DETAIL_AFTER}  # a detail's own words (replay.i18n.findings.detail)
     assert templates == listed
     assert set(F.SENTENCES) <= set(F.SEVERITY)
 
@@ -129,3 +130,25 @@ def test_replay_prints_the_findings_in_the_environments_language(
     monkeypatch.setenv("LANG", "ja_JP.UTF-8")
     assert main(["replay", "--json", str(path)]) == 0
     assert "misty ended a turn that was ash's" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("lang", ["ja", "ko"])
+def test_a_findings_detail_in_the_engines_own_words_is_shown_in_the_language(lang: str) -> None:
+    """A judge reads a turn rule's detail (why its severity, after the card it names) in the page's
+    language; a detail that quotes a source (a note's text, a refused event's fields) stays as written."""
+    script = {"ja": r"[\u3040-\u30ff\u4e00-\u9fff]", "ko": r"[\uac00-\ud7af]"}[lang]
+    for english in (
+        F.ENFORCED,
+        "Hop; " + F.ENFORCED,  # as records.jsonl keeps a second Supporter's detail
+        F.IN_VIEW.format(cards="Hop, Pokémon Catcher"),
+        "Iono; " + F.NOT_LIFTED,
+    ):
+        shown = findings.detail(lang, english)
+        assert shown != english and re.search(script, shown) and "digital client" not in shown, shown
+        for kept in ("Hop", "Iono", "Pokémon Catcher"):
+            assert (kept in english) == (kept in shown)
+        assert findings.detail("en", english) == english
+    assert findings.detail(lang, "judge-7: player took two prizes") == "judge-7: player took two prizes"
+    with_detail = {"code": "second_supporter", "message": "x", "detail": "Hop; " + F.ENFORCED}
+    assert findings.shown(with_detail, lang)["detail_text"] == findings.detail(lang, "Hop; " + F.ENFORCED)
+    assert "detail_text" not in findings.shown({"code": "x", "message": "y"}, lang)  # a public view

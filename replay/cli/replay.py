@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, at_least, json_line
+from replay.i18n import N_
 
 # The engine and the readers are imported when the command runs, not to parse its options (issue 40 item 2)
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             if args.due:
                 games.append((done.game, done.record))
             elif args.until is not None:
-                _print_board(done.game, args.json, out)
+                _print_board(done.game, args.json, out, language())
             elif args.timeline:
                 _print_timeline(done.game, args.json, out)
             elif args.json:
@@ -79,20 +80,23 @@ def run(args: argparse.Namespace) -> int:
         progress.stop()
     records = {rec.match: rec for _, rec in games if rec.match is not None}
     for game, _ in games:
-        _print_due(game, records, args.json, sys.stdout)
+        _print_due(game, records, args.json, sys.stdout, language())
     return 1 if args.strict and violations else 0
 
 
-def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any) -> None:
+def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any, lang: str = "en") -> None:
     """The steps due next in ``game`` (:func:`replay.due`, a drawn game settled by the playoff games'
-    records): one JSON list per match, or a line per step and an indented line per event to post."""
+    records): one JSON list per match, or a line per step and an indented line per event to post (its
+    head in ``lang``; the steps and events as the contract names them)."""
     from replay.engine.due import due
+    from replay.i18n import gettext
 
     steps = due(game, records)
     if as_json:
         out.write(json_line(steps) + "\n")
         return
-    out.write(f"{game.match} at seq {game.next_seq - 1}: {len(steps)} step(s) due\n")
+    head = gettext(lang, "{match} at seq {seq}: {n} step(s) due")
+    out.write(head.format(match=game.match, seq=game.next_seq - 1, n=len(steps)) + "\n")
     for step in steps:
         fields = {k: v for k, v in step.items() if k not in ("step", "events", "outputs", "choices", "start")}
         out.write(f"  {step['step']}" + (f" {json_line(fields)}" if fields else "") + "\n")
@@ -104,35 +108,49 @@ def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any) 
             out.write(f"    start {step['child']}: post {json_line(step['start'])}\n")
 
 
-def _print_board(game: Game, as_json: bool, out: Any) -> None:
+def _print_board(game: Game, as_json: bool, out: Any, lang: str = "en") -> None:
+    """The board at ``--until``'s seq: JSON, or lines in ``lang`` (ids, names and statuses as written)."""
     from replay.engine.record import dumps
+    from replay.i18n import gettext
+
+    def tr(message: str) -> str:
+        return gettext(lang, message)
 
     board = game.board()
     if as_json:
         out.write(dumps(board).decode("utf-8") + "\n")
         return
     if board["turn"]:
-        when = f"turn {board['turn']} ({board['turn_player']})"
+        when = tr("turn {turn} ({player})").format(turn=board["turn"], player=board["turn_player"])
     else:
-        when = "setup, before the first turn"
-    out.write(f"{board['match']} at seq {board['seq']}: {when}, {board['status']}\n")
+        when = tr("setup, before the first turn")
+    head = tr("{match} at seq {seq}: {when}, {status}")
+    out.write(head.format(match=board["match"], seq=board["seq"], when=when, status=board["status"]) + "\n")
     for pid, pl in board["players"].items():
-        out.write(
-            f"  {pid}: prizes left {pl['prizes_left']} (taken {pl['prizes_taken']}/"
-            f"{pl['prizes_needed']}), deck {pl['deck']}, hand {pl['hand']}, discard {pl['discard']}\n"
+        line = tr(
+            "prizes left {left} (taken {taken}/{needed}), deck {deck}, hand {hand}, discard {discard}"
+        ).format(
+            left=pl["prizes_left"],
+            taken=pl["prizes_taken"],
+            needed=pl["prizes_needed"],
+            deck=pl["deck"],
+            hand=pl["hand"],
+            discard=pl["discard"],
         )
-        for label, mons in (("active", [pl["active"]] if pl["active"] else []), ("bench", pl["bench"])):
+        out.write(f"  {pid}: {line}\n")
+        for label, mons in (
+            (N_("active"), [pl["active"]] if pl["active"] else []),
+            (N_("bench"), pl["bench"]),
+        ):
             for m in mons:
                 hp = (
-                    f"{m['hp'] - m['damage']}/{m['hp']} HP"
+                    tr("{left}/{hp} HP").format(left=m["hp"] - m["damage"], hp=m["hp"])
                     if m["hp"] is not None
-                    else f"{m['damage']} damage"
+                    else tr("{damage} damage").format(damage=m["damage"])
                 )
                 extra = (" " + ",".join(m["conditions"])) if m["conditions"] else ""
-                out.write(
-                    f"    {label:6} {m['pid']:>6} {m['name']} {hp}{extra}"
-                    f"{' +' + str(len(m['attached'])) + ' attached' if m['attached'] else ''}\n"
-                )
+                attached = tr(" +{n} attached").format(n=len(m["attached"])) if m["attached"] else ""
+                out.write(f"    {tr(label):6} {m['pid']:>6} {m['name']} {hp}{extra}{attached}\n")
 
 
 def card_names(game: Game) -> dict[str, list[tuple[int, str]]]:
@@ -176,62 +194,106 @@ def _print_timeline(game: Game, as_json: bool, out: Any) -> None:
 
 
 def summary(record: Record, lang: str = "en") -> str:
-    """A few human lines about one record; the findings' sentences in ``lang`` (en, ja, ko)."""
+    """A few human lines about one record in ``lang`` (en, ja, ko): the words from the catalogues, the
+    findings' sentences through replay.i18n.findings; codes (status, reason, ids) as the record has them."""
+    from replay.i18n import gettext
+
+    def tr(message: str) -> str:
+        return gettext(lang, message)
+
     res = record.result
     if res is None:
-        verdict = "no result yet"
+        verdict = tr("no result yet")
     elif res.outcome == "win":
-        verdict = f"{res.winner} wins by {res.reason} at seq {res.decided_at} (turn {res.turn})"
+        verdict = tr("{winner} wins by {reason} at seq {seq} (turn {turn})").format(
+            winner=res.winner, reason=res.reason, seq=res.decided_at, turn=res.turn
+        )
     else:
-        verdict = f"{res.outcome} ({res.reason}) at seq {res.decided_at} (turn {res.turn})"
+        verdict = tr("{outcome} ({reason}) at seq {seq} (turn {turn})").format(
+            outcome=res.outcome, reason=res.reason, seq=res.decided_at, turn=res.turn
+        )
     lines = [f"{record.match}  [{record.ruleset}]  {record.status}: {verdict}"]
     claim = record.claimed
     if claim is not None:
-        agree = "agrees" if record.agrees else "DISAGREES"
+        agree = tr("agrees") if record.agrees else tr("DISAGREES")
         said = f"{claim.outcome or None} {claim.winner or ''} ({claim.reason or None})"
-        lines.append(f"  source claims: {said} - {agree}")
-    prizes = ", ".join(f"{p} took {v.taken}/{v.needed}" for p, v in record.prizes.items())
-    lines.append(f"  prizes: {prizes}")
+        lines.append("  " + tr("source claims: {said} - {agree}").format(said=said, agree=agree))
+    prizes = ", ".join(
+        tr("{player} took {taken}/{needed}").format(player=p, taken=v.taken, needed=v.needed)
+        for p, v in record.prizes.items()
+    )
+    lines.append("  " + tr("prizes: {prizes}").format(prizes=prizes))
     kos = record.knockouts
     basis = record.audit.basis if record.audit else None
     lines.append(
-        f"  knockouts: {len(kos)} ({sum(1 for k in kos if k.verified)} verified by HP, audit basis {basis})"
+        "  "
+        + tr("knockouts: {n} ({verified} verified by HP, audit basis {basis})").format(
+            n=len(kos), verified=sum(1 for k in kos if k.verified), basis=basis
+        )
     )
     if record.playoff:
         po = record.playoff
-        lines.append(f"  playoff: {po.kind} with {po.prizes} prize(s) -> {po.child}")
+        lines.append(
+            "  "
+            + tr("playoff: {kind} with {prizes} prize(s) -> {child}").format(
+                kind=po.kind, prizes=po.prizes, child=po.child
+            )
+        )
     if record.parent:
-        lines.append(f"  playoff game of {record.parent}")
+        lines.append("  " + tr("playoff game of {parent}").format(parent=record.parent))
     lines.extend(findings_lines(record.findings, lang=lang))
     chain = record.chain
     if chain:
+        signed = tr("; signed {key}").format(key=record.signature.key_id) if record.signature else ""
         lines.append(
-            f"  chain: sha256 {chain.head[:16]}... over {chain.events} events"
-            + ("; signed " + record.signature.key_id if record.signature else "")
+            "  "
+            + tr("chain: sha256 {head}... over {events} events").format(
+                head=chain.head[:16], events=chain.events
+            )
+            + signed
         )
     return "\n".join(lines)
+
+
+#: The line after the first ``listed`` findings of a severity, per severity (each its own sentence).
+_MORE = {
+    "violation": N_("... {n} more violations (use --json)"),
+    "warning": N_("... {n} more warnings (use --json)"),
+}
 
 
 def findings_lines(findings: Sequence[Finding], listed: int = LISTED, *, lang: str = "en") -> list[str]:
     """The findings of a summary by severity: the violations, then the warnings, each one a line (up to
     ``listed`` of each; its sentence in ``lang``), then the info notes counted by code (``--json`` has
     every finding, as the record keeps it)."""
+    from replay.i18n import gettext
     from replay.i18n.findings import message
+
+    def tr(text: str) -> str:
+        return gettext(lang, text)
 
     if not findings:
         return []
     by = {s: [f for f in findings if f.severity == s] for s in ("violation", "warning", "info")}
     lines = [
-        f"  findings: {len(findings)} ({len(by['violation'])} violation, {len(by['warning'])} warning, "
-        f"{len(by['info'])} info)"
+        "  "
+        + tr("findings: {n} ({violations} violation, {warnings} warning, {info} info)").format(
+            n=len(findings),
+            violations=len(by["violation"]),
+            warnings=len(by["warning"]),
+            info=len(by["info"]),
+        )
     ]
     for severity in ("violation", "warning"):
         for f in by[severity][:listed]:
             lines.append(f"    [{severity}] seq {f.seq} {f.code}: {message(lang, f.code, f.message)}")
         if len(by[severity]) > listed:
-            lines.append(f"    ... {len(by[severity]) - listed} more {severity}s (use --json)")
+            lines.append("    " + tr(_MORE[severity]).format(n=len(by[severity]) - listed))
     if by["info"]:
         codes = Counter(f.code for f in by["info"])
         counted = ", ".join(f"{code} {n}" for code, n in codes.most_common())
-        lines.append(f"    [info] {len(by['info'])} note(s): {counted} (each with --json)")
+        lines.append(
+            "    "
+            + tr("[info] {n} note(s): {codes} (each with --json)").format(n=len(by["info"]), codes=counted)
+        )
     return lines

@@ -250,6 +250,18 @@ NOTE_SENTENCES: Final[tuple[str, ...]] = (NOTE_FINDING,)
 #: Pieces a sentence's field is made of, translated with it (an author, a line of the input).
 PIECES: Final[tuple[str, ...]] = (BY, NOTE_LINE)
 
+# Why a turn rule's finding has its severity on a digital client's log [decisions 3]: the judge-only
+# ``detail`` of the finding (replay/engine/restrictions.py), after the card it names when it names one.
+NOT_LIFTED: Final = N_("no card effect in the catalogue lifts this rule, even on a digital client's log")
+IN_VIEW: Final = N_("{cards} (in view) may allow it on this digital client's log")
+ENFORCED: Final = N_(
+    "a digital client enforces the rules: a card effect the engine does not model may allow it"
+)
+#: The sentences of a finding's ``detail`` that are the engine's own words (the others quote a source).
+DETAIL_SENTENCES: Final[tuple[str, ...]] = (NOT_LIFTED, IN_VIEW, ENFORCED)
+#: A detail that names a card before its sentence: the card as written, the sentence translated.
+DETAIL_AFTER: Final = "{named}; {why}"
+
 
 def say(template: str, **fields: object) -> str:
     """A finding's message: ``template`` (one of :data:`SENTENCES`) with its fields filled, in English."""

@@ -53,14 +53,11 @@ def severity(source_kind: object, lifts: frozenset[str], in_view: set[str]) -> t
     if source_kind != "digital":
         return VIOLATION, None
     if not lifts:
-        return VIOLATION, "no card effect in the catalogue lifts this rule, even on a digital client's log"
+        return VIOLATION, F.NOT_LIFTED
     seen = sorted(lifts & in_view)
     if seen:
-        return INFO, f"{', '.join(seen)} (in view) may allow it on this digital client's log"
-    return (
-        WARNING,
-        "a digital client enforces the rules: a card effect the engine does not model may allow it",
-    )
+        return INFO, say(F.IN_VIEW, cards=", ".join(seen))
+    return WARNING, F.ENFORCED
 
 
 def in_view(g: State, pl: Player) -> set[str]:
@@ -80,8 +77,9 @@ def in_view(g: State, pl: Player) -> set[str]:
 def restriction(g: State, code: str, seq: int, pl: Player, message: str, detail: str | None = None) -> None:
     """A finding about a turn rule, citing it, with the severity for this game's source."""
     sev, why = severity(g.source.get("kind"), LIFTS.get(code, NOTHING), in_view(g, pl))
-    parts = [p for p in (detail, why) if p]
-    g.find(code, seq, message, sev, "; ".join(parts) or None)
+    if detail and why:
+        detail = say(F.DETAIL_AFTER, named=detail, why=why)
+    g.find(code, seq, message, sev, detail or why or None)
 
 
 def _this_turn(g: State, what: str) -> int:

@@ -23,6 +23,7 @@ from replay.engine.chain import Verifier
 from replay.engine.game import ENGINE_VERSION
 from replay.engine.outputs import Finding, Record
 from replay.records import signature_valid
+from replay.report import sentences
 from replay.report.document import (
     Agreement,
     CodeCount,
@@ -319,9 +320,11 @@ class ReportBuilder:
         findings = rec.findings
         violations = [f.code for f in findings if f.severity == "violation"]
         if violations:
-            why.append(f"{len(violations)} violation(s): " + ", ".join(sorted(set(violations))))
+            why.append(
+                sentences.VIOLATIONS.format(n=len(violations), codes=", ".join(sorted(set(violations))))
+            )
         if rec.agrees is False:
-            why.append("claimed result disagrees with the rules")
+            why.append(sentences.DISAGREES)
         child = None
         if status == "awaiting_playoff":
             child = str(rec.playoff.child if rec.playoff is not None else None)
@@ -355,10 +358,8 @@ class ReportBuilder:
                     link=review_link(self.base_url, match, f["seq"]),
                 )
             )
-        why = (
-            f"deck check: {len(found)} card(s) against the deck list ("
-            + ", ".join(sorted({f"{f['player']}: {f['card']}" for f in found}))
-            + ")"
+        why = sentences.DECK_CHECK.format(
+            n=len(found), cards=", ".join(sorted({f"{f['player']}: {f['card']}" for f in found}))
         )
         for i, (m, reasons, child, counts) in enumerate(sec.review):
             if m == match:  # already to review for its findings: one more reason
@@ -426,7 +427,7 @@ class ReportBuilder:
         for match, why, child, counts in sec.review:
             reasons = list(why)
             if child is not None and child not in self._playoff_games:
-                reasons.append(f"awaiting playoff {child}")
+                reasons.append(sentences.AWAITING_PLAYOFF.format(child=child))
             if reasons:
                 severities = SeverityCounts(violation=counts[0], warning=counts[1], info=counts[2])
                 link = review_link(self.base_url, match)
@@ -686,9 +687,9 @@ def check_top_cut(table: Sequence[Standing], pairings: list[Pairing]) -> TopCutC
         (Ranked(player=n, rank=rank.get(n)) for n in seated if n not in seed),
         key=lambda r: (r.rank is None, r.rank or 0, r.player),
     )
-    why = [f"{r.player} (Swiss #{r.rank}) played in it" for r in let_in]
-    why += [f"{r.player} (Swiss #{r.rank}) did not" for r in left_out]
-    why += [f"#{a} v #{b} is not the seeding's pairing" for a, b in unusual]
+    why = [sentences.LET_IN.format(player=r.player, rank=r.rank) for r in let_in]
+    why += [sentences.LEFT_OUT.format(player=r.player, rank=r.rank) for r in left_out]
+    why += [sentences.UNUSUAL_PAIRING.format(a=a, b=b) for a, b in unusual]
     return TopCutCheck(
         players=len(seated),
         round=first,

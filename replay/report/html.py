@@ -24,7 +24,9 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple, cast
 import msgspec
 
 from replay import i18n
-from replay.report import svg
+from replay.i18n import findings
+from replay.i18n.sentences import shown
+from replay.report import sentences, svg
 from replay.report.build import round_sort_key
 from replay.report.document import (
     CodeCount,
@@ -200,6 +202,21 @@ def environment(lang: str) -> jinja2.Environment:
     def charts(sec: Section) -> list[tuple[str, str, Markup]]:
         return list(_charts(sec, tr))
 
+    # The document's English sentences in the page's language (replay/report/sentences.py), read back
+    # from the fields that wrote them: the JSON keeps them as written.
+    def review_reason(text: str) -> str:
+        return shown(lang, sentences.REVIEW, text)
+
+    def result_said(text: str) -> str:
+        return shown(lang, sentences.RESULT, text)
+
+    def standing_why(text: str) -> str:
+        return shown(lang, sentences.STANDINGS, text, sentences.STANDINGS_PIECES)
+
+    def finding_message(code: str, text: str) -> str:
+        return findings.message(lang, code, text)
+
+    env.filters["review_reason"] = review_reason
     env.globals.update(
         slug=_slug,
         raw=_raw,
@@ -210,6 +227,9 @@ def environment(lang: str) -> jinja2.Environment:
         standings_columns=[(c, tr(STANDINGS_LABELS.get(c, c))) for c in STANDINGS_COLUMNS if c != "rank"],
         heading=heading,
         charts=charts,
+        result_said=result_said,
+        standing_why=standing_why,
+        finding_message=finding_message,
         outcome_rows=_outcome_rows,
         table_of=_table_of,
         columns_of=_columns_of,

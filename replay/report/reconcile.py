@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import TypedDict
 
+from replay.report import sentences
 from replay.report.document import (
     ByeWithGames,
     Disagreement,
@@ -152,7 +153,7 @@ def _tdf_says(outcome: int, result: Mapping[str, str] | None) -> tuple[str, str 
     if result is None:
         return (OUTCOMES.get(outcome, f"unknown outcome code {outcome}"), None)
     if outcome == 3:
-        return ("tie", None)
+        return (sentences.TIE, None)
     return ("win", next(uid for uid, r in result.items() if r == "win"))
 
 
@@ -161,13 +162,13 @@ def _records_say(m: Match, index: PlayerIndex) -> tuple[str, str | None]:
     if m.result is None:
         return (m.status.replace("_", " "), None)
     if m.winner is None:  # a tie, or a loss for both (両者敗北: never TOM's tie)
-        return ("double loss" if m.decided_by == "double_loss" else "tie", None)
+        return (sentences.DOUBLE_LOSS if m.decided_by == "double_loss" else sentences.TIE, None)
     return ("win", index.userid(m.winner) or m.winner)
 
 
 def _show(tdf: Tournament, said: tuple[str, str | None]) -> str:
     kind, uid = said
-    return f"{_name(tdf, uid)} won" if kind == "win" and uid is not None else kind
+    return sentences.WON.format(player=_name(tdf, uid)) if kind == "win" and uid is not None else kind
 
 
 # ------------------------------------------------------------------------------------------ standings
@@ -227,7 +228,9 @@ def _key(row: Standing) -> tuple[float, float, float]:
 
 
 def _show_row(tdf: Tournament, uid: str, row: Standing) -> str:
-    return f"{_name(tdf, uid)}: {row.points} pts, OWP {row.owp * 100:.2f}%, OOWP {row.oowp * 100:.2f}%"
+    return sentences.ROW.format(
+        player=_name(tdf, uid), points=row.points, owp=f"{row.owp * 100:.2f}", oowp=f"{row.oowp * 100:.2f}"
+    )
 
 
 def _why(
@@ -240,35 +243,29 @@ def _why(
 ) -> str:
     row = rows.get(uid)
     if row is None or row.division != div:
-        return f"TOM places {_name(tdf, uid)} in {div}; Prizecheck has no {div} standing for them"
+        return sentences.NO_STANDING.format(player=_name(tdf, uid), division=div)
     mine = tom.index(uid)
     below = [
         u for u in tom[mine + 1 :] if u in rows and rows[u].dropped is None and _key(rows[u]) > _key(row)
     ]
     if row.dropped is not None and below:
-        return (
-            f"TOM ranks {_name(tdf, uid)}, who dropped after round {row.dropped} "
-            f"({row.points} pts, OWP {row.owp * 100:.2f}%), above "
-            + "; ".join(_show_row(tdf, u, rows[u]) for u in below)
-            + ", who did not drop and have better tiebreakers (a known TOM behaviour: it appears to keep a "
-            "dropped player's standing from the round they dropped)"
+        return sentences.DROPPED_ABOVE.format(
+            player=_name(tdf, uid),
+            round=row.dropped,
+            points=row.points,
+            owp=f"{row.owp * 100:.2f}",
+            rows="; ".join(_show_row(tdf, u, rows[u]) for u in below),
         )
     above = [u for u in tom[:mine] if u in rows and rows[u].dropped is not None and _key(rows[u]) < _key(row)]
     if row.dropped is None and above:
-        return (
-            "below "
-            + ", ".join(
-                f"{_name(tdf, u)}, who dropped after round {rows[u].dropped} with worse tiebreakers"
-                for u in above
+        return sentences.BELOW_DROPPED.format(
+            players=", ".join(
+                sentences.DROPPED_WORSE.format(player=_name(tdf, u), round=rows[u].dropped) for u in above
             )
-            + ", whom TOM ranks above them"
         )
     if uid in results_differ:
-        return "a match result of theirs in the records differs from the TDF's (see disagree and missing)"
+        return sentences.RESULTS_DIFFER
     level = [u for u in tom if u != uid and u in rows and _key(rows[u]) == _key(row)]
     if level:
-        return (
-            "level with " + ", ".join(_name(tdf, u) for u in level) + " on points, OWP and OOWP: TOM breaks "
-            "such ties at random, Prizecheck by head-to-head, then player id"
-        )
-    return "Prizecheck's tiebreakers place them at " + str(row.rank) + " (" + _show_row(tdf, uid, row) + ")"
+        return sentences.LEVEL.format(players=", ".join(_name(tdf, u) for u in level))
+    return sentences.TIEBREAKERS.format(rank=row.rank, row=_show_row(tdf, uid, row))

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from typing import IO
 
 from replay import i18n
+from replay.i18n.sentences import shown
+from replay.report import sentences
 from replay.report.document import Event, Report, Section
 from replay.report.names import CardName, with_card_name
 from replay.report.stream import Writer, sections
@@ -39,7 +41,7 @@ def write_text(
 
     def events(ew: Writer, _sec: Section, evs: Iterator[Event]) -> None:
         for ev in evs:
-            _event(lambda line: ew(line, "\n"), ev, limit, tr)
+            _event(lambda line: ew(line, "\n"), ev, limit, tr, lang)
 
     for s, spool in sections(report, events):
         w("")
@@ -105,7 +107,7 @@ def write_text(
         if s.review:
             w(tr("  to review ({n}):").format(n=len(s.review)))
             for item in s.review[:limit]:
-                w(f"    {item.match}: {'; '.join(item.why)}")
+                w(f"    {item.match}: " + "; ".join(shown(lang, sentences.REVIEW, r) for r in item.why))
         if s.deck_checks:
             w(tr("  deck checks, judges only ({n}):").format(n=len(s.deck_checks)))
             for dc in s.deck_checks[:limit]:
@@ -127,13 +129,20 @@ def write_text(
         for d in rec.disagree:
             w(
                 tr("  DISAGREE round {round} table {table}: {players}: TDF {tdf}, records {records}").format(
-                    round=d.round, table=d.table, players=" vs ".join(d.players), tdf=d.tdf, records=d.records
+                    round=d.round,
+                    table=d.table,
+                    players=" vs ".join(d.players),
+                    tdf=shown(lang, sentences.RESULT, d.tdf),
+                    records=shown(lang, sentences.RESULT, d.records),
                 )
             )
         for m in rec.missing:
             w(
                 tr("  NO RECORDS round {round} table {table}: {players} (TDF {tdf})").format(
-                    round=m.round, table=m.table, players=" vs ".join(m.players), tdf=m.tdf
+                    round=m.round,
+                    table=m.table,
+                    players=" vs ".join(m.players),
+                    tdf=shown(lang, sentences.RESULT, m.tdf),
                 )
             )
         for b in rec.unrecorded_byes:
@@ -156,13 +165,13 @@ def write_text(
                         player=diff.player,
                         tom=diff.tom,
                         prizecheck=diff.prizecheck,
-                        why=diff.why,
+                        why=shown(lang, sentences.STANDINGS, diff.why, sentences.STANDINGS_PIECES),
                     )
                 )
     writer.flush()
 
 
-def _event(w: Callable[[str], None], ev: Event, limit: int, tr: Callable[[str], str]) -> None:
+def _event(w: Callable[[str], None], ev: Event, limit: int, tr: Callable[[str], str], lang: str) -> None:
     matches = ev.matches
     done = sum(1 for m in matches if m.status == "finished")
     w(
@@ -214,5 +223,5 @@ def _event(w: Callable[[str], None], ev: Event, limit: int, tr: Callable[[str], 
                     round=check.round,
                     second=check.players - 1,
                 )
-                + "; ".join(check.why)
+                + "; ".join(shown(lang, sentences.TOP_CUT, why) for why in check.why)
             )

@@ -152,8 +152,11 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
     if public and record is not None:
         record = public_record(record)
     # each of the record's findings' sentences in the page's language, in the record's order (the record
-    # itself stays as stored: its findings' messages are the engine's English)
-    findings_text = [shown_finding(f, lang)["text"] for f in (record or {}).get("findings") or []]
+    # itself stays as stored: its findings' messages are the engine's English); a judge's view also has
+    # each detail in the page's language (None where a finding has none)
+    in_lang = [shown_finding(f, lang) for f in (record or {}).get("findings") or []]
+    findings_text = [f["text"] for f in in_lang]
+    findings_detail = [f.get("detail_text") for f in in_lang]
     return {
         "match": match,
         "view": "public" if public else "judge",
@@ -163,6 +166,7 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
         "extra": extra,
         "record": record,
         "findings_text": findings_text,
+        "findings_detail": findings_detail,
         "log": log,
         # what the rules ask for next at the archive's head (replay.due, in the console's words)
         "due": due,

@@ -5,7 +5,9 @@ say when the top cut is not theirs; and the report's modules import each other i
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -48,6 +50,40 @@ def test_a_summary_lists_findings_by_severity_and_counts_the_info_notes() -> Non
         "    [info] 141 note(s): card_count 140, hp_unknown 1 (each with --json)",  # counted, not listed
     ]
     assert not any("card_count at" in line for line in lines)
+
+
+def test_the_summary_of_replay_is_in_the_environments_language(tmp_path: pathlib.Path) -> None:
+    """``LANG=ja_JP.UTF-8 prizecheck replay``: the summary's own words in Japanese (README, "Languages");
+    ids, codes and numbers as the record has them; ``--json`` the same bytes in any language."""
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(encode_jsonl(full_game().events))
+
+    def replay(lang: str, *args: str) -> str:
+        env = {**os.environ, "LC_ALL": "", "LC_MESSAGES": "", "LANG": lang}
+        done = subprocess.run(
+            [*PRIZECHECK, "replay", *args, str(path)], capture_output=True, text=True, timeout=120, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    english, japanese, korean = replay("C"), replay("ja_JP.UTF-8"), replay("ko_KR.UTF-8")
+    assert "  prizes: " in english and " wins by concession at seq " in english
+    assert "  サイド: " in japanese and "の勝ち(concession、seq " in japanese and "prizes: " not in japanese
+    assert "  프라이즈: " in korean and "체인: sha256 " in korean and "knockouts:" not in korean
+    for said in (japanese, korean):  # every number of the English is there
+        assert sorted(re.findall(r"\d+", said)) == sorted(re.findall(r"\d+", english))
+    assert replay("ja_JP.UTF-8", "--json") == replay("C", "--json")
+    # the board at --until: its words in the language, ids and names as the events write them
+    board_en, board_ja = replay("C", "--until", "5"), replay("ja_JP.UTF-8", "--until", "5")
+    assert "prizes left 6 (taken 0/6), deck " in board_en and "残りサイド 6(取った 0/6)、山札 " in board_ja
+    assert "deck " not in board_ja and sorted(re.findall(r"\d+", board_ja)) == sorted(
+        re.findall(r"\d+", board_en)
+    )
+    record = full_game().record()
+    record["findings"] = [finding("info", "card_count", 1), finding("warning", "evolved_too_early", 7)]
+    lines = summary(from_mapping(record), "ko").splitlines()
+    assert "  지적 사항: 2(위반 0, 경고 1, 정보 1)" in lines
+    assert "    [info] 정보 1건: card_count 1(각 항목은 --json으로 표시)" in lines
 
 
 def test_a_timeline_names_the_cards(tmp_path: pathlib.Path) -> None:

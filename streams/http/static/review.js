@@ -265,7 +265,7 @@
   function findingItem(f) {
     const li = el("li", { class: "finding sev-" + f.severity, "data-code": f.code, "data-seq": f.seq ?? "" },
       f.seq != null ? seqButton(f.seq) : _("match"), ` ${f.code}: ${f.text || f.message} `, ruleLink(rules[f.code]),
-      f.detail ? el("div", { class: "detail", title: _("judges only") }, f.detail) : null);
+      f.detail ? el("div", { class: "detail", title: _("judges only") }, f.detail_text || f.detail) : null);
     const extra = (window.prizecheckFindingExtras || {})[f.code];
     if (typeof extra === "function") {
       const node = extra(f);
@@ -577,7 +577,7 @@
       outs.append(el("li", { class: "out-" + o.type }, describe(o),
         o.type === "playoff_required" && o.child ? reviewLink(o.child, "child-link") : null,
         o.type === "finding" ? " " : "", o.type === "finding" ? ruleLink(rules[o.code]) : null,
-        o.type === "finding" && o.detail ? el("div", { class: "detail" }, o.detail) : null));
+        o.type === "finding" && o.detail ? el("div", { class: "detail" }, o.detail_text || o.detail) : null));
     }
     if (!outs.children.length) outs.append(el("li", { class: "muted" }, _("nothing")));
     renderBoard(board, frame.due);
@@ -744,7 +744,11 @@
     record = meta.record;
     // each finding's sentence in the page's language (findings_text, in the record's order) shown in
     // place of the record's own English message, which stays as stored
-    (record?.findings || []).forEach((f, i) => { f.text = (meta.findings_text || [])[i]; });
+    // (and a judge's view: each detail in it, findings_detail)
+    (record?.findings || []).forEach((f, i) => {
+      f.text = (meta.findings_text || [])[i];
+      f.detail_text = (meta.findings_detail || [])[i];
+    });
     frames = meta.frames || [];
     timings.frames = frames; // read by the scan part (static/scan.js): a sheet row's events
     log = meta.log || [];

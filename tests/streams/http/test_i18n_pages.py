@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.async_api import BrowserContext, Page
 
+from replay.generators import simulate
 from tests.streams.http.served import Served
 from tests.streams.http.test_pages import shot
 from tests.streams.http.test_review import OVERFLOW, judge_page, log_in
@@ -222,6 +223,29 @@ async def test_a_refusal_page_speaks_the_language_and_keeps_the_service_words(se
 
 
 # ------------------------------------------------------------------ what the service writes, in the language
+async def test_a_judge_reads_a_findings_detail_in_the_pages_language(served: Served) -> None:
+    """A second Supporter on a digital client's log: its judge-only detail (the card, why a warning) is
+    in the page's language on the review page's meta and the match list; the record keeps its English."""
+    for seed in range(40):
+        streams, injected = simulate.simulate_with_faults(seed, ["second_supporter"], f"d{seed}")
+        if injected:
+            break
+    match = f"d{seed}"
+    assert (await served.post(streams[0])).status == 200
+    judge = served.auth("judge")
+    async with served.http.get(f"{served.url}/review/{match}/meta?lang=ja", headers=judge) as r:
+        assert r.status == 200, await r.text()
+        meta: dict[str, Any] = await r.json()
+    (finding,) = meta["record"]["findings"]
+    (detail,) = meta["findings_detail"]
+    card, _, why = finding["detail"].partition("; ")
+    assert why.startswith("a digital client enforces the rules")  # the record: English, as stored
+    assert detail.startswith(card + "; ") and re.search(SCRIPTS["ja"], detail) and "digital" not in detail
+    async with served.http.get(f"{served.url}/ui?lang=ko", headers={**judge, "Accept": "text/html"}) as r:
+        page = await r.text()
+    assert "디지털 클라이언트는 규칙을 강제합니다" in page and "a digital client enforces" not in page
+
+
 async def test_the_review_pages_log_findings_and_card_names_follow_the_pages_language(served: Served) -> None:
     """The battle log, the findings' sentences and the card names of /review/<m>/meta follow the same
     choice as the page's words (routes.page_lang): the address, then the event's, then the browser's."""

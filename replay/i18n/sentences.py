@@ -1,0 +1,102 @@
+"""Sentences kept in English, shown in the reader's language (issue 34 item 5).
+
+A record, a report's JSON document and the engine's outputs keep each sentence in English, written by
+filling an English template (``str.format``); their bytes never depend on a reader. Where a sentence is
+shown, :func:`translate` reads its fields back out of the English text by the templates that could have
+written it, and fills the template's translation with them. A sentence no template reads is ``None`` (the
+caller shows it as it is, in English): never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from string import Formatter
+from typing import Final
+
+from replay import i18n
+
+_FORMATTER: Final = Formatter()
+
+
+def _fields(template: str) -> list[tuple[str, str | None]]:
+    """``template`` as (literal text, field name or None) pieces, in order."""
+    return [(literal, name) for literal, name, _spec, _conv in _FORMATTER.parse(template)]
+
+
+@cache
+def _pattern(template: str) -> re.Pattern[str]:
+    """A regular expression that reads ``template``'s fields back out of a sentence it wrote."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for literal, name in _fields(template):
+        out.append(re.escape(literal))
+        if name is None:
+            continue
+        if name in seen:  # a field written twice reads the same text twice
+            out.append(f"(?P={name})")
+        else:
+            seen.add(name)
+            out.append(f"(?P<{name}>.*?)")
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def _fill(template: str, values: dict[str, str]) -> str:
+    """``template`` with each field replaced by its text as read (already converted: no ``!r`` twice)."""
+    return "".join(
+        literal + (values.get(name, "") if name is not None else "") for literal, name in _fields(template)
+    )
+
+
+def read(templates: tuple[str, ...], text: str) -> tuple[str, dict[str, str]] | None:
+    """The first of ``templates`` that wrote ``text``, with its fields as read; None when none did."""
+    for template in templates:
+        found = _pattern(template).match(text)
+        if found is not None:
+            return template, found.groupdict()
+    return None
+
+
+def translate(lang: str, templates: tuple[str, ...], text: str, pieces: tuple[str, ...] = ()) -> str | None:
+    """``text`` (written in English by one of ``templates``) in ``lang``; each field that one of
+    ``pieces`` wrote (a sentence's own part, such as " by judge-1") translated the same way. None when
+    no template wrote ``text``."""
+    found = read(templates, text)
+    if found is None:
+        return None
+    template, values = found
+    if pieces:
+        for name, value in values.items():
+            if value:
+                # a list first: one piece's lazy last field would read a whole list as one piece
+                values[name] = _listed(lang, pieces, value) or translate(lang, pieces, value, pieces) or value
+    return _fill(i18n.gettext(lang, template), values)
+
+
+#: How a sentence joins several of its pieces (a list of rows, of players).
+_SEPARATORS: Final[tuple[str, ...]] = ("; ", ", ")
+
+
+def _listed(lang: str, pieces: tuple[str, ...], value: str) -> str | None:
+    """``value`` as a list of one piece's sentences joined by one of :data:`_SEPARATORS`, each translated;
+    None when it is not one. A list is cut after the piece's last words (a name may hold a comma)."""
+    for piece in pieces:
+        tail = _fields(piece)[-1]
+        if tail[1] is not None or not tail[0]:
+            continue  # a piece that ends with a field has no words to cut after
+        for sep in _SEPARATORS:
+            parts = value.split(tail[0] + sep)
+            if len(parts) < 2:
+                continue
+            parts = [part + tail[0] for part in parts[:-1]] + parts[-1:]
+            shown = [translate(lang, (piece,), part, pieces) for part in parts]
+            if all(s is not None for s in shown):
+                return sep.join(s for s in shown if s is not None)
+    return None
+
+
+def shown(lang: str, templates: tuple[str, ...], text: str, pieces: tuple[str, ...] = ()) -> str:
+    """``text`` in ``lang`` by :func:`translate`; ``text`` itself in English or when no template wrote it."""
+    if lang == i18n.DEFAULT:
+        return text
+    return translate(lang, templates, text, pieces) or text
