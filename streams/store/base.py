@@ -465,6 +465,16 @@ def search_needle(search: str) -> str:
     return needle
 
 
+def page_request(sort: str, cursor: str | None, search: str | None) -> tuple[tuple[int, str] | None, str]:
+    """A page's request as both backends check it: the row a ``cursor`` resumes after (None: from the
+    start) and the folded ``search`` needle (\"\": none); a ``ValueError`` naming the bad value (an unknown
+    ``sort``, a cursor given for another sort, a search over :data:`SEARCH_MAX`)."""
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+    after = None if cursor is None else decode_cursor(cursor, sort)
+    return after, search_needle(search) if search else ""
+
+
 def encode_cursor(sort: str, score: float, match: str) -> str:
     """The cursor after the row (``score``, ``match``) of a page in ``sort`` order (opaque to callers)."""
     raw = json.dumps([sort, int(score), match], separators=(",", ":")).encode()

@@ -8,14 +8,12 @@ from dataclasses import replace
 from typing import Literal
 
 from streams.store.base import (
-    SORTS,
     IndexChanged,
     IndexEntry,
     IndexPage,
-    decode_cursor,
     encode_cursor,
+    page_request,
     same_entry,
-    search_needle,
 )
 from streams.store.memory.common import MemoryBase
 
@@ -97,10 +95,7 @@ class MemoryIndex(MemoryBase):
         limit: int = 50,
         cursor: str | None = None,
     ) -> IndexPage:
-        if sort not in SORTS:
-            raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
-        after = None if cursor is None else decode_cursor(cursor, sort)
-        needle = search_needle(search) if search else ""
+        after, needle = page_request(sort, cursor, search)
         names = await self.matches(league=league, season=season, status=status, player=player)
         if needle:
             names = [m for m in names if needle in self._index[m].search_text()]

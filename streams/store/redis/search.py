@@ -17,12 +17,10 @@ from typing import Literal
 from streams.store import keys
 from streams.store.base import (
     SEARCH_SCAN_MAX,
-    SORTS,
     IndexEntry,
     IndexPage,
-    decode_cursor,
     encode_cursor,
-    search_needle,
+    page_request,
     with_about,
 )
 from streams.store.redis.index import RedisIndex
@@ -79,10 +77,7 @@ class RedisSearch(RedisIndex):
         limit: int = 50,
         cursor: str | None = None,
     ) -> IndexPage:
-        if sort not in SORTS:
-            raise ValueError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
-        after = None if cursor is None else decode_cursor(cursor, sort)
-        needle = search_needle(search) if search else ""
+        after, needle = page_request(sort, cursor, search)
         if needle:
             await self._upgrade()
         filters = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page
@@ -256,7 +257,9 @@ async def test_a_writing_console_renews_its_lease_with_a_write_and_never_shows_a
         a.page.on(
             "request",
             lambda r: (
-                posted.append(r.post_data or "") if r.method == "POST" and r.url.endswith("/lease") else None
+                posted.append(r.post_data or "")
+                if r.method == "POST" and urlsplit(r.url).path.endswith("/lease")
+                else None
             ),
         )
         redis = Redis.from_url(service.redis.url)
