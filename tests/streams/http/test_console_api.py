@@ -58,6 +58,21 @@ def opening(match: str, league: str = "L1", **started: Any) -> Stream:
     return s
 
 
+def knocking_out_staryu(s: Stream) -> None:
+    """Two turns, then ash's Thunder does 60 to misty's Staryu ex (60 HP): the knockout is due."""
+    s.turn("ash")
+    s.add("turn_ended", player="ash")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("misty")
+    s.add("turn_ended", player="misty")
+    s.add("checkup_started")
+    s.add("checkup_ended")
+    s.turn("ash")
+    s.add("attack", player="ash", pid="a1", name="Thunder")
+    s.add("damage", pid="m1", amount=60)
+
+
 async def publish(
     s: Served, match: str, events: list[Event], console: str = "c1", who: str = "recorder"
 ) -> tuple[int, dict[str, Any]]:
@@ -74,17 +89,7 @@ async def get(s: Served, path: str, who: str | None = "recorder") -> tuple[int, 
 # ------------------------------------------------------------------------------------------ prompts
 def test_the_attack_prompt_posts_the_claims_the_engine_derives() -> None:
     s = opening("p1")
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.add("checkup_started")
-    s.add("checkup_ended")
-    s.turn("misty")
-    s.add("turn_ended", player="misty")
-    s.add("checkup_started")
-    s.add("checkup_ended")
-    s.turn("ash")
-    s.add("attack", player="ash", pid="a1", name="Thunder")
-    s.add("damage", pid="m1", amount=60)
+    knocking_out_staryu(s)
     (prompt,) = derive(s.events)["prompts"]
     assert prompt["id"] == "attack_ended"
     # the rule box's count (ex: 2) [docs/rules.md §3], and the promotion due after it
@@ -200,17 +205,7 @@ async def test_publishing_is_idempotent_and_a_stale_console_is_fenced(served: Se
 
 def test_the_prompts_and_findings_in_japanese_and_korean() -> None:
     s = opening("p1j")
-    s.turn("ash")
-    s.add("turn_ended", player="ash")
-    s.add("checkup_started")
-    s.add("checkup_ended")
-    s.turn("misty")
-    s.add("turn_ended", player="misty")
-    s.add("checkup_started")
-    s.add("checkup_ended")
-    s.turn("ash")
-    s.add("attack", player="ash", pid="a1", name="Thunder")
-    s.add("damage", pid="m1", amount=60)
+    knocking_out_staryu(s)
     (prompt,) = derive(s.events, lang="ja")["prompts"]
     assert prompt["text"] == "ワザを終える: きぜつあり"
     assert "mistyは新しいバトルポケモンを出す" in prompt["detail"], prompt["detail"]
