@@ -47,7 +47,7 @@ from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.kafka.batching import WORKER_BATCHING, Batching
 from streams.kafka.checkpoints import KafkaCheckpoints
 from streams.kafka.dlq import DeadLetter, DeadLetterSink
-from streams.kafka.gaps import GapProgress, Partition
+from streams.kafka.gaps import IDLE_TIMEOUTS, GapProgress, Partition
 from streams.kafka.keys import key_refusal
 from streams.settings import Settings
 
@@ -135,7 +135,7 @@ class Pipeline:
         self.max_idle = max_idle
         self.clock = clock
         self.highwater = highwater
-        self.gaps = GapProgress()
+        self.gaps = GapProgress(idle=IDLE_TIMEOUTS * core.gap_timeout)
         self.counts: Counter[str] = Counter()
         self._owned: dict[tuple[str, int], set[str]] = {}
         self._seen: dict[str, tuple[float, tuple[str, int]]] = {}
@@ -146,6 +146,13 @@ class Pipeline:
         Never raises (but for cancellation): Faust acknowledges the batch's offsets when the agent's loop
         body ends, even by an exception, so every record must be stored, dead-lettered or waited for here.
         """
+        self.gaps.begin()
+        try:
+            return await self._handle_batch(events)
+        finally:
+            self.gaps.end(self.core.clock())
+
+    async def _handle_batch(self, events: Sequence[EventT[Any]]) -> list[Handled]:
         results: list[Handled | None] = [None] * len(events)
         admitted: list[tuple[int, dict[str, Any], _Record]] = []
         self.counts["received"] += len(events)

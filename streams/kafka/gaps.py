@@ -12,7 +12,11 @@ the moment the worker has handled every record below that mark, i.e. every recor
 the gap opened. A worker that keeps up reaches the mark with the same batch (the wait is the wall-time
 timeout, as before); a lagging one first handles its backlog, where the missing event may be. Events
 produced after the gap opened are waited for ``PRIZECHECK_GAP_TIMEOUT`` seconds from then, as before. When
-the mark is not known (the consumer has not fetched from the partition yet), the wait starts at once.
+the mark is not known (the consumer has not fetched from the partition yet), the wait starts at once; and
+a mark the worker cannot reach (offsets that hold no record for it: a transactional producer's markers,
+which docs/deployment.md rules out, or records removed by retention) does not hold a gap for ever: once the
+worker has been idle for ``IDLE_TIMEOUTS`` gap timeouts (no batch in hand, none handled meanwhile: a slow
+fetch is not taken for the end of the partition) the wait counts from when it went idle.
 
 Pure bookkeeping, with no Faust in it: :class:`streams.kafka.agents.Pipeline` feeds it the records it
 handled and the high-water marks it reads from the consumer (tests/streams/kafka/test_gaps.py).
@@ -25,20 +29,36 @@ from dataclasses import dataclass
 #: A topic partition: (topic, partition).
 Partition = tuple[str, int]
 
+#: Gap timeouts a worker must be idle for before a mark it has not reached is taken to be out of reach.
+IDLE_TIMEOUTS = 10
+
 
 @dataclass
 class _Gap:
     partition: Partition
     mark: int | None  # the partition's high-water mark when the gap opened (None: not known)
+    opened: float  # when
     since: float | None = None  # when the consumer had handled every record below the mark
 
 
 class GapProgress:
     """Per match with events waiting behind a gap: from when its gap timeout counts (:meth:`started`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle: float) -> None:
+        self.idle = idle  # seconds without a batch after which the consumer has nothing left to read
         self._position: dict[Partition, int] = {}  # the next offset to handle, per partition
         self._gaps: dict[str, _Gap] = {}
+        self._busy = False  # a batch is being handled
+        self._done = float("-inf")  # when the last batch was done
+
+    def begin(self) -> None:
+        """The worker took a batch in hand."""
+        self._busy = True
+
+    def end(self, now: float) -> None:
+        """The worker is done with its batch (:meth:`handled` each record first)."""
+        self._busy = False
+        self._done = now
 
     def handled(self, partition: Partition, offset: int) -> None:
         """The worker is done with the record at ``offset`` of ``partition`` (stored, held, dead-lettered)."""
@@ -50,7 +70,7 @@ class GapProgress:
         seen now. A gap already open keeps its mark: later events of the match that wait behind it do not
         put its report off (a live game's events would put it off for ever)."""
         if match not in self._gaps:
-            self._gaps[match] = gap = _Gap(partition, mark)
+            self._gaps[match] = gap = _Gap(partition, mark, now)
             self._reached(gap, now)
 
     def closed(self, match: str) -> None:
@@ -76,3 +96,7 @@ class GapProgress:
     def _reached(self, gap: _Gap, now: float) -> None:
         if gap.mark is None or self._position.get(gap.partition, 0) >= gap.mark:
             gap.since = now
+            return
+        quiet = max(self._done, gap.opened)  # idle since then: nothing more to read, the mark is out of reach
+        if not self._busy and now - quiet >= self.idle:
+            gap.since = quiet

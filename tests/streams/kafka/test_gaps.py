@@ -20,12 +20,14 @@ from replay.records import unpack_record
 from streams.ingest import IngestCore
 from streams.kafka.agents import Handled, Pipeline
 from streams.kafka.dlq import MemoryDeadLetters
-from streams.kafka.gaps import GapProgress
+from streams.kafka.gaps import IDLE_TIMEOUTS, GapProgress
 from streams.store import MemoryStore
 
 TOPIC = "prizecheck.events"
 TP = (TOPIC, 0)
 TIMEOUT = 1.5
+LAG = 3 * TIMEOUT  # a worker's lag, in the tests that lag (shorter than the idle fallback)
+assert LAG < IDLE_TIMEOUTS * TIMEOUT
 
 
 class Lagging:
@@ -85,7 +87,7 @@ async def test_a_lagging_worker_does_not_report_a_gap_whose_event_is_in_its_back
     handled = await w.consume(0, 6)
     assert [h.status for h in handled] == ["applied"] * 5 + ["buffered"]
     # ...and is busy for longer than the gap timeout before its next batch, which holds seq 6
-    w.now += 10 * TIMEOUT
+    w.now += LAG
     assert await w.pipeline.flush_gaps() == []  # seq 6 is below the mark the gap waits for
     handled = await w.consume(6, len(order))
     assert {h.status for h in handled} == {"applied"}
@@ -101,10 +103,10 @@ async def test_a_gap_is_reported_a_timeout_after_the_worker_caught_up() -> None:
     lost = events[5]
     w.produce([e for e in events if e is not lost])  # seq 6 never comes
     await w.consume(0, 6)  # seq 7 waits; the rest of the partition is a backlog
-    w.now += 10 * TIMEOUT
+    w.now += LAG
     assert await w.pipeline.flush_gaps() == []
     await w.consume(6, 20)  # still behind: the gap's wait has not started
-    w.now += 10 * TIMEOUT
+    w.now += LAG
     assert await w.pipeline.flush_gaps() == []
     await w.consume(20, len(w.log))  # caught up with the mark: the wait starts now
     w.now += TIMEOUT / 2
@@ -143,8 +145,23 @@ async def test_without_a_known_high_water_mark_the_wait_is_wall_time() -> None:
     assert late.status == "dead_letter"
 
 
+async def test_a_mark_out_of_reach_holds_the_gap_only_until_the_worker_has_been_idle_a_while() -> None:
+    # offsets that hold no record for the worker (a transactional producer's markers, say): the mark is
+    # never reached, but an idle worker has nothing left to read
+    w = Lagging()
+    events = game()
+    w.produce([e for e in events[:8] if e is not events[5]])
+    w.end += 2  # two offsets above the last record that the consumer never gets
+    await w.consume(0, len(w.log))
+    w.now += IDLE_TIMEOUTS * TIMEOUT - 0.01
+    assert await w.pipeline.flush_gaps() == []
+    w.now += 0.01
+    (reported,) = await w.pipeline.flush_gaps()  # the wait counted from when the worker went idle
+    assert reported.applied[0] == events[6]["seq"]
+
+
 def test_gap_progress_bookkeeping() -> None:
-    g = GapProgress()
+    g = GapProgress(idle=100.0)
     g.handled(TP, 4)
     g.opened("m1", TP, 10, now=1.0)  # records 5 to 9 are not handled yet
     assert g.started("m1") is None
@@ -168,8 +185,8 @@ def test_gap_progress_bookkeeping() -> None:
     assert g.started("m1") == float("-inf") and g.waiting() == 2
 
 
-@pytest.mark.parametrize("lag", [0, 3, 30])
-async def test_no_dead_letter_for_a_reordered_game_whatever_the_lag(lag: int) -> None:
+@pytest.mark.parametrize("lag", [0.0, 1.0, LAG])
+async def test_no_dead_letter_for_a_reordered_game_whatever_the_lag(lag: float) -> None:
     w = Lagging()
     events = game()
     match = events[0]["match"]
@@ -181,7 +198,23 @@ async def test_no_dead_letter_for_a_reordered_game_whatever_the_lag(lag: int) ->
     while offset < len(order):  # batches of 4; between them the worker is busy for `lag` timeouts
         await w.consume(offset, offset + 4)
         offset += 4
-        w.now += lag * TIMEOUT
+        w.now += lag
         await w.pipeline.flush_gaps()
     assert w.dlq.letters == [] and w.pipeline.counts["gaps_reported"] == 0
     assert dumps(await w.record(match)) == dumps(replay_records(events)[match])
+
+
+def test_a_worker_with_a_batch_in_hand_is_not_idle() -> None:
+    g = GapProgress(idle=10.0)
+    g.handled(TP, 0)
+    g.end(0.0)
+    g.opened("m1", TP, 5, now=0.0)
+    g.begin()  # a long batch (a slow store, say)
+    g.caught_up(50.0)
+    assert g.started("m1") is None  # busy: behind, not idle
+    g.handled(TP, 1)
+    g.end(50.0)
+    g.caught_up(55.0)
+    assert g.started("m1") is None
+    g.caught_up(60.0)
+    assert g.started("m1") == 50.0  # idle for 10 s since its last batch: the wait counts from then
