@@ -5,7 +5,10 @@ by event, before anything of it is applied.
   and event are those of its ``match_started`` (its record's ``context``), which its creator's scope must
   cover: so they come from the creator's scope. A match whose league and event are not known is outside
   every scope. A playoff game (``<root>/tbN``, or a ``match_started`` naming a ``parent``) is in its
-  parent's league and event: its own context may repeat them, never name others.
+  parent's league and event: its own context may repeat them, never name others. Only the
+  ``match_started`` that opens a match's stream names its parent (the first valid event at seq 1 of a
+  match not stored yet, or of a playoff stub); one that does not (another event took seq 1, in the batch
+  or before it) is a duplicate or a conflict the core does not apply, and lends the match nothing.
 - **Namespaces.** A scoped token creates only ids ``<league>/...`` or ``<event>/...`` of its scope, the
   league or event its ``match_started`` names: two leagues' ids never meet, so squatting is impossible.
 - **Ownership.** A match belongs to the producer (token) that created it, recorded atomically before its
@@ -135,9 +138,6 @@ class _Touched:
     opened: bool = False  # a valid event at seq 1 was seen: the first one is what the core applies there
     opening: dict[str, Any] | None = None  # that event, when it is a match_started
 
-    def parents(self) -> set[str]:
-        return {p for e in self.starts if isinstance(p := e.get("parent"), str)}
-
 
 def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
     """The matches a batch's items name (any item naming a valid match id counts, valid or not: its
@@ -244,10 +244,20 @@ async def _read(store: Ownership, matches: list[str]) -> dict[str, _Stored]:
 
 
 def _roots(match: str, t: _Touched, here: _Stored) -> set[str]:
-    root = playoff_root(match)
-    found = {root} if root else set()
-    for parent in t.parents() | ({here.parent} if here.parent else set()):
-        found.add(playoff_root(parent) or parent)
+    return set(_family_roots(match, t, here))
+
+
+def _parents(t: _Touched, here: _Stored) -> set[str]:
+    """The parents a match names: its stored record's, and the one named by the ``match_started`` that
+    opens its stream in this batch. Only that one: a ``match_started`` at seq 1 after another event took
+    seq 1 (in the batch, or already stored: a match with a record other than a playoff stub has its
+    first event) is a duplicate or a conflict the core does not apply, and makes no game a playoff game
+    nor lends it a parent's league (found by the property test of tests/streams/http/test_scopes.py)."""
+    found = {here.parent} if here.parent else set()
+    opens = not here.exists or here.stub
+    parent = t.opening.get("parent") if opens and t.opening is not None else None
+    if isinstance(parent, str) and is_match_id(parent):
+        found.add(parent)
     return found
 
 
@@ -269,27 +279,30 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
     for match in sorted(touched):
         t = touched[match]
         here = stored[match]
-        family = _family_root(match, t, here)
-        league, event, table = _scope_of(match, t, here, family, stored, touched)
-        for start in t.starts:  # no event outside the writer's scope, whatever it says
-            ctx = _ctx(start)
-            said = (_text(ctx.get("league")), _text(ctx.get("event")), _text(ctx.get("table")) or table)
-            if principal.scoped and said[:2] != (None, None) and not principal.covers(*said):
+        families = _family_roots(match, t, here)
+        # a playoff game is in each of its roots' scope (they are one when its id and parent agree)
+        roots: list[str | None] = [*families] or [None]
+        scopes = [_scope_of(match, t, here, root, stored, touched) for root in roots]
+        for league, event, table in scopes:
+            for start in t.starts:  # no event outside the writer's scope, whatever it says
+                ctx = _ctx(start)
+                said = (_text(ctx.get("league")), _text(ctx.get("event")), _text(ctx.get("table")) or table)
+                if principal.scoped and said[:2] != (None, None) and not principal.covers(*said):
+                    raise Refusal(
+                        "out_of_scope",
+                        match,
+                        f"match {match}: its match_started names {_scope_words(*said)}, "
+                        f"outside this token's scope ({principal.scope_text()})",
+                    )
+            if principal.scoped and not principal.covers(league, event, table):
+                where = _scope_words(league, event, table)
                 raise Refusal(
                     "out_of_scope",
                     match,
-                    f"match {match}: its match_started names {_scope_words(*said)}, "
-                    f"outside this token's scope ({principal.scope_text()})",
+                    f"match {match} ({where}) is outside this token's scope ({principal.scope_text()})",
                 )
-        if principal.scoped and not principal.covers(league, event, table):
-            where = _scope_words(league, event, table)
-            raise Refusal(
-                "out_of_scope",
-                match,
-                f"match {match} ({where}) is outside this token's scope ({principal.scope_text()})",
-            )
-        if family is not None:
-            _check_playoff(principal, match, t, here, family, touched, stored)
+        for root in families:
+            _check_playoff(principal, match, t, here, root, touched, stored)
         if here.owner is not None:
             if here.owner.producer != principal.id and not judge:
                 raise Refusal(
@@ -298,15 +311,15 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                     f"match {match} belongs to the producer {here.owner.shown()}: only a judge may write "
                     "into another producer's match",
                 )
-        elif here.exists and family is None and not judge:
+        elif here.exists and not families and not judge:
             raise Refusal(
                 "not_owner",
                 match,
                 f"match {match} was not created through this service (no producer owns it): only a judge "
                 "may write into it",
             )
-        elif not here.exists or family is not None:  # a new match, or a playoff game not yet claimed
-            if family is None and principal.scoped:
+        elif not here.exists or families:  # a new match, or a playoff game not yet claimed
+            if not families and principal.scoped:
                 _check_namespace(principal, match, league, event)
             new.append(match)
         if not judge and here.status != "in_progress" and t.types & AMENDMENTS:
@@ -333,16 +346,15 @@ def _check_namespace(principal: Principal, match: str, league: str | None, event
         )
 
 
-def _family_root(match: str, t: _Touched, here: _Stored) -> str | None:
-    """The root of the playoff family ``match`` is a playoff game of, or None."""
+def _family_roots(match: str, t: _Touched, here: _Stored) -> list[str]:
+    """The roots of the playoff families ``match`` is a playoff game of (none for any other game): the
+    one its id names (``<root>/tbN``), and those of the parents it names (:func:`_parents`). Each must
+    let the writer in: an id under one league's game naming another league's game as its parent is
+    checked against both."""
     root = playoff_root(match)
-    if root is not None:
-        return root
-    parents = t.parents() | ({here.parent} if here.parent else set())
-    if parents:
-        parent = sorted(parents)[0]
-        return playoff_root(parent) or parent
-    return None
+    found = {root} if root is not None else set()
+    found.update(playoff_root(parent) or parent for parent in _parents(t, here))
+    return sorted(found)
 
 
 def _check_playoff(

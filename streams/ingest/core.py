@@ -33,7 +33,7 @@ from typing import Any, cast
 from replay.contract.admit import admit
 from replay.engine.errors import EventError
 from replay.signing import SigningKey
-from streams.ingest.held import HeldEvents, Writes
+from streams.ingest.held import GapStart, HeldEvents, Writes, waited_since
 from streams.ingest.rebuild import Rebuild
 from streams.ingest.state import (
     AMENDMENTS,
@@ -157,19 +157,24 @@ class IngestCore(WritePath, Rebuild):
         await self.publish()
         return cast(list[Outcome], outcomes)
 
-    async def flush_gaps(self, now: float | None = None) -> list[Outcome]:
+    async def flush_gaps(self, now: float | None = None, started: GapStart | None = None) -> list[Outcome]:
         """Report every gap whose oldest waiting event has waited ``gap_timeout`` seconds.
 
         The engine gets the next waiting event (and records a ``seq_gap`` finding); whatever then follows
         in order is applied too. Returns one ``applied`` outcome per gap, listing the seqs applied.
+
+        ``started(match)``: from when the match's wait counts, if not from its oldest waiting event's
+        arrival (the later of the two counts; None: not yet). The Kafka worker starts it once it has caught
+        up with what the partition held when the gap opened (:mod:`streams.kafka.gaps`).
         """
         now = self.clock() if now is None else now
         outcomes: list[Outcome] = []
         for match, st in list(self._matches.items()):
-            if not st.buffer or now - min(p.arrived for p in st.buffer.values()) < self.gap_timeout:
+            since = waited_since(st, match, started)
+            if since is None or now - since < self.gap_timeout:
                 continue
             outcomes += await self._locked(
-                match, functools.partial(self.held.flush_match, match=match, now=now)
+                match, functools.partial(self.held.flush_match, match=match, now=now, started=started)
             )
         await self.publish()
         return outcomes

@@ -32,6 +32,21 @@ from streams.ingest.state import (
 )
 from streams.store.checkpoint import seal_held
 
+#: From when a match's gap timeout counts (None: not yet), if not from its oldest waiting event's arrival.
+GapStart = Callable[[str], float | None]
+
+
+def waited_since(st: MatchMemory, match: str, started: GapStart | None) -> float | None:
+    """From when the wait of ``match``'s gap counts: its oldest waiting event's arrival, or ``started``'s
+    answer when that is later; None when nothing waits, or ``started`` says the wait has not begun."""
+    if not st.buffer:
+        return None
+    oldest = min(p.arrived for p in st.buffer.values())
+    if started is None:
+        return oldest
+    since = started(match)
+    return None if since is None else max(oldest, since)
+
 
 class Writes(NamedTuple):
     """The write path the held events are handed (:mod:`streams.ingest.write` and
@@ -75,12 +90,15 @@ class HeldEvents:
         applied = await self.release_gap(st, match, game, run)
         return Outcome("applied" if seq in applied else "buffered", match, seq, applied=applied)
 
-    async def flush_match(self, st: MatchMemory, match: str, now: float) -> list[Outcome]:
-        """Release the match's gaps whose oldest waiting event has waited ``gap_timeout`` seconds."""
+    async def flush_match(
+        self, st: MatchMemory, match: str, now: float, started: GapStart | None = None
+    ) -> list[Outcome]:
+        """Release the match's gaps whose oldest waiting event has waited ``gap_timeout`` seconds (counted
+        from ``started(match)`` when that is later: :func:`waited_since`)."""
         outcomes: list[Outcome] = []
         attempts = 0
         timeout = self.shared.gap_timeout
-        while st.buffer and now - min(p.arrived for p in st.buffer.values()) >= timeout:
+        while (since := waited_since(st, match, started)) is not None and now - since >= timeout:
             game = await self.writes.game(st, match)
             if await self.writes.alarm_cleared(st, match):
                 game = await self.writes.game(st, match)

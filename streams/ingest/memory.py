@@ -22,6 +22,11 @@ class Memory(Shared):
         out["matches"] = len(self._matches)
         return out
 
+    def waiting(self, match: str) -> bool:
+        """Whether events of ``match`` wait behind a gap in memory."""
+        st = self._matches.get(match)
+        return st is not None and bool(st.buffer)
+
     def forget(self, match: str) -> None:
         """Drop a match from memory (e.g. its partition was revoked); it is rebuilt on next sight."""
         st = self._matches.get(match)

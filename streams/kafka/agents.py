@@ -18,7 +18,9 @@ Thin wiring (house style): decode, hand to :class:`streams.ingest.IngestCore`, q
   with the same rule, and a record that still fails is dead-lettered with the error as the reason, so
   one poison record cannot stall a partition forever.
 - A Faust timer calls :meth:`IngestCore.flush_gaps` so events waiting behind a gap are released and the
-  gap reported after ``PRIZECHECK_GAP_TIMEOUT`` seconds.
+  gap reported after ``PRIZECHECK_GAP_TIMEOUT`` seconds, counted from when the worker has handled every
+  record the partition held when the gap opened (:mod:`streams.kafka.gaps`): a lagging worker first
+  reads its backlog, where the missing event may be.
 - When partitions are revoked (rebalance), their matches are dropped from the core's memory; the next
   owner rebuilds them from the Redis archive (and the events held behind gaps). Matches idle for
   ``max_idle`` (10 min) are dropped too, so memory holds the games in progress, not the season.
@@ -45,6 +47,7 @@ from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.kafka.batching import WORKER_BATCHING, Batching
 from streams.kafka.checkpoints import KafkaCheckpoints
 from streams.kafka.dlq import DeadLetter, DeadLetterSink
+from streams.kafka.gaps import IDLE_TIMEOUTS, GapProgress, Partition
 from streams.kafka.keys import key_refusal
 from streams.settings import Settings
 
@@ -107,7 +110,9 @@ class Pipeline:
     dead-lettered; store errors (:data:`TRANSIENT`) are retried until they succeed, backing off up to
     ``max_backoff`` seconds. ``max_idle``: a match not seen for this many seconds is dropped from memory
     (:meth:`evict_idle`; it is rebuilt from Redis if it comes back), so a long-running worker does not
-    keep every game of a season.
+    keep every game of a season. ``highwater``: a partition's high-water mark as the consumer last saw it
+    (None: not known), which a gap's wait is measured against (:mod:`streams.kafka.gaps`; :func:`install`
+    reads Faust's consumer).
     """
 
     def __init__(
@@ -120,6 +125,7 @@ class Pipeline:
         max_backoff: float = 5.0,
         max_idle: float = 600.0,
         clock: Callable[[], float] = time.monotonic,
+        highwater: Callable[[Partition], int | None] | None = None,
     ) -> None:
         self.core = core
         self.dead_letters = dead_letters
@@ -128,6 +134,8 @@ class Pipeline:
         self.max_backoff = max_backoff
         self.max_idle = max_idle
         self.clock = clock
+        self.highwater = highwater
+        self.gaps = GapProgress(idle=IDLE_TIMEOUTS * core.gap_timeout)
         self.counts: Counter[str] = Counter()
         self._owned: dict[tuple[str, int], set[str]] = {}
         self._seen: dict[str, tuple[float, tuple[str, int]]] = {}
@@ -138,6 +146,13 @@ class Pipeline:
         Never raises (but for cancellation): Faust acknowledges the batch's offsets when the agent's loop
         body ends, even by an exception, so every record must be stored, dead-lettered or waited for here.
         """
+        self.gaps.begin()
+        try:
+            return await self._handle_batch(events)
+        finally:
+            self.gaps.end(self.core.clock())
+
+    async def _handle_batch(self, events: Sequence[EventT[Any]]) -> list[Handled]:
         results: list[Handled | None] = [None] * len(events)
         admitted: list[tuple[int, dict[str, Any], _Record]] = []
         self.counts["received"] += len(events)
@@ -177,7 +192,40 @@ class Pipeline:
                     tally[status] = tally.get(status, 0) + 1
                     results[i] = Handled(status, rec.partition, rec.offset, outcome.match, outcome.seq)
                 self.counts.update(tally)
+        self._progress(events, admitted, results)
         return [r for r in results if r is not None]
+
+    def _progress(
+        self,
+        events: Sequence[EventT[Any]],
+        admitted: list[tuple[int, dict[str, Any], _Record]],
+        results: list[Handled | None],
+    ) -> None:
+        """The batch is done: the consumer's position, the gaps it opened (with their partition's
+        high-water mark now) and closed, and the gaps whose wait starts now (:mod:`streams.kafka.gaps`)."""
+        for event in events:
+            msg = event.message
+            self.gaps.handled((str(msg.topic), int(msg.partition)), int(msg.offset))
+        now = self.core.clock()  # the clock the core times the held events by
+        for i, _, rec in admitted:
+            done = results[i]
+            if done is None or done.match is None:
+                continue
+            if done.status == "buffered":
+                tp = (rec.topic, rec.partition)
+                self.gaps.opened(done.match, tp, self._highwater(tp), now)
+            elif not self.core.waiting(done.match):
+                self.gaps.closed(done.match)
+        self.gaps.caught_up(now)
+
+    def _highwater(self, tp: Partition) -> int | None:
+        if self.highwater is None:
+            return None
+        try:
+            mark = self.highwater(tp)
+        except Exception:  # the consumer is not running (yet): the gap waits in wall time
+            return None
+        return mark if isinstance(mark, int) and mark >= 0 else None
 
     def _admit(self, rec: _Record, now: float) -> dict[str, Any] | _Refused:
         """Decode and check one record: the event for the core, or why it goes to the dead letters."""
@@ -295,10 +343,13 @@ class Pipeline:
 
     async def flush_gaps(self) -> list[Outcome]:
         """Release events that waited too long behind a gap (the engine reports the gap)."""
-        outcomes = await self.core.flush_gaps()
+        self.gaps.caught_up(self.core.clock())
+        outcomes = await self.core.flush_gaps(started=self.gaps.started)
         for outcome in outcomes:
             self.counts["gaps_reported"] += 1
             log.warning("gap reported: %s", outcome.reason)
+            if outcome.match is not None and not self.core.waiting(outcome.match):
+                self.gaps.closed(outcome.match)
         return outcomes
 
     async def recover(self, assigned: set[tuple[str, int]], partitions: int) -> list[str]:
@@ -337,6 +388,7 @@ class Pipeline:
             assert tp is not None
             self._owned.setdefault(tp, set()).add(match)
             self._seen[match] = (now, tp)
+            self.gaps.opened(match, tp, self._highwater(tp), self.core.clock())
         if found:
             self.counts["recovered"] += len(found)
             log.info("partitions assigned: %d matches with events waiting behind a gap", len(found))
@@ -348,6 +400,7 @@ class Pipeline:
         for tp in partitions:
             for match in self._owned.pop(tp, set()):
                 self.core.forget(match)
+                self.gaps.closed(match)
                 self._seen.pop(match, None)
                 dropped += 1
         return dropped
@@ -363,6 +416,7 @@ class Pipeline:
         for match in idle:
             _, tp = self._seen.pop(match)
             self.core.forget(match)
+            self.gaps.closed(match)
             owned = self._owned.get(tp)
             if owned is not None:
                 owned.discard(match)
@@ -453,6 +507,13 @@ def install(
             yield await pipeline.handle_batch(batch)
 
     agent = app.agent(topic, name="prizecheck.ingest")(ingest_events)
+
+    def highwater(tp: Partition) -> int | None:
+        mark = app.consumer.highwater(TP(*tp))  # as last fetched (aiokafka): no round trip
+        return mark if isinstance(mark, int) else None
+
+    if pipeline.highwater is None:
+        pipeline.highwater = highwater
 
     every = flush_interval or min(1.0, max(0.05, settings.gap_timeout / 4))
 
