@@ -104,8 +104,7 @@ def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, Any]:
     """Decode-only baselines and full replays of the same events, and one 400-event game."""
     from replay import Game, link_records
     from replay.codec import encode_jsonl
-    from replay.engine.chain import C_CANONICAL
-    from replay.engine.record import dumps
+    from replay.engine import C_CANONICAL, dumps
 
     games = as_produced(events)
     unsorted = keys_as_written(events)

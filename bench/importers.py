@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from replay import Game
-from replay.engine.result import REASON_KINDS, reason_kind
+from replay.engine import REASON_KINDS, reason_kind
 from replay.generators.synthetic import synthetic_log
 from replay.sources.cards import LANGUAGES, Catalogue, _key, card_database, load_catalogue
 from replay.sources.ptcgl import normalise, parse_ptcgl

@@ -358,7 +358,7 @@ async def main(args: argparse.Namespace) -> int:
     from fixtures_kafka import TansuBroker
     from redis.asyncio import Redis
 
-    from replay.engine.record import dumps
+    from replay.engine import dumps
     from replay.records import unpack_record
     from streams.kafka.produce import produce
     from streams.store import RedisStore

@@ -10,38 +10,31 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from replay.engine.due import due
-    from replay.engine.game import ENGINE_VERSION, Game
-    from replay.engine.playoff import link_records
+    from replay.engine import ENGINE_VERSION, Game, compiled, link_records
+    from replay.engine import steps_due as due
 
 __all__ = ["ENGINE_VERSION", "Game", "compiled", "due", "link_records", "replay_events", "replay_records"]
 
 # The engine's names, imported when first asked for: every ``replay.*`` module imports this package first,
 # and the engine (with msgspec) is a third of a command's start, which ``prizecheck --help`` and a
-# command's usage line never need (issue 40 item 2).
+# command's usage line never need (issue 40 item 2). Each is the engine's face's (replay.engine) name
+# here, by its name there (``due`` is its ``steps_due``).
 _LAZY = {
-    "due": "replay.engine.due",
-    "ENGINE_VERSION": "replay.engine.game",
-    "Game": "replay.engine.game",
-    "link_records": "replay.engine.playoff",
+    "due": "steps_due",
+    "ENGINE_VERSION": "ENGINE_VERSION",
+    "Game": "Game",
+    "compiled": "compiled",
+    "link_records": "link_records",
 }
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    there = _LAZY.get(name)
+    if there is None:
         raise AttributeError(f"module 'replay' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    value = getattr(import_module("replay.engine"), there)
     globals()[name] = value  # once: the next look-up is the module's own
     return value
-
-
-def compiled() -> bool:
-    """True when the engine runs compiled by mypyc (``make install`` builds it in place), False when it
-    runs as plain Python (a wheel, or ``make install PRIZECHECK_COMPILE=0``)."""
-    from replay.engine import game
-
-    return not str(getattr(game, "__file__", "") or "").endswith(".py")
 
 
 def replay_events(events: Iterable[dict[str, Any]]) -> dict[str, Game]:
@@ -57,7 +50,7 @@ def replay_events(events: Iterable[dict[str, Any]]) -> dict[str, Game]:
 
 def replay_records(events: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Records of every match in ``events``, parents settled from their playoff children."""
-    from replay.engine.playoff import link_records
+    from replay.engine import link_records
 
     games = replay_events(events)
     return link_records({m: g.record() for m, g in games.items()})

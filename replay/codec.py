@@ -35,7 +35,7 @@ import msgspec
 
 from replay.contract.shape import MAX_DEPTH, edge_event
 from replay.contract.validate import event_decoders, validate_event
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 MSGPACK_SUFFIXES = (".msgpack", ".mpk", ".msgp")
@@ -137,7 +137,7 @@ def _span_python(data: Any, start: int, limit: int) -> tuple[int, int]:
 
 def _c_frames() -> tuple[Any, Any]:
     try:
-        from replay.engine._link import frames, span
+        from replay.engine import frames, span
     except ImportError:
         return _frames_python, _span_python
     return frames, span

@@ -29,11 +29,8 @@ from typing import Any, Final
 import msgpack
 import msgspec
 
-from replay.engine.chain import Signer, Verifier, sign, verify_signature
-from replay.engine.chain import dumps as _dumps
-from replay.engine.errors import RecordError
-from replay.engine.outputs import Record, Signature
-from replay.engine.playoff import settle
+from replay.engine import Record, RecordError, Signature, Signer, Verifier, settle, sign, verify_signature
+from replay.engine import dumps as _dumps
 
 __all__ = [
     "Record",

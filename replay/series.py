@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 
-from replay.engine.outputs import Record
+from replay.engine import Record
 
 MATCH_POINTS = {"win": 3, "tie": 1, "loss": 0}
 BYE_POINTS = 3

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 # ---------------------------------------------------------------------------------------------- reading
 

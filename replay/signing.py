@@ -37,7 +37,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from replay.engine.chain import HMAC_ALG, dumps
+from replay.engine import HMAC_ALG, dumps
 
 __all__ = [
     "ALG",

@@ -31,7 +31,8 @@ from typing import Any
 
 import msgpack
 
-from replay.engine.game import Game
+from replay.contract.validate import validate_event
+from replay.engine import Game
 from replay.records import unpack_record
 from replay.signing import SigningKey
 from streams.check import verify_copies
@@ -253,7 +254,7 @@ def _refusal(
 
 def _rows(match: str, snap: Snapshot) -> tuple[list[EventRow], list[RecordRow]]:
     """The match's event rows (each with the chain head a replay reaches after it) and record rows."""
-    game = Game()
+    game = Game(check_amendment=validate_event)
     events: list[EventRow] = []
     for entry in snap.events:
         game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from replay.engine.chain import Verifier
-from replay.engine.errors import RecordError
+from replay.engine import RecordError, Verifier
 from replay.records import Record, from_msgpack, signature_valid
 from streams.store import RecordVersion
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import platformdirs
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 #: Every environment variable the service reads, in the order of :class:`Settings`' fields.
 ENV_VARS: tuple[str, ...] = (

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 log = logging.getLogger("prizecheck.tokens")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay import Game
+from replay.contract.validate import validate_event
 
 
 class Stream:
@@ -51,7 +52,7 @@ class Stream:
         self.add("attack_ended")
 
     def game(self) -> Game:
-        g = Game()
+        g = Game(check_amendment=validate_event)
         for e in self.events:
             g.apply(e)
         return g

@@ -84,10 +84,11 @@ def _floats(stream: list[Event], rng: random.Random) -> list[Event]:
 
 def digest(stream: list[Event]) -> str:
     from replay import Game
+    from replay.contract.validate import validate_event
     from replay.engine.record import dumps
 
     h = hashlib.sha256()
-    g = Game()
+    g = Game(check_amendment=validate_event)
     try:
         for i, event in enumerate(stream):
             h.update(dumps(g.apply(event)))

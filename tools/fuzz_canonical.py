@@ -44,7 +44,7 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     import msgpack
 
-    from replay.engine.chain import canonical_bytes
+    from replay.engine import canonical_bytes
     from replay.generators.simulate import simulate_corpus
 
     source = (ROOT / "replay" / "engine" / "_link.c").read_text("utf-8")

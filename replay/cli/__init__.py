@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from replay.cli.parser import Parser, UsageError, parse, usage_error
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 # Nothing else at the top: ``prizecheck --help`` imports this module alone (issue 40 item 2). A command's
 # module is imported when that command is parsed (build_parser).
@@ -109,7 +109,7 @@ class _Version(argparse.Action):
 
 def version_line() -> str:
     """``prizecheck 0.1.0 (engine N)``: the installed distribution's version and the engine's."""
-    from replay.engine.game import ENGINE_VERSION
+    from replay.engine import ENGINE_VERSION
     from replay.extras import installed_version
 
     return f"prizecheck {installed_version() or '(not installed)'} (engine {ENGINE_VERSION})"

@@ -18,7 +18,7 @@ import time
 from typing import TYPE_CHECKING
 
 from replay.cli.common import UsageError, json_line
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 if TYPE_CHECKING:
     from streams.settings import Settings

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from replay.cli.common import json_line
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.extras import needs_extra
 
 

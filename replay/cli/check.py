@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from replay.cli.common import UsageError, json_line
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 if TYPE_CHECKING:
     from streams.check import Acknowledged, CheckpointLogSnapshot, Report

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.parser import UsageError as UsageError  # where the commands import it from
-from replay.engine.errors import InputError, RecordError
+from replay.engine import InputError, RecordError
 
 # Every command imports this module to parse its options (at_least, UsageError): what reads and writes
 # records and events (msgspec, the engine's chain) is imported where it is used (issue 40 item 2).
@@ -35,7 +35,7 @@ def language() -> str:
 def json_line(value: Any) -> str:
     """One JSON value as the command line prints JSON everywhere: the style of a record's canonical JSON
     (``replay --json``): sorted keys, no spaces (``","`` and ``":"``), UTF-8 as is."""
-    from replay.engine.chain import dumps
+    from replay.engine import dumps
 
     return dumps(value).decode("utf-8")
 
@@ -322,7 +322,7 @@ def _msgpack_map(first: bytes) -> bool:
 def _msgpack_records(path: str, fh: IO[bytes]) -> Iterator[tuple[str, int, bytes]]:
     import msgpack
 
-    from replay.engine.chain import dumps
+    from replay.engine import dumps
 
     # as bounded as the service's own answer: one record, or a match's versions, back to back
     data = fh.read(MAX_RECORD_FILE + 1)

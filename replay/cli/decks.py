@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING
 
 from replay.cli.common import UsageError
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 if TYPE_CHECKING:
     from replay.sources.decks import DeckList

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from replay.cli.common import language, maybe_sign
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 if TYPE_CHECKING:
     from replay.records import Record

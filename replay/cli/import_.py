@@ -13,8 +13,7 @@ import sys
 from typing import IO, TYPE_CHECKING
 
 from replay.cli.common import output, within, write_events
-from replay.engine.errors import InputError
-from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine import KNOWN_RULESETS, InputError
 
 # The importers (and the engine under them) are imported when a file is read, not to parse the options
 # (issue 40 item 2).

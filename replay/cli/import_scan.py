@@ -17,8 +17,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, output, within
-from replay.engine.errors import InputError
-from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 
 if TYPE_CHECKING:

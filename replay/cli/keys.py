@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from replay.cli.common import json_line
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

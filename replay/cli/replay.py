@@ -19,8 +19,7 @@ from replay.i18n import N_
 
 # The engine and the readers are imported when the command runs, not to parse its options (issue 40 item 2)
 if TYPE_CHECKING:
-    from replay.engine.game import Game
-    from replay.engine.outputs import Finding
+    from replay.engine import Finding, Game
     from replay.records import Record
 
 #: Findings listed one by one in a summary, per severity (violations, then warnings); info notes are counted.
@@ -88,7 +87,7 @@ def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any, 
     """The steps due next in ``game`` (:func:`replay.due`, a drawn game settled by the playoff games'
     records): one JSON list per match, or a line per step and an indented line per event to post (its
     head in ``lang``; the steps and events as the contract names them)."""
-    from replay.engine.due import due
+    from replay.engine import steps_due as due
     from replay.i18n import gettext
 
     steps = due(game, records)
@@ -110,7 +109,7 @@ def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any, 
 
 def _print_board(game: Game, as_json: bool, out: Any, lang: str = "en") -> None:
     """The board at ``--until``'s seq: JSON, or lines in ``lang`` (ids, names and statuses as written)."""
-    from replay.engine.record import dumps
+    from replay.engine import dumps
     from replay.i18n import gettext
 
     def tr(message: str) -> str:

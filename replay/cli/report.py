@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from replay import collector
 from replay.cli.common import UsageError
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.i18n import LANGUAGES
 from replay.report import FORMATS
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from streams.reasons import describe, redact
 
 __all__ = [

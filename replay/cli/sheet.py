@@ -15,8 +15,7 @@ import sys
 import time
 
 from replay.cli.common import UsageError, at_least, output, within
-from replay.engine.errors import InputError
-from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 from replay.sources.common import valid_match_id
 

@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from replay.cli.common import at_least, language
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 if TYPE_CHECKING:
     from replay.records import Record
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the record (or its history, or one version); exit 2 (InputError) when the match has none."""
     import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
 
-    from replay.engine.record import dumps
+    from replay.engine import dumps
     from replay.records import dumps as record_json
     from streams.history import summary
     from streams.settings import Settings

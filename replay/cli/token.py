@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from replay.cli.common import json_line
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 if TYPE_CHECKING:
     from streams.settings import Settings

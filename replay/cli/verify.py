@@ -34,7 +34,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 # The chain, the signatures (cryptography) and the readers are imported where they are used, not to parse
 # the options (issue 40 item 2).
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.record is None) == (args.receipts is None):
         raise UsageError("give RECORD or --receipts FILE (one of them)")
     from replay.cli.common import read_records, replayed_records, verifying_keys
-    from replay.engine.record import dumps
+    from replay.engine import dumps
 
     keys = verifying_keys(args.keys)
     if args.receipts is not None:
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _signature_problems(rec: dict[str, Any], sig: Any, keys: PublicKeys) -> list[str]:
     """Why ``rec``'s signature does not verify under ``keys`` (nothing when it does)."""
-    from replay.engine.chain import HMAC_ALG, verify_signature
+    from replay.engine import HMAC_ALG, verify_signature
     from replay.signing import ALG
 
     alg = sig.get("alg") if isinstance(sig, dict) else None
@@ -178,7 +178,7 @@ def _signature_problems(rec: dict[str, Any], sig: Any, keys: PublicKeys) -> list
 def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
     """Check every receipt of ``path``: one line each, ``MATCH seq N: ok (...)`` or ``...: FAILED: why``."""
     from replay.codec import read_events
-    from replay.engine.chain import chain_head
+    from replay.engine import chain_head
     from replay.signing import verify_receipt
 
     if not keys.keys:
@@ -287,7 +287,7 @@ class _CheckpointLog:
         derived: dict[str, Any] | None,
         versions: list[dict[str, Any]] | None,
     ) -> list[str]:
-        from replay.engine.chain import canonical_bytes
+        from replay.engine import canonical_bytes
         from streams.store.checkpoint import digest, version_chains
 
         logged = self.by_match.get(match)

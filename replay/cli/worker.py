@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, at_least, json_line
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 if TYPE_CHECKING:
     from streams.settings import Settings

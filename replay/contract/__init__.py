@@ -8,7 +8,8 @@ MessagePack map), checks its shape (:func:`replay.contract.shape.edge_event`: st
 chained. Errors are :class:`replay.engine.errors.EventError`, worded the same at every edge.
 
 The package sits above the engine (it reads the engine's errors and canonical encoding) and the engine
-imports nothing of it but the one check of an amended event (pyproject.toml, the layers contract). Its
+imports nothing of it: the callers hand ``validate_event`` in to a game, the check of an amended event
+(``Game(check_amendment=...)``; pyproject.toml, the layers contract). Its
 modules are imported one by one (this ``__init__`` imports nothing): a command that never reads an event
 does not build the validator's types.
 """

@@ -16,8 +16,7 @@ import msgspec
 
 from replay.contract.shape import MAX_DEPTH, edge_event
 from replay.contract.validate import validate_event
-from replay.engine.chain import C_CANONICAL, canonical_bytes, canonical_of
-from replay.engine.errors import EventError
+from replay.engine import C_CANONICAL, EventError, canonical_bytes, canonical_of
 
 __all__ = ["admit", "archive_bytes", "decode_event"]
 

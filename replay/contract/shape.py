@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay.contract.validate import scalar_problem
-from replay.engine.errors import EventError
+from replay.engine import EventError
 
 #: The deepest nesting an event may have: a value at most this many maps and lists below the event
 #: itself (the contract's own events nest 3 deep; extra fields may go further). The same bound as the C

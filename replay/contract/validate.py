@@ -59,7 +59,7 @@ from typing import Annotated, Any, Final, Literal, NamedTuple, TypeAlias, Union,
 import msgspec
 from msgspec import Meta, Struct, convert, defstruct
 
-from replay.engine.errors import EventError, InputError, RecordError, RulesetError
+from replay.engine import EventError, InputError, RecordError, RulesetError
 from schemas import load_schema
 
 __all__ = [
@@ -234,7 +234,7 @@ _TIMESTAMP_PATTERN: Final = (
 
 def _c_timestamps() -> Callable[[list[Any]], int] | None:
     try:
-        from replay.engine._link import timestamps
+        from replay.engine import timestamps
     except ImportError:
         return None
     return timestamps

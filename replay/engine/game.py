@@ -56,9 +56,15 @@ STREAM_FINDINGS: Final = frozenset({"seq_gap", "duplicate_seq", "late_event", "w
 class Game:
     """One match: its event log and the state folded from it. See docs/engine-api.md."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, check_amendment: Callable[[Event], object] | None = None) -> None:
         self.log = EventLog()
         self.state = State()
+        #: The edge's check of an amended event (a correction's ``event`` over the event it amends), handed
+        #: in by the caller (``replay.contract.validate.validate_event``: the engine imports nothing of the
+        #: edge): it raises :class:`~replay.engine.errors.EventError` for an event the contract refuses,
+        #: and the correction is then refused. None: only the shape is checked (the amendment is an event
+        #: object), as every event the engine folds is taken as contract-valid already.
+        self.check_amendment = check_amendment
 
     # ------------------------------------------------------------------ what callers read
     @property
@@ -193,7 +199,7 @@ class Game:
             )
             return
         if action != "void":
-            problem = _amendment_problem(by_seq[target], event.get("event"))
+            problem = _amendment_problem(by_seq[target], event.get("event"), self.check_amendment)
             if problem:
                 # The refused amendment's fields (a hidden card, say) are for judges: the detail.
                 old.find(
@@ -211,7 +217,7 @@ class Game:
             if e["type"] == "correction" and e.get("target") in by_seq:
                 if e.get("action") == "void":
                     voided.add(e["target"])
-                elif not _amendment_problem(by_seq[e["target"]], e.get("event")):
+                elif not _amendment_problem(by_seq[e["target"]], e.get("event"), self.check_amendment):
                     amended[e["target"]] = e["event"]
         fresh = State(match=self.log.match)
         for e in history:
@@ -346,16 +352,20 @@ def _amend(original: Event, amendment: Event) -> Event:
     return {**original, **amendment, "seq": original["seq"], "match": original["match"]}
 
 
-def _amendment_problem(original: Event, amendment: object) -> tuple[str, str | None] | None:
-    """Why an amendment cannot be applied (it must give a contract-valid event), or None: the public
-    reason, and the validator's words (which quote the refused value) for the finding's detail."""
-    from replay.contract.validate import validate_event
+def _amendment_problem(
+    original: Event, amendment: object, check: Callable[[Event], object] | None
+) -> tuple[str, str | None] | None:
+    """Why an amendment cannot be applied (it must give a contract-valid event, as ``check``, the edge's
+    validator handed in to the game, says), or None: the public reason, and the validator's words (which
+    quote the refused value) for the finding's detail."""
     from replay.engine.errors import EventError
 
     if not isinstance(amendment, dict):
         return F.AMENDMENT_NO_EVENT, None
+    if check is None:
+        return None
     try:
-        validate_event(_amend(original, amendment))
+        check(_amend(original, amendment))
     except EventError as exc:
         where = f" in {exc.field}" if exc.field else ""
         return F.AMENDMENT_INVALID, f"{exc.message}{where}"

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.generators.simulate import FAULTS, RULESETS, SCENARIO_QUOTA, Setting, simulate_game
 from replay.series import (
     SINGLE_ELIMINATION,

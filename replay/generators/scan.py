@@ -30,7 +30,7 @@ import numpy.typing as npt
 import pypdfium2 as pdfium
 from cv2.typing import MatLike
 
-from replay.engine.ruleset import load_ruleset
+from replay.engine import load_ruleset
 from replay.sources.scan.layout import LAYOUT, PAPERS, ROWS, SIDES, Header, Rect, frame_origin
 from replay.sources.scan.printer import sheets_pdf
 
@@ -608,7 +608,7 @@ def truth_events(sample: Sample) -> list[dict[str, Any]]:
 def score(sample: Sample, scan: Any) -> Score:
     """Compare a :class:`~replay.sources.scan.photo.SheetScan` of ``sample`` with its truth: each box,
     whether every misread box is in a region with a ``low_confidence`` finding, and the records."""
-    from replay.engine.game import Game
+    from replay.engine import Game
     from replay.sources.scan.photo import strip_scan
 
     out = Score()

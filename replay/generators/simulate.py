@@ -34,7 +34,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 Event = dict[str, Any]
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from replay import i18n
-from replay.engine.findings import DETAIL_AFTER, DETAIL_SENTENCES, NOTE_SENTENCES, PIECES, SENTENCES
+from replay.engine import DETAIL_AFTER, DETAIL_SENTENCES, NOTE_SENTENCES, PIECES, SENTENCES
 from replay.i18n.sentences import read, translate
 
 

@@ -22,8 +22,7 @@ from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from replay.engine.chain import Verifier
-    from replay.engine.outputs import Record
+    from replay.engine import Record, Verifier
     from replay.report.build import Filters, ReportBuilder
     from replay.report.document import Report
     from replay.report.links import review_link

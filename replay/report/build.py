@@ -19,9 +19,7 @@ from itertools import groupby
 from sys import intern
 from typing import IO, Any
 
-from replay.engine.chain import Verifier
-from replay.engine.game import ENGINE_VERSION
-from replay.engine.outputs import Finding, Record
+from replay.engine import ENGINE_VERSION, Finding, Record, Verifier
 from replay.records import signature_valid
 from replay.report import sentences
 from replay.report.document import (

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.extras import needs_extra
 
 BATCH = 10_000
@@ -117,8 +117,8 @@ def archived_records_of_events(paths: list[str], matches: list[str]) -> dict[str
     where they were archived), each family settled from its playoff games."""
     import msgpack
 
-    from replay.engine.game import Game
-    from replay.engine.playoff import link_records
+    from replay.contract.validate import validate_event
+    from replay.engine import Game, link_records
 
     try:
         import pyarrow.parquet as pq
@@ -135,6 +135,8 @@ def archived_records_of_events(paths: list[str], matches: list[str]) -> dict[str
             table.column("match").to_pylist(), table.column("event").to_pylist(), strict=True
         ):
             if re.sub(r"(/tb\d+)+$", "", match) in tops:
-                games.setdefault(match, Game()).apply(msgpack.unpackb(data, raw=False), data)
+                games.setdefault(match, Game(check_amendment=validate_event)).apply(
+                    msgpack.unpackb(data, raw=False), data
+                )
     records: dict[str, dict[str, Any]] = link_records({m: g.record() for m, g in games.items()})
     return records

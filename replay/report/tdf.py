@@ -44,7 +44,7 @@ from typing import Any
 from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 MAX_BYTES = 64 * 1024 * 1024
 OUTCOMES = {0: "not_reported", 1: "player1", 2: "player2", 3: "tie", 5: "bye"}

@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 # Longest suffix first: "VMAX" must not be read as " V"-something, "Mega X ex" before " ex".
 _SUFFIX_RULES: tuple[tuple[str, str], ...] = (

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgpack
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.sources.cards import card_database
 from replay.sources.decks import DeckList, deck_for, name_key, parse_ptcgl
 from replay.sources.legality import resolve

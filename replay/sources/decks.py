@@ -35,7 +35,7 @@ from typing import Any
 
 import msgspec
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 
 FORMATS = ("ptcgl", "limitless", "csv")
 SECTIONS = ("pokemon", "trainer", "energy")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.sources.cards import Catalogue
 from replay.sources.common import Finding, ImportResult
 from replay.sources.ptcgl import MAX_LOG_BYTES, parse_ptcgl, too_large

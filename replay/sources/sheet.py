@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay.contract.admit import admit
-from replay.engine.errors import EventError, InputError
-from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine import KNOWN_RULESETS, EventError, InputError
 from replay.sheet_format import FORMAT, Row, read_sheet, whole_number
 from replay.sources.cards import NO_CATALOGUE, Catalogue
 from replay.sources.common import Event, Finding, ImportResult, note, number, valid_match_id

@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 from aiohttp import web
 
-from replay.engine.errors import RecordError
+from replay.engine import RecordError
 from replay.i18n import LANGUAGES
 from replay.records import from_msgpack
 from streams.http.edge import BODY_TIMEOUT, read_body

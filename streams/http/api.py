@@ -22,8 +22,7 @@ from aiohttp import web
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from replay.engine.errors import EventError
-from replay.engine.record import dumps
+from replay.engine import EventError, dumps
 from replay.signing import PublicKeys
 from streams.history import summary
 from streams.http.access import (

@@ -24,7 +24,8 @@ from typing import Any
 import msgpack
 
 from replay import Game, i18n
-from replay.engine.findings import SOURCE_FINDINGS
+from replay.contract.validate import validate_event
+from replay.engine import SOURCE_FINDINGS
 from replay.i18n import N_
 from replay.i18n.findings import message as finding_message
 from replay.sources.cards import card_name as catalogue_name
@@ -714,7 +715,7 @@ def battle_log(
     if events is None:
         events = decode(entries)
     if timeline is None:
-        game = Game()
+        game = Game(check_amendment=validate_event)
         for ev in events:
             game.apply(ev)
         timeline = game.resolved().timeline

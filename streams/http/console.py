@@ -38,9 +38,7 @@ from typing import Any
 from aiohttp import web
 
 from replay.contract.admit import admit
-from replay.engine.chain import canonical_bytes
-from replay.engine.errors import EventError, InputError
-from replay.engine.public import cards_are_public, public_event
+from replay.engine import EventError, InputError, canonical_bytes, cards_are_public, public_event
 from replay.sources.cards import card_database, fold
 from replay.sources.decks import parse_ptcgl
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL

@@ -15,7 +15,7 @@ import datetime as dt
 import msgpack
 from aiohttp import web
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.report.links import review_link
 from replay.sources.common import valid_match_id
 from replay.sources.deckcheck import DeckChecker

@@ -35,8 +35,8 @@ import msgpack
 from aiohttp import web
 
 from replay import Game
-from replay.engine.chain import canonical_bytes
-from replay.engine.errors import RecordError
+from replay.contract.validate import validate_event
+from replay.engine import RecordError, canonical_bytes
 from replay.records import from_msgpack
 from streams.http.access import PRINCIPAL, match_scopes
 from streams.store import ArchivedEvent, CopyRefused, IndexEntry, RecordVersion, Store
@@ -273,7 +273,7 @@ class Delay:
         if not entries:
             out: tuple[bytes | None, bytes | None, int] = (None, None, 0)
         else:
-            game = Game()
+            game = Game(check_amendment=validate_event)
             seq = 0
             for entry in entries:
                 game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from replay.codec import loads_json, shallow_json
 from replay.contract.shape import edge_event
-from replay.engine.errors import EventError
+from replay.engine import EventError
 from streams.http.routes import Problem
 
 MSGPACK_TYPES = frozenset({"application/msgpack", "application/x-msgpack", "application/vnd.msgpack"})

@@ -30,8 +30,7 @@ from aiohttp import BodyPartReader, web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from replay.contract.admit import admit
-from replay.engine.errors import EventError, InputError
-from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine import KNOWN_RULESETS, EventError, InputError
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL

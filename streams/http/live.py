@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import msgpack
 from aiohttp import web
 
-from replay.engine.record import dumps
+from replay.engine import dumps
 from streams.http.delay import Delay
 from streams.reasons import describe
 from streams.store import LiveUpdate, Store, Subscription

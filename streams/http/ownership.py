@@ -41,7 +41,7 @@ from typing import Any
 from aiohttp import web
 
 from replay.contract.admit import admit
-from replay.engine.errors import EventError, RecordError
+from replay.engine import EventError, RecordError
 from replay.records import from_msgpack
 from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem

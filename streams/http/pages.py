@@ -29,9 +29,7 @@ from markupsafe import Markup
 
 from replay import collector, i18n
 from replay.docs import RULES
-from replay.engine.errors import RecordError
-from replay.engine.outputs import Result
-from replay.engine.public import public_event, public_record
+from replay.engine import RecordError, Result, public_event, public_record
 from replay.i18n import N_
 from replay.i18n.findings import shown as shown_finding
 from replay.records import Record, from_msgpack

@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from replay.engine.errors import RecordError
+from replay.engine import RecordError
 from replay.records import from_msgpack
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL, match_scopes
 from streams.http.keys import STORE

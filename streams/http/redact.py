@@ -22,8 +22,15 @@ from typing import Any
 
 from aiohttp import web
 
-from replay.engine.chain import canonical_bytes, dumps
-from replay.engine.public import EVENT_FIELDS, PUBLIC_ZONES, cards_are_public, public_event, public_record
+from replay.engine import (
+    EVENT_FIELDS,
+    PUBLIC_ZONES,
+    canonical_bytes,
+    cards_are_public,
+    dumps,
+    public_event,
+    public_record,
+)
 from streams.http.access import ACCESS, AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scope
 
 __all__ = [

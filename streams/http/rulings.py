@@ -20,8 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from replay.contract.admit import admit
-from replay.engine.errors import EventError
-from replay.engine.ruleset import load_ruleset
+from replay.engine import EventError, load_ruleset
 from replay.records import from_msgpack
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE

@@ -26,7 +26,7 @@ from typing import Any
 
 from aiohttp import web
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from streams.http.access import Access
 from streams.http.api import make_app
 from streams.http.health import HEALTH, StoreHealth

@@ -30,7 +30,7 @@ from typing import Any
 
 from aiohttp import web
 
-from replay.engine.errors import RecordError
+from replay.engine import RecordError
 from replay.records import Record, from_msgpack
 from replay.report.build import Filters, ReportBuilder
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL, match_scopes

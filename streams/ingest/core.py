@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from replay.contract.admit import admit
-from replay.engine.errors import EventError
+from replay.engine import EventError
 from replay.signing import SigningKey
 from streams.ingest.held import GapStart, HeldEvents, Writes, waited_since
 from streams.ingest.rebuild import Rebuild

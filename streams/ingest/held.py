@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from replay import Game
 from replay.contract.admit import admit
-from replay.engine.errors import EventError
+from replay.engine import EventError
 from streams.ingest.state import (
     MAX_ATTEMPTS,
     MatchMemory,

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from replay import Game
-from replay.engine.chain import GENESIS, canonical_bytes, sign
+from replay.engine import GENESIS, canonical_bytes, sign
 from replay.records import unpack_record
 from replay.signing import PublicKeys, SigningKey, receipt
 from streams.ingest.memory import Memory

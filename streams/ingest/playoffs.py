@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from replay import Game, link_records
-from replay.engine.playoff import playoff_games, playoff_stub
+from replay.engine import playoff_games, playoff_stub
 from replay.records import unpack_record
 from streams.ingest.index import LeagueIndex
 from streams.ingest.state import MAX_ATTEMPTS, MAX_FAMILY, SHA1_NONE, MatchMemory, StoreContention, unsigned

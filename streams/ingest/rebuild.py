@@ -14,7 +14,8 @@ import asyncio
 import msgpack
 
 from replay import Game
-from replay.engine.errors import EventError
+from replay.contract.validate import validate_event
+from replay.engine import EventError
 from replay.records import unpack_record
 from streams.ingest.held import held_event
 from streams.ingest.index import LeagueIndex
@@ -72,7 +73,7 @@ class Rebuild(LeagueIndex):
         """Read a match (its index entry first, then its slot in one atomic read: a playoff game settling
         this one writes its checkpoint before the index entry it names, so in this order the entry is one
         that the checkpoint read after it, or its predecessor, names), replay it and check it."""
-        game = Game()
+        game = Game(check_amendment=validate_event)
         head = 0
         others = ""
         st.quarantined.clear()

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from replay import Game
-from replay.engine.chain import canonical_bytes
+from replay.engine import canonical_bytes
 from streams.ingest.playoffs import Playoffs
 from streams.ingest.state import MAX_RUN, MatchMemory, Outcome, Run, Stale, Tamper, both, tampered
 from streams.store import Append, AppendRun, CopyRefused, IndexEntry

@@ -42,7 +42,7 @@ from aiokafka.partitioner import DefaultPartitioner
 from faust.types import TP, EventT, StreamT
 
 from replay.contract.admit import decode_event
-from replay.engine.errors import EventError
+from replay.engine import EventError
 from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.kafka.batching import WORKER_BATCHING, Batching
 from streams.kafka.checkpoints import KafkaCheckpoints

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any
 
-from replay.engine.chain import canonical_bytes
+from replay.engine import canonical_bytes
 from streams.settings import Settings
 
 WINDOW = 5000  # unacknowledged sends in flight before waiting

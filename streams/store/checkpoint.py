@@ -49,7 +49,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from replay.engine.chain import HMAC_ALG, Signer
+from replay.engine import HMAC_ALG, Signer
 from replay.signing import ALG, KeyFileError, KeyRing, PublicKeys, SigningKey
 from streams.settings import Settings
 

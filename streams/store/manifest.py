@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from replay.engine.chain import sign, verify_signature
+from replay.engine import sign, verify_signature
 from streams.store.checkpoint import Checkpoint, CheckpointKey, digest, read_log, version_chains
 from streams.store.parquet import read_records
 

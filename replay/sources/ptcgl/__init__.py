@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.engine.errors import InputError
-from replay.engine.ruleset import load_ruleset
+from replay.engine import InputError, load_ruleset
 from replay.sources.cards import NO_CATALOGUE, Catalogue, card_database
 from replay.sources.common import Event, ImportResult, number
 from replay.sources.ptcgl import facts
@@ -164,7 +163,7 @@ def end_unknown(match: str, events: list[Event], loser: str) -> list[Event]:
     events before the claim do not end it [docs/rules.md §1], the loser the log names concedes just
     before the claim (``conceded.reason``: unknown), so the record ends with the claimed winner; the
     ``importer_unknown_reason`` finding says why."""
-    from replay.engine.game import Game  # here: the engine is not part of a log's import otherwise
+    from replay.engine import Game  # here: the engine is not part of a log's import otherwise
 
     game = Game()
     for ev in events[:-1]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.sources.ptcgl.lines import ACTIONS, SETUP_KINDS, Line
 
 Find = Callable[[str, str, int | None, str], None]

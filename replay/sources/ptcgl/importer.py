@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from replay.engine.ruleset import Ruleset
+from replay.engine import Ruleset
 from replay.sources.common import Event
 from replay.sources.ptcgl.cards import Clue, LogCards, choose, clues
 from replay.sources.ptcgl.events import Stream

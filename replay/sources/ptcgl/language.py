@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.sources.ptcgl.locales import LOCALES, NUMBERED, Locale
 from replay.sources.ptcgl.sentences import Sentences
 

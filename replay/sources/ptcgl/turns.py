@@ -9,7 +9,7 @@ A deck-out shows as the loser's header followed straight by the end line [docs/r
 
 from __future__ import annotations
 
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.sources.common import Event
 from replay.sources.ptcgl.importer import Importer, Window
 from replay.sources.ptcgl.lines import Line

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from replay.engine.card_effects import LIFTS
+from replay.engine import LIFTS
 from replay.sources.common import Event
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.lines import Line

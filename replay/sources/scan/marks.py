@@ -241,7 +241,7 @@ def _agrees(doc: SheetDoc, header: Header) -> bool:
     """Does the engine's record of ``doc`` agree with the result the sheet claims, reason included?"""
     import json
 
-    from replay.engine.game import Game
+    from replay.engine import Game
     from replay.sources.sheet import parse_sheet
 
     res = parse_sheet(json.dumps(doc.doc), match=header.match, cards=doc.cards, min_confidence=0.0)

@@ -27,8 +27,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
-from replay.engine.errors import InputError
-from replay.engine.ruleset import KNOWN_RULESETS
+from replay.engine import KNOWN_RULESETS, InputError
 from replay.sources.common import Event, Finding, ImportResult, valid_match_id
 from replay.sources.scan.budget import (
     file_kind,
