@@ -179,3 +179,32 @@ async def test_a_long_game_s_public_view_shows_the_public_lines_far_down(
         await wait_seq(page, seq)
         line = str(await page.text_content(f'#log li.line[data-seq="{seq}"] .ltext'))
         assert line != text and line == next(p["text"] for p in public if p["seq"] == seq)
+
+
+async def test_the_review_answer_is_kept_until_its_game_changes(served: Served) -> None:
+    # /meta's answer is kept by what it is made of (streams.http.pages.MetaCache): opened again unchanged,
+    # the same bytes without a fold; a new event, a view or a language of its own is another answer
+    from streams.http.pages import _META_CACHE
+
+    events = padded_game("deep3")[:400]
+    assert (await served.post(events[:300])).status == 200
+
+    async def body(query: str = "") -> bytes:
+        async with served.http.get(
+            f"{served.url}/review/deep3/meta{query}", headers=served.auth("judge")
+        ) as r:
+            assert r.status == 200
+            return await r.read()
+
+    cache = served.app[_META_CACHE]
+    first = await body()
+    kept = cache.size
+    assert kept == len(first)
+    assert await body() == first and cache.size == kept  # the same answer, kept once
+    public = await body("?view=public")
+    assert public != first and b'"view":"public"' in public
+    assert (await body("?lang=ja")) != first
+    assert (await served.post(events[300:])).status == 200
+    after = await body()
+    assert b'"last":400' in after and b'"last":300' in first
+    assert (await meta(served, "deep3"))["last"] == 400
