@@ -532,6 +532,12 @@
       renderRows(true);
       inView();
     };
+    $("log-find").addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      findInLog(e.target.value, e.shiftKey ? -1 : 1);
+    });
+    $("log-find").addEventListener("input", () => { $("log-found").textContent = ""; });
     let pending = 0;
     root.addEventListener("scroll", () => {
       if (!pending) pending = requestAnimationFrame(() => { pending = 0; renderRows(false); });
@@ -648,6 +654,28 @@
     else return;
     for (let k = 0; k < logRows.length; k++) if (!measured[k]) rowHeight[k] = estimate(k);
     topsStale = true;
+  }
+
+  // Find in the log: every line's sentence and marks (in the data: the lines not held in the list too),
+  // the next from the step on screen (Enter) or the one before (Shift+Enter), round the end; the line
+  // found is stepped to, so it is scrolled to and highlighted like any other.
+  function findInLog(query, dir) {
+    const q = query.trim().toLocaleLowerCase();
+    const said = $("log-found");
+    if (!q) { said.textContent = ""; return; }
+    const hits = [];
+    log.forEach((line, i) => {
+      const marks = line.marks.map((m) => m.text || "").join(" ");
+      if ((line.text + " " + marks).toLocaleLowerCase().includes(q)) hits.push(i);
+    });
+    if (!hits.length) { said.textContent = _("not found"); return; }
+    const here = frames[index]?.seq ?? 0;
+    let k = -1;
+    if (dir > 0) k = hits.findIndex((i) => log[i].seq > here);
+    else for (let j = hits.length - 1; j >= 0 && k < 0; j--) if (log[hits[j]].seq < here) k = j;
+    if (k < 0) k = dir > 0 ? 0 : hits.length - 1;
+    said.textContent = _("{i} of {n}", { i: k + 1, n: hits.length });
+    goTo(log[hits[k]].seq);
   }
 
   // The current line in the log's view (again when the log becomes visible: the phone's Log tab; a

@@ -150,6 +150,29 @@ async def test_a_long_game_s_log_steps_jumps_and_shows_the_lines_far_down(
     await scroll_log_to(page, middle)
     await lines_are_the_server_s(page, log)
 
+    # find in the log: the whole log, not only the lines held; the line found is stepped to, in view
+    await page.keyboard.press("Home")
+    await wait_seq(page, 1)
+    last_ko = next(line for line in reversed(log) if any(m["kind"] == "ko" for m in line["marks"]))
+    words = next(m["text"] for m in last_ko["marks"] if m["kind"] == "ko")
+    await page.fill("#log-find", words.upper())  # any case
+    await page.press("#log-find", "Enter")
+    await wait_seq(page, last_ko["seq"])
+    assert await page.text_content("#log-found") == "1 of 1"
+    assert await page.locator(f'#log li.line.current[data-seq="{last_ko["seq"]}"]').is_visible()
+    notes = [line["seq"] for line in log if line["text"].endswith("table 4: ok")]  # quiet notes, hidden
+    assert notes
+    await page.fill("#log-find", "table 4: ok")
+    await page.press("#log-find", "Enter")
+    after = next(n for n in notes if n > last_ko["seq"])
+    await wait_seq(page, after)
+    assert await page.locator(f'#log li.line.current[data-seq="{after}"]').is_visible()  # shown: on screen
+    await page.press("#log-find", "Shift+Enter")
+    await wait_seq(page, max(n for n in notes if n < after))
+    await page.fill("#log-find", "no such line anywhere")
+    await page.press("#log-find", "Enter")
+    assert await page.text_content("#log-found") == "not found"
+
     # the importer's notes, shown when asked for: far down too
     await page.check("#show-notes")
     await page.evaluate("seq => window.__review.goTo(seq)", len(events) - 30)
