@@ -407,7 +407,7 @@
   // once it has been shown, an estimate before (a line, its marks, a heading: each measured once); when
   // the rows above the view turn out taller or shorter than estimated, the view is kept where it was.
   // The lines themselves (their text, marks, seqs) are looked up in the data, never in the DOM.
-  const LOG_MARGIN = 80;
+  const LOG_MARGIN = 40;
   let logRows = []; // {turn, label} for a turn heading, {i} for log[i]
   let rowOfLine = []; // log index -> its row
   let headOfRow = null; // Int32Array: row -> the row of its turn heading
@@ -597,7 +597,7 @@
       }
       from = Math.max(0, from - LOG_MARGIN);
       to = Math.min(n, to + LOG_MARGIN);
-      if (!force && pass === 0 && from === shownFrom && to === shownTo) return;
+      if (!force && from === shownFrom && to === shownTo) return; // held already (and measured, past pass 0)
       force = false;
       // the turn heading of the first row shown, carried in: it sticks at the top of the log
       const carried = logRows[from].i !== undefined ? headOfRow[from] : -1;
