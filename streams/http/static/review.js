@@ -463,19 +463,31 @@
         line.kind !== "event" ? el("span", { class: "sev-violation" }, _("{kind} event: ", { kind: line.kind })) : null,
         line.text),
       marks.length ? el("div", { class: "marks" }, marks.map(markNode)) : null);
-    li.addEventListener("click", (e) => {
-      if (e.target instanceof HTMLAnchorElement) return; // a rules or playoff link
-      goTo(line.seq);
-    });
-    li.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && e.target === li) { e.preventDefault(); goTo(line.seq); }
-    });
-    return li;
+    return li; // its click and Enter: the list's own listeners (renderLog)
   }
 
-  const rowNode = (r) => (logRows[r].i === undefined
-    ? el("li", { class: "turn-head", "data-turn": logRows[r].turn }, logRows[r].label)
-    : lineNode(logRows[r].i));
+  // Rows once built are kept (up to ROWS_KEPT, the oldest out of the list dropped first): a step back to
+  // a part of the log seen before builds nothing again.
+  const ROWS_KEPT = 4000;
+  const built = new Map(); // row -> its <li>
+  function rowNode(r) {
+    let li = built.get(r);
+    if (li === undefined) {
+      li = logRows[r].i === undefined
+        ? el("li", { class: "turn-head", "data-turn": logRows[r].turn }, logRows[r].label)
+        : lineNode(logRows[r].i);
+      built.set(r, li);
+      if (built.size > ROWS_KEPT) {
+        for (const [k, old] of built) {
+          if (built.size <= ROWS_KEPT * 0.75) break;
+          if (!old.isConnected) built.delete(k);
+        }
+      }
+    } else if (logRows[r].i !== undefined) {
+      li.classList.toggle("current", log[logRows[r].i].seq === currentSeq); // a step since it was shown
+    }
+    return li;
+  }
 
   function estimate(r) {
     const row = logRows[r];
@@ -538,6 +550,17 @@
       findInLog(e.target.value, e.shiftKey ? -1 : 1);
     });
     $("log-find").addEventListener("input", () => { $("log-found").textContent = ""; });
+    // a click on a line (not on its rules or playoff link), or Enter on it, goes there
+    root.addEventListener("click", (e) => {
+      const li = e.target instanceof Element ? e.target.closest("li.line") : null;
+      if (li && !(e.target instanceof HTMLAnchorElement)) goTo(Number(li.dataset.seq));
+    });
+    root.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && e.target instanceof HTMLLIElement && e.target.classList.contains("line")) {
+        e.preventDefault();
+        goTo(Number(e.target.dataset.seq));
+      }
+    });
     let pending = 0;
     root.addEventListener("scroll", () => {
       if (!pending) pending = requestAnimationFrame(() => { pending = 0; renderRows(false); });
