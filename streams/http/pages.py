@@ -17,10 +17,13 @@ in ``/meta``, ``/state`` or ``/score`` is the JSON endpoint of the match before 
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote, urlencode
 
 import msgspec
@@ -108,8 +111,88 @@ async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
 
 async def review_meta(request: web.Request) -> web.StreamResponse:
     """GET /review/<match>/meta[?view=public]: the record, the battle log and every step of the game (one
-    fold); ``view=public``: as a spectator saw them."""
-    return _json(await meta_of(request, public=request[QUERY].get("view") == "public"))
+    fold); ``view=public``: as a spectator saw them. The answer is kept (:class:`MetaCache`) under what it
+    is made of, so the game opened again, unchanged, is not folded again."""
+    public = request[QUERY].get("view") == "public"
+    inputs = await _meta_inputs(request)
+    cache = request.app[_META_CACHE]
+    key = inputs.key(public)
+    body = cache.get(key)
+    if body is None:
+        # folded and encoded with the cycle collector paused, and what was built dropped before it runs
+        # again: it would otherwise walk every step once more at its next collection
+        with collector.paused():
+            body = _ENCODE(_meta(inputs, public))
+        cache.put(key, body)
+    return web.Response(
+        body=body, content_type="application/json", charset="utf-8", headers={"Cache-Control": "no-store"}
+    )
+
+
+@dataclass(frozen=True)
+class _MetaInputs:
+    """What a match's review answer is made of: its archive, its stored record, its playoff games' records
+    and the page's language."""
+
+    match: str
+    entries: list[ArchivedEvent]
+    stored: bytes | None
+    playoff: dict[str, Record]
+    typed: Record | None
+    lang: str
+
+    def key(self, public: bool) -> tuple[Any, ...]:
+        """The answer's key: every entry of the archive (a digest of their positions, kinds and bytes: a
+        few ms for 50,000), the records by their bytes (a new version is new bytes), the view, the
+        language."""
+        digest = hashlib.blake2b(digest_size=16)
+        for e in self.entries:
+            digest.update(b"%d %d %s %d:" % (e.position[0], e.position[1], e.kind.encode(), len(e.data)))
+            digest.update(e.data)
+        playoff = tuple(sorted((name, _ENCODE(record.to_json())) for name, record in self.playoff.items()))
+        return (self.match, public, self.lang, digest.digest(), self.stored, playoff)
+
+
+class MetaCache:
+    """The last review answers (``/meta``'s bytes) by :meth:`_MetaInputs.key`, the least recently used
+    dropped past :data:`META_CACHE_BYTES` in all. A 50,000-event game's answer is ~18 MB and seconds of
+    fold; a judge opens the same game again and again (from the match list, a case, a deep link)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self._answers: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...]) -> bytes | None:
+        body = self._answers.get(key)
+        if body is not None:
+            self._answers.move_to_end(key)
+        return body
+
+    def put(self, key: tuple[Any, ...], body: bytes) -> None:
+        if len(body) > self.limit:
+            return
+        old = self._answers.pop(key, None)
+        self.size -= len(old) if old is not None else 0
+        self._answers[key] = body
+        self.size += len(body)
+        while self.size > self.limit:
+            _, dropped = self._answers.popitem(last=False)
+            self.size -= len(dropped)
+
+
+#: The bytes of review answers kept in all (:class:`MetaCache`): three 50,000-event games.
+META_CACHE_BYTES: Final = 64 * 1024 * 1024
+_META_CACHE: web.AppKey[MetaCache] = web.AppKey("review_meta_cache", MetaCache)
+
+
+async def _meta_inputs(request: web.Request) -> _MetaInputs:
+    match, entries = await _archive(request)
+    stored = await request.app[STORE].record(match)
+    playoff = await playoff_records(request.app[STORE], match)
+    typed = from_msgpack(stored, match=match) if stored is not None else None
+    lang = page_lang(request, event_language(typed.context) if typed is not None else None)
+    return _MetaInputs(match, entries, stored, playoff, typed, lang)
 
 
 async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, Any]:
@@ -118,29 +201,37 @@ async def meta_of(request: web.Request, *, public: bool = False) -> dict[str, An
     ``public``: what a spectator saw (the judge's perspective switch): the same boards (a board is public
     already: counts for hidden zones), with every event, the battle log, the derived outputs and the record
     as their public projections (replay.engine.public): no hidden card, no judge-only detail."""
-    match, entries = await _archive(request)
-    stored = await request.app[STORE].record(match)
-    playoff = await playoff_records(request.app[STORE], match)
-    typed = from_msgpack(stored, match=match) if stored is not None else None
-    lang = page_lang(request, event_language(typed.context) if typed is not None else None)
+    inputs = await _meta_inputs(request)
     # One fold, with no await inside: every step of a long game lives on until the answer is written,
     # and the cycle collector walked them again and again (11-12 s of a 50,000-event game's 14 s).
     with collector.paused():
-        events = decode(entries)
-        steps, game = replay_steps(entries, events)
-        timeline = game.resolved().timeline
-        if public:
-            events = [public_event(e) for e in events]
-            steps = [_public_step(step) for step in steps]
-            timeline = [_public_output(o) for o in timeline]
-        log = battle_log(entries, events, timeline, lang)
-        for step in steps:  # each finding's sentence in the page's language (the record stays as stored)
-            step["outputs"] = [
-                shown_finding(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
-            ]
-        shown = frames(steps)
-        names = display_names(_card_names(events), lang)
-        due = [{"id": p["id"], "text": p["text"]} for p in prompts(game, playoff, lang)]
+        return _meta(inputs, public)
+
+
+def _meta(inputs: _MetaInputs, public: bool) -> dict[str, Any]:
+    """:func:`meta_of`'s answer from its inputs (call it with the cycle collector paused)."""
+    match, entries, playoff, typed, lang = (
+        inputs.match,
+        inputs.entries,
+        inputs.playoff,
+        inputs.typed,
+        inputs.lang,
+    )
+    events = decode(entries)
+    steps, game = replay_steps(entries, events)
+    timeline = game.resolved().timeline
+    if public:
+        events = [public_event(e) for e in events]
+        steps = [_public_step(step) for step in steps]
+        timeline = [_public_output(o) for o in timeline]
+    log = battle_log(entries, events, timeline, lang)
+    for step in steps:  # each finding's sentence in the page's language (the record stays as stored)
+        step["outputs"] = [
+            shown_finding(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
+        ]
+    shown = frames(steps)
+    names = display_names(_card_names(events), lang)
+    due = [{"id": p["id"], "text": p["text"]} for p in prompts(game, playoff, lang)]
     extra = [
         {"position": list(e.position), "kind": e.kind, "type": ev.get("type")}
         for e, ev in zip(entries, events, strict=True)
@@ -788,6 +879,7 @@ def add_pages(app: web.Application) -> None:
     if app.get(_PAGES_ADDED):
         return
     app[_PAGES_ADDED] = True
+    app[_META_CACHE] = MetaCache(META_CACHE_BYTES)
     install(app)
     from streams.http.tables import table_routes  # stream tables and slots (before /overlay/{match})
 

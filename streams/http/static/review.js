@@ -41,13 +41,12 @@
   let log = []; // battle log lines (streams/http/battle_log.py)
   let names = {}; // card name -> display name (the log's names, on the board too)
   let rules = {};
-  let linesOfSeq = new Map(); // seq -> its log <li>s
+  let linesOfSeq = new Map(); // seq -> its log lines' indexes
   let textOfSeq = new Map(); // seq -> the sentence of its event
   let turnOfSeq = new Map(); // seq -> turn number (the source's)
   let turnStarts = []; // step indexes where a turn starts
   let koSteps = []; // step indexes with a knockout
   let findingSteps = []; // step indexes with a finding
-  let current = [];
   let index = 0;
   let playing = null;
 
@@ -401,6 +400,31 @@
   }
 
   // ------------------------------------------------------------------ the battle log
+  // The log is a virtual list, one path for every game: a row per turn heading and per line (logRows),
+  // and in the <ol> only the rows in the log's view and LOG_MARGIN rows either side of it, between two
+  // spacers that stand for the rows before and after (a 50,000-line log lays out some hundreds of rows
+  // at open, not 50,000; a short game's rows all fit in its margin). A row's height is its measured one
+  // once it has been shown, an estimate before (a line, its marks, a heading: each measured once); when
+  // the rows above the view turn out taller or shorter than estimated, the view is kept where it was.
+  // The lines themselves (their text, marks, seqs) are looked up in the data, never in the DOM.
+  const LOG_MARGIN = 40;
+  let logRows = []; // {turn, label} for a turn heading, {i} for log[i]
+  let rowOfLine = []; // log index -> its row
+  let headOfRow = null; // Int32Array: row -> the row of its turn heading
+  let rowHeight = null; // Float64Array: each row's height, measured or estimated
+  let measured = null; // Uint8Array: 1 where rowHeight was measured
+  let quietRow = null; // Uint8Array: 1 for a quiet note (hidden until asked for)
+  let rowTops = null; // Float64Array(rows + 1): each row's top in the list, from rowHeight
+  let topsStale = true;
+  let shownRows = new Map(); // row -> its <li>, the rows in the <ol> now
+  let shownFrom = -1;
+  let shownTo = -1;
+  let currentSeq = null;
+  let notesHidden = true;
+  const guess = { line: null, mark: 22, head: null }; // a line's and a heading's height, once measured
+  const topSpacer = el("li", { class: "spacer", "aria-hidden": "true" });
+  const bottomSpacer = el("li", { class: "spacer", "aria-hidden": "true" });
+
   function markNode(m) {
     const cls = "mark mark-" + m.kind + (m.severity ? " sev-" + m.severity : "");
     const attrs = { class: cls };
@@ -411,81 +435,297 @@
       m.detail ? el("div", { class: "detail", title: _("judges only") }, m.detail) : null);
   }
 
+  // A source's note (an importer's, most of all) is one line: its finding's judge-only detail is the
+  // note's own text, already the line's.
+  const marksOf = (line) => (line.type === "note"
+    ? line.marks.map((m) => (m.detail && String(line.text).includes(m.detail) ? { ...m, detail: null } : m))
+    : line.marks);
+  // hidden until asked for: a note the source flagged only as info (an importer's); a note with no
+  // finding (a judge's, a recorder's) or with a warning always shows
+  function isQuiet(line) {
+    const flags = line.marks.filter((m) => m.kind === "finding");
+    return line.type === "note" && flags.length > 0 && flags.every((m) => m.severity === "info");
+  }
+  const headLabel = (line) =>
+    line.turn == null ? _("Setup") : _("Turn {n}", { n: line.turn }) + (line.player ? ` · ${line.player}` : "");
+
+  function lineNode(i) {
+    const line = log[i];
+    const classes = ["line", "kind-" + line.kind, "type-" + line.type];
+    for (const m of line.marks) classes.push("has-" + m.kind);
+    if (quietRow[rowOfLine[i]]) classes.push("quiet-note");
+    if (line.seq === currentSeq) classes.push("current");
+    const marks = marksOf(line);
+    const li = el("li", { class: classes.join(" "), "data-seq": line.seq, "data-i": i, tabindex: "0",
+      "aria-posinset": i + 1, "aria-setsize": log.length, "aria-label": `seq ${line.seq}: ${line.text}` },
+      el("span", { class: "lseq" }, line.seq),
+      el("div", { class: "ltext" },
+        line.kind !== "event" ? el("span", { class: "sev-violation" }, _("{kind} event: ", { kind: line.kind })) : null,
+        line.text),
+      marks.length ? el("div", { class: "marks" }, marks.map(markNode)) : null);
+    return li; // its click and Enter: the list's own listeners (renderLog)
+  }
+
+  // Rows once built are kept (up to ROWS_KEPT, the oldest out of the list dropped first): a step back to
+  // a part of the log seen before builds nothing again.
+  const ROWS_KEPT = 4000;
+  const built = new Map(); // row -> its <li>
+  function rowNode(r) {
+    let li = built.get(r);
+    if (li === undefined) {
+      li = logRows[r].i === undefined
+        ? el("li", { class: "turn-head", "data-turn": logRows[r].turn }, logRows[r].label)
+        : lineNode(logRows[r].i);
+      built.set(r, li);
+      if (built.size > ROWS_KEPT) {
+        for (const [k, old] of built) {
+          if (built.size <= ROWS_KEPT * 0.75) break;
+          if (!old.isConnected) built.delete(k);
+        }
+      }
+    } else if (logRows[r].i !== undefined) {
+      li.classList.toggle("current", log[logRows[r].i].seq === currentSeq); // a step since it was shown
+    }
+    return li;
+  }
+
+  function estimate(r) {
+    const row = logRows[r];
+    return row.i === undefined ? guess.head ?? 26 : (guess.line ?? 22) + guess.mark * log[row.i].marks.length;
+  }
+
   function renderLog() {
-    const root = $("log");
-    const frag = document.createDocumentFragment();
     const turns = $("turn-select");
     turns.replaceChildren(el("option", { value: "" }, "—"));
-    let group = undefined;
+    logRows = [];
+    rowOfLine = new Array(log.length);
+    let group;
+    let head = -1;
+    const heads = [];
     log.forEach((line, i) => {
       const key = line.turn == null ? "setup" : String(line.turn);
       if (key !== group) {
         group = key;
-        const label = line.turn == null ? _("Setup") : _("Turn {n}", { n: line.turn }) + (line.player ? ` · ${line.player}` : "");
-        frag.append(el("li", { class: "turn-head", "data-turn": key }, label));
-        turns.append(el("option", { value: String(line.seq) }, label));
+        head = logRows.length;
+        logRows.push({ turn: key, label: headLabel(line) });
+        heads.push(head);
+        turns.append(el("option", { value: String(line.seq) }, headLabel(line)));
       }
       if (line.turn != null) turnOfSeq.set(line.seq, line.turn);
-      const classes = ["line", "kind-" + line.kind, "type-" + line.type];
-      for (const m of line.marks) classes.push("has-" + m.kind);
-      // A source's note (an importer's, most of all) is one line: its finding's judge-only detail is the
-      // note's own text, already the line's; and a note whose findings are only notes can be hidden.
-      const marks = line.type === "note"
-        ? line.marks.map((m) => (m.detail && String(line.text).includes(m.detail) ? { ...m, detail: null } : m))
-        : line.marks;
-      // hidden until asked for: a note the source flagged only as info (an importer's); a note with no
-      // finding (a judge's, a recorder's) or with a warning always shows
-      const flags = marks.filter((m) => m.kind === "finding");
-      if (line.type === "note" && flags.length && flags.every((m) => m.severity === "info")) {
-        classes.push("quiet-note");
-      }
-      const li = el("li", { class: classes.join(" "), "data-seq": line.seq, "data-i": i, tabindex: "0",
-        "aria-label": `seq ${line.seq}: ${line.text}` },
-        el("span", { class: "lseq" }, line.seq),
-        el("div", { class: "ltext" },
-          line.kind !== "event" ? el("span", { class: "sev-violation" }, _("{kind} event: ", { kind: line.kind })) : null,
-          line.text),
-        marks.length ? el("div", { class: "marks" }, marks.map(markNode)) : null);
-      li.addEventListener("click", (e) => {
-        if (e.target instanceof HTMLAnchorElement) return; // a rules or playoff link
-        goTo(line.seq);
-      });
-      li.addEventListener("keydown", (e) => {
-        if (e.key === "Enter" && e.target === li) { e.preventDefault(); goTo(line.seq); }
-      });
+      rowOfLine[i] = logRows.length;
+      logRows.push({ i });
+      heads.push(head);
       if (!linesOfSeq.has(line.seq)) linesOfSeq.set(line.seq, []);
-      linesOfSeq.get(line.seq).push(li);
+      linesOfSeq.get(line.seq).push(i);
       if (line.kind === "event" && !textOfSeq.has(line.seq)) textOfSeq.set(line.seq, line.text);
-      frag.append(li);
     });
-    root.replaceChildren(frag);
+    const n = logRows.length;
+    headOfRow = Int32Array.from(heads);
+    quietRow = new Uint8Array(n);
+    log.forEach((line, i) => { if (isQuiet(line)) quietRow[rowOfLine[i]] = 1; });
+    rowHeight = new Float64Array(n);
+    for (let r = 0; r < n; r++) rowHeight[r] = estimate(r);
+    measured = new Uint8Array(n);
+    rowTops = new Float64Array(n + 1);
+    topsStale = true;
+    const root = $("log");
+    root.replaceChildren(topSpacer, bottomSpacer);
     $("log-count").textContent = _("{n} events", { n: log.length });
-    const quiet = root.querySelectorAll("li.quiet-note").length;
+    const quiet = quietRow.reduce((a, b) => a + b, 0);
     const toggle = $("show-notes");
     toggle.closest("label").hidden = !quiet;
     toggle.nextSibling.textContent = " " + _("notes ({n})", { n: quiet });
-    root.classList.toggle("hide-notes", !toggle.checked);
-    toggle.onchange = () => { root.classList.toggle("hide-notes", !toggle.checked); inView(); };
+    notesHidden = !toggle.checked;
+    root.classList.toggle("hide-notes", notesHidden);
+    toggle.onchange = () => {
+      notesHidden = !toggle.checked;
+      root.classList.toggle("hide-notes", notesHidden);
+      topsStale = true;
+      renderRows(true);
+      inView();
+    };
+    $("log-find").addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      e.preventDefault();
+      findInLog(e.target.value, e.shiftKey ? -1 : 1);
+    });
+    $("log-find").addEventListener("input", () => { $("log-found").textContent = ""; });
+    // a click on a line (not on its rules or playoff link), or Enter on it, goes there
+    root.addEventListener("click", (e) => {
+      const li = e.target instanceof Element ? e.target.closest("li.line") : null;
+      if (li && !(e.target instanceof HTMLAnchorElement)) goTo(Number(li.dataset.seq));
+    });
+    root.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && e.target instanceof HTMLLIElement && e.target.classList.contains("line")) {
+        e.preventDefault();
+        goTo(Number(e.target.dataset.seq));
+      }
+    });
+    let pending = 0;
+    root.addEventListener("scroll", () => {
+      if (!pending) pending = requestAnimationFrame(() => { pending = 0; renderRows(false); });
+    }, { passive: true });
+    window.addEventListener("resize", () => renderRows(true));
   }
 
-  // The current line in the log's view: measured against the log box itself (its lines' offsetTop is
-  // relative to whatever positioned ancestor they have, which put a deep link's line 20-odd lines off),
-  // again when the log becomes visible (the phone's Log tab: a hidden log has no height to scroll in).
-  function inView() {
-    const first = current.find((li) => li.offsetParent !== null); // a hidden note has no place
+  // A quiet note out of the step on screen takes no room while the notes are hidden (review.css).
+  const hiddenRow = (r) => notesHidden && quietRow[r] === 1 && log[logRows[r].i].seq !== currentSeq;
+
+  function tops() {
+    if (topsStale) {
+      let y = 0;
+      const n = logRows.length;
+      for (let r = 0; r < n; r++) {
+        rowTops[r] = y;
+        if (!hiddenRow(r)) y += rowHeight[r];
+      }
+      rowTops[n] = y;
+      topsStale = false;
+    }
+    return rowTops;
+  }
+
+  function rowAt(y) { // the last row whose top is at or above y
+    const t = tops();
+    let lo = 0;
+    let hi = Math.max(0, logRows.length - 1);
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (t[mid] <= y) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  // The rows in view and the margin in the <ol>, the spacers sized for the rest; then each shown row
+  // measured (a row's height depends on its marks and the log's width), and the view kept on the row it
+  // showed at its top.
+  function renderRows(force) {
     const box = $("log");
-    if (!first || !box.clientHeight) return;
-    const top = first.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop;
+    const n = logRows.length;
+    if (!n) return;
+    for (let pass = 0; pass < 3; pass++) {
+      const t = tops();
+      const anchor = rowAt(box.scrollTop);
+      const offset = box.scrollTop - t[anchor];
+      let from;
+      let to;
+      if (box.clientHeight) {
+        from = anchor;
+        to = rowAt(box.scrollTop + box.clientHeight) + 1;
+      } else { // a hidden log (the phone's other tabs): around the step on screen
+        const mine = linesOfSeq.get(currentSeq) || [];
+        from = mine.length ? rowOfLine[mine[0]] : 0;
+        to = from + 1;
+      }
+      from = Math.max(0, from - LOG_MARGIN);
+      to = Math.min(n, to + LOG_MARGIN);
+      if (!force && from === shownFrom && to === shownTo) return; // held already (and measured, past pass 0)
+      force = false;
+      // the turn heading of the first row shown, carried in: it sticks at the top of the log
+      const carried = logRows[from].i !== undefined ? headOfRow[from] : -1;
+      const rows = carried >= 0 ? [carried] : [];
+      for (let r = from; r < to; r++) rows.push(r);
+      const kept = new Map();
+      for (const r of rows) kept.set(r, shownRows.get(r) || rowNode(r));
+      for (const [r, li] of shownRows) if (!kept.has(r)) li.remove();
+      shownRows = kept;
+      shownFrom = from;
+      shownTo = to;
+      const lift = carried >= 0 ? rowHeight[carried] : 0;
+      topSpacer.style.height = Math.max(0, t[from] - lift) + "px"; // CSSOM: the page's policy allows it
+      bottomSpacer.style.height = t[n] - t[to] + "px";
+      // rows kept stay in place (a focused line keeps its focus), new ones go in around them
+      if (topSpacer.parentNode !== box) box.replaceChildren(topSpacer, bottomSpacer);
+      let at = topSpacer.nextSibling;
+      for (const li of kept.values()) {
+        if (li === at) at = at.nextSibling;
+        else box.insertBefore(li, at);
+      }
+      if (!box.clientHeight) return; // nothing to measure in a hidden log
+      let changed = false;
+      for (const [r, li] of kept) {
+        if (hiddenRow(r)) continue;
+        const h = li.offsetHeight + (logRows[r].i === undefined ? headMargin(li) : 0);
+        if (!h) continue;
+        if (guess.head === null || guess.line === null) learn(r, h);
+        if (rowHeight[r] !== h) { rowHeight[r] = h; changed = true; }
+        measured[r] = 1;
+      }
+      if (!changed) return;
+      topsStale = true;
+      const t2 = tops();
+      topSpacer.style.height = Math.max(0, t2[from] - (carried >= 0 ? rowHeight[carried] : 0)) + "px";
+      bottomSpacer.style.height = t2[n] - t2[to] + "px";
+      box.scrollTop = t2[anchor] + offset;
+    }
+  }
+
+  let headMarginPx = null;
+  function headMargin(li) {
+    if (headMarginPx === null) headMarginPx = parseFloat(getComputedStyle(li).marginTop) || 0;
+    return headMarginPx;
+  }
+
+  // The first rows measured give the estimates of the rows not shown yet: a line, a mark, a heading.
+  function learn(r, h) {
+    const row = logRows[r];
+    if (row.i === undefined) {
+      if (guess.head !== null) return;
+      guess.head = h;
+    } else if (guess.line === null && !log[row.i].marks.length && log[row.i].kind === "event") guess.line = h;
+    else return;
+    for (let k = 0; k < logRows.length; k++) if (!measured[k]) rowHeight[k] = estimate(k);
+    topsStale = true;
+  }
+
+  // Find in the log: every line's sentence and marks (in the data: the lines not held in the list too),
+  // the next from the step on screen (Enter) or the one before (Shift+Enter), round the end; the line
+  // found is stepped to, so it is scrolled to and highlighted like any other.
+  function findInLog(query, dir) {
+    const q = query.trim().toLocaleLowerCase();
+    const said = $("log-found");
+    if (!q) { said.textContent = ""; return; }
+    const hits = [];
+    log.forEach((line, i) => {
+      const marks = line.marks.map((m) => m.text || "").join(" ");
+      if ((line.text + " " + marks).toLocaleLowerCase().includes(q)) hits.push(i);
+    });
+    if (!hits.length) { said.textContent = _("not found"); return; }
+    const here = frames[index]?.seq ?? 0;
+    let k = -1;
+    if (dir > 0) k = hits.findIndex((i) => log[i].seq > here);
+    else for (let j = hits.length - 1; j >= 0 && k < 0; j--) if (log[hits[j]].seq < here) k = j;
+    if (k < 0) k = dir > 0 ? 0 : hits.length - 1;
+    said.textContent = _("{i} of {n}", { i: k + 1, n: hits.length });
+    goTo(log[hits[k]].seq);
+  }
+
+  // The current line in the log's view (again when the log becomes visible: the phone's Log tab; a
+  // hidden log has no height to scroll in).
+  function inView() {
+    const box = $("log");
+    const rows = (linesOfSeq.get(currentSeq) || []).map((i) => rowOfLine[i]).filter((r) => !hiddenRow(r));
+    if (!rows.length || !box.clientHeight) { renderRows(false); return; }
     const head = 28; // the sticky turn heading covers the top of the list
-    if (top < box.scrollTop + head || top + first.offsetHeight > box.scrollTop + box.clientHeight) {
-      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+    for (let pass = 0; pass < 3; pass++) {
+      const t = tops();
+      const top = t[rows[0]];
+      if (top >= box.scrollTop + head && t[rows[0] + 1] <= box.scrollTop + box.clientHeight) {
+        if (pass) return;
+      } else {
+        box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+      }
+      renderRows(false);
     }
   }
 
   function highlight(seq) {
-    for (const li of current) li.classList.remove("current");
-    current = linesOfSeq.get(seq) || [];
-    for (const li of current) li.classList.add("current");
+    const quietAt = (s) => (linesOfSeq.get(s) || []).some((i) => quietRow[rowOfLine[i]]);
+    if (notesHidden && (quietAt(seq) || quietAt(currentSeq))) topsStale = true; // a quiet note shows or hides
+    currentSeq = seq;
+    for (const li of $("log").querySelectorAll("li.current")) li.classList.remove("current");
+    for (const i of linesOfSeq.get(seq) || []) shownRows.get(rowOfLine[i])?.classList.add("current");
     inView();
     const sel = $("turn-select");
     let value = "";
@@ -566,9 +806,9 @@
     const extra = $("extra");
     extra.replaceChildren();
     for (const x of frame.extra || []) {
-      const line = (linesOfSeq.get(frame.seq) || []).find((li) => li.classList.contains("kind-" + x.kind));
+      const line = (linesOfSeq.get(frame.seq) || []).map((i) => log[i]).find((l) => l.kind === x.kind);
       extra.append(el("p", { class: "sev-violation" }, _("{kind} event archived here: ", { kind: x.kind }),
-        line ? line.querySelector(".ltext").lastChild.textContent : x.event.type,
+        line ? line.text : x.event.type,
         el("span", { class: "muted" }, " · " + shown(x.event))));
     }
     const outs = $("outputs");
