@@ -31,7 +31,7 @@ from typing import Any, NamedTuple, Protocol
 import msgspec
 
 from replay.codec import Checked, EventFile, open_input
-from replay.contract.validate import event_decoders, validate_event
+from replay.contract.validate import checked_game, event_decoders
 from replay.engine import Game, InputError, Record, canonical_bytes, settle
 
 __all__ = ["Progress", "Replayed", "fold_events", "replay_files"]
@@ -145,7 +145,7 @@ class _Fold:
             else:
                 game = self.games.get(k)
                 if game is None:
-                    game = self.games[k] = Game(check_amendment=validate_event)
+                    game = self.games[k] = checked_game()
                 try:  # each event to the engine, in C: map over the run, nothing kept
                     _drain(map(game.apply_msgpack if raw else game.apply, events[a:b]))
                 except Exception as exc:  # the first event the engine could not take, and the rest
@@ -177,7 +177,7 @@ class _Fold:
     def _finish(self, k: int) -> Iterator[Replayed]:
         held = self.held.pop(k, None)
         if held is not None:  # out of order: by seq now (a stable sort: equal seqs keep their order)
-            game = self.games[k] = Game(check_amendment=validate_event)
+            game = self.games[k] = checked_game()
             held.sort(key=_seq)
             for event, raw, where in held:
                 if where is None or _takes(event, raw):

@@ -31,8 +31,7 @@ from typing import Any
 
 import msgpack
 
-from replay.contract.validate import validate_event
-from replay.engine import Game
+from replay.contract.validate import checked_game
 from replay.records import unpack_record
 from replay.signing import SigningKey
 from streams.check import verify_copies
@@ -254,7 +253,7 @@ def _refusal(
 
 def _rows(match: str, snap: Snapshot) -> tuple[list[EventRow], list[RecordRow]]:
     """The match's event rows (each with the chain head a replay reaches after it) and record rows."""
-    game = Game(check_amendment=validate_event)
+    game = checked_game()
     events: list[EventRow] = []
     for entry in snap.events:
         game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)

@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from replay import Game, link_records
 from replay.contract.admit import admit, decode_event
-from replay.contract.validate import validate_event
+from replay.contract.validate import checked_game
 from replay.engine import EventError, Verifier, canonical_bytes, playoff_stub, sign, verify_signature
 from replay.records import unpack_record
 from streams.kafka.keys import key_refusal
@@ -473,7 +473,7 @@ def _fold_archive(
 
 
 def _replay(events: Iterable[dict[str, Any]], match: str, report: Report) -> Game | None:
-    game = Game(check_amendment=validate_event)
+    game = checked_game()
     for event in events:
         try:
             game.apply(event)
@@ -712,7 +712,7 @@ def read_checkpoint_file(snapshot: CheckpointLogSnapshot, path: str, key: Checkp
 
 def _stored_checkpoint(m: _Match) -> Checkpoint:
     """What the store holds for a match, described as a checkpoint would (from the replay)."""
-    game = m.game or Game(check_amendment=validate_event)
+    game = m.game or checked_game()
     others = ""
     for entry in m.archive:
         if entry.kind != "event":
@@ -849,7 +849,7 @@ async def _check_index_again(
 def _check_prefixes(report: Report, m: _Match, logged: Sequence[Checkpoint]) -> None:
     """Every logged checkpoint describes a prefix of what is stored: the archive and the version list only
     ever grow, so a logged state that is not a prefix means they were cut or rewritten."""
-    game = m.game or Game(check_amendment=validate_event)
+    game = m.game or checked_game()
     heads = game.log.heads
     others = [""]
     for entry in m.archive:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from replay import Game
-from replay.contract.validate import validate_event
+from replay.contract.validate import checked_game
 
 
 class Stream:
@@ -52,7 +52,7 @@ class Stream:
         self.add("attack_ended")
 
     def game(self) -> Game:
-        g = Game(check_amendment=validate_event)
+        g = checked_game()
         for e in self.events:
             g.apply(e)
         return g

@@ -83,12 +83,11 @@ def _floats(stream: list[Event], rng: random.Random) -> list[Event]:
 
 
 def digest(stream: list[Event]) -> str:
-    from replay import Game
-    from replay.contract.validate import validate_event
+    from replay.contract.validate import checked_game
     from replay.engine.record import dumps
 
     h = hashlib.sha256()
-    g = Game(check_amendment=validate_event)
+    g = checked_game()
     try:
         for i, event in enumerate(stream):
             h.update(dumps(g.apply(event)))

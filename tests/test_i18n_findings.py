@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from replay import Game
-from replay.contract.validate import validate_event
+from replay.contract.validate import checked_game
 from replay.engine import findings as F
 from replay.i18n import findings
 from replay.i18n.findings import message
@@ -20,7 +19,7 @@ from tests.engine_outputs import corpus
 def _engine_messages() -> list[tuple[str, str]]:
     seen: dict[tuple[str, str], None] = {}
     for stream in corpus(40):
-        game = Game(check_amendment=validate_event)
+        game = checked_game()
         for event in stream:
             game.apply(dict(event))
         for f in game.resolved().findings:

@@ -59,7 +59,7 @@ from typing import Annotated, Any, Final, Literal, NamedTuple, TypeAlias, Union,
 import msgspec
 from msgspec import Meta, Struct, convert, defstruct
 
-from replay.engine import EventError, InputError, RecordError, RulesetError
+from replay.engine import EventError, Game, InputError, RecordError, RulesetError
 from schemas import load_schema
 
 __all__ = [
@@ -868,3 +868,10 @@ def _render(value: object, depth: int) -> str:
     if isinstance(value, dict):
         return "{...}"
     return _kind(value)
+
+
+def checked_game() -> Game:
+    """A new game that checks each amended event against the contract (:func:`validate_event`): the game
+    every fold of events from outside starts with (files, the service, the archive, the report). The engine
+    imports nothing of the contract (pyproject.toml, the layers contract), so the check is handed in here."""
+    return Game(check_amendment=validate_event)

@@ -117,7 +117,7 @@ def archived_records_of_events(paths: list[str], matches: list[str]) -> dict[str
     where they were archived), each family settled from its playoff games."""
     import msgpack
 
-    from replay.contract.validate import validate_event
+    from replay.contract.validate import checked_game
     from replay.engine import Game, link_records
 
     try:
@@ -135,8 +135,6 @@ def archived_records_of_events(paths: list[str], matches: list[str]) -> dict[str
             table.column("match").to_pylist(), table.column("event").to_pylist(), strict=True
         ):
             if re.sub(r"(/tb\d+)+$", "", match) in tops:
-                games.setdefault(match, Game(check_amendment=validate_event)).apply(
-                    msgpack.unpackb(data, raw=False), data
-                )
+                games.setdefault(match, checked_game()).apply(msgpack.unpackb(data, raw=False), data)
     records: dict[str, dict[str, Any]] = link_records({m: g.record() for m, g in games.items()})
     return records

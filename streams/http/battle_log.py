@@ -23,8 +23,8 @@ from typing import Any
 
 import msgpack
 
-from replay import Game, i18n
-from replay.contract.validate import validate_event
+from replay import i18n
+from replay.contract.validate import checked_game
 from replay.engine import SOURCE_FINDINGS
 from replay.i18n import N_
 from replay.i18n.findings import message as finding_message
@@ -715,7 +715,7 @@ def battle_log(
     if events is None:
         events = decode(entries)
     if timeline is None:
-        game = Game(check_amendment=validate_event)
+        game = checked_game()
         for ev in events:
             game.apply(ev)
         timeline = game.resolved().timeline

@@ -34,8 +34,7 @@ from typing import Any
 import msgpack
 from aiohttp import web
 
-from replay import Game
-from replay.contract.validate import validate_event
+from replay.contract.validate import checked_game
 from replay.engine import RecordError, canonical_bytes
 from replay.records import from_msgpack
 from streams.http.access import PRINCIPAL, match_scopes
@@ -273,7 +272,7 @@ class Delay:
         if not entries:
             out: tuple[bytes | None, bytes | None, int] = (None, None, 0)
         else:
-            game = Game(check_amendment=validate_event)
+            game = checked_game()
             seq = 0
             for entry in entries:
                 game.apply(msgpack.unpackb(entry.data, raw=False), entry.data)

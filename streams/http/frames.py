@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from replay import Game
-from replay.contract.validate import validate_event
+from replay.contract.validate import checked_game
 from replay.engine import EventLog, State, build_board
 
 Event = dict[str, Any]
@@ -128,7 +128,7 @@ def replay_steps(
     Entries are applied in archive order; a conflicting or late event archived while the head was a
     seq belongs to that seq's step (``extra``).
     """
-    game = Game(check_amendment=validate_event)
+    game = checked_game()
     steps: list[dict[str, Any]] = []
     pending: tuple[dict[str, Any], dict[str, Any]] | None = None  # the step before: (resolved, plain)
     for group in _steps(entries):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from replay import Game, due, i18n
-from replay.contract.validate import validate_event
+from replay.contract.validate import checked_game
 from replay.engine import Record, playoff_games
 from replay.i18n.findings import message as finding_message
 from replay.records import from_msgpack
@@ -265,7 +265,7 @@ def derive(
     ``draft_from``): the engine's board, the prompts, the findings and the outputs the draft derived;
     ``playoffs``, the stored records of its playoff games (a drawn game settled by them); prompts and
     findings in ``lang``."""
-    game = Game(check_amendment=validate_event)
+    game = checked_game()
     draft_outputs: list[dict[str, Any]] = []
     for event in events:
         outputs = game.apply(dict(event))

@@ -14,7 +14,7 @@ import asyncio
 import msgpack
 
 from replay import Game
-from replay.contract.validate import validate_event
+from replay.contract.validate import checked_game
 from replay.engine import EventError
 from replay.records import unpack_record
 from streams.ingest.held import held_event
@@ -73,7 +73,7 @@ class Rebuild(LeagueIndex):
         """Read a match (its index entry first, then its slot in one atomic read: a playoff game settling
         this one writes its checkpoint before the index entry it names, so in this order the entry is one
         that the checkpoint read after it, or its predecessor, names), replay it and check it."""
-        game = Game(check_amendment=validate_event)
+        game = checked_game()
         head = 0
         others = ""
         st.quarantined.clear()

@@ -43,8 +43,7 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from replay import Game
-from replay.contract.validate import validate_event, validate_record
+from replay.contract.validate import checked_game, validate_record
 from replay.engine.public import (
     CONTEXT,
     ENVELOPE,
@@ -583,7 +582,7 @@ def test_planted_games_play_every_event_type_of_the_contract() -> None:
 def test_a_record_s_public_projection_is_a_valid_record_without_hidden_tokens() -> None:
     m, corpus = planted_corpus(PLANTED, 11)
     for stream in corpus:
-        g = Game(check_amendment=validate_event)
+        g = checked_game()
         for e in stream:
             g.apply(e)
         full = g.record()
