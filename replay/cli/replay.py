@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, at_least, json_line
+from replay.cli.common import UsageError, at_least, json_line, tr
 from replay.i18n import N_
 
 # The engine and the readers are imported when the command runs, not to parse its options (issue 40 item 2)
@@ -53,10 +53,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.until is not None and args.timeline:
         raise UsageError(
-            "--until and --timeline cannot be combined: the board at a seq, or the whole timeline"
+            tr("--until and --timeline cannot be combined: the board at a seq, or the whole timeline")
         )
     if args.due and args.timeline:
-        raise UsageError("--due and --timeline cannot be combined: the steps due, or the whole timeline")
+        raise UsageError(tr("--due and --timeline cannot be combined: the steps due, or the whole timeline"))
     progress = TerminalProgress()
     violations = False
     games: list[tuple[Game, Record]] = []  # --due: printed once every record is known (playoffs settle)

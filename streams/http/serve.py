@@ -26,6 +26,7 @@ from typing import Any
 
 from aiohttp import web
 
+from replay import i18n
 from replay.engine.errors import InputError
 from streams.http.access import Access
 from streams.http.api import make_app
@@ -95,8 +96,15 @@ def access_policy(
     return book, token
 
 
-async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: bool = False) -> None:
-    """Run the service until SIGINT or SIGTERM."""
+async def serve(
+    settings: Settings, host: str, port: int, *, insecure_no_auth: bool = False, lang: str = "en"
+) -> None:
+    """Run the service until SIGINT or SIGTERM; its start-up and stop lines in ``lang`` (the command line's
+    language, replay.cli.common.language)."""
+
+    def tr(message: str) -> str:
+        return message if lang == "en" else i18n.gettext(lang, message)
+
     book, local_token = access_policy(settings, host, insecure_no_auth=insecure_no_auth)
     raise_file_limit()
     try:
@@ -152,8 +160,11 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
             bound = sockets[0].getsockname()[1]
         if book is None:
             print(
-                "prizecheck serve: WARNING: --insecure-no-auth: no authentication, anyone who reaches "
-                f"{host}:{bound} may write events and read hidden cards",
+                "prizecheck serve: "
+                + tr(
+                    "WARNING: --insecure-no-auth: no authentication, anyone who reaches {where} may write "
+                    "events and read hidden cards"
+                ).format(where=f"{host}:{bound}"),
                 file=sys.stderr,
                 flush=True,
             )
@@ -171,22 +182,30 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
                 ),
             )
             print(
-                f"prizecheck serve: no tokens configured; a local admin token for this run (printed once, "
-                f"stored nowhere): {local_token}",
+                "prizecheck serve: "
+                + tr(
+                    "no tokens configured; a local admin token for this run (printed once, stored nowhere): "
+                    "{token}"
+                ).format(token=local_token),
                 file=sys.stderr,
                 flush=True,
             )
         elif book is not None:
             # tokens are configured: no local admin token is made, and the way to one is said instead
             print(
-                f"prizecheck serve: access by the {len(book)} configured token(s) ({settings.tokens_path}, "
-                "PRIZECHECK_TOKENS); no local admin token is printed. For the console "
-                "or the judge's pages, make one (shown once): prizecheck token create --role recorder "
-                "(or judge, admin) --name NAME",
+                "prizecheck serve: "
+                + tr(
+                    "access by the {n} configured token(s) ({path}, PRIZECHECK_TOKENS); no local admin token "
+                    "is printed. For the console or the judge's pages, make one (shown once): prizecheck "
+                    "token create --role recorder (or judge, admin) --name NAME"
+                ).format(n=len(book), path=settings.tokens_path),
                 file=sys.stderr,
                 flush=True,
             )
-        print(f"prizecheck serve: listening on http://{host}:{bound} (store: {conn.where})", flush=True)
+        listening = tr("listening on {url} (store: {store})").format(
+            url=f"http://{host}:{bound}", store=conn.where
+        )
+        print(f"prizecheck serve: {listening}", flush=True)
         await stop.wait()
     finally:
         watcher.cancel()
@@ -196,7 +215,7 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         await checkpoints.close()
         await conn.close()
         if started:
-            print("prizecheck serve: stopped", file=sys.stderr, flush=True)
+            print("prizecheck serve: " + tr("stopped"), file=sys.stderr, flush=True)
 
 
 def cannot_listen(host: str, port: int, exc: OSError) -> str:
