@@ -43,7 +43,9 @@ def day(text: str) -> dt.date:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            tr("expected a date as YYYY-MM-DD, got {text}", text=repr(text))
+        ) from None
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:

@@ -255,7 +255,7 @@ def _core(store: Any) -> tuple[Any, Any]:
             settings.signing_key, settings.key_id, settings.data_dir, prefix, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     return core, checkpoints
 

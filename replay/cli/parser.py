@@ -141,6 +141,7 @@ def parse(parser: Parser, argv: Sequence[str]) -> argparse.Namespace:
     args, extras = parser.parse_known_args(argv)
     if extras and not getattr(args, "_unavailable", None):
         inner: Parser = getattr(args, PARSER, parser)
+        # argparse's own words (i18n: read back in Parser.error by ARGPARSE)
         inner.error(f"unrecognized arguments: {' '.join(extras)}" + suggestion(inner, extras))
     return args
 

@@ -101,11 +101,16 @@ def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any, 
         fields = {k: v for k, v in step.items() if k not in ("step", "events", "outputs", "choices", "start")}
         out.write(f"  {step['step']}" + (f" {json_line(fields)}" if fields else "") + "\n")
         for event in step.get("events", []):
-            out.write(f"    post {json_line(event)}\n")
+            out.write("    " + gettext(lang, "post {event}").format(event=json_line(event)) + "\n")
         for n, choice in enumerate(step.get("choices", []), 1):
-            out.write(f"    choice {n}: post {' '.join(json_line(e) for e in choice['events'])}\n")
+            events = " ".join(json_line(e) for e in choice["events"])
+            line = gettext(lang, "choice {n}: post {events}").format(n=n, events=events)
+            out.write(f"    {line}\n")
         if "start" in step:
-            out.write(f"    start {step['child']}: post {json_line(step['start'])}\n")
+            line = gettext(lang, "start {match}: post {event}").format(
+                match=step["child"], event=json_line(step["start"])
+            )
+            out.write(f"    {line}\n")
 
 
 def _print_board(game: Game, as_json: bool, out: Any, lang: str = "en") -> None:

@@ -71,7 +71,9 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            tr("expected a number of seconds, got {text}", text=repr(text))
+        ) from None
     if not value >= 0:
         raise argparse.ArgumentTypeError(tr("must be >= 0, got {text}", text=text))
     return value

@@ -110,9 +110,16 @@ async def serve(
     try:
         conn = await connect(settings, bounded=True)
     except ValueError as exc:  # REDIS_URL is not a Redis URL: waiting will not mend it
-        raise InputError(f"not a Redis URL ({exc}): {settings.redis_url!r}", field="REDIS_URL") from None
+        raise InputError(
+            tr("not a Redis URL ({reason}): {url}").format(reason=exc, url=repr(settings.redis_url)),
+            field="REDIS_URL",
+        ) from None
     except Exception as exc:  # the embedded store could not start in the data directory
-        raise InputError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
+        raise InputError(
+            tr("cannot start the embedded store in {path}: {reason}").format(
+                path=settings.data_dir, reason=describe(exc)
+            )
+        ) from None
     store = RedisStore(conn.client)
     # signed checkpoints in an append-only file beside the data, outside Redis (docs/reliability.md)
     try:
@@ -121,7 +128,7 @@ async def serve(
         )
     except CheckpointError as exc:  # a key file that is not a key: one line naming it
         await conn.close()
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}").format(reason=exc)) from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
     access = Access(store, book)
@@ -152,7 +159,7 @@ async def serve(
         try:
             await site.start()
         except OSError as exc:
-            raise InputError(cannot_listen(host, port, exc)) from None
+            raise InputError(cannot_listen(host, port, exc, lang)) from None
         started = True
         bound = port
         sockets = getattr(site._server, "sockets", None)
@@ -218,19 +225,24 @@ async def serve(
             print("prizecheck serve: " + tr("stopped"), file=sys.stderr, flush=True)
 
 
-def cannot_listen(host: str, port: int, exc: OSError) -> str:
-    """Why the service cannot listen on ``host:port``, in one line, with what to do about it."""
-    where = f"cannot listen on {host}:{port}"
+def cannot_listen(host: str, port: int, exc: OSError, lang: str = "en") -> str:
+    """Why the service cannot listen on ``host:port``, in one line in ``lang``, with what to do about it."""
+
+    def tr(message: str) -> str:
+        return message if lang == "en" else i18n.gettext(lang, message)
+
+    where = tr("cannot listen on {where}").format(where=f"{host}:{port}")
     if exc.errno == errno.EADDRINUSE:
-        return (
-            f"{where}: the port is in use (another prizecheck serve?); "
-            "choose another with --port or PRIZECHECK_PORT"
+        why = tr(
+            "the port is in use (another prizecheck serve?); choose another with --port or PRIZECHECK_PORT"
         )
-    if exc.errno == errno.EACCES:
-        return f"{where}: permission denied (ports below 1024 need privileges); choose another with --port"
-    if exc.errno == errno.EADDRNOTAVAIL:
-        return f"{where}: this machine has no such address; choose another with --host or PRIZECHECK_HOST"
-    return f"{where}: {exc.strerror or exc}"
+    elif exc.errno == errno.EACCES:
+        why = tr("permission denied (ports below 1024 need privileges); choose another with --port")
+    elif exc.errno == errno.EADDRNOTAVAIL:
+        why = tr("this machine has no such address; choose another with --host or PRIZECHECK_HOST")
+    else:
+        why = str(exc.strerror or exc)
+    return f"{where}: {why}"
 
 
 async def _audit_quietly(store: AuditLog, entry: AuditEntry) -> None:
