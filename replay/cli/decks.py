@@ -20,7 +20,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from replay.cli.common import UsageError, tr
+from replay.cli.common import UsageError, language, tr
 from replay.engine.errors import InputError
 
 if TYPE_CHECKING:
@@ -62,10 +62,13 @@ def run(args: argparse.Namespace) -> int:
     deck = read_deck(args.file, player=args.player, event=args.event, match=args.match, fmt=args.format)
     code = asyncio.run(_store(deck, Settings.from_env(), args.redis_prefix))
     if args.play is not None:
+        from replay.i18n.deckcheck import rule
+
+        lang = language()
         # the list is registered even when it breaks a rule: the breach is what a judge needs to see
         for f in check_deck(deck, args.play, args.date or dt.date.today()):
             where = f"{deck.source}:{f.line}" if f.line else deck.source
-            print(f"{where}: {f.code}: {f.message} ({f.rule})")
+            print(f"{where}: {f.code}: {rule(lang, f.message)} ({f.rule})")
     return code
 
 

@@ -27,6 +27,27 @@ MORE_THAN_LISTED: Final = N_(
 #: Every sentence the deck check writes.
 SENTENCES: Final[tuple[str, ...]] = (NOT_ON_LIST, OTHER_PRINTING, MORE_THAN_LISTED)
 
+# A deck list's breaches of the deck rules (replay.sources.legality.check_deck: ``decks import --play``)
+DECK_SIZE: Final = N_("the deck holds {total} cards, not {size}")
+TOO_MANY_COPIES: Final = N_("{n} copies of {card}: at most {most} of a name (basic Energy excepted)")
+ACE_SPEC: Final = N_("{cards}: at most 1 ACE SPEC card in a deck")
+RADIANT: Final = N_("{cards}: at most 1 Radiant Pokémon in a deck")
+UNKNOWN_CARD: Final = N_("{line}: not in the card catalogue, so its legality is not checked")
+NOT_RELEASED: Final = N_("{line}: not released by {date}")
+BANNED: Final = N_("{line}: banned in {format} since {date}")
+REGULATION_MARK: Final = N_("{line}: regulation mark {marks}; Standard at {date} allows {oldest} and later")
+#: Every sentence the deck rules' check writes.
+RULES: Final[tuple[str, ...]] = (
+    DECK_SIZE,
+    TOO_MANY_COPIES,
+    ACE_SPEC,
+    RADIANT,
+    UNKNOWN_CARD,
+    NOT_RELEASED,
+    BANNED,
+    REGULATION_MARK,
+)
+
 
 def message(lang: str, text: str) -> str:
     """A deck check's ``text`` (as its finding keeps it, in English) in ``lang``; ``text`` itself in
@@ -34,3 +55,11 @@ def message(lang: str, text: str) -> str:
     if lang == i18n.DEFAULT:
         return text
     return translate(lang, SENTENCES, text) or text
+
+
+def rule(lang: str, text: str) -> str:
+    """A deck rule's breach ``text`` (replay.sources.legality, in English) in ``lang``; as it is in English
+    or when none of :data:`RULES` wrote it."""
+    if lang == i18n.DEFAULT:
+        return text
+    return translate(lang, RULES, text) or text

@@ -332,3 +332,32 @@ def test_every_deck_check_sentence_is_read_back() -> None:
             assert numbers(shown) == numbers(english)
         assert deckcheck.message("en", english) == english
     assert deckcheck.message("ja", "an older sentence") == "an older sentence"
+
+
+def test_a_deck_lists_rule_breaches_are_read_back_into_the_language() -> None:
+    """``decks import --play``'s lines: each breach of the deck rules in the reader's language, the
+    list's own lines and names as written."""
+    from datetime import date
+
+    from replay.i18n.deckcheck import RULES, rule
+    from replay.sources.decks import parse_deck
+    from replay.sources.legality import check_deck
+
+    text = "4 Pikachu ex SSP 57\n2 Radiant Greninja ASR 46\n5 Nest Ball SVI 181\n4 Unknown Cardname XYZ 1\n"
+    found = check_deck(parse_deck(text, "ptcgl", player="ash", event="e"), "standard", date(2023, 1, 1))
+    assert {f.code for f in found} >= {
+        "deck_size",
+        "too_many_copies",
+        "radiant",
+        "not_released",
+        "unknown_card",
+    }
+    for f in found:
+        for lang in ("ja", "ko"):
+            shown = rule(lang, f.message)
+            assert shown != f.message and numbers(shown) == numbers(f.message), (lang, f.message, shown)
+        assert rule("en", f.message) == f.message
+    assert rule("ja", "2 Radiant Greninja: at most 1 Radiant Pokémon in a deck") == (
+        "2 Radiant Greninja: かがやくポケモンはデッキに 1 枚まで"
+    )
+    assert len(RULES) == 8
