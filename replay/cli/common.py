@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.parser import UsageError as UsageError  # where the commands import it from
+from replay.cli.words import error_line as error_line
+from replay.cli.words import language as language
+from replay.cli.words import tr as tr
 from replay.engine.errors import InputError, RecordError
 
 # Every command imports this module to parse its options (at_least, UsageError): what reads and writes
@@ -20,38 +23,6 @@ from replay.engine.errors import InputError, RecordError
 if TYPE_CHECKING:
     from replay.records import Record
     from replay.signing import KeyRing, PublicKeys
-
-
-def language() -> str:
-    """The language of a command's messages for a person (the findings' sentences): the environment's
-    ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` (``ja_JP.UTF-8``: Japanese), else English (README, "Languages";
-    replay.i18n.from_environment). JSON output is never translated: a record's bytes are the same
-    everywhere."""
-    from replay.i18n import from_environment
-
-    return from_environment(os.environ)
-
-
-def tr(message: str, /, **fields: object) -> str:
-    """``message`` (marked for the catalogues: tools/i18n.py extracts ``tr("...")``) in the command line's
-    language (:func:`language`), its ``{fields}`` filled. English is the message as written: the
-    catalogues are not read for it (a command's English start-up stays as fast as before)."""
-    lang = language()
-    if lang != "en":
-        from replay.i18n import gettext
-
-        message = gettext(lang, message)
-    return message.format(**fields) if fields else message
-
-
-def error_line(exc: InputError) -> str:
-    """``exc`` as the command line shows it: in its language (replay.i18n.errors.line)."""
-    lang = language()
-    if lang == "en":
-        return str(exc)
-    from replay.i18n.errors import line
-
-    return line(lang, exc)
 
 
 def json_line(value: Any) -> str:

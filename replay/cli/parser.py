@@ -72,7 +72,7 @@ class Parser(argparse.ArgumentParser):
         """Print the usage and ``PROG: error: MESSAGE`` (with a "did you mean" for a mistyped choice)."""
         import difflib  # on an error only: every command's start imports this module
 
-        from replay.cli.common import language, tr
+        from replay.cli.words import language, tr
 
         found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         lang = language()
@@ -109,7 +109,7 @@ def suggestion(parser: Parser, unknown: Sequence[str]) -> str:
     option, what to do instead."""
     import difflib
 
-    from replay.cli.common import tr
+    from replay.cli.words import tr
 
     known = [s for s in parser.option_strings() if s.startswith("--")]
     for arg in unknown:
