@@ -86,6 +86,7 @@ def main() -> None:
         folder = Path(tmp)
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         env["PRIZECHECK_DATA_DIR"] = str(folder / "data")
+        env["LC_ALL"] = "C.UTF-8"  # the lines read below are in the environment's language
         made = subprocess.run(
             [*PRIZECHECK, "token", "create", "--role", "judge", "--name", "bench"],
             env=env, capture_output=True, text=True, timeout=60, check=True,

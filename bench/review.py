@@ -73,7 +73,8 @@ class Server:
         write_book(data / "tokens.json", [entry])
         self.token = token
         env = {k: v for k, v in os.environ.items() if not k.startswith("PRIZECHECK_") and k != "REDIS_URL"}
-        env.update(PRIZECHECK_DATA_DIR=str(data))
+        # LC_ALL: the "listening on" line read below is in the environment's language
+        env.update(PRIZECHECK_DATA_DIR=str(data), LC_ALL="C.UTF-8")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "replay.cli", "serve", "--port", "0"],
             cwd=ROOT,

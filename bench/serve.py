@@ -93,6 +93,7 @@ class Server:
             PRIZECHECK_DATA_DIR=str(data),
             PRIZECHECK_MAX_STREAMS="100000",
             PRIZECHECK_MAX_CLIENT_STREAMS="100000",
+            LC_ALL="C.UTF-8",  # the "listening on" line read below is in the environment's language
         )
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "replay.cli", "serve", "--port", "0"],

@@ -8,6 +8,7 @@ a page); this is the check ``make test`` runs on them (issue 34 item 5).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -202,3 +203,99 @@ def test_words_translate() -> None:
     assert i18n.gettext("ja", "prizes left") == "残りサイド"
     assert i18n.gettext("ko", "prizes left") == "남은 프라이즈"
     assert i18n.gettext("en", "prizes left") == "prizes left"
+
+
+# ------------------------------------------------------------------------ bare words in the command line
+CLI = ROOT / "replay" / "cli"
+#: The calls whose text a person reads: printed, written, raised as an error, or drawn on a progress bar.
+_SHOWN_CALLS = {
+    "print",
+    "write",
+    "error",
+    "InputError",
+    "UsageError",
+    "ArgumentTypeError",
+    "Bar",
+    "track",
+    "phase",
+}
+#: Words a line shows as they are: the program and its commands, options, environment variables, units.
+_KEPT_WORD = re.compile(r"^(?:--?[\w-]+|prizecheck|seq|HP|MB|MiB|[A-Z][A-Z0-9_]+)$")
+#: A line that says why its English is not translated where it is written (read back later).
+_READ_BACK = "i18n: read back"
+
+
+def _cli_words() -> set[str]:
+    from replay.cli import COMMANDS
+
+    return {word for name in COMMANDS for word in name.split("-")} | {"print", "create", "list", "revoke"}
+
+
+def _literal_texts(node: object) -> Iterator[str]:
+    """The literal text of an argument: its string, an f-string's literal parts, each side of a ``+`` and
+    of a conditional (a call, ``tr("...")`` among them, is not literal: it is translated or data)."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.JoinedStr):
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                yield part.value
+    elif isinstance(node, ast.BinOp):
+        yield from _literal_texts(node.left)
+        yield from _literal_texts(node.right)
+    elif isinstance(node, ast.IfExp):
+        yield from _literal_texts(node.body)
+        yield from _literal_texts(node.orelse)
+
+
+def bare_cli_words(source: str) -> list[str]:
+    """The lines of a command's module that show words outside the catalogues: a literal (or an f-string's
+    text) given to print, a write, an error or a progress bar, with a word that is not a name the command
+    line shows as it is."""
+    import ast
+
+    kept = _cli_words()
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name not in _SHOWN_CALLS or _READ_BACK in lines[node.lineno - 2]:
+            continue
+        for arg in node.args[:2]:
+            for text in _literal_texts(arg):
+                words = re.findall(r"[A-Za-z][A-Za-z'-]+", text)
+                if any(not _KEPT_WORD.match(w) and w not in kept for w in words):
+                    found.append(f"{node.lineno}: {text!r}")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(p.name for p in CLI.glob("*.py")))
+def test_a_command_shows_no_words_outside_the_catalogues(module: str) -> None:
+    # every message goes through tr()/gettext() (replay.cli.common.tr): README, "Languages"
+    assert not bare_cli_words((CLI / module).read_text("utf-8")), bare_cli_words(
+        (CLI / module).read_text("utf-8")
+    )
+
+
+def test_the_command_line_check_can_fail() -> None:
+    source = (
+        "print(f'{path}: no such file')\n"
+        "raise InputError('is empty', file=path)\n"
+        "print('prizecheck import: ' + tr('fine'))\n"
+        "sys.stderr.write(f'prizecheck report: {n}\\n')\n"
+        "bar = Bar('sending', unit='events')\n"
+        "parser.error('expected one argument')\n"
+        "# i18n: read back elsewhere\n"
+        "parser.error('unrecognized arguments: x')\n"
+    )
+    assert bare_cli_words(source) == [
+        "1: ': no such file'",
+        "2: 'is empty'",
+        "5: 'sending'",
+        "6: 'expected one argument'",
+    ]

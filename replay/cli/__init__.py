@@ -54,9 +54,16 @@ OWN = ("replay", "streams", "schemas")
 
 def needs_service(command: str, exc: ImportError) -> str:
     """The one line a command gives when the service extra is not installed (README, "Install")."""
+    from replay.cli.common import language
     from replay.extras import needs_extra
 
-    return f"{command}: {needs_extra(exc, 'service')}"
+    why = needs_extra(exc, "service")
+    lang = language()
+    if lang != "en":
+        from replay.i18n.errors import message
+
+        why = message(lang, why)
+    return f"{command}: {why}"
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -143,7 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"prizecheck {_unavailable(args.command, exc)}", file=sys.stderr)
         return 2
     except InputError as exc:
-        print(f"prizecheck {args.command}: {exc}", file=sys.stderr)
+        from replay.cli.common import error_line
+
+        print(f"prizecheck {args.command}: {error_line(exc)}", file=sys.stderr)
         return 2
     except UsageError as exc:
         try:

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from replay.cli.common import UsageError, json_line
+from replay.cli.common import UsageError, json_line, tr
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -42,18 +42,18 @@ def match_id(text: str) -> str:
     from streams.store.base import is_match_id
 
     if not is_match_id(text):
-        raise argparse.ArgumentTypeError(f"not a match id: {text!r}")
+        raise argparse.ArgumentTypeError(tr("not a match id: {text}", text=repr(text)))
     return text
 
 
 def check_options(args: argparse.Namespace) -> None:
     """:class:`UsageError` when the options do not go together."""
     if args.clear is None and (args.by is not None or args.note is not None):
-        raise UsageError("--by and --note go with --clear")
+        raise UsageError(tr("--by and --note go with --clear"))
     if args.clear is not None and not (args.by or "").strip():
-        raise UsageError("--clear needs --by: the judge who looked into the alarm")
+        raise UsageError(tr("--clear needs --by: the judge who looked into the alarm"))
     if args.clear is not None and not (args.note or "").strip():
-        raise UsageError("--clear needs --note: what was found (kept in the audit log)")
+        raise UsageError(tr("--clear needs --note: what was found (kept in the audit log)"))
 
 
 def _settings() -> Settings:
@@ -64,8 +64,11 @@ def _settings() -> Settings:
     settings = Settings.from_env()
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
-            f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
-            "service's data directory, or REDIS_URL)"
+            tr(
+                "no store in {path}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
+                "service's data directory, or REDIS_URL)",
+                path=settings.data_dir,
+            )
         )
     return settings
 
@@ -78,7 +81,12 @@ async def _clear(settings: Settings, prefix: str, match: str, by: str, note: str
     async with redis_store(settings, prefix) as (store, _where):
         detail = await clear_alarm(store, match)
         if detail is None:
-            raise InputError(f"{match}: no tamper alarm stands for this match (prizecheck alarms lists them)")
+            raise InputError(
+                tr(
+                    "{match}: no tamper alarm stands for this match (prizecheck alarms lists them)",
+                    match=match,
+                )
+            )
         entry = AuditEntry(
             "alarm_cleared",
             f"cli {getpass.getuser()}",
@@ -110,7 +118,14 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             sys.stdout.write(json_line({"cleared": args.clear, "alarm": detail, "audit": entry_id}) + "\n")
         else:
-            print(f"{args.clear}: tamper alarm cleared (audit log entry {entry_id}); it was: {detail}")
+            print(
+                tr(
+                    "{match}: tamper alarm cleared (audit log entry {entry}); it was: {detail}",
+                    match=args.clear,
+                    entry=entry_id,
+                    detail=detail,
+                )
+            )
         return 0
     for match, detail in asyncio.run(_list(settings, args.redis_prefix)).items():
         if args.json:

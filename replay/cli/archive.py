@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-from replay.cli.common import json_line
+from replay.cli.common import json_line, tr
 from replay.engine import InputError
 from replay.extras import needs_extra
 
@@ -43,7 +43,9 @@ def day(text: str) -> dt.date:
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            tr("expected a date as YYYY-MM-DD, got {text}", text=repr(text))
+        ) from None
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
@@ -62,11 +64,14 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
-            f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
-            "service's data directory, or REDIS_URL)"
+            tr(
+                "no store in {path}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
+                "service's data directory, or REDIS_URL)",
+                path=settings.data_dir,
+            )
         )
     async with redis_store(settings, args.redis_prefix) as (store, where):
         before = await store.used_memory()
@@ -110,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         os.makedirs(args.to, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"{args.to}: cannot write: {exc.strerror or exc}") from None
+        raise InputError(tr("cannot write: {reason}", reason=exc.strerror or exc), file=args.to) from None
     import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
 
     summary = asyncio.run(_run(args))
@@ -118,17 +123,30 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json_line(summary) + "\n")
         return 0
     for match, why in sorted(summary["skipped"].items()):
-        print(f"prizecheck archive: {match}: left in Redis: {why}", file=sys.stderr)
+        print(
+            "prizecheck archive: " + tr("{match}: left in Redis: {why}", match=match, why=why),
+            file=sys.stderr,
+        )
     if summary["manifest"] == "unsigned":
         print(
-            "prizecheck archive: no signing key (the service's key directory, or PRIZECHECK_SIGNING_KEY): "
-            "the manifest is unsigned, and report --parquet refuses the archive",
+            "prizecheck archive: "
+            + tr(
+                "no signing key (the service's key directory, or PRIZECHECK_SIGNING_KEY): "
+                "the manifest is unsigned, and report --parquet refuses the archive"
+            ),
             file=sys.stderr,
         )
     mb = 1024 * 1024
     print(
-        f"archived {summary['archived']} matches ({summary['events']} events) to {summary['to']}; "
-        f"{len(summary['skipped'])} left in Redis; Redis used_memory "
-        f"{summary['memory_before'] / mb:.1f} MB -> {summary['memory_after'] / mb:.1f} MB"
+        tr(
+            "archived {matches} matches ({events} events) to {to}; {left} left in Redis; Redis used_memory "
+            "{before} MB -> {after} MB",
+            matches=summary["archived"],
+            events=summary["events"],
+            to=summary["to"],
+            left=len(summary["skipped"]),
+            before=f"{summary['memory_before'] / mb:.1f}",
+            after=f"{summary['memory_after'] / mb:.1f}",
+        )
     )
     return 0

@@ -13,7 +13,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from replay.cli.common import at_least, json_line
+from replay.cli.common import at_least, json_line, tr
 
 if TYPE_CHECKING:
     from streams.settings import Settings
@@ -40,7 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def entry_id(text: str) -> str:
     """An argparse type: an entry's id as printed (``1767000000000-0``, a Redis stream id)."""
     if not re.fullmatch(r"\d{1,20}(-\d{1,20})?", text):
-        raise argparse.ArgumentTypeError(f"expected an entry id as printed (1767000000000-0), got {text!r}")
+        raise argparse.ArgumentTypeError(
+            tr("expected an entry id as printed (1767000000000-0), got {text}", text=repr(text))
+        )
     return text
 
 

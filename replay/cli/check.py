@@ -28,7 +28,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from replay.cli.common import UsageError, json_line
+from replay.cli.common import UsageError, json_line, tr
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
         given = [flag for flag, value in (("--kafka", args.kafka), ("--topic", args.topic)) if value]
         given += ["--dlq-topic"] if args.dlq_topic else []
         if given:
-            raise UsageError(f"--redis-only and {', '.join(given)} cannot be combined: no topic is read")
+            raise UsageError(
+                tr("--redis-only and {given} cannot be combined: no topic is read", given=", ".join(given))
+            )
     settings = Settings.from_env()
     if args.redis:
         settings = replace(settings, redis_url=args.redis)
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         dlq = settings.dlq_topic
     if args.timeout <= 0:
-        raise InputError("must be > 0", field="--timeout")
+        raise InputError(tr("must be > 0"), field="--timeout")
     acked: list[Acknowledged] = []
     if args.acknowledged:
         from replay.codec import read_events
@@ -121,7 +123,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"prizecheck check: {exc}", file=sys.stderr)
         return 2
     except (OSError, RedisError) as exc:  # Redis went away or failed during the check
-        print(f"prizecheck check: lost Redis at {redact(_where(settings))}: {describe(exc)}", file=sys.stderr)
+        print(
+            "prizecheck check: "
+            + tr("lost Redis at {where}: {reason}", where=redact(_where(settings)), reason=describe(exc)),
+            file=sys.stderr,
+        )
         return 2
     if args.json:
         sys.stdout.write(json_line(report.as_json()) + "\n")
@@ -253,21 +259,43 @@ def render(report: Report, where: str) -> str:
     """The text output: what was checked, the counts, each breach on its own line, the verdict."""
     out = [f"prizecheck check: {where}"]
     out.append(
-        f"  {report.matches} matches, {report.events} archived events ({report.applied} in order), "
-        f"{report.pending} pending, {report.alarms} tamper alarms"
+        "  "
+        + tr(
+            "{matches} matches, {events} archived events ({applied} in order), {pending} pending, "
+            "{alarms} tamper alarms",
+            matches=report.matches,
+            events=report.events,
+            applied=report.applied,
+            pending=report.pending,
+            alarms=report.alarms,
+        )
     )
     if report.produced is not None:
         total = report.applied + (report.duplicates or 0) + (report.dead_letters or 0) + report.pending
         out.append(
-            f"  topic: produced {report.produced}; applied {report.applied} + duplicates {report.duplicates} "
-            f"+ dead letters {report.dead_letters} + pending {report.pending} = {total}"
+            "  "
+            + tr(
+                "topic: produced {produced}; applied {applied} + duplicates {duplicates} + dead letters "
+                "{dead} + pending {pending} = {total}",
+                produced=report.produced,
+                applied=report.applied,
+                duplicates=report.duplicates,
+                dead=report.dead_letters,
+                pending=report.pending,
+                total=total,
+            )
         )
-    out += [f"  note: {note}" for note in report.notes]
+    out += ["  " + tr("note: {note}", note=note) for note in report.notes]
     out += [breach.line() for breach in report.breaches]
     n = len(report.breaches)
     out.append(
-        "prizecheck check: every invariant holds"
-        if report.ok
-        else f"prizecheck check: {n} breach{'es' if n != 1 else ''}"
+        "prizecheck check: "
+        + (
+            tr("every invariant holds")
+            if report.ok
+            else tr("{n} breaches", n=n)
+            if n != 1
+            else tr("1 breach")
+        )
     )
     return "\n".join(out) + "\n"

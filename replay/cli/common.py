@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.parser import UsageError as UsageError  # where the commands import it from
+from replay.cli.words import error_line as error_line
+from replay.cli.words import language as language
+from replay.cli.words import tr as tr
 from replay.engine import InputError, RecordError
 
 # Every command imports this module to parse its options (at_least, UsageError): what reads and writes
@@ -20,16 +23,6 @@ from replay.engine import InputError, RecordError
 if TYPE_CHECKING:
     from replay.records import Record
     from replay.signing import KeyRing, PublicKeys
-
-
-def language() -> str:
-    """The language of a command's messages for a person (the findings' sentences): the environment's
-    ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` (``ja_JP.UTF-8``: Japanese), else English (README, "Languages";
-    replay.i18n.from_environment). JSON output is never translated: a record's bytes are the same
-    everywhere."""
-    from replay.i18n import from_environment
-
-    return from_environment(os.environ)
 
 
 def json_line(value: Any) -> str:
@@ -65,8 +58,12 @@ def refuse_output_onto_input(path: str | None, inputs: Iterable[str | None], fla
             continue
         if _same_file(path, given) or (os.path.isdir(given) and _inside(path, given)):
             raise InputError(
-                f"{path} is the same file as {given}, which this command also uses: writing it would "
-                "destroy it; choose another file",
+                tr(
+                    "{path} is the same file as {given}, which this command also uses: writing it would "
+                    "destroy it; choose another file",
+                    path=path,
+                    given=given,
+                ),
                 field=flag,
             )
 
@@ -93,7 +90,7 @@ def output(
         return
     direct = os.path.exists(path) and not os.path.isfile(path)
     if os.path.isdir(path):
-        raise InputError("cannot write: is a directory", file=path)
+        raise InputError(tr("cannot write: {reason}", reason=tr("is a directory")), file=path)
     target = (
         path
         if direct
@@ -127,7 +124,9 @@ def _number(kind: Callable[[str], float], text: str) -> float:
         return kind(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected {'an integer' if kind is int else 'a number'}, got {text!r}"
+            tr("expected an integer, got {text}", text=repr(text))
+            if kind is int
+            else tr("expected a number, got {text}", text=repr(text))
         ) from None
 
 
@@ -137,7 +136,9 @@ def at_least(minimum: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         value = int(_number(int, text))
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {text}")
+            raise argparse.ArgumentTypeError(
+                tr("must be >= {minimum}, got {text}", minimum=minimum, text=text)
+            )
         return value
 
     parse.__name__ = "integer"
@@ -150,7 +151,9 @@ def within(low: float, high: float, kind: Callable[[str], float] = float) -> Cal
     def parse(text: str) -> float:
         value = _number(kind, text)
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be {low:g} to {high:g}, got {text}")
+            raise argparse.ArgumentTypeError(
+                tr("must be {low} to {high}, got {text}", low=f"{low:g}", high=f"{high:g}", text=text)
+            )
         return value
 
     parse.__name__ = "number"
@@ -161,7 +164,7 @@ def positive(text: str) -> float:
     """An argparse type: a number of seconds > 0."""
     value = _number(float, text)
     if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        raise argparse.ArgumentTypeError(tr("must be > 0, got {text}", text=text))
     return value
 
 
@@ -210,7 +213,7 @@ def key_ring(path: str | None = None, *, create: bool = False) -> KeyRing | None
     try:
         return KeyRing.open(path, create=create)
     except (KeyFileError, OSError) as exc:
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
 
 
 def service_keys_dir() -> str | None:
@@ -280,7 +283,7 @@ def iter_records(paths: list[str]) -> Iterator[Record]:
             _document(path, lineno, raw)  # not JSON, or no record at all: said in the reader's own words
             raise  # a record with a field of the wrong type: named by the typed decoder
         if not rec.chain:
-            raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
+            raise InputError(tr("not a Prizecheck record"), file=path, line=lineno, field="match")
         yield rec
 
 
@@ -306,7 +309,7 @@ def _record_lines(paths: list[str]) -> Iterator[tuple[str, int, bytes]]:
                 found = True
                 yield path, lineno, raw
             if not found:
-                raise InputError("is empty: no records", file=path)
+                raise InputError(tr("is empty: no records"), file=path)
 
 
 #: The largest MessagePack record file read (a record with every version of a long match fits many times).
@@ -327,7 +330,7 @@ def _msgpack_records(path: str, fh: IO[bytes]) -> Iterator[tuple[str, int, bytes
     # as bounded as the service's own answer: one record, or a match's versions, back to back
     data = fh.read(MAX_RECORD_FILE + 1)
     if len(data) > MAX_RECORD_FILE:
-        raise InputError(f"larger than {MAX_RECORD_FILE >> 20} MiB of MessagePack records", file=path)
+        raise InputError(tr("larger than {n} MiB of MessagePack records", n=MAX_RECORD_FILE >> 20), file=path)
     rest, number = data, 0
     while rest:
         number += 1
@@ -336,7 +339,9 @@ def _msgpack_records(path: str, fh: IO[bytes]) -> Iterator[tuple[str, int, bytes
         except msgpack.ExtraData as more:
             doc, rest = more.unpacked, more.extra
         except (ValueError, msgpack.UnpackException) as exc:
-            raise InputError(f"not a MessagePack record ({exc})", file=path, line=number) from None
+            raise InputError(
+                tr("not a MessagePack record ({reason})", reason=exc), file=path, line=number
+            ) from None
         yield path, number, dumps(doc)
 
 
@@ -347,11 +352,11 @@ def _document(path: str, lineno: int, raw: bytes) -> dict[str, Any]:
     try:
         rec = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise InputError("not UTF-8 JSON", file=path, line=lineno) from None
+        raise InputError(tr("not UTF-8 JSON"), file=path, line=lineno) from None
     except json.JSONDecodeError as exc:
         raise InputError(json_error(exc), file=path, line=lineno) from None
     except RecursionError:
-        raise InputError("not a Prizecheck record: nested far too deep", file=path, line=lineno) from None
+        raise InputError(tr("not a Prizecheck record: nested far too deep"), file=path, line=lineno) from None
     if not isinstance(rec, dict) or "match" not in rec or "chain" not in rec:
-        raise InputError("not a Prizecheck record", file=path, line=lineno, field="match")
+        raise InputError(tr("not a Prizecheck record"), file=path, line=lineno, field="match")
     return rec

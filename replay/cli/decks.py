@@ -20,7 +20,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from replay.cli.common import UsageError
+from replay.cli.common import UsageError, language, tr
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -56,16 +56,19 @@ def run(args: argparse.Namespace) -> int:
     from streams.settings import Settings
 
     if args.match is not None and not valid_match_id(args.match):
-        raise UsageError("argument --match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -")
+        raise UsageError(tr("argument --match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -"))
     if args.date is not None and args.play is None:
-        raise UsageError("--date needs --play")
+        raise UsageError(tr("--date needs --play"))
     deck = read_deck(args.file, player=args.player, event=args.event, match=args.match, fmt=args.format)
     code = asyncio.run(_store(deck, Settings.from_env(), args.redis_prefix))
     if args.play is not None:
+        from replay.i18n.deckcheck import rule
+
+        lang = language()
         # the list is registered even when it breaks a rule: the breach is what a judge needs to see
         for f in check_deck(deck, args.play, args.date or dt.date.today()):
             where = f"{deck.source}:{f.line}" if f.line else deck.source
-            print(f"{where}: {f.code}: {f.message} ({f.rule})")
+            print(f"{where}: {f.code}: {rule(lang, f.message)} ({f.rule})")
     return code
 
 
@@ -87,12 +90,21 @@ async def _store(deck: DeckList, settings: Settings, prefix: str) -> int:
         try:  # logged first: an import the audit log did not take is not made
             await store.audit(entry)
         except Exception as exc:
-            raise InputError(f"lost Redis at {where}: {describe(exc)} (nothing stored)") from None
+            raise InputError(
+                tr("lost Redis at {where}: {reason} (nothing stored)", where=where, reason=describe(exc))
+            ) from None
         await store.put_deck(deck.event, key, encode(deck))
-    scope = f"match {deck.match}" if deck.match else "the event"
+    scope = tr("match {match}", match=deck.match) if deck.match else tr("the event")
     print(
-        f"deck list of {deck.player} for {deck.event} ({scope}): {deck.total} cards from {deck.source} "
-        f"stored in {where}",
+        tr(
+            "deck list of {player} for {event} ({scope}): {n} cards from {source} stored in {where}",
+            player=deck.player,
+            event=deck.event,
+            scope=scope,
+            n=deck.total,
+            source=deck.source,
+            where=where,
+        ),
         file=sys.stderr,
     )
     return 0

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from replay.cli.common import language, maybe_sign
+from replay.cli.common import language, maybe_sign, tr
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ LEAGUE = "Demo League"
 HTML = "prizecheck-demo-report.html"
 TDF = "prizecheck-demo-league.tdf"
 EVENTS = "prizecheck-demo-league.jsonl"  # offline only: the league's events, for the report command shown
+UI = "http://127.0.0.1:8080/ui"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -87,10 +88,10 @@ def demo_league(seed: int) -> Any:
 def run(args: argparse.Namespace) -> int:
     from replay import compiled
 
-    engine = "compiled by mypyc" if compiled() else "as plain Python"
+    engine = tr("the engine runs compiled by mypyc") if compiled() else tr("the engine runs as plain Python")
     if not compiled() and (Path(__file__).resolve().parents[2] / "Makefile").is_file():  # a checkout
-        engine += " (make install compiles it: about 2x faster)"
-    print(f"prizecheck demo: the engine runs {engine}")
+        engine += tr(" (make install compiles it: about 2x faster)")
+    print(f"prizecheck demo: {engine}")
     store = not args.offline
     if store:
         try:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as exc:
             from replay.extras import needs_extra
 
-            print(f"(replaying offline only: storing the games {needs_extra(exc, 'service')})")
+            print(tr("(replaying offline only: storing the games {why})", why=needs_extra(exc, "service")))
             store = False
     import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
 
@@ -112,7 +113,7 @@ async def _stored_demo(args: argparse.Namespace) -> int:
     from streams.settings import Settings
 
     async with redis_store(Settings.from_env()) as (store, where):
-        print(f"store: {where}")
+        print(tr("store: {where}", where=where))
         return await _demo(args, store)
 
 
@@ -126,8 +127,13 @@ async def _demo(args: argparse.Namespace, store: Any) -> int:
     events = demo_events(args.seed)
     offline = {m: maybe_sign(r) for m, r in typed_records(events).items()}
     print(
-        f"prizecheck demo: {len(events)} events in {len(offline)} games "
-        "(simulated + an imported battle log)\n"
+        "prizecheck demo: "
+        + tr(
+            "{events} events in {games} games (simulated + an imported battle log)",
+            events=len(events),
+            games=len(offline),
+        )
+        + "\n"
     )
     stored: dict[str, Record] | None = None
     if store is not None:
@@ -142,13 +148,19 @@ async def _demo(args: argparse.Namespace, store: Any) -> int:
         print()
     if stored is not None:
         same = [m for m in offline if dumps(stored[m]) == dumps(offline[m])]
-        print(f"records stored in Redis equal the offline replay byte for byte: {len(same)}/{len(offline)}")
+        print(
+            tr(
+                "records stored in Redis equal the offline replay byte for byte: {same}/{all}",
+                same=len(same),
+                all=len(offline),
+            )
+        )
         if len(same) != len(offline):
             return 1
     code = await _league_report(args, store)
     if stored is not None:
         # the last line: where a newcomer goes next
-        print(f"\nbrowse them: {_command()} serve, then open http://127.0.0.1:8080/ui")
+        print("\n" + tr("browse them: {command} serve, then open {url}", command=_command(), url=UI))
     return code
 
 
@@ -162,7 +174,15 @@ async def _league_report(args: argparse.Namespace, store: Any) -> int:
     league = [e for stream in sim.streams() for e in stream]
     write_league_tdf(sim, TDF)
     builder = ReportBuilder(Filters(league=LEAGUE), base_url="http://127.0.0.1:8080")
-    print(f"\n{LEAGUE}: {len(league)} events of a simulated league event (its .tdf: {TDF})")
+    print(
+        "\n"
+        + tr(
+            "{league}: {n} events of a simulated league event (its .tdf: {tdf})",
+            league=LEAGUE,
+            n=len(league),
+            tdf=TDF,
+        )
+    )
     if store is not None:
         await _store_league(store, league, builder)
     else:
@@ -172,12 +192,15 @@ async def _league_report(args: argparse.Namespace, store: Any) -> int:
             fh.write(encode_jsonl(league))
         builder.add_all(typed_records(league).values())
     report = builder.finish(read_tdf(TDF))
-    sys.stdout.write("\n" + render(report, "text").decode("utf-8"))
+    lang = language()
+    sys.stdout.write("\n" + render(report, "text", lang=lang).decode("utf-8"))
     with open(HTML, "wb") as fh:
-        fh.write(render(report, "html"))
-    print(f"\nthe same report as a page: {HTML}")
+        fh.write(render(report, "html", lang=lang))
+    print("\n" + tr("the same report as a page: {path}", path=HTML))
     source = "--from-store" if store is not None else EVENTS
-    print(f"({_command()} report {source} --league {LEAGUE!r} --tdf {TDF} --format html --out {HTML})")
+    lang_option = f" --lang {lang}" if lang != "en" else ""
+    options = f"--league {LEAGUE!r} --tdf {TDF} --format html{lang_option} --out {HTML}"
+    print(f"({_command()} report {source} {options})")
     return 0
 
 
@@ -214,7 +237,7 @@ async def _store_league(store: Any, league: list[dict[str, Any]], builder: Any) 
             await core.ingest_many([msgpack.packb(e) for e in league[start : start + 2000]])
     finally:
         await checkpoints.close()
-    with Bar("reading the league back", unit="records") as bar:
+    with Bar(tr("reading the league back"), unit="records") as bar:
         await add_records_from(store, builder, bar, where="the store")
 
 
@@ -232,7 +255,7 @@ def _core(store: Any) -> tuple[Any, Any]:
             settings.signing_key, settings.key_id, settings.data_dir, prefix, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     return core, checkpoints
 
@@ -250,12 +273,12 @@ async def _ingest(store: Any, events: list[dict[str, Any]]) -> tuple[dict[str, R
             outcomes[out.status] = outcomes.get(out.status, 0) + 1
     finally:
         await checkpoints.close()
-    print("ingested: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) + "\n")
+    print(tr("ingested: {counts}", counts=", ".join(f"{k} {v}" for k, v in sorted(outcomes.items()))) + "\n")
     records: dict[str, Record] = {}
     for match in dict.fromkeys(str(e["match"]) for e in events):
         data = await store.record(match)
         if data is None:
-            print(f"{match}: no record stored", file=sys.stderr)
+            print(tr("{match}: no record stored", match=match), file=sys.stderr)
             continue
         records[match] = from_msgpack(data, match=match)
     return records, core.signing_key

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING
 
-from replay.cli.common import output, within, write_events
+from replay.cli.common import output, tr, within, write_events
 from replay.engine import KNOWN_RULESETS, InputError
 
 # The importers (and the engine under them) are imported when a file is read, not to parse the options
@@ -102,7 +102,7 @@ def read_bytes(path: str, limit: int) -> bytes:
     if len(data) > limit:
         if limit == MAX_LOG_BYTES:
             raise too_large(path, len(data))
-        raise InputError(f"larger than {limit // (1024 * 1024)} MiB", file=path)
+        raise InputError(tr("larger than {n} MiB", n=limit // (1024 * 1024)), file=path)
     return data
 
 
@@ -110,7 +110,7 @@ def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
     from replay.sources.common import match_id_from, valid_match_id
 
     if args.match is not None and not valid_match_id(args.match):
-        raise InputError("match id must be 1-128 characters of A-Z a-z 0-9 . _ : / -", field="--match")
+        raise InputError(tr("match id must be 1-128 characters of A-Z a-z 0-9 . _ : / -"), field="--match")
     if args.match is not None:
         return [args.match] if len(paths) == 1 else [f"{args.match}.{i}" for i in range(1, len(paths) + 1)]
     ids = [match_id_from(p if p != "-" else "stdin") for p in paths]
@@ -162,7 +162,7 @@ def _import(args: argparse.Namespace, out: IO[bytes]) -> int:
     results: list[tuple[str, Imported]] = []
     pairs = list(zip(paths, _matches(args, paths), strict=True))
     kind: Kind = "ptcgl" if args.source == "ptcgl" else "sheet"
-    for path, match in track(pairs, "importing", len(pairs), unit="files") if len(pairs) > 1 else pairs:
+    for path, match in track(pairs, tr("importing"), len(pairs), unit="files") if len(pairs) > 1 else pairs:
         data = read_bytes(path, MAX_LOG_BYTES if args.source == "ptcgl" else MAX_BYTES)
         (res,) = import_file(
             path,
@@ -184,21 +184,27 @@ def _import(args: argparse.Namespace, out: IO[bytes]) -> int:
         low = sum(1 for f in res.findings if f.code == "low_confidence")
         unread = len(res.unmatched)
         print(
-            f"prizecheck import: {path}: match {res.events[0]['match']}: {len(res.events)} events, "
-            f"{len(res.findings)} findings, {unread} unmatched line(s)"
+            f"prizecheck import: {path}: "
+            + tr(
+                "match {match}: {events} events, {findings} findings, {unread} unmatched line(s)",
+                match=res.events[0]["match"],
+                events=len(res.events),
+                findings=len(res.findings),
+                unread=unread,
+            )
             + (
                 f" ({', '.join(str(n) for n, _ in res.unmatched[:20])}{'...' if unread > 20 else ''})"
                 if unread
                 else ""
             )
-            + (f", {low} low-confidence row(s)" if low else ""),
+            + (tr(", {n} low-confidence row(s)", n=low) if low else ""),
             file=sys.stderr,
         )
         if args.strict and (unread or low):
             failed = True
     if failed:
         print(
-            "prizecheck import: --strict: unread lines or low-confidence rows; no events written",
+            "prizecheck import: " + tr("--strict: unread lines or low-confidence rows; no events written"),
             file=sys.stderr,
         )
         raise _NothingWritten

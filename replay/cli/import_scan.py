@@ -16,7 +16,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, output, within
+from replay.cli.common import UsageError, error_line, output, tr, within
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 
@@ -62,13 +62,13 @@ def _read(path: str) -> bytes:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
-        raise InputError("no such file", file=path) from None
+        raise InputError(tr("no such file"), file=path) from None
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+        raise InputError(tr("cannot read: {reason}", reason=exc.strerror or exc), file=path) from None
     if not data:
-        raise InputError("is empty: nothing to import", file=path)
+        raise InputError(tr("is empty: nothing to import"), file=path)
     if len(data) > MAX_BYTES:
-        raise InputError(f"larger than {MAX_BYTES // (1024 * 1024)} MiB", file=path)
+        raise InputError(tr("larger than {n} MiB", n=MAX_BYTES // (1024 * 1024)), file=path)
     return data
 
 
@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     for pair in args.players or ():
         names = [n.strip() for n in pair.split(",")]
         if len(names) != 2 or not all(names) or names[0] == names[1]:
-            raise UsageError("argument --players: two different names, e.g. --players Mara,Teodor")
+            raise UsageError(tr("argument --players: two different names, e.g. --players Mara,Teodor"))
         given.append((names[0], names[1]))
     # once: every sheet; several times: one pair per sheet, in the batch's order (a slot each, read or not,
     # so that a page that cannot be read does not shift the names of the pages after it)
@@ -124,21 +124,26 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
                 data, path, players=players, ruleset=args.ruleset, min_confidence=args.min_confidence
             )
         except InputError as exc:
-            print(f"prizecheck import: {exc}", file=sys.stderr)
+            print(f"prizecheck import: {error_line(exc)}", file=sys.stderr)
             failed += 1
             slots += 1
             continue
         slots += len(results)
         for res in results:
             if isinstance(res, InputError):
-                print(f"prizecheck import: {res}", file=sys.stderr)
+                print(f"prizecheck import: {error_line(res)}", file=sys.stderr)
                 failed += 1
                 continue
             match = res.result.events[0]["match"]
             if match in seen:
                 print(
-                    f"prizecheck import: {res.where}: match {match} was already read from {seen[match]}; "
-                    "this sheet is left out (photograph each sheet once)",
+                    f"prizecheck import: {res.where}: "
+                    + tr(
+                        "match {match} was already read from {where}; this sheet is left out (photograph "
+                        "each sheet once)",
+                        match=match,
+                        where=seen[match],
+                    ),
                     file=sys.stderr,
                 )
                 failed += 1
@@ -148,9 +153,14 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     if per_sheet and slots != len(given):
         # names given per sheet that do not match the sheets: any pairing would be a guess
         print(
-            f"prizecheck import: --players was given {len(given)} times for {slots} sheet(s) in the batch "
-            "(give it once for all, or once per sheet: files, pages, then the sheets of one photo left to "
-            "right); no events written",
+            "prizecheck import: "
+            + tr(
+                "--players was given {given} times for {sheets} sheet(s) in the batch (give it once for all, "
+                "or once per sheet: files, pages, then the sheets of one photo left to right); no events "
+                "written",
+                given=len(given),
+                sheets=slots,
+            ),
             file=sys.stderr,
         )
         raise _NothingWritten(2)
@@ -159,25 +169,35 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
         low = [f for f in res.result.findings if f.code == "low_confidence"]
         low_total += len(low)
         for f in res.result.findings:
-            where = f"{res.where}: row {f.line}" if f.line is not None else res.where
+            where = f"{res.where}: " + tr("row {n}", n=f.line) if f.line is not None else res.where
             said(f"prizecheck import: {where}: {f.severity}: {f.code}: {f.message}", file=sys.stderr)
         rows = sum(1 for r in res.sheet["rows"] if r.get("action") == "turn")
         print(
-            f"prizecheck import: {res.where}: match {res.result.events[0]['match']}: {rows} turn(s), "
-            f"{len(res.result.events)} events, {len(res.result.findings)} findings"
-            + (f", {len(low)} low-confidence row(s)" if low else ""),
+            f"prizecheck import: {res.where}: "
+            + tr(
+                "match {match}: {rows} turn(s), {events} events, {findings} findings",
+                match=res.result.events[0]["match"],
+                rows=rows,
+                events=len(res.result.events),
+                findings=len(res.result.findings),
+            )
+            + (tr(", {n} low-confidence row(s)", n=len(low)) if low else ""),
             file=sys.stderr,
         )
     if args.strict and low_total:
-        print("prizecheck import: --strict: low-confidence rows; no events written", file=sys.stderr)
+        print("prizecheck import: " + tr("--strict: low-confidence rows; no events written"), file=sys.stderr)
         raise _NothingWritten(1)
     if sheets:
         _crops(args.crops, sheets)
         write_events([ev for res in sheets for ev in res.result.events], out, args.format)
     if failed and sheets:
         print(
-            f"prizecheck import: {failed} file(s) or page(s) not read as game sheets; "
-            f"{len(sheets)} sheet(s) written",
+            "prizecheck import: "
+            + tr(
+                "{failed} file(s) or page(s) not read as game sheets; {written} sheet(s) written",
+                failed=failed,
+                written=len(sheets),
+            ),
             file=sys.stderr,
         )
     return 2 if failed else 0
@@ -193,5 +213,10 @@ def _crops(root: str, sheets: list[Any]) -> None:
                 with open(path, "wb") as fh:
                     fh.write(data)
             except OSError as exc:
-                raise InputError(f"cannot write a crop: {exc.strerror or exc}", file=path) from None
-    print(f"prizecheck import: crops in {root}/ (judges only: they show the handwriting)", file=sys.stderr)
+                raise InputError(
+                    tr("cannot write a crop: {reason}", reason=exc.strerror or exc), file=path
+                ) from None
+    print(
+        "prizecheck import: " + tr("crops in {path}/ (judges only: they show the handwriting)", path=root),
+        file=sys.stderr,
+    )

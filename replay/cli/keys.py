@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from replay.cli.common import json_line
+from replay.cli.common import json_line, tr
 from replay.engine import InputError
 
 
@@ -42,15 +42,23 @@ def run(args: argparse.Namespace) -> int:
             ring = ring if ring is not None else KeyRing.open(path, create=True)
             assert ring is not None  # create=True always gives one
             new = ring.rotate() if old is not None else ring.signer
-            retired = f" (key {old} is retired: what it signed stays valid)" if old else ""
+            retired = tr(" (key {key} is retired: what it signed stays valid)", key=old) if old else ""
             print(
-                f"prizecheck keys: key {new.kid} is now the active one in {path}{retired}; restart serve "
-                "and the workers to sign with it",
+                "prizecheck keys: "
+                + tr(
+                    "key {key} is now the active one in {path}{retired}; restart serve and the workers to "
+                    "sign with it",
+                    key=new.kid,
+                    path=path,
+                    retired=retired,
+                ),
                 file=sys.stderr,
             )
     except (KeyFileError, OSError) as exc:
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
     if ring is None:
-        raise InputError(f"no signing key in {path} yet (prizecheck serve creates one; or --rotate)")
+        raise InputError(
+            tr("no signing key in {path} yet (prizecheck serve creates one; or --rotate)", path=path)
+        )
     print(json_line(ring.public.document()))
     return 0

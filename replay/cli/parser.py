@@ -16,8 +16,31 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
+
+
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogues (replay.i18n.N_: this module imports nothing at start-up)."""
+    return message
+
+
+#: argparse's own error messages (Python's words, ``%s`` written as fields), read back from the English
+#: and shown in the command line's language (the options' names and values as given).
+ARGPARSE: tuple[str, ...] = (
+    N_("argument {argument}: {message}"),
+    N_("unrecognized arguments: {arguments}"),
+    N_("the following arguments are required: {arguments}"),
+    N_("one of the arguments {arguments} is required"),
+    N_("not allowed with argument {argument}"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("invalid choice: {value} (choose from {choices})"),
+    N_("invalid {type} value: {value}"),
+    N_("ignored explicit argument {value}"),
+)
 
 
 class UsageError(Exception):
@@ -49,13 +72,21 @@ class Parser(argparse.ArgumentParser):
         """Print the usage and ``PROG: error: MESSAGE`` (with a "did you mean" for a mistyped choice)."""
         import difflib  # on an error only: every command's start imports this module
 
+        from replay.cli.words import language, tr
+
         found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        lang = language()
+        if lang != "en":  # argparse's own words (the options' names and values as they are)
+            from replay.i18n.sentences import translate
+
+            message = translate(lang, ARGPARSE, message, ARGPARSE) or message
         if found:
             choices = re.findall(r"'([^']*)'", found[2])
             close = difflib.get_close_matches(found[1], choices, n=1)
             if close:
-                message += f" (did you mean {close[0]}?)"
-        super().error(message)
+                message += tr(" (did you mean {choice}?)", choice=close[0])
+        self.print_usage(sys.stderr)
+        self.exit(2, tr("{prog}: error: {message}", prog=self.prog, message=message) + "\n")
 
     def option_strings(self) -> list[str]:
         """Every option this parser knows (``--json``, ``-o``...)."""
@@ -78,23 +109,30 @@ def suggestion(parser: Parser, unknown: Sequence[str]) -> str:
     option, what to do instead."""
     import difflib
 
+    from replay.cli.words import tr
+
     known = [s for s in parser.option_strings() if s.startswith("--")]
     for arg in unknown:
         if arg.startswith("--"):
             typed = arg.split("=", 1)[0]
             if typed in known:  # argparse took it before the command: only the top level reads those
-                return f" ({typed} goes after the command: {parser.prog} {typed} ...)"
+                return tr(
+                    " ({option} goes after the command: {command} {option} ...)",
+                    option=typed,
+                    command=parser.prog,
+                )
             if typed in ENVIRONMENT:
-                name = ENVIRONMENT[typed]
-                return (
-                    f" (the address is given by the environment, not an option: {name}=URL {parser.prog} ...)"
+                return tr(
+                    " (the address is given by the environment, not an option: {name}=URL {command} ...)",
+                    name=ENVIRONMENT[typed],
+                    command=parser.prog,
                 )
             # an abbreviation (no longer expanded) first: --redis -> --redis-prefix, then a typo
             close = [k for k in known if k.startswith(typed)] or difflib.get_close_matches(
                 typed, known, n=1, cutoff=0.6
             )
             if close:
-                return f" (did you mean {' or '.join(close[:3])}?)"
+                return tr(" (did you mean {choice}?)", choice=tr(" or ").join(close[:3]))
     return ""
 
 
@@ -103,7 +141,8 @@ def parse(parser: Parser, argv: Sequence[str]) -> argparse.Namespace:
     args, extras = parser.parse_known_args(argv)
     if extras and not getattr(args, "_unavailable", None):
         inner: Parser = getattr(args, PARSER, parser)
-        inner.error(f"unrecognized arguments: {' '.join(extras)}{suggestion(inner, extras)}")
+        # argparse's own words (i18n: read back in Parser.error by ARGPARSE)
+        inner.error(f"unrecognized arguments: {' '.join(extras)}" + suggestion(inner, extras))
     return args
 
 

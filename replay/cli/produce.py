@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from replay.cli.common import tr
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -32,7 +33,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def topic_name(text: str) -> str:
     """An argparse type: a Kafka topic name (1-249 of A-Z a-z 0-9 . _ -)."""
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,249}", text):
-        raise argparse.ArgumentTypeError(f"not a Kafka topic name (1-249 of A-Z a-z 0-9 . _ -): {text!r}")
+        raise argparse.ArgumentTypeError(
+            tr("not a Kafka topic name (1-249 of A-Z a-z 0-9 . _ -): {text}", text=repr(text))
+        )
     return text
 
 
@@ -56,16 +59,16 @@ def run(args: argparse.Namespace) -> int:
     topic = args.topic or settings.topic
     events: list[dict[str, Any]] = []
     files = args.files
-    for path in track(files, "reading", len(files), unit="files") if len(files) > 1 else files:
+    for path in track(files, tr("reading"), len(files), unit="files") if len(files) > 1 else files:
         before = len(events)
         events.extend(event for _, event in read_events(path))  # InputError -> exit 2, nothing sent
         if len(events) == before:
-            raise InputError("is empty: no events", file="<stdin>" if path == "-" else path)
+            raise InputError(tr("is empty: no events"), file="<stdin>" if path == "-" else path)
     import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
 
     started = time.monotonic()
     try:
-        with Bar("sending", len(events), unit="events") as bar:
+        with Bar(tr("sending"), len(events), unit="events") as bar:
             asyncio.run(produce(settings, _counted(events, bar), topic=topic))
     except Exception as exc:
         if type(exc).__module__.split(".")[0] not in ("aiokafka", "kafka", "asyncio") and not isinstance(
@@ -77,7 +80,14 @@ def run(args: argparse.Namespace) -> int:
         matches = len({e["match"] for e in events})
         took = time.monotonic() - started
         print(
-            f"prizecheck produce: sent {len(events)} events of {matches} matches from {len(args.files)} "
-            f"file(s) to {topic} in {took:.2f} s"
+            "prizecheck produce: "
+            + tr(
+                "sent {events} events of {matches} matches from {files} file(s) to {topic} in {took} s",
+                events=len(events),
+                matches=matches,
+                files=len(args.files),
+                topic=topic,
+                took=f"{took:.2f}",
+            )
         )
     return 0

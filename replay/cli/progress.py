@@ -17,7 +17,12 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, TypeVar
 
+from replay.i18n import N_
+
 T = TypeVar("T")
+
+#: The units a bar counts in, shown in the command line's language (the callers name them in English).
+UNITS: frozenset[str] = frozenset((N_("files"), N_("events"), N_("records"), N_("bytes")))
 
 AFTER = 0.5
 """Seconds of work before a bar is drawn (``PRIZECHECK_PROGRESS_AFTER`` sets it; ``never`` turns bars off)."""
@@ -101,13 +106,14 @@ class Bar:
 
     def _extra(self) -> str:
         """What the bar says beside it: the count in the command's unit, and the games done."""
+        from replay.cli.common import tr
+
         parts = []
         if self.unit:
-            parts.append(
-                f"{self.done}/{self.total} {self.unit}" if self.total else f"{self.done} {self.unit}"
-            )
+            unit = tr(self.unit) if self.unit in UNITS else self.unit
+            parts.append(f"{self.done}/{self.total} {unit}" if self.total else f"{self.done} {unit}")
         if self.games:
-            parts.append(f"{self.games} games done")
+            parts.append(tr("{n} games done", n=self.games))
         return " · ".join(parts)
 
     def _draw(self) -> None:
@@ -141,13 +147,17 @@ class TerminalProgress(Bar):
         super().__init__(stream=stream, after=after)
 
     def checking(self, total: int) -> None:
-        self.phase("checking", total)
+        from replay.cli.common import tr
+
+        self.phase(tr("checking"), total)
 
     def checked(self, size: int) -> None:
         self.advance(size)
 
     def folding(self, total: int) -> None:
-        self.phase("replaying", total)
+        from replay.cli.common import tr
+
+        self.phase(tr("replaying"), total)
 
     def folded(self, events: int, games: int) -> None:
         self.advance(events, games=games)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, at_least, json_line
+from replay.cli.common import UsageError, at_least, json_line, tr
 from replay.i18n import N_
 
 # The engine and the readers are imported when the command runs, not to parse its options (issue 40 item 2)
@@ -52,10 +52,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.until is not None and args.timeline:
         raise UsageError(
-            "--until and --timeline cannot be combined: the board at a seq, or the whole timeline"
+            tr("--until and --timeline cannot be combined: the board at a seq, or the whole timeline")
         )
     if args.due and args.timeline:
-        raise UsageError("--due and --timeline cannot be combined: the steps due, or the whole timeline")
+        raise UsageError(tr("--due and --timeline cannot be combined: the steps due, or the whole timeline"))
     progress = TerminalProgress()
     violations = False
     games: list[tuple[Game, Record]] = []  # --due: printed once every record is known (playoffs settle)
@@ -100,11 +100,16 @@ def _print_due(game: Game, records: dict[str, Record], as_json: bool, out: Any, 
         fields = {k: v for k, v in step.items() if k not in ("step", "events", "outputs", "choices", "start")}
         out.write(f"  {step['step']}" + (f" {json_line(fields)}" if fields else "") + "\n")
         for event in step.get("events", []):
-            out.write(f"    post {json_line(event)}\n")
+            out.write("    " + gettext(lang, "post {event}").format(event=json_line(event)) + "\n")
         for n, choice in enumerate(step.get("choices", []), 1):
-            out.write(f"    choice {n}: post {' '.join(json_line(e) for e in choice['events'])}\n")
+            events = " ".join(json_line(e) for e in choice["events"])
+            line = gettext(lang, "choice {n}: post {events}").format(n=n, events=events)
+            out.write(f"    {line}\n")
         if "start" in step:
-            out.write(f"    start {step['child']}: post {json_line(step['start'])}\n")
+            line = gettext(lang, "start {match}: post {event}").format(
+                match=step["child"], event=json_line(step["start"])
+            )
+            out.write(f"    {line}\n")
 
 
 def _print_board(game: Game, as_json: bool, out: Any, lang: str = "en") -> None:

@@ -18,7 +18,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from replay import collector
-from replay.cli.common import UsageError
+from replay.cli.common import UsageError, tr
 from replay.engine import InputError
 from replay.i18n import LANGUAGES
 from replay.report import FORMATS
@@ -96,7 +96,9 @@ def _date(text: str | None, flag: str) -> date | None:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise InputError(f"expected a date as YYYY-MM-DD, got {text!r}", field=flag) from None
+        raise InputError(
+            tr("expected a date as YYYY-MM-DD, got {text}", text=repr(text)), field=flag
+        ) from None
 
 
 def filters_of(args: argparse.Namespace) -> Filters:
@@ -112,26 +114,33 @@ def filters_of(args: argparse.Namespace) -> Filters:
         date_to=_date(args.date_to, "--to"),
     )
     if filters.date_from and filters.date_to and filters.date_from > filters.date_to:
-        raise InputError("--from is after --to", field="--from")
+        raise InputError(tr("--from is after --to"), field="--from")
     return filters
 
 
 def check_options(args: argparse.Namespace) -> None:
     """Options that cannot go together, or would be ignored: refused before any work (UsageError)."""
     if args.records and args.from_store:
-        raise UsageError("--records and --from-store cannot be combined: the records come from one place")
+        raise UsageError(tr("--records and --from-store cannot be combined: the records come from one place"))
     if args.parquet is not None and (args.from_store or args.records or args.files):
         given = "--from-store" if args.from_store else "--records" if args.records else "FILE..."
-        raise UsageError(f"--parquet and {given} cannot be combined: the records come from one place")
+        raise UsageError(
+            tr("--parquet and {given} cannot be combined: the records come from one place", given=given)
+        )
     if args.from_store and args.files:
-        raise UsageError("give FILE... or --from-store, not both")
+        raise UsageError(tr("give FILE... or --from-store, not both"))
     if args.redis_prefix is not None and not args.from_store:
-        raise UsageError("--redis-prefix is for --from-store (the files are read directly)")
+        raise UsageError(tr("--redis-prefix is for --from-store (the files are read directly)"))
     if args.json and args.format not in (None, "json"):
-        raise UsageError(f"--json and --format {args.format} cannot be combined (--json is --format json)")
+        raise UsageError(
+            tr(
+                "--json and --format {format} cannot be combined (--json is --format json)",
+                format=args.format,
+            )
+        )
     if not args.from_store and not args.files and args.parquet is None:
         raise UsageError(
-            "no files given (event files, record files with --records, --from-store, or --parquet DIR)"
+            tr("no files given (event files, record files with --records, --from-store, or --parquet DIR)")
         )
 
 
@@ -160,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = [*args.files, args.tdf, args.parquet, *args.decks]
     # an --out that cannot be written, or that is one of the inputs, is refused before any work
     with collector.paused(stored), output(args.out, inputs=inputs) as out:
-        with Bar("prizecheck report: starting", unit="records") as progress:
+        with Bar("prizecheck report: " + tr("starting"), unit="records") as progress:
             if args.from_store:
                 import asyncio  # here, not at the top: 10-40 ms of every start-up (issue 40 item 2)
 
@@ -182,9 +191,14 @@ def run(args: argparse.Namespace) -> int:
                     progress.advance()
         if builder.games == 0:
             scope = ", ".join(f"{k} {v}" for k, v in filters.as_json().items() if v is not None)
-            where = "the store" if args.from_store else "the archive" if args.parquet else "the files"
+            if args.from_store:
+                where = tr("no records in the store")
+            elif args.parquet:
+                where = tr("no records in the archive")
+            else:
+                where = tr("no records in the files")
             raise InputError(
-                f"no records in {where}" + (f" match {scope}" if scope else "") + ": nothing to report on"
+                where + (tr(" match {scope}", scope=scope) if scope else "") + tr(": nothing to report on")
             )
         # written as it is made, in every form: a season's report is never whole in memory
         write(
@@ -196,7 +210,13 @@ def run(args: argparse.Namespace) -> int:
             card_name=names_in(args.lang),
         )
     if args.out and args.out != "-":
-        print(f"prizecheck report: {builder.games} game(s), {fmt} written to {args.out}", file=sys.stderr)
+        print(
+            "prizecheck report: "
+            + tr(
+                "{games} game(s), {format} written to {path}", games=builder.games, format=fmt, path=args.out
+            ),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -216,7 +236,7 @@ def event_records(
     engine gives them: typed values. ``observe`` sees each chunk of events before it is folded."""
     from replay.files import replay_files
 
-    progress.phase("prizecheck report: reading event files")
+    progress.phase("prizecheck report: " + tr("reading event files"))
     for done in replay_files(paths, observe=observe):  # checked, then folded; each record once final
         yield done.record
 
@@ -238,10 +258,13 @@ async def add_stored_records(builder: ReportBuilder, progress: Bar, *, prefix: s
     settings = Settings.from_env()
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
-            f"no store in {settings.data_dir}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
-            "service's data directory, or REDIS_URL)"
+            tr(
+                "no store in {path}: nothing has been stored there (set PRIZECHECK_DATA_DIR to the "
+                "service's data directory, or REDIS_URL)",
+                path=settings.data_dir,
+            )
         )
-    progress.phase("prizecheck report: connecting to the store")
+    progress.phase("prizecheck report: " + tr("connecting to the store"))
     async with redis_store(settings, prefix) as (store, where):
         await add_records_from(store, builder, progress, where=where)
 
@@ -265,17 +288,28 @@ def verify_archive(root: str) -> None:
             settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
     if key is None:
         raise InputError(
-            f"{root}: cannot check the archive's signed manifest: no key (the service's key directory "
-            f"{settings.keys_path}, or PRIZECHECK_SIGNING_KEY for an archive signed before)"
+            tr(
+                "{root}: cannot check the archive's signed manifest: no key (the service's key directory "
+                "{keys}, or PRIZECHECK_SIGNING_KEY for an archive signed before)",
+                root=root,
+                keys=settings.keys_path,
+            )
         )
     breaches = verify_with_log(root, key, os.path.join(settings.data_dir, LOG_FILE), tables=("records",))
     if breaches:
         shown = "; ".join(b.detail for b in breaches[:5])
-        more = f" (and {len(breaches) - 5} more)" if len(breaches) > 5 else ""
-        raise InputError(f"{root}: the archive does not verify against its signed manifest: {shown}{more}")
+        more = tr(" (and {n} more)", n=len(breaches) - 5) if len(breaches) > 5 else ""
+        raise InputError(
+            tr(
+                "{root}: the archive does not verify against its signed manifest: {breaches}{more}",
+                root=root,
+                breaches=shown,
+                more=more,
+            )
+        )
 
 
 def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> None:
@@ -285,7 +319,7 @@ def add_archived_records(builder: ReportBuilder, progress: Bar, root: str) -> No
     from replay.report.parquet import archived_records
 
     verify_archive(root)
-    progress.phase("prizecheck report: archived records")
+    progress.phase("prizecheck report: " + tr("archived records"))
     f = builder.filters
     add = builder.add
     for batch in archived_records(root, f.league, f.season):
@@ -305,8 +339,8 @@ async def add_records_from(store: Store, builder: ReportBuilder, progress: Bar, 
     f = builder.filters
     matches = await store.matches(league=f.league, season=f.season)
     if not matches and not (await store.matches() if (f.league or f.season) else []):
-        raise InputError(f"the store at {where} is empty: no records")
-    progress.phase("prizecheck report: records", len(matches))
+        raise InputError(tr("the store at {where} is empty: no records", where=where))
+    progress.phase("prizecheck report: " + tr("records"), len(matches))
     lists: dict[str, dict[str, Any]] = {}  # event -> its registered deck lists (asked once per event)
     to_check: list[Record] = []  # the games of events with lists: their deck check follows
     for start in range(0, len(matches), STORE_BATCH):

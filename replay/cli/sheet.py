@@ -14,7 +14,7 @@ import secrets
 import sys
 import time
 
-from replay.cli.common import UsageError, at_least, output, within
+from replay.cli.common import UsageError, at_least, output, tr, within
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 from replay.sources.common import valid_match_id
@@ -90,12 +90,18 @@ def _players(text: str | None) -> tuple[str, str] | None:
         return None
     names = [n.strip() for n in text.split(",")]
     if len(names) != 2 or not all(names):
-        raise UsageError("argument --players: two names separated by a comma, e.g. --players Mara,Teodor")
+        raise UsageError(tr("argument --players: two names separated by a comma, e.g. --players Mara,Teodor"))
     if names[0] == names[1]:
-        raise UsageError("argument --players: the two players must differ")
+        raise UsageError(tr("argument --players: the two players must differ"))
     for n in names:
         if len(n) > MAX_NAME:
-            raise UsageError(f"argument --players: a name is at most {MAX_NAME} characters: {n[:20]!r}...")
+            raise UsageError(
+                tr(
+                    "argument --players: a name is at most {n} characters: {name}...",
+                    n=MAX_NAME,
+                    name=repr(n[:20]),
+                )
+            )
     return names[0], names[1]
 
 
@@ -110,14 +116,14 @@ def run(args: argparse.Namespace) -> int:
     match = args.match or f"sheet-{time.strftime('%Y%m%d')}-{secrets.token_hex(3)}"
     longest = f"{match}.{count}" if count else match
     if not valid_match_id(longest):
-        raise UsageError("argument --match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -")
+        raise UsageError(tr("argument --match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -"))
     context: dict[str, str | int] = {}
     for key in ("league", "season", "event", "series", "round", "table", "game", "stage"):
         value = getattr(args, key)
         if value is None:
             continue
         if isinstance(value, str) and not 0 < len(value) <= 64:
-            raise UsageError(f"argument --{key}: 1 to 64 characters")
+            raise UsageError(tr("argument --{key}: 1 to 64 characters", key=key))
         context[key] = value
     headers = []
     for n in range(1, (count or 1) + 1):
@@ -145,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         pages = pdf_pages_png(pdf, args.dpi)
         if len(pages) > 1 and out == "-":
-            raise InputError("several PNG pages cannot go to stdout: give --out FILE.png", field="--out")
+            raise InputError(tr("several PNG pages cannot go to stdout: give --out FILE.png"), field="--out")
         stem, ext = os.path.splitext(out)
         written = (
             [out] if len(pages) == 1 else [f"{stem}-{i}{ext or '.png'}" for i in range(1, len(pages) + 1)]
@@ -155,8 +161,14 @@ def run(args: argparse.Namespace) -> int:
     if out != "-":
         shown = written[0] if len(written) == 1 else f"{written[0]} ... {written[-1]}"
         print(
-            f"prizecheck sheet print: {len(headers)} sheet(s), {args.paper}, match {headers[0].match}"
-            f"{' ... ' + headers[-1].match if len(headers) > 1 else ''}: {shown}",
+            "prizecheck sheet print: "
+            + tr(
+                "{n} sheet(s), {paper}, match {match}: {files}",
+                n=len(headers),
+                paper=args.paper,
+                match=headers[0].match + (" ... " + headers[-1].match if len(headers) > 1 else ""),
+                files=shown,
+            ),
             file=sys.stderr,
         )
     return 0

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import at_least, language
+from replay.cli.common import at_least, language, tr
 from replay.engine import InputError
+from replay.i18n import N_
 
 if TYPE_CHECKING:
     from replay.records import Record
@@ -52,20 +54,20 @@ def run(args: argparse.Namespace) -> int:
     if args.history:
         versions, where = asyncio.run(fetch_history(args.match, settings, args.redis_prefix))
         if versions is None:
-            raise InputError(f"no record stored in {where}", match=args.match)
+            raise InputError(tr("no record stored in {where}", where=where), match=args.match)
         try:
             key = service_signer(settings)  # checks every key of the ring, and the HMAC of before
         except CheckpointError as exc:
-            raise InputError(f"the signing keys: {exc}") from None
+            raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
         if args.json:
             for v in versions:
                 sys.stdout.write(dumps(summary(v, key)).decode("utf-8") + "\n")
         else:
-            sys.stdout.write(render_history(args.match, [summary(v, key) for v in versions]))
+            sys.stdout.write(render_history(args.match, [summary(v, key) for v in versions], language()))
         return 0
     record, where = asyncio.run(fetch(args.match, settings, args.version, prefix=args.redis_prefix))
     if record is None:
-        raise InputError(f"no record stored in {where}", match=args.match)
+        raise InputError(tr("no record stored in {where}", where=where), match=args.match)
     if args.json:
         sys.stdout.write(record_json(record).decode("utf-8") + "\n")
     else:
@@ -93,8 +95,12 @@ async def fetch(
                 return None, where
             known = len(await store.versions(match))
             raise InputError(
-                f"no version {version}: "
-                + (f"versions 1 to {known}" if known else "the record has no versions (not finished)"),
+                tr("no version {version}: ", version=version)
+                + (
+                    tr("versions 1 to {n}", n=known)
+                    if known
+                    else tr("the record has no versions (not finished)")
+                ),
                 match=match,
                 field="--version",
             )
@@ -119,73 +125,132 @@ async def fetch_history(
         return versions, where
 
 
-CLAIM = {True: "claim agrees", False: "claim DISAGREES", None: "no claim"}
+CLAIM = {True: N_("claim agrees"), False: N_("claim DISAGREES"), None: N_("no claim")}
 
 
-def render_history(match: str, summaries: list[dict[str, Any]]) -> str:
-    """The versions as a few aligned lines: number, status, result, cause and signature."""
+def _words(lang: str) -> Callable[[str], str]:
+    """``lang``'s translation of a message (English as written: no catalogue read)."""
+    from replay.i18n import gettext
+
+    return (lambda message: message) if lang == "en" else (lambda message: gettext(lang, message))
+
+
+def render_history(match: str, summaries: list[dict[str, Any]], lang: str = "en") -> str:
+    """The versions as a few aligned lines: number, status, result, cause and signature (the words in
+    ``lang``; statuses, results and key ids as the record has them)."""
     from streams.history import result_text as history_result
 
+    tr = _words(lang)
     if not summaries:
-        return f"{match}: no versions: the game is not finished (version 1 is its first finished record)\n"
-    out = [f"{match}: {len(summaries)} version{'s' if len(summaries) != 1 else ''}, oldest first"]
+        return (
+            tr(
+                "{match}: no versions: the game is not finished (version 1 is its first finished record)"
+            ).format(match=match)
+            + "\n"
+        )
+    head = (
+        tr("{match}: {n} versions, oldest first")
+        if len(summaries) != 1
+        else tr("{match}: 1 version, oldest first")
+    )
+    out = [head.format(match=match, n=len(summaries))]
     for s in summaries:
         cause = s["cause"]
         where = f"seq {cause['seq']}" if cause["match"] == match else f"{cause['match']} seq {cause['seq']}"
         if s.get("unreadable"):
-            out.append(f"  v{s['version']:<3} (unreadable)  caused by {where}")
+            out.append(f"  v{s['version']:<3} " + tr("(unreadable)  caused by {where}").format(where=where))
             continue
         sig = s["signature"]
-        signed = "unsigned" if sig["status"] == "unsigned" else f"signed {sig['key_id']} ({sig['status']})"
+        signed = (
+            tr("unsigned")
+            if sig["status"] == "unsigned"
+            else tr("signed {key} ({status})").format(key=sig["key_id"], status=sig["status"])
+        )
+        caused = tr("caused by {where}").format(where=where)
+        counts = tr("{events} events, {findings} findings").format(events=s["events"], findings=s["findings"])
         out.append(
             f"  v{s['version']:<3} {s['status']:<16} {history_result(s['result']):<44} "
-            f"caused by {where:<16} {s['events']} events, {s['findings']} findings, "
-            f"{CLAIM[s['agrees']]}, {signed}"
+            f"{caused:<26} {counts}, {tr(CLAIM[s['agrees']])}, {signed}"
         )
     return "\n".join(out) + "\n"
 
 
 def render(r: Record, lang: str = "en") -> str:
-    """A readable multi-line summary of a record; the findings' sentences in ``lang`` (en, ja, ko)."""
+    """A readable multi-line summary of a record; its words and the findings' sentences in ``lang`` (en,
+    ja, ko); codes (status, reason, ids) as the record has them."""
     from replay.i18n.findings import message
 
+    tr = _words(lang)
     out: list[str] = []
     ctx = r.context or {}
     where = ", ".join(f"{k} {ctx[k]}" for k in ("league", "season", "event", "round", "table") if k in ctx)
-    out.append(f"{r.match}  [{r.status}]  ruleset {r.ruleset}  {r.engine or ''}")
+    out.append(
+        f"{r.match}  [{r.status}]  "
+        + tr("ruleset {ruleset}").format(ruleset=r.ruleset)
+        + f"  {r.engine or ''}"
+    )
     if where:
         out.append(f"  {where}")
     if r.players:
-        out.append(f"  players: {' vs '.join(r.players)} (first: {r.first})")
+        out.append(
+            "  "
+            + tr("players: {players} (first: {first})").format(players=" vs ".join(r.players), first=r.first)
+        )
     res = r.result
     if res:
-        who = f"{res.winner} beat {res.loser}" if res.outcome == "win" else res.outcome
-        out.append(f"  result: {who} by {res.reason} at seq {res.decided_at} (turn {res.turn})")
+        who = (
+            tr("{winner} beat {loser}").format(winner=res.winner, loser=res.loser)
+            if res.outcome == "win"
+            else res.outcome
+        )
+        out.append(
+            "  "
+            + tr("result: {who} by {reason} at seq {seq} (turn {turn})").format(
+                who=who, reason=res.reason, seq=res.decided_at, turn=res.turn
+            )
+        )
     claimed = r.claimed
     if claimed:
-        agrees = {True: "agrees", False: "DISAGREES", None: "not compared"}[r.agrees]
-        out.append(f"  claimed: {claimed.outcome or None} {claimed.winner or ''} ({agrees})")
-    for player, p in r.prizes.items():
-        out.append(f"  prizes {player}: taken {p.taken}/{p.needed}, {p.remaining} left")
-    if r.knockouts:
-        out.append(f"  knockouts ({len(r.knockouts)}):")
-        for k in r.knockouts:
-            mark = "" if k.verified else "  (claimed, unverified)"
-            out.append(
-                f"    seq {k.seq:>4}  {k.card} ({k.pid}, {k.owner}) {k.prizes} prize(s), {k.window}{mark}"
+        agrees = {True: tr("agrees"), False: tr("DISAGREES"), None: tr("not compared")}[r.agrees]
+        out.append(
+            "  "
+            + tr("claimed: {outcome} {winner} ({agrees})").format(
+                outcome=claimed.outcome or None, winner=claimed.winner or "", agrees=agrees
             )
+        )
+    for player, p in r.prizes.items():
+        out.append(
+            "  "
+            + tr("prizes {player}: taken {taken}/{needed}, {left} left").format(
+                player=player, taken=p.taken, needed=p.needed, left=p.remaining
+            )
+        )
+    if r.knockouts:
+        out.append("  " + tr("knockouts ({n}):").format(n=len(r.knockouts)))
+        for k in r.knockouts:
+            mark = "" if k.verified else "  " + tr("(claimed, unverified)")
+            prizes = tr("{n} prize(s)").format(n=k.prizes)
+            out.append(f"    seq {k.seq:>4}  {k.card} ({k.pid}, {k.owner}) {prizes}, {k.window}{mark}")
     findings = r.findings
-    out.append(f"  findings ({len(findings)}):" if findings else "  findings: none")
+    out.append("  " + (tr("findings ({n}):").format(n=len(findings)) if findings else tr("findings: none")))
     for f in findings:
         out.append(f"    seq {f.seq!s:>4}  {f.severity:<9} {f.code}: {message(lang, f.code, f.message)}")
     if r.parent:
-        out.append(f"  playoff game of {r.parent}")
+        out.append("  " + tr("playoff game of {match}").format(match=r.parent))
     if r.children:
-        out.append(f"  playoff games: {', '.join(r.children)}")
+        out.append("  " + tr("playoff games: {matches}").format(matches=", ".join(r.children)))
     if r.stub:
-        out.append("  (placeholder: the playoff game has not started)")
+        out.append("  " + tr("(placeholder: the playoff game has not started)"))
     if r.chain:
-        out.append(f"  chain: {r.chain.events} events, head {r.chain.head[:16]}...")
+        out.append(
+            "  "
+            + tr("chain: {events} events, head {head}...").format(
+                events=r.chain.events, head=r.chain.head[:16]
+            )
+        )
     sig = r.signature
-    out.append(f"  signed: {sig.alg} key {sig.key_id}" if sig else "  signed: no")
+    out.append(
+        "  "
+        + (tr("signed: {alg} key {key}").format(alg=sig.alg, key=sig.key_id) if sig else tr("signed: no"))
+    )
     return "\n".join(out) + "\n"

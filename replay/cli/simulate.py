@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Iterable
 from typing import IO, Any
 
-from replay.cli.common import UsageError, at_least, output
+from replay.cli.common import UsageError, at_least, output, tr
 from replay.generators.simulate import FAULTS, RULESETS, simulate_corpus
 
 #: The options of a league event, refused without ``--league`` (they would be ignored).
@@ -57,16 +57,22 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse what would be ignored or contradict itself, before anything is written (UsageError)."""
     if args.league:
         if args.matches is not None:
-            raise UsageError("--matches and --league cannot be combined: a league event has its own games")
+            raise UsageError(
+                tr("--matches and --league cannot be combined: a league event has its own games")
+            )
         if args.faults:
-            raise UsageError("--faults is for --matches corpora, not --league")
+            raise UsageError(tr("--faults is for --matches corpora, not --league"))
     else:
         given = [f"--{name.replace('_', '-')}" for name in LEAGUE_OPTIONS if getattr(args, name) is not None]
         if given:
-            raise UsageError(f"{', '.join(given)} {'needs' if len(given) == 1 else 'need'} --league")
+            raise UsageError(
+                tr("{options} needs --league", options=given[0])
+                if len(given) == 1
+                else tr("{options} need --league", options=", ".join(given))
+            )
     suffix = "msgpack" if str(args.out).endswith(".msgpack") else "jsonl" if args.out != "-" else None
     if args.format and suffix and args.format != suffix:
-        raise UsageError(f"--format {args.format} does not fit --out {args.out}")
+        raise UsageError(tr("--format {format} does not fit --out {out}", format=args.format, out=args.out))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,7 +81,13 @@ def run(args: argparse.Namespace) -> int:
     faults = [f for f in str(args.faults).split(",") if f]
     unknown = [f for f in faults if f not in FAULTS]
     if unknown:
-        raise UsageError(f"argument --faults: unknown {', '.join(unknown)} (known: {', '.join(FAULTS)})")
+        raise UsageError(
+            tr(
+                "argument --faults: unknown {unknown} (known: {known})",
+                unknown=", ".join(unknown),
+                known=", ".join(FAULTS),
+            )
+        )
     fmt = args.format or ("msgpack" if str(args.out).endswith(".msgpack") else "jsonl")
     league = None
     if args.league:

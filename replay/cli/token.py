@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from replay.cli.common import json_line
+from replay.cli.common import json_line, tr
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -82,11 +82,13 @@ def expiry(text: str | None, now: float) -> float | None:
     try:
         when = dt.datetime.fromisoformat(text.strip())
     except ValueError:
-        raise InputError(f"expected 90d, 12h, 30m or a date, got {text!r}", field="--expires") from None
+        raise InputError(
+            tr("expected 90d, 12h, 30m or a date, got {text}", text=repr(text)), field="--expires"
+        ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.UTC)
     if when.timestamp() <= now:
-        raise InputError(f"{text} is in the past", field="--expires")
+        raise InputError(tr("{text} is in the past", text=text), field="--expires")
     return when.timestamp()
 
 
@@ -104,19 +106,21 @@ def run(args: argparse.Namespace) -> int:
             if args.json:
                 print(json_line(s))
             else:
-                scope = _scope(entry) or "all matches"
-                until = "" if entry.expires is None else f" until {_date(entry.expires)}"
+                scope = _scope(entry) or tr("all matches")
+                until = "" if entry.expires is None else tr(" until {date}", date=_date(entry.expires))
                 print(
                     f"{entry.id}  {s['state']:<8} {','.join(entry.roles):<22} {scope:<20} {entry.name}{until}"
                 )
         if not entries:
-            print(f"no tokens in {path}", file=sys.stderr)
+            print(tr("no tokens in {path}", path=path), file=sys.stderr)
         return 0
     if args.action == "create" and args.table and not args.event:
-        raise InputError("a table scope needs the event its tables are at (--event)", field="--table")
+        raise InputError(tr("a table scope needs the event its tables are at (--event)"), field="--table")
     if args.action == "create" and args.if_none and entries:
         print(
-            f"prizecheck token: {path} holds {len(entries)} token(s) already: none created", file=sys.stderr
+            "prizecheck token: "
+            + tr("{path} holds {n} token(s) already: none created", path=path, n=len(entries)),
+            file=sys.stderr,
         )
         return 0
     import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
@@ -151,13 +155,22 @@ async def _change(
             except Exception as exc:
                 _write(path, entries)  # not logged, so not made
                 raise InputError(
-                    f"lost Redis at {where}: {describe(exc)} (the audit log did not take the change: "
-                    "no token created)"
+                    tr(
+                        "lost Redis at {where}: {reason} (the audit log did not take the change: no token "
+                        "created)",
+                        where=where,
+                        reason=describe(exc),
+                    )
                 ) from None
             print(token)
             print(
-                f"token {entry.id} ({entry.name}) created in {path}: it is shown this once; "
-                "send it as 'Authorization: Bearer <token>'",
+                tr(
+                    "token {id} ({name}) created in {path}: it is shown this once; send it as "
+                    "'Authorization: Bearer <token>'",
+                    id=entry.id,
+                    name=entry.name,
+                    path=path,
+                ),
                 file=sys.stderr,
             )
             return 0
@@ -167,10 +180,15 @@ async def _change(
             await store.audit(_entry("token_revoke", args.id, "revoked"))
         except Exception as exc:  # a revocation stays made: an unlogged revocation is safer than a live token
             raise InputError(
-                f"lost Redis at {where}: {describe(exc)} (token {args.id} is revoked, but the audit log "
-                "did not take it)"
+                tr(
+                    "lost Redis at {where}: {reason} (token {id} is revoked, but the audit log did not "
+                    "take it)",
+                    where=where,
+                    reason=describe(exc),
+                    id=args.id,
+                )
             ) from None
-        print(f"token {args.id} revoked", file=sys.stderr)
+        print(tr("token {id} revoked", id=args.id), file=sys.stderr)
         return 0
 
 

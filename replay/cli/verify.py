@@ -33,8 +33,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError
+from replay.cli.common import UsageError, tr
 from replay.engine import InputError
+from replay.i18n import N_
 
 # The chain, the signatures (cryptography) and the readers are imported where they are used, not to parse
 # the options (issue 40 item 2).
@@ -93,14 +94,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print one line per record (``MATCH: ok (...)`` or ``MATCH: FAILED: ...``); exit 1 if any failed."""
     if (args.record is None) == (args.receipts is None):
-        raise UsageError("give RECORD or --receipts FILE (one of them)")
+        raise UsageError(tr("give RECORD or --receipts FILE (one of them)"))
     from replay.cli.common import read_records, replayed_records, verifying_keys
     from replay.engine import dumps
 
     keys = verifying_keys(args.keys)
     if args.receipts is not None:
         if args.checkpoints or args.versions or args.allow_unsigned:
-            raise UsageError("--receipts cannot be combined with --checkpoints, --versions, --allow-unsigned")
+            raise UsageError(
+                tr("--receipts cannot be combined with --checkpoints, --versions, --allow-unsigned")
+            )
         return _receipts(args.receipts, keys, args.events)
     records = read_records([args.record])  # InputError (exit 2) for a file without any record
     derived: dict[str, dict[str, Any]] = {}
@@ -114,14 +117,14 @@ def run(args: argparse.Namespace) -> int:
             derived.update(archived_records_of_events(archived, [str(r["match"]) for r in records]))
     if args.versions and not args.checkpoints:
         raise InputError(
-            "is only checked against a checkpoint log: give --checkpoints LOG", field="--versions"
+            tr("is only checked against a checkpoint log: give --checkpoints LOG"), field="--versions"
         )
     log = _CheckpointLog(args.checkpoints, args.redis_prefix, keys) if args.checkpoints else None
     versions = read_records([args.versions]) if args.versions else None
     ok = True
     for problem in log.errors if log else ():
         ok = False
-        print(f"{args.checkpoints}: FAILED: {problem}")
+        print(tr("{what}: FAILED: {problems}", what=args.checkpoints, problems=problem))
     for rec in records:
         match = rec["match"]
         problems: list[str] = []
@@ -129,33 +132,39 @@ def run(args: argparse.Namespace) -> int:
         if sig:
             problems += _signature_problems(rec, sig, keys)
         elif (keys.keys or keys.hmac) and not args.allow_unsigned:
-            given = "PRIZECHECK_SIGNING_KEY is set" if keys.hmac and not keys.keys else "keys are given"
             problems.append(
-                f"not signed, but {given} (the signature is missing or null; "
-                "--allow-unsigned accepts unsigned records)"
+                tr(
+                    "not signed, but PRIZECHECK_SIGNING_KEY is set (the signature is missing or null; "
+                    "--allow-unsigned accepts unsigned records)"
+                )
+                if keys.hmac and not keys.keys
+                else tr(
+                    "not signed, but keys are given (the signature is missing or null; --allow-unsigned "
+                    "accepts unsigned records)"
+                )
             )
         mine = derived.get(match)
         if args.events:
             if mine is None:
-                problems.append("no events for this match")
+                problems.append(tr("no events for this match"))
             else:
                 if mine["chain"] != rec["chain"]:
-                    problems.append(f"chain head differs: events give {mine['chain']['head']}")
+                    problems.append(tr("chain head differs: events give {head}", head=mine["chain"]["head"]))
                 unsigned = {k: v for k, v in rec.items() if k != "signature"}
                 if dumps({**mine, "signature": None}) != dumps({**unsigned, "signature": None}):
-                    problems.append("the events re-derive a different record")
+                    problems.append(tr("the events re-derive a different record"))
         if log is not None:
             problems += log.problems(match, rec, mine, versions)
         if problems:
             ok = False
-            print(f"{match}: FAILED: " + "; ".join(problems))
+            print(tr("{what}: FAILED: {problems}", what=match, problems="; ".join(problems)))
         else:
-            checked = ["signature" if rec.get("signature") else "unsigned"]
+            checked = [N_("signature") if rec.get("signature") else N_("unsigned")]
             if args.events:
-                checked += ["chain", "record"]
+                checked += [N_("chain"), N_("record")]
             if log is not None:
-                checked += ["checkpoint"] + (["versions"] if versions is not None else [])
-            print(f"{match}: ok ({', '.join(checked)})")
+                checked += [N_("checkpoint")] + ([N_("versions")] if versions is not None else [])
+            print(tr("{what}: ok ({checked})", what=match, checked=", ".join(tr(c) for c in checked)))
     return 0 if ok else 1
 
 
@@ -167,12 +176,12 @@ def _signature_problems(rec: dict[str, Any], sig: Any, keys: PublicKeys) -> list
     alg = sig.get("alg") if isinstance(sig, dict) else None
     kid = sig.get("key_id") if isinstance(sig, dict) else None
     if alg == HMAC_ALG and not keys.hmac:
-        return ["signed, but PRIZECHECK_SIGNING_KEY is not set"]
+        return [tr("signed, but PRIZECHECK_SIGNING_KEY is not set")]
     if alg == ALG and not keys.keys:
-        return ["signed with Ed25519, but no public keys are given (--keys FILE)"]
+        return [tr("signed with Ed25519, but no public keys are given (--keys FILE)")]
     if not isinstance(alg, str) or not isinstance(kid, str) or not keys.knows(alg, kid):
-        return [f"signed by key {kid!r} ({alg}), which the keys given do not list"]
-    return [] if verify_signature(rec, keys) else [f"signature does not verify (key {kid})"]
+        return [tr("signed by key {key} ({alg}), which the keys given do not list", key=repr(kid), alg=alg)]
+    return [] if verify_signature(rec, keys) else [tr("signature does not verify (key {key})", key=kid)]
 
 
 def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
@@ -182,7 +191,7 @@ def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
     from replay.signing import verify_receipt
 
     if not keys.keys:
-        raise InputError("no public keys to check receipts with: give --keys FILE", file=path)
+        raise InputError(tr("no public keys to check receipts with: give --keys FILE"), file=path)
     found = _receipts_of(path)
     by_match: dict[str, dict[int, dict[str, Any]]] = {}
     for file in events or ():
@@ -197,12 +206,13 @@ def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
             n = doc["events"]
             head = chain_head(mine[:n]) if isinstance(n, int) and len(mine) >= n else None
             if head != doc["chain"]:
-                problem = f"the events given do not chain to its head at {n} events"
+                problem = tr("the events given do not chain to its head at {n} events", n=n)
         if problem is None:
-            print(f"{name}: ok (signature {doc['key_id']}" + (", chain)" if events else ")"))
+            checked = tr("signature {key}", key=doc["key_id"]) + (", " + tr("chain") if events else "")
+            print(tr("{what}: ok ({checked})", what=name, checked=checked))
         else:
             ok = False
-            print(f"{name}: FAILED: {problem} ({where})")
+            print(tr("{what}: FAILED: {problems}", what=name, problems=f"{problem} ({where})"))
     return 0 if ok else 1
 
 
@@ -216,22 +226,22 @@ def _receipts_of(path: str) -> list[tuple[str, Any]]:
         with open(path, "rb") as fh:
             lines = fh.read().splitlines()
     except FileNotFoundError:
-        raise InputError("no such file", file=path) from None
+        raise InputError(tr("no such file"), file=path) from None
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", file=path) from None
+        raise InputError(tr("cannot read: {reason}", reason=exc.strerror or exc), file=path) from None
     for n, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             doc = json.loads(raw)
         except ValueError as exc:
-            raise InputError(f"not JSON ({exc})", file=path, line=n) from None
+            raise InputError(tr("not JSON ({reason})", reason=exc), file=path, line=n) from None
         # an answer to a write (POST /events, the console's publish, the import page, a judge's action)
         # carries a list of receipts; a line without one is a receipt itself
         many = doc.get("receipts") if isinstance(doc, dict) else None
         out += [(f"{path}:{n}", r) for r in many] if isinstance(many, list) else [(f"{path}:{n}", doc)]
     if not out:
-        raise InputError("is empty: no receipts", file=path)
+        raise InputError(tr("is empty: no receipts"), file=path)
     return out
 
 
@@ -253,14 +263,14 @@ class _CheckpointLog:
         from streams.store.checkpoint import CheckpointError, CheckpointKey, key_from_file, read_log
 
         if not os.path.isfile(path):
-            raise InputError("no such checkpoint log", file=path)
+            raise InputError(tr("no such checkpoint log"), file=path)
         settings = Settings.from_env()
         # the public keys check what is signed with Ed25519; the HMAC key of the checkpoints of before
         # (PRIZECHECK_SIGNING_KEY, else the data directory's key file) what was signed before
         try:
             legacy = key_from_file(os.path.join(settings.data_dir, "checkpoint.key"), create=False)
         except CheckpointError as exc:
-            raise InputError(f"the checkpoint key: {exc}") from None
+            raise InputError(tr("the checkpoint key: {reason}", reason=exc)) from None
         if legacy is not None and legacy.kid not in keys.hmac:
             keys.hmac[legacy.kid] = legacy.key
         # the log is the service's: its own key directory's public keys check it too (as its key file did)
@@ -270,13 +280,17 @@ class _CheckpointLog:
         key = CheckpointKey.verifying(keys) if keys.keys or keys.hmac else None
         if key is None:
             raise InputError(
-                "no checkpoint key to verify it with: give --keys FILE (the service's public keys), or set "
-                "PRIZECHECK_SIGNING_KEY for checkpoints signed before",
+                tr(
+                    "no checkpoint key to verify it with: give --keys FILE (the service's public keys), or "
+                    "set PRIZECHECK_SIGNING_KEY for checkpoints signed before"
+                ),
                 file=path,
             )
         self.errors: list[str] = []
         self.by_match: dict[str, list[Any]] = {}
-        for ck in read_log(path, key, errors=lambda n, why: self.errors.append(f"line {n}: {why}")):
+        for ck in read_log(
+            path, key, errors=lambda n, why: self.errors.append(tr("line {n}: {why}", n=n, why=why))
+        ):
             if ck.store == prefix:
                 self.by_match.setdefault(ck.match, []).append(ck)
 
@@ -292,7 +306,7 @@ class _CheckpointLog:
 
         logged = self.by_match.get(match)
         if not logged:
-            return ["the checkpoint log has no checkpoint of this match"]
+            return [tr("the checkpoint log has no checkpoint of this match")]
         latest = max(logged, key=lambda c: c.writes)
         out: list[str] = []
         mine = digest(canonical_bytes(rec))
@@ -300,18 +314,31 @@ class _CheckpointLog:
             older = [c.writes for c in logged if c.record == mine]
             if older:
                 out.append(
-                    f"an older record: the service signed it at write {max(older)}, but the newest "
-                    f"checkpoint ({latest.describes()}) names another"
+                    tr(
+                        "an older record: the service signed it at write {write}, but the newest checkpoint "
+                        "({checkpoint}) names another",
+                        write=max(older),
+                        checkpoint=latest.describes(),
+                    )
                 )
             else:
-                out.append(f"not the record the newest checkpoint ({latest.describes()}) names")
+                out.append(
+                    tr(
+                        "not the record the newest checkpoint ({checkpoint}) names",
+                        checkpoint=latest.describes(),
+                    )
+                )
         if derived is not None:
             chain = derived["chain"]
             if chain.get("events") != latest.events or chain.get("head") != latest.chain:
                 out.append(
-                    f"the events ({chain.get('events')} in order) are not those the newest checkpoint signs "
-                    f"({latest.events} events, chain head {latest.chain[:16]}...): events were deleted or "
-                    "changed"
+                    tr(
+                        "the events ({events} in order) are not those the newest checkpoint signs ({signed} "
+                        "events, chain head {head}...): events were deleted or changed",
+                        events=chain.get("events"),
+                        signed=latest.events,
+                        head=latest.chain[:16],
+                    )
                 )
         if versions is not None:
             mine_versions = [v for v in versions if v.get("match") == match]
@@ -319,7 +346,11 @@ class _CheckpointLog:
             vchain = chains[-1][0] if chains else ""
             if (len(mine_versions), vchain) != (latest.versions, latest.vchain):
                 out.append(
-                    f"the version list ({len(mine_versions)} versions) is not the one the newest checkpoint "
-                    f"signs ({latest.versions} versions): truncated or edited"
+                    tr(
+                        "the version list ({n} versions) is not the one the newest checkpoint signs "
+                        "({signed} versions): truncated or edited",
+                        n=len(mine_versions),
+                        signed=latest.versions,
+                    )
                 )
         return out

@@ -24,7 +24,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, at_least, json_line
+from replay.cli.common import UsageError, at_least, json_line, tr
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -71,23 +71,31 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            tr("expected a number of seconds, got {text}", text=repr(text))
+        ) from None
     if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+        raise argparse.ArgumentTypeError(tr("must be >= 0, got {text}", text=text))
     return value
 
 
 def check_options(args: argparse.Namespace) -> None:
     """The batch bounds in range (UsageError): a batch of at least one record, positive waits."""
     if args.batch_size < 1:
-        raise UsageError(f"argument --batch-size: must be >= 1, got {args.batch_size}")
+        raise UsageError(tr("argument --batch-size: must be >= 1, got {value}", value=args.batch_size))
     for flag, value in (("--batch-within", args.batch_within), ("--batch-idle", args.batch_idle)):
         if not value > 0:
-            raise UsageError(f"argument {flag}: must be > 0, got {value:g}")
+            raise UsageError(tr("argument {flag}: must be > 0, got {value}", flag=flag, value=f"{value:g}"))
     if not args.batch_lag >= 0:
-        raise UsageError(f"argument --batch-lag: must be >= 0, got {args.batch_lag:g}")
+        raise UsageError(tr("argument --batch-lag: must be >= 0, got {value}", value=f"{args.batch_lag:g}"))
     if args.loglevel.lower() not in LOG_LEVELS:
-        raise UsageError(f"argument --loglevel: one of {', '.join(LOG_LEVELS)}, got {args.loglevel!r}")
+        raise UsageError(
+            tr(
+                "argument --loglevel: one of {levels}, got {value}",
+                levels=", ".join(LOG_LEVELS),
+                value=repr(args.loglevel),
+            )
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -135,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             )
         except CheckpointError as exc:  # a key file that is not a key: one line naming it, not Kafka's fault
             loop.run_until_complete(conn.close())
-            raise InputError(f"the signing keys: {exc}") from None
+            raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
         except Exception as exc:
             loop.run_until_complete(conn.close())
             raise kafka_failure(exc, kafka) from None
@@ -144,8 +152,13 @@ def run(args: argparse.Namespace) -> int:
         raise
     if topics.get(settings.topic) != settings.partitions:
         print(
-            f"prizecheck worker {name}: topic {settings.topic} has {topics.get(settings.topic)} partitions, "
-            f"PRIZECHECK_PARTITIONS says {settings.partitions}; the topic wins",
+            f"prizecheck worker {name}: "
+            + tr(
+                "topic {topic} has {n} partitions, PRIZECHECK_PARTITIONS says {setting}; the topic wins",
+                topic=settings.topic,
+                n=topics.get(settings.topic),
+                setting=settings.partitions,
+            ),
             file=sys.stderr,
         )
 
@@ -161,11 +174,15 @@ def run(args: argparse.Namespace) -> int:
 
     async def on_assigned(sender: Any, assigned: set[Any], **kwargs: Any) -> None:
         mine = sorted(tp.partition for tp in assigned if tp.topic == settings.topic)
-        print(f"prizecheck worker {name}: partitions {mine}", flush=True)
+        print(f"prizecheck worker {name}: " + tr("partitions {partitions}", partitions=mine), flush=True)
 
     async def on_shutdown(sender: Any, **kwargs: Any) -> None:
         stats = json_line(pipeline.stats())
-        print(f"prizecheck worker {name}: stopping; stats {stats}", file=sys.stderr, flush=True)
+        print(
+            f"prizecheck worker {name}: " + tr("stopping; stats {stats}", stats=stats),
+            file=sys.stderr,
+            flush=True,
+        )
         await checkpoints.close()
         await conn.close()
 
@@ -173,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     app.on_partitions_assigned.connect(on_assigned)  # type: ignore[arg-type]
     app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]
     where = f"kafka {redact(settings.kafka_url)}, redis {redact(conn.where)}"
-    print(f"prizecheck worker {name}: starting ({where})", flush=True)
+    print(f"prizecheck worker {name}: " + tr("starting ({where})", where=where), flush=True)
     worker = faust.Worker(app, loop=loop, loglevel=args.loglevel, quiet=True, redirect_stdouts=False)
     worker.spinner = None  # a terminal spinner in a service's log is noise
     try:

@@ -25,6 +25,7 @@ import msgspec
 
 from replay import i18n
 from replay.i18n import findings
+from replay.i18n.deckcheck import message as deck_check
 from replay.i18n.sentences import shown
 from replay.report import sentences, svg
 from replay.report.build import round_sort_key
@@ -388,7 +389,8 @@ def write_html(
         heads=_heads(report),
         filters=", ".join(f"{k} {v}" for k, v in filters if v is not None),
         sections=shown_sections(),
-        with_card_name=lambda text, card: with_card_name(text, card, card_name),
+        # a deck check's sentence in the page's language, its card's name too
+        deck_check=lambda text, card: with_card_name(deck_check(lang, text), card, card_name),
     )
     w = Writer(out)
     for piece in page:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import IO
 
 from replay import i18n
+from replay.i18n.deckcheck import message as deck_check
 from replay.i18n.sentences import shown
 from replay.report import sentences
 from replay.report.document import Event, Report, Section
@@ -111,7 +112,7 @@ def write_text(
         if s.deck_checks:
             w(tr("  deck checks, judges only ({n}):").format(n=len(s.deck_checks)))
             for dc in s.deck_checks[:limit]:
-                message = with_card_name(dc.message, dc.card, card_name)
+                message = with_card_name(deck_check(lang, dc.message), dc.card, card_name)
                 w(f"    {dc.match} #{dc.seq}: {dc.code}: {message}")
     rec = report.reconciliation
     if rec:

@@ -25,6 +25,7 @@ from typing import Any
 import msgpack
 
 from replay.engine import InputError
+from replay.i18n import deckcheck as sentences
 from replay.sources.cards import card_database
 from replay.sources.decks import DeckList, deck_for, name_key, parse_ptcgl
 from replay.sources.legality import resolve
@@ -196,16 +197,13 @@ class DeckChecker:
         copies = listed.copies.get(name, 0)
         seen = m.seen[(player, name)]
         if copies == 0:
-            code, why = "not_on_list", f"{player} put {name} into play; it is not on their deck list"
+            code, why = "not_on_list", sentences.NOT_ON_LIST.format(player=player, card=name)
         elif not _same_card(name, card.get("hp"), listed.cards.get(name, set())):
             code = "not_on_list"
-            why = (
-                f"{player} put {name} (HP {card.get('hp')}) into play; the {name} on their deck list is "
-                "another card (same name, other card text)"
-            )
+            why = sentences.OTHER_PRINTING.format(player=player, card=name, hp=card.get("hp"))
         elif seen > copies:
             code = "more_than_listed"
-            why = f"{player} has put {seen} copies of {name} into play; their deck list holds {copies}"
+            why = sentences.MORE_THAN_LISTED.format(player=player, seen=seen, card=name, listed=copies)
         else:
             return
         if (player, name, code) in m.flagged:

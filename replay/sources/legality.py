@@ -27,6 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from replay.i18n import deckcheck as said
 from replay.sources.cards import CardInfo, card_database, rule_from_name
 from replay.sources.decks import DeckCard, DeckList, name_key
 
@@ -196,7 +197,7 @@ def check_deck(deck: DeckList, play: str, on: date) -> list[DeckFinding]:
     out: list[DeckFinding] = []
     if deck.total != DECK_SIZE:
         out.append(
-            DeckFinding("deck_size", "rules.md §8.1", f"the deck holds {deck.total} cards, not {DECK_SIZE}")
+            DeckFinding("deck_size", "rules.md §8.1", said.DECK_SIZE.format(total=deck.total, size=DECK_SIZE))
         )
     copies: dict[str, int] = defaultdict(int)
     first_line: dict[str, int] = {}
@@ -206,17 +207,17 @@ def check_deck(deck: DeckList, play: str, on: date) -> list[DeckFinding]:
             first_line.setdefault(r.line.name, r.line.line)
     for name, n in copies.items():
         if n > MAX_COPIES:
-            why = f"{n} copies of {name}: at most {MAX_COPIES} of a name (basic Energy excepted)"
+            why = said.TOO_MANY_COPIES.format(n=n, card=name, most=MAX_COPIES)
             out.append(DeckFinding("too_many_copies", "rules.md §8.1", why, name, first_line[name]))
     aces = [r for r in resolved if _ace_spec(r, data)]
     if sum(r.line.count for r in aces) > 1:
         names = ", ".join(f"{r.line.count} {r.line.name}" for r in aces)
-        out.append(DeckFinding("ace_spec", "rules.md §8.1", f"{names}: at most 1 ACE SPEC card in a deck",
+        out.append(DeckFinding("ace_spec", "rules.md §8.1", said.ACE_SPEC.format(cards=names),
                                aces[0].line.name, aces[0].line.line))  # fmt: skip
     radiant = [r for r in resolved if rule_from_name(r.line.name) == "radiant"]
     if sum(r.line.count for r in radiant) > 1:
         names = ", ".join(f"{r.line.count} {r.line.name}" for r in radiant)
-        out.append(DeckFinding("radiant", "rules.md §8.1", f"{names}: at most 1 Radiant Pokémon in a deck",
+        out.append(DeckFinding("radiant", "rules.md §8.1", said.RADIANT.format(cards=names),
                                radiant[0].line.name, radiant[0].line.line))  # fmt: skip
     for r in resolved:
         out.extend(_card_legality(r, play, on, data))
@@ -246,7 +247,7 @@ def _card_legality(r: ResolvedCard, play: str, on: date, data: LegalityData) -> 
     card = r.line
     where = f"{card.count} {card.name}" + (f" {card.set} {card.number}" if card.set else "")
     if not r.cards:
-        why = f"{where}: not in the card catalogue, so its legality is not checked"
+        why = said.UNKNOWN_CARD.format(line=where)
         yield DeckFinding("unknown_card", "rules.md §8.2", why, card.name, card.line)
         return
     if is_basic_energy(r):
@@ -261,14 +262,15 @@ def _card_legality(r: ResolvedCard, play: str, on: date, data: LegalityData) -> 
     out_by = [pid for pid in prints if data.released(pid) and data.released(pid) <= iso]
     if not out_by:
         yield DeckFinding("not_released", "rules.md §8.2",
-                          f"{where}: not released by {iso}", card.name, card.line)  # fmt: skip
+                          said.NOT_RELEASED.format(line=where, date=iso), card.name, card.line)  # fmt: skip
         return
     for ban in BANS:
         if ban.format == play and ban.name == card.name and on >= ban.since:
             printed = f"{card.set} {card.number}"
             if not ban.printings or printed in ban.printings:
                 yield DeckFinding("banned", "rules.md §8.4",
-                                  f"{where}: banned in {play.title()} since {ban.since.isoformat()}",
+                                  said.BANNED.format(line=where, format=play.title(),
+                                                     date=ban.since.isoformat()),
                                   card.name, card.line)  # fmt: skip
     if play == "standard":
         oldest = standard_marks(on)
@@ -277,5 +279,5 @@ def _card_legality(r: ResolvedCard, play: str, on: date, data: LegalityData) -> 
         )
         if oldest is not None and not any(m >= oldest for m in marks):
             shown = ", ".join(marks) or "none"
-            why = f"{where}: regulation mark {shown}; Standard at {iso} allows {oldest} and later"
+            why = said.REGULATION_MARK.format(line=where, marks=shown, date=iso, oldest=oldest)
             yield DeckFinding("regulation_mark", "rules.md §8.2", why, card.name, card.line)

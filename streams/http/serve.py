@@ -26,6 +26,7 @@ from typing import Any
 
 from aiohttp import web
 
+from replay import i18n
 from replay.engine import InputError
 from streams.http.access import Access
 from streams.http.api import make_app
@@ -95,16 +96,30 @@ def access_policy(
     return book, token
 
 
-async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: bool = False) -> None:
-    """Run the service until SIGINT or SIGTERM."""
+async def serve(
+    settings: Settings, host: str, port: int, *, insecure_no_auth: bool = False, lang: str = "en"
+) -> None:
+    """Run the service until SIGINT or SIGTERM; its start-up and stop lines in ``lang`` (the command line's
+    language, replay.cli.common.language)."""
+
+    def tr(message: str) -> str:
+        return message if lang == "en" else i18n.gettext(lang, message)
+
     book, local_token = access_policy(settings, host, insecure_no_auth=insecure_no_auth)
     raise_file_limit()
     try:
         conn = await connect(settings, bounded=True)
     except ValueError as exc:  # REDIS_URL is not a Redis URL: waiting will not mend it
-        raise InputError(f"not a Redis URL ({exc}): {settings.redis_url!r}", field="REDIS_URL") from None
+        raise InputError(
+            tr("not a Redis URL ({reason}): {url}").format(reason=exc, url=repr(settings.redis_url)),
+            field="REDIS_URL",
+        ) from None
     except Exception as exc:  # the embedded store could not start in the data directory
-        raise InputError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
+        raise InputError(
+            tr("cannot start the embedded store in {path}: {reason}").format(
+                path=settings.data_dir, reason=describe(exc)
+            )
+        ) from None
     store = RedisStore(conn.client)
     # signed checkpoints in an append-only file beside the data, outside Redis (docs/reliability.md)
     try:
@@ -113,7 +128,7 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         )
     except CheckpointError as exc:  # a key file that is not a key: one line naming it
         await conn.close()
-        raise InputError(f"the signing keys: {exc}") from None
+        raise InputError(tr("the signing keys: {reason}").format(reason=exc)) from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
     access = Access(store, book)
@@ -144,7 +159,7 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         try:
             await site.start()
         except OSError as exc:
-            raise InputError(cannot_listen(host, port, exc)) from None
+            raise InputError(cannot_listen(host, port, exc, lang)) from None
         started = True
         bound = port
         sockets = getattr(site._server, "sockets", None)
@@ -152,8 +167,11 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
             bound = sockets[0].getsockname()[1]
         if book is None:
             print(
-                "prizecheck serve: WARNING: --insecure-no-auth: no authentication, anyone who reaches "
-                f"{host}:{bound} may write events and read hidden cards",
+                "prizecheck serve: "
+                + tr(
+                    "WARNING: --insecure-no-auth: no authentication, anyone who reaches {where} may write "
+                    "events and read hidden cards"
+                ).format(where=f"{host}:{bound}"),
                 file=sys.stderr,
                 flush=True,
             )
@@ -171,22 +189,30 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
                 ),
             )
             print(
-                f"prizecheck serve: no tokens configured; a local admin token for this run (printed once, "
-                f"stored nowhere): {local_token}",
+                "prizecheck serve: "
+                + tr(
+                    "no tokens configured; a local admin token for this run (printed once, stored nowhere): "
+                    "{token}"
+                ).format(token=local_token),
                 file=sys.stderr,
                 flush=True,
             )
         elif book is not None:
             # tokens are configured: no local admin token is made, and the way to one is said instead
             print(
-                f"prizecheck serve: access by the {len(book)} configured token(s) ({settings.tokens_path}, "
-                "PRIZECHECK_TOKENS); no local admin token is printed. For the console "
-                "or the judge's pages, make one (shown once): prizecheck token create --role recorder "
-                "(or judge, admin) --name NAME",
+                "prizecheck serve: "
+                + tr(
+                    "access by the {n} configured token(s) ({path}, PRIZECHECK_TOKENS); no local admin token "
+                    "is printed. For the console or the judge's pages, make one (shown once): prizecheck "
+                    "token create --role recorder (or judge, admin) --name NAME"
+                ).format(n=len(book), path=settings.tokens_path),
                 file=sys.stderr,
                 flush=True,
             )
-        print(f"prizecheck serve: listening on http://{host}:{bound} (store: {conn.where})", flush=True)
+        listening = tr("listening on {url} (store: {store})").format(
+            url=f"http://{host}:{bound}", store=conn.where
+        )
+        print(f"prizecheck serve: {listening}", flush=True)
         await stop.wait()
     finally:
         watcher.cancel()
@@ -196,22 +222,27 @@ async def serve(settings: Settings, host: str, port: int, *, insecure_no_auth: b
         await checkpoints.close()
         await conn.close()
         if started:
-            print("prizecheck serve: stopped", file=sys.stderr, flush=True)
+            print("prizecheck serve: " + tr("stopped"), file=sys.stderr, flush=True)
 
 
-def cannot_listen(host: str, port: int, exc: OSError) -> str:
-    """Why the service cannot listen on ``host:port``, in one line, with what to do about it."""
-    where = f"cannot listen on {host}:{port}"
+def cannot_listen(host: str, port: int, exc: OSError, lang: str = "en") -> str:
+    """Why the service cannot listen on ``host:port``, in one line in ``lang``, with what to do about it."""
+
+    def tr(message: str) -> str:
+        return message if lang == "en" else i18n.gettext(lang, message)
+
+    where = tr("cannot listen on {where}").format(where=f"{host}:{port}")
     if exc.errno == errno.EADDRINUSE:
-        return (
-            f"{where}: the port is in use (another prizecheck serve?); "
-            "choose another with --port or PRIZECHECK_PORT"
+        why = tr(
+            "the port is in use (another prizecheck serve?); choose another with --port or PRIZECHECK_PORT"
         )
-    if exc.errno == errno.EACCES:
-        return f"{where}: permission denied (ports below 1024 need privileges); choose another with --port"
-    if exc.errno == errno.EADDRNOTAVAIL:
-        return f"{where}: this machine has no such address; choose another with --host or PRIZECHECK_HOST"
-    return f"{where}: {exc.strerror or exc}"
+    elif exc.errno == errno.EACCES:
+        why = tr("permission denied (ports below 1024 need privileges); choose another with --port")
+    elif exc.errno == errno.EADDRNOTAVAIL:
+        why = tr("this machine has no such address; choose another with --host or PRIZECHECK_HOST")
+    else:
+        why = str(exc.strerror or exc)
+    return f"{where}: {why}"
 
 
 async def _audit_quietly(store: AuditLog, entry: AuditEntry) -> None:

@@ -86,8 +86,12 @@ def test_registered_lists_are_read_from_a_saved_answer(tmp_path: Path) -> None:
         in text.read_text()
     )
     assert encode(deck)  # what the store keeps reads back the same way
-    # --lang: the card's name in the reader's language, in the text and the HTML (issue 34 item 4)
-    for fmt, lang, name in (("text", "ja", "ヒトカゲ"), ("html", "ko", "파이리")):
+    # --lang: the sentence and the card's name in the reader's language, in the text and the HTML (issue 34
+    # items 4-5)
+    for fmt, lang, sentence in (
+        ("text", "ja", "ash は ヒトカゲ を場に出した; デッキリストにないカード"),
+        ("html", "ko", "ash이(가) 파이리을(를) 냈음; 덱 리스트에 없는 카드"),
+    ):
         out = tmp_path / f"report.{lang}"
         args = [
             "report",
@@ -102,7 +106,7 @@ def test_registered_lists_are_read_from_a_saved_answer(tmp_path: Path) -> None:
             str(out),
         ]
         assert main(args) == 0
-        assert f"ash put {name} into play" in out.read_text(), (fmt, lang)
+        assert sentence in out.read_text(), (fmt, lang)
 
 
 async def test_the_stores_lists_check_the_stored_games(redis_store: RedisStore, redis_url: str) -> None:

@@ -1,0 +1,43 @@
+"""The command line's words for a person: in the environment's language (README, "Languages"), chosen
+once here (:func:`language`) for every command, the parser's errors included; the messages themselves are
+in the catalogues (replay/i18n). This module imports nothing at start-up: every command imports it."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from replay.engine.errors import InputError
+
+
+def language() -> str:
+    """The language of a command's messages for a person (the findings' sentences): the environment's
+    ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` (``ja_JP.UTF-8``: Japanese), else English (README, "Languages";
+    replay.i18n.from_environment). JSON output is never translated: a record's bytes are the same
+    everywhere."""
+    from replay.i18n import from_environment
+
+    return from_environment(os.environ)
+
+
+def tr(message: str, /, **fields: object) -> str:
+    """``message`` (marked for the catalogues: tools/i18n.py extracts ``tr("...")``) in the command line's
+    language (:func:`language`), its ``{fields}`` filled. English is the message as written: the
+    catalogues are not read for it (a command's English start-up stays as fast as before)."""
+    lang = language()
+    if lang != "en":
+        from replay.i18n import gettext
+
+        message = gettext(lang, message)
+    return message.format(**fields) if fields else message
+
+
+def error_line(exc: InputError) -> str:
+    """``exc`` as the command line shows it: in its language (replay.i18n.errors.line)."""
+    lang = language()
+    if lang == "en":
+        return str(exc)
+    from replay.i18n.errors import line
+
+    return line(lang, exc)
