@@ -35,7 +35,6 @@
   };
   let outbox = []; // {match, seq, event, state: "draft" | "queued"}, seq order
   let online = true;
-  let flushing = false;
   let retry = null;
   let form = null; // the action being entered
   let cardInfo = {};
@@ -154,6 +153,7 @@
     showError("");
     if (hold) await preview(entries);
     else await flush();
+    return entries;
   };
 
   // The view with the draft folded on the archive; a draft the service refuses (a field the contract does
@@ -203,11 +203,36 @@
   // Send what waits, in seq order. Every answer is one of: recorded (each event's outcome), a refusal a
   // retry cannot fix (the events leave the outbox, said at once), or a wait a retry can end (offline, the
   // token asked again, another console's lease), said at once too.
-  const flush = async () => {
-    if (flushing) return;
+  // One sending at a time, and whoever asks for one while it is under way (the action just recorded, the
+  // 3-second timer, a refresh's answer) is answered when it is over: it sends, in the same run, what was
+  // queued meanwhile. So the action that asks has the service's answer to its own events when its flush()
+  // returns (the turn's end reads it: the checkup it accepts next), even when the timer came first.
+  let flushing = null; // the run under way: its promise
+  const flush = () => {
+    if (!flushing) {
+      flushing = (async () => {
+        try {
+          for (;;) {
+            const sent = await sendQueued();
+            // what was queued while the request was under way goes now, in the same run (an event the
+            // service holds back, buffered behind a gap, is not sent again at once: only new ones)
+            if (!sent || !queued().some((e) => !sent.includes(e))) break;
+          }
+        } finally {
+          flushing = null; // in the same turn as the last look at the outbox: nothing queued is missed
+        }
+      })();
+    }
+    return flushing;
+  };
+  // One request with every queued event: the events sent when the service answered them, else null.
+  const sendQueued = async () => {
     const list = queued();
-    if (!list.length) return render();
-    flushing = true;
+    if (!list.length) {
+      render();
+      return null;
+    }
+    let answered = false;
     try {
       const ask = ++asked;
       const r = await call("POST", "/events", { console: consoleId, events: list.map((e) => e.event) });
@@ -223,6 +248,7 @@
           showError(_("Not recorded: the {what}: {why}; correct it and record it again.", { what: what(rejected), why: rejected.map((e) => outcome(e).reason).join("; ").replace(/[.\s]+$/, "") }));
         }
         adopt(ask, a);
+        answered = true;
       } else if (r.status === 401) {
         showError(_("Not recorded yet: the {what}: the service asks for the token again; give it below and they are sent.", { what: what(list) }));
         askToken();
@@ -240,11 +266,10 @@
       setOnline(false);
       clearTimeout(retry);
       retry = setTimeout(flush, 1000);
-    } finally {
-      flushing = false;
     }
     if (drafts().length) await preview();
     else render();
+    return answered ? list : null;
   };
 
   // Drafts left behind refused events follow the archive again (a draft is the console's own: its seq is
@@ -660,11 +685,13 @@
   // draw follow in the same step: one action (one undo) for the operator.
   const endTurn = async (a) => {
     const at = new Date().toISOString();
-    const before = view;
     body.dataset.busy = "true"; // for tests: the step is not over after its first answer
     try {
-      await record(a.build({ player: view.board.turn_player }), a.label, at);
-      const next = view !== before && view.prompts && view.prompts[0];
+      const ended = await record(a.build({ player: view.board.turn_player }), a.label, at);
+      // the prompt of an answer that holds the turn_ended (its seq is behind the answer's next one): an
+      // answer from before it (not sent yet, refused, offline) offers nothing to accept
+      const seq = ended && ended.length ? ended[ended.length - 1].seq : Infinity;
+      const next = view && view.next_seq > seq && view.prompts && view.prompts[0];
       if (next && next.id === "checkup" && next.then && !(next.detail || []).length && $("error").hidden) {
         await record(next.events, next.text, at);
       }

@@ -5,7 +5,9 @@ real Redis, at a laptop's 1,440 px and a phone's 390 px:
 - a publish fenced by another writer is said at once, in one sentence naming what was not recorded and
   what to do; it leaves nothing in the outbox, and the next action is recorded (no stale fence);
 - an action the service refuses for good (a penalty after the end: only a judge may add one) is said at
-  once, leaves the outbox and is never retried; void and amend are not offered after the end.
+  once, leaves the outbox and is never retried; void and amend are not offered after the end;
+- an action recorded while a publish is still under way goes right after it, and its caller has the
+  answer to its own events: the turn's end pressed then still accepts the checkup and starts the next turn.
 
 Each path asserts the stored record afterwards (the match's archive and record as a judge reads them).
 And corrections made in the console read right and name who made them (issue 33 item 8).
@@ -13,13 +15,16 @@ And corrections made in the console read right and name who made them (issue 33 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
 import json
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Route
 
 from tests.streams.http.console_harness import Console, ConsoleService, console_service, path_of, start_match
 
@@ -62,6 +67,35 @@ async def live_setup(
     await c.page.keyboard.press("w")  # live
     await c.act("s", player="ash", **(ash or {"card": "Pikachu", "hp": 60}))
     await c.act("s", player="misty", **(misty or {"card": "Staryu", "hp": 70}))
+
+
+async def outbox_size(c: Console) -> int:
+    """How many events wait in the console's outbox (IndexedDB: this browser context's, one match)."""
+    n: int = await c.page.evaluate(
+        """() => new Promise((done) => {
+             const open = indexedDB.open("prizecheck-console");
+             open.onsuccess = () => {
+               const count = open.result.transaction("outbox").objectStore("outbox").count();
+               count.onsuccess = () => done(count.result);
+             };
+           })"""
+    )
+    return n
+
+
+async def until(
+    c: Console, probe: Callable[[], Any], what: str, want: object = True, timeout: float = 10.0
+) -> None:
+    """Poll ``probe`` (a value, or an awaitable of it) until it gives ``want``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = probe()
+        if inspect.isawaitable(got):
+            got = await got
+        if got == want:
+            return
+        assert time.monotonic() < deadline, f"not so after {timeout} s: {what} ({got!r})"
+        await c.page.wait_for_timeout(20)
 
 
 async def counts(c: Console) -> tuple[str, str]:
@@ -450,3 +484,45 @@ async def test_a_jp_prize_penalty_is_recorded_with_the_count_the_operator_types(
         )
         record = await stored(c, "record")
         assert record["prizes"]["ash"]["needed"] == 3
+
+
+async def test_a_turn_ended_while_the_last_action_is_still_being_sent_starts_the_next_turn(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # The turn's end (n) accepts the checkup when the answer to the turn_ended says it has nothing to
+    # place. An operator faster than the network presses n while the action before is still being sent:
+    # the turn_ended then waits behind that publish, and n must still read the answer to its own event (it
+    # read the board from before the turn's end, and the next turn never started; test_console_keys met
+    # the same when the 3-second timer sent what waited a moment before n's own send did).
+    async with opened(service, browser, "outbox/slow", (1440, 900)) as c:
+        page = c.page
+        await live_setup(c)
+        await c.accept("turn_started")
+        held: list[Route] = []
+        release = asyncio.Event()
+
+        async def slow(route: Route) -> None:
+            if route.request.method == "POST" and not held:  # the first publish: a slow network
+                held.append(route)
+                await release.wait()
+            await route.continue_()
+
+        await page.route(lambda url: url.split("?")[0].endswith("/events"), slow)
+        await press_action(c, "q", text="ash thinks")
+        await until(c, lambda: bool(held), "the note's publish is sent")
+        await page.keyboard.press("n")  # while the note is still on its way
+        await until(c, lambda: outbox_size(c), "the turn_ended waits behind the note", 2)
+        release.set()
+        await until(c, lambda: outbox_size(c), "nothing waits in the browser", 0)
+        await c.settled()  # the turn's end is over
+        events = await stored(c, "events")
+        assert [e["type"] for e in events[-6:]] == [
+            "note",
+            "turn_ended",
+            "checkup_started",
+            "checkup_ended",
+            "turn_started",
+            "drew",
+        ], [e["type"] for e in events[-6:]]
+        assert events[-2]["player"] == "misty"
+        assert (await c.state())["board"]["turn_player"] == "misty"
