@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.engine.errors import InputError
+from replay.i18n import N_
 
 log = logging.getLogger("prizecheck.tokens")
 
@@ -249,6 +250,20 @@ def new_token(
         tables=tables,
     )
     return token, entry
+
+
+#: The sentences of a refused credential (its ``reason``): the service's pages and errors read them back
+#: to answer in the reader's language (streams.http.routes.Problem.reading).
+REFUSALS: tuple[str, ...] = (
+    N_("malformed token"),
+    N_("unknown token"),
+    N_("token {id} is expired"),
+    N_("token {id} is revoked"),
+    N_("malformed session"),
+    N_("unknown session"),
+    N_("session expired: log in again"),
+    N_("Authorization must be 'Bearer <token>'"),
+)
 
 
 class Refused(Exception):

@@ -389,6 +389,8 @@ def write_html(
         filters=", ".join(f"{k} {v}" for k, v in filters if v is not None),
         sections=shown_sections(),
         with_card_name=lambda text, card: with_card_name(text, card, card_name),
+        # a finding's sentence, its cards named as card_name shows them (the reader's language)
+        finding_message=lambda code, text: findings.message(lang, code, text, card_name),
     )
     w = Writer(out)
     for piece in page:

@@ -171,8 +171,10 @@ def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
 class Refusal(Problem):
     """A batch refused whole (403): ``code`` says why, ``match`` which match."""
 
-    def __init__(self, code: str, match: str, message: str) -> None:
-        super().__init__(403, code, f"{message}; nothing was written")
+    def __init__(self, code: str, match: str, template: str, /, **fields: object) -> None:
+        """``template``: a sentence of the catalogues (ending "; nothing was written"), with ``fields``."""
+        super().__init__(403, code, template.format(**fields))
+        self.template, self.fields = template, dict(fields)
         self.match = match
 
 
@@ -190,7 +192,12 @@ async def authorize(principal: Principal, store: Ownership, items: Sequence[Any]
         lost = await _claim(principal, store, new)
         if not lost:
             return new
-    raise Refusal("not_owner", lost[0], f"match {lost[0]} was just created by another producer")
+    raise Refusal(
+        "not_owner",
+        lost[0],
+        "match {match} was just created by another producer; nothing was written",
+        match=lost[0],
+    )
 
 
 async def permitted(principal: Principal, store: Ownership, items: Sequence[Any]) -> None:
@@ -278,15 +285,21 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                 raise Refusal(
                     "out_of_scope",
                     match,
-                    f"match {match}: its match_started names {_scope_words(*said)}, "
-                    f"outside this token's scope ({principal.scope_text()})",
+                    "match {match}: its match_started names {where}, outside this token's scope ({scope}); "
+                    "nothing was written",
+                    match=match,
+                    where=_scope_words(*said),
+                    scope=principal.scope_text(),
                 )
         if principal.scoped and not principal.covers(league, event, table):
             where = _scope_words(league, event, table)
             raise Refusal(
                 "out_of_scope",
                 match,
-                f"match {match} ({where}) is outside this token's scope ({principal.scope_text()})",
+                "match {match} ({where}) is outside this token's scope ({scope}); nothing was written",
+                match=match,
+                where=where,
+                scope=principal.scope_text(),
             )
         if family is not None:
             _check_playoff(principal, match, t, here, family, touched, stored)
@@ -295,15 +308,18 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                 raise Refusal(
                     "not_owner",
                     match,
-                    f"match {match} belongs to the producer {here.owner.shown()}: only a judge may write "
-                    "into another producer's match",
+                    "match {match} belongs to the producer {owner}: only a judge may write into another "
+                    "producer's match; nothing was written",
+                    match=match,
+                    owner=here.owner.shown(),
                 )
         elif here.exists and family is None and not judge:
             raise Refusal(
                 "not_owner",
                 match,
-                f"match {match} was not created through this service (no producer owns it): only a judge "
-                "may write into it",
+                "match {match} was not created through this service (no producer owns it): only a judge "
+                "may write into it; nothing was written",
+                match=match,
             )
         elif not here.exists or family is not None:  # a new match, or a playoff game not yet claimed
             if family is None and principal.scoped:
@@ -314,7 +330,10 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
             raise Refusal(
                 "judge_only",
                 match,
-                f"match {match} has ended ({here.status}): only a judge may add a {kinds} now",
+                "match {match} has ended ({status}): only a judge may add a {kinds} now; nothing was written",
+                match=match,
+                status=here.status,
+                kinds=kinds,
             )
     return new
 
@@ -328,8 +347,11 @@ def _check_namespace(principal: Principal, match: str, league: str | None, event
         raise Refusal(
             "out_of_scope",
             match,
-            f"match {match}: a token scoped to {principal.scope_text()} creates only matches whose id starts "
-            f"with its league or event, the one its match_started names ({spaces})",
+            "match {match}: a token scoped to {scope} creates only matches whose id starts with its league "
+            "or event, the one its match_started names ({spaces}); nothing was written",
+            match=match,
+            scope=principal.scope_text(),
+            spaces=spaces,
         )
 
 
@@ -362,8 +384,10 @@ def _check_playoff(
             raise Refusal(
                 "playoff_parent",
                 match,
-                f"match {match} is a playoff game of {root}, which is not known: send the playoff after "
-                "its parent",
+                "match {match} is a playoff game of {root}, which is not known: send the playoff after its "
+                "parent; nothing was written",
+                match=match,
+                root=root,
             )
         return
     if top.owner is not None:
@@ -371,21 +395,29 @@ def _check_playoff(
             raise Refusal(
                 "playoff_parent",
                 match,
-                f"match {match} is a playoff game of {root}, which belongs to the producer "
-                f"{top.owner.shown()}: only that producer or a judge may play its playoff",
+                "match {match} is a playoff game of {root}, which belongs to the producer {owner}: only "
+                "that producer or a judge may play its playoff; nothing was written",
+                match=match,
+                root=root,
+                owner=top.owner.shown(),
             )
     elif top.exists and not judge:
         raise Refusal(
             "playoff_parent",
             match,
-            f"match {match} is a playoff game of {root}, which no producer owns: only a judge may play "
-            "its playoff",
+            "match {match} is a playoff game of {root}, which no producer owns: only a judge may play its "
+            "playoff; nothing was written",
+            match=match,
+            root=root,
         )
     if not judge and top.status == "finished" and t.starts and here.owner is None:
         raise Refusal(
             "judge_only",
             match,
-            f"match {match}: its parent {root} is finished: only a judge may add a playoff game to it",
+            "match {match}: its parent {root} is finished: only a judge may add a playoff game to it; "
+            "nothing was written",
+            match=match,
+            root=root,
         )
 
 
@@ -413,8 +445,12 @@ def _scope_of(
                     raise Refusal(
                         "out_of_scope",
                         match,
-                        f"match {match} is a playoff game of {root} ({_scope_words(*scope)}): its "
-                        f"match_started names another {key}",
+                        "match {match} is a playoff game of {root} ({where}): its match_started names "
+                        "another {key}; nothing was written",
+                        match=match,
+                        root=root,
+                        where=_scope_words(*scope),
+                        key=key,
                     )
         return scope
     if here.exists:
@@ -431,7 +467,9 @@ def _batch_scope(match: str, t: _Touched) -> Scope:
         raise Refusal(
             "out_of_scope",
             match,
-            f"match {match}: its match_started events name different leagues, events or tables",
+            "match {match}: its match_started events name different leagues, events or tables; nothing was "
+            "written",
+            match=match,
         )
     if t.opening is None:
         return None, None, None  # nothing opens it as a match of a league or event: outside every scope
