@@ -49,6 +49,7 @@ KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "said": (3,),
     "quoting": (3,),
     "Refusal": (3,),
+    "Phrase": None,
     "gettext": (2,),
     "ngettext": (2, 3),
 }
@@ -133,7 +134,7 @@ def _filled(string: object) -> bool:
 #: How the service's errors are made (streams.http.routes.Problem): each with its sentence (the argument
 #: number, from 1) a literal of the catalogues. ``reading`` reads another part's words back by templates
 #: marked ``N_`` where they are written.
-PROBLEM_MAKERS: dict[str, int | None] = {"said": 3, "quoting": 3, "Refusal": 3, "reading": None}
+PROBLEM_MAKERS: dict[str, int | None] = {"said": 3, "quoting": 3, "Refusal": 3, "Phrase": 1, "reading": None}
 #: The only module that makes a :class:`Problem` from a sentence already in words (its ``spoken`` form).
 PROBLEM_HOME = "streams/http/routes.py"
 

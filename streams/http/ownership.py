@@ -39,6 +39,7 @@ from aiohttp import web
 
 from replay.contract.admit import admit
 from replay.engine.errors import EventError, RecordError
+from replay.i18n import Joined, Phrase
 from replay.records import from_msgpack
 from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem
@@ -450,7 +451,7 @@ def _scope_of(
                         match=match,
                         root=root,
                         where=_scope_words(*scope),
-                        key=key,
+                        key=Phrase("league") if key == "league" else Phrase("event"),
                     )
         return scope
     if here.exists:
@@ -477,14 +478,15 @@ def _batch_scope(match: str, t: _Touched) -> Scope:
 
 
 def _scope_words(league: str | None, event: str | None, table: str | None = None) -> str:
-    parts = []
+    """A match's scope in words (English; phrases a refusal says again in the reader's language)."""
+    parts: list[object] = []
     if league is not None:
-        parts.append(f"league {league[:60]!r}")
+        parts.append(Phrase("league {name}", name=repr(league[:60])))
     if event is not None:
-        parts.append(f"event {event[:60]!r}")
+        parts.append(Phrase("event {name}", name=repr(event[:60])))
     if table is not None:
-        parts.append(f"table {table[:20]!r}")
-    return " and ".join(parts) or "no league or event"
+        parts.append(Phrase("table {name}", name=repr(table[:20])))
+    return Joined(Phrase(" and "), parts) if parts else Phrase("no league or event")
 
 
 async def authorize_request(request: web.Request, events: Sequence[Any], what: str = "write") -> list[str]:
