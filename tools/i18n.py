@@ -3,6 +3,7 @@ each language's translation of it (docs/web.md, "Languages").
 
     python -m tools.i18n update   # add new messages (en: as written; ja, ko: empty), drop gone ones
     python -m tools.i18n check    # what tests/test_i18n_catalogue.py checks: exit 1 and say what is wrong
+                                  # (an error of the service made from words outside the catalogues too)
 
 Where the messages are: the page templates and the report's (``{% trans %}``, ``_()``), the pages'
 scripts (``_()`` in ``streams/http/static/*.js``, shown through ``static/i18n.js``) and the Python that
