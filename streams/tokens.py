@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from replay.engine import InputError
+from replay.i18n import N_, Joined, Phrase
 
 log = logging.getLogger("prizecheck.tokens")
 
@@ -122,14 +123,16 @@ class Principal:
         return not self.scoped or namespace(match) in (*self.leagues, *self.events)
 
     def scope_text(self) -> str:
-        parts = []
+        """The scope in words (English; a :class:`~replay.i18n.Phrase` an error says again in the
+        reader's language)."""
+        parts: list[object] = []
         if self.leagues:
-            parts.append("leagues " + ", ".join(self.leagues))
+            parts.append(Phrase("leagues {names}", names=", ".join(self.leagues)))
         if self.events:
-            parts.append("events " + ", ".join(self.events))
+            parts.append(Phrase("events {names}", names=", ".join(self.events)))
         if self.tables:
-            parts.append("tables " + ", ".join(self.tables))
-        return "; ".join(parts) or "everything"
+            parts.append(Phrase("tables {names}", names=", ".join(self.tables)))
+        return Joined("; ", parts) if parts else Phrase("everything")
 
 
 PUBLIC = Principal(id="public", name="public", roles=frozenset({"public"}))
@@ -249,6 +252,20 @@ def new_token(
         tables=tables,
     )
     return token, entry
+
+
+#: The sentences of a refused credential (its ``reason``): the service's pages and errors read them back
+#: to answer in the reader's language (streams.http.routes.Problem.reading).
+REFUSALS: tuple[str, ...] = (
+    N_("malformed token"),
+    N_("unknown token"),
+    N_("token {id} is expired"),
+    N_("token {id} is revoked"),
+    N_("malformed session"),
+    N_("unknown session"),
+    N_("session expired: log in again"),
+    N_("Authorization must be 'Bearer <token>'"),
+)
 
 
 class Refused(Exception):

@@ -152,3 +152,23 @@ def test_a_findings_detail_in_the_engines_own_words_is_shown_in_the_language(lan
     with_detail = {"code": "second_supporter", "message": "x", "detail": "Hop; " + F.ENFORCED}
     assert findings.shown(with_detail, lang)["detail_text"] == findings.detail(lang, "Hop; " + F.ENFORCED)
     assert "detail_text" not in findings.shown({"code": "x", "message": "y"}, lang)  # a public view
+
+
+def test_the_league_reports_finding_names_its_card_in_the_reports_language() -> None:
+    """A knockout finding naming Pikachu ex, in the HTML report in Japanese and Korean: the card by the
+    catalogue's name in that language (issue 34 item 4); the report's JSON keeps the engine's English."""
+    from replay import replay_records
+    from replay.records import from_mapping
+    from replay.report import ReportBuilder, render
+    from replay.sources.cards import card_name
+    from tests.streams.http.test_i18n_errors import unclaimed_knockout
+
+    record = replay_records(unclaimed_knockout("p1"))["p1"]
+    (message,) = [f["message"] for f in record["findings"] if f["code"] == "ko_not_claimed"]
+    assert message.startswith("Pikachu ex (a1) ")
+    report = ReportBuilder().add_all([from_mapping(record)]).finish()
+    for lang in ("ja", "ko"):
+        name = card_name("Pikachu ex", lang)
+        page = render(report, "html", lang=lang, card_name=lambda c, lang=lang: card_name(c, lang)).decode()
+        assert f"<td>{name} (a1)" in page and "Pikachu ex (a1)" not in page, lang
+    assert message in render(report, "json").decode()

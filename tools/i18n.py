@@ -3,6 +3,7 @@ each language's translation of it (docs/web.md, "Languages").
 
     python -m tools.i18n update   # add new messages (en: as written; ja, ko: empty), drop gone ones
     python -m tools.i18n check    # what tests/test_i18n_catalogue.py checks: exit 1 and say what is wrong
+                                  # (an error of the service made from words outside the catalogues too)
 
 Where the messages are: the page templates and the report's (``{% trans %}``, ``_()``), the pages'
 scripts (``_()`` in ``streams/http/static/*.js``, shown through ``static/i18n.js``) and the Python that
@@ -47,6 +48,9 @@ KEYWORDS: dict[str, tuple[int, ...] | None] = {
     "N_": None,
     "tr": None,
     "said": (3,),
+    "quoting": (3,),
+    "Refusal": (3,),
+    "Phrase": None,
     "gettext": (2,),
     "ngettext": (2, 3),
 }
@@ -128,9 +132,61 @@ def _filled(string: object) -> bool:
     return isinstance(string, str) and bool(string.strip())
 
 
+#: How the service's errors are made (streams.http.routes.Problem): each with its sentence (the argument
+#: number, from 1) a literal of the catalogues. ``reading`` reads another part's words back by templates
+#: marked ``N_`` where they are written.
+PROBLEM_MAKERS: dict[str, int | None] = {"said": 3, "quoting": 3, "Refusal": 3, "Phrase": 1, "reading": None}
+#: The only module that makes a :class:`Problem` from a sentence already in words (its ``spoken`` form).
+PROBLEM_HOME = "streams/http/routes.py"
+
+
+def unspoken(root: Path = ROOT) -> Iterator[str]:
+    """Errors of the service whose sentence is not in the catalogues: a ``Problem(...)`` made from a
+    message in words (anywhere but :data:`PROBLEM_HOME`), or a ``Problem.said``/``quoting``/``Refusal``
+    whose sentence is not a literal (an f-string, a variable: Babel cannot extract it, and the reader
+    would get English), each named with its file and line."""
+    import ast
+
+    for path in sorted((root / "streams").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = (
+                node.func.id
+                if isinstance(node.func, ast.Name)
+                else node.func.attr
+                if isinstance(node.func, ast.Attribute)
+                else ""
+            )
+            if name == "Problem" and isinstance(node.func, ast.Name) and rel != PROBLEM_HOME:
+                yield f"{rel}:{node.lineno}: Problem(...) with a sentence in words: use Problem.said"
+            elif name in PROBLEM_MAKERS and PROBLEM_MAKERS[name] is not None:
+                if name in ("said", "quoting") and not _is_problem(node.func):
+                    continue
+                at = PROBLEM_MAKERS[name] or 0
+                arg = node.args[at - 1] if len(node.args) >= at else None
+                literal = isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                if not literal and not (rel == PROBLEM_HOME and isinstance(arg, ast.Name)):
+                    yield f"{rel}:{node.lineno}: {name}(...)'s sentence is not a literal of the catalogues"
+
+
+def _is_problem(func: object) -> bool:
+    import ast
+
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("Problem", "cls", "Refusal")
+    )
+
+
 def problems() -> Iterator[str]:
     """What is wrong with the catalogues: a message shown but in no catalogue, an entry no longer
-    shown, an entry missing or empty in a language (each named with its file)."""
+    shown, an entry missing or empty in a language (each named with its file); an error of the service
+    made from words outside them (:func:`unspoken`)."""
+    yield from unspoken()
     found = {m.id if isinstance(m.id, str) else m.id[0]: m for m in extract() if m.id}
     for lang in LANGUAGES:
         path = catalogue_path(lang).relative_to(ROOT)

@@ -8,7 +8,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from replay.engine.errors import InputError
+    from replay.engine import InputError
 
 
 def language() -> str:

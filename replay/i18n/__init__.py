@@ -82,6 +82,48 @@ def ngettext(lang: str, singular: str, plural: str, n: int) -> str:
     return translations(lang).ngettext(singular, plural, n)
 
 
+class Phrase(str):
+    """A piece of a sentence, written in English from ``template`` (a message of the catalogues) with
+    ``fields``, that can be said again in another language (:func:`spoken`): the English text is the
+    string itself (a log line or an English answer reads it as before). A field may itself be a
+    :class:`Phrase` or :class:`Joined`."""
+
+    template: str
+    fields: dict[str, object]
+
+    def __new__(cls, template: str, /, **fields: object) -> Phrase:
+        made = super().__new__(cls, template.format(**fields))
+        made.template, made.fields = template, dict(fields)
+        return made
+
+    def spoken(self, lang: str) -> str:
+        said = {k: spoken(v, lang) for k, v in self.fields.items()}
+        return gettext(lang, self.template).format(**said)
+
+
+class Joined(str):
+    """Pieces joined by ``sep`` (a :class:`Phrase` when it is words, such as " and "), each said again in
+    another language by :func:`spoken`."""
+
+    sep: object
+    parts: tuple[object, ...]
+
+    def __new__(cls, sep: object, parts: tuple[object, ...] | list[object]) -> Joined:
+        made = super().__new__(cls, str(sep).join(str(p) for p in parts))
+        made.sep, made.parts = sep, tuple(parts)
+        return made
+
+    def spoken(self, lang: str) -> str:
+        return str(spoken(self.sep, lang)).join(str(spoken(p, lang)) for p in self.parts)
+
+
+def spoken(value: object, lang: str) -> object:
+    """``value`` said in ``lang`` when it is a :class:`Phrase` or :class:`Joined`; else as it is."""
+    if lang != DEFAULT and isinstance(value, Phrase | Joined):
+        return value.spoken(lang)
+    return value
+
+
 def template_environment(loader: jinja2.BaseLoader, lang: str) -> jinja2.Environment:
     """A Jinja2 environment of templates in ``lang``, set up as every template of Prizecheck is (the
     service's pages, the report's page): autoescaped, strict about undefined names (a typo is an error),

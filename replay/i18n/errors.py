@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from replay import i18n
-from replay.engine.errors import InputError
+from replay.engine import InputError
 from replay.i18n import N_
 from replay.i18n.sentences import translate
 

@@ -11,32 +11,50 @@ a guess.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from replay import i18n
 from replay.engine import DETAIL_AFTER, DETAIL_SENTENCES, NOTE_SENTENCES, PIECES, SENTENCES
 from replay.i18n.sentences import read, translate
 
+#: A card's name in the reader's language: ``(name as the sentence has it) -> name shown``; the caller
+#: gives it (the card catalogue is above this package: replay.sources.cards), None keeps names as written.
+CardName = Callable[[str], str]
 
-def message(lang: str, code: str, text: str) -> str:
-    """The finding ``code``'s public message ``text`` (as the record keeps it, in English) in ``lang``;
-    ``text`` itself when ``lang`` is English or no template of ``code`` wrote it."""
+#: The fields of the engine's sentences that hold a card's name (``cards``: several, joined by ", ").
+CARD_FIELDS: Final[tuple[str, ...]] = ("card", "named")
+CARD_LIST_FIELDS: Final[tuple[str, ...]] = ("cards",)
+
+
+def _names(card: CardName | None) -> dict[str, CardName]:
+    if card is None:
+        return {}
+    named: dict[str, CardName] = dict.fromkeys(CARD_FIELDS, card)
+    for name in CARD_LIST_FIELDS:
+        named[name] = lambda listed: ", ".join(card(n) for n in listed.split(", "))
+    return named
+
+
+def message(lang: str, code: str, text: str, card: CardName | None = None) -> str:
+    """The finding ``code``'s public message ``text`` (as the record keeps it, in English) in ``lang``,
+    each card it names shown by ``card`` (its name in ``lang`` where the catalogue knows it: issue 34
+    item 4); ``text`` itself when ``lang`` is English or no template of ``code`` wrote it."""
     if lang == i18n.DEFAULT or not isinstance(text, str):
         return text
     templates = SENTENCES.get(code, ()) + NOTE_SENTENCES
-    return translate(lang, templates, text, PIECES) or text
+    return translate(lang, templates, text, PIECES, _names(card)) or text
 
 
-def detail(lang: str, text: str) -> str:
+def detail(lang: str, text: str, card: CardName | None = None) -> str:
     """A finding's judge-only ``detail`` (as the record keeps it) in ``lang`` where it is the engine's own
-    sentence (:data:`replay.engine.findings.DETAIL_SENTENCES`, after the card it names); else as it is (a
-    source's note, a refused event's fields: quoted, never translated)."""
+    sentence (:data:`replay.engine.findings.DETAIL_SENTENCES`, after the card it names, shown by
+    ``card``); else as it is (a source's note, a refused event's fields: quoted, never translated)."""
     if lang == i18n.DEFAULT or not isinstance(text, str):
         return text
-    found = translate(lang, DETAIL_SENTENCES, text)
+    found = translate(lang, DETAIL_SENTENCES, text, (), _names(card))
     if found is None:
-        found = translate(lang, (DETAIL_AFTER,), text, DETAIL_SENTENCES)
+        found = translate(lang, (DETAIL_AFTER,), text, DETAIL_SENTENCES, _names(card))
     return found or text
 
 
@@ -45,11 +63,13 @@ def known(code: str, text: str) -> bool:
     return read(SENTENCES.get(code, ()) + NOTE_SENTENCES, text) is not None
 
 
-def shown(finding: Mapping[str, Any], lang: str) -> dict[str, Any]:
-    """A finding (a record's or the timeline's, as JSON) with ``text``: its public message in ``lang``,
-    beside the record's own English ``message`` (which stays as the record keeps it); with its ``detail``
-    (a judge's view), ``detail_text``: the detail in ``lang`` (:func:`detail`)."""
-    out = {**finding, "text": message(lang, str(finding.get("code", "")), str(finding.get("message", "")))}
+def shown(finding: Mapping[str, Any], lang: str, card: CardName | None = None) -> dict[str, Any]:
+    """A finding (a record's or the timeline's, as JSON) with ``text``: its public message in ``lang``
+    (its cards shown by ``card``), beside the record's own English ``message`` (which stays as the record
+    keeps it); with its ``detail`` (a judge's view), ``detail_text``: the detail in ``lang``
+    (:func:`detail`)."""
+    code, said = str(finding.get("code", "")), str(finding.get("message", ""))
+    out = {**finding, "text": message(lang, code, said, card)}
     if isinstance(finding.get("detail"), str):  # a judge's view: the detail in ``lang`` beside it too
-        out["detail_text"] = detail(lang, finding["detail"])
+        out["detail_text"] = detail(lang, finding["detail"], card)
     return out

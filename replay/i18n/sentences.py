@@ -10,6 +10,7 @@ caller shows it as it is, in English): never a guess.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from functools import cache
 from string import Formatter
 from typing import Final
@@ -57,14 +58,23 @@ def read(templates: tuple[str, ...], text: str) -> tuple[str, dict[str, str]] | 
     return None
 
 
-def translate(lang: str, templates: tuple[str, ...], text: str, pieces: tuple[str, ...] = ()) -> str | None:
+def translate(
+    lang: str,
+    templates: tuple[str, ...],
+    text: str,
+    pieces: tuple[str, ...] = (),
+    names: Mapping[str, Callable[[str], str]] | None = None,
+) -> str | None:
     """``text`` (written in English by one of ``templates``) in ``lang``; each field that one of
-    ``pieces`` wrote (a sentence's own part, such as " by judge-1") translated the same way. None when
-    no template wrote ``text``."""
+    ``pieces`` wrote (a sentence's own part, such as " by judge-1") translated the same way; each field
+    ``names`` has a function for (a card's name) shown by it. None when no template wrote ``text``."""
     found = read(templates, text)
     if found is None:
         return None
     template, values = found
+    for name, show in (names or {}).items():
+        if values.get(name):
+            values[name] = show(values[name])
     if pieces:
         for name, value in values.items():
             if value:

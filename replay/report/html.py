@@ -391,6 +391,8 @@ def write_html(
         sections=shown_sections(),
         # a deck check's sentence in the page's language, its card's name too
         deck_check=lambda text, card: with_card_name(deck_check(lang, text), card, card_name),
+        # a finding's sentence, its cards named as card_name shows them (the reader's language)
+        finding_message=lambda code, text: findings.message(lang, code, text, card_name),
     )
     w = Writer(out)
     for piece in page:

@@ -37,7 +37,7 @@ from replay.records import from_msgpack
 from streams.http.edge import BODY_TIMEOUT, read_body
 from streams.http.routes import MATCH, Handler, Problem, Route
 from streams.store import AuditEntry, Store, roles
-from streams.tokens import EVERYONE, PUBLIC, Principal, Refused, Scope, TokenBook, redact
+from streams.tokens import EVERYONE, PUBLIC, REFUSALS, Principal, Refused, Scope, TokenBook, redact
 
 COOKIE = "prizecheck_session"
 #: Query parameters that would carry a credential: refused, never logged with their values.
@@ -83,12 +83,21 @@ class Access:
         :func:`budget_of` the request, a token's (``token``) or an address's."""
         limit = self.max_token_requests if token else self.max_client_requests
         if self._inflight[client] >= limit:
-            who = "this token" if token else "this address"
-            raise Problem(
+            wait = {"Retry-After": "1"}
+            if token:
+                raise Problem.said(
+                    429,
+                    "too_many_requests",
+                    "this token has {limit} requests in progress already",
+                    limit=limit,
+                    headers=wait,
+                )
+            raise Problem.said(
                 429,
                 "too_many_requests",
-                f"{who} has {limit} requests in progress already",
-                headers={"Retry-After": "1"},
+                "this address has {limit} requests in progress already",
+                limit=limit,
+                headers=wait,
             )
         self._inflight[client] += 1
 
@@ -270,18 +279,23 @@ def guard(route: Route, handler: Handler) -> Handler:
         credentials = URL_CREDENTIALS.intersection(k.lower() for k in request.query)
         if credentials:
             await access.refused(request, PUBLIC, 400, "credential in the URL")
-            raise Problem(
+            raise Problem.said(
                 400,
                 "credential_in_url",
-                f"credentials are never accepted in a URL ({', '.join(sorted(credentials))}): "
+                "credentials are never accepted in a URL ({names}): "
                 "send 'Authorization: Bearer <token>', or log in at /login",
+                names=", ".join(sorted(credentials)),
             )
         try:
             principal = await access.identify(request, cookie_writes=route.cookie_writes)
         except Refused as exc:
             await access.refused(request, presented(exc), 401, exc.reason)
-            raise Problem(
-                401, exc.code, exc.reason, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'}
+            raise Problem.reading(
+                401,
+                exc.code,
+                REFUSALS,
+                exc.reason,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
             ) from None
         request[PRINCIPAL] = principal
         if not principal.may(allowed):
@@ -294,13 +308,18 @@ def guard(route: Route, handler: Handler) -> Handler:
                 keep = f"&lang={lang}" if lang in LANGUAGES else ""
                 raise web.HTTPSeeOther(f"/login?next={quote(request.path_qs, safe='/')}{keep}")
             if anonymous:
-                raise Problem(
+                raise Problem.said(
                     401,
                     "unauthorized",
-                    f"{route.method} {route.path} needs a token with the role {roles}",
+                    "{method} {path} needs a token with the role {roles}",
+                    method=route.method,
+                    path=route.path,
+                    roles=roles,
                     headers={"WWW-Authenticate": "Bearer"},
                 )
-            raise Problem(403, "forbidden", f"token {principal.id} does not have the role {roles}")
+            raise Problem.said(
+                403, "forbidden", "token {id} does not have the role {roles}", id=principal.id, roles=roles
+            )
         match = request.get(MATCH)
         # public is public to all; a match not stored yet has no scope of its own: the token may go on to
         # create it when the id is in its namespace (its events are then checked against its scope,
@@ -313,10 +332,12 @@ def guard(route: Route, handler: Handler) -> Handler:
             and not (principal.may_create(match) and await access.store.record(match) is None)
         ):
             await access.refused(request, principal, 403, f"match {match} outside the token's scope")
-            raise Problem(
+            raise Problem.said(
                 403,
                 "out_of_scope",
-                f"match {match} is outside this token's scope ({principal.scope_text()})",
+                "match {match} is outside this token's scope ({scope})",
+                match=match,
+                scope=principal.scope_text(),
             )
         client, token = budget_of(request, principal)
         if not route.stream:  # live streams are bounded by the live hub
@@ -405,34 +426,36 @@ async def _same_origin_only(request: web.Request, what: str) -> None:
     why = cross_origin(request)
     if why is not None:
         await request.app[ACCESS].refused(request, PUBLIC, 403, f"{what} from another site ({why})")
-        raise Problem(
+        raise Problem.said(
             403,
             "cross_origin",
-            f"{what} is accepted only from this service's own pages ({why})",
+            "{what} is accepted only from this service's own pages ({why})",
+            what=what,
+            why=why,
         )
 
 
 async def _login_form(request: web.Request) -> Mapping[str, Any]:
     """The login's fields: a form (urlencoded) or a JSON object, read within the body timeout."""
     if request.content_length is not None and request.content_length > LOGIN_BODY:
-        raise Problem(413, "body_too_large", f"a login body is at most {LOGIN_BODY} bytes")
+        raise Problem.said(413, "body_too_large", "a login body is at most {n} bytes", n=LOGIN_BODY)
     body = await read_body(request, request.app.get(BODY_TIMEOUT, 30.0), LOGIN_BODY)
     if request.content_type == "application/json":
         try:
             form = json.loads(body)
         except ValueError:
-            raise Problem(400, "bad_body", "the body is not JSON") from None
+            raise Problem.said(400, "bad_body", "the body is not JSON") from None
         if not isinstance(form, dict):
-            raise Problem(400, "bad_body", "the body must be a JSON object")
+            raise Problem.said(400, "bad_body", "the body must be a JSON object")
         return form
     if request.content_type not in ("application/x-www-form-urlencoded", "application/octet-stream", ""):
-        raise Problem(
+        raise Problem.said(
             415, "unsupported_media_type", "send the token as a form (x-www-form-urlencoded) or as JSON"
         )
     try:
         pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=16)
     except (UnicodeDecodeError, ValueError):
-        raise Problem(400, "bad_body", "the body is not a form") from None
+        raise Problem.said(400, "bad_body", "the body is not a form") from None
     return dict(pairs)
 
 
@@ -444,7 +467,7 @@ async def login(request: web.Request) -> web.Response:
     form = await _login_form(request)
     token = form.get("token")
     if not isinstance(token, str) or not token.strip():
-        raise Problem(400, "bad_body", "no token given")
+        raise Problem.said(400, "bad_body", "no token given")
     if access.book is None:
         return web.json_response(
             {"ok": True, "next": safe_next(form.get("next")), "roles": sorted(EVERYONE.roles)}
@@ -453,7 +476,7 @@ async def login(request: web.Request) -> web.Response:
         principal = access.book.check(token.strip())
     except Refused as exc:
         await access.refused(request, presented(exc), 401, f"login: {exc.reason}")
-        raise Problem(401, exc.code, exc.reason) from None
+        raise Problem.reading(401, exc.code, REFUSALS, exc.reason) from None
     value, ttl = access.book.open_session(principal)
     response = web.json_response(
         {"ok": True, "next": safe_next(form.get("next")), "roles": sorted(principal.roles)}

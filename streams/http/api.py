@@ -51,7 +51,19 @@ from streams.http.live import HUB, LiveHub, StreamsFull
 from streams.http.openapi import openapi_json
 from streams.http.ownership import authorize_request, is_judge
 from streams.http.redact import public_event, record_body, sees_hidden
-from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, error, init_table, register
+from streams.http.routes import (
+    LANG,
+    MATCH,
+    QUERY,
+    Answer,
+    Param,
+    Problem,
+    Route,
+    init_table,
+    register,
+    respond,
+    speak,
+)
 from streams.http.templating import login_page
 from streams.ingest import IngestCore, Outcome, StoreContention
 from streams.store import CopyRefused, RecordVersion, Store
@@ -85,8 +97,12 @@ def _unpack(data: bytes, match: str, what: str) -> Any:
     try:
         return msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception:
-        raise Problem(
-            500, "corrupt_store", f"match {match}: the stored {what} is unreadable (corrupt data)"
+        raise Problem.said(
+            500,
+            "corrupt_store",
+            "match {match}: the stored {what} is unreadable (corrupt data)",
+            match=match,
+            what=what,
         ) from None
 
 
@@ -103,9 +119,9 @@ async def post_events(request: web.Request) -> web.Response:
     try:
         items = await read_events(body, request.content_type, options["max_events"])
     except TooManyEvents as exc:
-        raise Problem(413, "too_many_events", str(exc)) from None
+        raise Problem.quoting(413, "too_many_events", "too many events: {words}", str(exc)) from None
     if not items:
-        raise Problem(400, "no_events", "no events in the request body")
+        raise Problem.said(400, "no_events", "no events in the request body")
     principal = request[PRINCIPAL]
     access = request.app[ACCESS]
     # every event of the batch checked before any is applied (streams/http/ownership)
@@ -175,7 +191,7 @@ async def get_matches(request: web.Request) -> web.Response:
         )
     except ValueError as exc:  # a cursor of another sort or not ours, a search too long: the store says which
         field = "cursor" if "cursor" in str(exc) else "q"
-        raise Problem(400, "bad_parameter", f"{field}: {exc}") from None
+        raise Problem.said(400, "bad_parameter", "{field}: {exc}", field=field, exc=exc) from None
     # a match under a broadcast delay is listed as the public sees it (streams/http/delay.py): its stored
     # line is replaced by its public one, or left out where that one does not match the filters; a held
     # match whose public line matches where its stored one does not (a status filter: live in public,
@@ -215,25 +231,39 @@ async def get_record(request: web.Request) -> web.Response:
         visible = await matches.versions(match)
         version = next((v for v in visible if v.version == number), None)
         if version is None:
-            raise Problem(404, "not_found", await _no_version(matches, match, number, visible))
+            raise await _no_version(matches, match, number, visible)
         data: bytes | None = version.record
     else:
         data = await matches.record(match)
     if data is None:
-        raise Problem(404, "not_found", f"match {match}: no record stored")
+        raise Problem.said(404, "not_found", "match {match}: no record stored", match=match)
     as_msgpack = request.headers.get("Accept", "") in MSGPACK_TYPES
     body = await record_body(request, match, data, _unpack(data, match, "record"), as_msgpack)
     return web.Response(body=body, content_type="application/msgpack" if as_msgpack else "application/json")
 
 
-async def _no_version(matches: Reader, match: str, number: int, visible: list[RecordVersion]) -> str:
-    """Why version ``number`` of ``match`` is not there, in words (of the versions the caller may see)."""
+async def _no_version(matches: Reader, match: str, number: int, visible: list[RecordVersion]) -> Problem:
+    """Why version ``number`` of ``match`` is not there, a 404 in words (of the versions the caller may
+    see)."""
     known = len(visible)
     if known:
-        return f"match {match}: no version {number} (versions 1 to {known})"
+        return Problem.said(
+            404,
+            "not_found",
+            "match {match}: no version {number} (versions 1 to {known})",
+            match=match,
+            number=number,
+            known=known,
+        )
     if await matches.record(match) is None:
-        return f"match {match}: no record stored"
-    return f"match {match}: no version {number} (the record has no versions: the game is not finished)"
+        return Problem.said(404, "not_found", "match {match}: no record stored", match=match)
+    return Problem.said(
+        404,
+        "not_found",
+        "match {match}: no version {number} (the record has no versions: the game is not finished)",
+        match=match,
+        number=number,
+    )
 
 
 async def get_versions(request: web.Request) -> web.Response:
@@ -244,7 +274,7 @@ async def get_versions(request: web.Request) -> web.Response:
     matches = await reader(request)
     versions = await matches.versions(match)
     if not versions and await matches.record(match) is None:
-        raise Problem(404, "not_found", f"match {match}: no record stored")
+        raise Problem.said(404, "not_found", "match {match}: no record stored", match=match)
     return _json([summary(v, request.app[CORE].verifier) for v in versions])
 
 
@@ -253,7 +283,7 @@ async def get_board(request: web.Request) -> web.Response:
     match = request[MATCH]
     data = await (await reader(request)).board(match)
     if data is None:
-        raise Problem(404, "not_found", f"match {match}: no board stored")
+        raise Problem.said(404, "not_found", "match {match}: no board stored", match=match)
     if request.headers.get("Accept", "") in MSGPACK_TYPES:
         return web.Response(body=data, content_type="application/msgpack")
     return _json(_unpack(data, match, "board"))
@@ -265,13 +295,13 @@ async def get_events(request: web.Request) -> web.Response:
     match = request[MATCH]
     entries = await request.app[STORE].events(match)
     if not entries:
-        raise Problem(404, "not_found", f"match {match}: no events archived")
+        raise Problem.said(404, "not_found", "match {match}: no events archived", match=match)
     full = await sees_hidden(request, match)
     seen = None if full else await (await reader(request)).seen(match)
     if seen is not None and seen.held:  # the broadcast delay: what had arrived by its cutoff
         entries = seen.shown(entries)
         if not entries:
-            raise Problem(404, "not_found", f"match {match}: no events archived")
+            raise Problem.said(404, "not_found", "match {match}: no events archived", match=match)
     as_msgpack = (
         request[QUERY].get("format") == "msgpack" or request.headers.get("Accept", "") in MSGPACK_TYPES
     )
@@ -305,20 +335,21 @@ async def get_live(request: web.Request) -> web.StreamResponse:
         return await hub.stream(request, match, request.app[OPTIONS]["heartbeat"], live=live)
     except StreamsFull as exc:
         if exc.per_client:
-            raise Problem(
+            raise Problem.said(
                 429,
                 "too_many_streams",
-                f"this address has {hub.max_client_streams} live streams open already",
+                "this address has {n} live streams open already",
                 headers={"Retry-After": "5"},
+                n=hub.max_client_streams,
             ) from None
-        raise Problem(
+        raise Problem.said(
             503,
             "too_many_streams",
             "the service has no room for another live stream",
             headers={"Retry-After": "5"},
         ) from None
     except TimeoutError:
-        raise Problem(
+        raise Problem.said(
             503, "store_unavailable", "live updates are not available (the store does not answer)"
         ) from None
 
@@ -375,7 +406,7 @@ async def static_file(request: web.Request) -> web.StreamResponse:
     rel = request.match_info["path"]
     target = (STATIC_DIR / rel).resolve()
     if not target.is_relative_to(STATIC_DIR) or not target.is_file():
-        raise Problem(404, "not_found", f"no static file {rel[:80]!r}")
+        raise Problem.said(404, "not_found", "no static file {rel}", rel=repr(rel[:80]))
     return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
 
 
@@ -680,41 +711,84 @@ _CODES = {
 
 @web.middleware
 async def json_errors(request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
-    """Errors are JSON on every route, 404 and 405 included; a store failure is a 503, never a traceback."""
+    """Errors are JSON on every route, 404 and 405 included; a store failure is a 503, never a traceback.
+
+    The one place every error is answered in the reader's language (routes.speak: ``?lang=``, then
+    ``Accept-Language``; English otherwise, as before): the sentence changes, never ``code``."""
     try:
         response: web.StreamResponse = await handler(request)
         return response
     except Problem as exc:
         if exc.status == 408:
-            return await _answer_and_close(request, exc)
-        raise
+            return await _answer_and_close(request, speak(request, exc))
+        raise speak(request, exc) from None
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
         code = _CODES.get(exc.status, "error")
-        if exc.status == 413:
-            message = f"the body is larger than {request.app[OPTIONS]['max_body']} bytes"
-        elif exc.status == 404:
-            message = f"no such resource: {request.path[:200]}"
-        elif exc.status == 405:
-            message = f"{request.method} is not allowed on {request.path[:200]}"
-        else:
-            message = exc.reason
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After", "WWW-Authenticate")}
-        return error(exc.status, code, message, headers=headers)
+        if exc.status == 413:
+            problem = Problem.said(
+                413,
+                code,
+                "the body is larger than {limit} bytes",
+                limit=request.app[OPTIONS]["max_body"],
+                headers=headers,
+            )
+        elif exc.status == 404:
+            problem = Problem.said(
+                404, code, "no such resource: {path}", path=request.path[:200], headers=headers
+            )
+        elif exc.status == 405:
+            problem = Problem.said(
+                405,
+                code,
+                "{method} is not allowed on {path}",
+                method=request.method,
+                path=request.path[:200],
+                headers=headers,
+            )
+        else:  # an HTTP reason phrase (aiohttp's): a protocol's words, quoted
+            problem = Problem.quoting(
+                exc.status, code, "the request was refused: {words}", exc.reason, headers=headers
+            )
+        return respond(speak(request, problem))
     except CopyRefused as exc:
         return await _copy_refused(request, exc)
     except (OSError, ConnectionError, TimeoutError) as exc:
-        return error(503, "store_unavailable", f"store unavailable: {exc}")
+        return respond(speak(request, _unavailable(exc)))
     except StoreContention as exc:  # another writer kept moving a match: send again (stored ones: duplicates)
-        return error(503, "store_contention", str(exc), headers={"Retry-After": "1"})
+        return respond(
+            speak(
+                request,
+                Problem.quoting(
+                    503,
+                    "store_contention",
+                    "the store is busy: {words}",
+                    str(exc),
+                    headers={"Retry-After": "1"},
+                ),
+            )
+        )
     except Exception as exc:
         if type(exc).__module__.startswith("redis"):
-            return error(503, "store_unavailable", f"store unavailable: {exc}")
+            return respond(speak(request, _unavailable(exc)))
         log.exception("unexpected error on %s %s", request.method, request.path)
-        return error(
-            500, "internal", f"internal error ({type(exc).__name__}); the service log has the details"
+        return respond(
+            speak(
+                request,
+                Problem.said(
+                    500,
+                    "internal",
+                    "internal error ({kind}); the service log has the details",
+                    kind=type(exc).__name__,
+                ),
+            )
         )
+
+
+def _unavailable(exc: BaseException) -> Problem:
+    return Problem.said(503, "store_unavailable", "store unavailable: {error}", error=exc)
 
 
 async def _copy_refused(request: web.Request, exc: CopyRefused) -> web.Response:
@@ -725,17 +799,24 @@ async def _copy_refused(request: web.Request, exc: CopyRefused) -> web.Response:
         await request.app[CORE].copy_refused(exc.match)
     except Exception as failed:  # the answer stands: the copy is refused whether or not the alarm landed
         log.warning("match %s: the tamper alarm for its archive copy failed: %s", exc.match, failed)
-    return error(
-        500,
-        "archive_copy",
-        f"match {exc.match}: its archived events are not served: {exc.problem}; a tamper alarm is raised",
+    return respond(
+        speak(
+            request,
+            Problem.said(
+                500,
+                "archive_copy",
+                "match {match}: its archived events are not served: {problem}; a tamper alarm is raised",
+                match=exc.match,
+                problem=exc.problem,
+            ),
+        )
     )
 
 
 async def _answer_and_close(request: web.Request, problem: Problem) -> web.StreamResponse:
     """A body that did not arrive in time: answer 408, then close the connection at once (aiohttp would
     otherwise wait up to its lingering time for the rest of the body: an idle connection held open)."""
-    response = error(problem.status, problem.code, problem.message)
+    response = respond(problem)
     response.force_close()
     await response.prepare(request)
     await response.write_eof()

@@ -17,7 +17,7 @@ Card names come from the events themselves; :func:`card_name` is the one place a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,9 @@ from replay import i18n
 from replay.contract.validate import checked_game
 from replay.engine import SOURCE_FINDINGS
 from replay.i18n import N_
+from replay.i18n.findings import detail as finding_detail
 from replay.i18n.findings import message as finding_message
+from replay.i18n.findings import shown as shown_finding
 from replay.sources.cards import card_name as catalogue_name
 
 Event = dict[str, Any]
@@ -172,6 +174,24 @@ def card_name(card: Any, lang: str = "en", *, source: bool = True) -> str:
     if _same_card_name(known, card):
         return card
     return f"{known} ({card})" if source else known
+
+
+def card_in(lang: str) -> Callable[[str], str]:
+    """How a sentence of the service (a finding's, its detail's) names a card on a page in ``lang``: its
+    name in ``lang`` alone where the catalogue knows it (:func:`card_name` without the source's
+    spelling: a sentence is not a log line), else as written."""
+    return lambda name: card_name(name, lang, source=False)
+
+
+def finding_text(lang: str, code: str, text: str) -> str:
+    """A finding's public message in ``lang`` (replay.i18n.findings), its cards named in ``lang``."""
+    return finding_message(lang, code, text, card_in(lang))
+
+
+def finding_shown(finding: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """A finding with ``text`` (and a judge's ``detail_text``) in ``lang``, its cards named in ``lang``
+    (replay.i18n.findings.shown)."""
+    return shown_finding(finding, lang, card_in(lang))
 
 
 def display_names(names: Iterable[str], lang: str = "en", *, source: bool = True) -> dict[str, str]:
@@ -681,11 +701,14 @@ def _mark(out: Mapping[str, Any], names: _Names, kos: dict[str, int]) -> dict[st
             "kind": "finding",
             "severity": out.get("severity"),
             "code": code,
-            "text": f"{code}: {finding_message(lang, code, _word(out.get('message')))}",
+            "text": f"{code}: {finding_text(lang, code, _word(out.get('message')))}",
             "rule": rule_ref(code),
         }
         if isinstance(out.get("detail"), str):
-            mark["detail"] = out["detail"]  # judge-only (decisions.md item 2): the review page is
+            # the engine's own words in the page's language (a source's note: quoted as written)
+            mark["detail"] = finding_detail(
+                lang, out["detail"], card_in(lang)
+            )  # judge-only (decisions.md item 2): the review page is
         return mark
     return None
 

@@ -42,19 +42,22 @@ async def card_image(request: web.Request) -> web.StreamResponse:
     """GET /cards/<card>: the pack's image of a card (404 when the pack has none, or there is no pack)."""
     slug = request.match_info["card"]
     if not SLUG.fullmatch(slug) or len(slug) > 100:
-        raise Problem(
+        raise Problem.said(
             404, "not_found", "not a card's image name: a-z, 0-9 and single '-' (Charizard ex: charizard-ex)"
         )
     root = pack(request.app)
     if root is None:
-        raise Problem(
-            404, "no_card_images", f"this service has no card image pack ({CARD_IMAGES_ENV} names one)"
+        raise Problem.said(
+            404,
+            "no_card_images",
+            "this service has no card image pack ({env} names one)",
+            env=CARD_IMAGES_ENV,
         )
     for ext, kind in TYPES.items():
         path = os.path.join(root, slug + ext)
         if os.path.isfile(path):
             return web.FileResponse(path, headers={"Content-Type": kind, "Cache-Control": "max-age=3600"})
-    raise Problem(404, "not_found", f"the card image pack has no image of {slug}")
+    raise Problem.said(404, "not_found", "the card image pack has no image of {slug}", slug=slug)
 
 
 def card_image_routes() -> tuple[Route, ...]:

@@ -28,7 +28,6 @@ byte for byte is a duplicate (the core's own idempotence), so resending an outbo
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import time
@@ -50,7 +49,7 @@ from streams.http.keys import CORE, OPTIONS, STORE
 from streams.http.lease import ACTIONS, Holder, lease, view
 from streams.http.ownership import Owner, Refusal, authorize, is_judge, may_write, permitted
 from streams.http.prompts import derive, playoff_records
-from streams.http.routes import LANG, MATCH, QUERY, Answer, Handler, Param, Problem, Route, page_lang
+from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang
 from streams.http.rulings import penalty_kinds, prize_counts
 from streams.http.tables import clock_minutes, match_clock, set_match_clock, started_at_tables
 from streams.http.templating import event_language, render
@@ -281,26 +280,11 @@ async def _fence(request: web.Request, match: str, events: Sequence[dict[str, An
 
 
 # ----------------------------------------------------------------------------------------- handlers
-def _spoken(handler: Handler) -> Handler:
-    """``handler`` answering its refusals in the reader's language (:meth:`Problem.spoken`; the console's
-    page sends its own language as ``?lang=``): the operator reads them at the table."""
-
-    @functools.wraps(handler)
-    async def answer(request: web.Request) -> web.StreamResponse:
-        try:
-            return await handler(request)
-        except Problem as problem:
-            raise problem.spoken(page_lang(request)) from None
-
-    return answer
-
-
 async def console_page(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>: the table console's page."""
     return render(request, "console.html", match=request[MATCH])
 
 
-@_spoken
 async def console_state(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/state[?console=ID]: the engine's view after the archive, and who writes."""
     me = _me(request, request[QUERY].get("console") or "")
@@ -313,7 +297,6 @@ async def console_state(request: web.Request) -> web.StreamResponse:
     return _json(state)
 
 
-@_spoken
 async def console_preview(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/preview: the view with the draft folded on the archive; nothing stored."""
     match = request[MATCH]
@@ -328,7 +311,6 @@ async def console_preview(request: web.Request) -> web.StreamResponse:
     return _json(view)
 
 
-@_spoken
 async def console_publish(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/events: publish the console's events through the ingest core."""
     match = request[MATCH]
@@ -377,7 +359,6 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
     return _json(state, 400 if counts.get("rejected") else 200)
 
 
-@_spoken
 async def console_lease(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/lease: take, renew, hand over or take over the match's lease
     (:mod:`streams.http.lease`), authorised as a write of the match before anything changes."""
@@ -420,7 +401,6 @@ async def console_lease(request: web.Request) -> web.StreamResponse:
 CLOCK_ACTIONS = {"start": "clock-start", "pause": "clock-pause", "reset": "clock-reset"}
 
 
-@_spoken
 async def console_clock(request: web.Request) -> web.StreamResponse:
     """POST /console/<match>/clock: start, pause or reset the match clock (and set its length), authorised
     as a write of the match before anything changes, as the lease is."""
@@ -440,7 +420,6 @@ async def console_clock(request: web.Request) -> web.StreamResponse:
     return _json({"clock": clock.view(now)})
 
 
-@_spoken
 async def console_export(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/export?format=jsonl|csv: the archive as event files (as written, hidden
     cards included, for the match's own producer or a judge; the public projection for anyone else),
@@ -532,7 +511,6 @@ def deck_cards(started: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{**_card(n), "decks": players} for n, players in list(_deck_lists(started).items())[:DECK_HITS]]
 
 
-@_spoken
 async def console_cards(request: web.Request) -> web.StreamResponse:
     """GET /console/<match>/cards?q=: card names for the type-ahead and the console's picks, the match's
     deck lists first (from its match_started: for a judge and the match's own producer only, the ones who

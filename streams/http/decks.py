@@ -37,8 +37,12 @@ def _event(request: web.Request) -> str:
     # An event's lists are reachable by event only: a token scoped to leagues alone cannot tell whether
     # an event is one of theirs, so a scoped token must name the event.
     if principal.scoped and event not in principal.events:
-        raise Problem(
-            403, "out_of_scope", f"event {event} is outside this token's scope ({principal.scope_text()})"
+        raise Problem.said(
+            403,
+            "out_of_scope",
+            "event {event} is outside this token's scope ({scope})",
+            event=event,
+            scope=principal.scope_text(),
         )
     return event
 
@@ -55,7 +59,7 @@ async def get_decks(request: web.Request) -> web.Response:
         try:
             on = dt.date.fromisoformat(request.query.get("date") or dt.date.today().isoformat())
         except ValueError:
-            raise Problem(400, "bad_parameter", "date must be YYYY-MM-DD") from None
+            raise Problem.said(400, "bad_parameter", "date must be YYYY-MM-DD") from None
         for deck, shown in zip(decks, out, strict=True):
             shown["legality"] = [f.as_json() for f in check_deck(deck, play, on)]
         # where the regulation marks and set codes came from (docs/rules.md §8.2)
@@ -69,19 +73,21 @@ async def put_deck(request: web.Request) -> web.Response:
     player = request.match_info["player"]
     match = request.query.get("match") or None
     if match is not None and not valid_match_id(match):
-        raise Problem(400, "bad_request", "match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -")
+        raise Problem.said(
+            400, "bad_request", "match: a match id is 1-128 characters of A-Z a-z 0-9 . _ : / -"
+        )
     fmt = request.query.get("format") or _BY_MEDIA.get(request.content_type, "ptcgl")
     if request.content_length is not None and request.content_length > MAX_BYTES:
-        raise Problem(413, "too_large", f"a deck list is at most {MAX_BYTES // 1024} KiB")
+        raise Problem.said(413, "too_large", "a deck list is at most {n} KiB", n=MAX_BYTES // 1024)
     body = await request.content.read(MAX_BYTES + 1)
     if len(body) > MAX_BYTES:
-        raise Problem(413, "too_large", f"a deck list is at most {MAX_BYTES // 1024} KiB")
+        raise Problem.said(413, "too_large", "a deck list is at most {n} KiB", n=MAX_BYTES // 1024)
     try:
         deck = parse_deck(body.decode("utf-8-sig"), fmt, player=player, event=event, match=match, name="body")
     except UnicodeDecodeError:
-        raise Problem(400, "bad_deck", "body: not UTF-8 text") from None
+        raise Problem.said(400, "bad_deck", "body: not UTF-8 text") from None
     except InputError as exc:
-        raise Problem(400, "bad_deck", str(exc)) from None
+        raise Problem.quoting(400, "bad_deck", "the deck list cannot be read: {words}", str(exc)) from None
     key = deck_key(player, match)
     await request.app[STORE].put_deck(event, key, encode(deck))
     request[AUDIT_DETAIL] = f"deck list {event}/{key}: {deck.total} cards ({fmt})"
@@ -95,7 +101,7 @@ async def get_deck_check(request: web.Request) -> web.Response:
     store = request.app[STORE]
     entries = await store.events(match)
     if not entries:
-        raise Problem(404, "not_found", f"match {match}: no events archived")
+        raise Problem.said(404, "not_found", "match {match}: no events archived", match=match)
     events = [msgpack.unpackb(e.data) for e in entries if e.kind == "event"]
     context = events[0].get("context") if events and isinstance(events[0], dict) else None
     event = str(context.get("event") or "") if isinstance(context, dict) else ""

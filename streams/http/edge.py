@@ -135,7 +135,9 @@ async def read_body(request: web.Request, timeout: float, limit: int | None = No
                 return await request.read()
             body = await request.content.read(limit + 1)
     except TimeoutError:
-        raise Problem(408, "body_timeout", f"the body did not arrive within {timeout:g} s") from None
+        raise Problem.said(
+            408, "body_timeout", "the body did not arrive within {timeout} s", timeout=format(timeout, "g")
+        ) from None
     if len(body) > limit:
-        raise Problem(413, "body_too_large", f"the body is larger than {limit} bytes")
+        raise Problem.said(413, "body_too_large", "the body is larger than {limit} bytes", limit=limit)
     return body

@@ -63,16 +63,18 @@ async def _form(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
         fields = {k: str(v).strip() for k, v in posted.items() if k in _TEXT_FIELDS}
         text = str(posted.get("paste", ""))
         if "paste" not in posted:
-            raise Problem(400, "no_file", "nothing to import: paste a battle log or choose a file")
+            raise Problem.said(400, "no_file", "nothing to import: paste a battle log or choose a file")
         if not text.strip():
-            raise Problem(400, "empty", "pasted log is empty: nothing to import")
+            raise Problem.said(400, "empty", "pasted log is empty: nothing to import")
         return "pasted log", text.encode("utf-8"), fields
     if not request.content_type.startswith("multipart/"):
-        raise Problem(400, "bad_request", "send the file as multipart/form-data (field file, or paste)")
+        raise Problem.said(400, "bad_request", "send the file as multipart/form-data (field file, or paste)")
     try:
         return await _parts(request)
     except (ValueError, LookupError, HttpProcessingError) as exc:  # a body that is not multipart as sent
-        raise Problem(400, "bad_request", f"the form could not be read: {str(exc)[:200]}") from None
+        raise Problem.said(
+            400, "bad_request", "the form could not be read: {exc}", exc=str(exc)[:200]
+        ) from None
 
 
 async def _parts(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
@@ -90,7 +92,7 @@ async def _parts(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
             chunks.append(chunk)
         value = b"".join(chunks)
         if part.name in ("file", "paste") and name:  # never one kept and another dropped unsaid
-            raise Problem(
+            raise Problem.said(
                 400, "one_file", "one file a request: send each file (or the paste) in its own POST"
             )
         if part.name == "file":
@@ -100,15 +102,15 @@ async def _parts(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
         elif part.name in _TEXT_FIELDS:
             fields[part.name] = value.decode("utf-8", "replace").strip()
     if not name:
-        raise Problem(400, "no_file", "nothing to import: paste a battle log or choose a file")
+        raise Problem.said(400, "no_file", "nothing to import: paste a battle log or choose a file")
     if not data.strip():
-        raise Problem(400, "empty", f"{name} is empty: nothing to import")
+        raise Problem.said(400, "empty", "{name} is empty: nothing to import", name=name)
     return name, data, fields
 
 
 def _too_large() -> Problem:
-    return Problem(
-        413, "too_large", f"the file is larger than {MAX_SCAN_BYTES // (1024 * 1024)} MiB: nothing read"
+    return Problem.said(
+        413, "too_large", "the file is larger than {n} MiB: nothing read", n=MAX_SCAN_BYTES // (1024 * 1024)
     )
 
 
@@ -123,13 +125,20 @@ def _context(fields: Mapping[str, str]) -> dict[str, Any]:
     for key in ("event", "league"):
         if fields.get(key):
             if len(fields[key]) > 256:
-                raise Problem(400, "bad_field", f"{key}: at most 256 characters")
+                raise Problem.said(400, "bad_field", "{key}: at most 256 characters", key=key)
             context[key] = fields[key]
     for key, top in (("round", 1000), ("table", 1_000_000)):
         text = fields.get(key)
         if text:
             if not text.isdigit() or not 1 <= int(text) <= top:
-                raise Problem(400, "bad_field", f"{key}: a whole number from 1 to {top}, got {text!r}")
+                raise Problem.said(
+                    400,
+                    "bad_field",
+                    "{key}: a whole number from 1 to {top}, got {text}",
+                    key=key,
+                    top=top,
+                    text=repr(text),
+                )
             context[key] = int(text)
     return context
 
@@ -140,7 +149,7 @@ def _match_id(fields: Mapping[str, str], name: str, principal: Principal) -> str
     given = fields.get("match", "")
     if given:
         if not valid_match_id(given):
-            raise Problem(400, "bad_field", "match: 1-128 characters of A-Z a-z 0-9 . _ : / -")
+            raise Problem.said(400, "bad_field", "match: 1-128 characters of A-Z a-z 0-9 . _ : / -")
         return given
     made = (
         f"import-{dt.date.today():%Y%m%d}-{secrets.token_hex(3)}"
@@ -175,17 +184,18 @@ async def _check_new(request: web.Request, games: list[Imported]) -> None:
     store = request.app[STORE]
     for game in games:
         if await store.record(game.match) is not None or await store.events(game.match):
-            raise Problem(
+            raise Problem.said(
                 409,
                 "match_exists",
-                f"match {game.match} is already stored: nothing of {game.file} was imported (give it another "
-                "match id)",
+                "match {match} is already stored: nothing of {file} was imported (give it another match id)",
+                match=game.match,
+                file=game.file,
             )
         for event in game.events:
             try:
                 admit(event)
             except EventError as exc:  # an importer's event the contract refuses: a bug, said plainly
-                raise Problem(400, "invalid_event", f"{game.file}: {exc}") from None
+                raise Problem.said(400, "invalid_event", "{file}: {exc}", file=game.file, exc=exc) from None
 
 
 def _keep_crops(request: web.Request, games: list[Imported]) -> str | None:
@@ -214,7 +224,9 @@ async def post_import(request: web.Request) -> web.StreamResponse:
         try:
             games = await asyncio.get_running_loop().run_in_executor(None, _read, name, data, fields, match)
         except InputError as exc:
-            raise Problem(400, "unreadable", _sentence(str(exc), name)) from None
+            raise Problem.quoting(
+                400, "unreadable", "the file cannot be imported: {words}", _sentence(str(exc), name)
+            ) from None
     _with_context(games, context)
     await _check_new(request, games)
     events = [event for game in games for event in game.events]

@@ -75,7 +75,11 @@ def components() -> dict[str, Any]:
         "type": "object",
         "required": ["error", "code"],
         "properties": {
-            "error": {"type": "string", "description": "what is wrong, in plain words"},
+            "error": {
+                "type": "string",
+                "description": "what is wrong, in plain words, in the request's language (?lang=, else "
+                "Accept-Language; English otherwise)",
+            },
             "code": {
                 "type": "string",
                 "description": "a stable code for programs (bad_parameter, forbidden...)",

@@ -42,6 +42,7 @@ from aiohttp import web
 
 from replay.contract.admit import admit
 from replay.engine import EventError, RecordError
+from replay.i18n import Joined, Phrase
 from replay.records import from_msgpack
 from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem
@@ -171,8 +172,10 @@ def _touched(items: Iterable[Any]) -> dict[str, _Touched]:
 class Refusal(Problem):
     """A batch refused whole (403): ``code`` says why, ``match`` which match."""
 
-    def __init__(self, code: str, match: str, message: str) -> None:
-        super().__init__(403, code, f"{message}; nothing was written")
+    def __init__(self, code: str, match: str, template: str, /, **fields: object) -> None:
+        """``template``: a sentence of the catalogues (ending "; nothing was written"), with ``fields``."""
+        super().__init__(403, code, template.format(**fields))
+        self.template, self.fields = template, dict(fields)
         self.match = match
 
 
@@ -190,7 +193,12 @@ async def authorize(principal: Principal, store: Ownership, items: Sequence[Any]
         lost = await _claim(principal, store, new)
         if not lost:
             return new
-    raise Refusal("not_owner", lost[0], f"match {lost[0]} was just created by another producer")
+    raise Refusal(
+        "not_owner",
+        lost[0],
+        "match {match} was just created by another producer; nothing was written",
+        match=lost[0],
+    )
 
 
 async def permitted(principal: Principal, store: Ownership, items: Sequence[Any]) -> None:
@@ -291,15 +299,21 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                     raise Refusal(
                         "out_of_scope",
                         match,
-                        f"match {match}: its match_started names {_scope_words(*said)}, "
-                        f"outside this token's scope ({principal.scope_text()})",
+                        "match {match}: its match_started names {where}, outside this token's scope "
+                        "({scope}); nothing was written",
+                        match=match,
+                        where=_scope_words(*said),
+                        scope=principal.scope_text(),
                     )
             if principal.scoped and not principal.covers(league, event, table):
                 where = _scope_words(league, event, table)
                 raise Refusal(
                     "out_of_scope",
                     match,
-                    f"match {match} ({where}) is outside this token's scope ({principal.scope_text()})",
+                    "match {match} ({where}) is outside this token's scope ({scope}); nothing was written",
+                    match=match,
+                    where=where,
+                    scope=principal.scope_text(),
                 )
         for root in families:
             _check_playoff(principal, match, t, here, root, touched, stored)
@@ -308,15 +322,18 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
                 raise Refusal(
                     "not_owner",
                     match,
-                    f"match {match} belongs to the producer {here.owner.shown()}: only a judge may write "
-                    "into another producer's match",
+                    "match {match} belongs to the producer {owner}: only a judge may write into another "
+                    "producer's match; nothing was written",
+                    match=match,
+                    owner=here.owner.shown(),
                 )
         elif here.exists and not families and not judge:
             raise Refusal(
                 "not_owner",
                 match,
-                f"match {match} was not created through this service (no producer owns it): only a judge "
-                "may write into it",
+                "match {match} was not created through this service (no producer owns it): only a judge "
+                "may write into it; nothing was written",
+                match=match,
             )
         elif not here.exists or families:  # a new match, or a playoff game not yet claimed
             if not families and principal.scoped:
@@ -327,7 +344,10 @@ def _check(principal: Principal, touched: Mapping[str, _Touched], stored: Mappin
             raise Refusal(
                 "judge_only",
                 match,
-                f"match {match} has ended ({here.status}): only a judge may add a {kinds} now",
+                "match {match} has ended ({status}): only a judge may add a {kinds} now; nothing was written",
+                match=match,
+                status=here.status,
+                kinds=kinds,
             )
     return new
 
@@ -341,8 +361,11 @@ def _check_namespace(principal: Principal, match: str, league: str | None, event
         raise Refusal(
             "out_of_scope",
             match,
-            f"match {match}: a token scoped to {principal.scope_text()} creates only matches whose id starts "
-            f"with its league or event, the one its match_started names ({spaces})",
+            "match {match}: a token scoped to {scope} creates only matches whose id starts with its league "
+            "or event, the one its match_started names ({spaces}); nothing was written",
+            match=match,
+            scope=principal.scope_text(),
+            spaces=spaces,
         )
 
 
@@ -374,8 +397,10 @@ def _check_playoff(
             raise Refusal(
                 "playoff_parent",
                 match,
-                f"match {match} is a playoff game of {root}, which is not known: send the playoff after "
-                "its parent",
+                "match {match} is a playoff game of {root}, which is not known: send the playoff after its "
+                "parent; nothing was written",
+                match=match,
+                root=root,
             )
         return
     if top.owner is not None:
@@ -383,21 +408,29 @@ def _check_playoff(
             raise Refusal(
                 "playoff_parent",
                 match,
-                f"match {match} is a playoff game of {root}, which belongs to the producer "
-                f"{top.owner.shown()}: only that producer or a judge may play its playoff",
+                "match {match} is a playoff game of {root}, which belongs to the producer {owner}: only "
+                "that producer or a judge may play its playoff; nothing was written",
+                match=match,
+                root=root,
+                owner=top.owner.shown(),
             )
     elif top.exists and not judge:
         raise Refusal(
             "playoff_parent",
             match,
-            f"match {match} is a playoff game of {root}, which no producer owns: only a judge may play "
-            "its playoff",
+            "match {match} is a playoff game of {root}, which no producer owns: only a judge may play its "
+            "playoff; nothing was written",
+            match=match,
+            root=root,
         )
     if not judge and top.status == "finished" and t.starts and here.owner is None:
         raise Refusal(
             "judge_only",
             match,
-            f"match {match}: its parent {root} is finished: only a judge may add a playoff game to it",
+            "match {match}: its parent {root} is finished: only a judge may add a playoff game to it; "
+            "nothing was written",
+            match=match,
+            root=root,
         )
 
 
@@ -425,8 +458,12 @@ def _scope_of(
                     raise Refusal(
                         "out_of_scope",
                         match,
-                        f"match {match} is a playoff game of {root} ({_scope_words(*scope)}): its "
-                        f"match_started names another {key}",
+                        "match {match} is a playoff game of {root} ({where}): its match_started names "
+                        "another {key}; nothing was written",
+                        match=match,
+                        root=root,
+                        where=_scope_words(*scope),
+                        key=Phrase("league") if key == "league" else Phrase("event"),
                     )
         return scope
     if here.exists:
@@ -443,7 +480,9 @@ def _batch_scope(match: str, t: _Touched) -> Scope:
         raise Refusal(
             "out_of_scope",
             match,
-            f"match {match}: its match_started events name different leagues, events or tables",
+            "match {match}: its match_started events name different leagues, events or tables; nothing was "
+            "written",
+            match=match,
         )
     if t.opening is None:
         return None, None, None  # nothing opens it as a match of a league or event: outside every scope
@@ -451,14 +490,15 @@ def _batch_scope(match: str, t: _Touched) -> Scope:
 
 
 def _scope_words(league: str | None, event: str | None, table: str | None = None) -> str:
-    parts = []
+    """A match's scope in words (English; phrases a refusal says again in the reader's language)."""
+    parts: list[object] = []
     if league is not None:
-        parts.append(f"league {league[:60]!r}")
+        parts.append(Phrase("league {name}", name=repr(league[:60])))
     if event is not None:
-        parts.append(f"event {event[:60]!r}")
+        parts.append(Phrase("event {name}", name=repr(event[:60])))
     if table is not None:
-        parts.append(f"table {table[:20]!r}")
-    return " and ".join(parts) or "no league or event"
+        parts.append(Phrase("table {name}", name=repr(table[:20])))
+    return Joined(Phrase(" and "), parts) if parts else Phrase("no league or event")
 
 
 async def authorize_request(request: web.Request, events: Sequence[Any], what: str = "write") -> list[str]:

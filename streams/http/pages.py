@@ -34,11 +34,17 @@ from replay import collector, i18n
 from replay.docs import RULES
 from replay.engine import RecordError, Result, public_event, public_record
 from replay.i18n import N_
-from replay.i18n.findings import shown as shown_finding
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
 from streams.http.access import AUDIT_DETAIL, HIDDEN_SERVED, PRINCIPAL, match_scopes
-from streams.http.battle_log import RULE_OF_FINDING, battle_log, decode, display_names, rule_ref
+from streams.http.battle_log import (
+    RULE_OF_FINDING,
+    battle_log,
+    decode,
+    display_names,
+    finding_shown,
+    rule_ref,
+)
 from streams.http.delay import Reader, reader
 from streams.http.frames import SNAPSHOT, frames, replay_steps
 from streams.http.keys import STORE
@@ -74,7 +80,7 @@ def _json(obj: Any, status: int = 200) -> web.Response:
 
 
 def _no_events(match: str) -> Problem:
-    return Problem(404, "not_found", f"match {match}: no events archived")
+    return Problem.said(404, "not_found", "match {match}: no events archived", match=match)
 
 
 # ------------------------------------------------------------------------------------------- review
@@ -227,7 +233,7 @@ def _meta(inputs: _MetaInputs, public: bool) -> dict[str, Any]:
     log = battle_log(entries, events, timeline, lang)
     for step in steps:  # each finding's sentence in the page's language (the record stays as stored)
         step["outputs"] = [
-            shown_finding(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
+            finding_shown(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
         ]
     shown = frames(steps)
     names = display_names(_card_names(events), lang)
@@ -243,7 +249,7 @@ def _meta(inputs: _MetaInputs, public: bool) -> dict[str, Any]:
     # each of the record's findings' sentences in the page's language, in the record's order (the record
     # itself stays as stored: its findings' messages are the engine's English); a judge's view also has
     # each detail in the page's language (None where a finding has none)
-    in_lang = [shown_finding(f, lang) for f in (record or {}).get("findings") or []]
+    in_lang = [finding_shown(f, lang) for f in (record or {}).get("findings") or []]
     findings_text = [f["text"] for f in in_lang]
     findings_detail = [f.get("detail_text") for f in in_lang]
     return {
@@ -559,7 +565,7 @@ async def match_list(request: web.Request) -> web.Response:
             **where, search=filters.get("q"), sort=sort, offset=(number - 1) * size, limit=size
         )
     except ValueError as exc:  # a search longer than the store takes: the route bounds it first
-        raise Problem(400, "bad_parameter", f"q: {exc}") from None
+        raise Problem.said(400, "bad_parameter", "q: {exc}", exc=exc) from None
     pages = max(1, -(-page.total // size))
     if number > pages and page.total:  # past the end (the list shrank): the last page instead
         raise web.HTTPFound(_list_url(filters, sort, pages, size))
@@ -587,7 +593,7 @@ async def match_list(request: web.Request) -> web.Response:
     lang = page_lang(request)
     for row in rows:  # the top finding's sentence in the page's language (the record keeps its English)
         if row["top"]:
-            row["top"] = shown_finding(row["top"], lang)
+            row["top"] = finding_shown(row["top"], lang)
 
     def tr(message: str) -> str:
         return i18n.gettext(lang, message)
@@ -715,8 +721,12 @@ async def rules(request: web.Request) -> web.Response:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
-        missing = f"the rule reference ({path.name}) is not installed with this copy of prizecheck"
-        raise Problem(404, "not_found", missing) from None
+        raise Problem.said(
+            404,
+            "not_found",
+            "the rule reference ({name}) is not installed with this copy of prizecheck",
+            name=path.name,
+        ) from None
     # The project's own document, rendered by markdown-it with raw HTML off: trusted markup.
     return render(request, "rules.html", body=Markup(render_rules(text)))
 

@@ -25,7 +25,7 @@ async def player_page(request: web.Request) -> web.StreamResponse:
     """GET /players/<player>?event=: the player's penalties, game by game."""
     player = request.match_info["player"]
     if not 1 <= len(player) <= 256:
-        raise Problem(404, "not_found", "not a player id")
+        raise Problem.said(404, "not_found", "not a player id")
     event = str(request[QUERY].get("event") or "").strip() or None
     store = request.app[STORE]
     held = await store.matches(player=player)

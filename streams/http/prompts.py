@@ -18,9 +18,8 @@ from typing import Any
 from replay import Game, due, i18n
 from replay.contract.validate import checked_game
 from replay.engine import Record, playoff_games
-from replay.i18n.findings import message as finding_message
 from replay.records import from_msgpack
-from streams.http.battle_log import OUTCOMES, PLAYOFFS, card_name, rule_ref
+from streams.http.battle_log import OUTCOMES, PLAYOFFS, card_name, finding_text, rule_ref
 from streams.store import Reader
 
 
@@ -248,7 +247,7 @@ def findings(game: Game, lang: str = i18n.DEFAULT) -> list[dict[str, Any]]:
             "severity": f.severity,
             "seq": f.seq,
             "message": f.message,
-            "text": finding_message(lang, f.code, f.message),
+            "text": finding_text(lang, f.code, f.message),
             "rule": rule_ref(f.code),
         }
         for f in game.resolved().findings

@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 from aiohttp import web
 
-from replay.i18n import DEFAULT, LANGUAGES, choose, gettext
+from replay.i18n import DEFAULT, LANGUAGES, choose, gettext, spoken
+from replay.i18n.sentences import read
 from streams.store.base import is_match_id
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -37,12 +38,16 @@ QUERY: web.RequestKey[dict[str, Any]] = web.RequestKey("query", dict)
 class Problem(web.HTTPException):
     """An error answered as JSON ``{"error": message, "code": code}`` with ``status``.
 
-    A problem made by :meth:`said` keeps its sentence's template and fields, so that a route that answers
-    a person (the table console) gives it in the reader's language (:meth:`spoken`); ``code`` never
-    changes with the language."""
+    Every error of the service is made by :meth:`said` (a sentence of the catalogues, its fields kept)
+    or, where the sentence is another part's own words (a validator's, a parser's), :meth:`quoting`. The
+    app's outermost middleware answers every problem in the reader's language (:func:`speak`: ``?lang=``,
+    then ``Accept-Language``; the same choice as the pages'), JSON and HTML error pages alike; ``code``
+    (and any other machine field) never changes with the language. ``tests/test_i18n_catalogue.py``
+    fails on a problem made any other way, or from a sentence that is not a literal."""
 
     template: str | None = None
     fields: Mapping[str, object] = {}
+    quoted: str | None = None
 
     def __init__(
         self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
@@ -57,31 +62,84 @@ class Problem(web.HTTPException):
         self.message = message
 
     @classmethod
-    def said(cls, status: int, code: str, template: str, /, **fields: object) -> Problem:
+    def said(
+        cls,
+        status: int,
+        code: str,
+        template: str,
+        /,
+        *,
+        headers: Mapping[str, str] | None = None,
+        **fields: object,
+    ) -> Problem:
         """A problem whose message is ``template`` (a sentence of the catalogues) with ``fields`` filled,
         in English until :meth:`spoken` in another language."""
-        problem = cls(status, code, template.format(**fields))
+        problem = cls(status, code, template.format(**fields), headers=headers)
         problem.template, problem.fields = template, dict(fields)
         return problem
 
+    @classmethod
+    def quoting(
+        cls, status: int, code: str, template: str, words: str, /, *, headers: Mapping[str, str] | None = None
+    ) -> Problem:
+        """A problem whose message is another part's own words (a validator's, a parser's: English, as
+        they are), ``words``; ``template`` (a sentence of the catalogues with ``{words}``) says in the
+        reader's language what they are about. In English the message is ``words`` itself, as before;
+        in another language the translated sentence with the words quoted in it."""
+        problem = cls(status, code, words, headers=headers)
+        problem.template, problem.fields, problem.quoted = template, {"words": words}, words
+        return problem
+
+    @classmethod
+    def reading(
+        cls,
+        status: int,
+        code: str,
+        templates: Sequence[str],
+        text: str,
+        /,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> Problem:
+        """A problem whose message ``text`` another part wrote in English by one of ``templates`` (marked
+        ``N_`` there): said by that template, its fields read back out of ``text``
+        (replay.i18n.sentences); quoted as it is (:meth:`quoting`) when none of them wrote it."""
+        found = read(tuple(templates), text)
+        if found is None:  # words no template of ours wrote: as they are, never guessed
+            return cls(status, code, text, headers=headers)
+        template, fields = found
+        return cls.said(status, code, template, headers=headers, **fields)
+
+    @property
+    def english(self) -> str:
+        """The English message (what the JSON says with no language asked for)."""
+        if self.template is None or self.quoted is not None:
+            return self.quoted if self.quoted is not None else self.message
+        return self.template.format(**self.fields)
+
     def spoken(self, lang: str) -> Problem:
         """This problem with its message in ``lang`` (itself when it has no template or ``lang`` is
-        English)."""
+        English); the English message is kept on it (:attr:`english`)."""
         if self.template is None or lang == DEFAULT:
             return self
         keep = {k: v for k, v in self.headers.items() if k not in ("Content-Type", "Content-Length")}
-        return Problem(
-            self.status, self.code, gettext(lang, self.template).format(**self.fields), headers=keep
-        )
+        fields = {k: spoken(v, lang) for k, v in self.fields.items()}  # a Phrase field: in lang too
+        said = Problem(self.status, self.code, gettext(lang, self.template).format(**fields), headers=keep)
+        said.template, said.fields, said.quoted = self.template, self.fields, self.quoted
+        return said
 
 
-def error(status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None) -> web.Response:
-    """A JSON error response (for handlers that return rather than raise)."""
+def speak(request: web.Request, problem: Problem) -> Problem:
+    """``problem`` in the language of ``request`` (:func:`page_lang`): the one way an error is answered
+    in a reader's language, on every route."""
+    return problem.spoken(page_lang(request))
+
+
+def respond(problem: Problem) -> web.Response:
+    """``problem`` as a response (for a middleware that returns rather than raises)."""
+    keep = {k: v for k, v in problem.headers.items() if k not in ("Content-Type", "Content-Length")}
     return web.Response(
-        status=status,
-        text=json.dumps({"error": message, "code": code}, ensure_ascii=False),
-        content_type="application/json",
-        headers=headers,
+        status=problem.status, text=problem.text, content_type="application/json", headers=keep
     )
 
 
@@ -89,8 +147,11 @@ def match_id(raw: str) -> str:
     """The one check of a match id from a URL: a clear 400 when it is not one."""
     if not is_match_id(raw):
         shown = raw if len(raw) <= 60 else raw[:57] + "..."
-        raise Problem(
-            400, "bad_match_id", f"not a match id: {shown!r} (1 to 128 characters from A-Z a-z 0-9 . _ : / -)"
+        raise Problem.said(
+            400,
+            "bad_match_id",
+            "not a match id: {shown} (1 to 128 characters from A-Z a-z 0-9 . _ : / -)",
+            shown=repr(shown),
         )
     return raw
 
@@ -115,22 +176,58 @@ class Param:
             try:
                 value = int(raw)
             except ValueError:
-                raise Problem(
-                    400, "bad_parameter", f"{self.name} must be an integer, got {raw[:40]!r}"
+                raise Problem.said(
+                    400,
+                    "bad_parameter",
+                    "{name} must be an integer, got {got}",
+                    name=self.name,
+                    got=repr(raw[:40]),
                 ) from None
             if (self.minimum is not None and value < self.minimum) or (
                 self.maximum is not None and value > self.maximum
             ):
-                bounds = f"from {self.minimum}" if self.minimum is not None else ""
-                bounds += f" to {self.maximum}" if self.maximum is not None else ""
-                raise Problem(400, "bad_parameter", f"{self.name} must be {bounds.strip()}, got {value}")
+                low, high, name = self.minimum, self.maximum, self.name
+                if low is not None and high is not None:
+                    raise Problem.said(
+                        400,
+                        "bad_parameter",
+                        "{name} must be from {low} to {high}, got {got}",
+                        name=name,
+                        low=low,
+                        high=high,
+                        got=value,
+                    )
+                if low is not None:
+                    raise Problem.said(
+                        400,
+                        "bad_parameter",
+                        "{name} must be from {low}, got {got}",
+                        name=name,
+                        low=low,
+                        got=value,
+                    )
+                raise Problem.said(
+                    400,
+                    "bad_parameter",
+                    "{name} must be to {high}, got {got}",
+                    name=name,
+                    high=high,
+                    got=value,
+                )
             return value
         if self.enum and raw not in self.enum:
-            raise Problem(
-                400, "bad_parameter", f"{self.name} must be one of {', '.join(self.enum)}, got {raw[:40]!r}"
+            raise Problem.said(
+                400,
+                "bad_parameter",
+                "{name} must be one of {allowed}, got {got}",
+                name=self.name,
+                allowed=", ".join(self.enum),
+                got=repr(raw[:40]),
             )
         if not raw or len(raw) > self.max_length:
-            raise Problem(400, "bad_parameter", f"{self.name} must be 1 to {self.max_length} characters")
+            raise Problem.said(
+                400, "bad_parameter", "{name} must be 1 to {n} characters", name=self.name, n=self.max_length
+            )
         return raw
 
     def schema(self) -> dict[str, Any]:
@@ -242,7 +339,7 @@ def _with_query(route: Route, handler: Handler) -> Handler:
         for name, param in params.items():
             raw = request.query.getall(name, [])
             if len(raw) > 1:
-                raise Problem(400, "bad_parameter", f"{name} given {len(raw)} times")
+                raise Problem.said(400, "bad_parameter", "{name} given {n} times", name=name, n=len(raw))
             if raw and not (param.blank and raw[0] == ""):
                 values[name] = param.parse(raw[0])
             elif param.default is not None:
@@ -293,7 +390,9 @@ def _tail_dispatch(candidates: list[tuple[str, Handler]], prefix: str) -> Handle
                 request[MATCH] = match_id(tail)
                 return await handler(request)
         views = ", ".join(s.lstrip("/") for s, _ in candidates if s)
-        raise Problem(404, "not_found", f"no such resource: {prefix}{tail} (views: {views})")
+        raise Problem.said(
+            404, "not_found", "no such resource: {path} (views: {views})", path=prefix + tail, views=views
+        )
 
     return dispatch
 

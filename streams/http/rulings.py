@@ -69,22 +69,24 @@ def _prizes(body: Mapping[str, Any], ruleset: str) -> int:
     except KeyError:
         rules = None
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 60:
-        raise Problem(400, "bad_field", "prizes: how many fewer prizes the opponent needs (1 to 60)")
+        raise Problem.said(400, "bad_field", "prizes: how many fewer prizes the opponent needs (1 to 60)")
     if rules is not None and not rules.prize_penalty_allowed(value):
         allowed = ", ".join(str(c) for c in rules.prize_penalty.counts or ())
-        raise Problem(400, "bad_field", f"prizes: a count {ruleset} gives ({allowed})")
+        raise Problem.said(
+            400, "bad_field", "prizes: a count {ruleset} gives ({allowed})", ruleset=ruleset, allowed=allowed
+        )
     return value
 
 
 def _text(body: Mapping[str, Any], key: str, *, required: bool) -> str:
     value = body.get(key, "")
     if not isinstance(value, str):
-        raise Problem(400, "bad_field", f"{key}: text expected")
+        raise Problem.said(400, "bad_field", "{key}: text expected", key=key)
     value = value.strip()
     if required and not value:
-        raise Problem(400, "bad_field", f"{key}: write what the judge decided")
+        raise Problem.said(400, "bad_field", "{key}: write what the judge decided", key=key)
     if len(value) > MAX_TEXT:
-        raise Problem(400, "bad_field", f"{key}: at most {MAX_TEXT} characters")
+        raise Problem.said(400, "bad_field", "{key}: at most {n} characters", key=key, n=MAX_TEXT)
     return value
 
 
@@ -94,10 +96,12 @@ def action_event(
     """The contract event of one judge's action (Problem 400 naming the field when it is not one)."""
     action = body.get("action")
     if action not in ACTIONS:
-        raise Problem(400, "bad_field", f"action: one of {', '.join(ACTIONS)}")
+        raise Problem.said(400, "bad_field", "action: one of {items}", items=", ".join(ACTIONS))
     at = body.get("at")
     if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at < seq:
-        raise Problem(400, "bad_field", f"at: the seq of an event of the match (1 to {seq - 1})")
+        raise Problem.said(
+            400, "bad_field", "at: the seq of an event of the match (1 to {last})", last=seq - 1
+        )
     event: dict[str, Any] = {"match": match, "seq": seq, "author": author}
     if action in ("note", "ruling"):
         text = _text(body, "text", required=True)
@@ -110,9 +114,17 @@ def action_event(
     elif action == "penalty":
         kinds = penalty_kinds(ruleset)
         if body.get("player") not in players:
-            raise Problem(400, "bad_field", f"player: one of the match's players ({', '.join(players)})")
+            raise Problem.said(
+                400, "bad_field", "player: one of the match's players ({items})", items=", ".join(players)
+            )
         if body.get("kind") not in kinds:
-            raise Problem(400, "bad_field", f"kind: a penalty {ruleset} allows ({', '.join(kinds)})")
+            raise Problem.said(
+                400,
+                "bad_field",
+                "kind: a penalty {ruleset} allows ({items})",
+                ruleset=ruleset,
+                items=", ".join(kinds),
+            )
         reason = _text(body, "reason", required=False)
         event.update(type="penalty", player=body["player"], kind=body["kind"])
         if body["kind"] == "prize_penalty":
@@ -123,12 +135,12 @@ def action_event(
         if action == "amend":
             replacement = body.get("event")
             if not isinstance(replacement, dict):
-                raise Problem(400, "bad_field", "event: the replacement event, as an object")
+                raise Problem.said(400, "bad_field", "event: the replacement event, as an object")
             event["event"] = {**replacement, "match": match, "seq": at}
     try:
         admit(event)
     except EventError as exc:
-        raise Problem(400, "invalid_event", str(exc)) from None
+        raise Problem.quoting(400, "invalid_event", "the event is not valid: {words}", str(exc)) from None
     return event
 
 
@@ -138,13 +150,13 @@ async def act(request: web.Request) -> web.StreamResponse:
     try:
         body = json.loads(await request.read())
     except (ValueError, UnicodeDecodeError):
-        raise Problem(400, "bad_request", "send one action as a JSON object") from None
+        raise Problem.said(400, "bad_request", "send one action as a JSON object") from None
     if not isinstance(body, dict):
-        raise Problem(400, "bad_request", "send one action as a JSON object")
+        raise Problem.said(400, "bad_request", "send one action as a JSON object")
     store = request.app[STORE]
     entries = await store.events(match)
     if not entries:
-        raise Problem(404, "not_found", f"match {match}: no events archived")
+        raise Problem.said(404, "not_found", "match {match}: no events archived", match=match)
     seq = max(e.position[0] for e in entries) + 1
     raw = await store.record(match)
     record = from_msgpack(raw, match=match) if raw is not None else None
@@ -160,10 +172,11 @@ async def act(request: web.Request) -> web.StreamResponse:
     await authorize_request(request, [event], "judge's action")
     (outcome,) = await request.app[CORE].ingest_many([event], judge=True)
     if outcome.status != "applied":
-        raise Problem(
+        raise Problem.said(
             409,
             "moved_on",
-            f"not recorded: {outcome.reason or outcome.status} (the game moved on while you wrote: reload)",
+            "not recorded: {outcome} (the game moved on while you wrote: reload)",
+            outcome=outcome.reason or outcome.status,
         )
     request[AUDIT_DETAIL] = f"judge's {body['action']} at seq {body['at']}: seq {seq}"
     answer = {"event": event, **outcome.as_json()}

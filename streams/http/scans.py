@@ -25,16 +25,18 @@ CROPS: web.AppKey[str] = web.AppKey("scan_crops", str)
 async def crop(request: web.Request) -> web.StreamResponse:
     name = f"{request.match_info['sheet']}/{request.match_info['region']}"
     if not CROP_NAME.match(name):
-        raise Problem(404, "not_found", "not a crop's name: <16 hex digits>-<page>/<r1..r30|head|end|page>")
+        raise Problem.said(
+            404, "not_found", "not a crop's name: <16 hex digits>-<page>/<r1..r30|head|end|page>"
+        )
     root = request.app.get(CROPS) or os.environ.get(CROPS_ENV)
     if not root:
-        raise Problem(
-            404, "no_crops", f"this service keeps no crops ({CROPS_ENV} names import scan's --crops)"
+        raise Problem.said(
+            404, "no_crops", "this service keeps no crops ({env} names import scan's --crops)", env=CROPS_ENV
         )
     sheet, region = name.split("/")
     path = os.path.join(root, sheet, f"{region}.jpg")
     if not os.path.isfile(path):
-        raise Problem(404, "not_found", f"no crop {name}")
+        raise Problem.said(404, "not_found", "no crop {name}", name=name)
     return web.FileResponse(
         path, headers={"Content-Type": "image/jpeg", "Cache-Control": "private, no-store"}
     )

@@ -60,7 +60,9 @@ STREAM = frozenset({"stream"})
 
 def _name(raw: str, what: str) -> str:
     if not NAME.fullmatch(raw):
-        raise Problem(400, "bad_parameter", f"{what} must be 1 to 64 characters from A-Z a-z 0-9 . _ : -")
+        raise Problem.said(
+            400, "bad_parameter", "{what} must be 1 to 64 characters from A-Z a-z 0-9 . _ : -", what=what
+        )
     return raw
 
 
@@ -83,7 +85,7 @@ async def _swap(
         new = json.dumps(change(state), sort_keys=True, separators=(",", ":")).encode()
         if await store.swap_on_air(key, old, new):
             return json.loads(new), old, new
-    raise Problem(503, "busy", f"{key} changed 20 times while this change was made; try again")
+    raise Problem.said(503, "busy", "{key} changed 20 times while this change was made; try again", key=key)
 
 
 async def table_started(store: Venue, event: str, table: str, match: str, at: float | None = None) -> None:
@@ -288,8 +290,8 @@ def _configured(slot: Slot, body: Mapping[str, Any]) -> Slot:
         if key in body:
             value = body[key]
             if value is not None and not (isinstance(value, str) and NAME.fullmatch(value)):
-                raise Problem(
-                    400, "bad_field", f"{key}: 1 to 64 characters from A-Z a-z 0-9 . _ : -, or null"
+                raise Problem.said(
+                    400, "bad_field", "{key}: 1 to 64 characters from A-Z a-z 0-9 . _ : -, or null", key=key
                 )
             setattr(out, key, value)
     if "queue" in body:
@@ -299,10 +301,10 @@ def _configured(slot: Slot, body: Mapping[str, Any]) -> Slot:
             or len(queue) > QUEUE_MAX
             or not all(isinstance(m, str) for m in queue)
         ):
-            raise Problem(400, "bad_field", f"queue: a list of up to {QUEUE_MAX} match ids")
+            raise Problem.said(400, "bad_field", "queue: a list of up to {n} match ids", n=QUEUE_MAX)
         bad = [m for m in queue if not is_match_id(m)]
         if bad:
-            raise Problem(400, "bad_field", f"queue: not a match id: {bad[0][:60]!r}")
+            raise Problem.said(400, "bad_field", "queue: not a match id: {bad}", bad=repr(bad[0][:60]))
         out.queue = list(queue)
     if "minutes" in body:
         out.clock = replace(out.clock, limit=clock_minutes(body["minutes"]))
@@ -450,15 +452,21 @@ async def slot_action(request: web.Request) -> web.StreamResponse:
     name = _name(request.match_info["slot"], "slot")
     action = request.match_info["action"]
     if action not in ACTIONS:
-        raise Problem(404, "not_found", f"no slot action {action[:40]!r} (actions: {', '.join(ACTIONS)})")
+        raise Problem.said(
+            404,
+            "not_found",
+            "no slot action {action} (actions: {items})",
+            action=repr(action[:40]),
+            items=", ".join(ACTIONS),
+        )
     body: Mapping[str, Any] = {}
     if action == "set":
         try:
             parsed = json.loads(await read_body(request, request.app[BODY_TIMEOUT], 64 * 1024) or b"{}")
         except (ValueError, UnicodeDecodeError) as exc:
-            raise Problem(400, "bad_json", f"the body is not JSON: {exc}") from None
+            raise Problem.said(400, "bad_json", "the body is not JSON: {exc}", exc=exc) from None
         if not isinstance(parsed, dict):
-            raise Problem(400, "bad_json", "the body must be a JSON object")
+            raise Problem.said(400, "bad_json", "the body must be a JSON object")
         body = parsed
     store = request.app[STORE]
     await _in_scope(request, await _slot(store, name), body)
@@ -477,10 +485,11 @@ async def _in_scope(request: web.Request, slot: Slot, body: Mapping[str, Any]) -
     after = (body.get("event", slot.event), body.get("table", slot.table), body.get("league", slot.league))
     for event, table, league in (now, after) if now != (None, None, None) else (after,):
         if (event, league) == (None, None) or not principal.covers(league, event, table):
-            raise Problem(
+            raise Problem.said(
                 403,
                 "out_of_scope",
-                f"this slot is outside this token's scope ({principal.scope_text()})",
+                "this slot is outside this token's scope ({scope})",
+                scope=principal.scope_text(),
             )
 
 

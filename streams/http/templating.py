@@ -40,7 +40,7 @@ from markupsafe import Markup
 from replay import i18n
 from replay.i18n import N_
 from streams.http.access import PRINCIPAL
-from streams.http.routes import ROUTES, Problem, Route, page_lang
+from streams.http.routes import ROUTES, Problem, Route, page_lang, speak
 from streams.tokens import PUBLIC, Principal
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -248,6 +248,7 @@ async def html_errors(
         if route is None or problem.status < 400 or problem.status >= 500:
             raise
         needed = tuple(r for r in _SHOWN_ROLES if r in route.roles) or tuple(sorted(route.roles))
+        problem = speak(request, problem)  # the page's language: the same choice as the page's words
         return render(
             request,
             "refused.html",

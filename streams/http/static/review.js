@@ -98,6 +98,59 @@
     return String(v);
   }
 
+  // The event's contract fields as the review page shows them (issue 34 item 5): each field's name and
+  // each value the contract enumerates (a zone, a kind, a condition...) in the page's language, the
+  // contract's own name kept as the cell's title; a card by its name in the page's language; a person's
+  // own words (a note's text, an author, a name) as written, never translated.
+  const FIELDS = {
+    action: _("action"), active: _("active"), amount: _("amount"), at: _("at"), author: _("author"),
+    bench: _("bench"), by: _("by"), card: _("card"), cards: _("cards"), condition: _("condition"),
+    context: _("context"), count: _("count"), deck: _("deck"), delta: _("delta"), effect: _("effect"),
+    event: _("event"), exporter: _("exporter"), first: _("first"), from: _("from"), game: _("game"),
+    hp: _("HP"), id: _("id"), kind: _("kind"), lang: _("language"), league: _("league"),
+    mulligans: _("mulligans"), must_decide: _("must decide"), name: _("name"), on: _("on"),
+    outcome: _("outcome"), parent: _("parent"), pid: _("Pokémon id"), player: _("player"),
+    players: _("players"), playoff: _("playoff"), prizes: _("prizes"), producer: _("producer"),
+    reason: _("reason"), reports_knockouts: _("reports knockouts"), revealed: _("revealed"),
+    round: _("round"), rule: _("rule"), ruleset: _("ruleset"), season: _("season"), series: _("series"),
+    source: _("source"), stage: _("stage"), table: _("table"), target: _("target"), text: _("text"),
+    time_result: _("time result"), to: _("to"), turn: _("turn"), winner: _("winner"), wins: _("wins"),
+    zone: _("zone"),
+  };
+  const VALUES = {
+    // zones
+    active: _("Active Spot"), bench: _("Bench"), hand: _("hand"), deck: _("deck"), discard: _("discard pile"),
+    prizes: _("Prize cards"), lost_zone: _("Lost Zone"), stadium: _("Stadium"), in_play: _("in play"),
+    // kinds: trainers, penalties, sources
+    item: _("Item"), supporter: _("Supporter"), tool: _("Pokémon Tool"), energy: _("Energy"),
+    caution: _("caution"), warning: _("warning"), prize_penalty: _("prize penalty"),
+    double_prize: _("double prize"), quad_prize: _("quad prize"), game_loss: _("game loss"),
+    match_loss: _("match loss"), disqualification: _("disqualification"), double_loss: _("double loss"),
+    digital: _("digital client"), manual: _("kept by hand"), scanned: _("scanned game sheet"), other: _("other"),
+    // conditions
+    asleep: _("Asleep"), burned: _("Burned"), confused: _("Confused"), paralyzed: _("Paralyzed"), poisoned: _("Poisoned"),
+    // outcomes, playoffs, stages, corrections
+    win: _("win"), draw: _("draw"), no_winner: _("no winner"), sudden_death: _("sudden death"),
+    tiebreak: _("tiebreak"), tiebreaker_game: _("tiebreaker game"), swiss: _("Swiss rounds"),
+    single_elimination: _("single elimination"), amend: _("amend"), void: _("void"),
+  };
+  // the fields whose values are codes the contract enumerates (shown as words)
+  const CODED = new Set(["kind", "condition", "outcome", "playoff", "stage", "to", "from", "zone", "action",
+    "time_result", "reason"]);
+  // the fields that are a person's own words: quoted as written
+  const QUOTED = new Set(["text", "author", "name", "exporter", "producer", "rule"]);
+
+  function fieldValue(k, v) {
+    if (QUOTED.has(k)) return shown(v);
+    if (k === "effect" && typeof v === "string") return cardName(v); // a card's effect: the card's name
+    if ((k === "card" || k === "active") && v && typeof v === "object" && !Array.isArray(v) && v.name)
+      return [cardName(String(v.name)), ...Object.entries(v).filter(([x]) => x !== "name").map(([x, y]) => ` · ${FIELDS[x] || x}: ${fieldValue(x, y)}`)].join("");
+    if (k === "cards" && Array.isArray(v))
+      return v.length ? v.map((c) => (c && typeof c === "object" && c.name ? cardName(String(c.name)) : shown(c))).join(", ") : _("(none)");
+    if (CODED.has(k) && typeof v === "string") return k === "reason" ? words(v) : VALUES[v] || words(v);
+    return shown(v);
+  }
+
   // ------------------------------------------------------------------ derived outputs, in words
   const REASONS = {
     prizes: _("took every Prize card needed"),
@@ -800,7 +853,8 @@
     if (ev) {
       for (const [k, v] of Object.entries(ev)) {
         if (k === "match" || k === "seq" || k === "type") continue;
-        fields.append(el("tr", {}, el("th", {}, k), el("td", {}, shown(v))));
+        fields.append(el("tr", { "data-field": k }, el("th", { title: k }, FIELDS[k] || k),
+          el("td", typeof v === "string" && (CODED.has(k)) ? { title: v } : {}, fieldValue(k, v))));
       }
     }
     const extra = $("extra");

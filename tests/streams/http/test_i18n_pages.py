@@ -16,6 +16,7 @@ import pytest
 from playwright.async_api import BrowserContext, Page
 
 from replay.generators import simulate
+from streams.http.battle_log import card_in
 from tests.streams.http.served import Served
 from tests.streams.http.test_pages import shot
 from tests.streams.http.test_review import OVERFLOW, judge_page, log_in
@@ -58,10 +59,10 @@ def ko_event_game(match: str) -> list[dict[str, Any]]:
     return events
 
 
-#: What is still in English on a page in Japanese or Korean: the event's contract fields (their names and
-#: values as the contract writes them: docs/web.md, "Languages"). The battle log, the prompts and the
-#: findings are in the page's language (the service writes them through the catalogues).
-ENGLISH_STILL = "#event-fields, script"
+#: What is left out of a page's words when their script is counted: its scripts. The battle log, the
+#: prompts, the findings and the event's contract fields (their names and enumerated values) are in the
+#: page's language (the service writes them through the catalogues: docs/web.md, "Languages").
+ENGLISH_STILL = "script"
 TEXT_BUT = """([leave]) => {
   const copy = document.body.cloneNode(true);
   for (const e of copy.querySelectorAll(leave)) e.remove();
@@ -207,7 +208,7 @@ async def test_the_tofu_check_can_fail(browser_context: BrowserContext) -> None:
     assert drawn == {"chars": "ひらがな", "boxes": ""}, drawn
 
 
-async def test_a_refusal_page_speaks_the_language_and_keeps_the_service_words(served: Served) -> None:
+async def test_a_refusal_page_speaks_the_language(served: Served) -> None:
     assert (await served.post(game("m1"))).status == 200
     headers = {**served.auth("organizer"), "Accept": "text/html"}
     async with served.http.get(f"{served.url}/review/m1?lang=ko", headers=headers) as r:
@@ -219,7 +220,8 @@ async def test_a_refusal_page_speaks_the_language_and_keeps_the_service_words(se
     async with served.http.get(f"{served.url}/review/nope?lang=ja", headers=judge) as r:
         assert r.status == 404
         page = await r.text()
-    assert "このアドレスには何もありません" in page and 'id="refused-detail" lang="en"' in page
+    # the service's own sentence in the page's language (routes.speak), none of its English left
+    assert "試合nope: 保存されたイベントがない" in page and "no events archived" not in page
 
 
 # ------------------------------------------------------------------ what the service writes, in the language
@@ -240,7 +242,9 @@ async def test_a_judge_reads_a_findings_detail_in_the_pages_language(served: Ser
     (detail,) = meta["findings_detail"]
     card, _, why = finding["detail"].partition("; ")
     assert why.startswith("a digital client enforces the rules")  # the record: English, as stored
-    assert detail.startswith(card + "; ") and re.search(SCRIPTS["ja"], detail) and "digital" not in detail
+    # the card by its name in the page's language where the catalogue knows it (issue 34 item 4)
+    assert detail.startswith(card_in("ja")(card) + "; ") and re.search(SCRIPTS["ja"], detail)
+    assert "digital" not in detail
     async with served.http.get(f"{served.url}/ui?lang=ko", headers={**judge, "Accept": "text/html"}) as r:
         page = await r.text()
     assert "디지털 클라이언트는 규칙을 강제합니다" in page and "a digital client enforces" not in page
@@ -279,3 +283,66 @@ async def test_the_review_pages_log_findings_and_card_names_follow_the_pages_lan
         assert found == english["record"]["findings"] and [f["code"] for f in found] == ["event_after_end"]
         (text,) = got["findings_text"]
         assert text != found[0]["message"] and re.search(SCRIPTS[lang], text), text
+
+
+async def test_a_browser_reads_an_error_page_and_the_review_pages_detail_in_japanese(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    """Real chromium: a judge's error page wholly in Japanese; the review page's judge-only detail beside
+    a battle-log line, and the event's contract fields, in Japanese, the card by its Japanese name where
+    the catalogue has one, a person's own words as written (issue 34 items 4-5)."""
+    page = await judge_page(served, browser_context, "/review/nope?lang=ja")
+    await page.wait_for_selector("#refused-head")
+    assert await page.evaluate("() => document.documentElement.lang") == "ja"
+    assert await page.inner_text("#refused-head") == "試合nope: 保存されたイベントがない"
+    body = await page.inner_text("main")
+    assert "no events archived" not in body and re.search(SCRIPTS["ja"], body)
+
+    for seed in range(40):
+        streams, injected = simulate.simulate_with_faults(seed, ["second_supporter"], f"d{seed}")
+        if injected:
+            break
+    match = f"d{seed}"
+    events = streams[0]
+    assert (await served.post(events)).status == 200
+    note = {
+        "match": match,
+        "seq": len(events) + 1,
+        "type": "note",
+        "text": "judge: check the deck",
+        "author": "J1",
+    }
+    assert (await served.post([note])).status == 200
+    second = [e for e in events if e.get("type") == "trainer_played" and e["card"].get("kind") == "supporter"]
+    finding = next(
+        f
+        for f in (
+            await (
+                await served.http.get(f"{served.url}/matches/{match}/record", headers=served.auth("judge"))
+            ).json()
+        )["findings"]
+        if f["code"] == "second_supporter"
+    )
+    card = finding["detail"].partition("; ")[0]
+    await page.goto(f"{served.url}/review/{match}?lang=ja#seq={finding['seq']}")
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    detail = await page.inner_text(f'#log li.line[data-seq="{finding["seq"]}"] .mark-finding .detail')
+    assert detail.startswith(card_in("ja")(card) + "; "), detail
+    assert re.search(SCRIPTS["ja"], detail) and "digital client" not in detail, detail
+    # the event's fields: their names and the contract's codes in Japanese, the card by its name
+    await page.wait_for_selector(f'body[data-seq="{finding["seq"]}"]', state="attached")
+    assert await page.inner_text('#event-fields tr[data-field="player"] th') == "プレイヤー"
+    played = next(e for e in second if e["seq"] == finding["seq"])
+    shown = await page.inner_text('#event-fields tr[data-field="card"] td')
+    assert shown.startswith(card_in("ja")(played["card"]["name"])) and "サポート" in shown, shown
+    # a note's own words: as written
+    await page.goto(f"{served.url}/review/{match}?lang=ja#seq={note['seq']}")
+    await page.wait_for_selector(f'body[data-seq="{note["seq"]}"]', state="attached")
+    assert await page.inner_text('#event-fields tr[data-field="text"] td') == "judge: check the deck"
+    assert await page.inner_text('#event-fields tr[data-field="text"] th') == _ja("text")
+
+
+def _ja(message: str) -> str:
+    from replay.i18n import gettext
+
+    return gettext("ja", message)
