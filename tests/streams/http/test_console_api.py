@@ -21,7 +21,7 @@ from streams.http.delay import broadcast_delay
 from streams.http.lease import Holder
 from streams.http.prompts import derive
 from streams.http.tables import clock_key
-from streams.store import RedisStore
+from streams.store import RedisStore, keys
 from streams.tokens import new_token
 from tests.builder import Stream, card
 from tests.streams.http.served import Served, start_served
@@ -510,11 +510,23 @@ async def test_a_read_never_renews_a_lease_and_never_shows_the_holder(
             assert status == 200 and secret not in text and token_id(served, "recorder") not in text
         await asyncio.sleep(0.1)
     assert await holder(served, "rd1") is None  # lapsed: reads kept nothing alive
-    # a renewal is a write: POST /lease renew keeps it
+    # a renewal is a write: POST /lease renew gives the lease its whole length again. Read from the
+    # lease's own expiry in Redis, not from a race against a short lease: a loaded machine's slow
+    # round trip must not decide this test (it did, with renewals every 0.2 s of a 0.6 s lease).
+    ttl = served.store.client.pttl
+    key = served.store.key("rd1", keys.LEASE)
+    monkeypatch.setattr("streams.http.lease.LEASE_SECONDS", 60.0)
     assert (await lease_call(served, "rd1", "recorder", secret, "take"))[1]["mine"]
-    for _ in range(8):
-        await asyncio.sleep(0.2)
-        assert (await lease_call(served, "rd1", "recorder", secret, "renew"))[1]["mine"]
+    assert 0 < await ttl(key) <= 60_000
+    monkeypatch.setattr("streams.http.lease.LEASE_SECONDS", 600.0)
+    assert (await lease_call(served, "rd1", "recorder", secret, "renew"))[1]["mine"]
+    assert await ttl(key) > 60_000  # renewed: a new expiry, from the renewal
+    for _ in range(2):  # the holder's reads still renew nothing
+        assert (await get(served, f"/console/rd1/state?console={secret}", "recorder"))[0] == 200
+    assert await ttl(key) <= 600_000
+    monkeypatch.setattr("streams.http.lease.LEASE_SECONDS", 0.6)
+    assert (await lease_call(served, "rd1", "recorder", "someone-else", "renew"))[1]["mine"] is False
+    assert await ttl(key) > 60_000  # another console's renewal changes nothing
     assert await holder(served, "rd1") == Holder(token_id(served, "recorder"), secret)
 
 
