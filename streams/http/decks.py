@@ -16,15 +16,18 @@ import msgpack
 from aiohttp import web
 
 from replay.engine import InputError
+from replay.i18n.deckcheck import message as deck_check_text
 from replay.report.links import review_link
+from replay.report.names import with_card_name
 from replay.sources.common import valid_match_id
 from replay.sources.deckcheck import DeckChecker
 from replay.sources.decks import FORMATS, MAX_BYTES, deck_key, decode, encode, parse_deck, to_json
 from replay.sources.legality import FORMATS as LEGAL_FORMATS
 from replay.sources.legality import check_deck, legality_data
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
+from streams.http.battle_log import card_in
 from streams.http.keys import STORE
-from streams.http.routes import MATCH, Answer, Param, Problem, Route
+from streams.http.routes import MATCH, Answer, Param, Problem, Route, page_lang
 from streams.tokens import Principal
 
 JUDGES = frozenset({"judge"})
@@ -110,7 +113,19 @@ async def get_deck_check(request: web.Request) -> web.Response:
     for ev in events:
         checker.feed(ev)
     request[AUDIT_DETAIL] = f"deck check of {match}"
-    checks = [{**c.as_json(), "link": review_link("", match, c.seq)} for c in checker.pop(match)]
+    # each check's sentence in the page's language (?lang=, the match's context.lang, the browser's),
+    # its card named in it; ``message`` stays the English the report's document keeps
+    setting = context.get("lang") if isinstance(context, dict) else None
+    lang = page_lang(request, setting if isinstance(setting, str) else None)
+    card = card_in(lang)
+    checks = [
+        {
+            **c.as_json(),
+            "text": with_card_name(deck_check_text(lang, c.message), c.card, card),
+            "link": review_link("", match, c.seq),
+        }
+        for c in checker.pop(match)
+    ]
     return web.json_response({"match": match, "event": event, "lists": sorted(lists), "checks": checks})
 
 
@@ -124,7 +139,13 @@ def deck_routes() -> tuple[Route, ...]:
             get_deck_check,
             JUDGES,
             "The match's deck check: cards put into play against the registered lists (judges only)",
-            answers={200: Answer("the findings, each linked to the review page at its event")},
+            answers={
+                200: Answer(
+                    "the findings, each linked to the review page at its event, its sentence in the "
+                    "request's language beside the English ``message`` (``text``: ?lang=, the match's "
+                    "context.lang, Accept-Language)"
+                )
+            },
             hidden=True,
             tag="decks",
         ),

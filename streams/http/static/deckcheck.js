@@ -6,7 +6,10 @@
   "use strict";
   const match = document.body.dataset.match;
   if (!match) return;
-  fetch("/matches/" + match + "/deck-check", { credentials: "same-origin" })
+  // in the page's language (?lang= passed on, as the review page's own calls do)
+  const lang = new URLSearchParams(location.search).get("lang");
+  const query = lang ? "?lang=" + encodeURIComponent(lang) : "";
+  fetch("/matches/" + match + "/deck-check" + query, { credentials: "same-origin" })
     .then((r) => (r.ok ? r.json() : null))
     .then((answer) => {
       if (!answer || !answer.checks || !answer.checks.length) return;
@@ -23,7 +26,7 @@
         link.href = "#seq=" + c.seq;
         link.textContent = "#" + c.seq;
         item.appendChild(link);
-        item.appendChild(document.createTextNode(" " + c.code + ": " + c.message));
+        item.appendChild(document.createTextNode(" " + c.code + ": " + (c.text || c.message)));
         list.appendChild(item);
       }
       box.appendChild(list);

@@ -36,3 +36,8 @@ async def test_a_judge_sees_the_deck_check_and_steps_to_its_event(
     await page.wait_for_selector("body[data-seq]", state="attached")
     await page.click(f"#deck-checks a[href='#seq={seq}']")
     await page.wait_for_function(f"document.body.dataset.seq === '{seq}'")
+    # the same page in Japanese: the heading and the check's sentence, its card by its Japanese name
+    await page.goto(f"{served.url}/review/{s.match}?lang=ja")
+    await page.wait_for_selector("#deck-checks li")
+    text = await page.inner_text("#deck-checks li")
+    assert "not_on_list: ash は ヒトカゲ を場に出した; デッキリストにないカード" in text, text

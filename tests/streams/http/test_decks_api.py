@@ -130,6 +130,15 @@ async def test_a_judge_reads_a_matchs_deck_check_linked_to_the_review_page(serve
     assert (answer["event"], answer["lists"]) == ("Cup", ["ash"])
     assert (check["seq"], check["card"], check["code"]) == (seq, "Charmander", "not_on_list")
     assert check["link"] == f"/review/cup/r1/t1/g1#seq={seq}"
+    assert check["text"] == check["message"] == "ash put Charmander into play; it is not on their deck list"
+    # the sentence in the page's language beside the English, the card named in it (docs/web.md)
+    for lang, said in (
+        ("ja", "ash は ヒトカゲ を場に出した; デッキリストにないカード"),
+        ("ko", "ash이(가) 파이리을(를) 냈음; 덱 리스트에 없는 카드"),
+    ):
+        async with served.http.get(f"{url}?lang={lang}", headers=judge) as r:
+            (shown,) = (await r.json())["checks"]
+        assert shown["message"] == check["message"] and shown["text"] == said, shown
     for who in (None, "organizer", "ingest"):  # never the public's, nor the opponent's
         async with served.http.get(url, headers=served.auth(who)) as r:
             assert r.status in (401, 403)
