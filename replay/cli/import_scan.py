@@ -16,7 +16,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, output, within
+from replay.cli.common import UsageError, language, output, within
 from replay.engine.errors import InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.extras import needs_extra
@@ -107,6 +107,7 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     # once: every sheet; several times: one pair per sheet, in the batch's order (a slot each, read or not,
     # so that a page that cannot be read does not shift the names of the pages after it)
     per_sheet = len(given) > 1
+    lang = language()
     slots = 0
     said = print if not args.quiet else (lambda *a, **k: None)
     sheets: list[SheetScan] = []
@@ -130,9 +131,12 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
             slots += 1
             continue
         slots += len(results)
+        from replay.sources.scan.refusals import spoken
+
         for res in results:
             if isinstance(res, InputError):
-                print(f"prizecheck import: {res}", file=sys.stderr)
+                # a photo's refusal in the reader's language, with how to retake it (issue 39 item 3)
+                print(f"prizecheck import: {spoken(res, lang)}", file=sys.stderr)
                 failed += 1
                 continue
             match = res.result.events[0]["match"]

@@ -34,10 +34,11 @@ from replay.engine.errors import EventError, InputError
 from replay.engine.ruleset import KNOWN_RULESETS
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
+from replay.sources.scan.refusals import spoken
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
 from streams.http.ownership import authorize_request
-from streams.http.routes import LANG, Answer, Problem, Route
+from streams.http.routes import LANG, Answer, Problem, Route, page_lang
 from streams.http.scans import CROPS, CROPS_ENV
 from streams.http.templating import render
 from streams.tokens import Principal
@@ -215,7 +216,8 @@ async def post_import(request: web.Request) -> web.StreamResponse:
         try:
             games = await asyncio.get_running_loop().run_in_executor(None, _read, name, data, fields, match)
         except InputError as exc:
-            raise Problem(400, "unreadable", _sentence(str(exc), name)) from None
+            # a photo's refusal (how to retake it) in the page's language: the page sends its ?lang=
+            raise Problem(400, "unreadable", _sentence(spoken(exc, page_lang(request)), name)) from None
     _with_context(games, context)
     await _check_new(request, games)
     events = [event for game in games for event in game.events]
@@ -287,6 +289,7 @@ def import_routes() -> tuple[Route, ...]:
             post_import,
             JUDGE,
             "Import one file (a battle log, a game sheet, a photo or PDF of printed sheets) as matches",
+            query=(LANG,),
             body={"multipart/form-data": fields},
             answers={
                 200: Answer("the matches read from the file", schema={"type": "object"}),
@@ -299,8 +302,8 @@ def import_routes() -> tuple[Route, ...]:
             cookie_writes=True,
             description="One file a request (`file`), or a pasted log (`paste`); optional `match`, "
             "`event`, `table`, `round`, `league`, `ruleset`. The file is stored whole or not at all: "
-            "400 `unreadable` (the importer's sentence naming the file), 409 `match_exists`, 413 "
-            "`too_large`.",
+            "400 `unreadable` (the importer's sentence naming the file; a photo's refusal, with how to "
+            "retake it, in `?lang=`'s language), 409 `match_exists`, 413 `too_large`.",
         ),
     )
 

@@ -138,3 +138,28 @@ def test_players_given_per_sheet_name_each_page_of_a_batch(
     assert main([*base, "--players", "A1,B1", "--players", "A2,B2", "--players", "A3,B3"]) == 2
     assert "--players was given 3 times for 2 sheet(s)" in capsys.readouterr().err
     assert not out.exists() or not out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("lang", "says"),
+    [
+        ("ja_JP.UTF-8", ("ゲームシートが見つかりません", "四隅の四角を含めてシート全体を枠に入れ")),
+        ("ko_KR.UTF-8", ("게임 시트가 없습니다", "네 모서리의 사각형이 모두 들어가도록")),
+        ("C.UTF-8", ("no game sheet here", "all four corner squares, the phone held steady")),
+    ],
+)
+def test_a_photo_that_cannot_be_read_says_how_to_retake_it_in_the_users_language(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    lang: str,
+    says: tuple[str, str],
+) -> None:
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", lang)
+    (tmp_path / "table.jpg").write_bytes(jpeg(np.full((1200, 900, 3), (70, 110, 150), np.uint8)))
+    assert main(["import", "scan", str(tmp_path / "table.jpg"), "--crops", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert f"prizecheck import: {tmp_path / 'table.jpg'}: " in err
+    assert all(s in err for s in says), err
