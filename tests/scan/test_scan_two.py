@@ -10,6 +10,7 @@ one above the other, or one lying over the other's corner.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -18,10 +19,19 @@ import pytest
 
 from replay.cli import main
 from replay.engine.errors import InputError
-from replay.generators.scan import photograph_together
+from replay.generators.scan import (
+    ARRANGEMENTS,
+    PhotoSpec,
+    Sample,
+    fill,
+    headers,
+    photograph_together,
+    random_game,
+    score,
+)
 from replay.sources.scan.layout import Header, marker_rects
 from replay.sources.scan.photo import SheetScan, import_scan
-from tests.scan.helpers import marked
+from tests.scan.helpers import marked, raster
 
 FIRST = {
     "r1.who": {"A"},
@@ -118,3 +128,46 @@ def test_a_sheet_only_partly_found_where_the_photo_shows_paper_is_said_as_hidden
     assert list(by_match(results)) == ["scan-test-1"]
     [refused] = [r for r in results if isinstance(r, InputError)]
     assert "another game sheet in this photo is not read: 2 of its 4 corner markers found" in str(refused)
+
+
+SPEC = PhotoSpec(0.0, 0.0, 0.0, 0.0, 0, 0.0, 0.0)  # the photo's own figures are not the score's
+SWEEP = int(os.environ.get("PRIZECHECK_SCAN_TWO", "0"))
+
+
+@pytest.mark.skipif(not SWEEP, reason="make test-long sets PRIZECHECK_SCAN_TWO (photos an arrangement)")
+@pytest.mark.parametrize("arrangement", ARRANGEMENTS)
+def test_generated_games_two_to_a_photo_never_a_silent_misread(arrangement: str) -> None:
+    # games played by the rules, filled by the generator's hand (ticks, crosses, fills, pens, pencil,
+    # scribbled-out marks), two to a photo: each sheet read with every misread mark flagged, or, lying
+    # under the other, refused; never a sheet left unsaid
+    problems: list[str] = []
+    read = refused = 0
+    for seed in range(SWEEP):
+        rng = random.Random(f"{arrangement}-{seed}")
+        made = []
+        for header in headers(2, 900 + seed, prefix=f"two-{arrangement}"):
+            game = random_game(rng, header.ruleset)
+            filled = fill(raster(header), 200, "a4", game.marks, rng, scribbles=0.03)
+            made.append((header, game, filled))
+        photo, placed = photograph_together([f.channels for _, _, f in made], rng, arrangement=arrangement)
+        results = import_scan(photo, f"{arrangement}-{seed}.jpg")
+        got = by_match(results)
+        errors = [r for r in results if isinstance(r, InputError)]
+        for (header, game, filled), where in zip(made, placed, strict=True):
+            scan = got.get(header.match)
+            if scan is None:
+                refused += 1
+                if not errors:
+                    problems.append(f"{arrangement} {seed}: {header.match} neither read nor refused")
+                elif not where.covered:
+                    problems.append(f"{arrangement} {seed}: {header.match} refused: {errors}")
+                continue
+            read += 1
+            if where.covered:
+                problems.append(f"{arrangement} {seed}: {header.match} read while lying under the other")
+            sample = Sample(header, game, photo, 200, "a4", SPEC, filled.scribbled, filled.pen)
+            sc = score(sample, scan)
+            if sc.silent:
+                problems.append(f"{arrangement} {seed}: {header.match}: silent misreads {sc.silent}")
+    print(f"{arrangement}: {SWEEP} photos, {read} sheets read, {refused} refused")
+    assert not problems, "\n".join(problems)
