@@ -77,8 +77,8 @@
     try {
       // the page's language: a photo's refusal (how to retake it) comes back in it
       const lang = document.documentElement.lang;
-      const url = lang ? "/import?lang=" + encodeURIComponent(lang) : "/import";
-      const answer = await fetch(url, { method: "POST", body: data, credentials: "same-origin" });
+      const answer = await fetch("/import" + (lang ? "?lang=" + encodeURIComponent(lang) : ""),
+        { method: "POST", body: data, credentials: "same-origin" });
       const body = await answer.json().catch(() => ({ error: _("the service answered {status}", { status: answer.status }) }));
       if (answer.ok) return [true, body];
       return [false, body.error || _("the service answered {status}", { status: answer.status })];
