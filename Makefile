@@ -119,6 +119,7 @@ test-long: install
 	PRIZECHECK_SCAN_SHEETS=80 $(BIN)/python -m pytest -q -n 2 --dist loadfile tests/scan/test_scan_accuracy_a.py \
 	  tests/scan/test_scan_accuracy_b.py tests/scan/test_scan_accuracy_c.py
 	PRIZECHECK_SCAN_HALL=40 $(BIN)/python -m pytest -q -s -n 2 tests/scan/test_scan_hall.py
+	PRIZECHECK_SCAN_TWO=8 $(BIN)/python -m pytest -q -s -n 2 tests/scan/test_scan_two.py
 
 # docs/importers.md's printed sheet and filled photo (docs/img/sheet-*), and the record block it shows
 sheet-images: install

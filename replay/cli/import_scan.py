@@ -6,7 +6,8 @@ the page), exit 2 at the end; every other sheet of the batch is still written. T
 findings refer to go to ``--crops DIR`` (judges only: they show the handwriting). ``--strict`` refuses a
 batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does. A photo holding two
 sheets gives two matches. ``--players`` names sheets printed without names: once for all, or once per
-sheet in the batch's order (a count that does not match the sheets: exit 2, nothing written).
+sheet in the batch's order, or from ``--players-file`` (a line a sheet, ``-`` for a sheet's printed names);
+a count that does not match the sheets: exit 2, nothing written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, error_line, output, tr, within
+from replay.cli.common import UsageError, error_line, language, output, tr, within
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 
@@ -36,6 +37,12 @@ def configure(s: argparse.ArgumentParser) -> None:
         action="append",
         help="the players, for sheets printed without their names: once for every sheet, or once per "
         "sheet in the batch's order (files, pages, then the sheets of one photo left to right)",
+    )
+    s.add_argument(
+        "--players-file",
+        metavar="FILE",
+        help="the players of each sheet in the batch's order, one line a sheet: A,B (or - for the names "
+        "printed on that sheet; # starts a comment)",
     )
     s.add_argument("--ruleset", default=None, choices=KNOWN_RULESETS, help="ruleset (default: the sheet's)")
     s.add_argument(
@@ -97,15 +104,20 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     from replay.cli.common import write_events
     from replay.sources.scan.budget import refusal
 
-    given: list[tuple[str, str]] = []
+    given: list[tuple[str, str] | None] = []
     for pair in args.players or ():
-        names = [n.strip() for n in pair.split(",")]
-        if len(names) != 2 or not all(names) or names[0] == names[1]:
+        names = _pair(pair)
+        if names is None:
             raise UsageError(tr("argument --players: two different names, e.g. --players Mara,Teodor"))
-        given.append((names[0], names[1]))
-    # once: every sheet; several times: one pair per sheet, in the batch's order (a slot each, read or not,
-    # so that a page that cannot be read does not shift the names of the pages after it)
-    per_sheet = len(given) > 1
+        given.append(names)
+    if args.players_file is not None:
+        if given:
+            raise UsageError(tr("--players and --players-file cannot be combined"))
+        given = _players_file(args.players_file)
+    # once: every sheet; several times (or a file): one pair per sheet, in the batch's order (a slot each,
+    # read or not, so that a page that cannot be read does not shift the names of the pages after it)
+    per_sheet = len(given) > 1 or args.players_file is not None
+    lang = language()
     slots = 0
     said = print if not args.quiet else (lambda *a, **k: None)
     sheets: list[SheetScan] = []
@@ -129,9 +141,14 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
             slots += 1
             continue
         slots += len(results)
+        from replay.sources.scan.refusals import Refused, spoken
+
         for res in results:
             if isinstance(res, InputError):
-                print(f"prizecheck import: {error_line(res)}", file=sys.stderr)
+                # a photo's refusal in the reader's language, with how to retake it (issue 39 item 3);
+                # any other error as the command line says it (replay.cli.words.error_line)
+                words = spoken(res, lang) if isinstance(res, Refused) else error_line(res)
+                print(f"prizecheck import: {words}", file=sys.stderr)
                 failed += 1
                 continue
             match = res.result.events[0]["match"]
@@ -152,6 +169,18 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
             sheets.append(res)
     if per_sheet and slots != len(given):
         # names given per sheet that do not match the sheets: any pairing would be a guess
+        if args.players_file is not None:
+            print(
+                f"prizecheck import: {args.players_file}: "
+                + tr(
+                    "{lines} line(s) of names for {sheets} sheet(s) in the batch (one line a sheet: files, "
+                    "pages, then the sheets of one photo left to right); no events written",
+                    lines=len(given),
+                    sheets=slots,
+                ),
+                file=sys.stderr,
+            )
+            raise _NothingWritten(2)
         print(
             "prizecheck import: "
             + tr(
@@ -201,6 +230,48 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
             file=sys.stderr,
         )
     return 2 if failed else 0
+
+
+def _pair(text: str) -> tuple[str, str] | None:
+    """``A,B``: two different names, else None."""
+    names = [n.strip() for n in text.split(",")]
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        return None
+    return names[0], names[1]
+
+
+def _players_file(path: str) -> list[tuple[str, str] | None]:
+    """``--players-file``: a pair of names a line, ``-`` for a sheet's own printed names; blank lines and
+    ``#`` comments skipped. InputError naming the file and the line."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read(1024 * 1024).splitlines()
+    except FileNotFoundError:
+        raise InputError(tr("no such file"), file=path, field="--players-file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(tr("cannot read: {reason}", reason=exc), file=path, field="--players-file") from None
+    out: list[tuple[str, str] | None] = []
+    for n, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line == "-":
+            out.append(None)
+            continue
+        names = _pair(line)
+        if names is None:
+            raise InputError(
+                tr(
+                    "two different names, A,B (or - for the names printed on the sheet), got {line}",
+                    line=repr(line),
+                ),
+                file=path,
+                line=n,
+            )
+        out.append(names)
+    if not out:
+        raise InputError(tr("no names in it: one line a sheet, A,B or -"), file=path)
+    return out
 
 
 def _crops(root: str, sheets: list[Any]) -> None:

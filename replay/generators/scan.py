@@ -509,6 +509,146 @@ def photograph(
     )
 
 
+#: How several sheets lie on the table in one photo (:func:`photograph_together`).
+ARRANGEMENTS: Final = ("apart", "touching", "turned", "stacked", "overlap")
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """Where one sheet of :func:`photograph_together` landed: its page's four corners in the photo (px,
+    clockwise from its own top left), and whether another sheet lies over part of its frame."""
+
+    corners: tuple[tuple[float, float], ...]
+    covered: bool
+
+
+def photograph_together(
+    sheets: list[Image | list[Image]], rng: random.Random, *, arrangement: str = "apart", paper: str = "a4"
+) -> tuple[bytes, list[Placed]]:
+    """One phone photo of several filled sheets (each BGR, or its three channels, of a ``paper`` page)
+    lying on one table, as JPEG bytes, and where each landed. Each sheet has its own tilt (±12°), its own
+    perspective and its own distance (±8 %); the light, the blur, the noise and the JPEG are the photo's.
+
+    ``arrangement`` (:data:`ARRANGEMENTS`): ``apart`` side by side with a gap; ``touching`` side by side,
+    the papers' margins overlapping (never a frame: both are whole); ``turned`` side by side, the second
+    upside down (a spotter's sheet facing the other way); ``stacked`` one above the other; ``overlap`` the
+    second lying over the first's top right corner (its corner marker and some of its boxes hidden).
+    Later sheets lie over earlier ones."""
+    if arrangement not in ARRANGEMENTS:
+        raise ValueError(f"arrangement: one of {', '.join(ARRANGEMENTS)}")
+    nrng = np.random.default_rng(rng.getrandbits(32))
+    pw, ph = PAPERS[paper]
+    fx, _ = frame_origin(paper)
+    pxmm = rng.uniform(5.6, 7.0)  # the photo's pixels per mm of paper
+    fy = frame_origin(paper)[1]
+    page_mm = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)
+    frame_mm = np.array([[[fx, fy]], [[pw - fx, fy]], [[pw - fx, ph - fy]], [[fx, ph - fy]]], np.float32)
+
+    def lay(x: float, y: float, deg: float, k: float, jitter: list[float]) -> npt.NDArray[np.float32]:
+        """The page's corners on the table (mm): centred at (x, y), turned ``deg``, scaled ``k``."""
+        rot = math.radians(deg)
+        pts = []
+        for (cx, cy), (jx, jy) in zip(
+            page_mm.tolist(), zip(jitter[::2], jitter[1::2], strict=True), strict=True
+        ):
+            dx, dy = (cx - pw / 2) * k, (cy - ph / 2) * k
+            pts.append(
+                (
+                    x + dx * math.cos(rot) - dy * math.sin(rot) + jx * pw,
+                    y + dx * math.sin(rot) + dy * math.cos(rot) + jy * ph,
+                )
+            )
+        return np.array(pts, np.float32)
+
+    def frame_of(quad: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        to = cv2.getPerspectiveTransform(page_mm, quad)
+        return np.asarray(cv2.perspectiveTransform(frame_mm, to).reshape(4, 2), np.float32)
+
+    def clashes(quad: npt.NDArray[np.float32], before: list[npt.NDArray[np.float32]]) -> bool:
+        """Does this page cover another's frame, or another page this one's frame?"""
+        return any(
+            cv2.intersectConvexConvex(frame_of(q), quad)[0] > 0.0
+            or cv2.intersectConvexConvex(frame_of(quad), q)[0] > 0.0
+            for q in before
+        )
+
+    top_corner = rng.random() < 0.5  # overlap: over the first's top right corner, else its bottom right
+    quads: list[npt.NDArray[np.float32]] = []
+    for n in range(len(sheets)):
+        k = rng.uniform(0.92, 1.08)  # nearer or farther
+        jitter = [rng.uniform(-0.02, 0.02) for _ in range(8)]  # perspective
+        tilt = rng.uniform(-12, 12)
+        if arrangement == "overlap" and n:
+            # ~10-25 mm into the first's frame, a third of a page higher or lower
+            into = rng.uniform(10, 25)
+            up = rng.uniform(0.3, 0.45) * (-1 if top_corner else 1)
+            quads.append(lay(n * (pw - fx - into) + pw / 2, up * ph + ph / 2, rng.uniform(-6, 6), k, jitter))
+            continue
+        if arrangement == "stacked":
+            x, y, step = pw / 2 + rng.uniform(-10, 10), ph / 2 + n * (ph + rng.uniform(5, 30)), (0.0, 2.0)
+        else:
+            if arrangement == "touching":
+                gap = -rng.uniform(0.0, 0.8 * fx)  # the papers overlap, within the margins
+                tilt, jitter = rng.uniform(-1.0, 1.0), [j / 4 for j in jitter]  # edge to edge, parallel
+            else:
+                gap = rng.uniform(8, 40)
+            x, y, step = pw / 2 + n * (pw + gap), ph / 2 + rng.uniform(-10, 10), (1.0, 0.0)
+        turn = 180.0 if arrangement == "turned" and n % 2 else 0.0
+        quad = lay(x, y, tilt + turn, k, jitter)
+        # no frame covered unless asked: moved away, 1 mm at a time, until it is clear
+        while clashes(quad, quads):
+            x, y = x + step[0], y + step[1]
+            quad = lay(x, y, tilt + turn, k, jitter)
+        quads.append(quad)
+    allpts = np.concatenate(quads)
+    margin = rng.uniform(12, 30)
+    lo = allpts.min(axis=0) - margin
+    W, H = (np.ceil((allpts.max(axis=0) + margin - lo) * pxmm)).astype(int)
+    photo = np.empty((H, W, 3), np.uint8)
+    photo[:] = (rng.randint(40, 110), rng.randint(70, 140), rng.randint(100, 180))  # the table
+    placed: list[npt.NDArray[np.float32]] = []
+    for sheet, quad in zip(sheets, quads, strict=True):
+        img = cv2.merge(sheet) if isinstance(sheet, list) else sheet
+        h, w = img.shape[:2]
+        # reduced first to about the photo's scale (a lens averages, a warp alone would alias)
+        f = min(1.0, 1.15 * pxmm * pw / w)
+        if f < 1.0:
+            img = cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+            h, w = img.shape[:2]
+        dst = (quad - lo) * pxmm
+        src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+        cv2.warpPerspective(
+            img, m, (int(W), int(H)), dst=photo, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT
+        )
+        placed.append(dst.astype(np.float32))
+    # the light over the whole photo (a smooth field, a ramp), the camera's blur, noise and JPEG
+    small = (max(2, int(H) // 8), max(2, int(W) // 8))
+    gain = 0.8 + 0.12 * _smooth_field(small, nrng, 3)
+    ramp = np.linspace(0, 1, small[1], dtype=np.float32)[None, :]
+    gain *= 1.0 - rng.uniform(0.0, 0.2) * ramp
+    full = cv2.resize(gain, (int(W), int(H)), interpolation=cv2.INTER_LINEAR)
+    lit = [
+        cv2.GaussianBlur(cv2.multiply(p, full, dtype=cv2.CV_8U), (0, 0), rng.uniform(0.4, 1.2))
+        for p in cv2.split(photo)
+    ]
+    noise = rng.uniform(2.0, 5.0)
+    lit = [
+        cv2.addWeighted(
+            p, 1.0, np.asarray(nrng.normal(0, noise, p.shape), np.int16), 1.0, 0.0, dtype=cv2.CV_8U
+        )
+        for p in lit
+    ]
+    ok, buf = cv2.imencode(".jpg", cv2.merge(lit), [cv2.IMWRITE_JPEG_QUALITY, rng.choice((60, 70, 80, 90))])
+    assert ok
+    # which frames another sheet's page covers (the later sheets lie on top)
+    out = []
+    for n, dst in enumerate(placed):
+        covered = any(cv2.intersectConvexConvex(frame_of(quads[n]), q)[0] > 0.0 for q in quads[n + 1 :])
+        out.append(Placed(tuple((float(x), float(y)) for x, y in dst), covered))
+    return bytes(buf.tobytes()), out
+
+
 # ---------------------------------------------------------------------------------- a generated set
 @dataclass(slots=True)
 class Sample:

@@ -33,10 +33,11 @@ from replay.contract.admit import admit
 from replay.engine import KNOWN_RULESETS, EventError, InputError
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
+from replay.sources.scan.refusals import spoken
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
 from streams.http.ownership import authorize_request
-from streams.http.routes import LANG, Answer, Problem, Route
+from streams.http.routes import LANG, Answer, Problem, Route, page_lang
 from streams.http.scans import CROPS, CROPS_ENV
 from streams.http.templating import render
 from streams.tokens import Principal
@@ -224,8 +225,12 @@ async def post_import(request: web.Request) -> web.StreamResponse:
         try:
             games = await asyncio.get_running_loop().run_in_executor(None, _read, name, data, fields, match)
         except InputError as exc:
+            # a photo's refusal (how to retake it) in the page's language: the page sends its ?lang=
             raise Problem.quoting(
-                400, "unreadable", "the file cannot be imported: {words}", _sentence(str(exc), name)
+                400,
+                "unreadable",
+                "the file cannot be imported: {words}",
+                _sentence(spoken(exc, page_lang(request)), name),
             ) from None
     _with_context(games, context)
     await _check_new(request, games)
@@ -298,6 +303,7 @@ def import_routes() -> tuple[Route, ...]:
             post_import,
             JUDGE,
             "Import one file (a battle log, a game sheet, a photo or PDF of printed sheets) as matches",
+            query=(LANG,),
             body={"multipart/form-data": fields},
             answers={
                 200: Answer("the matches read from the file", schema={"type": "object"}),
@@ -310,8 +316,8 @@ def import_routes() -> tuple[Route, ...]:
             cookie_writes=True,
             description="One file a request (`file`), or a pasted log (`paste`); optional `match`, "
             "`event`, `table`, `round`, `league`, `ruleset`. The file is stored whole or not at all: "
-            "400 `unreadable` (the importer's sentence naming the file), 409 `match_exists`, 413 "
-            "`too_large`.",
+            "400 `unreadable` (the importer's sentence naming the file; a photo's refusal, with how to "
+            "retake it, in `?lang=`'s language), 409 `match_exists`, 413 `too_large`.",
         ),
     )
 

@@ -137,6 +137,10 @@ CASES: dict[str, list[tuple[list[str], str]]] = {
     "import scan": [
         (["photo.jpg", "--min-confidence", "2"], r"argument --min-confidence: must be 0 to 1, got 2"),
         (["photo.jpg", "--players", "Kai"], r"argument --players: two different names"),
+        (
+            ["photo.jpg", "--players", "Kai,Yuki", "--players-file", "names.txt"],
+            r"--players and --players-file cannot be combined",
+        ),
     ],
     "archive": [
         ([], r"the following arguments are required: --to"),

@@ -138,3 +138,58 @@ def test_players_given_per_sheet_name_each_page_of_a_batch(
     assert main([*base, "--players", "A1,B1", "--players", "A2,B2", "--players", "A3,B3"]) == 2
     assert "--players was given 3 times for 2 sheet(s)" in capsys.readouterr().err
     assert not out.exists() or not out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("lang", "says"),
+    [
+        ("ja_JP.UTF-8", ("ゲームシートが見つかりません", "四隅の四角を含めてシート全体を枠に入れ")),
+        ("ko_KR.UTF-8", ("게임 시트가 없습니다", "네 모서리의 사각형이 모두 들어가도록")),
+        ("C.UTF-8", ("no game sheet here", "all four corner squares, the phone held steady")),
+    ],
+)
+def test_a_photo_that_cannot_be_read_says_how_to_retake_it_in_the_users_language(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    lang: str,
+    says: tuple[str, str],
+) -> None:
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", lang)
+    (tmp_path / "table.jpg").write_bytes(jpeg(np.full((1200, 900, 3), (70, 110, 150), np.uint8)))
+    assert main(["import", "scan", str(tmp_path / "table.jpg"), "--crops", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert f"prizecheck import: {tmp_path / 'table.jpg'}: " in err
+    assert all(s in err for s in says), err
+
+
+def test_a_players_file_names_each_sheet_of_a_stack_and_keeps_printed_names_where_it_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one, three = (marked({"r1.who": {"A"}}, header=Header(match=f"hand-{n}")) for n in (1, 3))
+    printed = marked({"r1.who": {"B"}}, header=Header(match="hand-2", players=("Ana", "Ines")))
+    (tmp_path / "stack.pdf").write_bytes(pdf_of(one, printed, three))
+    names = tmp_path / "names.txt"
+    names.write_text("# table 4, in page order\nKai,Yuki\n-\n\nMara, Teodor\n", "utf-8")
+    out = tmp_path / "ev.jsonl"
+    base = ["import", "scan", str(tmp_path / "stack.pdf"), "--crops", str(tmp_path / "c"), "--out", str(out)]
+    assert main([*base, "--players-file", str(names)]) == 0
+    starts = [e for e in events_of(out) if e["type"] == "match_started"]
+    assert [(e["match"], e["players"]) for e in starts] == [
+        ("hand-1", ["Kai", "Yuki"]),
+        ("hand-2", ["Ana", "Ines"]),
+        ("hand-3", ["Mara", "Teodor"]),
+    ]
+    capsys.readouterr()
+    # a line that is not two names: the file and the line, before any photo is read
+    names.write_text("Kai,Yuki\nKai\n-\n", "utf-8")
+    out.unlink()
+    assert main([*base, "--players-file", str(names)]) == 2
+    assert f"{names}:2: two different names" in capsys.readouterr().err and not out.exists()
+    # two lines for three sheets: no pairing is guessed, nothing is written
+    names.write_text("Kai,Yuki\n-\n", "utf-8")
+    assert main([*base, "--players-file", str(names)]) == 2
+    assert f"{names}: 2 line(s) of names for 3 sheet(s)" in capsys.readouterr().err
+    assert not out.exists() or not out.read_text()

@@ -154,7 +154,8 @@ def test_a_multi_page_pdf_reads_each_page_and_reports_the_page_that_is_not_a_she
     blank = np.full((2339, 1654, 3), 245, np.uint8)
     other = marked({"r1.who": {"B"}}, header=Header(match="scan-test-2", players=("Kai", "Yuki")))
     results = import_scan(pdf_of(sheet, blank, other), "batch.pdf")
-    assert [type(r).__name__ for r in results] == ["SheetScan", "InputError", "SheetScan"]
+    assert [isinstance(r, SheetScan) for r in results] == [True, False, True]
+    assert isinstance(results[1], InputError)
     assert str(results[1]).startswith("batch.pdf page 2: no game sheet here")
     first, last = results[0], results[2]
     assert isinstance(first, SheetScan) and isinstance(last, SheetScan)
@@ -275,3 +276,27 @@ def test_a_faint_pencil_mark_is_read_from_the_sheets_own_ink_never_as_confidentl
         if got.get(key) != values:
             row = int(key[1:].split(".")[0]) if key.startswith("r") else None
             assert row in flagged or row is None, (key, got.get(key), flagged)
+
+
+@pytest.mark.parametrize("pressure", [0.0, 0.05, 0.15])  # forgotten, a ghost of a slash, a faint one
+def test_a_turn_row_read_empty_where_the_game_goes_on_is_a_finding_with_its_crop_never_dropped(
+    pressure: float,
+) -> None:
+    # row 3's only mark (whose turn) too faint to read, or never made: the turns of rows 4 and 5 say a turn
+    # was played there; the judge is told, with the row's crop, and the row is not silently dropped
+    from replay.generators.scan import _draw_mark
+
+    marks = {k: v for k, v in MARKS.items() if not k.startswith("r3.")}
+
+    def faint(c: object, rng: object) -> None:
+        if pressure:
+            _draw_mark(c, box("r3.who", "A"), "slash", rng, 0.35, pressure)  # type: ignore[arg-type]
+
+    res = one(phone(marked(marks, extra=faint, pen="pencil"), seed=4))
+    [finding] = [f for f in res.result.findings if f.line == 3]
+    assert finding.code == "low_confidence"
+    assert "sheet row 3: no box read, yet the game goes on in row 7" in finding.message
+    assert f"check the crop {res.key}/r3" in finding.message and f"{res.key}/r3" in res.crops
+    # the finding travels with the events too, naming the row's crop (the review page shows it)
+    said = [e["finding"] for e in res.result.events if e["type"] == "note" and "finding" in e]
+    assert [f["scan"] for f in said if f["code"] == "low_confidence"] == [f"{res.key}/r3"]

@@ -40,7 +40,8 @@ from replay.sources.scan.budget import (
 )
 from replay.sources.scan.layout import LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
-from replay.sources.scan.reader import NotASheet, PageRead, read_sheets
+from replay.sources.scan.reader import PageRead, read_sheets
+from replay.sources.scan.refusals import NotASheet, Refused
 from replay.sources.sheet import parse_sheet
 
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
@@ -225,13 +226,13 @@ def import_sheets(
     try:
         reads = read_sheets(image)
     except NotASheet as exc:
-        raise InputError(str(exc), file=where) from None
+        raise Refused(exc, file=where) from None
     out: list[SheetScan | InputError] = []
     n = 0
     for k, read in enumerate(reads):
         part = read.meta.get("part") if isinstance(read, PageRead) else None
         if isinstance(read, NotASheet):
-            out.append(InputError(str(read), file=where if len(reads) == 1 else f"{where} (in the photo)"))
+            out.append(Refused(read, file=where if len(reads) == 1 else f"{where} (in the photo)"))
             continue
         n += 1
         names = _names(players, k)

@@ -56,6 +56,18 @@ from replay.sources.scan.layout import (
     parse_payload,
 )
 from replay.sources.scan.marks import GroupRead
+from replay.sources.scan.refusals import (
+    NO_QR,
+    NO_SHEET,
+    OVERLAP,
+    PART_HIDDEN,
+    PART_OUT,
+    UNDER,
+    NotASheet,
+)
+from replay.sources.scan.refusals import (
+    RETAKE as RETAKE,
+)
 
 #: Pixels per millimetre of the rectified sheet (what is measured), and of the crops kept for judges.
 SCALE: Final = 8.0
@@ -79,10 +91,6 @@ MAX_PIXELS: Final = budget.MAX_PIXELS  # the one budget, read from the header be
 
 Image = MatLike  # OpenCV's own array type (numpy arrays)
 Floats = MatLike
-
-
-class NotASheet(ValueError):
-    """The image is not a readable game sheet (no markers, no QR code, another layout): the reason."""
 
 
 @dataclass(slots=True)
@@ -160,12 +168,6 @@ def _detector(rate: float) -> Any:
 
 
 Detection = tuple[int, npt.NDArray[np.float32]]  # a marker's id and its 4 corners (photo px)
-
-#: What a refusal for a photo that cannot be read says to do instead (as phone OMR apps say at capture).
-RETAKE: Final = (
-    "retake the photo: the whole sheet in frame with all four corner squares, the phone held steady "
-    "and parallel to the sheet, close enough that the sheet fills most of the photo, in even light"
-)
 
 
 def _find(small: Image, rate: float) -> list[Detection]:
@@ -328,7 +330,7 @@ def _qr(image: Image, h: npt.NDArray[np.float64], marker: int | None = None) -> 
                         text = _decode(det, clean, 17 + 4 * version)
                         if text:
                             return text
-    raise NotASheet(f"no readable QR code where a game sheet has one: {RETAKE}")
+    raise NotASheet.said(NO_QR)
 
 
 @cache
@@ -846,9 +848,9 @@ def read_sheet_image(image: Image) -> PageRead:
 
 def read_sheets(image: Image) -> list[PageRead | NotASheet]:
     """Every game sheet in one photo or scan (BGR or grey), left to right: each a :class:`PageRead`, or a
-    :class:`NotASheet` saying why that sheet cannot be read (a second sheet only partly in frame, its QR
-    code unreadable...). Never an empty list: :class:`NotASheet` (with how to retake the photo) when no
-    sheet is there at all."""
+    :class:`NotASheet` saying why that sheet cannot be read (a second sheet only partly in frame, one
+    lying partly under another, its QR code unreadable...). Never an empty list: :class:`NotASheet`
+    (with how to retake the photo) when no sheet is there at all."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.shape[0] * image.shape[1] > MAX_PIXELS:
@@ -858,24 +860,34 @@ def read_sheets(image: Image) -> list[PageRead | NotASheet]:
     whole = [g for g in groups if len(g) >= 3]
     if not whole:
         most = max((len(g) for g in groups), default=0)
-        raise NotASheet(f"no game sheet here: {most} of its 4 corner markers found; {RETAKE}")
+        raise NotASheet.said(NO_SHEET, found=most)
     ids = {i for g in whole for i, _ in g}
-    out: list[PageRead | NotASheet] = []
+    partial = [g for g in groups if len(g) < 3 and (len(g) >= 2 or g[0][0] in ids)]
+    # each whole sheet's homography, or why it has none; then which of them another sheet covers
+    placed: list[npt.NDArray[np.float64] | NotASheet] = []
     for g in whole:
         try:
-            out.append(_read_one(image, gray, g))
+            placed.append(_homography(*_points(g)))
         except NotASheet as exc:
-            out.append(exc)
-    for g in groups:
-        # what is left: a second sheet partly in the photo (its markers repeat ids already found), or a
-        # stray square that looked like a marker (ignored, as the homography's RANSAC would)
-        if len(g) < 3 and (len(g) >= 2 or g[0][0] in ids):
-            out.append(
-                NotASheet(
-                    f"another game sheet is partly in this photo ({len(g)} of its 4 corner markers "
-                    f"found) and is not read: photograph each sheet on its own, or {RETAKE}"
-                )
-            )
+            placed.append(exc)
+    covered = _covered(whole, placed, partial)
+    out: list[PageRead | NotASheet] = []
+    for k, (g, at) in enumerate(zip(whole, placed, strict=True)):
+        if isinstance(at, NotASheet):
+            out.append(at)
+        elif k in covered:
+            out.append(NotASheet.said(covered[k]))
+        else:
+            try:
+                out.append(_read_one(image, gray, g, at))
+            except NotASheet as exc:
+                out.append(exc)
+    # what is left: a second sheet partly in the photo or partly hidden (its markers repeat ids already
+    # found), or a stray square that looked like a marker (ignored, as the homography's RANSAC would)
+    shape = (gray.shape[1], gray.shape[0])
+    for g in partial:
+        template = PART_OUT if _missing_outside(g, shape) else PART_HIDDEN
+        out.append(NotASheet.said(template, found=len(g)))
     if len(whole) > 1:
         for k, r in enumerate(out):
             if isinstance(r, PageRead):
@@ -883,9 +895,103 @@ def read_sheets(image: Image) -> list[PageRead | NotASheet]:
     return out
 
 
-def _read_one(image: Image, gray: Image, group: list[Detection]) -> PageRead:
-    src, dst = _points(group)
-    h = _homography(src, dst)
+#: The least and the most paper around the frame (mm, sides and top/bottom): A4's and Letter's margins.
+PAPER_MIN: Final = (10.0, 12.2)
+PAPER_MAX: Final = (12.95, 21.0)
+
+
+def _quad(h: npt.NDArray[np.float64], ex: float = 0.0, ey: float = 0.0) -> npt.NDArray[np.float32]:
+    """The frame (grown by ``ex``, ``ey`` mm: the paper around it) as a quadrilateral of the photo."""
+    corners = np.array(
+        [[[-ex, -ey]], [[FRAME_W + ex, -ey]], [[FRAME_W + ex, FRAME_H + ey]], [[-ex, FRAME_H + ey]]],
+        np.float64,
+    )
+    return np.asarray(cv2.perspectiveTransform(corners * SCALE, np.linalg.inv(h)).reshape(4, 2), np.float32)
+
+
+def _inside(quad: npt.NDArray[np.float32], point: npt.NDArray[np.float32]) -> bool:
+    return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(point[0]), float(point[1])), False) >= 0
+
+
+def _missing_centres(group: list[Detection], h: npt.NDArray[np.float64]) -> list[npt.NDArray[np.float32]]:
+    """Where, in the photo, the markers of this sheet that were not found are (by its homography)."""
+    have = {i for i, _ in group}
+    rects = marker_rects()
+    out = []
+    for k, mid in enumerate(MARKER_IDS):
+        if mid not in have:
+            c = np.array([[[rects[k].cx * SCALE, rects[k].cy * SCALE]]], np.float64)
+            out.append(np.asarray(cv2.perspectiveTransform(c, np.linalg.inv(h)).reshape(2), np.float32))
+    return out
+
+
+def _covered(
+    whole: list[list[Detection]],
+    placed: list[npt.NDArray[np.float64] | NotASheet],
+    partial: list[list[Detection]],
+) -> dict[int, str]:
+    """The whole sheets another sheet lies over (their index -> the refusal's template). Two sheets
+    overlap when the least paper one can have around its frame crosses the other's frame; the one on top
+    is the one whose markers show on the other's paper, or over whose paper the other's markers were not
+    found. When that cannot be told, both are refused: a box hidden under another sheet would be read as
+    empty, and a sheet read wrong with exit 0 is the worst outcome. A sheet only partly found (a
+    ``partial`` group) whose markers show on a whole sheet's paper lies over it."""
+    hs = {k: h for k, h in enumerate(placed) if not isinstance(h, NotASheet)}
+    frame = {k: _quad(h) for k, h in hs.items()}
+    least = {k: _quad(h, *PAPER_MIN) for k, h in hs.items()}
+    most = {k: _quad(h, *PAPER_MAX) for k, h in hs.items()}
+    shown = {k: [c.mean(axis=0) for _, c in whole[k]] for k in hs}
+    hidden = {k: _missing_centres(whole[k], h) for k, h in hs.items()}
+
+    def on_top(a: int, b: int) -> bool:
+        return any(_inside(most[b], m) for m in shown[a]) or any(_inside(most[a], m) for m in hidden[b])
+
+    out: dict[int, str] = {}
+    keys = sorted(hs)
+    for n, a in enumerate(keys):
+        for b in keys[n + 1 :]:
+            crossed = (
+                cv2.intersectConvexConvex(least[a], frame[b])[0] > 0.0
+                or cv2.intersectConvexConvex(least[b], frame[a])[0] > 0.0
+            )
+            if not crossed:
+                continue
+            a_top, b_top = on_top(a, b), on_top(b, a)
+            if a_top != b_top:
+                out[b if a_top else a] = UNDER
+            else:
+                out.setdefault(a, OVERLAP)
+                out.setdefault(b, OVERLAP)
+    for g in partial:
+        for k in keys:
+            if any(_inside(most[k], c.mean(axis=0)) for _, c in g):
+                out[k] = UNDER
+    return out
+
+
+def _missing_outside(group: list[Detection], shape: tuple[int, int]) -> bool:
+    """Are all the markers of a sheet only partly found outside the photo (the sheet partly out of
+    frame), by the map its largest marker's own corners give?"""
+    d = max(group, key=lambda d: _perimeter(d[1]))
+    m = _to_frame(d)
+    full = np.vstack([m, [0.0, 0.0, 1.0]])
+    try:
+        back = np.linalg.inv(full)
+    except np.linalg.LinAlgError:
+        return True
+    have = {i for i, _ in group}
+    rects = marker_rects()
+    w, h = shape
+    for k, mid in enumerate(MARKER_IDS):
+        if mid in have:
+            continue
+        x, y, _ = back @ np.array([rects[k].cx, rects[k].cy, 1.0])
+        if 0 <= x < w and 0 <= y < h:
+            return False
+    return True
+
+
+def _read_one(image: Image, gray: Image, group: list[Detection], h: npt.NDArray[np.float64]) -> PageRead:
     try:
         header = parse_payload(_qr(gray, h, group[0][0]))
     except PayloadError as exc:

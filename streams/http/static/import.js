@@ -75,7 +75,10 @@
     else data.append("paste", item.text);
     for (const [k, v] of Object.entries(fields)) if (v) data.append(k, v);
     try {
-      const answer = await fetch("/import", { method: "POST", body: data, credentials: "same-origin" });
+      // the page's language: a photo's refusal (how to retake it) comes back in it
+      const lang = document.documentElement.lang;
+      const answer = await fetch("/import" + (lang ? "?lang=" + encodeURIComponent(lang) : ""),
+        { method: "POST", body: data, credentials: "same-origin" });
       const body = await answer.json().catch(() => ({ error: _("the service answered {status}", { status: answer.status }) }));
       if (answer.ok) return [true, body];
       return [false, body.error || _("the service answered {status}", { status: answer.status })];

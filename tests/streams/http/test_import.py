@@ -28,6 +28,7 @@ async def upload(
     *,
     who: str | None = "judge",
     paste: str | None = None,
+    query: str = "",
     **fields: str,
 ) -> tuple[int, dict[str, Any]]:
     form = aiohttp.FormData()
@@ -37,7 +38,7 @@ async def upload(
         form.add_field("paste", paste)
     for key, value in fields.items():
         form.add_field(key, value)
-    async with served.http.post(f"{served.url}/import", data=form, headers=served.auth(who)) as r:
+    async with served.http.post(f"{served.url}/import{query}", data=form, headers=served.auth(who)) as r:
         return r.status, await r.json()
 
 
@@ -243,3 +244,15 @@ async def test_a_photo_with_no_readable_sheet_says_how_to_retake_it(served: Serv
     said = body["error"]
     assert said.startswith("table.jpg") and "retake the photo" in said and "all four corner squares" in said
     assert "steady" in said and "close enough" in said and "\n" not in said
+
+
+async def test_the_retake_sentence_is_in_the_language_the_page_asks_for(served: Served) -> None:
+    import cv2
+    import numpy as np
+
+    table = cv2.imencode(".jpg", np.full((1200, 900, 3), (70, 110, 150), np.uint8))[1].tobytes()
+    status, body = await upload(served, "table.jpg", table, query="?lang=ko")
+    assert status == 400 and body["code"] == "unreadable", body
+    said = body["error"]
+    assert said.startswith("table.jpg") and "게임 시트가 없습니다" in said, said
+    assert "네 모서리의 사각형이 모두 들어가도록" in said and "흔들림 없이" in said and "\n" not in said

@@ -132,3 +132,22 @@ async def test_an_empty_paste_says_there_is_nothing(served: Served, browser_cont
     page = await judge_page(served, browser_context, "/import", (1440, 900))
     await page.click("#import-button")
     assert await page.text_content("#summary") == "Nothing to import: paste a battle log or choose files."
+
+
+async def test_a_photo_that_cannot_be_read_says_how_to_retake_it_in_the_pages_language(
+    served: Served, browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    # a photo of the table, the sheet out of frame (issue 39 item 3): the Japanese page says, in Japanese,
+    # how to take one that can be read
+    import cv2
+    import numpy as np
+
+    table = tmp_path / "table.jpg"
+    table.write_bytes(cv2.imencode(".jpg", np.full((1200, 900, 3), (70, 110, 150), np.uint8))[1].tobytes())
+    page = await judge_page(served, browser_context, "/import?lang=ja", (390, 844))
+    await page.set_input_files("#files", str(table))
+    await page.click("#import-button")
+    await finished(page, 1)
+    said = str(await page.locator("#results li.refused").text_content())
+    assert "table.jpg" in said and "ゲームシートが見つかりません" in said, said
+    assert "四隅の四角を含めてシート全体を枠に入れ" in said and "しっかり構え" in said, said

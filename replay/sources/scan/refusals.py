@@ -1,0 +1,85 @@
+"""Why a photo, or one sheet in it, is not read: the reader's refusals, each a sentence of the message
+catalogues (replay/i18n: en, ja, ko) with its fields, so that the command line and the upload page say
+it in their reader's language, and say how to take a photo that can be read (:data:`RETAKE`, as phone
+scanning apps say at capture). No image library here: the service and the command line name these
+without loading OpenCV."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from replay.engine import InputError
+from replay.i18n import DEFAULT, N_, gettext
+
+#: What a refusal for a photo that cannot be read says to do instead (as phone OMR apps say at capture).
+RETAKE: Final = N_(
+    "retake the photo: the whole sheet in frame with all four corner squares, the phone held steady "
+    "and parallel to the sheet, close enough that the sheet fills most of the photo, in even light"
+)
+#: The refusals of a photo (templates of the catalogues: :meth:`NotASheet.said`).
+NO_SHEET: Final = N_("no game sheet here: {found} of its 4 corner markers found; {retake}")
+NO_QR: Final = N_("no readable QR code where a game sheet has one: {retake}")
+PART_OUT: Final = N_(
+    "another game sheet is partly in this photo ({found} of its 4 corner markers found) and is not read: "
+    "photograph each sheet on its own, or {retake}"
+)
+PART_HIDDEN: Final = N_(
+    "another game sheet in this photo is not read: {found} of its 4 corner markers found, the others "
+    "hidden or unreadable where the photo shows paper: photograph each sheet on its own, or {retake}"
+)
+UNDER: Final = N_(
+    "a game sheet in this photo lies partly under another one and is not read (its hidden boxes would "
+    "be read as empty): photograph each sheet on its own, none over another"
+)
+OVERLAP: Final = N_(
+    "two game sheets overlap in this photo and which lies on top cannot be told: neither is read; "
+    "photograph each sheet on its own, none over another"
+)
+
+
+class NotASheet(ValueError):
+    """The image is not a readable game sheet (no markers, no QR code, another layout): the reason.
+
+    Made by :meth:`said`, it keeps its sentence's template (one of the catalogues') and its fields, so
+    that the command line and the upload page say it in their reader's language (:meth:`spoken`);
+    ``str()`` is the English."""
+
+    template: str | None = None
+    fields: dict[str, object]
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.fields = {}
+
+    @classmethod
+    def said(cls, template: str, /, **fields: object) -> NotASheet:
+        """A refusal whose sentence is ``template`` with ``fields`` filled; ``{retake}`` in it is
+        :data:`RETAKE` (how to take a photo that can be read), in the same language."""
+        made = cls(template.format(retake=RETAKE, **fields))
+        made.template, made.fields = template, dict(fields)
+        return made
+
+    def spoken(self, lang: str) -> str:
+        """The sentence in ``lang`` (``en``, ``ja``, ``ko``; English where the catalogue has none)."""
+        if self.template is None or lang == DEFAULT:
+            return str(self)
+        return gettext(lang, self.template).format(retake=gettext(lang, RETAKE), **self.fields)
+
+
+class Refused(InputError):
+    """A photo, or one sheet in it, that cannot be read: the reader's :class:`NotASheet` naming the file
+    (the page, the sheet), sayable in the reader's language (:meth:`spoken`; ``str()`` is English)."""
+
+    def __init__(self, refusal: NotASheet, *, file: str) -> None:
+        self.refusal = refusal
+        super().__init__(str(refusal), file=file)
+
+    def spoken(self, lang: str) -> str:
+        """``str(self)`` with the sentence in ``lang`` (the file's name as it is)."""
+        return str(InputError(self.refusal.spoken(lang), file=self.file))
+
+
+def spoken(exc: InputError, lang: str) -> str:
+    """An import's error as a person reads it in ``lang``: a photo's refusal in that language (how to
+    retake it included), any other error as it is (English)."""
+    return exc.spoken(lang) if isinstance(exc, Refused) else str(exc)
