@@ -461,6 +461,13 @@
   // the rows above the view turn out taller or shorter than estimated, the view is kept where it was.
   // The lines themselves (their text, marks, seqs) are looked up in the data, never in the DOM.
   const LOG_MARGIN = 40;
+  // A step (a jump far off most of all) builds only the rows in view and NEAR rows either side, then
+  // lays the page out once; the rest of the margin is filled when the browser is idle (fillLater). A
+  // step whose rows are held already (the view and NEAR rows) changes nothing in the list.
+  const NEAR = 10;
+  let viewHeight = null; // the log's clientHeight, kept: read again after a resize or a tab change
+  let viewTop = 0; // the log's scrollTop as last set or scrolled: read back only after a layout
+  const logHeight = () => viewHeight ?? (viewHeight = $("log").clientHeight);
   let logRows = []; // {turn, label} for a turn heading, {i} for log[i]
   let rowOfLine = []; // log index -> its row
   let headOfRow = null; // Int32Array: row -> the row of its turn heading
@@ -616,9 +623,20 @@
     });
     let pending = 0;
     root.addEventListener("scroll", () => {
+      viewTop = root.scrollTop;
       if (!pending) pending = requestAnimationFrame(() => { pending = 0; renderRows(false); });
     }, { passive: true });
-    window.addEventListener("resize", () => renderRows(true));
+    window.addEventListener("resize", () => { viewHeight = null; renderRows(true); });
+    if (window.ResizeObserver) new ResizeObserver(() => { viewHeight = null; }).observe(root);
+  }
+
+  // The rest of the margin, built when the browser has nothing else to do (a step asks for it; the
+  // next step or scroll before it runs asks again).
+  let filling = 0;
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+  function fillLater() {
+    if (filling) return;
+    filling = idle(() => { filling = 0; renderRows(false, undefined, LOG_MARGIN, LOG_MARGIN); });
   }
 
   // A quiet note out of the step on screen takes no room while the notes are hidden (review.css).
@@ -650,31 +668,41 @@
     return lo;
   }
 
-  // The rows in view and the margin in the <ol>, the spacers sized for the rest; then each shown row
+  // The rows in view and a margin in the <ol>, the spacers sized for the rest; then each shown row
   // measured (a row's height depends on its marks and the log's width), and the view kept on the row it
-  // showed at its top.
-  function renderRows(force) {
+  // showed at its top. `at`: the scrollTop wanted (a step's), set once the rows are in: the page is laid
+  // out once, not once to read where the view is and again after the rows go in. Nothing changes when
+  // the rows held cover the view and `need` rows either side; else the view and `margin` rows either side
+  // are held (a step: NEAR), and the rest of LOG_MARGIN is filled on idle.
+  function renderRows(force, at, margin = LOG_MARGIN, need = NEAR) {
     const box = $("log");
     const n = logRows.length;
     if (!n) return;
+    const h = logHeight();
     for (let pass = 0; pass < 3; pass++) {
       const t = tops();
-      const anchor = rowAt(box.scrollTop);
-      const offset = box.scrollTop - t[anchor];
+      const y = at ?? viewTop;
+      const anchor = rowAt(y);
+      const offset = y - t[anchor];
       let from;
       let to;
-      if (box.clientHeight) {
+      if (h) {
         from = anchor;
-        to = rowAt(box.scrollTop + box.clientHeight) + 1;
+        to = rowAt(y + h) + 1;
       } else { // a hidden log (the phone's other tabs): around the step on screen
         const mine = linesOfSeq.get(currentSeq) || [];
         from = mine.length ? rowOfLine[mine[0]] : 0;
         to = from + 1;
       }
-      from = Math.max(0, from - LOG_MARGIN);
-      to = Math.min(n, to + LOG_MARGIN);
-      if (!force && from === shownFrom && to === shownTo) return; // held already (and measured, past pass 0)
+      const covered = shownFrom <= Math.max(0, from - need) && Math.min(n, to + need) <= shownTo;
+      if (!force && covered) { // held already (and measured, past pass 0)
+        if (at !== undefined && at !== viewTop) { box.scrollTop = at; viewTop = box.scrollTop; }
+        if (shownFrom > Math.max(0, from - LOG_MARGIN) || Math.min(n, to + LOG_MARGIN) > shownTo) fillLater();
+        return;
+      }
       force = false;
+      from = Math.max(0, from - margin);
+      to = Math.min(n, to + margin);
       // the turn heading of the first row shown, carried in: it sticks at the top of the log
       const carried = logRows[from].i !== undefined ? headOfRow[from] : -1;
       const rows = carried >= 0 ? [carried] : [];
@@ -688,21 +716,29 @@
       const lift = carried >= 0 ? rowHeight[carried] : 0;
       topSpacer.style.height = Math.max(0, t[from] - lift) + "px"; // CSSOM: the page's policy allows it
       bottomSpacer.style.height = t[n] - t[to] + "px";
-      // rows kept stay in place (a focused line keeps its focus), new ones go in around them
+      // rows kept stay in place (a focused line keeps its focus), new ones go in around them, each run
+      // of new ones at once
       if (topSpacer.parentNode !== box) box.replaceChildren(topSpacer, bottomSpacer);
-      let at = topSpacer.nextSibling;
+      let next = topSpacer.nextSibling;
+      let batch = null;
       for (const li of kept.values()) {
-        if (li === at) at = at.nextSibling;
-        else box.insertBefore(li, at);
+        if (li === next) {
+          if (batch) { box.insertBefore(batch, next); batch = null; }
+          next = next.nextSibling;
+        } else (batch ??= document.createDocumentFragment()).append(li);
       }
-      if (!box.clientHeight) return; // nothing to measure in a hidden log
+      if (batch) box.insertBefore(batch, next);
+      if (margin < LOG_MARGIN) fillLater();
+      if (!h) return; // nothing to measure in a hidden log
+      if (at !== undefined) box.scrollTop = at; // the one layout: the step's board and these rows
+      viewTop = box.scrollTop;
       let changed = false;
       for (const [r, li] of kept) {
         if (hiddenRow(r)) continue;
-        const h = li.offsetHeight + (logRows[r].i === undefined ? headMargin(li) : 0);
-        if (!h) continue;
-        if (guess.head === null || guess.line === null) learn(r, h);
-        if (rowHeight[r] !== h) { rowHeight[r] = h; changed = true; }
+        const rh = li.offsetHeight + (logRows[r].i === undefined ? headMargin(li) : 0);
+        if (!rh) continue;
+        if (guess.head === null || guess.line === null) learn(r, rh);
+        if (rowHeight[r] !== rh) { rowHeight[r] = rh; changed = true; }
         measured[r] = 1;
       }
       if (!changed) return;
@@ -710,7 +746,9 @@
       const t2 = tops();
       topSpacer.style.height = Math.max(0, t2[from] - (carried >= 0 ? rowHeight[carried] : 0)) + "px";
       bottomSpacer.style.height = t2[n] - t2[to] + "px";
-      box.scrollTop = t2[anchor] + offset;
+      at = t2[anchor] + offset;
+      box.scrollTop = at;
+      viewTop = box.scrollTop;
     }
   }
 
@@ -757,19 +795,19 @@
   // The current line in the log's view (again when the log becomes visible: the phone's Log tab; a
   // hidden log has no height to scroll in).
   function inView() {
-    const box = $("log");
     const rows = (linesOfSeq.get(currentSeq) || []).map((i) => rowOfLine[i]).filter((r) => !hiddenRow(r));
-    if (!rows.length || !box.clientHeight) { renderRows(false); return; }
+    const h = logHeight();
+    if (!rows.length || !h) { renderRows(false); return; }
     const head = 28; // the sticky turn heading covers the top of the list
     for (let pass = 0; pass < 3; pass++) {
       const t = tops();
       const top = t[rows[0]];
-      if (top >= box.scrollTop + head && t[rows[0] + 1] <= box.scrollTop + box.clientHeight) {
+      if (top >= viewTop + head && t[rows[0] + 1] <= viewTop + h) {
         if (pass) return;
+        renderRows(false); // in view already: the rows held, unless some are missing
       } else {
-        box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+        renderRows(false, Math.max(0, top - h / 3), NEAR);
       }
-      renderRows(false);
     }
   }
 
@@ -976,6 +1014,7 @@
   function setTab(name) {
     $("review-main").dataset.tab = name;
     for (const b of $("tabs").querySelectorAll("button")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+    viewHeight = null; // the log shown or hidden: its height read again
     if (name === "log") inView();
   }
 
