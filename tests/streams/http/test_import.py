@@ -254,5 +254,6 @@ async def test_the_retake_sentence_is_in_the_language_the_page_asks_for(served: 
     status, body = await upload(served, "table.jpg", table, query="?lang=ko")
     assert status == 400 and body["code"] == "unreadable", body
     said = body["error"]
-    assert said.startswith("table.jpg") and "게임 시트가 없습니다" in said, said
+    # the service's own sentence in Korean around the reader's: its refusal, how to retake the photo
+    assert said.startswith("파일을 가져올 수 없음: table.jpg: 게임 시트가 없습니다"), said
     assert "네 모서리의 사각형이 모두 들어가도록" in said and "흔들림 없이" in said and "\n" not in said
