@@ -55,10 +55,10 @@ def detail(lang: str, text: str, card: CardName | None = None) -> str:
     if lang == i18n.DEFAULT or not isinstance(text, str):
         return text
     found = translate(lang, DETAIL_SENTENCES, text, (), _names(card))
+    if found is None and (said := notes.text(lang, text, card)) != text:
+        found = said  # an importer's note: its own sentence (replay.i18n.notes)
     if found is None:
         found = translate(lang, (DETAIL_AFTER,), text, DETAIL_SENTENCES, _names(card))
-    if found is None:  # an importer's note: its own sentence (replay.i18n.notes)
-        found = notes.text(lang, text, card)
     return found or text
 
 

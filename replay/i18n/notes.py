@@ -147,6 +147,9 @@ SHEET_GUESS_ACTIVE: Final = N_("row {row}: {n} Pokémon named {card} for {player
 SHEET_GUESS_FIRST: Final = N_(
     "row {row}: {n} Pokémon named {card} for {player}; took the first ({pid}); write {card}#2 etc. to choose"
 )
+SHEET_HP_UNKNOWN: Final = N_(
+    "HP unknown for some Pokémon (no catalogue entry): knockouts are audited from the sheet's claims"
+)
 SHEET_NO_ACTIVE: Final = N_("the sheet gives no Active Pokémon for {player}")
 SHEET_AFTER_RESULT: Final = N_("row {row} ({what}) after the result row")
 
@@ -195,6 +198,7 @@ SENTENCES: Final[tuple[str, ...]] = (
     SHEET_GUESS_OWNER,
     SHEET_GUESS_ACTIVE,
     SHEET_GUESS_FIRST,
+    SHEET_HP_UNKNOWN,
     SHEET_NO_ACTIVE,
     SHEET_AFTER_RESULT,
 )

@@ -643,7 +643,7 @@ def parse_sheet(
             "importer_hp_unknown",
             "info",
             None,
-            "HP unknown for some Pokémon (no catalogue entry): knockouts are audited from the sheet's claims",
+            say(notes.SHEET_HP_UNKNOWN),
         )
         st.findings.append(f)
         st.events.insert(0, note(f))
