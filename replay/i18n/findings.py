@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from replay import i18n
 from replay.engine import DETAIL_AFTER, DETAIL_SENTENCES, NOTE_SENTENCES, PIECES, SENTENCES
+from replay.i18n import notes
 from replay.i18n.sentences import read, translate
 
 #: A card's name in the reader's language: ``(name as the sentence has it) -> name shown``; the caller
@@ -49,10 +50,13 @@ def message(lang: str, code: str, text: str, card: CardName | None = None) -> st
 def detail(lang: str, text: str, card: CardName | None = None) -> str:
     """A finding's judge-only ``detail`` (as the record keeps it) in ``lang`` where it is the engine's own
     sentence (:data:`replay.engine.findings.DETAIL_SENTENCES`, after the card it names, shown by
-    ``card``); else as it is (a source's note, a refused event's fields: quoted, never translated)."""
+    ``card``) or one of the project's importers' (:data:`replay.i18n.notes.SENTENCES`: a note's text);
+    else as it is (another source's note, a refused event's fields: quoted, never translated)."""
     if lang == i18n.DEFAULT or not isinstance(text, str):
         return text
     found = translate(lang, DETAIL_SENTENCES, text, (), _names(card))
+    if found is None and (said := notes.text(lang, text, card)) != text:
+        found = said  # an importer's note: its own sentence (replay.i18n.notes)
     if found is None:
         found = translate(lang, (DETAIL_AFTER,), text, DETAIL_SENTENCES, _names(card))
     return found or text

@@ -17,6 +17,8 @@ from typing import Any
 
 from replay.contract.admit import admit
 from replay.engine import KNOWN_RULESETS, EventError, InputError
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sheet_format import FORMAT, Row, read_sheet, whole_number
 from replay.sources.cards import NO_CATALOGUE, Catalogue
 from replay.sources.common import Event, Finding, ImportResult, note, number, valid_match_id
@@ -159,7 +161,7 @@ class _Sheet:
                     "importer_guess_owner",
                     "info",
                     row,
-                    f"row {row.n}: {name} is not in play for {owners[0]}; took {owner}'s",
+                    say(notes.SHEET_GUESS_OWNER, row=row.n, card=name, player=owners[0], owner=owner),
                 )
             if index is not None:
                 if index > len(cands):
@@ -173,7 +175,9 @@ class _Sheet:
                         "importer_guess_pid",
                         "info",
                         row,
-                        f"row {row.n}: {len(cands)} Pokémon named {name} for {owner}; took the Active ({a})",
+                        say(
+                            notes.SHEET_GUESS_ACTIVE, row=row.n, n=len(cands), card=name, player=owner, pid=a
+                        ),
                     )
                 assert a is not None
                 return a
@@ -182,8 +186,14 @@ class _Sheet:
                     "importer_guess_pid",
                     "warning",
                     row,
-                    f"row {row.n}: {len(cands)} Pokémon named {name} for {owner}; took the first "
-                    f"({cands[0]}); write {name}#2 etc. to choose",
+                    say(
+                        notes.SHEET_GUESS_FIRST,
+                        row=row.n,
+                        n=len(cands),
+                        card=name,
+                        player=owner,
+                        pid=cands[0],
+                    ),
                 )
             return cands[0]
         raise _err(st, row, f"no Pokémon {spec!r} in play for {' or '.join(owners)}", "target")
@@ -214,9 +224,7 @@ class _Sheet:
         for p in sorted(st.players, key=lambda x: x != st.first):
             slot = st.setup.get(p)
             if slot is None or slot["active"] is None:
-                self.find(
-                    "importer_missing_setup", "warning", None, f"the sheet gives no Active Pokémon for {p}"
-                )
+                self.find("importer_missing_setup", "warning", None, say(notes.SHEET_NO_ACTIVE, player=p))
                 continue
             ev: Event = {"type": "setup", "player": p, "active": slot["active"], "bench": slot["bench"]}
             if slot["mulligans"]:
@@ -229,7 +237,7 @@ class _Sheet:
         a = row.action
         st.rows[row.n] = row
         if st.ended and a not in ("note", "void", "amend"):
-            self.find("event_after_end", "warning", row, f"row {row.n} ({a}) after the result row")
+            self.find("event_after_end", "warning", row, say(notes.SHEET_AFTER_RESULT, row=row.n, what=a))
         if st.window is not None and a not in _WINDOW_PARTS:
             self.close_window()
         setup_rows = ("mulligan", "active", "bench", "note", "void", "amend", "concede", "penalty", "result")
@@ -241,10 +249,13 @@ class _Sheet:
                 "low_confidence",
                 "warning",
                 row,
-                f"row {row.n} ({' '.join(x for x in (a, row.target, row.card, str(row.amount or '')) if x)}) "
-                f"read with confidence {row.confidence:.2f}"
-                + (f" (scan {row.scan})" if row.scan else "")
-                + ": check it against the sheet",
+                say(
+                    notes.SHEET_LOW_CONFIDENCE_SCAN if row.scan else notes.SHEET_LOW_CONFIDENCE,
+                    row=row.n,
+                    what=" ".join(x for x in (a, row.target, row.card, str(row.amount or "")) if x),
+                    confidence=f"{row.confidence:.2f}",
+                    scan=row.scan,
+                ),
                 confidence=row.confidence,
             )
 
@@ -632,7 +643,7 @@ def parse_sheet(
             "importer_hp_unknown",
             "info",
             None,
-            "HP unknown for some Pokémon (no catalogue entry): knockouts are audited from the sheet's claims",
+            say(notes.SHEET_HP_UNKNOWN),
         )
         st.findings.append(f)
         st.events.insert(0, note(f))

@@ -26,7 +26,7 @@ import msgpack
 from replay import i18n
 from replay.contract.validate import checked_game
 from replay.engine import SOURCE_FINDINGS
-from replay.i18n import N_
+from replay.i18n import N_, notes
 from replay.i18n.findings import detail as finding_detail
 from replay.i18n.findings import message as finding_message
 from replay.i18n.findings import shown as shown_finding
@@ -490,6 +490,8 @@ def describe(
         return _correction(event, names, earlier or {})
     if t == "note":
         text = _word(event.get("text", ""))
+        if event.get("author") == notes.IMPORTER and text:  # an importer's own sentence: in ``lang``
+            text = notes.text(lang, text, card_in(lang))
         head = tr("Note by {author}", author=_word(event["author"])) if event.get("author") else tr("Note")
         return f"{head}: {text}" if text else head  # a public view has no free text
     if t == "discarded":

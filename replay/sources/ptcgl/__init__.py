@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from replay.engine import InputError, load_ruleset
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.cards import NO_CATALOGUE, Catalogue, card_database
 from replay.sources.common import Event, ImportResult, number
 from replay.sources.ptcgl import facts
@@ -127,9 +129,9 @@ def parse_ptcgl(
             "importer_hp_unknown",
             "info",
             None,
-            "HP unknown for "
-            + (", ".join(sorted(logcards.hp_missing)) or "all Pokémon")
-            + ": knockouts are audited from the log's own knockout claims",
+            say(notes.HP_UNKNOWN, cards=", ".join(sorted(logcards.hp_missing)))
+            if logcards.hp_missing
+            else say(notes.HP_UNKNOWN_ALL),
         )
     source: dict[str, Any] = {
         "kind": "digital",

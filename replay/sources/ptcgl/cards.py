@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.cards import CardDatabase, CardInfo, Catalogue
 from replay.sources.table import Mon, Table
 
@@ -138,8 +140,7 @@ class LogCards:
                     "importer_hp_choice",
                     "info",
                     no,
-                    f"{mon.name} has printings with HP {shown}; {effect} Knocks it Out by its card text, "
-                    f"whatever its HP: took HP {card['hp']}",
+                    say(notes.HP_CHOICE_EFFECT, card=mon.name, hps=shown, effect=effect, hp=card["hp"]),
                 )
                 return
             if knocked_out_at is not None:
@@ -150,8 +151,14 @@ class LogCards:
                         "importer_hp_choice",
                         "info",
                         no,
-                        f"{mon.name} has printings with HP {shown}; the damage read ({knocked_out_at}) "
-                        f"knocks out {', '.join(str(h) for h in fit)}: took HP {card['hp']}",
+                        say(
+                            notes.HP_CHOICE_FIT,
+                            card=mon.name,
+                            hps=shown,
+                            damage=knocked_out_at,
+                            fit=", ".join(str(h) for h in fit),
+                            hp=card["hp"],
+                        ),
                     )
                 else:
                     self.hp_missing.add(mon.name)
@@ -159,8 +166,7 @@ class LogCards:
                         "importer_hp_unverified",
                         "warning",
                         no,
-                        f"{mon.name} has printings with HP {shown} and none fits the damage read "
-                        f"({knocked_out_at}): its knockout stays the log's claim, unverified",
+                        say(notes.HP_UNVERIFIED, card=mon.name, hps=shown, damage=knocked_out_at),
                     )
                 return
             fit = [h for h in hps if h > mon.survived]
@@ -174,8 +180,7 @@ class LogCards:
                         "importer_hp_ambiguous",
                         "info",
                         no,
-                        f"{mon.name} has printings with HP {shown}: nothing in the log tells which, "
-                        "its HP is left unknown",
+                        say(notes.HP_AMBIGUOUS, card=mon.name, hps=shown),
                     )
             return
 
@@ -383,15 +388,28 @@ def choose(table: Table, cands: list[str], no: int, what: str, by: list[Clue], f
             "importer_guess_pid",
             "info" if same else "warning",
             no,
-            f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}"
-            + (" (they look identical)" if same else ""),
+            say(
+                notes.GUESS_PID_SAME if same else notes.GUESS_PID,
+                n=len(cands),
+                card=a.name,
+                pids=", ".join(cands),
+                what=what,
+                pid=ranked[0],
+            ),
         )
     elif not by[decided][2]:
         find(
             "importer_guess_pid",
             "info",
             no,
-            f"{len(cands)} Pokémon named {a.name} ({', '.join(cands)}) fit {what}; took {ranked[0]}, "
-            f"{by[decided][0]}",
+            say(
+                notes.GUESS_PID_BY,
+                n=len(cands),
+                card=a.name,
+                pids=", ".join(cands),
+                what=what,
+                pid=ranked[0],
+                clue=by[decided][0],
+            ),
         )
     return ranked[0]

@@ -9,6 +9,8 @@ text after the end line just before the ``game_ended`` claim, so nothing follows
 
 from __future__ import annotations
 
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.common import Event, Finding, note
 from replay.sources.table import Table
 
@@ -43,9 +45,7 @@ class Stream:
                 "importer_count_unknown",
                 "info",
                 line if line is not None else self.line,
-                f"the log takes {n} more card(s) from {player}'s {zone.replace('_', ' ')} than the lines "
-                "read put there: it does not show how they got there; counted as cards from the deck (or, "
-                "when the deck has none left, the discard pile or the Prize cards)",
+                say(notes.COUNT_UNKNOWN, n=n, player=player, zone=zone.replace("_", " ")),
             )
             self.corrections += 1
             for src in ("deck", "discard", "prizes", "lost_zone"):

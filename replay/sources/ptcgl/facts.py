@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from replay.engine import InputError
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.ptcgl.lines import ACTIONS, SETUP_KINDS, Line
 
 Find = Callable[[str, str, int | None, str], None]
@@ -48,7 +50,7 @@ def find_players(lines: list[Line], filename: str, find: Find) -> list[str]:
             "importer_guess_player",
             "warning",
             None,
-            f"only one handle ({order[0]}) appears in the log; the other player is called {other!r}",
+            say(notes.GUESS_PLAYER_ONE, player=order[0], other=repr(other)),
         )
     return order
 
@@ -64,7 +66,7 @@ def find_first(lines: list[Line], players: list[str], find: Find) -> str:
             if ln.player in players:
                 return ln.player
             break
-    find("importer_guess_first", "warning", None, f"the log does not say who went first; assumed {a}")
+    find("importer_guess_first", "warning", None, say(notes.GUESS_FIRST, player=a))
     return a
 
 

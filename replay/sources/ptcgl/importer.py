@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replay.engine import Ruleset
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.common import Event
 from replay.sources.ptcgl.cards import Clue, LogCards, choose, clues
 from replay.sources.ptcgl.events import Stream
@@ -241,7 +243,7 @@ class Importer:
             "importer_guess_pokemon",
             "warning",
             no,
-            f"{owner}'s {name} was not seen on the Bench; assumed it was benched as {pid}",
+            say(notes.GUESS_BENCHED, player=owner, card=name, pid=pid),
         )
         slot = self.late_setup.get(owner)
         if slot is None:

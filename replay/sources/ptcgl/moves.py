@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.common import Event
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.lines import Line
@@ -54,8 +56,7 @@ def on_moved_n(imp: Importer, ln: Line) -> bool:
                 "importer_owner_unverified",
                 "info",
                 ln.no,
-                f"{n} card(s) milled from {q}'s deck as the log prints it; a deck is not on the "
-                "board, so the owner could not be checked",
+                say(notes.OWNER_UNVERIFIED, n=n, player=q),
             )
         ev: Event = {"type": "moved", "player": owner, "count": n, "from": "deck", "to": zone,
                      "owner_unverified": True}  # fmt: skip
@@ -182,7 +183,7 @@ def on_moved(imp: Importer, ln: Line) -> bool:
             "importer_guess_zone",
             "info",
             ln.no,
-            f"{name} moved to {q}'s hand from a zone the log does not name; took the deck",
+            say(notes.ZONE_HAND, card=name, player=q),
         )
         imp.emit({"type": "searched", "player": q, "count": 1, "cards": [name]})
     elif zone == "discard":
@@ -192,7 +193,7 @@ def on_moved(imp: Importer, ln: Line) -> bool:
             "importer_guess_zone",
             "info",
             ln.no,
-            f"{name} moved to the discard pile from a zone the log does not name; took the top of the deck",
+            say(notes.ZONE_DISCARD, card=name),
         )
         imp.emit({"type": "discarded", "player": q, "from": "deck", "count": 1, "cards": [name]})
     elif zone == "lost_zone" and looks_at_deck(imp):
@@ -203,7 +204,7 @@ def on_moved(imp: Importer, ln: Line) -> bool:
             "importer_guess_zone",
             "info",
             ln.no,
-            f"{name} moved to {zone} from a zone the log does not name; took the hand",
+            say(notes.ZONE_OTHER, card=name, zone=zone),
         )
         imp.emit({"type": "moved", "player": q, "cards": [name], "from": "hand", "to": zone})
     elif zone == "stadium":
@@ -281,8 +282,14 @@ def detach_to(imp: Importer, ln: Line, pid: str, name: str, zone: str, *, findin
         "importer_attachment_moved",
         "info",
         ln.no,
-        f"{name} left {owner}'s {mon.name} ({pid}) for {zone.replace('_', ' ')}: the card was attached, not "
-        "in a hand (the contract moves it through the discard pile)",
+        say(
+            notes.ATTACHED_LEFT,
+            card=name,
+            player=owner,
+            pokemon=mon.name,
+            pid=pid,
+            zone=zone.replace("_", " "),
+        ),
     )
 
 

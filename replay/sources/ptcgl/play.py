@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.common import Event
 from replay.sources.ptcgl.cards import Clue
 from replay.sources.ptcgl.importer import Importer, Window
@@ -72,8 +74,15 @@ def on_attached(imp: Importer, ln: Line) -> bool:
             "importer_attachment_moved",
             "info",
             ln.no,
-            f"{name} moved from {src_mon.owner}'s {src_mon.name} ({holder}) to {imp.mon(pid).name} ({pid}): "
-            "the effect moves Energy between Pokémon (the contract moves it through the discard pile)",
+            say(
+                notes.ATTACHED_MOVED,
+                card=name,
+                player=src_mon.owner,
+                pokemon=src_mon.name,
+                holder=holder,
+                target=imp.mon(pid).name,
+                pid=pid,
+            ),
         )
         imp.emit(ev)
         imp.mon(pid).attached.append(name)
@@ -114,8 +123,15 @@ def tool_hp(imp: Importer, pid: str, name: str, no: int, *, stadium: bool = Fals
                 "importer_hp_tool",
                 "info",
                 no,
-                f"{name} gives {mon.owner}'s {mon.name} ({pid}) {bonus:+d} HP (the card's text): "
-                f"HP {card['hp']} for this stage",
+                say(
+                    notes.HP_TOOL,
+                    card=name,
+                    player=mon.owner,
+                    pokemon=mon.name,
+                    pid=pid,
+                    bonus=f"{bonus:+d}",
+                    hp=card["hp"],
+                ),
             )
             return
     if "hp" in card:
@@ -417,8 +433,7 @@ def on_counters(imp: Importer, ln: Line) -> bool:
             "importer_guess_owner",
             "warning",
             ln.no,
-            f"both players have {d} in play and the log's owner name is unreliable in this line; "
-            f"took {owner}'s",
+            say(notes.GUESS_OWNER_BOTH, card=d, player=owner),
         )
     imp.damage(pid, 10 * int(ln.g["n"]))
     return True

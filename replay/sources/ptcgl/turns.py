@@ -10,6 +10,8 @@ A deck-out shows as the loser's header followed straight by the end line [docs/r
 from __future__ import annotations
 
 from replay.engine import InputError
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.common import Event
 from replay.sources.ptcgl.importer import Importer, Window
 from replay.sources.ptcgl.lines import Line
@@ -77,7 +79,7 @@ def start_pending(imp: Importer, nxt: Line | None, *, deck_out_of: str | None = 
             if drawer is not None and drawer != expected and imp.turn_player is not None
             else "info",
             ln.no,
-            f"turn header without a player name ({ln.text!r}); took {player} ({why})",
+            say(notes.GUESS_PLAYER_HEADER, line=repr(ln.text), player=player, why=why),
         )
     elif not table.is_player(player):
         imp.find(
@@ -141,8 +143,7 @@ def emit_setup(imp: Importer) -> None:
                 "importer_missing_setup",
                 "warning",
                 None,
-                f"the log shows no Active Pokémon for {p} at setup (a paste that starts mid-game?): "
-                "the Pokémon it names before they enter play are put in a setup for them",
+                say(notes.MISSING_SETUP, player=p),
             )
             imp.late_setup[p] = {"active": None, "bench": []}
             imp.table.count({"type": "setup", "player": p})  # the hand and Prize cards, set aside

@@ -14,6 +14,8 @@ import replay.sources.ptcgl.moves as moves
 import replay.sources.ptcgl.play as play
 import replay.sources.ptcgl.turns as turns
 import replay.sources.ptcgl.zones as zones
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.ptcgl.importer import Importer, Window
 from replay.sources.ptcgl.lines import ACTIONS, Line
 from replay.sources.ptcgl.window import close_window
@@ -29,11 +31,11 @@ HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
 def after_end(imp: Importer, ln: Line) -> None:
     k = ln.kind
     if k in ("unmatched", "bullet") and ln.extra is None:
-        imp.unread(ln, f"text after the end line: {ln.text[:80]!r}", "info")
+        imp.unread(ln, say(notes.TEXT_AFTER_END, line=repr(ln.text[:80])), "info")
     elif k not in ("bullet", "ignore"):
         # the client can print an effect that resolves after the game is over (Boomerang Energy): a
         # sentence it wrote, read, but the game has ended
-        imp.find("importer_after_end", "info", ln.no, f"after the end line: {ln.text[:80]!r}")
+        imp.find("importer_after_end", "info", ln.no, say(notes.AFTER_END, line=repr(ln.text[:80])))
 
 
 def walk_lines(imp: Importer, lines: list[Line]) -> None:
@@ -59,7 +61,7 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
         if k in ("bullet", "ignore", "list_head"):
             continue
         if k == "unmatched":
-            imp.unread(ln, f"no template matches: {ln.text[:80]!r}")
+            imp.unread(ln, say(notes.UNMATCHED, line=repr(ln.text[:80])))
             continue
         imp.out.line = ln.no
         if ln.partial:

@@ -10,6 +10,8 @@ the window collects them and this module orders them.
 
 from __future__ import annotations
 
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.common import Event
 from replay.sources.ptcgl.cards import clues
 from replay.sources.ptcgl.importer import Importer, Window
@@ -91,8 +93,7 @@ def close_window(imp: Importer) -> None:
                 "importer_ko_by_effect",
                 "info",
                 ko_line,
-                f"{w.move[1]} Knocks Out {mon.owner}'s {mon.name} ({pid}) by its card text: its remaining "
-                f"{left} HP is placed as the move's damage, so the knockout is checked against HP",
+                say(notes.KO_BY_EFFECT, move=w.move[1], player=mon.owner, card=mon.name, pid=pid, left=left),
             )
             imp.emit({"type": "damage", "pid": pid, "amount": left})
             mon.damage = hp
@@ -105,8 +106,7 @@ def close_window(imp: Importer) -> None:
                 "importer_ko_without_damage",
                 "warning",
                 ko_line,
-                f"{mon.owner}'s {mon.name} ({pid}) is Knocked Out in the log with {hp - mon.damage} HP left "
-                "by the lines read: claimed as a knockout by an effect",
+                say(notes.KO_WITHOUT_DAMAGE, player=mon.owner, card=mon.name, pid=pid, left=hp - mon.damage),
             )
             ko["by"] = "effect"
         for delta in modifiers.get(pid, ()):
@@ -323,8 +323,7 @@ def revise_attachments(imp: Importer, pid: str, listed: list[str] | None, no: in
                 "importer_guess_pid",
                 "info",
                 no,
-                f"{name} was attached to {alive[0]}, not {pid}: the cards listed with the knockout of "
-                f"{mon.name} do not hold it (attachment corrected)",
+                say(notes.GUESS_ATTACHED, card=name, pid=alive[0], other=pid, pokemon=mon.name),
             )
             break
 
@@ -385,8 +384,7 @@ def prize_modifiers(
             "importer_prize_modifier",
             "info",
             no,
-            f"{taker} took {n} prize card(s) where the knocked-out kinds give {base}: assumed a card "
-            "effect changed the prize value",
+            say(notes.PRIZE_MODIFIER, player=taker, n=n, base=base),
         )
     return out, no_ko
 

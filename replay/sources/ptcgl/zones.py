@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from replay.engine import LIFTS
+from replay.i18n import notes
+from replay.i18n.notes import say
 from replay.sources.common import Event
 from replay.sources.ptcgl.importer import Importer
 from replay.sources.ptcgl.lines import Line
@@ -48,8 +50,7 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
                 "importer_guess_owner",
                 "info",
                 ln.no,
-                f"a '{what}' line printed for {p} {'names' if shown else 'hides'} the cards, as the log "
-                f"does only for {'the exporter' if shown else 'the other player'}: took {mine}",
+                say(notes.OWNER_SHOWN if shown else notes.OWNER_HIDDEN, what=what, player=p, other=mine),
             )
         return mine
     # Special Red Card-like: only the opponent shuffled their hand, yet the client prints the acting
@@ -60,7 +61,7 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
             "importer_guess_owner",
             "info",
             ln.no,
-            f"{p} puts cards back, but only {q} shuffled their hand in this effect: took {q}",
+            say(notes.OWNER_RETURN, player=p, other=q),
         )
         return q
     if group == "draw" and p not in w.returned and q in w.returned and w.seen.get(("draw", q), 0) == 0:
@@ -69,7 +70,7 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
             "importer_guess_owner",
             "info",
             ln.no,
-            f"{p} draws, but only {q} put cards back in this effect: took {q}",
+            say(notes.OWNER_DRAW, player=p, other=q),
         )
         return q
     if group == "return":
@@ -81,8 +82,7 @@ def second_owner(imp: Importer, ln: Line, p: str, group: str, what: str) -> str:
             "importer_guess_owner",
             "info",
             ln.no,
-            f"a second '{what}' line for {p} in one effect: the client prints the acting player here; "
-            f"took {q}",
+            say(notes.OWNER_SECOND, what=what, player=p, other=q),
         )
         return q
     w.seen[key] = w.seen.get(key, 0) + 1
@@ -225,8 +225,7 @@ def on_played(imp: Importer, ln: Line) -> bool:
             "importer_card_unknown",
             "info",
             ln.no,
-            f"{p} played {c}: the card catalogue does not know it as a Trainer; taken as an effect "
-            "that moves no card",
+            say(notes.CARD_UNKNOWN, player=p, card=c),
         )
     return True
 
@@ -284,8 +283,9 @@ def on_discarded(imp: Importer, ln: Line) -> bool:
             "importer_guess_zone",
             "info",
             ln.no,
-            f"{p} discarded {', '.join(names) or f'{n} cards'} during an attack: from the hand or the "
-            "deck, the log does not say; took the hand",
+            say(notes.GUESS_ZONE_ATTACK, player=p, cards=", ".join(names))
+            if names
+            else say(notes.GUESS_ZONE_ATTACK_N, player=p, n=n),
         )
     ev: Event = {"type": "discarded", "player": p, "count": n}
     if names:
