@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from replay import i18n
-from replay.i18n import N_
-from replay.i18n.sentences import translate
+from replay.i18n import N_, korean
+from replay.i18n.sentences import Fill, translate
 
 #: The ``author`` of a note an importer wrote (replay.sources.common.note).
 IMPORTER: Final = "importer"
@@ -354,7 +354,31 @@ PIECES: Final[tuple[str, ...]] = (
     N_("the damage counters"),
     N_("the switch"),
     N_("the one just played"),
+    N_("the evolution"),
+    N_("the devolution"),
+    N_("the attacker"),
+    N_("the attack's target"),
+    N_("the spread damage"),
+    N_("the checkup damage"),
+    N_("the healing"),
+    N_("the damage counters moved"),
+    N_("the Special Condition"),
+    N_("the discarded attachment"),
+    # the lines of one effect whose owner the client prints wrong (OWNER_SHOWN, OWNER_HIDDEN, OWNER_SECOND)
+    N_("cards to the deck"),
+    N_("cards shuffled into the deck"),
+    N_("drew N cards"),
+    # a card's printings' HP, with what the cards in play add (HP_AMBIGUOUS and alike)
+    N_("{hps} (with {bonus} HP from the cards in play)"),
+    # the clue that picked one (replay.sources.ptcgl.cards.clues)
     N_("the one with the most Energy attached, then the least damage (a guess)"),
+    N_("one this effect has not hit yet"),
+    N_("a Benched one"),
+    N_("not one already taken"),
+    N_("the one whose damage reaches its HP"),
+    N_("the one this effect damaged"),
+    N_("the Active one"),
+    N_("the damaged one"),
     GUESS,
     # what an effect put into play or onto a Pokémon, when the log does not say where from (GUESS_SOURCE)
     N_("the cards put into the hand"),
@@ -382,6 +406,12 @@ CARD_FIELDS: Final[tuple[str, ...]] = ("card", "pokemon", "target")
 CARD_LIST_FIELDS: Final[tuple[str, ...]] = ("cards",)
 
 
+def _fill(lang: str) -> Fill | None:
+    """How a translated sentence is filled: in Korean, each particle after a field in the form the field's
+    text takes (replay.i18n.korean); else the fields as they are."""
+    return korean.fill if lang == "ko" else None
+
+
 def say(template: str, **fields: object) -> str:
     """An importer's sentence: ``template`` (one of :data:`SENTENCES`) filled, in English."""
     return template.format(**fields)
@@ -399,7 +429,7 @@ def text(lang: str, said: str, card: Callable[[str], str] | None = None) -> str:
         names.update(dict.fromkeys(CARD_FIELDS, card))
         for field in CARD_LIST_FIELDS:
             names[field] = lambda listed: ", ".join(card(n) for n in listed.split(", "))
-    return translate(lang, SENTENCES, said, PIECES, names) or said
+    return translate(lang, SENTENCES, said, PIECES, names, _fill(lang)) or said
 
 
 def of_note(lang: str, event: Mapping[str, Any], card: Callable[[str], str] | None = None) -> str | None:
@@ -412,5 +442,7 @@ def of_note(lang: str, event: Mapping[str, Any], card: Callable[[str], str] | No
     if event.get("author") == IMPORTER:
         return text(lang, said, card)
     if event.get("author") == SHEET and isinstance(event.get("scan"), str):
-        return said if lang == i18n.DEFAULT else translate(lang, SCAN_SENTENCES, said) or said
+        return (
+            said if lang == i18n.DEFAULT else translate(lang, SCAN_SENTENCES, said, fill=_fill(lang)) or said
+        )
     return None
