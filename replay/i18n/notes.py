@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from replay import i18n
-from replay.i18n import N_, korean
+from replay.i18n import N_, korean, scan_notes
 from replay.i18n.sentences import Fill, translate
 
 #: The ``author`` of a note an importer wrote (replay.sources.common.note).
@@ -332,14 +332,13 @@ SENTENCES: Final[tuple[str, ...]] = (
     SHEET_HP_UNKNOWN,
     SHEET_NO_ACTIVE,
     SHEET_AFTER_RESULT,
+    # a scan's low_confidence note (replay.sources.scan.photo): last, its first field ends at any ": "
+    scan_notes.LOW_CONFIDENCE,
 )
 
-# A scanned sheet's note rows (replay.sources.scan.marks): a row of marks the scan could not read cleanly,
-# kept as one of the sheet's note rows (``author: "sheet"``, the row's ``scan`` naming its crop).
-SCAN_UNCLEAR_HEADER: Final = N_("unclear marks in the sheet's header")
-SCAN_UNCLEAR_ROW: Final = N_("unclear marks in the sheet's row {row}")
-SCAN_UNCLEAR_END: Final = N_("unclear marks in the sheet's end-of-game box")
-SCAN_SENTENCES: Final[tuple[str, ...]] = (SCAN_UNCLEAR_HEADER, SCAN_UNCLEAR_ROW, SCAN_UNCLEAR_END)
+# A scanned sheet's note rows (replay.i18n.scan_notes): a part of the sheet whose marks the scan could
+# not read cleanly, kept as one of the sheet's note rows (``author: "sheet"``, the row's ``scan``).
+SCAN_SENTENCES: Final[tuple[str, ...]] = scan_notes.UNCLEAR
 #: The ``author`` of a sheet's note row (replay.sources.sheet).
 SHEET: Final = "sheet"
 
@@ -423,7 +422,8 @@ def text(lang: str, said: str, card: Callable[[str], str] | None = None) -> str:
     if lang == i18n.DEFAULT or not isinstance(said, str):
         return said
     names: dict[str, Callable[[str], str]] = {
-        "zone": lambda zone: i18n.gettext(lang, ZONES[zone]) if zone in ZONES else zone
+        "zone": lambda zone: i18n.gettext(lang, ZONES[zone]) if zone in ZONES else zone,
+        **scan_notes.names(lang, _fill(lang)),
     }
     if card is not None:
         names.update(dict.fromkeys(CARD_FIELDS, card))
