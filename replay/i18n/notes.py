@@ -1,13 +1,15 @@
 """An importer's own note in the reader's language (issue 34 item 5).
 
-The importers (replay.sources.ptcgl, replay.sources.sheet) write each of their findings' sentences in
-English from one of :data:`SENTENCES`, and that English is what the ``note`` event keeps (``author:
-"importer"``: the stream's bytes and the golden digests never depend on a reader). Where such a note is
-shown (the review page's battle log, a finding's judge-only ``detail``) :func:`text` reads it back by the
-template that wrote it and fills the template's translation: the players, Pokémon ids and numbers as
-written, each card by the caller's ``card`` (its name in the reader's language). A note a person wrote (a
-judge's, a recorder's, a sheet's note row), and an importer's sentence no template reads (one still
-written in English only, a record written before a sentence changed), is shown as it is.
+The importers (replay.sources.ptcgl, replay.sources.sheet, a scan's: replay.i18n.scan_notes) write each
+of their findings' sentences in English from one of :data:`SENTENCES`, and that English is what the
+``note`` event keeps (``author: "importer"``: the stream's bytes and the golden digests never depend on a
+reader). Where such a note is shown (the review page's battle log, a finding's judge-only ``detail``)
+:func:`text` reads it back by the template that wrote it and fills the template's translation: the
+players, Pokémon ids and numbers as written, each card by the caller's ``card`` (its name in the reader's
+language); in Korean each particle after a field in the form the field's text takes (replay.i18n.korean).
+A scanned sheet's note rows for unclear marks are the scan's sentences too (:func:`of_note`). A note a
+person wrote (a judge's, a recorder's, a typed sheet's note row), and an importer's sentence no template
+reads (a record written before a sentence changed), is shown as it is.
 """
 
 from __future__ import annotations
