@@ -261,6 +261,8 @@ def measure(events: list[list[dict[str, Any]]], runs: int) -> dict[str, Any]:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     finished = sum(1 for r in first if b'"status":"finished"' in r)
     print(f"peak RSS: {peak:.0f} MiB; games finished: {finished}/{len(first)}")
+    # the load moves during a run on a shared machine: say it at the end too, beside the figures
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     verdict = (
         med("replay") >= 250_000,
         statistics.median(per_game) < 0.002,

@@ -327,14 +327,16 @@ class EventFile:
                 self._msgpack_error(pos, index)
             try:
                 items = decode_array(b"".join((_array_header(n), memoryview(data)[pos:end])))
-                typed = accepts(items)
+                matches = list(map(_match_of, items))  # read once: for the check and for the reader
+                typed = accepts(items, matches)
             except (msgspec.ValidationError, msgspec.DecodeError):
                 typed = False
             if not typed:
                 frames = _frames(data, pos, n)
                 items = [self._msgpack_one(f, index + i + 1) for i, f in enumerate(frames)]
+                matches = list(map(_match_of, items))
             self._chunks.append(_Chunk(pos, end, n, typed, index + 1))
-            yield Checked(list(map(_match_of, items)), list(map(_seq_of, items)), end - pos)
+            yield Checked(matches, list(map(_seq_of, items)), end - pos)
             pos = end
             index += n
 
@@ -408,13 +410,15 @@ class EventFile:
             text = data[pos:end]
             try:
                 items: list[Any] = decode_lines(text)
-                typed = accepts(items) and _utf8(text)
+                matches = list(map(_match_of, items))
+                typed = accepts(items, matches) and _utf8(text)
             except (msgspec.ValidationError, msgspec.DecodeError):
                 typed = False
             if not typed:
                 items = list(self._jsonl_seen(text, line))
+                matches = list(map(_match_of, items))
             self._chunks.append(_Chunk(pos, end, len(items), typed, line))
-            yield Checked(list(map(_match_of, items)), list(map(_seq_of, items)), end - pos)
+            yield Checked(matches, list(map(_seq_of, items)), end - pos)
             line += text.count(b"\n")
             pos = end
 

@@ -205,11 +205,11 @@ def key_ring(path: str | None = None, *, create: bool = False) -> KeyRing | None
 
     Offline commands (replay, verify, report over files) use a key directory only when it is named: a
     service's data directory is the service's (:func:`service_keys_dir`)."""
-    from replay.signing import KeyFileError, KeyRing
-
     path = path or os.environ.get("PRIZECHECK_KEYS_DIR")
     if not path:
-        return None
+        return None  # before the import: the signing module loads cryptography (~40 ms of a start)
+    from replay.signing import KeyFileError, KeyRing
+
     try:
         return KeyRing.open(path, create=create)
     except (KeyFileError, OSError) as exc:
@@ -250,13 +250,35 @@ def verifying_keys(path: str | None = None, *, ring: str | None = None) -> Publi
 def maybe_sign(record: Record) -> Record:
     """``record`` signed when a key is configured: the Ed25519 key of PRIZECHECK_KEYS_DIR, else the HMAC
     secret PRIZECHECK_SIGNING_KEY (as records were signed before)."""
+    return record_signer()(record)
+
+
+def record_signer() -> Callable[[Record], Record]:
+    """:func:`maybe_sign` for a command that signs a record per game: the key is looked up at the first
+    record (where an unreadable key is said, as before), then kept, not read again for every record."""
     from replay.records import signed
 
-    ring = key_ring()
-    if ring is not None:
-        return signed(record, ring.signer)
-    key = signing_key()
-    return signed(record, key[0], key[1]) if key else record
+    kept: list[Callable[[Record], Record]] = []
+
+    def sign(record: Record) -> Record:
+        if not kept:
+            ring = key_ring()
+            key = signing_key() if ring is None else None
+            if ring is not None:
+                signer = ring.signer
+                kept.append(lambda rec: signed(rec, signer))
+            elif key is not None:
+                secret, key_id = key
+                kept.append(lambda rec: signed(rec, secret, key_id))
+            else:
+                kept.append(_unsigned)
+        return kept[0](record)
+
+    return sign
+
+
+def _unsigned(record: Record) -> Record:
+    return record
 
 
 def read_records(paths: list[str]) -> list[dict[str, Any]]:

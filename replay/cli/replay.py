@@ -45,7 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay.cli.common import language, maybe_sign
+    from replay.cli.common import language, record_signer
     from replay.cli.progress import TerminalProgress
     from replay.files import replay_files
     from replay.records import dumps as record_json
@@ -56,12 +56,13 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.due and args.timeline:
         raise UsageError(tr("--due and --timeline cannot be combined: the steps due, or the whole timeline"))
+    sign = record_signer()
     progress = TerminalProgress()
     violations = False
     games: list[tuple[Game, Record]] = []  # --due: printed once every record is known (playoffs settle)
     try:
         for done in replay_files(args.files, until=args.until, progress=progress):
-            record = maybe_sign(done.record)
+            record = sign(done.record)
             out = sys.stdout  # looked up each time: the progress bar may stand in front of it
             if args.due:
                 games.append((done.game, done.record))

@@ -546,10 +546,13 @@ class EventDecoders(NamedTuple):
     stamps: tuple[tuple[str, bool], ...]
     """Each timestamp field some type has, and whether every type has it."""
 
-    def accepts(self, events: list[Any]) -> bool:
+    def accepts(self, events: list[Any], matches: list[str] | None = None) -> bool:
         """True when the decoded ``events`` are valid: their match ids and timestamps are, and the values
-        of their open objects (a correction's ``event``: :func:`value_problem`)."""
-        if not all(map(match_id_ok, set(map(_match_attr, events)))):
+        of their open objects (a correction's ``event``: :func:`value_problem`). ``matches``: the events'
+        match ids, when the caller has them already (a reader keeps them)."""
+        if matches is None:
+            matches = list(map(_match_attr, events))
+        if not all(map(match_id_ok, set(matches))):
             return False
         if _OPEN_ATTRS and not _OPEN_ATTRS.keys().isdisjoint(set(map(type, events))):
             for e in events:

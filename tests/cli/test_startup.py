@@ -5,6 +5,8 @@ a fresh interpreter (``sys.modules``), never timed: bench/startup.py measures th
 
 from __future__ import annotations
 
+import os
+import pathlib
 import subprocess
 import sys
 
@@ -88,3 +90,41 @@ def test_the_command_run_imports_what_it_needs() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["msgspec"]
+
+
+SIGN_PROBE = """
+import contextlib, io, sys
+from replay.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    assert main(sys.argv[2:]) == 0
+lines = out.getvalue().splitlines()
+signed = sum('"signature":null' not in line for line in lines)
+print(len(lines), signed, *(name for name in sys.argv[1].split(",") if name in sys.modules))
+"""
+
+
+def test_a_replay_signs_with_a_key_and_loads_no_signing_module_without_one(tmp_path: pathlib.Path) -> None:
+    """``replay --json`` signs its records when a key directory is named; without one it loads neither
+    the key ring's module nor cryptography (~40 ms of its start), which it used to import for every
+    record."""
+    from replay.codec import encode_msgpack
+    from replay.generators.simulate import simulate_corpus
+    from replay.signing import KeyRing
+
+    path = tmp_path / "games.msgpack"
+    path.write_bytes(encode_msgpack([e for s in simulate_corpus(3, 4) for e in s]))
+    KeyRing.open(str(tmp_path / "keys"), create=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRIZECHECK_")}
+
+    def run(**extra: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", SIGN_PROBE, "replay.signing,cryptography", "replay", "--json", str(path)],
+            capture_output=True, text=True, timeout=120, cwd=ROOT, env={**env, **extra},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    records, signed, *loaded = run()
+    assert int(records) >= 3 and signed == "0" and loaded == []
+    records, signed, *loaded = run(PRIZECHECK_KEYS_DIR=str(tmp_path / "keys"))
+    assert signed == records and loaded == ["replay.signing", "cryptography"]
