@@ -16,8 +16,30 @@ def test_the_final_consonant_of_a_words_last_syllable() -> None:
     assert korean.final("야돈") == 4  # 돈: ㄴ
     assert korean.final("물") == 8  # 물: ㄹ
     assert korean.final("가") == 0 and korean.final("힣") == 27  # the first and the last syllable
-    for word in ("Pikachu", "B1", "뮤 ex", "120", "(B1)", ""):
+    for word in ("Pikachu", "뮤 ex", "(B1)", ""):
         assert korean.final(word) is None, word
+
+
+@pytest.mark.parametrize(
+    ("word", "reading", "end"),
+    [
+        ("1", "일", 8),
+        ("2", "이", 0),
+        ("3", "삼", 16),
+        ("6", "육", 1),
+        ("0", "영", 21),
+        ("12", "십이", 0),
+        ("B1", "비일", 8),
+        ("10", "십", 17),
+        ("120", "백이십", 17),
+        ("300", "삼백", 1),
+        ("2000", "이천", 4),
+        ("50000", "오만", 4),
+        ("100000000", "일억", 1),
+    ],
+)
+def test_a_number_ends_as_it_is_read(word: str, reading: str, end: int) -> None:
+    assert korean.final(word) == end == korean.final(reading)
 
 
 @pytest.mark.parametrize(
@@ -39,7 +61,9 @@ def test_the_final_consonant_of_a_words_last_syllable() -> None:
         ("피카츄", "(이)", ""),
         # not hangul at the end: its reading is not known here, the generic form stays
         ("Pikachu", "을(를)", "을(를)"),
-        ("A3", "(으)로", "(으)로"),
+        ("A3", "(으)로", "으로"),  # 삼
+        ("seq 12", "을(를)", "를"),  # 십이
+        ("A3x", "(으)로", "(으)로"),
         ("뮤 ex", "이(가)", "이(가)"),
         # not a particle this knows: as written
         ("야돈", "에게", "에게"),
@@ -75,3 +99,30 @@ def test_an_importers_note_in_korean_takes_the_particles_of_its_card_names() -> 
     said = notes.say(notes.CARD_UNKNOWN, player="Mara", card="Mystery Card")
     assert "Mara이(가) Mystery Card을(를) 사용함" in notes.text("ko", said, card_in("ko"))
     assert "(" not in notes.text("ja", said, card_in("ja")).split(":")[0]
+
+
+def test_a_field_keeps_its_format_spec_and_conversion() -> None:
+    # 1,200 is 천이백: read by its digits, the comma not read
+    assert korean.fill("{n:,}을(를) {card!r}(으)로", {"n": 1200, "card": "야돈"}) == "1,200을 '야돈'(으)로"
+    assert korean.fill("{n:>5}(으)로", {"n": 13}) == "   13으로"  # 십삼
+    assert korean.fill("{m.x}을(를)", {"m": type("M", (), {"x": "야돈"})()}) == "야돈을"
+
+
+def test_every_translated_message_takes_its_particles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One way a message gets its fields (replay.i18n.fill): the command line's, the service's errors, a
+    finding's sentence; English and Japanese as str.format fills them."""
+    from replay import i18n
+    from replay.cli.words import tr
+
+    template = "Deck-out: {player} cannot draw"
+    assert (
+        i18n.fill("ko", i18n.gettext("ko", template), {"player": "지우"})
+        == "덱 아웃: 지우는 카드를 뽑을 수 없음"
+    )
+    assert (
+        i18n.fill("ko", i18n.gettext("ko", template), {"player": "웅"}) == "덱 아웃: 웅은 카드를 뽑을 수 없음"
+    )
+    assert i18n.fill("en", template, {"player": "지우"}) == "Deck-out: 지우 cannot draw"
+    monkeypatch.setenv("LC_ALL", "ko_KR.UTF-8")
+    assert tr(" (did you mean {choice}?)", choice="리플레이") == " (리플레이를 말씀하신 건가요?)"
+    assert tr(" (did you mean {choice}?)", choice="replay") == " (replay을(를) 말씀하신 건가요?)"

@@ -26,11 +26,12 @@ def tr(message: str, /, **fields: object) -> str:
     language (:func:`language`), its ``{fields}`` filled. English is the message as written: the
     catalogues are not read for it (a command's English start-up stays as fast as before)."""
     lang = language()
-    if lang != "en":
-        from replay.i18n import gettext
+    if lang == "en":
+        return message.format(**fields) if fields else message
+    from replay.i18n import fill, gettext
 
-        message = gettext(lang, message)
-    return message.format(**fields) if fields else message
+    message = gettext(lang, message)
+    return fill(lang, message, fields) if fields else message
 
 
 def error_line(exc: InputError) -> str:

@@ -82,6 +82,17 @@ def ngettext(lang: str, singular: str, plural: str, n: int) -> str:
     return translations(lang).ngettext(singular, plural, n)
 
 
+def fill(lang: str, template: str, fields: Mapping[str, object]) -> str:
+    """``template`` (a message in ``lang``, ``str.format``'s syntax) filled with ``fields``: the one way a
+    translated message gets its fields. In Korean, each generic particle after a field (``{card}을(를)``)
+    takes the form the field's text needs (replay.i18n.korean); elsewhere ``str.format``."""
+    if lang == "ko":
+        from replay.i18n import korean
+
+        return korean.fill(template, fields)
+    return template.format_map(fields)
+
+
 class Phrase(str):
     """A piece of a sentence, written in English from ``template`` (a message of the catalogues) with
     ``fields``, that can be said again in another language (:func:`spoken`): the English text is the
@@ -98,7 +109,7 @@ class Phrase(str):
 
     def spoken(self, lang: str) -> str:
         said = {k: spoken(v, lang) for k, v in self.fields.items()}
-        return gettext(lang, self.template).format(**said)
+        return fill(lang, gettext(lang, self.template), said)
 
 
 class Joined(str):

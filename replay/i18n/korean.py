@@ -9,6 +9,7 @@ letters, an id, a number) keeps the generic form: its reading is not known here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from string import Formatter
 from typing import Final
 
@@ -33,12 +34,34 @@ PARTICLES: Final[dict[str, tuple[str, str]]] = {
 }
 
 
+#: The final consonant of each digit read in Sino-Korean, as a count or a seq is read (영 일 이 삼 사 오
+#: 육 칠 팔 구): ㅇ 21, ㄹ 8, none 0, ㅁ 16, ㄱ 1.
+_DIGIT_FINALS: Final = (21, 8, 0, 16, 0, 0, 1, 8, 8, 0)
+#: A number ending in zeros ends in its unit's syllable: 십 (ㅂ 17), 백 (ㄱ 1), 천 (ㄴ 4), then 만 (ㄴ),
+#: 억 (ㄱ), 조 (none) for each four zeros more (120 is 백이십: 십).
+_TENS_FINALS: Final = (17, 1, 4)
+_MYRIAD_FINALS: Final = (4, 1, 0)
+
+
 def final(word: str) -> int | None:
-    """The final consonant of ``word``'s last syllable (0: none); None when it does not end in hangul."""
+    """The final consonant of ``word``'s last syllable (0: none): of its last hangul syllable, or of its
+    number as read aloud when it ends in digits (``3``: 삼, ㅁ; ``12``: 십이, none); None when it ends in
+    anything else (a Latin letter, a bracket: its reading is not known here)."""
     code = ord(word[-1]) if word else 0
-    if not _FIRST <= code <= _LAST:
+    if _FIRST <= code <= _LAST:
+        return (code - _FIRST) % _FINALS
+    digits = len(word) - len(word.rstrip("0123456789"))
+    if not digits:
         return None
-    return (code - _FIRST) % _FINALS
+    number = word[-digits:].lstrip("0")
+    if not number:
+        return _DIGIT_FINALS[0]  # 영
+    zeros = len(number) - len(number.rstrip("0"))
+    if zeros == 0:
+        return _DIGIT_FINALS[int(number[-1])]
+    if zeros < 4:
+        return _TENS_FINALS[zeros - 1]
+    return _MYRIAD_FINALS[min(zeros // 4, 3) - 1] if zeros // 4 <= 3 else None
 
 
 def particle(word: str, generic: str) -> str:
@@ -62,14 +85,25 @@ def after(word: str, text: str) -> str:
     return text
 
 
-def fill(template: str, values: dict[str, str]) -> str:
-    """``template`` (a Korean translation with ``{field}`` placeholders) with each field replaced by its
-    text in ``values``, and each generic particle right after a field in the form that text takes."""
+def fill(template: str, values: Mapping[str, object]) -> str:
+    """``template`` (a Korean translation with ``{field}`` placeholders, ``str.format``'s syntax: a field's
+    conversion and format spec are applied) filled from ``values``, and each generic particle right after
+    a field in the form that field's text takes."""
     out: list[str] = []
     word: str | None = None  # the text the last field put, when the literal that follows is its particle
-    for literal, name, _spec, _conv in _FORMATTER.parse(template):
+    for literal, name, spec, conv in _FORMATTER.parse(template):
         out.append(after(word, literal) if word is not None else literal)
-        word = values.get(name, "") if name is not None else None
-        if word is not None:
-            out.append(word)
+        if name is None:
+            word = None
+            continue
+        # a field the values lack reads as nothing (a part a sentence read back did not have)
+        value = _FORMATTER.get_field(name, (), values)[0] if _head(name) in values else ""
+        value = _FORMATTER.convert_field(value, conv)
+        word = _FORMATTER.format_field(value, _FORMATTER.vformat(spec or "", (), values))
+        out.append(word)
     return "".join(out)
+
+
+def _head(name: str) -> str:
+    """The value's own name in a field name (``card`` in ``card.name`` or ``card[0]``)."""
+    return name.partition(".")[0].partition("[")[0]

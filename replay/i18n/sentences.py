@@ -42,10 +42,13 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z", re.DOTALL)
 
 
-def _fill(template: str, values: dict[str, str]) -> str:
-    """``template`` with each field replaced by its text as read (already converted: no ``!r`` twice)."""
+@cache
+def _bare(template: str) -> str:
+    """``template`` with each field's conversion and format spec dropped: a field read back out of a
+    sentence is the text it was written as (already converted: no ``!r`` twice, no ``:,`` on a str)."""
     return "".join(
-        literal + (values.get(name, "") if name is not None else "") for literal, name in _fields(template)
+        literal.replace("{", "{{").replace("}", "}}") + ("{" + name + "}" if name is not None else "")
+        for literal, name in _fields(template)
     )
 
 
@@ -58,7 +61,7 @@ def read(templates: tuple[str, ...], text: str) -> tuple[str, dict[str, str]] | 
     return None
 
 
-#: How a translated template is filled with its fields' texts (:func:`_fill`; replay.i18n.korean.fill).
+#: How a translated template is filled with its fields' texts (by default replay.i18n.fill).
 Fill = Callable[[str, dict[str, str]], str]
 
 
@@ -90,7 +93,10 @@ def translate(
                     or translate(lang, pieces, value, pieces, fill=fill)
                     or value
                 )
-    return (fill or _fill)(i18n.gettext(lang, template), values)
+    said = _bare(i18n.gettext(lang, template))
+    if fill is not None:
+        return fill(said, values)
+    return i18n.fill(lang, said, values)
 
 
 #: How a sentence joins several of its pieces (a list of rows, of players).

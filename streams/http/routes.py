@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from aiohttp import web
 
-from replay.i18n import DEFAULT, LANGUAGES, choose, gettext, spoken
+from replay.i18n import DEFAULT, LANGUAGES, choose, fill, gettext, spoken
 from replay.i18n.sentences import read
 from streams.store.base import is_match_id
 
@@ -124,7 +124,7 @@ class Problem(web.HTTPException):
             return self
         keep = {k: v for k, v in self.headers.items() if k not in ("Content-Type", "Content-Length")}
         fields = {k: spoken(v, lang) for k, v in self.fields.items()}  # a Phrase field: in lang too
-        said = Problem(self.status, self.code, gettext(lang, self.template).format(**fields), headers=keep)
+        said = Problem(self.status, self.code, fill(lang, gettext(lang, self.template), fields), headers=keep)
         said.template, said.fields, said.quoted = self.template, self.fields, self.quoted
         return said
 
