@@ -61,8 +61,9 @@ def test_an_error_line_is_in_the_environments_language(tmp_path: pathlib.Path) -
     bad.write_text('{"a":\n')
     said = {lang: p.stderr for lang, p in three("verify", str(bad), code=2).items()}
     assert said["en"] == f"prizecheck verify: {bad}:1: not valid JSON: Expecting value (column 1)\n"
-    assert said["ja"] == f"prizecheck verify: {bad}:1: 正しい JSON ではない: Expecting value（1 桁目）\n"
-    assert said["ko"] == f"prizecheck verify: {bad}:1: 올바른 JSON이 아님: Expecting value (1열)\n"
+    # the parser's own words too (Python's JSON reader), the position kept
+    assert said["ja"] == f"prizecheck verify: {bad}:1: 正しい JSON ではない: 値がない（1 桁目）\n"
+    assert said["ko"] == f"prizecheck verify: {bad}:1: 올바른 JSON이 아님: 값이 없음 (1열)\n"
 
 
 def test_an_events_field_error_names_the_place_in_the_language(tmp_path: pathlib.Path) -> None:
@@ -75,6 +76,10 @@ def test_an_events_field_error_names_the_place_in_the_language(tmp_path: pathlib
     assert re.match(rf"prizecheck replay: {re.escape(str(path))}:4: .*field seq: ", said["en"]), said["en"]
     assert "項目 seq: " in said["ja"] and "field " not in said["ja"]
     assert "필드 seq: " in said["ko"] and "field " not in said["ko"]
+    # the contract's reason, by its keyword (type, minimum, maximum), the value as given
+    assert said["en"].endswith("field seq: must be an integer >= 1 and <= 100000 (got 'x')\n")
+    assert said["ja"].endswith("項目 seq: 1 以上 100000 以下の整数でなければならない（値: 'x'）\n")
+    assert said["ko"].endswith("필드 seq: 1 이상 100000 이하의 정수만 허용됨 (받은 값: 'x')\n")
 
 
 def test_a_usage_error_is_in_the_language_with_the_usage_as_argparse_writes_it() -> None:
