@@ -19,7 +19,8 @@ from typing import Final
 
 _ESCAPE: Final = re.compile(r'\\([\\abfnrtv"])')
 _ESCAPES: Final = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-_KEYWORD: Final = re.compile(r'^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)\s+(".*")\s*$')
+_WORDS: Final = frozenset({"msgctxt", "msgid", "msgid_plural", "msgstr"})
+_FORM: Final = re.compile(r"msgstr\[(\d+)\]")
 _PLURAL: Final = re.compile(r"plural=([^;\n]+)")
 
 
@@ -28,10 +29,14 @@ class PoError(ValueError):
 
 
 def _unquote(text: str, lineno: int) -> str:
-    if len(text) < 2 or not (text.startswith('"') and text.endswith('"')):
+    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
         raise PoError(f"not a quoted string on {lineno}: {text[:40]!r}")
     body = text[1:-1]
-    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), body) if "\\" in body else body
+    return _ESCAPE.sub(_escaped, body) if "\\" in body else body
+
+
+def _escaped(found: re.Match[str]) -> str:
+    return _ESCAPES.get(found.group(1), found.group(1))
 
 
 def read(path: Path) -> gettext.GNUTranslations:
@@ -60,39 +65,46 @@ def read(path: Path) -> gettext.GNUTranslations:
         fuzzy = False
 
     with path.open(encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            line = raw.strip()
-            if not line:
-                continue
-            if line.startswith("#"):  # a comment, a flag: before the entry they belong to
-                if "msgstr" in entry or forms:
-                    close()
-                    key = None
-                if line.startswith("#,") and "fuzzy" in (f.strip() for f in line[2:].split(",")):
-                    fuzzy = True
-                continue
-            if line.startswith('"'):
-                if key is None:
-                    raise PoError(f"a string with no keyword on {lineno}")
-                text = _unquote(line, lineno)
-                if key[1] is None:
-                    entry[key[0]] += text
-                else:
-                    forms[key[1]] += text
-                continue
-            found = _KEYWORD.match(line)
+        lines = fh.read().split("\n")
+    for lineno, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        first = line[0]
+        if first == "#":  # a comment, a flag: before the entry they belong to
+            if "msgstr" in entry or forms:
+                close()
+                key = None
+            if line.startswith("#,") and "fuzzy" in (f.strip() for f in line[2:].split(",")):
+                fuzzy = True
+            continue
+        if first == '"':
+            if key is None:
+                raise PoError(f"a string with no keyword on {lineno}")
+            text = _unquote(line, lineno)
+            if key[1] is None:
+                entry[key[0]] += text
+            else:
+                forms[key[1]] += text
+            continue
+        word, _, value = line.partition(" ")
+        index: int | None = None
+        if word.startswith("msgstr["):
+            found = _FORM.fullmatch(word)
             if found is None:
                 raise PoError(f"not a keyword of .po text on {lineno}: {line[:40]!r}")
-            word, index, value = found.group(1), found.group(2), found.group(3)
-            if word in ("msgctxt", "msgid") and ("msgstr" in entry or forms):
-                close()
-            text = _unquote(value, lineno)
-            if index is not None:
-                forms[int(index)] = text
-                key = ("msgstr", int(index))
-            else:
-                entry[word] = text
-                key = (word, None)
+            index = int(found.group(1))
+        elif word not in _WORDS:
+            raise PoError(f"not a keyword of .po text on {lineno}: {line[:40]!r}")
+        if (word == "msgid" or word == "msgctxt") and ("msgstr" in entry or forms):
+            close()
+        text = _unquote(value.strip(), lineno)
+        if index is not None:
+            forms[index] = text
+            key = ("msgstr", index)
+        else:
+            entry[word] = text
+            key = (word, None)
     close()
     return _translations(catalog)
 

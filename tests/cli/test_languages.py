@@ -415,3 +415,13 @@ def test_a_help_in_japanese_is_wrapped_by_its_columns() -> None:
     assert any(width(line) > 50 for line in lines if "、" in line)  # and the lines are filled
     # a line never starts with closing punctuation
     assert not [line for line in lines if line.strip()[:1] in "、。）」"]
+
+
+def test_the_quick_look_at_the_locale_knows_the_languages() -> None:
+    """replay.cli.words.language looks at the locale without importing replay.i18n when none of its
+    variables can name Japanese or Korean: it must know the same languages and variables."""
+    from replay import i18n
+    from replay.cli import words
+
+    assert i18n.LANGUAGES[1:] == words.OTHER_LANGUAGES
+    assert words._LOCALE_VARIABLES == i18n.LOCALE_VARIABLES
