@@ -191,7 +191,7 @@ def test_a_catalogue_that_cannot_be_read_says_which_file(
     monkeypatch.setattr(i18n, "LOCALE_DIR", tmp_path)
     i18n.translations.cache_clear()
     try:
-        with pytest.raises(i18n.CatalogueError, match=r"ja/LC_MESSAGES/messages\.po: .*on 2"):
+        with pytest.raises(i18n.CatalogueError, match=r"ja/LC_MESSAGES/messages\.po: .*on 3"):
             i18n.translations("ja")
         with pytest.raises(i18n.CatalogueError, match=r"ko/LC_MESSAGES/messages\.po: cannot be read"):
             i18n.translations("ko")
@@ -299,3 +299,42 @@ def test_the_command_line_check_can_fail() -> None:
         "5: 'sending'",
         "6: 'expected one argument'",
     ]
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_the_catalogue_is_read_as_babel_compiles_it(lang: str) -> None:
+    """replay.i18n.po reads each .po file as Babel's read_po and write_mo give it to gettext."""
+    from io import BytesIO
+
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+    from babel.support import Translations
+
+    from replay.i18n.po import read
+
+    with i18n.catalogue_path(lang).open("rb") as fh:
+        catalog = read_po(fh, locale=lang, domain=i18n.DOMAIN)
+    compiled = BytesIO()
+    write_mo(compiled, catalog, use_fuzzy=False)
+    compiled.seek(0)
+    babel = Translations(compiled, domain=i18n.DOMAIN)
+    mine = read(i18n.catalogue_path(lang))
+    theirs = {k: v for k, v in babel._catalog.items() if k != ""}
+    assert {k: v for k, v in mine._catalog.items() if k != ""} == theirs  # type: ignore[attr-defined]
+    assert [mine.plural(n) for n in (0, 1, 2)] == [babel.plural(n) for n in (0, 1, 2)]
+
+
+def test_a_fuzzy_or_empty_translation_is_left_out(tmp_path: Path) -> None:
+    from replay.i18n.po import read
+
+    po = tmp_path / "messages.po"
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Plural-Forms: nplurals=1; plural=0;\\n"\n\n'
+        '#, fuzzy\nmsgid "a"\nmsgstr "A"\n\nmsgid "b"\nmsgstr ""\n\n'
+        '#: x.py\n#, python-brace-format\nmsgid "c {n}"\nmsgstr ""\n"C \\"{n}\\"\\n"\n\n'
+        'msgid "one"\nmsgid_plural "many"\nmsgstr[0] "ひとつ"\n',
+        encoding="utf-8",
+    )
+    t = read(po)
+    assert (t.gettext("a"), t.gettext("b"), t.gettext("c {n}")) == ("a", "b", 'C "{n}"\n')
+    assert t.ngettext("one", "many", 5) == "ひとつ"

@@ -70,9 +70,44 @@ HEADER = (
 STAMP = datetime(2026, 12, 6, tzinfo=UTC)
 
 
+#: The command line's help texts: where argparse is told them (replay.cli.parser.Formatter shows each in
+#: the command line's language), as keyword arguments, and a group's title as its first argument.
+HELP_SOURCES = ("replay/cli", "streams/kafka/batching.py")
+HELP_KEYWORDS = frozenset({"help", "description", "epilog", "title"})
+HELP_TITLED = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+
+
+def _help_texts(root: Path = ROOT) -> Iterator[tuple[str, int, str | None]]:
+    """Each help text of the command line: (file, line, the text), the text None where it is not a
+    literal (an f-string, a sum: no catalogue entry can match it). A name (a table's N_-marked text) or
+    ``argparse.SUPPRESS`` is passed over: what it holds is extracted where it is written."""
+    import ast
+
+    paths = [root / s for s in HELP_SOURCES]
+    for path in sorted(p for s in paths for p in ([s] if s.is_file() else s.rglob("*.py"))):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=rel)):
+            if not isinstance(node, ast.Call):
+                continue
+            values = [k.value for k in node.keywords if k.arg in HELP_KEYWORDS]
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if name in HELP_TITLED and node.args:
+                values.append(node.args[0])
+            for value in values:
+                if isinstance(value, ast.Constant):
+                    if isinstance(value.value, str) and value.value:
+                        yield rel, value.lineno, value.value
+                elif isinstance(value, ast.JoinedStr | ast.BinOp):
+                    yield rel, value.lineno, None
+
+
 def extract() -> Catalog:
-    """Every message the pages, their scripts and the Python show, with where it is used."""
+    """Every message the pages, their scripts, the Python and the command line's help show, with where
+    it is used."""
     catalog = Catalog(project="prizecheck", header_comment=f"# {HEADER}")
+    for filename, lineno, text in _help_texts():
+        if text is not None:
+            catalog.add(text, locations=[(filename, lineno)])
     for directory, methods, options in SOURCES:
         keywords = SOURCE_KEYWORDS.get(directory, KEYWORDS)
         for filename, lineno, message, _comments, _context in extract_from_dir(
@@ -187,6 +222,9 @@ def problems() -> Iterator[str]:
     shown, an entry missing or empty in a language (each named with its file); an error of the service
     made from words outside them (:func:`unspoken`)."""
     yield from unspoken()
+    for filename, lineno, text in _help_texts():
+        if text is None:
+            yield f"{filename}:{lineno}: a help text that is not a literal of the catalogues: use %(name)s"
     found = {m.id if isinstance(m.id, str) else m.id[0]: m for m in extract() if m.id}
     for lang in LANGUAGES:
         path = catalogue_path(lang).relative_to(ROOT)

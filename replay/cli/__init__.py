@@ -16,35 +16,48 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from replay.cli.parser import Parser, UsageError, parse, usage_error
+from replay.cli.parser import N_, Parser, UsageError, parse, usage_error
 from replay.engine import InputError
 
 # Nothing else at the top: ``prizecheck --help`` imports this module alone (issue 40 item 2). A command's
 # module is imported when that command is parsed (build_parser).
 
-# name -> (module, help). The module provides configure(parser) and run(args) -> int.
+# name -> (module, help). The module provides configure(parser) and run(args) -> int. Each help is a
+# message of the catalogues (N_), shown in the command line's language (replay.cli.parser.Formatter).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("replay.cli.replay", "fold event files and print the end-of-game record"),
-    "verify": ("replay.cli.verify", "check a record's signature and hash chain against its events"),
-    "simulate": ("replay.cli.simulate", "generate plausible full games as contract events"),
-    "import": ("replay.cli.import_", "turn a battle log or a match sheet into contract events"),
+    "replay": ("replay.cli.replay", N_("fold event files and print the end-of-game record")),
+    "verify": ("replay.cli.verify", N_("check a record's signature and hash chain against its events")),
+    "simulate": ("replay.cli.simulate", N_("generate plausible full games as contract events")),
+    "import": ("replay.cli.import_", N_("turn a battle log or a match sheet into contract events")),
     "sheet": (
         "replay.cli.sheet",
-        "print game sheets for paper games (PDF or PNG), to read back with import scan",
+        N_("print game sheets for paper games (PDF or PNG), to read back with import scan"),
     ),
-    "decks": ("replay.cli.decks", "register deck lists (PTCGL export, Limitless JSON, CSV) for deck checks"),
-    "report": ("replay.cli.report", "league audit report: text, HTML, CSV or JSON; reconcile with a .tdf"),
-    "serve": ("replay.cli.serve", "run the HTTP service with the embedded ingest core"),
-    "worker": ("replay.cli.worker", "run a Faust worker consuming prizecheck.events"),
-    "produce": ("replay.cli.produce", "send event files to Kafka, keyed by match"),
-    "show": ("replay.cli.show", "print a match's record stored in Redis"),
-    "demo": ("replay.cli.demo", "simulate and import a few games and show their records"),
-    "token": ("replay.cli.token", "create, list or revoke the service's bearer tokens"),
-    "keys": ("replay.cli.keys", "print the service's public signing keys, or rotate to a new key"),
-    "audit-log": ("replay.cli.audit_log", "show the access audit log (writes, hidden reads, refusals)"),
-    "check": ("replay.cli.check", "check the service's invariants over Redis and the Kafka topic"),
-    "archive": ("replay.cli.archive", "move finished matches from Redis to Parquet files (the cold archive)"),
-    "alarms": ("replay.cli.alarms", "list the tamper alarms, or clear one once a judge has looked into it"),
+    "decks": (
+        "replay.cli.decks",
+        N_("register deck lists (PTCGL export, Limitless JSON, CSV) for deck checks"),
+    ),
+    "report": (
+        "replay.cli.report",
+        N_("league audit report: text, HTML, CSV or JSON; reconcile with a .tdf"),
+    ),
+    "serve": ("replay.cli.serve", N_("run the HTTP service with the embedded ingest core")),
+    "worker": ("replay.cli.worker", N_("run a Faust worker consuming prizecheck.events")),
+    "produce": ("replay.cli.produce", N_("send event files to Kafka, keyed by match")),
+    "show": ("replay.cli.show", N_("print a match's record stored in Redis")),
+    "demo": ("replay.cli.demo", N_("simulate and import a few games and show their records")),
+    "token": ("replay.cli.token", N_("create, list or revoke the service's bearer tokens")),
+    "keys": ("replay.cli.keys", N_("print the service's public signing keys, or rotate to a new key")),
+    "audit-log": ("replay.cli.audit_log", N_("show the access audit log (writes, hidden reads, refusals)")),
+    "check": ("replay.cli.check", N_("check the service's invariants over Redis and the Kafka topic")),
+    "archive": (
+        "replay.cli.archive",
+        N_("move finished matches from Redis to Parquet files (the cold archive)"),
+    ),
+    "alarms": (
+        "replay.cli.alarms",
+        N_("list the tamper alarms, or clear one once a judge has looked into it"),
+    ),
 }
 
 

@@ -72,7 +72,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
-        help=f"seconds to wait for Kafka or Redis (default {DEFAULT_TIMEOUT:g})",
+        help="seconds to wait for Kafka or Redis (default %(default)g)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 

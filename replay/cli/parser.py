@@ -52,11 +52,84 @@ class UsageError(Exception):
 PARSER = "_parser"
 
 
+#: argparse's own words in a help text (Python's, as 3.11 to 3.13 write them): the headings, the usage
+#: line's prefix and ``-h``'s help, shown in the command line's language by :class:`Formatter`.
+HEADINGS: tuple[str, ...] = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("optional arguments"),
+    N_("show this help message and exit"),
+)
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, saying every text it shows in the command line's language: the usage
+    line's prefix, the headings, the description and epilog, each option's help (the catalogues hold them:
+    tools/i18n.py extracts every literal ``help=``, ``description=``, ``epilog=`` and group title of
+    replay/cli). The text is translated before argparse fills its ``%(default)s``; options, metavars and
+    choices stay as they are typed. In English nothing is read and the text is byte for byte argparse's.
+
+    Why here and not a translation of argparse's own ``gettext`` domain: argparse calls the process-wide
+    ``gettext.gettext`` (no domain of its own), which reads compiled ``.mo`` files from the system's
+    locale directory and would need the process's text domain changed; and our help texts need the
+    formatter anyway. One class sees every string a help text holds, and loads one catalogue, lazily."""
+
+    def __init__(self, prog: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(prog, *args, **kwargs)
+        from replay.cli.words import language
+
+        self._lang = language()
+
+    def _said(self, text: str) -> str:
+        if self._lang == "en" or not text:
+            return text
+        from replay.i18n import gettext
+
+        return gettext(self._lang, text)
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, self._said("usage: ") if prefix is None else prefix)
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(self._said(heading) if heading else heading)
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(self._said(text))
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return self._said(action.help) if action.help else action.help
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if self._lang == "en":
+            return super()._split_lines(text, width)
+        from replay.cli.columns import wrap  # Japanese and Korean take two columns a character
+
+        return wrap(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if self._lang == "en":
+            return super()._fill_text(text, width, indent)
+        from replay.cli.columns import wrap
+
+        return "\n".join(indent + line for line in wrap(text, width - len(indent)))
+
+
+def filled(action: argparse.Action, **fields: object) -> argparse.Action:
+    """``action`` with ``fields`` for its help's ``%(name)s`` (argparse fills a help from the action's
+    attributes): a help that names a constant stays one literal of the catalogues, not an f-string."""
+    for name, value in fields.items():
+        setattr(action, name, value)
+    return action
+
+
 class Parser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` that never expands abbreviations and suggests the choice a typo meant."""
+    """An ``ArgumentParser`` that never expands abbreviations, suggests the choice a typo meant and says
+    its help in the command line's language (:class:`Formatter`; a subparser is made by the same class)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["allow_abbrev"] = False
+        kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)
 
     def parse_known_args(  # type: ignore[override]

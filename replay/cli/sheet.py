@@ -15,6 +15,7 @@ import sys
 import time
 
 from replay.cli.common import UsageError, at_least, output, tr, within
+from replay.cli.parser import N_, filled
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 from replay.sources.common import valid_match_id
@@ -57,28 +58,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ruleset", choices=KNOWN_RULESETS, default="play-2026", help="ruleset (default play-2026)"
     )
-    p.add_argument(
-        "--count",
-        type=within(1, MAX_COUNT, int),
-        default=None,
-        metavar="N",
-        help=f"a numbered batch of N sheets (1-{MAX_COUNT})",
+    filled(
+        p.add_argument(
+            "--count",
+            type=within(1, MAX_COUNT, int),
+            default=None,
+            metavar="N",
+            help="a numbered batch of N sheets (1-%(most)d)",
+        ),
+        most=MAX_COUNT,
     )
-    for key, kind in (
-        ("league", str),
-        ("season", str),
-        ("event", str),
-        ("series", str),
-        ("round", int),
-        ("table", int),
-        ("game", int),
+    # each help a literal of the catalogues (shown in the command line's language)
+    for key, kind, words in (
+        ("league", str, N_("context: the league (printed, and in the QR code)")),
+        ("season", str, N_("context: the season (printed, and in the QR code)")),
+        ("event", str, N_("context: the event (printed, and in the QR code)")),
+        ("series", str, N_("context: the series (printed, and in the QR code)")),
+        ("round", int, N_("context: the round (printed, and in the QR code)")),
+        ("table", int, N_("context: the table (printed, and in the QR code)")),
+        ("game", int, N_("context: the game (printed, and in the QR code)")),
     ):
         p.add_argument(
             f"--{key}",
             type=at_least(1) if kind is int else str,
             default=None,
             metavar="N" if kind is int else "TEXT",
-            help=f"context: the {key} (printed, and in the QR code)",
+            help=words,
         )
     p.add_argument(
         "--stage", choices=("swiss", "single_elimination"), default=None, help="context: the stage"

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from replay.cli.common import UsageError, at_least, output, tr
+from replay.cli.parser import filled
 from replay.generators.simulate import FAULTS, RULESETS, simulate_corpus
 
 #: The options of a league event, refused without ``--league`` (they would be ignored).
@@ -36,10 +37,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=("jsonl", "msgpack"), default=None, help="default: by --out's suffix, else jsonl"
     )
-    parser.add_argument(
-        "--faults",
-        default="",
-        help=f"comma-separated source errors to inject in every game ({', '.join(FAULTS)})",
+    filled(
+        parser.add_argument(
+            "--faults",
+            default="",
+            help="comma-separated source errors to inject in every game (%(known)s)",
+        ),
+        known=", ".join(FAULTS),
     )
     league = parser.add_argument_group("a league event (instead of --matches)")
     league.add_argument("--league", help="simulate a league event of this league")

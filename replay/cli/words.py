@@ -11,11 +11,20 @@ if TYPE_CHECKING:
     from replay.engine import InputError
 
 
+#: The two-letter prefixes of the locales that name a language other than English (replay.i18n.LANGUAGES
+#: after the first: tests/cli/test_languages.py checks they agree).
+OTHER_LANGUAGES = ("ja", "ko")
+#: replay.i18n.LOCALE_VARIABLES (the same test checks them).
+_LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")
+
+
 def language() -> str:
     """The language of a command's messages for a person (the findings' sentences): the environment's
     ``LC_ALL``, ``LC_MESSAGES`` or ``LANG`` (``ja_JP.UTF-8``: Japanese), else English (README, "Languages";
     replay.i18n.from_environment). JSON output is never translated: a record's bytes are the same
     everywhere."""
+    if not any(os.environ.get(name, "")[:2].lower() in OTHER_LANGUAGES for name in _LOCALE_VARIABLES):
+        return "en"  # none can name another language: replay.i18n is not imported (``--help``: issue 40)
     from replay.i18n import from_environment
 
     return from_environment(os.environ)

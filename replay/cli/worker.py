@@ -62,7 +62,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--connect-wait",
         type=seconds,
         default=CONNECT_WAIT,
-        help=f"seconds to keep trying to reach Kafka at start (default {CONNECT_WAIT:g})",
+        help="seconds to keep trying to reach Kafka at start (default %(default)g)",
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from replay.contract.validate import scalar_problem
+from replay.contract.validate import BAD_KEY, NOT_A_MAP, TOO_DEEP, scalar_problem
 from replay.engine import EventError
 
 #: The deepest nesting an event may have: a value at most this many maps and lists below the event
@@ -35,19 +35,19 @@ def edge_event(obj: object, *, file: str | None = None, line: int | None = None)
     exhaust the interpreter's stack.
     """
     if not isinstance(obj, dict):
-        raise EventError(f"an event must be an object (a map), got {_kind(obj)}", file=file, line=line)
+        raise EventError(NOT_A_MAP.format(kind=_kind(obj)), file=file, line=line)
     stack: list[tuple[Any, int, str]] = [(obj, 0, "")]
     while stack:
         node, depth, path = stack.pop()
         if depth > MAX_DEPTH:
             raise EventError(
-                f"nested deeper than {MAX_DEPTH} levels", field=path or None, file=file, line=line, **_id(obj)
+                TOO_DEEP.format(depth=MAX_DEPTH), field=path or None, file=file, line=line, **_id(obj)
             )
         if isinstance(node, dict):
             for key, value in node.items():
                 if type(key) is not str or (not key.isascii() and scalar_problem(key)):
                     raise EventError(
-                        f"map keys must be strings of Unicode text, got {_kind(key)} {key!r:.40}",
+                        BAD_KEY.format(kind=_kind(key), key=f"{key!r:.40}"),
                         field=path or None,
                         file=file,
                         line=line,

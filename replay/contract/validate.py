@@ -122,29 +122,120 @@ _BY_TYPE: Final[dict[str, _Validator]] = {name: _Compiled("events", name) for na
 _RECORD: Final[_Validator] = _Compiled("record")
 _RULESET: Final[_Validator] = _Compiled("ruleset")
 
+
+def N_(message: str) -> str:
+    """Marks ``message`` for the catalogues (replay.i18n.N_: the contract sits below replay.i18n)."""
+    return message
+
+
+# The reasons a value is refused, as templates: the English message is ``template.format(...)``, the same
+# everywhere (logs, the dead-letter topic, an English reader); where a person reads it in another
+# language, replay.i18n.reasons reads the fields back out of the English by these templates and says the
+# template's translation (issue 34 item 5). A field named ``expected`` or ``kind`` holds words of
+# :data:`EXPECTED` (said again in the language); the others are the value, the names, the choices as they
+# are.
+MISSING_FIELD: Final = N_("missing required field {names}")
+MISSING_FIELDS: Final = N_("missing required fields {names}")
+UNKNOWN_TYPE: Final = N_("unknown event type {value}")
+MUST_BE: Final = N_("must be {expected} (got {value})")
+ONE_OF: Final = N_("must be one of {choices} (got {value})")
+MATCH_PATTERN: Final = N_("must match the pattern {pattern} (got {value})")
+VALID_FORMAT: Final = N_("must be a valid {format} (got {value})")
+AT_MOST_CHARACTERS: Final = N_("must be at most {count} characters long (got {value})")
+#: minItems / maxItems: (how, one item) -> the sentence.
+ITEMS: Final[Mapping[tuple[str, bool], str]] = {
+    ("exactly", True): N_("must be a list of exactly {size} item (got {count})"),
+    ("exactly", False): N_("must be a list of exactly {size} items (got {count})"),
+    ("at least", True): N_("must be a list of at least {size} item (got {count})"),
+    ("at least", False): N_("must be a list of at least {size} items (got {count})"),
+    ("at most", True): N_("must be a list of at most {size} item (got {count})"),
+    ("at most", False): N_("must be a list of at most {size} items (got {count})"),
+}
+TWICE: Final = N_("must not list the same item twice (got {value})")
+UNKNOWN_FIELD: Final = N_("unknown field {name} (allowed: {allowed})")
+UNKNOWN_FIELDS: Final = N_("has unknown fields")
+NOT_A_MAP: Final = N_("an event must be an object (a map), got {kind}")
+NOT_VALIDATED: Final = N_("cannot be validated ({error})")
+# what no encoding of an event can keep (scalar_problem, value_problem; the shape check,
+# replay.contract.shape)
+TOO_DEEP: Final = N_("nested deeper than {depth} levels")
+BAD_KEY: Final = N_("map keys must be strings of Unicode text, got {kind} {key}")
+BEYOND_64_BITS: Final = N_("must be an integer within 64 bits (-2^63 to 2^64-1)")
+NOT_FINITE: Final = N_("must be a finite number (got {value})")
+SURROGATE: Final = N_("must be Unicode text (it holds a lone surrogate)")
+KEY_SURROGATE: Final = N_("keys must be Unicode text (one holds a lone surrogate)")
+
 # Patterns and formats that deserve a sentence rather than a regular expression.
 _FORMAT_WORDS: Final = {
-    "date-time": "must be an RFC 3339 date-time such as 2026-03-14T10:05:00Z",
-    "date": "must be a date such as 2026-03-14",
+    "date-time": N_("must be an RFC 3339 date-time such as 2026-03-14T10:05:00Z (got {value})"),
+    "date": N_("must be a date such as 2026-03-14 (got {value})"),
 }
 _PATTERN_WORDS: Final = {
-    "^[A-Za-z0-9._:/-]{1,128}$": "must be 1 to 128 characters from A-Z a-z 0-9 . _ : / -",
-    "^[0-9a-f]{64}$": "must be 64 lowercase hex digits",
-    "^[a-z][a-z0-9_]*$": "must be a snake_case code",
-    "^prizecheck [^ ]+$": "must read 'prizecheck <version>'",
-    "^[a-z0-9][a-z0-9._-]*$": "must be lowercase letters, digits, '.', '_' or '-'",
+    "^[A-Za-z0-9._:/-]{1,128}$": N_("must be 1 to 128 characters from A-Z a-z 0-9 . _ : / - (got {value})"),
+    "^[0-9a-f]{64}$": N_("must be 64 lowercase hex digits (got {value})"),
+    "^[a-z][a-z0-9_]*$": N_("must be a snake_case code (got {value})"),
+    "^prizecheck [^ ]+$": N_("must read 'prizecheck <version>' (got {value})"),
+    "^[a-z0-9][a-z0-9._-]*$": N_("must be lowercase letters, digits, '.', '_' or '-' (got {value})"),
     _EVENTS_SCHEMA["$defs"]["timestamp"]["pattern"]: _FORMAT_WORDS["date-time"],
     "^[0-9]{4}-[0-9]{2}-[0-9]{2}$": _FORMAT_WORDS["date"],
 }
 _TYPE_WORDS: Final = {
-    "integer": "an integer",
-    "number": "a number",
-    "string": "a string",
-    "boolean": "true or false",
-    "object": "an object",
-    "array": "a list",
-    "null": "null",
+    "integer": N_("an integer"),
+    "number": N_("a number"),
+    "string": N_("a string"),
+    "boolean": N_("true or false"),
+    "object": N_("an object"),
+    "array": N_("a list"),
+    "null": N_("null"),
 }
+#: What a value must be, as :func:`_expected` words it (``{kind}`` one of the type words), the longest
+#: first: several are joined by :data:`OR`.
+BETWEEN: Final = N_("{kind} >= {minimum} and <= {maximum}")
+AT_LEAST: Final = N_("{kind} >= {minimum}")
+AT_MOST: Final = N_("{kind} <= {maximum}")
+NON_EMPTY: Final = N_("a non-empty string")
+CHARACTERS: Final = N_("{kind} of at least {count} characters")
+VALID_VALUE: Final = N_("a valid value")
+VALID: Final = N_("a valid {name}")
+OR: Final = N_(" or ")
+EXPECTED: Final[tuple[str, ...]] = (
+    BETWEEN,
+    AT_LEAST,
+    AT_MOST,
+    NON_EMPTY,
+    CHARACTERS,
+    VALID_VALUE,
+    VALID,
+    *_TYPE_WORDS.values(),
+    N_("a map"),
+    N_("a boolean"),
+    N_("bytes"),
+)
+#: Every reason this module (and the shape check, replay.contract.shape) writes, for reading them back.
+REASONS: Final[tuple[str, ...]] = (
+    MISSING_FIELD,
+    MISSING_FIELDS,
+    UNKNOWN_TYPE,
+    *_PATTERN_WORDS.values(),
+    *_FORMAT_WORDS.values(),
+    ONE_OF,
+    MATCH_PATTERN,
+    VALID_FORMAT,
+    AT_MOST_CHARACTERS,
+    *ITEMS.values(),
+    TWICE,
+    UNKNOWN_FIELD,
+    UNKNOWN_FIELDS,
+    NOT_A_MAP,
+    NOT_VALIDATED,
+    TOO_DEEP,
+    BAD_KEY,
+    BEYOND_64_BITS,
+    NOT_FINITE,
+    SURROGATE,
+    KEY_SURROGATE,
+    MUST_BE,  # last: "must be {expected} (got ...)" reads any "must be ..." sentence above
+)
 
 
 # ---------------------------------------------------------------------------------------------- fast path
@@ -603,14 +694,14 @@ def scalar_problem(value: object) -> str | None:
     kind = type(value)
     if kind is int:
         if not _INT_LOW <= cast(int, value) < _INT_HIGH:
-            return "must be an integer within 64 bits (-2^63 to 2^64-1)"
+            return BEYOND_64_BITS
     elif kind is float:
         if not math.isfinite(cast(float, value)):
-            return f"must be a finite number (got {value!r})"
+            return NOT_FINITE.format(value=repr(value))
     elif kind is str:
         text = cast(str, value)
         if not text.isascii() and _SURROGATE.search(text):
-            return "must be Unicode text (it holds a lone surrogate)"
+            return SURROGATE
     return None
 
 
@@ -624,7 +715,7 @@ def value_problem(value: object, path: str = "") -> tuple[str | None, str] | Non
             for key, item in node.items():
                 name = str(key)
                 if scalar_problem(name) is not None:
-                    return where or None, "keys must be Unicode text (one holds a lone surrogate)"
+                    return where or None, KEY_SURROGATE
                 stack.append((item, f"{where}.{name}" if where else name))
         elif type(node) is list:
             stack.extend((item, f"{where}[{i}]") for i, item in enumerate(node))
@@ -661,7 +752,7 @@ def validate_event(event: object, *, file: str | None = None, line: int | None =
                 ):
                     return
     if not isinstance(event, dict):
-        raise EventError(f"an event must be an object (a map), got {_kind(event)}", file=file, line=line)
+        raise EventError(NOT_A_MAP.format(kind=_kind(event)), file=file, line=line)
     kind = event.get("type")
     check = _BY_TYPE.get(kind) if isinstance(kind, str) else None
     try:
@@ -675,10 +766,12 @@ def validate_event(event: object, *, file: str | None = None, line: int | None =
             raise EventError(message, field=field, file=file, line=line, **_where(event)) from None
         # a value the generated code cannot handle (e.g. absurdly deep nesting)
         raise EventError(
-            f"cannot be validated ({type(exc).__name__})", file=file, line=line, **_where(event)
+            NOT_VALIDATED.format(error=type(exc).__name__), file=file, line=line, **_where(event)
         ) from None
     # The envelope passed, so "type" is a known type and was dispatched above; kept as a safety net.
-    raise EventError(f"unknown event type {_show(kind)}", field="type", file=file, line=line, **_where(event))
+    raise EventError(
+        UNKNOWN_TYPE.format(value=_show(kind)), field="type", file=file, line=line, **_where(event)
+    )
 
 
 def validate_record(record: object) -> None:
@@ -712,7 +805,7 @@ def _run(
         if _schema_said_no(exc):
             message, field = _explain(exc, what)
             raise error(message, field=field, **where) from None
-        raise error(f"cannot be validated ({type(exc).__name__})", **where) from None
+        raise error(NOT_VALIDATED.format(error=type(exc).__name__), **where) from None
 
 
 def _where(event: Mapping[Any, Any]) -> dict[str, Any]:
@@ -741,81 +834,90 @@ def _explain(exc: Any, what: str) -> tuple[str, str | None]:
     rule = exc.rule
     value = exc.value
     definition = exc.definition if isinstance(exc.definition, dict) else {}
-    got = f" (got {_show(value)})"
 
     if rule == "required":
         required = definition.get("required", [])
         have = value if isinstance(value, dict) else {}
         missing = [key for key in required if key not in have] or list(required)[:1]
         path = [f"{field}.{key}" if field else key for key in missing]
-        noun = "field" if len(missing) == 1 else "fields"
-        return f"missing required {noun} " + ", ".join(repr(key) for key in missing), path[
-            0
-        ] if path else field
+        template = MISSING_FIELD if len(missing) == 1 else MISSING_FIELDS
+        names = ", ".join(repr(key) for key in missing)
+        return template.format(names=names), path[0] if path else field
+    shown = _show(value)
     if rule == "enum" and field == "type" and what == "event" and isinstance(value, str):
-        return f"unknown event type {_show(value)}", field
+        return UNKNOWN_TYPE.format(value=shown), field
     if rule in ("type", "minimum", "maximum", "minLength"):
-        return "must be " + _expected(definition) + got, field
+        return MUST_BE.format(expected=_expected(definition), value=shown), field
     if rule == "enum":
-        choices = definition.get("enum", [])
-        return "must be one of " + ", ".join(str(c) for c in choices) + got, field
+        choices = ", ".join(str(c) for c in definition.get("enum", []))
+        return ONE_OF.format(choices=choices, value=shown), field
     if rule == "const":
-        return f"must be {_show(definition.get('const'))}" + got, field
+        return MUST_BE.format(expected=_show(definition.get("const")), value=shown), field
     if rule == "pattern":
         pattern = definition.get("pattern", "")
-        return _PATTERN_WORDS.get(pattern, f"must match the pattern {pattern}") + got, field
+        words = _PATTERN_WORDS.get(pattern)
+        if words is not None:
+            return words.format(value=shown), field
+        return MATCH_PATTERN.format(pattern=pattern, value=shown), field
     if rule == "format":
         fmt = definition.get("format", "")
-        return _FORMAT_WORDS.get(fmt, f"must be a valid {fmt}") + got, field
+        words = _FORMAT_WORDS.get(fmt)
+        if words is not None:
+            return words.format(value=shown), field
+        return VALID_FORMAT.format(format=fmt, value=shown), field
     if rule == "maxLength":
-        return f"must be at most {definition.get('maxLength')} characters long" + got, field
+        return AT_MOST_CHARACTERS.format(count=definition.get("maxLength"), value=shown), field
     if rule in ("minItems", "maxItems"):
         low, high = definition.get("minItems"), definition.get("maxItems")
         if low is not None and low == high:
-            size = f"exactly {low} item" + ("" if low == 1 else "s")
+            how, size = "exactly", low
         elif rule == "minItems":
-            size = f"at least {low} item" + ("" if low == 1 else "s")
+            how, size = "at least", low
         else:
-            size = f"at most {high} item" + ("" if high == 1 else "s")
+            how, size = "at most", high
         count = len(value) if isinstance(value, list | tuple) else "?"
-        return f"must be a list of {size} (got {count})", field
+        return ITEMS[how, size == 1].format(size=size, count=count), field
     if rule == "uniqueItems":
-        return "must not list the same item twice" + got, field
+        return TWICE.format(value=shown), field
     if rule == "additionalProperties":
         known = definition.get("properties", {})
         extra = sorted(str(k) for k in value if k not in known) if isinstance(value, dict) else []
         if extra:
             where = f"{field}.{extra[0]}" if field else extra[0]
-            return f"unknown field {extra[0]!r} (allowed: {', '.join(known)})", where
-        return "has unknown fields", field
+            return UNKNOWN_FIELD.format(name=repr(extra[0]), allowed=", ".join(known)), where
+        return UNKNOWN_FIELDS, field
     if rule in ("anyOf", "oneOf"):
-        return _any_of(definition, value, got), field
+        return MUST_BE.format(expected=_any_of(definition), value=shown), field
     # Any other keyword: fastjsonschema's own words, without its "data." prefix.
     text = str(exc.message)
     return (text[len(name) + 1 :] if text.startswith(name + " ") else text), field
 
 
 def _expected(definition: Mapping[str, Any]) -> str:
-    """What a value of ``definition`` looks like, e.g. "an integer >= 1", "a non-empty string or null"."""
+    """What a value of ``definition`` looks like, e.g. "an integer >= 1", "a non-empty string or null"
+    (words of :data:`EXPECTED`)."""
     types = definition.get("type", [])
     names = [types] if isinstance(types, str) else list(types)
     parts = []
     for name in names:
         words = _TYPE_WORDS.get(name, str(name))
         if name in ("integer", "number"):
-            if "minimum" in definition:
-                words += f" >= {definition['minimum']}"
-            if "maximum" in definition:
-                words += f"{' and' if 'minimum' in definition else ''} <= {definition['maximum']}"
+            low, high = definition.get("minimum"), definition.get("maximum")
+            if "minimum" in definition and "maximum" in definition:
+                words = BETWEEN.format(kind=words, minimum=low, maximum=high)
+            elif "minimum" in definition:
+                words = AT_LEAST.format(kind=words, minimum=low)
+            elif "maximum" in definition:
+                words = AT_MOST.format(kind=words, maximum=high)
         elif name == "string" and definition.get("minLength") == 1:
-            words = "a non-empty string"
+            words = NON_EMPTY
         elif name == "string" and "minLength" in definition:
-            words += f" of at least {definition['minLength']} characters"
+            words = CHARACTERS.format(kind=words, count=definition["minLength"])
         parts.append(words)
-    return " or ".join(parts) or "a valid value"
+    return OR.join(parts) or VALID_VALUE
 
 
-def _any_of(definition: Mapping[str, Any], value: object, got: str) -> str:
+def _any_of(definition: Mapping[str, Any]) -> str:
     """anyOf is only used for "X or null" (and record cards): name the alternatives."""
     options = definition.get("anyOf") or definition.get("oneOf") or []
     words = []
@@ -823,10 +925,10 @@ def _any_of(definition: Mapping[str, Any], value: object, got: str) -> str:
         if isinstance(option, dict) and "type" in option:
             words.append(_expected(option))
         elif isinstance(option, dict) and "$ref" in option:
-            words.append("a valid " + str(option["$ref"]).rsplit("/", 1)[-1].replace("_", " "))
+            words.append(VALID.format(name=str(option["$ref"]).rsplit("/", 1)[-1].replace("_", " ")))
         else:
-            words.append("a valid value")
-    return "must be " + " or ".join(words) + got
+            words.append(VALID_VALUE)
+    return OR.join(words)
 
 
 def _kind(value: object) -> str:

@@ -4,8 +4,8 @@ One place gives the words of a language (:func:`translations`, :func:`gettext`, 
 chooses the language of a page (:func:`choose`). The catalogues are Babel's gettext ``.po`` files under
 ``replay/i18n/locale/<lang>/LC_MESSAGES/messages.po``, under version control and shipped as package data.
 
-They are read from the ``.po`` text when a language is first asked for (0.05 to 0.3 s a language,
-measured on a busy two-core machine; once a process),
+They are read from the ``.po`` text when a language is first asked for (:mod:`replay.i18n.po`, about
+0.03 s a language on a busy two-core machine; once a process),
 never from compiled ``.mo`` files: a compiled file would be a build step a fresh clone could forget, or a
 binary in git that drifts from its source. English is the source language: its catalogue holds every
 message with itself as the translation, so that a missing entry is visible in all three the same way
@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import cache
-from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-if TYPE_CHECKING:  # Babel is read when a catalogue is first used, not to name the languages (issue 40 item 2)
+if TYPE_CHECKING:  # Jinja2 is read when a template is first made, not to name the languages (issue 40 item 2)
+    from gettext import GNUTranslations
+
     import jinja2
-    from babel.support import Translations
 
 #: The languages of the pages, the report and the sheet; the first is the default.
 LANGUAGES: Final[tuple[str, ...]] = ("en", "ja", "ko")
@@ -45,26 +45,21 @@ def catalogue_path(lang: str) -> Path:
 
 
 @cache
-def translations(lang: str) -> Translations:
-    """The translations of ``lang`` (one of :data:`LANGUAGES`), read from its ``.po`` file once."""
+def translations(lang: str) -> GNUTranslations:
+    """The translations of ``lang`` (one of :data:`LANGUAGES`), read from its ``.po`` file once
+    (:mod:`replay.i18n.po`: without Babel, whose import alone costs a command's start-up more than its
+    help may take)."""
     if lang not in LANGUAGES:
         raise ValueError(f"not a language of Prizecheck: {lang!r} (one of {', '.join(LANGUAGES)})")
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-    from babel.support import Translations
+    from replay.i18n.po import PoError, read
 
     path = catalogue_path(lang)
     try:
-        with path.open("rb") as fh:
-            catalog = read_po(fh, locale=lang, domain=DOMAIN, abort_invalid=True)
+        return read(path)
     except OSError as exc:
         raise CatalogueError(f"{path}: cannot be read ({exc.strerror})") from None
-    except Exception as exc:  # babel's PoFileError, with the line
+    except (PoError, UnicodeDecodeError) as exc:
         raise CatalogueError(f"{path}: {exc}") from None
-    compiled = BytesIO()
-    write_mo(compiled, catalog, use_fuzzy=False)
-    compiled.seek(0)
-    return Translations(compiled, domain=DOMAIN)
 
 
 def N_(message: str) -> str:

@@ -7,8 +7,9 @@ as they are: names, not words) and the message through :data:`MESSAGES`: the lib
 every command shares (a file that cannot be read or written), read back from the English by their
 templates as a finding's sentence is (:mod:`replay.i18n.sentences`). The command line's own messages are
 worded in the reader's language where they are raised (``replay.cli.common.tr``), and a message no
-template reads (an event's field refused by the contract, in the contract's words) is shown as it is:
-never a guess. ``str(exc)`` stays the English line (logs, the service's answers, tests of the bytes).
+template reads is shown as it is: never a guess. A field the contract refuses is said by the contract's
+reason templates (:mod:`replay.i18n.reasons`), the field's name and the value as they are. ``str(exc)``
+stays the English line (logs, the service's answers, tests of the bytes).
 """
 
 from __future__ import annotations
@@ -32,11 +33,36 @@ MESSAGES: Final[tuple[str, ...]] = (
     N_("not a Prizecheck record"),
     N_("not UTF-8 JSON"),
     N_("not valid JSON: {reason} (column {column})"),
+    N_("not UTF-8 text (is this a MessagePack file? name it .msgpack)"),
+    N_("truncated MessagePack after event {index} (byte {pos})"),
+    N_("not valid MessagePack at event {position}: {reason}"),
+    N_("not valid MessagePack at event {position}"),
+    N_("an event must be a map"),
     # replay.extras.needs_extra: an optional extra not installed
     N_(
         "needs the {which}, which this installation lacks ({reason}): pip install '.[{names}]' in a "
         "checkout, or 'dist/prizecheck-{version}-py3-none-any.whl[{names}]' from make dist"
     ),
+)
+#: What Python's JSON parser says is wrong (``json.JSONDecodeError.msg``), said again in the reader's
+#: language beside the position the message keeps (line, column, byte).
+JSON_REASONS: Final[tuple[str, ...]] = (
+    N_("Expecting value"),
+    N_("Expecting property name enclosed in double quotes"),
+    N_("Expecting ':' delimiter"),
+    N_("Expecting ',' delimiter"),
+    N_("Unterminated string starting at"),
+    N_("Invalid control character at"),
+    N_("Invalid \\escape"),
+    N_("Invalid \\uXXXX escape"),
+    N_("Extra data"),
+    N_("Illegal trailing comma before end of object"),
+    N_("Illegal trailing comma before end of array"),
+)
+#: What msgpack says of bytes it cannot read.
+MSGPACK_REASONS: Final[tuple[str, ...]] = (
+    N_("Unpack failed: incomplete input"),
+    N_("Unpack failed: error = {code}"),
 )
 #: Pieces of a message read the same way (a reason the codec words itself).
 PIECES: Final[tuple[str, ...]] = (
@@ -45,6 +71,8 @@ PIECES: Final[tuple[str, ...]] = (
     N_("is a directory"),
     N_("{extras} extras"),
     N_("{extras} extra"),
+    *JSON_REASONS,
+    *MSGPACK_REASONS,
 )
 
 
@@ -73,7 +101,10 @@ def line(lang: str, exc: InputError) -> str:
 
 
 def message(lang: str, text: str) -> str:
-    """An error's message ``text`` in ``lang`` when one of :data:`MESSAGES` wrote it; else as it is."""
+    """An error's message ``text`` in ``lang`` when one of :data:`MESSAGES` wrote it, or the contract's
+    reason a value is refused (:mod:`replay.i18n.reasons`); else as it is."""
     if lang == i18n.DEFAULT:
         return text
-    return translate(lang, MESSAGES, text, PIECES) or text
+    from replay.i18n.reasons import said  # the contract's templates: read on an error only
+
+    return translate(lang, MESSAGES, text, PIECES) or said(lang, text) or text

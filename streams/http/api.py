@@ -23,6 +23,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from replay.engine import EventError, dumps
+from replay.i18n import DEFAULT, gettext
 from replay.signing import PublicKeys
 from streams.history import summary
 from streams.http.access import (
@@ -44,6 +45,7 @@ from streams.http.edge import (
     parse_events,
     read_body,
     read_events,
+    reason_in,
 )
 from streams.http.health import HEALTH
 from streams.http.keys import CORE, OPTIONS, STORE
@@ -60,6 +62,7 @@ from streams.http.routes import (
     Problem,
     Route,
     init_table,
+    page_lang,
     register,
     respond,
     speak,
@@ -138,7 +141,9 @@ async def post_events(request: web.Request) -> web.Response:
             outcomes += await core.ingest_many(batch, judge=judge) if batch else []
             batch = []
         if isinstance(item, EventError):  # refused at the edge: it names the match, seq and field
-            outcomes.append(Outcome("rejected", item.match, item.seq, str(item), field=item.field))
+            outcomes.append(
+                Outcome("rejected", item.match, item.seq, str(item), field=item.field, error=item)
+            )
             core.counts["rejected"] += 1
         elif isinstance(item, Exception):
             outcomes.append(Outcome("rejected", None, None, str(item)))
@@ -146,10 +151,16 @@ async def post_events(request: web.Request) -> web.Response:
         elif item is not None:
             batch.append(item)
     answers: list[dict[str, Any]] = []
+    # a refusal's reason is for a person: in the request's language (?lang=, Accept-Language), as every
+    # error of the service is; its match, seq and field stay the machine's
+    lang = page_lang(request)
     for (where, _), outcome in zip(items, outcomes, strict=True):
         line = where.get("line")
-        if outcome.reason and line is not None and not outcome.reason.startswith("line "):
-            outcome.reason = f"line {line}: {outcome.reason}"
+        english = outcome.reason
+        if english and lang != DEFAULT:
+            outcome.reason = reason_in(lang, english, outcome.error)
+        if english and line is not None and not english.startswith("line "):
+            outcome.reason = f"{gettext(lang, 'line {line}').format(line=line)}: {outcome.reason}"
         answers.append({**where, **outcome.as_json()})
     counts: dict[str, int] = {}
     for a in answers:

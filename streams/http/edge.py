@@ -16,9 +16,12 @@ from typing import Any
 import msgpack
 from aiohttp import web
 
+from replay import i18n
 from replay.codec import loads_json, shallow_json
 from replay.contract.shape import edge_event
-from replay.engine import EventError
+from replay.engine import EventError, InputError
+from replay.i18n import N_
+from replay.i18n.errors import JSON_REASONS, MSGPACK_REASONS
 from streams.http.routes import Problem
 
 MSGPACK_TYPES = frozenset({"application/msgpack", "application/x-msgpack", "application/vnd.msgpack"})
@@ -29,6 +32,49 @@ INLINE_BYTES = 64 * 1024
 BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout", float)
 
 Item = tuple[dict[str, Any], Any]  # (where: {"index": i[, "line": n]}, event dict or Exception)
+
+# Why a body's bytes are not events: each sentence written in English from its template (the answer's
+# ``reason``), said in the reader's language by :func:`reason_in`, the position (line, column, byte) kept.
+TRUNCATED_MSGPACK = N_("truncated msgpack: {count} bytes after event {index} end mid-map")
+MSGPACK_TOO_DEEP = N_("not msgpack we accept from here on: nested too deep")
+NOT_MSGPACK = N_("not msgpack from here on ({reason})")
+NOT_UTF8 = N_("body is not UTF-8 ({reason} at byte {start})")
+NOT_ARRAY = N_("not a JSON array: {reason}")
+NOT_JSON_AT = N_("line {line}: not JSON ({reason} at column {column})")
+NOT_JSON = N_("line {line}: not JSON ({reason})")
+DECODE: tuple[str, ...] = (
+    TRUNCATED_MSGPACK,
+    MSGPACK_TOO_DEEP,
+    NOT_MSGPACK,
+    NOT_UTF8,
+    NOT_ARRAY,
+    NOT_JSON_AT,
+    NOT_JSON,
+)
+#: The parsers' own words inside them (Python's JSON and UTF-8 decoders, msgpack), said again too.
+DECODE_PIECES: tuple[str, ...] = (
+    *JSON_REASONS,
+    *MSGPACK_REASONS,
+    N_("{reason}: line {line} column {column} (char {char})"),  # str(json.JSONDecodeError)
+    N_("invalid start byte"),
+    N_("invalid continuation byte"),
+    N_("unexpected end of data"),
+)
+
+
+def reason_in(lang: str, reason: str, error: Exception | None = None) -> str:
+    """Why an event was refused (an answer's ``reason``) in ``lang``: the contract's refusal by
+    replay.i18n.errors (where, and the contract's reason, the field's name and the value as they are), a
+    body that is not events by :data:`DECODE`; as it is in English or when no template wrote it."""
+    if lang == i18n.DEFAULT:
+        return reason
+    if isinstance(error, InputError):
+        from replay.i18n.errors import line
+
+        return line(lang, error)
+    from replay.i18n.sentences import translate
+
+    return translate(lang, DECODE, reason, DECODE_PIECES) or reason
 
 
 class TooManyEvents(Exception):
@@ -68,23 +114,21 @@ def parse_events(body: bytes, content_type: str, max_events: int = 10_000) -> li
                 if end < len(body):  # a map cut short at the end of the body: never dropped silently
                     add(
                         {"index": len(items)},
-                        ValueError(
-                            f"truncated msgpack: {len(body) - end} bytes after event {len(items)} end mid-map"
-                        ),
+                        ValueError(TRUNCATED_MSGPACK.format(count=len(body) - end, index=len(items))),
                     )
                 return items
             except (msgpack.StackError, RecursionError):
-                add({"index": len(items)}, ValueError("not msgpack we accept from here on: nested too deep"))
+                add({"index": len(items)}, ValueError(MSGPACK_TOO_DEEP))
                 return items
             except Exception as exc:
-                add({"index": len(items)}, ValueError(f"not msgpack from here on ({exc})"))
+                add({"index": len(items)}, ValueError(NOT_MSGPACK.format(reason=exc)))
                 return items
             end = unpacker.tell()
             add({"index": len(items)}, obj)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return [({"index": 0}, ValueError(f"body is not UTF-8 ({exc.reason} at byte {exc.start})"))]
+        return [({"index": 0}, ValueError(NOT_UTF8.format(reason=exc.reason, start=exc.start)))]
     stripped = text.strip()
     if not stripped:
         return []
@@ -92,7 +136,7 @@ def parse_events(body: bytes, content_type: str, max_events: int = 10_000) -> li
         try:
             array = loads_json(stripped)
         except ValueError as exc:
-            return [({"index": 0}, ValueError(f"not a JSON array: {exc}"))]
+            return [({"index": 0}, ValueError(NOT_ARRAY.format(reason=exc)))]
         if len(array) > max_events:
             raise TooManyEvents(max_events)
         for i, obj in enumerate(array):
@@ -110,9 +154,9 @@ def parse_events(body: bytes, content_type: str, max_events: int = 10_000) -> li
         try:
             obj = loads_json(line)
         except json.JSONDecodeError as exc:
-            obj = ValueError(f"line {n}: not JSON ({exc.msg} at column {exc.colno})")
+            obj = ValueError(NOT_JSON_AT.format(line=n, reason=exc.msg, column=exc.colno))
         except ValueError as exc:
-            obj = ValueError(f"line {n}: not JSON ({exc})")
+            obj = ValueError(NOT_JSON.format(line=n, reason=exc))
         add(where, obj, shallow_json(line))
     return items
 

@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 from aiohttp import web
 
-from replay.i18n import DEFAULT, LANGUAGES, choose, fill, gettext, spoken
+from replay.engine import InputError
+from replay.i18n import DEFAULT, LANGUAGES, choose, errors, fill, gettext, spoken
 from replay.i18n.sentences import read
 from streams.store.base import is_match_id
 
@@ -80,14 +81,23 @@ class Problem(web.HTTPException):
 
     @classmethod
     def quoting(
-        cls, status: int, code: str, template: str, words: str, /, *, headers: Mapping[str, str] | None = None
+        cls,
+        status: int,
+        code: str,
+        template: str,
+        words: str | InputError,
+        /,
+        *,
+        headers: Mapping[str, str] | None = None,
     ) -> Problem:
         """A problem whose message is another part's own words (a validator's, a parser's: English, as
         they are), ``words``; ``template`` (a sentence of the catalogues with ``{words}``) says in the
         reader's language what they are about. In English the message is ``words`` itself, as before;
-        in another language the translated sentence with the words quoted in it."""
-        problem = cls(status, code, words, headers=headers)
-        problem.template, problem.fields, problem.quoted = template, {"words": words}, words
+        in another language the translated sentence with the words in it, said again where they are the
+        contract's or the codec's (:func:`said_again`: an :class:`InputError`'s place and reason, a
+        reason one of their templates wrote), else quoted as they are."""
+        problem = cls(status, code, str(words), headers=headers)
+        problem.template, problem.fields, problem.quoted = template, {"words": words}, str(words)
         return problem
 
     @classmethod
@@ -123,10 +133,24 @@ class Problem(web.HTTPException):
         if self.template is None or lang == DEFAULT:
             return self
         keep = {k: v for k, v in self.headers.items() if k not in ("Content-Type", "Content-Length")}
-        fields = {k: spoken(v, lang) for k, v in self.fields.items()}  # a Phrase field: in lang too
+        fields = {  # a Phrase, an error, the quoted words: in lang too
+            k: said_again(v, lang, quoted=k == "words" and self.quoted is not None)
+            for k, v in self.fields.items()
+        }
         said = Problem(self.status, self.code, fill(lang, gettext(lang, self.template), fields), headers=keep)
         said.template, said.fields, said.quoted = self.template, self.fields, self.quoted
         return said
+
+
+def said_again(value: object, lang: str, *, quoted: bool = False) -> object:
+    """A problem's field in ``lang``: a :class:`~replay.i18n.Phrase` said again, an :class:`InputError`
+    as the command line says it (replay.i18n.errors.line: its place, and the contract's or the codec's
+    reason in the language), ``quoted`` words one of their templates wrote said by it; else as it is."""
+    if isinstance(value, InputError):
+        return errors.line(lang, value)
+    if quoted and type(value) is str:
+        return errors.message(lang, value)
+    return spoken(value, lang)
 
 
 def speak(request: web.Request, problem: Problem) -> Problem:

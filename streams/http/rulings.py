@@ -140,7 +140,7 @@ def action_event(
     try:
         admit(event)
     except EventError as exc:
-        raise Problem.quoting(400, "invalid_event", "the event is not valid: {words}", str(exc)) from None
+        raise Problem.quoting(400, "invalid_event", "the event is not valid: {words}", exc) from None
     return event
 
 

@@ -136,7 +136,7 @@ class IngestCore(WritePath, Rebuild):
                 ev, data = admit(item, None if raws is None else raws[i])
             except EventError as exc:
                 self.counts["rejected"] += 1
-                outcomes[i] = Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field)
+                outcomes[i] = Outcome("rejected", exc.match, exc.seq, str(exc), field=exc.field, error=exc)
                 continue
             match: str = ev["match"]
             families.setdefault(family_of(match), {}).setdefault(match, []).append((i, ev["seq"], ev, data))

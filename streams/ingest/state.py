@@ -9,6 +9,7 @@ playoffs, rebuild, write path, held events) builds on. Nothing here does I/O.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 import socket
@@ -47,6 +48,9 @@ class Outcome:
     reason: str | None = None
     applied: list[int] = field(default_factory=list)
     field: str | None = None
+    #: The contract's refusal ``reason`` was written from (what an answer in a reader's language words
+    #: again: streams.http.edge.reason_in); never part of the JSON.
+    error: Exception | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def as_json(self) -> dict[str, Any]:
         """A JSON-safe dict (the HTTP API's per-event answer)."""

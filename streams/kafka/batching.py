@@ -47,28 +47,32 @@ class Batching:
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        """``--batch-size``, ``--batch-within``, ``--batch-idle``, ``--batch-lag``."""
+        """``--batch-size``, ``--batch-within``, ``--batch-idle``, ``--batch-lag`` (each help a literal of
+        the catalogues, argparse filling its default: ``prizecheck worker --help`` in the command line's
+        language)."""
         d = Batching()
         parser.add_argument(
-            "--batch-size", type=int, default=d.size, help=f"records per batch at most (default {d.size})"
+            "--batch-size", type=int, default=d.size, help="records per batch at most (default %(default)d)"
         )
         parser.add_argument(
             "--batch-within",
             type=float,
             default=d.within,
-            help=f"seconds a record may wait for its batch to fill, at most (default {d.within:g})",
+            help="seconds a record may wait for its batch to fill, at most (default %(default)g)",
         )
         parser.add_argument(
             "--batch-idle",
             type=float,
             default=d.idle,
-            help=f"a batch closes after this many seconds without a new record (default {d.idle:g})",
+            help="a batch closes after this many seconds without a new record (default %(default)g)",
         )
         parser.add_argument(
             "--batch-lag",
             type=float,
             default=d.lag,
-            help=f"a batch grows only while its records are older than this many seconds (default {d.lag:g})",
+            help=(
+                "a batch grows only while its records are older than this many seconds (default %(default)g)"
+            ),
         )
 
     @classmethod

@@ -61,8 +61,9 @@ def test_an_error_line_is_in_the_environments_language(tmp_path: pathlib.Path) -
     bad.write_text('{"a":\n')
     said = {lang: p.stderr for lang, p in three("verify", str(bad), code=2).items()}
     assert said["en"] == f"prizecheck verify: {bad}:1: not valid JSON: Expecting value (column 1)\n"
-    assert said["ja"] == f"prizecheck verify: {bad}:1: 正しい JSON ではない: Expecting value（1 桁目）\n"
-    assert said["ko"] == f"prizecheck verify: {bad}:1: 올바른 JSON이 아님: Expecting value (1열)\n"
+    # the parser's own words too (Python's JSON reader), the position kept
+    assert said["ja"] == f"prizecheck verify: {bad}:1: 正しい JSON ではない: 値がない（1 桁目）\n"
+    assert said["ko"] == f"prizecheck verify: {bad}:1: 올바른 JSON이 아님: 값이 없음 (1열)\n"
 
 
 def test_an_events_field_error_names_the_place_in_the_language(tmp_path: pathlib.Path) -> None:
@@ -75,6 +76,10 @@ def test_an_events_field_error_names_the_place_in_the_language(tmp_path: pathlib
     assert re.match(rf"prizecheck replay: {re.escape(str(path))}:4: .*field seq: ", said["en"]), said["en"]
     assert "項目 seq: " in said["ja"] and "field " not in said["ja"]
     assert "필드 seq: " in said["ko"] and "field " not in said["ko"]
+    # the contract's reason, by its keyword (type, minimum, maximum), the value as given
+    assert said["en"].endswith("field seq: must be an integer >= 1 and <= 100000 (got 'x')\n")
+    assert said["ja"].endswith("項目 seq: 1 以上 100000 以下の整数でなければならない（値: 'x'）\n")
+    assert said["ko"].endswith("필드 seq: 1 이상 100000 이하의 정수만 허용됨 (받은 값: 'x')\n")
 
 
 def test_a_usage_error_is_in_the_language_with_the_usage_as_argparse_writes_it() -> None:
@@ -82,7 +87,10 @@ def test_a_usage_error_is_in_the_language_with_the_usage_as_argparse_writes_it()
         lang: p.stderr.splitlines()
         for lang, p in three("report", "--records", "--from-store", code=2).items()
     }
-    assert said["en"][0].startswith("usage: prizecheck report ") and said["ja"][0] == said["en"][0]
+    # the usage itself as argparse writes it, its prefix in the language
+    assert said["en"][0].startswith("usage: prizecheck report ")
+    assert said["ja"][0] == "使い方: " + said["en"][0].removeprefix("usage: ")
+    assert said["ko"][0] == "사용법: " + said["en"][0].removeprefix("usage: ")
     assert said["en"][-1] == (
         "prizecheck report: error: --records and --from-store cannot be combined: the records come from "
         "one place"
@@ -361,3 +369,59 @@ def test_a_deck_lists_rule_breaches_are_read_back_into_the_language() -> None:
         "2 Radiant Greninja: かがやくポケモンはデッキに 1 枚まで"
     )
     assert len(RULES) == 8
+
+
+# ------------------------------------------------------------------------------------- --help in words
+def test_the_help_is_in_the_language_and_english_as_argparse_writes_it() -> None:
+    said = {lang: p.stdout for lang, p in three("replay", "--help").items()}
+    en, ja, ko = said["en"], said["ja"], said["ko"]
+    assert en.startswith("usage: prizecheck replay [-h] [--json]")
+    assert "\noptions:\n" in en and "\npositional arguments:\n" in en
+    assert "  -h, --help   show this help message and exit\n" in en
+    assert "  --json       print exactly the record JSON, one per line\n" in en
+    assert ja.startswith("使い方: prizecheck replay [-h] [--json]")
+    assert "\nオプション:\n" in ja and "\n位置引数:\n" in ja
+    assert "  -h, --help   このヘルプを表示して終了する\n" in ja
+    assert "  --json       記録の JSON だけを 1 行に 1 つ表示する\n" in ja
+    assert "イベントファイルを畳み込み、ゲーム終了時の記録を表示する" in ja  # the command's description
+    assert ko.startswith("사용법: prizecheck replay [-h] [--json]")
+    assert "\n옵션:\n" in ko and "\n위치 인수:\n" in ko
+    assert "  --json       기록 JSON만 한 줄에 하나씩 출력함\n" in ko
+
+
+def test_the_top_level_help_lists_the_commands_in_the_language() -> None:
+    said = {lang: p.stdout for lang, p in three("--help").items()}
+    assert "    replay    fold event files and print the end-of-game record\n" in said["en"]
+    assert "    replay    イベントファイルを畳み込み、ゲーム終了時の記録を表示する\n" in said["ja"]
+    assert "    replay    이벤트 파일을 적용해 게임 종료 기록을 출력함\n" in said["ko"]
+    # argparse's %(default)g filled into a translated help, and a group's title
+    worker = {lang: p.stdout for lang, p in three("worker", "--help").items()}
+    assert "(default 60)" in worker["en"] and "（既定 60）" in worker["ja"] and "(기본값 60)" in worker["ko"]
+    report = {lang: p.stdout for lang, p in three("report", "--help").items()}
+    assert "\nwhich games:\n" in report["en"] and "\n対象のゲーム:\n" in report["ja"]
+
+
+def test_a_help_in_japanese_is_wrapped_by_its_columns() -> None:
+    from replay.cli.columns import width
+
+    env = {**os.environ, "LC_ALL": "", "LC_MESSAGES": "", "LANG": "ja_JP.UTF-8", "COLUMNS": "60"}
+    done = subprocess.run(
+        [*PRIZECHECK, "import", "scan", "--help"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if not line.isascii()]  # words (usage: options)
+    # a Japanese character takes two columns: no line is wider than the terminal (argparse keeps 2 free)
+    assert max(width(line) for line in lines) <= 58, done.stdout
+    assert any(width(line) > 50 for line in lines if "、" in line)  # and the lines are filled
+    # a line never starts with closing punctuation
+    assert not [line for line in lines if line.strip()[:1] in "、。）」"]
+
+
+def test_the_quick_look_at_the_locale_knows_the_languages() -> None:
+    """replay.cli.words.language looks at the locale without importing replay.i18n when none of its
+    variables can name Japanese or Korean: it must know the same languages and variables."""
+    from replay import i18n
+    from replay.cli import words
+
+    assert i18n.LANGUAGES[1:] == words.OTHER_LANGUAGES
+    assert words._LOCALE_VARIABLES == i18n.LOCALE_VARIABLES

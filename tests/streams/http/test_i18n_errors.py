@@ -7,12 +7,14 @@ inside a finding's sentence follow the page's language too (issue 34 item 4).
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from replay.engine import EventError
 from replay.engine import findings as F
 from replay.engine.findings import say
 from replay.i18n import findings
@@ -262,3 +264,67 @@ async def test_the_review_pages_finding_names_the_card_in_the_pages_language(ser
         assert card_name("Pikachu ex", lang) in text and "Pikachu ex" not in text and re.search(script, text)
         marks = [m for line in meta["log"] for m in line["marks"] if m.get("code") == "ko_not_claimed"]
         assert marks and card_name("Pikachu ex", lang) in marks[0]["text"]
+
+
+# ------------------------------------------------------------- another part's words, said in the language
+async def _post(served: Served, body: bytes, query: str = "", **headers: str) -> dict[str, Any]:
+    async with served.http.post(
+        f"{served.url}/events{query}",
+        data=body,
+        headers={**served.auth("admin"), "Content-Type": "application/json", **headers},
+    ) as r:
+        assert r.status == 400
+        answer: dict[str, Any] = await r.json()
+        return answer
+
+
+async def test_a_refused_events_reason_is_in_the_language_and_names_the_field(served: Served) -> None:
+    """The contract's reason (by the schema keyword that refused it) in the request's language; the field,
+    the value and the machine fields (match, seq, field) as they are."""
+    events = Stream("i18nr").events
+    bad = {**events[0], "first": 7}  # the type keyword: a string wanted
+    body = json.dumps([bad]).encode()
+    english = (await _post(served, body))["outcomes"][0]
+    assert english["reason"] == "match i18nr seq 1: field first: must be a non-empty string (got 7)"
+    korean = (await _post(served, body, **{"Accept-Language": "ko-KR,ko;q=0.9"}))["outcomes"][0]
+    assert korean["reason"] == "대전 i18nr seq 1: 필드 first: 비어 있지 않은 문자열만 허용됨 (받은 값: 7)"
+    assert {k: v for k, v in korean.items() if k != "reason"} == {
+        k: v for k, v in english.items() if k != "reason"
+    }
+    assert korean["field"] == "first" and korean["status"] == "rejected"
+    japanese = (await _post(served, body, "?lang=ja"))["outcomes"][0]
+    assert japanese["reason"] == "対戦 i18nr seq 1: 項目 first: 空でない文字列でなければならない（値: 7）"
+    missing = {k: v for k, v in events[0].items() if k != "players"}  # the required keyword
+    said = (await _post(served, json.dumps([missing]).encode(), "?lang=ko"))["outcomes"][0]["reason"]
+    assert said.endswith("필드 players: 필수 필드 'players'이(가) 없음"), said
+    said = await _post(served, json.dumps([{**events[0], "source": {"kind": "nope"}}]).encode(), "?lang=ja")
+    assert "のいずれかでなければならない（値: 'nope'）" in said["outcomes"][0]["reason"]  # enum
+
+
+async def test_a_body_that_is_not_json_is_said_with_its_position(served: Served) -> None:
+    body = b'{"match": "m1", "seq": 1}\n{"match": "m1", "seq": \n'
+    english = (await _post(served, body, **{"Content-Type": "application/x-ndjson"}))["outcomes"][1]
+    assert english["reason"] == "line 2: not JSON (Expecting value at column 24)"
+    japanese = await _post(served, body, "?lang=ja", **{"Content-Type": "application/x-ndjson"})
+    assert japanese["outcomes"][1]["reason"] == "2 行目: JSON ではない（24 桁目: 値がない）"
+    korean = await _post(served, body, "?lang=ko", **{"Content-Type": "application/x-ndjson"})
+    assert korean["outcomes"][1]["reason"] == "2번째 줄: JSON이 아님 (24열: 값이 없음)"
+    not_utf8 = (await _post(served, b'{"a": "\xff"}', "?lang=ko"))["outcomes"][0]["reason"]
+    assert not_utf8 == "본문이 UTF-8이 아님 (7바이트째: 잘못된 시작 바이트)"
+
+
+def test_a_quoted_refusal_of_the_contract_is_said_in_the_language() -> None:
+    """Problem.quoting of the contract's error (a ruling's event): its place and reason in the language."""
+    from replay.contract.validate import validate_event
+
+    try:
+        validate_event({"match": "m1", "seq": 0, "type": "drew", "player": "ash"})
+    except EventError as exc:
+        problem = Problem.quoting(400, "invalid_event", "the event is not valid: {words}", exc)
+    assert problem.message == "match m1 seq 0: field seq: must be an integer >= 1 and <= 100000 (got 0)"
+    assert problem.spoken("en") is problem
+    assert problem.spoken("ja").message == (
+        "イベントが正しくありません: 対戦 m1 seq 0: 項目 seq: "
+        "1 以上 100000 以下の整数でなければならない（値: 0）"
+    )
+    assert problem.spoken("ko").message.endswith("필드 seq: 1 이상 100000 이하의 정수만 허용됨 (받은 값: 0)")
