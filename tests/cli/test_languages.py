@@ -118,7 +118,7 @@ def test_a_usage_error_is_in_the_language_with_the_usage_as_argparse_writes_it()
             ("replay", "--until", "0", "x"),
             "argument --until: must be >= 1, got 0",
             "引数 --until: 1 以上であること（0 が指定された）",
-            "인수 --until: 1 이상이어야 함 (0이(가) 지정됨)",
+            "인수 --until: 1 이상이어야 함 (0이 지정됨)",  # 0 is 영: 이, not the generic 이(가)
         ),
         (
             ("replay",),
