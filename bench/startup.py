@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -43,6 +44,17 @@ PRIZECHECK = (
     [str(BIN / "prizecheck")] if (BIN / "prizecheck").exists() else [sys.executable, "-m", "replay.cli"]
 )
 BASELINE = [sys.executable, "-c", "pass"]
+# The floor of reading a log: a process that opens the same files and tries one regex on every line (the
+# leading handle, what any line classifier does), started like the command, in the same rounds.
+SCAN = r"^(?:- )?(\S+?)(?:'s)? "
+SCAN_CODE = (
+    "import re, sys\n"
+    f"m = re.compile({SCAN!r}).match\n"
+    "for f in sys.argv[1:]:\n"
+    "    with open(f, encoding='utf-8') as fh:\n"
+    "        for line in fh.read().split('\\n'):\n"
+    "            m(line)\n"
+)
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, float]:
@@ -80,13 +92,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--logs", type=int, default=200)
-    ap.add_argument("--only", default="help,commands,import", help="which parts (comma-separated)")
+    ap.add_argument(
+        "--only", default="help,commands,import,inproc", help="which parts (comma-separated; inproc: the "
+        "importer in this process against split + one regex per line)"
+    )  # fmt: skip
     ap.add_argument("--before", metavar="DIR", help="also run the commands from the code in DIR")
     args = ap.parse_args()
     parts = set(args.only.split(","))
     with tempfile.TemporaryDirectory(prefix="pcbench-startup-") as tmp:
         folder = Path(tmp)
-        cases: list[tuple[str, list[str], float, int]] = []  # label, command, target (s), lines read
+        # label, command, target (s), lines read; the scan baselines' labels start with "scan:"
+        cases: list[tuple[str, list[str], float, int]] = []
         if "help" in parts:
             cases.append(("prizecheck --help", [*PRIZECHECK, "--help"], 0.100, 0))
         if "commands" in parts:
@@ -100,12 +116,16 @@ def main() -> None:
                 (f"import ptcgl, one {lines}-line log", [*PRIZECHECK, "import", "ptcgl", str(one), "-o", out],
                  0.150, lines)
             )  # fmt: skip
+            scan_one = [sys.executable, "-c", SCAN_CODE, str(one)]
+            cases.append(("scan: one regex per line, the same log", scan_one, 0.0, lines))
             (folder / "batch").mkdir()
             batch, total = logs(folder / "batch", args.logs, 300)
             cases.append(
                 (f"import ptcgl, a batch of {len(batch)} logs", [*PRIZECHECK, "import", "ptcgl",
                  *map(str, batch), "-o", out], 0.0, total)
             )  # fmt: skip
+            cases.append(("scan: one regex per line, the same batch", [sys.executable, "-c", SCAN_CODE,
+                          *map(str, batch)], 0.0, total))  # fmt: skip
             sheet = ROOT / "tests" / "data" / "sheets" / "league_game.csv"
             cases.append(("import sheet, one 35-line sheet", [*PRIZECHECK, "import", "sheet", str(sheet),
                           "-o", out], 0.150, 0))  # fmt: skip
@@ -123,15 +143,15 @@ def main() -> None:
             ).stdout.strip()  # fmt: skip
             if not Path(where).resolve().is_relative_to(before):
                 raise SystemExit(f"--before {before}: the code run is {where}, not the code in that folder")
-        for _label, cmd, *_ in cases:  # once, unmeasured: the bytecode written, the files in the page cache
+        for label, cmd, *_ in cases:  # once, unmeasured: the bytecode written, the files in the page cache
             timed(cmd)
-            if env is not None:
+            if env is not None and not label.startswith("scan:"):
                 timed([sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]], env, before)
         for _ in range(args.rounds):
             for label, cmd, *_ in cases:
                 base.append(timed(BASELINE))
                 runs[label].append(timed(cmd))
-                if env is not None:  # the code before: as a module, first on the path
+                if env is not None and not label.startswith("scan:"):  # the code before, first on the path
                     old[label].append(
                         timed([sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]], env, before)
                     )
@@ -148,7 +168,9 @@ def main() -> None:
             cpu = statistics.median(c for _, c in runs[label])
             own = f"own {(wall - bw) * 1e3:6.1f} ms wall, {(cpu - bc) * 1e3:6.1f} ms CPU"
             print(f"  {label:<44} {wall * 1e3:7.1f} ms wall {cpu * 1e3:7.1f} ms CPU  ({own})", end="")
-            if lines and not target:
+            if label.startswith("scan:"):
+                print(f"  {lines / wall:,.0f} lines/s ({lines / cpu:,.0f}/CPU s)")
+            elif lines and not target:
                 rate, rate_cpu = lines / wall, lines / cpu
                 verdict = "met" if rate >= 150_000 else "NOT met"
                 print(f"  {rate:,.0f} lines/s ({rate_cpu:,.0f}/CPU s): target 150,000 {verdict}")
@@ -162,6 +184,58 @@ def main() -> None:
                 print(f"    {'before: ' + label:<42} {ow * 1e3:7.1f} ms wall {oc * 1e3:7.1f} ms CPU  "
                       f"(own {(ow - bw) * 1e3:6.1f} ms wall, {(oc - bc) * 1e3:6.1f} ms CPU)")  # fmt: skip
         print(f"  (load average {os.getloadavg()[0]:.1f} after the runs)")
+        if "inproc" in parts:
+            in_process(folder, args.logs, args.rounds)
+
+
+def in_process(folder: Path, n: int, rounds: int) -> None:
+    """``parse_ptcgl`` over a batch of generated logs in this process, and its sentences alone, against
+    split + one regex per line on the same text (the floor; target: the importer within 10x of it). CPU
+    seconds, best of ``rounds``, alternating."""
+    from replay.sources.ptcgl import normalise, parse_ptcgl
+    from replay.sources.ptcgl.sentences import Sentences
+
+    (folder / "inproc").mkdir()
+    paths, total = logs(folder / "inproc", n, 300)
+    texts = [p.read_text("utf-8") for p in paths]
+    scan = re.compile(SCAN).match
+    sen = Sentences.for_language("en")
+    body = [
+        s[2:] if s.startswith("- ") else s
+        for text in texts
+        for raw in normalise(text)
+        if (s := raw.strip()) and not s.startswith("•")
+    ]
+
+    def floor() -> None:
+        for text in texts:
+            for line in text.split("\n"):
+                scan(line)
+
+    def sentences() -> None:
+        for s in body:
+            sen.match(s)
+
+    def importer() -> None:
+        for i, text in enumerate(texts):
+            parse_ptcgl(text, match=f"b{i}")
+
+    importer()  # once first: the catalogue's blocks and the table's regexes, as a batch's first log pays
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for name, fn in (("floor", floor), ("sentences", sentences), ("importer", importer)):
+            t0 = time.process_time()
+            fn()
+            best[name] = min(best.get(name, float("inf")), time.process_time() - t0)
+    rate = {k: (len(body) if k == "sentences" else total) / v for k, v in best.items()}
+    print(f"in process, {len(texts)} logs, {total:,} lines (CPU, best of {rounds}; load average "
+          f"{os.getloadavg()[0]:.1f}):")  # fmt: skip
+    print(f"  {'baseline: split + one regex per line':<44} {rate['floor']:>12,.0f} lines/CPU s")
+    print(f"  {'the sentences alone (Sentences.match)':<44} {rate['sentences']:>12,.0f} lines/CPU s  "
+          f"{rate['floor'] / rate['sentences']:5.1f}x the floor")  # fmt: skip
+    ratio = rate["floor"] / rate["importer"]
+    print(f"  {'parse_ptcgl (events, findings, catalogue)':<44} {rate['importer']:>12,.0f} lines/CPU s  "
+          f"{ratio:5.1f}x the floor: target within 10x {'met' if ratio <= 10 else 'NOT met'}")  # fmt: skip
 
 
 if __name__ == "__main__":
