@@ -23,6 +23,13 @@ def close_window(imp: Importer) -> None:
     if w is None:
         return
     imp.window = None
+    if not (w.kos or w.prizes or w.promos or w.hit or w.leaving or w.lost_with_ko):
+        # most windows (a Trainer, an Energy, a draw) hold nothing to order: only their end, if any
+        if w.kind == "attack":
+            imp.emit({"type": "attack_ended"})
+        elif w.kind == "checkup":
+            imp.emit({"type": "checkup_ended"})
+        return
     table = imp.table
     kos: list[tuple[int, str]] = []
     for no, q, d in w.kos:
