@@ -155,35 +155,40 @@ def main() -> None:
                     old[label].append(
                         timed([sys.executable, "-m", "replay.cli", *cmd[len(PRIZECHECK) :]], env, before)
                     )
-        # the runs read cached bytecode, as an installed command does (pip compiles it at install)
-        cached = importlib.util.cache_from_source(str(ROOT / "replay" / "sources" / "ptcgl" / "sentences.py"))
-        print(f"cached bytecode beside the code run: {'yes' if os.path.exists(cached) else 'NO'}")
-        bw = statistics.median(w for w, _ in base)
-        bc = statistics.median(c for _, c in base)
-        print(f"bench/startup.py: medians of {args.rounds} rounds; load average {os.getloadavg()[0]:.1f} "
-              f"on {os.cpu_count()} cores")  # fmt: skip
-        print(f"  {'baseline: python -c pass':<44} {bw * 1e3:7.1f} ms wall {bc * 1e3:7.1f} ms CPU")
-        for label, _, target, lines in cases:
-            wall = statistics.median(w for w, _ in runs[label])
-            cpu = statistics.median(c for _, c in runs[label])
-            own = f"own {(wall - bw) * 1e3:6.1f} ms wall, {(cpu - bc) * 1e3:6.1f} ms CPU"
-            print(f"  {label:<44} {wall * 1e3:7.1f} ms wall {cpu * 1e3:7.1f} ms CPU  ({own})", end="")
-            if label.startswith("scan:"):
-                print(f"  {lines / wall:,.0f} lines/s ({lines / cpu:,.0f}/CPU s)")
-            elif lines and not target:
-                rate, rate_cpu = lines / wall, lines / cpu
-                verdict = "met" if rate >= 150_000 else "NOT met"
-                print(f"  {rate:,.0f} lines/s ({rate_cpu:,.0f}/CPU s): target 150,000 {verdict}")
-            elif label == "prizecheck --help":
-                print(f"  target < {target * 1e3:.0f} ms wall: {'met' if wall < target else 'NOT met'}")
-            else:
-                print(f"  target < {target * 1e3:.0f} ms own: {'met' if wall - bw < target else 'NOT met'}")
-            if old[label]:
-                ow = statistics.median(w for w, _ in old[label])
-                oc = statistics.median(c for _, c in old[label])
-                print(f"    {'before: ' + label:<42} {ow * 1e3:7.1f} ms wall {oc * 1e3:7.1f} ms CPU  "
-                      f"(own {(ow - bw) * 1e3:6.1f} ms wall, {(oc - bc) * 1e3:6.1f} ms CPU)")  # fmt: skip
-        print(f"  (load average {os.getloadavg()[0]:.1f} after the runs)")
+        if cases:  # (--only inproc: no process run)
+            # the runs read cached bytecode, as an installed command does (pip compiles it at install)
+            cached = importlib.util.cache_from_source(
+                str(ROOT / "replay" / "sources" / "ptcgl" / "sentences.py")
+            )
+            print(f"cached bytecode beside the code run: {'yes' if os.path.exists(cached) else 'NO'}")
+            bw = statistics.median(w for w, _ in base)
+            bc = statistics.median(c for _, c in base)
+            print(f"bench/startup.py: medians of {args.rounds} rounds; load average {os.getloadavg()[0]:.1f} "
+                  f"on {os.cpu_count()} cores")  # fmt: skip
+            print(f"  {'baseline: python -c pass':<44} {bw * 1e3:7.1f} ms wall {bc * 1e3:7.1f} ms CPU")
+            for label, _, target, lines in cases:
+                wall = statistics.median(w for w, _ in runs[label])
+                cpu = statistics.median(c for _, c in runs[label])
+                own = f"own {(wall - bw) * 1e3:6.1f} ms wall, {(cpu - bc) * 1e3:6.1f} ms CPU"
+                print(f"  {label:<44} {wall * 1e3:7.1f} ms wall {cpu * 1e3:7.1f} ms CPU  ({own})", end="")
+                if label.startswith("scan:"):
+                    print(f"  {lines / wall:,.0f} lines/s ({lines / cpu:,.0f}/CPU s)")
+                elif lines and not target:
+                    rate, rate_cpu = lines / wall, lines / cpu
+                    verdict = "met" if rate >= 150_000 else "NOT met"
+                    print(f"  {rate:,.0f} lines/s ({rate_cpu:,.0f}/CPU s): target 150,000 {verdict}")
+                elif label == "prizecheck --help":
+                    print(f"  target < {target * 1e3:.0f} ms wall: {'met' if wall < target else 'NOT met'}")
+                else:
+                    print(
+                        f"  target < {target * 1e3:.0f} ms own: {'met' if wall - bw < target else 'NOT met'}"
+                    )
+                if old[label]:
+                    ow = statistics.median(w for w, _ in old[label])
+                    oc = statistics.median(c for _, c in old[label])
+                    print(f"    {'before: ' + label:<42} {ow * 1e3:7.1f} ms wall {oc * 1e3:7.1f} ms CPU  "
+                          f"(own {(ow - bw) * 1e3:6.1f} ms wall, {(oc - bc) * 1e3:6.1f} ms CPU)")  # fmt: skip
+            print(f"  (load average {os.getloadavg()[0]:.1f} after the runs)")
         if "inproc" in parts:
             in_process(folder, args.logs, args.rounds)
 
