@@ -179,7 +179,9 @@ def write_events(events: Iterable[dict[str, Any]], out: IO[bytes], fmt: str) -> 
     else:
         # msgspec writes the bytes json.dumps(ensure_ascii=False, separators=(",", ":")) wrote (keys in
         # order, UTF-8 as is, the same escapes) five times faster: a 200-log batch spent 0.37 s of its
-        # ~1.9 s of CPU in json.dumps (issue 40 item 2; tests/cli/test_import_cli.py compares the two)
+        # ~1.9 s of CPU in json.dumps (issue 40 item 2; tests/cli/test_import_cli.py compares the two).
+        # Only a float's exponent is spelled otherwise (1e16, not 1e+16: the same number); the contract's
+        # events hold integers and strings
         import msgspec
 
         encode = msgspec.json.Encoder().encode
