@@ -98,9 +98,4 @@ def note(finding: Finding) -> Event:
 
 def number(match: str, events: list[Event]) -> list[Event]:
     """Give each event its envelope (match, seq from 1), envelope fields first for readable output."""
-    out: list[Event] = []
-    for i, ev in enumerate(events, 1):
-        numbered: Event = {"match": match, "seq": i}
-        numbered.update(ev)
-        out.append(numbered)
-    return out
+    return [{"match": match, "seq": i, **ev} for i, ev in enumerate(events, 1)]

@@ -175,14 +175,16 @@ class Table:
         return self.zones[player].get(zone) >= n
 
     def _move(self, p: str, src: str, dst: str, n: int) -> None:
+        # (the zones by name, as Zones.get and Zones.add read them, without their two calls a zone: the
+        # importer moves cards ~80 times a log)
         z = self.zones[p]
-        have = z.get(src)
+        have: int = getattr(z, src)
         if src == "deck":
             n = min(n, max(have, 0))  # a player takes what there is [docs/rules.md §1.3]
         elif have < n:
             self.short.append((p, src, n - have))
-        z.add(src, -n)
-        z.add(dst, n)
+        setattr(z, src, have - n)
+        setattr(z, dst, getattr(z, dst) + n)
 
     def count(self, ev: Event) -> None:
         """Apply a contract event's card moves to the zone counts, as the engine counts them; moves that
