@@ -28,6 +28,25 @@ Event = dict[str, Any]
 ZONES = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
 # the event types that can name cards going to or leaving the discard pile (Table._names)
 _NAMED = frozenset({"moved", "shuffled", "to_hand", "discarded"})
+# the event types that move cards between zones (Table.count): the others (damage, attacks, turns'
+# ends, knockouts, promotions: ~40% of a log's events) are let through at once
+_COUNTED = frozenset(
+    {
+        "setup",
+        "drew",
+        "searched",
+        "played",
+        "evolved",
+        "attached",
+        "trainer_played",
+        "discarded",
+        "moved",
+        "shuffled",
+        "to_hand",
+        "prize_taken",
+        "turn_started",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -191,6 +210,8 @@ class Table:
         take more cards than a zone holds are listed in ``short`` (reset by each call)."""
         self.short = []
         t = ev.get("type")
+        if t not in _COUNTED:
+            return
         p = ev.get("player")
         if p not in self.zones:
             return
