@@ -1,23 +1,25 @@
 """An importer's own note in the reader's language (issue 34 item 5).
 
-The importers (replay.sources.ptcgl, replay.sources.sheet) write each of their findings' sentences in
-English from one of :data:`SENTENCES`, and that English is what the ``note`` event keeps (``author:
-"importer"``: the stream's bytes and the golden digests never depend on a reader). Where such a note is
-shown (the review page's battle log, a finding's judge-only ``detail``) :func:`text` reads it back by the
-template that wrote it and fills the template's translation: the players, Pokémon ids and numbers as
-written, each card by the caller's ``card`` (its name in the reader's language). A note a person wrote (a
-judge's, a recorder's, a sheet's note row), and an importer's sentence no template reads (one still
-written in English only, a record written before a sentence changed), is shown as it is.
+The importers (replay.sources.ptcgl, replay.sources.sheet, a scan's: replay.i18n.scan_notes) write each
+of their findings' sentences in English from one of :data:`SENTENCES`, and that English is what the
+``note`` event keeps (``author: "importer"``: the stream's bytes and the golden digests never depend on a
+reader). Where such a note is shown (the review page's battle log, a finding's judge-only ``detail``)
+:func:`text` reads it back by the template that wrote it and fills the template's translation: the
+players, Pokémon ids and numbers as written, each card by the caller's ``card`` (its name in the reader's
+language); in Korean each particle after a field in the form the field's text takes (replay.i18n.korean).
+A scanned sheet's note rows for unclear marks are the scan's sentences too (:func:`of_note`). A note a
+person wrote (a judge's, a recorder's, a typed sheet's note row), and an importer's sentence no template
+reads (a record written before a sentence changed), is shown as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from replay import i18n
-from replay.i18n import N_
-from replay.i18n.sentences import translate
+from replay.i18n import N_, korean, scan_notes
+from replay.i18n.sentences import Fill, translate
 
 #: The ``author`` of a note an importer wrote (replay.sources.common.note).
 IMPORTER: Final = "importer"
@@ -135,6 +137,103 @@ KO_BY_EFFECT: Final = N_(
     "move's damage, so the knockout is checked against HP"
 )
 UNMATCHED: Final = N_("no template matches: {line}")
+# the rarer PTCGL sentences (issue 34 item 5: the last English ones)
+HP_EFFECT_ATTACHED: Final = N_(
+    "{card} attached to {player}'s {pokemon} ({pid}) may change the HP of {player}'s {pokemon} ({pid}) on a "
+    "condition the card catalogue cannot check, or below the damage it survived: its HP is left unknown "
+    "(knockouts from the log's claims)"
+)
+HP_EFFECT_STADIUM: Final = N_(
+    "{card} in play may change the HP of {player}'s {pokemon} ({pid}) on a condition the card catalogue "
+    "cannot check, or below the damage it survived: its HP is left unknown (knockouts from the log's claims)"
+)
+HP_EFFECT_LOST: Final = N_(
+    "{player}'s {card} ({pid}) lost a card that gave it HP after surviving more damage than its HP without "
+    "it: one HP does not fit the whole stage, so it is left unknown (knockouts from the log's claims)"
+)
+EXPORTER_UNKNOWN: Final = N_("nothing in the log shows whose view it is (no named draw, no opening hand)")
+EXPORTER_CONFLICT: Final = N_("the log shows hidden information of both players; took {player}")
+GUESS_OWNER_ONLY: Final = N_(
+    "the log names {player} as owner of {card}, but only {other} has one in play; took {other}'s"
+)
+GUESS_OWNER_MILLED: Final = N_(
+    "{n} card(s) milled: the line names {player} as mover and {owner} as owner during {actor}'s action; "
+    "took {actor}'s deck"
+)
+GUESS_ENTERED_ACTIVE: Final = N_(
+    "{player}'s {card} was not seen entering play; assumed it was put on the Active Spot as {pid}"
+)
+GUESS_ENTERED_BENCH: Final = N_(
+    "{player}'s {card} was not seen entering play; assumed it was put on the Bench as {pid}"
+)
+GUESS_POKEMON_COUNT: Final = N_("{player} put {n} Pokémon into play but the log lists {count} names")
+GUESS_SOURCE_UNNAMED: Final = N_(
+    "{what} (cards) came from {player}'s hand, deck or discard pile: the log does not say; took the hand"
+)
+GUESS_SOURCE: Final = N_(
+    "{what} ({cards}) came from {player}'s hand, deck or discard pile: the log does not say; took the hand"
+)
+GUESS_REMOVED_BENCH: Final = N_(
+    "{card} moved to {zone}: no card of that name is in {player}'s discard pile, so the Benched {card} "
+    "({pid}) left play"
+)
+GUESS_REMOVED_ACTIVE: Final = N_(
+    "{card} moved to {zone} with no new Active after it: taken as a card from outside play, not {player}'s "
+    "Active"
+)
+GUESS_REMOVED_STADIUM: Final = N_(
+    "{player} discarded {card} as a Stadium came into play: taken as the Benched {card} ({pid}) leaving "
+    "play (a Bench limit), not a card from the hand"
+)
+DAMAGE_CORRECTED: Final = N_(
+    "{n} damage guessed onto {player}'s {card} ({pid}) went to {twin}: {pid} survived with its HP ({hp}) "
+    "reached otherwise (damage corrected)"
+)
+PROMOTION_KNOCKED_OUT: Final = N_(
+    "{player}'s {card}: {twin} was promoted, not {pid}: {pid} is knocked out with HP left otherwise (the "
+    "events since the promotion corrected)"
+)
+PROMOTION_SURVIVES: Final = N_(
+    "{player}'s {card}: {twin} was promoted, not {pid}: {pid} survives with its HP reached otherwise (the "
+    "events since the promotion corrected)"
+)
+PRIZE_WITHOUT_KO: Final = N_(
+    "{player} took {n} prize card(s) but no knockout of the opponent's Pokémon is printed near it"
+)
+KO_UNKNOWN_PLAYER: Final = N_("knockout of a Pokémon of unknown player {player}")
+MOVED_UNREAD_SOMEWHERE: Final = N_("{n} cards moved to a zone: not read")
+MOVED_UNREAD: Final = N_("{n} cards moved to {zone}: not read")
+MOVED_NOWHERE: Final = N_("{card} moved: the log does not say where")
+DEVOLVED: Final = N_(
+    "a devolution ({card} to {target}): the contract has no event for it; the engine's board keeps the "
+    "evolved card's name and HP"
+)
+HEADER_NOT_IN_GAME: Final = N_("turn header names {player}, who is not in this game; took {other}")
+TURN_ENDED_OTHER: Final = N_("{player} ended a turn that is {other}'s")
+DECK_FLOOR: Final = N_(
+    "the events leave {player} no card in deck, but the log shows the turn's draw: one card is put back "
+    "from the {zone} (some returns to the deck are not in the log)"
+)
+DECK_OUT_NO_HEADER: Final = N_(
+    "a deck-out end line that does not follow a turn header: the events cannot show it"
+)
+DECK_OUT_OTHER_TURN: Final = N_("deck-out of {player}, but the last turn header is {other}'s")
+UNKNOWN_REASON: Final = N_(
+    "unknown end reason {reason}: the game ends with the winner the log names ({player}), reason unknown"
+)
+CONCEDED_AFTER: Final = N_(
+    "{player} conceded after the knockout that took {winner}'s last Prize cards or left {player} no "
+    "Pokémon: that knockout decided the game first (docs/rules.md §1), the concession comes after it"
+)
+CONCEDED_DURING: Final = N_(
+    "{player} conceded during the knockout of {cards} (lines {lines}), before its Prize cards were taken: "
+    "the concession decides the game (docs/rules.md §3: the result is judged after the prizes); the "
+    "knockout is not emitted"
+)
+PARTLY_READ: Final = N_(
+    "read as a shorter sentence ({key}) than the one it holds ({partial}): the rest of the line is not read"
+)
+NOT_IN_GAME: Final = N_("names a player who is not in this game: {line}")
 # a sheet (replay.sources.sheet; a scan's rows too)
 SHEET_LOW_CONFIDENCE_SCAN: Final = N_(
     "row {row} ({what}) read with confidence {confidence} (scan {scan}): check it against the sheet"
@@ -193,6 +292,40 @@ SENTENCES: Final[tuple[str, ...]] = (
     HP_TOOL,
     KO_BY_EFFECT,
     UNMATCHED,
+    HP_EFFECT_ATTACHED,
+    HP_EFFECT_STADIUM,
+    HP_EFFECT_LOST,
+    EXPORTER_UNKNOWN,
+    EXPORTER_CONFLICT,
+    GUESS_OWNER_ONLY,
+    GUESS_OWNER_MILLED,
+    GUESS_ENTERED_ACTIVE,
+    GUESS_ENTERED_BENCH,
+    GUESS_POKEMON_COUNT,
+    GUESS_SOURCE_UNNAMED,
+    GUESS_SOURCE,
+    GUESS_REMOVED_BENCH,
+    GUESS_REMOVED_ACTIVE,
+    GUESS_REMOVED_STADIUM,
+    DAMAGE_CORRECTED,
+    PROMOTION_KNOCKED_OUT,
+    PROMOTION_SURVIVES,
+    PRIZE_WITHOUT_KO,
+    KO_UNKNOWN_PLAYER,
+    MOVED_UNREAD_SOMEWHERE,
+    MOVED_UNREAD,
+    MOVED_NOWHERE,
+    DEVOLVED,
+    HEADER_NOT_IN_GAME,
+    TURN_ENDED_OTHER,
+    DECK_FLOOR,
+    DECK_OUT_NO_HEADER,
+    DECK_OUT_OTHER_TURN,
+    UNKNOWN_REASON,
+    CONCEDED_AFTER,
+    CONCEDED_DURING,
+    PARTLY_READ,
+    NOT_IN_GAME,
     SHEET_LOW_CONFIDENCE_SCAN,
     SHEET_LOW_CONFIDENCE,
     SHEET_GUESS_OWNER,
@@ -201,7 +334,15 @@ SENTENCES: Final[tuple[str, ...]] = (
     SHEET_HP_UNKNOWN,
     SHEET_NO_ACTIVE,
     SHEET_AFTER_RESULT,
+    # a scan's low_confidence note (replay.sources.scan.photo): last, its first field ends at any ": "
+    scan_notes.LOW_CONFIDENCE,
 )
+
+# A scanned sheet's note rows (replay.i18n.scan_notes): a part of the sheet whose marks the scan could
+# not read cleanly, kept as one of the sheet's note rows (``author: "sheet"``, the row's ``scan``).
+SCAN_SENTENCES: Final[tuple[str, ...]] = scan_notes.UNCLEAR
+#: The ``author`` of a sheet's note row (replay.sources.sheet).
+SHEET: Final = "sheet"
 
 # What a same-named Pokémon fits, and the clue that picked one (replay.sources.ptcgl.cards: pieces of
 # GUESS_PID*, translated with it; one the list does not hold stays English inside the translation).
@@ -214,8 +355,36 @@ PIECES: Final[tuple[str, ...]] = (
     N_("the damage counters"),
     N_("the switch"),
     N_("the one just played"),
+    N_("the evolution"),
+    N_("the devolution"),
+    N_("the attacker"),
+    N_("the attack's target"),
+    N_("the spread damage"),
+    N_("the checkup damage"),
+    N_("the healing"),
+    N_("the damage counters moved"),
+    N_("the Special Condition"),
+    N_("the discarded attachment"),
+    # the lines of one effect whose owner the client prints wrong (OWNER_SHOWN, OWNER_HIDDEN, OWNER_SECOND)
+    N_("cards to the deck"),
+    N_("cards shuffled into the deck"),
+    N_("drew N cards"),
+    # a card's printings' HP, with what the cards in play add (HP_AMBIGUOUS and alike)
+    N_("{hps} (with {bonus} HP from the cards in play)"),
+    # the clue that picked one (replay.sources.ptcgl.cards.clues)
     N_("the one with the most Energy attached, then the least damage (a guess)"),
+    N_("one this effect has not hit yet"),
+    N_("a Benched one"),
+    N_("not one already taken"),
+    N_("the one whose damage reaches its HP"),
+    N_("the one this effect damaged"),
+    N_("the Active one"),
+    N_("the damaged one"),
     GUESS,
+    # what an effect put into play or onto a Pokémon, when the log does not say where from (GUESS_SOURCE)
+    N_("the cards put into the hand"),
+    N_("the attached card"),
+    N_("the evolution card"),
     # why a turn header without a name is a player's
     N_("the turn's draw"),
     N_("who goes first"),
@@ -238,6 +407,12 @@ CARD_FIELDS: Final[tuple[str, ...]] = ("card", "pokemon", "target")
 CARD_LIST_FIELDS: Final[tuple[str, ...]] = ("cards",)
 
 
+def _fill(lang: str) -> Fill | None:
+    """How a translated sentence is filled: in Korean, each particle after a field in the form the field's
+    text takes (replay.i18n.korean); else the fields as they are."""
+    return korean.fill if lang == "ko" else None
+
+
 def say(template: str, **fields: object) -> str:
     """An importer's sentence: ``template`` (one of :data:`SENTENCES`) filled, in English."""
     return template.format(**fields)
@@ -249,10 +424,27 @@ def text(lang: str, said: str, card: Callable[[str], str] | None = None) -> str:
     if lang == i18n.DEFAULT or not isinstance(said, str):
         return said
     names: dict[str, Callable[[str], str]] = {
-        "zone": lambda zone: i18n.gettext(lang, ZONES[zone]) if zone in ZONES else zone
+        "zone": lambda zone: i18n.gettext(lang, ZONES[zone]) if zone in ZONES else zone,
+        **scan_notes.names(lang, _fill(lang)),
     }
     if card is not None:
         names.update(dict.fromkeys(CARD_FIELDS, card))
         for field in CARD_LIST_FIELDS:
             names[field] = lambda listed: ", ".join(card(n) for n in listed.split(", "))
-    return translate(lang, SENTENCES, said, PIECES, names) or said
+    return translate(lang, SENTENCES, said, PIECES, names, _fill(lang)) or said
+
+
+def of_note(lang: str, event: Mapping[str, Any], card: Callable[[str], str] | None = None) -> str | None:
+    """A ``note`` event's text in ``lang``, each card it names shown by ``card``: an importer's own
+    sentence (:func:`text`), a scanned sheet's note row the scan wrote (author ``sheet``, the row read
+    from a scan: :data:`SCAN_SENTENCES`); None for any other note (a person's words: shown as written)."""
+    said = event.get("text")
+    if not isinstance(said, str) or not said:
+        return None
+    if event.get("author") == IMPORTER:
+        return text(lang, said, card)
+    if event.get("author") == SHEET and isinstance(event.get("scan"), str):
+        return (
+            said if lang == i18n.DEFAULT else translate(lang, SCAN_SENTENCES, said, fill=_fill(lang)) or said
+        )
+    return None

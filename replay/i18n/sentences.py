@@ -58,16 +58,22 @@ def read(templates: tuple[str, ...], text: str) -> tuple[str, dict[str, str]] | 
     return None
 
 
+#: How a translated template is filled with its fields' texts (:func:`_fill`; replay.i18n.korean.fill).
+Fill = Callable[[str, dict[str, str]], str]
+
+
 def translate(
     lang: str,
     templates: tuple[str, ...],
     text: str,
     pieces: tuple[str, ...] = (),
     names: Mapping[str, Callable[[str], str]] | None = None,
+    fill: Fill | None = None,
 ) -> str | None:
     """``text`` (written in English by one of ``templates``) in ``lang``; each field that one of
     ``pieces`` wrote (a sentence's own part, such as " by judge-1") translated the same way; each field
-    ``names`` has a function for (a card's name) shown by it. None when no template wrote ``text``."""
+    ``names`` has a function for (a card's name) shown by it; the translation filled by ``fill`` (the
+    fields as they are by default). None when no template wrote ``text``."""
     found = read(templates, text)
     if found is None:
         return None
@@ -79,15 +85,19 @@ def translate(
         for name, value in values.items():
             if value:
                 # a list first: one piece's lazy last field would read a whole list as one piece
-                values[name] = _listed(lang, pieces, value) or translate(lang, pieces, value, pieces) or value
-    return _fill(i18n.gettext(lang, template), values)
+                values[name] = (
+                    _listed(lang, pieces, value, fill)
+                    or translate(lang, pieces, value, pieces, fill=fill)
+                    or value
+                )
+    return (fill or _fill)(i18n.gettext(lang, template), values)
 
 
 #: How a sentence joins several of its pieces (a list of rows, of players).
 _SEPARATORS: Final[tuple[str, ...]] = ("; ", ", ")
 
 
-def _listed(lang: str, pieces: tuple[str, ...], value: str) -> str | None:
+def _listed(lang: str, pieces: tuple[str, ...], value: str, fill: Fill | None = None) -> str | None:
     """``value`` as a list of one piece's sentences joined by one of :data:`_SEPARATORS`, each translated;
     None when it is not one. A list is cut after the piece's last words (a name may hold a comma)."""
     for piece in pieces:
@@ -99,7 +109,7 @@ def _listed(lang: str, pieces: tuple[str, ...], value: str) -> str | None:
             if len(parts) < 2:
                 continue
             parts = [part + tail[0] for part in parts[:-1]] + parts[-1:]
-            shown = [translate(lang, (piece,), part, pieces) for part in parts]
+            shown = [translate(lang, (piece,), part, pieces, fill=fill) for part in parts]
             if all(s is not None for s in shown):
                 return sep.join(s for s in shown if s is not None)
     return None

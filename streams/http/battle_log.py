@@ -490,8 +490,8 @@ def describe(
         return _correction(event, names, earlier or {})
     if t == "note":
         text = _word(event.get("text", ""))
-        if event.get("author") == notes.IMPORTER and text:  # an importer's own sentence: in ``lang``
-            text = notes.text(lang, text, card_in(lang))
+        # an importer's own sentence, a scan's note row: in ``lang`` (a person's words: as written)
+        text = notes.of_note(lang, event, card_in(lang)) or text
         head = tr("Note by {author}", author=_word(event["author"])) if event.get("author") else tr("Note")
         return f"{head}: {text}" if text else head  # a public view has no free text
     if t == "discarded":

@@ -255,9 +255,7 @@ class LogCards:
             "importer_hp_effect",
             "info",
             no,
-            f"{mon.owner}'s {mon.name} ({mon.pid}) lost a card that gave it HP after surviving more damage "
-            "than its HP without it: one HP does not fit the whole stage, so it is left unknown (knockouts "
-            "from the log's claims)",
+            say(notes.HP_EFFECT_LOST, player=mon.owner, card=mon.name, pid=mon.pid),
         )
 
     def trainer_kind(self, name: str) -> str | None:

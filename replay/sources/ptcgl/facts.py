@@ -116,7 +116,7 @@ def find_exporter(lines: list[Line], players: list[str], find: Find) -> str | No
             "importer_exporter_unknown",
             "info",
             None,
-            "nothing in the log shows whose view it is (no named draw, no opening hand)",
+            say(notes.EXPORTER_UNKNOWN),
         )
         return None
     if ranked[1][1] > 0:
@@ -124,7 +124,7 @@ def find_exporter(lines: list[Line], players: list[str], find: Find) -> str | No
             "importer_exporter_conflict",
             "warning",
             None,
-            f"the log shows hidden information of both players; took {ranked[0][0]}",
+            say(notes.EXPORTER_CONFLICT, player=ranked[0][0]),
         )
     return ranked[0][0]
 

@@ -226,8 +226,7 @@ class Importer:
                     "importer_guess_owner",
                     "info",
                     no,
-                    f"the log names {owner} as owner of {name}, but only {other} has one in play; "
-                    f"took {other}'s",
+                    say(notes.GUESS_OWNER_ONLY, player=owner, card=name, other=other),
                 )
             elif materialise:
                 return self.materialise(owner, name, no)
@@ -251,8 +250,12 @@ class Importer:
             "importer_guess_pokemon",
             "warning",
             no,
-            f"{owner}'s {name} was not seen entering play; assumed it was put on the "
-            f"{'Active Spot' if to == 'active' else 'Bench'} as {pid}",
+            say(
+                notes.GUESS_ENTERED_ACTIVE if to == "active" else notes.GUESS_ENTERED_BENCH,
+                player=owner,
+                card=name,
+                pid=pid,
+            ),
         )
         slot = self._late_slot(owner)
         if slot is not None:
@@ -324,8 +327,9 @@ class Importer:
             "importer_guess_zone",
             "info",
             ln.no,
-            f"{what} ({', '.join(names) or 'cards'}) came from {p}'s hand, deck or discard pile: the log "
-            "does not say; took the hand",
+            say(notes.GUESS_SOURCE, what=what, cards=", ".join(names), player=p)
+            if names
+            else say(notes.GUESS_SOURCE_UNNAMED, what=what, player=p),
         )
         return "hand"
 

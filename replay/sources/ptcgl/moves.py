@@ -48,8 +48,7 @@ def on_moved_n(imp: Importer, ln: Line) -> bool:
                 "importer_guess_owner",
                 "warning",
                 ln.no,
-                f"{n} card(s) milled: the line names {p} as mover and {q} as owner during {actor}'s "
-                f"action; took {actor}'s deck",
+                say(notes.GUESS_OWNER_MILLED, n=n, player=p, owner=q, actor=actor),
             )
         else:
             imp.find(
@@ -78,7 +77,12 @@ def on_moved_n(imp: Importer, ln: Line) -> bool:
         # Redeemable Ticket-like: cards from the deck become Prize cards
         imp.emit({"type": "moved", "player": q, "count": n, "from": "deck", "to": "prizes"})
     else:
-        imp.find("importer_unsupported", "warning", ln.no, f"{n} cards moved to {zone or 'a zone'}: not read")
+        imp.find(
+            "importer_unsupported",
+            "warning",
+            ln.no,
+            say(notes.MOVED_UNREAD, n=n, zone=zone) if zone else say(notes.MOVED_UNREAD_SOMEWHERE, n=n),
+        )
     return True
 
 
@@ -172,8 +176,7 @@ def on_moved(imp: Importer, ln: Line) -> bool:
             "importer_guess_removed",
             "info",
             ln.no,
-            f"{name} moved to {zone}: no card of that name is in {q}'s discard pile, so the Benched "
-            f"{name} ({pid}) left play",
+            say(notes.GUESS_REMOVED_BENCH, card=name, zone=zone, player=q, pid=pid),
         )
         imp.emit({"type": "removed", "player": owner, "pid": pid, "to": zone})
         table.removed(pid, zone)
@@ -210,7 +213,7 @@ def on_moved(imp: Importer, ln: Line) -> bool:
     elif zone == "stadium":
         play_stadium(imp, q, name)
     else:
-        imp.find("importer_unsupported", "warning", ln.no, f"{name} moved: the log does not say where")
+        imp.find("importer_unsupported", "warning", ln.no, say(notes.MOVED_NOWHERE, card=name))
     return True
 
 

@@ -111,7 +111,6 @@ def tool_hp(imp: Importer, pid: str, name: str, no: int, *, stadium: bool = Fals
     if bonus == 0:
         return
     card = mon.card
-    how = "in play" if stadium else f"attached to {mon.owner}'s {mon.name} ({pid})"
     if bonus is not None:
         mon.hp_bonus += bonus
         hp = card.get("hp")
@@ -141,9 +140,13 @@ def tool_hp(imp: Importer, pid: str, name: str, no: int, *, stadium: bool = Fals
             "importer_hp_effect",
             "info",
             no,
-            f"{name} {how} may change the HP of {mon.owner}'s {mon.name} ({pid}) on a condition the card "
-            "catalogue cannot check, or below the damage it survived: its HP is left unknown (knockouts "
-            "from the log's claims)",
+            say(
+                notes.HP_EFFECT_STADIUM if stadium else notes.HP_EFFECT_ATTACHED,
+                card=name,
+                player=mon.owner,
+                pokemon=mon.name,
+                pid=pid,
+            ),
         )
 
 
@@ -279,8 +282,7 @@ def on_devolved(imp: Importer, ln: Line) -> bool:
         "importer_unsupported",
         "warning",
         ln.no,
-        f"a devolution ({c} to {d}): the contract has no event for it; the engine's board keeps the evolved "
-        "card's name and HP",
+        say(notes.DEVOLVED, card=c, target=d),
     )
     return True
 

@@ -86,7 +86,7 @@ def start_pending(imp: Importer, nxt: Line | None, *, deck_out_of: str | None = 
             "importer_guess_player",
             "warning",
             ln.no,
-            f"turn header names {player}, who is not in this game; took {expected}",
+            say(notes.HEADER_NOT_IN_GAME, player=player, other=expected),
         )
         player = expected
     imp.turn_no += 1
@@ -108,9 +108,7 @@ def start_pending(imp: Importer, nxt: Line | None, *, deck_out_of: str | None = 
             "importer_deck_floor",
             "info",
             ln.no,
-            f"the events leave {player} no card in deck, but the log shows the turn's draw: one card is put "
-            f"back from the {src.replace('_', ' ') if src else 'hand'} (some returns to the deck are not in "
-            "the log)",
+            say(notes.DECK_FLOOR, player=player, zone=src.replace("_", " ") if src else "hand"),
         )
         if src is not None:
             imp.emit({"type": "moved", "player": player, "count": 1, "from": src, "to": "deck"})
@@ -171,7 +169,7 @@ def end(imp: Importer, ln: Line) -> None:
             "importer_deck_out_turn",
             "warning",
             ln.no,
-            "a deck-out end line that does not follow a turn header: the events cannot show it",
+            say(notes.DECK_OUT_NO_HEADER),
         )
     conceded_first = kind in ("concession", "timeout") and concession_in_knockout(imp, ln)
     close_window(imp)
@@ -200,15 +198,14 @@ def end(imp: Importer, ln: Line) -> None:
             "importer_unknown_reason",
             "warning",
             ln.no,
-            f"unknown end reason {ln.extra[2]!r}: the game ends with the winner the log names ({winner}), "
-            "reason unknown",
+            say(notes.UNKNOWN_REASON, reason=repr(ln.extra[2]), player=winner),
         )
     if kind == "deck_out" and imp.turn_player != loser:
         imp.find(
             "importer_deck_out_turn",
             "warning",
             ln.no,
-            f"deck-out of {loser}, but the last turn header is {imp.turn_player}'s",
+            say(notes.DECK_OUT_OTHER_TURN, player=loser, other=imp.turn_player),
         )
     if conceded_first:
         pass
@@ -248,9 +245,7 @@ def concession_in_knockout(imp: Importer, ln: Line) -> bool:
                 "importer_concession_after_result",
                 "info",
                 ln.no,
-                f"{loser} conceded after the knockout that took {winner}'s last Prize cards or left {loser} "
-                "no Pokémon: that knockout decided the game first (docs/rules.md §1), the concession "
-                "comes after it",
+                say(notes.CONCEDED_AFTER, player=loser, winner=winner),
             )
         return False
     imp.emit(
@@ -260,9 +255,12 @@ def concession_in_knockout(imp: Importer, ln: Line) -> bool:
         "importer_concession_after_result",
         "info",
         ln.no,
-        f"{loser} conceded during the knockout of {', '.join(d for _, d in kos)} (lines "
-        f"{', '.join(str(no) for no, _ in kos)}), before its Prize cards were taken: the concession decides "
-        "the game (docs/rules.md §3: the result is judged after the prizes); the knockout is not emitted",
+        say(
+            notes.CONCEDED_DURING,
+            player=loser,
+            cards=", ".join(d for _, d in kos),
+            lines=", ".join(str(no) for no, _ in kos),
+        ),
     )
     imp.window = None
     return True
@@ -312,7 +310,12 @@ def on_ended(imp: Importer, ln: Line) -> bool:
         return False
     close_window(imp)
     if p != imp.turn_player:
-        imp.find("importer_turn_player", "warning", ln.no, f"{p} ended a turn that is {imp.turn_player}'s")
+        imp.find(
+            "importer_turn_player",
+            "warning",
+            ln.no,
+            say(notes.TURN_ENDED_OTHER, player=p, other=imp.turn_player),
+        )
     close_turn(imp)
     return True
 

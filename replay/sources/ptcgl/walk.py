@@ -70,8 +70,7 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
                 "importer_partly_read",
                 "warning",
                 ln.no,
-                f"read as a shorter sentence ({ln.key}) than the one it holds ({ln.partial}): the rest of "
-                "the line is not read",
+                say(notes.PARTLY_READ, key=ln.key, partial=ln.partial),
             )
         if imp.pending is not None:
             turns.start_pending(imp, ln)
@@ -90,7 +89,7 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
             # window is that attack's, closed (and its knockouts checked) at its end [docs/rules.md §2]
             imp.window.kind = "attack"
         if not handler(imp, ln):
-            imp.unread(ln, f"names a player who is not in this game: {ln.text[:80]!r}")
+            imp.unread(ln, say(notes.NOT_IN_GAME, line=repr(ln.text[:80])))
         if imp.table.stadium is not None or imp.field is not None:
             play.stadium_hp(imp, ln.no)
 

@@ -35,7 +35,7 @@ def close_window(imp: Importer) -> None:
     for no, q, d in w.kos:
         owner = q if table.is_player(q) else None
         if owner is None:
-            imp.find("unmatched_line", "warning", no, f"knockout of a Pokémon of unknown player {q}")
+            imp.find("unmatched_line", "warning", no, say(notes.KO_UNKNOWN_PLAYER, player=q))
             continue
         taken = {pid for _, pid in kos}
         by = clues(table, "taken", "fits", "hit", "active", "damaged", hit=w.hit, taken=taken)
@@ -159,8 +159,7 @@ def close_window(imp: Importer) -> None:
                 "importer_guess_removed",
                 "info",
                 no,
-                f"{imp.mon(pid).name} moved to {zone} with no new Active after it: taken as a card "
-                f"from outside play, not {owner}'s Active",
+                say(notes.GUESS_REMOVED_ACTIVE, card=imp.mon(pid).name, zone=zone, player=owner),
             )
     for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
         promote(imp, no, who, c, who in w.retreated)
@@ -200,8 +199,7 @@ def revise_damage(imp: Importer, pid: str, no: int) -> None:
             "importer_guess_pid",
             "info",
             no,
-            f"{n} damage guessed onto {mon.owner}'s {mon.name} ({pid}) went to {twin}: {pid} survived with "
-            f"its HP ({hp}) reached otherwise (damage corrected)",
+            say(notes.DAMAGE_CORRECTED, n=n, player=mon.owner, card=mon.name, pid=pid, twin=twin, hp=hp),
         )
 
 
@@ -235,9 +233,13 @@ def promotion_fix(imp: Importer, w: Window, pid: str, no: int, *, knocked_out: b
                     "importer_guess_pid",
                     "info",
                     no,
-                    f"{mon.owner}'s {mon.name}: {twin} was promoted, not {pid}: {pid} "
-                    + ("is knocked out with HP left" if knocked_out else "survives with its HP reached")
-                    + " otherwise (the events since the promotion corrected)",
+                    say(
+                        notes.PROMOTION_KNOCKED_OUT if knocked_out else notes.PROMOTION_SURVIVES,
+                        player=mon.owner,
+                        card=mon.name,
+                        twin=twin,
+                        pid=pid,
+                    ),
                 )
                 return twin
     return None
@@ -368,8 +370,7 @@ def prize_modifiers(
                     "importer_prize_without_ko",
                     "warning",
                     no,
-                    f"{taker} took {n} prize card(s) but no knockout of the opponent's Pokémon is printed "
-                    "near it",
+                    say(notes.PRIZE_WITHOUT_KO, player=taker, n=n),
                 )
             continue
         values = {pid: imp.rules.prize_value(imp.mon(pid).rule) for pid in victims}

@@ -159,7 +159,7 @@ def on_drew_n_played(imp: Importer, ln: Line) -> bool:
             "importer_guess_pokemon",
             "warning",
             ln.no,
-            f"{p} put {n} Pokémon into play but the log lists {len(names)} names",
+            say(notes.GUESS_POKEMON_COUNT, player=p, n=n, count=len(names)),
         )
     to = "active" if ln.g.get("zone") == "active" else "bench"
     for name in names[:n]:
@@ -262,8 +262,7 @@ def on_discarded(imp: Importer, ln: Line) -> bool:
             "importer_guess_removed",
             "info",
             ln.no,
-            f"{p} discarded {ln.g['c']} as a Stadium came into play: taken as the Benched {ln.g['c']} "
-            f"({pid}) leaving play (a Bench limit), not a card from the hand",
+            say(notes.GUESS_REMOVED_STADIUM, player=p, card=ln.g["c"], pid=pid),
         )
         imp.emit({"type": "removed", "player": p, "pid": pid, "to": "discard"})
         imp.table.removed(pid, "discard", names=True)

@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from replay.i18n import scan_notes
+from replay.i18n.notes import say
 from replay.sheet_format import FORMAT
 from replay.sources.cards import Catalogue
 from replay.sources.scan.layout import (
@@ -334,7 +336,7 @@ def _document(
         add("head", turn=0, player=pid[s], action="bench", card=name)
     if not head_carried and head_problems:
         row_n = add(
-            "head", action="note", note="unclear marks in the sheet's header", confidence=round(head_conf, 2)
+            "head", action="note", note=say(scan_notes.UNCLEAR_HEADER), confidence=round(head_conf, 2)
         )
         carriers.append(Carrier("head", row_n, head_conf, head_problems))
     # ---- the turn rows
@@ -346,7 +348,7 @@ def _document(
                 f"r{r}",
                 turn=r,
                 action="note",
-                note=f"unclear marks in the sheet's row {r}",
+                note=say(scan_notes.UNCLEAR_ROW, row=r),
                 confidence=round(u.confidence, 2),
             )
             carriers.append(Carrier(f"r{r}", row_n, u.confidence, tuple(u.problems)))
@@ -399,7 +401,7 @@ def _document(
             f"r{r}",
             turn=r,
             action="note",
-            note=f"unclear marks in the sheet's row {r}",
+            note=say(scan_notes.UNCLEAR_ROW, row=r),
             confidence=round(u.confidence, 2),
         )
         carriers.append(Carrier(f"r{r}", row_n, u.confidence, tuple(u.problems)))
@@ -424,7 +426,7 @@ def _document(
         row_n = add(
             "end",
             action="note",
-            note="unclear marks in the sheet's end-of-game box",
+            note=say(scan_notes.UNCLEAR_END),
             confidence=round(end.confidence, 2),
         )
         carriers.append(Carrier("end", row_n, end.confidence, end_problems))

@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 
 from replay.engine import KNOWN_RULESETS, InputError
+from replay.i18n import scan_notes
+from replay.i18n.notes import say
 from replay.sources.common import Event, Finding, ImportResult, valid_match_id
 from replay.sources.scan.budget import (
     file_kind,
@@ -149,10 +151,10 @@ def sheet_key(data: bytes, page: int | None, part: int = 1) -> str:
 
 def _region_name(region: str) -> str:
     if region == "head":
-        return "the sheet's header"
+        return say(scan_notes.HEADER)
     if region == "end":
-        return "the sheet's end-of-game box"
-    return f"sheet row {region[1:]}"
+        return say(scan_notes.END)
+    return say(scan_notes.ROW, row=region[1:])
 
 
 def _explain(res: ImportResult, carriers: list[Carrier], key: str) -> None:
@@ -160,11 +162,17 @@ def _explain(res: ImportResult, carriers: list[Carrier], key: str) -> None:
     which crop shows them (the finding's ``scan``; ``sheet_region``: ``r7``, ``head`` or ``end``)."""
     said: dict[int, tuple[Carrier, str]] = {}
     for c in carriers:
-        why = "; ".join(c.problems) if c.problems else "marks near the thresholds"
+        why = "; ".join(c.problems) if c.problems else say(scan_notes.NEAR_THRESHOLDS)
         ref = f"{key}/{c.region}"
         said[c.row_n] = (
             c,
-            f"{_region_name(c.region)}: {why}; confidence {c.confidence:.2f}: check the crop {ref}",
+            say(
+                scan_notes.LOW_CONFIDENCE,
+                region=_region_name(c.region),
+                problems=why,
+                confidence=f"{c.confidence:.2f}",
+                ref=ref,
+            ),
         )
     for i, f in enumerate(res.findings):
         if f.code == "low_confidence" and f.line in said:

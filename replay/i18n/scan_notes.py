@@ -1,0 +1,100 @@
+"""The scan importer's own sentences in the reader's language (issue 34 item 5).
+
+A scanned sheet (replay.sources.scan) says what it could not read cleanly in two places, both kept in
+English in the stream: a note row for marks in a part of the sheet no event comes from (``unclear marks
+in the sheet's row 9``: one of the sheet's note rows, ``author: "sheet"``, with the row's ``scan``), and
+the ``low_confidence`` finding's note (``author: "importer"``), which names the region, each unclear
+mark's problem (the mark reader's words: replay.sources.scan.reader, .marks), the confidence and the crop.
+:func:`problems` reads the problems back one by one (they are joined by ``"; "``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from replay.i18n import N_
+from replay.i18n.sentences import Fill, translate
+
+# the note rows (replay.sources.scan.marks)
+UNCLEAR_HEADER: Final = N_("unclear marks in the sheet's header")
+UNCLEAR_ROW: Final = N_("unclear marks in the sheet's row {row}")
+UNCLEAR_END: Final = N_("unclear marks in the sheet's end-of-game box")
+UNCLEAR: Final[tuple[str, ...]] = (UNCLEAR_HEADER, UNCLEAR_ROW, UNCLEAR_END)
+
+# the low_confidence finding's note (replay.sources.scan.photo)
+LOW_CONFIDENCE: Final = N_("{region}: {problems}; confidence {confidence}: check the crop {ref}")
+HEADER: Final = N_("the sheet's header")
+END: Final = N_("the sheet's end-of-game box")
+ROW: Final = N_("sheet row {row}")
+REGIONS: Final[tuple[str, ...]] = (HEADER, END, ROW)
+#: The problems when the reader names none.
+NEAR_THRESHOLDS: Final = N_("marks near the thresholds")
+
+#: One problem of a mark group, as the reader writes it (replay.sources.scan.reader._group), the more
+#: specific of two alike first; each follows its group's label the first time (``LABELLED``).
+BOXES: Final[tuple[str, ...]] = (
+    N_("box {box} inked past its edges: scribbled out? read as marked"),
+    N_("box {box} faint, between empty and marked, read as empty"),
+    N_("box {box} between empty and marked, read as marked"),
+    N_("box {box} between empty and marked, read as empty"),
+    N_("box {box} scribbled out, read as not marked"),
+    N_("box {box} at the edge of a shadow, read as not marked"),
+    N_("{n} boxes marked ({boxes}), read as {box}"),
+)
+#: A row's or the end box's own problems (replay.sources.scan.marks), each part between ``"; "`` apart.
+OWN: Final[tuple[str, ...]] = (
+    N_("whose turn: no box marked"),
+    N_("read as {side} (the turns alternate)"),
+    N_("penalty: no kind marked"),
+    N_("penalty: no player marked"),
+    N_("not read"),
+    N_("how the game ended is marked but not who won"),
+    N_("no result read"),
+    N_("who won is marked but not how the game ended"),
+    N_("a concession with no winner"),
+    NEAR_THRESHOLDS,
+)
+LABELLED: Final = N_("{label}: {problem}")
+#: The mark groups' labels (replay.sources.scan.layout) and the words printed by boxes (the printer's).
+LABELS: Final[tuple[str, ...]] = (
+    N_("{side}'s mulligans"),
+    N_("whose turn"),
+    N_("prizes {side} took"),
+    N_("{side}'s Pokémon Knocked Out"),
+    N_("time called"),
+    N_("penalty to"),
+    N_("penalty"),
+    N_("how the game ended"),
+    N_("who won"),
+    N_("Act"),
+    N_("Prizes"),
+    N_("No Pokémon"),
+    N_("Deck-out"),
+    N_("Concession"),
+    N_("Time"),
+    N_("Penalty"),
+    N_("Draw"),
+)
+#: Every sentence of the scan's that a note holds whole.
+SENTENCES: Final[tuple[str, ...]] = (*UNCLEAR, LOW_CONFIDENCE)
+
+
+def problems(lang: str, said: str, fill: Fill | None = None) -> str:
+    """The reader's problems ``said`` (joined by ``"; "``) in ``lang``, each by its template; one no
+    template reads stays as written."""
+    shown = []
+    for part in said.split("; "):
+        found = translate(lang, (*OWN, *BOXES), part, LABELS, fill=fill)
+        if found is None:
+            found = translate(lang, (LABELLED,), part, (*LABELS, *BOXES), fill=fill)
+        shown.append(found or part)
+    return "; ".join(shown)
+
+
+def names(lang: str, fill: Fill | None = None) -> dict[str, Callable[[str], str]]:
+    """How :data:`LOW_CONFIDENCE`'s fields are shown in ``lang`` (for :func:`translate`'s ``names``)."""
+    return {
+        "problems": lambda said: problems(lang, said, fill),
+        "region": lambda said: translate(lang, REGIONS, said, fill=fill) or said,
+    }
