@@ -328,6 +328,7 @@ class CardDatabase:
         # (a 300-line log asks attach_source ~150 times about a dozen cards): the data never changes
         self._found: dict[tuple[str, str], tuple[CardInfo, ...]] = {}
         self._sources: dict[tuple[str, str | None, str, str], str | None] = {}
+        self._abilities: dict[tuple[str, str, str], bool | None] = {}  # is_ability's answers (every "used")
         self._search: list[tuple[str, str, str]] | None = None
 
     @cached_property
@@ -491,13 +492,15 @@ class CardDatabase:
     def is_ability(self, card: str, move: str, lang: str = "en") -> bool | None:
         """Whether ``move`` is an Ability (True) or an attack (False) of the card named ``card``; None when
         the catalogue does not tell (unknown card, or the name is both across printings)."""
+        asked = (card, move, lang)
+        if asked in self._abilities:
+            return self._abilities[asked]
         m = _key(move)
         langs = (lang, "en") if lang != "en" else ("en",)
         ab = any(m in self._moves(card, lg, True) for lg in langs if lg in self.by_name)
         at = any(m in self._moves(card, lg, False) for lg in langs if lg in self.by_name)
-        if ab == at:
-            return None
-        return ab
+        out = self._abilities[asked] = None if ab == at else ab
+        return out
 
 
 def load_catalogue() -> CardDatabase:
