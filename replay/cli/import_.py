@@ -7,7 +7,6 @@ sheets, rows below the confidence threshold); 2 bad input, raised as InputError 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
 from typing import IO, TYPE_CHECKING
@@ -119,6 +118,8 @@ def _matches(args: argparse.Namespace, paths: list[str]) -> list[str]:
     out: list[str] = []
     for path, m in zip(paths, ids, strict=True):
         if m in out:
+            import hashlib  # here: only two files of one name pay for OpenSSL's import (2-3 ms)
+
             digest = hashlib.sha256(os.path.abspath(path).encode("utf-8")).hexdigest()[:8]
             m = f"{m[:119]}.{digest}"
         out.append(m)

@@ -25,7 +25,7 @@ import unicodedata
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -317,7 +317,7 @@ class CardDatabase:
         self._blocks: list[list[int]] = head["blocks"]
         self._data = data
         self._base = end + 1
-        self.prints: dict[str, int] = self._part(head["prints"])
+        self._prints_at: list[int] = head["prints"]
         self.by_name: Mapping[str, dict[str, list[int]]] = _Names(self._part, head["names"])
         self._cards: dict[int, CardInfo] = {}
         # block number -> its records, each still JSON: a block is split into records without building
@@ -328,7 +328,15 @@ class CardDatabase:
         # (a 300-line log asks attach_source ~150 times about a dozen cards): the data never changes
         self._found: dict[tuple[str, str], tuple[CardInfo, ...]] = {}
         self._sources: dict[tuple[str, str | None, str, str], str | None] = {}
+        self._abilities: dict[tuple[str, str, str], bool | None] = {}  # is_ability's answers (every "used")
         self._search: list[tuple[str, str, str]] | None = None
+
+    @cached_property
+    def prints(self) -> dict[str, int]:
+        """Printing id (``sv6_163``) -> card number, decoded at the first look-up by id: 25,000 ids took
+        25-30 ms, most of a one-log import's catalogue load, and a log without ids never asks."""
+        prints: dict[str, int] = self._part(self._prints_at)
+        return prints
 
     def _part(self, where: list[int]) -> Any:
         """One zlib part of the file, decoded (``where``: its offset after the header and its length)."""
@@ -484,13 +492,15 @@ class CardDatabase:
     def is_ability(self, card: str, move: str, lang: str = "en") -> bool | None:
         """Whether ``move`` is an Ability (True) or an attack (False) of the card named ``card``; None when
         the catalogue does not tell (unknown card, or the name is both across printings)."""
+        asked = (card, move, lang)
+        if asked in self._abilities:
+            return self._abilities[asked]
         m = _key(move)
         langs = (lang, "en") if lang != "en" else ("en",)
         ab = any(m in self._moves(card, lg, True) for lg in langs if lg in self.by_name)
         at = any(m in self._moves(card, lg, False) for lg in langs if lg in self.by_name)
-        if ab == at:
-            return None
-        return ab
+        out = self._abilities[asked] = None if ab == at else ab
+        return out
 
 
 def load_catalogue() -> CardDatabase:

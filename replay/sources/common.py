@@ -7,7 +7,6 @@ caller (the CLI prints them on stderr) and also written into the stream as ``not
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -73,6 +72,8 @@ def match_id_from(name: str) -> str:
     text = re.sub("-{2,}", "-", "".join(kept)).strip("-")
     if any(ord(c) > 127 for c in text):
         text = "xn--" + text.encode("punycode").decode("ascii").strip("-")
+    import hashlib  # here: only a name that needs its hash pays for OpenSSL's import (2-3 ms)
+
     digest = hashlib.sha256(base.encode("utf-8")).hexdigest()[:8]
     if not text:
         return f"log.{digest}"
@@ -97,9 +98,4 @@ def note(finding: Finding) -> Event:
 
 def number(match: str, events: list[Event]) -> list[Event]:
     """Give each event its envelope (match, seq from 1), envelope fields first for readable output."""
-    out: list[Event] = []
-    for i, ev in enumerate(events, 1):
-        numbered: Event = {"match": match, "seq": i}
-        numbered.update(ev)
-        out.append(numbered)
-    return out
+    return [{"match": match, "seq": i, **ev} for i, ev in enumerate(events, 1)]

@@ -26,6 +26,27 @@ from typing import Any
 
 Event = dict[str, Any]
 ZONES = ("deck", "hand", "discard", "prizes", "lost_zone", "stadium")
+# the event types that can name cards going to or leaving the discard pile (Table._names)
+_NAMED = frozenset({"moved", "shuffled", "to_hand", "discarded"})
+# the event types that move cards between zones (Table.count): the others (damage, attacks, turns'
+# ends, knockouts, promotions: ~40% of a log's events) are let through at once
+_COUNTED = frozenset(
+    {
+        "setup",
+        "drew",
+        "searched",
+        "played",
+        "evolved",
+        "attached",
+        "trainer_played",
+        "discarded",
+        "moved",
+        "shuffled",
+        "to_hand",
+        "prize_taken",
+        "turn_started",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -173,32 +194,35 @@ class Table:
         return self.zones[player].get(zone) >= n
 
     def _move(self, p: str, src: str, dst: str, n: int) -> None:
+        # (the zones by name, as Zones.get and Zones.add read them, without their two calls a zone: the
+        # importer moves cards ~80 times a log)
         z = self.zones[p]
-        have = z.get(src)
+        have: int = getattr(z, src)
         if src == "deck":
             n = min(n, max(have, 0))  # a player takes what there is [docs/rules.md §1.3]
         elif have < n:
             self.short.append((p, src, n - have))
-        z.add(src, -n)
-        z.add(dst, n)
+        setattr(z, src, have - n)
+        setattr(z, dst, getattr(z, dst) + n)
 
     def count(self, ev: Event) -> None:
         """Apply a contract event's card moves to the zone counts, as the engine counts them; moves that
         take more cards than a zone holds are listed in ``short`` (reset by each call)."""
         self.short = []
         t = ev.get("type")
+        if t not in _COUNTED:
+            return
         p = ev.get("player")
         if p not in self.zones:
             return
         z = self.zones[p]
-        n = _count(ev)
         if t == "setup":
             self._move(p, "deck", "hand", self.hand_size)
             self._move(p, "deck", "prizes", self.prize_count)
             placed = (1 if isinstance(ev.get("active"), dict) else 0) + len(ev.get("bench") or [])
             self._move(p, "hand", "in_play", placed)
         elif t in ("drew", "searched"):
-            self._move(p, "deck", "hand", n)
+            self._move(p, "deck", "hand", _count(ev))
         elif t in ("played", "evolved"):
             self._move(p, "hand", "in_play", 1)
         elif t == "attached":
@@ -219,6 +243,7 @@ class Table:
             elif kind in ("item", "supporter"):
                 self._move(p, "hand", "discard", 1)
         elif t == "discarded":
+            n = _count(ev)
             pid = ev.get("pid")
             if isinstance(pid, str):
                 mon = self.mons.get(pid)
@@ -236,19 +261,18 @@ class Table:
             if t == "to_hand" and src is None:
                 src = "discard"
             if src in ZONES and dst in ZONES and src != dst:
-                self._move(p, str(src), str(dst), n)
+                self._move(p, str(src), str(dst), _count(ev))
         elif t == "prize_taken":
-            self._move(p, "prizes", "hand", n)
+            self._move(p, "prizes", "hand", _count(ev))
         elif t == "turn_started" and "deck" in ev:
             seen = int(ev["deck"])
             z.hand += z.deck - seen  # the difference is in the hand (hidden), as the engine keeps it
             z.deck = seen
-        self._names(ev, t, p)
+        if t in _NAMED:
+            self._names(ev, t, p)
 
     def _names(self, ev: Event, t: Any, p: str) -> None:
-        """The public zones' names: cards named going to or leaving the discard pile."""
-        if t not in ("moved", "shuffled", "to_hand", "discarded"):
-            return
+        """The public zones' names: cards named going to or leaving the discard pile (``t`` in _NAMED)."""
         if t == "shuffled" and "from" not in ev:
             return
         src = ev.get("from", "hand")

@@ -27,6 +27,31 @@ def test_jsonl_to_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "prizes_numbered.txt: match prizes_numbered:" in err and "0 unmatched" in err
 
 
+def test_jsonl_lines_are_the_json_module_s_bytes(tmp_path: Path) -> None:
+    """The JSON Lines a user's tools read: one compact object a line, keys in the event's order, UTF-8 as is
+    (card names in every language), control characters escaped, byte for byte what ``json.dumps`` wrote
+    before the writer moved to msgspec (issue 40 item 2)."""
+    from replay.cli.common import write_events
+
+    out = tmp_path / "ev.jsonl"
+    assert main(["import", "ptcgl", str(DATA / "ptcgl" / "lang_de.txt"), "-o", str(out), "-q"]) == 0
+    events = read_jsonl(out)
+    events.append(
+        {
+            "type": "note",
+            "text": 'Glurak-ex \u2019 "x"\\ \t\n\x00\x1f \u2028 リザードン',
+            "n": [-1, True, None],
+        }
+    )
+    with (tmp_path / "again.jsonl").open("wb") as fh:
+        write_events(events, fh, "jsonl")
+    expected = b"".join(
+        json.dumps(ev, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n" for ev in events
+    )
+    assert (tmp_path / "again.jsonl").read_bytes() == expected
+    assert out.read_bytes() == expected[: len(out.read_bytes())]
+
+
 def test_msgpack_to_stdout(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     assert main(["import", "ptcgl", LOG, "--format", "msgpack", "--match", "g:1", "-q"]) == 0
     data = capsysbinary.readouterr().out

@@ -51,6 +51,7 @@ class LogCards:
         self.hp_open: list[tuple[Mon, dict[str, Any], list[int]]] = []  # HP chosen at the end
         self.hp_chosen: dict[str, int] = {}
         self.hp_missing: set[str] = set()
+        self._kinds: dict[str, str | None] = {}  # trainer_kind's answers: asked at every Trainer played
 
     def infos(self, name: str) -> list[CardInfo]:
         """The catalogue's cards printed as ``name`` in the log's language (one printing when the log
@@ -260,9 +261,12 @@ class LogCards:
 
     def trainer_kind(self, name: str) -> str | None:
         """item | supporter | stadium | tool for a Trainer the catalogue knows, else None."""
+        if name in self._kinds:
+            return self._kinds[name]
         kinds = {TRAINER_KINDS.get(i.kind or "") for i in self.infos(name) if i.category == "trainer"}
         kinds.discard(None)
-        return next(iter(kinds)) if len(kinds) == 1 else None
+        out = self._kinds[name] = next(iter(kinds)) if len(kinds) == 1 else None
+        return out
 
     def attach_kind(self, name: str) -> str:
         """energy | tool | other for an attached card."""

@@ -40,7 +40,7 @@ class Stream:
             self.events.append(ev)
             return
         table.count(ev)
-        for player, zone, n in list(table.short) if not self.ended else ():
+        for player, zone, n in list(table.short) if table.short and not self.ended else ():
             self.find(
                 "importer_count_unknown",
                 "info",

@@ -24,7 +24,7 @@ from replay.sources.ptcgl.locales import Locale
 from replay.sources.table import Mon, Table
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Window:
     """A resolution window: an action line and the consequence lines that follow it (a whole Pokémon
     Checkup is one), emitted in rule order when it closes (replay/sources/ptcgl/window.py)."""
@@ -54,6 +54,35 @@ class Window:
     lost_with_ko: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (owner, KO'd name, cards)
     devolved: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, card taken off) -> pid
     gone: dict[str, list[str]] = field(default_factory=dict)  # owner -> cards of a Pokémon shuffled away
+
+    def __init__(self, kind: str, line: int, actor: str | None = None) -> None:
+        # written out (dataclass's own __init__ called a factory for each of its 15 containers): a log
+        # opens a window at almost every action line, ~160 a log
+        self.kind = kind
+        self.line = line
+        self.actor = actor
+        self.kos = []
+        self.prizes = []
+        self.promos = []
+        self.hit = []
+        self.played = []
+        self.retreated = set()
+        self.seen = {}
+        self.leaving = {}
+        self.stadium_played = False
+        self.replaced = None
+        self.ko_lists = {}
+        self.prizes_shuffled = set()
+        self.move = None
+        self.user = None
+        self.hands_shuffled = set()
+        self.returned = set()
+        self.searched = False
+        self.trainer = None
+        self.from_hand = 0
+        self.lost_with_ko = []
+        self.devolved = {}
+        self.gone = {}
 
 
 class Importer:

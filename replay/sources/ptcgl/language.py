@@ -65,12 +65,18 @@ def name_unread(lines: list[str]) -> str | None:
 
 
 def _headers_of(loc: Locale, s: str) -> int:
-    nm = NUMBERED.match(s)
+    # the literal prefix and suffixes first (as lines.header): the regexes run on the few lines they fit
+    nm = NUMBERED.match(s) if s.startswith("Turn # ") else None
     if nm is not None:
         s = nm.group("rest")
-    if s == loc.setup or s == loc.checkup or s in loc.draw or loc.turn.match(s):
+    if (
+        s == loc.setup
+        or s == loc.checkup
+        or s in loc.draw
+        or (s.startswith(loc.turn_prefix) and s.endswith(loc.turn_suffix) and loc.turn.match(s))
+    ):
         return 1
-    w = loc.wins.match(s)
+    w = loc.wins.match(s) if s.endswith(loc.wins_suffix) else None
     if w is not None and w.group("reason") in loc.reasons:
         return 2
     return 0

@@ -188,8 +188,14 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
                 append(head)
                 continue
         found = sentences.match(s)
-        partial = next((m.partial for m in found if m.partial), "")
-        parts: list[tuple[str, dict[str, str] | None, str]] = [(m.kind, m.g, m.key) for m in found]
+        parts: list[tuple[str, dict[str, str] | None, str]]
+        if len(found) == 1:  # most lines: one sentence
+            m = found[0]
+            partial = m.partial
+            parts = [(m.kind, m.g, m.key)]
+        else:
+            partial = next((m.partial for m in found if m.partial), "")
+            parts = [(m.kind, m.g, m.key) for m in found]
         if not parts and en:
             for kind, rx in extra_en:
                 em = rx.match(s)

@@ -256,6 +256,10 @@ def normal_template(text: str) -> str:
     return "".join(normal_text(p) if i % 2 == 0 else f"[{p}]" for i, p in enumerate(parts))
 
 
+# kinds whose card value ``_refine`` reads for a hidden card or a count ("drew a card", "drew 2 cards")
+_CARD_KINDS = frozenset({"drew", "discarded", "to_deck", "moved", "shuffled_into", "added"})
+
+
 @dataclass(frozen=True, slots=True)
 class Template:
     key: str
@@ -266,11 +270,19 @@ class Template:
     fixed: tuple[tuple[str, str], ...]
     literal: int  # characters of literal text: the most specific template is tried first
     pieces: tuple[str, ...] = ()  # its literal text between placeholders, in order
+    # the groups' names in the regex's order (its groups are its placeholders' first appearances) and
+    # their canonical names: a match's values are zipped onto them, no groupdict
+    phs: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    refined: bool = False  # whether _refine has anything to read (a condition, a card of _CARD_KINDS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Match:
-    """What one sentence says: its ``kind``, ``key`` (the client's template key) and values (``g``)."""
+    """What one sentence says: its ``kind``, ``key`` (the client's template key) and values (``g``).
+
+    Not frozen: a frozen dataclass sets each field through ``object.__setattr__``, and one is made per line
+    read (nothing hashes a Match: its values are a dict)."""
 
     kind: str
     key: str
@@ -320,7 +332,20 @@ def _compile(key: str, text: str, players: str = r"\S+?") -> Template | None:
     parts.append(re.escape(lit))
     literal += len(lit)
     pieces = tuple(p.strip() for p in _SLOT.split(text)[::2] if p.strip())
-    return Template(key, kind, text, "".join(parts), tuple(groups), tuple(fixed.items()), literal, pieces)
+    refined = kind in _CARD_KINDS or any(name == "cond" for _, name in groups)
+    return Template(
+        key,
+        kind,
+        text,
+        "".join(parts),
+        tuple(groups),
+        tuple(fixed.items()),
+        literal,
+        pieces,
+        tuple(ph for ph, _ in groups),
+        tuple(name for _, name in groups),
+        refined,
+    )
 
 
 def _whole_words(text: str) -> list[str]:
@@ -536,18 +561,28 @@ class Sentences:
         return rx
 
     def match_one(self, line: str) -> Match | None:
-        order = self._order(self._words.intersection(line.split(" ")))
+        # The line's few candidates (1.5 tried per line on average), one C call each: the cost of a line is
+        # the Python around the regexes, kept to a dict lookup, a zip of the values and one Match.
+        words = self._words.intersection(line.split(" "))
+        order = self._orders.get(words) or self._order(words)
         rxs = self._rx
         for k, i in enumerate(order):
             m = (rxs[i] or self._regex(i)).fullmatch(line)
             if m is None:
                 continue
             t = self.templates[i]
-            raw = m.groupdict()
-            g = {name: raw[ph] for ph, name in t.groups}
-            g.update(t.fixed)
-            out = self._refine(t, g, raw)
-            if out is not None:
+            values = m.groups()
+            raw = dict(zip(t.phs, values, strict=True))
+            g = dict(zip(t.names, values, strict=True))
+            if t.fixed:
+                g.update(t.fixed)
+            if t.refined:
+                out = self._refine(t, g, raw)
+                if out is None:
+                    return None
+            else:
+                out = Match(t.kind, t.key, g, raw)
+            if k:
                 # a more specific template tried before (all failed) whose words are all in the line
                 fell = next(
                     (
@@ -558,7 +593,7 @@ class Sentences:
                     None,
                 )
                 if fell is not None:
-                    return Match(out.kind, out.key, out.g, out.raw, partial=fell.key)
+                    out.partial = fell.key
             return out
         return None
 
@@ -571,7 +606,7 @@ class Sentences:
                 return None  # not a Special Condition: not this sentence
             g["cond"] = canon
         c = g.get("c")
-        if c is not None and kind in ("drew", "discarded", "to_deck", "moved", "shuffled_into", "added"):
+        if c is not None and kind in _CARD_KINDS:
             low = c.casefold()
             nm = self.n_cards.fullmatch(c)
             if low in self.a_card or low in self.hidden:

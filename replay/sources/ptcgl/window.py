@@ -23,6 +23,13 @@ def close_window(imp: Importer) -> None:
     if w is None:
         return
     imp.window = None
+    if not (w.kos or w.prizes or w.promos or w.hit or w.leaving or w.lost_with_ko):
+        # most windows (a Trainer, an Energy, a draw) hold nothing to order: only their end, if any
+        if w.kind == "attack":
+            imp.emit({"type": "attack_ended"})
+        elif w.kind == "checkup":
+            imp.emit({"type": "checkup_ended"})
+        return
     table = imp.table
     kos: list[tuple[int, str]] = []
     for no, q, d in w.kos:
@@ -52,8 +59,9 @@ def close_window(imp: Importer) -> None:
     for no, pid in kos:
         mon = imp.mon(pid)
         revise_attachments(imp, pid, w.ko_lists.get((mon.owner, mon.name)), no)
-    modifiers, no_ko = prize_modifiers(imp, w, kos)
-    effect = prize_effect(imp, w)
+    # the catalogue is asked about the window's card only when the window has prize lines (most have none)
+    effect = prize_effect(imp, w) if w.prizes else None
+    modifiers, no_ko = prize_modifiers(imp, w, kos, effect)
     out = {pid for _, pid in kos}
     for pid in dict.fromkeys(w.hit):
         # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
@@ -341,14 +349,14 @@ def prize_effect(imp: Importer, w: Window) -> str | None:
 
 
 def prize_modifiers(
-    imp: Importer, w: Window, kos: list[tuple[int, str]]
+    imp: Importer, w: Window, kos: list[tuple[int, str]], effect: str | None
 ) -> tuple[dict[str, list[int]], set[str]]:
     """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
     changed the value (Briar +1, Legacy Energy -1) [docs/rules.md §3]: say so with a prize_modifier.
-    Also returns the players whose prize lines have no knockout of the other player's near them."""
+    Also returns the players whose prize lines have no knockout of the other player's near them.
+    ``effect``: the window's ``prize_effect``."""
     out: dict[str, list[int]] = {}
     no_ko: set[str] = set()
-    effect = prize_effect(imp, w)
     claimed: dict[str, tuple[int, int]] = {}
     for no, taker, n in w.prizes:
         first_no, total = claimed.get(taker, (no, 0))
