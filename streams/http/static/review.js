@@ -1227,6 +1227,7 @@
     await rest;
     if (failed) { cannotShow(failed); return; }
     await history;
+    timings.ready = performance.now(); // every window read (bench/review.py)
     document.body.dataset.ready = "1";
   }
 
