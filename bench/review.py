@@ -22,9 +22,9 @@ its baseline:
 - **every window read**: from the navigation's start to ``body[data-ready]`` (the last window in, the
   history read), for each open.
 - **step**: (once every window is read) one step to a seq (any seq, ``--steps`` of them at random: most
-  land between two of the page's board snapshots, so the deltas after the snapshot are folded), rendered and laid out, in the
-  page: p50, p95 and max, for each game. Baseline: a server round trip to ``/review/<match>/state?seq=N``
-  (the server replays the archive) for the same seqs, without its render.
+  land between two of the page's board snapshots, so the deltas after the snapshot are folded), rendered
+  and laid out, in the page: p50, p95 and max, for each game. Baseline: a server round trip to
+  ``/review/<match>/state?seq=N`` (the server replays the archive) for the same seqs, without its render.
 
 Targets (issue 40 item 4): a 50,000-event game opens in under 1 s, a 1,300-event one in under 300 ms, a
 step under 20 ms at p95. Compare ratios within one run: the machine is shared and noisy (the bench prints
