@@ -7,7 +7,8 @@
 
 - ``GET /review/<match>/meta``: the stored record, the battle log and every step of the game (the board
   after each event as a delta of the one before: :mod:`streams.http.frames`), from one fold of the
-  archive;
+  archive; with ``?from=&to=``, a window of those steps and their log lines, folded no further than its
+  end (:mod:`streams.http.review_window`): the page opens on the first and reads the others after it;
 - ``GET /review/<match>/state?seq=N``: one step, the same fold's (for scripts and tests).
 
 The overlay (``GET /overlay/<match>``) reads only ``/matches/<match>/live`` (the public board over SSE) and
