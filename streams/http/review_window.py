@@ -98,11 +98,12 @@ class ReviewFold:
         self.match, self.entries, self.public, self.lang = match, entries, public, lang
         self.typed, self.playoff = typed, playoff
         events = decode(entries)
-        self._fold = StepFold(entries, events)
+        self._fold: StepFold | None = StepFold(entries, events)  # None once every step is kept
         shown = [public_event(e) for e in events] if public else events
         self._writer = LogWriter(entries, shown, lang)
         self.names = display_names(card_names(shown), lang)
-        self.count = len(self._fold.groups)
+        self._groups = self._fold.groups
+        self.count = len(self._groups)
         self.last = max(e.position[0] for e in entries)
         self.frames: list[bytes] = []
         self.lines: list[bytes] = []
@@ -115,7 +116,7 @@ class ReviewFold:
     def advance(self, n: int) -> None:
         """Fold until the first ``n`` steps are final and encoded."""
         fold = self._fold
-        while len(self.frames) < min(n, self.count):
+        while fold is not None and len(self.frames) < min(n, self.count):
             if fold.done:
                 last = fold.finish()
                 if last is not None:
@@ -129,6 +130,8 @@ class ReviewFold:
                 self.due = [
                     {"id": p["id"], "text": p["text"]} for p in prompts(fold.game, self.playoff, self.lang)
                 ]
+                # every step kept encoded: the fold (the game, its events) is not needed again
+                self._fold = None
                 return
             final = fold.step()
             timeline = fold.game.timeline
@@ -152,7 +155,7 @@ class ReviewFold:
         frame["board"] = dict(board) if k % SNAPSHOT == 0 else board_delta(self._board, board)
         self._board = board
         encoded = _ENCODE(frame)
-        lines = b",".join(_ENCODE(self._writer.line(i, self._by_seq)) for i in self._fold.groups[k])
+        lines = b",".join(_ENCODE(self._writer.line(i, self._by_seq)) for i in self._groups[k])
         self.frames.append(encoded)
         self.lines.append(lines)
         self.size += len(encoded) + len(lines)

@@ -81,9 +81,11 @@ def test_a_window_folds_no_further_than_its_end() -> None:
     assert len(events) > 3 * SNAPSHOT
     fold = ReviewFold("w1", archived(events), False, "en", None, {})
     fold.window(0, SNAPSHOT)
-    assert fold._fold.applied == SNAPSHOT + 1
+    assert fold._fold is not None and fold._fold.applied == SNAPSHOT + 1
     fold.window(SNAPSHOT, 2 * SNAPSHOT)
     assert fold._fold.applied == 2 * SNAPSHOT + 1
+    fold.window(2 * SNAPSHOT, 10**6)
+    assert fold._fold is None and len(fold.frames) == fold.count  # every step kept: the fold let go
 
 
 async def test_the_public_windows_hold_no_hidden_card(served: Served) -> None:
