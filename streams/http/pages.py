@@ -131,13 +131,13 @@ async def review_meta(request: web.Request) -> web.StreamResponse:
     is made of, so the game opened again, unchanged, is not folded again."""
     query = request[QUERY]
     public = query.get("view") == "public"
-    inputs = await _meta_inputs(request)
-    key = inputs.key(public)
     if "from" in query or "to" in query:
-        body = _window(request, inputs, key, public, query.get("from", 0), query.get("to"))
+        body = await _window(request, public, query.get("from", 0), query.get("to"))
         return web.Response(
             body=body, content_type="application/json", charset="utf-8", headers={"Cache-Control": "no-store"}
         )
+    inputs = await _meta_inputs(request)
+    key = inputs.key(public)
     cache = request.app[_META_CACHE]
     kept = cache.get(key)
     if kept is None:
@@ -151,14 +151,7 @@ async def review_meta(request: web.Request) -> web.StreamResponse:
     )
 
 
-def _window(
-    request: web.Request,
-    inputs: _MetaInputs,
-    key: tuple[Any, ...],
-    public: bool,
-    start: int,
-    stop: int | None,
-) -> bytes:
+async def _window(request: web.Request, public: bool, start: int, stop: int | None) -> bytes:
     """``/meta?from=&to=``: the steps ``from`` to ``to`` (a step index; ``to`` by default the window's
     end at :data:`WINDOW` steps on), from the match's kept fold (:mod:`streams.http.review_window`)."""
     if stop is None:
@@ -171,16 +164,41 @@ def _window(
             start=start,
             stop=stop,
         )
+    store, match = request.app[STORE], request[MATCH]
+    state = await store.state(match)
+    stored = await store.record(match)
+    playoff = await playoff_records(store, match)
+    typed = from_msgpack(stored, match=match) if stored is not None else None
+    lang = page_lang(request, event_language(typed.context) if typed is not None else None)
     folds = request.app[_FOLDS]
-    fold = folds.get(key)
+    # Every entry archived moves the archive's chain head and the record's write count (the store's
+    # state): the fold kept under them is this archive's, found without reading its entries again (a
+    # 50,000-event game's are seconds to read, for each of its windows). A store with no chain head
+    # keys the fold by a digest of every entry, as the whole answer is.
+    quick = (
+        (match, public, lang, state.head, state.writes, state.chain, stored, _playoff_key(playoff))
+        if state.chain is not None
+        else None
+    )
+    fold = folds.get(quick) if quick is not None else None
     if fold is None:
-        fold = ReviewFold(inputs.match, inputs.entries, public, inputs.lang, inputs.typed, inputs.playoff)
-        folds.put(key, fold)
+        _, entries = await _archive(request)
+        inputs = _MetaInputs(match, entries, stored, playoff, typed, lang)
+        key = quick if quick is not None else inputs.key(public)
+        fold = folds.get(key)
+        if fold is None:
+            fold = ReviewFold(match, entries, public, lang, typed, playoff)
+            folds.put(key, fold)
     # folded with the cycle collector paused, as the whole answer is (review_meta)
     with collector.paused():
         body = fold.window(start, stop)
     folds.trim()
     return body
+
+
+def _playoff_key(playoff: Mapping[str, Record]) -> tuple[tuple[str, bytes], ...]:
+    """The playoff games' records, by their bytes (a new version is new bytes)."""
+    return tuple(sorted((name, _ENCODE(record.to_json())) for name, record in playoff.items()))
 
 
 #: The steps a window holds when its ``to`` is not given (the page's own windows: static/review.js).
@@ -208,8 +226,7 @@ class _MetaInputs:
         for e in self.entries:
             digest.update(b"%d %d %s %d:" % (e.position[0], e.position[1], e.kind.encode(), len(e.data)))
             digest.update(e.data)
-        playoff = tuple(sorted((name, _ENCODE(record.to_json())) for name, record in self.playoff.items()))
-        return (self.match, public, self.lang, digest.digest(), self.stored, playoff)
+        return (self.match, public, self.lang, digest.digest(), self.stored, _playoff_key(self.playoff))
 
 
 class MetaCache:
