@@ -770,7 +770,7 @@ class LogWriter:
         self.turn: Any = None
         self.player: Any = None
         self.counted = 0
-        self.seen: set[int] = set()
+        self.seen: dict[int, int] = {}  # seq -> the line that carries its marks (its first event's)
         self.earlier: dict[Any, Event] = {}  # the archived events so far, by seq: what a correction corrects
 
     def line(self, i: int, by_seq: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
@@ -788,7 +788,7 @@ class LogWriter:
             self.earlier.setdefault(seq, ev)
         marks: list[dict[str, Any]] = []
         if entry.kind == "event" and seq not in self.seen:
-            self.seen.add(seq)
+            self.seen[seq] = i
             marks = [m for out in by_seq.get(seq, []) if (m := _mark(out, names, self.kos)) is not None]
         return {
             "seq": seq,
@@ -800,3 +800,14 @@ class LogWriter:
             "text": text,
             "marks": marks,
         }
+
+    def late_mark(self, out: Mapping[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """An output derived after its seq's line was written (a conflicting event archived later, whose
+        finding carries the seq it reuses): the line and the mark :func:`battle_log` gives it there, or
+        None when its line is still to be written (it gets its marks then) or it shows no mark."""
+        seq = out.get("seq")
+        line = self.seen.get(seq) if isinstance(seq, int) else None
+        if line is None:
+            return None
+        mark = _mark(out, self.names, self.kos)
+        return None if mark is None else (line, mark)

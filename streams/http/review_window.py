@@ -107,6 +107,10 @@ class ReviewFold:
         self.last = max(e.position[0] for e in entries)
         self.frames: list[bytes] = []
         self.lines: list[bytes] = []
+        #: Each step's late marks: [line, mark] for the lines before it that an output derived at that step
+        #: marks (the page adds them to those lines).
+        self.late: list[list[tuple[int, dict[str, Any]]]] = []
+        self._late_now: list[tuple[int, dict[str, Any]]] = []
         self.size = 0
         self._board: Mapping[str, Any] | None = None
         self._by_seq: dict[int, list[Mapping[str, Any]]] = {}
@@ -137,7 +141,12 @@ class ReviewFold:
             timeline = fold.game.timeline
             for out in timeline[self._indexed :]:
                 if isinstance(out.get("seq"), int):
-                    self._by_seq.setdefault(out["seq"], []).append(public_output(out) if self.public else out)
+                    shown = public_output(out) if self.public else out
+                    late = self._writer.late_mark(shown)
+                    if late is not None:
+                        self._late_now.append(late)
+                    else:
+                        self._by_seq.setdefault(out["seq"], []).append(shown)
             self._indexed = len(timeline)
             if final is not None:
                 self._keep(final)
@@ -158,6 +167,8 @@ class ReviewFold:
         lines = b",".join(_ENCODE(self._writer.line(i, self._by_seq)) for i in self._groups[k])
         self.frames.append(encoded)
         self.lines.append(lines)
+        self.late.append(self._late_now)
+        self._late_now = []
         self.size += len(encoded) + len(lines)
 
     def window(self, start: int, stop: int) -> bytes:
@@ -186,6 +197,9 @@ class ReviewFold:
             head["due"] = self.due or []
         frames = b",".join(self.frames[start:stop])
         lines = b",".join(x for x in self.lines[start:stop] if x)
+        late = [[line, mark] for step in self.late[start:stop] for line, mark in step]
+        if late:
+            head["late_marks"] = late
         return _ENCODE(head)[:-1] + b',"frames":[' + frames + b'],"log":[' + lines + b"]}"
 
 

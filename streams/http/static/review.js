@@ -564,6 +564,11 @@
     out.set(old.subarray(0, Math.min(old.length, n)));
     return out;
   }
+  function noteCount() {
+    const toggle = $("show-notes");
+    toggle.closest("label").hidden = !quietCount;
+    toggle.nextSibling.textContent = " " + _("notes ({n})", { n: quietCount });
+  }
   function appendLog(lines) {
     const turns = $("turn-select");
     const first = log.length;
@@ -599,10 +604,30 @@
     rowTops = new Float64Array(n + 1);
     topsStale = true;
     $("log-count").textContent = _("{n} events", { n: log.length });
-    const toggle = $("show-notes");
-    toggle.closest("label").hidden = !quietCount;
-    toggle.nextSibling.textContent = " " + _("notes ({n})", { n: quietCount });
+    noteCount();
     if (shownTo >= 0) bottomSpacer.style.height = tops()[n] - tops()[shownTo] + "px"; // the rows held stay
+  }
+
+  // A mark derived after its line came in (a conflicting event's finding on the seq it reuses, archived
+  // later): added to the line, whose row is built again when it is next shown.
+  function lateMark(i, mark) {
+    const line = log[i];
+    if (!line) return;
+    line.marks.push(mark);
+    const r = rowOfLine[i];
+    if (!quietRow[r] && isQuiet(line)) { quietRow[r] = 1; quietCount += 1; }
+    else if (quietRow[r] && !isQuiet(line)) { quietRow[r] = 0; quietCount -= 1; }
+    noteCount();
+    if (!measured[r]) rowHeight[r] = estimate(r);
+    measured[r] = 0;
+    topsStale = true;
+    const old = built.get(r);
+    built.delete(r);
+    if (old && shownRows.get(r) === old) {
+      const li = rowNode(r);
+      old.replaceWith(li);
+      shownRows.set(r, li);
+    }
   }
 
   function renderLog() {
@@ -1132,6 +1157,7 @@
       if ((f.outputs || []).some((o) => o.type === "finding")) findingSteps.push(i);
     }
     appendLog(meta.log || []);
+    for (const [i, mark] of meta.late_marks || []) lateMark(i, mark);
     complete = frames.length >= total;
     if (complete) {
       renderMeta();

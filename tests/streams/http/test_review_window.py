@@ -25,6 +25,17 @@ __all__ = ["served"]  # the pages' fixture: the app with no access control
 HEAD = ("record", "findings_text", "findings_detail", "rules", "names", "lang")
 
 
+def log_of(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The windows' log lines put together as the page does: each window's late marks added to the lines
+    they mark."""
+    log: list[dict[str, Any]] = []
+    for part in parts:
+        log.extend(part["log"])
+        for i, mark in part.get("late_marks", []):
+            log[i]["marks"].append(mark)
+    return log
+
+
 async def windows(served: Served, match: str, size: int, view: str = "") -> list[dict[str, Any]]:
     """Every window of ``size`` steps of the match, in order, as the page asks for them."""
     out: list[dict[str, Any]] = []
@@ -48,7 +59,7 @@ async def test_the_windows_put_together_are_the_whole_answer(served: Served) -> 
             for size in (SNAPSHOT, 3 * SNAPSHOT, 10_000):
                 parts = await windows(served, match, size, view)
                 assert [f for p in parts for f in p["frames"]] == whole["frames"], (match, view, size)
-                assert [line for p in parts for line in p["log"]] == whole["log"], (match, view, size)
+                assert log_of(parts) == whole["log"], (match, view, size)
                 first, last = parts[0], parts[-1]
                 assert {k: first[k] for k in HEAD} == {k: whole[k] for k in HEAD}
                 assert last["due"] == whole["due"] and all("due" not in p for p in parts[:-1])
@@ -98,3 +109,19 @@ async def test_the_public_windows_hold_no_hidden_card(served: Served) -> None:
     assert SECRET.encode() in judge
     for part in await windows(served, "g1", SNAPSHOT, "&view=public"):
         assert SECRET not in str(part)
+
+
+async def test_a_window_read_again_after_the_archive_changed_is_the_new_archive_s(served: Served) -> None:
+    """A conflicting event archived after the head (it moves no head) changes the windows read after it:
+    the fold kept for the archive before is not the one answered."""
+    parent, _ = playoff_game()
+    await served.post(parent)
+    before = await windows(served, "g1", SNAPSHOT)
+    reused = {**parent[5], "id": "resent-with-changes"}
+    assert (await served.http.post(f"{served.url}/events", json=reused)).status == 400  # archived, refused
+    whole = await served.get_json("/review/g1/meta")
+    after = await windows(served, "g1", SNAPSHOT)
+    assert [f for p in after for f in p["frames"]] == whole["frames"]
+    assert log_of(after) == whole["log"]
+    assert any(p.get("late_marks") for p in after)  # the conflict's finding, on the line of the seq reused
+    assert log_of(before) != whole["log"]
