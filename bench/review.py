@@ -17,10 +17,14 @@ its baseline:
   has not folded yet) and the median of ``--opens`` loads of each game, in turn, whose answers are kept;
   the server's share (the ``/meta`` request, from the page's fetch to its answer parsed) apart.
   Baseline: the same page for a 40-event game (what any open costs, whatever the game's length).
-- **step**: one step to a seq (any seq, ``--steps`` of them at random: most land between two of the
-  page's board snapshots, so the deltas after the snapshot are folded), rendered and laid out, in the
-  page: p50, p95 and max, for each game. Baseline: a server round trip to ``/review/<match>/state?seq=N``
-  (the server replays the archive) for the same seqs, without its render.
+- **/meta?from=0&to=256**: the page's first window (issue 40 item 4, third pass: the page opens on it
+  and reads the windows after it while the reader looks), the same way.
+- **every window read**: from the navigation's start to ``body[data-ready]`` (the last window in, the
+  history read), for each open.
+- **step**: (once every window is read) one step to a seq (any seq, ``--steps`` of them at random: most
+  land between two of the page's board snapshots, so the deltas after the snapshot are folded), rendered
+  and laid out, in the page: p50, p95 and max, for each game. Baseline: a server round trip to
+  ``/review/<match>/state?seq=N`` (the server replays the archive) for the same seqs, without its render.
 
 Targets (issue 40 item 4): a 50,000-event game opens in under 1 s, a 1,300-event one in under 300 ms, a
 step under 20 ms at p95. Compare ratios within one run: the machine is shared and noisy (the bench prints
@@ -50,6 +54,7 @@ from replay.generators.simulate import simulate_match  # noqa: E402
 from streams.tokens import new_token, write_book  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
+FIRST = 256  # the page's first window (static/review.js)
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 
@@ -138,14 +143,16 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
                     if r.status != 200:
                         raise SystemExit(f"posting the game failed: {r.status} {await r.text()}")
         metas: dict[str, list[tuple[float, int]]] = {}
+        firsts_meta: dict[str, list[tuple[float, int]]] = {}  # the page's first window
         for _ in range(args.opens + 1):  # the first: the fold; the others: the answer kept
             for match in games:
-                t0 = time.perf_counter()
-                async with http.get(f"{server.url}/review/{match}/meta", headers=headers) as r:
-                    body = await r.read()
-                    if r.status != 200:
-                        raise SystemExit(f"/meta failed: {r.status} {body[:200]!r}")
-                metas.setdefault(match, []).append((time.perf_counter() - t0, len(body)))
+                for path, kept in (("/meta", metas), (f"/meta?from=0&to={FIRST}", firsts_meta)):
+                    t0 = time.perf_counter()
+                    async with http.get(f"{server.url}/review/{match}{path}", headers=headers) as r:
+                        body = await r.read()
+                        if r.status != 200 and path == "/meta":
+                            raise SystemExit(f"/meta failed: {r.status} {body[:200]!r}")
+                    kept.setdefault(match, []).append((time.perf_counter() - t0, len(body)))
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
@@ -157,6 +164,9 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
             await page.click("#login button[type=submit]")
             await page.wait_for_url(f"{server.url}/ui")
             opens: dict[str, list[tuple[float, float]]] = {}
+            whole: dict[
+                str, list[float]
+            ] = {}  # to body[data-ready]: every window read (the page's own clock)
             rows: dict[str, int] = {}  # the log's <li>s in the page at open
             steps: dict[str, list[float]] = {}
             for match in (*firsts.values(), *("bench-short", "bench-mid", "bench-long") * args.opens):
@@ -169,11 +179,16 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
                 )
                 opens.setdefault(match, []).append((t["open"], t["server"]))
                 rows[match] = t["rows"]
+                await page.wait_for_selector('body[data-ready="1"]', state="attached")
+                whole.setdefault(match, []).append(
+                    await page.evaluate("window.__review.ready ?? performance.now()")
+                )
             rng = random.Random(1)
             trips: list[float] = []
             for match in ("bench-mid", "bench-long"):
                 await page.goto(f"{server.url}/review/{match}")
-                await page.wait_for_selector('body[data-open="1"]', state="attached")
+                # every window read: a step then renders at once (a step past the windows read waits)
+                await page.wait_for_selector('body[data-ready="1"]', state="attached")
                 seqs = [rng.randint(1, len(games[match])) for _ in range(args.steps)]
                 await page.evaluate(STEP, seqs[:20])  # warm up
                 steps[match] = await page.evaluate(STEP, seqs)
@@ -196,6 +211,13 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
             f"  {len(events):>6} events: {m0 * 1000:7.0f} ms, then {m * 1000:6.0f} ms"
             f" {size / 1e6:8.2f} MB  {said}"
         )
+    print(
+        f"/meta?from=0&to={FIRST}, the page's first window: the first (a fold to its end), then the median:"
+    )
+    for match, events in games.items():
+        w0, size = firsts_meta[match][0]
+        w = statistics.median(t for t, _ in firsts_meta[match][1:])
+        print(f"  {len(events):>6} events: {w0 * 1000:7.0f} ms, then {w * 1000:6.0f} ms {size / 1e6:8.2f} MB")
     o_short = statistics.median(t[0] for t in opens["bench-short"])
     print(f"{'':44}{'p50':>10}{'p95':>10}{'max':>10}")
     for label, values in (
@@ -223,6 +245,10 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
         print(
             f"  {n:>6} events: {f:7.0f} (its /meta {fs:6.0f}), then {o:7.0f} (its /meta {s:6.0f}); "
             f"{rows[match]} log rows  {said}"
+        )
+        print(
+            f"  {'':>6}   every window read: {whole[firsts[match]][0]:7.0f}, "
+            f"then {statistics.median(whole[match]):7.0f}"
         )
         ok_first = ok_first and (target is None or f < target)
         ok_again = ok_again and (target is None or o < target)

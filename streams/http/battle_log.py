@@ -744,42 +744,70 @@ def battle_log(
         for ev in events:
             game.apply(ev)
         timeline = game.resolved().timeline
+    by_seq = outputs_by_seq(timeline)
+    writer = LogWriter(entries, events, lang)
+    return [writer.line(i, by_seq) for i in range(len(entries))]
+
+
+def outputs_by_seq(timeline: Iterable[Mapping[str, Any]]) -> dict[int, list[Mapping[str, Any]]]:
+    """The derived outputs by the seq they carry (a line's marks: :meth:`LogWriter.line`)."""
     by_seq: dict[int, list[Mapping[str, Any]]] = {}
     for out in timeline:
         if isinstance(out.get("seq"), int):
             by_seq.setdefault(out["seq"], []).append(out)
-    names = _Names(lang=lang)
-    kos: dict[str, int] = {}
-    turn: Any = None
-    player: Any = None
-    counted = 0
-    lines: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    earlier: dict[Any, Event] = {}  # the archived events so far, by seq: what a correction corrects
-    for i, (entry, ev) in enumerate(zip(entries, events, strict=True)):
+    return by_seq
+
+
+class LogWriter:
+    """:func:`battle_log`'s lines one entry at a time, in archive order (what a line says depends on the
+    lines before it: the turn, the cards named, the knockouts counted, what a correction corrects)."""
+
+    def __init__(self, entries: Sequence[Any], events: Sequence[Event], lang: str = "en") -> None:
+        self.entries = entries
+        self.events = events
+        self.names = _Names(lang=lang)
+        self.kos: dict[str, int] = {}
+        self.turn: Any = None
+        self.player: Any = None
+        self.counted = 0
+        self.seen: dict[int, int] = {}  # seq -> the line that carries its marks (its first event's)
+        self.earlier: dict[Any, Event] = {}  # the archived events so far, by seq: what a correction corrects
+
+    def line(self, i: int, by_seq: Mapping[int, Sequence[Mapping[str, Any]]]) -> dict[str, Any]:
+        """Entry ``i``'s line (call it for each entry in order), its marks from ``by_seq`` (the outputs at
+        its seq: :func:`outputs_by_seq`)."""
+        entry, ev, events, names = self.entries[i], self.events[i], self.events, self.names
         if ev.get("type") == "turn_started" and entry.kind == "event":
-            counted += 1
-            turn = ev.get("turn", counted)
-            player = ev.get("player")
+            self.counted += 1
+            self.turn = ev.get("turn", self.counted)
+            self.player = ev.get("player")
         seq = entry.position[0]
         hits = _attack_hits(events, i) if ev.get("type") == "attack" else ()
-        text = sentence(ev, names, hits, earlier)
+        text = sentence(ev, names, hits, self.earlier)
         if entry.kind == "event":
-            earlier.setdefault(seq, ev)
+            self.earlier.setdefault(seq, ev)
         marks: list[dict[str, Any]] = []
-        if entry.kind == "event" and seq not in seen:
-            seen.add(seq)
-            marks = [m for out in by_seq.get(seq, []) if (m := _mark(out, names, kos)) is not None]
-        lines.append(
-            {
-                "seq": seq,
-                "position": list(entry.position),
-                "kind": entry.kind,
-                "type": ev.get("type"),
-                "turn": turn,
-                "player": player,
-                "text": text,
-                "marks": marks,
-            }
-        )
-    return lines
+        if entry.kind == "event" and seq not in self.seen:
+            self.seen[seq] = i
+            marks = [m for out in by_seq.get(seq, []) if (m := _mark(out, names, self.kos)) is not None]
+        return {
+            "seq": seq,
+            "position": list(entry.position),
+            "kind": entry.kind,
+            "type": ev.get("type"),
+            "turn": self.turn,
+            "player": self.player,
+            "text": text,
+            "marks": marks,
+        }
+
+    def late_mark(self, out: Mapping[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """An output derived after its seq's line was written (a conflicting event archived later, whose
+        finding carries the seq it reuses): the line and the mark :func:`battle_log` gives it there, or
+        None when its line is still to be written (it gets its marks then) or it shows no mark."""
+        seq = out.get("seq")
+        line = self.seen.get(seq) if isinstance(seq, int) else None
+        if line is None:
+            return None
+        mark = _mark(out, self.names, self.kos)
+        return None if mark is None else (line, mark)

@@ -128,28 +128,69 @@ def replay_steps(
     Entries are applied in archive order; a conflicting or late event archived while the head was a
     seq belongs to that seq's step (``extra``).
     """
-    game = checked_game()
+    fold = StepFold(entries, events)
     steps: list[dict[str, Any]] = []
-    pending: tuple[dict[str, Any], dict[str, Any]] | None = None  # the step before: (resolved, plain)
-    for group in _steps(entries):
-        seq = entries[group[0]].position[0]
-        if until is not None and steps and steps[-1]["seq"] > until:
+    while not fold.done:
+        if until is not None and fold.last is not None and fold.last["seq"] > until:
             break
+        final = fold.step()
+        if final is not None:
+            steps.append(final)
+    last = fold.finish()
+    if last is not None:
+        steps.append(last)
+    return steps, fold.game
+
+
+class StepFold:
+    """:func:`replay_steps` a step at a time: the review's windows (``/meta?from=&to=``) fold only as far
+    as the window they answer, and the fold is kept to go on from there for the next one.
+
+    A step is final once the next step's entries are applied (they tell whether an effect the step left
+    resolving ended there) or once :meth:`finish` says nothing follows."""
+
+    def __init__(self, entries: Sequence[Any], events: Sequence[Event]) -> None:
+        self.entries = entries
+        self.events = events
+        self.groups = _steps(entries)
+        self.game = checked_game()
+        #: The step applied last, not final yet.
+        self.last: dict[str, Any] | None = None
+        self._pending: tuple[dict[str, Any], dict[str, Any]] | None = None  # last's: (resolved, plain)
+        self._next = 0
+        self._due: dict[str, int] = {}
+
+    @property
+    def done(self) -> bool:
+        """Every step applied."""
+        return self._next >= len(self.groups)
+
+    @property
+    def applied(self) -> int:
+        """The number of steps applied."""
+        return self._next
+
+    def step(self) -> dict[str, Any] | None:
+        """Apply the next step's entries; the step before it, final now (None before the first)."""
+        group = self.groups[self._next]
+        self._next += 1
+        game, entries, before = self.game, self.entries, self.last
+        seq = entries[group[0]].position[0]
         mark = len(game.timeline)
         shown: int | None = None
         event: Event | None = None
         extra: list[dict[str, Any]] = []
         for n, i in enumerate(group):
-            ev = events[i]
+            ev = self.events[i]
             game.apply(ev)
-            if n == 0 and pending is not None:
+            if n == 0 and self._pending is not None and before is not None:
                 # The step before left an effect resolving: did it end there? It did when this event
                 # resolved it with that step's seq; it goes on when this event is part of it (the
                 # outputs then carry a later seq), and the step before shows it unresolved.
-                ended = any(o.get("seq") == steps[-1]["seq"] for o in game.timeline[mark:])
-                steps[-1].update(pending[0] if ended else pending[1])
-                shown = steps[-1]["seq"] if ended else None  # shown there: not again here
-                pending = None
+                ended = any(o.get("seq") == before["seq"] for o in game.timeline[mark:])
+                before.update(self._pending[0] if ended else self._pending[1])
+                shown = before["seq"] if ended else None  # shown there: not again here
+                self._pending = None
             if entries[i].kind == "event" and event is None:
                 event = ev
             else:
@@ -159,15 +200,26 @@ def replay_steps(
         if shown is not None:
             state["outputs"] = [o for o in state["outputs"] if o.get("seq") != shown]
         if view is not game.state:
-            pending = (_state(view, game.log, mark), state)
-        steps.append({"seq": seq, "event": event, "extra": extra, **state})
-    if pending is not None:
-        steps[-1].update(pending[0])  # the last step: nothing follows, the effect ends there
-    due: dict[str, int] = {}
-    for step in steps:
-        _prizes_due(due, step["event"], step["outputs"])
-        step["due"] = dict(due)
-    return steps, game
+            self._pending = (_state(view, game.log, mark), state)
+        self.last = {"seq": seq, "event": event, "extra": extra, **state}
+        if before is not None:
+            self._final(before)
+        return before
+
+    def finish(self) -> dict[str, Any] | None:
+        """The step applied last, final: nothing follows it (an effect it left resolving ends there)."""
+        last, self.last = self.last, None
+        if last is None:
+            return None
+        if self._pending is not None:
+            last.update(self._pending[0])
+            self._pending = None
+        self._final(last)
+        return last
+
+    def _final(self, step: dict[str, Any]) -> None:
+        _prizes_due(self._due, step["event"], step["outputs"])
+        step["due"] = dict(self._due)
 
 
 def _prizes_due(due: dict[str, int], event: Event | None, outputs: Sequence[Mapping[str, Any]]) -> None:

@@ -7,7 +7,8 @@
 
 - ``GET /review/<match>/meta``: the stored record, the battle log and every step of the game (the board
   after each event as a delta of the one before: :mod:`streams.http.frames`), from one fold of the
-  archive;
+  archive; with ``?from=&to=``, a window of those steps and their log lines, folded no further than its
+  end (:mod:`streams.http.review_window`): the page opens on the first and reads the others after it;
 - ``GET /review/<match>/state?seq=N``: one step, the same fold's (for scripts and tests).
 
 The overlay (``GET /overlay/<match>``) reads only ``/matches/<match>/live`` (the public board over SSE) and
@@ -20,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -32,7 +33,7 @@ from markupsafe import Markup
 
 from replay import collector, i18n
 from replay.docs import RULES
-from replay.engine import RecordError, Result, public_event, public_record
+from replay.engine import RecordError, Result, public_event
 from replay.i18n import N_
 from replay.records import Record, from_msgpack
 from replay.series import match_result, series_key
@@ -50,6 +51,15 @@ from streams.http.frames import SNAPSHOT, frames, replay_steps
 from streams.http.keys import STORE
 from streams.http.overlay import overlay_page
 from streams.http.prompts import playoff_records, prompts
+from streams.http.review_window import (
+    FOLD_CACHE_BYTES,
+    FoldCache,
+    ReviewFold,
+    card_names,
+    public_output,
+    public_step,
+    record_fields,
+)
 from streams.http.routes import LANG, MATCH, QUERY, Answer, Param, Problem, Route, page_lang, register
 from streams.http.templating import event_language, install, render, words
 from streams.store.base import SEARCH_HELP, SEARCH_MAX, top_finding
@@ -119,20 +129,81 @@ async def review_meta(request: web.Request) -> web.StreamResponse:
     """GET /review/<match>/meta[?view=public]: the record, the battle log and every step of the game (one
     fold); ``view=public``: as a spectator saw them. The answer is kept (:class:`MetaCache`) under what it
     is made of, so the game opened again, unchanged, is not folded again."""
-    public = request[QUERY].get("view") == "public"
+    query = request[QUERY]
+    public = query.get("view") == "public"
+    if "from" in query or "to" in query:
+        body = await _window(request, public, query.get("from", 0), query.get("to"))
+        return web.Response(
+            body=body, content_type="application/json", charset="utf-8", headers={"Cache-Control": "no-store"}
+        )
     inputs = await _meta_inputs(request)
-    cache = request.app[_META_CACHE]
     key = inputs.key(public)
-    body = cache.get(key)
-    if body is None:
+    cache = request.app[_META_CACHE]
+    kept = cache.get(key)
+    if kept is None:
         # folded and encoded with the cycle collector paused, and what was built dropped before it runs
         # again: it would otherwise walk every step once more at its next collection
         with collector.paused():
-            body = _ENCODE(_meta(inputs, public))
-        cache.put(key, body)
+            kept = _ENCODE(_meta(inputs, public))
+        cache.put(key, kept)
     return web.Response(
-        body=body, content_type="application/json", charset="utf-8", headers={"Cache-Control": "no-store"}
+        body=kept, content_type="application/json", charset="utf-8", headers={"Cache-Control": "no-store"}
     )
+
+
+async def _window(request: web.Request, public: bool, start: int, stop: int | None) -> bytes:
+    """``/meta?from=&to=``: the steps ``from`` to ``to`` (a step index; ``to`` by default the window's
+    end at :data:`WINDOW` steps on), from the match's kept fold (:mod:`streams.http.review_window`)."""
+    if stop is None:
+        stop = start + WINDOW
+    if stop < start:
+        raise Problem.said(
+            400,
+            "bad_parameter",
+            "to must not be before from: from {start}, to {stop}",
+            start=start,
+            stop=stop,
+        )
+    store, match = request.app[STORE], request[MATCH]
+    state = await store.state(match)
+    stored = await store.record(match)
+    playoff = await playoff_records(store, match)
+    typed = from_msgpack(stored, match=match) if stored is not None else None
+    lang = page_lang(request, event_language(typed.context) if typed is not None else None)
+    folds = request.app[_FOLDS]
+    # Every entry archived moves the archive's chain head and the record's write count (the store's
+    # state): the fold kept under them is this archive's, found without reading its entries again (a
+    # 50,000-event game's are seconds to read, for each of its windows). A store with no chain head
+    # keys the fold by a digest of every entry, as the whole answer is.
+    quick = (
+        (match, public, lang, state.head, state.writes, state.chain, stored, _playoff_key(playoff))
+        if state.chain is not None
+        else None
+    )
+    fold = folds.get(quick) if quick is not None else None
+    if fold is None:
+        _, entries = await _archive(request)
+        inputs = _MetaInputs(match, entries, stored, playoff, typed, lang)
+        key = quick if quick is not None else inputs.key(public)
+        fold = folds.get(key)
+        if fold is None:
+            fold = ReviewFold(match, entries, public, lang, typed, playoff)
+            folds.put(key, fold)
+    # folded with the cycle collector paused, as the whole answer is (review_meta)
+    with collector.paused():
+        body = fold.window(start, stop)
+    folds.trim()
+    return body
+
+
+def _playoff_key(playoff: Mapping[str, Record]) -> tuple[tuple[str, bytes], ...]:
+    """The playoff games' records, by their bytes (a new version is new bytes)."""
+    return tuple(sorted((name, _ENCODE(record.to_json())) for name, record in playoff.items()))
+
+
+#: The steps a window holds when its ``to`` is not given (the page's own windows: static/review.js).
+WINDOW: Final = 256
+_FOLDS: web.AppKey[FoldCache] = web.AppKey("review_folds", FoldCache)
 
 
 @dataclass(frozen=True)
@@ -155,8 +226,7 @@ class _MetaInputs:
         for e in self.entries:
             digest.update(b"%d %d %s %d:" % (e.position[0], e.position[1], e.kind.encode(), len(e.data)))
             digest.update(e.data)
-        playoff = tuple(sorted((name, _ENCODE(record.to_json())) for name, record in self.playoff.items()))
-        return (self.match, public, self.lang, digest.digest(), self.stored, playoff)
+        return (self.match, public, self.lang, digest.digest(), self.stored, _playoff_key(self.playoff))
 
 
 class MetaCache:
@@ -228,30 +298,21 @@ def _meta(inputs: _MetaInputs, public: bool) -> dict[str, Any]:
     timeline = game.resolved().timeline
     if public:
         events = [public_event(e) for e in events]
-        steps = [_public_step(step) for step in steps]
-        timeline = [_public_output(o) for o in timeline]
+        steps = [public_step(step) for step in steps]
+        timeline = [public_output(o) for o in timeline]
     log = battle_log(entries, events, timeline, lang)
     for step in steps:  # each finding's sentence in the page's language (the record stays as stored)
         step["outputs"] = [
             finding_shown(o, lang) if o.get("type") == "finding" else o for o in step.get("outputs") or []
         ]
     shown = frames(steps)
-    names = display_names(_card_names(events), lang)
+    names = display_names(card_names(events), lang)
     due = [{"id": p["id"], "text": p["text"]} for p in prompts(game, playoff, lang)]
     extra = [
         {"position": list(e.position), "kind": e.kind, "type": ev.get("type")}
         for e, ev in zip(entries, events, strict=True)
         if e.kind != "event"
     ]
-    record = typed.to_json() if typed is not None else None
-    if public and record is not None:
-        record = public_record(record)
-    # each of the record's findings' sentences in the page's language, in the record's order (the record
-    # itself stays as stored: its findings' messages are the engine's English); a judge's view also has
-    # each detail in the page's language (None where a finding has none)
-    in_lang = [finding_shown(f, lang) for f in (record or {}).get("findings") or []]
-    findings_text = [f["text"] for f in in_lang]
-    findings_detail = [f.get("detail_text") for f in in_lang]
     return {
         "match": match,
         "view": "public" if public else "judge",
@@ -259,9 +320,8 @@ def _meta(inputs: _MetaInputs, public: bool) -> dict[str, Any]:
         "last": max(e.position[0] for e in entries),
         "steps": [[step["seq"], (step["event"] or {}).get("type")] for step in steps],
         "extra": extra,
-        "record": record,
-        "findings_text": findings_text,
-        "findings_detail": findings_detail,
+        # each of the record's findings' sentences in the page's language (a judge's view: each detail too)
+        **record_fields(typed, public, lang),
         "log": log,
         # what the rules ask for next at the archive's head (replay.due, in the console's words)
         "due": due,
@@ -271,37 +331,6 @@ def _meta(inputs: _MetaInputs, public: bool) -> dict[str, Any]:
         "frames": shown,
         "snapshot": SNAPSHOT,  # every this many frames a board is whole; a delta of the one before between
     }
-
-
-def _public_output(out: Mapping[str, Any]) -> dict[str, Any]:
-    """A derived output as a spectator reads it: a finding without its judge-only detail."""
-    return {k: v for k, v in out.items() if k != "detail"}
-
-
-def _public_step(step: Mapping[str, Any]) -> dict[str, Any]:
-    """One step of the review as a spectator saw it: its event and extra events projected, its outputs
-    without judge-only details (the board is the public board already)."""
-    out = dict(step)
-    if out.get("event") is not None:
-        out["event"] = public_event(out["event"])
-    out["extra"] = [
-        {**x, "event": public_event(x["event"])} if isinstance(x, Mapping) and "event" in x else x
-        for x in out.get("extra") or []
-    ]
-    out["outputs"] = [_public_output(o) for o in out.get("outputs") or []]
-    return out
-
-
-def _card_names(events: Iterable[Mapping[str, Any]]) -> set[str]:
-    """Every card name the events give (the names the board shows: Pokémon in play, attached cards)."""
-    seen: set[str] = set()
-    for ev in events:
-        for holder in (ev, ev.get("active"), *(ev.get("bench") or ())):
-            card = holder.get("card") if isinstance(holder, Mapping) else None
-            name = card.get("name") if isinstance(card, Mapping) else card
-            if isinstance(name, str):
-                seen.add(name)
-    return seen
 
 
 def state_at(steps: Sequence[Mapping[str, Any]], seq: int) -> dict[str, Any]:
@@ -355,7 +384,7 @@ async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     seen = await matches.seen(match)
     if seen is not None:
         entries = seen.shown(entries)
-    shown = _card_names(public_event(e) for e in decode(entries))
+    shown = card_names(public_event(e) for e in decode(entries))
     try:  # the overlay page's own language: the event's, when its match_start chose one
         record = await _record(matches, match)
     except RecordError:
@@ -820,6 +849,19 @@ def page_routes() -> tuple[Route, ...]:
                 Param(
                     "view", enum=("judge", "public"), description="public: as a spectator saw it", blank=True
                 ),
+                Param(
+                    "from",
+                    "integer",
+                    "a window of the game: its first step (an index, taken down to a multiple of the"
+                    " answer's snapshot); with from or to, the steps from..to only and their log lines",
+                    minimum=0,
+                ),
+                Param(
+                    "to",
+                    "integer",
+                    "the window's end (a step index, exclusive; default from + 256)",
+                    minimum=0,
+                ),
                 LANG,
             ),
             answers={200: Answer("the record, the log and the steps", schema={"type": "object"})},
@@ -890,6 +932,7 @@ def add_pages(app: web.Application) -> None:
         return
     app[_PAGES_ADDED] = True
     app[_META_CACHE] = MetaCache(META_CACHE_BYTES)
+    app[_FOLDS] = FoldCache(FOLD_CACHE_BYTES)
     install(app)
     from streams.http.tables import table_routes  # stream tables and slots (before /overlay/{match})
 

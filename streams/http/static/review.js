@@ -378,7 +378,7 @@
 
   function renderRace() {
     const players = (record && record.players) || [];
-    const points = [...turnStarts, frames.length - 1].filter((i, k, all) => all.indexOf(i) === k);
+    const points = [...turnStarts, total - 1].filter((i, k, all) => all.indexOf(i) === k);
     const box = $("race-box");
     if (players.length !== 2 || points.length < 2) { box.hidden = true; return; }
     const left = (i, p) => boardAt(i)?.players?.[p]?.prizes_left;
@@ -554,15 +554,29 @@
     return row.i === undefined ? guess.head ?? 26 : (guess.line ?? 22) + guess.mark * log[row.i].marks.length;
   }
 
-  function renderLog() {
+  // The log's lines as the game's windows bring them (appendLog), after the lines before them: their
+  // rows, turn headings and look-ups added, the arrays of row heights grown, the spacer below resized.
+  let group;
+  let head = -1;
+  let quietCount = 0;
+  function grown(old, n) {
+    const out = new old.constructor(n);
+    out.set(old.subarray(0, Math.min(old.length, n)));
+    return out;
+  }
+  function noteCount() {
+    const toggle = $("show-notes");
+    toggle.closest("label").hidden = !quietCount;
+    toggle.nextSibling.textContent = " " + _("notes ({n})", { n: quietCount });
+  }
+  function appendLog(lines) {
     const turns = $("turn-select");
-    turns.replaceChildren(el("option", { value: "" }, "—"));
-    logRows = [];
-    rowOfLine = new Array(log.length);
-    let group;
-    let head = -1;
+    const first = log.length;
+    const firstRow = logRows.length;
     const heads = [];
-    log.forEach((line, i) => {
+    for (const line of lines) log.push(line);
+    for (let i = first; i < log.length; i++) {
+      const line = log[i];
       const key = line.turn == null ? "setup" : String(line.turn);
       if (key !== group) {
         group = key;
@@ -578,23 +592,58 @@
       if (!linesOfSeq.has(line.seq)) linesOfSeq.set(line.seq, []);
       linesOfSeq.get(line.seq).push(i);
       if (line.kind === "event" && !textOfSeq.has(line.seq)) textOfSeq.set(line.seq, line.text);
-    });
+    }
     const n = logRows.length;
-    headOfRow = Int32Array.from(heads);
-    quietRow = new Uint8Array(n);
-    log.forEach((line, i) => { if (isQuiet(line)) quietRow[rowOfLine[i]] = 1; });
-    rowHeight = new Float64Array(n);
-    for (let r = 0; r < n; r++) rowHeight[r] = estimate(r);
-    measured = new Uint8Array(n);
+    headOfRow = grown(headOfRow, n);
+    headOfRow.set(heads, firstRow);
+    quietRow = grown(quietRow, n);
+    for (let i = first; i < log.length; i++) if (isQuiet(log[i])) { quietRow[rowOfLine[i]] = 1; quietCount += 1; }
+    rowHeight = grown(rowHeight, n);
+    for (let r = firstRow; r < n; r++) rowHeight[r] = estimate(r);
+    measured = grown(measured, n);
     rowTops = new Float64Array(n + 1);
+    topsStale = true;
+    $("log-count").textContent = _("{n} events", { n: log.length });
+    noteCount();
+    if (shownTo >= 0) bottomSpacer.style.height = tops()[n] - tops()[shownTo] + "px"; // the rows held stay
+  }
+
+  // A mark derived after its line came in (a conflicting event's finding on the seq it reuses, archived
+  // later): added to the line, whose row is built again when it is next shown.
+  function lateMark(i, mark) {
+    const line = log[i];
+    if (!line) return;
+    line.marks.push(mark);
+    const r = rowOfLine[i];
+    if (!quietRow[r] && isQuiet(line)) { quietRow[r] = 1; quietCount += 1; }
+    else if (quietRow[r] && !isQuiet(line)) { quietRow[r] = 0; quietCount -= 1; }
+    noteCount();
+    if (!measured[r]) rowHeight[r] = estimate(r);
+    measured[r] = 0;
+    topsStale = true;
+    const old = built.get(r);
+    built.delete(r);
+    if (old && shownRows.get(r) === old) {
+      const li = rowNode(r);
+      old.replaceWith(li);
+      shownRows.set(r, li);
+    }
+  }
+
+  function renderLog() {
+    $("turn-select").replaceChildren(el("option", { value: "" }, "—"));
+    log = [];
+    logRows = [];
+    rowOfLine = [];
+    headOfRow = new Int32Array(0);
+    quietRow = new Uint8Array(0);
+    rowHeight = new Float64Array(0);
+    measured = new Uint8Array(0);
+    rowTops = new Float64Array(1);
     topsStale = true;
     const root = $("log");
     root.replaceChildren(topSpacer, bottomSpacer);
-    $("log-count").textContent = _("{n} events", { n: log.length });
-    const quiet = quietRow.reduce((a, b) => a + b, 0);
     const toggle = $("show-notes");
-    toggle.closest("label").hidden = !quiet;
-    toggle.nextSibling.textContent = " " + _("notes ({n})", { n: quiet });
     notesHidden = !toggle.checked;
     root.classList.toggle("hide-notes", notesHidden);
     toggle.onchange = () => {
@@ -934,10 +983,16 @@
     return lo;
   }
 
+  // Step i, once its window is in (at once when it is: a step the keys make within the windows read so
+  // far renders with no wait); the last step asked for wins.
+  let asked = 0;
   function show(i) {
-    if (!frames.length) return;
+    if (!total) return;
+    i = Math.min(Math.max(i, 0), total - 1);
+    const ticket = ++asked;
+    if (i >= frames.length) { loaded(() => i < frames.length).then(() => { if (ticket === asked) show(i); }); return; }
     const t0 = performance.now();
-    index = Math.min(Math.max(i, 0), frames.length - 1);
+    index = i;
     const frame = frames[index];
     $("slider").value = String(index);
     $("seq-input").value = String(frame.seq);
@@ -947,7 +1002,14 @@
     if (timings.steps.length > 5000) timings.steps.splice(0, 1000);
   }
 
-  const goTo = (seq) => show(indexOf(Number(seq)));
+  // The step of seq: a seq past the windows read so far waits for them to reach it.
+  function goTo(seq) {
+    seq = Number(seq);
+    const reached = () => complete || frames[frames.length - 1].seq >= seq;
+    if (reached()) { show(indexOf(seq)); return; }
+    const ticket = ++asked;
+    loaded(reached).then(() => { if (ticket === asked) show(indexOf(seq)); });
+  }
   timings.goTo = goTo; // for the browser test and the bench: a step as the keys make it
   timings.board = () => boardAt(index); // for the browser test: the board of the step shown
   const step = (delta) => show(index + delta);
@@ -973,10 +1035,10 @@
 
   function togglePlay() {
     if (playing !== null) { stopPlay(); return; }
-    if (index >= frames.length - 1) show(0);
+    if (index >= total - 1) show(0);
     const every = Number($("speed").value) || 500;
     playing = setInterval(() => {
-      if (index >= frames.length - 1) { stopPlay(); return; }
+      if (index >= total - 1) { stopPlay(); return; }
       step(1);
     }, every);
     $("play").textContent = _("⏸ pause");
@@ -996,7 +1058,7 @@
       ArrowDown: () => jump(turnStarts, 1),
       PageDown: () => jump(turnStarts, 1),
       Home: () => show(0),
-      End: () => show(frames.length - 1),
+      End: () => show(total - 1),
       k: () => jump(koSteps, 1),
       K: () => jump(koSteps, -1),
       f: () => jump(findingSteps, 1),
@@ -1049,29 +1111,87 @@
     return board;
   }
 
+  // ------------------------------------------------------------------ the game, window by window
+  // /meta?from=&to= answers the steps from..to and their log lines (streams/http/review_window.py): the
+  // page opens on the first window and reads the next ones after it, in order, while the reader looks
+  // (one path for every game: a short game's first window is the whole of it). A step past the windows
+  // read so far waits for them (show, goTo).
+  const FIRST = 256; // the first window's steps: a multiple of the server's snapshot (64)
+  const WINDOW = 4096; // each window after it
+  let total = 0; // the game's steps (meta.count)
+  let complete = false;
+  let waiting = []; // [test, resolve]: show and goTo waiting for a window
+  let failed = null; // a window that could not be read: nothing waits for the next one
+  const loaded = (test) => (test() || complete || failed
+    ? Promise.resolve() : new Promise((resolve) => waiting.push([test, resolve])));
+
+  function windowQuery(from, to) {
+    const query = new URLSearchParams();
+    if (publicView) query.set("view", "public");
+    // the page's language is the battle log's, the findings' and the card names': the meta route
+    // chooses it as the page did (?lang=, passed on; the match's context.lang; the browser's)
+    const lang = new URLSearchParams(location.search).get("lang");
+    if (lang) query.set("lang", lang);
+    query.set("from", String(from));
+    query.set("to", String(to));
+    return api("/meta?" + query);
+  }
+
+  async function fetchWindow(from, to) {
+    const resp = await fetch(windowQuery(from, to));
+    const meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
+    if (!resp.ok) throw new Error(meta.error || resp.statusText);
+    return meta;
+  }
+
+  // A window's steps and lines added after those read so far; the last one completes the game: what
+  // needs all of it (the race, the due next, the knockouts' turns) is drawn then.
+  function addWindow(meta) {
+    const at = frames.length;
+    for (const f of meta.frames || []) frames.push(f); // the same array: static/scan.js reads it
+    for (let i = at; i < frames.length; i++) {
+      const f = frames[i];
+      const t = f.event?.type;
+      if (t === "turn_started") turnStarts.push(i);
+      if ((f.outputs || []).some((o) => o.type === "ko")) koSteps.push(i);
+      if ((f.outputs || []).some((o) => o.type === "finding")) findingSteps.push(i);
+    }
+    appendLog(meta.log || []);
+    for (const [i, mark] of meta.late_marks || []) lateMark(i, mark);
+    complete = frames.length >= total;
+    if (complete) {
+      renderMeta();
+      renderRace();
+      // what the rules ask for next at the archive's head: the engine's answer (replay.due), in the
+      // table console's words
+      const due = meta.due || [];
+      $("due-next").hidden = !due.length;
+      $("due-next").textContent = due.length
+        ? _("· due next (after seq {seq}): {due}", { seq: last, due: due.map((d) => d.text).join("; ") }) : "";
+    }
+    const still = [];
+    for (const [test, resolve] of waiting) (test() || complete ? resolve : () => still.push([test, resolve]))();
+    waiting = still;
+  }
+
+  let last = null;
+  function cannotShow(err) {
+    // Said where the result would be: never "loading…" forever.
+    $("result-text").replaceChildren(el("strong", { class: "sev-violation" }, _("Cannot show this match")));
+    $("reason-text").textContent = "· " + (err.message || err);
+    showError(_("Could not load match {match}: {error}", { match, error: err.message || err }));
+    document.body.dataset.ready = "error";
+  }
+
   async function start() {
     let meta;
     try {
       timings.request = performance.now();
-      if (embedded) meta = embedded; // a case file: the game is in the page, no request
-      else {
-        // the page's language is the battle log's, the findings' and the card names': the meta route
-        // chooses it as the page did (?lang=, passed on; the match's context.lang; the browser's)
-        const query = new URLSearchParams();
-        if (publicView) query.set("view", "public");
-        const lang = new URLSearchParams(location.search).get("lang");
-        if (lang) query.set("lang", lang);
-        const resp = await fetch(api("/meta" + (query.size ? "?" + query : "")));
-        meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
-        if (!resp.ok) throw new Error(meta.error || resp.statusText);
-      }
+      // a case file: the whole game is in the page, no request
+      meta = embedded ? { ...embedded, count: (embedded.frames || []).length } : await fetchWindow(0, FIRST);
       timings.answer = performance.now();
     } catch (err) {
-      // Said where the result would be: never "loading…" forever.
-      $("result-text").replaceChildren(el("strong", { class: "sev-violation" }, _("Cannot show this match")));
-      $("reason-text").textContent = "· " + (err.message || err);
-      showError(_("Could not load match {match}: {error}", { match, error: err.message || err }));
-      document.body.dataset.ready = "error";
+      cannotShow(err);
       return;
     }
     record = meta.record;
@@ -1082,36 +1202,25 @@
       f.text = (meta.findings_text || [])[i];
       f.detail_text = (meta.findings_detail || [])[i];
     });
-    frames = meta.frames || [];
+    frames = [];
     timings.frames = frames; // read by the scan part (static/scan.js): a sheet row's events
-    log = meta.log || [];
     rules = meta.rules || {};
     names = meta.names || {};
     snapshot = Math.max(1, Number(meta.snapshot) || Infinity); // none said: only the first board is whole
-    boards = new Array(frames.length);
-    frames.forEach((f, i) => {
-      const t = f.event?.type;
-      if (t === "turn_started") turnStarts.push(i);
-      if ((f.outputs || []).some((o) => o.type === "ko")) koSteps.push(i);
-      if ((f.outputs || []).some((o) => o.type === "finding")) findingSteps.push(i);
-    });
-    $("slider").max = String(Math.max(0, frames.length - 1));
+    boards = [];
+    total = meta.count;
+    last = meta.last;
+    $("slider").max = String(Math.max(0, total - 1));
     $("last").textContent = meta.last;
     renderLog();
-    renderMeta();
-    renderRace();
-    // what the rules ask for next at the archive's head: the engine's answer (replay.due), in the table
-    // console's words
-    const due = meta.due || [];
-    $("due-next").hidden = !due.length;
-    $("due-next").textContent = due.length
-      ? _("· due next (after seq {seq}): {due}", { seq: meta.last, due: due.map((d) => d.text).join("; ") }) : "";
+    addWindow(meta);
+    if (!complete) renderMeta(); // drawn again with the last window
     $("findings-by").addEventListener("change", () => renderFindings((record && record.findings) || []));
     const history = loadHistory();
     $("first").addEventListener("click", () => show(0));
     $("prev").addEventListener("click", () => step(-1));
     $("next").addEventListener("click", () => step(1));
-    $("last-step").addEventListener("click", () => show(frames.length - 1));
+    $("last-step").addEventListener("click", () => show(total - 1));
     $("play").addEventListener("click", togglePlay);
     $("speed").addEventListener("change", () => { if (playing !== null) { stopPlay(); togglePlay(); } });
     $("slider").addEventListener("input", (e) => show(Number(e.target.value)));
@@ -1124,12 +1233,27 @@
       const m = /seq=(\d+)/.exec(location.hash);
       if (m && Number(m[1]) !== Number(document.body.dataset.seq)) goTo(Number(m[1]));
     });
+    const rest = (async () => {
+      try {
+        while (!complete) addWindow(await fetchWindow(frames.length, frames.length + WINDOW));
+      } catch (err) {
+        failed = err;
+        for (const [, resolve] of waiting) resolve();
+        waiting = [];
+      }
+    })();
     const wanted = /seq=(\d+)/.exec(location.hash);
-    if (wanted) goTo(Number(wanted[1]));
-    else show(0);
+    if (wanted) { // a link to a step: its window read first
+      const seq = Number(wanted[1]);
+      await loaded(() => frames[frames.length - 1].seq >= seq);
+      goTo(seq);
+    } else show(0);
     timings.open = performance.now(); // from the navigation's start: the page is readable and steps
     document.body.dataset.open = "1";
+    await rest;
+    if (failed) { cannotShow(failed); return; }
     await history;
+    timings.ready = performance.now(); // every window read (bench/review.py)
     document.body.dataset.ready = "1";
   }
 

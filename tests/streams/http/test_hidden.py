@@ -196,7 +196,13 @@ def match_paths(match: str, versions: int, last: int, rng: random.Random) -> dic
         ],
         LIVE: [],  # read by live_frame
         "/review/{match}": [(f"/review/{m}", None)],
-        "/review/{match}/meta": [(f"/review/{m}/meta", None), (f"/review/{m}/meta?view=public", None)],
+        "/review/{match}/meta": [
+            (f"/review/{m}/meta", None),
+            (f"/review/{m}/meta?view=public", None),
+            # the page's windows (issue 40 item 4): a first one, and the whole game in one
+            (f"/review/{m}/meta?from=0&to=64", None),
+            (f"/review/{m}/meta?view=public&from=0&to=100000", None),
+        ],
         "/review/{match}/case": [(f"/review/{m}/case", None)],  # the case file: the review page's data
         "/matches/{match}/deck-check": [(f"/matches/{m}/deck-check", None)],
         "/review/{match}/state": [(f"/review/{m}/state", None)]
@@ -724,6 +730,7 @@ async def test_no_hidden_card_reaches_a_role_that_may_not_see_it(served: Served)
                 f"/matches/{m}/events",
                 f"/review/{m}",
                 f"/review/{m}/meta",
+                f"/review/{m}/meta?view=public&from=0&to=100000",
                 f"/review/{m}/state?seq={random.Random(match).randint(1, last)}",
                 f"/review/{m}/state",
                 f"/overlay/{m}",

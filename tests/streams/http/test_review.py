@@ -368,7 +368,7 @@ async def test_a_missing_match_and_a_login_without_the_role_say_so(
     assert "loading" not in await page.inner_text("body")
     # the page's own answer when the match goes away under it: said where the result would be
     assert (await served.post(game("m2"))).status == 200
-    await page.route("**/review/m2/meta", lambda route: route.fulfill(status=404, json={"error": "gone"}))
+    await page.route("**/review/m2/meta*", lambda route: route.fulfill(status=404, json={"error": "gone"}))
     await page.goto(f"{served.url}/review/m2")
     await page.wait_for_selector('body[data-ready="error"]', state="attached")
     assert await page.inner_text("#result-text") == "Cannot show this match"

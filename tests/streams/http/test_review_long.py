@@ -231,3 +231,35 @@ async def test_the_review_answer_is_kept_until_its_game_changes(served: Served) 
     after = await body()
     assert b'"last":400' in after and b'"last":300' in first
     assert (await meta(served, "deep3"))["last"] == 400
+
+
+async def test_a_long_game_opens_on_its_first_window_and_reads_the_rest_after(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    """The page asks for the first steps of the game, not the whole of it (issue 40 item 4), shows them,
+    and reads the windows after them in order; a link to a step far down shows that step's board and
+    line as the server has them."""
+    events = padded_game("win1")
+    assert (await served.post(events)).status == 200
+    data = await meta(served, "win1")
+    page = await judge_page(served, browser_context, "/review/win1", (1440, 900))
+    await ready(page)
+    asked = await page.evaluate(
+        "performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.includes('/meta'))"
+    )
+    windows = [dict(p.split("=") for p in u.split("?")[1].split("&")) for u in asked]
+    assert [w["from"] for w in windows] == ["0", *(w["to"] for w in windows[:-1])], asked
+    assert int(windows[0]["to"]) < len(events) // 4  # the open waits for a first window only
+    assert await page.text_content("#log-count") == f"{len(events)} events"
+    seq = len(events) - 5
+    await page.goto(f"{served.url}/review/win1#seq={seq}")
+    await page.reload()
+    await ready(page)
+    await wait_seq(page, seq)
+    async with served.http.get(
+        f"{served.url}/review/win1/state?seq={seq}", headers=served.auth("judge")
+    ) as r:
+        want = (await r.json())["board"]
+    assert await page.evaluate("window.__review.board()") == want
+    line = next(x for x in data["log"] if x["seq"] == seq)
+    assert await page.text_content("#event-text") == line["text"]

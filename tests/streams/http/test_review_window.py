@@ -1,0 +1,127 @@
+"""The review's game in windows (``GET /review/<match>/meta?from=&to=``, issue 40 item 4): the windows
+put together are the whole answer's frames and log, each window folds no further than its end, and the
+public view's windows hold no hidden card."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from replay.generators.simulate import simulate_series
+from streams.http.frames import SNAPSHOT
+from streams.http.review_window import ReviewFold
+from streams.store import ArchivedEvent
+from tests.streams.http.test_pages import (
+    SECRET,
+    Served,
+    effect_knockout_game,
+    playoff_game,
+    served,
+)
+
+__all__ = ["served"]  # the pages' fixture: the app with no access control
+
+HEAD = ("record", "findings_text", "findings_detail", "rules", "names", "lang")
+
+
+def log_of(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The windows' log lines put together as the page does: each window's late marks added to the lines
+    they mark."""
+    log: list[dict[str, Any]] = []
+    for part in parts:
+        log.extend(part["log"])
+        for i, mark in part.get("late_marks", []):
+            log[i]["marks"].append(mark)
+    return log
+
+
+async def windows(served: Served, match: str, size: int, view: str = "") -> list[dict[str, Any]]:
+    """Every window of ``size`` steps of the match, in order, as the page asks for them."""
+    out: list[dict[str, Any]] = []
+    start = 0
+    while True:
+        got = await served.get_json(f"/review/{match}/meta?from={start}&to={start + size}{view}")
+        out.append(got)
+        start = got["to"]
+        if start >= got["count"]:
+            return out
+
+
+async def test_the_windows_put_together_are_the_whole_answer(served: Served) -> None:
+    parent, child = playoff_game()
+    effect = effect_knockout_game()
+    pending = [dict(e, match="fx2") for e in effect[:7]]  # ends with its effect still resolving
+    await served.post(parent + child + effect + pending)
+    for match in ("g1", "g1/tb1", "fx1", "fx2"):
+        for view in ("", "&view=public"):
+            whole = await served.get_json(f"/review/{match}/meta?{view[1:]}")
+            for size in (SNAPSHOT, 3 * SNAPSHOT, 10_000):
+                parts = await windows(served, match, size, view)
+                assert [f for p in parts for f in p["frames"]] == whole["frames"], (match, view, size)
+                assert log_of(parts) == whole["log"], (match, view, size)
+                first, last = parts[0], parts[-1]
+                assert {k: first[k] for k in HEAD} == {k: whole[k] for k in HEAD}
+                assert last["due"] == whole["due"] and all("due" not in p for p in parts[:-1])
+                assert all("record" not in p for p in parts[1:])  # the record comes once
+                assert first["count"] == len(whole["frames"]) and first["last"] == whole["last"]
+
+
+async def test_a_window_starts_at_a_whole_board(served: Served) -> None:
+    parent, _ = playoff_game()
+    await served.post(parent)
+    whole = await served.get_json("/review/g1/meta")
+    got = await served.get_json(f"/review/g1/meta?from={SNAPSHOT + 5}&to={SNAPSHOT + 9}")
+    assert got["from"] == SNAPSHOT and got["to"] == SNAPSHOT + 9
+    assert got["frames"] == whole["frames"][SNAPSHOT : SNAPSHOT + 9]
+    assert set(got["frames"][0]["board"]) >= {"players", "seq"}  # whole, not a delta
+    r = await served.http.get(f"{served.url}/review/g1/meta?from=9&to=3")
+    assert r.status == 400 and "from" in (await r.json())["error"]
+    r = await served.http.get(f"{served.url}/review/g1/meta?from=-1")
+    assert r.status == 400
+
+
+def archived(events: list[dict[str, Any]]) -> list[ArchivedEvent]:
+    return [ArchivedEvent((e["seq"], 0), msgpack.packb(e)) for e in events]
+
+
+def test_a_window_folds_no_further_than_its_end() -> None:
+    """The first window of a long game folds its own steps (and the one after, which says whether an
+    effect ended there), not the game; the next window goes on from there."""
+    events = simulate_series(3, "w1", "play-2026")[0]
+    assert len(events) > 3 * SNAPSHOT
+    fold = ReviewFold("w1", archived(events), False, "en", None, {})
+    fold.window(0, SNAPSHOT)
+    assert fold._fold is not None and fold._fold.applied == SNAPSHOT + 1
+    fold.window(SNAPSHOT, 2 * SNAPSHOT)
+    assert fold._fold.applied == 2 * SNAPSHOT + 1
+    fold.window(2 * SNAPSHOT, 10**6)
+    assert fold._fold is None and len(fold.frames) == fold.count  # every step kept: the fold let go
+
+
+async def test_the_public_windows_hold_no_hidden_card(served: Served) -> None:
+    parent, _ = playoff_game()
+    player = parent[0].get("players", ["ash"])[0] if parent[0].get("players") else "ash"
+    at = parent[-1]["seq"]
+    hidden = {"match": "g1", "seq": at + 1, "type": "drew", "player": player, "cards": [SECRET]}
+    await served.post([*parent, hidden])
+    judge = b"".join([await (await served.http.get(f"{served.url}/review/g1/meta?from=0&to=100000")).read()])
+    assert SECRET.encode() in judge
+    for part in await windows(served, "g1", SNAPSHOT, "&view=public"):
+        assert SECRET not in str(part)
+
+
+async def test_a_window_read_again_after_the_archive_changed_is_the_new_archive_s(served: Served) -> None:
+    """A conflicting event archived after the head (it moves no head) changes the windows read after it:
+    the fold kept for the archive before is not the one answered."""
+    parent, _ = playoff_game()
+    await served.post(parent)
+    before = await windows(served, "g1", SNAPSHOT)
+    reused = {**parent[5], "id": "resent-with-changes"}
+    assert (await served.http.post(f"{served.url}/events", json=reused)).status == 400  # archived, refused
+    whole = await served.get_json("/review/g1/meta")
+    after = await windows(served, "g1", SNAPSHOT)
+    assert [f for p in after for f in p["frames"]] == whole["frames"]
+    assert log_of(after) == whole["log"]
+    assert any(p.get("late_marks") for p in after)  # the conflict's finding, on the line of the seq reused
+    assert log_of(before) != whole["log"]
