@@ -122,7 +122,12 @@ async def post_events(request: web.Request) -> web.Response:
     try:
         items = await read_events(body, request.content_type, options["max_events"])
     except TooManyEvents as exc:
-        raise Problem.quoting(413, "too_many_events", "too many events: {words}", str(exc)) from None
+        raise Problem.said(
+            413,
+            "too_many_events",
+            "more than {limit} events in one request; send them in several requests",
+            limit=exc.limit,
+        ) from None
     if not items:
         raise Problem.said(400, "no_events", "no events in the request body")
     principal = request[PRINCIPAL]

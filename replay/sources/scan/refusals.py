@@ -81,5 +81,10 @@ class Refused(InputError):
 
 def spoken(exc: InputError, lang: str) -> str:
     """An import's error as a person reads it in ``lang``: a photo's refusal in that language (how to
-    retake it included), any other error as it is (English)."""
-    return exc.spoken(lang) if isinstance(exc, Refused) else str(exc)
+    retake it included), any other error by its template (replay.i18n.errors.line: the importers'
+    refusals are templates of replay.i18n.inputs; one no template wrote as it is)."""
+    if isinstance(exc, Refused):
+        return exc.spoken(lang)
+    from replay.i18n.errors import line
+
+    return line(lang, exc)
