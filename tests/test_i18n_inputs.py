@@ -40,7 +40,7 @@ MAKERS = {"InputError": 0, "EventError": 0, "_err": 2}
 FIELD = "\x00"  # a field's text in a sample sentence: matches any template's field, never its words
 
 
-def _samples(node: ast.expr) -> Iterator[str] | None:
+def samples(node: ast.expr) -> Iterator[str] | None:
     """The sentences ``node`` can write, each field as :data:`FIELD`; None when it is not written here
     (a name: the words come from elsewhere, read where they are written)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -50,10 +50,10 @@ def _samples(node: ast.expr) -> Iterator[str] | None:
             ["".join(v.value if isinstance(v, ast.Constant) else FIELD for v in node.values)]  # type: ignore[misc]
         )
     if isinstance(node, ast.IfExp):
-        a, b = _samples(node.body), _samples(node.orelse)
+        a, b = samples(node.body), samples(node.orelse)
         return None if a is None or b is None else itertools.chain(a, b)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _samples(node.left), _samples(node.right)
+        left, right = samples(node.left), samples(node.right)
         if left is None or right is None:
             return None
         return ("".join(pair) for pair in itertools.product(list(left), list(right)))
@@ -74,7 +74,7 @@ def refusals() -> list[tuple[str, str]]:
             at = MAKERS.get(node.func.id)
             if at is None or len(node.args) <= at:
                 continue
-            for sample in _samples(node.args[at]) or ():
+            for sample in samples(node.args[at]) or ():
                 if sample != FIELD:
                     out.append((f"{rel}:{node.lineno}", sample))
     return out

@@ -68,7 +68,7 @@ from streams.http.routes import (
     speak,
 )
 from streams.http.templating import login_page
-from streams.ingest import IngestCore, Outcome, StoreContention
+from streams.ingest import CONTENTION, IngestCore, Outcome, StoreContention
 from streams.store import CopyRefused, RecordVersion, Store
 from streams.store.base import SEARCH_HELP, SEARCH_MAX, SORTS, search_needle
 
@@ -777,13 +777,7 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
         return respond(
             speak(
                 request,
-                Problem.quoting(
-                    503,
-                    "store_contention",
-                    "the store is busy: {words}",
-                    str(exc),
-                    headers={"Retry-After": "1"},
-                ),
+                Problem.reading(503, "store_contention", CONTENTION, str(exc), headers={"Retry-After": "1"}),
             )
         )
     except Exception as exc:

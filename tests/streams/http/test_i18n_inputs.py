@@ -15,6 +15,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from replay.i18n.sentences import read
 from streams.http.api import json_errors
 from streams.http.routes import HTTP_REASONS
 from streams.store import RedisStore
@@ -148,3 +149,30 @@ def test_every_reason_phrase_of_http_is_in_the_catalogues() -> None:
     for phrase in HTTP_REASONS:
         for lang in ("ja", "ko"):
             assert gettext(lang, phrase) != phrase, (lang, phrase)
+
+
+def test_a_busy_stores_503_is_said_in_the_readers_language() -> None:
+    """Every StoreContention the ingest core raises is read by its template (streams.ingest.CONTENTION),
+    so the 503 ``store_contention`` is said in the reader's language, English as before."""
+    import ast
+
+    from streams.http.routes import Problem
+    from streams.ingest import CONTENTION
+    from tests.paths import ROOT
+    from tests.test_i18n_inputs import FIELD, samples
+
+    written = []
+    for path in sorted((ROOT / "streams" / "ingest").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "StoreContention":
+                written.extend(samples(node.args[0]) or ["(not a literal)"])
+    assert len(written) == len(CONTENTION)
+    for text in written:
+        assert read(CONTENTION, text.replace(FIELD, "m1")) is not None, text
+
+    english = "match cup/r1: another writer kept moving it"
+    problem = Problem.reading(503, "store_contention", CONTENTION, english, headers={"Retry-After": "1"})
+    assert problem.message == english
+    assert problem.spoken("ja").message == "対戦 cup/r1: 別の書き手が動かし続けている"
+    assert problem.spoken("ko").message == "대전 cup/r1: 다른 작성자가 계속 바꾸고 있음"
+    assert problem.spoken("ko").headers["Retry-After"] == "1"
