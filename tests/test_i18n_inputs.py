@@ -9,6 +9,7 @@ import ast
 import itertools
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +34,10 @@ SOURCES = (
     "replay/codec.py",
     "replay/files.py",
     "replay/contract/admit.py",
+    "replay/report/parquet.py",
+    "replay/generators",
+    "streams/settings.py",
+    "streams/tokens.py",
     "streams/http/intake.py",
 )
 #: The calls that make a refusal, and which argument (from 0) is its message.
@@ -169,3 +174,34 @@ def test_each_template_said_has_no_english_left() -> None:
             bare = re.sub(r"\{\w+\}", "", said)
             assert script.search(bare), (lang, template, said)
             assert not ENGLISH.search(bare), (lang, template, said)
+
+
+def test_a_refusal_inside_another_is_said_too() -> None:
+    """A ``{reason}`` that is itself a refusal of the catalogues (an extra not installed, here) is said
+    in the language inside the sentence that quotes it."""
+    from replay.extras import needs_extra
+
+    try:
+        import prizecheck_no_such_module  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError as exc:
+        english = "--parquet " + needs_extra(exc, "archive")
+    ja = message("ja", english)
+    assert ja.startswith("--parquet を使うには: 追加機能 archive が必要だが、") and "extra" not in ja, ja
+    ko = message("ko", english)
+    assert ko.startswith("--parquet 옵션을 쓰려면: ") and "extra" not in ko, ko
+    assert message("en", english) == english
+
+
+def test_a_token_files_refusal_is_said_in_the_language(tmp_path: Path) -> None:
+    import json
+
+    from streams.tokens import read_book
+
+    entry = {"id": "0123456789ab", "hash": "hmac-sha256:aa:bb", "roles": ["wizard"]}
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({"tokens": [entry]}), "utf-8")
+    with pytest.raises(InputError) as caught:
+        read_book(path)
+    assert caught.value.message == "token entry '0123456789ab': unknown roles ['wizard']"
+    assert line("ja", caught.value) == f"{path}: トークンの項目 '0123456789ab': 不明な役割 ['wizard']"
+    assert line("ko", caught.value) == f"{path}: 토큰 항목 '0123456789ab': 알 수 없는 역할 ['wizard']"

@@ -112,7 +112,7 @@ def message(lang: str, text: str) -> str:
     from replay.i18n.inputs import INPUTS, LANGUAGE_NAMES, PAGES
     from replay.i18n.reasons import said
 
-    names = {"reason": lambda value: said(lang, value) or value}
+    names = {"reason": lambda value: message(lang, value)}  # shorter each time: it ends
     pieces = (*PIECES, *PAGES, *LANGUAGE_NAMES)
     return (
         translate(lang, MESSAGES, text, pieces, names=names)

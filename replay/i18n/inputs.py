@@ -201,10 +201,60 @@ EVENT_FILES: Final[tuple[str, ...]] = (
     N_("not msgpack ({error}); {size} bytes"),
     N_("an event must be a msgpack map, got {kind}"),
 )
+#: The cold archive a report reads (replay/report/parquet.py: ``report --parquet``).
+ARCHIVE: Final[tuple[str, ...]] = (
+    N_("{root}: no archive here (no records/ directory: see prizecheck archive --to)"),
+    N_("{path}: no archive here (no events/ files: see prizecheck archive --to)"),
+    N_("the archive at {root} is empty: no records"),
+    N_("{root}: cannot read the archive: {reason}"),
+    N_("{path}: cannot read: {reason}"),
+    N_("{path}: no such file"),
+    N_("--parquet {reason}"),
+    N_("reading the archive {reason}"),
+)
+#: The simulator's and the league generator's options (replay/generators: ``simulate``, ``demo``).
+GENERATORS: Final[tuple[str, ...]] = (
+    N_("a league needs at least 2 players"),
+    N_("at most {count} players"),
+    N_("must be >= 1"),
+    N_("the top cut is 0, 2, 4, 8 or 16 players, at most the field"),
+    N_("unknown fault(s) {faults} (known: {known})"),
+    N_("unknown scenario {scenario} (known: {known})"),
+)
+#: The service's settings and its token file (streams/settings.py, streams/tokens.py: ``serve``,
+#: ``token``).
+SERVICE: Final[tuple[str, ...]] = (
+    N_("expected a finite number, got {value}"),
+    N_("expected a number, got {value}"),
+    N_("roles must be among {roles}"),
+    N_("a table scope needs the event its tables are at (--event)"),
+    N_('a token file is {{"tokens": [...]}}'),
+    N_("no token {id}"),
+    N_("a token entry must be an object"),
+    N_("token entry {id}: unknown hash or id"),
+    N_("token entry {id}: unknown roles {roles}"),
+    N_("token entry {id}: a table scope names its events too"),
+    N_("token entry {id} is malformed"),
+    N_("not a token file (JSON)"),
+    N_("is a directory, not a token file"),
+    N_("cannot read the token file: not UTF-8"),
+    N_("cannot read the token file: {reason}"),
+)
 #: The pieces of a PDF's refusal (``2 pages, none a game sheet: page 1 is ...``), said again inside it.
 PAGES: Final[tuple[str, ...]] = tuple(t for t in FILES if t.startswith(("page ", "image of ", "{width} x")))
 #: Every template above, in the order they are read.
-INPUTS: Final[tuple[str, ...]] = (*DECKS, *CARDS, *FILES, *PTCGL, *SHEET, *TOURNAMENT, *EVENT_FILES)
+INPUTS: Final[tuple[str, ...]] = (
+    *DECKS,
+    *CARDS,
+    *FILES,
+    *PTCGL,
+    *SHEET,
+    *TOURNAMENT,
+    *EVENT_FILES,
+    *ARCHIVE,
+    *GENERATORS,
+    *SERVICE,
+)
 
 #: Words inside them, said again too: the languages a battle log looks like
 #: (replay/sources/ptcgl/language.py names them) and the languages it is read in.
