@@ -36,12 +36,14 @@ SOURCES = (
     "replay/contract/admit.py",
     "replay/report/parquet.py",
     "replay/generators",
+    "replay/records.py",
+    "streams/ingest",
     "streams/settings.py",
     "streams/tokens.py",
     "streams/http/intake.py",
 )
 #: The calls that make a refusal, and which argument (from 0) is its message.
-MAKERS = {"InputError": 0, "EventError": 0, "_err": 2}
+MAKERS = {"InputError": 0, "EventError": 0, "RecordError": 0, "_err": 2}
 FIELD = "\x00"  # a field's text in a sample sentence: matches any template's field, never its words
 
 

@@ -200,6 +200,12 @@ EVENT_FILES: Final[tuple[str, ...]] = (
     N_("not one msgpack map: trailing bytes after the first object"),
     N_("not msgpack ({error}); {size} bytes"),
     N_("an event must be a msgpack map, got {kind}"),
+    # a record read back (replay/records.py: msgspec's reason quoted as it is)
+    N_("not a Prizecheck record: {reason}"),
+    N_("not a record ({reason})"),
+    # an event held behind a gap that is not what was held (streams/ingest/held.py)
+    N_("the event held at seq {seq} is for match {match} seq {other}"),
+    N_("the event held at seq {seq} is not in canonical msgpack"),
 )
 #: The cold archive a report reads (replay/report/parquet.py: ``report --parquet``).
 ARCHIVE: Final[tuple[str, ...]] = (
