@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from replay.engine import InputError
-from replay.i18n import DEFAULT, N_, gettext
+from replay.i18n import DEFAULT, N_, fill, gettext
 
 #: What a refusal for a photo that cannot be read says to do instead (as phone OMR apps say at capture).
 RETAKE: Final = N_(
@@ -63,7 +63,7 @@ class NotASheet(ValueError):
         """The sentence in ``lang`` (``en``, ``ja``, ``ko``; English where the catalogue has none)."""
         if self.template is None or lang == DEFAULT:
             return str(self)
-        return gettext(lang, self.template).format(retake=gettext(lang, RETAKE), **self.fields)
+        return fill(lang, gettext(lang, self.template), {"retake": gettext(lang, RETAKE), **self.fields})
 
 
 class Refused(InputError):
