@@ -161,7 +161,7 @@ def test_a_busy_stores_503_is_said_in_the_readers_language() -> None:
     from tests.paths import ROOT
     from tests.test_i18n_inputs import FIELD, samples
 
-    written = []
+    written: list[str] = []
     for path in sorted((ROOT / "streams" / "ingest").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "StoreContention":
