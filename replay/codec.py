@@ -392,6 +392,12 @@ class EventFile:
             raise InputError(
                 f"truncated MessagePack after event {index} (byte {pos})", file=self.name, line=index + 1
             ) from None
+        except (msgpack.StackError, RecursionError):  # its str() is empty: the limit, in words
+            raise InputError(
+                f"not valid MessagePack at event {index + 1}: nested deeper than {MAX_DEPTH} levels",
+                file=self.name,
+                line=index + 1,
+            ) from None
         except Exception as exc:
             raise InputError(
                 f"not valid MessagePack at event {index + 1}: {exc}", file=self.name, line=index + 1

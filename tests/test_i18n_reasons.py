@@ -166,3 +166,114 @@ def test_every_reason_the_contract_gives_a_game_is_said_in_japanese_and_korean()
         for lang in ("ja", "ko"):
             shown = said(lang, reason)
             assert shown is not None and not english.search(shown), (lang, reason, shown)
+
+
+# ------------------------------------------------------------------------ every keyword, every document
+#: Every value a document's field is replaced by (or the field left out) in :func:`_every_refusal`.
+WORSE: list[Any] = [*BAD, [1], [{}], {"zz": 1}, 2**70, -0.5, "2026-13-99T00:00:00Z"]
+DROP = object()  # a field left out
+#: The schema keywords the contract words itself (replay.contract.validate._explain, by name), and those
+#: that only hold others (their failures are the inner keyword's).
+WORDED = frozenset(
+    {
+        "required", "enum", "type", "minimum", "maximum", "minLength", "const", "pattern", "format",
+        "maxLength", "minItems", "maxItems", "uniqueItems", "additionalProperties", "anyOf", "oneOf",
+    }
+)  # fmt: skip
+HOLDERS = frozenset({"allOf", "if", "then", "else", "items", "$ref", "properties", "$defs"})
+#: Words that say something of a schema and check nothing.
+NOTES = frozenset({"description", "title", "default", "$comment", "examples", "$schema", "$id"})
+
+
+def _keywords(node: Any, into: set[str]) -> set[str]:
+    """Every keyword of a schema (a property's name under ``properties``/``$defs`` is not one)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            into.add(key)
+            if key in ("properties", "$defs") and isinstance(value, dict):
+                for inner in value.values():
+                    _keywords(inner, into)
+            else:
+                _keywords(value, into)
+    elif isinstance(node, list):
+        for value in node:
+            _keywords(value, into)
+    return into
+
+
+def test_every_keyword_of_the_contracts_schemas_has_a_sentence() -> None:
+    """A keyword the contract has no sentence for would be refused in fastjsonschema's own words (English
+    on every page): the schemas use none."""
+    import json
+
+    from tests.paths import ROOT
+
+    for name in ("events", "record", "ruleset"):
+        schema = json.loads((ROOT / "schemas" / f"{name}.schema.json").read_text("utf-8"))
+        unworded = _keywords(schema, set()) - WORDED - HOLDERS - NOTES
+        assert not unworded, (name, sorted(unworded))
+
+
+def _every_refusal() -> dict[str, str]:
+    """The reasons the contract gives (with one document each) for one event of every type the
+    simulator's games have, a record and each ruleset: every field at every depth (three items of a list)
+    replaced by each of :data:`WORSE`, or left out."""
+    import json
+
+    from tests.engine_outputs import corpus
+    from tests.paths import ROOT
+
+    reasons: dict[str, str] = {}
+
+    def check(validate: Any, doc: Any) -> None:
+        try:
+            validate(doc)
+        except InputError as exc:
+            reasons.setdefault(exc.message, json.dumps(doc, default=str)[:200])
+
+    def paths(node: Any, path: list[Any]) -> Any:
+        yield path
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield from paths(value, [*path, key])
+        elif isinstance(node, list):
+            for i, value in enumerate(node[:3]):
+                yield from paths(value, [*path, i])
+
+    def mutate(validate: Any, doc: Any) -> None:
+        for path in list(paths(doc, []))[1:]:
+            for bad in [*WORSE, DROP]:
+                changed = copy.deepcopy(doc)
+                parent = changed
+                for step in path[:-1]:
+                    parent = parent[step]
+                if bad is DROP and isinstance(parent, dict):
+                    del parent[path[-1]]
+                elif bad is DROP:
+                    parent.pop(path[-1])
+                else:
+                    parent[path[-1]] = bad
+                check(validate, changed)
+
+    types: dict[str, Any] = {}
+    for stream in corpus(40):
+        for event in stream:
+            types.setdefault(str(event.get("type")), dict(event))
+    assert len(types) > 25
+    for event in types.values():
+        mutate(V.validate_event, event)
+    mutate(V.validate_record, full_game().record())
+    for path in sorted((ROOT / "replay" / "engine" / "rulesets").glob("*.json")):
+        mutate(V.validate_ruleset, json.loads(path.read_text("utf-8")))
+    return reasons
+
+
+def test_every_reason_for_any_event_type_a_record_or_a_ruleset_is_said_in_japanese_and_korean() -> None:
+    reasons = _every_refusal()
+    assert len(reasons) > 500
+    unread = {reason: doc for reason, doc in reasons.items() if said("ja", reason) is None}
+    assert not unread, unread
+    english = re.compile(r"\b(must|got|an integer|a string|missing|unknown|field|one of|data)\b")
+    for reason in reasons:
+        shown = said("ko", reason)
+        assert shown is not None and not english.search(shown), (reason, shown)

@@ -101,10 +101,22 @@ def line(lang: str, exc: InputError) -> str:
 
 
 def message(lang: str, text: str) -> str:
-    """An error's message ``text`` in ``lang`` when one of :data:`MESSAGES` wrote it, or the contract's
-    reason a value is refused (:mod:`replay.i18n.reasons`); else as it is."""
+    """An error's message ``text`` in ``lang`` when one of :data:`MESSAGES` wrote it, the contract's
+    reason a value is refused (:mod:`replay.i18n.reasons`), or an importer's or a deck list's refusal
+    (:mod:`replay.i18n.inputs`); else as it is. A ``{reason}`` inside one (``not valid MessagePack at
+    event 3: nested deeper than 64 levels``, a sheet's row the contract refuses) is said again the same
+    way when the contract wrote it."""
     if lang == i18n.DEFAULT:
         return text
-    from replay.i18n.reasons import said  # the contract's templates: read on an error only
+    # the contract's and the importers' templates: read on an error only
+    from replay.i18n.inputs import INPUTS, LANGUAGE_NAMES, PAGES
+    from replay.i18n.reasons import said
 
-    return translate(lang, MESSAGES, text, PIECES) or said(lang, text) or text
+    names = {"reason": lambda value: message(lang, value)}  # shorter each time: it ends
+    pieces = (*PIECES, *PAGES, *LANGUAGE_NAMES)
+    return (
+        translate(lang, MESSAGES, text, pieces, names=names)
+        or said(lang, text)
+        or translate(lang, INPUTS, text, pieces, names=names)
+        or text
+    )

@@ -68,7 +68,7 @@ from streams.http.routes import (
     speak,
 )
 from streams.http.templating import login_page
-from streams.ingest import IngestCore, Outcome, StoreContention
+from streams.ingest import CONTENTION, IngestCore, Outcome, StoreContention
 from streams.store import CopyRefused, RecordVersion, Store
 from streams.store.base import SEARCH_HELP, SEARCH_MAX, SORTS, search_needle
 
@@ -122,7 +122,12 @@ async def post_events(request: web.Request) -> web.Response:
     try:
         items = await read_events(body, request.content_type, options["max_events"])
     except TooManyEvents as exc:
-        raise Problem.quoting(413, "too_many_events", "too many events: {words}", str(exc)) from None
+        raise Problem.said(
+            413,
+            "too_many_events",
+            "more than {limit} events in one request; send them in several requests",
+            limit=exc.limit,
+        ) from None
     if not items:
         raise Problem.said(400, "no_events", "no events in the request body")
     principal = request[PRINCIPAL]
@@ -772,13 +777,7 @@ async def json_errors(request: web.Request, handler: Callable[[web.Request], Any
         return respond(
             speak(
                 request,
-                Problem.quoting(
-                    503,
-                    "store_contention",
-                    "the store is busy: {words}",
-                    str(exc),
-                    headers={"Retry-After": "1"},
-                ),
+                Problem.reading(503, "store_contention", CONTENTION, str(exc), headers={"Retry-After": "1"}),
             )
         )
     except Exception as exc:

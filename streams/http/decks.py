@@ -90,7 +90,7 @@ async def put_deck(request: web.Request) -> web.Response:
     except UnicodeDecodeError:
         raise Problem.said(400, "bad_deck", "body: not UTF-8 text") from None
     except InputError as exc:
-        raise Problem.quoting(400, "bad_deck", "the deck list cannot be read: {words}", str(exc)) from None
+        raise Problem.quoting(400, "bad_deck", "the deck list cannot be read: {words}", exc) from None
     key = deck_key(player, match)
     await request.app[STORE].put_deck(event, key, encode(deck))
     request[AUDIT_DETAIL] = f"deck list {event}/{key}: {deck.total} cards ({fmt})"

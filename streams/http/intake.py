@@ -33,7 +33,7 @@ from replay.contract.admit import admit
 from replay.engine import KNOWN_RULESETS, EventError, InputError
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
-from replay.sources.scan.refusals import spoken
+from replay.sources.scan.refusals import Refused, spoken
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
 from streams.http.ownership import authorize_request
@@ -230,7 +230,7 @@ async def post_import(request: web.Request) -> web.StreamResponse:
                 400,
                 "unreadable",
                 "the file cannot be imported: {words}",
-                _sentence(spoken(exc, page_lang(request)), name),
+                _sentence(spoken(_on_the_page(exc), page_lang(request)), name),
             ) from None
     _with_context(games, context)
     await _check_new(request, games)
@@ -266,12 +266,27 @@ async def post_import(request: web.Request) -> web.StreamResponse:
     return web.json_response(answer, headers={"Cache-Control": "no-store"})
 
 
-def _sentence(message: str, name: str) -> str:
-    """The importer's refusal as one sentence that names the file (it usually does already), in the
-    page's words where the command line's differ."""
-    message = message.replace(
-        "use --partial to import it anyway", "tick 'a game in progress' to import it anyway"
+#: The command line's words in an importer's refusal, and the page's for the same (its checkbox): both
+#: sentences are templates of replay.i18n.inputs, said in the page's language.
+_PARTIAL = ("use --partial to import it anyway", "tick 'a game in progress' to import it anyway")
+
+
+def _on_the_page(exc: InputError) -> InputError:
+    """``exc`` in the page's words where the command line's differ (the checkbox, not ``--partial``)."""
+    if isinstance(exc, Refused) or _PARTIAL[0] not in exc.message:
+        return exc
+    return InputError(
+        exc.message.replace(*_PARTIAL),
+        file=exc.file,
+        line=exc.line,
+        field=exc.field,
+        match=exc.match,
+        seq=exc.seq,
     )
+
+
+def _sentence(message: str, name: str) -> str:
+    """The importer's refusal as one sentence that names the file (it usually does already)."""
     return message if message.startswith(name) else f"{name}: {message}"
 
 

@@ -22,8 +22,8 @@ from typing import Any, Literal
 from aiohttp import web
 
 from replay.engine import InputError
-from replay.i18n import DEFAULT, LANGUAGES, choose, errors, fill, gettext, spoken
-from replay.i18n.sentences import read
+from replay.i18n import DEFAULT, LANGUAGES, N_, choose, errors, fill, gettext, spoken
+from replay.i18n.sentences import read, translate
 from streams.store.base import is_match_id
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -33,6 +33,60 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 MATCH_PATTERN = "^[A-Za-z0-9._:/-]{1,128}$"
 
 MATCH: web.RequestKey[str] = web.RequestKey("match", str)
+
+
+#: The reason phrases of HTTP's errors (RFC 9110; Python's http.HTTPStatus, 4xx and 5xx), as aiohttp gives
+#: them to an error it raises itself: quoted in an answer (``the request was refused: Bad Request``) and
+#: said in the reader's language by :func:`said_again` (tests/streams/http/test_i18n_errors.py checks
+#: every phrase of http.HTTPStatus is here).
+HTTP_REASONS: tuple[str, ...] = (
+    N_("Bad Request"),
+    N_("Unauthorized"),
+    N_("Payment Required"),
+    N_("Forbidden"),
+    N_("Not Found"),
+    N_("Method Not Allowed"),
+    N_("Not Acceptable"),
+    N_("Proxy Authentication Required"),
+    N_("Request Timeout"),
+    N_("Conflict"),
+    N_("Gone"),
+    N_("Length Required"),
+    N_("Precondition Failed"),
+    N_("Request Entity Too Large"),
+    N_("Request-URI Too Long"),
+    N_("Unsupported Media Type"),
+    N_("Requested Range Not Satisfiable"),
+    N_("Expectation Failed"),
+    N_("I'm a Teapot"),
+    N_("Misdirected Request"),
+    N_("Unprocessable Entity"),
+    N_("Locked"),
+    N_("Failed Dependency"),
+    N_("Too Early"),
+    N_("Upgrade Required"),
+    N_("Precondition Required"),
+    N_("Too Many Requests"),
+    N_("Request Header Fields Too Large"),
+    N_("Unavailable For Legal Reasons"),
+    N_("Internal Server Error"),
+    N_("Not Implemented"),
+    N_("Bad Gateway"),
+    N_("Service Unavailable"),
+    N_("Gateway Timeout"),
+    N_("HTTP Version Not Supported"),
+    N_("Variant Also Negotiates"),
+    N_("Insufficient Storage"),
+    N_("Loop Detected"),
+    N_("Not Extended"),
+    N_("Network Authentication Required"),
+    # RFC 9110's names where they differ (a newer Python's http.HTTPStatus words them so)
+    N_("Content Too Large"),
+    N_("Payload Too Large"),
+    N_("URI Too Long"),
+    N_("Range Not Satisfiable"),
+    N_("Unprocessable Content"),
+)
 QUERY: web.RequestKey[dict[str, Any]] = web.RequestKey("query", dict)
 
 
@@ -145,11 +199,12 @@ class Problem(web.HTTPException):
 def said_again(value: object, lang: str, *, quoted: bool = False) -> object:
     """A problem's field in ``lang``: a :class:`~replay.i18n.Phrase` said again, an :class:`InputError`
     as the command line says it (replay.i18n.errors.line: its place, and the contract's or the codec's
-    reason in the language), ``quoted`` words one of their templates wrote said by it; else as it is."""
+    reason in the language), ``quoted`` words one of their templates wrote said by it (an HTTP reason
+    phrase by :data:`HTTP_REASONS`); else as it is."""
     if isinstance(value, InputError):
         return errors.line(lang, value)
     if quoted and type(value) is str:
-        return errors.message(lang, value)
+        return translate(lang, HTTP_REASONS, value) or errors.message(lang, value)
     return spoken(value, lang)
 
 

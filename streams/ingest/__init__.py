@@ -19,12 +19,13 @@ Events are admitted at the one edge every transport shares (:func:`replay.contra
 
 from streams.ingest.core import IngestCore
 from streams.ingest.integrity import clear_alarm
-from streams.ingest.state import TAMPERED, Outcome, Status, StoreContention
+from streams.ingest.state import CONTENTION, TAMPERED, Outcome, Status, StoreContention
 
 # The bounds (MAX_RUN, MAX_ATTEMPTS...) are not re-exported: each module that reads one imports it by name
 # from streams.ingest.state, so changing a copy here would change nothing (a test patches the module that
 # reads it: tests/streams/ingest/test_write.py).
 __all__ = [
+    "CONTENTION",
     "TAMPERED",
     "IngestCore",
     "Outcome",

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from replay import Game
+from replay.i18n import N_
 from replay.signing import SigningKey
 from streams.store import IndexEntry, IngestStore
 from streams.store.checkpoint import Checkpoint, CheckpointKey, CheckpointLog, MemoryCheckpoints, sha1
@@ -65,7 +66,17 @@ class Outcome:
 
 
 class StoreContention(RuntimeError):
-    """Another writer kept moving a match's head or record: the call was not completed (retry it)."""
+    """Another writer kept moving a match's head or record: the call was not completed (retry it). Its
+    message is one of :data:`CONTENTION` (the service's 503 says it in the reader's language)."""
+
+
+#: What a :class:`StoreContention` says, as its raisers write it (core.py, held.py, playoffs.py).
+CONTENTION: tuple[str, ...] = (
+    N_("match {match}: its record was written during the rebuild; retry"),
+    N_("match {match}: another writer kept moving it"),
+    N_("match {match}: another writer kept changing its head or record over {attempts} attempts"),
+    N_("match {match}: its playoff family kept changing while it was settled"),
+)
 
 
 @dataclass

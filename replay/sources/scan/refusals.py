@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from replay.engine import InputError
-from replay.i18n import DEFAULT, N_, gettext
+from replay.i18n import DEFAULT, N_, fill, gettext
 
 #: What a refusal for a photo that cannot be read says to do instead (as phone OMR apps say at capture).
 RETAKE: Final = N_(
@@ -63,7 +63,7 @@ class NotASheet(ValueError):
         """The sentence in ``lang`` (``en``, ``ja``, ``ko``; English where the catalogue has none)."""
         if self.template is None or lang == DEFAULT:
             return str(self)
-        return gettext(lang, self.template).format(retake=gettext(lang, RETAKE), **self.fields)
+        return fill(lang, gettext(lang, self.template), {"retake": gettext(lang, RETAKE), **self.fields})
 
 
 class Refused(InputError):
@@ -81,5 +81,10 @@ class Refused(InputError):
 
 def spoken(exc: InputError, lang: str) -> str:
     """An import's error as a person reads it in ``lang``: a photo's refusal in that language (how to
-    retake it included), any other error as it is (English)."""
-    return exc.spoken(lang) if isinstance(exc, Refused) else str(exc)
+    retake it included), any other error by its template (replay.i18n.errors.line: the importers'
+    refusals are templates of replay.i18n.inputs; one no template wrote as it is)."""
+    if isinstance(exc, Refused):
+        return exc.spoken(lang)
+    from replay.i18n.errors import line
+
+    return line(lang, exc)
