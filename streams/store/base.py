@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal, Protocol
 
 # fullmatch only: "$" would also match before a final newline ("m1\n" is not a match id)
@@ -284,6 +285,13 @@ def top_finding(findings: Iterable[Mapping[str, Any]]) -> TopFinding | None:
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+#: What an index entry shows (:meth:`IndexEntry.view`): status, league, season, players, findings by code
+#: and by severity, and the rest (:meth:`IndexEntry.about`).
+EntryView = tuple[
+    str, str | None, str | None, tuple[str, ...], Mapping[str, int], Mapping[str, int], Mapping[str, Any]
+]
+
+
 @dataclass(frozen=True)
 class IndexEntry:
     """What the league indexes know about a match. Absolute values: indexing twice changes nothing.
@@ -366,11 +374,14 @@ class IndexEntry:
             out["top"] = [self.top.severity, self.top.code, self.top.seq, self.top.message]
         return out
 
-    def view(
-        self,
-    ) -> tuple[str, str | None, str | None, tuple[str, ...], dict[str, int], dict[str, int], dict[str, Any]]:
+    def view(self) -> EntryView:
         """What the entry shows (all but its seq): status, league, season, players, findings by code and
-        by severity, and :meth:`about`."""
+        by severity, and :meth:`about`. Made once per entry (the entry is frozen): a write compares and
+        digests it several times, the next write's checkpoint again. Read it, never change it."""
+        return self._view
+
+    @cached_property
+    def _view(self) -> EntryView:
         return (
             self.status,
             self.league,
