@@ -22,7 +22,6 @@ import re
 import unicodedata
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any, Literal, Protocol
 
 # fullmatch only: "$" would also match before a final newline ("m1\n" is not a match id)
@@ -378,19 +377,21 @@ class IndexEntry:
         """What the entry shows (all but its seq): status, league, season, players, findings by code and
         by severity, and :meth:`about`. Made once per entry (the entry is frozen): a write compares and
         digests it several times, the next write's checkpoint again. Read it, never change it."""
-        return self._view
-
-    @cached_property
-    def _view(self) -> EntryView:
-        return (
-            self.status,
-            self.league,
-            self.season,
-            tuple(self.players),
-            dict(self.findings),
-            dict(self.severities),
-            self.about(),
-        )
+        # kept in the instance's __dict__ by hand, not a field: functools.cached_property takes a lock
+        # on every first read in Python 3.11, once per write here
+        shown: EntryView | None = self.__dict__.get("_view")
+        if shown is None:
+            shown = (
+                self.status,
+                self.league,
+                self.season,
+                tuple(self.players),
+                dict(self.findings),
+                dict(self.severities),
+                self.about(),
+            )
+            object.__setattr__(self, "_view", shown)  # frozen: set as the dataclass's __init__ does
+        return shown
 
     def search_text(self) -> str:
         """What a search looks in, folded (:func:`fold_text`): the match id, the players, the event, the
