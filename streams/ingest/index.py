@@ -18,11 +18,19 @@ from streams.store.checkpoint import NONE, index_digest
 class LeagueIndex(Integrity):
     """The index step of every write (:meth:`LeagueIndex._index`)."""
 
-    async def _index(self, st: MatchMemory, record: dict[str, Any], *, force: bool = False) -> None:
-        """Index ``record``, over the entry this owner wrote or verified last (``st.indexed``): an entry
-        changed since by anyone but a writer of this match's record (whose checkpoint then names the entry)
-        is an alarm, not overwritten."""
-        entry = self._index_change(st, record, force=force)
+    async def _index(
+        self,
+        st: MatchMemory,
+        record: dict[str, Any],
+        *,
+        force: bool = False,
+        entry: IndexEntry | None = None,
+    ) -> None:
+        """Index ``record`` (``entry``: its entry at ``st.head``, when the write already made it), over the
+        entry this owner wrote or verified last (``st.indexed``): an entry changed since by anyone but a
+        writer of this match's record (whose checkpoint then names the entry) is an alarm, not
+        overwritten."""
+        entry = self._index_change(st, record, force=force, entry=entry)
         if entry is None:
             return
         try:
@@ -53,11 +61,12 @@ class LeagueIndex(Integrity):
         st.indexed = entry
 
     def _index_change(
-        self, st: MatchMemory, record: dict[str, Any], *, force: bool = False
+        self, st: MatchMemory, record: dict[str, Any], *, force: bool = False, entry: IndexEntry | None = None
     ) -> IndexEntry | None:
-        """The index entry to write for ``record``, or None when nothing the indexes show has changed
-        (which saves the second round trip)."""
-        entry = self._entry_of(record, st.head)
+        """The index entry to write for ``record`` (``entry``, or made here), or None when nothing the
+        indexes show has changed (which saves the second round trip)."""
+        if entry is None:
+            entry = IndexEntry.from_record(record, st.head)
         last = st.indexed
         if not force and last is not None and last.view() == entry.view():
             return None

@@ -106,11 +106,11 @@ class Integrity(Memory):
             "store": self.prefix,
             "writes": st.writes + 1,
             "record": digest(record),
-            "index": self._entry_digest(entry),
+            "index": self._entry_digest(st, entry),
             # what the indexes may show until this write's index step: what the last checkpoint named,
             # or what this writer saw (another writer's index step may have run since, or not yet)
             "index_prev": base.index,
-            "index_seen": self._entry_digest(st.indexed),
+            "index_seen": self._entry_digest(st, st.indexed),
         }
         if board is not None:
             changes["board"] = digest(board)
@@ -124,25 +124,19 @@ class Integrity(Memory):
             ck = add_version(ck, record, cause)  # write.lua keeps it as a new version
         return ck.signed(self.checkpoint_key)
 
-    def _entry_of(self, record: dict[str, Any], head: int) -> IndexEntry:
-        """``IndexEntry.from_record(record, head)``, made once for a write's checkpoint and its index step
-        (remembered for the record last asked about)."""
-        known, at, entry = self._last_entry
-        if known is not record or at != head:
-            entry = IndexEntry.from_record(record, head)
-            self._last_entry = (record, head, entry)
-        return entry
-
-    def _entry_digest(self, entry: IndexEntry | None) -> str:
-        """:func:`index_digest` of an entry, remembered for the last few (a write's entry is the next
-        write's entry seen, and usually its entry again)."""
+    @staticmethod
+    def _entry_digest(st: MatchMemory, entry: IndexEntry | None) -> str:
+        """:func:`index_digest` of an entry of ``st``'s match, remembered for the match's last two (a
+        write's entry is the next write's entry seen). Per match, not per core: the core writes up to
+        ``concurrency`` matches at once, whose writes interleave between one write's checkpoint and the
+        next, and a few slots for the whole core were always another match's (two digests a write)."""
         if entry is None:
             return NONE
-        for known, value in self._entry_digests:
+        for known, value in st.digests:
             if known is entry:
                 return value
         value = index_digest(entry.view())
-        self._entry_digests = [(entry, value), *self._entry_digests[:3]]
+        st.digests = [(entry, value), *st.digests[:1]]
         return value
 
     def _sha1(self, data: bytes) -> str:

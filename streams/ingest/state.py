@@ -95,6 +95,7 @@ class MatchMemory:
     writes: int = 0  # the record's write count as this owner knows it (the fence of every write)
     buffer: dict[int, Pending] = field(default_factory=dict)
     indexed: IndexEntry | None = None
+    digests: list[tuple[IndexEntry, str]] = field(default_factory=list)  # the last two entries' digests
     quarantined: set[bytes] = field(default_factory=set)  # conflicting / late events already archived
     child_done: bool = False  # a playoff child whose finish was already handed to its parent
     stubbed: str | None = None  # the playoff child whose stub this match's links have written (if absent)
@@ -250,5 +251,3 @@ class Shared:
         )
         self._outbox: list[Checkpoint] = []  # written to the store, not yet to the checkpoint log
         self._sha1_last: tuple[bytes, str] = (b"", sha1(b""))
-        self._entry_digests: list[tuple[IndexEntry, str]] = []
-        self._last_entry: tuple[dict[str, Any] | None, int, IndexEntry] = (None, 0, IndexEntry("", 0, ""))

@@ -39,9 +39,10 @@ class WritePath(Playoffs):
             last = events[-1][0]
             packed, board = self._pack(record), canonical_bytes(game.board())
             cause = self._cause(match, record, last, provisional=game.effect_pending)
-            ck = self._next_checkpoint(
-                st, match, packed, cause, self._entry_of(record, last), board, game, len(events)
-            )
+            entry = IndexEntry.from_record(
+                record, last
+            )  # made once: the checkpoint names it, the index writes it
+            ck = self._next_checkpoint(st, match, packed, cause, entry, board, game, len(events))
             result = await self.store.append_run(
                 AppendRun(
                     match,
@@ -67,7 +68,7 @@ class WritePath(Playoffs):
             st.head = last
             self._wrote(st, ck, packed, board)
             self.counts["applied"] += len(events)
-            await self._after_write(st, match, record, game)
+            await self._after_write(st, match, record, game, entry)
         self._commit(run, done=False)
 
     def _commit(self, run: Run, *, done: bool) -> None:
@@ -98,7 +99,8 @@ class WritePath(Playoffs):
         record = await self._final_record(match, game)
         packed = self._pack(record)
         cause = self._cause(match, record, seq, provisional=game.effect_pending)
-        ck = self._next_checkpoint(st, match, packed, cause, IndexEntry.from_record(record, st.head))
+        entry = IndexEntry.from_record(record, st.head)
+        ck = self._next_checkpoint(st, match, packed, cause, entry)
         base = st.ck or self._empty(match)
         ck = replace(
             ck,
@@ -127,7 +129,7 @@ class WritePath(Playoffs):
         if not (result.status == "conflict" and result.archived):
             raise Stale
         self._wrote(st, ck, packed, None)
-        await self._after_write(st, match, record, game)
+        await self._after_write(st, match, record, game, entry)
         st.quarantined.add(data)
         why = (
             "arrived after the gap before it was reported (late_event)"
@@ -142,9 +144,14 @@ class WritePath(Playoffs):
             field="seq",
         )
 
-    async def _after_write(self, st: MatchMemory, match: str, record: dict[str, Any], game: Game) -> None:
+    async def _after_write(
+        self, st: MatchMemory, match: str, record: dict[str, Any], game: Game, entry: IndexEntry
+    ) -> None:
+        """The index step (``entry``: the record's, as the write's checkpoint names it) and the playoff
+        links."""
         await both(
-            self._index(st, record), self._playoff_links(st, match, record, provisional=game.effect_pending)
+            self._index(st, record, entry=entry),
+            self._playoff_links(st, match, record, provisional=game.effect_pending),
         )
 
 

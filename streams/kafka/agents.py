@@ -203,9 +203,16 @@ class Pipeline:
     ) -> None:
         """The batch is done: the consumer's position, the gaps it opened (with their partition's
         high-water mark now) and closed, and the gaps whose wait starts now (:mod:`streams.kafka.gaps`)."""
+        # Per batch, not per record: each partition's last offset, and only matches with a gap tracked
+        # asked whether they still wait (most batches have none).
+        last: dict[tuple[Any, Any], int] = {}
         for event in events:
             msg = event.message
-            self.gaps.handled((str(msg.topic), int(msg.partition)), int(msg.offset))
+            tp = (msg.topic, msg.partition)
+            if msg.offset > last.get(tp, -1):
+                last[tp] = msg.offset
+        for (topic, partition), offset in last.items():
+            self.gaps.handled((str(topic), int(partition)), int(offset))
         now = self.core.clock()  # the clock the core times the held events by
         for i, _, rec in admitted:
             done = results[i]
@@ -214,7 +221,7 @@ class Pipeline:
             if done.status == "buffered":
                 tp = (rec.topic, rec.partition)
                 self.gaps.opened(done.match, tp, self._highwater(tp), now)
-            elif not self.core.waiting(done.match):
+            elif self.gaps.tracks(done.match) and not self.core.waiting(done.match):
                 self.gaps.closed(done.match)
         self.gaps.caught_up(now)
 

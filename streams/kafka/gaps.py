@@ -73,6 +73,10 @@ class GapProgress:
             self._gaps[match] = gap = _Gap(partition, mark, now)
             self._reached(gap, now)
 
+    def tracks(self, match: str) -> bool:
+        """Whether a gap of ``match`` is tracked (opened and not closed since)."""
+        return match in self._gaps
+
     def closed(self, match: str) -> None:
         """Nothing of ``match`` waits behind a gap any more (or the worker forgot it)."""
         self._gaps.pop(match, None)

@@ -284,6 +284,13 @@ def top_finding(findings: Iterable[Mapping[str, Any]]) -> TopFinding | None:
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+#: What an index entry shows (:meth:`IndexEntry.view`): status, league, season, players, findings by code
+#: and by severity, and the rest (:meth:`IndexEntry.about`).
+EntryView = tuple[
+    str, str | None, str | None, tuple[str, ...], Mapping[str, int], Mapping[str, int], Mapping[str, Any]
+]
+
+
 @dataclass(frozen=True)
 class IndexEntry:
     """What the league indexes know about a match. Absolute values: indexing twice changes nothing.
@@ -366,20 +373,25 @@ class IndexEntry:
             out["top"] = [self.top.severity, self.top.code, self.top.seq, self.top.message]
         return out
 
-    def view(
-        self,
-    ) -> tuple[str, str | None, str | None, tuple[str, ...], dict[str, int], dict[str, int], dict[str, Any]]:
+    def view(self) -> EntryView:
         """What the entry shows (all but its seq): status, league, season, players, findings by code and
-        by severity, and :meth:`about`."""
-        return (
-            self.status,
-            self.league,
-            self.season,
-            tuple(self.players),
-            dict(self.findings),
-            dict(self.severities),
-            self.about(),
-        )
+        by severity, and :meth:`about`. Made once per entry (the entry is frozen): a write compares and
+        digests it several times, the next write's checkpoint again. Read it, never change it."""
+        # kept in the instance's __dict__ by hand, not a field: functools.cached_property takes a lock
+        # on every first read in Python 3.11, once per write here
+        shown: EntryView | None = self.__dict__.get("_view")
+        if shown is None:
+            shown = (
+                self.status,
+                self.league,
+                self.season,
+                tuple(self.players),
+                dict(self.findings),
+                dict(self.severities),
+                self.about(),
+            )
+            object.__setattr__(self, "_view", shown)  # frozen: set as the dataclass's __init__ does
+        return shown
 
     def search_text(self) -> str:
         """What a search looks in, folded (:func:`fold_text`): the match id, the players, the event, the
