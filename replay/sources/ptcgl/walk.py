@@ -97,7 +97,7 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
 def finish(imp: Importer) -> None:
     """A log read to its last line without an end line (``--partial``): close what is open."""
     if imp.phase != "ended":
-        close_window(imp)
+        close_window(imp, ending=True)
         turns.start_pending(imp, None)
         if imp.phase in ("setup", "pre"):
             turns.emit_setup(imp)

@@ -17,8 +17,12 @@ from replay.sources.ptcgl.cards import clues
 from replay.sources.ptcgl.importer import Importer, Window
 
 
-def close_window(imp: Importer) -> None:
-    """Emit the open window's knockouts, end, prizes and promotions; no window: nothing."""
+def close_window(imp: Importer, *, ending: bool = False) -> None:
+    """Emit the open window's knockouts, end, prizes and promotions; no window: nothing.
+
+    ``ending``: the window is closed by the log's end (the end line, or the last line of a partial log),
+    where the client leaves the last prize line out (real/en_slowking-vs-beedrill.txt): a knockout with
+    no prize line there is not read as one that gave no Prize cards (``prize_modifiers``)."""
     w = imp.window
     if w is None:
         return
@@ -61,7 +65,7 @@ def close_window(imp: Importer) -> None:
         revise_attachments(imp, pid, w.ko_lists.get((mon.owner, mon.name)), no)
     # the catalogue is asked about the window's card only when the window has prize lines (most have none)
     effect = prize_effect(imp, w) if w.prizes else None
-    modifiers, no_ko = prize_modifiers(imp, w, kos, effect)
+    modifiers, no_ko = prize_modifiers(imp, w, kos, effect, ending=ending)
     out = {pid for _, pid in kos}
     for pid in dict.fromkeys(w.hit):
         # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
@@ -349,18 +353,21 @@ def prize_effect(imp: Importer, w: Window) -> str | None:
 
 
 def prize_modifiers(
-    imp: Importer, w: Window, kos: list[tuple[int, str]], effect: str | None
+    imp: Importer, w: Window, kos: list[tuple[int, str]], effect: str | None, *, ending: bool = False
 ) -> tuple[dict[str, list[int]], set[str]]:
     """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
     changed the value (Briar +1, Legacy Energy -1) [docs/rules.md §3]: say so with a prize_modifier.
     Also returns the players whose prize lines have no knockout of the other player's near them.
-    ``effect``: the window's ``prize_effect``."""
+    ``effect``: the window's ``prize_effect``; ``ending``: the log ends with this window
+    (``close_window``)."""
     out: dict[str, list[int]] = {}
     no_ko: set[str] = set()
     claimed: dict[str, tuple[int, int]] = {}
     for no, taker, n in w.prizes:
         first_no, total = claimed.get(taker, (no, 0))
         claimed[taker] = (first_no, total + n)
+    if not ending:
+        unpaid(imp, kos, claimed, out)
     for taker, (no, n) in claimed.items():
         victims = [pid for _, pid in kos if imp.mon(pid).owner != taker]
         if not victims:
@@ -396,6 +403,44 @@ def prize_modifiers(
             say(notes.PRIZE_MODIFIER, player=taker, n=n, base=base),
         )
     return out, no_ko
+
+
+def unpaid(
+    imp: Importer, kos: list[tuple[int, str]], claimed: dict[str, tuple[int, int]], out: dict[str, list[int]]
+) -> None:
+    """Knockouts no prize line pays for, in a window the game goes on after: they gave no Prize cards.
+
+    The client prints a prize line for every knockout that gives Prize cards, before or after the
+    knockout's own line but in its window (every mid-game knockout of the real exports in
+    tests/data/ptcgl/real/); only the log's end leaves it out. A knockout worth 0 (Legacy Energy on a
+    1-prize Pokémon [docs/rules.md §3]) has nothing to print. Without a modifier the engine would take
+    the kinds' value for it, and the taker's count would run ahead of the log's, ending the game early
+    (round-trip seed 317193)."""
+    victims: dict[str, list[tuple[int, str]]] = {}
+    for no, pid in kos:
+        taker = imp.other(imp.mon(pid).owner)
+        if taker not in claimed:
+            victims.setdefault(taker, []).append((no, pid))
+    for taker, mons in victims.items():
+        values = {pid: imp.rules.prize_value(imp.mon(pid).rule) for _, pid in mons}
+        base = sum(values.values())
+        if base <= 0:
+            continue
+        for pid, v in values.items():
+            if v > 0:
+                out[pid] = [-v]
+        imp.find(
+            "importer_prize_modifier",
+            "info",
+            mons[0][0],
+            say(
+                notes.NO_PRIZE_LINE,
+                player=taker,
+                cards=", ".join(imp.mon(pid).name for _, pid in mons),
+                lines=", ".join(str(no) for no, _ in mons),
+                base=base,
+            ),
+        )
 
 
 def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> None:
