@@ -115,6 +115,11 @@ def test_simulated_games_with_twins_round_trip_through_the_log(seed: int, scenar
         # import took the usual 1, and cynthia's sixth "prize" ended the game 12 turns early (the next
         # promotion, of a Terapagos ex twin, was then ignored and left no Active)
         (317193, "no_pokemon"),
+        # Boss's Orders brings up one of three identical Iron Hands ex (a guess that cannot matter); the
+        # guess outlived its line and marked the next attack's damage to the Active as a guess, which a later
+        # check moved to a Benched twin
+        (1329127588, "prizes"),
+        (441669301, "no_pokemon"),  # the same with Zacian V-UNION
     ],
 )
 def test_games_hypothesis_found_round_trip(seed: int, scenario: str) -> None:
