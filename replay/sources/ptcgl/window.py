@@ -173,38 +173,40 @@ def revise_damage(imp: Importer, pid: str, no: int) -> None:
     """A Pokémon the log shows surviving a check with its HP known and damage at least its HP: damage
     guessed onto it among twins (``Importer.damage``) went to a twin instead. The latest such damage moves
     to the first twin still in play it leaves alive; the earlier ``damage`` event is corrected (events are
-    numbered only when the import ends), said so."""
+    numbered only when the import ends), said so. A twin that another line of the same effect hit (spread
+    damage: one line per Pokémon) takes this line and gives its own line back, as the two were printed
+    about two different Pokémon (round-trip seed 2005577351)."""
     mon = imp.mon(pid)
     hp = mon.card.get("hp")
     guesses = imp.damage_guesses.get(pid, [])
     in_play = set(imp.table.in_play(mon.owner))
     while isinstance(hp, int) and mon.damage >= hp and guesses:
-        ev, others = guesses.pop()
+        ev, others, group = guesses.pop()
         n = int(ev["amount"])
-        twin = next(
-            (
-                x
-                for x in others
-                if x in in_play
-                and isinstance(imp.mon(x).card.get("hp"), int)
-                and imp.mon(x).damage + n < imp.mon(x).card["hp"]
-            ),
-            None,
-        )
-        if twin is None:
-            continue
-        ev["pid"] = twin
-        mon.damage -= n
-        other = imp.mon(twin)
-        other.damage += n
-        other.survived = max(other.survived, other.damage)
-        imp.damage_guesses.setdefault(twin, []).append((ev, [pid]))
-        imp.find(
-            "importer_guess_pid",
-            "info",
-            no,
-            say(notes.DAMAGE_CORRECTED, n=n, player=mon.owner, card=mon.name, pid=pid, twin=twin, hp=hp),
-        )
+        for x in others:
+            other = imp.mon(x)
+            x_hp = other.card.get("hp")
+            if x not in in_play or not isinstance(x_hp, int):
+                continue
+            # the same effect's line for the twin (not an attack's own hit, which the log decides)
+            back = next((e for e in group if e is not ev and e["pid"] == x and "by" not in e), None)
+            m = int(back["amount"]) if back is not None else 0
+            if other.damage + n - m >= x_hp or (back is not None and mon.damage - n + m >= hp):
+                continue
+            ev["pid"] = x
+            mon.damage += m - n
+            other.damage += n - m
+            other.survived = max(other.survived, other.damage)
+            imp.damage_guesses.setdefault(x, []).append((ev, [pid], group))
+            if back is not None:
+                back["pid"] = pid
+            imp.find(
+                "importer_guess_pid",
+                "info",
+                no,
+                say(notes.DAMAGE_CORRECTED, n=n, player=mon.owner, card=mon.name, pid=pid, twin=x, hp=hp),
+            )
+            break
 
 
 def promotion_fix(imp: Importer, w: Window, pid: str, no: int, *, knocked_out: bool) -> str | None:
