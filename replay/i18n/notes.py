@@ -82,6 +82,10 @@ PRIZE_MODIFIER: Final = N_(
     "{player} took {n} prize card(s) where the knocked-out kinds give {base}: assumed a card effect changed "
     "the prize value"
 )
+NO_PRIZE_LINE: Final = N_(
+    "no prize line for {player} after the knockout of {cards} (lines {lines}) and the game goes on: taken as "
+    "0 Prize cards where the knocked-out kinds give {base} (a card effect such as Legacy Energy)"
+)
 KO_WITHOUT_DAMAGE: Final = N_(
     "{player}'s {card} ({pid}) is Knocked Out in the log with {left} HP left by the lines read: claimed as a "
     "knockout by an effect"
@@ -273,6 +277,7 @@ SENTENCES: Final[tuple[str, ...]] = (
     COUNT_UNKNOWN,
     OWNER_UNVERIFIED,
     PRIZE_MODIFIER,
+    NO_PRIZE_LINE,
     KO_WITHOUT_DAMAGE,
     CARD_UNKNOWN,
     GUESS_BENCHED,

@@ -349,6 +349,44 @@ def test_prize_modifier_from_prize_lines() -> None:
     assert not [f for f in rec["findings"] if f["code"] == "prize_count_mismatch"]
 
 
+def test_a_knockout_with_no_prize_line_mid_game_gave_no_prize_cards() -> None:
+    # Legacy Energy on a 1-prize Pokémon: its knockout gives 0 Prize cards, and the client prints no prize
+    # line for it (round-trip seed 317193). The log goes on, so the missing line is the count: a -1
+    # modifier, said so; without it the engine gave Vex a prize the log never shows and the game ended
+    # turns early for the wrong player.
+    text = (DATA / "legacy_energy.txt").read_text("utf-8")
+    # Quill's Active is a 1-prize Pidgey with Legacy Energy; Vex knocks it out and takes nothing
+    text = text.replace("• Lugia V, Lugia V,", "• Pidgey, Lugia V,")
+    text = text.replace("Quill played Lugia V to the Active Spot.", "Quill played Pidgey to the Active Spot.")
+    text = text.replace("Legacy Energy to Lugia V in", "Legacy Energy to Pidgey in")
+    text = text.replace("Quill evolved Lugia V to Lugia VSTAR in the Active Spot.\n", "")
+    text = text.replace("Double Turbo Energy to Lugia VSTAR", "Double Turbo Energy to Pidgey")
+    text = text.replace("Quill's Lugia VSTAR used Tempest Dive", "Quill's Pidgey used Gust")
+    text = text.replace("Lugia VSTAR for 280", "Pidgey for 280")
+    text = text.replace("Quill's Lugia VSTAR was", "Quill's Pidgey was")
+    text = text.replace("Vex took a Prize card.\nA card was added to Vex's hand.\n", "")
+    res = parse_ptcgl(text, match="m", filename="x")
+    assert res.unmatched == []
+    mods = of(res, "prize_modifier")
+    assert [m["delta"] for m in mods] == [-1]
+    nxt = res.events[res.events.index(mods[0]) + 1]
+    assert nxt["type"] == "knocked_out" and nxt["pid"] == mods[0]["pid"]
+    f = [f for f in res.findings if f.code == "importer_prize_modifier"]
+    assert f and "Vex" in f[-1].message and f[-1].line is not None
+    rec = record(res)
+    assert [k["prizes"] for k in rec["knockouts"]] == [2, 0, 1]
+    assert rec["result"]["winner"] == "Vex" and reason_kind(rec["result"]) == "concession"
+    assert not [f for f in rec["findings"] if f["code"] in ("prize_count_mismatch", "result_mismatch")]
+
+
+def test_the_last_knockout_with_no_prize_line_before_the_end_line_is_not_a_modifier() -> None:
+    # real exports print the final Prize card as "C was added to P's hand." (or nothing) before the end
+    # line (real/en_slowking-vs-beedrill.txt): a missing prize line there is the end, not 0 prizes
+    for name in ("real/en_slowking-vs-beedrill.txt", "real/en_slowking-vs-froslass-mill.txt"):
+        res = load(name)
+        assert of(res, "prize_modifier") == [], name
+
+
 def test_prize_lines_capped_by_remaining_prizes_need_no_modifier() -> None:
     text = (DATA / "unnumbered_bom_crlf.txt").read_text("utf-8-sig")
     res = parse_ptcgl(text, match="m")

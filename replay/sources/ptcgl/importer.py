@@ -36,6 +36,7 @@ class Window:
     prizes: list[tuple[int, str, int]] = field(default_factory=list)
     promos: list[tuple[int, str, str]] = field(default_factory=list)
     hit: list[str] = field(default_factory=list)
+    damaged: list[Event] = field(default_factory=list)  # the damage events placed in this window
     played: list[str] = field(default_factory=list)  # Pokémon this window put into play
     retreated: set[str] = field(default_factory=set)
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -65,6 +66,7 @@ class Window:
         self.prizes = []
         self.promos = []
         self.hit = []
+        self.damaged = []
         self.played = []
         self.retreated = set()
         self.seen = {}
@@ -132,9 +134,10 @@ class Importer:
         self.field: tuple[str, str] | None = None
         self.field_on: set[str] = set()
         # the last choice between twins the log did not decide (pid taken, the others), and the damage
-        # placed by such choices (by the pid taken: the event, the other candidates)
+        # placed by such choices (by the pid taken: the event, the other candidates, the damage events of
+        # its window)
         self.guessed: tuple[str, list[str]] | None = None
-        self.damage_guesses: dict[str, list[tuple[Event, list[str]]]] = {}
+        self.damage_guesses: dict[str, list[tuple[Event, list[str], list[Event]]]] = {}
         # promotions (and retreats) to one of several twins the log did not decide: where the event is in
         # the stream, the pid taken, the others, and each one's damage and cards attached then
         self.promo_guesses: list[tuple[int, str, list[str], dict[str, tuple[int, list[str]]]]] = []
@@ -291,15 +294,17 @@ class Importer:
         ev: Event = {"type": "damage", "pid": pid, "amount": amount}
         if by is not None:
             ev["by"] = by
+        w = self.window
         if self.guessed is not None and self.guessed[0] == pid:
             # which twin took it was a guess: kept, so a later line that contradicts it can move it
             # (window.revise_damage)
-            self.damage_guesses.setdefault(pid, []).append((ev, self.guessed[1]))
+            self.damage_guesses.setdefault(pid, []).append((ev, self.guessed[1], w.damaged if w else []))
         self.guessed = None
         self.emit(ev)
         self.mon(pid).damage += amount
-        if self.window is not None:
-            self.window.hit.append(pid)
+        if w is not None:
+            w.hit.append(pid)
+            w.damaged.append(ev)
 
     def source_of(self, ln: Line, p: str, names: list[str], what: str) -> str:
         """Where cards an effect puts into play or onto a Pokémon come from: the turn's own actions take

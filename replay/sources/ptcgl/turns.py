@@ -172,7 +172,7 @@ def end(imp: Importer, ln: Line) -> None:
             say(notes.DECK_OUT_NO_HEADER),
         )
     conceded_first = kind in ("concession", "timeout") and concession_in_knockout(imp, ln)
-    close_window(imp)
+    close_window(imp, ending=True)
     if imp.phase in ("setup", "pre"):
         emit_setup(imp)
     winner = ln.player

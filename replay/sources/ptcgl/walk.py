@@ -88,6 +88,10 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
             # Festival Lead.", "- chose Rapid Draw", "- ... used Rapid Draw on ... for 70 damage."): the
             # window is that attack's, closed (and its knockouts checked) at its end [docs/rules.md §2]
             imp.window.kind = "attack"
+        # a guess between twins is the line's that made it (``Importer.choose``): a switch's guess left over
+        # must not mark the next line's damage to the Active Pokémon, which the log decides, as a guess
+        # that a later check may move to a twin (round-trip seed 1329127588)
+        imp.guessed = None
         if not handler(imp, ln):
             imp.unread(ln, say(notes.NOT_IN_GAME, line=repr(ln.text[:80])))
         if imp.table.stadium is not None or imp.field is not None:
@@ -97,7 +101,7 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
 def finish(imp: Importer) -> None:
     """A log read to its last line without an end line (``--partial``): close what is open."""
     if imp.phase != "ended":
-        close_window(imp)
+        close_window(imp, ending=True)
         turns.start_pending(imp, None)
         if imp.phase in ("setup", "pre"):
             turns.emit_setup(imp)

@@ -17,8 +17,12 @@ from replay.sources.ptcgl.cards import clues
 from replay.sources.ptcgl.importer import Importer, Window
 
 
-def close_window(imp: Importer) -> None:
-    """Emit the open window's knockouts, end, prizes and promotions; no window: nothing."""
+def close_window(imp: Importer, *, ending: bool = False) -> None:
+    """Emit the open window's knockouts, end, prizes and promotions; no window: nothing.
+
+    ``ending``: the window is closed by the log's end (the end line, or the last line of a partial log),
+    where the client leaves the last prize line out (real/en_slowking-vs-beedrill.txt): a knockout with
+    no prize line there is not read as one that gave no Prize cards (``prize_modifiers``)."""
     w = imp.window
     if w is None:
         return
@@ -61,7 +65,7 @@ def close_window(imp: Importer) -> None:
         revise_attachments(imp, pid, w.ko_lists.get((mon.owner, mon.name)), no)
     # the catalogue is asked about the window's card only when the window has prize lines (most have none)
     effect = prize_effect(imp, w) if w.prizes else None
-    modifiers, no_ko = prize_modifiers(imp, w, kos, effect)
+    modifiers, no_ko = prize_modifiers(imp, w, kos, effect, ending=ending)
     out = {pid for _, pid in kos}
     for pid in dict.fromkeys(w.hit):
         # survived this check: its HP is above the damage it has now [JP3.4 §I-D]
@@ -169,38 +173,40 @@ def revise_damage(imp: Importer, pid: str, no: int) -> None:
     """A Pokémon the log shows surviving a check with its HP known and damage at least its HP: damage
     guessed onto it among twins (``Importer.damage``) went to a twin instead. The latest such damage moves
     to the first twin still in play it leaves alive; the earlier ``damage`` event is corrected (events are
-    numbered only when the import ends), said so."""
+    numbered only when the import ends), said so. A twin that another line of the same effect hit (spread
+    damage: one line per Pokémon) takes this line and gives its own line back, as the two were printed
+    about two different Pokémon (round-trip seed 2005577351)."""
     mon = imp.mon(pid)
     hp = mon.card.get("hp")
     guesses = imp.damage_guesses.get(pid, [])
     in_play = set(imp.table.in_play(mon.owner))
     while isinstance(hp, int) and mon.damage >= hp and guesses:
-        ev, others = guesses.pop()
+        ev, others, group = guesses.pop()
         n = int(ev["amount"])
-        twin = next(
-            (
-                x
-                for x in others
-                if x in in_play
-                and isinstance(imp.mon(x).card.get("hp"), int)
-                and imp.mon(x).damage + n < imp.mon(x).card["hp"]
-            ),
-            None,
-        )
-        if twin is None:
-            continue
-        ev["pid"] = twin
-        mon.damage -= n
-        other = imp.mon(twin)
-        other.damage += n
-        other.survived = max(other.survived, other.damage)
-        imp.damage_guesses.setdefault(twin, []).append((ev, [pid]))
-        imp.find(
-            "importer_guess_pid",
-            "info",
-            no,
-            say(notes.DAMAGE_CORRECTED, n=n, player=mon.owner, card=mon.name, pid=pid, twin=twin, hp=hp),
-        )
+        for x in others:
+            other = imp.mon(x)
+            x_hp = other.card.get("hp")
+            if x not in in_play or not isinstance(x_hp, int):
+                continue
+            # the same effect's line for the twin (not an attack's own hit, which the log decides)
+            back = next((e for e in group if e is not ev and e["pid"] == x and "by" not in e), None)
+            m = int(back["amount"]) if back is not None else 0
+            if other.damage + n - m >= x_hp or (back is not None and mon.damage - n + m >= hp):
+                continue
+            ev["pid"] = x
+            mon.damage += m - n
+            other.damage += n - m
+            other.survived = max(other.survived, other.damage)
+            imp.damage_guesses.setdefault(x, []).append((ev, [pid], group))
+            if back is not None:
+                back["pid"] = pid
+            imp.find(
+                "importer_guess_pid",
+                "info",
+                no,
+                say(notes.DAMAGE_CORRECTED, n=n, player=mon.owner, card=mon.name, pid=pid, twin=x, hp=hp),
+            )
+            break
 
 
 def promotion_fix(imp: Importer, w: Window, pid: str, no: int, *, knocked_out: bool) -> str | None:
@@ -349,18 +355,21 @@ def prize_effect(imp: Importer, w: Window) -> str | None:
 
 
 def prize_modifiers(
-    imp: Importer, w: Window, kos: list[tuple[int, str]], effect: str | None
+    imp: Importer, w: Window, kos: list[tuple[int, str]], effect: str | None, *, ending: bool = False
 ) -> tuple[dict[str, list[int]], set[str]]:
     """A prize line that differs from what the knocked-out Pokémon's kinds give means a card effect
     changed the value (Briar +1, Legacy Energy -1) [docs/rules.md §3]: say so with a prize_modifier.
     Also returns the players whose prize lines have no knockout of the other player's near them.
-    ``effect``: the window's ``prize_effect``."""
+    ``effect``: the window's ``prize_effect``; ``ending``: the log ends with this window
+    (``close_window``)."""
     out: dict[str, list[int]] = {}
     no_ko: set[str] = set()
     claimed: dict[str, tuple[int, int]] = {}
     for no, taker, n in w.prizes:
         first_no, total = claimed.get(taker, (no, 0))
         claimed[taker] = (first_no, total + n)
+    if not ending:
+        unpaid(imp, kos, claimed, out)
     for taker, (no, n) in claimed.items():
         victims = [pid for _, pid in kos if imp.mon(pid).owner != taker]
         if not victims:
@@ -396,6 +405,44 @@ def prize_modifiers(
             say(notes.PRIZE_MODIFIER, player=taker, n=n, base=base),
         )
     return out, no_ko
+
+
+def unpaid(
+    imp: Importer, kos: list[tuple[int, str]], claimed: dict[str, tuple[int, int]], out: dict[str, list[int]]
+) -> None:
+    """Knockouts no prize line pays for, in a window the game goes on after: they gave no Prize cards.
+
+    The client prints a prize line for every knockout that gives Prize cards, before or after the
+    knockout's own line but in its window (every mid-game knockout of the real exports in
+    tests/data/ptcgl/real/); only the log's end leaves it out. A knockout worth 0 (Legacy Energy on a
+    1-prize Pokémon [docs/rules.md §3]) has nothing to print. Without a modifier the engine would take
+    the kinds' value for it, and the taker's count would run ahead of the log's, ending the game early
+    (round-trip seed 317193)."""
+    victims: dict[str, list[tuple[int, str]]] = {}
+    for no, pid in kos:
+        taker = imp.other(imp.mon(pid).owner)
+        if taker not in claimed:
+            victims.setdefault(taker, []).append((no, pid))
+    for taker, mons in victims.items():
+        values = {pid: imp.rules.prize_value(imp.mon(pid).rule) for _, pid in mons}
+        base = sum(values.values())
+        if base <= 0:
+            continue
+        for pid, v in values.items():
+            if v > 0:
+                out[pid] = [-v]
+        imp.find(
+            "importer_prize_modifier",
+            "info",
+            mons[0][0],
+            say(
+                notes.NO_PRIZE_LINE,
+                player=taker,
+                cards=", ".join(imp.mon(pid).name for _, pid in mons),
+                lines=", ".join(str(no) for no, _ in mons),
+                base=base,
+            ),
+        )
 
 
 def promote(imp: Importer, no: int, p: str, c: str, retreat: bool = False) -> None:
