@@ -329,7 +329,9 @@ class EventFile:
                 items = decode_array(b"".join((_array_header(n), memoryview(data)[pos:end])))
                 matches = list(map(_match_of, items))  # read once: for the check and for the reader
                 typed = accepts(items, matches)
-            except (msgspec.ValidationError, msgspec.DecodeError):
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                # RecursionError: an event nested past msgspec's stack, which the compiled frame reader
+                # (_link.span) passes on; each frame's own reader below names the event and the depth
                 typed = False
             if not typed:
                 frames = _frames(data, pos, n)
@@ -346,8 +348,8 @@ class EventFile:
             item = event_decoders().msgpack.decode(frame)
             if event_decoders().accepts([item]):
                 return item
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            pass
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            pass  # the dict way names what is wrong (RecursionError: nested past msgspec's stack)
         event = self._msgpack_dict(frame, position)
         return _Seen(event["match"], event["seq"])
 

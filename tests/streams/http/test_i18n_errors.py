@@ -17,7 +17,7 @@ import pytest
 from replay.engine import EventError
 from replay.engine import findings as F
 from replay.engine.findings import say
-from replay.i18n import findings
+from replay.i18n import findings, korean
 from replay.sources.cards import card_name
 from streams.http.battle_log import card_in
 from streams.http.routes import Problem
@@ -144,7 +144,10 @@ async def test_a_token_refusal_names_the_token_in_the_language(served: Served) -
     assert body == {"error": f"トークン{token_id}は期限切れです", "code": "token_expired"}
     status, body = await answer(served, "GET", "/matches/m1/record?lang=ko", "revoked")
     revoked = served.tokens["revoked"].split("_")[1]
-    assert body == {"error": f"토큰 {revoked}은(는) 폐기되었습니다", "code": "token_revoked"}
+    # the particle after the id as the id is read (its last digits as a number), else the generic 은(는)
+    said = korean.fill("토큰 {token}은(는) 폐기되었습니다", {"token": revoked})
+    assert body == {"error": said, "code": "token_revoked"}
+    assert said.startswith(f"토큰 {revoked}") and said.endswith(" 폐기되었습니다")
 
 
 async def test_a_write_refused_for_its_scope_is_in_the_language(served: Served) -> None:
