@@ -661,6 +661,10 @@ class _Ink:
     core_mark: float = 1.0
     pale: float = 1.0  # the paper's own bound on a box's darkness (``faint`` before the pen's floor)
     core_quiet: float = 1.0  # a middle this clean: the box's darkness is at its edges (an overrun)
+    # against the paper right around a box (:func:`_near_paper`): its bound on a box's darkness, on its
+    # middle's, and the middle's darkness that is a mark (a shadow's edge across a box is not)
+    around: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    grain: float = 1.0  # from this unevenness (:func:`_grain`) a box holds strokes: a JPEG block does not
     edges: tuple[float, float, float, float] = (
         0.0,
         0.0,
@@ -674,13 +678,21 @@ _NO_INK: Final = _Ink(0.0, 1.0, 1.0, None)
 
 
 def _ink(
-    masses: list[tuple[float, float]], centres: list[tuple[float, float]]
+    masses: list[tuple[float, float, float, float, float]], centres: list[tuple[float, float]]
 ) -> tuple[_Ink, list[tuple[float, float]]]:
     """The sheet's :class:`_Ink`, and each box's local paper: how much darker than the sheet's median
     the boxes around it are (the median of those within 12 mm along the row and 7 mm across: the light
     under a shadow's edge, a fold's crease), which is taken off its darkness before it is judged; the
     same for the boxes' middles (:func:`_mass`), in :attr:`BoxRead.core` terms."""
-    both = np.asarray(masses, np.float64).reshape(-1, 2)
+    every = np.asarray(masses, np.float64).reshape(-1, 5)
+    gm = float(np.median(every[:, 4]))
+    grain = gm + max(8 * 1.4826 * float(np.median(np.abs(every[:, 4] - gm))), 0.02)
+    both = every[:, :2]
+    # against the paper right around each box (:func:`_near_paper`): its own median and spread
+    pm, pc = float(np.median(every[:, 2])), float(np.median(every[:, 3]))
+    ps = 1.4826 * float(np.median(np.abs(every[:, 2] - pm)))
+    cs = 1.4826 * float(np.median(np.abs(every[:, 3] - pc)))
+    around = (pm + max(8 * ps, 0.008), pc + max(8 * cs, 0.01), pc + max(25 * cs, 0.03))
     xy = np.asarray(centres, np.float64)
     near = (np.abs(xy[:, None, 0] - xy[None, :, 0]) <= 12.0) & (
         np.abs(xy[:, None, 1] - xy[None, :, 1]) <= 7.0
@@ -703,13 +715,22 @@ def _ink(
     marks = e[e > med + max(20 * sigma, 0.03)]
     both_off = [(float(o), float(c)) for o, c in zip(offsets[0], offsets[1], strict=True)]
     if len(marks) < 3:
-        return _Ink(med, faint, 1.0, None, *core, *quiet), both_off
+        return _Ink(med, faint, 1.0, None, *core, *quiet, around=around, grain=grain), both_off
     level = float(np.median(marks))
     # a dark pen's overrun into a neighbour is darker than the paper: above the paper, a box whose middle
     # is clean (``core_quiet``) is empty up to a tenth of the pen's typical mark
     faint = max(faint, med + 0.1 * (level - med))
     # a mark is at least 40 % as dark as the sheet's typical one, and clear of the paper
-    ink = _Ink(med, faint, max(faint + 0.015, med + 0.4 * (level - med)), level, *core, *quiet)
+    ink = _Ink(
+        med,
+        faint,
+        max(faint + 0.015, med + 0.4 * (level - med)),
+        level,
+        *core,
+        *quiet,
+        around=around,
+        grain=grain,
+    )
     return ink, both_off
 
 
@@ -734,6 +755,50 @@ def _mass(light: _Light, b: Rect, shift: tuple[float, float]) -> tuple[float, fl
         return 0.0, 0.0
     x0, y0, n = at
     inside = light.dark[y0 : y0 + n, x0 : x0 + n]
+    c = round(CORE * SCALE)
+    return float((inside * _weights(n)).sum()), float(inside[c : n - c, c : n - c].mean())
+
+
+def _masses(light: _Light, b: Rect, shift: tuple[float, float]) -> tuple[float, float, float, float, float]:
+    """:func:`_mass` and :func:`_near_paper`: against the sheet's paper estimate and against the paper
+    right around the box; and :func:`_grain`."""
+    return (*_mass(light, b, shift), *_near_paper(light, b, shift), _grain(light, b, shift))
+
+
+def _grain(light: _Light, b: Rect, shift: tuple[float, float]) -> float:
+    """How uneven a box's interior is (its darkest twentieth against its lighter two thirds): a stroke,
+    however faint, is; a JPEG block's shifted mean or a soft shadow over the box is not."""
+    at = _interior(light, b, shift)
+    if at is None:
+        return 0.0
+    x0, y0, n = at
+    lo, hi = np.percentile(light.dark[y0 : y0 + n, x0 : x0 + n], (33, 95))
+    return float(hi - lo)
+
+
+def _near_paper(light: _Light, b: Rect, shift: tuple[float, float]) -> tuple[float, float]:
+    """A box's darkness (centre-weighted) and its middle's (the mean over the interior less :data:`CORE`
+    on each side: where every mark crosses and a neighbour's overrun never reaches), each against the
+    paper right above and below it: per column, the brightest part of the strips 0.35-1.0 mm out,
+    interpolated down the box. The sheet's paper estimate (a closing 6.5 mm wide) takes the light side of
+    a shadow's edge that crosses a box, and the shadow would read as a faint mark."""
+    at = _interior(light, b, shift)
+    hgt = light.mono.shape[0]
+    top0, top1 = round((b.y - 1.0) * SCALE + shift[1]), round((b.y - 0.35) * SCALE + shift[1])
+    bot0 = round((b.y + b.h + 0.35) * SCALE + shift[1])
+    bot1 = round((b.y + b.h + 1.0) * SCALE + shift[1])
+    if at is None or top0 < 0 or bot1 > hgt:
+        return 0.0, 0.0
+    x0, y0, n = at
+    cols = slice(x0, x0 + n)
+    above = np.percentile(light.mono[top0:top1, cols], 75, axis=0).astype(np.float32)
+    below = np.percentile(light.mono[bot0:bot1, cols], 75, axis=0).astype(np.float32)
+    above = cv2.blur(above.reshape(1, -1), (3, 1)).ravel()
+    below = cv2.blur(below.reshape(1, -1), (3, 1)).ravel()
+    mid_top, mid_bot = (top0 + top1 - 1) / 2, (bot0 + bot1 - 1) / 2
+    t = ((np.arange(n, dtype=np.float32) + y0 - mid_top) / (mid_bot - mid_top))[:, None]
+    paper = np.maximum(above[None, :] * (1 - t) + below[None, :] * t, 1.0)
+    inside = np.maximum(1.0 - light.mono[y0 : y0 + n, cols].astype(np.float32) / paper, 0.0)
     c = round(CORE * SCALE)
     return float((inside * _weights(n)).sum()), float(inside[c : n - c, c : n - c].mean())
 
@@ -805,6 +870,9 @@ def _box(
     c = round(CORE * SCALE)
     core = float(inside[c : n - c, c : n - c].mean()) - local[1]
     local_mass = local[0]
+    # ... and against the paper right around it: a shadow's edge across the box is not ink there
+    near = _near_paper(light, b, shift)
+    grain = _grain(light, b, shift)
     # the strips of paper 0.35-1.0 mm above and below the box
     bx0, bx1 = round(b.x * SCALE + shift[0]), round((b.x + b.w) * SCALE + shift[0])
     top0, top1 = round((b.y - 1.0) * SCALE + shift[1]), round((b.y - 0.35) * SCALE + shift[1])
@@ -876,14 +944,17 @@ def _box(
         state = "marked"
     elif mass - local_mass >= ink.mark:
         state, faint = "marked", True  # a faint mark, as dark as this sheet's marks go
-    elif fill <= EMPTY and core >= ink.core_mark:
+    elif fill <= EMPTY and core >= ink.core_mark and near[1] >= ink.around[2] and grain >= ink.grain:
         # its middle far darker than this photo's paper, though lighter than its pen's marks (a faint
         # pencil beside dark ink): read as marked, and flagged (clarity 0.7) for a judge to see
         state, faint = "marked", True
-    elif (
-        fill <= EMPTY
-        and core <= ink.core_faint
-        and (mass - local_mass <= ink.pale or (mass - local_mass <= ink.faint and core <= ink.core_quiet))
+    elif fill <= EMPTY and (
+        (
+            core <= ink.core_faint
+            and (mass - local_mass <= ink.pale or (mass - local_mass <= ink.faint and core <= ink.core_quiet))
+        )
+        or (near[0] <= ink.around[0] and near[1] <= ink.around[1])
+        or (grain < ink.grain and mass - local_mass <= ink.faint)
     ):
         # empty: as light as this photo's paper; or lighter than the pen's faintest mark with its darkness
         # all at its edges (a neighbour's stroke overrunning into it), its middle as clean as the paper
@@ -1125,7 +1196,9 @@ def _read_one(image: Image, gray: Image, group: list[Detection], h: npt.NDArray[
     light = _Light(mono, paper, dark)
     shifts, aligned = _shifts(dark)
     every = [(g, b) for g in LAYOUT.groups for b in g.boxes]
-    ink, offsets = _ink([_mass(light, b, shifts[g.key]) for g, b in every], [(b.cx, b.cy) for _, b in every])
+    ink, offsets = _ink(
+        [_masses(light, b, shifts[g.key]) for g, b in every], [(b.cx, b.cy) for _, b in every]
+    )
     edges = [e for e in (_edges(dark, b, shifts[g.key]) for g, b in every) if e is not None]
     if edges:
         mid = np.median(np.asarray(edges), axis=0)
