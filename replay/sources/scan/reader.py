@@ -915,6 +915,12 @@ def _box(
                 or (dense and spill >= MAYBE_CANCELLED / 2)
                 or crossing >= CROSSED / 2
             )
+            # ... and as before the printed box's own share was taken off (its borders blurred into the
+            # strips): never fewer boxes flagged than that (a blurred photo's heavy box, a spill unclear)
+            before = (edges[0] - ink.paper) / max(mass - ink.paper, 1e-6)
+            if edges[0] > ink.faint:
+                scribbled = scribbled or before >= CANCELLED or (dense and before >= 0.8 * CANCELLED)
+                maybe = maybe or before >= MAYBE_CANCELLED or (dense and before >= MAYBE_CANCELLED / 2)
             spill = max(spill, crossing)
     if not scribbled and not maybe and fill >= MARKED and strips:
         # The paper's brightness comes from a closing 6.5 mm wide: at the sharp corner of a shadow that
@@ -953,7 +959,6 @@ def _box(
             core <= ink.core_faint
             and (mass - local_mass <= ink.pale or (mass - local_mass <= ink.faint and core <= ink.core_quiet))
         )
-        or (near[0] <= ink.around[0] and near[1] <= ink.around[1])
         or (grain < ink.grain and mass - local_mass <= ink.faint)
     ):
         # empty: as light as this photo's paper; or lighter than the pen's faintest mark with its darkness
