@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Final
 
@@ -41,6 +41,9 @@ from replay.sources.scan.printer import sheets_pdf
 INKS: Final = {"black": (30, 30, 30), "blue": (160, 70, 20), "red": (50, 45, 190)}
 PENCIL: Final = (90, 90, 90)
 CANCELS: Final = ("loop", "zigzag", "hatch")
+#: Every way of cancelling the sheet's instructions allow, for the cancellation set (:data:`TRIALS`): a loop
+#: scribble, a zigzag (up and down across the box), a cross-hatch, and a hatching of horizontal lines only.
+ALL_CANCELS: Final = (*CANCELS, "hatch_h")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,9 @@ class Level:
     two: float  # chance of two sheets in the photo
     quality: tuple[int, int]
     cancels: float  # share of marks first made in a wrong box and cancelled
+    faint: float = 0.0  # share of marks made in faint pencil on a sheet filled in ink ("beside" dark marks)
+    faint_pressure: tuple[float, float] = (0.12, 0.3)
+    kinds: tuple[str, ...] = CANCELS  # the cancellations drawn
 
 
 LEVELS: Final = {
@@ -76,6 +82,17 @@ LEVELS: Final = {
     ),
 }  # fmt: skip
 
+#: Sets for one question each, on the ordinary level's camera (not in :data:`LEVELS`: ``make test-long``'s
+#: bar is on those): ``beside``, an ink sheet with some of its marks in faint pencil; ``cancel-ink`` and
+#: ``cancel-pencil``, many marks made in a wrong box and cancelled, every way the sheet allows.
+TRIALS: Final = {
+    "beside": replace(LEVELS["ordinary"], name="beside", pencil=0.0, cancels=0.0, faint=0.2),
+    "cancel-ink": replace(LEVELS["ordinary"], name="cancel-ink", pencil=0.0, cancels=0.3, kinds=ALL_CANCELS),
+    "cancel-pencil": replace(
+        LEVELS["ordinary"], name="cancel-pencil", pencil=1.0, cancels=0.3, kinds=ALL_CANCELS
+    ),
+}
+
 
 @dataclass(slots=True)
 class Truth:
@@ -86,6 +103,8 @@ class Truth:
     cancelled: set[tuple[str, str]] = field(default_factory=set)
     pen: str = "black"
     cancel_kinds: list[str] = field(default_factory=list)
+    kind_of: dict[tuple[str, str], str] = field(default_factory=dict)  # each cancelled box's way
+    faint: set[tuple[str, str]] = field(default_factory=set)  # the marks made in faint pencil
 
 
 @dataclass(slots=True)
@@ -172,6 +191,13 @@ def _cancel(pen: _Pen, b: Rect, kind: str, rng: random.Random, width: float, pre
         n = rng.randint(5, 8)
         pts = [(x - s * 0.5 + (w + s) * i / n, (y - s) if i % 2 == 0 else (y + h + s)) for i in range(n + 1)]
         pen.line(pts, width, p)
+    elif kind == "hatch_h":  # horizontal lines only, each past both side edges, top to bottom
+        n = rng.randint(4, 7)
+        for i in range(n + 1):
+            yy = y - s + (h + 2 * s) * i / n
+            pen.line(
+                [(x - s, yy + rng.uniform(-0.2, 0.2)), (x + w + s, yy + rng.uniform(-0.2, 0.4))], width, p
+            )
     else:  # hatch: lines one way, then across
         n = rng.randint(4, 6)
         for i in range(n + 1):
@@ -185,6 +211,7 @@ def _cancel(pen: _Pen, b: Rect, kind: str, rng: random.Random, width: float, pre
 def _fill_sheet(page: Any, truth: Truth, level: Level, rng: random.Random) -> Any:
     """The filled sheet, BGR at :data:`DPI`."""
     pen = _Pen(page.shape[:2])
+    light = _Pen(page.shape[:2])  # the faint pencil marks beside the ink (level.faint)
     pencil = rng.random() < level.pencil
     truth.pen = "pencil" if pencil else rng.choice(tuple(INKS))
     colour = PENCIL if pencil else INKS[truth.pen]
@@ -199,18 +226,28 @@ def _fill_sheet(page: Any, truth: Truth, level: Level, rng: random.Random) -> An
                 if wrong:
                     u = rng.choice(wrong)
                     wb = g.boxes[g.choices.index(u)]
-                    kind = rng.choice(CANCELS)
+                    kind = rng.choice(level.kinds)
                     _mark(pen, wb, rng, width, pressure)
                     _cancel(pen, wb, kind, rng, width, pressure)
                     truth.cancelled.add((key, u))
                     truth.cancel_kinds.append(kind)
+                    truth.kind_of[(key, u)] = kind
+            if level.faint and rng.random() < level.faint:
+                truth.faint.add((key, v))
+                weak = rng.uniform(*level.faint_pressure)
+                _mark(light, g.boxes[g.choices.index(v)], rng, rng.uniform(0.25, 0.45), weak)
+                continue
             _mark(pen, g.boxes[g.choices.index(v)], rng, width, pressure)
     cover = np.clip(pen.cover, 0, 1)
     if pencil:  # graphite: grainy, uneven
         grain = np.random.default_rng(rng.getrandbits(32)).uniform(0.6, 1.0, cover.shape).astype(np.float32)
         cover = cover * grain
     paper = page.astype(np.float32)
-    out = [paper * (1 - cover * (1 - c / 255.0)) for c in colour]
+    out: list[Any] = [paper * (1 - cover * (1 - c / 255.0)) for c in colour]
+    if truth.faint:
+        speck = np.random.default_rng(rng.getrandbits(32)).uniform(0.6, 1.0, cover.shape).astype(np.float32)
+        soft = np.clip(light.cover, 0, 1) * speck
+        out = [o * (1 - soft * (1 - c / 255.0)) for o, c in zip(out, PENCIL, strict=True)]
     return cv2.merge([np.clip(o, 0, 255).astype(np.uint8) for o in out])
 
 
@@ -239,8 +276,8 @@ def _curl(sheet: Any, amount_mm: float, rng: random.Random) -> Any:
 
 
 def take(level_name: str, seed: int) -> HallPhoto:
-    """One photo of ``level_name``: one sheet, or two side by side."""
-    level = LEVELS[level_name]
+    """One photo of ``level_name`` (of :data:`LEVELS` or :data:`TRIALS`): one sheet, or two side by side."""
+    level = LEVELS.get(level_name) or TRIALS[level_name]
     rng = random.Random(f"{level_name}-{seed}")
     hdrs, pages = _printed(7)
     two = rng.random() < level.two
@@ -323,6 +360,19 @@ class Tally:
     cancelled: int = 0
     cancelled_flagged: int = 0
     silent: list[str] = field(default_factory=list)
+    flags: int = 0  # low_confidence findings (the judge's work)
+    faint: int = 0  # marks made in faint pencil beside ink ones (TRIALS["beside"])
+    faint_read: int = 0  # ... read as marked
+    faint_flagged: int = 0  # ... in a region with a low_confidence finding
+    # per way of cancelling: [drawn, recognised (the box read as scribbled out), flagged, read marked]
+    ways: dict[str, list[int]] = field(default_factory=dict)
+
+    def cancel_line(self) -> str:
+        """Cancelled boxes per way: recognised as scribbled out / flagged / read as a mark, of those drawn."""
+        return "; ".join(
+            f"{way} {n[1]}/{n[0]} recognised, {n[2]} flagged, {n[3]} read marked"
+            for way, n in sorted(self.ways.items())
+        )
 
     def line(self) -> str:
         pct = 100 * self.marks_exact / max(1, self.marks)
@@ -330,7 +380,7 @@ class Tally:
             f"{self.photos} photos, {self.sheets} sheets: {self.sheets_read} read, {self.sheets_refused} "
             f"refused with a reason; marks exact {self.marks_exact}/{self.marks} ({pct:.2f} %), boxes exact "
             f"{self.boxes_exact}/{self.boxes}; cancelled boxes flagged {self.cancelled_flagged}/"
-            f"{self.cancelled}; silent misreads {len(self.silent)}"
+            f"{self.cancelled}; {self.flags} regions flagged; silent misreads {len(self.silent)}"
         )
 
 
@@ -367,6 +417,7 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
             continue
         tally.sheets_read += 1
         assert scan.read is not None
+        tally.flags += sum(f.code == "low_confidence" for f in scan.result.findings)
         flagged = {
             str(ev["finding"].get("sheet_region"))
             for ev in scan.result.events
@@ -378,10 +429,19 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
             want = truth.game.marks.get(g.key, frozenset())
             got = scan.read.reads[g.key].chosen
             region = f"r{g.row}" if g.row is not None else ("head" if g.key.startswith("mull") else "end")
-            for v in g.choices:
+            for i, v in enumerate(g.choices):
+                if (g.key, v) in truth.faint:
+                    tally.faint += 1
+                    tally.faint_read += v in got
+                    tally.faint_flagged += region in flagged
                 if (g.key, v) in truth.cancelled:
                     tally.cancelled += 1
                     tally.cancelled_flagged += region in flagged
+                    way = tally.ways.setdefault(truth.kind_of[(g.key, v)] + f" ({truth.pen})", [0, 0, 0, 0])
+                    way[0] += 1
+                    way[1] += scan.read.boxes[g.key][i].state == "scribbled"
+                    way[2] += region in flagged
+                    way[3] += v in got
                     if v in got and region not in flagged:
                         tally.silent.append(f"{name}: {match} {g.key}={v}: cancelled, read marked")
                     continue
@@ -412,5 +472,9 @@ if __name__ == "__main__":  # python -m tests.scan.hall [N] [LEVEL...]: the figu
     for lv in sys.argv[2:] or list(LEVELS):
         t = run(lv, count)
         print(f"{lv}: {t.line()}")
+        if t.faint:
+            print(f"    faint pencil beside ink: {t.faint_read}/{t.faint} read, {t.faint_flagged} flagged")
+        if t.ways:
+            print(f"    cancelled: {t.cancel_line()}")
         for s in t.silent[:15]:
             print("   ", s)

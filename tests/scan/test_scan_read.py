@@ -295,7 +295,10 @@ def test_a_turn_row_read_empty_where_the_game_goes_on_is_a_finding_with_its_crop
     res = one(phone(marked(marks, extra=faint, pen="pencil"), seed=4))
     [finding] = [f for f in res.result.findings if f.line == 3]
     assert finding.code == "low_confidence"
-    assert "sheet row 3: no box read, yet the game goes on in row 7" in finding.message
+    if pressure < 0.1:
+        assert "sheet row 3: no box read, yet the game goes on in row 7" in finding.message
+    else:  # the faint slash itself is seen: its box is unclear (darker than this photo's paper)
+        assert "sheet row 3: whose turn: box A faint" in finding.message
     assert f"check the crop {res.key}/r3" in finding.message and f"{res.key}/r3" in res.crops
     # the finding travels with the events too, naming the row's crop (the review page shows it)
     said = [e["finding"] for e in res.result.events if e["type"] == "note" and "finding" in e]
