@@ -184,9 +184,11 @@ async def _check(
             checkpoint_key=key,
             checkpoints=log,
         )
-        where = f"redis {conn.where} (prefix {prefix})"
+        where = tr("redis {where} (prefix {prefix})", where=conn.where, prefix=prefix)
         if kafka is not None:
-            where += f", kafka {kafka} topic {topic} (dead letters: {dlq})"
+            where += ", " + tr(
+                "kafka {url} topic {topic} (dead letters: {dlq})", url=kafka, topic=topic, dlq=dlq
+            )
         return report, where
     finally:
         await conn.close()
@@ -198,6 +200,8 @@ async def _checkpoints(
     """The checkpoint key and log: see the module docstring. A file named with --checkpoints must exist."""
     import asyncio
 
+    from replay.i18n import Phrase
+    from replay.i18n.errors import Quoted
     from streams.check import CheckError, CheckpointLogSnapshot, read_checkpoint_file
     from streams.kafka.app import bootstrap_servers
     from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key
@@ -237,15 +241,27 @@ async def _checkpoints(
             try:
                 ck = Checkpoint.decode(value)
             except CheckpointError as exc:
-                log.errors.append(f"{checkpoint_topic(named)} checkpoint {n}: {exc}")
+                log.errors.append(
+                    Phrase(
+                        "{topic} checkpoint {n}: {reason}",
+                        topic=checkpoint_topic(named),
+                        n=n,
+                        reason=Quoted(exc),
+                    )
+                )
                 continue
             if not ck.verify(key):
                 log.errors.append(
-                    f"{checkpoint_topic(named)} checkpoint {n}: {ck.match}'s checkpoint does not verify"
+                    Phrase(
+                        "{topic} checkpoint {n}: {match}'s checkpoint does not verify",
+                        topic=checkpoint_topic(named),
+                        n=n,
+                        match=ck.match,
+                    )
                 )
                 continue
             log.checkpoints.append(ck)
-        log.sources.append(f"topic {checkpoint_topic(named)}")
+        log.sources.append(Phrase("topic {name}", name=checkpoint_topic(named)))
     for path in paths:
         read_checkpoint_file(log, path, key)
     return key, log
@@ -256,7 +272,11 @@ def _where(settings: Settings) -> str:
 
 
 def render(report: Report, where: str) -> str:
-    """The text output: what was checked, the counts, each breach on its own line, the verdict."""
+    """The text output: what was checked, the counts, each breach on its own line, the verdict; in the
+    command line's language (each breach's ``BREACH code match seq N`` as it is: what a script greps for)."""
+    from replay.cli.words import language
+
+    lang = language()
     out = [f"prizecheck check: {where}"]
     out.append(
         "  "
@@ -285,8 +305,8 @@ def render(report: Report, where: str) -> str:
                 total=total,
             )
         )
-    out += ["  " + tr("note: {note}", note=note) for note in report.notes]
-    out += [breach.line() for breach in report.breaches]
+    out += ["  " + tr("note: {note}", note=_spoken(note, lang)) for note in report.notes]
+    out += [breach.line(lang) for breach in report.breaches]
     n = len(report.breaches)
     out.append(
         "prizecheck check: "
@@ -299,3 +319,12 @@ def render(report: Report, where: str) -> str:
         )
     )
     return "\n".join(out) + "\n"
+
+
+def _spoken(text: str, lang: str) -> str:
+    """A note in ``lang`` (a :class:`~replay.i18n.Phrase` the checker wrote); as it is in English."""
+    if lang == "en":
+        return text  # replay.i18n is not imported for English
+    from replay.i18n import spoken
+
+    return str(spoken(text, lang))
