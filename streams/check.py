@@ -234,7 +234,8 @@ class Acknowledged:
 
 
 class CheckError(Exception):
-    """The check cannot run (cannot connect, no such topic...): a message for the operator."""
+    """The check cannot run (cannot connect, no such topic...): a message for the operator (its first
+    argument, in English; a :class:`~replay.i18n.Phrase` or words already in the reader's language)."""
 
 
 # --------------------------------------------------------------------------------------------- the topic
@@ -246,7 +247,14 @@ async def read_topic(bootstrap: str, topic: str, dlq_topic: str, *, timeout: flo
     try:
         return await asyncio.wait_for(_read_topic(bootstrap, topic, dlq_topic), timeout)
     except TimeoutError:
-        raise CheckError(f"Kafka at {bootstrap} did not deliver {topic} within {timeout:g} s") from None
+        raise CheckError(
+            Phrase(
+                "Kafka at {bootstrap} did not deliver {topic} within {timeout} s",
+                bootstrap=bootstrap,
+                topic=topic,
+                timeout=f"{timeout:g}",
+            )
+        ) from None
 
 
 async def _read_topic(bootstrap: str, topic: str, dlq_topic: str) -> TopicSnapshot:
@@ -279,11 +287,20 @@ async def _read_all(bootstrap: str, topic: str, *, required: bool) -> list[Any]:
     except KafkaError as exc:
         with contextlib.suppress(Exception):  # or aiokafka says "Unclosed AIOKafkaConsumer" on stderr
             await consumer.stop()
-        raise CheckError(f"cannot reach Kafka at {bootstrap}: {describe(exc)}") from None
+        raise CheckError(
+            Phrase("cannot reach Kafka at {bootstrap}: {reason}", bootstrap=bootstrap, reason=describe(exc))
+        ) from None
     try:
         return await _read_partitions(consumer, topic, required=required)
     except KafkaError as exc:
-        raise CheckError(f"cannot read {topic} from Kafka at {bootstrap}: {exc}") from None
+        raise CheckError(
+            Phrase(
+                "cannot read {topic} from Kafka at {bootstrap}: {reason}",
+                topic=topic,
+                bootstrap=bootstrap,
+                reason=exc,
+            )
+        ) from None
     finally:
         await consumer.stop()
 
@@ -294,7 +311,9 @@ async def _read_partitions(consumer: Any, topic: str, *, required: bool) -> list
     partitions = consumer.partitions_for_topic(topic) if topic in await consumer.topics() else None
     if not partitions:
         if required:
-            raise CheckError(f"topic {topic} does not exist (check --topic / PRIZECHECK_TOPIC)")
+            raise CheckError(
+                Phrase("topic {topic} does not exist (check --topic / PRIZECHECK_TOPIC)", topic=topic)
+            )
         return []
     tps = [TopicPartition(topic, p) for p in sorted(partitions)]
     consumer.assign(tps)

@@ -100,8 +100,8 @@ def test_a_breach_line_keeps_its_head_and_says_the_rest() -> None:
     )
     ja = Breach("archive_entry", "m1", 3, detail).line("ja")
     assert ja.startswith(
-        "BREACH archive_entry m1 seq 3: アーカイブされたイベント 3-0 は有効なイベントではありません: "
+        "BREACH archive_entry m1 seq 3: アーカイブされたイベント 3-0 は有効なイベントではない: "
     )
     assert "unknown event type" not in ja  # the contract's reason, said again (replay.i18n.errors)
     ko = str(spoken(detail, "ko"))
-    assert ko.startswith("아카이브된 이벤트 3-0은 유효한 이벤트가 아닙니다: ")
+    assert ko.startswith("아카이브된 이벤트 3-0은 유효한 이벤트가 아님: ")

@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from replay.cli.common import UsageError, json_line, tr
+from replay.cli.words import language
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -120,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
             _check(settings, args.redis_prefix, kafka, topic, dlq, acked, args.timeout, args.checkpoints)
         )
     except CheckError as exc:
-        print(f"prizecheck check: {exc}", file=sys.stderr)
+        said = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+        print(f"prizecheck check: {_spoken(said, language())}", file=sys.stderr)
         return 2
     except (OSError, RedisError) as exc:  # Redis went away or failed during the check
         print(
@@ -156,8 +158,11 @@ async def _check(
 
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise CheckError(
-            f"no store in {settings.data_dir}: nothing to check (no REDIS_URL; give --redis URL, or "
-            "PRIZECHECK_DATA_DIR of a store prizecheck serve has written)"
+            tr(
+                "no store in {dir}: nothing to check (no REDIS_URL; give --redis URL, or PRIZECHECK_DATA_DIR "
+                "of a store prizecheck serve has written)",
+                dir=settings.data_dir,
+            )
         )
     snapshot = None
     if kafka is not None:
@@ -167,14 +172,28 @@ async def _check(
         conn = await asyncio.wait_for(connect(settings), timeout)
     except Exception as exc:
         if settings.redis_url:
-            raise CheckError(f"cannot reach Redis at {redact(settings.redis_url)}: {describe(exc)}") from None
-        raise CheckError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
+            raise CheckError(
+                tr(
+                    "cannot reach Redis at {where}: {reason}",
+                    where=redact(settings.redis_url),
+                    reason=describe(exc),
+                )
+            ) from None
+        raise CheckError(
+            tr(
+                "cannot start the embedded store in {dir}: {reason}",
+                dir=settings.data_dir,
+                reason=describe(exc),
+            )
+        ) from None
     try:
         store = RedisStore(conn.client, prefix=prefix)
         try:
             await asyncio.wait_for(conn.client.ping(), timeout)
         except Exception as exc:
-            raise CheckError(f"cannot reach Redis at {redact(conn.where)}: {describe(exc)}") from None
+            raise CheckError(
+                tr("cannot reach Redis at {where}: {reason}", where=redact(conn.where), reason=describe(exc))
+            ) from None
         report = await check(
             store,
             signing_key=settings.signing_key,
@@ -211,11 +230,11 @@ async def _checkpoints(
             settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise CheckError(f"the checkpoint key: {exc}") from None
+        raise CheckError(tr("the checkpoint key: {reason}", reason=exc)) from None
     paths = list(files)
     for path in paths:
         if not os.path.isfile(path):
-            raise CheckError(f"{path}: no such checkpoint log (--checkpoints)")
+            raise CheckError(tr("{path}: no such checkpoint log (--checkpoints)", path=path))
     default = os.path.join(settings.data_dir, LOG_FILE)
     if not paths and os.path.isfile(default):
         paths.append(default)
@@ -233,7 +252,11 @@ async def _checkpoints(
             values = await asyncio.wait_for(read_checkpoints(bootstrap, checkpoint_topic(named)), timeout)
         except TimeoutError:
             raise CheckError(
-                f"Kafka at {kafka} did not deliver the checkpoint topic within {timeout:g} s"
+                tr(
+                    "Kafka at {url} did not deliver the checkpoint topic within {timeout} s",
+                    url=kafka,
+                    timeout=f"{timeout:g}",
+                )
             ) from None
         except CheckpointError as exc:
             raise CheckError(str(exc)) from None
@@ -274,8 +297,6 @@ def _where(settings: Settings) -> str:
 def render(report: Report, where: str) -> str:
     """The text output: what was checked, the counts, each breach on its own line, the verdict; in the
     command line's language (each breach's ``BREACH code match seq N`` as it is: what a script greps for)."""
-    from replay.cli.words import language
-
     lang = language()
     out = [f"prizecheck check: {where}"]
     out.append(

@@ -273,8 +273,8 @@ async def test_the_command_exits_1_naming_each_breach_and_0_when_all_holds(
 @pytest.mark.parametrize(
     ("locale", "record", "invalid", "note"),
     [
-        ("ja_JP.UTF-8", "保存された記録が", "は有効なイベントではありません: ", "Redis のみ: "),
-        ("ko_KR.UTF-8", "저장된 기록이", "은 유효한 이벤트가 아닙니다: ", "Redis만 검사: "),
+        ("ja_JP.UTF-8", "保存された記録が", "は有効なイベントではない: ", "Redis のみ: "),
+        ("ko_KR.UTF-8", "저장된 기록이", "은 유효한 이벤트가 아님: ", "Redis만 검사: "),
     ],
 )
 async def test_the_command_says_each_breach_in_the_environments_language(
@@ -311,6 +311,18 @@ async def test_the_command_says_each_breach_in_the_environments_language(
     as_json = run_check("--redis-prefix", store.prefix, "--json", env={**env, "LC_ALL": locale})
     in_english = run_check("--redis-prefix", store.prefix, "--json", env={**env, "LC_ALL": "C.UTF-8"})
     assert as_json.stdout == in_english.stdout and "is not a valid event" in as_json.stdout
+
+
+def test_a_check_that_cannot_run_says_why_in_the_environments_language(
+    tmp_path: Path, redis_url: str
+) -> None:
+    missing = tmp_path / "none.log"
+    env = _env(REDIS_URL=redis_url, LC_ALL="ja_JP.UTF-8")
+    said = run_check("--redis-only", "--checkpoints", str(missing), env=env)
+    assert said.returncode == 2
+    assert said.stderr == f"prizecheck check: {missing}: そのチェックポイントログはない（--checkpoints）\n"
+    english = run_check("--redis-only", "--checkpoints", str(missing), env={**env, "LC_ALL": "C"})
+    assert english.stderr == f"prizecheck check: {missing}: no such checkpoint log (--checkpoints)\n"
 
 
 def test_the_command_exits_2_with_a_message_when_it_cannot_run(
