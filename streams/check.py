@@ -45,6 +45,8 @@ from replay import Game, link_records
 from replay.contract.admit import admit, decode_event
 from replay.contract.validate import checked_game
 from replay.engine import EventError, Verifier, canonical_bytes, playoff_stub, sign, verify_signature
+from replay.i18n import Joined, Phrase, spoken
+from replay.i18n.errors import Quoted
 from replay.records import unpack_record
 from streams.kafka.keys import key_refusal
 from streams.reasons import describe
@@ -129,7 +131,8 @@ READ_CHUNK = 12
 @dataclass(frozen=True)
 class Breach:
     """One broken invariant: a stable ``code`` (:data:`CODES`), the match and seq when they apply, and a
-    sentence saying what was found."""
+    sentence saying what was found: written in English (``--json``), a :class:`~replay.i18n.Phrase` where
+    the checker words it, said again in the reader's language on a terminal (:meth:`line`)."""
 
     code: BreachCode
     match: str | None
@@ -138,14 +141,15 @@ class Breach:
 
     def as_json(self) -> dict[str, Any]:
         """``{"code", "match", "seq", "detail"}``."""
-        return {"code": self.code, "match": self.match, "seq": self.seq, "detail": self.detail}
+        return {"code": self.code, "match": self.match, "seq": self.seq, "detail": str(self.detail)}
 
-    def line(self) -> str:
-        """One line for a terminal: ``BREACH code match seq N: detail``."""
+    def line(self, lang: str = "en") -> str:
+        """One line for a terminal: ``BREACH code match seq N: detail``, the detail in ``lang`` (the
+        ``BREACH code match seq N`` head stays as it is in every language: what a script greps for)."""
         where = " ".join(
             part for part in (self.match or "", "" if self.seq is None else f"seq {self.seq}") if part
         )
-        return f"BREACH {self.code}{' ' + where if where else ''}: {self.detail}"
+        return f"BREACH {self.code}{' ' + where if where else ''}: {spoken(self.detail, lang)}"
 
 
 @dataclass
@@ -188,7 +192,7 @@ class Report:
             "pending": self.pending,
             "alarms": self.alarms,
             "breaches": [b.as_json() for b in self.breaches],
-            "notes": list(self.notes),
+            "notes": [str(note) for note in self.notes],
         }
 
 
@@ -230,7 +234,8 @@ class Acknowledged:
 
 
 class CheckError(Exception):
-    """The check cannot run (cannot connect, no such topic...): a message for the operator."""
+    """The check cannot run (cannot connect, no such topic...): a message for the operator (its first
+    argument, in English; a :class:`~replay.i18n.Phrase` or words already in the reader's language)."""
 
 
 # --------------------------------------------------------------------------------------------- the topic
@@ -242,7 +247,14 @@ async def read_topic(bootstrap: str, topic: str, dlq_topic: str, *, timeout: flo
     try:
         return await asyncio.wait_for(_read_topic(bootstrap, topic, dlq_topic), timeout)
     except TimeoutError:
-        raise CheckError(f"Kafka at {bootstrap} did not deliver {topic} within {timeout:g} s") from None
+        raise CheckError(
+            Phrase(
+                "Kafka at {bootstrap} did not deliver {topic} within {timeout} s",
+                bootstrap=bootstrap,
+                topic=topic,
+                timeout=f"{timeout:g}",
+            )
+        ) from None
 
 
 async def _read_topic(bootstrap: str, topic: str, dlq_topic: str) -> TopicSnapshot:
@@ -275,11 +287,20 @@ async def _read_all(bootstrap: str, topic: str, *, required: bool) -> list[Any]:
     except KafkaError as exc:
         with contextlib.suppress(Exception):  # or aiokafka says "Unclosed AIOKafkaConsumer" on stderr
             await consumer.stop()
-        raise CheckError(f"cannot reach Kafka at {bootstrap}: {describe(exc)}") from None
+        raise CheckError(
+            Phrase("cannot reach Kafka at {bootstrap}: {reason}", bootstrap=bootstrap, reason=describe(exc))
+        ) from None
     try:
         return await _read_partitions(consumer, topic, required=required)
     except KafkaError as exc:
-        raise CheckError(f"cannot read {topic} from Kafka at {bootstrap}: {exc}") from None
+        raise CheckError(
+            Phrase(
+                "cannot read {topic} from Kafka at {bootstrap}: {reason}",
+                topic=topic,
+                bootstrap=bootstrap,
+                reason=exc,
+            )
+        ) from None
     finally:
         await consumer.stop()
 
@@ -290,7 +311,9 @@ async def _read_partitions(consumer: Any, topic: str, *, required: bool) -> list
     partitions = consumer.partitions_for_topic(topic) if topic in await consumer.topics() else None
     if not partitions:
         if required:
-            raise CheckError(f"topic {topic} does not exist (check --topic / PRIZECHECK_TOPIC)")
+            raise CheckError(
+                Phrase("topic {topic} does not exist (check --topic / PRIZECHECK_TOPIC)", topic=topic)
+            )
         return []
     tps = [TopicPartition(topic, p) for p in sorted(partitions)]
     consumer.assign(tps)
@@ -385,23 +408,32 @@ async def _read_matches(store: Checked, names: Sequence[str]) -> list[_Match]:
 
 
 def _check_event(
-    report: Report, code: BreachCode, match: str, seq: int | None, data: bytes, what: str
+    report: Report, code: BreachCode, match: str, seq: int | None, data: bytes, what: Phrase
 ) -> dict[str, Any] | None:
     """The event in ``data`` if it is one valid event of ``match`` in canonical bytes (and at ``seq`` when
     given); a breach otherwise."""
     try:
         event, canonical = admit(data)
     except EventError as exc:
-        report.breach(code, match, seq, f"{what} is not a valid event: {exc}")
+        report.breach(
+            code, match, seq, Phrase("{what} is not a valid event: {reason}", what=what, reason=Quoted(exc))
+        )
         return None
     if event.get("match") != match:
-        report.breach(code, match, seq, f"{what} belongs to match {event.get('match')!r}")
+        report.breach(
+            code,
+            match,
+            seq,
+            Phrase("{what} belongs to match {match}", what=what, match=repr(event.get("match"))),
+        )
         return None
     if seq is not None and event.get("seq") != seq:
-        report.breach(code, match, seq, f"{what} carries seq {event.get('seq')!r}")
+        report.breach(
+            code, match, seq, Phrase("{what} carries seq {seq}", what=what, seq=repr(event.get("seq")))
+        )
         return None
     if canonical != data:
-        report.breach(code, match, seq, f"{what} is not in canonical msgpack")
+        report.breach(code, match, seq, Phrase("{what} is not in canonical msgpack", what=what))
         return None
     return event
 
@@ -415,15 +447,21 @@ def _check_archive(report: Report, m: _Match, key: CheckpointKey | None = None) 
         if entry.kind == "event":
             if sub != 0:
                 report.breach(
-                    "archive_id", m.name, seq, f"entry {seq}-{sub} is an in-order event not at <seq>-0"
+                    "archive_id",
+                    m.name,
+                    seq,
+                    Phrase("entry {seq}-{sub} is an in-order event not at <seq>-0", seq=seq, sub=sub),
                 )
             if seq <= last_in_order:
                 report.breach(
-                    "archive_id", m.name, seq, f"seq {seq} archived in order after seq {last_in_order}"
+                    "archive_id",
+                    m.name,
+                    seq,
+                    Phrase("seq {seq} archived in order after seq {last}", seq=seq, last=last_in_order),
                 )
             last_in_order = max(last_in_order, seq)
             m.in_order[seq] = entry.data
-            what = f"the archived event {seq}-0"
+            what = Phrase("the archived event {seq}-0", seq=seq)
             event = _check_event(report, "archive_entry", m.name, seq, entry.data, what)
         else:
             if sub < 1 or seq != last_in_order:
@@ -431,11 +469,17 @@ def _check_archive(report: Report, m: _Match, key: CheckpointKey | None = None) 
                     "archive_id",
                     m.name,
                     seq,
-                    f"{entry.kind} entry {seq}-{sub} is not after the head it was archived at "
-                    f"(last in-order seq {last_in_order})",
+                    Phrase(
+                        "{kind} entry {seq}-{sub} is not after the head it was archived at "
+                        "(last in-order seq {last})",
+                        kind=entry.kind,
+                        seq=seq,
+                        sub=sub,
+                        last=last_in_order,
+                    ),
                 )
             m.after_head.add(entry.data)
-            what = f"the archived {entry.kind} entry {seq}-{sub}"
+            what = Phrase("the archived {kind} entry {seq}-{sub}", kind=entry.kind, seq=seq, sub=sub)
             event = _check_event(report, "archive_entry", m.name, None, entry.data, what)
         if event is not None:
             events.append(event)
@@ -444,19 +488,27 @@ def _check_archive(report: Report, m: _Match, key: CheckpointKey | None = None) 
             "head_mismatch",
             m.name,
             m.head,
-            f"the head key says {m.head}, the highest seq archived in order is {last_in_order}",
+            Phrase(
+                "the head key says {head}, the highest seq archived in order is {last}",
+                head=m.head,
+                last=last_in_order,
+            ),
         )
     for seq, data in m.held.items():
         if seq <= m.head:
             report.breach(
-                "pending_stale", m.name, seq, f"an event is held at seq {seq}, at or below the head {m.head}"
+                "pending_stale",
+                m.name,
+                seq,
+                Phrase("an event is held at seq {seq}, at or below the head {head}", seq=seq, head=m.head),
             )
         try:
             opened = open_held(key, m.name, seq, data)
         except HeldForged as exc:
-            report.breach("pending_entry", m.name, seq, f"forged: {exc}")
+            report.breach("pending_entry", m.name, seq, Phrase("forged: {reason}", reason=Quoted(exc)))
             continue
-        if _check_event(report, "pending_entry", m.name, seq, opened, f"the event held at seq {seq}"):
+        held = Phrase("the event held at seq {seq}", seq=seq)
+        if _check_event(report, "pending_entry", m.name, seq, opened, held):
             m.held_events[seq] = opened
     return events
 
@@ -482,7 +534,7 @@ def _replay(events: Iterable[dict[str, Any]], match: str, report: Report) -> Gam
                 "record_mismatch",
                 match,
                 event.get("seq"),
-                f"the engine failed replaying the archive: {exc!r}",
+                Phrase("the engine failed replaying the archive: {error}", error=repr(exc)),
             )
             return None
     return game
@@ -528,13 +580,13 @@ class _Records:
         return canonical_bytes(record) == canonical_bytes(unsigned)
 
 
-def _difference(stored: bytes, expected: Mapping[str, Any]) -> str:
+def _difference(stored: bytes, expected: Mapping[str, Any]) -> Phrase:
     record = unpack_record(stored) or {}
     keys = sorted(set(record) | set(expected))
     differ = [k for k in keys if k != "signature" and record.get(k) != expected.get(k)]
     if not differ:
-        return "only the signature differs"
-    return "differing fields: " + ", ".join(differ[:6])
+        return Phrase("only the signature differs")
+    return Phrase("differing fields: {fields}", fields=", ".join(differ[:6]))
 
 
 # ---------------------------------------------------------------------------------------------- check
@@ -560,20 +612,27 @@ async def check(
     report = Report(mode="kafka" if topic is not None else "redis")
     if topic is None:
         report.notes.append(
-            "Redis only: the topic invariants were not checked (every produced event archived, produced = "
-            "applied + duplicates + dead letters + pending, the topic's replay); give --kafka or KAFKA_URL"
+            Phrase(
+                "Redis only: the topic invariants were not checked (every produced event archived, "
+                "produced = applied + duplicates + dead letters + pending, the topic's replay); give --kafka "
+                "or KAFKA_URL"
+            )
         )
     if checkpoint_key is None:
         report.notes.append(
-            "no checkpoint key (the key directory PRIZECHECK_KEYS_DIR, else the data directory's keys/; "
-            "PRIZECHECK_SIGNING_KEY or checkpoint.key for those signed before): the "
-            "signatures of checkpoints and the seals of held events were not checked"
+            Phrase(
+                "no checkpoint key (the key directory PRIZECHECK_KEYS_DIR, else the data directory's keys/; "
+                "PRIZECHECK_SIGNING_KEY or checkpoint.key for those signed before): the "
+                "signatures of checkpoints and the seals of held events were not checked"
+            )
         )
     logged: dict[str, list[Checkpoint]] = {}
     if checkpoints is None:
         report.notes.append(
-            "no checkpoint log: a rollback to an older state the service signed cannot be seen in Redis "
-            "alone (give --checkpoints FILE, or --kafka for the workers' checkpoint topic)"
+            Phrase(
+                "no checkpoint log: a rollback to an older state the service signed cannot be seen in Redis "
+                "alone (give --checkpoints FILE, or --kafka for the workers' checkpoint topic)"
+            )
         )
     else:
         for where in checkpoints.errors:
@@ -582,8 +641,14 @@ async def check(
             if ck.store == store.prefix:
                 logged.setdefault(ck.match, []).append(ck)
         report.notes.append(
-            f"checkpoint log: {sum(len(v) for v in logged.values())} checkpoints of {len(logged)} matches "
-            f"under prefix {store.prefix} ({', '.join(checkpoints.sources) or 'no source'})"
+            Phrase(
+                "checkpoint log: {checkpoints} checkpoints of {matches} matches under prefix {prefix} "
+                "({sources})",
+                checkpoints=sum(len(v) for v in logged.values()),
+                matches=len(logged),
+                prefix=store.prefix,
+                sources=Joined(", ", checkpoints.sources) if checkpoints.sources else Phrase("no source"),
+            )
         )
     admitted = [] if topic is None else [admit_message(msg.key, msg.value) for msg in topic.messages]
     names = set(await store.match_names())
@@ -594,7 +659,12 @@ async def check(
     games: dict[str, Game] = {}
     for m in matches.values():
         if m.copy_problem is not None:
-            report.breach("archive_copy", m.name, m.head, f"the match is archived, but {m.copy_problem}")
+            report.breach(
+                "archive_copy",
+                m.name,
+                m.head,
+                Phrase("the match is archived, but {problem}", problem=Quoted(m.copy_problem)),
+            )
         report.events += len(m.archive)
         report.applied += sum(1 for e in m.archive if e.kind == "event")
         report.pending += sum(1 for s in m.held if s > m.head)
@@ -622,8 +692,10 @@ async def check(
         _check_topic_replay(report, matches, topic, admitted, packer)
     if packer.unsigned_seen:
         report.notes.append(
-            "records are signed, but no signing key is configured here (PRIZECHECK_KEYS_DIR, "
-            "PRIZECHECK_SIGNING_KEY): they were compared without their signatures"
+            Phrase(
+                "records are signed, but no signing key is configured here (PRIZECHECK_KEYS_DIR, "
+                "PRIZECHECK_SIGNING_KEY): they were compared without their signatures"
+            )
         )
     return report
 
@@ -635,7 +707,10 @@ def _check_record(
     if m.record is None:
         if m.game is not None:
             report.breach(
-                "record_missing", m.name, m.head, f"{len(m.archive)} archived events but no stored record"
+                "record_missing",
+                m.name,
+                m.head,
+                Phrase("{count} archived events but no stored record", count=len(m.archive)),
             )
         return
     if want is None:
@@ -644,7 +719,7 @@ def _check_record(
                 "orphan_record",
                 m.name,
                 None,
-                "a record is stored, but no archive and no playoff announces it",
+                Phrase("a record is stored, but no archive and no playoff announces it"),
             )
         return  # an archive that could not be replayed is a breach already
     if not packer.same(m.record, want):
@@ -652,9 +727,10 @@ def _check_record(
             "record_mismatch",
             m.name,
             m.head,
-            "the stored record is not what a replay of the archive gives ("
-            + _difference(m.record, want)
-            + ")",
+            Phrase(
+                "the stored record is not what a replay of the archive gives ({difference})",
+                difference=_difference(m.record, want),
+            ),
         )
 
 
@@ -664,14 +740,18 @@ def _check_chain(report: Report, m: _Match) -> None:
     replayed = m.game.log.head.hex()
     if m.chain is None:
         report.breach(
-            "chain_mismatch", m.name, m.head, "no trusted chain head is stored for an archived match"
+            "chain_mismatch", m.name, m.head, Phrase("no trusted chain head is stored for an archived match")
         )
     elif m.chain != replayed:
         report.breach(
             "chain_mismatch",
             m.name,
             m.head,
-            f"the trusted chain head {m.chain[:16]}... is not the replayed archive's {replayed[:16]}...",
+            Phrase(
+                "the trusted chain head {stored}... is not the replayed archive's {replayed}...",
+                stored=m.chain[:16],
+                replayed=replayed[:16],
+            ),
         )
 
 
@@ -679,13 +759,13 @@ def _check_board(report: Report, m: _Match) -> None:
     if m.game is None:
         return
     if m.board is None:
-        report.breach("board_mismatch", m.name, m.head, "archived events, but no stored board")
+        report.breach("board_mismatch", m.name, m.head, Phrase("archived events, but no stored board"))
     elif m.board != canonical_bytes(m.game.board()):
         report.breach(
             "board_mismatch",
             m.name,
             m.head,
-            "the stored board is not the board a replay of the archive gives",
+            Phrase("the stored board is not the board a replay of the archive gives"),
         )
 
 
@@ -695,7 +775,7 @@ class CheckpointLogSnapshot:
     naming where), and where it was read from."""
 
     checkpoints: list[Checkpoint] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # each a Phrase where the checker words it
     sources: list[str] = field(default_factory=list)
 
 
@@ -704,7 +784,9 @@ def read_checkpoint_file(snapshot: CheckpointLogSnapshot, path: str, key: Checkp
     from streams.store.checkpoint import read_log
 
     def error(line: int, why: str) -> None:
-        snapshot.errors.append(f"{path} line {line}: {why}")
+        snapshot.errors.append(
+            Phrase("{path} line {line}: {reason}", path=path, line=line, reason=Quoted(why))
+        )
 
     snapshot.checkpoints.extend(read_log(path, key, errors=error))
     snapshot.sources.append(path)
@@ -751,18 +833,30 @@ def _check_checkpoint(
                 "checkpoint_missing",
                 m.name,
                 m.head,
-                f"the store holds no checkpoint, but the checkpoint log has {len(logged)} (the newest: "
-                f"{latest.describes()}): the match's state was removed or replaced",
+                Phrase(
+                    "the store holds no checkpoint, but the checkpoint log has {count} (the newest: "
+                    "{newest}): the match's state was removed or replaced",
+                    count=len(logged),
+                    newest=latest.describes(),
+                ),
             )
         return
     try:
         ck = Checkpoint.decode(m.checkpoint)
     except CheckpointError as exc:
-        report.breach("checkpoint_invalid", m.name, m.head, f"the stored checkpoint is unreadable: {exc}")
+        report.breach(
+            "checkpoint_invalid",
+            m.name,
+            m.head,
+            Phrase("the stored checkpoint is unreadable: {reason}", reason=Quoted(exc)),
+        )
         return
     if not ck.verify(key) or ck.match != m.name:
         report.breach(
-            "checkpoint_invalid", m.name, m.head, "the stored checkpoint is not signed by the service's key"
+            "checkpoint_invalid",
+            m.name,
+            m.head,
+            Phrase("the stored checkpoint is not signed by the service's key"),
         )
         return
     found = _stored_checkpoint(m)
@@ -770,14 +864,14 @@ def _check_checkpoint(
         differs = [
             name
             for name, mine, theirs in (
-                ("head", found.seq, ck.seq),
-                ("events in order", found.events, ck.events),
-                ("chain head", found.chain, ck.chain),
-                ("archive entries", found.entries, ck.entries),
-                ("entries after the head", found.others, ck.others),
-                ("write count", found.writes, ck.writes),
-                ("record", found.record, ck.record),
-                ("board", found.board, ck.board),
+                (Phrase("head"), found.seq, ck.seq),
+                (Phrase("events in order"), found.events, ck.events),
+                (Phrase("chain head"), found.chain, ck.chain),
+                (Phrase("archive entries"), found.entries, ck.entries),
+                (Phrase("entries after the head"), found.others, ck.others),
+                (Phrase("write count"), found.writes, ck.writes),
+                (Phrase("record"), found.record, ck.record),
+                (Phrase("board"), found.board, ck.board),
             )
             if mine != theirs
         ]
@@ -786,34 +880,49 @@ def _check_checkpoint(
             if not differs and suspects is not None:
                 suspects.append(m.name)  # maybe a writer between its two steps: read again (below)
             else:
-                differs.append("index entry")
+                differs.append(Phrase("index entry"))
         if differs:
             report.breach(
                 "checkpoint_mismatch",
                 m.name,
                 m.head,
-                f"the stored {', '.join(differs)} differ from what its checkpoint ({ck.describes()}) signs: "
-                "changed outside the service",
+                Phrase(
+                    "the stored {fields} differ from what its checkpoint ({checkpoint}) signs: changed "
+                    "outside the service",
+                    fields=Joined(", ", differs),
+                    checkpoint=ck.describes(),
+                ),
             )
     if (found.versions, found.vchain, found.causes) != (ck.versions, ck.vchain, ck.causes):
         report.breach(
             "versions_mismatch",
             m.name,
             m.head,
-            f"{found.versions} versions are stored; the checkpoint signs {ck.versions}, and they differ: the "
-            "version list was truncated or edited",
+            Phrase(
+                "{stored} versions are stored; the checkpoint signs {signed}, and they differ: the version "
+                "list was truncated or edited",
+                stored=found.versions,
+                signed=ck.versions,
+            ),
         )
     if latest is not None and latest.writes > ck.writes:
         report.breach(
             "rollback",
             m.name,
             m.head,
-            f"the store holds {ck.describes()}, but the checkpoint log's newest is {latest.describes()}: an "
-            "older state was put back",
+            Phrase(
+                "the store holds {stored}, but the checkpoint log's newest is {newest}: an older state "
+                "was put back",
+                stored=ck.describes(),
+                newest=latest.describes(),
+            ),
         )
     elif latest is not None and latest.writes == ck.writes and latest != ck:
         report.breach(
-            "rollback", m.name, m.head, f"the stored checkpoint of write {ck.writes} is not the logged one"
+            "rollback",
+            m.name,
+            m.head,
+            Phrase("the stored checkpoint of write {writes} is not the logged one", writes=ck.writes),
         )
     if replayable:
         _check_prefixes(report, m, logged)
@@ -842,7 +951,10 @@ async def _check_index_again(
                 "checkpoint_mismatch",
                 match,
                 None,
-                "the stored index entry is not one its signed checkpoint names: changed outside the service",
+                Phrase(
+                    "the stored index entry is not one its signed checkpoint names: changed outside the "
+                    "service"
+                ),
             )
 
 
@@ -858,21 +970,30 @@ def _check_prefixes(report: Report, m: _Match, logged: Sequence[Checkpoint]) -> 
     chains = [("", ""), *version_chains((v.record, f"{v.cause_match} {v.cause_seq}") for v in m.versions)]
     for c in sorted(logged, key=lambda c: c.writes, reverse=True):
         after = c.entries - c.events
-        problems = []
+        problems: list[Phrase] = []
         if c.events >= len(heads) or heads[c.events].hex() != c.chain:
-            problems.append(f"its first {c.events} events in order (chain head {c.chain[:16]}...)")
+            problems.append(
+                Phrase(
+                    "its first {count} events in order (chain head {chain}...)",
+                    count=c.events,
+                    chain=c.chain[:16],
+                )
+            )
         if not 0 <= after < len(others) or others[after] != c.others:
-            problems.append(f"its {max(after, 0)} entries after the head")
+            problems.append(Phrase("its {count} entries after the head", count=max(after, 0)))
         if c.versions >= len(chains) or chains[c.versions] != (c.vchain, c.causes):
-            problems.append(f"its first {c.versions} versions")
+            problems.append(Phrase("its first {count} versions", count=c.versions))
         if problems:
             report.breach(
                 "rollback",
                 m.name,
                 m.head,
-                f"the store does not hold what the logged checkpoint {c.describes()} signs: "
-                + "; ".join(problems)
-                + " are gone or rewritten",
+                Phrase(
+                    "the store does not hold what the logged checkpoint {checkpoint} signs: {problems} are "
+                    "gone or rewritten",
+                    checkpoint=c.describes(),
+                    problems=Joined("; ", problems),
+                ),
             )
             return  # the newest that fails says it; older ones fail the same way
 
@@ -909,7 +1030,7 @@ async def _check_cold_archives(
     latest = manifest.newest(signed, store.prefix)
     if roots and key is None:
         report.notes.append(
-            "no checkpoint key: the signatures of the cold archives' manifests were not checked"
+            Phrase("no checkpoint key: the signatures of the cold archives' manifests were not checked")
         )
     for root in sorted(roots):
         found = await asyncio.to_thread(manifest.verify, root, key, latest)
@@ -924,12 +1045,12 @@ def _check_acknowledged(report: Report, matches: Mapping[str, _Match], acked: Se
             continue
         if m is not None and ack.data in m.after_head:
             continue  # taken, and found conflicting or late: archived after the head with its finding
-        found = "different bytes" if m is not None and ack.seq in m.in_order else "nothing"
+        found = Phrase("different bytes") if m is not None and ack.seq in m.in_order else Phrase("nothing")
         report.breach(
             "lost",
             ack.match,
             ack.seq,
-            f"acknowledged, but the archive holds {found} at this seq and none is held",
+            Phrase("acknowledged, but the archive holds {found} at this seq and none is held", found=found),
         )
 
 
@@ -946,11 +1067,18 @@ def _check_topic(
     seen: set[tuple[str, int, bytes]] = set()  # what the core would answer "duplicate" to
     matched: set[tuple[str, int]] = set()  # archive entries <seq>-0 a message accounts for
     for msg, verdict in zip(topic.messages, admitted, strict=True):
-        where = f"partition {msg.partition} offset {msg.offset}"
+        where = Phrase("partition {partition} offset {offset}", partition=msg.partition, offset=msg.offset)
         if isinstance(verdict, str):
             if (msg.partition, msg.offset) not in topic.dead:
                 report.breach(
-                    "not_quarantined", None, None, f"{where} must be refused ({verdict}): not in the DLQ"
+                    "not_quarantined",
+                    None,
+                    None,
+                    Phrase(
+                        "{where} must be refused ({reason}): not in the DLQ",
+                        where=where,
+                        reason=Quoted(verdict),
+                    ),
                 )
             continue
         event, data = verdict
@@ -971,43 +1099,68 @@ def _check_topic(
         elif m is not None and m.held_events.get(seq) == data and seq > m.head:
             seen.add(triple)
         else:
-            found = "different bytes" if m is not None and seq in m.in_order else "nothing"
+            found = Phrase("different bytes") if m is not None and seq in m.in_order else Phrase("nothing")
             report.breach(
                 "lost",
                 match,
                 seq,
-                f"produced at {where}, but the archive holds {found} at this seq; not held, not in the DLQ",
+                Phrase(
+                    "produced at {where}, but the archive holds {found} at this seq; not held, not in the "
+                    "DLQ",
+                    where=where,
+                    found=found,
+                ),
             )
     report.duplicates = duplicates
     for m in matches.values():
         for seq in m.in_order:
             if (m.name, seq) not in matched:
                 report.breach(
-                    "unproduced", m.name, seq, f"archived at {seq}-0, but no produced message has these bytes"
+                    "unproduced",
+                    m.name,
+                    seq,
+                    Phrase("archived at {seq}-0, but no produced message has these bytes", seq=seq),
                 )
     offsets = {(msg.partition, msg.offset) for msg in topic.messages}
     stray = sorted(c for c in topic.dead if c not in offsets)
     if stray:
         p, o = stray[0]
         report.notes.append(
-            f"{len(stray)} dead letter(s) name offsets that are not in the topic (first: partition {p} "
-            f"offset {o})"
+            Phrase(
+                "{count} dead letter(s) name offsets that are not in the topic (first: partition {partition} "
+                "offset {offset})",
+                count=len(stray),
+                partition=p,
+                offset=o,
+            )
         )
     again = topic.dead_records - len(topic.dead) - topic.dead_elsewhere
     if again:
         report.notes.append(
-            f"{again} dead letter(s) were quarantined again after a redelivery (counted once)"
+            Phrase(
+                "{count} dead letter(s) were quarantined again after a redelivery (counted once)", count=again
+            )
         )
     if topic.dead_elsewhere:
-        report.notes.append(f"{topic.dead_elsewhere} dead letter(s) come from another topic (not counted)")
+        report.notes.append(
+            Phrase("{count} dead letter(s) come from another topic (not counted)", count=topic.dead_elsewhere)
+        )
     total = report.applied + duplicates + report.dead_letters + report.pending
     if report.produced != total:
         report.breach(
             "count_mismatch",
             None,
             None,
-            f"produced {report.produced} != applied {report.applied} + duplicates {duplicates} + "
-            f"dead letters {report.dead_letters} + pending {report.pending} (= {total})",
+            Phrase(
+                "produced {produced} != applied {applied} + duplicates {duplicates} + dead letters {dead} + "
+                "pending {pending} (= {total})",
+                produced=report.produced,
+                applied=report.applied,
+                duplicates=duplicates,
+                dead=report.dead_letters,
+                pending=report.pending,
+                total=total,
+            ),
         )
 
 
@@ -1033,15 +1186,24 @@ def _check_topic_replay(
         if late:
             seq, n = late[0]
             report.notes.append(
-                f"{name}: the topic's replay differs from the stored record, as it must: an event arrived "
-                f"after its gap was reported (archived at {seq}-{n}), which a replay in seq order cannot see"
+                Phrase(
+                    "{match}: the topic's replay differs from the stored record, as it must: an event "
+                    "arrived after its gap was reported (archived at {seq}-{sub}), which a replay in seq "
+                    "order cannot see",
+                    match=name,
+                    seq=seq,
+                    sub=n,
+                )
             )
             continue
         report.breach(
             "topic_replay_mismatch",
             name,
             m.head,
-            "a replay of the topic gives another record (" + _difference(m.record, want) + ")",
+            Phrase(
+                "a replay of the topic gives another record ({difference})",
+                difference=_difference(m.record, want),
+            ),
         )
 
 
@@ -1071,7 +1233,11 @@ async def verify_copies(
                 "archive_copy",
                 m.name,
                 m.head,
-                f"the copy read back holds {len(copy)} entries, not the {len(m.archive)} archived ones",
+                Phrase(
+                    "the copy read back holds {count} entries, not the {archived} archived ones",
+                    count=len(copy),
+                    archived=len(m.archive),
+                ),
             )
             continue
         _fold_archive(report, m, games)

@@ -29,6 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from replay.cli.common import UsageError, json_line, tr
+from replay.cli.words import language
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -120,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
             _check(settings, args.redis_prefix, kafka, topic, dlq, acked, args.timeout, args.checkpoints)
         )
     except CheckError as exc:
-        print(f"prizecheck check: {exc}", file=sys.stderr)
+        said = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+        print(f"prizecheck check: {_spoken(said, language())}", file=sys.stderr)
         return 2
     except (OSError, RedisError) as exc:  # Redis went away or failed during the check
         print(
@@ -156,8 +158,11 @@ async def _check(
 
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise CheckError(
-            f"no store in {settings.data_dir}: nothing to check (no REDIS_URL; give --redis URL, or "
-            "PRIZECHECK_DATA_DIR of a store prizecheck serve has written)"
+            tr(
+                "no store in {dir}: nothing to check (no REDIS_URL; give --redis URL, or PRIZECHECK_DATA_DIR "
+                "of a store prizecheck serve has written)",
+                dir=settings.data_dir,
+            )
         )
     snapshot = None
     if kafka is not None:
@@ -167,14 +172,28 @@ async def _check(
         conn = await asyncio.wait_for(connect(settings), timeout)
     except Exception as exc:
         if settings.redis_url:
-            raise CheckError(f"cannot reach Redis at {redact(settings.redis_url)}: {describe(exc)}") from None
-        raise CheckError(f"cannot start the embedded store in {settings.data_dir}: {describe(exc)}") from None
+            raise CheckError(
+                tr(
+                    "cannot reach Redis at {where}: {reason}",
+                    where=redact(settings.redis_url),
+                    reason=describe(exc),
+                )
+            ) from None
+        raise CheckError(
+            tr(
+                "cannot start the embedded store in {dir}: {reason}",
+                dir=settings.data_dir,
+                reason=describe(exc),
+            )
+        ) from None
     try:
         store = RedisStore(conn.client, prefix=prefix)
         try:
             await asyncio.wait_for(conn.client.ping(), timeout)
         except Exception as exc:
-            raise CheckError(f"cannot reach Redis at {redact(conn.where)}: {describe(exc)}") from None
+            raise CheckError(
+                tr("cannot reach Redis at {where}: {reason}", where=redact(conn.where), reason=describe(exc))
+            ) from None
         report = await check(
             store,
             signing_key=settings.signing_key,
@@ -184,9 +203,11 @@ async def _check(
             checkpoint_key=key,
             checkpoints=log,
         )
-        where = f"redis {conn.where} (prefix {prefix})"
+        where = tr("redis {where} (prefix {prefix})", where=conn.where, prefix=prefix)
         if kafka is not None:
-            where += f", kafka {kafka} topic {topic} (dead letters: {dlq})"
+            where += ", " + tr(
+                "kafka {url} topic {topic} (dead letters: {dlq})", url=kafka, topic=topic, dlq=dlq
+            )
         return report, where
     finally:
         await conn.close()
@@ -198,6 +219,8 @@ async def _checkpoints(
     """The checkpoint key and log: see the module docstring. A file named with --checkpoints must exist."""
     import asyncio
 
+    from replay.i18n import Phrase
+    from replay.i18n.errors import Quoted
     from streams.check import CheckError, CheckpointLogSnapshot, read_checkpoint_file
     from streams.kafka.app import bootstrap_servers
     from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key
@@ -207,11 +230,11 @@ async def _checkpoints(
             settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise CheckError(f"the checkpoint key: {exc}") from None
+        raise CheckError(tr("the checkpoint key: {reason}", reason=exc)) from None
     paths = list(files)
     for path in paths:
         if not os.path.isfile(path):
-            raise CheckError(f"{path}: no such checkpoint log (--checkpoints)")
+            raise CheckError(tr("{path}: no such checkpoint log (--checkpoints)", path=path))
     default = os.path.join(settings.data_dir, LOG_FILE)
     if not paths and os.path.isfile(default):
         paths.append(default)
@@ -229,7 +252,11 @@ async def _checkpoints(
             values = await asyncio.wait_for(read_checkpoints(bootstrap, checkpoint_topic(named)), timeout)
         except TimeoutError:
             raise CheckError(
-                f"Kafka at {kafka} did not deliver the checkpoint topic within {timeout:g} s"
+                tr(
+                    "Kafka at {url} did not deliver the checkpoint topic within {timeout} s",
+                    url=kafka,
+                    timeout=f"{timeout:g}",
+                )
             ) from None
         except CheckpointError as exc:
             raise CheckError(str(exc)) from None
@@ -237,15 +264,27 @@ async def _checkpoints(
             try:
                 ck = Checkpoint.decode(value)
             except CheckpointError as exc:
-                log.errors.append(f"{checkpoint_topic(named)} checkpoint {n}: {exc}")
+                log.errors.append(
+                    Phrase(
+                        "{topic} checkpoint {n}: {reason}",
+                        topic=checkpoint_topic(named),
+                        n=n,
+                        reason=Quoted(exc),
+                    )
+                )
                 continue
             if not ck.verify(key):
                 log.errors.append(
-                    f"{checkpoint_topic(named)} checkpoint {n}: {ck.match}'s checkpoint does not verify"
+                    Phrase(
+                        "{topic} checkpoint {n}: {match}'s checkpoint does not verify",
+                        topic=checkpoint_topic(named),
+                        n=n,
+                        match=ck.match,
+                    )
                 )
                 continue
             log.checkpoints.append(ck)
-        log.sources.append(f"topic {checkpoint_topic(named)}")
+        log.sources.append(Phrase("topic {name}", name=checkpoint_topic(named)))
     for path in paths:
         read_checkpoint_file(log, path, key)
     return key, log
@@ -256,7 +295,9 @@ def _where(settings: Settings) -> str:
 
 
 def render(report: Report, where: str) -> str:
-    """The text output: what was checked, the counts, each breach on its own line, the verdict."""
+    """The text output: what was checked, the counts, each breach on its own line, the verdict; in the
+    command line's language (each breach's ``BREACH code match seq N`` as it is: what a script greps for)."""
+    lang = language()
     out = [f"prizecheck check: {where}"]
     out.append(
         "  "
@@ -285,8 +326,8 @@ def render(report: Report, where: str) -> str:
                 total=total,
             )
         )
-    out += ["  " + tr("note: {note}", note=note) for note in report.notes]
-    out += [breach.line() for breach in report.breaches]
+    out += ["  " + tr("note: {note}", note=_spoken(note, lang)) for note in report.notes]
+    out += [breach.line(lang) for breach in report.breaches]
     n = len(report.breaches)
     out.append(
         "prizecheck check: "
@@ -299,3 +340,12 @@ def render(report: Report, where: str) -> str:
         )
     )
     return "\n".join(out) + "\n"
+
+
+def _spoken(text: str, lang: str) -> str:
+    """A note in ``lang`` (a :class:`~replay.i18n.Phrase` the checker wrote); as it is in English."""
+    if lang == "en":
+        return text  # replay.i18n is not imported for English
+    from replay.i18n import spoken
+
+    return str(spoken(text, lang))

@@ -15,7 +15,7 @@ message with itself as the translation, so that a missing entry is visible in al
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -88,7 +88,16 @@ def fill(lang: str, template: str, fields: Mapping[str, object]) -> str:
     return template.format_map(fields)
 
 
-class Phrase(str):
+class Spoken(str):
+    """A text written in English (the string itself: a log line or an English answer reads it as it is)
+    that can be said again in another language (:func:`spoken`)."""
+
+    def spoken(self, lang: str) -> str:
+        """The text in ``lang``."""
+        raise NotImplementedError
+
+
+class Phrase(Spoken):
     """A piece of a sentence, written in English from ``template`` (a message of the catalogues) with
     ``fields``, that can be said again in another language (:func:`spoken`): the English text is the
     string itself (a log line or an English answer reads it as before). A field may itself be a
@@ -107,14 +116,14 @@ class Phrase(str):
         return fill(lang, gettext(lang, self.template), said)
 
 
-class Joined(str):
+class Joined(Spoken):
     """Pieces joined by ``sep`` (a :class:`Phrase` when it is words, such as " and "), each said again in
     another language by :func:`spoken`."""
 
     sep: object
     parts: tuple[object, ...]
 
-    def __new__(cls, sep: object, parts: tuple[object, ...] | list[object]) -> Joined:
+    def __new__(cls, sep: object, parts: Sequence[object]) -> Joined:
         made = super().__new__(cls, str(sep).join(str(p) for p in parts))
         made.sep, made.parts = sep, tuple(parts)
         return made
@@ -124,8 +133,9 @@ class Joined(str):
 
 
 def spoken(value: object, lang: str) -> object:
-    """``value`` said in ``lang`` when it is a :class:`Phrase` or :class:`Joined`; else as it is."""
-    if lang != DEFAULT and isinstance(value, Phrase | Joined):
+    """``value`` said in ``lang`` when it is :class:`Spoken` (a :class:`Phrase`, :class:`Joined`, an error's
+    :class:`~replay.i18n.errors.Quoted` message); else as it is."""
+    if lang != DEFAULT and isinstance(value, Spoken):
         return value.spoken(lang)
     return value
 

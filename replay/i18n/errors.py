@@ -18,7 +18,7 @@ from typing import Final
 
 from replay import i18n
 from replay.engine import InputError
-from replay.i18n import N_
+from replay.i18n import N_, Spoken
 from replay.i18n.sentences import translate
 
 #: The messages replay/codec.py (and the readers every command shares) raise, as written there: a test
@@ -120,3 +120,22 @@ def message(lang: str, text: str) -> str:
         or translate(lang, INPUTS, text, pieces, names=names)
         or text
     )
+
+
+class Quoted(Spoken):
+    """An error's message quoted inside a :class:`~replay.i18n.Phrase` (``is not a valid event:
+    {reason}``), written in English where it was raised: said again in another language by :func:`line`
+    (an :class:`~replay.engine.InputError`, its where and its message) or :func:`message` (a message
+    alone), which read it back by their templates and leave a message none reads as it is."""
+
+    error: BaseException | None
+
+    def __new__(cls, error: BaseException | str) -> Quoted:
+        made = super().__new__(cls, str(error))
+        made.error = error if isinstance(error, BaseException) else None
+        return made
+
+    def spoken(self, lang: str) -> str:
+        if isinstance(self.error, InputError):
+            return line(lang, self.error)
+        return message(lang, str(self))

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 import msgspec
 
 from replay.engine import HMAC_ALG, Signer
+from replay.i18n import Phrase
 from replay.signing import ALG, KeyFileError, KeyRing, PublicKeys, SigningKey
 from streams.settings import Settings
 
@@ -277,9 +278,16 @@ class Checkpoint:
                 raise CheckpointError(f"field {name} must be {kind.__name__}, got {type(value).__name__}")
         return ck
 
-    def describes(self) -> str:
-        """A short description for messages: ``write N (seq S, E entries, V versions)``."""
-        return f"write {self.writes} (seq {self.seq}, {self.entries} entries, {self.versions} versions)"
+    def describes(self) -> Phrase:
+        """A short description for messages: ``write N (seq S, E entries, V versions)`` (said again in the
+        reader's language where a person reads it: ``prizecheck check``)."""
+        return Phrase(
+            "write {writes} (seq {seq}, {entries} entries, {versions} versions)",
+            writes=self.writes,
+            seq=self.seq,
+            entries=self.entries,
+            versions=self.versions,
+        )
 
 
 #: Canonical JSON: keys sorted, no spaces, UTF-8 (what ``json.dumps(sort_keys=True, separators=(",", ":"),

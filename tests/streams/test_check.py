@@ -270,6 +270,61 @@ async def test_the_command_exits_1_naming_each_breach_and_0_when_all_holds(
     ][0].items()
 
 
+@pytest.mark.parametrize(
+    ("locale", "record", "invalid", "note"),
+    [
+        ("ja_JP.UTF-8", "保存された記録が", "は有効なイベントではない: ", "Redis のみ: "),
+        ("ko_KR.UTF-8", "저장된 기록이", "은 유효한 이벤트가 아님: ", "Redis만 검사: "),
+    ],
+)
+async def test_the_command_says_each_breach_in_the_environments_language(
+    stored: Any, redis_url: str, locale: str, record: str, invalid: str, note: str
+) -> None:
+    """Issue 34 item 5: a breach's sentence and the notes in the reader's language; ``BREACH``, the code,
+    the match and the seq as they are (what a script greps for); ``--json`` in English, byte for byte as
+    an English environment gives it."""
+    store, _, by_match = stored
+    env = _env(REDIS_URL=redis_url, PRIZECHECK_SIGNING_KEY=KEY.decode(), PRIZECHECK_KEY_ID=KEY_ID)
+    a, b = list(by_match)[:2]
+    await rewrite_event(store, a, 7)
+    # an in-order entry the contract refuses: its reason is quoted in the sentence
+    bad = {**by_match[b][0], "seq": len(by_match[b]) + 1, "type": "no_such_type"}
+    await store.client.xadd(store.key(b, "events"), {"e": canonical_bytes(bad)}, id=f"{bad['seq']}-0")
+    english = run_check("--redis-prefix", store.prefix, env={**env, "LC_ALL": "C.UTF-8"})
+    said = run_check("--redis-prefix", store.prefix, env={**env, "LC_ALL": locale})
+    assert said.returncode == english.returncode == 1, said.stdout + said.stderr
+    lines = {line.partition(":")[0]: line for line in said.stdout.splitlines() if line.startswith("BREACH")}
+    en_lines = {
+        line.partition(":")[0]: line for line in english.stdout.splitlines() if line.startswith("BREACH")
+    }
+    assert lines.keys() == en_lines.keys()  # the greppable heads are the same in every language
+    head = f"BREACH record_mismatch {a} seq {len(by_match[a])}"
+    assert lines[head].startswith(f"{head}: {record}"), said.stdout
+    assert "the stored record" in en_lines[head]
+    entry = f"BREACH archive_entry {b} seq {bad['seq']}"
+    assert invalid in lines[entry] and "is not a valid event" in en_lines[entry]
+    # the contract's reason quoted in it is said again too (replay.i18n.errors)
+    assert "unknown event type" in en_lines[entry] and "unknown event type" not in lines[entry]
+    assert note in said.stdout and "Redis only" not in said.stdout
+    for line in lines.values():  # no breach of these is left in English
+        assert not line.partition(": ")[2][:1].isascii() or line.partition(": ")[2][:1].isdigit(), line
+    as_json = run_check("--redis-prefix", store.prefix, "--json", env={**env, "LC_ALL": locale})
+    in_english = run_check("--redis-prefix", store.prefix, "--json", env={**env, "LC_ALL": "C.UTF-8"})
+    assert as_json.stdout == in_english.stdout and "is not a valid event" in as_json.stdout
+
+
+def test_a_check_that_cannot_run_says_why_in_the_environments_language(
+    tmp_path: Path, redis_url: str
+) -> None:
+    missing = tmp_path / "none.log"
+    env = _env(REDIS_URL=redis_url, LC_ALL="ja_JP.UTF-8")
+    said = run_check("--redis-only", "--checkpoints", str(missing), env=env)
+    assert said.returncode == 2
+    assert said.stderr == f"prizecheck check: {missing}: そのチェックポイントログはない（--checkpoints）\n"
+    english = run_check("--redis-only", "--checkpoints", str(missing), env={**env, "LC_ALL": "C"})
+    assert english.stderr == f"prizecheck check: {missing}: no such checkpoint log (--checkpoints)\n"
+
+
 def test_the_command_exits_2_with_a_message_when_it_cannot_run(
     tmp_path: Path, tansu: TansuBroker, redis_url: str
 ) -> None:
