@@ -36,6 +36,7 @@ NEAR_THRESHOLDS: Final = N_("marks near the thresholds")
 BOXES: Final[tuple[str, ...]] = (
     N_("box {box} inked past its edges: scribbled out? read as marked"),
     N_("box {box} faint, between empty and marked, read as empty"),
+    N_("box {box} faint, read as marked"),
     N_("box {box} between empty and marked, read as marked"),
     N_("box {box} between empty and marked, read as empty"),
     N_("box {box} scribbled out, read as not marked"),

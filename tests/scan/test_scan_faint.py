@@ -34,3 +34,22 @@ def test_a_faint_pencil_mark_beside_ink_is_read_or_flagged_never_confidently_emp
         if value not in scan.read.reads[key].chosen:  # not read: a finding on its region, with the crop
             assert region in flagged, (key, value, box)
             assert f"{scan.key}/{region}" in scan.crops
+
+
+def test_a_faint_marks_flag_reads_in_the_language() -> None:
+    """What the reader says of a faint box (read as marked, or as empty) is a sentence of the catalogues:
+    on a Japanese or Korean page the note reads wholly in that language but for the box's own label."""
+    from replay.i18n import notes
+
+    shot = take("beside", 7)
+    [scan] = import_scan(shot.photo, "beside-7.jpg")
+    said = [
+        e["text"]
+        for e in scan.result.events
+        if e["type"] == "note" and e.get("finding", {}).get("code") == "low_confidence"
+    ]
+    assert any("faint, read as marked" in s for s in said), said  # the case this checks is in the photo
+    for lang in ("ja", "ko"):
+        for text in said:
+            shown = notes.text(lang, text)
+            assert "faint" not in shown and "read as" not in shown, (lang, shown)
