@@ -126,3 +126,20 @@ def test_every_translated_message_takes_its_particles(monkeypatch: pytest.Monkey
     monkeypatch.setenv("LC_ALL", "ko_KR.UTF-8")
     assert tr(" (did you mean {choice}?)", choice="리플레이") == " (리플레이를 말씀하신 건가요?)"
     assert tr(" (did you mean {choice}?)", choice="replay") == " (replay을(를) 말씀하신 건가요?)"
+
+
+def test_a_pages_trans_block_takes_the_particles_of_its_fields() -> None:
+    """The pages' ``{% trans %}`` (Jinja2's ``%(name)s``) choose the particle as fill() does, the field
+    still escaped by Jinja2: a role's name, a player's handle in markup."""
+    from streams.http.templating import environment
+
+    template = environment("ko").from_string("{% trans %}This page needs the role {{ roles }}{% endtrans %}")
+    assert template.render(roles="저지") == "이 페이지에는 역할 저지가 필요합니다"
+    assert template.render(roles="기록원") == "이 페이지에는 역할 기록원이 필요합니다"
+    assert (
+        template.render(roles="judge") == "이 페이지에는 역할 judge이(가) 필요합니다"
+    )  # its reading unknown
+    assert template.render(roles="<b>") == "이 페이지에는 역할 &lt;b&gt;이(가) 필요합니다"
+    assert korean.particled("%(who)s은(는) %(card)s을(를)", {"who": "야돈", "card": "피카츄"}) == (
+        "%(who)s은 %(card)s를"
+    )

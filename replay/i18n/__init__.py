@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:  # Jinja2 is read when a template is first made, not to name the languages (issue 40 item 2)
     from gettext import GNUTranslations
@@ -158,8 +158,38 @@ def template_environment(loader: jinja2.BaseLoader, lang: str) -> jinja2.Environ
     )
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    if lang == "ko":
+        _korean_particles(env, translations(lang))
     env.globals["lang"] = lang
     return env
+
+
+def _korean_particles(env: jinja2.Environment, catalogue: GNUTranslations) -> None:
+    """Jinja2's newstyle ``gettext``/``ngettext`` for Korean, with each generic particle after a field in
+    the form the field's text takes (replay.i18n.korean.particled), as :func:`fill` does for the
+    catalogue's other messages: Jinja2's own, the particle step added before its ``%``."""
+    import jinja2
+    from markupsafe import Markup
+
+    from replay.i18n import korean
+
+    def said(context: jinja2.runtime.Context, text: str, variables: dict[str, Any]) -> str:
+        text = korean.particled(text, variables)
+        rv = Markup(text) if context.eval_ctx.autoescape else text
+        return rv % variables
+
+    @jinja2.pass_context
+    def gettext_(context: jinja2.runtime.Context, string: str, /, **variables: Any) -> str:
+        return said(context, catalogue.gettext(string), variables)
+
+    @jinja2.pass_context
+    def ngettext_(
+        context: jinja2.runtime.Context, singular: str, plural: str, num: int, /, **variables: Any
+    ) -> str:
+        variables.setdefault("num", num)
+        return said(context, catalogue.ngettext(singular, plural, num), variables)
+
+    env.globals.update(gettext=gettext_, ngettext=ngettext_)
 
 
 _RANGE = re.compile(r"^([A-Za-z]{1,8})(?:-[A-Za-z0-9]{1,8})*$")

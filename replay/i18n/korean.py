@@ -9,6 +9,7 @@ letters, an id, a number) keeps the generic form: its reading is not known here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from string import Formatter
 from typing import Final
@@ -107,3 +108,16 @@ def fill(template: str, values: Mapping[str, object]) -> str:
 def _head(name: str) -> str:
     """The value's own name in a field name (``card`` in ``card.name`` or ``card[0]``)."""
     return name.partition(".")[0].partition("[")[0]
+
+
+#: A template's ``%(name)s`` (Jinja2's newstyle gettext) and the generic particle right after it, if any.
+_PERCENT: Final = re.compile(r"%\((\w+)\)s(" + "|".join(re.escape(g) for g in PARTICLES) + ")")
+
+
+def particled(template: str, values: Mapping[str, object]) -> str:
+    """``template`` (a Korean translation in Jinja2's ``%(name)s`` syntax, before it is filled) with each
+    generic particle right after a field in the form that field's text takes (the pages' ``{% trans %}``:
+    ``%(roles)s이(가)`` with 저지 -> ``%(roles)s가``). Escaping and filling stay Jinja2's."""
+    return _PERCENT.sub(
+        lambda m: f"%({m[1]})s" + (particle(str(values[m[1]]), m[2]) if m[1] in values else m[2]), template
+    )

@@ -423,6 +423,19 @@ class CardDatabase:
             i = self.prints.get("_".join(cid.split("_")[:2]))  # a variant suffix: me3_48_ph
         return self.card(i) if i is not None else None
 
+    def move_name(self, card: str, move: str, lang: str = "en") -> str:
+        """The name in ``lang`` of ``card``'s attack or Ability ``move`` (named in any catalogue language):
+        the one name every printing of the card that has the move gives it in ``lang``; ``move`` as given
+        when no printing names it in ``lang`` or two printings name it differently (never a guess)."""
+        m = _key(move)
+        named = {
+            mv[lang]
+            for info in self.lookup(card)
+            for mv in (*info.attacks, *info.abilities)
+            if mv.get(lang) and any(_key(v) == m for v in mv.values())
+        }
+        return named.pop() if len(named) == 1 else move
+
     def mills(self, card: str, move: str, lang: str = "en") -> bool:
         """Whether the card's move ``move`` (named in ``lang``) discards from the top of its own deck."""
         m = _key(move)
@@ -545,6 +558,15 @@ def card_name(card: str, lang: str = "en") -> str:
     if info is not None:
         return info.names.get(lang) or info.name
     return card_names(text).get(lang, card)
+
+
+def move_name(card: str, move: str, lang: str = "en") -> str:
+    """An attack's or Ability's name in ``lang`` (:meth:`CardDatabase.move_name`): ``move_name("Pikachu",
+    "Thunder Shock", "ja")`` -> its Japanese name where the catalogue has one. The one place a move's name
+    is turned into text for a page (the battle log, the overlay's last attack)."""
+    if not move or not card:
+        return move
+    return card_database().move_name(card, move, lang)
 
 
 # the name before issue 34 (a name only, no printing id), kept for callers written against it

@@ -31,6 +31,7 @@ from replay.i18n.findings import detail as finding_detail
 from replay.i18n.findings import message as finding_message
 from replay.i18n.findings import shown as shown_finding
 from replay.sources.cards import card_name as catalogue_name
+from replay.sources.cards import move_name
 
 Event = dict[str, Any]
 
@@ -136,6 +137,25 @@ OUTCOMES: dict[str, str] = {
     "no_winner": N_("no winner"),
     "double_loss": N_("double loss"),
 }
+#: A result's reason in words (the record's ``result.reason``, docs/events.md).
+REASONS: dict[str, str] = {
+    "prizes": N_("prizes"),
+    "no_pokemon": N_("no pokemon"),
+    "deck_out": N_("deck out"),
+    "concession": N_("concession"),
+    "penalty": N_("penalty"),
+    "effect": N_("effect"),
+    "simultaneous": N_("simultaneous"),
+    "playoff": N_("playoff"),
+    "time": N_("time"),
+}
+
+
+def reason_words(code: Any, lang: str = i18n.DEFAULT) -> str:
+    """A result's reason code in ``lang``'s words (:data:`REASONS`); a code the contract adds later as
+    written, its ``_`` as spaces."""
+    text = REASONS.get(code) if isinstance(code, str) else None
+    return i18n.gettext(lang, text) if text else _word(code).replace("_", " ")
 
 
 def rule_ref(code: str) -> dict[str, str] | None:
@@ -199,12 +219,29 @@ def display_names(names: Iterable[str], lang: str = "en", *, source: bool = True
     return {n: shown for n in set(names) if (shown := card_name(n, lang, source=source)) != n}
 
 
+def display_moves(events: Iterable[Event], lang: str = "en") -> dict[str, dict[str, str]]:
+    """The attacks the events name, in ``lang`` where the card catalogue names them otherwise, by the
+    attacker's card and the attack's name as written (``{"Pikachu": {"Thunder Shock": "..."}}``): the
+    overlay's last attack, in the overlay's language."""
+    names = _Names(lang=lang)
+    moves: dict[str, dict[str, str]] = {}
+    for event in events:
+        names.see(event)
+        pid, named = event.get("pid"), event.get("name")
+        if event.get("type") == "attack" and isinstance(pid, str) and isinstance(named, str):
+            card = names.written.get(pid)
+            if card is not None and (shown := names.move(pid, named)) != named:
+                moves.setdefault(card, {})[named] = shown
+    return moves
+
+
 @dataclass
 class _Names:
     """What each pid is called, as the events name it (kept after it leaves play, for the log)."""
 
     pids: dict[str, str] = field(default_factory=dict)
     lang: str = "en"  # the page's language: every card name of the log is shown in it
+    written: dict[str, str] = field(default_factory=dict)  # pid -> its card's name as the event gave it
 
     def card(self, card: Any) -> str:
         return card_name(card, self.lang)
@@ -223,9 +260,21 @@ class _Names:
         if t == "setup":
             for slot in [event.get("active"), *_list(event.get("bench"))]:
                 if isinstance(slot, Mapping) and isinstance(slot.get("pid"), str):
-                    self.pids[slot["pid"]] = self.card(slot.get("card"))
+                    self._name(slot["pid"], slot.get("card"))
         elif t in ("played", "evolved") and isinstance(event.get("pid"), str):
-            self.pids[event["pid"]] = self.card(event.get("card"))
+            self._name(event["pid"], event.get("card"))
+
+    def _name(self, pid: str, card: Any) -> None:
+        self.pids[pid] = self.card(card)
+        written = card.get("name") if isinstance(card, Mapping) else card
+        if isinstance(written, str):
+            self.written[pid] = written
+
+    def move(self, pid: Any, move: str) -> str:
+        """The attack or Ability ``move`` of the Pokémon ``pid`` in the log's language (the card catalogue's
+        name for that card's move; as written where the catalogue has none)."""
+        card = self.written.get(pid) if isinstance(pid, str) else None
+        return move_name(card, move, self.lang) if card else move
 
     def mon(self, pid: Any) -> str:
         if not isinstance(pid, str):
@@ -376,7 +425,12 @@ def describe(
             text += tr(" from {zone}", zone=_zone(event["from"], lang))
         return text
     if t == "attack":
-        attack = tr(" with {attack}", attack=_word(event["name"])) if event.get("name") else ""
+        named = event.get("name")
+        attack = (
+            tr(" with {attack}", attack=names.move(event.get("pid"), named))
+            if isinstance(named, str) and named
+            else ""
+        )
         if len(hits) == 1:
             pid, amount = hits[0]
             return tr(
@@ -629,20 +683,6 @@ def _attack_hits(events: Sequence[Event], start: int) -> list[tuple[str, Any]]:
     return hits
 
 
-REASONS: dict[str, str] = {
-    "prizes": "took every Prize card needed",
-    "no_pokemon": "the opponent had no Pokémon left in play",
-    "deck_out": "the opponent could not draw at the start of their turn",
-    "concession": "the opponent conceded",
-    "penalty": "a penalty",
-    "effect": "a card effect",
-    "simultaneous": "both players met a win condition at once",
-    "playoff": "the playoff game",
-    "time": "time was called",
-    "double_loss": "a loss for both players",
-}
-
-
 def _mark(out: Mapping[str, Any], names: _Names, kos: dict[str, int]) -> dict[str, Any] | None:
     """A derived output as a mark on its line (None for outputs the list does not show)."""
     t = out.get("type")
@@ -685,7 +725,7 @@ def _mark(out: Mapping[str, Any], names: _Names, kos: dict[str, int]) -> dict[st
             "Game over: {outcome}{winner} ({reason})",
             outcome=shown,
             winner=winner,
-            reason=_word(out.get("reason")),
+            reason=reason_words(out.get("reason"), lang),
         )
         return {"kind": "decision", "text": text}
     if t == "playoff_required":

@@ -42,8 +42,10 @@ from streams.http.battle_log import (
     RULE_OF_FINDING,
     battle_log,
     decode,
+    display_moves,
     display_names,
     finding_shown,
+    reason_words,
     rule_ref,
 )
 from streams.http.delay import Reader, reader
@@ -384,13 +386,14 @@ async def overlay_score_route(request: web.Request) -> web.StreamResponse:
     seen = await matches.seen(match)
     if seen is not None:
         entries = seen.shown(entries)
-    shown = card_names(public_event(e) for e in decode(entries))
+    events = [public_event(e) for e in decode(entries)]
     try:  # the overlay page's own language: the event's, when its match_start chose one
         record = await _record(matches, match)
     except RecordError:
         record = None
-    setting = event_language(record.context) if record is not None else None
-    out["names"] = display_names(shown, page_lang(request, setting), source=False)
+    lang = page_lang(request, event_language(record.context) if record is not None else None)
+    out["names"] = display_names(card_names(events), lang, source=False)
+    out["moves"] = display_moves(events, lang)
     return _json(out)
 
 
@@ -487,18 +490,6 @@ PLAYOFF_WORDS = {
     "tiebreak": N_("tiebreak"),
     "tiebreaker_game": N_("tiebreaker game"),
 }
-#: A result's reason as the match list says it (the record's code otherwise, its "_" as spaces).
-REASON_WORDS = {
-    "prizes": N_("prizes"),
-    "no_pokemon": N_("no pokemon"),
-    "deck_out": N_("deck out"),
-    "concession": N_("concession"),
-    "penalty": N_("penalty"),
-    "effect": N_("effect"),
-    "simultaneous": N_("simultaneous"),
-    "playoff": N_("playoff"),
-    "time": N_("time"),
-}
 
 
 RESULT_STATUS = {
@@ -522,8 +513,7 @@ def result_text(record: Record | None, lang: str = i18n.DEFAULT) -> str:
     if not result:
         return tr(RESULT_STATUS.get(str(status), N_("in progress")))
     outcome = result.outcome
-    reason_code = str(result.reason)
-    reason = tr(REASON_WORDS[reason_code]) if reason_code in REASON_WORDS else reason_code.replace("_", " ")
+    reason = reason_words(result.reason, lang)
     at = result.decided_at
     where = tr(" at seq {seq}").format(seq=at) if at is not None else ""
     if outcome == "win":

@@ -19,7 +19,7 @@ from replay import Game, due, i18n
 from replay.contract.validate import checked_game
 from replay.engine import Record, playoff_games
 from replay.records import from_msgpack
-from streams.http.battle_log import OUTCOMES, PLAYOFFS, card_name, finding_text, rule_ref
+from streams.http.battle_log import OUTCOMES, PLAYOFFS, card_name, finding_text, reason_words, rule_ref
 from streams.store import Reader
 
 
@@ -84,9 +84,9 @@ def _over_text(out: Mapping[str, Any], lang: str) -> str:
     outcome = out.get("outcome")
     reason = out.get("reason")
     if outcome == "win":
-        return tr("{player} wins ({reason})", player=out.get("winner"), reason=reason)
+        return tr("{player} wins ({reason})", player=out.get("winner"), reason=reason_words(reason, lang))
     shown = i18n.gettext(lang, OUTCOMES[str(outcome)]) if outcome in OUTCOMES else outcome
-    return f"{shown} ({reason})"
+    return f"{shown} ({reason_words(reason, lang)})"
 
 
 def _close_prompt(game: Game, step: Mapping[str, Any], lang: str) -> dict[str, Any]:

@@ -66,6 +66,7 @@ def environment(lang: str = i18n.DEFAULT) -> jinja2.Environment:
     translation's ``%(name)s`` is filled and escaped by Jinja2)."""
     env = i18n.template_environment(jinja2.FileSystemLoader(TEMPLATES), lang)
     env.filters["words"] = lambda value: words(value, lang)
+    env.filters["role"] = lambda value: role_words(value, lang)
     env.globals["languages"] = list(i18n.NAMES.items())
     return env
 
@@ -74,6 +75,21 @@ def words(value: Any, lang: str = i18n.DEFAULT) -> str:
     """A status or reason code as words in ``lang``: ``awaiting_playoff`` -> ``awaiting its playoff``."""
     text = STATUS_WORDS.get(str(value))
     return i18n.gettext(lang, text) if text else str(value).replace("_", " ")
+
+
+def role_words(role: str, lang: str = i18n.DEFAULT) -> str:
+    """A token's role as the chrome names it in ``lang`` (the code where it has no words: ``admin``)."""
+    text = ROLE_WORDS.get(role)
+    return i18n.gettext(lang, text) if text else role
+
+
+#: The roles the pages name (docs/deployment.md's tokens); the command line keeps the codes.
+ROLE_WORDS: dict[str, str] = {
+    "judge": N_("judge"),
+    "organizer": N_("organizer"),
+    "ingest": N_("ingest"),
+    "recorder": N_("recorder"),
+}
 
 
 STATUS_WORDS: dict[str, str] = {

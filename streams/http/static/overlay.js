@@ -210,7 +210,9 @@
   function lastAttack(la) {
     if (!la || !la.name) return null;
     // the name gives way (an ellipsis), never the damage
-    return titled(el("div", "last-attack", el("span", "la-name", `${la.attacker ? la.attacker + ": " : ""}${shown(la.name)}`),
+    // the attacker and its attack in the overlay's language (/score's names and moves)
+    const move = score?.moves?.[la.attacker]?.[la.name] ?? la.name;
+    return titled(el("div", "last-attack", el("span", "la-name", `${la.attacker ? shown(la.attacker) + ": " : ""}${move}`),
       la.damage ? el("span", "dmg", ` · ${la.damage}`) : null));
   }
 
@@ -270,10 +272,18 @@
 
   function onBoard(b) {
     board = b;
-    // a Pokémon not yet named in the overlay's language: /score names it (only with ?lang=)
-    const unseen = lang ? Object.values(b.players || {}).flatMap((p) => [p.active, ...(p.bench || [])])
+    // a Pokémon not yet named in the overlay's language: /score names it (the page's language, however it
+    // was chosen: ?lang=, the event's setting or the browser's; English names are the events' own)
+    const named = (lang || document.documentElement.lang) !== "en";
+    const unseen = named ? Object.values(b.players || {}).flatMap((p) => [p.active, ...(p.bench || [])])
       .filter((m) => m && !asked.has(m.name)) : [];
     unseen.forEach((m) => asked.add(m.name));
+    // an attack not yet named in the overlay's language: /score names it too
+    const la = b.last_attack;
+    if (named && la?.name && !asked.has("\u0000" + la.attacker + "\u0000" + la.name)) {
+      asked.add("\u0000" + la.attacker + "\u0000" + la.name);
+      unseen.push(la);
+    }
     if (score === null || b.status !== lastStatus || unseen.length) {
       lastStatus = b.status;
       refreshScore();

@@ -76,6 +76,9 @@
     simultaneous: _("simultaneous"), playoff: _("playoff"), time: _("time"),
   };
   const words = (s) => WORDS[s] || String(s ?? "").replace(/_/g, " ");
+  // The window a knockout was checked in (docs/rules.md §3): the engine's code, in the page's words.
+  const WINDOWS = { attack: _("attack"), checkup: _("checkup") };
+  const windowWord = (w) => WINDOWS[w] || words(w);
   const cardName = (n) => names[n] || n;
   const seqButton = (seq, label) =>
     el("button", { class: "seqlink", "data-seq": seq, onclick: () => goTo(seq) }, label ?? _("seq {seq}", { seq }));
@@ -93,7 +96,8 @@
   function shown(v) {
     if (v === null || v === undefined) return _("none");
     if (Array.isArray(v)) return v.length ? v.map(shown).join(", ") : _("(none)");
-    if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k}: ${shown(x)}`).join(" · ");
+    // a map's keys are the contract's field names, its values shown as the fields' own are (fieldValue)
+    if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${FIELDS[k] || k}: ${fieldValue(k, x)}`).join(" · ");
     if (typeof v === "boolean") return v ? _("yes") : _("no");
     return String(v);
   }
@@ -180,7 +184,7 @@
         const name = card ? cardName(typeof card === "string" ? card : card.name) : null;
         return _("Knockout{n}: {mon}, {owner}'s, gives {prizes} ({window} window, batch {batch})", {
           n: n ? " #" + n : "", mon: name ? name + " (" + o.pid + ")" : o.pid, owner: o.owner,
-          prizes: prizes(o.prizes), window: o.window, batch: o.batch });
+          prizes: prizes(o.prizes), window: windowWord(o.window), batch: o.batch });
       }
       case "prizes_due":
         return _("Prizes due: {player} takes {count}", { player: o.player, count: o.count });
@@ -237,7 +241,7 @@
     const r = record || {};
     $("status-word").textContent = r.status ? words(r.status) : "";
     $("status-word").dataset.status = r.status || "";
-    const ctx = r.context ? Object.entries(r.context).map(([k, v]) => `${k} ${shown(v)}`).join(", ") : "";
+    const ctx = r.context ? Object.entries(r.context).map(([k, v]) => `${FIELDS[k] || k} ${fieldValue(k, v)}`).join(", ") : "";
     $("match-info").textContent = [
       (r.players || []).join(_(" vs ")),
       r.first ? _("first: {player}", { player: r.first }) : "",
@@ -289,7 +293,7 @@
       kos.append(el("li", { "data-ko": i + 1 }, seqButton(k.seq, `#${i + 1}`),
         _(" seq {seq}{turn}: {card} ({pid}), {owner}'s, {prizes}, {window}{claimed}", { seq: k.seq,
           turn: turn != null ? _(", turn {n}", { n: turn }) : "", card, pid: k.pid, owner: k.owner,
-          prizes: prizes(k.prizes), window: k.window, claimed: k.verified ? "" : _(", from the source's claim") })));
+          prizes: prizes(k.prizes), window: windowWord(k.window), claimed: k.verified ? "" : _(", from the source's claim") })));
     });
     if (!kos.children.length) kos.append(el("li", { class: "muted" }, _("none")));
 

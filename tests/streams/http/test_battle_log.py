@@ -19,7 +19,16 @@ import pytest
 from replay import Game
 from replay.sources.ptcgl import parse_ptcgl
 from schemas import load_schema
-from streams.http.battle_log import _Names, battle_log, card_name, decode, describe, sentence, sentences
+from streams.http.battle_log import (
+    _Names,
+    battle_log,
+    card_name,
+    decode,
+    describe,
+    display_moves,
+    sentence,
+    sentences,
+)
 from streams.http.frames import SNAPSHOT, apply_delta, board_delta, boards, frames, replay_steps
 from streams.http.pages import state_at
 from streams.store.base import ArchivedEvent
@@ -340,3 +349,23 @@ def test_every_finding_code_has_its_section_of_the_rules() -> None:
         ref = rule_ref(code)
         assert ref is not None and ref["section"].split(".")[0] in sections, (code, ref)
         assert ref["href"] == f"/rules#s{ref['section'].split('.')[0]}"
+
+
+def test_an_attacks_name_in_the_pages_language() -> None:
+    """The log names an attack by the catalogue's name for that card's move in the page's language (the
+    name every printing gives it), as written where the catalogue has none; the overlay's last attack
+    the same (display_moves)."""
+    s = Stream("m1")
+    s.setup("ash", ("a1", card("Pikachu", 60)))
+    s.setup("misty", ("m1", card("Staryu", 50)))
+    s.add("turn_started", player="ash")
+    s.add("attack", player="ash", pid="a1", name="Quick Attack")
+    s.add("damage", pid="m1", amount=10)
+    s.add("attack_ended")
+    s.add("attack", player="ash", pid="a1", name="No Such Move")
+    ja = sentences(s.events, "ja")
+    assert any("でんこうせっか" in t for t in ja), ja
+    assert any("No Such Move" in t for t in ja), ja
+    assert not any("でんこうせっか" in t for t in sentences(s.events)), "English keeps the event's name"
+    assert display_moves(s.events, "ja") == {"Pikachu": {"Quick Attack": "でんこうせっか"}}
+    assert display_moves(s.events, "en") == {}

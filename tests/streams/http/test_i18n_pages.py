@@ -155,9 +155,13 @@ async def test_the_overlay_of_each_browser_source_has_its_own_language(
         await page.goto(f"{served.url}/overlay/m1?lang={lang}")
         await page.wait_for_selector('body[data-state="over"]', state="attached")
         said[lang] = await page.inner_text("#banner")
+        said[lang + " attack"] = await page.inner_text(".last-attack")
         await page.close()
     assert said["en"].startswith("GAME OVER")
     assert "ゲーム終了" in said["ja"] and "게임 종료" in said["ko"], said
+    # the last attack's Pokémon by its name in the overlay's language (the catalogue's)
+    assert said["en attack"].startswith("Staryu: "), said
+    assert said["ja attack"].startswith("ヒトデマン: ") and said["ko attack"].startswith("별가사리: "), said
 
 
 # ---------------------------------------------------------------------------------- the choice, in order
@@ -214,7 +218,7 @@ async def test_a_refusal_page_speaks_the_language(served: Served) -> None:
     async with served.http.get(f"{served.url}/review/m1?lang=ko", headers=headers) as r:
         assert r.status == 403
         page = await r.text()
-    assert '<html lang="ko"' in page and "이 페이지에는 역할 judge이(가) 필요합니다" in page
+    assert '<html lang="ko"' in page and "이 페이지에는 역할 저지가 필요합니다" in page
     assert 'href="/login?next=%2Freview%2Fm1%3Flang%3Dko&amp;lang=ko"' in page  # the login keeps the language
     judge = {**served.auth("judge"), "Accept": "text/html"}
     async with served.http.get(f"{served.url}/review/nope?lang=ja", headers=judge) as r:
@@ -346,3 +350,25 @@ def _ja(message: str) -> str:
     from replay.i18n import gettext
 
     return gettext("ja", message)
+
+
+async def test_the_review_pages_header_due_next_and_knockouts_speak_korean(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    """Real chromium, the Korean review page: the match's context by the contract's field names in
+    Korean, the result's reason in "due next", the knockouts' window and the login's roles in words of
+    the page (none of the engine's codes: league, concession, attack, judge)."""
+    assert (await served.post(game("m1"))).status == 200
+    page = await judge_page(served, browser_context, "/review/m1?lang=ko")
+    await page.wait_for_selector('body[data-ready="1"]', state="attached")
+    info = await page.inner_text("#match-info")
+    assert "리그 L1" in info and "시즌 2026" in info and "league" not in info, info
+    due = await page.inner_text("#due-next")
+    assert "항복" in due and "concession" not in due, due
+    knockouts = await page.inner_text("#knockouts")
+    assert "기술" in knockouts and "attack" not in knockouts, knockouts
+    who = await page.inner_text("#who")
+    assert "(저지)" in who and "(judge)" not in who, who  # the token's roles; its name is "judge"
+    context = await page.inner_text('#event-fields tr[data-field="context"] td')
+    assert "리그: L1" in context and "league" not in context, context
+    await page.close()
