@@ -135,6 +135,24 @@ def test_a_double_prize_penalty_lowers_what_the_opponent_needs() -> None:
     assert rec["result"]["winner"] == "Mara" and rec["agrees"]
 
 
+def test_a_japanese_sheets_prize_penalty_boxes_give_the_judges_usual_counts() -> None:
+    """jp-3.4's sheet prints its usual サイドペナルティ (1 and 3: layout.penalty_boxes) where Play!
+    Pokémon's sheet has Double and Quadruple Prize Card: the same box is a prize penalty of 1 there."""
+    jp = Header(match="t-jp", players=("Mara", "Teodor"), ruleset="jp-3.4")
+    for box, count in (("double_prize", 1), ("quad_prize", 3)):
+        marks = turns(3) | {"r2.pen.side": {"B"}, "r2.pen.kind": {box}}
+        (penalty,) = [e for e in events(marks, jp)[0].events if e["type"] == "penalty"]
+        assert (penalty["kind"], penalty["prizes"], penalty["player"]) == ("prize_penalty", count, "Teodor")
+        rec = record(events(marks, jp)[0].events)
+        assert rec["prizes"]["Mara"]["needed"] == 6 - count, rec["prizes"]
+    # play-2026 and kr-1.0 keep Play! Pokémon's kinds in the same boxes
+    for ruleset in ("play-2026", "kr-1.0"):
+        header = Header(match="t-p", players=("Mara", "Teodor"), ruleset=ruleset)
+        marks = turns(3) | {"r2.pen.side": {"B"}, "r2.pen.kind": {"quad_prize"}}
+        (penalty,) = [e for e in events(marks, header)[0].events if e["type"] == "penalty"]
+        assert penalty["kind"] == "quad_prize", (ruleset, penalty)
+
+
 def test_a_draw_when_the_winner_of_the_prizes_cannot_put_out_an_active() -> None:
     # A takes the last prizes but A's own Active is Knocked Out too (recoil) with nothing to promote:
     # one condition each, a draw [docs/rules.md §4: A + C]; the sheet says draw, and which player had

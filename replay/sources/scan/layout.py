@@ -7,10 +7,10 @@ library is imported here.
 
 Per turn row (30 rows): whose turn (A/B), the prizes each player took in that turn (1-6; no mark = 0), the
 Pokémon of each player Knocked Out in it (Active, Bench 1-5), time called, a penalty (to A or B: warning,
-double prize, quadruple prize, game loss) and a free-text box for card names and notes. In the header: the
-match, the players, the ruleset, each player's mulligans and their starting Pokémon (free text); at the
-foot: how the game ended (prizes, no Pokémon, deck-out, concession, time, penalty) and who won (A, B or a
-draw), and a free-text box for notes.
+the ruleset's two usual prize penalties, game loss: :func:`penalty_boxes`) and a free-text box for card
+names and notes. In the header: the match, the players, the ruleset, each player's mulligans and their
+starting Pokémon (free text); at the foot: how the game ended (prizes, no Pokémon, deck-out, concession,
+time, penalty) and who won (A, B or a draw), and a free-text box for notes.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ CROP_NAME: Final = re.compile(r"^[0-9a-f]{16}-[0-9]{1,3}(s[0-9])?/(r[0-9]{1,2}|h
 
 SIDES: Final = ("A", "B")
 SLOTS: Final = ("active", "bench1", "bench2", "bench3", "bench4", "bench5")
+#: A row's four penalty boxes, as the layout names them; what each gives depends on the sheet's ruleset
+#: (:func:`penalty_boxes`): the middle two are its usual prize penalties.
 PENALTIES: Final = ("warning", "double_prize", "quad_prize", "game_loss")
 END_REASONS: Final = ("prizes", "no_pokemon", "deck_out", "concession", "time", "penalty")
 WINNERS: Final = ("A", "B", "draw")
@@ -292,3 +294,23 @@ def parse_payload(text: str) -> Header:
         context={names[k]: v for k, v in context.items() if k in names},
         layout=version,
     )
+
+
+def penalty_boxes(ruleset: str) -> tuple[tuple[str, int | None], ...]:
+    """What each of a row's four penalty boxes (:data:`PENALTIES`) gives on a sheet of ``ruleset``: the
+    penalty's kind and, for a prize penalty, its count. A warning and a game loss at the ends; between
+    them the ruleset's two usual prize penalties (``penalties.prize_penalty.usual``): Play! Pokémon's
+    Double and Quadruple Prize Card where those are 2 and 4 (play-2026, kr-1.0), else a prize penalty of
+    that count (jp-3.4: サイドペナルティ of 1 and 3, docs/rules.md §6.1). Another count is written in
+    the row's notes box and typed by the judge (the sheet has boxes for the usual ones only)."""
+    from replay.engine import load_ruleset
+
+    try:
+        usual = tuple(load_ruleset(ruleset).prize_penalty.usual)[:2]
+    except KeyError:  # a ruleset this version does not bundle: the sheet's reader refuses it elsewhere
+        usual = ()
+    if usual == (2, 4) or len(usual) < 2:
+        middle: tuple[tuple[str, int | None], ...] = (("double_prize", None), ("quad_prize", None))
+    else:
+        middle = tuple(("prize_penalty", n) for n in usual)
+    return (("warning", None), *middle, ("game_loss", None))

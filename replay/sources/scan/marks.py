@@ -38,10 +38,12 @@ from replay.sources.cards import Catalogue
 from replay.sources.scan.layout import (
     END_REASONS,
     LAYOUT,
+    PENALTIES,
     ROWS,
     SIDES,
     SLOTS,
     Header,
+    penalty_boxes,
 )
 
 #: Reasons with which the game ends during its last turn row (deck-out: as that turn starts; time: after).
@@ -393,8 +395,9 @@ def _document(
                 active[s] = promoted
         if t.time:
             add(region, turn=t.row, action="time")
-        if t.penalty is not None:
-            add(region, turn=t.row, player=pid[t.penalty[0]], action="penalty", card=t.penalty[1])
+        if t.penalty is not None:  # the box's meaning on this ruleset's sheet (layout.penalty_boxes)
+            kind, count = penalty_boxes(header.ruleset)[PENALTIES.index(t.penalty[1])]
+            add(region, turn=t.row, player=pid[t.penalty[0]], action="penalty", card=kind, amount=count)
     for r in sorted(unclear_by_row):
         u = unclear_by_row[r]
         row_n = add(

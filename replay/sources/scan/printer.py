@@ -38,6 +38,7 @@ from replay.sources.scan.layout import (
     Rect,
     frame_origin,
     marker_rects,
+    penalty_boxes,
     row_top,
     timing_rects,
 )
@@ -268,7 +269,7 @@ def _header(pdf: _Sheet, header: Header) -> None:
     _draw_qr(pdf, header)
 
 
-def _columns(pdf: _Sheet) -> None:
+def _columns(pdf: _Sheet, ruleset: str) -> None:
     tr = pdf.tr
     pdf.text_at(
         0,
@@ -292,11 +293,29 @@ def _columns(pdf: _Sheet) -> None:
         if title:
             span = max(right - left, 8.0)
             pdf.text_at(left - (span - (right - left)) / 2, 50.6, title, 6.5, bold=True, align="C", w=span)
+        labels = _penalty_labels(pdf, ruleset) if name == "pen.kind" else tuple(pdf.word(x) for x in g.labels)
         for k, b in enumerate(g.boxes):
-            pdf.text_at(b.x - 2, 54.3, pdf.word(g.labels[k]), 6, align="C", w=b.w + 4)
+            pdf.text_at(b.x - 2, 54.3, labels[k], 6, align="C", w=b.w + 4)
     pdf.text_at(4.2, 54.3, tr("Turn"), 6)
     notes = LAYOUT.free_text["r1.notes"]
     pdf.text_at(notes.x, 52.0, tr("Cards, notes"), 6.5, bold=True, align="C", w=notes.w)
+
+
+#: A penalty box's printed label (layout.penalty_boxes): a warning, a prize penalty of a count, a game loss.
+PENALTY_WORDS: Final = {
+    "warning": N_("W"),
+    "double_prize": N_("2P"),
+    "quad_prize": N_("4P"),
+    "game_loss": N_("GL"),
+}
+
+
+def _penalty_labels(pdf: _Sheet, ruleset: str) -> tuple[str, ...]:
+    """The four penalty boxes' labels on this sheet: its ruleset's penalties in the sheet's language."""
+    return tuple(
+        pdf.tr("{n}P", n=count) if count is not None else pdf.tr(PENALTY_WORDS[kind])
+        for kind, count in penalty_boxes(ruleset)
+    )
 
 
 def _rows(pdf: _Sheet) -> None:
@@ -329,7 +348,7 @@ def _page(pdf: _Sheet, header: Header) -> None:
     pdf.add_page()
     _draw_markers(pdf)
     _header(pdf, header)
-    _columns(pdf)
+    _columns(pdf, header.ruleset)
     _rows(pdf)
     _foot(pdf)
 
