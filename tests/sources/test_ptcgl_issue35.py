@@ -560,6 +560,68 @@ def test_a_promotion_guess_is_corrected_when_the_twin_explains_a_later_knockout(
     assert agreed(res) == [True, True]
 
 
+def shuriken_on_two_charmeleon(*after: str) -> list[str]:
+    """Bo's Active and Benched Charmeleon (printings with HP 80 to 110: the log does not tell which) both
+    hit by one Moonlight Shuriken, the Benched one harder, and one Charmeleon knocked out."""
+    return [
+        *opening(["Radiant Greninja"], ["Charmeleon", "Charmeleon"]),
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Ann's Radiant Greninja used Moonlight Shuriken on Bo's Charmeleon for 80 damage.",
+        "- Bo's Charmeleon took 120 damage.",
+        "Bo's Charmeleon was Knocked Out!",
+        *prizes("Ann", 1),
+        *after,
+    ]
+
+
+def test_a_knockout_between_twins_with_no_new_active_after_it_took_the_benched_one() -> None:
+    # the knocked-out Active would have been replaced in the same window: none is, and the game goes on,
+    # so the Benched twin was knocked out, though with HP unknown both could have been (seed 2088852059)
+    res = imp(
+        *shuriken_on_two_charmeleon("Ann ended their turn.", ""),
+        "Bo's Turn",
+        "Bo drew a card.",
+        "Bo's Charmeleon used Combustion on Ann's Radiant Greninja for 50 damage.",
+        "",
+        "Ann's Turn",
+        "Ann drew a card.",
+        "Opponent conceded. Ann wins.",
+    )
+    assert res.unmatched == []
+    (ko,) = of(res, "knocked_out")
+    assert ko["pid"] == "B2"  # the Benched one; B1 stays Active
+    assert of(res, "promoted") == []
+    assert not [f for f in res.findings if f.code == "importer_guess_pid"]
+
+
+def test_a_knockout_between_twins_followed_by_a_new_active_took_the_active_one() -> None:
+    res = ann_turn(
+        ["Radiant Greninja"],
+        ["Charmeleon", "Charmeleon", "Pidgey"],
+        "Ann's Radiant Greninja used Moonlight Shuriken on Bo's Charmeleon for 120 damage.",
+        "- Bo's Charmeleon took 80 damage.",
+        "Bo's Charmeleon was Knocked Out!",
+        *prizes("Ann", 1),
+        "Bo's Pidgey is now in the Active Spot.",
+        "Ann ended their turn.",
+    )
+    assert res.unmatched == []
+    (ko,) = of(res, "knocked_out")
+    assert ko["pid"] == "B1"  # the Active one, replaced by Pidgey
+    assert not [f for f in res.findings if f.code == "importer_guess_pid"]
+
+
+def test_a_knockout_between_twins_that_ends_the_log_is_a_guess_said_so() -> None:
+    # the log ends with the window (a paste that stops at the knockout; with the end line, the last Prize
+    # card): whether the Active one would have been replaced, it cannot say
+    res = parse_ptcgl("\n".join(shuriken_on_two_charmeleon()), match="m1", filename="t.txt", partial=True)
+    (ko,) = of(res, "knocked_out")
+    assert ko["pid"] == "B2"  # the most damaged
+    (guess,) = [f for f in res.findings if f.code == "importer_guess_pid"]
+    assert "took B2, the damaged one (a guess)" in guess.message and "B1, B2" in guess.message
+
+
 # ---------------------------------------------------------------- the targets on the real exports we hold
 
 

@@ -125,6 +125,11 @@ def test_simulated_games_with_twins_round_trip_through_the_log(seed: int, scenar
         # taken the 20 (80 on one, none on the other) instead of giving each the other's line
         (2005577351, "prizes"),
         (572669848, "prizes"),  # the same with 60 and 60: no correction fits, so none is made
+        # Moonlight Shuriken hits an Active Charmeleon (80) and its Benched twin (60 + 60): one is knocked
+        # out, HP unknown (printings 80 to 110). The import took the Active one, unflagged, though no new
+        # Active Pokémon followed: the Benched one was knocked out
+        (2088852059, "prizes"),
+        (89033072, "prizes"),  # the same with Pikachu ex (160 Active, 200 Benched; HP 190 or 200)
     ],
 )
 def test_games_hypothesis_found_round_trip(seed: int, scenario: str) -> None:

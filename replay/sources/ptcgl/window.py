@@ -13,7 +13,7 @@ from __future__ import annotations
 from replay.i18n import notes
 from replay.i18n.notes import say
 from replay.sources.common import Event
-from replay.sources.ptcgl.cards import clues
+from replay.sources.ptcgl.cards import Clue, clues
 from replay.sources.ptcgl.importer import Importer, Window
 
 
@@ -42,14 +42,15 @@ def close_window(imp: Importer, *, ending: bool = False) -> None:
             imp.find("unmatched_line", "warning", no, say(notes.KO_UNKNOWN_PLAYER, player=q))
             continue
         taken = {pid for _, pid in kos}
-        by = clues(table, "taken", "fits", "hit", "active", "damaged", hit=w.hit, taken=taken)
         cands = [pid for pid in imp.named(owner, d) if pid not in taken]
         if not cands and not imp.named(imp.other(owner), d):
             pid: str | None = imp.materialise(owner, d, no)
         elif not cands:
+            # the log's owner name is wrong: the Pokémon is the other player's
+            by = knockout_clues(imp, w, imp.other(owner), taken, ending=ending)
             pid = imp.locate(owner, d, no, "the knockout", by=by)
         else:
-            pid = imp.choose(cands, no, "the knockout", by)
+            pid = imp.choose(cands, no, "the knockout", knockout_clues(imp, w, owner, taken, ending=ending))
         if pid is not None and pid not in taken:
             kos.append((no, pid))
     for i, (no, pid) in enumerate(kos):
@@ -167,6 +168,26 @@ def close_window(imp: Importer, *, ending: bool = False) -> None:
             )
     for no, who, c in sorted(w.promos, key=lambda t: 0 if t[1] == nxt else 1):
         promote(imp, no, who, c, who in w.retreated)
+
+
+def knockout_clues(imp: Importer, w: Window, owner: str, taken: set[str], *, ending: bool) -> list[Clue]:
+    """The clues to which of ``owner``'s same-named Pokémon a knockout line means: one not taken by an
+    earlier line, the one whose damage reaches its HP, one this window hit; then the Active Spot, as the
+    window's own lines tell it. A knocked-out Active Pokémon is replaced in the same window ("is now in
+    the Active Spot"), so a new Active Pokémon for ``owner`` (not a retreat's, nor one replacing an
+    Active that left play another way) says the Active one was knocked out, and none, in a game that goes
+    on, says a Benched one was. With HP unknown both twins can reach it, and taking the Active one there
+    took the wrong twin without a word (round-trip seeds 2088852059, 89033072). Where the log ends with
+    the window (the last Prize card taken) it does not tell: the most damaged, then the Active one, is a
+    guess, said so."""
+    promoted = any(who == owner for _, who, _ in w.promos) and owner not in w.retreated
+    if promoted and owner not in w.leaving:
+        spot = ["active"]
+    elif not promoted and not ending:
+        spot = ["bench"]
+    else:
+        spot = ["damaged?", "active?"]
+    return clues(imp.table, "taken", "fits", "hit", *spot, "damaged", hit=w.hit, taken=taken)
 
 
 def revise_damage(imp: Importer, pid: str, no: int) -> None:
