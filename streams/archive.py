@@ -32,6 +32,7 @@ from typing import Any
 import msgpack
 
 from replay.contract.validate import checked_game
+from replay.i18n import Phrase
 from replay.records import unpack_record
 from replay.signing import SigningKey
 from streams.check import verify_copies
@@ -47,6 +48,7 @@ from streams.store.parquet import (
     rows_digest,
     write_files,
 )
+from streams.store.tamper import Alarm
 
 #: Matches written to one pair of files at most (a partition may take several)
 CHUNK = 500
@@ -60,11 +62,12 @@ def family(match: str) -> str:
 
 @dataclass
 class ArchiveRun:
-    """What one run did: the matches archived, those left and why, the files written."""
+    """What one run did: the matches archived, those left and why (each a sentence written in English, a
+    :class:`~replay.i18n.Phrase`: said again in the reader's language on a terminal), the files written."""
 
     archived: list[str] = field(default_factory=list)
     events: int = 0
-    skipped: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, Phrase] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
 
 
@@ -183,7 +186,9 @@ async def _archive_chunk(
             bad = [b for b in report.breaches if b.match in g]
             if bad:
                 for m in g:
-                    run.skipped[m] = f"its copy did not verify: {bad[0].code}: {bad[0].detail}"
+                    run.skipped[m] = Phrase(
+                        "its copy did not verify: {code}: {detail}", code=bad[0].code, detail=bad[0].detail
+                    )
             else:
                 kept.append(g)
         chosen = kept
@@ -215,7 +220,9 @@ async def _archive_chunk(
             run.archived.append(m)
             run.events += len(snap.events)
         else:
-            run.skipped[m] = "its archive changed while it was copied (an event arrived): left in Redis"
+            run.skipped[m] = Phrase(
+                "its archive changed while it was copied (an event arrived): left in Redis"
+            )
             left.append(m)
     if left:  # the part again, without them (their rows in the files are the state still in Redis)
         still = {m: e for m, e in listed.items() if m not in left}
@@ -231,23 +238,23 @@ async def _snapshots(store: Archived, names: Sequence[str]) -> list[Snapshot]:
 
 def _refusal(
     match: str, snap: Snapshot, marker: bytes | None, alarms: Mapping[str, str], before: dt.date | None
-) -> str | None:
+) -> Phrase | None:
     """Why a match of the selection is not archived now, or None."""
     if marker is not None:
-        return "archived already"
+        return Phrase("archived already")
     if snap.copy_problem is not None:
-        return f"its copy is not readable: {snap.copy_problem}"
+        return Phrase("its copy is not readable: {problem}", problem=snap.copy_problem)
     if match in alarms:
-        return f"it has a tamper alarm: {alarms[match]}"
+        return Phrase("it has a tamper alarm: {alarm}", alarm=Alarm(alarms[match]))
     if snap.held:
-        return f"{len(snap.held)} events are held behind a gap: not settled"
+        return Phrase("{count} events are held behind a gap: not settled", count=len(snap.held))
     if not snap.events:
-        return "no archived events (a playoff stub)"
+        return Phrase("no archived events (a playoff stub)")
     record = unpack_record(snap.record)
     if record is None or record.get("status") != "finished":
-        return "its record is not finished"
+        return Phrase("its record is not finished")
     if not started_before(record, before):
-        return "started on or after --before"
+        return Phrase("started on or after --before")
     return None
 
 

@@ -45,7 +45,7 @@ from replay import Game, link_records
 from replay.contract.admit import admit, decode_event
 from replay.contract.validate import checked_game
 from replay.engine import EventError, Verifier, canonical_bytes, playoff_stub, sign, verify_signature
-from replay.i18n import Joined, Phrase, spoken
+from replay.i18n import Joined, Phrase, Spoken, spoken
 from replay.i18n.errors import Quoted
 from replay.records import unpack_record
 from streams.kafka.keys import key_refusal
@@ -63,6 +63,7 @@ from streams.store.checkpoint import (
     open_held,
     version_chains,
 )
+from streams.store.tamper import Alarm
 
 #: Every breach code, with what it means (docs/reliability.md lists them too).
 CODES: dict[str, str] = {
@@ -663,7 +664,7 @@ async def check(
                 "archive_copy",
                 m.name,
                 m.head,
-                Phrase("the match is archived, but {problem}", problem=Quoted(m.copy_problem)),
+                Phrase("the match is archived, but {problem}", problem=m.copy_problem),
             )
         report.events += len(m.archive)
         report.applied += sum(1 for e in m.archive if e.kind == "event")
@@ -683,7 +684,7 @@ async def check(
     alarms = await store.alarms()
     report.alarms = len(alarms)
     for match, detail in sorted(alarms.items()):
-        report.breach("tamper_alarm", match, None, detail)
+        report.breach("tamper_alarm", match, None, Alarm(detail))
     await _check_cold_archives(report, store, matches, checkpoint_key, logged)
     if acknowledged:
         _check_acknowledged(report, matches, acknowledged)
@@ -785,7 +786,12 @@ def read_checkpoint_file(snapshot: CheckpointLogSnapshot, path: str, key: Checkp
 
     def error(line: int, why: str) -> None:
         snapshot.errors.append(
-            Phrase("{path} line {line}: {reason}", path=path, line=line, reason=Quoted(why))
+            Phrase(
+                "{path} line {line}: {reason}",
+                path=path,
+                line=line,
+                reason=why if isinstance(why, Spoken) else Quoted(why),
+            )
         )
 
     snapshot.checkpoints.extend(read_log(path, key, errors=error))

@@ -179,12 +179,25 @@ def unspoken(root: Path = ROOT) -> Iterator[str]:
     """Errors of the service whose sentence is not in the catalogues: a ``Problem(...)`` made from a
     message in words (anywhere but :data:`PROBLEM_HOME`), or a ``Problem.said``/``quoting``/``Refusal``
     whose sentence is not a literal (an f-string, a variable: Babel cannot extract it, and the reader
-    would get English), each named with its file and line."""
+    would get English), each named with its file and line. A name the module binds to ``N_("...")`` (a
+    sentence read back by its template elsewhere: streams.store.tamper) is a literal of the catalogues."""
     import ast
 
     for path in sorted((root / "streams").rglob("*.py")):
         rel = path.relative_to(root).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+        marked = {
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign | ast.AnnAssign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "N_"
+            and node.value.args
+            and isinstance(node.value.args[0], ast.Constant)
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
@@ -202,7 +215,9 @@ def unspoken(root: Path = ROOT) -> Iterator[str]:
                     continue
                 at = PROBLEM_MAKERS[name] or 0
                 arg = node.args[at - 1] if len(node.args) >= at else None
-                literal = isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+                literal = (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or (
+                    isinstance(arg, ast.Name) and arg.id in marked
+                )
                 if not literal and not (rel == PROBLEM_HOME and isinstance(arg, ast.Name)):
                     yield f"{rel}:{node.lineno}: {name}(...)'s sentence is not a literal of the catalogues"
 

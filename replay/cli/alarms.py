@@ -109,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
     """List the standing alarms, or clear one."""
     import asyncio  # here, not at the top: asyncio is 10-40 ms of every start-up (issue 40 item 2)
 
+    from replay.cli.words import said
+    from streams.store.tamper import Alarm
+
     check_options(args)
     settings = _settings()
     if args.clear is not None:
@@ -123,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                     "{match}: tamper alarm cleared (audit log entry {entry}); it was: {detail}",
                     match=args.clear,
                     entry=entry_id,
-                    detail=detail,
+                    detail=said(Alarm(detail)),
                 )
             )
         return 0
@@ -131,5 +134,5 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             sys.stdout.write(json_line({"match": match, "alarm": detail}) + "\n")
         else:
-            print(f"{match}  {detail}")
+            print(f"{match}  {said(Alarm(detail))}")
     return 0

@@ -20,6 +20,7 @@ import sys
 from typing import Any
 
 from replay.cli.common import json_line, tr
+from replay.cli.words import said
 from replay.engine import InputError
 from replay.extras import needs_extra
 
@@ -87,7 +88,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
                 manifest_key=key,
             )
         except ManifestError as exc:
-            raise InputError(str(exc)) from None
+            raise InputError(said(exc.args[0])) from None
         after = await store.used_memory()
     return {
         "archived": len(run.archived),
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for match, why in sorted(summary["skipped"].items()):
         print(
-            "prizecheck archive: " + tr("{match}: left in Redis: {why}", match=match, why=why),
+            "prizecheck archive: " + tr("{match}: left in Redis: {why}", match=match, why=said(why)),
             file=sys.stderr,
         )
     if summary["manifest"] == "unsigned":

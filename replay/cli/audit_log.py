@@ -69,7 +69,19 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json_line(row) + "\n")
         else:
             when = dt.datetime.fromtimestamp(e.at, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+            detail = _detail(e.action, e.detail)
             sys.stdout.write(
-                f"{e.id}  {when}  {e.action:<12} {e.actor:<28} {e.origin:<16} {e.target}  {e.detail}\n"
+                f"{e.id}  {when}  {e.action:<12} {e.actor:<28} {e.origin:<16} {e.target}  {detail}\n"
             )
     return 0
+
+
+def _detail(action: str, detail: str) -> str:
+    """An entry's detail as a person reads it: a tamper alarm's in the command line's language
+    (streams.store.tamper: kept in English, as ``--json`` shows it); any other as written."""
+    if action != "tamper_alarm":
+        return detail
+    from replay.cli.words import said
+    from streams.store.tamper import Alarm
+
+    return said(Alarm(detail))

@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from replay.cli.common import UsageError, json_line, tr
-from replay.cli.words import language
+from replay.cli.words import language, said
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -121,8 +121,8 @@ def run(args: argparse.Namespace) -> int:
             _check(settings, args.redis_prefix, kafka, topic, dlq, acked, args.timeout, args.checkpoints)
         )
     except CheckError as exc:
-        said = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-        print(f"prizecheck check: {_spoken(said, language())}", file=sys.stderr)
+        message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+        print(f"prizecheck check: {said(message)}", file=sys.stderr)
         return 2
     except (OSError, RedisError) as exc:  # Redis went away or failed during the check
         print(
@@ -291,7 +291,7 @@ async def _checkpoints(
 
 
 def _where(settings: Settings) -> str:
-    return settings.redis_url or f"embedded, {settings.data_dir}"
+    return settings.redis_url or tr("embedded, {path}", path=settings.data_dir)
 
 
 def render(report: Report, where: str) -> str:
@@ -326,7 +326,7 @@ def render(report: Report, where: str) -> str:
                 total=total,
             )
         )
-    out += ["  " + tr("note: {note}", note=_spoken(note, lang)) for note in report.notes]
+    out += ["  " + tr("note: {note}", note=said(note)) for note in report.notes]
     out += [breach.line(lang) for breach in report.breaches]
     n = len(report.breaches)
     out.append(
@@ -340,12 +340,3 @@ def render(report: Report, where: str) -> str:
         )
     )
     return "\n".join(out) + "\n"
-
-
-def _spoken(text: str, lang: str) -> str:
-    """A note in ``lang`` (a :class:`~replay.i18n.Phrase` the checker wrote); as it is in English."""
-    if lang == "en":
-        return text  # replay.i18n is not imported for English
-    from replay.i18n import spoken
-
-    return str(spoken(text, lang))

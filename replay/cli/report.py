@@ -300,7 +300,9 @@ def verify_archive(root: str) -> None:
         )
     breaches = verify_with_log(root, key, os.path.join(settings.data_dir, LOG_FILE), tables=("records",))
     if breaches:
-        shown = "; ".join(b.detail for b in breaches[:5])
+        from replay.cli.words import said
+
+        shown = "; ".join(said(b.detail) for b in breaches[:5])
         more = tr(" (and {n} more)", n=len(breaches) - 5) if len(breaches) > 5 else ""
         raise InputError(
             tr(

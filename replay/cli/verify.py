@@ -34,6 +34,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, tr
+from replay.cli.words import said
 from replay.engine import InputError
 from replay.i18n import N_
 
@@ -41,6 +42,17 @@ from replay.i18n import N_
 # the options (issue 40 item 2).
 if TYPE_CHECKING:
     from replay.signing import PublicKeys
+
+
+#: What :func:`replay.signing.verify_receipt` says is wrong with a receipt (in English, as written there:
+#: tests/streams/test_check_languages.py checks each is read), said again in the reader's language.
+RECEIPT_PROBLEMS = (
+    N_("not a receipt (a JSON object)"),
+    N_("not a receipt: no field {field}"),
+    N_("not an {alg} receipt"),
+    N_("signed by key {key}, which the keys given do not list"),
+    N_("the signature does not verify under key {key}"),
+)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -200,7 +212,7 @@ def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
     ok = True
     for where, doc in found:
         name = f"{doc.get('match')} seq {doc.get('seq')}" if isinstance(doc, dict) else where
-        problem = verify_receipt(doc, keys)
+        problem = _receipt_problem(verify_receipt(doc, keys))
         if problem is None and events:
             mine = [ev for _, ev in sorted(by_match.get(str(doc["match"]), {}).items())]
             n = doc["events"]
@@ -214,6 +226,18 @@ def _receipts(path: str, keys: PublicKeys, events: list[str] | None) -> int:
             ok = False
             print(tr("{what}: FAILED: {problems}", what=name, problems=f"{problem} ({where})"))
     return 0 if ok else 1
+
+
+def _receipt_problem(problem: str | None) -> str | None:
+    """What is wrong with a receipt (:data:`RECEIPT_PROBLEMS`) in the command line's language."""
+    from replay.cli.words import language
+
+    lang = language()
+    if problem is None or lang == "en":
+        return problem
+    from replay.i18n.sentences import shown
+
+    return shown(lang, RECEIPT_PROBLEMS, problem)
 
 
 def _receipts_of(path: str) -> list[tuple[str, Any]]:
@@ -289,7 +313,7 @@ class _CheckpointLog:
         self.errors: list[str] = []
         self.by_match: dict[str, list[Any]] = {}
         for ck in read_log(
-            path, key, errors=lambda n, why: self.errors.append(tr("line {n}: {why}", n=n, why=why))
+            path, key, errors=lambda n, why: self.errors.append(tr("line {n}: {why}", n=n, why=said(why)))
         ):
             if ck.store == prefix:
                 self.by_match.setdefault(ck.match, []).append(ck)
@@ -318,14 +342,14 @@ class _CheckpointLog:
                         "an older record: the service signed it at write {write}, but the newest checkpoint "
                         "({checkpoint}) names another",
                         write=max(older),
-                        checkpoint=latest.describes(),
+                        checkpoint=said(latest.describes()),
                     )
                 )
             else:
                 out.append(
                     tr(
                         "not the record the newest checkpoint ({checkpoint}) names",
-                        checkpoint=latest.describes(),
+                        checkpoint=said(latest.describes()),
                     )
                 )
         if derived is not None:

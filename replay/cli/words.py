@@ -51,3 +51,15 @@ def error_line(exc: InputError) -> str:
     from replay.i18n.errors import line
 
     return line(lang, exc)
+
+
+def said(text: object) -> str:
+    """``text`` in the command line's language when it can be said again in another
+    (a :class:`~replay.i18n.Spoken`: a :class:`~replay.i18n.Phrase` a module worded, a tamper alarm); else,
+    and in English, as it is."""
+    lang = language()
+    if lang == "en":
+        return str(text)  # replay.i18n is not imported for English
+    from replay.i18n import spoken
+
+    return str(spoken(text, lang))

@@ -121,6 +121,33 @@ def _listed(lang: str, pieces: tuple[str, ...], value: str, fill: Fill | None = 
     return None
 
 
+def each(
+    lang: str,
+    templates: tuple[str, ...],
+    text: str,
+    sep: str,
+    pieces: tuple[str, ...] = (),
+    names: Mapping[str, Callable[[str], str]] | None = None,
+) -> str | None:
+    """``text``, sentences joined by ``sep`` each written by one of ``templates`` (not all by the same one,
+    and a sentence may hold ``sep`` itself: a tamper alarm's problems), each said in ``lang`` by
+    :func:`translate` and joined by ``sep`` again; None unless every sentence is read. The sentences are cut
+    at the first ``sep`` after which the text before reads as one and the rest reads as such a list."""
+    parts = text.split(sep)
+
+    def rest(start: int) -> list[str] | None:
+        if start == len(parts):
+            return []
+        for end in range(start + 1, len(parts) + 1):
+            said = translate(lang, templates, sep.join(parts[start:end]), pieces, names)
+            if said is not None and (after := rest(end)) is not None:
+                return [said, *after]
+        return None
+
+    found = rest(0)
+    return None if found is None else sep.join(found)
+
+
 def shown(lang: str, templates: tuple[str, ...], text: str, pieces: tuple[str, ...] = ()) -> str:
     """``text`` in ``lang`` by :func:`translate`; ``text`` itself in English or when no template wrote it."""
     if lang == i18n.DEFAULT:

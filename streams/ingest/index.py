@@ -11,7 +11,7 @@ from typing import Any
 
 from streams.ingest.integrity import Integrity, decoded
 from streams.ingest.state import INDEX_READS, MatchMemory
-from streams.store import IndexChanged, IndexEntry
+from streams.store import IndexChanged, IndexEntry, tamper
 from streams.store.checkpoint import NONE, index_digest
 
 
@@ -49,8 +49,7 @@ class LeagueIndex(Integrity):
                 await self._alarm(
                     st,
                     match,
-                    f"match {match}: its league index entry was changed outside the service (it is not "
-                    "the entry this process wrote, nor one the stored checkpoint signs)",
+                    tamper.detail(match, [tamper.INDEX_CHANGED]),
                 )
                 return
             if ck.writes > st.writes:

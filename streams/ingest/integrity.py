@@ -29,6 +29,7 @@ from streams.store import (
     MatchState,
     RecordVersion,
     Stored,
+    tamper,
     version_cause,
 )
 from streams.store.checkpoint import (
@@ -169,10 +170,8 @@ class Integrity(Memory):
     @staticmethod
     def _tamper_detail(st: MatchMemory, match: str, what: str) -> str:
         writes = st.ck.writes if st.ck is not None else 0
-        return (
-            f"match {match}: the stored {what} is not what its checkpoint (write {writes}) says: it was "
-            "changed outside the service since this process wrote or checked it; the write was refused"
-        )
+        changed = tamper.CHANGED.format(what=what, writes=writes)
+        return tamper.detail(match, [changed, tamper.REFUSED])
 
     def _cause(self, match: str, record: Mapping[str, Any], seq: int, *, provisional: bool = False) -> str:
         """A finished record's cause (``"<match> <seq>"``): empty while the game is in progress, and while
@@ -204,20 +203,12 @@ class Integrity(Memory):
         entry = NONE if indexed is None else index_digest(indexed.view())
         latest = self.checkpoints.latest(match)
         if found.seq != state.head:
-            problems.append(
-                f"the head key says {state.head}, the archive's last event in order is {found.seq}"
-            )
+            problems.append(tamper.HEAD.format(head=state.head, seq=found.seq))
         if state.checkpoint is None:
             if latest is not None:
-                problems.append(
-                    f"the store holds no checkpoint, but the checkpoint log has {latest.describes()}: the "
-                    "match's state was removed or replaced"
-                )
+                problems.append(tamper.NO_CHECKPOINT.format(checkpoint=latest.describes()))
             if state.chain is not None and state.chain != found.chain:
-                problems.append(
-                    f"the archive replays to chain head {found.chain}, but the head stored with its last "
-                    f"append is {state.chain}: the archive was changed outside the service"
-                )
+                problems.append(tamper.CHAIN.format(replayed=found.chain, stored=state.chain))
             return replace(
                 found,
                 versions=len(versions),
@@ -230,38 +221,35 @@ class Integrity(Memory):
         try:
             ck = Checkpoint.decode(state.checkpoint)
         except CheckpointError as exc:
-            problems.append(f"its stored checkpoint is unreadable ({exc})")
+            problems.append(tamper.UNREADABLE.format(reason=exc))
             return found
         if not ck.verify(self.checkpoint_key) or ck.match != match:
-            problems.append("its stored checkpoint is not signed by this service's key (forged)")
+            problems.append(tamper.FORGED)
             return ck
         if latest is not None and latest.writes > ck.writes:
-            problems.append(
-                f"the store was rolled back: its checkpoint is {ck.describes()}, the checkpoint log's newest "
-                f"is {latest.describes()}"
-            )
+            problems.append(tamper.ROLLED_BACK.format(checkpoint=ck.describes(), latest=latest.describes()))
         elif latest is not None and latest.writes == ck.writes and latest != ck:
-            problems.append(
-                f"its stored checkpoint of write {ck.writes} is not the one in the checkpoint log"
-            )
+            problems.append(tamper.NOT_LOGGED.format(writes=ck.writes))
         archive = (found.seq, found.events, found.chain, found.entries, found.others)
         if archive != (ck.seq, ck.events, ck.chain, ck.entries, ck.others):
             problems.append(
-                f"the archive (seq {found.seq}, {found.entries} entries, chain head {found.chain[:16]}...) "
-                f"is not the one its checkpoint signs (seq {ck.seq}, {ck.entries} entries, chain head "
-                f"{ck.chain[:16]}...): it was changed outside the service"
+                tamper.ARCHIVE.format(
+                    seq=found.seq,
+                    entries=found.entries,
+                    chain=found.chain[:16],
+                    signed_seq=ck.seq,
+                    signed_entries=ck.entries,
+                    signed_chain=ck.chain[:16],
+                )
             )
         if state.writes != ck.writes:
-            problems.append(f"its write count is {state.writes}, its checkpoint says {ck.writes}")
+            problems.append(tamper.WRITES.format(writes=state.writes, signed=ck.writes))
         if found.record != ck.record:
-            problems.append("the stored record is not the one its checkpoint signs (replaced or edited)")
+            problems.append(tamper.RECORD)
         if found.board != ck.board:
-            problems.append("the stored board is not the one its checkpoint signs (replaced or edited)")
+            problems.append(tamper.BOARD)
         if (len(versions), vchain, causes) != (ck.versions, ck.vchain, ck.causes):
-            problems.append(
-                f"the version list ({len(versions)} versions) is not the one its checkpoint signs "
-                f"({ck.versions} versions): truncated or edited"
-            )
+            problems.append(tamper.VERSIONS.format(count=len(versions), signed=ck.versions))
         if not ck.names_index(entry):
             problems.append(INDEX_PROBLEM)
         return ck
@@ -274,11 +262,11 @@ class Integrity(Memory):
         try:
             ck = Checkpoint.decode(read.checkpoint)
         except CheckpointError as exc:
-            return f"its stored checkpoint is unreadable ({exc})"
+            return tamper.UNREADABLE.format(reason=exc)
         if not ck.verify(self.checkpoint_key) or ck.match != match:
-            return "its stored checkpoint is not signed by this service's key (forged)"
+            return tamper.FORGED
         if ck.writes != read.writes or ck.record != digest(read.record):
-            return "its stored record is not the one its checkpoint signs (replaced or edited)"
+            return tamper.OTHER_RECORD
         view.ck, view.ck_raw = ck, read.checkpoint
         return None
 
@@ -288,7 +276,7 @@ class Integrity(Memory):
         docs/reliability.md: the stored (signed) record is left as it is, never re-signed from changed
         data; the alarm is kept in the store (``prizecheck check`` fails), written to the audit log, and
         counted as an ``archive_tampered`` finding in the indexes; events for the match are refused."""
-        detail += "; the stored data is kept as it is and not re-signed"
+        detail += tamper.SEP + tamper.KEPT
         st.tampered = detail
         await self.store.alarm(match, detail)
         await self.store.audit(

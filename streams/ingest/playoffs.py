@@ -17,7 +17,7 @@ from replay.engine import playoff_games, playoff_stub
 from replay.records import unpack_record
 from streams.ingest.index import LeagueIndex
 from streams.ingest.state import MAX_ATTEMPTS, MAX_FAMILY, SHA1_NONE, MatchMemory, StoreContention, unsigned
-from streams.store import Expect, IndexEntry, Stored, Tampered
+from streams.store import Expect, IndexEntry, Stored, Tampered, tamper
 from streams.store.base import is_match_id
 from streams.store.checkpoint import Checkpoint, sha1
 
@@ -108,7 +108,7 @@ class Playoffs(LeagueIndex):
                 or of.get("parent") != root
             ):
                 continue  # played (its own record), or not a stub of this family: left as it is
-            view = await self._other_view(child, read, "its stub was not withdrawn")
+            view = await self._other_view(child, read, tamper.NOT_WITHDRAWN)
             if view is None:
                 continue
             ck = self._next_checkpoint(view, child, None, "", None)
@@ -143,9 +143,7 @@ class Playoffs(LeagueIndex):
                     if again is None:
                         await self._alarm_other(
                             child,
-                            f"match {child}: its stored {exc.what} was written outside the service before "
-                            "its first record (the playoff stub announced by its parent); the stub was not "
-                            "written",
+                            tamper.detail(child, [tamper.STUB_OVER.format(what=exc.what)]),
                         )
                     elif again:
                         await self.store.index(entry, last=None, guess=True)
@@ -208,7 +206,7 @@ class Playoffs(LeagueIndex):
             if other == match or settled == group[other]:
                 continue
             read = stored.get(other, Stored())
-            view = await self._other_view(other, read, f"it was not settled from {match}")
+            view = await self._other_view(other, read, tamper.NOT_SETTLED.format(match=match))
             if view is None:
                 continue
             old = view.indexed
@@ -233,7 +231,7 @@ class Playoffs(LeagueIndex):
         view = MatchMemory(writes=read.writes, indexed=old, record_sha1=sha1(read.record))
         problem = self._stored_problem(other, read, view)
         if problem is not None:
-            await self._alarm_other(other, f"match {other}: {problem}; {refused}")
+            await self._alarm_other(other, tamper.detail(other, [problem, refused]))
             return None
         return view
 

@@ -20,7 +20,7 @@ from replay.records import unpack_record
 from streams.ingest.held import held_event
 from streams.ingest.index import LeagueIndex
 from streams.ingest.state import INDEX_PROBLEM, INDEX_READS, MatchMemory, Pending
-from streams.store import IndexEntry, MatchState
+from streams.store import IndexEntry, MatchState, tamper
 from streams.store.checkpoint import (
     NONE,
     Checkpoint,
@@ -58,7 +58,7 @@ class Rebuild(LeagueIndex):
         st.record_sha1, st.board_sha1 = sha1(record), sha1(board)
         st.tampered = None
         if problems:
-            await self._alarm(st, match, f"match {match}: " + "; ".join(problems))
+            await self._alarm(st, match, tamper.detail(match, problems))
         elif record is not None and game.match is not None:
             stored = unpack_record(record)
             view = NONE if indexed is None else index_digest(indexed.view())
@@ -95,7 +95,7 @@ class Rebuild(LeagueIndex):
                 data = open_held(self.checkpoint_key, match, seq, sealed)
                 event = held_event(match, seq, data)
             except (HeldForged, EventError) as exc:
-                problems.append(f"a held event was not held by this service: {exc}; it is not applied")
+                problems.append(tamper.HELD.format(reason=exc))
                 continue
             if seq >= game.next_seq and seq not in st.buffer:
                 st.buffer[seq] = Pending(event, data, now)

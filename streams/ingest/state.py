@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 from replay import Game
 from replay.i18n import N_
 from replay.signing import SigningKey
-from streams.store import IndexEntry, IngestStore
+from streams.store import IndexEntry, IngestStore, tamper
 from streams.store.checkpoint import Checkpoint, CheckpointKey, CheckpointLog, MemoryCheckpoints, sha1
 
 Status = Literal["applied", "duplicate", "buffered", "rejected"]
@@ -138,7 +138,7 @@ MAX_FAMILY = 32
 MAX_ATTEMPTS = 8
 #: Reads of a match whose index entry alone disagrees with its checkpoint, before that is an alarm.
 INDEX_READS = 3
-INDEX_PROBLEM = "the league index entry is not one its checkpoint signs (replaced or edited)"
+INDEX_PROBLEM = tamper.INDEX
 #: The finding a tamper alarm counts in the match's index entry.
 TAMPERED = "archive_tampered"
 

@@ -17,7 +17,7 @@ from replay import Game
 from replay.engine import canonical_bytes
 from streams.ingest.playoffs import Playoffs
 from streams.ingest.state import MAX_RUN, MatchMemory, Outcome, Run, Stale, Tamper, both, tampered
-from streams.store import Append, AppendRun, CopyRefused, IndexEntry
+from streams.store import Append, AppendRun, CopyRefused, IndexEntry, tamper
 from streams.store.checkpoint import entry_step
 
 
@@ -86,7 +86,7 @@ class WritePath(Playoffs):
         try:
             archived = await self.store.event(match, seq)
         except CopyRefused as exc:  # an archived match whose copy changed since this process read it
-            await self._alarm(st, match, f"match {match}: {exc.problem}")
+            await self._alarm(st, match, tamper.detail(match, [exc.problem]))
             return tampered(match, seq, st.tampered or exc.problem)
         if archived == data or data in st.quarantined:
             # a redelivery (of an event, or of a conflict already archived and reported)

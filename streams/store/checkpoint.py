@@ -50,7 +50,7 @@ from typing import Any, Protocol
 import msgspec
 
 from replay.engine import HMAC_ALG, Signer
-from replay.i18n import Phrase
+from replay.i18n import N_, Phrase
 from replay.signing import ALG, KeyFileError, KeyRing, PublicKeys, SigningKey
 from streams.settings import Settings
 
@@ -279,16 +279,24 @@ class Checkpoint:
         return ck
 
     def describes(self) -> Phrase:
-        """A short description for messages: ``write N (seq S, E entries, V versions)`` (said again in the
-        reader's language where a person reads it: ``prizecheck check``)."""
+        """A short description for messages: ``write N (seq S, E entries, V versions)`` (:data:`DESCRIBES`,
+        said again in the reader's language where a person reads it: ``prizecheck check``, ``verify``)."""
         return Phrase(
-            "write {writes} (seq {seq}, {entries} entries, {versions} versions)",
+            DESCRIBES,
             writes=self.writes,
             seq=self.seq,
             entries=self.entries,
             versions=self.versions,
         )
 
+
+#: How a checkpoint is named in a message (:meth:`Checkpoint.describes`); a sentence of a tamper alarm
+#: that names one reads it back by this (streams.store.tamper).
+DESCRIBES = N_("write {writes} (seq {seq}, {entries} entries, {versions} versions)")
+
+#: Why a line of the checkpoint log is passed over (:func:`read_log`; else a :class:`CheckpointError`'s).
+LOG_LINE_CUT = N_("an incomplete last line (a write cut short)")
+LOG_LINE_FORGED = N_("the MAC of {match}'s checkpoint {checkpoint} does not verify")
 
 #: Canonical JSON: keys sorted, no spaces, UTF-8 (what ``json.dumps(sort_keys=True, separators=(",", ":"),
 #: ensure_ascii=False)`` gives for these fields, ints and strings, several times faster).
@@ -579,7 +587,7 @@ def read_log(
         for n, line in enumerate(fh, start=1):
             if not line.endswith(b"\n"):
                 if errors is not None:
-                    errors(n, "an incomplete last line (a write cut short)")
+                    errors(n, Phrase(LOG_LINE_CUT))
                 continue
             try:
                 ck = Checkpoint.decode(line)
@@ -589,7 +597,7 @@ def read_log(
                 continue
             if not ck.verify(key):
                 if errors is not None:
-                    errors(n, f"the MAC of {ck.match}'s checkpoint {ck.describes()} does not verify")
+                    errors(n, Phrase(LOG_LINE_FORGED, match=ck.match, checkpoint=ck.describes()))
                 continue
             yield ck
 

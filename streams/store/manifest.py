@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from replay.engine import sign, verify_signature
+from replay.i18n import N_, Phrase
 from streams.store.checkpoint import Checkpoint, CheckpointKey, digest, read_log, version_chains
 from streams.store.parquet import read_records
 
@@ -41,7 +42,8 @@ TABLES = ("events", "records")
 
 
 class ManifestError(ValueError):
-    """The manifest cannot be read or written (a sentence naming the file)."""
+    """The manifest cannot be read or written (a sentence naming the file: its first argument, a
+    :class:`~replay.i18n.Phrase`)."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,9 @@ class ArchivedMatch:
 
 @dataclass(frozen=True)
 class Breach:
-    """One way the archive differs from its signed manifest or from the signed state."""
+    """One way the archive differs from its signed manifest or from the signed state: ``detail`` is a
+    sentence written in English (a :class:`~replay.i18n.Phrase`, said again in a reader's language where it
+    is shown: ``prizecheck check``, ``report --parquet``)."""
 
     match: str | None
     file: str | None
@@ -112,9 +116,11 @@ def read(root: str) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise ManifestError(f"{path}: cannot read the archive's manifest: {exc}") from None
+        raise ManifestError(
+            Phrase("{path}: cannot read the archive's manifest: {reason}", path=path, reason=str(exc))
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ManifestError(f"{path}: not an archive manifest ({FORMAT})")
+        raise ManifestError(Phrase("{path}: not an archive manifest ({reason})", path=path, reason=FORMAT))
     return data
 
 
@@ -171,10 +177,17 @@ def writable(root: str, key: CheckpointKey | None, store: str) -> dict[str, Any]
     if current is None:
         return {"format": FORMAT, "store": store, "parts": {}}
     if not (_signed_by(current, key) if key is not None else "signature" not in current):
-        raise ManifestError(f"{_path(root)}: its signature does not verify under this service's key")
+        raise ManifestError(
+            Phrase("{path}: its signature does not verify under this service's key", path=_path(root))
+        )
     if current.get("store") != store:
         raise ManifestError(
-            f"{_path(root)}: the archive of store prefix {current.get('store')!r}, not {store!r}"
+            Phrase(
+                "{path}: the archive of store prefix {prefix}, not {store}",
+                path=_path(root),
+                prefix=repr(current.get("store")),
+                store=repr(store),
+            )
         )
     return current
 
@@ -207,11 +220,15 @@ def verify(
     try:
         manifest = read(root)
     except ManifestError as exc:
-        return [Breach(None, MANIFEST, str(exc))]
+        return [Breach(None, MANIFEST, exc.args[0])]
     if manifest is None:
-        return [Breach(None, MANIFEST, f"{_path(root)}: no signed manifest: its files cannot be trusted")]
+        unsigned = Phrase("{path}: no signed manifest: its files cannot be trusted", path=_path(root))
+        return [Breach(None, MANIFEST, unsigned)]
     if key is not None and not _signed_by(manifest, key):
-        return [Breach(None, MANIFEST, f"{_path(root)}: its signature does not verify under key {key.kid!r}")]
+        forged = Phrase(
+            "{path}: its signature does not verify under key {key}", path=_path(root), key=repr(key.kid)
+        )
+        return [Breach(None, MANIFEST, forged)]
     base = os.path.abspath(root)
     out: list[Breach] = []
     files: dict[str, str] = {}
@@ -219,8 +236,13 @@ def verify(
     try:
         parts = {str(name): str(sha) for name, sha in manifest["parts"].items()}
     except (KeyError, TypeError, AttributeError) as exc:  # signed by us, it has them: changed by hand
+        why = f"{type(exc).__name__}: {exc}"
         return [
-            Breach(None, MANIFEST, f"{_path(root)}: not an archive manifest ({type(exc).__name__}: {exc})")
+            Breach(
+                None,
+                MANIFEST,
+                Phrase("{path}: not an archive manifest ({reason})", path=_path(root), reason=why),
+            )
         ]
     for name, sha in sorted(parts.items()):
         part, problem = _part(base, name, sha)
@@ -233,30 +255,33 @@ def verify(
         matches.update({str(m): ArchivedMatch(**entry) for m, entry in part["matches"].items()})
     for rel in _on_disk(base, (PARTS,), ".json"):
         if rel not in parts:
-            out.append(Breach(None, rel, f"{rel}: a manifest part the signed manifest does not list"))
+            out.append(
+                Breach(
+                    None, rel, Phrase("{file}: a manifest part the signed manifest does not list", file=rel)
+                )
+            )
     for rel in _on_disk(base, tables, ".parquet"):
         if rel not in files:
-            out.append(Breach(None, rel, f"{rel}: not in the signed manifest (a file put there)"))
+            out.append(
+                Breach(None, rel, Phrase("{file}: not in the signed manifest (a file put there)", file=rel))
+            )
     for rel, signed in sorted(files.items()):
         path = os.path.join(base, rel)
         owners = sorted(m for m, e in matches.items() if rel in (e.events, e.records))
         if not os.path.isfile(path):
-            named = f" (the {_table(rel)} of {', '.join(owners[:5])}{'...' if len(owners) > 5 else ''})"
-            out.append(
-                Breach(None, rel, f"{rel}: missing{named if owners else ''}: a deleted partition file")
-            )
+            out.append(Breach(None, rel, _missing(rel, owners)))
             continue
         try:
             sha, _ = file_digest(path)
         except OSError as exc:
-            out.append(Breach(None, rel, f"{rel}: cannot be read: {exc.strerror or exc}"))
+            out.append(Breach(None, rel, Phrase(UNREADABLE, file=rel, reason=exc.strerror or exc)))
             continue
         if sha == signed:
             continue
         found = (
             _records_breaches(path, rel, {m: matches[m] for m in owners}) if _table(rel) == "records" else []
         )
-        out += found or [Breach(None, rel, f"{rel}: its bytes are not the ones archived")]
+        out += found or [Breach(None, rel, Phrase("{file}: its bytes are not the ones archived", file=rel))]
     for name, entry in sorted(matches.items()):
         ck = (latest or {}).get(name)
         if ck is not None and ck.store == manifest.get("store"):
@@ -275,17 +300,37 @@ def _on_disk(base: str, folders: Iterable[str], suffix: str) -> list[str]:
     )
 
 
-def _part(base: str, name: str, sha: str) -> tuple[dict[str, Any], str | None]:
+#: A file of the archive that cannot be read (its path under the archive, and why).
+UNREADABLE = N_("{file}: cannot be read: {reason}")
+
+
+def _missing(rel: str, owners: Sequence[str]) -> Phrase:
+    """A listed file that is not there, with the matches whose events or records it held."""
+    if not owners:
+        return Phrase("{file}: missing: a deleted partition file", file=rel)
+    named = ", ".join(owners[:5]) + ("..." if len(owners) > 5 else "")
+    if _table(rel) == "events":
+        return Phrase(
+            "{file}: missing (the events of {matches}): a deleted partition file", file=rel, matches=named
+        )
+    return Phrase(
+        "{file}: missing (the records of {matches}): a deleted partition file", file=rel, matches=named
+    )
+
+
+def _part(base: str, name: str, sha: str) -> tuple[dict[str, Any], Phrase | None]:
     """A part the root lists, and None; or what is wrong with it."""
     try:
         with open(os.path.join(base, name), "rb") as fh:
             body = fh.read()
     except FileNotFoundError:
-        return {}, f"{name}: a manifest part is missing (with the files it lists?)"
+        return {}, Phrase("{file}: a manifest part is missing (with the files it lists?)", file=name)
     except OSError as exc:
-        return {}, f"{name}: a manifest part cannot be read: {exc.strerror or exc}"
+        return {}, Phrase(
+            "{file}: a manifest part cannot be read: {reason}", file=name, reason=exc.strerror or exc
+        )
     if hashlib.sha256(body).hexdigest() != sha:
-        return {}, f"{name}: a manifest part is not the one signed (changed)"
+        return {}, Phrase("{file}: a manifest part is not the one signed (changed)", file=name)
     try:
         data = json.loads(body)
         if data.get("format") != PART_FORMAT:
@@ -295,7 +340,7 @@ def _part(base: str, name: str, sha: str) -> tuple[dict[str, Any], str | None]:
         if not all(isinstance(f, dict) and "sha256" in f for f in data["files"].values()):
             raise ValueError("a file without its sha256")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        return {}, f"{name}: not a manifest part ({exc})"
+        return {}, Phrase("{file}: not a manifest part ({reason})", file=name, reason=str(exc))
     return dict(data), None
 
 
@@ -317,7 +362,9 @@ def verify_with_log(
     problems: list[Breach] = []
 
     def error(line: int, why: str) -> None:
-        problems.append(Breach(None, log, f"{log} line {line}: {why}"))
+        problems.append(
+            Breach(None, log, Phrase("{file} line {line}: {reason}", file=log, line=line, reason=why))
+        )
 
     store = str((_readable(root) or {}).get("store", ""))
     latest = None
@@ -325,9 +372,10 @@ def verify_with_log(
         try:
             latest = newest(read_log(log, key, errors=error), store)
         except OSError as exc:
-            problems.append(
-                Breach(None, log, f"{log}: the checkpoint log cannot be read: {exc.strerror or exc}")
+            unread = Phrase(
+                "{file}: the checkpoint log cannot be read: {reason}", file=log, reason=exc.strerror or exc
             )
+            problems.append(Breach(None, log, unread))
     return verify(root, key, latest, tables) + problems
 
 
@@ -347,7 +395,7 @@ def _records_breaches(path: str, rel: str, owners: Mapping[str, ArchivedMatch]) 
     try:
         rows = read_records(path)
     except Exception as exc:  # pyarrow's errors for a damaged file are many and untyped here
-        return [Breach(None, rel, f"{rel}: cannot be read: {str(exc)[:200]}")]
+        return [Breach(None, rel, Phrase(UNREADABLE, file=rel, reason=str(exc)[:200]))]
     by_match: dict[str, dict[int, bytes]] = {}
     for row in rows:
         by_match.setdefault(row.match, {})[row.version] = row.record
@@ -357,26 +405,62 @@ def _records_breaches(path: str, rel: str, owners: Mapping[str, ArchivedMatch]) 
             continue
         got = by_match.pop(name, {})
         versions = [got[v] for v in sorted(got) if v > 0]
-        where = f"{rel}: {name}"
         if 0 not in got:
-            out.append(Breach(name, rel, f"{where}: its record's row was deleted"))
+            out.append(
+                Breach(
+                    name, rel, Phrase("{file}: {match}: its record's row was deleted", file=rel, match=name)
+                )
+            )
         elif digest(got[0]) != entry.record:
             other = _record_match(got[0])
             if other != name:
-                out.append(Breach(name, rel, f"{where}: its record is another match's ({other!r})"))
+                another = Phrase(
+                    "{file}: {match}: its record is another match's ({other})",
+                    file=rel,
+                    match=name,
+                    other=repr(other),
+                )
+                out.append(Breach(name, rel, another))
             elif any(digest(got[0]) == digest(v) for v in versions):
-                out.append(Breach(name, rel, f"{where}: an older signed version was put back as its record"))
+                older = Phrase(
+                    "{file}: {match}: an older signed version was put back as its record",
+                    file=rel,
+                    match=name,
+                )
+                out.append(Breach(name, rel, older))
             else:
-                out.append(Breach(name, rel, f"{where}: its record is not the archived one"))
+                out.append(
+                    Breach(
+                        name,
+                        rel,
+                        Phrase("{file}: {match}: its record is not the archived one", file=rel, match=name),
+                    )
+                )
         if len(versions) < entry.versions:
-            gone = entry.versions - len(versions)
-            out.append(
-                Breach(name, rel, f"{where}: {gone} of its {entry.versions} versions' rows were deleted")
+            gone = Phrase(
+                "{file}: {match}: {gone} of its {versions} versions' rows were deleted",
+                file=rel,
+                match=name,
+                gone=entry.versions - len(versions),
+                versions=entry.versions,
             )
+            out.append(Breach(name, rel, gone))
         elif vchain(versions) != entry.vchain:
-            out.append(Breach(name, rel, f"{where}: its versions are not the archived ones"))
+            out.append(
+                Breach(
+                    name,
+                    rel,
+                    Phrase("{file}: {match}: its versions are not the archived ones", file=rel, match=name),
+                )
+            )
     for name in sorted(by_match):
-        out.append(Breach(name, rel, f"{rel}: rows of {name}, which were not archived in this file"))
+        out.append(
+            Breach(
+                name,
+                rel,
+                Phrase("{file}: rows of {match}, which were not archived in this file", file=rel, match=name),
+            )
+        )
     return out
 
 
@@ -392,18 +476,34 @@ def _record_match(data: bytes) -> object:
 
 def _state_breaches(name: str, entry: ArchivedMatch, ck: Checkpoint) -> list[Breach]:
     """The archived state against the newest checkpoint the log has of the match."""
-    held = f"{name}: the archive holds its records at write {entry.writes}"
     if ck.writes > entry.writes:
-        why = f"{held}, the checkpoint log's newest is write {ck.writes}: older than the signed state"
+        why = Phrase(
+            "{match}: the archive holds its records at write {writes}, the checkpoint log's newest is write "
+            "{newest}: older than the signed state",
+            match=name,
+            writes=entry.writes,
+            newest=ck.writes,
+        )
     elif ck.writes < entry.writes:
-        why = f"{held}, which the checkpoint log does not have (its newest: write {ck.writes})"
+        why = Phrase(
+            "{match}: the archive holds its records at write {writes}, which the checkpoint log does not "
+            "have (its newest: write {newest})",
+            match=name,
+            writes=entry.writes,
+            newest=ck.writes,
+        )
     elif (ck.entries, ck.record, ck.versions, ck.vchain) != (
         entry.entries,
         entry.record,
         entry.versions,
         entry.vchain,
     ):
-        why = f"{held}, not the state the checkpoint log signs for it (entries, record or versions)"
+        why = Phrase(
+            "{match}: the archive holds its records at write {writes}, not the state the checkpoint log "
+            "signs for it (entries, record or versions)",
+            match=name,
+            writes=entry.writes,
+        )
     else:
         return []
     return [Breach(name, entry.records, why)]

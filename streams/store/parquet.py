@@ -34,6 +34,7 @@ from typing import Any, cast
 import msgpack
 
 from replay.extras import needs_extra
+from replay.i18n import N_, Phrase
 from streams.store.base import ArchivedEvent, EntryKind
 from streams.store.keys import key_part
 
@@ -192,36 +193,53 @@ def write_files(
     return paths[0], paths[1]
 
 
-def read_events(marker: Marker, match: str) -> tuple[list[ArchivedEvent], str | None]:
+#: What is wrong with an archived match's copy (:func:`read_events`; the marker itself: the Redis reader), a
+#: sentence written in English (a :class:`~replay.i18n.Phrase`, kept in a tamper alarm as its English
+#: text): said again in a reader's language where it is shown (``prizecheck check``, ``archive``; read back
+#: out of an alarm by :mod:`streams.store.tamper`).
+MARKER_UNREADABLE = N_("its archive marker is unreadable ({reason})")
+COPY_MISSING = N_("its archived events' file {file} is missing")
+COPY_UNREADABLE = N_("its archived events' file {file} cannot be read: {reason}")
+COPY_CHANGED = N_(
+    "its archived events in {file} are not the ones archived ({count} rows, {rows} archived; their digest "
+    "differs from the marker's)"
+)
+COPY_NOT_ITS_OWN = N_(
+    "its archived events in {file} are not its own: the row at {seq}-{sub} is an event of {owner}"
+)
+COPY_PROBLEMS = (MARKER_UNREADABLE, COPY_MISSING, COPY_UNREADABLE, COPY_CHANGED, COPY_NOT_ITS_OWN)
+
+
+def unreadable_marker(exc: ValueError) -> Phrase:
+    """What is wrong with a copy whose marker :meth:`Marker.decode` refused."""
+    return Phrase(MARKER_UNREADABLE, reason=str(exc))
+
+
+def read_events(marker: Marker, match: str) -> tuple[list[ArchivedEvent], Phrase | None]:
     """The archive entries of ``match`` in the marker's file, and None; or what is wrong with the copy (a
-    sentence) and the rows that could be read: a missing or unreadable file, rows that are not the
-    marker's (their count or digest)."""
+    sentence of :data:`COPY_PROBLEMS`) and the rows that could be read: a missing or unreadable file, rows
+    that are not the marker's (their count or digest)."""
     _, pq = _pyarrow()
     if not os.path.isfile(marker.file):
-        return [], f"its archived events' file {marker.file} is missing"
+        return [], Phrase(COPY_MISSING, file=marker.file)
     try:
         table = pq.read_table(marker.file, columns=list(EVENT_COLUMNS[:5]), filters=[("match", "=", match)])
     except Exception as exc:  # pyarrow's errors for a damaged file are many and untyped here
-        return [], f"its archived events' file {marker.file} cannot be read: {str(exc)[:200]}"
+        return [], Phrase(COPY_UNREADABLE, file=marker.file, reason=str(exc)[:200])
     rows = table.to_pydict()
     entries = [
         ArchivedEvent((int(seq), int(sub)), bytes(data), cast(EntryKind, kind))
         for seq, sub, kind, data in zip(rows["seq"], rows["sub"], rows["kind"], rows["event"], strict=True)
     ]
     if len(entries) != marker.rows or rows_digest(entries) != marker.sha256:
-        return entries, (
-            f"its archived events in {marker.file} are not the ones archived ({len(entries)} rows, "
-            f"{marker.rows} archived; their digest differs from the marker's)"
-        )
+        return entries, Phrase(COPY_CHANGED, file=marker.file, count=len(entries), rows=marker.rows)
     # the digest covers positions and bytes, not the match: rows of another match relabelled (with a marker
     # to match) are refused by what each event says it is
     for entry in entries:
         owner = _event_match(entry.data)
         if owner != match:
-            return entries, (
-                f"its archived events in {marker.file} are not its own: the row at {entry.position[0]}-"
-                f"{entry.position[1]} is an event of {owner!r}"
-            )
+            seq, sub = entry.position
+            return entries, Phrase(COPY_NOT_ITS_OWN, file=marker.file, seq=seq, sub=sub, owner=repr(owner))
     return entries, None
 
 

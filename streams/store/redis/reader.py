@@ -121,13 +121,14 @@ class RedisReader(RedisBase):
             start = "(" + batch[-1][0].decode()
 
     async def _cold(self, match: str, raw: bytes) -> tuple[list[ArchivedEvent], str | None]:
-        """An archived match's rows from its Parquet copy, and what is wrong with the copy (or None)."""
-        from streams.store.parquet import Marker, read_events
+        """An archived match's rows from its Parquet copy, and what is wrong with the copy (or None: a
+        :class:`~replay.i18n.Phrase` of ``streams.store.parquet.COPY_PROBLEMS``)."""
+        from streams.store.parquet import Marker, read_events, unreadable_marker
 
         try:
             marker = Marker.decode(raw)
         except ValueError as exc:
-            return [], f"its archive marker is unreadable ({exc})"
+            return [], unreadable_marker(exc)
         return await asyncio.to_thread(read_events, marker, match)
 
     async def _served(self, match: str, raw: bytes) -> list[ArchivedEvent]:
