@@ -27,6 +27,26 @@ redis.call('SET', KEYS[2], ARGV[3])
 redis.call('DEL', KEYS[1])
 return 1
 """
+# A match's archive stream's extent without its entries' bytes leaving Redis (the review of a long game
+# reads the start of it): {entries, steps (the distinct seqs of the ids, seq-n), first id, last id}.
+LUA_EXTENT = """
+local steps, entries, seq, start, first, last = 0, 0, nil, '-', '', ''
+while true do
+  local batch = redis.call('XRANGE', KEYS[1], start, '+', 'COUNT', 4096)
+  for i = 1, #batch do
+    local id = batch[i][1]
+    local s = string.sub(id, 1, string.find(id, '-', 1, true) - 1)
+    if s ~= seq then steps = steps + 1; seq = s end
+  end
+  entries = entries + #batch
+  if #batch == 0 then break end
+  if first == '' then first = batch[1][1] end
+  last = batch[#batch][1]
+  if #batch < 4096 then break end
+  start = '(' .. last
+end
+return {entries, steps, first, last}
+"""
 # A record written outside an append taken away (a playoff stub whose playoff will not be played): fenced
 # and compared as record.lua writes; the signed checkpoint of the state after it is kept.
 # KEYS: the match's eight keys; ARGV: writes, expect, expect_ck, ck, channel, channel_all, match.
