@@ -153,12 +153,25 @@ class StepFold:
         self.entries = entries
         self.events = events
         self.groups = _steps(entries)
+        self._grouped = len(entries)
         self.game = checked_game()
         #: The step applied last, not final yet.
         self.last: dict[str, Any] | None = None
         self._pending: tuple[dict[str, Any], dict[str, Any]] | None = None  # last's: (resolved, plain)
         self._next = 0
         self._due: dict[str, int] = {}
+
+    def more(self) -> None:
+        """Group the entries added to ``entries`` (and ``events``) since: an archive read a range at a
+        time. A step whose last entry has been read may still get more from the next range: the caller
+        applies a step only once an entry after it has been read, or the archive's end."""
+        entries, groups = self.entries, self.groups
+        for i in range(self._grouped, len(entries)):
+            if groups and entries[groups[-1][0]].position[0] == entries[i].position[0]:
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+        self._grouped = len(entries)
 
     @property
     def done(self) -> bool:

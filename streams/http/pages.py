@@ -184,16 +184,25 @@ async def _window(request: web.Request, public: bool, start: int, stop: int | No
     )
     fold = folds.get(quick) if quick is not None else None
     if fold is None:
-        _, entries = await _archive(request)
-        inputs = _MetaInputs(match, entries, stored, playoff, typed, lang)
-        key = quick if quick is not None else inputs.key(public)
+        key = quick
+        if key is None:
+            _, entries = await _archive(request)
+            key = _MetaInputs(match, entries, stored, playoff, typed, lang).key(public)
         fold = folds.get(key)
         if fold is None:
-            fold = ReviewFold(match, entries, public, lang, typed, playoff)
+            extent = await store.extent(match)
+            if not extent.entries:
+                raise _no_events(match)
+            fold = ReviewFold(match, extent, public, lang, typed, playoff)
             folds.put(key, fold)
-    # folded with the cycle collector paused, as the whole answer is (review_meta)
-    with collector.paused():
-        body = fold.window(start, stop)
+    async with fold.lock:
+        # the archive read a range at a time, as far as this window needs (its steps, the one after,
+        # an attack to its end): a long game's first window reads its first few hundred entries
+        while fold.wants(stop):
+            fold.read(await store.events_after(match, fold.after, READ))
+        # folded with the cycle collector paused, as the whole answer is (review_meta)
+        with collector.paused():
+            body = fold.window(start, stop)
     folds.trim()
     return body
 
@@ -205,6 +214,9 @@ def _playoff_key(playoff: Mapping[str, Record]) -> tuple[tuple[str, bytes], ...]
 
 #: The steps a window holds when its ``to`` is not given (the page's own windows: static/review.js).
 WINDOW: Final = 256
+#: The archive entries a window reads from the store at a time (:meth:`Reader.events_after`): the first
+#: window's 256 steps and the one after are one read for most games, a 4,096-step window a few.
+READ: Final = 512
 _FOLDS: web.AppKey[FoldCache] = web.AppKey("review_folds", FoldCache)
 
 

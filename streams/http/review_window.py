@@ -11,8 +11,9 @@ are the whole answer's ``frames`` and ``log`` (tests/streams/http/test_review_wi
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -27,12 +28,12 @@ from streams.http.battle_log import (
     outputs_by_seq,
     rule_ref,
 )
-from streams.http.frames import SNAPSHOT, StepFold, board_delta
+from streams.http.frames import SNAPSHOT, Event, StepFold, board_delta
 from streams.http.prompts import prompts
 
 if TYPE_CHECKING:
     from replay.records import Record
-    from streams.store import ArchivedEvent
+    from streams.store import ArchivedEvent, ArchiveExtent
 
 _ENCODE = msgspec.json.Encoder().encode
 
@@ -84,27 +85,39 @@ def record_fields(typed: Record | None, public: bool, lang: str) -> dict[str, An
 
 
 class ReviewFold:
-    """One match's review folded step by step, each step kept as its frame's and its log lines' JSON."""
+    """One match's review folded step by step, each step kept as its frame's and its log lines' JSON.
+
+    The archive is read into it a range at a time (:meth:`read`, what :meth:`wants` asks for): a window
+    reads the entries of its own steps, the next step's (which says whether an effect ended there) and an
+    attack's to its end (its line names the damage it did), not the game's. ``extent`` (the store's
+    :meth:`~streams.store.roles.Reader.extent`) gives the game's length before its entries are read; the
+    entries read past its last position (appended since) are not this fold's."""
 
     def __init__(
         self,
         match: str,
-        entries: list[ArchivedEvent],
+        extent: ArchiveExtent,
         public: bool,
         lang: str,
         typed: Record | None,
         playoff: dict[str, Record],
     ) -> None:
-        self.match, self.entries, self.public, self.lang = match, entries, public, lang
+        self.match, self.public, self.lang = match, public, lang
         self.typed, self.playoff = typed, playoff
-        events = decode(entries)
-        self._fold: StepFold | None = StepFold(entries, events)  # None once every step is kept
-        shown = [public_event(e) for e in events] if public else events
-        self._writer = LogWriter(entries, shown, lang)
-        self.names = display_names(card_names(shown), lang)
+        self.entries: list[ArchivedEvent] = []
+        self._events: list[Event] = []
+        self._shown: list[Event] = [] if public else self._events
+        self._fold: StepFold | None = StepFold(self.entries, self._events)  # None once every step is kept
+        self._writer = LogWriter(self.entries, self._shown, lang)
         self._groups = self._fold.groups
-        self.count = len(self._groups)
-        self.last = max(e.position[0] for e in entries)
+        self.count = extent.steps
+        self._end = extent.last
+        self.last = extent.last[0] if extent.last is not None else 0
+        #: Every entry of the archive (up to ``extent``'s last) read.
+        self.read_all = extent.last is None
+        self._attack_open = False  # an attack read whose end is not read yet: its line waits for it
+        #: Held by whoever reads into the fold or answers from it (two windows at once read no entry twice).
+        self.lock = asyncio.Lock()
         self.frames: list[bytes] = []
         self.lines: list[bytes] = []
         #: Each step's late marks: [line, mark] for the lines before it that an output derived at that step
@@ -117,11 +130,53 @@ class ReviewFold:
         self._indexed = 0
         self.due: list[dict[str, Any]] | None = None
 
+    @property
+    def after(self) -> tuple[int, int] | None:
+        """The position of the last entry read (None before the first): where the next range starts."""
+        return self.entries[-1].position if self.entries else None
+
+    def wants(self, stop: int) -> bool:
+        """Whether entries are still to be read to answer the steps up to ``stop``: the steps' own, the
+        one after them, and the rest of an attack read."""
+        if self.read_all:
+            return False
+        complete = len(self._groups) - 1  # the last step read may go on in the next range
+        return complete < min(stop, self.count) + 1 or self._attack_open
+
+    def read(self, batch: Sequence[ArchivedEvent]) -> None:
+        """Add the next range of the archive (:meth:`after` onwards, in archive order); an empty range, or
+        one reaching the extent's last position, is the archive's end."""
+        end = self._end
+        if end is not None:
+            batch = [e for e in batch if e.position <= end]
+        events = decode(batch)
+        self.entries.extend(batch)
+        self._events.extend(events)
+        if self.public:
+            self._shown.extend(public_event(e) for e in events)
+        for ev in self._shown[len(self._shown) - len(events) :]:
+            # what _attack_hits reads: an attack's damage up to its end (another attack, the turn's end)
+            t = ev.get("type")
+            if t == "attack":
+                self._attack_open = True
+            elif t == "attack_ended" or t == "turn_ended":
+                self._attack_open = False
+        if self._fold is not None:
+            self._fold.more()
+        if not batch or (end is not None and self.entries[-1].position >= end):
+            self.read_all = True
+
+    def names(self, start: int, stop: int) -> dict[str, str]:
+        """The display names of the cards the events of steps ``start`` to ``stop`` give (the page keeps
+        each window's: the boards up to a step show only cards named by then)."""
+        shown = self._shown
+        return display_names(card_names(shown[i] for g in self._groups[start:stop] for i in g), self.lang)
+
     def advance(self, n: int) -> None:
         """Fold until the first ``n`` steps are final and encoded."""
         fold = self._fold
         while fold is not None and len(self.frames) < min(n, self.count):
-            if fold.done:
+            if fold.done and self.read_all:
                 last = fold.finish()
                 if last is not None:
                     timeline = fold.game.resolved().timeline
@@ -137,6 +192,8 @@ class ReviewFold:
                 # every step kept encoded: the fold (the game, its events) is not needed again
                 self._fold = None
                 return
+            if fold.applied >= len(self._groups) - (0 if self.read_all else 1):
+                raise RuntimeError(f"{self.match}: step {fold.applied} folded before its entries were read")
             final = fold.step()
             timeline = fold.game.timeline
             for out in timeline[self._indexed :]:
@@ -181,7 +238,7 @@ class ReviewFold:
         head: dict[str, Any] = {
             "match": self.match,
             "view": "public" if self.public else "judge",
-            "first": self.entries[0].position[0],
+            "first": self.entries[0].position[0] if self.entries else 0,
             "last": self.last,
             "count": self.count,
             "from": start,
@@ -192,9 +249,9 @@ class ReviewFold:
         if start == 0:
             head.update(record_fields(self.typed, self.public, self.lang))
             head["rules"] = {code: rule_ref(code) for code in RULE_OF_FINDING}
-            head["names"] = self.names
         if stop == self.count:
             head["due"] = self.due or []
+        head["names"] = self.names(start, stop)
         frames = b",".join(self.frames[start:stop])
         lines = b",".join(x for x in self.lines[start:stop] if x)
         late = [[line, mark] for step in self.late[start:stop] for line, mark in step]

@@ -20,7 +20,7 @@ import binascii
 import json
 import re
 import unicodedata
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
@@ -237,6 +237,42 @@ class ArchivedEvent:
     """When the entry arrived (seconds since the epoch, the store's clock), kept beside the event at append
     time, never in its bytes; None for an entry stored before arrival times were kept, or read back from
     a cold archive copy (an archived match is long over). What a broadcast delay reads."""
+
+
+@dataclass(frozen=True)
+class ArchiveExtent:
+    """How far a match's archive goes, read without its entries' bytes: its entries, its steps (the
+    distinct seqs of their positions: the entries archived while the head was a seq are that seq's step)
+    and the positions of its first and last entries (None for an empty archive)."""
+
+    entries: int = 0
+    steps: int = 0
+    first: tuple[int, int] | None = None
+    last: tuple[int, int] | None = None
+
+
+def extent_of(entries: Sequence[ArchivedEvent]) -> ArchiveExtent:
+    """The extent of entries in archive order (what a backend that holds them all answers)."""
+    steps, seq = 0, None
+    for e in entries:
+        if e.position[0] != seq:
+            steps, seq = steps + 1, e.position[0]
+    if not entries:
+        return ArchiveExtent()
+    return ArchiveExtent(len(entries), steps, entries[0].position, entries[-1].position)
+
+
+def joined_extent(before: ArchiveExtent, after: ArchiveExtent) -> ArchiveExtent:
+    """The extent of two runs of one archive, ``before``'s entries first (an archived match's cold copy
+    and what was appended since): a seq at the seam is one step."""
+    if before.last is None:
+        return after
+    if after.first is None:
+        return before
+    seam = 1 if before.last[0] == after.first[0] else 0
+    return ArchiveExtent(
+        before.entries + after.entries, before.steps + after.steps - seam, before.first, after.last
+    )
 
 
 SEVERITY_ORDER: tuple[str, ...] = ("violation", "warning", "info")

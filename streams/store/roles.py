@@ -28,6 +28,7 @@ from streams.store.base import (
     AppendResult,
     AppendRun,
     ArchivedEvent,
+    ArchiveExtent,
     AuditEntry,
     Expect,
     IndexEntry,
@@ -139,6 +140,20 @@ class Reader(Protocol):
     async def events(self, match: str) -> list[ArchivedEvent]:
         """The whole archive, in the order the engine saw it (replaying it rebuilds the match);
         :class:`CopyRefused` for an archived match whose cold copy is not the one archived."""
+        ...
+
+    async def extent(self, match: str) -> ArchiveExtent:
+        """How far the archive goes (its entries, steps, first and last positions) without reading its
+        entries' bytes: what a reader of the archive a range at a time (:meth:`events_after`) needs to know
+        first; :class:`CopyRefused` as :meth:`events`."""
+        ...
+
+    async def events_after(
+        self, match: str, after: tuple[int, int] | None, count: int
+    ) -> list[ArchivedEvent]:
+        """At most ``count`` archive entries after the position ``after`` (from the first with None), in
+        archive order: :meth:`events` a range at a time, for a reader that needs only the start of a long
+        game; :class:`CopyRefused` as :meth:`events`."""
         ...
 
     async def record(self, match: str) -> bytes | None:

@@ -101,6 +101,21 @@ async def test_archive_moves_finished_matches_to_parquet_and_every_reader_follow
         meta = await (await http.get(f"/review/{shown}/meta")).json()
         assert [seq for seq, _ in meta["steps"]][-1] == before[shown][0][-1].position[0]
         assert meta["record"]["match"] == shown
+        # its windows read the copy a range at a time, then what was appended since: the whole answer's
+        whole = await redis_store.events(shown)
+        extent = await redis_store.extent(shown)
+        assert (extent.entries, extent.first, extent.last) == (
+            len(whole),
+            whole[0].position,
+            whole[-1].position,
+        )
+        read: list[Any] = []
+        while batch := await redis_store.events_after(shown, read[-1].position if read else None, 7):
+            read.extend(batch)
+        assert read == whole
+        full = await (await http.get(f"/review/{shown}/meta?from=0&to=1000000")).json()
+        assert full["count"] == extent.steps == len(meta["frames"])
+        assert full["frames"] == meta["frames"] and full["log"] == meta["log"]
         listed = await http.get(f"/matches/{shown}/events")
         assert listed.status == 200 and len((await listed.read()).splitlines()) >= len(before[shown][0])
         assert (await http.get(f"/review/{shown}")).status == 200
@@ -221,7 +236,12 @@ async def test_every_reader_refuses_a_copy_edited_cut_or_of_another_match(
     why = {edited: "not the ones archived", cut: "not the ones archived", relabelled: "not its own"}
     async with TestClient(TestServer(make_app(IngestCore(redis_store), redis_store))) as http:
         for match, reason in why.items():
-            for path in ("/review/{}/meta", "/matches/{}/events", "/console/{}/export"):
+            for path in (
+                "/review/{}/meta",
+                "/review/{}/meta?from=0",
+                "/matches/{}/events",
+                "/console/{}/export",
+            ):
                 answer = await http.get(path.format(match))
                 body = await answer.json()
                 assert (answer.status, body["code"]) == (500, "archive_copy"), (path, match, body)

@@ -1160,6 +1160,9 @@
       if ((f.outputs || []).some((o) => o.type === "ko")) koSteps.push(i);
       if ((f.outputs || []).some((o) => o.type === "finding")) findingSteps.push(i);
     }
+    // each window names the cards its steps' events give (the server reads no further than the window):
+    // a board up to a step shows only cards named by then, all in the windows read before it
+    Object.assign(names, meta.names || {});
     appendLog(meta.log || []);
     for (const [i, mark] of meta.late_marks || []) lateMark(i, mark);
     complete = frames.length >= total;

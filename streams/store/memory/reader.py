@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
-from streams.store.base import ArchivedEvent, MatchState, RecordVersion, Snapshot
+from streams.store.base import (
+    ArchivedEvent,
+    ArchiveExtent,
+    MatchState,
+    RecordVersion,
+    Snapshot,
+    extent_of,
+)
 from streams.store.memory.common import MemoryBase
 
 
@@ -35,6 +43,19 @@ class MemoryReader(MemoryBase):
     async def events(self, match: str) -> list[ArchivedEvent]:
         m = self._matches.get(match)
         return list(m.log) if m else []
+
+    async def extent(self, match: str) -> ArchiveExtent:
+        m = self._matches.get(match)
+        return extent_of(m.log) if m else ArchiveExtent()
+
+    async def events_after(
+        self, match: str, after: tuple[int, int] | None, count: int
+    ) -> list[ArchivedEvent]:
+        m = self._matches.get(match)
+        if m is None:
+            return []
+        start = 0 if after is None else bisect.bisect_right(m.log, after, key=lambda e: e.position)
+        return m.log[start : start + count]
 
     async def record(self, match: str) -> bytes | None:
         m = self._matches.get(match)

@@ -47,6 +47,7 @@ class RedisBase:
         self._record = client.register_script(scripts.LUA_RECORD)
         self._archive = client.register_script(scripts.LUA_ARCHIVE)
         self._drop = client.register_script(scripts.LUA_DROP)
+        self._extent = client.register_script(scripts.LUA_EXTENT)
         self._unindex = client.register_script(scripts.LUA_UNINDEX)
         self._swap_on_air = client.register_script(scripts.LUA_SWAP_ON_AIR)
         # On a cluster the scripts are loaded on every primary before the first one runs: redis-py's
@@ -73,6 +74,7 @@ class RedisBase:
                     self._page,
                     self._record,
                     self._archive,
+                    self._extent,
                 )
                 for script in scripts:
                     await self._r.script_load(script.script)

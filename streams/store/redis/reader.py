@@ -12,12 +12,15 @@ from typing import cast
 from streams.store import keys
 from streams.store.base import (
     ArchivedEvent,
+    ArchiveExtent,
     CopyRefused,
     EntryKind,
     MatchState,
     RecordVersion,
     Snapshot,
     _parse_position,
+    extent_of,
+    joined_extent,
     parse_cause,
 )
 from streams.store.redis.common import RedisBase
@@ -119,6 +122,44 @@ class RedisReader(RedisBase):
             if len(batch) < 2000:
                 return out
             start = "(" + batch[-1][0].decode()
+
+    async def extent(self, match: str) -> ArchiveExtent:
+        cold = ArchiveExtent()
+        marker = await self._r.get(self.key(match, keys.ARCHIVED))
+        if marker is not None:  # the cold copy's rows (the whole copy is read), then what was appended since
+            cold = extent_of(await self._served(match, marker))
+        await self._scripts()
+        entries, steps, first, last = await self._extent(keys=[self.key(match, keys.EVENTS)], args=[])
+        hot = (
+            ArchiveExtent(int(entries), int(steps), _parse_position(first), _parse_position(last))
+            if int(entries)
+            else ArchiveExtent()
+        )
+        return joined_extent(cold, hot)
+
+    async def events_after(
+        self, match: str, after: tuple[int, int] | None, count: int
+    ) -> list[ArchivedEvent]:
+        out: list[ArchivedEvent] = []
+        marker = await self._r.get(self.key(match, keys.ARCHIVED))
+        if marker is not None:  # the cold copy's rows first (read whole: not by row group yet)
+            out = [e for e in await self._served(match, marker) if after is None or e.position > after][
+                :count
+            ]
+        if len(out) >= count:
+            return out
+        start = "-" if after is None else f"({after[0]}-{after[1]}"
+        batch = await self._r.xrange(self.key(match, keys.EVENTS), start, "+", count=count - len(out))
+        out.extend(
+            ArchivedEvent(
+                _parse_position(entry_id),
+                fields[b"e"],
+                cast(EntryKind, fields.get(b"k", b"event").decode()),
+                _arrival(fields),
+            )
+            for entry_id, fields in batch
+        )
+        return out
 
     async def _cold(self, match: str, raw: bytes) -> tuple[list[ArchivedEvent], str | None]:
         """An archived match's rows from its Parquet copy, and what is wrong with the copy (or None: a

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import msgpack
 
-from streams.store import AppendRun, MatchState, Snapshot, Store
+from streams.store import AppendRun, ArchivedEvent, ArchiveExtent, MatchState, Snapshot, Store
 from tests.streams.store.contract import app, ev, run_of
 
 
@@ -71,6 +71,28 @@ class TestReader:
             times = [e.at for e in log]
             assert all(t is not None and before <= t <= after for t in times), times
             assert times == sorted(times)  # type: ignore[type-var]
+
+    async def test_the_archive_read_a_range_at_a_time_is_the_whole_archive(self, any_store: Store) -> None:
+        """What the review of a long game reads (streams/http/review_window.py): the archive's extent
+        without its entries, then its entries a range at a time; a conflict archived at the head is that
+        seq's step, a gap is no step."""
+        assert await any_store.extent("m1") == ArchiveExtent()
+        assert await any_store.events_after("m1", None, 10) == []
+        await any_store.append(app("m1", 1, 0))
+        await any_store.append_run(run_of("m1", range(2, 6), 1))
+        await any_store.append(app("m1", 3, 5, data=ev("m1", 3, text="else"), conflict=True))
+        await any_store.append(replace(app("m1", 8, 5), allow_gap=True))
+        whole = await any_store.events("m1")
+        assert [e.position for e in whole] == [(1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (5, 1), (8, 0)]
+        assert await any_store.extent("m1") == ArchiveExtent(7, 6, (1, 0), (8, 0))
+        for size in (1, 2, 3, 7, 100):
+            read: list[ArchivedEvent] = []
+            while batch := await any_store.events_after("m1", read[-1].position if read else None, size):
+                assert len(batch) <= size
+                read.extend(batch)
+            assert read == whole, size
+        assert await any_store.events_after("m1", (5, 0), 2) == whole[5:7]
+        assert await any_store.events_after("m1", (8, 0), 5) == []
 
     async def test_ping(self, any_store: Store) -> None:
         assert await any_store.ping()
