@@ -241,6 +241,11 @@ SERVICE: Final[tuple[str, ...]] = (
     N_("token entry {id}: unknown roles {roles}"),
     N_("token entry {id}: a table scope names its events too"),
     N_("token entry {id} is malformed"),
+    # a printed game sheet's font (replay/sources/scan/printer.py FontMissing)
+    N_(
+        "a {language} sheet needs Noto Sans CJK: install Debian's fonts-noto-cjk (make browser), "
+        "or print it with --lang en"
+    ),
     N_("not a token file (JSON)"),
     N_("is a directory, not a token file"),
     N_("cannot read the token file: not UTF-8"),

@@ -105,6 +105,17 @@ def test_a_missing_cjk_font_is_said_not_printed_as_boxes(
     err = capsys.readouterr().err
     assert "needs Noto Sans CJK: install Debian's fonts-noto-cjk" in err and "Traceback" not in err
     assert not (tmp_path / "s.pdf").exists()
+    # said in the command line's language (replay.i18n.inputs), the package's name as it is
+    for env, words in (
+        ("ja_JP.UTF-8", "のシートには Noto Sans CJK が必要です"),
+        ("ko_KR.UTF-8", "시트에는 Noto Sans CJK가"),
+    ):
+        monkeypatch.setenv("LANG", env)
+        monkeypatch.setenv("LC_ALL", "")
+        monkeypatch.setenv("LC_MESSAGES", "")
+        assert main(["sheet", "print", "--lang", "ko", "--out", str(tmp_path / "s.pdf")]) == 2
+        err = capsys.readouterr().err
+        assert words in err and "fonts-noto-cjk" in err and "needs Noto" not in err, err
 
 
 def test_a_japanese_sheet_printed_filled_photographed_and_read_back(tmp_path: Path) -> None:
