@@ -23,6 +23,9 @@ any other is a record of its own with its HP, stage, types, rule box (read from 
 TCGdex's suffix) and move names. English names the Japanese names are learnt from a printing's Indonesian
 name (Indonesian cards keep the English Pokémon names) and from TCG Pocket's cards (names only: Pocket's
 cards never enter the catalogue); Korean ones from the printings that carry both (:func:`add_asia`).
+Indonesian translates Trainer and Energy names, so a Trainer's English name comes from its printings instead:
+era, Trainer type, illustrator and the effect's numbers, agreed both ways (:func:`trainer_links`); a basic
+Energy's from the type its Japanese name prints (:func:`basic_energy`).
 
 Cards attached to a Pokémon that change its HP ("The Pokémon this card is attached to gets +100 HP.",
 Hero's Cape) keep the bonus and its condition, read from the card's English effect text (``h``); so do
@@ -58,6 +61,32 @@ LANGS = ("en", "fr", "de", "es", "it", "pt", "ja", "ko")
 # data-asia/'s series from Black & White on (its own folder names); Chinese-only sets carry no ja/ko name
 ASIA_SERIES = ("BW", "XY", "XYb", "SM", "S", "SV", "M")
 ASIA_LANGS = ("ja", "ko")
+# data-asia/'s series folders -> the English series of the same era (a Trainer links only within its era)
+ASIA_ERA = {
+    "BW": "Black & White",
+    "XY": "XY",
+    "XYb": "XY",
+    "SM": "Sun & Moon",
+    "S": "Sword & Shield",
+    "SV": "Scarlet & Violet",
+    "M": "Mega Evolution",
+}
+# A Japanese basic Energy names its type with the type's printed symbol name (基本闘エネルギー: 闘 is
+# Fighting); the English basic Energy of that type is "<Type> Energy". These are the nine type symbols
+# as the Japanese cards print them, not card-name translations.
+_JA_BASIC_ENERGY = re.compile(r"^基本(草|炎|水|雷|超|闘|悪|鋼|フェアリー)エネルギー$")
+_JA_TYPE = {
+    "草": "Grass",
+    "炎": "Fire",
+    "水": "Water",
+    "雷": "Lightning",
+    "超": "Psychic",
+    "闘": "Fighting",
+    "悪": "Darkness",
+    "鋼": "Metal",
+    "フェアリー": "Fairy",
+}
+_NUMBER = re.compile(r"\d+")
 # TCG Pocket (data/) is another game: its cards never enter the catalogue, but its names are the same
 # card names, in English, Japanese and Korean: a names-only source (Pikachu ex / ピカチュウex / 피카츄ex)
 POCKET = "Pokémon TCG Pocket"
@@ -517,18 +546,101 @@ def _count(table: dict[str, dict[str, int]], key: str, value: str | None) -> Non
         row[value] = row.get(value, 0) + 1
 
 
+TrainerFact = tuple[tuple[str, str, str], frozenset[str], str]
+
+
+def trainer_fact(card: dict[str, Any], era: str, lang: str, name: str) -> TrainerFact | None:
+    """What a Trainer printing shows that does not depend on its language: its era (the English series),
+    Trainer type and illustrator (a reprint keeps its art), and the numbers of its effect text other than
+    1 (``2 cards`` / ``2枚``; a Japanese "1枚" is an English "a"). None without an illustrator."""
+    artist = re.sub(r"\s+", " ", str(card.get("illustrator") or "")).strip().casefold()
+    kind = card.get("trainerType")
+    if not artist or not isinstance(kind, str) or not name:
+        return None
+    effect = card.get("effect")
+    text = effect.get(lang) if isinstance(effect, dict) else None
+    numbers = frozenset(_NUMBER.findall(unicodedata.normalize("NFKC", str(text or "")))) - {"1"}
+    return ((era, kind, artist), numbers, name)
+
+
+def _vote(rows: list[set[str]]) -> tuple[str | None, int]:
+    """The one name that at least two thirds of the printings' candidate sets hold, and more of them than
+    any other name (None when no name stands out so), and how many printings had candidates."""
+    rows = [row for row in rows if row]
+    counts: dict[str, int] = {}
+    for row in rows:
+        for name in row:
+            counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return None, 0
+    best = max(counts.values())
+    winners = [name for name, n in counts.items() if n == best]
+    if len(winners) == 1 and 3 * best >= 2 * len(rows):
+        return winners[0], len(rows)
+    return None, len(rows)
+
+
+def trainer_links(english: list[TrainerFact], japanese: list[TrainerFact]) -> dict[str, str]:
+    """Japanese Trainer name -> English Trainer name, where the printings agree both ways.
+
+    Indonesian translates Trainer names, so nothing names a Japanese Trainer's English card; what its
+    printings share with the English ones is the era, the Trainer type, the illustrator and the numbers of
+    the effect text (:func:`trainer_fact`). Each Japanese printing's candidates are the English names with
+    the same facts; a Japanese name links to the English name most of its printings agree on
+    (:func:`_vote`: two thirds of them, more than any other), and only when the English name's printings,
+    voting the same way over the Japanese names, pick it back, and one side has two printings or more.
+    Cards one illustrator drew alike (Nest Ball and Counter Catcher in the same sets) tie and stay
+    unlinked."""
+    by_key_en: dict[tuple[str, str, str], set[tuple[str, frozenset[str]]]] = {}
+    by_key_ja: dict[tuple[str, str, str], set[tuple[str, frozenset[str]]]] = {}
+    for key_, numbers, name in english:
+        by_key_en.setdefault(key_, set()).add((name, numbers))
+    for key_, numbers, name in japanese:
+        by_key_ja.setdefault(key_, set()).add((name, numbers))
+    forward: dict[str, list[set[str]]] = {}
+    backward: dict[str, list[set[str]]] = {}
+    for key_, numbers, name in japanese:
+        forward.setdefault(name, []).append({n for n, d in by_key_en.get(key_, ()) if d == numbers})
+    for key_, numbers, name in english:
+        backward.setdefault(name, []).append({n for n, d in by_key_ja.get(key_, ()) if d == numbers})
+    back = {en: _vote(rows) for en, rows in sorted(backward.items())}
+    out = {}
+    for ja, rows in sorted(forward.items()):
+        en, seen = _vote(rows)
+        if en is None or en not in back:
+            continue
+        again, seen_back = back[en]
+        # one printing each way is one coincidence of illustrator and type: two agreeing printings are not
+        if again == ja and max(seen, seen_back) >= 2:
+            out[ja] = en
+    return out
+
+
+def basic_energy(card: dict[str, Any], by_en: dict[tuple[str, str], list[int]]) -> str | None:
+    """A Japanese basic Energy's English name, from the type its name prints (基本闘エネルギー ->
+    Fighting Energy), when the English catalogue has that basic Energy."""
+    if card.get("category") != "Energy" or card.get("energyType") != "Normal":
+        return None
+    m = _JA_BASIC_ENERGY.match(asia_names(card.get("name")).get("ja", ""))
+    en = f"{_JA_TYPE[m.group(1)]} Energy" if m else None
+    return en if en and ("E", en) in by_en else None
+
+
 def add_asia(
     checkout: Path,
     records: list[dict[str, Any]],
     prints: dict[str, int],
     sigs: dict[tuple[Any, ...], int],
+    trainers: list[TrainerFact] | None = None,
 ) -> int:
     """Add data-asia/'s Japanese and Korean printings (and TCG Pocket's names) to the catalogue.
 
     A printing whose English name (its Indonesian one, which keeps the English Pokémon names, or one a
     name table below gives) and signature are an English card's is that card: its id points at the
     English record, whose names gain ``ja``/``ko``, so both printings agree on HP, stage and rule box.
-    A Trainer or Energy is linked the same way by its name (cards of one name are one card). Any other
+    A Trainer or Energy is linked the same way by its name (cards of one name are one card); a Trainer's
+    English name comes from :func:`trainer_links` over ``trainers`` (the English Trainers' facts), a basic
+    Energy's from the type its name prints (:func:`basic_energy`). Any other
     printing is a record of its own, with its English name under ``w`` when it is known (shown, never
     looked up: a Japanese-only printing must not answer an English log's name). Name tables: English ->
     Japanese / Korean from linked printings and TCG Pocket; Japanese -> Korean from printings that carry
@@ -538,6 +650,7 @@ def add_asia(
         raise SystemExit(f"{checkout}: no data-asia/ folder (is this a checkout of tcgdex/cards-database?)")
     errors = 0
     read: list[tuple[str, dict[str, Any]]] = []
+    japanese: list[TrainerFact] = []
     for series in ASIA_SERIES:
         for set_file in sorted((asia / series).glob("*.ts")):
             set_dir = set_file.with_suffix("")
@@ -546,14 +659,22 @@ def add_asia(
             set_id = str(read_object(set_file).get("id") or set_file.stem)
             for card_file in sorted(set_dir.glob("*.ts")):
                 try:
-                    read.append((asia_id(set_id, card_file.stem), read_object(card_file)))
+                    card = read_object(card_file)
                 except Exception as exc:  # a malformed file is reported and skipped, the build goes on
                     print(f"build_catalogue: {card_file}: {exc}", file=sys.stderr)
                     errors += 1
+                    continue
+                read.append((asia_id(set_id, card_file.stem), card))
+                if card.get("category") == "Trainer":
+                    ja = asia_names(card.get("name")).get("ja", "")
+                    fact = trainer_fact(card, ASIA_ERA[series], "ja", ja)
+                    if fact:
+                        japanese.append(fact)
     species = species_of([card for _, card in read])
     by_en: dict[tuple[str, str], list[int]] = {}  # (category, English name) -> English records
     for i, rec in enumerate(records):
         by_en.setdefault((rec["c"], rec["n"]["en"]), []).append(i)
+    en_of_trainer = trainer_links(trainers or [], japanese)
     to_ja: dict[str, dict[str, int]] = {}
     to_ko: dict[str, dict[str, int]] = {}
     ja_ko: dict[str, dict[str, int]] = {}
@@ -563,7 +684,7 @@ def add_asia(
     for _, card in read:
         own = asia_names(card.get("name"))
         _count(ja_ko, own.get("ja", ""), own.get("ko"))
-        en = english_of(card, by_en)
+        en = english_of(card, by_en, en_of_trainer)
         if en:
             _count(to_ja, en, own.get("ja"))
             _count(to_ko, en, own.get("ko"))
@@ -594,7 +715,7 @@ def add_asia(
             continue
         if "ko" not in rec["n"] and rec["n"].get("ja") in ko_of_ja:
             rec["n"]["ko"] = ko_of_ja[rec["n"]["ja"]]
-        en = english_of(card, by_en) or en_of_ja.get(rec["n"].get("ja", ""))
+        en = english_of(card, by_en, en_of_trainer) or en_of_ja.get(rec["n"].get("ja", ""))
         if en and rec["c"] == "P":  # the English name tells Mega and Radiant best where it is known
             rec["r"] = rule_of(card, en)
         at = linked(card, rec, en, by_en, records, sigs)
@@ -610,16 +731,23 @@ def add_asia(
     return errors
 
 
-def english_of(card: dict[str, Any], by_en: dict[tuple[str, str], list[int]]) -> str | None:
+def english_of(
+    card: dict[str, Any], by_en: dict[tuple[str, str], list[int]], trainers: dict[str, str] | None = None
+) -> str | None:
     """A data-asia card's English name, where it gives one: ``en``, or its Indonesian name when that is an
-    English card's name of the same category (Indonesian prints Pokémon names in English)."""
+    English card's name of the same category (Indonesian prints Pokémon names in English); a Trainer's
+    from ``trainers`` (:func:`trainer_links`), a basic Energy's from its type (:func:`basic_energy`)."""
     category = str(card.get("category") or "")[:1]
     name = card.get("name")
     for lang in ("en", "id"):
         value = name.get(lang) if isinstance(name, dict) else None
         if isinstance(value, str) and (category, value.strip()) in by_en:
             return value.strip()
-    return None
+    if category == "T" and trainers:
+        en = trainers.get(asia_names(name).get("ja", ""))
+        if en and ("T", en) in by_en:
+            return en
+    return basic_energy(card, by_en)
 
 
 def linked(
@@ -738,6 +866,7 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
     index: dict[str, int] = {}
     prints: dict[str, int] = {}
     sigs: dict[tuple[Any, ...], int] = {}
+    trainers: list[TrainerFact] = []
     errors = 0
     for series in SERIES:
         for set_file in sorted((data / series).glob("*.ts")):
@@ -764,7 +893,11 @@ def build(checkout: Path, commit: str | None = None) -> dict[str, Any]:
                     prints.setdefault(print_id(set_id, card_file.stem), at)
                 if rec["c"] == "P":
                     sigs.setdefault(signature(card, rec["n"]["en"]), at)
-    errors += add_asia(checkout, records, prints, sigs)
+                elif rec["c"] == "T":
+                    fact = trainer_fact(card, series, "en", rec["n"]["en"])
+                    if fact:
+                        trainers.append(fact)
+    errors += add_asia(checkout, records, prints, sigs, trainers)
     return {
         "format": "prizecheck-cards/3",
         "source": source_of(checkout, commit, "tools/build_catalogue.py", errors),

@@ -20,7 +20,7 @@ from replay.sources.cards import (
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from build_catalogue import field_bonus, hp_bonus
+from build_catalogue import basic_energy, field_bonus, hp_bonus, trainer_links
 
 
 def test_loading_reads_the_index_and_decodes_records_on_demand() -> None:
@@ -229,6 +229,65 @@ def test_the_packaged_catalogue_speaks_japanese_and_korean() -> None:
     assert card_name("sv1v-001", "en") == "Pineco" and card_name("sv1v-001", "ja") == "クヌギダマ"
     assert card_name("sv6_163", "en") == "Secret Box" and card_name("Unknown Card", "ja") == "Unknown Card"
     assert card_name("リザードンex", "en") == "Charizard ex"
+
+
+def test_japanese_trainers_and_basic_energy_have_their_english_cards_names() -> None:
+    """Trainers and basic Energy (issue 34 item 4): a Japanese printing names the English card, so the
+    board, overlay, review page and report show Boss's Orders as ボスの指令 on a Japanese page."""
+    db = load_catalogue()
+    assert (
+        card_name("Boss's Orders", "ja") == "ボスの指令" and card_name("ボスの指令", "en") == "Boss's Orders"
+    )
+    assert card_name("Ultra Ball", "ja") == "ハイパーボール"
+    assert db.printing("sv1v-070") == db.lookup("Ultra Ball")[0]  # the Japanese printing is the card
+    assert (card_name("Iono", "ja"), card_name("Iono", "ko")) == ("ナンジャモ", "모야모")
+    # a basic Energy by the type its Japanese name prints; Korean where a Korean printing names it
+    assert card_name("Lightning Energy", "ja") == "基本雷エネルギー"
+    assert (card_name("Darkness Energy", "ja"), card_name("Darkness Energy", "ko")) == (
+        "基本悪エネルギー",
+        "기본 악 에너지",
+    )
+    assert db.lookup("基本闘エネルギー", "ja")[0].name == "Fighting Energy"
+    assert db.lookup("はいぱーぼーる", "ja")[0].name == "Ultra Ball"  # kana either way
+    assert db.lookup("박사의 연구", "ko")[0].kind == "Supporter"
+
+
+def test_a_trainer_links_only_where_its_printings_agree_both_ways() -> None:
+    """trainer_links: era, Trainer type, illustrator and the effect's numbers name a Japanese Trainer's
+    English card only when most printings agree, both ways; a tie or a lone coincidence stays unlinked."""
+    sv = ("Scarlet & Violet", "Item", "toyste beach")
+    boss = ("Scarlet & Violet", "Supporter", "nc empire")
+    none: frozenset[str] = frozenset()
+    english = [
+        (sv, none, "Nest Ball"),
+        (sv, none, "Counter Catcher"),  # drawn alike: a tie with Nest Ball
+        (sv, frozenset({"2", "4"}), "Superior Energy Retrieval"),
+        (boss, none, "Boss's Orders"),
+        (boss, none, "Boss's Orders"),
+        (("Scarlet & Violet", "Stadium", "x"), none, "Lone Stadium"),
+    ]
+    japanese = [
+        (sv, none, "ネストボール"),
+        (sv, none, "カウンターキャッチャー"),
+        (sv, frozenset({"2", "4"}), "スーパーエネルギー回収"),
+        (sv, frozenset({"2", "4"}), "スーパーエネルギー回収"),
+        (boss, none, "ボスの指令"),
+        (boss, none, "ボスの指令"),
+        (("XY", "Supporter", "nc empire"), none, "ボスの指令"),  # another era: no candidates, no vote
+        (("Scarlet & Violet", "Stadium", "x"), none, "ひとつのスタジアム"),  # one printing each way
+    ]
+    assert trainer_links(english, japanese) == {
+        "ボスの指令": "Boss's Orders",
+        "スーパーエネルギー回収": "Superior Energy Retrieval",  # its numbers tell it from Nest Ball
+    }
+
+
+def test_a_japanese_basic_energy_is_the_english_basic_energy_of_its_type() -> None:
+    by_en = {("E", "Fighting Energy"): [0]}
+    basic = {"category": "Energy", "energyType": "Normal", "name": {"ja": "基本闘エネルギー"}}
+    assert basic_energy(basic, by_en) == "Fighting Energy"
+    assert basic_energy({**basic, "name": {"ja": "基本草エネルギー"}}, by_en) is None  # no such card here
+    assert basic_energy({**basic, "energyType": "Special"}, by_en) is None
 
 
 def test_the_build_runs_from_a_checkout_named_on_the_command_line(tmp_path: Path) -> None:

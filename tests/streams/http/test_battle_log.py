@@ -186,14 +186,18 @@ def test_card_names_in_the_pages_language() -> None:
     s = Stream("m1")
     s.setup("ash", ("a1", card("Pikachu", 60)))
     s.add("trainer_played", player="ash", card={"name": "Ultra Ball", "kind": "item"})
+    s.add("trainer_played", player="ash", card={"name": "Homemade Ball", "kind": "item"})
     texts = sentences(s.events, "ja")
-    # the sentences are Japanese too (the catalogues), the card names the catalogue's Japanese ones
+    # the sentences are Japanese too (the catalogues), the card names the catalogue's Japanese ones,
+    # a Trainer's too (its Japanese printings name the English card)
     assert texts[1] == "ashがピカチュウ (Pikachu) (a1)をバトル場に置いた", texts
-    # a card with no Japanese name in the catalogue (most Trainers: TCGdex links none) stays as written
-    assert texts[2] == "ashがグッズ「Ultra Ball」を使った", texts
+    assert texts[2] == "ashがグッズ「ハイパーボール (Ultra Ball)」を使った", texts
+    # a card with no Japanese name in the catalogue stays as written
+    assert texts[3] == "ashがグッズ「Homemade Ball」を使った", texts
+    # Ultra Ball has no Korean printing in TCGdex: as written
     assert sentences(s.events, "ko")[2] == "ash이(가) 아이템 「Ultra Ball」을(를) 사용함"
     english = sentences(s.events)
-    assert all("ピカチュウ" not in t for t in english)
+    assert all("ピカチュウ" not in t and "ハイパーボール" not in t for t in english)
     assert english[2].endswith("plays the Item Ultra Ball")
 
 

@@ -679,6 +679,35 @@ async def test_the_card_search_reads_kana_kanji_hangul_and_half_width(served: Se
     assert charizard["attacks"] and all(a for a in charizard["attacks"])
 
 
+async def test_the_card_search_finds_trainers_and_energy_by_their_japanese_and_korean_names(
+    served: Served,
+) -> None:
+    """A Trainer typed in katakana, hiragana or hangul, and a basic Energy in kanji, is offered as the
+    English card it is (issue 34 item 4: Japanese Trainer and Energy printings link to their cards)."""
+
+    async def first(q: str) -> dict[str, Any]:
+        status, text = await get(served, f"/console/cj2/cards?q={q}")
+        assert status == 200, (q, text)
+        cards: list[dict[str, Any]] = json.loads(text)["cards"]
+        return next(c for c in cards if c["name"] == q or c.get("key") == q)
+
+    for typed, shown in (
+        ("ボスの指令", "ボスの指令"),
+        ("ハイパーボール", "ハイパーボール"),
+        ("はいぱーぼーる", "ハイパーボール"),
+    ):
+        card = await first(typed)
+        assert card["name"] == shown and card["lang"] == "ja" and card["category"] == "trainer", typed
+    boss = await first("ボスの指令")
+    assert boss["names"]["en"] == "Boss's Orders" and boss["kind"] == "Supporter"
+    assert (await first("ハイパーボール"))["names"]["en"] == "Ultra Ball"
+    iono = await first("모야모")
+    assert iono["lang"] == "ko" and iono["names"]["en"] == "Iono" and iono["names"]["ja"] == "ナンジャモ"
+    energy = await first("基本悪エネルギー")
+    assert energy["category"] == "energy" and energy["names"]["en"] == "Darkness Energy"
+    assert energy["names"]["ko"] == "기본 악 에너지"
+
+
 async def test_card_names_follow_the_pages_language(served: Served) -> None:
     """?lang=ja|ko: the console's board and log, the review page's board and log, and the overlay show
     the catalogue's names in that language (issue 34 item 4); an unknown language is a clear 400."""

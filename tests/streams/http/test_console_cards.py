@@ -103,3 +103,34 @@ async def test_the_board_overlay_and_review_page_show_card_names_in_the_pages_la
     await review.wait_for_selector('.mon .name:has-text("리자몽 ex (Charizard ex)")', timeout=10_000)
     log = await review.inner_text("body")
     assert "피카츄 (Pikachu)" in log
+
+
+async def test_the_card_search_finds_a_trainer_typed_in_katakana_and_in_hangul(
+    service: ConsoleService, browser_context: BrowserContext
+) -> None:
+    """A Trainer's Japanese and Korean printings name its English card, so the trainer form offers
+    ハイパーボール with Ultra Ball beside it, and 모야모 with Iono and ナンジャモ (issue 34 item 4)."""
+    c = await Console.open(browser_context, service, "cjk/g2")
+    await start_match(c, p1="ash", p2="misty")
+    page = c.page
+    form = page.locator("#action-form")
+    for typed, offered, also in (
+        ("ハイパーボール", "ハイパーボール", ("Ultra Ball",)),  # katakana
+        ("はいぱーぼーる", "ハイパーボール", ("Ultra Ball",)),  # hiragana finds the katakana name
+        ("모야모", "모야모", ("Iono", "ナンジャモ")),  # hangul
+    ):
+        before = await c.waiting_or_drafts()
+        await page.click('#action-keys button[data-action="trainer"]')
+        await form.wait_for(state="visible")
+        await form.locator("[name=player]").select_option("ash")
+        card = form.locator("[name=card]")
+        await card.fill(typed)
+        await page.wait_for_function(OFFERED, arg=offered, timeout=10_000)
+        label = await page.evaluate(LABEL, offered)
+        assert all(name in label for name in also), (typed, label)
+        await card.fill(offered)
+        await form.locator("button[type=submit]").click()
+        await c._moved(before)
+    await c.publish()
+    played = [e["card"]["name"] for e in (await c.state())["log"] if e.get("type") == "trainer_played"]
+    assert played == ["ハイパーボール", "ハイパーボール", "모야모"]
