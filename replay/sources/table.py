@@ -225,8 +225,11 @@ class Table:
         if p not in self.zones:
             return
         z = self.zones[p]
-        if t == "drew" or t == "searched":  # the most frequent move, first
-            self._move(p, "deck", "hand", _count(ev))
+        if t == "drew" or t == "searched":  # the most frequent move, first (``_move`` from the deck)
+            have = z.deck
+            n = min(_count(ev), max(have, 0))  # a player takes what there is [docs/rules.md §1.3]
+            z.deck = have - n
+            z.hand += n
         elif t == "setup":
             self._move(p, "deck", "hand", self.hand_size)
             self._move(p, "deck", "prizes", self.prize_count)

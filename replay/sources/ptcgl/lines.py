@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from replay.sources.ptcgl.locales import NUMBERED, Locale
+from replay.sources.ptcgl.locales import NUMBERED, Locale, header_ends
 from replay.sources.ptcgl.sentences import Sentences, normal_text
 
 # "(sv6_163) ", "(me3_48_ph) ", "(sv6-5_36) ": a set id, "_", a number, maybe a variant. Names such as
@@ -171,7 +171,7 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
     match = sentences.match
     # a header's or the end line's text ends with one of these (``header`` is asked only then): most lines
     # are sentences, and this one C call tells them apart
-    head_ends = (loc.setup, loc.checkup, loc.turn_suffix, loc.wins_suffix, *loc.draw)
+    head_ends = header_ends(loc)
     for i, text in enumerate(raw, 1):
         s = text.strip()
         if not s:
