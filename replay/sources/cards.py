@@ -25,7 +25,7 @@ import unicodedata
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -55,6 +55,7 @@ def strip_card_id(name: str) -> str:
     return name[m.end() :] if m else name
 
 
+@lru_cache(maxsize=4096)  # asked for every Pokémon put into play, of the few dozen names of a log
 def rule_from_name(name: str) -> str:
     """The contract's ``rule`` for a Pokémon card name; ``none`` for an ordinary Pokémon.
 

@@ -98,8 +98,11 @@ class Zones:
 
 
 def _count(ev: Event) -> int:
+    n = ev.get("count")
+    if n is not None or "count" in ev:
+        return int(n)  # type: ignore[arg-type]
     cards = ev.get("cards")
-    return int(ev.get("count", len(cards) if isinstance(cards, list) and cards else 1))
+    return len(cards) if isinstance(cards, list) and cards else 1
 
 
 class Table:
@@ -156,7 +159,12 @@ class Table:
     def named(self, owner: str, name: str) -> list[str]:
         """``owner``'s Pokémon in play whose current name is ``name``."""
         mons = self.mons
-        return [pid for pid in self.in_play(owner) if mons[pid].name == name]
+        a = self.active[owner]
+        found = [a] if a is not None and mons[a].name == name else []
+        for pid in self.bench[owner]:
+            if mons[pid].name == name:
+                found.append(pid)
+        return found
 
     def is_active(self, pid: str) -> bool:
         mon = self.mons.get(pid)
@@ -208,7 +216,8 @@ class Table:
     def count(self, ev: Event) -> None:
         """Apply a contract event's card moves to the zone counts, as the engine counts them; moves that
         take more cards than a zone holds are listed in ``short`` (reset by each call)."""
-        self.short = []
+        if self.short:
+            self.short = []  # (a new list only after a short count: most counts leave it empty)
         t = ev.get("type")
         if t not in _COUNTED:
             return
@@ -216,13 +225,16 @@ class Table:
         if p not in self.zones:
             return
         z = self.zones[p]
-        if t == "setup":
+        if t == "drew" or t == "searched":  # the most frequent move, first (``_move`` from the deck)
+            have = z.deck
+            n = min(_count(ev), max(have, 0))  # a player takes what there is [docs/rules.md §1.3]
+            z.deck = have - n
+            z.hand += n
+        elif t == "setup":
             self._move(p, "deck", "hand", self.hand_size)
             self._move(p, "deck", "prizes", self.prize_count)
             placed = (1 if isinstance(ev.get("active"), dict) else 0) + len(ev.get("bench") or [])
             self._move(p, "hand", "in_play", placed)
-        elif t in ("drew", "searched"):
-            self._move(p, "deck", "hand", _count(ev))
         elif t in ("played", "evolved"):
             self._move(p, "hand", "in_play", 1)
         elif t == "attached":

@@ -29,6 +29,7 @@ class Stream:
         self.line: int | None = None  # the line being read (for the findings emit makes)
         self.corrections = 0  # counts the log does not explain (importer_count_unknown)
         self.end_at = 0  # where the end's events start in ``events``
+        self._short_said: dict[tuple[str, str, int], str] = {}  # importer_count_unknown's sentences
 
     def emit(self, ev: Event, line: int | None = None, *, counted: bool = True) -> None:
         """Append a contract event; the table counts the cards it moves. An event that takes more cards
@@ -40,16 +41,21 @@ class Stream:
             self.events.append(ev)
             return
         table.count(ev)
-        for player, zone, n in list(table.short) if table.short and not self.ended else ():
-            self.find(
-                "importer_count_unknown",
-                "info",
-                line if line is not None else self.line,
-                say(notes.COUNT_UNKNOWN, n=n, player=player, zone=zone.replace("_", " ")),
-            )
+        if not table.short or self.ended:
+            self.events.append(ev)
+            return
+        for player, zone, n in list(table.short):
+            said = self._short_said.get((player, zone, n))
+            if said is None:
+                # (kept: a log without its draws repeats the same few sentences, ~100 a log)
+                said = self._short_said[player, zone, n] = say(
+                    notes.COUNT_UNKNOWN, n=n, player=player, zone=zone.replace("_", " ")
+                )
+            self.find("importer_count_unknown", "info", line if line is not None else self.line, said)
             self.corrections += 1
+            zones = table.zones[player]
             for src in ("deck", "discard", "prizes", "lost_zone"):
-                k = min(n, max(0, table.zone(player, src)))
+                k = min(n, max(0, getattr(zones, src)))
                 if src == zone or k <= 0:
                     continue
                 fix: Event = (

@@ -14,7 +14,7 @@ import re
 import unicodedata
 
 from replay.engine import InputError
-from replay.sources.ptcgl.locales import LOCALES, NUMBERED, Locale
+from replay.sources.ptcgl.locales import LOCALES, NUMBERED, Locale, header_ends
 from replay.sources.ptcgl.sentences import Sentences
 
 # Languages whose sentence table we do not ship, told apart by their script or by words every battle log
@@ -89,6 +89,8 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
     seen_text = False
     scores: dict[str, int] = {}
     sample: list[str] = []
+    # a line none of whose languages' headers it can end as scores 0 in each (most lines: sentences)
+    ends = {code: header_ends(loc) for code, loc in LOCALES.items()}
     for i, raw in enumerate(lines[:4000]):
         s = raw.strip()
         if not s or s.startswith("•"):
@@ -99,7 +101,7 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
         if len(sample) < 200:
             sample.append(s[2:] if s.startswith("- ") else s)
         for code, loc in LOCALES.items():
-            scores[code] = scores.get(code, 0) + _headers_of(loc, s)
+            scores[code] = scores.get(code, 0) + (_headers_of(loc, s) if s.endswith(ends[code]) else 0)
         if scores.get("en", 0) >= 3:
             break
     best = max(scores.values(), default=0)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from replay.sources.ptcgl.locales import NUMBERED, Locale
+from replay.sources.ptcgl.locales import NUMBERED, Locale, header_ends
 from replay.sources.ptcgl.sentences import Sentences, normal_text
 
 # "(sv6_163) ", "(me3_48_ph) ", "(sv6-5_36) ": a set id, "_", a number, maybe a variant. Names such as
@@ -168,6 +168,10 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
         extra_en = (("conceded_line", re.compile(rf"^(?P<p>{alts}|\S+) conceded\.$")),)
     out: list[Line] = []
     append = out.append
+    match = sentences.match
+    # a header's or the end line's text ends with one of these (``header`` is asked only then): most lines
+    # are sentences, and this one C call tells them apart
+    head_ends = header_ends(loc)
     for i, text in enumerate(raw, 1):
         s = text.strip()
         if not s:
@@ -182,12 +186,12 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
         detail = s.startswith("- ")
         if detail:
             s = s[2:].strip()
-        else:
+        elif s.endswith(head_ends):
             head = header(loc, i, s)
             if head is not None:
                 append(head)
                 continue
-        found = sentences.match(s)
+        found = match(s)
         parts: list[tuple[str, dict[str, str] | None, str]]
         if len(found) == 1:  # most lines: one sentence
             m = found[0]
@@ -234,17 +238,23 @@ def mark_effects(lines: list[Line]) -> None:
     """An effect that shuffles its player's deck searched it: the cards it puts into play or onto Pokémon
     came from the deck (Nest Ball, Trinity Charge, Technical Machine: Evolution); one that shuffles the
     Prize cards took its card from them (Hisuian Heavy Ball)."""
-    group: list[Line] = []
+    start = 0  # where the open group starts
+    shuffles = False  # whether it holds a shuffle line (most groups do not: their flags stay False)
 
     def close(group: list[Line]) -> None:
         zones = {x.g.get("zone") for x in group if x.kind == "shuffle" and x.g is not None}
-        for x in group:
-            x.searched = "deck" in zones
-            x.from_prizes = "prizes" in zones
+        if "deck" in zones or "prizes" in zones:
+            for x in group:
+                x.searched = "deck" in zones
+                x.from_prizes = "prizes" in zones
 
-    for line in lines:
-        if (not line.detail and line.kind in ACTIONS) or line.kind in ("turn", "checkup", "end"):
-            close(group)
-            group = []
-        group.append(line)
-    close(group)
+    for i, line in enumerate(lines):
+        kind = line.kind
+        if (not line.detail and kind in ACTIONS) or kind in ("turn", "checkup", "end"):
+            if shuffles:
+                close(lines[start:i])
+            start, shuffles = i, False
+        if kind == "shuffle":
+            shuffles = True
+    if shuffles:
+        close(lines[start:])

@@ -39,6 +39,13 @@ class Locale:
     wins_suffix: str = ""
 
 
+def header_ends(loc: Locale) -> tuple[str, ...]:
+    """What a turn header, the Setup or checkup header, the end line or a draw line of ``loc`` ends with: a
+    line that ends otherwise is none of them (``str.endswith`` takes the tuple; a numbered header's rest is
+    the line's end), so the header tests run only on the few lines that do."""
+    return (loc.setup, loc.checkup, loc.turn_suffix, loc.wins_suffix, *loc.draw)
+
+
 W, L = "winner", "loser"
 
 # reason -> (kind, pov). Verified: every English reason (real exports), German "Alle Preiskarten genommen.".

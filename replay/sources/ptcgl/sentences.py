@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
@@ -287,10 +287,18 @@ class Match:
     kind: str
     key: str
     g: dict[str, str]
-    raw: dict[str, str] = field(default_factory=dict)  # the values by the template's own placeholder names
+    # the template's placeholder names and the values read for them, in the regex's order: ``raw`` is made
+    # of them when asked (only the log translator asks; the importer reads ``g``)
+    phs: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()
     # a more specific sentence's words are all in the line, in order, but it did not match: this vaguer
     # one read it, and the rest of the line (in a value) was not read (the key of the one it holds)
     partial: str = ""
+
+    @property
+    def raw(self) -> dict[str, str]:
+        """The values by the template's own placeholder names (``cardName``, ``playerName``, ...)."""
+        return dict(zip(self.phs, self.values, strict=True))
 
 
 def _compile(key: str, text: str, players: str = r"\S+?") -> Template | None:
@@ -572,16 +580,15 @@ class Sentences:
                 continue
             t = self.templates[i]
             values = m.groups()
-            raw = dict(zip(t.phs, values, strict=True))
             g = dict(zip(t.names, values, strict=True))
             if t.fixed:
                 g.update(t.fixed)
             if t.refined:
-                out = self._refine(t, g, raw)
+                out = self._refine(t, g, values)
                 if out is None:
                     return None
             else:
-                out = Match(t.kind, t.key, g, raw)
+                out = Match(t.kind, t.key, g, t.phs, values)
             if k:
                 # a more specific template tried before (all failed) whose words are all in the line
                 fell = next(
@@ -597,7 +604,7 @@ class Sentences:
             return out
         return None
 
-    def _refine(self, t: Template, g: dict[str, str], raw: dict[str, str]) -> Match | None:
+    def _refine(self, t: Template, g: dict[str, str], values: tuple[str, ...]) -> Match | None:
         kind = t.kind
         cond = g.get("cond")
         if cond is not None:
@@ -615,7 +622,7 @@ class Sentences:
             elif nm is not None:
                 g["n"] = nm.group(1)
                 g["hidden"] = "1"
-        return Match(kind, t.key, g, raw)
+        return Match(kind, t.key, g, t.phs, values)
 
 
 def language_of(code: str) -> str:

@@ -28,6 +28,11 @@ HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
 }
 
 
+# lines with nothing to walk (a card list, a line the client prints for show) and the headers and end
+_SKIPPED = frozenset({"bullet", "ignore", "list_head"})
+_HEADS = frozenset({"setup", "turn", "checkup", "end"})
+
+
 def after_end(imp: Importer, ln: Line) -> None:
     k = ln.kind
     if k in ("unmatched", "bullet") and ln.extra is None:
@@ -40,32 +45,31 @@ def after_end(imp: Importer, ln: Line) -> None:
 
 def walk_lines(imp: Importer, lines: list[Line]) -> None:
     """Every line, in order, into events."""
+    out, table, attack_lines = imp.out, imp.table, imp.attack_lines
     for ln in lines:
         k = ln.kind
         if imp.phase == "ended":
             after_end(imp, ln)
             continue
-        if k == "setup":
-            close_window(imp)
-            imp.phase = "setup"
+        if k in _SKIPPED:
             continue
-        if k == "turn":
-            turns.start_header(imp, ln)
-            continue
-        if k == "checkup":
-            turns.start_checkup(imp, ln)
-            continue
-        if k == "end":
-            turns.end(imp, ln)
-            continue
-        if k in ("bullet", "ignore", "list_head"):
+        if k in _HEADS:
+            if k == "setup":
+                close_window(imp)
+                imp.phase = "setup"
+            elif k == "turn":
+                turns.start_header(imp, ln)
+            elif k == "checkup":
+                turns.start_checkup(imp, ln)
+            else:
+                turns.end(imp, ln)
             continue
         if k == "unmatched":
             imp.unread(ln, say(notes.UNMATCHED, line=repr(ln.text[:80])))
             continue
-        imp.out.line = ln.no
+        out.line = ln.no
         if ln.partial:
-            imp.out.partly.append((ln.no, imp.raw[ln.no - 1]))
+            out.partly.append((ln.no, imp.raw[ln.no - 1]))
             imp.find(
                 "importer_partly_read",
                 "warning",
@@ -75,15 +79,18 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
         if imp.pending is not None:
             turns.start_pending(imp, ln)
         handler = HANDLERS[k]
-        if not ln.detail and k in ACTIONS and imp.phase != "checkup" and not play.reacting(imp, ln):
+        detail = ln.detail
+        if not detail and k in ACTIONS and imp.phase != "checkup" and not play.reacting(imp, ln):
             # (a defender's Ability reacting inside an attack, Hide 'n' Sneak, keeps the attack's window:
             # the attack's knockouts are checked at its end [docs/rules.md §2])
-            close_window(imp)
-            actor = ln.g["p"] if ln.g is not None and "p" in ln.g else None
-            imp.window = Window("attack" if ln.no in imp.attack_lines else "effect", ln.no, actor)
+            if imp.window is not None:
+                close_window(imp)
+            g = ln.g
+            actor = g["p"] if g is not None and "p" in g else None
+            imp.window = Window("attack" if ln.no in attack_lines else "effect", ln.no, actor)
         elif imp.window is None and imp.phase == "turn":
             imp.window = Window("effect", ln.no)
-        if ln.detail and k == "attack" and imp.window is not None and imp.window.kind == "effect":
+        if detail and k == "attack" and imp.window is not None and imp.window.kind == "effect":
             # an attack printed under an Ability that lets the Pokémon attack (Festival Lead: "used
             # Festival Lead.", "- chose Rapid Draw", "- ... used Rapid Draw on ... for 70 damage."): the
             # window is that attack's, closed (and its knockouts checked) at its end [docs/rules.md §2]
@@ -94,7 +101,7 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
         imp.guessed = None
         if not handler(imp, ln):
             imp.unread(ln, say(notes.NOT_IN_GAME, line=repr(ln.text[:80])))
-        if imp.table.stadium is not None or imp.field is not None:
+        if table.stadium is not None or imp.field is not None:
             play.stadium_hp(imp, ln.no)
 
 

@@ -253,8 +253,13 @@ def on_discarded(imp: Importer, ln: Line) -> bool:
         table.stadium = None
         imp.emit({"type": "discarded", "player": owner, "from": "stadium", "count": 1, "cards": [name]})
         return True
-    bench = [x for x in table.bench[p] if imp.mon(x).name == ln.g.get("c")] if not ln.g.get("hidden") else []
-    if bench and w0 is not None and w0.stadium_played:
+    stadium_played = w0 is not None and w0.stadium_played
+    bench = (
+        [x for x in table.bench[p] if imp.mon(x).name == ln.g.get("c")]
+        if stadium_played and not ln.g.get("hidden")
+        else []
+    )
+    if bench:
         # a Stadium that limits the Bench (Collapsed Stadium): the player discards Benched Pokémon, with
         # their cards; the client prints it as a discard
         pid = bench[-1]
