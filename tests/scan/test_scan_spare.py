@@ -123,3 +123,31 @@ def test_both_codes_lost_is_refused_naming_the_photo(
         in err
     )
     assert "retake the photo" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("retouch", "says"),
+    [
+        (
+            lambda img: cv2.resize(img, None, fx=0.2, fy=0.2, interpolation=cv2.INTER_AREA),
+            "too small in the photo",
+        ),
+        (lambda img: cv2.filter2D(img, -1, np.full((1, 9), 1 / 9, np.float32)), "the photo is shaken"),
+    ],
+    ids=["far", "shaken"],
+)
+def test_a_photo_too_far_or_too_shaken_is_refused_saying_which(
+    retouch: Any, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = cv2.imdecode(np.frombuffer(phone(marked(MARKS), seed=11), np.uint8), cv2.IMREAD_COLOR)
+    ok, buf = cv2.imencode(".jpg", retouch(photo), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    (tmp_path / "t.jpg").write_bytes(buf.tobytes())
+    code = main(["import", "scan", str(tmp_path / "t.jpg"), "--crops", str(tmp_path / "c")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        f"prizecheck import: {tmp_path / 't.jpg'}: no readable QR code where a game sheet has its two: {says}"
+        in err
+    )
+    assert "retake the photo" in err and "Traceback" not in err
