@@ -130,7 +130,7 @@ def test_both_codes_lost_is_refused_naming_the_photo(
     [
         (
             lambda img: cv2.resize(img, None, fx=0.2, fy=0.2, interpolation=cv2.INTER_AREA),
-            "too small in the photo",
+            "the sheet is too small in the photo",
         ),
         (lambda img: cv2.filter2D(img, -1, np.full((1, 9), 1 / 9, np.float32)), "the photo is shaken"),
     ],
