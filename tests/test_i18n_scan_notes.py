@@ -105,3 +105,19 @@ def test_the_note_rows_of_a_scan_keep_their_english() -> None:
     result = parse_sheet(json.dumps(doc.doc), match="t-1", cards=doc.cards)
     rows = [e["text"] for e in result.events if e["type"] == "note" and e["author"] == notes.SHEET]
     assert rows == ["unclear marks in the sheet's row 9"]
+
+
+def test_a_sheet_read_from_its_spare_code_says_so_in_the_language() -> None:
+    reads = clear_reads({"r1.who": {"A"}, "r2.who": {"B"}})
+    header = Header(match="t-1", players=("Mara", "Teodor"), spare=True, context_unread=True)
+    doc = sheet_document(header, reads, scan="k-1")
+    result = parse_sheet(json.dumps(doc.doc), match="t-1", cards=doc.cards)
+    rows = [e for e in result.events if e["type"] == "note" and e["author"] == notes.SHEET]
+    assert [e["text"] for e in rows] == [notes.say(scan_notes.SPARE_CODE)]
+    [lost] = [p for c in doc.carriers for p in c.problems]
+    assert lost == scan_notes.CONTEXT_UNREAD
+    for lang, script in (("ja", JA), ("ko", KO)):
+        row = notes.of_note(lang, rows[0]) or ""
+        shown = scan_notes.problems(lang, lost)
+        assert re.search(script, row) and not ENGLISH.search(row), row
+        assert re.search(script, shown) and not ENGLISH.search(shown), shown

@@ -345,7 +345,7 @@ SENTENCES: Final[tuple[str, ...]] = (
 
 # A scanned sheet's note rows (replay.i18n.scan_notes): a part of the sheet whose marks the scan could
 # not read cleanly, kept as one of the sheet's note rows (``author: "sheet"``, the row's ``scan``).
-SCAN_SENTENCES: Final[tuple[str, ...]] = scan_notes.UNCLEAR
+SCAN_SENTENCES: Final[tuple[str, ...]] = scan_notes.NOTE_ROWS
 #: The ``author`` of a sheet's note row (replay.sources.sheet).
 SHEET: Final = "sheet"
 

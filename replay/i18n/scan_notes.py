@@ -21,6 +21,15 @@ UNCLEAR_HEADER: Final = N_("unclear marks in the sheet's header")
 UNCLEAR_ROW: Final = N_("unclear marks in the sheet's row {row}")
 UNCLEAR_END: Final = N_("unclear marks in the sheet's end-of-game box")
 UNCLEAR: Final[tuple[str, ...]] = (UNCLEAR_HEADER, UNCLEAR_ROW, UNCLEAR_END)
+#: The header's note row when the main QR code could not be read and the spare one named the sheet.
+SPARE_CODE: Final = N_(
+    "the sheet's main QR code could not be read: its match, players and number were read from the small "
+    "spare code beside it"
+)
+#: ... and the problem it is flagged for when the main code holds a context the spare one does not.
+CONTEXT_UNREAD: Final = N_("the event, round and table are in the unread main QR code only: not known")
+#: Every note row of a scanned sheet.
+NOTE_ROWS: Final[tuple[str, ...]] = (*UNCLEAR, SPARE_CODE)
 
 # the low_confidence finding's note (replay.sources.scan.photo)
 LOW_CONFIDENCE: Final = N_("{region}: {problems}; confidence {confidence}: check the crop {ref}")
@@ -54,6 +63,7 @@ OWN: Final[tuple[str, ...]] = (
     N_("no result read"),
     N_("who won is marked but not how the game ended"),
     N_("a concession with no winner"),
+    CONTEXT_UNREAD,
     NEAR_THRESHOLDS,
 )
 LABELLED: Final = N_("{label}: {problem}")
@@ -78,7 +88,7 @@ LABELS: Final[tuple[str, ...]] = (
     N_("Draw"),
 )
 #: Every sentence of the scan's that a note holds whole.
-SENTENCES: Final[tuple[str, ...]] = (*UNCLEAR, LOW_CONFIDENCE)
+SENTENCES: Final[tuple[str, ...]] = (*NOTE_ROWS, LOW_CONFIDENCE)
 
 
 def problems(lang: str, said: str, fill: Fill | None = None) -> str:

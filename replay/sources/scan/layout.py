@@ -37,6 +37,10 @@ PITCH: Final = 4.4  # box to box, in a group
 TIMING: Final = 2.4  # the timing squares at both ends of each row (the reader finds each row by them)
 TIMING_X: Final = (1.2, FRAME_W - 1.2 - TIMING)
 QR_BOX: Final = (142.0, 9.5, 38.0)  # x, y, side (the quiet zone included)
+#: The spare QR code (issue 39): a second, smaller code left of the sheet's number, holding the match, the
+#: players, the ruleset and the sheet's number again (:meth:`Header.spare_payload`), so that a main code
+#: lost to glare, a crease or the photo's edge does not lose the sheet: it is read when the main one is not.
+SPARE_QR_BOX: Final = (117.0, 0.4, 24.0)
 QR_MIN_VERSION: Final = 3  # QR versions (17 + 4 v modules a side); the reader tries each size
 QR_MAX_VERSION: Final = 14
 QR_PREFIX: Final = "pcs"  # the payload's version key: {"pcs": <layout version>, ...}
@@ -204,6 +208,10 @@ LAYOUT: Final = _build()
 
 
 # ---------------------------------------------------------------------------------- the QR code
+#: The ruleset a payload without one names.
+DEFAULT_RULESET: Final = "play-2026"
+
+
 @dataclass(frozen=True, slots=True)
 class Header:
     """What the QR code holds: the match, the players (A, B; None when the sheet was printed without
@@ -211,11 +219,15 @@ class Header:
 
     match: str
     players: tuple[str, str] | None = None
-    ruleset: str = "play-2026"
+    ruleset: str = DEFAULT_RULESET
     sheet: int | None = None
     count: int | None = None
     context: dict[str, Any] = field(default_factory=dict)
     layout: int = LAYOUT_VERSION
+    #: read from the spare code (:meth:`spare_payload`), the main one being unreadable
+    spare: bool = False
+    #: the context is printed in the main code only, which was not read (so it is not known here)
+    context_unread: bool = False
 
     def payload(self) -> str:
         """The QR code's text: compact JSON (UTF-8), short keys (docs/importers.md, "The QR code"). Kept
@@ -232,6 +244,26 @@ class Header:
         context = {CONTEXT_KEYS[k]: v for k, v in self.context.items() if k in CONTEXT_KEYS}
         if context:
             doc["c"] = context
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+    def spare_payload(self) -> str:
+        """The spare code's text: the main payload less the context (the fewer bytes, the larger its
+        modules), the ruleset only when it is not the default one (which a payload without it means),
+        ``"s": 1`` (this is the spare) and ``"cx": 1`` when the main code holds a context this one does not
+        (so a sheet read from the spare says the event, round and table are not read, never leaves them
+        out silently)."""
+        doc: dict[str, Any] = {QR_PREFIX: self.layout, "m": self.match}
+        if self.players is not None:
+            doc["p"] = list(self.players)
+        if self.ruleset != DEFAULT_RULESET:
+            doc["r"] = self.ruleset
+        if self.sheet is not None:
+            doc["n"] = self.sheet
+        if self.count is not None:
+            doc["of"] = self.count
+        doc["s"] = 1
+        if any(k in CONTEXT_KEYS for k in self.context):
+            doc["cx"] = 1
         return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -272,14 +304,14 @@ def parse_payload(text: str) -> Header:
         )
     match = doc.get("m")
     players = doc.get("p")
-    ruleset = doc.get("r", "play-2026")
+    ruleset = doc.get("r", DEFAULT_RULESET)
     context = doc.get("c", {})
     ok = (
         isinstance(match, str)
         and isinstance(ruleset, str)
         and isinstance(context, dict)
         and (players is None or (isinstance(players, list) and len(players) == 2))
-        and all(isinstance(doc.get(k, 0), int) for k in ("n", "of"))
+        and all(isinstance(doc.get(k, 0), int) for k in ("n", "of", "s", "cx"))
     )
     if not ok or (players is not None and not all(isinstance(p, str) and p for p in players)):
         raise PayloadError("the sheet's QR code is damaged or incomplete (match, players, ruleset)")
@@ -293,6 +325,8 @@ def parse_payload(text: str) -> Header:
         count=doc.get("of"),
         context={names[k]: v for k, v in context.items() if k in names},
         layout=version,
+        spare=bool(doc.get("s")),
+        context_unread=bool(doc.get("cx")),
     )
 
 

@@ -336,6 +336,13 @@ def _document(
         add("head", turn=0, player=pid[s], action="active", card=active[s])
     for s, name in placed.get(None, []):
         add("head", turn=0, player=pid[s], action="bench", card=name)
+    if header.spare:
+        # the main QR code unread, the spare one named the sheet: said, and flagged when the context the
+        # main code holds (event, round, table) is therefore not known
+        lost = (say(scan_notes.CONTEXT_UNREAD),) if header.context_unread else ()
+        row_n = add("head", action="note", note=say(scan_notes.SPARE_CODE), confidence=0.5 if lost else None)
+        if lost:
+            carriers.append(Carrier("head", row_n, 0.5, lost))
     if not head_carried and head_problems:
         row_n = add(
             "head", action="note", note=say(scan_notes.UNCLEAR_HEADER), confidence=round(head_conf, 2)

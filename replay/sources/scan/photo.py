@@ -358,7 +358,9 @@ def strip_scan(events: list[Event]) -> list[Event]:
         fnd = ev.get("finding")
         if ev.get("type") == "note" and isinstance(fnd, dict) and fnd.get("code") == "low_confidence":
             continue
-        if ev.get("type") == "note" and str(ev.get("text", "")).startswith("unclear marks in "):
+        if ev.get("type") == "note" and str(ev.get("text", "")).startswith(
+            ("unclear marks in ", "the sheet's main QR code could not be read")
+        ):
             continue
         e = {k: v for k, v in ev.items() if k not in ("scan", "confidence", "row")}
         if e.get("type") == "match_started":

@@ -33,6 +33,7 @@ from replay.sources.scan.layout import (
     QR_BOX,
     QR_MIN_VERSION,
     ROWS,
+    SPARE_QR_BOX,
     Group,
     Header,
     Rect,
@@ -199,16 +200,17 @@ def _draw_markers(pdf: _Sheet) -> None:
                     pdf.solid(r.x + i * cell, r.y + j * cell, cell + 0.02, cell + 0.02)
 
 
-def _draw_qr(pdf: _Sheet, header: Header) -> None:
+def _draw_qr(pdf: _Sheet, text: str, place: tuple[float, float, float] = QR_BOX) -> None:
+    """``text`` as a QR code filling the square ``place`` (x, y, side; its quiet zone inside)."""
     import segno
 
     # the payload as UTF-8 bytes (byte mode): what every decoder, OpenCV's included, reads back as text
-    data = header.payload().encode("utf-8")
+    data = text.encode("utf-8")
     qr = segno.make(data, error="m", micro=False, boost_error=False)
     if isinstance(qr.version, int) and qr.version < QR_MIN_VERSION:
         qr = segno.make(data, error="m", micro=False, version=QR_MIN_VERSION, boost_error=False)
     matrix = qr.matrix
-    x0, y0, side = QR_BOX
+    x0, y0, side = place
     n = len(matrix)
     module = side / (n + 8)  # a quiet zone of 4 modules inside the box
     for j, row in enumerate(matrix):
@@ -243,11 +245,21 @@ def _header(pdf: _Sheet, header: Header) -> None:
             number = tr("sheet {n}", n=header.sheet) + "  ·  "
     pdf.text_at(90, 3.0, number + tr("layout {version}", version=header.layout), 7, align="R", w=88)
     pdf.text_at(0, 12.0, tr("Match"), 7)
-    pdf.text_at(12, 11.4, header.match, 10, bold=True)
+    # the match id and the context line stop short of the spare QR code (smaller type when they are long)
+    room = SPARE_QR_BOX[0] - 1.0
+    pdf.text_at(12, 11.4, header.match, _fitting(pdf, header.match, 10, room - 12, bold=True), bold=True)
     ctx = header.context
     parts = [f"{i18n.gettext(pdf.lang, label)} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
     blank = tr("Event ________   Round ____   Table ____")
-    pdf.text_at(0, 17.0, "   ".join(parts) if parts else blank, 8)
+    line = "   ".join(parts) if parts else blank
+    size = _fitting(pdf, line, 8, room)
+    if size >= 6.5 or len(parts) < 2:
+        pdf.text_at(0, 17.0, line, size)
+    else:  # a long context on two lines, between the match id and the ruleset
+        half = (len(parts) + 1) // 2
+        for y, piece in ((15.9, parts[:half]), (18.5, parts[half:])):
+            text = "   ".join(piece)
+            pdf.text_at(0, y, text, min(6.5, _fitting(pdf, text, 6.5, room)))
     pdf.text_at(0, 21.2, tr("Ruleset {ruleset}", ruleset=header.ruleset), 8)
     for i, side in enumerate(("A", "B")):
         y = 26.0 + i * 7.0
@@ -266,7 +278,17 @@ def _header(pdf: _Sheet, header: Header) -> None:
         r = LAYOUT.free_text[key]
         pdf.box(r, width=0.15, color=GUIDE)
         pdf.text_at(r.x + 0.6, r.y + 0.3, title, 5.5)
-    _draw_qr(pdf, header)
+    _draw_qr(pdf, header.payload())
+    _draw_qr(pdf, header.spare_payload(), SPARE_QR_BOX)
+
+
+def _fitting(pdf: _Sheet, text: str, size: float, width: float, *, bold: bool = False) -> float:
+    """``size``, or the smaller type size (down to 5 pt) at which ``text`` fits in ``width`` mm."""
+    pdf.set_font(pdf.family, "B" if bold else "", size)
+    if pdf.family == "Helvetica":
+        text = text.encode("latin-1", "replace").decode("latin-1")
+    wide = pdf.get_string_width(text) + 0.5
+    return size if wide <= width else max(5.0, size * width / wide)
 
 
 def _columns(pdf: _Sheet, ruleset: str) -> None:

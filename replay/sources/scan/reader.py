@@ -51,6 +51,7 @@ from replay.sources.scan.layout import (
     QR_BOX,
     QR_MAX_VERSION,
     QR_MIN_VERSION,
+    SPARE_QR_BOX,
     Group,
     Header,
     PayloadError,
@@ -61,6 +62,8 @@ from replay.sources.scan.layout import (
 from replay.sources.scan.marks import GroupRead
 from replay.sources.scan.refusals import (
     NO_QR,
+    NO_QR_FAR,
+    NO_QR_SHAKEN,
     NO_SHEET,
     OVERLAP,
     PART_HIDDEN,
@@ -302,40 +305,79 @@ def _homography(src: npt.NDArray[np.float32], dst_mm: npt.NDArray[np.float32]) -
 
 
 def _qr(image: Image, h: npt.NDArray[np.float64], marker: int | None = None) -> str:
-    """The text of the sheet's QR code, cut out of the photo (grey) through the homography."""
-    x0, y0, side = QR_BOX
-    margin = 2.0
+    """The text of the sheet's QR code, cut out of the photo (grey) through the homography: the main code,
+    else the spare one (:data:`SPARE_QR_BOX`: the same sheet's identity, elsewhere on it), each first as
+    photographed, then with the blur its corner markers show undone. :class:`NotASheet` (naming both
+    codes, and how to retake the photo) when neither reads: never a guess."""
+    patches = [_qr_patch(image, h, place) for place in (QR_BOX, SPARE_QR_BOX)]
+    det = cv2.QRCodeDetector()
+    for patch, (_, _, side) in zip(patches, (QR_BOX, SPARE_QR_BOX), strict=True):
+        text = _qr_text(det, patch, side, whole=True)
+        if text:
+            return text
+    smear = 0.0
+    if marker is not None:
+        # A shaken phone: the blur is measured on a corner marker (a pattern known exactly) and undone on
+        # the codes' squares, so the codes are not the first thing a blurred photo loses.
+        smear, kernels = _blur(image, h, marker)
+        for patch, (_, _, side) in zip(patches, (QR_BOX, SPARE_QR_BOX), strict=True):
+            for kernel in kernels:
+                for nsr in (0.005, 0.02):
+                    text = _qr_text(det, _wiener(patch, kernel, nsr), side, whole=False)
+                    if text:
+                        return text
+    # Neither code reads: the refusal says what was measured, so the retake can fix it: the sheet too
+    # small in the photo (too far), or the photo shaken; else the codes themselves (glare, a fold, ink).
+    density, need, smeared = (f"{v:.1f}" for v in (_density(h), DENSE_ENOUGH, smear))
+    if _density(h) < DENSE_ENOUGH:
+        raise NotASheet.said(NO_QR_FAR, density=density, need=need)
+    if smear >= SHAKEN:
+        raise NotASheet.said(NO_QR_SHAKEN, smear=smeared)
+    raise NotASheet.said(NO_QR)
+
+
+#: Photo pixels a millimetre of the sheet below which its codes' modules (0.5-0.7 mm) are under 1-1.4 px
+#: and seldom read (a photo at 1.75 was read, at 1.4 not): a refusal then says the sheet is too far (its
+#: wording only: every photo is tried first).
+DENSE_ENOUGH: Final = 2.0
+#: A blur measured on the corner markers this long (mm of the sheet) or longer: a refusal says "shaken".
+SHAKEN: Final = 0.6
+
+
+def _density(h: npt.NDArray[np.float64]) -> float:
+    """Photo pixels per millimetre of the sheet's frame (the mean over its area)."""
+    corners = np.array([[[0, 0]], [[FRAME_W, 0]], [[FRAME_W, FRAME_H]], [[0, FRAME_H]]], np.float64) * SCALE
+    quad = cv2.perspectiveTransform(corners, np.linalg.inv(h)).reshape(4, 2).astype(np.float32)
+    return float(np.sqrt(cv2.contourArea(quad) / (FRAME_W * FRAME_H)))
+
+
+_QR_MARGIN: Final = 2.0  # mm of the photo kept around a code's square
+
+
+def _qr_patch(image: Image, h: npt.NDArray[np.float64], place: tuple[float, float, float]) -> Image:
+    """The square ``place`` (x, y, side in frame mm) and :data:`_QR_MARGIN` around it, at
+    :data:`QR_SCALE` px/mm."""
+    x0, y0, side = place
+    margin = _QR_MARGIN
     k = QR_SCALE / SCALE
     to_qr = np.array([[k, 0, -(x0 - margin) * QR_SCALE], [0, k, -(y0 - margin) * QR_SCALE], [0, 0, 1]]) @ h
     n = round((side + 2 * margin) * QR_SCALE)
-    patch = cv2.warpPerspective(image, to_qr, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    det = cv2.QRCodeDetector()
-    # The symbol's place is known, and its size for each QR version the printer may use: its modules are
-    # sampled here, each against its neighbourhood, and the clean symbol that gives is decoded
-    # (Reed-Solomon corrects the modules sampled wrong). This reads codes too blurred for OpenCV's own
-    # detector, in a fraction of its time; the detector is the last resort.
+    return cv2.warpPerspective(image, to_qr, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _qr_text(det: Any, patch: Image, side: float, *, whole: bool) -> str:
+    """The text of the code in ``patch`` ("" when none decodes). The symbol's place is known, and its size
+    for each QR version the printer may use: its modules are sampled, each against its neighbourhood, and
+    the clean symbol that gives is decoded (Reed-Solomon corrects the modules sampled wrong). This reads
+    codes too blurred for OpenCV's own detector, in a fraction of its time; the detector (``whole``) is
+    the last resort."""
     for version in range(QR_MIN_VERSION, QR_MAX_VERSION + 1):
-        clean = _resample(patch, version, side, margin)
+        clean = _resample(patch, version, side, _QR_MARGIN)
         if clean is not None:
             text = _decode(det, clean, 17 + 4 * version)
             if text:
                 return text
-    text = _decode(det, patch)
-    if text:
-        return text
-    if marker is not None:
-        # A shaken phone: the blur is measured on a corner marker (a pattern known exactly) and undone on
-        # the QR code's square, so the code is not the first thing a blurred photo loses.
-        for kernel in _blur(image, h, marker):
-            for nsr in (0.005, 0.02):
-                sharp = _wiener(patch, kernel, nsr)
-                for version in range(QR_MIN_VERSION, QR_MAX_VERSION + 1):
-                    clean = _resample(sharp, version, side, margin)
-                    if clean is not None:
-                        text = _decode(det, clean, 17 + 4 * version)
-                        if text:
-                            return text
-    raise NotASheet.said(NO_QR)
+    return _decode(det, patch) if whole else ""
 
 
 @cache
@@ -367,10 +409,11 @@ def _motion(length: int, angle: int, sigma: float) -> Floats:
 _LENGTHS: Final = (1, 3, 5, 7, 9, 12, 15, 19, 24)
 
 
-def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> list[Floats]:
-    """The likeliest blurs of the photo around the QR code, best first: each candidate blur applied to the
-    ideal marker is compared with the marker as photographed (rectified at :data:`QR_SCALE`), by
-    correlation. Empty when the photo is sharp (nothing to undo)."""
+def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> tuple[float, list[Floats]]:
+    """How far the photo is smeared (mm of the sheet, the likeliest blur's length) and the likeliest
+    blurs around the QR code, best first: each candidate blur applied to the ideal marker is compared
+    with the marker as photographed (rectified at :data:`QR_SCALE`), by correlation. No blur when the
+    photo is sharp (nothing to undo)."""
     r = marker_rects()[MARKER_IDS.index(marker)]
     k = QR_SCALE / SCALE
     to = np.array([[k, 0, -(r.x - 2) * QR_SCALE], [0, k, -(r.y - 2) * QR_SCALE], [0, 0, 1]]) @ h
@@ -388,9 +431,10 @@ def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> list[Floats]
                 b = (b - b.mean()) / max(float(b.std()), 1e-6)
                 scored.append((float(obs @ b) / obs.size, length, kernel))
     scored.sort(key=lambda t: -t[0])
+    smear = scored[0][1] / QR_SCALE
     if scored[0][1] <= 3:
-        return []
-    return [kernel for _, _, kernel in scored[:3]]
+        return smear, []
+    return smear, [kernel for _, _, kernel in scored[:3]]
 
 
 def _wiener(patch: Image, kernel: Floats, nsr: float) -> Image:

@@ -18,7 +18,18 @@ RETAKE: Final = N_(
 )
 #: The refusals of a photo (templates of the catalogues: :meth:`NotASheet.said`).
 NO_SHEET: Final = N_("no game sheet here: {found} of its 4 corner markers found; {retake}")
-NO_QR: Final = N_("no readable QR code where a game sheet has one: {retake}")
+NO_QR: Final = N_(
+    "no readable QR code where a game sheet has its two (the large one at the top right, the small one "
+    "left of it): {retake}"
+)
+NO_QR_FAR: Final = N_(
+    "no readable QR code where a game sheet has its two: the sheet is too small in the photo ({density} "
+    "pixels a millimetre; its codes need {need} or more): come closer; {retake}"
+)
+NO_QR_SHAKEN: Final = N_(
+    "no readable QR code where a game sheet has its two: the photo is shaken (the corner squares smeared "
+    "by about {smear} mm): hold the phone still; {retake}"
+)
 PART_OUT: Final = N_(
     "another game sheet is partly in this photo ({found} of its 4 corner markers found) and is not read: "
     "photograph each sheet on its own, or {retake}"
