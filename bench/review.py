@@ -11,7 +11,7 @@ its baseline:
 - **/meta**: the server's answer to ``GET /review/<match>/meta`` for the 1,300-, 5,000- and 50,000-event
   games, from the request to the last byte read (aiohttp, no browser), and its bytes: the first request
   (the server folds the game) and the median of ``--opens`` more (the answer kept:
-  ``streams.http.pages.MetaCache``). Baseline: the same for a 40-event game.
+  ``streams.http.pages._META_CACHE``). Baseline: the same for a 40-event game.
 - **open**: from the navigation's start to a page that shows the game and steps (the page's own
   ``performance.now()``): the first open of each game (a copy of it under another name, which the server
   has not folded yet) and the median of ``--opens`` loads of each game, in turn, whose answers are kept;
@@ -129,7 +129,7 @@ async def measure(args: argparse.Namespace, server: Server) -> int:
         "bench-long": long_game("bench-long", args.long),
     }
     # the same games again under other names, each opened once in the page: the server folds them then
-    # (the others' answers are kept from the /meta requests before: streams.http.pages.MetaCache)
+    # (the others' answers are kept from the /meta requests before: streams.http.pages._META_CACHE)
     firsts = {"bench-short": "first-short", "bench-mid": "first-mid", "bench-long": "first-long"}
     posted = dict(games)
     for match, first in firsts.items():

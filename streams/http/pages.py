@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,11 +50,11 @@ from streams.http.battle_log import (
 from streams.http.delay import Reader, reader
 from streams.http.frames import SNAPSHOT, frames, replay_steps
 from streams.http.keys import STORE
+from streams.http.lru import ByteBoundLRU
 from streams.http.overlay import overlay_page
 from streams.http.prompts import playoff_records, prompts
 from streams.http.review_window import (
     FOLD_CACHE_BYTES,
-    FoldCache,
     ReviewFold,
     card_names,
     public_output,
@@ -129,7 +128,7 @@ async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
 
 async def review_meta(request: web.Request) -> web.StreamResponse:
     """GET /review/<match>/meta[?view=public]: the record, the battle log and every step of the game (one
-    fold); ``view=public``: as a spectator saw them. The answer is kept (:class:`MetaCache`) under what it
+    fold); ``view=public``: as a spectator saw them. The answer is kept (:data:`_META_CACHE`) under what it
     is made of, so the game opened again, unchanged, is not folded again."""
     query = request[QUERY]
     public = query.get("view") == "public"
@@ -207,6 +206,11 @@ async def _window(request: web.Request, public: bool, start: int, stop: int | No
     return body
 
 
+def _fold_size(fold: ReviewFold) -> int:
+    """A kept fold's bytes: its encoded steps so far (it grows as windows are read)."""
+    return fold.size
+
+
 def _playoff_key(playoff: Mapping[str, Record]) -> tuple[tuple[str, bytes], ...]:
     """The playoff games' records, by their bytes (a new version is new bytes)."""
     return tuple(sorted((name, _ENCODE(record.to_json())) for name, record in playoff.items()))
@@ -217,7 +221,9 @@ WINDOW: Final = 256
 #: The archive entries a window reads from the store at a time (:meth:`Reader.events_after`): the first
 #: window's 256 steps and the one after are one read for most games, a 4,096-step window a few.
 READ: Final = 512
-_FOLDS: web.AppKey[FoldCache] = web.AppKey("review_folds", FoldCache)
+#: The folds of the last matches reviewed in windows, the least recently used dropped past
+#: :data:`FOLD_CACHE_BYTES` of encoded steps in all (the one in use is never dropped).
+_FOLDS: web.AppKey[ByteBoundLRU[tuple[Any, ...], ReviewFold]] = web.AppKey("review_folds", ByteBoundLRU)
 
 
 @dataclass(frozen=True)
@@ -243,37 +249,13 @@ class _MetaInputs:
         return (self.match, public, self.lang, digest.digest(), self.stored, _playoff_key(self.playoff))
 
 
-class MetaCache:
-    """The last review answers (``/meta``'s bytes) by :meth:`_MetaInputs.key`, the least recently used
-    dropped past :data:`META_CACHE_BYTES` in all. A 50,000-event game's answer is ~18 MB and seconds of
-    fold; a judge opens the same game again and again (from the match list, a case, a deep link)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.size = 0
-        self._answers: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
-
-    def get(self, key: tuple[Any, ...]) -> bytes | None:
-        body = self._answers.get(key)
-        if body is not None:
-            self._answers.move_to_end(key)
-        return body
-
-    def put(self, key: tuple[Any, ...], body: bytes) -> None:
-        if len(body) > self.limit:
-            return
-        old = self._answers.pop(key, None)
-        self.size -= len(old) if old is not None else 0
-        self._answers[key] = body
-        self.size += len(body)
-        while self.size > self.limit:
-            _, dropped = self._answers.popitem(last=False)
-            self.size -= len(dropped)
-
-
-#: The bytes of review answers kept in all (:class:`MetaCache`): three 50,000-event games.
+#: The bytes of review answers kept in all: three 50,000-event games.
 META_CACHE_BYTES: Final = 64 * 1024 * 1024
-_META_CACHE: web.AppKey[MetaCache] = web.AppKey("review_meta_cache", MetaCache)
+#: The last review answers (``/meta``'s bytes) by :meth:`_MetaInputs.key`, the least recently used dropped
+#: past :data:`META_CACHE_BYTES` in all (one larger is not kept). A 50,000-event game's answer is ~18 MB
+#: and seconds of fold; a judge opens the same game again and again (from the match list, a case, a deep
+#: link).
+_META_CACHE: web.AppKey[ByteBoundLRU[tuple[Any, ...], bytes]] = web.AppKey("review_meta_cache", ByteBoundLRU)
 
 
 async def _meta_inputs(request: web.Request) -> _MetaInputs:
@@ -933,8 +915,8 @@ def add_pages(app: web.Application) -> None:
     if app.get(_PAGES_ADDED):
         return
     app[_PAGES_ADDED] = True
-    app[_META_CACHE] = MetaCache(META_CACHE_BYTES)
-    app[_FOLDS] = FoldCache(FOLD_CACHE_BYTES)
+    app[_META_CACHE] = ByteBoundLRU[tuple[Any, ...], bytes](META_CACHE_BYTES, len)
+    app[_FOLDS] = ByteBoundLRU(FOLD_CACHE_BYTES, _fold_size)
     install(app)
     from streams.http.tables import table_routes  # stream tables and slots (before /overlay/{match})
 

@@ -2,8 +2,9 @@
 ``from`` to ``to`` (their frames, as :func:`streams.http.frames.frames` gives them, and their battle log
 lines), folded only as far as ``to``.
 
-A match's fold (:class:`ReviewFold`) is kept per process (:class:`FoldCache`) under the same key as the
-whole answer (:meth:`streams.http.pages._MetaInputs.key`) and goes on from where the last window left it:
+A match's fold (:class:`ReviewFold`) is kept per process (a :class:`streams.http.lru.ByteBoundLRU`, trimmed
+after each window as the fold grows) under the same key as the whole answer
+(:meth:`streams.http.pages._MetaInputs.key`) and goes on from where the last window left it:
 the page's first window folds the first few hundred steps of a 50,000-event game, not 50,000, and its
 next windows fold only the steps after it; a step folded once is kept encoded. The concatenated windows
 are the whole answer's ``frames`` and ``log`` (tests/streams/http/test_review_window.py).
@@ -12,7 +13,6 @@ are the whole answer's ``frames`` and ``log`` (tests/streams/http/test_review_wi
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -260,29 +260,6 @@ class ReviewFold:
         return _ENCODE(head)[:-1] + b',"frames":[' + frames + b'],"log":[' + lines + b"]}"
 
 
-class FoldCache:
-    """The folds of the last matches reviewed in windows (:class:`ReviewFold`), the least recently used
-    dropped past ``limit`` bytes of encoded steps in all (the one in use is never dropped)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._folds: OrderedDict[tuple[Any, ...], ReviewFold] = OrderedDict()
-
-    def get(self, key: tuple[Any, ...]) -> ReviewFold | None:
-        fold = self._folds.get(key)
-        if fold is not None:
-            self._folds.move_to_end(key)
-        return fold
-
-    def put(self, key: tuple[Any, ...], fold: ReviewFold) -> None:
-        self._folds[key] = fold
-        self._folds.move_to_end(key)
-
-    def trim(self) -> None:
-        """Drop the least recently used folds while the steps kept pass the limit."""
-        while len(self._folds) > 1 and sum(f.size for f in self._folds.values()) > self.limit:
-            self._folds.popitem(last=False)
-
-
-#: The steps kept encoded in all (:class:`FoldCache`): some three 50,000-event games.
+#: The steps kept encoded in all (the folds' :class:`streams.http.lru.ByteBoundLRU`, by
+#: :attr:`ReviewFold.size`): some three 50,000-event games.
 FOLD_CACHE_BYTES: Final = 64 * 1024 * 1024

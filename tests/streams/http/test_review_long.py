@@ -205,7 +205,7 @@ async def test_a_long_game_s_public_view_shows_the_public_lines_far_down(
 
 
 async def test_the_review_answer_is_kept_until_its_game_changes(served: Served) -> None:
-    # /meta's answer is kept by what it is made of (streams.http.pages.MetaCache): opened again unchanged,
+    # /meta's answer is kept by what it is made of (streams.http.pages._META_CACHE): opened again unchanged,
     # the same bytes without a fold; a new event, a view or a language of its own is another answer
     from streams.http.pages import _META_CACHE
 
