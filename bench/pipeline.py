@@ -22,7 +22,9 @@ keys live under a unique prefix and are deleted at the end. Prints figures; asse
 Rates run from the end of each phase's first batch to its last record, over the records after the first
 batch: the first batch (the consumer group's join; in (b) also every match's first sight, rebuilt from
 Redis) is a warm-up, left out of both phases alike. Both phases batch with the worker's
-``take_batches`` and run with its GC settings.
+``take_batches`` and run with its GC settings; each phase also reports the garbage collector's share over
+the same records (collections per generation and their CPU, through ``gc.callbacks``) and how many objects
+it still walks, so a change in what the worker builds after ``tune_gc()``'s freeze shows in the figures.
 """
 
 from __future__ import annotations
@@ -79,6 +81,47 @@ def interleave(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------------------ worker phases
 
 
+class Collector:
+    """The garbage collector's share of a phase: collections per generation and the CPU they took.
+
+    Counted through ``gc.callbacks`` from :meth:`start` (the end of the first batch, where the phase's
+    rate starts) on, so the figure is over the same records as the rate; ``tracked`` is how many objects
+    the collector still walks (outside ``gc.freeze()``) when the phase reports.
+    """
+
+    def __init__(self) -> None:
+        self.on = False
+        self.counts = [0, 0, 0]
+        self.cpu = [0.0, 0.0, 0.0]
+        self.began = 0.0
+
+    def start(self) -> None:
+        import gc
+
+        if not self.on:
+            gc.callbacks.append(self.seen)
+        self.on = True
+
+    def seen(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.began = time.process_time()
+        else:
+            generation = info["generation"]
+            self.counts[generation] += 1
+            self.cpu[generation] += time.process_time() - self.began
+
+    def figures(self) -> dict[str, Any]:
+        import gc
+
+        tracked = len(gc.get_objects())
+        return {
+            "gc_counts": self.counts,
+            "gc_cpu": self.cpu,
+            "tracked": tracked,
+            "frozen": gc.get_freeze_count(),
+        }
+
+
 def phase(args: argparse.Namespace) -> None:
     """Run one Faust worker (``count`` or ``full``) in this process; report on stdout."""
     import faust
@@ -106,6 +149,7 @@ def phase(args: argparse.Namespace) -> None:
     )
     os.makedirs(app.conf.datadir, exist_ok=True)
     state: dict[str, Any] = {"n": 0, "t0": None, "n0": 0, "done": False, "batches": 0, "busy": 0.0}
+    collector = Collector()
 
     def report(kind: str, processed: int) -> None:
         took = time.perf_counter() - state["t0"]
@@ -113,7 +157,7 @@ def phase(args: argparse.Namespace) -> None:
         out = {"events": processed, "measured": processed - state["n0"], "seconds": took, "rate": rate}
         cpu = time.process_time()
         out.update(batches=state["batches"], busy=state["busy"], cpu=cpu, cpu_measured=cpu - state["cpu0"])
-        out.update(first=state.get("first", 0.0))
+        out.update(first=state.get("first", 0.0), **collector.figures())
         print(f"{kind} " + json.dumps(out), flush=True)
 
     def scaled(n: int, began: float) -> None:
@@ -141,6 +185,7 @@ def phase(args: argparse.Namespace) -> None:
                 if state["t0"] is None:  # the first batch is a warm-up, left out as in phase (b)
                     state["t0"], state["n0"] = time.perf_counter(), len(batch)
                     state["cpu0"] = time.process_time()
+                    collector.start()
                 state["n"] += len(batch)
                 state["batches"] += 1
                 if state["n"] >= args.expect and not state["done"]:
@@ -193,6 +238,7 @@ def phase(args: argparse.Namespace) -> None:
                     state["t0"], state["n0"] = time.perf_counter(), len(events)
                     state["cpu0"] = time.process_time()
                     state["first"] = state["t0"] - began
+                    collector.start()
                 else:
                     state["busy"] += time.perf_counter() - began
                 state["batches"] += 1
@@ -349,6 +395,16 @@ async def latency(
     return got, expected
 
 
+def collected(r: dict[str, Any]) -> str:
+    """A phase's collector line: collections and their CPU per generation, objects still walked."""
+    counts, cpu = r["gc_counts"], r["gc_cpu"]
+    return (
+        f"collector: {sum(cpu):.2f} s CPU after the first batch (gen 0/1/2: {counts[0]}/{counts[1]}/"
+        f"{counts[2]} collections, {cpu[0]:.2f}/{cpu[1]:.2f}/{cpu[2]:.2f} s); "
+        f"{r['tracked']:,} objects tracked, {r['frozen']:,} frozen"
+    )
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
@@ -428,6 +484,7 @@ async def main(args: argparse.Namespace) -> int:
                 f"({a['measured']} after the first batch, in {a['seconds']:.2f} s; "
                 f"worker CPU {a['cpu_measured']:.2f} s)"
             )
+            print(f"    {collected(a)}")
 
             if args.breakdown:
                 mr = await PhaseProcess(phase_cmd("memory", rnd)).run("DRAINED", 300)
@@ -450,6 +507,7 @@ async def main(args: argparse.Namespace) -> int:
                 f"    {b['batches']} batches (mean {b['events'] / max(1, b['batches']):.0f} records), "
                 f"{b['busy']:.2f} s inside the agent's batch handler; worker CPU {b['cpu']:.1f} s"
             )
+            print(f"    {collected(b)}")
             print(
                 f"    first batch ({b['events'] - b['measured']} records, every match rebuilt): "
                 f"{b['first']:.2f} s in the handler, left out; counted in, (b) would be "
