@@ -30,6 +30,7 @@ from replay.i18n import N_, notes
 from replay.i18n.findings import detail as finding_detail
 from replay.i18n.findings import message as finding_message
 from replay.i18n.findings import shown as shown_finding
+from replay.i18n.words import OUTCOMES, PLAYOFFS
 from replay.sources.cards import card_name as catalogue_name
 
 Event = dict[str, Any]
@@ -122,18 +123,6 @@ PENALTIES: dict[str, str] = {
     "game_loss": N_("game loss"),
     "match_loss": N_("match loss"),
     "disqualification": N_("disqualification"),
-    "double_loss": N_("double loss"),
-}
-#: A playoff's kind in words (docs/rules.md §6).
-PLAYOFFS: dict[str, str] = {
-    "sudden_death": N_("sudden death"),
-    "tiebreak": N_("tiebreak"),
-    "tiebreaker_game": N_("tiebreaker game"),
-}
-#: A result's outcome in words, other than a win.
-OUTCOMES: dict[str, str] = {
-    "draw": N_("draw"),
-    "no_winner": N_("no winner"),
     "double_loss": N_("double loss"),
 }
 
@@ -627,20 +616,6 @@ def _attack_hits(events: Sequence[Event], start: int) -> list[tuple[str, Any]]:
         if t == "damage" and isinstance(e.get("pid"), str):
             hits.append((e["pid"], e.get("amount")))
     return hits
-
-
-REASONS: dict[str, str] = {
-    "prizes": "took every Prize card needed",
-    "no_pokemon": "the opponent had no Pokémon left in play",
-    "deck_out": "the opponent could not draw at the start of their turn",
-    "concession": "the opponent conceded",
-    "penalty": "a penalty",
-    "effect": "a card effect",
-    "simultaneous": "both players met a win condition at once",
-    "playoff": "the playoff game",
-    "time": "time was called",
-    "double_loss": "a loss for both players",
-}
 
 
 def _mark(out: Mapping[str, Any], names: _Names, kos: dict[str, int]) -> dict[str, Any] | None:

@@ -38,7 +38,7 @@ from babel.messages.extract import extract_javascript
 from markupsafe import Markup
 
 from replay import i18n
-from replay.i18n import N_
+from replay.i18n.words import SEVERITIES, STATUSES, said
 from streams.http.access import PRINCIPAL
 from streams.http.routes import ROUTES, Problem, Route, page_lang, speak
 from streams.tokens import PUBLIC, Principal
@@ -72,19 +72,10 @@ def environment(lang: str = i18n.DEFAULT) -> jinja2.Environment:
 
 def words(value: Any, lang: str = i18n.DEFAULT) -> str:
     """A status or reason code as words in ``lang``: ``awaiting_playoff`` -> ``awaiting its playoff``."""
-    text = STATUS_WORDS.get(str(value))
-    return i18n.gettext(lang, text) if text else str(value).replace("_", " ")
-
-
-STATUS_WORDS: dict[str, str] = {
-    "in_progress": N_("in progress"),
-    "finished": N_("finished"),
-    "awaiting_playoff": N_("awaiting its playoff"),
-    # a finding's severity (the match list's top finding)
-    "violation": N_("violation"),
-    "warning": N_("warning"),
-    "info": N_("info"),
-}
+    code = str(value)
+    if code in STATUSES or code in SEVERITIES:  # a finding's severity too (the match list's top finding)
+        return said(lang, code, STATUSES, SEVERITIES)
+    return code.replace("_", " ")
 
 
 # -------------------------------------------------------------------------------------- language
