@@ -131,6 +131,20 @@ COLUMNS: Final[Table] = {
 }
 
 
+#: A claimed or derived result as the engine's ``result_mismatch`` sentence writes it: ``win for ash``.
+RESULT_FOR: Final = N_("{outcome} for {player}")
+
+
+def result_said(lang: str, text: str) -> str:
+    """A result as the engine writes it in a finding (``win for ash``, ``draw``;
+    ``replay.engine.outputs.Claim.said``) in words of ``lang``: ``ashの勝ち``."""
+    outcome, sep, player = text.partition(" for ")
+    shown = said(lang, outcome, OUTCOMES)
+    if not sep:
+        return shown
+    return i18n.fill(lang, i18n.gettext(lang, RESULT_FOR), {"outcome": shown, "player": player})
+
+
 def said(lang: str, code: str, *tables: Table) -> str:
     """``code`` in words of ``lang`` by the first of ``tables`` that knows it; as it is when none does."""
     for table in tables:
