@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from replay import i18n
 from replay.engine import DETAIL_AFTER, DETAIL_SENTENCES, NOTE_SENTENCES, PIECES, SENTENCES
-from replay.i18n import notes
+from replay.i18n import notes, words
 from replay.i18n.sentences import read, translate
 
 #: A card's name in the reader's language: ``(name as the sentence has it) -> name shown``; the caller
@@ -44,7 +44,14 @@ def message(lang: str, code: str, text: str, card: CardName | None = None) -> st
     if lang == i18n.DEFAULT or not isinstance(text, str):
         return text
     templates = SENTENCES.get(code, ()) + NOTE_SENTENCES
-    return translate(lang, templates, text, PIECES, _names(card)) or text
+    names = _names(card)
+    if code == "result_mismatch":  # the results it compares and the rules' reason are codes: in words
+        names.update(
+            said=lambda value: words.result_said(lang, value),
+            got=lambda value: words.result_said(lang, value),
+            reason=lambda value: words.said(lang, value, words.REASONS),
+        )
+    return translate(lang, templates, text, PIECES, names) or text
 
 
 def detail(lang: str, text: str, card: CardName | None = None) -> str:

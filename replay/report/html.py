@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple, cast
 import msgspec
 
 from replay import i18n
-from replay.i18n import findings
+from replay.i18n import findings, words
 from replay.i18n.deckcheck import message as deck_check
 from replay.i18n.sentences import shown
 from replay.report import sentences, svg
@@ -85,6 +85,24 @@ STANDINGS_LABELS = {
     "owp": N_("OWP"),
     "oowp": N_("OOWP"),
     "top_cut": N_("top cut"),
+}
+
+
+#: The tables by which a kind of code is shown in words (:mod:`replay.i18n.words`), as the templates name
+#: the kind (``word("status", code)``): the code itself stays in the element's ``title``.
+KINDS: dict[str, tuple[words.Table, ...]] = {
+    "status": (words.STATUSES,),
+    "outcome": (words.OUTCOMES,),
+    "result": (words.OUTCOMES, words.STATUSES),  # a match's result, or its status while it has none
+    "reason": (words.REASONS,),
+    "decided_by": (words.DECIDED_BY,),
+    "source": (words.SOURCE_KINDS,),
+    "chain": (words.CHAIN_STATES,),
+    "signature": (words.SIGNATURE_STATES,),
+    "severity": (words.SEVERITIES,),
+    "byes_from": (words.BYES_FROM,),
+    "basis": (words.BASES,),
+    "column": (words.COLUMNS,),
 }
 
 
@@ -200,8 +218,33 @@ def environment(lang: str) -> jinja2.Environment:
         ss = tr("no season") if season == NONE else tr("season {season}").format(season=season)
         return f"{lg} · {ss}"
 
+    def word(kind: str | None, code: Any) -> str:
+        """``code`` (a value of the records) in words of the page, by the tables of ``kind``; as it is
+        when ``kind`` is None or no table knows it."""
+        return str(code) if kind is None else words.said(lang, str(code), *KINDS[kind])
+
+    def said(kind: str | None, code: Any) -> Markup:
+        """``code`` in words of the page; the code itself in the title of a span where they differ."""
+        from markupsafe import Markup, escape
+
+        shown = word(kind, code)
+        return (
+            escape(shown) if shown == str(code) else Markup('<span title="{}">{}</span>').format(code, shown)
+        )
+
+    def said_cell(tag: str, kind: str | None, code: Any, classes: str = "") -> Markup:
+        """A table cell (``tag``: th or td) of ``code`` in words of the page; the code in its title where
+        they differ (``<th title="deck_out">山札切れ</th>``)."""
+        from markupsafe import Markup, escape
+
+        shown = word(kind, code)
+        attrs = Markup(' class="{}"').format(classes) if classes else Markup("")
+        if shown != str(code):
+            attrs += Markup(' title="{}"').format(code)
+        return Markup("<{}{}>{}</{}>").format(Markup(tag), attrs, escape(shown), Markup(tag))
+
     def charts(sec: Section) -> list[tuple[str, str, Markup]]:
-        return list(_charts(sec, tr))
+        return list(_charts(sec, tr, word))
 
     # The document's English sentences in the page's language (replay/report/sentences.py), read back
     # from the fields that wrote them: the JSON keeps them as written.
@@ -227,6 +270,9 @@ def environment(lang: str) -> jinja2.Environment:
         series_games=_series_games,
         standings_columns=[(c, tr(STANDINGS_LABELS.get(c, c))) for c in STANDINGS_COLUMNS if c != "rank"],
         heading=heading,
+        word=word,
+        said=said,
+        said_cell=said_cell,
         charts=charts,
         result_said=result_said,
         standing_why=standing_why,
@@ -251,8 +297,10 @@ def environment(lang: str) -> jinja2.Environment:
     return env
 
 
-def _charts(sec: Section, tr: Callable[[str], str]) -> Iterator[tuple[str, str, Markup]]:
-    """The section's charts: (name, caption, the chart as SVG)."""
+def _charts(
+    sec: Section, tr: Callable[[str], str], word: Callable[[str, str], str]
+) -> Iterator[tuple[str, str, Markup]]:
+    """The section's charts: (name, caption, the chart as SVG); the records' codes in ``word``s."""
     # most games first; a tie by name (a set's order changes from one process to the next)
     reasons = sorted(
         {o.reason for o in sec.outcomes},
@@ -264,16 +312,18 @@ def _charts(sec: Section, tr: Callable[[str], str]) -> Iterator[tuple[str, str, 
         tr("Outcomes by reason"),
         svg.stacked_bars(
             tr("Games by reason and outcome"),
-            reasons,
-            outcomes,
-            {(o.reason, o.outcome): o.games for o in sec.outcomes},
-            {o: svg.OUTCOME_COLORS.get(o, "#9aa4ae") for o in outcomes},
+            [word("reason", r) for r in reasons],
+            [word("outcome", o) for o in outcomes],
+            {(word("reason", o.reason), word("outcome", o.outcome)): o.games for o in sec.outcomes},
+            {word("outcome", o): svg.OUTCOME_COLORS.get(o, "#9aa4ae") for o in outcomes},
         ),
     )
     by_round = sec.findings.by_round_severity
     if by_round:
         # One row per code and severity, violations first, each severity in its colour and scale.
-        rows = {(f.code, f.severity): f"{f.code} · {f.severity}" for f in sec.findings.by_code}
+        rows = {
+            (f.code, f.severity): f"{f.code} · {word('severity', f.severity)}" for f in sec.findings.by_code
+        }
         seen = {f.round for f in by_round} | {a.round for a in sec.agreement.by_round}
         yield (
             "findings-by-round",
@@ -307,7 +357,11 @@ def _charts(sec: Section, tr: Callable[[str], str]) -> Iterator[tuple[str, str, 
             svg.percent_bars(
                 tr("Agreement by source kind"),
                 [
-                    (s.kind, s.rate, tr("{agree}/{claims} claims").format(agree=s.agree, claims=s.claims))
+                    (
+                        word("source", s.kind),
+                        s.rate,
+                        tr("{agree}/{claims} claims").format(agree=s.agree, claims=s.claims),
+                    )
                     for s in sources
                 ],
                 "#2f7d4f",

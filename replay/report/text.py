@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import IO
 
 from replay import i18n
+from replay.i18n import words
 from replay.i18n.deckcheck import message as deck_check
 from replay.i18n.sentences import shown
 from replay.report import sentences
@@ -29,11 +30,16 @@ def write_text(
 ) -> None:
     """A human summary of ``report`` (as it is made, or settled) in ``lang``, written to ``out``; long
     lists stop after ``limit`` lines (the other forms have all); card names as ``card_name`` shows them.
-    Codes (statuses, reasons, finding codes) stay as the records write them."""
+    The records' codes (statuses, outcomes, reasons, source kinds, integrity states, severities) are shown
+    in words of ``lang`` (:mod:`replay.i18n.words`); finding codes and deck check codes stay as written
+    (identifiers judges search for: docs/rules.md lists them)."""
     writer = Writer(out)
 
     def tr(message: str) -> str:
         return i18n.gettext(lang, message)
+
+    def said(code: str, *tables: words.Table) -> str:
+        return words.said(lang, code, *tables)
 
     def w(line: str) -> None:
         writer(line, "\n")
@@ -51,13 +57,17 @@ def write_text(
                 league=s.league, season=s.season, games=s.games
             )
         )
-        w(tr("  status:   ") + ", ".join(f"{k} {v}" for k, v in s.status.items()))
+        w(tr("  status:   ") + ", ".join(f"{said(k, words.STATUSES)} {v}" for k, v in s.status.items()))
         reasons: dict[str, int] = {}
         for o in s.outcomes:
-            reasons[f"{o.outcome}/{o.reason}"] = o.games
+            reasons[f"{said(o.outcome, words.OUTCOMES)}/{said(o.reason, words.REASONS)}"] = o.games
         w(tr("  results:  ") + ", ".join(f"{k} {v}" for k, v in reasons.items()))
         if s.matches.total:
-            by = ", ".join(f"{m.result} ({m.decided_by}) {m.matches}" for m in s.matches.by_result)
+            by = ", ".join(
+                f"{said(m.result, words.OUTCOMES, words.STATUSES)} ({said(m.decided_by, words.DECIDED_BY)}) "
+                f"{m.matches}"
+                for m in s.matches.by_result
+            )
             w(tr("  matches:  {total}: {by}").format(total=s.matches.total, by=by))
         for p in s.playoffs:
             tb2 = tr(", {n} second tiebreak(s)").format(n=p.second_tiebreaks) if p.second_tiebreaks else ""
@@ -77,7 +87,7 @@ def write_text(
         for a in s.agreement.by_source:
             w(
                 tr("  claimed results agreeing with the rules ({kind}): {agree}/{claims} ({rate})").format(
-                    kind=a.kind, agree=a.agree, claims=a.claims, rate=_pct(a.rate)
+                    kind=said(a.kind, words.SOURCE_KINDS), agree=a.agree, claims=a.claims, rate=_pct(a.rate)
                 )
             )
         v = s.verification
@@ -96,14 +106,16 @@ def write_text(
         integ = s.integrity
         w(
             tr("  integrity: chain {chain}; signature {signature}").format(
-                chain=", ".join(f"{k} {n}" for k, n in integ.chain.items()),
-                signature=", ".join(f"{k} {n}" for k, n in integ.signature.items()),
+                chain=", ".join(f"{said(k, words.CHAIN_STATES)} {n}" for k, n in integ.chain.items()),
+                signature=", ".join(
+                    f"{said(k, words.SIGNATURE_STATES)} {n}" for k, n in integ.signature.items()
+                ),
             )
         )
         if s.findings.by_code:
             w(tr("  findings:"))
             for f in s.findings.by_code[:limit]:
-                w(f"    {f.count:>5}  {f.severity}:{f.code}")
+                w(f"    {f.count:>5}  {said(f.severity, words.SEVERITIES)}:{f.code}")
         spool.copy_to(writer)
         if s.review:
             w(tr("  to review ({n}):").format(n=len(s.review)))
@@ -188,11 +200,15 @@ def _event(w: Callable[[str], None], ev: Event, limit: int, tr: Callable[[str], 
         elif m.decided_by == "double_loss":
             verdict = tr("a loss for both")
         else:
-            verdict = tr("tie") if m.status == "finished" else m.status.replace("_", " ")
+            verdict = tr("tie") if m.status == "finished" else words.said(lang, m.status, words.STATUSES)
         w(f"    {m.series}: {a} {m.wins[a]}-{m.wins[b]} {b}{tied}: {verdict}")
     if len(matches) > limit:
         w(tr("    ... {n} more").format(n=len(matches) - limit))
-    w(tr("  standings (win 3, tie 1, loss 0; byes from {source}):").format(source=ev.byes_from))
+    w(
+        tr("  standings (win 3, tie 1, loss 0; byes from {source}):").format(
+            source=words.said(lang, ev.byes_from, words.BYES_FROM)
+        )
+    )
     w(tr("     #  player                 pts  W-L-T  bye    OWP    OOWP  cut"))
     for row in ev.standings[:limit]:
         if row.division is not None and row.rank == 1:

@@ -30,6 +30,7 @@ from replay.i18n import N_, notes
 from replay.i18n.findings import detail as finding_detail
 from replay.i18n.findings import message as finding_message
 from replay.i18n.findings import shown as shown_finding
+from replay.i18n.words import OUTCOMES, PLAYOFFS, REASONS, said
 from replay.sources.cards import card_name as catalogue_name
 from replay.sources.cards import move_name
 
@@ -125,37 +126,14 @@ PENALTIES: dict[str, str] = {
     "disqualification": N_("disqualification"),
     "double_loss": N_("double loss"),
 }
-#: A playoff's kind in words (docs/rules.md §6).
-PLAYOFFS: dict[str, str] = {
-    "sudden_death": N_("sudden death"),
-    "tiebreak": N_("tiebreak"),
-    "tiebreaker_game": N_("tiebreaker game"),
-}
-#: A result's outcome in words, other than a win.
-OUTCOMES: dict[str, str] = {
-    "draw": N_("draw"),
-    "no_winner": N_("no winner"),
-    "double_loss": N_("double loss"),
-}
-#: A result's reason in words (the record's ``result.reason``, docs/events.md).
-REASONS: dict[str, str] = {
-    "prizes": N_("prizes"),
-    "no_pokemon": N_("no pokemon"),
-    "deck_out": N_("deck out"),
-    "concession": N_("concession"),
-    "penalty": N_("penalty"),
-    "effect": N_("effect"),
-    "simultaneous": N_("simultaneous"),
-    "playoff": N_("playoff"),
-    "time": N_("time"),
-}
 
 
 def reason_words(code: Any, lang: str = i18n.DEFAULT) -> str:
-    """A result's reason code in ``lang``'s words (:data:`REASONS`); a code the contract adds later as
-    written, its ``_`` as spaces."""
-    text = REASONS.get(code) if isinstance(code, str) else None
-    return i18n.gettext(lang, text) if text else _word(code).replace("_", " ")
+    """A result's reason code in ``lang``'s words (replay.i18n.words.REASONS, the one wording of each
+    code); a code the contract adds later as written, its ``_`` as spaces."""
+    if not isinstance(code, str):
+        return _word(code)
+    return said(lang, code, REASONS) if code in REASONS else code.replace("_", " ")
 
 
 def rule_ref(code: str) -> dict[str, str] | None:

@@ -18,8 +18,9 @@ from typing import Any
 from replay import Game, due, i18n
 from replay.contract.validate import checked_game
 from replay.engine import Record, playoff_games
+from replay.i18n.words import OUTCOMES, PLAYOFFS
 from replay.records import from_msgpack
-from streams.http.battle_log import OUTCOMES, PLAYOFFS, card_name, finding_text, reason_words, rule_ref
+from streams.http.battle_log import card_name, finding_text, reason_words, rule_ref
 from streams.store import Reader
 
 

@@ -38,7 +38,7 @@ from babel.messages.extract import extract_javascript
 from markupsafe import Markup
 
 from replay import i18n
-from replay.i18n import N_
+from replay.i18n.words import ROLES, SEVERITIES, STATUSES, said
 from streams.http.access import PRINCIPAL
 from streams.http.routes import ROUTES, Problem, Route, page_lang, speak
 from streams.tokens import PUBLIC, Principal
@@ -73,34 +73,15 @@ def environment(lang: str = i18n.DEFAULT) -> jinja2.Environment:
 
 def words(value: Any, lang: str = i18n.DEFAULT) -> str:
     """A status or reason code as words in ``lang``: ``awaiting_playoff`` -> ``awaiting its playoff``."""
-    text = STATUS_WORDS.get(str(value))
-    return i18n.gettext(lang, text) if text else str(value).replace("_", " ")
+    code = str(value)
+    if code in STATUSES or code in SEVERITIES:  # a finding's severity too (the match list's top finding)
+        return said(lang, code, STATUSES, SEVERITIES)
+    return code.replace("_", " ")
 
 
 def role_words(role: str, lang: str = i18n.DEFAULT) -> str:
     """A token's role as the chrome names it in ``lang`` (the code where it has no words: ``admin``)."""
-    text = ROLE_WORDS.get(role)
-    return i18n.gettext(lang, text) if text else role
-
-
-#: The roles the pages name (docs/deployment.md's tokens); the command line keeps the codes.
-ROLE_WORDS: dict[str, str] = {
-    "judge": N_("judge"),
-    "organizer": N_("organizer"),
-    "ingest": N_("ingest"),
-    "recorder": N_("recorder"),
-}
-
-
-STATUS_WORDS: dict[str, str] = {
-    "in_progress": N_("in progress"),
-    "finished": N_("finished"),
-    "awaiting_playoff": N_("awaiting its playoff"),
-    # a finding's severity (the match list's top finding)
-    "violation": N_("violation"),
-    "warning": N_("warning"),
-    "info": N_("info"),
-}
+    return said(lang, role, ROLES)
 
 
 # -------------------------------------------------------------------------------------- language
