@@ -60,7 +60,7 @@
   const WORDS = {
     prizes: _("PRIZES"), no_pokemon: _("NO POKEMON"), deck_out: _("DECK OUT"), concession: _("CONCESSION"),
     penalty: _("PENALTY"), effect: _("EFFECT"), simultaneous: _("SIMULTANEOUS"), playoff: _("PLAYOFF"),
-    time: _("TIME"), sudden_death: _("SUDDEN DEATH"), tiebreak: _("TIEBREAK"), tiebreaker_game: _("TIEBREAKER GAME"),
+    time: _("TIME"), double_loss: _("DOUBLE LOSS"), sudden_death: _("SUDDEN DEATH"), tiebreak: _("TIEBREAK"), tiebreaker_game: _("TIEBREAKER GAME"),
   };
   const cap = (s) => WORDS[s] || String(s ?? "").replace(/_/g, " ").toUpperCase();
   const titled = (node) => { node.title = node.textContent; return node; };

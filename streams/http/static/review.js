@@ -71,7 +71,7 @@
   // the record's codes as words (statuses, outcomes, reasons, win conditions); any other code as written
   const WORDS = {
     in_progress: _("in progress"), awaiting_playoff: _("awaiting its playoff"), finished: _("finished"),
-    win: _("win"), draw: _("draw"), no_winner: _("no winner"), prizes: _("prizes"), no_pokemon: _("no pokemon"),
+    win: _("win"), draw: _("draw (outcome)"), no_winner: _("no winner"), prizes: _("prizes"), no_pokemon: _("no pokemon"),
     deck_out: _("deck out"), concession: _("concession"), penalty: _("penalty"), effect: _("effect"),
     simultaneous: _("simultaneous"), playoff: _("playoff"), time: _("time"),
   };
@@ -134,7 +134,7 @@
     // conditions
     asleep: _("Asleep"), burned: _("Burned"), confused: _("Confused"), paralyzed: _("Paralyzed"), poisoned: _("Poisoned"),
     // outcomes, playoffs, stages, corrections
-    win: _("win"), draw: _("draw"), no_winner: _("no winner"), sudden_death: _("sudden death"),
+    win: _("win"), draw: _("draw (outcome)"), no_winner: _("no winner"), sudden_death: _("sudden death"),
     tiebreak: _("tiebreak"), tiebreaker_game: _("tiebreaker game"), swiss: _("Swiss rounds"),
     single_elimination: _("single elimination"), amend: _("amend"), void: _("void"),
   };
