@@ -61,6 +61,7 @@ from streams.store.checkpoint import (
     entry_step,
     index_digest,
     open_held,
+    reason,
     version_chains,
 )
 from streams.store.tamper import Alarm
@@ -854,7 +855,7 @@ def _check_checkpoint(
             "checkpoint_invalid",
             m.name,
             m.head,
-            Phrase("the stored checkpoint is unreadable: {reason}", reason=Quoted(exc)),
+            Phrase("the stored checkpoint is unreadable: {reason}", reason=reason(exc)),
         )
         return
     if not ck.verify(key) or ck.match != m.name:

@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-from replay.cli.common import json_line, tr
+from replay.cli.common import json_line, tr, why
 from replay.cli.words import said
 from replay.engine import InputError
 from replay.extras import needs_extra
@@ -65,7 +65,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
+        raise InputError(tr("the signing keys: {reason}", reason=why(exc))) from None
     if not settings.redis_url and not embedded_store_exists(settings.data_dir):
         raise InputError(
             tr(
@@ -123,9 +123,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json_line(summary) + "\n")
         return 0
-    for match, why in sorted(summary["skipped"].items()):
+    for match, left in sorted(summary["skipped"].items()):
         print(
-            "prizecheck archive: " + tr("{match}: left in Redis: {why}", match=match, why=said(why)),
+            "prizecheck archive: " + tr("{match}: left in Redis: {why}", match=match, why=said(left)),
             file=sys.stderr,
         )
     if summary["manifest"] == "unsigned":

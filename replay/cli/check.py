@@ -28,7 +28,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from replay.cli.common import UsageError, json_line, tr
+from replay.cli.common import UsageError, json_line, tr, why
 from replay.cli.words import language, said
 from replay.engine import InputError
 
@@ -220,17 +220,16 @@ async def _checkpoints(
     import asyncio
 
     from replay.i18n import Phrase
-    from replay.i18n.errors import Quoted
     from streams.check import CheckError, CheckpointLogSnapshot, read_checkpoint_file
     from streams.kafka.app import bootstrap_servers
-    from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key
+    from streams.store.checkpoint import LOG_FILE, Checkpoint, CheckpointError, configured_key, reason
 
     try:
         key = configured_key(
             settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise CheckError(tr("the checkpoint key: {reason}", reason=exc)) from None
+        raise CheckError(tr("the checkpoint key: {reason}", reason=why(exc))) from None
     paths = list(files)
     for path in paths:
         if not os.path.isfile(path):
@@ -259,7 +258,7 @@ async def _checkpoints(
                 )
             ) from None
         except CheckpointError as exc:
-            raise CheckError(str(exc)) from None
+            raise CheckError(reason(exc)) from None
         for n, value in enumerate(values, start=1):
             try:
                 ck = Checkpoint.decode(value)
@@ -269,7 +268,7 @@ async def _checkpoints(
                         "{topic} checkpoint {n}: {reason}",
                         topic=checkpoint_topic(named),
                         n=n,
-                        reason=Quoted(exc),
+                        reason=reason(exc),
                     )
                 )
                 continue

@@ -15,6 +15,7 @@ from replay.cli.parser import UsageError as UsageError  # where the commands imp
 from replay.cli.words import error_line as error_line
 from replay.cli.words import language as language
 from replay.cli.words import tr as tr
+from replay.cli.words import why as why
 from replay.engine import InputError, RecordError
 
 # Every command imports this module to parse its options (at_least, UsageError): what reads and writes
@@ -221,7 +222,7 @@ def key_ring(path: str | None = None, *, create: bool = False) -> KeyRing | None
     try:
         return KeyRing.open(path, create=create)
     except (KeyFileError, OSError) as exc:
-        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
+        raise InputError(tr("the signing keys: {reason}", reason=why(exc))) from None
 
 
 def service_keys_dir() -> str | None:

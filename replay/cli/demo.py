@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from replay.cli.common import language, maybe_sign, tr
+from replay.cli.common import language, maybe_sign, tr, why
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -255,7 +255,7 @@ def _core(store: Any) -> tuple[Any, Any]:
             settings.signing_key, settings.key_id, settings.data_dir, prefix, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
+        raise InputError(tr("the signing keys: {reason}", reason=why(exc))) from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     return core, checkpoints
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from replay.cli.common import json_line, tr
+from replay.cli.common import json_line, tr, why
 from replay.engine import InputError
 
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     except (KeyFileError, OSError) as exc:
-        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
+        raise InputError(tr("the signing keys: {reason}", reason=why(exc))) from None
     if ring is None:
         raise InputError(
             tr("no signing key in {path} yet (prizecheck serve creates one; or --rotate)", path=path)

@@ -18,7 +18,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from replay import collector
-from replay.cli.common import UsageError, tr
+from replay.cli.common import UsageError, tr, why
 from replay.engine import InputError
 from replay.i18n import LANGUAGES
 from replay.report import FORMATS
@@ -288,7 +288,7 @@ def verify_archive(root: str) -> None:
             settings.signing_key, settings.key_id, settings.data_dir, create=False, keys_dir=settings.keys_dir
         )
     except CheckpointError as exc:
-        raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
+        raise InputError(tr("the signing keys: {reason}", reason=why(exc))) from None
     if key is None:
         raise InputError(
             tr(

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import at_least, language, tr
+from replay.cli.common import at_least, language, tr, why
 from replay.engine import InputError
 from replay.i18n import N_
 
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             key = service_signer(settings)  # checks every key of the ring, and the HMAC of before
         except CheckpointError as exc:
-            raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
+            raise InputError(tr("the signing keys: {reason}", reason=why(exc))) from None
         if args.json:
             for v in versions:
                 sys.stdout.write(dumps(summary(v, key)).decode("utf-8") + "\n")

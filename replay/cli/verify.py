@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, tr
+from replay.cli.common import UsageError, tr, why
 from replay.cli.words import said
 from replay.engine import InputError
 from replay.i18n import N_
@@ -294,7 +294,7 @@ class _CheckpointLog:
         try:
             legacy = key_from_file(os.path.join(settings.data_dir, "checkpoint.key"), create=False)
         except CheckpointError as exc:
-            raise InputError(tr("the checkpoint key: {reason}", reason=exc)) from None
+            raise InputError(tr("the checkpoint key: {reason}", reason=why(exc))) from None
         if legacy is not None and legacy.kid not in keys.hmac:
             keys.hmac[legacy.kid] = legacy.key
         # the log is the service's: its own key directory's public keys check it too (as its key file did)

@@ -53,6 +53,20 @@ def error_line(exc: InputError) -> str:
     return line(lang, exc)
 
 
+def why(exc: BaseException) -> str:
+    """What ``exc`` says in the command line's language: its message said again when it is a
+    :class:`~replay.i18n.Spoken` (a checkpoint's problem: streams.store.checkpoint), else read back by the
+    library's templates (a key file's problem: replay.signing; replay.i18n.errors.message); a text none
+    reads (the OS's own words), and English, as written."""
+    lang = language()
+    if lang == "en":
+        return str(exc)  # replay.i18n is not imported for English
+    from replay.i18n.errors import message
+
+    said = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+    return str(message(lang, said))
+
+
 def said(text: object) -> str:
     """``text`` in the command line's language when it can be said again in another
     (a :class:`~replay.i18n.Spoken`: a :class:`~replay.i18n.Phrase` a module worded, a tamper alarm); else,

@@ -24,7 +24,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from replay.cli.common import UsageError, at_least, json_line, tr
+from replay.cli.common import UsageError, at_least, json_line, tr, why
 from replay.engine import InputError
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             )
         except CheckpointError as exc:  # a key file that is not a key: one line naming it, not Kafka's fault
             loop.run_until_complete(conn.close())
-            raise InputError(tr("the signing keys: {reason}", reason=exc)) from None
+            raise InputError(tr("the signing keys: {reason}", reason=why(exc))) from None
         except Exception as exc:
             loop.run_until_complete(conn.close())
             raise kafka_failure(exc, kafka) from None

@@ -44,6 +44,25 @@ MESSAGES: Final[tuple[str, ...]] = (
         "checkout, or 'dist/prizecheck-{version}-py3-none-any.whl[{names}]' from make dist"
     ),
 )
+#: What replay/signing.py says of a key file, a key directory or a public keys document it cannot read
+#: (its ``KeyFileError``), as written there (that module sits beside this one: it words its messages in
+#: English, read back here by these; tests/cli/test_key_languages.py checks each is read). A reason quoted
+#: from the OS, the JSON parser or cryptography stays as written.
+KEY_PROBLEMS: Final[tuple[str, ...]] = (
+    N_("{where}: not a Prizecheck keys document (format {format})"),
+    N_("{where}: field keys: expected a list"),
+    N_("{where}: field keys[{n}].public_key: not a raw Ed25519 key in hex"),
+    N_("{where}: field keys[{n}].kid: {found} is not this key's id {kid}"),
+    N_("{path}: no such file"),
+    N_("{path}: cannot read: {reason}"),
+    N_("{path}: not JSON ({reason})"),
+    N_("{where}: not an Ed25519 key file ({reason})"),
+    N_("{where}: holds key {found}, not {kid} (the file is named by its key id)"),
+    N_("{where}: names {kid}, whose private key is not here"),
+    N_("{where}: not a key id: {text}"),
+)
+#: Their pieces: what a public document read from no file is called, why a PEM file is not a key.
+KEY_PIECES: Final[tuple[str, ...]] = (N_("the keys document"), N_("not an Ed25519 key"))
 #: What Python's JSON parser says is wrong (``json.JSONDecodeError.msg``), said again in the reader's
 #: language beside the position the message keeps (line, column, byte).
 JSON_REASONS: Final[tuple[str, ...]] = (
@@ -105,9 +124,12 @@ def message(lang: str, text: str) -> str:
     reason a value is refused (:mod:`replay.i18n.reasons`), or an importer's or a deck list's refusal
     (:mod:`replay.i18n.inputs`); else as it is. A ``{reason}`` inside one (``not valid MessagePack at
     event 3: nested deeper than 64 levels``, a sheet's row the contract refuses) is said again the same
-    way when the contract wrote it."""
+    way when the contract wrote it. A key file's problem (:data:`KEY_PROBLEMS`) too. A
+    :class:`~replay.i18n.Spoken` message is said again by its own template."""
     if lang == i18n.DEFAULT:
         return text
+    if isinstance(text, Spoken):  # worded where it was raised (a checkpoint's problem): said as such
+        return str(text.spoken(lang))
     # the contract's and the importers' templates: read on an error only
     from replay.i18n.inputs import INPUTS, LANGUAGE_NAMES, PAGES
     from replay.i18n.reasons import said
@@ -118,6 +140,7 @@ def message(lang: str, text: str) -> str:
         translate(lang, MESSAGES, text, pieces, names=names)
         or said(lang, text)
         or translate(lang, INPUTS, text, pieces, names=names)
+        or translate(lang, KEY_PROBLEMS, text, KEY_PIECES)
         or text
     )
 

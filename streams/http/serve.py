@@ -28,6 +28,7 @@ from aiohttp import web
 
 from replay import i18n
 from replay.engine import InputError
+from replay.i18n import errors
 from streams.http.access import Access
 from streams.http.api import make_app
 from streams.http.health import HEALTH, StoreHealth
@@ -35,7 +36,7 @@ from streams.ingest import IngestCore
 from streams.reasons import describe
 from streams.settings import Settings
 from streams.store import AuditEntry, AuditLog, RedisStore
-from streams.store.checkpoint import CheckpointError, open_local_log
+from streams.store.checkpoint import CheckpointError, open_local_log, reason
 from streams.store.connection import connect
 from streams.tokens import TokenBook, new_token
 
@@ -128,7 +129,9 @@ async def serve(
         )
     except CheckpointError as exc:  # a key file that is not a key: one line naming it
         await conn.close()
-        raise InputError(tr("the signing keys: {reason}").format(reason=exc)) from None
+        raise InputError(
+            i18n.fill(lang, tr("the signing keys: {reason}"), {"reason": errors.message(lang, reason(exc))})
+        ) from None
     core = IngestCore.from_settings(store, settings, checkpoint_key=checkpoints.key, checkpoints=checkpoints)
     flush_every = min(1.0, max(0.05, settings.gap_timeout / 4))
     access = Access(store, book)

@@ -29,6 +29,7 @@ from typing import Any
 
 from aiokafka.partitioner import DefaultPartitioner
 
+from replay.i18n import Phrase
 from streams.settings import Settings
 from streams.store.checkpoint import Checkpoint, CheckpointError, CheckpointKey, Latest, ring_key
 
@@ -183,7 +184,7 @@ async def shared_key(bootstrap: str, topic: str, *, create: bool) -> CheckpointK
     try:
         key = bytes.fromhex(values[0].decode("ascii").strip())
     except (UnicodeDecodeError, ValueError):
-        raise CheckpointError(f"the first record of {topic} is not a hex key") from None
+        raise CheckpointError(Phrase("the first record of {topic} is not a hex key", topic=topic)) from None
     return CheckpointKey(key, "kafka")
 
 

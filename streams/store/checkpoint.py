@@ -72,6 +72,26 @@ class CheckpointError(ValueError):
     """A checkpoint (or a line of a checkpoint log) that cannot be read."""
 
 
+# Why a checkpoint cannot be read, or the checkpoint key: a CheckpointError's message is a Phrase of one of
+# these (the English as before; said in the reader's language where a person reads it: check, verify, the
+# alarm of a rebuild). A reason quoted from the JSON parser or Python stays as written.
+NOT_JSON = N_("not JSON: {reason}")
+NOT_FORMAT = N_("not a checkpoint of format {format}")
+UNEXPECTED = N_("unexpected fields: {reason}")
+WRONG_TYPE = N_("field {name} must be {kind}, got {got}")
+NOT_HEX = N_("{path}: not a hex key")
+TOO_SHORT = N_("{path}: a key must have at least 16 bytes")
+#: What a checkpoint that cannot be read is said to be (a stored alarm's ``{reason}`` is read back by these).
+DECODE_PROBLEMS: tuple[str, ...] = (NOT_JSON, NOT_FORMAT, UNEXPECTED, WRONG_TYPE)
+
+
+def reason(exc: BaseException) -> str:
+    """``exc``'s message: its :class:`~replay.i18n.Phrase` when it has one (said again in the reader's
+    language), else its text as written (a key file's problem, read back by replay.i18n.errors; the OS's)."""
+    message = exc.args[0] if len(exc.args) == 1 else None
+    return message if isinstance(message, Phrase) else str(exc)
+
+
 @dataclass(frozen=True)
 class CheckpointKey:
     """What checkpoints are signed and checked with, and held events sealed with.
@@ -264,18 +284,20 @@ class Checkpoint:
         try:
             obj = json.loads(data)
         except (ValueError, UnicodeDecodeError) as exc:
-            raise CheckpointError(f"not JSON: {exc}") from None
+            raise CheckpointError(Phrase(NOT_JSON, reason=exc)) from None
         if not isinstance(obj, dict) or obj.get("v") != FORMAT:
-            raise CheckpointError(f"not a checkpoint of format {FORMAT}")
+            raise CheckpointError(Phrase(NOT_FORMAT, format=FORMAT))
         obj.pop("v")
         try:
             ck = cls(**obj)
         except TypeError as exc:
-            raise CheckpointError(f"unexpected fields: {exc}") from None
+            raise CheckpointError(Phrase(UNEXPECTED, reason=exc)) from None
         for name, kind in _TYPES.items():
             value = getattr(ck, name)
             if type(value) is not kind:
-                raise CheckpointError(f"field {name} must be {kind.__name__}, got {type(value).__name__}")
+                raise CheckpointError(
+                    Phrase(WRONG_TYPE, name=name, kind=kind.__name__, got=type(value).__name__)
+                )
         return ck
 
     def describes(self) -> Phrase:
@@ -407,9 +429,9 @@ def key_from_file(path: str, *, create: bool) -> CheckpointKey | None:
     try:
         key = bytes.fromhex(text)
     except ValueError:
-        raise CheckpointError(f"{path}: not a hex key") from None
+        raise CheckpointError(Phrase(NOT_HEX, path=path)) from None
     if len(key) < 16:
-        raise CheckpointError(f"{path}: a key must have at least 16 bytes")
+        raise CheckpointError(Phrase(TOO_SHORT, path=path))
     return CheckpointKey(key, "local")
 
 
@@ -451,7 +473,7 @@ def ring_key(keys_dir: str, legacy: CheckpointKey | None, *, create: bool) -> Ch
     try:
         ring = KeyRing.open(keys_dir, create=create)
     except (KeyFileError, OSError) as exc:
-        raise CheckpointError(str(exc)) from None
+        raise CheckpointError(reason(exc)) from None
     return legacy if ring is None else CheckpointKey.of_ring(ring, legacy)
 
 
@@ -593,7 +615,7 @@ def read_log(
                 ck = Checkpoint.decode(line)
             except CheckpointError as exc:
                 if errors is not None:
-                    errors(n, str(exc))
+                    errors(n, reason(exc))
                 continue
             if not ck.verify(key):
                 if errors is not None:

@@ -16,7 +16,7 @@ from typing import Final
 
 from replay import i18n
 from replay.i18n import N_, Spoken
-from streams.store.checkpoint import DESCRIBES
+from streams.store.checkpoint import DECODE_PROBLEMS, DESCRIBES
 from streams.store.parquet import COPY_PROBLEMS
 
 #: A whole alarm: the match, then its problems joined by :data:`SEP`.
@@ -128,7 +128,7 @@ def said(lang: str, text: str) -> str:
     stored: dict[str, Callable[[str], str]] = {
         "what": lambda what: i18n.gettext(lang, STORED[what]) if what in STORED else what
     }
-    problems = each(lang, SENTENCES, fields["problems"], SEP, (DESCRIBES,), stored)
+    problems = each(lang, SENTENCES, fields["problems"], SEP, (DESCRIBES, *DECODE_PROBLEMS), stored)
     if problems is None:
         return text
     return i18n.fill(lang, i18n.gettext(lang, ALARM), {"match": fields["match"], "problems": problems})
