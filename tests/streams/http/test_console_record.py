@@ -113,7 +113,7 @@ async def test_a_drawn_game_settled_by_its_playoff_prompts_its_winner(served: Se
     assert [p["id"] for p in await prompts("settle/g1")] == ["game_over"]  # it is being played
     child.add("conceded", player="misty")
     await publish(child.events[-1:], "settle/g1/tb1")
-    assert await prompts("settle/g1") == [{"id": "game_over", "text": "Game over: ash wins (playoff)"}]
+    assert await prompts("settle/g1") == [{"id": "game_over", "text": "Game over: ash wins (playoff game)"}]
     # the review page reads the same steps (its meta's "due", shown at the archive's head)
     r = await served.http.get(f"{served.url}/review/settle/g1/meta", headers=served.auth("admin"))
-    assert (await r.json())["due"] == [{"id": "game_over", "text": "Game over: ash wins (playoff)"}]
+    assert (await r.json())["due"] == [{"id": "game_over", "text": "Game over: ash wins (playoff game)"}]

@@ -3,7 +3,7 @@
 (touch). Both were tested through the API only (tests/streams/http/test_console_record.py).
 
 - item 2: a drawn game that must be decided, its playoff started from the console and decided there: the
-  parent's console then says ``Game over: ash wins (playoff)`` and offers no playoff again, and the review
+  parent's console then says ``Game over: ash wins (playoff game)`` and offers no playoff again, and the review
   page's "due next" says the same (the engine's ``replay.due``, one answer for both);
 - item 7: a game that ends on its deciding event (the last knockout, misty has nothing to promote) with
   the table's prize claim short: no ``game_ended`` follows, and still the console's findings and the stored
@@ -71,7 +71,7 @@ async def test_a_playoff_decided_shows_its_winner_and_offers_no_playoff_again(
         # the parent's console: the engine's due steps with the playoff's result, no playoff offered again
         await page.goto(f"{service.url}/console/{path_of(parent)}")
         await page.wait_for_selector('body[data-ready="true"]', state="attached")
-        await page.wait_for_selector('#prompts li:has-text("Game over: ash wins (playoff)")')
+        await page.wait_for_selector('#prompts li:has-text("Game over: ash wins (playoff game)")')
         assert await page.locator('#prompts button[data-prompt="playoff"]').count() == 0
         assert "draw" not in await page.inner_text("#prompts")
         record = await stored(Console(page, service, parent), "record")
@@ -88,7 +88,7 @@ async def test_a_playoff_decided_shows_its_winner_and_offers_no_playoff_again(
             await page.wait_for_url(lambda url: "/review/" in url)
         due = page.locator("#due-next")
         await due.wait_for(state="visible")
-        assert (await due.inner_text()).endswith("Game over: ash wins (playoff)")
+        assert (await due.inner_text()).endswith("Game over: ash wins (playoff game)")
     finally:
         await context.close()
 
