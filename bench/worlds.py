@@ -352,7 +352,7 @@ def report(args: argparse.Namespace, r: Result) -> int:
     boards = [v * 1000 for v in r.latencies]
     print(
         f"worlds ({args.variant}): {args.tables} tables at one event every {args.every:g} s "
-        f"({rate:.0f} events/s), {args.viewers} viewers, {args.seconds:g} s; "
+        f"({rate:g} events/s), {args.viewers} viewers, {args.seconds:g} s; "
         f"serve{' + 2 workers' if args.variant == 'cluster' else ''} CPU {r.cpu:.1f} s over "
         f"{r.elapsed:.1f} s; the bench's tables and viewers CPU {r.client_cpu:.1f} s (same cores)"
     )
@@ -361,7 +361,7 @@ def report(args: argparse.Namespace, r: Result) -> int:
         f"({os.cpu_count()} cores)"
     )
     print(
-        f"writes: {r.tables.acked} accepted, {achieved:.1f}/s of {rate:.0f}/s asked "
+        f"writes: {r.tables.acked} accepted, {achieved:.1f}/s of {rate:g}/s asked "
         f"({achieved / rate:.0%}); answered p50 {pct(r.tables.answered, 0.5):.1f} ms, "
         f"p99 {pct(r.tables.answered, 0.99):.1f} ms; statuses {dict(sorted(r.tables.statuses.items()))}"
     )
