@@ -3,8 +3,8 @@
 (touch). Both were tested through the API only (tests/streams/http/test_console_record.py).
 
 - item 2: a drawn game that must be decided, its playoff started from the console and decided there: the
-  parent's console then says ``Game over: ash wins (playoff game)`` and offers no playoff again, and the review
-  page's "due next" says the same (the engine's ``replay.due``, one answer for both);
+  parent's console then says ``Game over: ash wins (playoff game)`` and offers no playoff again, and the
+  review page's "due next" says the same (the engine's ``replay.due``, one answer for both);
 - item 7: a game that ends on its deciding event (the last knockout, misty has nothing to promote) with
   the table's prize claim short: no ``game_ended`` follows, and still the console's findings and the stored
   record have the ``prize_count_mismatch`` at once.
