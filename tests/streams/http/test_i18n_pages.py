@@ -15,10 +15,11 @@ from typing import Any
 import pytest
 from playwright.async_api import BrowserContext, Page
 
+from replay import replay_records
 from replay.generators import simulate
 from streams.http.battle_log import card_in
 from tests.streams.http.served import Served
-from tests.streams.http.test_pages import shot
+from tests.streams.http.test_pages import playoff_game, shot
 from tests.streams.http.test_review import OVERFLOW, judge_page, log_in
 from tests.streams.ingest.support import game
 
@@ -371,4 +372,19 @@ async def test_the_review_pages_header_due_next_and_knockouts_speak_korean(
     assert "(저지)" in who and "(judge)" not in who, who  # the token's roles; its name is "judge"
     context = await page.inner_text('#event-fields tr[data-field="context"] td')
     assert "리그: L1" in context and "league" not in context, context
+    await page.close()
+
+
+async def test_a_drawn_games_outcome_reads_as_a_draw_not_drawing_a_card(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    """Japanese has two words for English's "draw": 引き分け (the outcome) and 山札を引く (drawing a card).
+    The review page's derived outputs at a drawn game's decision say the outcome's (replay.i18n.words)."""
+    parent, _child = playoff_game()
+    assert (await served.post(parent)).status == 200
+    drawn_at = replay_records(parent)["g1"]["result"]["decided_at"]
+    page = await judge_page(served, browser_context, f"/review/g1?lang=ja#seq={drawn_at}")
+    await page.wait_for_selector(f'body[data-seq="{drawn_at}"]', state="attached")
+    outputs = await page.inner_text("#outputs")
+    assert "引き分け" in outputs and "山札を引く" not in outputs, outputs
     await page.close()
