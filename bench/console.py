@@ -346,6 +346,17 @@ async def post_accepted(http: aiohttp.ClientSession, url: str, data: str, header
     raise SystemExit(f"POST {url}: refused (429) 100 times: the load holds every slot of this address")
 
 
+async def watch_boards(
+    http: aiohttp.ClientSession, url: str, match: str, boards: dict[int, float], arrived: asyncio.Event
+) -> None:
+    """Read ``match``'s live feed: each board's seq -> when it arrived (``boards``), ``arrived`` set."""
+    async with http.get(f"{url}/matches/{match}/live", timeout=aiohttp.ClientTimeout(total=None)) as r:
+        async for raw in r.content:
+            if raw.startswith(b"id: "):
+                boards[int(raw[4:])] = time.monotonic()
+                arrived.set()
+
+
 async def baseline_samples(url: str, token: str, samples: int) -> list[float]:
     """POST /events -> SSE board latencies (ms) of ``samples`` events to a match of their own."""
     match = "bench-baseline"
@@ -356,17 +367,7 @@ async def baseline_samples(url: str, token: str, samples: int) -> list[float]:
         await post_accepted(http, f"{url}/events", json.dumps(events), headers)
         boards: dict[int, float] = {}
         arrived = asyncio.Event()
-
-        async def watch() -> None:
-            async with http.get(
-                f"{url}/matches/{match}/live", timeout=aiohttp.ClientTimeout(total=None)
-            ) as r:
-                async for raw in r.content:
-                    if raw.startswith(b"id: "):
-                        boards[int(raw[4:])] = time.monotonic()
-                        arrived.set()
-
-        task = asyncio.create_task(watch())
+        task = asyncio.create_task(watch_boards(http, url, match, boards, arrived))
         while 3 not in boards:
             await asyncio.sleep(0.01)
         for i in range(samples):

@@ -48,7 +48,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from console import figures, opening  # noqa: E402
+from console import figures, opening, watch_boards  # noqa: E402
 from serve import Crowd, Server, pct, raise_file_limit, stream_of  # noqa: E402
 
 PARTITIONS = 8
@@ -145,17 +145,7 @@ async def baseline(writes: Writes, url: str, samples: int) -> list[float]:
     arrived = asyncio.Event()
     assert await writes.send(0, opening(match)) == 200
     async with aiohttp.ClientSession() as http:
-
-        async def watch() -> None:
-            async with http.get(
-                f"{url}/matches/{match}/live", timeout=aiohttp.ClientTimeout(total=None)
-            ) as r:
-                async for raw in r.content:
-                    if raw.startswith(b"id: "):
-                        boards[int(raw[4:])] = time.monotonic()
-                        arrived.set()
-
-        task = asyncio.create_task(watch())
+        task = asyncio.create_task(watch_boards(http, url, match, boards, arrived))
         out: list[float] = []
         try:
             await until_seen(boards, arrived, 3, 60)

@@ -26,6 +26,13 @@ from streams.store.base import (
 from streams.store.redis.common import RedisBase
 
 
+def _entry(entry_id: bytes, fields: dict[bytes, bytes]) -> ArchivedEvent:
+    """One entry of a match's stream as the archive's event: its position (the entry id), its bytes, its
+    kind (event, conflict, late) and its arrival."""
+    kind = cast(EntryKind, fields.get(b"k", b"event").decode())
+    return ArchivedEvent(_parse_position(entry_id), fields[b"e"], kind, _arrival(fields))
+
+
 def _arrival(fields: dict[bytes, bytes]) -> float | None:
     """An entry's arrival time (``t``, write.lua's ``arrival()``), None when it has none."""
     raw = fields.get(b"t")
@@ -68,15 +75,7 @@ class RedisReader(RedisBase):
             pipe.get(self.key(match, keys.ARCHIVED))
             replies = await pipe.execute()
         rows, pending, head, (writes, chain, ck), record, board, versions, causes, marker = replies
-        events = [
-            ArchivedEvent(
-                _parse_position(entry_id),
-                fields[b"e"],
-                cast(EntryKind, fields.get(b"k", b"event").decode()),
-                _arrival(fields),
-            )
-            for entry_id, fields in rows
-        ]
+        events = [_entry(entry_id, fields) for entry_id, fields in rows]
         problem = None
         if marker is not None:  # the cold archive's rows first, then what was appended since
             cold, problem = await self._cold(match, marker)
@@ -112,13 +111,7 @@ class RedisReader(RedisBase):
         start = "-"
         while True:
             batch = await self._r.xrange(stream, start, "+", count=2000)
-            for entry_id, fields in batch:
-                kind = fields.get(b"k", b"event").decode()
-                out.append(
-                    ArchivedEvent(
-                        _parse_position(entry_id), fields[b"e"], cast(EntryKind, kind), _arrival(fields)
-                    )
-                )
+            out.extend(_entry(entry_id, fields) for entry_id, fields in batch)
             if len(batch) < 2000:
                 return out
             start = "(" + batch[-1][0].decode()
@@ -150,15 +143,7 @@ class RedisReader(RedisBase):
             return out
         start = "-" if after is None else f"({after[0]}-{after[1]}"
         batch = await self._r.xrange(self.key(match, keys.EVENTS), start, "+", count=count - len(out))
-        out.extend(
-            ArchivedEvent(
-                _parse_position(entry_id),
-                fields[b"e"],
-                cast(EntryKind, fields.get(b"k", b"event").decode()),
-                _arrival(fields),
-            )
-            for entry_id, fields in batch
-        )
+        out.extend(_entry(entry_id, fields) for entry_id, fields in batch)
         return out
 
     async def _cold(self, match: str, raw: bytes) -> tuple[list[ArchivedEvent], str | None]:
