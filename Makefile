@@ -91,9 +91,9 @@ browser:
 
 # Three processes on two cores: a third of the suite's time is spent waiting (brokers, browsers, subprocesses),
 # which a third worker fills (7.7 min against ~9.6 for two, measured 2026-12-02). A test file stays on one
-# worker (its module fixtures: brokers, servers, browsers).
+# worker (its module fixtures: brokers, servers, browsers). The 25 slowest tests are printed: where the time goes.
 unit: install browser
-	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q -n 3 --dist loadfile
+	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=25
 
 test: lint typecheck unit
 
