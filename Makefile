@@ -91,9 +91,11 @@ browser:
 
 # Three processes on two cores: a third of the suite's time is spent waiting (brokers, browsers, subprocesses),
 # which a third worker fills (7.7 min against ~9.6 for two, measured 2026-12-02). A test file stays on one
-# worker (its module fixtures: brokers, servers, browsers). The 25 slowest tests are printed: where the time goes.
+# worker (its module fixtures: brokers, servers, browsers); the longest files start first (tests/conftest.py
+# LONGEST_FIRST: xdist's own order, by number of tests, left one-test files of a minute to the end). The 25
+# slowest tests are printed: where the time goes.
 unit: install browser
-	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=25
+	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=25
 
 test: lint typecheck unit
 
