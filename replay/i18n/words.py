@@ -27,6 +27,16 @@ STATUSES: Final[Table] = {
     "needs_tiebreaker": N_("needs a tiebreaker game"),
 }
 
+#: A TDF match's outcome code by its name (replay/report/tdf.py ``OUTCOMES``), as the report's
+#: reconciliation writes it where the TDF gives no result of two players.
+TDF_OUTCOMES: Final[Table] = {
+    "not_reported": N_("not reported"),
+    "player1": N_("player 1 won"),
+    "player2": N_("player 2 won"),
+    "tie": N_("tie"),
+    "bye": N_("bye"),
+}
+
 #: A finding's severity (replay/engine/findings.py).
 SEVERITIES: Final[Table] = {
     "violation": N_("violation"),

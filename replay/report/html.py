@@ -252,7 +252,7 @@ def environment(lang: str) -> jinja2.Environment:
         return shown(lang, sentences.REVIEW, text)
 
     def result_said(text: str) -> str:
-        return shown(lang, sentences.RESULT, text)
+        return sentences.result_said(lang, text)
 
     def standing_why(text: str) -> str:
         return shown(lang, sentences.STANDINGS, text, sentences.STANDINGS_PIECES)

@@ -151,7 +151,7 @@ def _name(tdf: Tournament, uid: str) -> str:
 def _tdf_says(outcome: int, result: Mapping[str, str] | None) -> tuple[str, str | None]:
     """A TDF result as ``(kind, winner userid)``: ``("win", uid)``, ``("tie", None)`` or the code's name."""
     if result is None:
-        return (OUTCOMES.get(outcome, f"unknown outcome code {outcome}"), None)
+        return (OUTCOMES.get(outcome) or sentences.UNKNOWN_OUTCOME.format(code=outcome), None)
     if outcome == 3:
         return (sentences.TIE, None)
     return ("win", next(uid for uid, r in result.items() if r == "win"))

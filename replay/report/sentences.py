@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from replay.i18n import N_
+from replay.i18n import N_, words
+from replay.i18n.sentences import shown
 
 # Why a game is to review (ReviewItem.why).
 VIOLATIONS: Final = N_("{n} violation(s): {codes}")
@@ -26,11 +27,13 @@ UNUSUAL_PAIRING: Final = N_("#{a} v #{b} is not the seeding's pairing")
 TOP_CUT: Final[tuple[str, ...]] = (LET_IN, LEFT_OUT, UNUSUAL_PAIRING)
 
 # A match result as the TDF and the records give it (reconciliation's ``tdf`` and ``records``); the other
-# values are codes (a TDF outcome's name, a match status) and are shown as they are.
+# values are codes, shown by :func:`result_said`: a TDF outcome's name (``bye``) and a match status, written
+# with spaces (``in progress``).
 WON: Final = N_("{player} won")
 TIE: Final = N_("tie")
 DOUBLE_LOSS: Final = N_("double loss")
-RESULT: Final[tuple[str, ...]] = (WON, TIE, DOUBLE_LOSS)
+UNKNOWN_OUTCOME: Final = N_("unknown outcome code {code}")
+RESULT: Final[tuple[str, ...]] = (WON, TIE, DOUBLE_LOSS, UNKNOWN_OUTCOME)
 
 # Why TOM's standings differ from Prizecheck's (StandingDifference.why); the rows it names stay as written.
 NO_STANDING: Final = N_("TOM places {player} in {division}; Prizecheck has no {division} standing for them")
@@ -60,3 +63,12 @@ STANDINGS: Final[tuple[str, ...]] = (
 )
 #: The parts of a standings sentence that are sentences of their own (one row, one dropped player).
 STANDINGS_PIECES: Final[tuple[str, ...]] = (ROW, DROPPED_WORSE)
+
+
+def result_said(lang: str, text: str) -> str:
+    """A reconciliation's result (``tdf``, ``records``) in words of ``lang``: a sentence of :data:`RESULT`,
+    a match's status (the document writes ``in progress`` for ``in_progress``) or a TDF outcome's name."""
+    code = text.replace(" ", "_")
+    if code in words.STATUSES or code in words.TDF_OUTCOMES:
+        return words.said(lang, code, words.STATUSES, words.TDF_OUTCOMES)
+    return shown(lang, RESULT, text)

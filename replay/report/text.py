@@ -145,8 +145,8 @@ def write_text(
                     round=d.round,
                     table=d.table,
                     players=" vs ".join(d.players),
-                    tdf=shown(lang, sentences.RESULT, d.tdf),
-                    records=shown(lang, sentences.RESULT, d.records),
+                    tdf=sentences.result_said(lang, d.tdf),
+                    records=sentences.result_said(lang, d.records),
                 )
             )
         for m in rec.missing:
@@ -155,7 +155,7 @@ def write_text(
                     round=m.round,
                     table=m.table,
                     players=" vs ".join(m.players),
-                    tdf=shown(lang, sentences.RESULT, m.tdf),
+                    tdf=sentences.result_said(lang, m.tdf),
                 )
             )
         for b in rec.unrecorded_byes:

@@ -110,6 +110,34 @@ def test_the_japanese_report_says_the_reconciliation_and_the_reasons_in_japanese
     assert doc["reconciliation"]["disagree"][0]["tdf"] == "Brock Harrison (4034567) won"
 
 
+def test_a_match_still_playing_and_a_tdf_code_are_words_of_the_language(tmp_path: Path) -> None:
+    # round 3, table 2 (Ash v May, reported in the TDF): its first game still being played, the others not
+    # begun, as the records stand when the TDF is reported before the recorder catches up
+    events = [
+        e
+        for e in test_reconcile.pallet_events()
+        if e["match"] not in ("pallet/r3/t2/g2", "pallet/r3/t2/g3")
+        and not (e["match"] == "pallet/r3/t2/g1" and e["type"] in ("conceded", "game_ended"))
+    ]
+    doc = json.loads(_report(tmp_path, events, test_reconcile.FIXTURE, "json", None))
+    playing = [d for d in doc["reconciliation"]["disagree"] if (d["round"], d["table"]) == (3, 2)]
+    assert [d["records"] for d in playing] == ["in progress"]  # the document keeps its English
+    text = _report(tmp_path, events, test_reconcile.FIXTURE, "text", "ja")
+    (line,) = [
+        ln
+        for ln in text.splitlines()
+        if "DISAGREE" not in ln and "Ash Ketchum" in ln and "3" in ln and "May Maple" in ln and "TDF" in ln
+    ]
+    assert "対戦中" in line and "in progress" not in line, line
+    html = _report(tmp_path, events, test_reconcile.FIXTURE, "html", "ko")
+    assert "진행 중" in html and "in progress" not in html
+    # a TDF outcome code's name, and one no version of TOM wrote
+    assert s.result_said("ja", "bye") == i18n.gettext("ja", "bye") != "bye"
+    assert s.result_said("ko", "not reported") == "미보고"
+    assert s.result_said("ja", s.UNKNOWN_OUTCOME.format(code=7)) == "不明な結果コード 7"
+    assert s.result_said("en", "awaiting playoff") == "awaiting its playoff"
+
+
 def test_the_top_cut_and_the_standings_differences_in_korean_and_japanese(tmp_path: Path) -> None:
     events = test_divisions._events()
     english = _report(tmp_path, events, test_divisions.FIXTURE, "text", "en")
