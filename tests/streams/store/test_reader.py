@@ -1,5 +1,6 @@
 """The :class:`~streams.store.roles.Reader` contract (what the HTTP service and the command line read), on
-memory, a Redis server and a Redis Cluster (``any_store``)."""
+memory, a Redis server and a Redis Cluster (``any_store``); the extent the Redis backend keeps beside its
+stream, on a Redis server and a Redis Cluster (``any_redis``)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from streams.store import (
     RedisStore,
     Snapshot,
     Store,
+    keys,
 )
-from streams.store import keys
 from streams.store.base import extent_of
 from tests.streams.store.contract import app, ev, run_of
 
