@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, quote_plus, urlencode
 
 import msgspec
 from aiohttp import web
@@ -115,7 +115,27 @@ async def review_page(request: web.Request) -> web.StreamResponse:
         penalties=penalty_kinds(ruleset),
         prize_counts=prize_counts(ruleset),
         setting=event_language(record.context) if record else None,
+        first_window=first_window_url(request, match),
     )
+
+
+def first_window_url(request: web.Request, match: str) -> str:
+    """The page's first window (``/meta?from=0&to=<WINDOW>``) spelled byte for byte as static/review.js
+    asks for it (``windowQuery``: the match's parts as ``encodeURIComponent`` encodes them, then ``view``,
+    ``lang``, ``from`` and ``to`` as ``URLSearchParams`` writes them), so that the page's
+    ``<link rel="preload">`` fetches it while the page's scripts load, and the page's own request is
+    answered by it (a URL spelled otherwise would only be asked twice)."""
+    path = "/".join(quote(part, safe="-_.!~*'()") for part in match.split("/"))
+    query: list[tuple[str, str]] = []
+    if request.query.get("view") == "public":
+        query.append(("view", "public"))
+    lang = request.query.get("lang")
+    if lang:
+        query.append(("lang", lang))
+    query += [("from", "0"), ("to", str(WINDOW))]
+    # URLSearchParams: a space as +, every byte but A-Z a-z 0-9 * - . _ percent-encoded
+    form = "&".join(f"{k}={quote_plus(v, safe='*').replace('~', '%7E')}" for k, v in query)
+    return f"/review/{path}/meta?{form}"
 
 
 async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:

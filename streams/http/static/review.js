@@ -1120,7 +1120,10 @@
   // page opens on the first window and reads the next ones after it, in order, while the reader looks
   // (one path for every game: a short game's first window is the whole of it). A step past the windows
   // read so far waits for them (show, goTo).
-  const FIRST = 256; // the first window's steps: a multiple of the server's snapshot (64)
+  // the first window's steps: a multiple of the server's snapshot (64). The page's HTML preloads this
+  // window (<link rel="preload">, streams.http.pages.first_window_url: the same URL, spelled as
+  // windowQuery spells it), so that it is asked for while the scripts load.
+  const FIRST = 256;
   const WINDOW = 4096; // each window after it
   let total = 0; // the game's steps (meta.count)
   let complete = false;

@@ -396,3 +396,26 @@ async def test_a_missing_match_and_a_login_without_the_role_say_so(
         assert "outside this token's scope" in await page.inner_text("#refused-why")
     finally:
         await other.close()
+
+
+async def test_the_first_window_is_preloaded_and_asked_for_once(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    """The page's HTML preloads its first window (streams.http.pages.first_window_url) while its scripts
+    load, spelled as the page's own request (static/review.js windowQuery), which the preload answers:
+    one request, for a match whose name has a slash, in another language and the public view."""
+    parent, child = playoff_game()
+    assert (await served.post(parent + child)).status == 200
+    path = "/review/g1/tb1?lang=ja&view=public"
+    page = await judge_page(served, browser_context, path)
+    await ready(page)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/meta?" in r.url else None)
+    await page.goto(f"{served.url}{path}")
+    await ready(page)
+    first = "/review/g1/tb1/meta?view=public&lang=ja&from=0&to=256"
+    assert await page.get_attribute('link[rel="preload"]', "href") == first
+    assert [u for u in asked if "from=0&" in u] == [served.url + first]
+    assert await page.get_attribute("html", "lang") == "ja"
+    # the game shown: the playoff game links the game it decides
+    assert (await page.get_attribute("#parent-head a", "href") or "").startswith("/review/g1")
