@@ -54,7 +54,7 @@ from replay.generators.simulate import simulate_match  # noqa: E402
 from streams.tokens import new_token, write_book  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-FIRST = 256  # the page's first window (static/review.js)
+FIRST = 64  # the page's first window (static/review.js; 256 before 2026-12-07)
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 

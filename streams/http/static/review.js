@@ -1134,10 +1134,12 @@
   // page opens on the first window and reads the next ones after it, in order, while the reader looks
   // (one path for every game: a short game's first window is the whole of it). A step past the windows
   // read so far waits for them (show, goTo).
-  // the first window's steps: a multiple of the server's snapshot (64). The page's HTML preloads this
-  // window (<link rel="preload">, streams.http.pages.first_window_url: the same URL, spelled as
-  // windowQuery spells it), so that it is asked for while the scripts load.
-  const FIRST = 256;
+  // the first window's steps: one of the server's snapshots (64 steps), as few as fill the log's view,
+  // so that the server folds no more than that before the page shows the game (the next windows come
+  // while the reader looks). The page's HTML preloads this window (<link rel="preload">,
+  // streams.http.pages.first_window_url: the same URL, spelled as windowQuery spells it), so that it is
+  // asked for while the scripts load.
+  const FIRST = 64;
   const WINDOW = 4096; // each window after it
   let total = 0; // the game's steps (meta.count)
   let complete = false;

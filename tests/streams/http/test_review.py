@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, Page
 
 from replay import replay_records
+from streams.http.pages import FIRST_WINDOW
 from tests.streams.http.served import Served, scoped_game
 from tests.streams.http.test_pages import long_game, playoff_game, prize_game, scroll_log_to, shot
 from tests.streams.ingest.support import game
@@ -413,7 +414,7 @@ async def test_the_first_window_is_preloaded_and_asked_for_once(
     page.on("request", lambda r: asked.append(r.url) if "/meta?" in r.url else None)
     await page.goto(f"{served.url}{path}")
     await ready(page)
-    first = "/review/g1/tb1/meta?view=public&lang=ja&from=0&to=256"
+    first = f"/review/g1/tb1/meta?view=public&lang=ja&from=0&to={FIRST_WINDOW}"
     assert await page.get_attribute('link[rel="preload"]', "href") == first
     assert [u for u in asked if "from=0&" in u] == [served.url + first]
     assert await page.get_attribute("html", "lang") == "ja"
