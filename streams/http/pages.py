@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, quote_plus, urlencode
 
 import msgspec
 from aiohttp import web
@@ -115,7 +115,27 @@ async def review_page(request: web.Request) -> web.StreamResponse:
         penalties=penalty_kinds(ruleset),
         prize_counts=prize_counts(ruleset),
         setting=event_language(record.context) if record else None,
+        first_window=first_window_url(request, match),
     )
+
+
+def first_window_url(request: web.Request, match: str) -> str:
+    """The page's first window (``/meta?from=0&to=<FIRST_WINDOW>``) spelled byte for byte as static/review.js
+    asks for it (``windowQuery``: the match's parts as ``encodeURIComponent`` encodes them, then ``view``,
+    ``lang``, ``from`` and ``to`` as ``URLSearchParams`` writes them), so that the page's
+    ``<link rel="preload">`` fetches it while the page's scripts load, and the page's own request is
+    answered by it (a URL spelled otherwise would only be asked twice)."""
+    path = "/".join(quote(part, safe="-_.!~*'()") for part in match.split("/"))
+    query: list[tuple[str, str]] = []
+    if request.query.get("view") == "public":
+        query.append(("view", "public"))
+    lang = request.query.get("lang")
+    if lang:
+        query.append(("lang", lang))
+    query += [("from", "0"), ("to", str(FIRST_WINDOW))]
+    # URLSearchParams: a space as +, every byte but A-Z a-z 0-9 * - . _ percent-encoded
+    form = "&".join(f"{k}={quote_plus(v, safe='*').replace('~', '%7E')}" for k, v in query)
+    return f"/review/{path}/meta?{form}"
 
 
 async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:
@@ -216,8 +236,11 @@ def _playoff_key(playoff: Mapping[str, Record]) -> tuple[tuple[str, bytes], ...]
     return tuple(sorted((name, _ENCODE(record.to_json())) for name, record in playoff.items()))
 
 
-#: The steps a window holds when its ``to`` is not given (the page's own windows: static/review.js).
+#: The steps a window holds when its ``to`` is not given.
 WINDOW: Final = 256
+#: The steps of the review page's first window (static/review.js ``FIRST``: one board snapshot, as few
+#: as fill the log's view), which its HTML preloads (:func:`first_window_url`).
+FIRST_WINDOW: Final = 64
 #: The archive entries a window reads from the store at a time (:meth:`Reader.events_after`): the first
 #: window's 256 steps and the one after are one read for most games, a 4,096-step window a few.
 READ: Final = 512

@@ -42,6 +42,7 @@ local pending = redis.call('EXISTS', KEYS[5]) == 1
 local blob = ARGV[4]
 local pos = 1
 local at = arrival()
+local late = kept_late()
 for len in string.gmatch(ARGV[3], '%d+') do
   local n = tonumber(len)
   local id = string.format('%d', seq)
@@ -51,6 +52,7 @@ for len in string.gmatch(ARGV[3], '%d+') do
   seq = seq + 1
 end
 local last = string.format('%d', seq - 1)
+keep_extent(late, 0, last .. '-0')
 redis.call('SET', KEYS[2], last)
 redis.call('SET', KEYS[3], ARGV[5])
 local writes = write_record(ARGV[6], ARGV[11], ARGV[12], ARGV[16])

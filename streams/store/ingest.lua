@@ -69,7 +69,9 @@ if seq <= head then
   end
   local kind = 'late'
   if existing ~= nil then kind = 'conflict' end
+  local late = kept_late()
   redis.call('XADD', KEYS[1], head .. '-' .. n, 'e', ARGV[5], 'k', kind, 't', arrival())
+  keep_extent(late, 1, head .. '-' .. n)
   local writes = write_record(ARGV[7], ARGV[12], ARGV[13], ARGV[16])
   publish()
   return {'conflict', head, 1, writes, ''}
@@ -86,7 +88,9 @@ end
 if seq ~= head + 1 and ARGV[4] ~= '1' then
   return {'gap', head, 0, writes_now(), ''}
 end
+local late = kept_late()
 redis.call('XADD', KEYS[1], ARGV[2] .. '-0', 'e', ARGV[5], 't', arrival())
+keep_extent(late, 0, ARGV[2] .. '-0')
 redis.call('HDEL', KEYS[5], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[6])

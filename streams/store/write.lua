@@ -6,7 +6,8 @@
 -- KEYS[6] pc:{m}:state    hash: writes (how many times the record was written: the fence of every
 --                         writer of this record, the match's owner and a playoff child settling it),
 --                         chain (the chain head of the archive, hex: what a rebuild must arrive at) and
---                         ck (the signed checkpoint of the last write: streams/store/checkpoint.py)
+--                         ck (the signed checkpoint of the last write: streams/store/checkpoint.py);
+--                         xlen, xlate, xlast: the archive stream's extent (keep_extent below)
 -- KEYS[7] pc:{m}:versions list, every finished record that was stored, oldest first
 -- KEYS[8] pc:{m}:causes   list, parallel to versions: "<match> <seq>", the event that caused each one
 
@@ -56,4 +57,28 @@ end
 
 local function writes_now()
   return tonumber(redis.call('HGET', KEYS[6], 'writes') or '0')
+end
+
+-- The archive stream's extent, kept in the state hash beside the entries so that the review of a long game
+-- reads it without walking the stream (scripts.py LUA_EXTENT): xlen, the stream's entries when it was
+-- kept; xlate, how many of them were archived after the head (ids "<head>-<n>", n >= 1: the others are
+-- "<seq>-0"); xlast, the last entry's id. Call kept_late() before the appends (the late entries kept, or
+-- nil when what is kept is not this stream's: a stream written before the count was kept, or changed
+-- outside the scripts; an empty stream counts from 0) and keep_extent() after them.
+local function kept_late()
+  local len = redis.call('XLEN', KEYS[1])
+  if len == 0 then return 0 end
+  local kept = redis.call('HMGET', KEYS[6], 'xlen', 'xlate')
+  if tonumber(kept[1]) == len and tonumber(kept[2]) then return tonumber(kept[2]) end
+  return nil
+end
+
+-- ``late``: what kept_late() gave; ``added``: the late entries appended since; ``last``: the last id now.
+-- A count not kept stays not kept (the extent's walk counts it again, and keeps it).
+local function keep_extent(late, added, last)
+  if late == nil then
+    redis.call('HDEL', KEYS[6], 'xlen', 'xlate', 'xlast')
+    return
+  end
+  redis.call('HSET', KEYS[6], 'xlen', redis.call('XLEN', KEYS[1]), 'xlate', late + added, 'xlast', last)
 end

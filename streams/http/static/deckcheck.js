@@ -9,7 +9,17 @@
   // in the page's language (?lang= passed on, as the review page's own calls do)
   const lang = new URLSearchParams(location.search).get("lang");
   const query = lang ? "?lang=" + encodeURIComponent(lang) : "";
-  fetch("/matches/" + match + "/deck-check" + query, { credentials: "same-origin" })
+  // Asked once the review shows its first step (body[data-open], static/review.js) or could not
+  // (data-ready): the deck check reads and decodes the whole archive, seconds of the server's time for a
+  // 50,000-event game, which held up the page's first window when both were asked at once.
+  const body = document.body;
+  const opened = () => body.dataset.open === "1" || body.dataset.ready !== undefined;
+  new Promise((resolve) => {
+    if (opened()) { resolve(); return; }
+    const watch = new MutationObserver(() => { if (opened()) { watch.disconnect(); resolve(); } });
+    watch.observe(body, { attributes: true, attributeFilter: ["data-open", "data-ready"] });
+  })
+    .then(() => fetch("/matches/" + match + "/deck-check" + query, { credentials: "same-origin" }))
     .then((r) => (r.ok ? r.json() : null))
     .then((answer) => {
       if (!answer || !answer.checks || !answer.checks.length) return;

@@ -870,7 +870,6 @@
     currentSeq = seq;
     for (const li of $("log").querySelectorAll("li.current")) li.classList.remove("current");
     for (const i of linesOfSeq.get(seq) || []) shownRows.get(rowOfLine[i])?.classList.add("current");
-    inView();
     const sel = $("turn-select");
     let value = "";
     for (const opt of sel.options) {
@@ -879,6 +878,9 @@
     sel.value = value;
     const turn = turnOfSeq.get(seq);
     sel.dataset.turn = turn == null ? "" : String(turn);
+    // last: the log's rows placed and measured after every other change of the step, so that the page
+    // is laid out once for all of them (a change after it would lay the page out again)
+    inView();
   }
 
   // ------------------------------------------------------------------ board and step
@@ -966,7 +968,6 @@
     }
     if (!outs.children.length) outs.append(el("li", { class: "muted" }, _("nothing")));
     renderBoard(board, frame.due);
-    highlight(frame.seq);
 
     const decided = record?.result?.decided_at;
     const here = decided != null && decided === frame.seq;
@@ -974,6 +975,7 @@
     $("event-panel").classList.toggle("decided", here);
     document.body.dataset.seq = String(frame.seq);
     document.body.dataset.decided = here ? "1" : "0";
+    highlight(frame.seq); // last: it lays the page out (the log's rows measured)
   }
 
   function indexOf(seq) {
@@ -1001,9 +1003,21 @@
     $("slider").value = String(index);
     $("seq-input").value = String(frame.seq);
     render(frame, boardAt(index));
-    if (location.hash !== "#seq=" + frame.seq) history.replaceState(null, "", "#seq=" + frame.seq);
+    keepAddress(frame.seq);
     timings.steps.push(performance.now() - t0);
     if (timings.steps.length > 5000) timings.steps.splice(0, 1000);
+  }
+
+  // The address names the step shown (#seq=N), written once the steps pause (HASH_AFTER ms): a held key
+  // or the play writes the page's history once, not at every step (a write took ~5 ms of each step,
+  // and a browser refuses a page that writes it too often).
+  const HASH_AFTER = 100;
+  let hashTimer = 0;
+  function keepAddress(seq) {
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(() => {
+      if (location.hash !== "#seq=" + seq) history.replaceState(null, "", "#seq=" + seq);
+    }, HASH_AFTER);
   }
 
   // The step of seq: a seq past the windows read so far waits for them to reach it.
@@ -1120,7 +1134,12 @@
   // page opens on the first window and reads the next ones after it, in order, while the reader looks
   // (one path for every game: a short game's first window is the whole of it). A step past the windows
   // read so far waits for them (show, goTo).
-  const FIRST = 256; // the first window's steps: a multiple of the server's snapshot (64)
+  // the first window's steps: one of the server's snapshots (64 steps), as few as fill the log's view,
+  // so that the server folds no more than that before the page shows the game (the next windows come
+  // while the reader looks). The page's HTML preloads this window (<link rel="preload">,
+  // streams.http.pages.first_window_url: the same URL, spelled as windowQuery spells it), so that it is
+  // asked for while the scripts load.
+  const FIRST = 64;
   const WINDOW = 4096; // each window after it
   let total = 0; // the game's steps (meta.count)
   let complete = false;

@@ -122,7 +122,9 @@ class RedisReader(RedisBase):
         if marker is not None:  # the cold copy's rows (the whole copy is read), then what was appended since
             cold = extent_of(await self._served(match, marker))
         await self._scripts()
-        entries, steps, first, last = await self._extent(keys=[self.key(match, keys.EVENTS)], args=[])
+        entries, steps, first, last = await self._extent(
+            keys=[self.key(match, keys.EVENTS), self.key(match, keys.STATE)], args=[]
+        )
         hot = (
             ArchiveExtent(int(entries), int(steps), _parse_position(first), _parse_position(last))
             if int(entries)

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, Page
 
 from replay import replay_records
+from streams.http.pages import FIRST_WINDOW
 from tests.streams.http.served import Served, scoped_game
 from tests.streams.http.test_pages import long_game, playoff_game, prize_game, scroll_log_to, shot
 from tests.streams.ingest.support import game
@@ -396,3 +397,26 @@ async def test_a_missing_match_and_a_login_without_the_role_say_so(
         assert "outside this token's scope" in await page.inner_text("#refused-why")
     finally:
         await other.close()
+
+
+async def test_the_first_window_is_preloaded_and_asked_for_once(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    """The page's HTML preloads its first window (streams.http.pages.first_window_url) while its scripts
+    load, spelled as the page's own request (static/review.js windowQuery), which the preload answers:
+    one request, for a match whose name has a slash, in another language and the public view."""
+    parent, child = playoff_game()
+    assert (await served.post(parent + child)).status == 200
+    path = "/review/g1/tb1?lang=ja&view=public"
+    page = await judge_page(served, browser_context, path)
+    await ready(page)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/meta?" in r.url else None)
+    await page.goto(f"{served.url}{path}")
+    await ready(page)
+    first = f"/review/g1/tb1/meta?view=public&lang=ja&from=0&to={FIRST_WINDOW}"
+    assert await page.get_attribute('link[rel="preload"]', "href") == first
+    assert [u for u in asked if "from=0&" in u] == [served.url + first]
+    assert await page.get_attribute("html", "lang") == "ja"
+    # the game shown: the playoff game links the game it decides
+    assert (await page.get_attribute("#parent-head a", "href") or "").startswith("/review/g1")

@@ -1,5 +1,6 @@
 """The :class:`~streams.store.roles.Reader` contract (what the HTTP service and the command line read), on
-memory, a Redis server and a Redis Cluster (``any_store``)."""
+memory, a Redis server and a Redis Cluster (``any_store``); the extent the Redis backend keeps beside its
+stream, on a Redis server and a Redis Cluster (``any_redis``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ from dataclasses import replace
 
 import msgpack
 
-from streams.store import AppendRun, ArchivedEvent, ArchiveExtent, MatchState, Snapshot, Store
+from streams.store import (
+    AppendRun,
+    ArchivedEvent,
+    ArchiveExtent,
+    MatchState,
+    RedisStore,
+    Snapshot,
+    Store,
+    keys,
+)
+from streams.store.base import extent_of
 from tests.streams.store.contract import app, ev, run_of
 
 
@@ -94,6 +105,28 @@ class TestReader:
         assert await any_store.events_after("m1", (5, 0), 2) == whole[5:7]
         assert await any_store.events_after("m1", (8, 0), 5) == []
 
+    async def test_the_extent_follows_every_kind_of_append(self, any_store: Store) -> None:
+        """The extent is the archive's, whatever wrote it: appends, runs, conflicts archived at the head
+        (one after another at the same head), a gap, an event filling it late."""
+        writes = [
+            app("m1", 1, 0),
+            run_of("m1", range(2, 6), 1),
+            app("m1", 3, 5, data=ev("m1", 3, text="else"), conflict=True),
+            app("m1", 2, 5, data=ev("m1", 2, text="else"), conflict=True),
+            replace(app("m1", 8, 5), allow_gap=True),
+            app("m1", 6, 8, conflict=True),
+            run_of("m1", range(9, 12), 8),
+        ]
+        for write in writes:
+            if isinstance(write, AppendRun):
+                await any_store.append_run(write)
+            else:
+                await any_store.append(write)
+            assert await any_store.extent("m1") == extent_of(await any_store.events("m1")), write
+        positions = [e.position for e in await any_store.events("m1")]
+        assert positions[5:9] == [(5, 1), (5, 2), (8, 0), (8, 1)]
+        assert await any_store.extent("m1") == ArchiveExtent(12, 9, (1, 0), (11, 0))
+
     async def test_ping(self, any_store: Store) -> None:
         assert await any_store.ping()
 
@@ -115,3 +148,61 @@ class TestReader:
         assert await any_store.version("m1", 1) == snap.versions[0]
         assert await any_store.version("m1", 2) is None and await any_store.version("m1", 0) is None
         assert await any_store.event("m1", 2) == ev("m1", 2) and await any_store.head("m1") == 2
+
+
+class TestKeptExtent:
+    """The Redis backend keeps the archive stream's extent in the match's state hash as it appends
+    (``xlen``, ``xlate``, ``xlast``: write.lua's keep_extent), so that the extent of a 50,000-entry stream is
+    read, not walked (scripts.py ``LUA_EXTENT``); a stream whose count is not kept (written before it
+    was, or changed outside the service) is walked, and its count kept from then on."""
+
+    @staticmethod
+    async def kept(store: RedisStore, match: str) -> list[bytes | None]:
+        got: list[bytes | None] = await store.client.hmget(
+            store.key(match, keys.STATE), ["xlen", "xlate", "xlast"]
+        )
+        return got
+
+    @staticmethod
+    async def walked(store: RedisStore, match: str) -> list[bytes]:
+        """What the count should be, from the stream itself."""
+        ids = [i for i, _ in await store.client.xrange(store.key(match, keys.EVENTS))]
+        late = sum(1 for i in ids if not i.endswith(b"-0"))
+        return [str(len(ids)).encode(), str(late).encode(), ids[-1]]
+
+    async def test_the_appends_keep_the_count(self, any_redis: RedisStore) -> None:
+        await any_redis.append(app("m1", 1, 0))
+        assert await self.kept(any_redis, "m1") == [b"1", b"0", b"1-0"]
+        await any_redis.append_run(run_of("m1", range(2, 5), 1))
+        await any_redis.append(app("m1", 2, 4, data=ev("m1", 2, text="else"), conflict=True))
+        assert await self.kept(any_redis, "m1") == await self.walked(any_redis, "m1") == [b"5", b"1", b"4-1"]
+
+    async def test_a_stream_without_the_count_is_walked_then_kept(self, any_redis: RedisStore) -> None:
+        """A match written before the count was kept: its extent is right, and kept from its first read
+        (or, read later, its appends keep none until then)."""
+        await any_redis.append_run(run_of("m1", range(1, 6), 0))
+        await any_redis.append(app("m1", 3, 5, data=ev("m1", 3, text="else"), conflict=True))
+        state = any_redis.key("m1", keys.STATE)
+        await any_redis.client.hdel(state, "xlen", "xlate", "xlast")
+        await any_redis.append(app("m1", 6, 5))  # no count to go on from: none kept
+        assert await self.kept(any_redis, "m1") == [None, None, None]
+        assert await any_redis.extent("m1") == extent_of(await any_redis.events("m1"))
+        assert await self.kept(any_redis, "m1") == await self.walked(any_redis, "m1") == [b"7", b"1", b"6-0"]
+        await any_redis.append(app("m1", 4, 6, data=ev("m1", 4, text="else"), conflict=True))
+        assert await self.kept(any_redis, "m1") == await self.walked(any_redis, "m1")
+        assert await any_redis.extent("m1") == ArchiveExtent(8, 6, (1, 0), (6, 1))
+
+    async def test_a_stream_changed_outside_the_service_is_walked(self, any_redis: RedisStore) -> None:
+        await any_redis.append_run(run_of("m1", range(1, 6), 0))
+        await any_redis.append(app("m1", 3, 5, data=ev("m1", 3, text="else"), conflict=True))
+        events = any_redis.key("m1", keys.EVENTS)
+        await any_redis.client.xdel(events, "2-0")  # the count kept is no longer the stream's length
+        assert await any_redis.extent("m1") == extent_of(await any_redis.events("m1"))
+        assert await any_redis.extent("m1") == ArchiveExtent(5, 4, (1, 0), (5, 1))
+        await any_redis.client.xdel(events, "5-1")  # its length and its last entry
+        assert await any_redis.extent("m1") == ArchiveExtent(4, 4, (1, 0), (5, 0))
+        # the stream gone (as the cold archive's swap takes it) and appended to again: counted afresh
+        await any_redis.client.delete(events)
+        await any_redis.append(app("m1", 6, 5))
+        assert await self.kept(any_redis, "m1") == [b"1", b"0", b"6-0"]
+        assert await any_redis.extent("m1") == ArchiveExtent(1, 1, (6, 0), (6, 0))
