@@ -24,6 +24,11 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, async_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
+
+# Each test starts Playwright's Node driver (``async_playwright()``: ~0.5 s of CPU, ~190 tests). Node's
+# module compile cache, shared by the workers (Node checks each entry against its source), cuts its start
+# by about a quarter (0.55 -> 0.40 s of CPU, measured 2026-12-07): the suite's 15-minute budget.
+os.environ.setdefault("NODE_COMPILE_CACHE", str(Path(tempfile.gettempdir()) / "prizecheck-node-cache"))
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
