@@ -259,6 +259,11 @@ def _stop(proc: subprocess.Popen[str]) -> None:
     proc.send_signal(signal.SIGTERM)
     try:
         assert proc.wait(timeout=30) == 0
+    except subprocess.TimeoutExpired:
+        # seen once, at a load of 14 (2026-12-07), not again in 24 tries: say what serve had printed
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"serve did not stop within 30 s of SIGTERM; it said: {err[-3000:]!r}") from None
     finally:
         if proc.poll() is None:
             proc.kill()
