@@ -406,14 +406,19 @@ def _motion(length: int, angle: int, sigma: float) -> Floats:
     return np.asarray(soft / soft.sum(), np.float32)
 
 
-_LENGTHS: Final = (1, 3, 5, 7, 9, 12, 15, 19, 24)
+_LENGTHS: Final = (1, 3, 5, 7, 9, 12, 15, 19, 24, 30)
+#: How many of the likeliest blurs are undone on the codes, best first (each one a try at the codes).
+_TRIES: Final = 4
+#: Lengths tried beside the likeliest blur's, as its multiples.
+_STRETCH: Final = (1.15, 0.85, 1.3, 1.5)
 
 
 def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> tuple[float, list[Floats]]:
     """How far the photo is smeared (mm of the sheet, the likeliest blur's length) and the likeliest
     blurs around the QR code, best first: each candidate blur applied to the ideal marker is compared
-    with the marker as photographed (rectified at :data:`QR_SCALE`), by correlation. No blur when the
-    photo is sharp (nothing to undo)."""
+    with the marker as photographed (rectified at :data:`QR_SCALE`), by correlation, over a coarse grid
+    of lengths and directions and then finely around the best (a long blur undone 10 degrees off its
+    direction leaves the code as smeared as before). No blur when the photo is sharp (nothing to undo)."""
     r = marker_rects()[MARKER_IDS.index(marker)]
     k = QR_SCALE / SCALE
     to = np.array([[k, 0, -(r.x - 2) * QR_SCALE], [0, k, -(r.y - 2) * QR_SCALE], [0, 0, 1]]) @ h
@@ -422,19 +427,36 @@ def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> tuple[float,
     seen = cv2.warpPerspective(image, to, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     obs = seen.astype(np.float32).ravel()
     obs = (obs - obs.mean()) / max(float(obs.std()), 1e-6)
-    scored = []
+    scores: dict[tuple[int, int, float], float] = {}
+
+    def score(length: int, angle: int, sigma: float) -> None:
+        key = (length, angle % 180 if length > 1 else 0, sigma)
+        if key not in scores:
+            b = cv2.filter2D(ideal, -1, _motion(*key), borderType=cv2.BORDER_REPLICATE).ravel()
+            b = (b - b.mean()) / max(float(b.std()), 1e-6)
+            scores[key] = float(obs @ b) / obs.size
+
     for sigma in (1.0, 2.0, 3.0):
         for length in _LENGTHS:
             for angle in range(0, 180, 15) if length > 1 else (0,):
-                kernel = _motion(length, angle, sigma)
-                b = cv2.filter2D(ideal, -1, kernel, borderType=cv2.BORDER_REPLICATE).ravel()
-                b = (b - b.mean()) / max(float(b.std()), 1e-6)
-                scored.append((float(obs @ b) / obs.size, length, kernel))
-    scored.sort(key=lambda t: -t[0])
-    smear = scored[0][1] / QR_SCALE
-    if scored[0][1] <= 3:
+                score(length, angle, sigma)
+    best = max(scores, key=lambda t: scores[t])
+    if best[0] > 3:
+        # finer around the best: lengths a step either side, directions every 5 degrees, the lens between
+        for length in range(max(3, round(best[0] * 0.75)), round(best[0] * 1.25) + 2):
+            for angle in range(best[1] - 15, best[1] + 16, 5):
+                for sigma in (best[2] - 0.5, best[2], best[2] + 0.5):
+                    if sigma > 0:
+                        score(length, angle, sigma)
+    ranked = sorted(scores, key=lambda t: -scores[t])
+    smear = ranked[0][0] / QR_SCALE
+    if ranked[0][0] <= 3:
         return smear, []
-    return smear, [kernel for _, _, kernel in scored[:3]]
+    # the marker's fit is biased by the JPEG and the lens (a longer blur is taken for a softer one, or
+    # the other way): the best direction and lens are also tried a little longer and shorter
+    length, angle, sigma = ranked[0]
+    keys = list(dict.fromkeys([*ranked[:_TRIES], *((round(length * f), angle, sigma) for f in _STRETCH)]))
+    return smear, [_motion(*key) for key in keys]
 
 
 def _wiener(patch: Image, kernel: Floats, nsr: float) -> Image:
