@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Final
@@ -304,7 +305,7 @@ def _homography(src: npt.NDArray[np.float32], dst_mm: npt.NDArray[np.float32]) -
     return np.asarray(h, np.float64)
 
 
-def _qr(image: Image, h: npt.NDArray[np.float64], marker: int | None = None) -> str:
+def _qr(image: Image, h: npt.NDArray[np.float64], markers: Sequence[int] = ()) -> str:
     """The text of the sheet's QR code, cut out of the photo (grey) through the homography: the main code,
     else the spare one (:data:`SPARE_QR_BOX`: the same sheet's identity, elsewhere on it), each first as
     photographed, then with the blur its corner markers show undone. :class:`NotASheet` (naming both
@@ -316,13 +317,13 @@ def _qr(image: Image, h: npt.NDArray[np.float64], marker: int | None = None) -> 
         if text:
             return text
     smear = 0.0
-    if marker is not None:
-        # A shaken phone: the blur is measured on a corner marker (a pattern known exactly) and undone on
+    if markers:
+        # A shaken phone: the blur is measured on the corner markers (a pattern known exactly) and undone on
         # the codes' squares, so the codes are not the first thing a blurred photo loses.
-        smear, kernels = _blur(image, h, marker)
+        smear, kernels = _blur(image, h, markers)
         for patch, (_, _, side) in zip(patches, (QR_BOX, SPARE_QR_BOX), strict=True):
             for kernel in kernels:
-                for nsr in (0.005, 0.02):
+                for nsr in _NSR:
                     text = _qr_text(det, _wiener(patch, kernel, nsr), side, whole=False)
                     if text:
                         return text
@@ -406,35 +407,73 @@ def _motion(length: int, angle: int, sigma: float) -> Floats:
     return np.asarray(soft / soft.sum(), np.float32)
 
 
-_LENGTHS: Final = (1, 3, 5, 7, 9, 12, 15, 19, 24)
+_LENGTHS: Final = (1, 3, 5, 7, 9, 12, 15, 19, 24, 30)
+#: How many of the likeliest blurs are undone on the codes, best first (each one a try at the codes).
+_TRIES: Final = 6
+#: The noise-to-signal ratios a blur is undone with (the lower, the sharper and the noisier).
+_NSR: Final = (0.002, 0.005, 0.01, 0.02)
+#: Lengths tried beside the likeliest blur's, as its multiples.
+_STRETCH: Final = (1.15, 0.85, 1.3, 1.5)
 
 
-def _blur(image: Image, h: npt.NDArray[np.float64], marker: int) -> tuple[float, list[Floats]]:
+def _blur(image: Image, h: npt.NDArray[np.float64], markers: Sequence[int]) -> tuple[float, list[Floats]]:
     """How far the photo is smeared (mm of the sheet, the likeliest blur's length) and the likeliest
-    blurs around the QR code, best first: each candidate blur applied to the ideal marker is compared
-    with the marker as photographed (rectified at :data:`QR_SCALE`), by correlation. No blur when the
-    photo is sharp (nothing to undo)."""
-    r = marker_rects()[MARKER_IDS.index(marker)]
+    blurs around the QR code, best first: each candidate blur applied to the ideal markers is compared
+    with the markers as photographed (rectified at :data:`QR_SCALE`), by correlation (the mean over the
+    sheet's markers found: one marker's JPEG blocks and noise mislead the fit), over a coarse grid of
+    lengths and directions and then finely around the best (a long blur undone 10 degrees off its
+    direction leaves the code as smeared as before). No blur when the photo is sharp (nothing to undo)."""
     k = QR_SCALE / SCALE
-    to = np.array([[k, 0, -(r.x - 2) * QR_SCALE], [0, k, -(r.y - 2) * QR_SCALE], [0, 0, 1]]) @ h
-    ideal = _ideal_marker(marker)
-    n = ideal.shape[0]
-    seen = cv2.warpPerspective(image, to, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    obs = seen.astype(np.float32).ravel()
-    obs = (obs - obs.mean()) / max(float(obs.std()), 1e-6)
-    scored = []
+    pairs = []
+    for marker in markers:
+        r = marker_rects()[MARKER_IDS.index(marker)]
+        to = np.array([[k, 0, -(r.x - 2) * QR_SCALE], [0, k, -(r.y - 2) * QR_SCALE], [0, 0, 1]]) @ h
+        ideal = _ideal_marker(marker)
+        n = ideal.shape[0]
+        seen = cv2.warpPerspective(image, to, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        obs = seen.astype(np.float32).ravel()
+        pairs.append((ideal, (obs - obs.mean()) / max(float(obs.std()), 1e-6)))
+    scores: dict[tuple[int, int, float], float] = {}
+
+    def score(length: int, angle: int, sigma: float) -> None:
+        key = (length, angle % 180 if length > 1 else 0, sigma)
+        if key not in scores:
+            total = 0.0
+            for ideal, obs in pairs:
+                b = cv2.filter2D(ideal, -1, _motion(*key), borderType=cv2.BORDER_REPLICATE).ravel()
+                b = (b - b.mean()) / max(float(b.std()), 1e-6)
+                total += float(obs @ b) / obs.size
+            scores[key] = total / len(pairs)
+
     for sigma in (1.0, 2.0, 3.0):
         for length in _LENGTHS:
             for angle in range(0, 180, 15) if length > 1 else (0,):
-                kernel = _motion(length, angle, sigma)
-                b = cv2.filter2D(ideal, -1, kernel, borderType=cv2.BORDER_REPLICATE).ravel()
-                b = (b - b.mean()) / max(float(b.std()), 1e-6)
-                scored.append((float(obs @ b) / obs.size, length, kernel))
-    scored.sort(key=lambda t: -t[0])
-    smear = scored[0][1] / QR_SCALE
-    if scored[0][1] <= 3:
+                score(length, angle, sigma)
+    best = max(scores, key=lambda t: scores[t])
+    if best[0] > 3:
+        # finer around the best: lengths a step either side, directions every 5 degrees, the lens between
+        for length in range(max(3, round(best[0] * 0.75)), round(best[0] * 1.25) + 2):
+            for angle in range(best[1] - 15, best[1] + 16, 5):
+                for sigma in (best[2] - 0.5, best[2], best[2] + 0.5):
+                    if sigma > 0:
+                        score(length, angle, sigma)
+    ranked = sorted(scores, key=lambda t: -scores[t])
+    length, angle, sigma = ranked[0]
+    smear = length / QR_SCALE
+    if ranked[0][0] <= 3:
         return smear, []
-    return smear, [kernel for _, _, kernel in scored[:3]]
+    # the markers' fit is biased by the JPEG and the lens (a longer blur is taken for a softer one, or
+    # the other way): the best direction and lens are also tried a little longer and shorter (below);
+    # the lens (sigma) matters little to the undoing, the direction much: the likeliest blurs of distinct
+    # lengths and directions are tried, each with its best lens
+    distinct: dict[tuple[int, int], tuple[int, int, float]] = {}
+    for key in ranked:
+        distinct.setdefault(key[:2], key)
+        if len(distinct) == _TRIES:
+            break
+    stretched = ((round(length * f), angle, sigma) for f in _STRETCH)
+    keys = list(dict.fromkeys([*distinct.values(), *stretched]))
+    return smear, [_motion(*key) for key in keys]
 
 
 def _wiener(patch: Image, kernel: Floats, nsr: float) -> Image:
@@ -1228,7 +1267,7 @@ def _missing_outside(group: list[Detection], shape: tuple[int, int]) -> bool:
 
 def _read_one(image: Image, gray: Image, group: list[Detection], h: npt.NDArray[np.float64]) -> PageRead:
     try:
-        header = parse_payload(_qr(gray, h, group[0][0]))
+        header = parse_payload(_qr(gray, h, [d[0] for d in group]))
     except PayloadError as exc:
         raise NotASheet(str(exc)) from None
     # The darkest channel (a blue, red or green pen is as dark in it as a black one), each channel smoothed
