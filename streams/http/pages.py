@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote, quote_plus, urlencode
+from urllib.parse import quote, urlencode
 
 import msgspec
 from aiohttp import web
@@ -120,12 +120,9 @@ async def review_page(request: web.Request) -> web.StreamResponse:
 
 
 def first_window_url(request: web.Request, match: str) -> str:
-    """The page's first window (``/meta?from=0&to=<FIRST_WINDOW>``) spelled byte for byte as static/review.js
-    asks for it (``windowQuery``: the match's parts as ``encodeURIComponent`` encodes them, then ``view``,
-    ``lang``, ``from`` and ``to`` as ``URLSearchParams`` writes them), so that the page's
-    ``<link rel="preload">`` fetches it while the page's scripts load, and the page's own request is
-    answered by it (a URL spelled otherwise would only be asked twice)."""
-    path = "/".join(quote(part, safe="-_.!~*'()") for part in match.split("/"))
+    """The page's first window (``/meta?from=0&to=<FIRST_WINDOW>``, with the page's ``view`` and ``lang``),
+    which its ``<link rel="preload">`` fetches while the page's scripts load; static/review.js asks for
+    the link's own URL (``firstWindow``), so the preload answers it: one spelling of the address."""
     query: list[tuple[str, str]] = []
     if request.query.get("view") == "public":
         query.append(("view", "public"))
@@ -133,9 +130,7 @@ def first_window_url(request: web.Request, match: str) -> str:
     if lang:
         query.append(("lang", lang))
     query += [("from", "0"), ("to", str(FIRST_WINDOW))]
-    # URLSearchParams: a space as +, every byte but A-Z a-z 0-9 * - . _ percent-encoded
-    form = "&".join(f"{k}={quote_plus(v, safe='*').replace('~', '%7E')}" for k, v in query)
-    return f"/review/{path}/meta?{form}"
+    return f"/review/{quote(match, safe='/')}/meta?{urlencode(query)}"
 
 
 async def _archive(request: web.Request) -> tuple[str, list[ArchivedEvent]]:

@@ -1137,8 +1137,8 @@
   // the first window's steps: one of the server's snapshots (64 steps), as few as fill the log's view,
   // so that the server folds no more than that before the page shows the game (the next windows come
   // while the reader looks). The page's HTML preloads this window (<link rel="preload">,
-  // streams.http.pages.first_window_url: the same URL, spelled as windowQuery spells it), so that it is
-  // asked for while the scripts load.
+  // streams.http.pages.first_window_url; firstWindow below asks for that URL), so that it is asked for
+  // while the scripts load.
   const FIRST = 64;
   const WINDOW = 4096; // each window after it
   let total = 0; // the game's steps (meta.count)
@@ -1147,6 +1147,13 @@
   let failed = null; // a window that could not be read: nothing waits for the next one
   const loaded = (test) => (test() || complete || failed
     ? Promise.resolve() : new Promise((resolve) => waiting.push([test, resolve])));
+
+  // The first window as the page's HTML preloads it (streams.http.pages.first_window_url), so that the
+  // preload answers this request; a page without the link asks for it as for any window.
+  function firstWindow() {
+    const link = document.querySelector('link[rel="preload"][as="fetch"]');
+    return link ? link.href : undefined;
+  }
 
   function windowQuery(from, to) {
     const query = new URLSearchParams();
@@ -1160,8 +1167,9 @@
     return api("/meta?" + query);
   }
 
-  async function fetchWindow(from, to) {
-    const resp = await fetch(windowQuery(from, to));
+  // ``url``: the first window's is the page's own preload link (the server writes it, one spelling)
+  async function fetchWindow(from, to, url = windowQuery(from, to)) {
+    const resp = await fetch(url);
     const meta = await resp.json().catch(() => ({ error: `HTTP ${resp.status}` }));
     if (!resp.ok) throw new Error(meta.error || resp.statusText);
     return meta;
@@ -1214,7 +1222,7 @@
     try {
       timings.request = performance.now();
       // a case file: the whole game is in the page, no request
-      meta = embedded ? { ...embedded, count: (embedded.frames || []).length } : await fetchWindow(0, FIRST);
+      meta = embedded ? { ...embedded, count: (embedded.frames || []).length } : await fetchWindow(0, FIRST, firstWindow());
       timings.answer = performance.now();
     } catch (err) {
       cannotShow(err);
