@@ -82,25 +82,31 @@ def read_text(path: str, limit: int = MAX_BYTES) -> str:
     return decode_text(read_bytes(path, limit), path)
 
 
-def read_bytes(path: str, limit: int) -> bytes:
-    """A file (or stdin), at most ``limit`` bytes: a larger input is refused before the rest is read."""
-    from replay.sources.ptcgl import MAX_LOG_BYTES, too_large
+def _log_too_large(path: str, size: int) -> InputError:
+    # the log reader's package is imported here only: it is half a sheet's start-up (issue 40 item 2)
+    from replay.sources.ptcgl import too_large
 
+    return too_large(path, size)
+
+
+def read_bytes(path: str, limit: int, *, log: bool = False) -> bytes:
+    """A file (or stdin), at most ``limit`` bytes: a larger input is refused before the rest is read
+    (``log``: a battle log, refused by its own size before it is read, with the log reader's sentence)."""
     try:
         if path == "-":
             data = sys.stdin.buffer.read(limit + 1)
         else:
             with open(path, "rb") as fh:
-                if limit == MAX_LOG_BYTES and os.fstat(fh.fileno()).st_size > limit:
-                    raise too_large(path, os.fstat(fh.fileno()).st_size)
+                if log and os.fstat(fh.fileno()).st_size > limit:
+                    raise _log_too_large(path, os.fstat(fh.fileno()).st_size)
                 data = fh.read(limit + 1)
     except OSError as exc:
         from replay.codec import unreadable  # here: the codec (msgspec, the schemas) costs a start-up
 
         raise unreadable(exc, path) from None
     if len(data) > limit:
-        if limit == MAX_LOG_BYTES:
-            raise too_large(path, len(data))
+        if log:
+            raise _log_too_large(path, len(data))
         raise InputError(tr("larger than {n} MiB", n=limit // (1024 * 1024)), file=path)
     return data
 
@@ -154,8 +160,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace, out: IO[bytes]) -> int:
     from replay.cli.progress import track
-    from replay.sources.intake import import_file
-    from replay.sources.ptcgl import MAX_LOG_BYTES
+    from replay.sources.intake import import_file, limit_of
 
     paths: list[str] = args.logs if args.source == "ptcgl" else args.sheets
     cards = _catalogue(args)
@@ -164,7 +169,7 @@ def _import(args: argparse.Namespace, out: IO[bytes]) -> int:
     pairs = list(zip(paths, _matches(args, paths), strict=True))
     kind: Kind = "ptcgl" if args.source == "ptcgl" else "sheet"
     for path, match in track(pairs, tr("importing"), len(pairs), unit="files") if len(pairs) > 1 else pairs:
-        data = read_bytes(path, MAX_LOG_BYTES if args.source == "ptcgl" else MAX_BYTES)
+        data = read_bytes(path, limit_of(kind), log=kind == "ptcgl")
         (res,) = import_file(
             path,
             data,

@@ -17,7 +17,6 @@ from typing import Any, Literal
 from replay.engine import InputError
 from replay.sources.cards import Catalogue
 from replay.sources.common import Finding, ImportResult
-from replay.sources.ptcgl import MAX_LOG_BYTES, parse_ptcgl, too_large
 
 Kind = Literal["ptcgl", "sheet", "scan"]
 
@@ -90,7 +89,11 @@ def _utf16_without_mark(data: bytes) -> bool:
 
 def limit_of(kind: Kind) -> int:
     """The largest file of this kind read, in bytes."""
-    return {"ptcgl": MAX_LOG_BYTES, "sheet": MAX_SHEET_BYTES, "scan": MAX_SCAN_BYTES}[kind]
+    if kind == "ptcgl":
+        from replay.sources.ptcgl import MAX_LOG_BYTES  # here: a sheet's import never needs the log reader
+
+        return MAX_LOG_BYTES
+    return {"sheet": MAX_SHEET_BYTES, "scan": MAX_SCAN_BYTES}[kind]
 
 
 def import_file(
@@ -113,6 +116,8 @@ def import_file(
     kind = kind or kind_of(name, data)
     if len(data) > limit_of(kind):
         if kind == "ptcgl":
+            from replay.sources.ptcgl import too_large
+
             raise too_large(name, len(data))
         raise InputError(f"larger than {limit_of(kind) // (1024 * 1024)} MiB", file=name)
     if kind == "scan":
@@ -121,6 +126,10 @@ def import_file(
     if not text.strip():
         raise InputError("is empty: nothing to import", file=name)
     if kind == "ptcgl":
+        # here, as the sheet's reader below: each kind imports its own reader (issue 40 item 2: the battle
+        # log's reader and its seven languages' tables were half of a sheet's start-up)
+        from replay.sources.ptcgl import parse_ptcgl
+
         res: ImportResult = parse_ptcgl(
             text, match=match, ruleset=ruleset or "play-2026", cards=cards, filename=name, partial=partial
         )

@@ -94,6 +94,22 @@ def test_the_command_run_imports_what_it_needs() -> None:
     assert done.stdout.split() == ["msgspec"]
 
 
+def test_a_sheet_import_does_not_import_the_battle_log_reader() -> None:
+    """``import sheet`` runs without the battle log's reader (its seven languages' tables were half of a
+    sheet's start-up, issue 40 item 2), and a log's import still brings it: the probe can see it."""
+    sheet = ROOT / "tests" / "data" / "sheets" / "league_game.csv"
+    log = ROOT / "tests" / "data" / "ptcgl" / "deck_out.txt"
+    seen = []
+    for argv in (["sheet", str(sheet)], ["ptcgl", str(log)]):
+        done = subprocess.run(
+            [sys.executable, "-c", RUN, "replay.sources.ptcgl", "import", *argv, "-q", "-o", "/dev/null"],
+            capture_output=True, text=True, timeout=120, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        seen.append(done.stdout.split())
+    assert seen == [[], ["replay.sources.ptcgl"]]
+
+
 SIGN_PROBE = """
 import contextlib, io, sys
 from replay.cli import main
