@@ -49,13 +49,10 @@ from typing import Any
 
 from replay.engine import InputError
 from replay.i18n import N_, Joined, Phrase
+from streams.roles import ADMIN, GRANTABLE, ROLES
 
 log = logging.getLogger("prizecheck.tokens")
 
-ROLES: tuple[str, ...] = ("ingest", "judge", "organizer", "recorder", "stream", "public")
-ADMIN = "admin"
-#: What ``--role`` accepts: the roles, and ``admin`` (all of them).
-GRANTABLE: tuple[str, ...] = (*ROLES, ADMIN)
 
 _TOKEN = re.compile(r"pc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
 # <token id>.<expiry>.<nonce>.<mac>: the nonce makes every login its own session (a logout ends that one)

@@ -32,6 +32,9 @@ EXCLUDED = {
     # msgspec reads a Struct's field types from its annotations, which mypyc does not keep (it turns
     # `str | None` into `type`); these are built once per output, not per event.
     "outputs.py": "the typed outputs (msgspec Structs need their annotations)",
+    # A command's --ruleset choices: loading the compiled engine's shared library for three names cost a
+    # command's start-up ~30 ms of CPU (issue 40 item 2).
+    "ruleset_ids.py": "the ruleset ids (read by the command line without loading the compiled engine)",
 }
 MODULES = sorted(
     str(p.relative_to(ROOT)) for p in (ROOT / "replay" / "engine").glob("*.py") if p.name not in EXCLUDED

@@ -13,9 +13,7 @@ server under ``PRIZECHECK_DATA_DIR``.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime as dt
-import socket
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -31,8 +29,7 @@ if TYPE_CHECKING:
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``decks`` subcommands."""
     from replay.cli.archive import day
-    from replay.sources.decks import FORMATS
-    from replay.sources.legality import FORMATS as LEGAL_FORMATS
+    from replay.sources.deck_formats import LIST_FORMATS, PLAY_FORMATS
 
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     imp = sub.add_parser("import", help="register a player's deck list for an event (or one match of it)")
@@ -40,9 +37,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     imp.add_argument("--event", required=True, help="the event, as the records' context.event names it")
     imp.add_argument("--player", required=True, help="the player, as the records name them")
     imp.add_argument("--match", help="only for this match (a player who changed decks)")
-    imp.add_argument("--format", choices=FORMATS, help="the list's format (default: from the file's name)")
     imp.add_argument(
-        "--play", choices=LEGAL_FORMATS, help="check the list's legality in this format (docs/rules.md §8)"
+        "--format", choices=LIST_FORMATS, help="the list's format (default: from the file's name)"
+    )
+    imp.add_argument(
+        "--play", choices=PLAY_FORMATS, help="check the list's legality in this format (docs/rules.md §8)"
     )
     imp.add_argument("--date", type=day, help="the event's date for --play, YYYY-MM-DD (default: today)")
     imp.add_argument("--redis-prefix", default="pc", help="the store's key prefix (as serve uses it)")
@@ -60,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if args.date is not None and args.play is None:
         raise UsageError(tr("--date needs --play"))
     deck = read_deck(args.file, player=args.player, event=args.event, match=args.match, fmt=args.format)
+    import asyncio  # here, with the reader and the store: not for --help (issue 40 item 2)
+
     code = asyncio.run(_store(deck, Settings.from_env(), args.redis_prefix))
     if args.play is not None:
         from replay.i18n.deckcheck import rule
@@ -73,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _store(deck: DeckList, settings: Settings, prefix: str) -> int:
+    import socket
+
     from replay.cli.services import describe, redis_store
     from replay.sources.decks import deck_key, encode
     from streams.store import AuditEntry

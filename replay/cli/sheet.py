@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 import time
 
@@ -118,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(needs_extra(exc, "scan")) from None
     players = _players(args.players)
     count = args.count
+    import secrets  # here: hashlib and random are not for --help (issue 40 item 2)
+
     match = args.match or f"sheet-{time.strftime('%Y%m%d')}-{secrets.token_hex(3)}"
     longest = f"{match}.{count}" if count else match
     if not valid_match_id(longest):

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the ``token`` subcommands."""
-    from streams.tokens import GRANTABLE
+    from streams.roles import GRANTABLE
 
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     create = sub.add_parser("create", help="create a token and print it once")

@@ -72,7 +72,8 @@ if TYPE_CHECKING:
     from replay.engine.public import EVENT_FIELDS, PUBLIC_ZONES, cards_are_public, public_event, public_record
     from replay.engine.record import build_board
     from replay.engine.result import REASON_KINDS, reason_kind
-    from replay.engine.ruleset import KNOWN_RULESETS, Ruleset, load_ruleset
+    from replay.engine.ruleset import Ruleset, load_ruleset
+    from replay.engine.ruleset_ids import KNOWN_RULESETS
     from replay.engine.state import State
 
 # folding a game
@@ -175,7 +176,8 @@ _FACE: dict[str, tuple[str, str]] = {
     },
     "build_board": ("record", "build_board"),
     **{n: ("result", n) for n in ("REASON_KINDS", "reason_kind")},
-    **{n: ("ruleset", n) for n in ("KNOWN_RULESETS", "Ruleset", "load_ruleset")},
+    **{n: ("ruleset", n) for n in ("Ruleset", "load_ruleset")},
+    "KNOWN_RULESETS": ("ruleset_ids", "KNOWN_RULESETS"),  # without the compiled engine: an option's choices
     "State": ("state", "State"),
 }
 

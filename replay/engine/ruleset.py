@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-KNOWN_RULESETS = ("kr-1.0", "jp-3.4", "play-2026")
+from replay.engine.ruleset_ids import KNOWN_RULESETS
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,8 +36,9 @@ from typing import Any
 import msgspec
 
 from replay.engine import InputError
+from replay.sources.deck_formats import LIST_FORMATS
 
-FORMATS = ("ptcgl", "limitless", "csv")
+FORMATS = LIST_FORMATS
 SECTIONS = ("pokemon", "trainer", "energy")
 #: A deck list is small: a longer file is not one (a 60-card list is ~2 KB).
 MAX_BYTES = 256 * 1024

@@ -29,9 +29,10 @@ from typing import Any
 
 from replay.i18n import deckcheck as said
 from replay.sources.cards import CardInfo, card_database, rule_from_name
+from replay.sources.deck_formats import PLAY_FORMATS
 from replay.sources.decks import DeckCard, DeckList, name_key
 
-FORMATS = ("standard", "expanded")
+FORMATS = PLAY_FORMATS
 DECK_SIZE = 60
 MAX_COPIES = 4
 

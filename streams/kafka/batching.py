@@ -25,7 +25,6 @@ loop: the same passive-processor buffering, acknowledgements after the batch has
 from __future__ import annotations
 
 import argparse
-import asyncio
 import time
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -114,6 +113,8 @@ async def take_batches(
     """
     if max_ < 1 or within <= 0 or idle <= 0 or lag < 0:
         raise ValueError("take_batches needs max_ >= 1, within > 0, idle > 0 and lag >= 0")
+    import asyncio  # here: `prizecheck worker --help` reads the options above without it (issue 40 item 2)
+
     from mode.utils.futures import notify  # mode comes with faust
 
     loop = asyncio.get_running_loop()
