@@ -30,7 +30,6 @@ and nothing of the batch is written (the new matches' ownership is claimed only 
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -46,6 +45,7 @@ from replay.i18n import Joined, Phrase
 from replay.records import from_msgpack
 from streams.http.access import ACCESS, PRINCIPAL
 from streams.http.routes import Problem
+from streams.ingest.state import both
 from streams.store import Ownership
 from streams.store.base import is_match_id
 from streams.tokens import Principal, Scope, namespace
@@ -247,7 +247,7 @@ async def _read(store: Ownership, matches: list[str]) -> dict[str, _Stored]:
     if not matches:
         return {}
     # both reads at once (two pooled connections): one round trip's wait on every write, not two
-    owners, records = await asyncio.gather(store.owners(matches), store.records(matches))
+    owners, records = await both(store.owners(matches), store.records(matches))
     return {m: _stored(o, r) for m, o, r in zip(matches, owners, records, strict=True)}
 
 

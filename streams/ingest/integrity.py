@@ -130,13 +130,17 @@ class Integrity(Memory):
         """:func:`index_digest` of an entry of ``st``'s match, remembered for the match's last two (a
         write's entry is the next write's entry seen). Per match, not per core: the core writes up to
         ``concurrency`` matches at once, whose writes interleave between one write's checkpoint and the
-        next, and a few slots for the whole core were always another match's (two digests a write)."""
+        next, and a few slots for the whole core were always another match's (two digests a write).
+        Known by what the entry shows, not only by identity: every write makes a new entry, which for a
+        game in progress mostly shows what the last one did (the digest is of :meth:`IndexEntry.view`
+        alone, so an equal view has the same digest)."""
         if entry is None:
             return NONE
+        view = entry.view()
         for known, value in st.digests:
-            if known is entry:
+            if known is entry or known.view() == view:
                 return value
-        value = index_digest(entry.view())
+        value = index_digest(view)
         st.digests = [(entry, value), *st.digests[:1]]
         return value
 
