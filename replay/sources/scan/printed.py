@@ -181,12 +181,40 @@ def _ranked(
         return [(0.0, t) for t in texts], 0.0
     at = np.unravel_index(int(np.argmax(lead_map)), lead_map.shape)
     scores = sorted(((-1.0 if m is None else float(m[at]), i) for i, m in enumerate(maps)), reverse=True)
-    top, best = scores[0]
-    sure = 1.0
-    for score, i in scores[1:]:
-        apart = 1.0 - float(np.corrcoef(cut[best].ravel(), cut[i].ravel())[0, 1])
-        sure = min(sure, (top - score) / max(top * apart, 1e-6))
+    best = scores[0][1]
+    y, x = int(at[0]), int(at[1])
+    placed = window[y : y + cut[0].shape[0], x : x + cut[0].shape[1]]
+    sure = min((_sure(placed, cut[best], cut[i]) for _, i in scores[1:]), default=1.0)
     return [(score, texts[i]) for score, i in scores], sure
+
+
+def _sure(photo: MatLike, mine: MatLike, other: MatLike) -> float:
+    """The share of the difference between two printed lines (``mine``, ``other``: the same size as
+    ``photo``, placed) that the photo shows, where they differ (a dot, a stroke: the rest of the line is
+    the same in both and says nothing), each fitted there within a pixel or two (a line a hair larger in
+    the photo than drawn is a few pixels off at its end)."""
+    where = np.abs(mine - other) > 0.05
+    ys, xs = np.nonzero(where)
+    if ys.size == 0:
+        return 0.0  # drawn alike: the photo cannot tell them apart
+    pad, slide = round(0.8 * SCALE), 2
+    y0, y1 = max(0, int(ys.min()) - pad), min(photo.shape[0], int(ys.max()) + pad + 1)
+    x0, x1 = max(0, int(xs.min()) - pad), min(photo.shape[1], int(xs.max()) + pad + 1)
+    part = cv2.copyMakeBorder(
+        np.ascontiguousarray(photo[y0:y1, x0:x1]), slide, slide, slide, slide, cv2.BORDER_REPLICATE
+    )
+    a, b = mine[y0:y1, x0:x1], other[y0:y1, x0:x1]
+    if float(a.std()) < 1e-6 or float(b.std()) < 1e-6:
+        return 0.0
+    res = cv2.matchTemplate(part, a, cv2.TM_CCOEFF_NORMED)
+    dy, dx = np.unravel_index(int(np.argmax(res)), res.shape)
+    fit = float(res[dy, dx])
+    # the other line where this one fits: the same place for both, only their difference compared
+    rival = float(
+        cv2.matchTemplate(part[dy : dy + a.shape[0], dx : dx + a.shape[1]], b, cv2.TM_CCOEFF_NORMED)[0, 0]
+    )
+    apart = 1.0 - float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
+    return (fit - rival) / max(fit * apart, 1e-6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,15 +286,20 @@ def read_printed(
     ``h``: its homography to the reader's sheet; ``blurs``: the likeliest blurs the corner markers show
     (at :data:`SCALE`), empty when sharp; ``density``: the photo's pixels a millimetre; ``lines``: the
     match id's line as photographed and with each blur undone, grey). A field not read for certain is None."""
-    # a photo pixel spans SCALE / density px of the rectified line: its own blur, beside the markers'
+    # a photo pixel spans SCALE / density px of the rectified line: its own blur, beside the markers'.
+    # The camera is fitted on the ruleset line (its text is one of a few): the blur that makes the
+    # likeliest ruleset's drawing most like the photo is the one the match id is compared with.
     sigma = max(0.8, 0.5 * SCALE / max(density, 0.5))
-    blur = Camera(blurs[0] if blurs else None, 0.8 if blurs else sigma)
+    kernels: list[MatLike | None] = [*blurs[:2]] if blurs else [None]
+    lenses = (0.8, 1.6) if blurs else (sigma * 0.6, sigma, sigma * 1.6)
     ruleset_photo = _band(gray, h, RULESET_BAND, REACH)
     best_lang, best_rank, best_sure = i18n.DEFAULT, [(0.0, ""), (0.0, "")], 0.0
+    blur = Camera(kernels[0], lenses[0])
     for lang in _languages():
-        rank, sure = _ranked(ruleset_photo, KNOWN_RULESETS, _rulesets(lang), blur)
-        if rank[0][0] > best_rank[0][0]:
-            best_lang, best_rank, best_sure = lang, rank, sure
+        for camera in (Camera(k, s) for k in kernels for s in lenses):
+            rank, sure = _ranked(ruleset_photo, KNOWN_RULESETS, _rulesets(lang), camera)
+            if rank[0][0] > best_rank[0][0]:
+                best_lang, best_rank, best_sure, blur = lang, rank, sure, camera
     ruleset = best_rank[0][1] if best_rank[0][0] >= LIKE and best_sure >= SURE else None
     match_photo = _band(gray, h, MATCH_BAND, REACH)
     reads: list[str] = []
