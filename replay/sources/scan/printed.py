@@ -7,19 +7,22 @@ The corner markers place the sheet; what names it is then read from what the pri
   the printer itself (:func:`replay.sources.scan.printer.header_lines`) for every ruleset this version
   knows, in each language a sheet is printed in, blurred as the corner markers show the photo is, and
   compared with the photo's line; the likeliest wins, and only by a clear margin. Nothing is free-read.
-- **The match id**, by Tesseract (Debian's ``tesseract-ocr``, its command line; ``make install``
-  installs it), limited to the characters a match id may hold, on the rectified line (also with the
-  photo's blur undone, each of the likeliest blurs the markers show). Each reading, and every id one
-  easily confused character away from it (``l``/``1``/``I``, ``O``/``0``, ``.``/``:``...), or one character
-  shorter, is then drawn by the printer at its place and size and compared with the photo: the reading
-  is kept only when it is Tesseract's and it matches the photo clearly better than every id near it.
-  Anything less is no reading (the photo is refused, its sentence saying how to retake it).
+- **The match id**, by Tesseract (Debian's ``tesseract-ocr``, its command line; ``make ocr``, which
+  ``make unit`` runs, installs it), limited to the characters a match id may hold, on the rectified line
+  as photographed and with each of the likeliest blurs the markers show undone. Each reading, and every
+  id one easily confused character away from one (``l``/``1``/``I``, ``O``/``0``, ``.``/``:``...) or one
+  character shorter, is then drawn by the printer at its place and size, blurred as the photo is, and
+  compared with the photo where the two drawings differ (:func:`_sure`): the reading is kept only when
+  it is Tesseract's, it fits the photo (:data:`LIKE`) and the photo shows more than half of its
+  difference to every rival (:data:`SURE`). Anything less is no reading: the photo is refused, its
+  sentence saying how to retake it.
 
-Tesseract was chosen by measurement (docs/importers.md, "Known gaps"): on the harder set's medium photos
-whose codes did not read, it read the bold 10 pt id on the rectified line where the printed-font
-comparison alone cannot propose an id (it can only check one), and the check rules out its misreads.
-A sheet named this way always carries a ``low_confidence`` finding with the header's crop
-(:mod:`replay.sources.scan.marks`): a judge checks the id against the photo.
+Why both, measured (docs/importers.md, "Scanned game sheets"): on a shaken medium photo of the harder
+set, the printer's drawing told the true id from its neighbours (correlation 0.993 against 0.964 for
+``halt-7.3``) but cannot propose an id, only check one; Tesseract proposes, with misreads (``hatt-7.3``,
+``hett-7.3`` from some versions of the same line), which the check rules out. A sheet named this way
+always carries a ``low_confidence`` finding with the header's crop (:mod:`replay.sources.scan.marks`):
+a judge checks the id against the photo.
 """
 
 from __future__ import annotations
@@ -97,14 +100,16 @@ CONFUSED: Final = {
 @dataclass(frozen=True, slots=True)
 class PrintedRead:
     """What the printed header gave: the match id (None: not read for certain), the ruleset (None: not
-    told apart), the sheet's language, and the likenesses that decided them."""
+    told apart), the sheet's language; and what decided the id, for a person tuning or checking the
+    reader: the best drawing's likeness, how surely it beat its rivals (:func:`_ranked`), Tesseract's
+    readings and the best few drawings with their likenesses."""
 
     match: str | None
     ruleset: str | None
     lang: str
     likeness: float
-    margin: float
-    candidates: tuple[str, ...]
+    sure: float
+    readings: tuple[str, ...]
     ranked: tuple[tuple[float, str], ...] = ()
 
 
@@ -285,7 +290,8 @@ def read_printed(
     """The sheet's match id, ruleset and language read from its printed header (``gray``: the photo;
     ``h``: its homography to the reader's sheet; ``blurs``: the likeliest blurs the corner markers show
     (at :data:`SCALE`), empty when sharp; ``density``: the photo's pixels a millimetre; ``lines``: the
-    match id's line as photographed and with each blur undone, grey). A field not read for certain is None."""
+    match id's line as photographed and with each blur undone, grey). A field not read for certain is
+    None; no id is read when the ruleset line is not (the header is not where the markers place it)."""
     # a photo pixel spans SCALE / density px of the rectified line: its own blur, beside the markers'.
     # The camera is fitted on the ruleset line (its text is one of a few): the blur that makes the
     # likeliest ruleset's drawing most like the photo is the one the match id is compared with.
@@ -301,6 +307,8 @@ def read_printed(
             if rank[0][0] > best_rank[0][0]:
                 best_lang, best_rank, best_sure, blur = lang, rank, sure, camera
     ruleset = best_rank[0][1] if best_rank[0][0] >= LIKE and best_sure >= SURE else None
+    if ruleset is None:  # the header is not where the markers say, or not legible: no id read either
+        return PrintedRead(None, None, best_lang, best_rank[0][0], best_sure, ())
     match_photo = _band(gray, h, MATCH_BAND, REACH)
     reads: list[str] = []
     for line in lines:
@@ -308,7 +316,7 @@ def read_printed(
             if t not in reads:
                 reads.append(t)
     if not reads:
-        return PrintedRead(None, ruleset, best_lang, 0.0, 0.0, (), tuple(best_rank[:2]))
+        return PrintedRead(None, ruleset, best_lang, 0.0, 0.0, ())
     rivals = sorted({n for r in reads for n in _near(r)} - set(reads))
     texts = [*reads, *rivals]
     rank, sure = _ranked(match_photo, texts, _templates("match", texts, best_lang, MATCH_BAND), blur)
