@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
 
-.PHONY: install lock test-latest dist compile demo test lint typecheck unit bench clean browser screenshots test-long test-faults sheet-images
+.PHONY: install lock test-latest dist compile demo test lint typecheck unit bench clean browser ocr screenshots test-long test-faults sheet-images
 
 # Every extra, at the exact versions and hashes of requirements.lock (make lock writes it), so that a release
 # upstream never changes what a fresh clone runs; then the checkout itself, editable, with no dependency of its
@@ -89,12 +89,20 @@ browser:
 	  echo "installing Debian's fonts-noto-cjk: the pages in Japanese and Korean (tests/streams/http/test_i18n_pages.py)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
+# A scanned sheet whose two QR codes cannot be read is named from its printed match id, read by Debian's
+# tesseract-ocr (replay/sources/scan/printed.py; its English model, tesseract-ocr-eng, comes with it).
+# Installed once; needs root, as on the CI machine; without it such a sheet is refused (as before).
+ocr:
+	@command -v tesseract >/dev/null 2>&1 || { \
+	  echo "installing Debian's tesseract-ocr: scanned sheets named from their printed match id (tests/scan)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null; }
+
 # Three processes on two cores: a third of the suite's time is spent waiting (brokers, browsers, subprocesses),
 # which a third worker fills (7.7 min against ~9.6 for two, measured 2026-12-02). A test file stays on one
 # worker (its module fixtures: brokers, servers, browsers); the longest files start first (tests/conftest.py
 # LONGEST_FIRST: xdist's own order, by number of tests, left one-test files of a minute to the end). The 25
 # slowest tests are printed: where the time goes.
-unit: install browser
+unit: install browser ocr
 	PRIZECHECK_EXPECT_COMPILED=$(PRIZECHECK_COMPILE) $(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=25
 
 # lint first (seconds: a red lint needs no suite); then the type check beside the suite (-j2): on a fresh

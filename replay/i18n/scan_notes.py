@@ -28,8 +28,22 @@ SPARE_CODE: Final = N_(
 )
 #: ... and the problem it is flagged for when the main code holds a context the spare one does not.
 CONTEXT_UNREAD: Final = N_("the event, round and table are in the unread main QR code only: not known")
+#: The header's note row when neither QR code could be read and the sheet was named from its printed
+#: header (replay.sources.scan.printed): what was read, and where the players' names came from ...
+PRINTED_NAMED: Final = N_(
+    "neither of the sheet's QR codes could be read: the match id {match} and the ruleset {ruleset} were "
+    "read from the text printed at its top, the players' names are those given with --players"
+)
+PRINTED_LETTERS: Final = N_(
+    "neither of the sheet's QR codes could be read: the match id {match} and the ruleset {ruleset} were "
+    "read from the text printed at its top, the players are named A and B (--players names them)"
+)
+#: ... and the problem it is always flagged for: a judge checks the id against the header's crop.
+PRINTED_CHECK: Final = N_(
+    "the match id {match} was read from the printed text, not the QR code: check it against the crop"
+)
 #: Every note row of a scanned sheet.
-NOTE_ROWS: Final[tuple[str, ...]] = (*UNCLEAR, SPARE_CODE)
+NOTE_ROWS: Final[tuple[str, ...]] = (*UNCLEAR, SPARE_CODE, PRINTED_NAMED, PRINTED_LETTERS)
 
 # the low_confidence finding's note (replay.sources.scan.photo)
 LOW_CONFIDENCE: Final = N_("{region}: {problems}; confidence {confidence}: check the crop {ref}")
@@ -64,6 +78,7 @@ OWN: Final[tuple[str, ...]] = (
     N_("who won is marked but not how the game ended"),
     N_("a concession with no winner"),
     CONTEXT_UNREAD,
+    PRINTED_CHECK,
     NEAR_THRESHOLDS,
 )
 LABELLED: Final = N_("{label}: {problem}")

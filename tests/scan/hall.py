@@ -360,6 +360,10 @@ class Tally:
     cancelled: int = 0
     cancelled_flagged: int = 0
     silent: list[str] = field(default_factory=list)
+    #: sheets whose two QR codes did not read, named from the printed match id (always flagged): right,
+    #: and wrong (a misread, flagged: the judge's check catches it; never counted as read)
+    printed: int = 0
+    printed_wrong: int = 0
     flags: int = 0  # low_confidence findings (the judge's work)
     faint: int = 0  # marks made in faint pencil beside ink ones (TRIALS["beside"])
     faint_read: int = 0  # ... read as marked
@@ -380,7 +384,8 @@ class Tally:
             f"{self.photos} photos, {self.sheets} sheets: {self.sheets_read} read, {self.sheets_refused} "
             f"refused with a reason; marks exact {self.marks_exact}/{self.marks} ({pct:.2f} %), boxes exact "
             f"{self.boxes_exact}/{self.boxes}; cancelled boxes flagged {self.cancelled_flagged}/"
-            f"{self.cancelled}; {self.flags} regions flagged; silent misreads {len(self.silent)}"
+            f"{self.cancelled}; {self.flags} regions flagged; named from the printed id {self.printed} "
+            f"(misread and flagged {self.printed_wrong}); silent misreads {len(self.silent)}"
         )
 
 
@@ -399,12 +404,21 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
         errors = sum(isinstance(r, InputError) for r in results)
     read = {r.result.events[0]["match"]: r for r in results if isinstance(r, SheetScan)}
     truths = {t.header.match: t for t in shot.sheets}
-    for match in read:
+    misnamed = []  # named from the printed id, wrongly: flagged (a judge checks every such sheet)
+    for match, r in read.items():
         if match not in truths:
-            tally.silent.append(f"{name}: a sheet read as match {match}, not in the photo")
+            assert r.read is not None
+            if r.read.header.printed and _printed_flag(r):
+                misnamed.append(match)
+            else:
+                tally.silent.append(f"{name}: a sheet read as match {match}, not in the photo")
     for match, truth in truths.items():
         tally.sheets += 1
         scan = read.get(match)
+        if scan is None and misnamed:
+            tally.printed_wrong += 1
+            misnamed.pop()
+            continue
         if scan is None:
             # refused: by an error of its own, or with the whole photo (nothing read from it: the photo
             # is refused, and every sheet in it with it); silent when a sheet beside it was read and
@@ -417,6 +431,10 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
             continue
         tally.sheets_read += 1
         assert scan.read is not None
+        if scan.read.header.printed:
+            tally.printed += 1
+            if not _printed_flag(scan):
+                tally.silent.append(f"{name}: {match} named from the printed id without a finding")
         tally.flags += sum(f.code == "low_confidence" for f in scan.result.findings)
         flagged = {
             str(ev["finding"].get("sheet_region"))
@@ -458,6 +476,14 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
                     )
 
 
+def _printed_flag(scan: Any) -> bool:
+    """Does a sheet named from its printed id carry the low_confidence finding that says so?"""
+    return any(
+        f.code == "low_confidence" and "was read from the printed text" in f.message
+        for f in scan.result.findings
+    )
+
+
 def run(level: str, n: int, start: int = 0) -> Tally:
     tally = Tally()
     for k in range(start, start + n):
@@ -468,9 +494,20 @@ def run(level: str, n: int, start: int = 0) -> Tally:
 if __name__ == "__main__":  # python -m tests.scan.hall [N] [LEVEL...]: the figures, and a few photos
     import sys
 
+    if "--help" in sys.argv or "-h" in sys.argv:
+        print(
+            "python -m tests.scan.hall [N] [LEVEL...] [--start K]: N photos (default 20) of each level "
+            "(default all), from seed K (default 0)"
+        )
+        raise SystemExit(0)
+    start = 0
+    if "--start" in sys.argv:
+        at = sys.argv.index("--start")
+        start = int(sys.argv[at + 1])
+        del sys.argv[at : at + 2]
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     for lv in sys.argv[2:] or list(LEVELS):
-        t = run(lv, count)
+        t = run(lv, count, start)
         print(f"{lv}: {t.line()}")
         if t.faint:
             print(f"    faint pencil beside ink: {t.faint_read}/{t.faint} read, {t.faint_flagged} flagged")

@@ -24,9 +24,9 @@ HEADER = Header(
 )
 
 
-def raster(header: Header = HEADER, paper: str = "a4", dpi: int = 200) -> Any:
-    """The printed sheet (grey) as a scanner at ``dpi`` sees it."""
-    doc = pdfium.PdfDocument(sheets_pdf([header], paper))
+def raster(header: Header = HEADER, paper: str = "a4", dpi: int = 200, lang: str = "en") -> Any:
+    """The printed sheet (grey), its words in ``lang``, as a scanner at ``dpi`` sees it."""
+    doc = pdfium.PdfDocument(sheets_pdf([header], paper, lang))
     try:
         img = doc[0].render(scale=dpi / 72, grayscale=True).to_numpy()
     finally:
@@ -43,10 +43,12 @@ def marked(
     kind: str = "cross",
     pen: str = "blue",
     extra: Callable[[_Canvas, random.Random], None] | None = None,
+    lang: str = "en",
 ) -> Any:
-    """The sheet with ``marks`` made (one kind of mark, one pen), then ``extra`` drawn; BGR."""
+    """The sheet (printed in ``lang``) with ``marks`` made (one kind of mark, one pen), then ``extra``
+    drawn; BGR."""
     rng = random.Random(7)
-    c = _Canvas(raster(header, paper, dpi), dpi, paper)
+    c = _Canvas(raster(header, paper, dpi, lang), dpi, paper)
     for key, values in sorted(marks.items()):
         g = LAYOUT.group(key)
         for v in sorted(values):

@@ -112,15 +112,19 @@ def test_a_sheet_without_a_context_read_from_its_spare_code_is_only_noted(
     assert not [e for e in events if (e.get("finding") or {}).get("code") == "low_confidence"]
 
 
-def test_both_codes_lost_is_refused_naming_the_photo(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_both_codes_lost_is_refused_naming_the_photo_when_the_printed_id_cannot_be_read_either(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # (a sheet whose printed id reads is named from it: tests/scan/test_scan_printed.py)
+    from replay.sources.scan import printed
+
+    monkeypatch.setattr(printed, "_ocr", lambda grey: [])
     code, events, _ = _import(tmp_path, "glare.jpg", glare(glare(marked(MARKS)), SPARE_QR_BOX))
     err = capsys.readouterr().err
     assert code == 2 and events == []
     assert (
-        f"prizecheck import: {tmp_path / 'glare.jpg'}: no readable QR code where a game sheet has its two"
-        in err
+        f"prizecheck import: {tmp_path / 'glare.jpg'}: neither of the game sheet's QR codes can be read, nor "
+        "the match id printed at its top left, for certain" in err
     )
     assert "retake the photo" in err and "Traceback" not in err
 
@@ -148,8 +152,9 @@ def test_a_photo_too_far_or_too_shaken_is_refused_saying_which(
     code = main(["import", "scan", str(tmp_path / "t.jpg"), "--crops", str(tmp_path / "c")])
     err = capsys.readouterr().err
     assert code == 2
+    # nor is the printed match id read (too small, too smeared): the sentence says both, and how to retake
     assert (
-        f"prizecheck import: {tmp_path / 't.jpg'}: no readable QR code where a game sheet has its two: {says}"
-        in err
+        f"prizecheck import: {tmp_path / 't.jpg'}: neither of the game sheet's QR codes can be read, nor the "
+        f"match id printed at its top left, for certain: {says}" in err
     )
     assert "retake the photo" in err and "Traceback" not in err

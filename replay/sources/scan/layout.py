@@ -228,6 +228,10 @@ class Header:
     spare: bool = False
     #: the context is printed in the main code only, which was not read (so it is not known here)
     context_unread: bool = False
+    #: neither code read: the match id and the ruleset were read from the printed header (a judge checks
+    #: them; replay.sources.scan.printed), in a sheet printed in ``printed_lang``; no players, no number
+    printed: bool = False
+    printed_lang: str | None = None
 
     def payload(self) -> str:
         """The QR code's text: compact JSON (UTF-8), short keys (docs/importers.md, "The QR code"). Kept

@@ -49,6 +49,9 @@ from replay.sources.scan.layout import (
 #: Reasons with which the game ends during its last turn row (deck-out: as that turn starts; time: after).
 ENDS_IN_ROW: Final = frozenset({"prizes", "no_pokemon", "concession", "penalty"})
 CLEAR: Final = 1.0
+#: The confidence of a sheet named from its printed header (neither QR code read): below any
+#: ``--min-confidence`` a judge would set, so it is always a ``low_confidence`` finding.
+PRINTED_CONFIDENCE: Final = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +346,19 @@ def _document(
         row_n = add("head", action="note", note=say(scan_notes.SPARE_CODE), confidence=0.5 if lost else None)
         if lost:
             carriers.append(Carrier("head", row_n, 0.5, lost))
+    if header.printed:
+        # neither code read: the match id and the ruleset were read from the printed header: always a
+        # low-confidence finding with the header's crop, however sure the reading, so a judge checks it
+        said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
+        row_n = add(
+            "head",
+            action="note",
+            note=say(said, match=header.match, ruleset=header.ruleset),
+            confidence=PRINTED_CONFIDENCE,
+        )
+        carriers.append(
+            Carrier("head", row_n, PRINTED_CONFIDENCE, (say(scan_notes.PRINTED_CHECK, match=header.match),))
+        )
     if not head_carried and head_problems:
         row_n = add(
             "head", action="note", note=say(scan_notes.UNCLEAR_HEADER), confidence=round(head_conf, 2)

@@ -359,7 +359,11 @@ def strip_scan(events: list[Event]) -> list[Event]:
         if ev.get("type") == "note" and isinstance(fnd, dict) and fnd.get("code") == "low_confidence":
             continue
         if ev.get("type") == "note" and str(ev.get("text", "")).startswith(
-            ("unclear marks in ", "the sheet's main QR code could not be read")
+            (
+                "unclear marks in ",
+                "the sheet's main QR code could not be read",
+                "neither of the sheet's QR codes",
+            )
         ):
             continue
         e = {k: v for k, v in ev.items() if k not in ("scan", "confidence", "row")}

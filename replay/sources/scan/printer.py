@@ -16,7 +16,7 @@ import io
 import os
 from collections.abc import Sequence
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 from fpdf import FPDF
 
@@ -245,9 +245,8 @@ def _header(pdf: _Sheet, header: Header) -> None:
             number = tr("sheet {n}", n=header.sheet) + "  ·  "
     pdf.text_at(90, 3.0, number + tr("layout {version}", version=header.layout), 7, align="R", w=88)
     pdf.text_at(0, 12.0, tr("Match"), 7)
-    # the match id and the context line stop short of the spare QR code (smaller type when they are long)
+    _match_line(pdf, header.match)
     room = SPARE_QR_BOX[0] - 1.0
-    pdf.text_at(12, 11.4, header.match, _fitting(pdf, header.match, 10, room - 12, bold=True), bold=True)
     ctx = header.context
     parts = [f"{i18n.gettext(pdf.lang, label)} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
     blank = tr("Event ________   Round ____   Table ____")
@@ -260,7 +259,7 @@ def _header(pdf: _Sheet, header: Header) -> None:
         for y, piece in ((15.9, parts[:half]), (18.5, parts[half:])):
             text = "   ".join(piece)
             pdf.text_at(0, y, text, min(6.5, _fitting(pdf, text, 6.5, room)))
-    pdf.text_at(0, 21.2, tr("Ruleset {ruleset}", ruleset=header.ruleset), 8)
+    _ruleset_line(pdf, header.ruleset)
     for i, side in enumerate(("A", "B")):
         y = 26.0 + i * 7.0
         pdf.text_at(0, y, tr("Player {side}", side=side), 8, bold=True)
@@ -280,6 +279,57 @@ def _header(pdf: _Sheet, header: Header) -> None:
         pdf.text_at(r.x + 0.6, r.y + 0.3, title, 5.5)
     _draw_qr(pdf, header.payload())
     _draw_qr(pdf, header.spare_payload(), SPARE_QR_BOX)
+
+
+def _match_line(pdf: _Sheet, match: str) -> None:
+    # the match id and the context line stop short of the spare QR code (smaller type when they are long)
+    room = SPARE_QR_BOX[0] - 1.0
+    pdf.text_at(12, 11.4, match, _fitting(pdf, match, 10, room - 12, bold=True), bold=True)
+
+
+def _ruleset_line(pdf: _Sheet, ruleset: str) -> None:
+    pdf.text_at(0, 21.2, pdf.tr("Ruleset {ruleset}", ruleset=ruleset), 8)
+
+
+#: The header's lines a sheet is read by when neither QR code is (:func:`header_lines`).
+LINES: Final = {"match": _match_line, "ruleset": _ruleset_line}
+
+
+def header_lines(line: str, texts: Sequence[str], lang: str, scale: float, band: Rect) -> list[Any]:
+    """The header's ``line`` (``match`` or ``ruleset``) as this printer prints it with each of ``texts``,
+    on a sheet in ``lang``: the frame's ``band`` (mm) rasterized at ``scale`` px/mm, one grey image (a
+    uint8 array, ``round(band.h * scale)`` x ``round(band.w * scale)``) per text. The reader compares a
+    photo's header with these when neither QR code reads (replay.sources.scan.printed): the same drawing
+    as the sheet's, so the same font, size and place."""
+    import pypdfium2 as pdfium
+
+    pdf = _Sheet("a4", lang)
+    for text in texts:
+        pdf.add_page()
+        LINES[line](pdf, text)
+    doc = pdfium.PdfDocument(bytes(pdf.output()))
+    pt = 72 / 25.4
+    left, top = (pdf.ox + band.x) * pt, (pdf.oy + band.y) * pt
+    import numpy as np
+
+    shape = (round(band.h * scale), round(band.w * scale))
+    out: list[Any] = []
+    try:
+        for i in range(len(doc)):
+            page = doc[i]
+            width, height = page.get_size()
+            crop = (left, height - top - band.h * pt, width - left - band.w * pt, top)
+            bitmap = page.render(scale=scale / pt, grayscale=True, crop=crop)
+            img = bitmap.to_numpy()
+            grey = np.full(shape, 255, np.uint8)
+            got = (img[:, :, 0] if img.ndim == 3 else img)[: shape[0], : shape[1]]
+            grey[: got.shape[0], : got.shape[1]] = got
+            out.append(grey)
+            bitmap.close()
+            page.close()
+    finally:
+        doc.close()
+    return out
 
 
 def _fitting(pdf: _Sheet, text: str, size: float, width: float, *, bold: bool = False) -> float:

@@ -62,6 +62,9 @@ from replay.sources.scan.layout import (
 )
 from replay.sources.scan.marks import GroupRead
 from replay.sources.scan.refusals import (
+    NO_ID,
+    NO_ID_FAR,
+    NO_ID_SHAKEN,
     NO_QR,
     NO_QR_FAR,
     NO_QR_SHAKEN,
@@ -316,7 +319,7 @@ def _qr(image: Image, h: npt.NDArray[np.float64], markers: Sequence[int] = ()) -
         text = _qr_text(det, patch, side, whole=True)
         if text:
             return text
-    smear = 0.0
+    smear, kernels = 0.0, list[Floats]()
     if markers:
         # A shaken phone: the blur is measured on the corner markers (a pattern known exactly) and undone on
         # the codes' squares, so the codes are not the first thing a blurred photo loses.
@@ -327,14 +330,49 @@ def _qr(image: Image, h: npt.NDArray[np.float64], markers: Sequence[int] = ()) -
                     text = _qr_text(det, _wiener(patch, kernel, nsr), side, whole=False)
                     if text:
                         return text
-    # Neither code reads: the refusal says what was measured, so the retake can fix it: the sheet too
-    # small in the photo (too far), or the photo shaken; else the codes themselves (glare, a fold, ink).
+    raise _Unread(smear, kernels)
+
+
+class _Unread(Exception):
+    """Neither QR code reads: the blur the corner markers show (its length in mm, the likeliest blurs),
+    for the printed header's reading (:func:`_printed`) and the refusal's sentence (:func:`_unread`)."""
+
+    def __init__(self, smear: float, kernels: list[Floats]) -> None:
+        super().__init__("no readable QR code")
+        self.smear, self.kernels = smear, kernels
+
+
+def _unread(h: npt.NDArray[np.float64], smear: float, *, printed: bool) -> NotASheet:
+    """The refusal of a sheet neither of whose codes reads (nor, when ``printed``, its printed match id):
+    it says what was measured, so the retake can fix it: the sheet too small in the photo (too far), or
+    the photo shaken; else the codes themselves (glare, a fold, ink)."""
     density, need, smeared = (f"{v:.1f}" for v in (_density(h), DENSE_ENOUGH, smear))
     if _density(h) < DENSE_ENOUGH:
-        raise NotASheet.said(NO_QR_FAR, density=density, need=need)
+        return NotASheet.said(NO_ID_FAR if printed else NO_QR_FAR, density=density, need=need)
     if smear >= SHAKEN:
-        raise NotASheet.said(NO_QR_SHAKEN, smear=smeared)
-    raise NotASheet.said(NO_QR)
+        return NotASheet.said(NO_ID_SHAKEN if printed else NO_QR_SHAKEN, smear=smeared)
+    return NotASheet.said(NO_ID if printed else NO_QR)
+
+
+def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread) -> Header:
+    """The header read from the printed text when neither code reads (:mod:`.printed`): the match id and
+    the ruleset, the players' letters for names (the command line's ``--players`` names them), flagged
+    ``printed`` (a judge checks it); :class:`NotASheet` (how to retake the photo) when the id is not read
+    for certain, or Tesseract is not installed."""
+    from replay.sources.scan import printed
+
+    if not printed.available():
+        raise _unread(h, unread.smear, printed=False)
+    k = printed.SCALE / SCALE
+    band = printed.MATCH_BAND
+    to = np.array([[k, 0, -band.x * printed.SCALE], [0, k, -band.y * printed.SCALE], [0, 0, 1]]) @ h
+    size = (round(band.w * printed.SCALE), round(band.h * printed.SCALE))
+    line = cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    undone = [_wiener(line, kernel, nsr) for kernel in unread.kernels[:3] for nsr in (0.005, 0.02)]
+    got = printed.read_printed(gray, h, unread.kernels, _density(h), [line, *undone])
+    if got.match is None or got.ruleset is None:
+        raise _unread(h, unread.smear, printed=True)
+    return Header(match=got.match, ruleset=got.ruleset, printed=True, printed_lang=got.lang)
 
 
 #: Photo pixels a millimetre of the sheet below which its codes' modules (0.5-0.7 mm) are under 1-1.4 px
@@ -1270,6 +1308,8 @@ def _read_one(image: Image, gray: Image, group: list[Detection], h: npt.NDArray[
         header = parse_payload(_qr(gray, h, [d[0] for d in group]))
     except PayloadError as exc:
         raise NotASheet(str(exc)) from None
+    except _Unread as unread:
+        header = _printed(gray, h, unread)
     # The darkest channel (a blue, red or green pen is as dark in it as a black one), each channel smoothed
     # a little first (the least of three noisy values is biased dark), then rectified: one channel
     # warped, not three.

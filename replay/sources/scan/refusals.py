@@ -30,6 +30,21 @@ NO_QR_SHAKEN: Final = N_(
     "no readable QR code where a game sheet has its two: the photo is shaken (the corner squares smeared "
     "by about {smear} mm): hold the phone still; {retake}"
 )
+#: ... nor, on the sheet's paper, the match id printed at its top left (replay.sources.scan.printed).
+NO_ID: Final = N_(
+    "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
+    "certain: keep glare, shadow and folds off the top of the sheet; {retake}"
+)
+NO_ID_FAR: Final = N_(
+    "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
+    "certain: the sheet is too small in the photo ({density} pixels a millimetre; its codes need {need} "
+    "or more): come closer; {retake}"
+)
+NO_ID_SHAKEN: Final = N_(
+    "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
+    "certain: the photo is shaken (the corner squares smeared by about {smear} mm): hold the phone still, "
+    "or lean it on something; {retake}"
+)
 PART_OUT: Final = N_(
     "another game sheet is partly in this photo ({found} of its 4 corner markers found) and is not read: "
     "photograph each sheet on its own, or {retake}"

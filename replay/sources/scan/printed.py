@@ -1,0 +1,325 @@
+"""A sheet named from its printed header, when neither QR code reads (issue 39: the QR code is not a
+single point of failure).
+
+The corner markers place the sheet; what names it is then read from what the printer printed:
+
+- **The ruleset and the sheet's language**, by comparison only: the line ``Ruleset <id>`` is drawn by
+  the printer itself (:func:`replay.sources.scan.printer.header_lines`) for every ruleset this version
+  knows, in each language a sheet is printed in, blurred as the corner markers show the photo is, and
+  compared with the photo's line; the likeliest wins, and only by a clear margin. Nothing is free-read.
+- **The match id**, by Tesseract (Debian's ``tesseract-ocr``, its command line; ``make ocr``, which
+  ``make unit`` runs, installs it), limited to the characters a match id may hold, on the rectified line
+  as photographed and with each of the likeliest blurs the markers show undone. Each reading, and every
+  id one easily confused character away from one (``l``/``1``/``I``, ``O``/``0``, ``.``/``:``...) or one
+  character shorter, is then drawn by the printer at its place and size, blurred as the photo is, and
+  compared with the photo where the two drawings differ (:func:`_sure`): the reading is kept only when
+  it is Tesseract's, it fits the photo (:data:`LIKE`) and the photo shows more than half of its
+  difference to every rival (:data:`SURE`). Anything less is no reading: the photo is refused, its
+  sentence saying how to retake it.
+
+Why both, measured (docs/importers.md, "Scanned game sheets"): on a shaken medium photo of the harder
+set, the printer's drawing told the true id from its neighbours (correlation 0.993 against 0.964 for
+``halt-7.3``) but cannot propose an id, only check one; Tesseract proposes, with misreads (``hatt-7.3``,
+``hett-7.3`` from some versions of the same line), which the check rules out. A sheet named this way
+always carries a ``low_confidence`` finding with the header's crop (:mod:`replay.sources.scan.marks`):
+a judge checks the id against the photo.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from cv2.typing import MatLike
+
+from replay import i18n
+from replay.engine import KNOWN_RULESETS
+from replay.sources.common import MATCH_CHARS, valid_match_id
+from replay.sources.scan.layout import Rect
+
+#: Pixels per millimetre the header is compared at (the corner markers' blur is measured at this scale).
+SCALE: Final = 10.0
+#: Where the match id and the ruleset line are printed (frame mm; printer._match_line, _ruleset_line),
+#: with room around them for the homography's residual.
+MATCH_BAND: Final = Rect(10.0, 10.4, 106.0, 5.4)
+RULESET_BAND: Final = Rect(0.0, 20.4, 62.0, 4.6)
+#: How far (mm) the printed line may be from its place in the rectified photo (the search's reach).
+REACH: Final = 0.8
+#: The likeness (normalized correlation, 0..1) a printed line must reach to be taken as read, and by
+#: how much it must beat the likeliest other id or ruleset: measured on the harder set (docs/importers.md).
+LIKE: Final = 0.8
+SURE: Final = 0.5
+#: Characters Tesseract and a blurred photo confuse: every id one of these swaps away is compared too.
+CONFUSED: Final = {
+    "l": "1I|i",
+    "1": "lI7i",
+    "I": "l1",
+    "i": "l1j",
+    "j": "i",
+    "O": "0oDQ",
+    "0": "OoD8",
+    "o": "0Oc",
+    "c": "oe",
+    "e": "c",
+    "D": "0O",
+    "5": "S6",
+    "S": "5s8",
+    "s": "S",
+    "8": "B30",
+    "B": "8",
+    "3": "8",
+    "6": "5b",
+    "b": "6h",
+    "h": "b",
+    "7": "1",
+    "2": "Z",
+    "Z": "2z",
+    "z": "Z",
+    ".": ":-",
+    ":": ".",
+    "-": "._",
+    "_": "-",
+    "/": "l1",
+    "n": "h",
+    "m": "n",
+    "u": "v",
+    "v": "uy",
+    "9": "g",
+    "g": "9q",
+    "q": "g",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PrintedRead:
+    """What the printed header gave: the match id (None: not read for certain), the ruleset (None: not
+    told apart), the sheet's language; and what decided the id, for a person tuning or checking the
+    reader: the best drawing's likeness, how surely it beat its rivals (:func:`_ranked`), Tesseract's
+    readings and the best few drawings with their likenesses."""
+
+    match: str | None
+    ruleset: str | None
+    lang: str
+    likeness: float
+    sure: float
+    readings: tuple[str, ...]
+    ranked: tuple[tuple[float, str], ...] = ()
+
+
+def available() -> bool:
+    """Is Tesseract installed (the match id cannot be read without it)?"""
+    return shutil.which("tesseract") is not None
+
+
+def _band(gray: MatLike, h: npt.NDArray[np.float64], band: Rect, reach: float) -> MatLike:
+    """``band`` grown by ``reach`` mm, rectified at :data:`SCALE` from the photo (grey), as ink 0..1."""
+    k = SCALE / 8.0  # the homography maps to the reader's sheet at 8 px/mm
+    x0, y0 = band.x - reach, band.y - reach
+    to = np.array([[k, 0, -x0 * SCALE], [0, k, -y0 * SCALE], [0, 0, 1]]) @ h
+    size = (round((band.w + 2 * reach) * SCALE), round((band.h + 2 * reach) * SCALE))
+    img = cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return ink(img)
+
+
+def ink(img: MatLike) -> MatLike:
+    """Darkness 0..1 against the paper around it (a shadow or a gradient across the line cancels)."""
+    f = img.astype(np.float32)
+    paper = cv2.dilate(f, np.ones((31, 31), np.uint8))
+    paper = cv2.GaussianBlur(paper, (0, 0), 6)
+    return np.asarray(np.clip(1.0 - f / np.maximum(paper, 1.0), 0.0, 1.0), np.float32)
+
+
+def _templates(line: str, texts: Sequence[str], lang: str, band: Rect) -> list[MatLike]:
+    """Each of ``texts`` printed as the header's ``line`` in ``lang`` (ink 0..1 over ``band``)."""
+    from replay.sources.scan.printer import header_lines
+
+    return [1.0 - img.astype(np.float32) / 255.0 for img in header_lines(line, texts, lang, SCALE, band)]
+
+
+@cache
+def _rulesets(lang: str) -> tuple[MatLike, ...]:
+    """The ruleset line of every ruleset this version knows, printed in ``lang`` (drawn once)."""
+    return tuple(_templates("ruleset", KNOWN_RULESETS, lang, RULESET_BAND))
+
+
+@cache
+def _languages() -> tuple[str, ...]:
+    from replay.sources.scan.printer import cjk_font
+
+    return tuple(lang for lang in i18n.LANGUAGES if lang == i18n.DEFAULT or cjk_font() is not None)
+
+
+def _ranked(
+    photo: MatLike, texts: Sequence[str], inks: Sequence[MatLike], blur: Camera
+) -> tuple[list[tuple[float, str]], float]:
+    """``texts`` (printed as ``inks``) each scored by its likeness to ``photo`` as ``blur`` shows it, best
+    first, and how surely the best beats every other one: the least, over the others, of the share of
+    the difference between the two printed lines that the photo shows (1: the photo is the best's, 0:
+    it cannot tell them apart, below 0: it is the other's). Every ink is compared over the same part of
+    the line (where any of them has ink, and a margin): a shorter id is not compared over less paper."""
+    seen = [blur.apply(ink) for ink in inks]
+    cols = np.flatnonzero(np.max([s.max(axis=0) for s in seen], axis=0) > 0.05)
+    rows = np.flatnonzero(np.max([s.max(axis=1) for s in seen], axis=0) > 0.05)
+    if cols.size == 0 or rows.size == 0:
+        return [(0.0, t) for t in texts], 0.0
+    pad = round(1.0 * SCALE)
+    x0, x1 = max(0, cols[0] - pad), min(seen[0].shape[1], cols[-1] + pad + 1)
+    y0, y1 = max(0, rows[0] - pad), min(seen[0].shape[0], rows[-1] + pad + 1)
+    reach = round(REACH * SCALE)
+    window = photo[y0 : y1 + 2 * reach, x0 : x1 + 2 * reach]
+    cut = [s[y0:y1, x0:x1] for s in seen]
+    maps = [
+        cv2.matchTemplate(window, c, cv2.TM_CCOEFF_NORMED) if float(c.std()) > 1e-6 else None for c in cut
+    ]
+    # every text at the place the likeliest one fits best: a rival that could slide elsewhere would be
+    # compared with another part of the photo than the one it competes for
+    lead = int(np.argmax([-2.0 if m is None else float(m.max()) for m in maps]))
+    lead_map = maps[lead]
+    if lead_map is None:
+        return [(0.0, t) for t in texts], 0.0
+    at = np.unravel_index(int(np.argmax(lead_map)), lead_map.shape)
+    scores = sorted(((-1.0 if m is None else float(m[at]), i) for i, m in enumerate(maps)), reverse=True)
+    best = scores[0][1]
+    y, x = int(at[0]), int(at[1])
+    placed = window[y : y + cut[0].shape[0], x : x + cut[0].shape[1]]
+    sure = min((_sure(placed, cut[best], cut[i]) for _, i in scores[1:]), default=1.0)
+    return [(score, texts[i]) for score, i in scores], sure
+
+
+def _sure(photo: MatLike, mine: MatLike, other: MatLike) -> float:
+    """The share of the difference between two printed lines (``mine``, ``other``: the same size as
+    ``photo``, placed) that the photo shows, where they differ (a dot, a stroke: the rest of the line is
+    the same in both and says nothing), each fitted there within a pixel or two (a line a hair larger in
+    the photo than drawn is a few pixels off at its end)."""
+    where = np.abs(mine - other) > 0.05
+    ys, xs = np.nonzero(where)
+    if ys.size == 0:
+        return 0.0  # drawn alike: the photo cannot tell them apart
+    pad, slide = round(0.8 * SCALE), 2
+    y0, y1 = max(0, int(ys.min()) - pad), min(photo.shape[0], int(ys.max()) + pad + 1)
+    x0, x1 = max(0, int(xs.min()) - pad), min(photo.shape[1], int(xs.max()) + pad + 1)
+    part = cv2.copyMakeBorder(
+        np.ascontiguousarray(photo[y0:y1, x0:x1]), slide, slide, slide, slide, cv2.BORDER_REPLICATE
+    )
+    a, b = mine[y0:y1, x0:x1], other[y0:y1, x0:x1]
+    if float(a.std()) < 1e-6 or float(b.std()) < 1e-6:
+        return 0.0
+    res = cv2.matchTemplate(part, a, cv2.TM_CCOEFF_NORMED)
+    dy, dx = np.unravel_index(int(np.argmax(res)), res.shape)
+    fit = float(res[dy, dx])
+    # the other line where this one fits: the same place for both, only their difference compared
+    rival = float(
+        cv2.matchTemplate(part[dy : dy + a.shape[0], dx : dx + a.shape[1]], b, cv2.TM_CCOEFF_NORMED)[0, 0]
+    )
+    apart = 1.0 - float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
+    return (fit - rival) / max(fit * apart, 1e-6)
+
+
+@dataclass(frozen=True, slots=True)
+class Camera:
+    """How the photo shows the printed header: the blur the corner markers show (None: sharp), then
+    the lens and the photo's own pixels (a Gaussian of ``sigma`` px at :data:`SCALE`)."""
+
+    kernel: MatLike | None
+    sigma: float
+
+    def apply(self, ink: MatLike) -> MatLike:
+        out = (
+            ink if self.kernel is None else cv2.filter2D(ink, -1, self.kernel, borderType=cv2.BORDER_CONSTANT)
+        )
+        return cv2.GaussianBlur(out, (0, 0), self.sigma) if self.sigma > 0.3 else out
+
+
+def _ocr(grey: MatLike) -> list[str]:
+    """Tesseract's reading of one printed line (grey, 8-bit, at :data:`SCALE`): the match id it gives,
+    only a match id's characters allowed (none when what it reads cannot be one)."""
+    img = cv2.resize(grey, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+    img = cv2.copyMakeBorder(img, 20, 20, 20, 20, cv2.BORDER_REPLICATE)
+    ok, png = cv2.imencode(".png", img)
+    assert ok
+    allowed = "".join(sorted(MATCH_CHARS))
+    try:
+        done = subprocess.run(
+            [
+                "tesseract",
+                "stdin",
+                "stdout",
+                "--psm",
+                "7",
+                "-l",
+                "eng",
+                "-c",
+                f"tessedit_char_whitelist={allowed}",
+            ],
+            input=png.tobytes(),
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    text = done.stdout.decode("utf-8", "replace").strip()
+    return [t for t in (text.replace(" ", ""),) if valid_match_id(t)]
+
+
+def _near(match: str) -> set[str]:
+    """Every id one confused character away from ``match``, or one character shorter."""
+    out = set()
+    for i, c in enumerate(match):
+        for d in CONFUSED.get(c, ""):
+            out.add(match[:i] + d + match[i + 1 :])
+        if len(match) > 1:
+            out.add(match[:i] + match[i + 1 :])
+    return {m for m in out if valid_match_id(m)} - {match}
+
+
+def read_printed(
+    gray: MatLike,
+    h: npt.NDArray[np.float64],
+    blurs: Sequence[MatLike],
+    density: float,
+    lines: Sequence[MatLike],
+) -> PrintedRead:
+    """The sheet's match id, ruleset and language read from its printed header (``gray``: the photo;
+    ``h``: its homography to the reader's sheet; ``blurs``: the likeliest blurs the corner markers show
+    (at :data:`SCALE`), empty when sharp; ``density``: the photo's pixels a millimetre; ``lines``: the
+    match id's line as photographed and with each blur undone, grey). A field not read for certain is
+    None; no id is read when the ruleset line is not (the header is not where the markers place it)."""
+    # a photo pixel spans SCALE / density px of the rectified line: its own blur, beside the markers'.
+    # The camera is fitted on the ruleset line (its text is one of a few): the blur that makes the
+    # likeliest ruleset's drawing most like the photo is the one the match id is compared with.
+    sigma = max(0.8, 0.5 * SCALE / max(density, 0.5))
+    kernels: list[MatLike | None] = [*blurs[:2]] if blurs else [None]
+    lenses = (0.8, 1.6) if blurs else (sigma * 0.6, sigma, sigma * 1.6)
+    ruleset_photo = _band(gray, h, RULESET_BAND, REACH)
+    best_lang, best_rank, best_sure = i18n.DEFAULT, [(0.0, ""), (0.0, "")], 0.0
+    blur = Camera(kernels[0], lenses[0])
+    for lang in _languages():
+        for camera in (Camera(k, s) for k in kernels for s in lenses):
+            rank, sure = _ranked(ruleset_photo, KNOWN_RULESETS, _rulesets(lang), camera)
+            if rank[0][0] > best_rank[0][0]:
+                best_lang, best_rank, best_sure, blur = lang, rank, sure, camera
+    ruleset = best_rank[0][1] if best_rank[0][0] >= LIKE and best_sure >= SURE else None
+    if ruleset is None:  # the header is not where the markers say, or not legible: no id read either
+        return PrintedRead(None, None, best_lang, best_rank[0][0], best_sure, ())
+    match_photo = _band(gray, h, MATCH_BAND, REACH)
+    reads: list[str] = []
+    for line in lines:
+        for t in _ocr(line):
+            if t not in reads:
+                reads.append(t)
+    if not reads:
+        return PrintedRead(None, ruleset, best_lang, 0.0, 0.0, ())
+    rivals = sorted({n for r in reads for n in _near(r)} - set(reads))
+    texts = [*reads, *rivals]
+    rank, sure = _ranked(match_photo, texts, _templates("match", texts, best_lang, MATCH_BAND), blur)
+    top, first = rank[0]
+    ok = first in reads and top >= LIKE and sure >= SURE
+    return PrintedRead(first if ok else None, ruleset, best_lang, top, sure, tuple(reads), tuple(rank[:4]))

@@ -1,0 +1,149 @@
+"""A sheet whose two QR codes cannot be read (issue 39: the QR code is not a single point of failure) is
+named from its printed header: the match id read by Tesseract and checked against the printer's own
+drawing of it, the ruleset told apart from the few known ones; always with a ``low_confidence`` finding
+and the header's crop, so a judge checks it. An id not read for certain is a refusal saying how to
+retake the photo, never a guess."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from replay.cli import main
+from replay.sources.scan import printed
+from replay.sources.scan.layout import SPARE_QR_BOX, frame_origin
+from tests.scan.helpers import HEADER, Header, marked
+from tests.scan.test_scan_spare import MARKS, _import, _px, glare
+
+pytestmark = pytest.mark.skipif(not printed.available(), reason="tesseract-ocr is not installed (make ocr)")
+
+
+def both_lost(sheet: Any) -> Any:
+    """Glare burnt out over both codes: the main one and the spare one."""
+    return glare(glare(sheet), SPARE_QR_BOX)
+
+
+def _notes(events: list[dict[str, Any]]) -> list[str]:
+    return [e["text"] for e in events if e["type"] == "note"]
+
+
+def test_both_codes_lost_is_named_from_the_printed_id_and_flagged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, events, _ = _import(tmp_path, "glare.jpg", both_lost(marked(MARKS)))
+    err = capsys.readouterr().err
+    assert code == 0, err
+    start = events[0]
+    assert start["match"] == HEADER.match and start["ruleset"] == HEADER.ruleset
+    # the printed names are not read: the players are the sides' letters, and the note says so
+    assert start["players"] == ["A", "B"]
+    notes = _notes(events)
+    assert any(
+        t.startswith(
+            "neither of the sheet's QR codes could be read: the match id scan-test-1 and the ruleset"
+        )
+        and "the players are named A and B" in t
+        for t in notes
+    ), notes
+    low = [e for e in events if (e.get("finding") or {}).get("code") == "low_confidence"]
+    said = [e for e in low if "was read from the printed text, not the QR code" in e["text"]]
+    assert said and said[0]["finding"]["sheet_region"] == "head", notes
+    assert (tmp_path / "c" / said[0]["finding"]["scan"]).with_suffix(".jpg").exists()
+    assert "low_confidence" in err and "check it against the crop" in err
+
+
+def test_players_given_name_a_sheet_named_from_its_printed_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, events, _ = _import(tmp_path, "g.jpg", both_lost(marked(MARKS)), "--players", "Mara,Teodor")
+    assert code == 0, capsys.readouterr().err
+    assert events[0]["players"] == ["Mara", "Teodor"]
+    assert any("the players' names are those given with --players" in t for t in _notes(events))
+    # --strict refuses it: a sheet named from printed text is always a low-confidence row
+    out = tmp_path / "strict.jsonl"
+    assert main(["import", "scan", str(tmp_path / "g.jpg"), "--strict", "--out", str(out)]) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_an_id_of_hyphens_slashes_and_digits_reads_exactly_on_a_sheet_in_any_language(
+    lang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = Header(match="AB-12/x9.3", players=("Kai", "Yuki"), ruleset="jp-3.4")
+    code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header, lang=lang)))
+    assert code == 0, capsys.readouterr().err
+    assert events[0]["match"] == "AB-12/x9.3" and events[0]["ruleset"] == "jp-3.4"
+
+
+def test_a_misread_of_tesseract_is_caught_by_the_printed_check(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Tesseract reading the last digit wrong: the printer's drawing of scan-test-1 (one confused
+    # character away) fits the photo better, and it was not Tesseract's reading: not read, refused
+    monkeypatch.setattr(printed, "_ocr", lambda grey: ["scan-test-7"])
+    code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS)))
+    err = capsys.readouterr().err
+    assert code == 2 and events == []
+    assert "nor the match id printed at its top left, for certain" in err and "retake the photo" in err
+
+
+def test_an_id_partly_covered_is_refused_not_guessed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sheet = both_lost(marked(MARKS))
+    # a thumb over the id's last characters
+    cv2.rectangle(sheet, _px(30, 10.8), _px(40, 16), (90, 80, 70), -1)
+    code, events, _ = _import(tmp_path, "thumb.jpg", sheet)
+    err = capsys.readouterr().err
+    assert code == 2 and events == [], err
+    assert (
+        f"{tmp_path / 'thumb.jpg'}: neither of the game sheet's QR codes can be read, nor the match id" in err
+    )
+
+
+def test_without_tesseract_both_codes_lost_is_refused_as_before(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(printed, "available", lambda: False)
+    code, events, _ = _import(tmp_path, "glare.jpg", both_lost(marked(MARKS)))
+    err = capsys.readouterr().err
+    assert code == 2 and events == []
+    assert "no readable QR code where a game sheet has its two" in err and "retake the photo" in err
+
+
+def test_the_printed_check_tells_the_true_id_from_its_confusions() -> None:
+    # the printer's own line, blurred as a shaken photo is: the true id is surely the best
+    line = printed._templates("match", ["hall-7.3"], "en", printed.MATCH_BAND)[0]
+    blur = printed.Camera(None, 3.0)
+    reach = round(printed.REACH * printed.SCALE)
+    photo = cv2.copyMakeBorder(blur.apply(line), reach, reach, reach, reach, cv2.BORDER_CONSTANT, value=0.0)
+    photo = photo + np.random.default_rng(1).normal(0, 0.03, photo.shape).astype(np.float32)
+    texts = ["hall-7.3", "hail-7.3", "ha1l-7.3", "hall-7.8", "hal-7.3"]
+    rank, sure = printed._ranked(
+        photo, texts, printed._templates("match", texts, "en", printed.MATCH_BAND), blur
+    )
+    assert rank[0][1] == "hall-7.3" and sure >= printed.SURE
+    # and a photo of another id is not taken for it
+    rank, sure = printed._ranked(
+        photo, texts[1:], printed._templates("match", texts[1:], "en", printed.MATCH_BAND), blur
+    )
+    assert rank[0][1] != "hall-7.3"
+
+
+def test_the_check_draws_the_line_where_the_printed_sheet_has_it() -> None:
+    # the check's drawing is the printer's own: the sheet rasterized at the check's scale shows the same
+    # ink in the same place (a drawing of its own, a pixel off, would be a worse rival than the truth)
+    from tests.scan.helpers import raster
+
+    dpi = round(printed.SCALE * 25.4)
+    sheet = raster(HEADER, dpi=dpi).astype(np.float32)
+    band = printed.MATCH_BAND
+    ox, oy = frame_origin("a4")
+    y, x = round((oy + band.y) * printed.SCALE), round((ox + band.x) * printed.SCALE)
+    crop = 1.0 - sheet[y : y + round(band.h * printed.SCALE), x : x + round(band.w * printed.SCALE)] / 255.0
+    line = printed._templates("match", [HEADER.match], "en", band)[0]
+    assert crop.shape == line.shape
+    assert float(np.corrcoef(crop.ravel(), line.ravel())[0, 1]) > 0.95
