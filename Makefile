@@ -122,7 +122,8 @@ screenshots: install browser
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
 # examples per operation and role, every edge of every numeric field, every example of the fuzz and
 # property tests (make test draws a quarter: tests/sampling.py), the serve bench at full size (1,000
-# viewers, 64 writers), and 240 generated photos of filled game sheets read back (make test reads 30).
+# viewers, 64 writers), 240 generated photos of filled game sheets read back (make test reads 30), and the
+# sheets named from their printed header in every case (make test reads an English and a Japanese one).
 test-long: install
 	PRIZECHECK_HIDDEN_GAMES=2500 PRIZECHECK_SCHEMATHESIS_EXAMPLES=50 PRIZECHECK_NUMBER_EDGES=full \
 	  $(BIN)/python -m pytest -q tests/streams/http/test_hidden.py tests/streams/http/test_openapi.py \
@@ -133,6 +134,7 @@ test-long: install
 	  tests/scan/test_scan_accuracy_b.py tests/scan/test_scan_accuracy_c.py
 	PRIZECHECK_SCAN_HALL=40 $(BIN)/python -m pytest -q -s -n 2 tests/scan/test_scan_hall.py
 	PRIZECHECK_SCAN_TWO=8 $(BIN)/python -m pytest -q -s -n 2 tests/scan/test_scan_two.py
+	PRIZECHECK_LONG=1 $(BIN)/python -m pytest -q -n 2 tests/scan/test_scan_printed.py
 
 # docs/importers.md's printed sheet and filled photo (docs/img/sheet-*), and the record block it shows
 sheet-images: install
