@@ -468,7 +468,7 @@
   // A step (a jump far off most of all) builds only the rows in view and NEAR rows either side, then
   // lays the page out once; the rest of the margin is filled when the browser is idle (fillLater). A
   // step whose rows are held already (the view and NEAR rows) changes nothing in the list.
-  const NEAR = 10;
+  const NEAR = 4; // each row put in is laid out in the step: 4, not 10 (docs/performance.md, sixth pass)
   let viewHeight = null; // the log's clientHeight, kept: read again after a resize or a tab change
   let viewTop = 0; // the log's scrollTop as last set or scrolled: read back only after a layout
   const logHeight = () => viewHeight ?? (viewHeight = $("log").clientHeight);
@@ -790,7 +790,7 @@
         if (hiddenRow(r)) continue;
         const rh = li.offsetHeight + (logRows[r].i === undefined ? headMargin(li) : 0);
         if (!rh) continue;
-        if (guess.head === null || guess.line === null) learn(r, rh);
+        learn(r, rh);
         if (rowHeight[r] !== rh) { rowHeight[r] = rh; changed = true; }
         measured[r] = 1;
       }
@@ -811,14 +811,18 @@
     return headMarginPx;
   }
 
-  // The first rows measured give the estimates of the rows not shown yet: a line, a mark, a heading.
+  // The rows measured give the estimates of the rows not shown yet: a heading (the first measured), a
+  // line (the shortest line with no mark measured: one line of text; a line that wraps is the exception
+  // in most logs, and a first guess from one left every later row off by a line, which cost each step a
+  // second layout once the rows were measured).
   function learn(r, h) {
     const row = logRows[r];
     if (row.i === undefined) {
       if (guess.head !== null) return;
       guess.head = h;
-    } else if (guess.line === null && !log[row.i].marks.length && log[row.i].kind === "event") guess.line = h;
-    else return;
+    } else if ((guess.line === null || h < guess.line) && !log[row.i].marks.length && log[row.i].kind === "event") {
+      guess.line = h;
+    } else return;
     for (let k = 0; k < logRows.length; k++) if (!measured[k]) rowHeight[k] = estimate(k);
     topsStale = true;
   }
@@ -906,9 +910,35 @@
         (p.conditions || []).map((c) => el("span", { class: "cond" }, c))) : null);
   }
 
+  // The DOM under `parent` made to match `nodes` (built anew, not in the page) where it differs: an
+  // element of the same tag kept, its attributes and children patched; a text changed in place; any
+  // other node put in. A step's board and event are built whole (one way to draw them) but laid out only
+  // where they changed: most of a board is the same from one step to the next, and a subtree built again
+  // is laid out again (with the log's new rows, the bulk of a step's layout; docs/performance.md).
+  // The nodes patched carry no listeners of their own (those of the page are delegated or on nodes
+  // that are not patched).
+  function patch(parent, nodes) {
+    const olds = parent.childNodes;
+    let k = 0;
+    for (const node of nodes) {
+      const old = olds[k++];
+      if (old === undefined) parent.append(node);
+      else if (old.nodeType === Node.TEXT_NODE && node.nodeType === Node.TEXT_NODE) {
+        if (old.data !== node.data) old.data = node.data;
+      } else if (old.nodeType === Node.ELEMENT_NODE && old.nodeName === node.nodeName) {
+        for (const { name, value } of node.attributes) {
+          if (name === "style") { if (old.style.cssText !== node.style.cssText) old.style.cssText = node.style.cssText; }
+          else if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+        }
+        for (const { name } of [...old.attributes]) if (!node.hasAttribute(name)) old.removeAttribute(name);
+        patch(old, [...node.childNodes]);
+      } else old.replaceWith(node);
+    }
+    while (olds.length > k) olds[olds.length - 1].remove();
+  }
+
   function renderBoard(board, due) {
-    const root = $("board");
-    root.replaceChildren();
+    const drawn = [];
     const order = record?.players?.length ? record.players : Object.keys(board.players || {});
     for (const name of order) {
       const p = board.players?.[name];
@@ -916,7 +946,7 @@
       // Prizes are shown taken at the step they are taken: a knockout's prizes are due until the
       // source's prize_taken takes them (streams/http/frames.py).
       const owed = due?.[name] || 0;
-      root.append(el("div", { class: "player" + (board.turn_player === name ? " to-move" : ""), "data-player": name },
+      drawn.push(el("div", { class: "player" + (board.turn_player === name ? " to-move" : ""), "data-player": name },
         el("h3", {}, name, board.turn_player === name ? el("span", { class: "muted" }, _(" · to play")) : ""),
         el("div", { class: "counts" },
           el("span", { class: "prizes" }, _("prizes left") + " ", el("b", { class: "prizes-left" }, p.prizes_left + owed),
@@ -930,6 +960,7 @@
         el("div", { class: "zone" }, _("Bench ({n})", { n: (p.bench || []).length })),
         el("div", { class: "bench" }, (p.bench || []).map((b) => mon(b, false)))));
     }
+    patch($("board"), drawn);
     $("board-seq").textContent = board.seq ?? "";
     const turn = turnOfSeq.get(Number(board.seq));
     $("turn").textContent = (turn != null ? _("· turn {n}, {player}'s turn", { n: turn, player: board.turn_player }) : _("· setup")) +
@@ -941,32 +972,33 @@
     $("seq").textContent = "#" + frame.seq;
     $("event-type").textContent = ev ? ev.type : _("(no event at this seq: a gap)");
     $("event-text").textContent = textOfSeq.get(frame.seq) || "";
-    const fields = $("event-fields");
-    fields.replaceChildren();
+    // the event, what was archived beside it and what the engine derived: patched like the board
+    const fields = [];
     if (ev) {
       for (const [k, v] of Object.entries(ev)) {
         if (k === "match" || k === "seq" || k === "type") continue;
-        fields.append(el("tr", { "data-field": k }, el("th", { title: k }, FIELDS[k] || k),
+        fields.push(el("tr", { "data-field": k }, el("th", { title: k }, FIELDS[k] || k),
           el("td", typeof v === "string" && (CODED.has(k)) ? { title: v } : {}, fieldValue(k, v))));
       }
     }
-    const extra = $("extra");
-    extra.replaceChildren();
+    patch($("event-fields"), fields);
+    const extra = [];
     for (const x of frame.extra || []) {
       const line = (linesOfSeq.get(frame.seq) || []).map((i) => log[i]).find((l) => l.kind === x.kind);
-      extra.append(el("p", { class: "sev-violation" }, _("{kind} event archived here: ", { kind: x.kind }),
+      extra.push(el("p", { class: "sev-violation" }, _("{kind} event archived here: ", { kind: x.kind }),
         line ? line.text : x.event.type,
         el("span", { class: "muted" }, " · " + shown(x.event))));
     }
-    const outs = $("outputs");
-    outs.replaceChildren();
+    patch($("extra"), extra);
+    const outs = [];
     for (const o of frame.outputs || []) {
-      outs.append(el("li", { class: "out-" + o.type }, describe(o),
+      outs.push(el("li", { class: "out-" + o.type }, describe(o),
         o.type === "playoff_required" && o.child ? reviewLink(o.child, "child-link") : null,
         o.type === "finding" ? " " : "", o.type === "finding" ? ruleLink(rules[o.code]) : null,
         o.type === "finding" && o.detail ? el("div", { class: "detail" }, o.detail_text || o.detail) : null));
     }
-    if (!outs.children.length) outs.append(el("li", { class: "muted" }, _("nothing")));
+    if (!outs.length) outs.push(el("li", { class: "muted" }, _("nothing")));
+    patch($("outputs"), outs);
     renderBoard(board, frame.due);
 
     const decided = record?.result?.decided_at;

@@ -420,3 +420,37 @@ async def test_the_first_window_is_preloaded_and_asked_for_once(
     assert await page.get_attribute("html", "lang") == "ja"
     # the game shown: the playoff game links the game it decides
     assert (await page.get_attribute("#parent-head a", "href") or "").startswith("/review/g1")
+
+
+#: What a step draws of the step on screen (static/review.js render): the board and the event.
+DRAWN = ("#board", "#board-seq", "#turn", "#event-fields", "#outputs", "#extra", "#seq", "#event-text")
+
+
+async def test_a_step_patches_the_board_and_the_event_in_place(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    # issue 40 item 4, sixth pass: a step no longer builds the board and the event again but changes
+    # only what differs (a subtree built again is laid out again). Stepped to from another step, far
+    # or near, a step shows exactly what a page opened on it shows, and the nodes both keep stay.
+    events = prize_game("patch1")
+    assert (await served.post(events)).status == 200
+    record = replay_records(events)["patch1"]
+    kos = [k["seq"] for k in record["knockouts"]]
+    page = await judge_page(served, browser_context, "/review/patch1", (1440, 900))
+    await ready(page)
+    html = "sels => sels.map((s) => document.querySelector(s).innerHTML)"
+    for start, seq in ((1, kos[0]), (kos[0], kos[0] + 1), (len(events), 2), (2, kos[-1])):
+        await page.evaluate("seq => window.__review.goTo(seq)", start)
+        await wait_seq(page, start)
+        await page.evaluate(
+            "() => { window.__kept = [...document.querySelectorAll('#board .player, #board .player h3')]; }"
+        )
+        await page.evaluate("seq => window.__review.goTo(seq)", seq)
+        await wait_seq(page, seq)
+        fresh = await judge_page(served, browser_context, f"/review/patch1#seq={seq}", (1440, 900))
+        await ready(fresh)
+        await wait_seq(fresh, seq)
+        assert await page.evaluate(html, DRAWN) == await fresh.evaluate(html, DRAWN), (start, seq)
+        await fresh.close()
+        # the players' boxes and headings are the same nodes (the old page built them all again)
+        assert await page.evaluate("() => window.__kept.every((n) => n.isConnected)"), (start, seq)
