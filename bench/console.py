@@ -186,6 +186,9 @@ async def console_samples(
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         context = await browser.new_context(viewport={"width": 1280, "height": 900})
+        # on a shared machine the pages' first loads and boards may wait long behind the load (its requests
+        # fill this address's slots: 429, tried again): the bench waits, rather than ending at 30 s
+        context.set_default_timeout(180_000)
         cookie = ""
         async with aiohttp.ClientSession() as http:
             while not cookie:  # (a 429 while the load fills this address's slots: again)
