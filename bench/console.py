@@ -16,6 +16,9 @@ console started the match at table 1 of event ``bench``; docs/web.md, "Stream ta
 Baseline in the same run, under the same load: a plain ``POST /events`` of the same kind of event to a
 match of its own, from this process, to its board arriving on ``/matches/<m>/live`` here. Prints p50,
 p95, p99 and max of each, and whether the console's p99 is under the target (250 ms) on both overlays.
+Where the console's time went, sample by sample: the page before its request left, the request to its
+answer, the request to the board's SSE message reaching the overlay page (before the page's handler
+runs), and that message to the board shown.
 
 Then, in the same browser under the same load, keys per turn (issue 33 item 4): a typical turn (the draw,
 an Energy, a Trainer, an attack, the knockout and its prizes, the promotion, the turn's end) played with
@@ -134,11 +137,19 @@ def opening(match: str) -> list[dict[str, Any]]:
 
 KEYDOWN = """() => { window.__keys = []; document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter') window.__keys.push(performance.timeOrigin + performance.now()); }, true); }"""
-#: The console's last publish (its fetch), as the page's resource timing saw it: (sent, answered).
+#: The console's last publish (its fetch), as the page's resource timing saw it: (sent, answered). (Its
+#: address ends in ``?lang=``, the page's language: the path is what is compared.)
 TIMING = """() => { const e = performance.getEntriesByType('resource')
-  .filter((r) => r.name.endsWith('/events')).pop();
+  .filter((r) => new URL(r.name).pathname.endsWith('/events')).pop();
   performance.clearResourceTimings();
   return e ? [performance.timeOrigin + e.startTime, performance.timeOrigin + e.responseEnd] : null; }"""
+#: When each board's SSE message reached the overlay page, before its handler ran (by its seq).
+ARRIVALS = """() => { window.__arrived = {}; const add = EventSource.prototype.addEventListener;
+  EventSource.prototype.addEventListener = function (type, fn, ...rest) {
+    if (type !== 'board') return add.call(this, type, fn, ...rest);
+    return add.call(this, type, (e) => { const at = performance.timeOrigin + performance.now();
+      if (!(e.lastEventId in window.__arrived)) window.__arrived[e.lastEventId] = at; fn(e); }, ...rest);
+  }; }"""
 SEQS = """() => { window.__seqs = {}; new MutationObserver(() => {
   const s = document.body.dataset.seq; if (s && !(s in window.__seqs))
     window.__seqs[s] = performance.timeOrigin + performance.now(); })
@@ -171,10 +182,13 @@ async def console_samples(
             assert r.status == 200
     out: list[float] = []
     at_table: list[float] = []
-    parts: list[tuple[float, float, float]] = []
+    parts: list[tuple[float, float, float, float, float]] = []
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         context = await browser.new_context(viewport={"width": 1280, "height": 900})
+        # on a shared machine the pages' first loads and boards may wait long behind the load (its requests
+        # fill this address's slots: 429, tried again): the bench waits, rather than ending at 30 s
+        context.set_default_timeout(180_000)
         cookie = ""
         async with aiohttp.ClientSession() as http:
             while not cookie:  # (a 429 while the load fills this address's slots: again)
@@ -185,6 +199,7 @@ async def console_samples(
                 await asyncio.sleep(0.2)
         await context.add_cookies([{"name": "prizecheck_session", "value": cookie, "url": url}])
         overlay = await context.new_page()
+        await overlay.add_init_script(f"({ARRIVALS})()")
         await overlay.goto(f"{url}/overlay/{match}")
         await overlay.wait_for_selector("body[data-seq]", state="attached")
         await overlay.evaluate(SEQS)
@@ -220,13 +235,21 @@ async def console_samples(
             )
             # where the time went: the page before its request, the request, the overlay after it
             post = await page.evaluate(TIMING)
-            if post is not None:
-                parts.append((post[0] - pressed, post[1] - post[0], shown - post[0]))
+            arrived = await overlay.evaluate("s => window.__arrived[s]", str(nxt))
+            if post is not None and arrived is not None:
+                sent, answered = post
+                parts.append((sent - pressed, answered - sent, shown - sent, arrived - sent, shown - arrived))
         turn = await keys_per_turn(page, url, token)
         await browser.close()
     if parts:
         for i, name in enumerate(
-            ("keydown -> request sent", "request -> answer (console)", "request -> overlay")
+            (
+                "keydown -> request sent",
+                "request -> answer (console)",
+                "request -> overlay",
+                "request -> SSE in overlay page",
+                "SSE in overlay page -> board",
+            )
         ):
             print(figures(f"  {name}", [p[i] for p in parts]))
     return out, at_table, turn

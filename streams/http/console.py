@@ -28,6 +28,7 @@ byte for byte is a duplicate (the core's own idempotence), so resending an outbo
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -246,11 +247,10 @@ def _check_decks(ev: Mapping[str, Any], i: int) -> None:
                 raise Problem.said(400, "bad_event", "event {i}: {error}", i=i, error=exc) from None
 
 
-async def _fence(request: web.Request, match: str, events: Sequence[dict[str, Any]]) -> None:
-    """Refuse (409 ``fenced``) events that do not continue the archive: a seq taken by another event, or
-    one that skips ahead. Nothing is written then."""
+async def _fence(request: web.Request, match: str, events: Sequence[dict[str, Any]], head: int) -> None:
+    """Refuse (409 ``fenced``) events that do not continue the archive, whose last seq is ``head``: a seq
+    taken by another event, or one that skips ahead. Nothing is written then."""
     store = request.app[STORE]
-    head = await store.head(match)
     expected = head + 1
     for ev in events:
         seq = int(ev["seq"])
@@ -327,7 +327,12 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
         # the ownership of POST /events (streams/http/ownership.py) first: a publish it refuses takes no
         # lease; then the lease, the fence, and the same check again as the new matches are claimed
         await _writer(request, lambda: permitted(principal, store, events))
-        held = await lease(store, match, me, "take")
+        # the archive's head is read with the lease's take, in one round trip (serve's autopipelined store
+        # sends both in one pipeline, in this order): the fence's own read after the take was one more
+        # wait before the write, tens of ms each under a venue's load (docs/performance.md, issue 40 item
+        # 5). Another console's write can fall between the head read and the write only from a holder
+        # whose lease lapsed, as it could between the fence and the write before.
+        held, head = await asyncio.gather(lease(store, match, me, "take"), store.head(match))
         if held != me:
             raise Problem.said(
                 409,
@@ -335,7 +340,7 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
                 "another console writes {match}: this one is read-only until it hands over",
                 match=match,
             )
-        await _fence(request, match, events)
+        await _fence(request, match, events, head)
         await _writer(request, lambda: authorize(principal, store, events))
     outcomes = await request.app[CORE].ingest_many(events, judge=judge) if events else []
     answers = [o.as_json() for o in outcomes]

@@ -18,6 +18,7 @@ import pytest
 
 from replay.engine.errors import InputError
 from streams.http.delay import broadcast_delay
+from streams.http.keys import STORE
 from streams.http.lease import Holder
 from streams.http.prompts import derive
 from streams.http.tables import clock_key
@@ -175,6 +176,35 @@ def test_a_findings_rule_is_named() -> None:
 
 
 # --------------------------------------------------------------------------------------- publishing
+async def test_a_publish_reads_the_archives_head_while_it_takes_the_lease(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 40 item 5: the fence's read of the archive's head goes with the lease's take (one round trip
+    # on serve's autopipelined store), not after its answer: one wait fewer before the events are written
+    s = opening("rt1")
+    assert (await publish(served, "rt1", s.events))[0] == 200
+    store = served.app[STORE]
+    steps: list[str] = []
+    take, head = store.lease, store.head
+
+    async def taking(*args: Any, **kwargs: Any) -> Any:
+        steps.append("take asked")
+        held = await take(*args, **kwargs)
+        steps.append("take answered")
+        return held
+
+    async def reading(*args: Any, **kwargs: Any) -> Any:
+        steps.append("head asked")
+        return await head(*args, **kwargs)
+
+    monkeypatch.setattr(store, "lease", taking)
+    monkeypatch.setattr(store, "head", reading)
+    s.turn("ash")
+    status, answer = await publish(served, "rt1", s.events[3:])
+    assert status == 200 and [o["status"] for o in answer["outcomes"]] == ["applied", "applied"]
+    assert steps[:3] == ["take asked", "head asked", "take answered"], steps
+
+
 async def test_publishing_is_idempotent_and_a_stale_console_is_fenced(served: Served) -> None:
     s = opening("f1")
     status, answer = await publish(served, "f1", s.events)

@@ -526,3 +526,42 @@ async def test_a_turn_ended_while_the_last_action_is_still_being_sent_starts_the
         ], [e["type"] for e in events[-6:]]
         assert events[-2]["player"] == "misty"
         assert (await c.state())["board"]["turn_player"] == "misty"
+
+
+#: From now on the page hears of each IndexedDB commit 3 s after it happened (a slow disk): the commit
+#: itself is not held, only the page's ``oncomplete``.
+SLOW_COMMITS = """() => {
+  const own = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
+  Object.defineProperty(IDBTransaction.prototype, "oncomplete", {
+    configurable: true,
+    get() { return own.get.call(this); },
+    set(fn) { own.set.call(this, fn && ((...a) => setTimeout(() => fn.apply(this, a), 3000))); },
+  });
+}"""
+
+
+async def test_an_action_is_sent_without_waiting_for_its_outbox_write(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # issue 40 item 5: the console keeps each action in its outbox (IndexedDB), but its request leaves
+    # without waiting for that write to commit (the wait was most of the keypress's time before the request
+    # left). The write is still asked for first: the answer's drop comes after it, and nothing stays.
+    async with opened(service, browser, "outbox/slow-disk", (1440, 900)) as c:
+        page = c.page
+        await live_setup(c)
+        await c.settled()
+        await page.evaluate(SLOW_COMMITS)
+        # right after the console's 3-second timer (its look at the archive, nothing waiting): the timer,
+        # which sends whatever waits, does not come again before the commit is heard of
+        async with page.expect_request(lambda r: r.url.split("?")[0].endswith("/state"), timeout=5000):
+            pass
+        async with page.expect_request(
+            lambda r: r.method == "POST" and r.url.split("?")[0].endswith("/events"), timeout=1500
+        ):
+            await press_action(c, "q", text="sent at once")
+        await until(c, lambda: outbox_size(c), "the answered note left the outbox", 0)
+        await c.settled()
+        events = await stored(c, "events")
+        assert [e.get("text") for e in events[-1:]] == ["sent at once"]
+        assert await counts(c) == ("0 in draft", "0 waiting")
+        assert await c.error() == ""
