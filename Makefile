@@ -78,24 +78,30 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict replay streams schemas
 
+# Debian's packages the tests need are installed with apt-get, which holds one lock for the whole machine: a
+# second apt-get running meanwhile (make's -j2, a helper's install, the machine's own updates) failed at once
+# with "Could not get lock" on a fresh machine (2026-12-07). So `ocr` waits for `browser` (one apt-get at a
+# time within make), and each apt-get waits up to 10 minutes for the lock instead of failing.
+APT := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600
+
 # The web pages are tested in a real browser: Debian's chromium (Playwright's own download cannot work
 # here), with Debian's Noto CJK fonts for the pages in Japanese and Korean. Installed once; needs root, as
 # on the CI machine.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "installing Debian's chromium for the browser tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  $(APT) update -qq && $(APT) install -y -qq chromium >/dev/null; }
 	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || { \
 	  echo "installing Debian's fonts-noto-cjk: the pages in Japanese and Korean (tests/streams/http/test_i18n_pages.py)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; }
+	  $(APT) update -qq && $(APT) install -y -qq fonts-noto-cjk >/dev/null; }
 
 # A scanned sheet whose two QR codes cannot be read is named from its printed match id, read by Debian's
 # tesseract-ocr (replay/sources/scan/printed.py; its English model, tesseract-ocr-eng, comes with it).
 # Installed once; needs root, as on the CI machine; without it such a sheet is refused (as before).
-ocr:
+ocr: browser
 	@command -v tesseract >/dev/null 2>&1 || { \
 	  echo "installing Debian's tesseract-ocr: scanned sheets named from their printed match id (tests/scan)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null; }
+	  $(APT) update -qq && $(APT) install -y -qq tesseract-ocr >/dev/null; }
 
 # Three processes on two cores: a third of the suite's time is spent waiting (brokers, browsers, subprocesses),
 # which a third worker fills (7.7 min against ~9.6 for two, measured 2026-12-02). A test file stays on one
