@@ -96,6 +96,33 @@ def test_a_misread_of_tesseract_is_caught_by_the_printed_check(
     assert "nor the match id printed at its top left, for certain" in err and "retake the photo" in err
 
 
+def test_between_twin_glyphs_the_printed_check_decides(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Tesseract's 1 or l is a coin toss in a bold sans (this machine's DejaVu read scan-test-1 as
+    # scan-test-l): the drawing tells the twins apart, so the id is the one printed, still flagged
+    monkeypatch.setattr(printed, "_ocr", lambda grey: ["scan-test-l"])
+    code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS)))
+    assert code == 0, capsys.readouterr().err
+    assert events[0]["match"] == HEADER.match
+    assert any(
+        "was read from the printed text, not the QR code" in e["text"]
+        for e in events
+        if (e.get("finding") or {}).get("code") == "low_confidence"
+    )
+
+
+def test_glare_beside_the_id_is_made_even_before_tesseract_reads_it() -> None:
+    # a glare's grey beside the id made Tesseract drop most of it (scan-test-1 read as st-l1): the line
+    # is divided by its paper first, so the ink stays and the glare goes
+    line = printed._templates("match", [HEADER.match], "en", printed.MATCH_BAND)[0]
+    grey = (255.0 * (1.0 - line)).astype(np.float32)
+    grey[:, grey.shape[1] // 3 :] *= np.linspace(1.0, 0.35, grey.shape[1] - grey.shape[1] // 3)
+    flat = printed.flat(grey.astype(np.uint8))
+    paper = flat[line < 0.05]
+    assert float(paper.min()) > 200 and float(np.percentile(flat[line > 0.5], 90)) < 120
+
+
 def test_an_id_partly_covered_is_refused_not_guessed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
