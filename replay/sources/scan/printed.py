@@ -301,7 +301,7 @@ def _near(match: str) -> set[str]:
 
 def _twins(match: str) -> set[str]:
     """Every id one :data:`TWINS` swap away from ``match``."""
-    out = set()
+    out: set[str] = set()
     for i, c in enumerate(match):
         for group in TWINS:
             if c in group:
