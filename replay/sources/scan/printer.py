@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import io
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, Final
@@ -106,7 +108,11 @@ def _marker_bits(marker_id: int) -> tuple[tuple[bool, ...], ...]:
 
 
 class _Sheet(FPDF):
-    def __init__(self, paper: str, lang: str = i18n.DEFAULT) -> None:
+    def __init__(self, paper: str, lang: str = i18n.DEFAULT, styles: tuple[str, ...] = ("", "B")) -> None:
+        """A sheet on ``paper`` in ``lang``, its font registered in ``styles`` (regular ``""``, bold
+        ``B``): every style registered is a font file parsed and, at the output, subset and embedded
+        (most of the time a Japanese or Korean sheet takes), so :func:`header_lines`, which draws one
+        line in one style, registers that one only."""
         w, h = PAPERS[paper]
         super().__init__(unit="mm", format=(w, h))
         self.set_auto_page_break(False)
@@ -123,15 +129,15 @@ class _Sheet(FPDF):
                     f"(make browser), or print it with --lang en"
                 )
             # one face for both weights: the collection's regular (a bold word is drawn larger instead)
-            self.add_font("Sheet", "", cjk, collection_font_number=_CJK_FACE[lang])
-            self.add_font("Sheet", "B", cjk, collection_font_number=_CJK_FACE[lang])
+            for style in styles:
+                self.add_font("Sheet", style, cjk, collection_font_number=_CJK_FACE[lang])
             self.family = "Sheet"
             return
         regular = next((p for p in _FONT_PATHS if os.path.exists(p)), None)
         bold = next((p for p in _BOLD_PATHS if os.path.exists(p)), None)
         if regular:
-            self.add_font("Sheet", "", regular)
-            self.add_font("Sheet", "B", bold or regular)
+            for style in styles:
+                self.add_font("Sheet", style, (bold or regular) if style == "B" else regular)
             self.family = "Sheet"
 
     def tr(self, message: str, **fields: object) -> str:
@@ -291,27 +297,60 @@ def _ruleset_line(pdf: _Sheet, ruleset: str) -> None:
     pdf.text_at(0, 21.2, pdf.tr("Ruleset {ruleset}", ruleset=ruleset), 8)
 
 
-#: The header's lines a sheet is read by when neither QR code is (:func:`header_lines`).
-LINES: Final = {"match": _match_line, "ruleset": _ruleset_line}
+#: The header's lines a sheet is read by when neither QR code is (:func:`header_lines`), each with the
+#: one style it is printed in.
+LINES: Final = {"match": (_match_line, "B"), "ruleset": (_ruleset_line, "")}
+#: How many drawn lines :func:`header_lines` keeps (at most ~60 kB each: ~30 MB).
+DRAWN_KEPT: Final = 512
+_drawn: OrderedDict[tuple[str, str, str, float, Rect], Any] = OrderedDict()
+_drawn_lock = threading.Lock()
 
 
 def header_lines(line: str, texts: Sequence[str], lang: str, scale: float, band: Rect) -> list[Any]:
     """The header's ``line`` (``match`` or ``ruleset``) as this printer prints it with each of ``texts``,
     on a sheet in ``lang``: the frame's ``band`` (mm) rasterized at ``scale`` px/mm, one grey image (a
-    uint8 array, ``round(band.h * scale)`` x ``round(band.w * scale)``) per text. The reader compares a
-    photo's header with these when neither QR code reads (replay.sources.scan.printed): the same drawing
-    as the sheet's, so the same font, size and place."""
+    uint8 array, ``round(band.h * scale)`` x ``round(band.w * scale)``, read-only) per text. The reader
+    compares a photo's header with these when neither QR code reads (replay.sources.scan.printed): the
+    same drawing as the sheet's, so the same font, size and place.
+
+    Each text is drawn once a process (the last :data:`DRAWN_KEPT` kept): a drawing is a PDF of the
+    texts not drawn yet, in the line's one style, rasterized by PDFium; its fonts parsed, subset and
+    embedded are most of its cost (issue 39: ~0.7 s for a Japanese or Korean line's font, measured in
+    docs/performance.md), and a photo read from print draws the ruleset line in every language first.
+    The same text gives the same pixels however many others share its PDF (tests/scan/test_sheet_print.py).
+    """
+    keys = [(line, text, lang, scale, band) for text in texts]
+    with _drawn_lock:
+        have = {k: _drawn[k] for k in keys if k in _drawn}
+        for k in have:
+            _drawn.move_to_end(k)
+    todo = list(dict.fromkeys(k[1] for k in keys if k not in have))
+    if todo:
+        for text, grey in zip(todo, _draw_lines(line, todo, lang, scale, band), strict=True):
+            grey.setflags(write=False)
+            have[(line, text, lang, scale, band)] = grey
+        with _drawn_lock:
+            for k in keys:
+                _drawn[k] = have[k]
+                _drawn.move_to_end(k)
+            while len(_drawn) > DRAWN_KEPT:
+                _drawn.popitem(last=False)
+    return [have[k] for k in keys]
+
+
+def _draw_lines(line: str, texts: Sequence[str], lang: str, scale: float, band: Rect) -> list[Any]:
+    """:func:`header_lines` drawn: one PDF, a page a text."""
+    import numpy as np
     import pypdfium2 as pdfium
 
-    pdf = _Sheet("a4", lang)
+    draw, style = LINES[line]
+    pdf = _Sheet("a4", lang, styles=(style,))
     for text in texts:
         pdf.add_page()
-        LINES[line](pdf, text)
+        draw(pdf, text)
     doc = pdfium.PdfDocument(bytes(pdf.output()))
     pt = 72 / 25.4
     left, top = (pdf.ox + band.x) * pt, (pdf.oy + band.y) * pt
-    import numpy as np
-
     shape = (round(band.h * scale), round(band.w * scale))
     out: list[Any] = []
     try:
