@@ -42,8 +42,32 @@ PRINTED_LETTERS: Final = N_(
 PRINTED_CHECK: Final = N_(
     "the match id {match} was read from the printed text, not the QR code: check it against the crop"
 )
+#: The header's note row when neither QR code nor the printed match id could be read and the match id
+#: is the one ``import scan --match`` gave (a judge named the sheet by hand; issue 39) ...
+GIVEN_NAMED: Final = N_(
+    "neither of the sheet's QR codes could be read, nor its printed match id: the match id {match} was "
+    "given with --match, not read from the sheet, the ruleset is {ruleset}, the players' names are those "
+    "given with --players"
+)
+GIVEN_LETTERS: Final = N_(
+    "neither of the sheet's QR codes could be read, nor its printed match id: the match id {match} was "
+    "given with --match, not read from the sheet, the ruleset is {ruleset}, the players are named A and B "
+    "(--players names them)"
+)
+#: ... and the problem it is always flagged for: a judge checks the photo is the game of that id.
+GIVEN_CHECK: Final = N_(
+    "the match id {match} was given with --match, not read from the sheet: check the crop is that game's "
+    "sheet"
+)
 #: Every note row of a scanned sheet.
-NOTE_ROWS: Final[tuple[str, ...]] = (*UNCLEAR, SPARE_CODE, PRINTED_NAMED, PRINTED_LETTERS)
+NOTE_ROWS: Final[tuple[str, ...]] = (
+    *UNCLEAR,
+    SPARE_CODE,
+    PRINTED_NAMED,
+    PRINTED_LETTERS,
+    GIVEN_NAMED,
+    GIVEN_LETTERS,
+)
 
 # the low_confidence finding's note (replay.sources.scan.photo)
 LOW_CONFIDENCE: Final = N_("{region}: {problems}; confidence {confidence}: check the crop {ref}")
@@ -79,6 +103,7 @@ OWN: Final[tuple[str, ...]] = (
     N_("a concession with no winner"),
     CONTEXT_UNREAD,
     PRINTED_CHECK,
+    GIVEN_CHECK,
     NEAR_THRESHOLDS,
 )
 LABELLED: Final = N_("{label}: {problem}")

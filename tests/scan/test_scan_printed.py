@@ -89,7 +89,7 @@ def test_a_misread_of_tesseract_is_caught_by_the_printed_check(
 ) -> None:
     # Tesseract reading the last digit wrong: the printer's drawing of scan-test-1 (one confused
     # character away) fits the photo better, and it was not Tesseract's reading: not read, refused
-    monkeypatch.setattr(printed, "_ocr", lambda grey: ["scan-test-7"])
+    monkeypatch.setattr(printed, "_ocr", lambda grey, zoom=2.0: ["scan-test-7"])
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS)))
     err = capsys.readouterr().err
     assert code == 2 and events == []

@@ -232,6 +232,9 @@ class Header:
     #: them; replay.sources.scan.printed), in a sheet printed in ``printed_lang``; no players, no number
     printed: bool = False
     printed_lang: str | None = None
+    #: ... nor the printed match id: ``match`` is the one ``import scan --match`` gave (a judge named the
+    #: sheet; issue 39), ``ruleset`` the printed one when it was read, else ``""``
+    given: bool = False
 
     def payload(self) -> str:
         """The QR code's text: compact JSON (UTF-8), short keys (docs/importers.md, "The QR code"). Kept

@@ -347,18 +347,22 @@ def _document(
         if lost:
             carriers.append(Carrier("head", row_n, 0.5, lost))
     if header.printed:
-        # neither code read: the match id and the ruleset were read from the printed header: always a
-        # low-confidence finding with the header's crop, however sure the reading, so a judge checks it
-        said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
+        # neither code read: the match id and the ruleset were read from the printed header, or the id was
+        # given by hand (--match): always a low-confidence finding with the header's crop, however sure
+        # the reading, so a judge checks it
+        if header.given:
+            said = scan_notes.GIVEN_NAMED if players else scan_notes.GIVEN_LETTERS
+            check = scan_notes.GIVEN_CHECK
+        else:
+            said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
+            check = scan_notes.PRINTED_CHECK
         row_n = add(
             "head",
             action="note",
             note=say(said, match=header.match, ruleset=header.ruleset),
             confidence=PRINTED_CONFIDENCE,
         )
-        carriers.append(
-            Carrier("head", row_n, PRINTED_CONFIDENCE, (say(scan_notes.PRINTED_CHECK, match=header.match),))
-        )
+        carriers.append(Carrier("head", row_n, PRINTED_CONFIDENCE, (say(check, match=header.match),)))
     if not head_carried and head_problems:
         row_n = add(
             "head", action="note", note=say(scan_notes.UNCLEAR_HEADER), confidence=round(head_conf, 2)
