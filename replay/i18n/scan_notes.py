@@ -38,9 +38,18 @@ PRINTED_LETTERS: Final = N_(
     "neither of the sheet's QR codes could be read: the match id {match} and the ruleset {ruleset} were "
     "read from the text printed at its top, the players are named A and B (--players names them)"
 )
+PRINTED_READ_NAMES: Final = N_(
+    "neither of the sheet's QR codes could be read: the match id {match}, the ruleset {ruleset} and the "
+    "players' names {a} and {b} were read from the text printed at its top"
+)
 #: ... and the problem it is always flagged for: a judge checks the id against the header's crop.
 PRINTED_CHECK: Final = N_(
     "the match id {match} was read from the printed text, not the QR code: check it against the crop"
+)
+#: ... and the names, when they were read from print too.
+PRINTED_NAMES_CHECK: Final = N_(
+    "the players' names {a} and {b} were read from the printed text, not the QR code: check them against "
+    "the crop"
 )
 #: The header's note row when neither QR code nor the printed match id could be read and the match id
 #: is the one ``import scan --match`` gave (a judge named the sheet by hand; issue 39) ...
@@ -65,6 +74,7 @@ NOTE_ROWS: Final[tuple[str, ...]] = (
     SPARE_CODE,
     PRINTED_NAMED,
     PRINTED_LETTERS,
+    PRINTED_READ_NAMES,
     GIVEN_NAMED,
     GIVEN_LETTERS,
 )
@@ -103,6 +113,7 @@ OWN: Final[tuple[str, ...]] = (
     N_("a concession with no winner"),
     CONTEXT_UNREAD,
     PRINTED_CHECK,
+    PRINTED_NAMES_CHECK,
     GIVEN_CHECK,
     NEAR_THRESHOLDS,
 )

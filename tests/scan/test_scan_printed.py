@@ -44,19 +44,18 @@ def test_both_codes_lost_is_named_from_the_printed_id_and_flagged(
     assert code == 0, err
     start = events[0]
     assert start["match"] == HEADER.match and start["ruleset"] == HEADER.ruleset
-    # the printed names are not read: the players are the sides' letters, and the note says so
-    assert start["players"] == ["A", "B"]
+    # the printed names are read the same way (Tesseract proposes, the printer's drawing decides), flagged
+    assert start["players"] == ["Mara", "Teodor"]
+    assert [e["player"] for e in events if e["type"] == "turn_started"] == ["Mara", "Teodor", "Mara"]
     notes = _notes(events)
-    assert any(
-        t.startswith(
-            "neither of the sheet's QR codes could be read: the match id scan-test-1 and the ruleset"
-        )
-        and "the players are named A and B" in t
-        for t in notes
+    assert (
+        "neither of the sheet's QR codes could be read: the match id scan-test-1, the ruleset play-2026 and "
+        "the players' names Mara and Teodor were read from the text printed at its top" in notes
     ), notes
     low = [e for e in events if (e.get("finding") or {}).get("code") == "low_confidence"]
     said = [e for e in low if "was read from the printed text, not the QR code" in e["text"]]
     assert said and said[0]["finding"]["sheet_region"] == "head", notes
+    assert "the players' names Mara and Teodor were read from the printed text" in said[0]["text"]
     assert (tmp_path / "c" / said[0]["finding"]["scan"]).with_suffix(".jpg").exists()
     assert "low_confidence" in err and "check it against the crop" in err
 
@@ -82,6 +81,19 @@ def test_an_id_of_hyphens_slashes_and_digits_reads_exactly_on_a_sheet_in_any_lan
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header, lang=lang)))
     assert code == 0, capsys.readouterr().err
     assert events[0]["match"] == "AB-12/x9.3" and events[0]["ruleset"] == "jp-3.4"
+    assert events[0]["players"] == ["Kai", "Yuki"]  # Latin names, in the sheet's own font
+
+
+@long_only
+def test_a_sheet_printed_without_names_named_from_print_is_a_and_b(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the names are written in by hand on such a sheet: never read, the players are the sides' letters
+    header = Header(match="hand-7", ruleset="play-2026")
+    code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header)))
+    assert code == 0, capsys.readouterr().err
+    assert events[0]["match"] == "hand-7" and events[0]["players"] == ["A", "B"]
+    assert any("the players are named A and B (--players names them)" in t for t in _notes(events))
 
 
 def test_a_misread_of_tesseract_is_caught_by_the_printed_check(

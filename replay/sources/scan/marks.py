@@ -350,19 +350,28 @@ def _document(
         # neither code read: the match id and the ruleset were read from the printed header, or the id was
         # given by hand (--match): always a low-confidence finding with the header's crop, however sure
         # the reading, so a judge checks it
+        read_names = header.players if not players and not header.given else None
         if header.given:
             said = scan_notes.GIVEN_NAMED if players else scan_notes.GIVEN_LETTERS
-            check = scan_notes.GIVEN_CHECK
+            checks: tuple[str, ...] = (say(scan_notes.GIVEN_CHECK, match=header.match),)
+        elif read_names is not None:  # the printed names read too (issue 39 item 2)
+            said = scan_notes.PRINTED_READ_NAMES
+            a, b = read_names
+            checks = (
+                say(scan_notes.PRINTED_CHECK, match=header.match),
+                say(scan_notes.PRINTED_NAMES_CHECK, a=a, b=b),
+            )
         else:
             said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
-            check = scan_notes.PRINTED_CHECK
+            checks = (say(scan_notes.PRINTED_CHECK, match=header.match),)
+        fields = {"a": read_names[0], "b": read_names[1]} if read_names is not None else {}
         row_n = add(
             "head",
             action="note",
-            note=say(said, match=header.match, ruleset=header.ruleset),
+            note=say(said, match=header.match, ruleset=header.ruleset, **fields),
             confidence=PRINTED_CONFIDENCE,
         )
-        carriers.append(Carrier("head", row_n, PRINTED_CONFIDENCE, (say(check, match=header.match),)))
+        carriers.append(Carrier("head", row_n, PRINTED_CONFIDENCE, checks))
     if not head_carried and head_problems:
         row_n = add(
             "head", action="note", note=say(scan_notes.UNCLEAR_HEADER), confidence=round(head_conf, 2)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Final
@@ -50,6 +50,10 @@ SCALE: Final = 10.0
 #: with room around them for the homography's residual.
 MATCH_BAND: Final = Rect(10.0, 10.4, 106.0, 5.4)
 RULESET_BAND: Final = Rect(0.0, 20.4, 62.0, 4.6)
+#: Where each side's name is printed when the sheet was printed with them (printer.PLAYER_AT, 11 pt bold).
+PLAYER_BANDS: Final = {"A": Rect(20.5, 25.0, 72.0, 5.4), "B": Rect(20.5, 32.0, 72.0, 5.4)}
+#: The longest printed name read (the printer's own limit: replay/cli/sheet.py).
+NAME_MAX: Final = 40
 #: How far (mm) the printed line may be from its place in the rectified photo (the search's reach).
 REACH: Final = 0.8
 #: The likeness (normalized correlation, 0..1) a printed line must reach to be taken as read, and by
@@ -111,6 +115,8 @@ class PrintedRead:
     sure: float
     readings: tuple[str, ...]
     ranked: tuple[tuple[float, str], ...] = ()
+    #: the players' printed names, both read for certain (None: not both, or none printed)
+    players: tuple[str, str] | None = None
 
 
 def available() -> bool:
@@ -120,12 +126,16 @@ def available() -> bool:
 
 def _band(gray: MatLike, h: npt.NDArray[np.float64], band: Rect, reach: float) -> MatLike:
     """``band`` grown by ``reach`` mm, rectified at :data:`SCALE` from the photo (grey), as ink 0..1."""
+    return ink(_grey(gray, h, band, reach))
+
+
+def _grey(gray: MatLike, h: npt.NDArray[np.float64], band: Rect, reach: float = 0.0) -> MatLike:
+    """``band`` grown by ``reach`` mm, rectified at :data:`SCALE` from the photo (grey, 8-bit)."""
     k = SCALE / 8.0  # the homography maps to the reader's sheet at 8 px/mm
     x0, y0 = band.x - reach, band.y - reach
     to = np.array([[k, 0, -x0 * SCALE], [0, k, -y0 * SCALE], [0, 0, 1]]) @ h
     size = (round((band.w + 2 * reach) * SCALE), round((band.h + 2 * reach) * SCALE))
-    img = cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return ink(img)
+    return cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def ink(img: MatLike) -> MatLike:
@@ -246,44 +256,98 @@ class Camera:
 def _ocr(grey: MatLike, zoom: float = 2.0) -> list[str]:
     """Tesseract's reading of one printed line (grey, 8-bit, at :data:`SCALE`, enlarged ``zoom`` times):
     the match id it gives, only a match id's characters allowed (none when what it reads cannot be one)."""
+    text = _tesseract(grey, zoom, "".join(sorted(MATCH_CHARS)))
+    return [t for t in (text.replace(" ", ""),) if valid_match_id(t)]
+
+
+def _tesseract(grey: MatLike, zoom: float, allowed: str | None) -> str:
+    """Tesseract's text of one printed line (``allowed``: the only characters it may read; None: any)."""
     img = cv2.resize(grey, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
     img = cv2.copyMakeBorder(img, 20, 20, 20, 20, cv2.BORDER_REPLICATE)
     ok, png = cv2.imencode(".png", img)
     assert ok
-    allowed = "".join(sorted(MATCH_CHARS))
+    chars = ["-c", f"tessedit_char_whitelist={allowed}"] if allowed is not None else []
     try:
         done = subprocess.run(
-            [
-                "tesseract",
-                "stdin",
-                "stdout",
-                "--psm",
-                "7",
-                "-l",
-                "eng",
-                "-c",
-                f"tessedit_char_whitelist={allowed}",
-            ],
+            ["tesseract", "stdin", "stdout", "--psm", "7", "-l", "eng", *chars],
             input=png.tobytes(),
             capture_output=True,
             timeout=30,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return []
-    text = done.stdout.decode("utf-8", "replace").strip()
-    return [t for t in (text.replace(" ", ""),) if valid_match_id(t)]
+        return ""
+    return done.stdout.decode("utf-8", "replace").strip()
 
 
-def _near(match: str) -> set[str]:
-    """Every id one confused character away from ``match``, or one character shorter."""
+def valid_name(name: str) -> bool:
+    """Could ``name`` be a player's printed name as read here: Latin letters (accents too), with
+    spaces, hyphens, apostrophes and dots between them, at most :data:`NAME_MAX` characters."""
+    return (
+        0 < len(name) <= NAME_MAX
+        and name[0].isalpha()
+        and name[-1] not in " -'"
+        and "  " not in name
+        and all(c.isalpha() or c in " -'." for c in name)
+        and all(ord(c) < 0x250 for c in name)  # Latin: the CJK models are not installed (make ocr)
+    )
+
+
+def _ocr_name(grey: MatLike, zoom: float) -> list[str]:
+    """Tesseract's reading of a printed name (grey, 8-bit, at :data:`SCALE`): none when it cannot be one."""
+    text = " ".join(_tesseract(grey, zoom, None).split())
+    return [text] if valid_name(text) else []
+
+
+def _near(match: str, valid: Callable[[str], bool] = valid_match_id) -> set[str]:
+    """Every id (``valid`` text) one confused character away from ``match``, or one character shorter."""
     out = set()
     for i, c in enumerate(match):
         for d in CONFUSED.get(c, ""):
             out.add(match[:i] + d + match[i + 1 :])
         if len(match) > 1:
             out.add(match[:i] + match[i + 1 :])
-    return {m for m in out if valid_match_id(m)} - {match}
+    return {m for m in out if valid(m)} - {match}
+
+
+def _decided(
+    photo: MatLike, reads: Sequence[str], rivals: Sequence[str], inks: Sequence[MatLike], blur: Camera
+) -> tuple[str | None, list[tuple[float, str]], float]:
+    """Tesseract's ``reads`` and their ``rivals`` (printed as ``inks``, in that order) against the photo's
+    line: the reading kept (None: none for certain: :func:`read_printed`), the ranking, how sure."""
+    rank, sure = _ranked(photo, [*reads, *rivals], inks, blur)
+    top, first = rank[0]
+    return (first if first in reads and top >= LIKE and sure >= SURE else None), rank, sure
+
+
+def _players(gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera) -> tuple[str, str] | None:
+    """The two names printed in the header (a sheet printed with ``--players``), each read as the match
+    id is: Tesseract proposes (the line as photographed and flattened), the printer draws each reading and
+    its confusions, the photo must fit one of Tesseract's and beat every rival. None unless both are read
+    and differ (a sheet whose names are handwritten, or not legible: named by --players, else A and B)."""
+    from replay.sources.scan.printer import header_drawings
+
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for side, band in PLAYER_BANDS.items():
+        line = _grey(gray, h, band)
+        reads: list[str] = []
+        for img, zoom in ((line, 2.0), (flat(line), 1.5)):
+            for t in _ocr_name(img, zoom):
+                if t not in reads:
+                    reads.append(t)
+        if not reads:
+            return None
+        found[side] = (reads, sorted({n for r in reads for n in _near(r, valid_name)} - set(reads)))
+    wanted = [(f"player.{side}", t, PLAYER_BANDS[side]) for side, (r, v) in found.items() for t in (*r, *v)]
+    drawn = [1.0 - img.astype(np.float32) / 255.0 for img in header_drawings(wanted, lang, SCALE)]
+    names: list[str] = []
+    for side, (reads, rivals) in found.items():
+        mine, drawn = drawn[: len(reads) + len(rivals)], drawn[len(reads) + len(rivals) :]
+        name, _, _ = _decided(_band(gray, h, PLAYER_BANDS[side], REACH), reads, rivals, mine, blur)
+        if name is None:
+            return None
+        names.append(name)
+    return (names[0], names[1]) if names[0] != names[1] else None
 
 
 def read_printed(
@@ -331,7 +395,9 @@ def read_printed(
         return PrintedRead(None, ruleset, best_lang, 0.0, 0.0, ())
     rivals = sorted({n for r in reads for n in _near(r)} - set(reads))
     texts = [*reads, *rivals]
-    rank, sure = _ranked(match_photo, texts, _templates("match", texts, best_lang, MATCH_BAND), blur)
-    top, first = rank[0]
-    ok = first in reads and top >= LIKE and sure >= SURE
-    return PrintedRead(first if ok else None, ruleset, best_lang, top, sure, tuple(reads), tuple(rank[:4]))
+    match, rank, sure = _decided(
+        match_photo, reads, rivals, _templates("match", texts, best_lang, MATCH_BAND), blur
+    )
+    # the players' printed names only for a sheet named from print (issue 39 item 2): its id read
+    players = _players(gray, h, best_lang, blur) if match is not None else None
+    return PrintedRead(match, ruleset, best_lang, rank[0][0], sure, tuple(reads), tuple(rank[:4]), players)

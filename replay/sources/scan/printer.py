@@ -270,7 +270,7 @@ def _header(pdf: _Sheet, header: Header) -> None:
         y = 26.0 + i * 7.0
         pdf.text_at(0, y, tr("Player {side}", side=side), 8, bold=True)
         if header.players is not None:
-            pdf.text_at(22, y - 0.4, header.players[i], 11, bold=True)
+            _player_line(pdf, side, header.players[i])
         else:
             pdf.line_at(22, y + 4.6, 90, y + 4.6, color=INK, width=0.2)
         pdf.text_at(94, y + 0.5, tr("mulligans"), 6.5)
@@ -297,9 +297,23 @@ def _ruleset_line(pdf: _Sheet, ruleset: str) -> None:
     pdf.text_at(0, 21.2, pdf.tr("Ruleset {ruleset}", ruleset=ruleset), 8)
 
 
+#: Where each side's printed name starts (frame mm: x, top).
+PLAYER_AT: Final = {"A": (22.0, 25.6), "B": (22.0, 32.6)}
+
+
+def _player_line(pdf: _Sheet, side: str, name: str) -> None:
+    x, y = PLAYER_AT[side]
+    pdf.text_at(x, y, name, 11, bold=True)
+
+
 #: The header's lines a sheet is read by when neither QR code is (:func:`header_lines`), each with the
 #: one style it is printed in.
-LINES: Final = {"match": (_match_line, "B"), "ruleset": (_ruleset_line, "")}
+LINES: Final = {
+    "match": (_match_line, "B"),
+    "ruleset": (_ruleset_line, ""),
+    "player.A": (lambda pdf, name: _player_line(pdf, "A", name), "B"),
+    "player.B": (lambda pdf, name: _player_line(pdf, "B", name), "B"),
+}
 #: How many drawn lines :func:`header_lines` keeps (at most ~60 kB each: ~30 MB).
 DRAWN_KEPT: Final = 512
 _drawn: OrderedDict[tuple[str, str, str, float, Rect], Any] = OrderedDict()
@@ -307,28 +321,36 @@ _drawn_lock = threading.Lock()
 
 
 def header_lines(line: str, texts: Sequence[str], lang: str, scale: float, band: Rect) -> list[Any]:
-    """The header's ``line`` (``match`` or ``ruleset``) as this printer prints it with each of ``texts``,
-    on a sheet in ``lang``: the frame's ``band`` (mm) rasterized at ``scale`` px/mm, one grey image (a
-    uint8 array, ``round(band.h * scale)`` x ``round(band.w * scale)``, read-only) per text. The reader
-    compares a photo's header with these when neither QR code reads (replay.sources.scan.printed): the
-    same drawing as the sheet's, so the same font, size and place.
+    """The header's ``line`` (``match``, ``ruleset``, ``player.A`` or ``player.B``) as this printer prints
+    it with each of ``texts``, on a sheet in ``lang``: the frame's ``band`` (mm) rasterized at ``scale``
+    px/mm, one grey image (a uint8 array, ``round(band.h * scale)`` x ``round(band.w * scale)``,
+    read-only) per text. The reader compares a photo's header with these when neither QR code reads
+    (replay.sources.scan.printed): the same drawing as the sheet's, so the same font, size and place.
+    :func:`header_drawings` draws several lines at once."""
+    return header_drawings([(line, text, band) for text in texts], lang, scale)
 
-    Each text is drawn once a process (the last :data:`DRAWN_KEPT` kept): a drawing is a PDF of the
-    texts not drawn yet, in the line's one style, rasterized by PDFium; its fonts parsed, subset and
-    embedded are most of its cost (issue 39: ~0.7 s for a Japanese or Korean line's font, measured in
+
+def header_drawings(wanted: Sequence[tuple[str, str, Rect]], lang: str, scale: float) -> list[Any]:
+    """:func:`header_lines` for several lines: each ``(line, text, band)`` wanted, drawn.
+
+    Each is drawn once a process (the last :data:`DRAWN_KEPT` kept): a drawing is one PDF a style of the
+    lines not drawn yet (a page each), in that one style, rasterized by PDFium; its font parsed, subset
+    and embedded is most of its cost (issue 39: ~0.35 s for a Japanese or Korean font, measured in
     docs/performance.md), and a photo read from print draws the ruleset line in every language first.
     The same text gives the same pixels however many others share its PDF (tests/scan/test_sheet_print.py).
     """
-    keys = [(line, text, lang, scale, band) for text in texts]
+    keys = [(line, text, lang, scale, band) for line, text, band in wanted]
     with _drawn_lock:
         have = {k: _drawn[k] for k in keys if k in _drawn}
         for k in have:
             _drawn.move_to_end(k)
-    todo = list(dict.fromkeys(k[1] for k in keys if k not in have))
+    todo = list(dict.fromkeys(k for k in keys if k not in have))
     if todo:
-        for text, grey in zip(todo, _draw_lines(line, todo, lang, scale, band), strict=True):
-            grey.setflags(write=False)
-            have[(line, text, lang, scale, band)] = grey
+        for style in dict.fromkeys(LINES[k[0]][1] for k in todo):
+            mine = [k for k in todo if LINES[k[0]][1] == style]
+            for k, grey in zip(mine, _draw_lines(mine, lang, scale, style), strict=True):
+                grey.setflags(write=False)
+                have[k] = grey
         with _drawn_lock:
             for k in keys:
                 _drawn[k] = have[k]
@@ -338,23 +360,24 @@ def header_lines(line: str, texts: Sequence[str], lang: str, scale: float, band:
     return [have[k] for k in keys]
 
 
-def _draw_lines(line: str, texts: Sequence[str], lang: str, scale: float, band: Rect) -> list[Any]:
-    """:func:`header_lines` drawn: one PDF, a page a text."""
+def _draw_lines(
+    wanted: Sequence[tuple[str, str, str, float, Rect]], lang: str, scale: float, style: str
+) -> list[Any]:
+    """:func:`header_drawings` drawn: one PDF in ``style``, a page a line."""
     import numpy as np
     import pypdfium2 as pdfium
 
-    draw, style = LINES[line]
     pdf = _Sheet("a4", lang, styles=(style,))
-    for text in texts:
+    for line, text, *_ in wanted:
         pdf.add_page()
-        draw(pdf, text)
+        LINES[line][0](pdf, text)
     doc = pdfium.PdfDocument(bytes(pdf.output()))
     pt = 72 / 25.4
-    left, top = (pdf.ox + band.x) * pt, (pdf.oy + band.y) * pt
-    shape = (round(band.h * scale), round(band.w * scale))
     out: list[Any] = []
     try:
-        for i in range(len(doc)):
+        for i, (*_, band) in enumerate(wanted):
+            left, top = (pdf.ox + band.x) * pt, (pdf.oy + band.y) * pt
+            shape = (round(band.h * scale), round(band.w * scale))
             page = doc[i]
             width, height = page.get_size()
             crop = (left, height - top - band.h * pt, width - left - band.w * pt, top)
