@@ -51,6 +51,11 @@ PRINTED_NAMES_CHECK: Final = N_(
     "the players' names {a} and {b} were read from the printed text, not the QR code: check them against "
     "the crop"
 )
+#: ... and the sheet's number in its batch, when it was read from print too.
+PRINTED_NUMBER_CHECK: Final = N_(
+    "the sheet's number, {n} of {count}, was read from the printed text, not the QR code: check it against "
+    "the crop"
+)
 #: The header's note row when neither QR code nor the printed match id could be read and the match id
 #: is the one ``import scan --match`` gave (a judge named the sheet by hand; issue 39) ...
 GIVEN_NAMED: Final = N_(
@@ -114,6 +119,7 @@ OWN: Final[tuple[str, ...]] = (
     CONTEXT_UNREAD,
     PRINTED_CHECK,
     PRINTED_NAMES_CHECK,
+    PRINTED_NUMBER_CHECK,
     GIVEN_CHECK,
     NEAR_THRESHOLDS,
 )

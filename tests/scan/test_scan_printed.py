@@ -56,6 +56,9 @@ def test_both_codes_lost_is_named_from_the_printed_id_and_flagged(
     said = [e for e in low if "was read from the printed text, not the QR code" in e["text"]]
     assert said and said[0]["finding"]["sheet_region"] == "head", notes
     assert "the players' names Mara and Teodor were read from the printed text" in said[0]["text"]
+    # and its number in the batch ("sheet 1 of 2", the id's .1 would say the same on a batch's sheet)
+    assert start["source"]["scan"]["number"] == 1
+    assert "the sheet's number, 1 of 2, was read from the printed text" in said[0]["text"]
     assert (tmp_path / "c" / said[0]["finding"]["scan"]).with_suffix(".jpg").exists()
     assert "low_confidence" in err and "check it against the crop" in err
 
@@ -77,11 +80,12 @@ def test_players_given_name_a_sheet_named_from_its_printed_id(
 def test_an_id_of_hyphens_slashes_and_digits_reads_exactly_on_a_sheet_in_any_language(
     lang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    header = Header(match="AB-12/x9.3", players=("Kai", "Yuki"), ruleset="jp-3.4")
+    header = Header(match="AB-12/x9.3", players=("Kai", "Yuki"), ruleset="jp-3.4", sheet=3, count=12)
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header, lang=lang)))
     assert code == 0, capsys.readouterr().err
     assert events[0]["match"] == "AB-12/x9.3" and events[0]["ruleset"] == "jp-3.4"
     assert events[0]["players"] == ["Kai", "Yuki"]  # Latin names, in the sheet's own font
+    assert events[0]["source"]["scan"]["number"] == 3  # "シート 3/12" on a Japanese sheet
 
 
 @long_only
@@ -93,6 +97,7 @@ def test_a_sheet_printed_without_names_named_from_print_is_a_and_b(
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header)))
     assert code == 0, capsys.readouterr().err
     assert events[0]["match"] == "hand-7" and events[0]["players"] == ["A", "B"]
+    assert "number" not in events[0]["source"]["scan"]  # none printed: none read
     assert any("the players are named A and B (--players names them)" in t for t in _notes(events))
 
 

@@ -364,6 +364,9 @@ def _document(
         else:
             said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
             checks = (say(scan_notes.PRINTED_CHECK, match=header.match),)
+        if not header.given and header.sheet is not None and header.count is not None:
+            # the sheet's number in its batch read from print too (issue 39 item 2)
+            checks += (say(scan_notes.PRINTED_NUMBER_CHECK, n=header.sheet, count=header.count),)
         fields = {"a": read_names[0], "b": read_names[1]} if read_names is not None else {}
         row_n = add(
             "head",

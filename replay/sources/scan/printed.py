@@ -27,6 +27,8 @@ a judge checks the id against the photo.
 
 from __future__ import annotations
 
+import itertools
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
@@ -52,6 +54,9 @@ MATCH_BAND: Final = Rect(10.0, 10.4, 106.0, 5.4)
 RULESET_BAND: Final = Rect(0.0, 20.4, 62.0, 4.6)
 #: Where each side's name is printed when the sheet was printed with them (printer.PLAYER_AT, 11 pt bold).
 PLAYER_BANDS: Final = {"A": Rect(20.5, 25.0, 72.0, 5.4), "B": Rect(20.5, 32.0, 72.0, 5.4)}
+#: Where the sheet's number in a batch is printed, right-aligned before the layout (printer._number_line:
+#: ``sheet n of N  ·  layout 1``, 7 pt), right of the spare QR code.
+NUMBER_BAND: Final = Rect(141.0, 2.4, 38.5, 4.0)
 #: The longest printed name read (the printer's own limit: replay/cli/sheet.py).
 NAME_MAX: Final = 40
 #: How far (mm) the printed line may be from its place in the rectified photo (the search's reach).
@@ -117,6 +122,8 @@ class PrintedRead:
     ranked: tuple[tuple[float, str], ...] = ()
     #: the players' printed names, both read for certain (None: not both, or none printed)
     players: tuple[str, str] | None = None
+    #: the sheet's printed number in its batch and the batch's size, read for certain (None: not)
+    number: tuple[int, int] | None = None
 
 
 def available() -> bool:
@@ -398,6 +405,59 @@ def read_printed(
     match, rank, sure = _decided(
         match_photo, reads, rivals, _templates("match", texts, best_lang, MATCH_BAND), blur
     )
-    # the players' printed names only for a sheet named from print (issue 39 item 2): its id read
+    # the players' printed names and the sheet's number only for a sheet named from print (issue 39
+    # item 2): its id read
     players = _players(gray, h, best_lang, blur) if match is not None else None
-    return PrintedRead(match, ruleset, best_lang, rank[0][0], sure, tuple(reads), tuple(rank[:4]), players)
+    number = _number(gray, h, best_lang, blur, match) if match is not None else None
+    return PrintedRead(
+        match, ruleset, best_lang, rank[0][0], sure, tuple(reads), tuple(rank[:4]), players, number
+    )
+
+
+def _number(
+    gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera, match: str
+) -> tuple[int, int] | None:
+    """The sheet's number in its batch and the batch's size (``sheet n of N``, printed by ``sheet print
+    --count``), read as the match id is: Tesseract proposes (the digits before the layout's), the
+    printer draws each reading, its digits confused or one off, and the line without a number; the photo
+    must fit one of Tesseract's and beat every rival. None when not read for certain, and when ``n`` is
+    not the match id's ``.n`` (the printer makes them equal: a disagreement is a misread)."""
+    from replay.sources.scan.layout import LAYOUT_VERSION
+    from replay.sources.scan.printer import header_drawings, number_text
+
+    line = _grey(gray, h, NUMBER_BAND)
+    suffix = re.fullmatch(r".*\.([0-9]+)", match)
+    reads: list[tuple[int, int]] = []
+    for img, zoom in ((line, 3.0), (flat(line), 3.0)):
+        # every two numbers in a row in what Tesseract reads (l, I and | taken for 1: "sheet lof2"), and
+        # the id's .n with each number after it: proposals only, the drawings decide
+        text = _tesseract(img, zoom, None).translate(str.maketrans("lI|O", "1110"))
+        digits = [int(d) for d in re.findall(r"[0-9]+", text)]
+        pairs = list(itertools.pairwise(digits))
+        if suffix is not None:
+            pairs += [(int(suffix.group(1)), d) for d in digits]
+        for n, count in pairs:
+            if 1 <= n <= count <= 999 and (n, count) not in reads:
+                reads.append((n, count))
+    if not reads:
+        return None
+    near: set[tuple[int | None, int | None]] = {(None, None)}
+    for n, count in reads:
+        near |= {(n - 1, count), (n + 1, count), (n, count - 1), (n, count + 1), (n, None)}
+        near |= {(int(m), count) for m in _near(str(n), str.isdigit)}
+        near |= {(n, int(m)) for m in _near(str(count), str.isdigit)}
+    rivals = sorted(
+        (r for r in near if r not in reads and (r[0] is None or r[0] >= 1) and (r[1] is None or r[1] >= 1)),
+        key=str,
+    )
+    texts = [number_text(n, count, LAYOUT_VERSION) for n, count in (*reads, *rivals)]
+    inks = [
+        1.0 - img.astype(np.float32) / 255.0
+        for img in header_drawings([("number", t, NUMBER_BAND) for t in texts], lang, SCALE)
+    ]
+    said = texts[: len(reads)]
+    got, _, _ = _decided(_band(gray, h, NUMBER_BAND, REACH), said, texts[len(reads) :], inks, blur)
+    if got is None:
+        return None
+    n, count = reads[said.index(got)]
+    return (n, count) if suffix is None or int(suffix.group(1)) == n else None

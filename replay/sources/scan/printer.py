@@ -243,13 +243,7 @@ def _draw_group(pdf: _Sheet, g: Group, *, labels_above: bool) -> None:
 def _header(pdf: _Sheet, header: Header) -> None:
     tr = pdf.tr
     pdf.text_at(12, 1.5, tr("Prizecheck game sheet"), 13, bold=True)
-    number = ""
-    if header.sheet is not None:
-        if header.count:
-            number = tr("sheet {n} of {count}", n=header.sheet, count=header.count) + "  ·  "
-        else:
-            number = tr("sheet {n}", n=header.sheet) + "  ·  "
-    pdf.text_at(90, 3.0, number + tr("layout {version}", version=header.layout), 7, align="R", w=88)
+    _number_line(pdf, number_text(header.sheet, header.count, header.layout))
     pdf.text_at(0, 12.0, tr("Match"), 7)
     _match_line(pdf, header.match)
     room = SPARE_QR_BOX[0] - 1.0
@@ -287,6 +281,24 @@ def _header(pdf: _Sheet, header: Header) -> None:
     _draw_qr(pdf, header.spare_payload(), SPARE_QR_BOX)
 
 
+def number_text(sheet: int | None, count: int | None, layout: int = LAYOUT_VERSION) -> str:
+    """The top right line's fields as :func:`_number_line` takes them: ``sheet/count/layout``."""
+    return f"{'' if sheet is None else sheet}/{count or ''}/{layout}"
+
+
+def _number_line(pdf: _Sheet, fields: str) -> None:
+    # the sheet's number in a batch (and the layout), right-aligned at the top right: number_text's fields
+    sheet, count, layout = fields.split("/")
+    tr = pdf.tr
+    number = ""
+    if sheet:
+        if count:
+            number = tr("sheet {n} of {count}", n=int(sheet), count=int(count)) + "  ·  "
+        else:
+            number = tr("sheet {n}", n=int(sheet)) + "  ·  "
+    pdf.text_at(90, 3.0, number + tr("layout {version}", version=int(layout)), 7, align="R", w=88)
+
+
 def _match_line(pdf: _Sheet, match: str) -> None:
     # the match id and the context line stop short of the spare QR code (smaller type when they are long)
     room = SPARE_QR_BOX[0] - 1.0
@@ -313,6 +325,7 @@ LINES: Final = {
     "ruleset": (_ruleset_line, ""),
     "player.A": (lambda pdf, name: _player_line(pdf, "A", name), "B"),
     "player.B": (lambda pdf, name: _player_line(pdf, "B", name), "B"),
+    "number": (_number_line, ""),
 }
 #: How many drawn lines :func:`header_lines` keeps (at most ~60 kB each: ~30 MB).
 DRAWN_KEPT: Final = 512

@@ -376,8 +376,15 @@ def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread, given: st
     undone = [_wiener(line, kernel, nsr) for kernel in unread.kernels[:3] for nsr in (0.005, 0.02)]
     got = printed.read_printed(gray, h, unread.kernels, _density(h), [line, *undone])
     if got.match is not None and got.ruleset is not None:
+        sheet, count = got.number or (None, None)
         return Header(
-            match=got.match, players=got.players, ruleset=got.ruleset, printed=True, printed_lang=got.lang
+            match=got.match,
+            players=got.players,
+            ruleset=got.ruleset,
+            sheet=sheet,
+            count=count,
+            printed=True,
+            printed_lang=got.lang,
         )
     if given is not None:
         # issue 39: a judge names the sheet by hand (import scan --match) rather than the photo retaken
