@@ -15,7 +15,12 @@ The corner markers place the sheet; what names it is then read from what the pri
   compared with the photo where the two drawings differ (:func:`_sure`): the reading is kept only when
   it is Tesseract's, it fits the photo (:data:`LIKE`) and the photo shows more than half of its
   difference to every rival (:data:`SURE`). Anything less is no reading: the photo is refused, its
-  sentence saying how to retake it.
+  sentence saying how to retake it, or to name the sheet with ``import scan --match``.
+- **The players' printed names and the sheet's number in its batch** (issue 39 item 2), once the id is
+  read, the same way: Tesseract proposes (:func:`_players`, :func:`_number`), the printer draws each
+  proposal and its confusions, the photo must fit one of Tesseract's and beat every rival; else they are
+  not read (the players are ``--players``'s, else ``A`` and ``B``; no number). Latin names only: the
+  Japanese and Korean models are not installed.
 
 Why both, measured (docs/importers.md, "Scanned game sheets"): on a shaken medium photo of the harder
 set, the printer's drawing told the true id from its neighbours (correlation 0.993 against 0.964 for

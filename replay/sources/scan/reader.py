@@ -358,7 +358,8 @@ def _unread(h: npt.NDArray[np.float64], smear: float, *, printed: bool) -> NotAS
 
 def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread, given: str | None = None) -> Header:
     """The header read from the printed text when neither code reads (:mod:`.printed`): the match id and
-    the ruleset, the players' letters for names (the command line's ``--players`` names them), flagged
+    the ruleset, the printed players' names and the sheet's number when read for certain (else none: the
+    command line's ``--players`` names them, else the sides' letters), flagged
     ``printed`` (a judge checks it); :class:`NotASheet` (how to retake the photo, or name the sheet with
     ``--match``) when the id is not read for certain, or Tesseract is not installed. ``given``: the id
     ``--match`` gives this sheet: the sheet is read with it when its own cannot be (``given``, flagged:
