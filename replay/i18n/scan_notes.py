@@ -56,6 +56,10 @@ PRINTED_NUMBER_CHECK: Final = N_(
     "the sheet's number, {n} of {count}, was read from the printed text, not the QR code: check it against "
     "the crop"
 )
+#: ... and the context (event, round, table...), when it was read from print too (its contract fields).
+PRINTED_CONTEXT_CHECK: Final = N_(
+    "the context ({context}) was read from the printed text, not the QR code: check it against the crop"
+)
 #: The header's note row when neither QR code nor the printed match id could be read and the match id
 #: is the one ``import scan --match`` gave (a judge named the sheet by hand; issue 39) ...
 GIVEN_NAMED: Final = N_(
@@ -120,6 +124,7 @@ OWN: Final[tuple[str, ...]] = (
     PRINTED_CHECK,
     PRINTED_NAMES_CHECK,
     PRINTED_NUMBER_CHECK,
+    PRINTED_CONTEXT_CHECK,
     GIVEN_CHECK,
     NEAR_THRESHOLDS,
 )

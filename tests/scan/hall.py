@@ -370,6 +370,8 @@ class Tally:
     printed_names_wrong: int = 0
     printed_number: int = 0
     printed_number_wrong: int = 0
+    printed_context: int = 0
+    printed_context_wrong: int = 0
     flags: int = 0  # low_confidence findings (the judge's work)
     faint: int = 0  # marks made in faint pencil beside ink ones (TRIALS["beside"])
     faint_read: int = 0  # ... read as marked
@@ -393,7 +395,8 @@ class Tally:
             f"{self.cancelled}; {self.flags} regions flagged; named from the printed id {self.printed} "
             f"(misread and flagged {self.printed_wrong}; names read {self.printed_names}, wrong "
             f"{self.printed_names_wrong}; number read {self.printed_number}, wrong "
-            f"{self.printed_number_wrong}); silent misreads {len(self.silent)}"
+            f"{self.printed_number_wrong}; context read {self.printed_context}, wrong "
+            f"{self.printed_context_wrong}); silent misreads {len(self.silent)}"
         )
 
 
@@ -446,6 +449,9 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
             if scan.read.header.players is not None:
                 tally.printed_names += 1
                 tally.printed_names_wrong += scan.read.header.players != truth.header.players
+            if scan.read.header.context:
+                tally.printed_context += 1
+                tally.printed_context_wrong += scan.read.header.context != truth.header.context
             if scan.read.header.sheet is not None:
                 tally.printed_number += 1
                 tally.printed_number_wrong += (scan.read.header.sheet, scan.read.header.count) != (

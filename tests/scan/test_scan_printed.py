@@ -6,6 +6,7 @@ retake the photo, never a guess."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from replay.cli import main
 from replay.sources.scan import printed
-from replay.sources.scan.layout import SPARE_QR_BOX, frame_origin
+from replay.sources.scan.layout import QR_BOX, SPARE_QR_BOX, frame_origin
 from tests.sampling import LONG
 from tests.scan.helpers import HEADER, Header, marked
 from tests.scan.test_scan_spare import MARKS, _import, _px, glare
@@ -86,6 +87,31 @@ def test_an_id_of_hyphens_slashes_and_digits_reads_exactly_on_a_sheet_in_any_lan
     assert events[0]["match"] == "AB-12/x9.3" and events[0]["ruleset"] == "jp-3.4"
     assert events[0]["players"] == ["Kai", "Yuki"]  # Latin names, in the sheet's own font
     assert events[0]["source"]["scan"]["number"] == 3  # "シート 3/12" on a Japanese sheet
+
+
+def test_a_scan_whose_codes_are_lost_has_its_printed_context_read_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a flatbed scan (sharp: the 8 pt context line is legible), both codes covered: the event, round
+    # and table are read as the id is (issue 39 item 3), flagged with it
+    sheet = marked(MARKS)
+    for x, y, side in (QR_BOX, SPARE_QR_BOX):  # a sticker over each code: a scan reads through glare
+        cv2.rectangle(sheet, _px(x, y), _px(x + side, y + side), (255, 255, 255), -1)
+    ok, jpeg = cv2.imencode(".jpg", sheet, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    (tmp_path / "scan.jpg").write_bytes(jpeg.tobytes())
+    out = tmp_path / "scan.jsonl"
+    code = main(["import", "scan", str(tmp_path / "scan.jpg"), "--out", str(out), "--crops", str(tmp_path)])
+    assert code == 0, capsys.readouterr().err
+    events = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    start = events[0]
+    assert start["match"] == HEADER.match and start["players"] == ["Mara", "Teodor"]
+    assert {k: start["context"][k] for k in ("event", "round", "table")} == HEADER.context
+    flag = [e["text"] for e in events if (e.get("finding") or {}).get("code") == "low_confidence"]
+    assert any(
+        "the context (event Thursday League, round 2, table 4) was read from the printed text" in t
+        for t in flag
+    ), flag
 
 
 @long_only

@@ -230,7 +230,7 @@ class Header:
     context_unread: bool = False
     #: neither code read: the match id and the ruleset were read from the printed header (a judge checks
     #: them; replay.sources.scan.printed), in a sheet printed in ``printed_lang``; the players when both
-    #: printed names were read for certain, the number (``sheet``, ``count``) when it was; no context
+    #: printed names were read for certain, the number (``sheet``, ``count``) and the context when they were
     printed: bool = False
     printed_lang: str | None = None
     #: ... nor the printed match id: ``match`` is the one ``import scan --match`` gave (a judge named the

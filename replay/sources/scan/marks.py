@@ -367,6 +367,10 @@ def _document(
         if not header.given and header.sheet is not None and header.count is not None:
             # the sheet's number in its batch read from print too (issue 39 item 2)
             checks += (say(scan_notes.PRINTED_NUMBER_CHECK, n=header.sheet, count=header.count),)
+        if not header.given and header.context:
+            # the context read from print too (issue 39 item 3): its fields as the record keeps them
+            said_context = ", ".join(f"{k} {v}" for k, v in header.context.items())
+            checks += (say(scan_notes.PRINTED_CONTEXT_CHECK, context=said_context),)
         fields = {"a": read_names[0], "b": read_names[1]} if read_names is not None else {}
         row_n = add(
             "head",

@@ -20,7 +20,8 @@ The corner markers place the sheet; what names it is then read from what the pri
   read, the same way: Tesseract proposes (:func:`_players`, :func:`_number`), the printer draws each
   proposal and its confusions, the photo must fit one of Tesseract's and beat every rival; else they are
   not read (the players are ``--players``'s, else ``A`` and ``B``; no number). Latin names only: the
-  Japanese and Korean models are not installed.
+  Japanese and Korean models are not installed. On an English sheet, the context (event, round, table...:
+  :func:`_context`) too.
 
 Why both, measured (docs/importers.md, "Scanned game sheets"): on a shaken medium photo of the harder
 set, the printer's drawing told the true id from its neighbours (correlation 0.993 against 0.964 for
@@ -62,6 +63,11 @@ PLAYER_BANDS: Final = {"A": Rect(20.5, 25.0, 72.0, 5.4), "B": Rect(20.5, 32.0, 7
 #: Where the sheet's number in a batch is printed, right-aligned before the layout (printer._number_line:
 #: ``sheet n of N  ·  layout 1``, 7 pt), right of the spare QR code.
 NUMBER_BAND: Final = Rect(141.0, 2.4, 38.5, 4.0)
+#: Where the context (event, round, table...) is printed, below the match id, left of the spare QR code
+#: (printer._context_line: one line at 8 pt, or two at 6.5 pt).
+CONTEXT_BAND: Final = Rect(0.0, 15.4, 116.0, 5.6)
+#: The context's keys whose values are numbers (replay/cli/sheet.py: --round, --table, --game).
+CONTEXT_NUMBERS: Final = frozenset({"round", "table", "game"})
 #: The longest printed name read (the printer's own limit: replay/cli/sheet.py).
 NAME_MAX: Final = 40
 #: How far (mm) the printed line may be from its place in the rectified photo (the search's reach).
@@ -129,6 +135,8 @@ class PrintedRead:
     players: tuple[str, str] | None = None
     #: the sheet's printed number in its batch and the batch's size, read for certain (None: not)
     number: tuple[int, int] | None = None
+    #: the printed context (event, round, table...), read for certain on an English sheet (None: not)
+    context: dict[str, str | int] | None = None
 
 
 def available() -> bool:
@@ -414,9 +422,80 @@ def read_printed(
     # item 2): its id read
     players = _players(gray, h, best_lang, blur) if match is not None else None
     number = _number(gray, h, best_lang, blur, match) if match is not None else None
+    context = _context(gray, h, best_lang, blur) if match is not None else None
     return PrintedRead(
-        match, ruleset, best_lang, rank[0][0], sure, tuple(reads), tuple(rank[:4]), players, number
+        match, ruleset, best_lang, rank[0][0], sure, tuple(reads), tuple(rank[:4]), players, number, context
     )
+
+
+def valid_context_text(text: str) -> bool:
+    """Could ``text`` be a printed context's value (an event's, a league's name...)."""
+    return (
+        0 < len(text) <= 64
+        and text[0].isalnum()
+        and text[-1] != " "
+        and "  " not in text
+        and all(c.isalnum() or c in " -'.&/:#" for c in text)
+        and all(ord(c) < 0x250 for c in text)
+    )
+
+
+def _context(
+    gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera
+) -> dict[str, str | int] | None:
+    """The context printed below the match id (``Event League   Round 2   Table 4``), read as the id is
+    (issue 39 item 3): Tesseract proposes, its text split at the labels; the printer draws each proposal,
+    each value confused one character or (a number) one off, and the blank line; the photo must fit one
+    of Tesseract's and beat every rival. English sheets only (the labels are read by Tesseract's English
+    model); None when not read for certain, or none printed."""
+    from replay.sources.scan.printer import CONTEXT_LABELS, context_text, header_drawings
+
+    if lang != "en":
+        return None
+    order = {label: (i, key) for i, (key, label) in enumerate(CONTEXT_LABELS)}
+    find = re.compile(r"(?:^|(?<=\s))(" + "|".join(order) + r")(?=\s|[0-9]|$)")
+    line = _grey(gray, h, CONTEXT_BAND)
+    reads: list[dict[str, str | int]] = []
+    for img, zoom in ((line, 2.0), (flat(line), 1.5)):
+        text = " ".join(_tesseract(img, zoom, None).split())
+        # the labels in the printer's order (a label's word later in a value, "Thursday League" after
+        # "Event", is the value's): each kept label starts a value that runs to the next kept one
+        kept: list[re.Match[str]] = []
+        for m in find.finditer(text):
+            if not kept or order[m.group(1)][0] > order[kept[-1].group(1)][0]:
+                kept.append(m)
+        if not kept or kept[0].start() != 0:
+            continue
+        ctx: dict[str, str | int] = {}
+        for m, after in zip(kept, [*kept[1:], None], strict=True):
+            key = order[m.group(1)][1]
+            value = text[m.end() : after.start() if after is not None else len(text)].strip()
+            if not valid_context_text(value) or (key in CONTEXT_NUMBERS and not value.isdigit()):
+                break
+            ctx[key] = int(value) if key in CONTEXT_NUMBERS else value
+        else:
+            if ctx not in reads:
+                reads.append(ctx)
+    if not reads:
+        return None
+    said = [context_text(c) for c in reads]
+    near: set[str] = {context_text({})}
+    for ctx in reads:
+        for key, was in ctx.items():
+            if isinstance(was, int):
+                others: set[str | int] = {was - 1, was + 1}
+                others |= {int(m) for m in _near(str(was), str.isdigit)}
+            else:
+                others = set(_near(was, valid_context_text))
+            near |= {context_text({**ctx, key: o}) for o in others if o != 0}
+    rivals = sorted(near - set(said))
+    texts = [*said, *rivals]
+    inks = [
+        1.0 - img.astype(np.float32) / 255.0
+        for img in header_drawings([("context", t, CONTEXT_BAND) for t in texts], lang, SCALE)
+    ]
+    got, _, _ = _decided(_band(gray, h, CONTEXT_BAND, REACH), said, rivals, inks, blur)
+    return reads[said.index(got)] if got is not None else None
 
 
 def _number(

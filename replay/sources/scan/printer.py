@@ -13,6 +13,7 @@ the same on any printer, and the PNG (rasterized from it) has the same glyphs. W
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -246,19 +247,7 @@ def _header(pdf: _Sheet, header: Header) -> None:
     _number_line(pdf, number_text(header.sheet, header.count, header.layout))
     pdf.text_at(0, 12.0, tr("Match"), 7)
     _match_line(pdf, header.match)
-    room = SPARE_QR_BOX[0] - 1.0
-    ctx = header.context
-    parts = [f"{i18n.gettext(pdf.lang, label)} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
-    blank = tr("Event ________   Round ____   Table ____")
-    line = "   ".join(parts) if parts else blank
-    size = _fitting(pdf, line, 8, room)
-    if size >= 6.5 or len(parts) < 2:
-        pdf.text_at(0, 17.0, line, size)
-    else:  # a long context on two lines, between the match id and the ruleset
-        half = (len(parts) + 1) // 2
-        for y, piece in ((15.9, parts[:half]), (18.5, parts[half:])):
-            text = "   ".join(piece)
-            pdf.text_at(0, y, text, min(6.5, _fitting(pdf, text, 6.5, room)))
+    _context_line(pdf, context_text(header.context))
     _ruleset_line(pdf, header.ruleset)
     for i, side in enumerate(("A", "B")):
         y = 26.0 + i * 7.0
@@ -279,6 +268,28 @@ def _header(pdf: _Sheet, header: Header) -> None:
         pdf.text_at(r.x + 0.6, r.y + 0.3, title, 5.5)
     _draw_qr(pdf, header.payload())
     _draw_qr(pdf, header.spare_payload(), SPARE_QR_BOX)
+
+
+def context_text(context: dict[str, Any]) -> str:
+    """A context as :func:`_context_line` takes it (JSON)."""
+    return json.dumps(context, ensure_ascii=False, sort_keys=True)
+
+
+def _context_line(pdf: _Sheet, fields: str) -> None:
+    # the event, round, table... (context_text's JSON) below the match id, blanks to fill when none
+    ctx = json.loads(fields)
+    room = SPARE_QR_BOX[0] - 1.0
+    parts = [f"{i18n.gettext(pdf.lang, label)} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
+    blank = pdf.tr("Event ________   Round ____   Table ____")
+    line = "   ".join(parts) if parts else blank
+    size = _fitting(pdf, line, 8, room)
+    if size >= 6.5 or len(parts) < 2:
+        pdf.text_at(0, 17.0, line, size)
+    else:  # a long context on two lines, between the match id and the ruleset
+        half = (len(parts) + 1) // 2
+        for y, piece in ((15.9, parts[:half]), (18.5, parts[half:])):
+            text = "   ".join(piece)
+            pdf.text_at(0, y, text, min(6.5, _fitting(pdf, text, 6.5, room)))
 
 
 def number_text(sheet: int | None, count: int | None, layout: int = LAYOUT_VERSION) -> str:
@@ -326,6 +337,7 @@ LINES: Final = {
     "player.A": (lambda pdf, name: _player_line(pdf, "A", name), "B"),
     "player.B": (lambda pdf, name: _player_line(pdf, "B", name), "B"),
     "number": (_number_line, ""),
+    "context": (_context_line, ""),
 }
 #: How many drawn lines :func:`header_lines` keeps (at most ~60 kB each: ~30 MB).
 DRAWN_KEPT: Final = 512

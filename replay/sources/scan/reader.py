@@ -384,6 +384,7 @@ def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread, given: st
             ruleset=got.ruleset,
             sheet=sheet,
             count=count,
+            context=dict(got.context or {}),
             printed=True,
             printed_lang=got.lang,
         )
