@@ -7,7 +7,9 @@ findings refer to go to ``--crops DIR`` (judges only: they show the handwriting)
 batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does. A photo holding two
 sheets gives two matches. ``--players`` names sheets printed without names: once for all, or once per
 sheet in the batch's order, or from ``--players-file`` (a line a sheet, ``-`` for a sheet's printed names);
-a count that does not match the sheets: exit 2, nothing written.
+a count that does not match the sheets: exit 2, nothing written. ``--match`` names, in the same order, a
+sheet whose QR codes and printed match id cannot be read (flagged: a judge named it; ``-`` for a sheet's
+own); a sheet whose own id is read and is another is left out (exit 2); the same count check.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 from replay.cli.common import UsageError, error_line, language, output, tr, within
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
+from replay.sources.common import valid_match_id
 
 if TYPE_CHECKING:
     from replay.sources.scan.photo import Players, SheetScan
@@ -43,6 +46,14 @@ def configure(s: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the players of each sheet in the batch's order, one line a sheet: A,B (or - for the names "
         "printed on that sheet; # starts a comment)",
+    )
+    s.add_argument(
+        "--match",
+        metavar="ID",
+        action="append",
+        help="the match id of a sheet whose QR codes and printed id cannot be read (a judge names it; "
+        "flagged): once per sheet in the batch's order, as --players, - for a sheet's own; a sheet whose "
+        "own id is read and is another is left out",
     )
     s.add_argument("--ruleset", default=None, choices=KNOWN_RULESETS, help="ruleset (default: the sheet's)")
     s.add_argument(
@@ -114,6 +125,19 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
         if given:
             raise UsageError(tr("--players and --players-file cannot be combined"))
         given = _players_file(args.players_file)
+    # --match: one id per sheet, in the same order (issue 39: a sheet a judge names by hand), - for its own
+    matches: list[str | None] | None = None
+    if args.match is not None:
+        matches = []
+        for text in args.match:
+            if text != "-" and not valid_match_id(text):
+                raise UsageError(
+                    tr(
+                        "argument --match: a match id of 1-128 characters A-Z a-z 0-9 . _ : / -, or - for "
+                        "the sheet's own"
+                    )
+                )
+            matches.append(None if text == "-" else text)
     # once: every sheet; several times (or a file): one pair per sheet, in the batch's order (a slot each,
     # read or not, so that a page that cannot be read does not shift the names of the pages after it)
     per_sheet = len(given) > 1 or args.players_file is not None
@@ -133,7 +157,12 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
 
             players: Players = list(given[slots:]) if per_sheet else (given[0] if given else None)
             results = import_scan(
-                data, path, players=players, ruleset=args.ruleset, min_confidence=args.min_confidence
+                data,
+                path,
+                players=players,
+                ruleset=args.ruleset,
+                min_confidence=args.min_confidence,
+                match=matches[slots:] if matches is not None else None,
             )
         except InputError as exc:
             print(f"prizecheck import: {error_line(exc)}", file=sys.stderr)
@@ -167,6 +196,20 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
                 continue
             seen[match] = res.where
             sheets.append(res)
+    if matches is not None and slots != len(matches):
+        # ids given per sheet that do not match the sheets: any pairing would be a guess
+        print(
+            "prizecheck import: "
+            + tr(
+                "--match was given {given} times for {sheets} sheet(s) in the batch (once per sheet: files, "
+                "pages, then the sheets of one photo left to right; - for a sheet's own id); no events "
+                "written",
+                given=len(matches),
+                sheets=slots,
+            ),
+            file=sys.stderr,
+        )
+        raise _NothingWritten(2)
     if per_sheet and slots != len(given):
         # names given per sheet that do not match the sheets: any pairing would be a guess
         if args.players_file is not None:

@@ -38,12 +38,55 @@ PRINTED_LETTERS: Final = N_(
     "neither of the sheet's QR codes could be read: the match id {match} and the ruleset {ruleset} were "
     "read from the text printed at its top, the players are named A and B (--players names them)"
 )
+PRINTED_READ_NAMES: Final = N_(
+    "neither of the sheet's QR codes could be read: the match id {match}, the ruleset {ruleset} and the "
+    "players' names {a} and {b} were read from the text printed at its top"
+)
 #: ... and the problem it is always flagged for: a judge checks the id against the header's crop.
 PRINTED_CHECK: Final = N_(
     "the match id {match} was read from the printed text, not the QR code: check it against the crop"
 )
+#: ... and the names, when they were read from print too.
+PRINTED_NAMES_CHECK: Final = N_(
+    "the players' names {a} and {b} were read from the printed text, not the QR code: check them against "
+    "the crop"
+)
+#: ... and the sheet's number in its batch, when it was read from print too.
+PRINTED_NUMBER_CHECK: Final = N_(
+    "the sheet's number, {n} of {count}, was read from the printed text, not the QR code: check it against "
+    "the crop"
+)
+#: ... and the context (event, round, table...), when it was read from print too (its contract fields).
+PRINTED_CONTEXT_CHECK: Final = N_(
+    "the context ({context}) was read from the printed text, not the QR code: check it against the crop"
+)
+#: The header's note row when neither QR code nor the printed match id could be read and the match id
+#: is the one ``import scan --match`` gave (a judge named the sheet by hand; issue 39) ...
+GIVEN_NAMED: Final = N_(
+    "neither of the sheet's QR codes could be read, nor its printed match id: the match id {match} was "
+    "given with --match, not read from the sheet, the ruleset is {ruleset}, the players' names are those "
+    "given with --players"
+)
+GIVEN_LETTERS: Final = N_(
+    "neither of the sheet's QR codes could be read, nor its printed match id: the match id {match} was "
+    "given with --match, not read from the sheet, the ruleset is {ruleset}, the players are named A and B "
+    "(--players names them)"
+)
+#: ... and the problem it is always flagged for: a judge checks the photo is the game of that id.
+GIVEN_CHECK: Final = N_(
+    "the match id {match} was given with --match, not read from the sheet: check the crop is that game's "
+    "sheet"
+)
 #: Every note row of a scanned sheet.
-NOTE_ROWS: Final[tuple[str, ...]] = (*UNCLEAR, SPARE_CODE, PRINTED_NAMED, PRINTED_LETTERS)
+NOTE_ROWS: Final[tuple[str, ...]] = (
+    *UNCLEAR,
+    SPARE_CODE,
+    PRINTED_NAMED,
+    PRINTED_LETTERS,
+    PRINTED_READ_NAMES,
+    GIVEN_NAMED,
+    GIVEN_LETTERS,
+)
 
 # the low_confidence finding's note (replay.sources.scan.photo)
 LOW_CONFIDENCE: Final = N_("{region}: {problems}; confidence {confidence}: check the crop {ref}")
@@ -79,6 +122,10 @@ OWN: Final[tuple[str, ...]] = (
     N_("a concession with no winner"),
     CONTEXT_UNREAD,
     PRINTED_CHECK,
+    PRINTED_NAMES_CHECK,
+    PRINTED_NUMBER_CHECK,
+    PRINTED_CONTEXT_CHECK,
+    GIVEN_CHECK,
     NEAR_THRESHOLDS,
 )
 LABELLED: Final = N_("{label}: {problem}")

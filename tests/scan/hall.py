@@ -364,6 +364,14 @@ class Tally:
     #: and wrong (a misread, flagged: the judge's check catches it; never counted as read)
     printed: int = 0
     printed_wrong: int = 0
+    #: ... of those, their printed names and number in the batch also read (issue 39 item 2), and how many
+    #: of those readings are wrong (flagged with the sheet: not silent, but counted)
+    printed_names: int = 0
+    printed_names_wrong: int = 0
+    printed_number: int = 0
+    printed_number_wrong: int = 0
+    printed_context: int = 0
+    printed_context_wrong: int = 0
     flags: int = 0  # low_confidence findings (the judge's work)
     faint: int = 0  # marks made in faint pencil beside ink ones (TRIALS["beside"])
     faint_read: int = 0  # ... read as marked
@@ -385,7 +393,10 @@ class Tally:
             f"refused with a reason; marks exact {self.marks_exact}/{self.marks} ({pct:.2f} %), boxes exact "
             f"{self.boxes_exact}/{self.boxes}; cancelled boxes flagged {self.cancelled_flagged}/"
             f"{self.cancelled}; {self.flags} regions flagged; named from the printed id {self.printed} "
-            f"(misread and flagged {self.printed_wrong}); silent misreads {len(self.silent)}"
+            f"(misread and flagged {self.printed_wrong}; names read {self.printed_names}, wrong "
+            f"{self.printed_names_wrong}; number read {self.printed_number}, wrong "
+            f"{self.printed_number_wrong}; context read {self.printed_context}, wrong "
+            f"{self.printed_context_wrong}); silent misreads {len(self.silent)}"
         )
 
 
@@ -435,6 +446,18 @@ def check(shot: HallPhoto, tally: Tally, name: str) -> None:
             tally.printed += 1
             if not _printed_flag(scan):
                 tally.silent.append(f"{name}: {match} named from the printed id without a finding")
+            if scan.read.header.players is not None:
+                tally.printed_names += 1
+                tally.printed_names_wrong += scan.read.header.players != truth.header.players
+            if scan.read.header.context:
+                tally.printed_context += 1
+                tally.printed_context_wrong += scan.read.header.context != truth.header.context
+            if scan.read.header.sheet is not None:
+                tally.printed_number += 1
+                tally.printed_number_wrong += (scan.read.header.sheet, scan.read.header.count) != (
+                    truth.header.sheet,
+                    truth.header.count,
+                )
         tally.flags += sum(f.code == "low_confidence" for f in scan.result.findings)
         flagged = {
             str(ev["finding"].get("sheet_region"))

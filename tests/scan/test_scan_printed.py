@@ -6,6 +6,7 @@ retake the photo, never a guess."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from replay.cli import main
 from replay.sources.scan import printed
-from replay.sources.scan.layout import SPARE_QR_BOX, frame_origin
+from replay.sources.scan.layout import QR_BOX, SPARE_QR_BOX, frame_origin
 from tests.sampling import LONG
 from tests.scan.helpers import HEADER, Header, marked
 from tests.scan.test_scan_spare import MARKS, _import, _px, glare
@@ -44,19 +45,21 @@ def test_both_codes_lost_is_named_from_the_printed_id_and_flagged(
     assert code == 0, err
     start = events[0]
     assert start["match"] == HEADER.match and start["ruleset"] == HEADER.ruleset
-    # the printed names are not read: the players are the sides' letters, and the note says so
-    assert start["players"] == ["A", "B"]
+    # the printed names are read the same way (Tesseract proposes, the printer's drawing decides), flagged
+    assert start["players"] == ["Mara", "Teodor"]
+    assert [e["player"] for e in events if e["type"] == "turn_started"] == ["Mara", "Teodor", "Mara"]
     notes = _notes(events)
-    assert any(
-        t.startswith(
-            "neither of the sheet's QR codes could be read: the match id scan-test-1 and the ruleset"
-        )
-        and "the players are named A and B" in t
-        for t in notes
+    assert (
+        "neither of the sheet's QR codes could be read: the match id scan-test-1, the ruleset play-2026 and "
+        "the players' names Mara and Teodor were read from the text printed at its top" in notes
     ), notes
     low = [e for e in events if (e.get("finding") or {}).get("code") == "low_confidence"]
     said = [e for e in low if "was read from the printed text, not the QR code" in e["text"]]
     assert said and said[0]["finding"]["sheet_region"] == "head", notes
+    assert "the players' names Mara and Teodor were read from the printed text" in said[0]["text"]
+    # and its number in the batch ("sheet 1 of 2", the id's .1 would say the same on a batch's sheet)
+    assert start["source"]["scan"]["number"] == 1
+    assert "the sheet's number, 1 of 2, was read from the printed text" in said[0]["text"]
     assert (tmp_path / "c" / said[0]["finding"]["scan"]).with_suffix(".jpg").exists()
     assert "low_confidence" in err and "check it against the crop" in err
 
@@ -78,10 +81,50 @@ def test_players_given_name_a_sheet_named_from_its_printed_id(
 def test_an_id_of_hyphens_slashes_and_digits_reads_exactly_on_a_sheet_in_any_language(
     lang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    header = Header(match="AB-12/x9.3", players=("Kai", "Yuki"), ruleset="jp-3.4")
+    header = Header(match="AB-12/x9.3", players=("Kai", "Yuki"), ruleset="jp-3.4", sheet=3, count=12)
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header, lang=lang)))
     assert code == 0, capsys.readouterr().err
     assert events[0]["match"] == "AB-12/x9.3" and events[0]["ruleset"] == "jp-3.4"
+    assert events[0]["players"] == ["Kai", "Yuki"]  # Latin names, in the sheet's own font
+    assert events[0]["source"]["scan"]["number"] == 3  # "シート 3/12" on a Japanese sheet
+
+
+def test_a_scan_whose_codes_are_lost_has_its_printed_context_read_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a flatbed scan (sharp: the 8 pt context line is legible), both codes covered: the event, round
+    # and table are read as the id is (issue 39 item 3), flagged with it
+    sheet = marked(MARKS)
+    for x, y, side in (QR_BOX, SPARE_QR_BOX):  # a sticker over each code: a scan reads through glare
+        cv2.rectangle(sheet, _px(x, y), _px(x + side, y + side), (255, 255, 255), -1)
+    ok, jpeg = cv2.imencode(".jpg", sheet, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    (tmp_path / "scan.jpg").write_bytes(jpeg.tobytes())
+    out = tmp_path / "scan.jsonl"
+    code = main(["import", "scan", str(tmp_path / "scan.jpg"), "--out", str(out), "--crops", str(tmp_path)])
+    assert code == 0, capsys.readouterr().err
+    events = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    start = events[0]
+    assert start["match"] == HEADER.match and start["players"] == ["Mara", "Teodor"]
+    assert {k: start["context"][k] for k in ("event", "round", "table")} == HEADER.context
+    flag = [e["text"] for e in events if (e.get("finding") or {}).get("code") == "low_confidence"]
+    assert any(
+        "the context (event Thursday League, round 2, table 4) was read from the printed text" in t
+        for t in flag
+    ), flag
+
+
+@long_only
+def test_a_sheet_printed_without_names_named_from_print_is_a_and_b(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the names are written in by hand on such a sheet: never read, the players are the sides' letters
+    header = Header(match="hand-7", ruleset="play-2026")
+    code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header)))
+    assert code == 0, capsys.readouterr().err
+    assert events[0]["match"] == "hand-7" and events[0]["players"] == ["A", "B"]
+    assert "number" not in events[0]["source"]["scan"]  # none printed: none read
+    assert any("the players are named A and B (--players names them)" in t for t in _notes(events))
 
 
 def test_a_misread_of_tesseract_is_caught_by_the_printed_check(
@@ -89,7 +132,7 @@ def test_a_misread_of_tesseract_is_caught_by_the_printed_check(
 ) -> None:
     # Tesseract reading the last digit wrong: the printer's drawing of scan-test-1 (one confused
     # character away) fits the photo better, and it was not Tesseract's reading: not read, refused
-    monkeypatch.setattr(printed, "_ocr", lambda grey: ["scan-test-7"])
+    monkeypatch.setattr(printed, "_ocr", lambda grey, zoom=2.0: ["scan-test-7"])
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS)))
     err = capsys.readouterr().err
     assert code == 2 and events == []
@@ -101,7 +144,7 @@ def test_between_twin_glyphs_the_printed_check_decides(
 ) -> None:
     # Tesseract's 1 or l is a coin toss in a bold sans (this machine's DejaVu read scan-test-1 as
     # scan-test-l): the drawing tells the twins apart, so the id is the one printed, still flagged
-    monkeypatch.setattr(printed, "_ocr", lambda grey: ["scan-test-l"])
+    monkeypatch.setattr(printed, "_ocr", lambda grey, zoom=2.0: ["scan-test-l"])
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS)))
     assert code == 0, capsys.readouterr().err
     assert events[0]["match"] == HEADER.match

@@ -118,7 +118,7 @@ def test_both_codes_lost_is_refused_naming_the_photo_when_the_printed_id_cannot_
     # (a sheet whose printed id reads is named from it: tests/scan/test_scan_printed.py)
     from replay.sources.scan import printed
 
-    monkeypatch.setattr(printed, "_ocr", lambda grey: [])
+    monkeypatch.setattr(printed, "_ocr", lambda grey, zoom=2.0: [])
     code, events, _ = _import(tmp_path, "glare.jpg", glare(glare(marked(MARKS)), SPARE_QR_BOX))
     err = capsys.readouterr().err
     assert code == 2 and events == []

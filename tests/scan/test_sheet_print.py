@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -137,3 +138,32 @@ def test_the_sheet_is_drawn_once_for_both_forms(tmp_path: Path) -> None:
     grey = cv2.cvtColor(from_pdf, cv2.COLOR_BGR2GRAY)
     assert grey.shape == as_png.shape
     assert float(np.abs(grey.astype(int) - as_png.astype(int)).mean()) < 1.0
+
+
+def test_a_header_line_is_drawn_once_a_process_with_one_font_and_the_same_pixels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 39: reading a sheet from print drew every candidate in a new PDF with both of its fonts
+    # parsed, subset and embedded (~0.7 s for a Japanese line); a text is drawn once now, in its style only
+    from replay.sources.scan import printer
+    from replay.sources.scan.layout import Rect
+
+    made: list[tuple[str, ...]] = []
+
+    class Counted(printer._Sheet):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(tuple(self.fonts))
+
+    monkeypatch.setattr(printer, "_Sheet", Counted)
+    band = Rect(10.0, 10.4, 106.0, 5.4)
+    texts = ["once-test-1", "once-test-2"]
+    first = printer.header_lines("match", texts, "en", 10.0, band)
+    again = printer.header_lines("match", [texts[1], "once-test-3", texts[0]], "en", 10.0, band)
+    assert len(made) == 2 and all(len(fonts) == 1 for fonts in made), made
+    assert again[0] is first[1] and again[2] is first[0]
+    # the text drawn alone, in a PDF of its own, is the same pixels as drawn beside others
+    monkeypatch.setattr(printer, "_drawn", type(printer._drawn)())
+    alone = printer.header_lines("match", ["once-test-3"], "en", 10.0, band)[0]
+    assert alone is not again[1] and np.array_equal(alone, again[1])
+    assert not alone.flags.writeable

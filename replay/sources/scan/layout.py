@@ -229,9 +229,13 @@ class Header:
     #: the context is printed in the main code only, which was not read (so it is not known here)
     context_unread: bool = False
     #: neither code read: the match id and the ruleset were read from the printed header (a judge checks
-    #: them; replay.sources.scan.printed), in a sheet printed in ``printed_lang``; no players, no number
+    #: them; replay.sources.scan.printed), in a sheet printed in ``printed_lang``; the players when both
+    #: printed names were read for certain, the number (``sheet``, ``count``) and the context when they were
     printed: bool = False
     printed_lang: str | None = None
+    #: ... nor the printed match id: ``match`` is the one ``import scan --match`` gave (a judge named the
+    #: sheet; issue 39), ``ruleset`` the printed one when it was read, else ``""``
+    given: bool = False
 
     def payload(self) -> str:
         """The QR code's text: compact JSON (UTF-8), short keys (docs/importers.md, "The QR code"). Kept

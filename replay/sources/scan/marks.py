@@ -347,18 +347,38 @@ def _document(
         if lost:
             carriers.append(Carrier("head", row_n, 0.5, lost))
     if header.printed:
-        # neither code read: the match id and the ruleset were read from the printed header: always a
-        # low-confidence finding with the header's crop, however sure the reading, so a judge checks it
-        said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
+        # neither code read: the match id and the ruleset were read from the printed header, or the id was
+        # given by hand (--match): always a low-confidence finding with the header's crop, however sure
+        # the reading, so a judge checks it
+        read_names = header.players if not players and not header.given else None
+        if header.given:
+            said = scan_notes.GIVEN_NAMED if players else scan_notes.GIVEN_LETTERS
+            checks: tuple[str, ...] = (say(scan_notes.GIVEN_CHECK, match=header.match),)
+        elif read_names is not None:  # the printed names read too (issue 39 item 2)
+            said = scan_notes.PRINTED_READ_NAMES
+            a, b = read_names
+            checks = (
+                say(scan_notes.PRINTED_CHECK, match=header.match),
+                say(scan_notes.PRINTED_NAMES_CHECK, a=a, b=b),
+            )
+        else:
+            said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
+            checks = (say(scan_notes.PRINTED_CHECK, match=header.match),)
+        if not header.given and header.sheet is not None and header.count is not None:
+            # the sheet's number in its batch read from print too (issue 39 item 2)
+            checks += (say(scan_notes.PRINTED_NUMBER_CHECK, n=header.sheet, count=header.count),)
+        if not header.given and header.context:
+            # the context read from print too (issue 39 item 3): its fields as the record keeps them
+            said_context = ", ".join(f"{k} {v}" for k, v in header.context.items())
+            checks += (say(scan_notes.PRINTED_CONTEXT_CHECK, context=said_context),)
+        fields = {"a": read_names[0], "b": read_names[1]} if read_names is not None else {}
         row_n = add(
             "head",
             action="note",
-            note=say(said, match=header.match, ruleset=header.ruleset),
+            note=say(said, match=header.match, ruleset=header.ruleset, **fields),
             confidence=PRINTED_CONFIDENCE,
         )
-        carriers.append(
-            Carrier("head", row_n, PRINTED_CONFIDENCE, (say(scan_notes.PRINTED_CHECK, match=header.match),))
-        )
+        carriers.append(Carrier("head", row_n, PRINTED_CONFIDENCE, checks))
     if not head_carried and head_problems:
         row_n = add(
             "head", action="note", note=say(scan_notes.UNCLEAR_HEADER), confidence=round(head_conf, 2)

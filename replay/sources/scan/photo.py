@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import cv2
@@ -43,7 +43,7 @@ from replay.sources.scan.budget import (
 from replay.sources.scan.layout import LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
 from replay.sources.scan.reader import PageRead, read_sheets
-from replay.sources.scan.refusals import NotASheet, Refused
+from replay.sources.scan.refusals import NO_RULESET, NotASheet, Refused
 from replay.sources.sheet import parse_sheet
 
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
@@ -224,15 +224,17 @@ def import_sheets(
     players: Players = None,
     ruleset: str | None = None,
     min_confidence: float = 0.8,
+    match: Matches = None,
 ) -> list[SheetScan | InputError]:
     """Every sheet in one page image (BGR): a :class:`SheetScan` each, or an InputError naming the file,
     the page and the sheet when one cannot be read (two sheets in one photo are two matches, never one
     read from the markers of both). ``key`` names the first sheet's crops; the n-th is ``key + "sN"``.
     ``players``: one pair of names for every sheet, or a list: the k-th result's names (None: the
-    sheet's own)."""
+    sheet's own). ``match``: the k-th result's match id given by hand (None: the sheet's own; issue 39:
+    used when neither its codes nor its printed id can be read, a refusal when its own is another)."""
     where = _where(filename, page)
     try:
-        reads = read_sheets(image)
+        reads = read_sheets(image, match or ())
     except NotASheet as exc:
         raise Refused(exc, file=where) from None
     out: list[SheetScan | InputError] = []
@@ -263,6 +265,8 @@ def import_sheets(
 
 
 Players = tuple[str, str] | list[tuple[str, str] | None] | None
+#: ``import scan --match``: the match id of each sheet in order, None for a sheet's own (issue 39).
+Matches = list[str | None] | None
 
 
 def _names(players: Players, k: int) -> tuple[str, str] | None:
@@ -284,6 +288,11 @@ def _import_read(
 ) -> SheetScan:
     where = _where(filename, page, part)
     header = read.header
+    if header.given and not header.ruleset:
+        # named by --match, its ruleset line not read either: the command line's --ruleset, or a refusal
+        if ruleset is None:
+            raise Refused(NotASheet.said(NO_RULESET, match=header.match), file=where)
+        header = replace(header, ruleset=ruleset)
     if not valid_match_id(header.match):
         raise InputError(f"the QR code's match id {header.match!r} is not a match id", file=where)
     if ruleset is None and header.ruleset not in KNOWN_RULESETS:
@@ -321,11 +330,13 @@ def import_scan(
     players: Players = None,
     ruleset: str | None = None,
     min_confidence: float = 0.8,
+    match: Matches = None,
 ) -> list[SheetScan | InputError]:
     """Every sheet in one file's bytes, in order (pages, then the sheets of a photo left to right): a
     :class:`SheetScan` per sheet read, an InputError (naming the file, the page, the sheet) per page or
     sheet that cannot be read. InputError for a file that is not an image at all. ``players``: one pair
-    of names for every sheet, or a list: the k-th result's names (``--players`` given per sheet)."""
+    of names for every sheet, or a list: the k-th result's names (``--players`` given per sheet);
+    ``match``: the k-th result's match id given by hand (``--match``; None: the sheet's own)."""
     out: list[SheetScan | InputError] = []
     for page, image in pages(data, filename):
         if isinstance(image, InputError):
@@ -342,6 +353,7 @@ def import_scan(
                     players=mine,
                     ruleset=ruleset,
                     min_confidence=min_confidence,
+                    match=match[len(out) :] if match is not None else None,
                 )
             )
         except InputError as exc:

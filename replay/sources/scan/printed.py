@@ -15,7 +15,13 @@ The corner markers place the sheet; what names it is then read from what the pri
   compared with the photo where the two drawings differ (:func:`_sure`): the reading is kept only when
   it is Tesseract's, it fits the photo (:data:`LIKE`) and the photo shows more than half of its
   difference to every rival (:data:`SURE`). Anything less is no reading: the photo is refused, its
-  sentence saying how to retake it.
+  sentence saying how to retake it, or to name the sheet with ``import scan --match``.
+- **The players' printed names and the sheet's number in its batch** (issue 39 item 2), once the id is
+  read, the same way: Tesseract proposes (:func:`_players`, :func:`_number`), the printer draws each
+  proposal and its confusions, the photo must fit one of Tesseract's and beat every rival; else they are
+  not read (the players are ``--players``'s, else ``A`` and ``B``; no number). Latin names only: the
+  Japanese and Korean models are not installed. On an English sheet, the context (event, round, table...:
+  :func:`_context`) too.
 
 Why both, measured (docs/importers.md, "Scanned game sheets"): on a shaken medium photo of the harder
 set, the printer's drawing told the true id from its neighbours (correlation 0.993 against 0.964 for
@@ -27,9 +33,11 @@ a judge checks the id against the photo.
 
 from __future__ import annotations
 
+import itertools
+import re
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Final
@@ -50,6 +58,18 @@ SCALE: Final = 10.0
 #: with room around them for the homography's residual.
 MATCH_BAND: Final = Rect(10.0, 10.4, 106.0, 5.4)
 RULESET_BAND: Final = Rect(0.0, 20.4, 62.0, 4.6)
+#: Where each side's name is printed when the sheet was printed with them (printer.PLAYER_AT, 11 pt bold).
+PLAYER_BANDS: Final = {"A": Rect(20.5, 25.0, 72.0, 5.4), "B": Rect(20.5, 32.0, 72.0, 5.4)}
+#: Where the sheet's number in a batch is printed, right-aligned before the layout (printer._number_line:
+#: ``sheet n of N  ·  layout 1``, 7 pt), right of the spare QR code.
+NUMBER_BAND: Final = Rect(141.0, 2.4, 38.5, 4.0)
+#: Where the context (event, round, table...) is printed, below the match id, left of the spare QR code
+#: (printer._context_line: one line at 8 pt, or two at 6.5 pt).
+CONTEXT_BAND: Final = Rect(0.0, 15.4, 116.0, 5.6)
+#: The context's keys whose values are numbers (replay/cli/sheet.py: --round, --table, --game).
+CONTEXT_NUMBERS: Final = frozenset({"round", "table", "game"})
+#: The longest printed name read (the printer's own limit: replay/cli/sheet.py).
+NAME_MAX: Final = 40
 #: How far (mm) the printed line may be from its place in the rectified photo (the search's reach).
 REACH: Final = 0.8
 #: The likeness (normalized correlation, 0..1) a printed line must reach to be taken as read, and by
@@ -98,7 +118,7 @@ CONFUSED: Final = {
 
 #: Glyphs a font draws so alike that Tesseract's choice among them is a coin toss on a clear photo
 #: (DejaVu Sans Bold's ``1`` read as ``l`` at one scale and as ``1`` at the next, 2026-12-07): between
-#: these the printer's drawing decides, so an id one such swap from Tesseract's reading may be taken.
+#: these the printer's drawing decides, so a text one such swap from Tesseract's reading may be taken.
 #: Any other difference (``7`` for ``1``, a letter more or less) must be Tesseract's own reading.
 TWINS: Final = ("1lI|", "0Oo")
 
@@ -117,6 +137,12 @@ class PrintedRead:
     sure: float
     readings: tuple[str, ...]
     ranked: tuple[tuple[float, str], ...] = ()
+    #: the players' printed names, both read for certain (None: not both, or none printed)
+    players: tuple[str, str] | None = None
+    #: the sheet's printed number in its batch and the batch's size, read for certain (None: not)
+    number: tuple[int, int] | None = None
+    #: the printed context (event, round, table...), read for certain on an English sheet (None: not)
+    context: dict[str, str | int] | None = None
 
 
 def available() -> bool:
@@ -126,12 +152,16 @@ def available() -> bool:
 
 def _band(gray: MatLike, h: npt.NDArray[np.float64], band: Rect, reach: float) -> MatLike:
     """``band`` grown by ``reach`` mm, rectified at :data:`SCALE` from the photo (grey), as ink 0..1."""
+    return ink(_grey(gray, h, band, reach))
+
+
+def _grey(gray: MatLike, h: npt.NDArray[np.float64], band: Rect, reach: float = 0.0) -> MatLike:
+    """``band`` grown by ``reach`` mm, rectified at :data:`SCALE` from the photo (grey, 8-bit)."""
     k = SCALE / 8.0  # the homography maps to the reader's sheet at 8 px/mm
     x0, y0 = band.x - reach, band.y - reach
     to = np.array([[k, 0, -x0 * SCALE], [0, k, -y0 * SCALE], [0, 0, 1]]) @ h
     size = (round((band.w + 2 * reach) * SCALE), round((band.h + 2 * reach) * SCALE))
-    img = cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return ink(img)
+    return cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def ink(img: MatLike) -> MatLike:
@@ -140,6 +170,12 @@ def ink(img: MatLike) -> MatLike:
     paper = cv2.dilate(f, np.ones((31, 31), np.uint8))
     paper = cv2.GaussianBlur(paper, (0, 0), 6)
     return np.asarray(np.clip(1.0 - f / np.maximum(paper, 1.0), 0.0, 1.0), np.float32)
+
+
+def flat(grey: MatLike) -> MatLike:
+    """``grey`` (8-bit) with its paper evened out to white: the ink as dark against its paper as in
+    :func:`ink`, what is left for Tesseract to read."""
+    return np.asarray(np.round(255.0 * (1.0 - ink(grey))), np.uint8)
 
 
 def _templates(line: str, texts: Sequence[str], lang: str, band: Rect) -> list[MatLike]:
@@ -243,70 +279,114 @@ class Camera:
         return cv2.GaussianBlur(out, (0, 0), self.sigma) if self.sigma > 0.3 else out
 
 
-def flat(grey: MatLike) -> MatLike:
-    """``grey`` (8-bit, at :data:`SCALE`) divided by its paper: glare, a shadow's edge or a gradient of light
-    across the line made even, the ink kept. Tesseract thresholds a line as a whole, and a glare's grey
-    beside the id made it drop most of the id's letters (``scan-test-1`` read as ``st-l1``, 2026-12-07; the
-    same id cut from the glare, or made even this way, read right). The paper is the line with its strokes
-    closed over (a maximum over 1.5 mm, wider than a bold stroke), smoothed. Read beside the line as it
-    is, not instead of it."""
-    reach = round(1.5 * SCALE)
-    paper = cv2.dilate(grey, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
-    paper = cv2.GaussianBlur(paper, (0, 0), reach / 2)
-    return cv2.divide(grey, paper, scale=255)
+def _ocr(grey: MatLike, zoom: float = 2.0) -> list[str]:
+    """Tesseract's reading of one printed line (grey, 8-bit, at :data:`SCALE`, enlarged ``zoom`` times):
+    the match id it gives, only a match id's characters allowed (none when what it reads cannot be one)."""
+    text = _tesseract(grey, zoom, "".join(sorted(MATCH_CHARS)))
+    return [t for t in (text.replace(" ", ""),) if valid_match_id(t)]
 
 
-def _ocr(grey: MatLike) -> list[str]:
-    """Tesseract's reading of one printed line (grey, 8-bit, at :data:`SCALE`): the match id it gives,
-    only a match id's characters allowed (none when what it reads cannot be one)."""
-    img = cv2.resize(grey, None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC)
+def _tesseract(grey: MatLike, zoom: float, allowed: str | None) -> str:
+    """Tesseract's text of one printed line (``allowed``: the only characters it may read; None: any)."""
+    img = cv2.resize(grey, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
     img = cv2.copyMakeBorder(img, 20, 20, 20, 20, cv2.BORDER_REPLICATE)
     ok, png = cv2.imencode(".png", img)
     assert ok
-    allowed = "".join(sorted(MATCH_CHARS))
+    chars = ["-c", f"tessedit_char_whitelist={allowed}"] if allowed is not None else []
     try:
         done = subprocess.run(
-            [
-                "tesseract",
-                "stdin",
-                "stdout",
-                "--psm",
-                "7",
-                "-l",
-                "eng",
-                "-c",
-                f"tessedit_char_whitelist={allowed}",
-            ],
+            ["tesseract", "stdin", "stdout", "--psm", "7", "-l", "eng", *chars],
             input=png.tobytes(),
             capture_output=True,
             timeout=30,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return []
-    text = done.stdout.decode("utf-8", "replace").strip()
-    return [t for t in (text.replace(" ", ""),) if valid_match_id(t)]
+        return ""
+    return done.stdout.decode("utf-8", "replace").strip()
 
 
-def _near(match: str) -> set[str]:
-    """Every id one confused character away from ``match``, or one character shorter."""
+def valid_name(name: str) -> bool:
+    """Could ``name`` be a player's printed name as read here: Latin letters (accents too), with
+    spaces, hyphens, apostrophes and dots between them, at most :data:`NAME_MAX` characters."""
+    return (
+        0 < len(name) <= NAME_MAX
+        and name[0].isalpha()
+        and name[-1] not in " -'"
+        and "  " not in name
+        and all(c.isalpha() or c in " -'." for c in name)
+        and all(ord(c) < 0x250 for c in name)  # Latin: the CJK models are not installed (make ocr)
+    )
+
+
+def _ocr_name(grey: MatLike, zoom: float) -> list[str]:
+    """Tesseract's reading of a printed name (grey, 8-bit, at :data:`SCALE`): none when it cannot be one."""
+    text = " ".join(_tesseract(grey, zoom, None).split())
+    return [text] if valid_name(text) else []
+
+
+def _near(match: str, valid: Callable[[str], bool] = valid_match_id) -> set[str]:
+    """Every id (``valid`` text) one confused character away from ``match``, or one character shorter."""
     out = set()
     for i, c in enumerate(match):
         for d in CONFUSED.get(c, ""):
             out.add(match[:i] + d + match[i + 1 :])
         if len(match) > 1:
             out.add(match[:i] + match[i + 1 :])
-    return {m for m in out if valid_match_id(m)} - {match}
+    return {m for m in out if valid(m)} - {match}
 
 
-def _twins(match: str) -> set[str]:
-    """Every id one :data:`TWINS` swap away from ``match``."""
+def _decided(
+    photo: MatLike, reads: Sequence[str], rivals: Sequence[str], inks: Sequence[MatLike], blur: Camera
+) -> tuple[str | None, list[tuple[float, str]], float]:
+    """Tesseract's ``reads`` and their ``rivals`` (printed as ``inks``, in that order) against the photo's
+    line: the reading kept (None: none for certain: :func:`read_printed`), the ranking, how sure."""
+    rank, sure = _ranked(photo, [*reads, *rivals], inks, blur)
+    top, first = rank[0]
+    # Tesseract's reading, or its twin that the drawing tells apart from it (``scan-test-l`` read, the
+    # photo surely ``scan-test-1``): two signals that agree on every character but one glyph of a pair
+    taken = first in reads or any(first in _twins(r) for r in reads)
+    return (first if taken and top >= LIKE and sure >= SURE else None), rank, sure
+
+
+def _twins(text: str) -> set[str]:
+    """Every text one :data:`TWINS` swap away from ``text`` (a rival already, by :data:`CONFUSED`)."""
     out: set[str] = set()
-    for i, c in enumerate(match):
+    for i, c in enumerate(text):
         for group in TWINS:
             if c in group:
-                out.update(match[:i] + d + match[i + 1 :] for d in group if d != c)
-    return {m for m in out if valid_match_id(m)}
+                out.update(text[:i] + d + text[i + 1 :] for d in group if d != c)
+    return out
+
+
+def _players(gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera) -> tuple[str, str] | None:
+    """The two names printed in the header (a sheet printed with ``--players``), each read as the match
+    id is: Tesseract proposes (the line as photographed and flattened), the printer draws each reading and
+    its confusions, the photo must fit one of Tesseract's and beat every rival. None unless both are read
+    and differ (a sheet whose names are handwritten, or not legible: named by --players, else A and B)."""
+    from replay.sources.scan.printer import header_drawings
+
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for side, band in PLAYER_BANDS.items():
+        line = _grey(gray, h, band)
+        reads: list[str] = []
+        for img, zoom in ((line, 2.0), (flat(line), 1.5)):
+            for t in _ocr_name(img, zoom):
+                if t not in reads:
+                    reads.append(t)
+        if not reads:
+            return None
+        found[side] = (reads, sorted({n for r in reads for n in _near(r, valid_name)} - set(reads)))
+    wanted = [(f"player.{side}", t, PLAYER_BANDS[side]) for side, (r, v) in found.items() for t in (*r, *v)]
+    drawn = [1.0 - img.astype(np.float32) / 255.0 for img in header_drawings(wanted, lang, SCALE)]
+    names: list[str] = []
+    for side, (reads, rivals) in found.items():
+        mine, drawn = drawn[: len(reads) + len(rivals)], drawn[len(reads) + len(rivals) :]
+        name, _, _ = _decided(_band(gray, h, PLAYER_BANDS[side], REACH), reads, rivals, mine, blur)
+        if name is None:
+            return None
+        names.append(name)
+    return (names[0], names[1]) if names[0] != names[1] else None
 
 
 def read_printed(
@@ -338,22 +418,149 @@ def read_printed(
     ruleset = best_rank[0][1] if best_rank[0][0] >= LIKE and best_sure >= SURE else None
     if ruleset is None:  # the header is not where the markers say, or not legible: no id read either
         return PrintedRead(None, None, best_lang, best_rank[0][0], best_sure, ())
+    if not available():  # the ruleset told apart, by comparison only; the id needs Tesseract
+        return PrintedRead(None, ruleset, best_lang, 0.0, 0.0, ())
     match_photo = _band(gray, h, MATCH_BAND, REACH)
     reads: list[str] = []
-    # the line as photographed is also read made even (:func:`flat`: a glare beside the id), beside it, not
-    # instead: every version made even and nothing else lost the harder set's shaken photo (medium-0)
-    for line in [*lines[:1], *(flat(line) for line in lines[:1]), *lines[1:]]:
-        for t in _ocr(line):
+    # the line as photographed, and flattened: a shadow across it made Tesseract (5.3.0, Debian 12) read
+    # "st-l1" for "scan-test-1" (tests/scan/test_scan_printed.py); its paper evened out and at 1.5x, not
+    # 2x ("scan-test-l"), it reads right. One more proposal: the printer's drawing still decides.
+    todo = [(lines[0], 2.0), (flat(lines[0]), 1.5), *((line, 2.0) for line in lines[1:])] if lines else []
+    for line, zoom in todo:
+        for t in _ocr(line, zoom):
             if t not in reads:
                 reads.append(t)
     if not reads:
         return PrintedRead(None, ruleset, best_lang, 0.0, 0.0, ())
     rivals = sorted({n for r in reads for n in _near(r)} - set(reads))
     texts = [*reads, *rivals]
-    rank, sure = _ranked(match_photo, texts, _templates("match", texts, best_lang, MATCH_BAND), blur)
-    top, first = rank[0]
-    # Tesseract's reading, or its twin that the drawing tells apart from it (``scan-test-l`` read, the
-    # photo surely ``scan-test-1``): two signals agree on every character but one glyph of a pair
-    taken = first in reads or any(first in _twins(r) for r in reads)
-    ok = taken and top >= LIKE and sure >= SURE
-    return PrintedRead(first if ok else None, ruleset, best_lang, top, sure, tuple(reads), tuple(rank[:4]))
+    match, rank, sure = _decided(
+        match_photo, reads, rivals, _templates("match", texts, best_lang, MATCH_BAND), blur
+    )
+    # the players' printed names and the sheet's number only for a sheet named from print (issue 39
+    # item 2): its id read
+    players = _players(gray, h, best_lang, blur) if match is not None else None
+    number = _number(gray, h, best_lang, blur, match) if match is not None else None
+    context = _context(gray, h, best_lang, blur) if match is not None else None
+    return PrintedRead(
+        match, ruleset, best_lang, rank[0][0], sure, tuple(reads), tuple(rank[:4]), players, number, context
+    )
+
+
+def valid_context_text(text: str) -> bool:
+    """Could ``text`` be a printed context's value (an event's, a league's name...)."""
+    return (
+        0 < len(text) <= 64
+        and text[0].isalnum()
+        and text[-1] != " "
+        and "  " not in text
+        and all(c.isalnum() or c in " -'.&/:#" for c in text)
+        and all(ord(c) < 0x250 for c in text)
+    )
+
+
+def _context(
+    gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera
+) -> dict[str, str | int] | None:
+    """The context printed below the match id (``Event League   Round 2   Table 4``), read as the id is
+    (issue 39 item 3): Tesseract proposes, its text split at the labels; the printer draws each proposal,
+    each value confused one character or (a number) one off, and the blank line; the photo must fit one
+    of Tesseract's and beat every rival. English sheets only (the labels are read by Tesseract's English
+    model); None when not read for certain, or none printed."""
+    from replay.sources.scan.printer import CONTEXT_LABELS, context_text, header_drawings
+
+    if lang != "en":
+        return None
+    order = {label: (i, key) for i, (key, label) in enumerate(CONTEXT_LABELS)}
+    find = re.compile(r"(?:^|(?<=\s))(" + "|".join(order) + r")(?=\s|[0-9]|$)")
+    line = _grey(gray, h, CONTEXT_BAND)
+    reads: list[dict[str, str | int]] = []
+    for img, zoom in ((line, 2.0), (flat(line), 1.5)):
+        text = " ".join(_tesseract(img, zoom, None).split())
+        # the labels in the printer's order (a label's word later in a value, "Thursday League" after
+        # "Event", is the value's): each kept label starts a value that runs to the next kept one
+        kept: list[re.Match[str]] = []
+        for m in find.finditer(text):
+            if not kept or order[m.group(1)][0] > order[kept[-1].group(1)][0]:
+                kept.append(m)
+        if not kept or kept[0].start() != 0:
+            continue
+        ctx: dict[str, str | int] = {}
+        for m, after in zip(kept, [*kept[1:], None], strict=True):
+            key = order[m.group(1)][1]
+            value = text[m.end() : after.start() if after is not None else len(text)].strip()
+            if not valid_context_text(value) or (key in CONTEXT_NUMBERS and not value.isdigit()):
+                break
+            ctx[key] = int(value) if key in CONTEXT_NUMBERS else value
+        else:
+            if ctx not in reads:
+                reads.append(ctx)
+    if not reads:
+        return None
+    said = [context_text(c) for c in reads]
+    near: set[str] = {context_text({})}
+    for ctx in reads:
+        for key, was in ctx.items():
+            if isinstance(was, int):
+                others: set[str | int] = {was - 1, was + 1}
+                others |= {int(m) for m in _near(str(was), str.isdigit)}
+            else:
+                others = set(_near(was, valid_context_text))
+            near |= {context_text({**ctx, key: o}) for o in others if o != 0}
+    rivals = sorted(near - set(said))
+    texts = [*said, *rivals]
+    inks = [
+        1.0 - img.astype(np.float32) / 255.0
+        for img in header_drawings([("context", t, CONTEXT_BAND) for t in texts], lang, SCALE)
+    ]
+    got, _, _ = _decided(_band(gray, h, CONTEXT_BAND, REACH), said, rivals, inks, blur)
+    return reads[said.index(got)] if got is not None else None
+
+
+def _number(
+    gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera, match: str
+) -> tuple[int, int] | None:
+    """The sheet's number in its batch and the batch's size (``sheet n of N``, printed by ``sheet print
+    --count``), read as the match id is: Tesseract proposes (the digits before the layout's), the
+    printer draws each reading, its digits confused or one off, and the line without a number; the photo
+    must fit one of Tesseract's and beat every rival. None when not read for certain, and when ``n`` is
+    not the match id's ``.n`` (the printer makes them equal: a disagreement is a misread)."""
+    from replay.sources.scan.layout import LAYOUT_VERSION
+    from replay.sources.scan.printer import header_drawings, number_text
+
+    line = _grey(gray, h, NUMBER_BAND)
+    suffix = re.fullmatch(r".*\.([0-9]+)", match)
+    reads: list[tuple[int, int]] = []
+    for img, zoom in ((line, 3.0), (flat(line), 3.0)):
+        # every two numbers in a row in what Tesseract reads (l, I and | taken for 1: "sheet lof2"), and
+        # the id's .n with each number after it: proposals only, the drawings decide
+        text = _tesseract(img, zoom, None).translate(str.maketrans("lI|O", "1110"))
+        digits = [int(d) for d in re.findall(r"[0-9]+", text)]
+        pairs = list(itertools.pairwise(digits))
+        if suffix is not None:
+            pairs += [(int(suffix.group(1)), d) for d in digits]
+        for n, count in pairs:
+            if 1 <= n <= count <= 999 and (n, count) not in reads:
+                reads.append((n, count))
+    if not reads:
+        return None
+    near: set[tuple[int | None, int | None]] = {(None, None)}
+    for n, count in reads:
+        near |= {(n - 1, count), (n + 1, count), (n, count - 1), (n, count + 1), (n, None)}
+        near |= {(int(m), count) for m in _near(str(n), str.isdigit)}
+        near |= {(n, int(m)) for m in _near(str(count), str.isdigit)}
+    rivals = sorted(
+        (r for r in near if r not in reads and (r[0] is None or r[0] >= 1) and (r[1] is None or r[1] >= 1)),
+        key=str,
+    )
+    texts = [number_text(n, count, LAYOUT_VERSION) for n, count in (*reads, *rivals)]
+    inks = [
+        1.0 - img.astype(np.float32) / 255.0
+        for img in header_drawings([("number", t, NUMBER_BAND) for t in texts], lang, SCALE)
+    ]
+    said = texts[: len(reads)]
+    got, _, _ = _decided(_band(gray, h, NUMBER_BAND, REACH), said, texts[len(reads) :], inks, blur)
+    if got is None:
+        return None
+    n, count = reads[said.index(got)]
+    return (n, count) if suffix is None or int(suffix.group(1)) == n else None

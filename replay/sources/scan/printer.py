@@ -13,7 +13,10 @@ the same on any printer, and the PNG (rasterized from it) has the same glyphs. W
 from __future__ import annotations
 
 import io
+import json
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, Final
@@ -106,7 +109,11 @@ def _marker_bits(marker_id: int) -> tuple[tuple[bool, ...], ...]:
 
 
 class _Sheet(FPDF):
-    def __init__(self, paper: str, lang: str = i18n.DEFAULT) -> None:
+    def __init__(self, paper: str, lang: str = i18n.DEFAULT, styles: tuple[str, ...] = ("", "B")) -> None:
+        """A sheet on ``paper`` in ``lang``, its font registered in ``styles`` (regular ``""``, bold
+        ``B``): every style registered is a font file parsed and, at the output, subset and embedded
+        (most of the time a Japanese or Korean sheet takes), so :func:`header_lines`, which draws one
+        line in one style, registers that one only."""
         w, h = PAPERS[paper]
         super().__init__(unit="mm", format=(w, h))
         self.set_auto_page_break(False)
@@ -123,15 +130,15 @@ class _Sheet(FPDF):
                     f"(make browser), or print it with --lang en"
                 )
             # one face for both weights: the collection's regular (a bold word is drawn larger instead)
-            self.add_font("Sheet", "", cjk, collection_font_number=_CJK_FACE[lang])
-            self.add_font("Sheet", "B", cjk, collection_font_number=_CJK_FACE[lang])
+            for style in styles:
+                self.add_font("Sheet", style, cjk, collection_font_number=_CJK_FACE[lang])
             self.family = "Sheet"
             return
         regular = next((p for p in _FONT_PATHS if os.path.exists(p)), None)
         bold = next((p for p in _BOLD_PATHS if os.path.exists(p)), None)
         if regular:
-            self.add_font("Sheet", "", regular)
-            self.add_font("Sheet", "B", bold or regular)
+            for style in styles:
+                self.add_font("Sheet", style, (bold or regular) if style == "B" else regular)
             self.family = "Sheet"
 
     def tr(self, message: str, **fields: object) -> str:
@@ -237,34 +244,16 @@ def _draw_group(pdf: _Sheet, g: Group, *, labels_above: bool) -> None:
 def _header(pdf: _Sheet, header: Header) -> None:
     tr = pdf.tr
     pdf.text_at(12, 1.5, tr("Prizecheck game sheet"), 13, bold=True)
-    number = ""
-    if header.sheet is not None:
-        if header.count:
-            number = tr("sheet {n} of {count}", n=header.sheet, count=header.count) + "  ·  "
-        else:
-            number = tr("sheet {n}", n=header.sheet) + "  ·  "
-    pdf.text_at(90, 3.0, number + tr("layout {version}", version=header.layout), 7, align="R", w=88)
+    _number_line(pdf, number_text(header.sheet, header.count, header.layout))
     pdf.text_at(0, 12.0, tr("Match"), 7)
     _match_line(pdf, header.match)
-    room = SPARE_QR_BOX[0] - 1.0
-    ctx = header.context
-    parts = [f"{i18n.gettext(pdf.lang, label)} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
-    blank = tr("Event ________   Round ____   Table ____")
-    line = "   ".join(parts) if parts else blank
-    size = _fitting(pdf, line, 8, room)
-    if size >= 6.5 or len(parts) < 2:
-        pdf.text_at(0, 17.0, line, size)
-    else:  # a long context on two lines, between the match id and the ruleset
-        half = (len(parts) + 1) // 2
-        for y, piece in ((15.9, parts[:half]), (18.5, parts[half:])):
-            text = "   ".join(piece)
-            pdf.text_at(0, y, text, min(6.5, _fitting(pdf, text, 6.5, room)))
+    _context_line(pdf, context_text(header.context))
     _ruleset_line(pdf, header.ruleset)
     for i, side in enumerate(("A", "B")):
         y = 26.0 + i * 7.0
         pdf.text_at(0, y, tr("Player {side}", side=side), 8, bold=True)
         if header.players is not None:
-            pdf.text_at(22, y - 0.4, header.players[i], 11, bold=True)
+            _player_line(pdf, side, header.players[i])
         else:
             pdf.line_at(22, y + 4.6, 90, y + 4.6, color=INK, width=0.2)
         pdf.text_at(94, y + 0.5, tr("mulligans"), 6.5)
@@ -281,6 +270,46 @@ def _header(pdf: _Sheet, header: Header) -> None:
     _draw_qr(pdf, header.spare_payload(), SPARE_QR_BOX)
 
 
+def context_text(context: dict[str, Any]) -> str:
+    """A context as :func:`_context_line` takes it (JSON)."""
+    return json.dumps(context, ensure_ascii=False, sort_keys=True)
+
+
+def _context_line(pdf: _Sheet, fields: str) -> None:
+    # the event, round, table... (context_text's JSON) below the match id, blanks to fill when none
+    ctx = json.loads(fields)
+    room = SPARE_QR_BOX[0] - 1.0
+    parts = [f"{i18n.gettext(pdf.lang, label)} {ctx[key]}" for key, label in CONTEXT_LABELS if key in ctx]
+    blank = pdf.tr("Event ________   Round ____   Table ____")
+    line = "   ".join(parts) if parts else blank
+    size = _fitting(pdf, line, 8, room)
+    if size >= 6.5 or len(parts) < 2:
+        pdf.text_at(0, 17.0, line, size)
+    else:  # a long context on two lines, between the match id and the ruleset
+        half = (len(parts) + 1) // 2
+        for y, piece in ((15.9, parts[:half]), (18.5, parts[half:])):
+            text = "   ".join(piece)
+            pdf.text_at(0, y, text, min(6.5, _fitting(pdf, text, 6.5, room)))
+
+
+def number_text(sheet: int | None, count: int | None, layout: int = LAYOUT_VERSION) -> str:
+    """The top right line's fields as :func:`_number_line` takes them: ``sheet/count/layout``."""
+    return f"{'' if sheet is None else sheet}/{count or ''}/{layout}"
+
+
+def _number_line(pdf: _Sheet, fields: str) -> None:
+    # the sheet's number in a batch (and the layout), right-aligned at the top right: number_text's fields
+    sheet, count, layout = fields.split("/")
+    tr = pdf.tr
+    number = ""
+    if sheet:
+        if count:
+            number = tr("sheet {n} of {count}", n=int(sheet), count=int(count)) + "  ·  "
+        else:
+            number = tr("sheet {n}", n=int(sheet)) + "  ·  "
+    pdf.text_at(90, 3.0, number + tr("layout {version}", version=int(layout)), 7, align="R", w=88)
+
+
 def _match_line(pdf: _Sheet, match: str) -> None:
     # the match id and the context line stop short of the spare QR code (smaller type when they are long)
     room = SPARE_QR_BOX[0] - 1.0
@@ -291,31 +320,89 @@ def _ruleset_line(pdf: _Sheet, ruleset: str) -> None:
     pdf.text_at(0, 21.2, pdf.tr("Ruleset {ruleset}", ruleset=ruleset), 8)
 
 
-#: The header's lines a sheet is read by when neither QR code is (:func:`header_lines`).
-LINES: Final = {"match": _match_line, "ruleset": _ruleset_line}
+#: Where each side's printed name starts (frame mm: x, top).
+PLAYER_AT: Final = {"A": (22.0, 25.6), "B": (22.0, 32.6)}
+
+
+def _player_line(pdf: _Sheet, side: str, name: str) -> None:
+    x, y = PLAYER_AT[side]
+    pdf.text_at(x, y, name, 11, bold=True)
+
+
+#: The header's lines a sheet is read by when neither QR code is (:func:`header_lines`), each with the
+#: one style it is printed in.
+LINES: Final = {
+    "match": (_match_line, "B"),
+    "ruleset": (_ruleset_line, ""),
+    "player.A": (lambda pdf, name: _player_line(pdf, "A", name), "B"),
+    "player.B": (lambda pdf, name: _player_line(pdf, "B", name), "B"),
+    "number": (_number_line, ""),
+    "context": (_context_line, ""),
+}
+#: How many drawn lines :func:`header_lines` keeps (at most ~60 kB each: ~30 MB).
+DRAWN_KEPT: Final = 512
+_drawn: OrderedDict[tuple[str, str, str, float, Rect], Any] = OrderedDict()
+_drawn_lock = threading.Lock()
 
 
 def header_lines(line: str, texts: Sequence[str], lang: str, scale: float, band: Rect) -> list[Any]:
-    """The header's ``line`` (``match`` or ``ruleset``) as this printer prints it with each of ``texts``,
-    on a sheet in ``lang``: the frame's ``band`` (mm) rasterized at ``scale`` px/mm, one grey image (a
-    uint8 array, ``round(band.h * scale)`` x ``round(band.w * scale)``) per text. The reader compares a
-    photo's header with these when neither QR code reads (replay.sources.scan.printed): the same drawing
-    as the sheet's, so the same font, size and place."""
+    """The header's ``line`` (``match``, ``ruleset``, ``player.A`` or ``player.B``) as this printer prints
+    it with each of ``texts``, on a sheet in ``lang``: the frame's ``band`` (mm) rasterized at ``scale``
+    px/mm, one grey image (a uint8 array, ``round(band.h * scale)`` x ``round(band.w * scale)``,
+    read-only) per text. The reader compares a photo's header with these when neither QR code reads
+    (replay.sources.scan.printed): the same drawing as the sheet's, so the same font, size and place.
+    :func:`header_drawings` draws several lines at once."""
+    return header_drawings([(line, text, band) for text in texts], lang, scale)
+
+
+def header_drawings(wanted: Sequence[tuple[str, str, Rect]], lang: str, scale: float) -> list[Any]:
+    """:func:`header_lines` for several lines: each ``(line, text, band)`` wanted, drawn.
+
+    Each is drawn once a process (the last :data:`DRAWN_KEPT` kept): a drawing is one PDF a style of the
+    lines not drawn yet (a page each), in that one style, rasterized by PDFium; its font parsed, subset
+    and embedded is most of its cost (issue 39: ~0.35 s for a Japanese or Korean font, measured in
+    docs/performance.md), and a photo read from print draws the ruleset line in every language first.
+    The same text gives the same pixels however many others share its PDF (tests/scan/test_sheet_print.py).
+    """
+    keys = [(line, text, lang, scale, band) for line, text, band in wanted]
+    with _drawn_lock:
+        have = {k: _drawn[k] for k in keys if k in _drawn}
+        for k in have:
+            _drawn.move_to_end(k)
+    todo = list(dict.fromkeys(k for k in keys if k not in have))
+    if todo:
+        for style in dict.fromkeys(LINES[k[0]][1] for k in todo):
+            mine = [k for k in todo if LINES[k[0]][1] == style]
+            for k, grey in zip(mine, _draw_lines(mine, lang, scale, style), strict=True):
+                grey.setflags(write=False)
+                have[k] = grey
+        with _drawn_lock:
+            for k in keys:
+                _drawn[k] = have[k]
+                _drawn.move_to_end(k)
+            while len(_drawn) > DRAWN_KEPT:
+                _drawn.popitem(last=False)
+    return [have[k] for k in keys]
+
+
+def _draw_lines(
+    wanted: Sequence[tuple[str, str, str, float, Rect]], lang: str, scale: float, style: str
+) -> list[Any]:
+    """:func:`header_drawings` drawn: one PDF in ``style``, a page a line."""
+    import numpy as np
     import pypdfium2 as pdfium
 
-    pdf = _Sheet("a4", lang)
-    for text in texts:
+    pdf = _Sheet("a4", lang, styles=(style,))
+    for line, text, *_ in wanted:
         pdf.add_page()
-        LINES[line](pdf, text)
+        LINES[line][0](pdf, text)
     doc = pdfium.PdfDocument(bytes(pdf.output()))
     pt = 72 / 25.4
-    left, top = (pdf.ox + band.x) * pt, (pdf.oy + band.y) * pt
-    import numpy as np
-
-    shape = (round(band.h * scale), round(band.w * scale))
     out: list[Any] = []
     try:
-        for i in range(len(doc)):
+        for i, (*_, band) in enumerate(wanted):
+            left, top = (pdf.ox + band.x) * pt, (pdf.oy + band.y) * pt
+            shape = (round(band.h * scale), round(band.w * scale))
             page = doc[i]
             width, height = page.get_size()
             crop = (left, height - top - band.h * pt, width - left - band.w * pt, top)

@@ -62,6 +62,8 @@ from replay.sources.scan.layout import (
 )
 from replay.sources.scan.marks import GroupRead
 from replay.sources.scan.refusals import (
+    MATCH_DIFFERS,
+    MATCH_DIFFERS_PRINTED,
     NO_ID,
     NO_ID_FAR,
     NO_ID_SHAKEN,
@@ -354,14 +356,18 @@ def _unread(h: npt.NDArray[np.float64], smear: float, *, printed: bool) -> NotAS
     return NotASheet.said(NO_ID if printed else NO_QR)
 
 
-def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread) -> Header:
+def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread, given: str | None = None) -> Header:
     """The header read from the printed text when neither code reads (:mod:`.printed`): the match id and
-    the ruleset, the players' letters for names (the command line's ``--players`` names them), flagged
-    ``printed`` (a judge checks it); :class:`NotASheet` (how to retake the photo) when the id is not read
-    for certain, or Tesseract is not installed."""
+    the ruleset, the printed players' names and the sheet's number when read for certain (else none: the
+    command line's ``--players`` names them, else the sides' letters), flagged
+    ``printed`` (a judge checks it); :class:`NotASheet` (how to retake the photo, or name the sheet with
+    ``--match``) when the id is not read for certain, or Tesseract is not installed. ``given``: the id
+    ``--match`` gives this sheet: the sheet is read with it when its own cannot be (``given``, flagged:
+    a judge named it), the ruleset then the one printed when that is read (else ``""``: the command
+    line's ``--ruleset`` says it)."""
     from replay.sources.scan import printed
 
-    if not printed.available():
+    if not printed.available() and given is None:
         raise _unread(h, unread.smear, printed=False)
     k = printed.SCALE / SCALE
     band = printed.MATCH_BAND
@@ -370,9 +376,22 @@ def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread) -> Header
     line = cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     undone = [_wiener(line, kernel, nsr) for kernel in unread.kernels[:3] for nsr in (0.005, 0.02)]
     got = printed.read_printed(gray, h, unread.kernels, _density(h), [line, *undone])
-    if got.match is None or got.ruleset is None:
-        raise _unread(h, unread.smear, printed=True)
-    return Header(match=got.match, ruleset=got.ruleset, printed=True, printed_lang=got.lang)
+    if got.match is not None and got.ruleset is not None:
+        sheet, count = got.number or (None, None)
+        return Header(
+            match=got.match,
+            players=got.players,
+            ruleset=got.ruleset,
+            sheet=sheet,
+            count=count,
+            context=dict(got.context or {}),
+            printed=True,
+            printed_lang=got.lang,
+        )
+    if given is not None:
+        # issue 39: a judge names the sheet by hand (import scan --match) rather than the photo retaken
+        return Header(match=given, ruleset=got.ruleset or "", printed=True, given=True, printed_lang=got.lang)
+    raise _unread(h, unread.smear, printed=printed.available())
 
 
 #: Photo pixels a millimetre of the sheet below which its codes' modules (0.5-0.7 mm) are under 1-1.4 px
@@ -1158,11 +1177,13 @@ def read_sheet_image(image: Image) -> PageRead:
     return first
 
 
-def read_sheets(image: Image) -> list[PageRead | NotASheet]:
+def read_sheets(image: Image, given: Sequence[str | None] = ()) -> list[PageRead | NotASheet]:
     """Every game sheet in one photo or scan (BGR or grey), left to right: each a :class:`PageRead`, or a
     :class:`NotASheet` saying why that sheet cannot be read (a second sheet only partly in frame, one
     lying partly under another, its QR code unreadable...). Never an empty list: :class:`NotASheet`
-    (with how to retake the photo) when no sheet is there at all."""
+    (with how to retake the photo) when no sheet is there at all. ``given``: the match id the k-th sheet
+    is given by hand (``import scan --match``; None: its own), read with it when neither its codes nor its
+    printed id can be read, refused when its own id is read and is another."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.shape[0] * image.shape[1] > MAX_PIXELS:
@@ -1191,7 +1212,7 @@ def read_sheets(image: Image) -> list[PageRead | NotASheet]:
             out.append(NotASheet.said(covered[k]))
         else:
             try:
-                out.append(_read_one(image, gray, g, at))
+                out.append(_read_one(image, gray, g, at, given[k] if k < len(given) else None))
             except NotASheet as exc:
                 out.append(exc)
     # what is left: a second sheet partly in the photo or partly hidden (its markers repeat ids already
@@ -1303,13 +1324,19 @@ def _missing_outside(group: list[Detection], shape: tuple[int, int]) -> bool:
     return True
 
 
-def _read_one(image: Image, gray: Image, group: list[Detection], h: npt.NDArray[np.float64]) -> PageRead:
+def _read_one(
+    image: Image, gray: Image, group: list[Detection], h: npt.NDArray[np.float64], given: str | None = None
+) -> PageRead:
     try:
         header = parse_payload(_qr(gray, h, [d[0] for d in group]))
     except PayloadError as exc:
         raise NotASheet(str(exc)) from None
     except _Unread as unread:
-        header = _printed(gray, h, unread)
+        header = _printed(gray, h, unread, given)
+    if given is not None and not header.given and header.match != given:
+        # the sheet's own id read, and not the one --match gives it: which sheet this is is not known
+        said = MATCH_DIFFERS_PRINTED if header.printed else MATCH_DIFFERS
+        raise NotASheet.said(said, match=header.match, given=given)
     # The darkest channel (a blue, red or green pen is as dark in it as a black one), each channel smoothed
     # a little first (the least of three noisy values is biased dark), then rectified: one channel
     # warped, not three.

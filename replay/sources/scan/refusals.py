@@ -20,30 +20,47 @@ RETAKE: Final = N_(
 NO_SHEET: Final = N_("no game sheet here: {found} of its 4 corner markers found; {retake}")
 NO_QR: Final = N_(
     "no readable QR code where a game sheet has its two (the large one at the top right, the small one "
-    "left of it): {retake}"
+    "left of it): {retake}; or give its match id by hand: --match ID"
 )
 NO_QR_FAR: Final = N_(
     "no readable QR code where a game sheet has its two: the sheet is too small in the photo ({density} "
-    "pixels a millimetre; its codes need {need} or more): come closer; {retake}"
+    "pixels a millimetre; its codes need {need} or more): come closer; {retake}; or give its match id by "
+    "hand: --match ID"
 )
 NO_QR_SHAKEN: Final = N_(
     "no readable QR code where a game sheet has its two: the photo is shaken (the corner squares smeared "
-    "by about {smear} mm): hold the phone still; {retake}"
+    "by about {smear} mm): hold the phone still; {retake}; or give its match id by hand: --match ID"
 )
 #: ... nor, on the sheet's paper, the match id printed at its top left (replay.sources.scan.printed).
 NO_ID: Final = N_(
     "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
-    "certain: keep glare, shadow and folds off the top of the sheet; {retake}"
+    "certain: keep glare, shadow and folds off the top of the sheet; {retake}; or give its match id by "
+    "hand: --match ID"
 )
 NO_ID_FAR: Final = N_(
     "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
     "certain: the sheet is too small in the photo ({density} pixels a millimetre; its codes need {need} "
-    "or more): come closer; {retake}"
+    "or more): come closer; {retake}; or give its match id by hand: --match ID"
 )
 NO_ID_SHAKEN: Final = N_(
     "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
     "certain: the photo is shaken (the corner squares smeared by about {smear} mm): hold the phone still, "
-    "or lean it on something; {retake}"
+    "or lean it on something; {retake}; or give its match id by hand: --match ID"
+)
+#: A sheet whose own match id was read (its QR code, or the printed text) and is not the one ``--match``
+#: gives it (issue 39: a judge names a sheet by hand only when it cannot name itself).
+MATCH_DIFFERS: Final = N_(
+    "the sheet's QR code says match {match}, not {given} as --match gives it: left out; check which "
+    "sheet this is (- in --match reads a sheet's own id)"
+)
+MATCH_DIFFERS_PRINTED: Final = N_(
+    "the match id printed on the sheet reads {match}, not {given} as --match gives it: left out; check "
+    "which sheet this is (- in --match reads a sheet's own id)"
+)
+#: A sheet named by --match whose ruleset line could not be read either.
+NO_RULESET: Final = N_(
+    "match {match} (given with --match): the ruleset printed on the sheet cannot be read either: give it "
+    "with --ruleset"
 )
 PART_OUT: Final = N_(
     "another game sheet is partly in this photo ({found} of its 4 corner markers found) and is not read: "
