@@ -51,9 +51,13 @@ and ``match`` / ``seq`` are filled from the event when they are themselves valid
 from __future__ import annotations
 
 import math
+import os
 import re
+import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from operator import attrgetter
+from pathlib import Path
+from types import CodeType
 from typing import Annotated, Any, Final, Literal, NamedTuple, TypeAlias, Union, cast
 
 import msgspec
@@ -80,18 +84,67 @@ _Validator = Callable[[Any], Any]
 _MATCH_RE: Final = re.compile(r"[A-Za-z0-9._:/-]{1,128}")
 
 
+def cache_dir() -> Path | None:
+    """Where compiled validators are kept between processes: ``PRIZECHECK_CACHE_DIR`` (empty: nowhere),
+    else ``$XDG_CACHE_HOME/prizecheck``, else ``~/.cache/prizecheck``; a ``validators`` folder in it."""
+    root = os.environ.get("PRIZECHECK_CACHE_DIR")
+    if root is None:
+        home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(home, "prizecheck")
+    return Path(root, "validators") if root else None
+
+
 def _compile(schema: dict[str, Any], ref: str | None = None) -> _Validator:
     """Compile ``schema`` (or only ``#/$defs/<ref>`` of it, with every ``$defs`` in reach).
 
     ``use_default=False``: fastjsonschema would otherwise write ``default`` values into the validated data,
     and an event must reach the engine (and its hash chain) exactly as it was sent.
+
+    The generated code is kept compiled in :func:`cache_dir` (issue 40 item 2: generating and compiling
+    the validators a sheet's 14 event types need was 30-40 ms of a 166 ms ``import sheet``; loading them
+    back, under a millisecond), named by the digest of what makes it: the schema, fastjsonschema's
+    version and the interpreter's bytecode. The same code either way, as ``pycache`` keeps a module's: a
+    file that does not load is made again, and a folder that cannot be written is only not used.
     """
+    import hashlib
+    import json
+    import marshal
+    from importlib.util import MAGIC_NUMBER
+
     import fastjsonschema
 
     if ref is not None:
         schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{ref}"}
-    validator: _Validator = fastjsonschema.compile(schema, use_default=False)
+    made = json.dumps([schema, fastjsonschema.VERSION, sys.implementation.cache_tag], sort_keys=True)
+    folder = cache_dir()
+    path = folder / f"{hashlib.sha256(made.encode() + MAGIC_NUMBER).hexdigest()}.bin" if folder else None
+    code: CodeType | None = None
+    if path is not None:
+        try:
+            loaded = marshal.loads(path.read_bytes())
+            code = loaded if isinstance(loaded, CodeType) else None
+        except (OSError, ValueError, EOFError, TypeError):
+            code = None
+    if code is None:
+        source = fastjsonschema.compile_to_code(schema, use_default=False)
+        code = compile(source, f"<schema {ref or 'root'}>", "exec")
+        if path is not None:
+            _keep(path, marshal.dumps(code))
+    scope: dict[str, Any] = {}
+    exec(code, scope)  # fastjsonschema's own generated module (compile_to_code): its globals, then validate
+    validator: _Validator = scope["validate"]
     return validator
+
+
+def _keep(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (another process may read it meanwhile)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home: compiled again next time
 
 
 class _Compiled:
