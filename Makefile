@@ -96,12 +96,14 @@ browser:
 	  $(APT) update -qq && $(APT) install -y -qq fonts-noto-cjk >/dev/null; }
 
 # A scanned sheet whose two QR codes cannot be read is named from its printed match id, read by Debian's
-# tesseract-ocr (replay/sources/scan/printed.py; its English model, tesseract-ocr-eng, comes with it).
-# Installed once; needs root, as on the CI machine; without it such a sheet is refused (as before).
+# tesseract-ocr (replay/sources/scan/printed.py; its English model, tesseract-ocr-eng, comes with it), and
+# its printed players' names, in Japanese and Korean too (tesseract-ocr-jpn, tesseract-ocr-kor: 1-1.4 MB
+# each). Installed once; needs root, as on the CI machine; without it such a sheet is refused (as before).
+OCR_MODELS := $(shell tesseract --list-langs 2>/dev/null | grep -cxE 'jpn|kor')
 ocr: browser
-	@command -v tesseract >/dev/null 2>&1 || { \
-	  echo "installing Debian's tesseract-ocr: scanned sheets named from their printed match id (tests/scan)"; \
-	  $(APT) update -qq && $(APT) install -y -qq tesseract-ocr >/dev/null; }
+	@{ command -v tesseract >/dev/null 2>&1 && [ "$(OCR_MODELS)" = 2 ]; } || { \
+	  echo "installing Debian's tesseract-ocr, with its Japanese and Korean models: scanned sheets named from their printed header (tests/scan)"; \
+	  $(APT) update -qq && $(APT) install -y -qq tesseract-ocr tesseract-ocr-jpn tesseract-ocr-kor >/dev/null; }
 
 # Three processes on two cores: a third of the suite's time is spent waiting (brokers, browsers, subprocesses),
 # which a third worker fills (7.7 min against ~9.6 for two, measured 2026-12-02). A test file stays on one

@@ -89,6 +89,23 @@ def test_an_id_of_hyphens_slashes_and_digits_reads_exactly_on_a_sheet_in_any_lan
     assert events[0]["source"]["scan"]["number"] == 3  # "シート 3/12" on a Japanese sheet
 
 
+@pytest.mark.skipif(
+    not {"jpn", "kor"} <= printed.models(), reason="tesseract-ocr-jpn and -kor are not installed (make ocr)"
+)
+@pytest.mark.parametrize(
+    ("lang", "players"),
+    [("ja", ("山田花子", "ユキ")), pytest.param("ko", ("김민준", "이서연"), marks=long_only)],
+)
+def test_names_printed_in_japanese_or_korean_are_read_from_print(
+    lang: str, players: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = Header(match="kr-cup.2", players=players, ruleset="kr-1.0")
+    code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header, lang=lang)))
+    assert code == 0, capsys.readouterr().err
+    assert events[0]["match"] == "kr-cup.2" and events[0]["players"] == list(players)
+    assert any(f"players' names {players[0]} and {players[1]}" in t for t in _notes(events)), _notes(events)
+
+
 def test_a_scan_whose_codes_are_lost_has_its_printed_context_read_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

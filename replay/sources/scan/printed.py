@@ -39,7 +39,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Final
 
 import cv2
@@ -143,6 +143,19 @@ class PrintedRead:
     number: tuple[int, int] | None = None
     #: the printed context (event, round, table...), read for certain on an English sheet (None: not)
     context: dict[str, str | int] | None = None
+
+
+@cache
+def models() -> frozenset[str]:
+    """The Tesseract models installed (``tesseract --list-langs``): none without Tesseract."""
+    try:
+        done = subprocess.run(["tesseract", "--list-langs"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    if done.returncode != 0:
+        return frozenset()
+    # "List of available languages in ... (4):", then one model a line
+    return frozenset(line.strip() for line in done.stdout.decode("utf-8", "replace").splitlines()[1:])
 
 
 def available() -> bool:
@@ -286,8 +299,16 @@ def _ocr(grey: MatLike, zoom: float = 2.0) -> list[str]:
     return [t for t in (text.replace(" ", ""),) if valid_match_id(t)]
 
 
-def _tesseract(grey: MatLike, zoom: float, allowed: str | None) -> str:
-    """Tesseract's text of one printed line (``allowed``: the only characters it may read; None: any)."""
+#: Tesseract's models for the names on a sheet in each language (Debian's tesseract-ocr-jpn and -kor, which
+#: ``make ocr`` installs): a Japanese or Korean sheet's names may be written in either script.
+NAME_MODELS: Final = {"ja": "jpn+eng", "ko": "kor+eng"}
+# a space Tesseract puts between two CJK characters (it spaces them as it does Latin words)
+_CJK_SPACE: Final = re.compile(r"(?<=[^\x00-\u024f]) (?=[^\x00-\u024f])")
+
+
+def _tesseract(grey: MatLike, zoom: float, allowed: str | None, model: str = "eng") -> str:
+    """Tesseract's text of one printed line (``allowed``: the only characters it may read; None: any),
+    read with ``model`` (a model not installed reads nothing)."""
     img = cv2.resize(grey, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
     img = cv2.copyMakeBorder(img, 20, 20, 20, 20, cv2.BORDER_REPLICATE)
     ok, png = cv2.imencode(".png", img)
@@ -295,7 +316,7 @@ def _tesseract(grey: MatLike, zoom: float, allowed: str | None) -> str:
     chars = ["-c", f"tessedit_char_whitelist={allowed}"] if allowed is not None else []
     try:
         done = subprocess.run(
-            ["tesseract", "stdin", "stdout", "--psm", "7", "-l", "eng", *chars],
+            ["tesseract", "stdin", "stdout", "--psm", "7", "-l", model, *chars],
             input=png.tobytes(),
             capture_output=True,
             timeout=30,
@@ -306,23 +327,28 @@ def _tesseract(grey: MatLike, zoom: float, allowed: str | None) -> str:
     return done.stdout.decode("utf-8", "replace").strip()
 
 
-def valid_name(name: str) -> bool:
-    """Could ``name`` be a player's printed name as read here: Latin letters (accents too), with
-    spaces, hyphens, apostrophes and dots between them, at most :data:`NAME_MAX` characters."""
+def valid_name(name: str, lang: str = i18n.DEFAULT) -> bool:
+    """Could ``name`` be a player's printed name as read here on a sheet in ``lang``: letters (Latin, with
+    accents; on a Japanese or Korean sheet also kana, kanji, hangul and ``・``), with spaces, hyphens,
+    apostrophes and dots between them, at most :data:`NAME_MAX` characters."""
+    cjk = lang in NAME_MODELS
     return (
         0 < len(name) <= NAME_MAX
         and name[0].isalpha()
         and name[-1] not in " -'"
         and "  " not in name
-        and all(c.isalpha() or c in " -'." for c in name)
-        and all(ord(c) < 0x250 for c in name)  # Latin: the CJK models are not installed (make ocr)
+        and all(c.isalpha() or c in " -'." or (cjk and c == "・") for c in name)
+        # an English sheet is read with the English model only: anything else is a misreading
+        and (cjk or all(ord(c) < 0x250 for c in name))
     )
 
 
-def _ocr_name(grey: MatLike, zoom: float) -> list[str]:
-    """Tesseract's reading of a printed name (grey, 8-bit, at :data:`SCALE`): none when it cannot be one."""
-    text = " ".join(_tesseract(grey, zoom, None).split())
-    return [text] if valid_name(text) else []
+def _ocr_name(grey: MatLike, zoom: float, lang: str = i18n.DEFAULT) -> list[str]:
+    """Tesseract's reading of a printed name (grey, 8-bit, at :data:`SCALE`) on a sheet in ``lang``: none
+    when it cannot be one."""
+    text = " ".join(_tesseract(grey, zoom, None, NAME_MODELS.get(lang, "eng")).split())
+    text = _CJK_SPACE.sub("", text)
+    return [text] if valid_name(text, lang) else []
 
 
 def _near(match: str, valid: Callable[[str], bool] = valid_match_id) -> set[str]:
@@ -371,12 +397,15 @@ def _players(gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera)
         line = _grey(gray, h, band)
         reads: list[str] = []
         for img, zoom in ((line, 2.0), (flat(line), 1.5)):
-            for t in _ocr_name(img, zoom):
+            for t in _ocr_name(img, zoom, lang):
                 if t not in reads:
                     reads.append(t)
         if not reads:
             return None
-        found[side] = (reads, sorted({n for r in reads for n in _near(r, valid_name)} - set(reads)))
+        found[side] = (
+            reads,
+            sorted({n for r in reads for n in _near(r, partial(valid_name, lang=lang))} - set(reads)),
+        )
     wanted = [(f"player.{side}", t, PLAYER_BANDS[side]) for side, (r, v) in found.items() for t in (*r, *v)]
     drawn = [1.0 - img.astype(np.float32) / 255.0 for img in header_drawings(wanted, lang, SCALE)]
     names: list[str] = []
