@@ -50,11 +50,13 @@ and ``match`` / ``seq`` are filled from the event when they are themselves valid
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
+from functools import cache
 from operator import attrgetter
 from pathlib import Path
 from types import CodeType
@@ -94,7 +96,7 @@ def cache_dir() -> Path | None:
     return Path(root, "validators") if root else None
 
 
-def _compile(schema: dict[str, Any], ref: str | None = None) -> _Validator:
+def _compile(schema: dict[str, Any], ref: str | None = None, digest: str | None = None) -> _Validator:
     """Compile ``schema`` (or only ``#/$defs/<ref>`` of it, with every ``$defs`` in reach).
 
     ``use_default=False``: fastjsonschema would otherwise write ``default`` values into the validated data,
@@ -105,6 +107,7 @@ def _compile(schema: dict[str, Any], ref: str | None = None) -> _Validator:
     back, under a millisecond), named by the digest of what makes it: the schema, fastjsonschema's
     version and the interpreter's bytecode. The same code either way, as ``pycache`` keeps a module's: a
     file that does not load is made again, and a folder that cannot be written is only not used.
+    ``digest``: the SHA-256 of ``schema``'s JSON text (sorted keys), when the caller already has it.
     """
     import hashlib
     import json
@@ -113,9 +116,10 @@ def _compile(schema: dict[str, Any], ref: str | None = None) -> _Validator:
 
     import fastjsonschema
 
+    digest = digest or _digest(schema)
     if ref is not None:
         schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{ref}"}
-    made = json.dumps([schema, fastjsonschema.VERSION, sys.implementation.cache_tag], sort_keys=True)
+    made = json.dumps([digest, ref, fastjsonschema.VERSION, sys.implementation.cache_tag])
     folder = cache_dir()
     path = folder / f"{hashlib.sha256(made.encode() + MAGIC_NUMBER).hexdigest()}.bin" if folder else None
     code: CodeType | None = None
@@ -136,15 +140,32 @@ def _compile(schema: dict[str, Any], ref: str | None = None) -> _Validator:
     return validator
 
 
+def _digest(schema: dict[str, Any]) -> str:
+    """The SHA-256 of ``schema``'s JSON text, keys sorted: what names the validators kept from it."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()
+
+
+@cache
+def _document(name: str) -> tuple[dict[str, Any], str]:
+    """Schema ``name`` read once for all its validators (never changed by compiling them), and its digest:
+    a sheet's 14 event types had the events schema read and serialised 14 times."""
+    schema = load_schema(name)
+    return schema, _digest(schema)
+
+
 def _keep(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all (another process may read it meanwhile)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home: compiled again next time
+    except OSError:  # a read-only home, a full disk: compiled again next time
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 class _Compiled:
@@ -162,7 +183,8 @@ class _Compiled:
 
     def __call__(self, data: Any) -> Any:
         if self.check is None:
-            self.check = _compile(load_schema(self.schema), self.ref)
+            schema, digest = _document(self.schema)
+            self.check = _compile(schema, self.ref, digest)
         return self.check(data)
 
 
