@@ -99,9 +99,8 @@ browser:
 # tesseract-ocr (replay/sources/scan/printed.py; its English model, tesseract-ocr-eng, comes with it), and
 # its printed players' names, in Japanese and Korean too (tesseract-ocr-jpn, tesseract-ocr-kor: 1-1.4 MB
 # each). Installed once; needs root, as on the CI machine; without it such a sheet is refused (as before).
-OCR_MODELS := $(shell tesseract --list-langs 2>/dev/null | grep -cxE 'jpn|kor')
 ocr: browser
-	@{ command -v tesseract >/dev/null 2>&1 && [ "$(OCR_MODELS)" = 2 ]; } || { \
+	@[ "$$(tesseract --list-langs 2>/dev/null | grep -cxE 'jpn|kor')" = 2 ] || { \
 	  echo "installing Debian's tesseract-ocr, with its Japanese and Korean models: scanned sheets named from their printed header (tests/scan)"; \
 	  $(APT) update -qq && $(APT) install -y -qq tesseract-ocr tesseract-ocr-jpn tesseract-ocr-kor >/dev/null; }
 
