@@ -91,8 +91,13 @@ def _read(path: str) -> bytes:
 
 
 class _NothingWritten(Exception):
-    """--strict refused the batch, or --players did not match its sheets: the output is left as it
-    was; the exit status is the argument."""
+    """--strict refused the batch, or --players or --match did not match its sheets: the output is left
+    as it was; the exit status and the sentence that says why are the arguments."""
+
+    def __init__(self, status: int, said: str) -> None:
+        super().__init__(status, said)
+        self.status = status
+        self.said = said
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         with output(args.out, inputs=args.scans) as out:
             return _run(args, out)
     except _NothingWritten as stop:
-        return int(stop.args[0])
+        print(f"prizecheck import: {stop.said}", file=sys.stderr)
+        return stop.status
 
 
 def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
@@ -198,44 +204,39 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
             sheets.append(res)
     if matches is not None and slots != len(matches):
         # ids given per sheet that do not match the sheets: any pairing would be a guess
-        print(
-            "prizecheck import: "
-            + tr(
+        raise _NothingWritten(
+            2,
+            tr(
                 "--match was given {given} times for {sheets} sheet(s) in the batch (once per sheet: files, "
                 "pages, then the sheets of one photo left to right; - for a sheet's own id); no events "
                 "written",
                 given=len(matches),
                 sheets=slots,
             ),
-            file=sys.stderr,
         )
-        raise _NothingWritten(2)
     if per_sheet and slots != len(given):
         # names given per sheet that do not match the sheets: any pairing would be a guess
         if args.players_file is not None:
-            print(
-                f"prizecheck import: {args.players_file}: "
+            raise _NothingWritten(
+                2,
+                f"{args.players_file}: "
                 + tr(
                     "{lines} line(s) of names for {sheets} sheet(s) in the batch (one line a sheet: files, "
                     "pages, then the sheets of one photo left to right); no events written",
                     lines=len(given),
                     sheets=slots,
                 ),
-                file=sys.stderr,
             )
-            raise _NothingWritten(2)
-        print(
-            "prizecheck import: "
-            + tr(
+        raise _NothingWritten(
+            2,
+            tr(
                 "--players was given {given} times for {sheets} sheet(s) in the batch (give it once for all, "
                 "or once per sheet: files, pages, then the sheets of one photo left to right); no events "
                 "written",
                 given=len(given),
                 sheets=slots,
             ),
-            file=sys.stderr,
         )
-        raise _NothingWritten(2)
     low_total = 0
     for res in sheets:
         low = [f for f in res.result.findings if f.code == "low_confidence"]
@@ -257,8 +258,7 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
             file=sys.stderr,
         )
     if args.strict and low_total:
-        print("prizecheck import: " + tr("--strict: low-confidence rows; no events written"), file=sys.stderr)
-        raise _NothingWritten(1)
+        raise _NothingWritten(1, tr("--strict: low-confidence rows; no events written"))
     if sheets:
         _crops(args.crops, sheets)
         write_events([ev for res in sheets for ev in res.result.events], out, args.format)
