@@ -1042,13 +1042,16 @@
 
   // The address names the step shown (#seq=N), written once the steps pause (HASH_AFTER ms): a held key
   // or the play writes the page's history once, not at every step (a write took ~5 ms of each step,
-  // and a browser refuses a page that writes it too often).
+  // and a browser refuses a page that writes it too often). An address set meanwhile (a link, the
+  // scan's "correct it…", a judge's record and reload) is left alone: its hashchange moves the page
+  // there, and a write of the older step would have turned that hashchange into a step back.
   const HASH_AFTER = 100;
   let hashTimer = 0;
   function keepAddress(seq) {
     clearTimeout(hashTimer);
+    const was = location.hash;
     hashTimer = setTimeout(() => {
-      if (location.hash !== "#seq=" + seq) history.replaceState(null, "", "#seq=" + seq);
+      if (location.hash === was && was !== "#seq=" + seq) history.replaceState(null, "", "#seq=" + seq);
     }, HASH_AFTER);
   }
 

@@ -8,6 +8,7 @@ screenshots (``make screenshots``: docs/img).
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 from pathlib import Path
 from typing import Any
@@ -454,3 +455,39 @@ async def test_a_step_patches_the_board_and_the_event_in_place(
         await fresh.close()
         # the players' boxes and headings are the same nodes (the old page built them all again)
         assert await page.evaluate("() => window.__kept.every((n) => n.isConnected)"), (start, seq)
+
+
+async def test_a_link_followed_just_after_a_step_takes_the_page_there(
+    served: Served, browser_context: BrowserContext
+) -> None:
+    # The address of the step shown is written HASH_AFTER ms after a step (review.js keepAddress). A link
+    # to another moment followed in between (a deck check's, a cause's, the scan's "correct it…") was
+    # overwritten by that late write when the browser ran it first, and the page stayed on the older
+    # step: a CI run failed so (test_scan_marks). Here the link's key waits in the browser's queue while
+    # the page is busy past HASH_AFTER, beside the write that is due, as a click does on a loaded machine.
+    # The browser most often runs input first (5 of 6 tries failed on the old page), so three tries.
+    events = game("hash1")
+    assert (await served.post(events)).status == 200
+    page = await judge_page(served, browser_context, "/review/hash1#seq=5", (1440, 900))
+    await ready(page)
+    await wait_seq(page, 5)
+    for step, link in ((8, 3), (2, 7), (9, 4)):
+        await page.evaluate(
+            """seq => { const a = document.createElement("a"); a.id = "to-" + seq; a.href = "#seq=" + seq;
+            a.textContent = "seq " + seq; document.body.prepend(a); }""",
+            link,
+        )
+        await page.focus(f"#to-{link}")
+        busy = asyncio.ensure_future(
+            page.evaluate(
+                """seq => { window.__review.goTo(seq); const t = performance.now();
+                while (performance.now() - t < 400) {} }""",
+                step,
+            )
+        )
+        await asyncio.sleep(0.15)  # the page is busy: the key waits for it
+        await asyncio.gather(busy, page.keyboard.press("Enter"))
+        await wait_seq(page, link)
+        await page.wait_for_timeout(300)  # past HASH_AFTER: nothing writes the older step back
+        assert await page.get_attribute("body", "data-seq") == str(link)
+        assert urlsplit(page.url).fragment == f"seq={link}"
