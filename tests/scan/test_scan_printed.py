@@ -93,17 +93,31 @@ def test_an_id_of_hyphens_slashes_and_digits_reads_exactly_on_a_sheet_in_any_lan
     not {"jpn", "kor"} <= printed.models(), reason="tesseract-ocr-jpn and -kor are not installed (make ocr)"
 )
 @pytest.mark.parametrize(
-    ("lang", "players"),
-    [("ja", ("山田花子", "ユキ")), pytest.param("ko", ("김민준", "이서연"), marks=long_only)],
+    ("lang", "players", "context"),
+    [
+        ("ja", ("山田花子", "ユキ"), {"event": "木曜リーグ", "round": 2, "table": 4}),
+        pytest.param(
+            "ko", ("김민준", "이서연"), {"event": "목요일 리그", "round": 3, "table": 12}, marks=long_only
+        ),
+    ],
 )
-def test_names_printed_in_japanese_or_korean_are_read_from_print(
-    lang: str, players: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_names_and_context_printed_in_japanese_or_korean_are_read_from_print(
+    lang: str,
+    players: tuple[str, str],
+    context: dict[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    header = Header(match="kr-cup.2", players=players, ruleset="kr-1.0")
+    # the context's labels are printed in the sheet's language (イベント, ラウンド, 卓; 이벤트, 라운드,
+    # 테이블) and its values may be too: read with the language's model, checked against the printer's drawing
+    header = Header(match="kr-cup.2", players=players, ruleset="kr-1.0", context=context)
     code, events, _ = _import(tmp_path, "t.jpg", both_lost(marked(MARKS, header=header, lang=lang)))
     assert code == 0, capsys.readouterr().err
     assert events[0]["match"] == "kr-cup.2" and events[0]["players"] == list(players)
+    assert events[0]["context"] == context
     assert any(f"players' names {players[0]} and {players[1]}" in t for t in _notes(events)), _notes(events)
+    said = ", ".join(f"{k} {v}" for k, v in context.items())
+    assert any(f"the context ({said}) was read from the printed text" in t for t in _notes(events))
 
 
 def test_a_scan_whose_codes_are_lost_has_its_printed_context_read_too(

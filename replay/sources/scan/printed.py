@@ -19,9 +19,9 @@ The corner markers place the sheet; what names it is then read from what the pri
 - **The players' printed names and the sheet's number in its batch** (issue 39 item 2), once the id is
   read, the same way: Tesseract proposes (:func:`_players`, :func:`_number`), the printer draws each
   proposal and its confusions, the photo must fit one of Tesseract's and beat every rival; else they are
-  not read (the players are ``--players``'s, else ``A`` and ``B``; no number). Latin names only: the
-  Japanese and Korean models are not installed. On an English sheet, the context (event, round, table...:
-  :func:`_context`) too.
+  not read (the players are ``--players``'s, else ``A`` and ``B``; no number). On a Japanese or Korean
+  sheet with Tesseract's model of that language (:data:`NAME_MODELS`). The context (event, round,
+  table...: :func:`_context`) too, its labels in the sheet's language.
 
 Why both, measured (docs/importers.md, "Scanned game sheets"): on a shaken medium photo of the harder
 set, the printer's drawing told the true id from its neighbours (correlation 0.993 against 0.964 for
@@ -141,7 +141,7 @@ class PrintedRead:
     players: tuple[str, str] | None = None
     #: the sheet's printed number in its batch and the batch's size, read for certain (None: not)
     number: tuple[int, int] | None = None
-    #: the printed context (event, round, table...), read for certain on an English sheet (None: not)
+    #: the printed context (event, round, table...), when read for certain (None: not)
     context: dict[str, str | int] | None = None
 
 
@@ -476,54 +476,65 @@ def read_printed(
     )
 
 
-def valid_context_text(text: str) -> bool:
-    """Could ``text`` be a printed context's value (an event's, a league's name...)."""
+def valid_context_text(text: str, lang: str = i18n.DEFAULT) -> bool:
+    """Could ``text`` be a printed context's value (an event's, a league's name...) on a sheet in ``lang``:
+    Latin letters and digits, and on a Japanese or Korean sheet also kana, kanji and hangul."""
     return (
         0 < len(text) <= 64
         and text[0].isalnum()
         and text[-1] != " "
         and "  " not in text
         and all(c.isalnum() or c in " -'.&/:#" for c in text)
-        and all(ord(c) < 0x250 for c in text)
+        # an English sheet is read with the English model only: anything else is a misreading
+        and (lang in NAME_MODELS or all(ord(c) < 0x250 for c in text))
     )
+
+
+def _context_texts(text: str, lang: str) -> list[str]:
+    """Tesseract's line as read, and on a Japanese or Korean sheet also without the spaces it put between
+    two CJK characters (a value's own space, ``목요일 리그``, stays in the first): proposals, the drawings
+    decide."""
+    text = " ".join(text.split())
+    joined = _CJK_SPACE.sub("", text) if lang in NAME_MODELS else text
+    return [text] if joined == text else [text, joined]
 
 
 def _context(
     gray: MatLike, h: npt.NDArray[np.float64], lang: str, blur: Camera
 ) -> dict[str, str | int] | None:
-    """The context printed below the match id (``Event League   Round 2   Table 4``), read as the id is
-    (issue 39 item 3): Tesseract proposes, its text split at the labels; the printer draws each proposal,
-    each value confused one character or (a number) one off, and the blank line; the photo must fit one
-    of Tesseract's and beat every rival. English sheets only (the labels are read by Tesseract's English
-    model); None when not read for certain, or none printed."""
+    """The context printed below the match id (``Event League   Round 2   Table 4``; on a Japanese
+    sheet ``イベント 木曜リーグ   ラウンド 2   卓 4``), read as the id is (issue 39 item 3): Tesseract
+    proposes (with the sheet's language's model, :data:`NAME_MODELS`), its text split at the labels
+    printed in that language; the printer draws each proposal, each value confused one character or (a
+    number) one off, and the blank line; the photo must fit one of Tesseract's and beat every rival.
+    None when not read for certain, or none printed, or the language's model is not installed."""
     from replay.sources.scan.printer import CONTEXT_LABELS, context_text, header_drawings
 
-    if lang != "en":
+    model = NAME_MODELS.get(lang, "eng")
+    if not set(model.split("+")) <= models():
         return None
-    order = {label: (i, key) for i, (key, label) in enumerate(CONTEXT_LABELS)}
-    find = re.compile(r"(?:^|(?<=\s))(" + "|".join(order) + r")(?=\s|[0-9]|$)")
+    order = {i18n.gettext(lang, label): (i, key) for i, (key, label) in enumerate(CONTEXT_LABELS)}
+    # a Latin label is a word of its own; a CJK one may meet its value with no space (卓4, イベント木曜)
+    after = r"(?=\s|[0-9]|$)" if lang not in NAME_MODELS else ""
+    find = re.compile(r"(?:^|(?<=\s))(" + "|".join(map(re.escape, order)) + ")" + after)
     line = _grey(gray, h, CONTEXT_BAND)
     reads: list[dict[str, str | int]] = []
+    seen: dict[str, list[str | int]] = {}  # each field's values as read, whatever the rest of its line
     for img, zoom in ((line, 2.0), (flat(line), 1.5)):
-        text = " ".join(_tesseract(img, zoom, None).split())
-        # the labels in the printer's order (a label's word later in a value, "Thursday League" after
-        # "Event", is the value's): each kept label starts a value that runs to the next kept one
-        kept: list[re.Match[str]] = []
-        for m in find.finditer(text):
-            if not kept or order[m.group(1)][0] > order[kept[-1].group(1)][0]:
-                kept.append(m)
-        if not kept or kept[0].start() != 0:
-            continue
-        ctx: dict[str, str | int] = {}
-        for m, after in zip(kept, [*kept[1:], None], strict=True):
-            key = order[m.group(1)][1]
-            value = text[m.end() : after.start() if after is not None else len(text)].strip()
-            if not valid_context_text(value) or (key in CONTEXT_NUMBERS and not value.isdigit()):
-                break
-            ctx[key] = int(value) if key in CONTEXT_NUMBERS else value
-        else:
-            if ctx not in reads:
-                reads.append(ctx)
+        for text in _context_texts(_tesseract(img, zoom, None, model), lang):
+            for ctx in _context_splits(text, order, find, lang):
+                if ctx not in reads:
+                    reads.append(ctx)
+            for key, value in _context_fields(text, order, find, lang).items():
+                if value not in seen.setdefault(key, []):
+                    seen[key].append(value)
+    # a phone photo's two reads each garble a different field ("Round2 Te", "Event Thiltedwpiseous"): each
+    # field as one of the reads has it, every field any read found (a few at most)
+    keys = sorted(seen, key=lambda k: next(i for i, kk in order.values() if kk == k))
+    for values in itertools.islice(itertools.product(*(seen[k] for k in keys)), 16):
+        ctx = dict(zip(keys, values, strict=True))
+        if ctx not in reads:
+            reads.append(ctx)
     if not reads:
         return None
     said = [context_text(c) for c in reads]
@@ -534,7 +545,7 @@ def _context(
                 others: set[str | int] = {was - 1, was + 1}
                 others |= {int(m) for m in _near(str(was), str.isdigit)}
             else:
-                others = set(_near(was, valid_context_text))
+                others = set(_near(was, partial(valid_context_text, lang=lang)))
             near |= {context_text({**ctx, key: o}) for o in others if o != 0}
     rivals = sorted(near - set(said))
     texts = [*said, *rivals]
@@ -544,6 +555,81 @@ def _context(
     ]
     got, _, _ = _decided(_band(gray, h, CONTEXT_BAND, REACH), said, rivals, inks, blur)
     return reads[said.index(got)] if got is not None else None
+
+
+def _context_splits(
+    text: str, order: dict[str, tuple[int, str]], find: re.Pattern[str], lang: str
+) -> list[dict[str, str | int]]:
+    """The contexts a line of Tesseract's may say: split at its labels; when it does not split, each
+    word read in place of a label (``卓 4`` read ``G4``: a label's few letters are the most misread on a
+    phone photo) taken as each label in turn. Proposals only: the printer's drawings decide."""
+    ctx = _context_split(text, order, find, lang)
+    if ctx is not None:
+        return [ctx]
+    out: list[dict[str, str | int]] = []
+    words = text.split(" ")
+    for i, word in enumerate(words):
+        # a garbled label of a few letters and its number, met (G4) or apart (G 4)
+        head = re.fullmatch(r"([^0-9]{1,3})([0-9]*)", word)
+        number = head is not None and (head.group(2) or (i + 1 < len(words) and words[i + 1].isdigit()))
+        if i == 0 or head is None or not number:
+            continue
+        for label in order:
+            said = " ".join([*words[:i], label + " " + head.group(2), *words[i + 1 :]]).strip()
+            ctx = _context_split(said, order, find, lang)
+            if ctx is not None and ctx not in out:
+                out.append(ctx)
+    return out
+
+
+def _context_fields(
+    text: str, order: dict[str, tuple[int, str]], find: re.Pattern[str], lang: str
+) -> dict[str, str | int]:
+    """The fields a line of Tesseract's reads well, though others do not: a number label's leading digits
+    (``Round2 Te``: the table's label garbled after it), a text label's value when it may be one."""
+    kept = _labels(text, order, find)
+    if not kept or kept[0].start() != 0:
+        return {}
+    fields: dict[str, str | int] = {}
+    for m, end in zip(kept, [*kept[1:], None], strict=True):
+        key = order[m.group(1)][1]
+        value = text[m.end() : end.start() if end is not None else len(text)].strip()
+        if key in CONTEXT_NUMBERS:
+            number = re.match(r"[0-9]{1,4}(?![0-9])", value)
+            if number is not None and int(number.group()) > 0:
+                fields[key] = int(number.group())
+        elif valid_context_text(value, lang):
+            fields[key] = value
+    return fields
+
+
+def _labels(text: str, order: dict[str, tuple[int, str]], find: re.Pattern[str]) -> list[re.Match[str]]:
+    """The labels of a line in the printer's order (a label's word later in a value, "Thursday League"
+    after "Event", is the value's)."""
+    kept: list[re.Match[str]] = []
+    for m in find.finditer(text):
+        if not kept or order[m.group(1)][0] > order[kept[-1].group(1)][0]:
+            kept.append(m)
+    return kept
+
+
+def _context_split(
+    text: str, order: dict[str, tuple[int, str]], find: re.Pattern[str], lang: str
+) -> dict[str, str | int] | None:
+    """A line of Tesseract's split at the context's labels (``order``: a label's rank in the printer's
+    order and its key), or None when it is not a context line: each label (:func:`_labels`) starts a
+    value that runs to the next one."""
+    kept = _labels(text, order, find)
+    if not kept or kept[0].start() != 0:
+        return None
+    ctx: dict[str, str | int] = {}
+    for m, end in zip(kept, [*kept[1:], None], strict=True):
+        key = order[m.group(1)][1]
+        value = text[m.end() : end.start() if end is not None else len(text)].strip()
+        if not valid_context_text(value, lang) or (key in CONTEXT_NUMBERS and not value.isdigit()):
+            return None
+        ctx[key] = int(value) if key in CONTEXT_NUMBERS else value
+    return ctx
 
 
 def _number(
