@@ -72,6 +72,12 @@ GIVEN_LETTERS: Final = N_(
     "given with --match, not read from the sheet, the ruleset is {ruleset}, the players are named A and B "
     "(--players names them)"
 )
+#: ... with the players' printed names read (the id given, the rest of the header still read from print)
+GIVEN_READ_NAMES: Final = N_(
+    "neither of the sheet's QR codes could be read, nor its printed match id: the match id {match} was "
+    "given with --match, not read from the sheet, the ruleset is {ruleset}, the players' names {a} and {b} "
+    "were read from the text printed at its top"
+)
 #: ... and the problem it is always flagged for: a judge checks the photo is the game of that id.
 GIVEN_CHECK: Final = N_(
     "the match id {match} was given with --match, not read from the sheet: check the crop is that game's "
@@ -86,6 +92,7 @@ NOTE_ROWS: Final[tuple[str, ...]] = (
     PRINTED_READ_NAMES,
     GIVEN_NAMED,
     GIVEN_LETTERS,
+    GIVEN_READ_NAMES,
 )
 
 # the low_confidence finding's note (replay.sources.scan.photo)

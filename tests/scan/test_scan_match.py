@@ -65,7 +65,13 @@ def test_a_sheet_that_cannot_name_itself_is_read_with_the_match_given_and_flagge
         )
         for t in notes
     ), notes
+    # the rest of the header is still read from print: the players' names, flagged with the id; the
+    # sheet's number (1 of 2) is not the given id's .3, so it is not taken
+    assert start["players"] == ["Mara", "Teodor"]
+    assert any("the players' names Mara and Teodor were read from the text printed" in t for t in notes)
+    assert "number" not in start["source"]["scan"]
     [flag] = _given_flag(events)
+    assert "the players' names Mara and Teodor were read from the printed text" in flag["text"]
     assert flag["finding"]["sheet_region"] == "head"
     assert (tmp_path / "c" / flag["finding"]["scan"]).with_suffix(".jpg").exists()
     assert "low_confidence" in err

@@ -350,10 +350,19 @@ def _document(
         # neither code read: the match id and the ruleset were read from the printed header, or the id was
         # given by hand (--match): always a low-confidence finding with the header's crop, however sure
         # the reading, so a judge checks it
-        read_names = header.players if not players and not header.given else None
+        read_names = header.players if not players else None
         if header.given:
-            said = scan_notes.GIVEN_NAMED if players else scan_notes.GIVEN_LETTERS
+            # the id given by hand; the rest of the header still read from print when it reads
+            said = (
+                scan_notes.GIVEN_NAMED
+                if players
+                else scan_notes.GIVEN_READ_NAMES
+                if read_names is not None
+                else scan_notes.GIVEN_LETTERS
+            )
             checks: tuple[str, ...] = (say(scan_notes.GIVEN_CHECK, match=header.match),)
+            if read_names is not None:
+                checks += (say(scan_notes.PRINTED_NAMES_CHECK, a=read_names[0], b=read_names[1]),)
         elif read_names is not None:  # the printed names read too (issue 39 item 2)
             said = scan_notes.PRINTED_READ_NAMES
             a, b = read_names
@@ -364,10 +373,10 @@ def _document(
         else:
             said = scan_notes.PRINTED_NAMED if players else scan_notes.PRINTED_LETTERS
             checks = (say(scan_notes.PRINTED_CHECK, match=header.match),)
-        if not header.given and header.sheet is not None and header.count is not None:
+        if header.sheet is not None and header.count is not None:
             # the sheet's number in its batch read from print too (issue 39 item 2)
             checks += (say(scan_notes.PRINTED_NUMBER_CHECK, n=header.sheet, count=header.count),)
-        if not header.given and header.context:
+        if header.context:
             # the context read from print too (issue 39 item 3): its fields as the record keeps them
             said_context = ", ".join(f"{k} {v}" for k, v in header.context.items())
             checks += (say(scan_notes.PRINTED_CONTEXT_CHECK, context=said_context),)

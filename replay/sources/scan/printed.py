@@ -424,6 +424,7 @@ def read_printed(
     blurs: Sequence[MatLike],
     density: float,
     lines: Sequence[MatLike],
+    given: str | None = None,
 ) -> PrintedRead:
     """The sheet's match id, ruleset and language read from its printed header (``gray``: the photo;
     ``h``: its homography to the reader's sheet; ``blurs``: the likeliest blurs the corner markers show
@@ -459,20 +460,25 @@ def read_printed(
         for t in _ocr(line, zoom):
             if t not in reads:
                 reads.append(t)
-    if not reads:
-        return PrintedRead(None, ruleset, best_lang, 0.0, 0.0, ())
-    rivals = sorted({n for r in reads for n in _near(r)} - set(reads))
-    texts = [*reads, *rivals]
-    match, rank, sure = _decided(
-        match_photo, reads, rivals, _templates("match", texts, best_lang, MATCH_BAND), blur
-    )
-    # the players' printed names and the sheet's number only for a sheet named from print (issue 39
-    # item 2): its id read
-    players = _players(gray, h, best_lang, blur) if match is not None else None
-    number = _number(gray, h, best_lang, blur, match) if match is not None else None
-    context = _context(gray, h, best_lang, blur) if match is not None else None
+    match: str | None = None
+    rank, sure = [], 0.0
+    if reads:
+        rivals = sorted({n for r in reads for n in _near(r)} - set(reads))
+        texts = [*reads, *rivals]
+        match, rank, sure = _decided(
+            match_photo, reads, rivals, _templates("match", texts, best_lang, MATCH_BAND), blur
+        )
+    # the players' printed names, the sheet's number and the context only for a sheet named from print
+    # (issue 39 item 2), by its id read or the one import scan --match gives it
+    named = match if match is not None else given
+    likeness = rank[0][0] if rank else 0.0
+    if named is None:
+        return PrintedRead(None, ruleset, best_lang, likeness, sure, tuple(reads), tuple(rank[:4]))
+    players = _players(gray, h, best_lang, blur)
+    number = _number(gray, h, best_lang, blur, named)
+    context = _context(gray, h, best_lang, blur)
     return PrintedRead(
-        match, ruleset, best_lang, rank[0][0], sure, tuple(reads), tuple(rank[:4]), players, number, context
+        match, ruleset, best_lang, likeness, sure, tuple(reads), tuple(rank[:4]), players, number, context
     )
 
 
