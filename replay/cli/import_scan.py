@@ -25,6 +25,7 @@ from replay.cli.common import UsageError, error_line, language, output, tr, with
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 from replay.sources.common import valid_match_id
+from replay.sources.scan.naming import OWN, given_match, pair, sheet_players
 
 if TYPE_CHECKING:
     from replay.sources.scan.photo import Players, SheetScan
@@ -125,8 +126,8 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     from replay.sources.scan.budget import refusal
 
     given: list[tuple[str, str] | None] = []
-    for pair in args.players or ():
-        names = _pair(pair)
+    for text in args.players or ():
+        names = pair(text)
         if names is None:
             raise UsageError(tr("argument --players: two different names, e.g. --players Mara,Teodor"))
         given.append(names)
@@ -144,14 +145,15 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     if args.match is not None:
         matches = []
         for text in args.match:
-            if text != "-" and not valid_match_id(text):
+            try:
+                matches.append(given_match(text))
+            except ValueError:
                 raise UsageError(
                     tr(
                         "argument --match: a match id of 1-128 characters A-Z a-z 0-9 . _ : / -, or - for "
                         "the sheet's own"
                     )
-                )
-            matches.append(None if text == "-" else text)
+                ) from None
     # once: every sheet; several times (or a file): one pair per sheet, in the batch's order (a slot each,
     # read or not, so that a page that cannot be read does not shift the names of the pages after it)
     per_sheet = len(given) > 1 or (args.players_file is not None and by_match is None)
@@ -313,14 +315,6 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     return 2 if failed or unused else 0
 
 
-def _pair(text: str) -> tuple[str, str] | None:
-    """``A,B``: two different names, else None."""
-    names = [n.strip() for n in text.split(",")]
-    if len(names) != 2 or not all(names) or names[0] == names[1]:
-        return None
-    return names[0], names[1]
-
-
 @dataclass(frozen=True, slots=True)
 class ByMatch:
     """A ``--players-file`` of ``ID,A,B`` lines: each sheet's names by its match id (None: the names
@@ -350,7 +344,7 @@ def _players_file(path: str) -> list[tuple[str, str] | None] | ByMatch:
         if not line:
             continue
         fields = [f.strip() for f in line.split(",")]
-        keyed = len(fields) == 3 or (len(fields) == 2 and fields[1] == "-")
+        keyed = len(fields) == 3 or (len(fields) == 2 and fields[1] == OWN)
         if (keyed and ordered) or (not keyed and by_match.lines):
             # one kind of line a file: an order line among id lines would name a sheet by a guess
             other = first_ordered if keyed else min(by_match.lines.values())
@@ -392,8 +386,9 @@ def _players_file(path: str) -> list[tuple[str, str] | None] | ByMatch:
                     file=path,
                     line=n,
                 )
-            names = None if fields[1] == "-" else _pair(",".join(fields[1:]))
-            if names is None and fields[1] != "-":
+            try:
+                names = sheet_players(",".join(fields[1:]))
+            except ValueError:
                 raise InputError(
                     tr(
                         "match {match}: two different names after the id, ID,A,B (or ID,- for the names "
@@ -403,24 +398,21 @@ def _players_file(path: str) -> list[tuple[str, str] | None] | ByMatch:
                     ),
                     file=path,
                     line=n,
-                )
+                ) from None
             by_match.names[match] = names
             by_match.lines[match] = n
             continue
-        if line == "-":
-            ordered.append(None)
-        else:
-            names = _pair(line)
-            if names is None:
-                raise InputError(
-                    tr(
-                        "two different names, A,B (or - for the names printed on the sheet), got {line}",
-                        line=repr(line),
-                    ),
-                    file=path,
-                    line=n,
-                )
-            ordered.append(names)
+        try:
+            ordered.append(sheet_players(line))
+        except ValueError:
+            raise InputError(
+                tr(
+                    "two different names, A,B (or - for the names printed on the sheet), got {line}",
+                    line=repr(line),
+                ),
+                file=path,
+                line=n,
+            ) from None
         first_ordered = first_ordered or n
     if by_match.lines:
         return by_match
