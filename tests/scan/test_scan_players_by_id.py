@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from replay.cli import main
-from tests.scan.helpers import Header, marked, pdf_of
+from tests.scan.helpers import Header, marked, pdf_of, phone
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,22 @@ def test_a_players_file_of_both_kinds_or_a_bad_id_line_is_refused_naming_its_lin
     assert code == 2 and starts == []
     assert f"{file}{said}" in err, err
     assert "Traceback" not in err
+
+
+def test_a_sheet_named_by_match_is_named_by_its_line_under_that_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a sheet that cannot name itself (both codes lost, no Tesseract): the id --match gives it is its own
+    from replay.sources.scan import printed
+    from tests.scan.test_scan_match import thumbed
+    from tests.scan.test_scan_spare import MARKS
+
+    monkeypatch.setattr(printed, "available", lambda: False)
+    (tmp_path / "t.jpg").write_bytes(phone(thumbed(marked(MARKS)), seed=11))
+    names = tmp_path / "names.txt"
+    names.write_text("judge-1,Kai,Yuki\n", "utf-8")
+    out = tmp_path / "ev.jsonl"
+    base = ["import", "scan", str(tmp_path / "t.jpg"), "--crops", str(tmp_path / "c"), "--out", str(out)]
+    assert main([*base, "--players-file", str(names), "--match", "judge-1"]) == 0, capsys.readouterr().err
+    start = json.loads(out.read_text("utf-8").splitlines()[0])
+    assert (start["match"], start["players"]) == ("judge-1", ["Kai", "Yuki"])
