@@ -6,7 +6,8 @@ the page), exit 2 at the end; every other sheet of the batch is still written. T
 findings refer to go to ``--crops DIR`` (judges only: they show the handwriting). ``--strict`` refuses a
 batch with a low-confidence row (exit 1, nothing written), as ``import sheet`` does. A photo holding two
 sheets gives two matches. ``--players`` names sheets printed without names: once for all, or once per
-sheet in the batch's order, or from ``--players-file`` (a line a sheet, ``-`` for a sheet's printed names);
+sheet in the batch's order, or from ``--players-file`` (a line a sheet, ``-`` for a sheet's printed names;
+or a line a match id, ``ID,A,B`` or ``ID,-``, each sheet named by its own id, whatever the order);
 a count that does not match the sheets: exit 2, nothing written. ``--match`` names, in the same order, a
 sheet whose QR codes and printed match id cannot be read (flagged: a judge named it; ``-`` for a sheet's
 own); a sheet whose own id is read and is another is left out (exit 2); the same count check.
@@ -17,12 +18,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, error_line, language, output, tr, within
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
 from replay.sources.common import valid_match_id
+from replay.sources.scan.naming import OWN, given_match, pair, sheet_players
 
 if TYPE_CHECKING:
     from replay.sources.scan.photo import Players, SheetScan
@@ -44,8 +47,9 @@ def configure(s: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--players-file",
         metavar="FILE",
-        help="the players of each sheet in the batch's order, one line a sheet: A,B (or - for the names "
-        "printed on that sheet; # starts a comment)",
+        help="the players of each sheet, one line a sheet: A,B in the batch's order (or - for the names "
+        "printed on that sheet), or ID,A,B by the sheet's match id, in any order (or ID,- for its printed "
+        "names; every sheet read then needs its line); one kind of line a file; # starts a comment",
     )
     s.add_argument(
         "--match",
@@ -122,31 +126,37 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     from replay.sources.scan.budget import refusal
 
     given: list[tuple[str, str] | None] = []
-    for pair in args.players or ():
-        names = _pair(pair)
+    for text in args.players or ():
+        names = pair(text)
         if names is None:
             raise UsageError(tr("argument --players: two different names, e.g. --players Mara,Teodor"))
         given.append(names)
+    by_match: ByMatch | None = None
     if args.players_file is not None:
         if given:
             raise UsageError(tr("--players and --players-file cannot be combined"))
-        given = _players_file(args.players_file)
+        lines = _players_file(args.players_file)
+        if isinstance(lines, ByMatch):
+            by_match = lines
+        else:
+            given = lines
     # --match: one id per sheet, in the same order (issue 39: a sheet a judge names by hand), - for its own
     matches: list[str | None] | None = None
     if args.match is not None:
         matches = []
         for text in args.match:
-            if text != "-" and not valid_match_id(text):
+            try:
+                matches.append(given_match(text))
+            except ValueError:
                 raise UsageError(
                     tr(
                         "argument --match: a match id of 1-128 characters A-Z a-z 0-9 . _ : / -, or - for "
                         "the sheet's own"
                     )
-                )
-            matches.append(None if text == "-" else text)
+                ) from None
     # once: every sheet; several times (or a file): one pair per sheet, in the batch's order (a slot each,
     # read or not, so that a page that cannot be read does not shift the names of the pages after it)
-    per_sheet = len(given) > 1 or args.players_file is not None
+    per_sheet = len(given) > 1 or (args.players_file is not None and by_match is None)
     lang = language()
     slots = 0
     said = print if not args.quiet else (lambda *a, **k: None)
@@ -161,7 +171,13 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
                 raise InputError(why, file=path)
             from replay.sources.scan.photo import import_scan
 
-            players: Players = list(given[slots:]) if per_sheet else (given[0] if given else None)
+            players: Players = (
+                by_match.names
+                if by_match is not None
+                else list(given[slots:])
+                if per_sheet
+                else (given[0] if given else None)
+            )
             results = import_scan(
                 data,
                 path,
@@ -200,8 +216,32 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
                 )
                 failed += 1
                 continue
+            if by_match is not None and match not in by_match.names:
+                # a file of ID,A,B lines names every sheet: one it leaves out may be a typo's, not unnamed
+                print(
+                    f"prizecheck import: {res.where}: "
+                    + tr(
+                        "match {match} has no line in {file} (ID,A,B, or ID,- for the names printed on "
+                        "the sheet): this sheet is left out",
+                        match=match,
+                        file=args.players_file,
+                    ),
+                    file=sys.stderr,
+                )
+                failed += 1
+                continue
             seen[match] = res.where
             sheets.append(res)
+    unused = 0
+    for match, n in by_match.lines.items() if by_match is not None else ():
+        if match not in seen:
+            # a line no sheet read used: a typo in the id, or its sheet not read (said above)
+            print(
+                f"prizecheck import: {args.players_file}:{n}: "
+                + tr("no sheet read has match id {match}: this line names no sheet", match=match),
+                file=sys.stderr,
+            )
+            unused += 1
     if matches is not None and slots != len(matches):
         # ids given per sheet that do not match the sheets: any pairing would be a guess
         raise _NothingWritten(
@@ -272,20 +312,23 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
             ),
             file=sys.stderr,
         )
-    return 2 if failed else 0
+    return 2 if failed or unused else 0
 
 
-def _pair(text: str) -> tuple[str, str] | None:
-    """``A,B``: two different names, else None."""
-    names = [n.strip() for n in text.split(",")]
-    if len(names) != 2 or not all(names) or names[0] == names[1]:
-        return None
-    return names[0], names[1]
+@dataclass(frozen=True, slots=True)
+class ByMatch:
+    """A ``--players-file`` of ``ID,A,B`` lines: each sheet's names by its match id (None: the names
+    printed on it), and the line that gave each id."""
+
+    names: dict[str, tuple[str, str] | None]
+    lines: dict[str, int]
 
 
-def _players_file(path: str) -> list[tuple[str, str] | None]:
-    """``--players-file``: a pair of names a line, ``-`` for a sheet's own printed names; blank lines and
-    ``#`` comments skipped. InputError naming the file and the line."""
+def _players_file(path: str) -> list[tuple[str, str] | None] | ByMatch:
+    """``--players-file``: either a pair of names a line in the batch's order (``A,B``; ``-`` for a sheet's
+    own printed names), or a sheet's match id and its pair a line in any order (``ID,A,B``; ``ID,-``);
+    blank lines and ``#`` comments skipped. A file of both kinds is refused: which sheet an order line
+    names among sheets named by id would be a guess. InputError naming the file and the line."""
     try:
         with open(path, encoding="utf-8") as fh:
             lines = fh.read(1024 * 1024).splitlines()
@@ -293,16 +336,75 @@ def _players_file(path: str) -> list[tuple[str, str] | None]:
         raise InputError(tr("no such file"), file=path, field="--players-file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(tr("cannot read: {reason}", reason=exc), file=path, field="--players-file") from None
-    out: list[tuple[str, str] | None] = []
+    ordered: list[tuple[str, str] | None] = []
+    first_ordered = 0
+    by_match = ByMatch({}, {})
     for n, raw in enumerate(lines, 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        if line == "-":
-            out.append(None)
+        fields = [f.strip() for f in line.split(",")]
+        keyed = len(fields) == 3 or (len(fields) == 2 and fields[1] == OWN)
+        if (keyed and ordered) or (not keyed and by_match.lines):
+            # one kind of line a file: an order line among id lines would name a sheet by a guess
+            other = first_ordered if keyed else min(by_match.lines.values())
+            said = (
+                tr(
+                    "names a sheet by its match id (ID,A,B) but line {other} by its place in the batch "
+                    "(A,B): one kind of line a file, A,B and - in the batch's order, or ID,A,B and ID,- by "
+                    "match id",
+                    other=other,
+                )
+                if keyed
+                else tr(
+                    "names a sheet by its place in the batch (A,B) but line {other} by its match id "
+                    "(ID,A,B): one kind of line a file, A,B and - in the batch's order, or ID,A,B and ID,- "
+                    "by match id",
+                    other=other,
+                )
+            )
+            raise InputError(said, file=path, line=n)
+        if keyed:
+            match = fields[0]
+            if not valid_match_id(match):
+                raise InputError(
+                    tr(
+                        "{match} is not a match id (1-128 characters A-Z a-z 0-9 . _ : / -): a line is "
+                        "ID,A,B or ID,-",
+                        match=repr(match),
+                    ),
+                    file=path,
+                    line=n,
+                )
+            if match in by_match.lines:
+                raise InputError(
+                    tr(
+                        "match {match} is named on line {other} already",
+                        match=match,
+                        other=by_match.lines[match],
+                    ),
+                    file=path,
+                    line=n,
+                )
+            try:
+                names = sheet_players(",".join(fields[1:]))
+            except ValueError:
+                raise InputError(
+                    tr(
+                        "match {match}: two different names after the id, ID,A,B (or ID,- for the names "
+                        "printed on the sheet), got {line}",
+                        match=match,
+                        line=repr(line),
+                    ),
+                    file=path,
+                    line=n,
+                ) from None
+            by_match.names[match] = names
+            by_match.lines[match] = n
             continue
-        names = _pair(line)
-        if names is None:
+        try:
+            ordered.append(sheet_players(line))
+        except ValueError:
             raise InputError(
                 tr(
                     "two different names, A,B (or - for the names printed on the sheet), got {line}",
@@ -310,11 +412,13 @@ def _players_file(path: str) -> list[tuple[str, str] | None]:
                 ),
                 file=path,
                 line=n,
-            )
-        out.append(names)
-    if not out:
-        raise InputError(tr("no names in it: one line a sheet, A,B or -"), file=path)
-    return out
+            ) from None
+        first_ordered = first_ordered or n
+    if by_match.lines:
+        return by_match
+    if not ordered:
+        raise InputError(tr("no names in it: one line a sheet, A,B or -, or ID,A,B or ID,-"), file=path)
+    return ordered
 
 
 def _crops(root: str, sheets: list[Any]) -> None:

@@ -61,6 +61,15 @@ FILES: Final[tuple[str, ...]] = (
     N_("larger than {size} MiB"),
     N_("is empty: nothing to import"),
     N_("holds the same sheet twice (photograph each sheet once)"),
+    # a photo's or a PDF's sheets named by hand on the upload page (replay/sources/intake.py, issue 39)
+    N_(
+        "{given} pairs of players given for {sheets} sheet(s) in the file (once for every sheet, or once a "
+        "sheet: pages, then the sheets of one photo left to right)"
+    ),
+    N_(
+        "{given} match ids given for {sheets} sheet(s) in the file (once a sheet: pages, then the sheets of "
+        "one photo left to right; - for a sheet's own)"
+    ),
     N_("not a JPEG, PNG or PDF file"),
     N_("a damaged {kind} file (no image size in its header)"),
     N_("a damaged {kind} file (it does not decode)"),

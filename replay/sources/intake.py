@@ -104,14 +104,19 @@ def import_file(
     kind: Kind | None = None,
     ruleset: str | None = None,
     cards: Catalogue | None = None,
-    players: tuple[str, str] | None = None,
+    players: tuple[str, str] | list[tuple[str, str] | None] | None = None,
+    given: list[str | None] | None = None,
     min_confidence: float = 0.8,
     partial: bool = False,
 ) -> list[Imported]:
     """The games of one file; InputError (one sentence naming ``name``) when it cannot be read at all.
 
-    ``match`` names the game of a log or a sheet file; a scanned sheet carries its own id (its QR code),
-    which wins. ``ruleset`` None: the sheet's own, else ``play-2026``.
+    ``match`` names the game of a log or a sheet file; a scanned sheet carries its own id (its QR code).
+    ``ruleset`` None: the sheet's own, else ``play-2026``. A photo's or a PDF's sheets are named by hand
+    as ``import scan`` names them (issue 39; :mod:`replay.sources.scan.naming`): ``players`` one pair for
+    every sheet, or a list, the k-th sheet's (None: its printed names); ``given`` the k-th sheet's match
+    id (None: its own), used only for a sheet that cannot name itself, a sheet whose own id is another
+    refused. A list whose length is not the file's sheets is refused: any pairing would be a guess.
     """
     kind = kind or kind_of(name, data)
     if len(data) > limit_of(kind):
@@ -121,7 +126,9 @@ def import_file(
             raise too_large(name, len(data))
         raise InputError(f"larger than {limit_of(kind) // (1024 * 1024)} MiB", file=name)
     if kind == "scan":
-        return _scans(name, data, ruleset=ruleset, players=players, min_confidence=min_confidence)
+        return _scans(
+            name, data, ruleset=ruleset, players=players, given=given, min_confidence=min_confidence
+        )
     text = decode_text(data, name)
     if not text.strip():
         raise InputError("is empty: nothing to import", file=name)
@@ -143,7 +150,13 @@ def import_file(
 
 
 def _scans(
-    name: str, data: bytes, *, ruleset: str | None, players: tuple[str, str] | None, min_confidence: float
+    name: str,
+    data: bytes,
+    *,
+    ruleset: str | None,
+    players: tuple[str, str] | list[tuple[str, str] | None] | None,
+    given: list[str | None] | None,
+    min_confidence: float,
 ) -> list[Imported]:
     """Each sheet of a photo or PDF. A page that is not a sheet refuses the whole file: a batch stores a
     file whole or not at all."""
@@ -154,7 +167,10 @@ def _scans(
 
         raise InputError(needs_extra(exc, "scan"), file=name) from None
     out: list[Imported] = []
-    for res in import_scan(data, name, players=players, ruleset=ruleset, min_confidence=min_confidence):
+    read = import_scan(
+        data, name, players=players, ruleset=ruleset, min_confidence=min_confidence, match=given
+    )
+    for res in read:
         if isinstance(res, InputError):
             raise res
         r = res.result
@@ -163,4 +179,17 @@ def _scans(
         )
     if len({i.match for i in out}) != len(out):
         raise InputError("holds the same sheet twice (photograph each sheet once)", file=name)
+    # names given a sheet at a time that do not match the file's sheets: any pairing would be a guess
+    if isinstance(players, list) and len(players) != len(out):
+        raise InputError(
+            f"{len(players)} pairs of players given for {len(out)} sheet(s) in the file (once for every "
+            "sheet, or once a sheet: pages, then the sheets of one photo left to right)",
+            file=name,
+        )
+    if given is not None and len(given) != len(out):
+        raise InputError(
+            f"{len(given)} match ids given for {len(out)} sheet(s) in the file (once a sheet: pages, then "
+            "the sheets of one photo left to right; - for a sheet's own)",
+            file=name,
+        )
     return out

@@ -6,9 +6,10 @@ importers as ``prizecheck import`` (:mod:`replay.sources.intake`) and the same i
 - ``GET /import``: the page. Its script sends one file a request, so a batch has a progress bar, each
   file its own answer, and one request's memory is bounded by one file.
 - ``POST /import``: ``multipart/form-data`` with ``file`` (one file) or ``paste`` (the text of a log), and
-  optional ``match``, ``event``, ``table``, ``round``, ``league``, ``ruleset``. The answer names each match
-  read, with its review page, or is one sentence saying what is wrong with the file (``400``/``409``/
-  ``413``).
+  optional ``match``, ``event``, ``table``, ``round``, ``league``, ``ruleset``; for a photo or a PDF,
+  ``players`` and ``match`` given once a sheet (``players`` also once for all), as ``import scan``'s
+  ``--players`` and ``--match`` (issue 39). The answer names each match read, with its review page, or
+  is one sentence saying what is wrong with the file (``400``/``409``/``413``).
 
 A file is stored whole or not at all: every event of every game in it is checked (the contract's schema,
 the writer's scope and ownership, no match already stored under its id) before any is written. Judges
@@ -24,6 +25,7 @@ import hashlib
 import os
 import secrets
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import BodyPartReader, web
@@ -33,6 +35,7 @@ from replay.contract.admit import admit
 from replay.engine import KNOWN_RULESETS, EventError, InputError
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
+from replay.sources.scan.naming import given_match, sheet_players
 from replay.sources.scan.refusals import Refused, spoken
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
@@ -47,7 +50,21 @@ JUDGE = frozenset({"judge"})
 MAX_UPLOAD = MAX_SCAN_BYTES + 64 * 1024
 #: Files read at once by this process: reading a photo takes a core and ~100 MB; others wait their turn.
 _READERS: web.AppKey[asyncio.Semaphore] = web.AppKey("import_readers", asyncio.Semaphore)
-_TEXT_FIELDS = ("match", "event", "table", "round", "league", "ruleset", "partial")
+_TEXT_FIELDS = ("event", "table", "round", "league", "ruleset", "partial")
+#: Fields a photo's or a PDF's sheets may each be given, as ``import scan --players``/``--match`` are:
+#: once for every sheet (players) or once a sheet, in the file's order; ``match`` once names a log or a
+#: sheet file.
+_LIST_FIELDS = ("players", "match")
+
+
+@dataclass(slots=True)
+class _Form:
+    """One request's file (or pasted log), its single fields and its per-sheet ones, as sent."""
+
+    name: str
+    data: bytes
+    fields: dict[str, str]
+    lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 async def import_page(request: web.Request) -> web.StreamResponse:
@@ -55,19 +72,20 @@ async def import_page(request: web.Request) -> web.StreamResponse:
     return render(request, "import.html", rulesets=KNOWN_RULESETS, max_mb=MAX_SCAN_BYTES // (1024 * 1024))
 
 
-async def _form(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
+async def _form(request: web.Request) -> _Form:
     """The request's one file (or pasted text) and its fields; Problem naming what is wrong."""
     if request.content_length is not None and request.content_length > MAX_UPLOAD:
         raise _too_large()
     if request.content_type == "application/x-www-form-urlencoded":  # a plain form: a pasted log
         posted = await request.post()  # bounded by the app's body limit
         fields = {k: str(v).strip() for k, v in posted.items() if k in _TEXT_FIELDS}
+        lists = {k: [str(v).strip() for v in posted.getall(k, ())] for k in _LIST_FIELDS}
         text = str(posted.get("paste", ""))
         if "paste" not in posted:
             raise Problem.said(400, "no_file", "nothing to import: paste a battle log or choose a file")
         if not text.strip():
             raise Problem.said(400, "empty", "pasted log is empty: nothing to import")
-        return "pasted log", text.encode("utf-8"), fields
+        return _Form("pasted log", text.encode("utf-8"), fields, lists)
     if not request.content_type.startswith("multipart/"):
         raise Problem.said(400, "bad_request", "send the file as multipart/form-data (field file, or paste)")
     try:
@@ -78,9 +96,10 @@ async def _form(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
         ) from None
 
 
-async def _parts(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
+async def _parts(request: web.Request) -> _Form:
     reader = await request.multipart()
     name, data, fields = "", b"", {}
+    lists: dict[str, list[str]] = {k: [] for k in _LIST_FIELDS}
     seen = 0
     async for part in reader:
         if not isinstance(part, BodyPartReader) or part.name is None:
@@ -102,11 +121,13 @@ async def _parts(request: web.Request) -> tuple[str, bytes, dict[str, str]]:
             name, data = "pasted log", value
         elif part.name in _TEXT_FIELDS:
             fields[part.name] = value.decode("utf-8", "replace").strip()
+        elif part.name in _LIST_FIELDS:
+            lists[part.name].append(value.decode("utf-8", "replace").strip())
     if not name:
         raise Problem.said(400, "no_file", "nothing to import: paste a battle log or choose a file")
     if not data.strip():
         raise Problem.said(400, "empty", "{name} is empty: nothing to import", name=name)
-    return name, data, fields
+    return _Form(name, data, fields, lists)
 
 
 def _too_large() -> Problem:
@@ -163,11 +184,78 @@ def _match_id(fields: Mapping[str, str], name: str, principal: Principal) -> str
     return made
 
 
-def _read(name: str, data: bytes, fields: Mapping[str, str], match: str) -> list[Imported]:
+@dataclass(slots=True)
+class _ByHand:
+    """A photo's or a PDF's sheets as the form names them: ``import scan --players`` and ``--match``."""
+
+    players: tuple[str, str] | list[tuple[str, str] | None] | None = None
+    given: list[str | None] | None = None
+
+
+def _by_hand(form: _Form, scan: bool) -> _ByHand:
+    """The form's ``players`` and ``match`` for the file's sheets, checked as the command line checks
+    ``import scan --players``/``--match`` (:mod:`replay.sources.scan.naming`); an empty field is not given.
+    A log's or a sheet file's ``match`` goes to the form's single fields, once."""
+    players = [text for text in form.lists.get("players", ()) if text]
+    matches = [text for text in form.lists.get("match", ()) if text]
+    if not scan:
+        if players:
+            raise Problem.said(
+                400,
+                "bad_field",
+                "players: given for a photo or a PDF of printed game sheets only (a battle log or a sheet "
+                "file names its own players)",
+            )
+        if len(matches) > 1:
+            raise Problem.said(
+                400,
+                "bad_field",
+                "match: given {n} times; a battle log or a sheet file is one game, named once",
+                n=len(matches),
+            )
+        if matches:
+            form.fields["match"] = matches[0]
+        return _ByHand()
+    pairs: list[tuple[str, str] | None] = []
+    for text in players:
+        try:
+            pairs.append(sheet_players(text))
+        except ValueError:
+            raise Problem.said(
+                400,
+                "bad_field",
+                "players: two different names, A,B (or - for the names printed on the sheet), got {text}",
+                text=repr(text),
+            ) from None
+    given: list[str | None] = []
+    for text in matches:
+        try:
+            given.append(given_match(text))
+        except ValueError:
+            raise Problem.said(
+                400,
+                "bad_field",
+                "match: a match id of 1-128 characters A-Z a-z 0-9 . _ : / -, or - for the sheet's own, got "
+                "{text}",
+                text=repr(text),
+            ) from None
+    # once: every sheet of the file; more: one a sheet, in its order (the reader checks the count)
+    return _ByHand(pairs[0] if len(pairs) == 1 else (pairs or None), given or None)
+
+
+def _read(name: str, data: bytes, fields: Mapping[str, str], match: str, by_hand: _ByHand) -> list[Imported]:
     ruleset = fields.get("ruleset") or None
     if ruleset is not None and ruleset not in KNOWN_RULESETS:
         raise InputError(f"unknown ruleset {ruleset!r} (known: {', '.join(KNOWN_RULESETS)})", field="ruleset")
-    return import_file(name, data, match=match, ruleset=ruleset, partial=fields.get("partial") == "1")
+    return import_file(
+        name,
+        data,
+        match=match,
+        ruleset=ruleset,
+        partial=fields.get("partial") == "1",
+        players=by_hand.players,
+        given=by_hand.given,
+    )
 
 
 def _with_context(games: list[Imported], context: Mapping[str, Any]) -> None:
@@ -217,13 +305,17 @@ def _keep_crops(request: web.Request, games: list[Imported]) -> str | None:
 
 async def post_import(request: web.Request) -> web.StreamResponse:
     """POST /import: one file (or a pasted log) into its matches, whole or not at all."""
-    name, data, fields = await _form(request)
+    form = await _form(request)
+    name, data, fields = form.name, form.data, form.fields
+    by_hand = _by_hand(form, kind_of(name, data) == "scan")
     match = _match_id(fields, name, request[PRINCIPAL])
     context = _context(fields)
     readers = request.app[_READERS]
     async with readers:  # a photo's reading is CPU and memory: one file at a time per process
         try:
-            games = await asyncio.get_running_loop().run_in_executor(None, _read, name, data, fields, match)
+            games = await asyncio.get_running_loop().run_in_executor(
+                None, _read, name, data, fields, match, by_hand
+            )
         except InputError as exc:
             # a photo's refusal (how to retake it) in the page's language: the page sends its ?lang=
             raise Problem.quoting(
@@ -272,8 +364,11 @@ _PARTIAL = ("use --partial to import it anyway", "tick 'a game in progress' to i
 
 
 def _on_the_page(exc: InputError) -> InputError:
-    """``exc`` in the page's words where the command line's differ (the checkbox, not ``--partial``)."""
-    if isinstance(exc, Refused) or _PARTIAL[0] not in exc.message:
+    """``exc`` in the page's words where the command line's differ (the checkbox, not ``--partial``; the
+    photo's match id box, not ``--match``)."""
+    if isinstance(exc, Refused):
+        return exc.on_the_page()
+    if _PARTIAL[0] not in exc.message:
         return exc
     return InputError(
         exc.message.replace(*_PARTIAL),
@@ -298,6 +393,8 @@ def import_routes() -> tuple[Route, ...]:
             "file": {"type": "string", "format": "binary"},
             "paste": {"type": "string"},
             **{key: {"type": "string"} for key in _TEXT_FIELDS},
+            # repeated: once a sheet of a photo or a PDF (import scan --players, --match)
+            **{key: {"type": "array", "items": {"type": "string"}} for key in _LIST_FIELDS},
         },
     }
     return (
@@ -330,8 +427,13 @@ def import_routes() -> tuple[Route, ...]:
             tag="pages",
             cookie_writes=True,
             description="One file a request (`file`), or a pasted log (`paste`); optional `match`, "
-            "`event`, `table`, `round`, `league`, `ruleset`. The file is stored whole or not at all: "
-            "400 `unreadable` (the importer's sentence naming the file; a photo's refusal, with how to "
+            "`event`, `table`, `round`, `league`, `ruleset`. A photo or a PDF of printed sheets may be "
+            "named by hand as `prizecheck import scan` names it: `players` (`A,B`) once for every sheet "
+            "or once a sheet in the file's order (`-`: the names printed on it), `match` once a sheet "
+            "(`-`: its own id), used for a sheet whose QR codes and printed id cannot be read (flagged) "
+            "and refused for a sheet whose own id is another; a count that is not the file's sheets is "
+            "refused. The file is stored whole or not at all: 400 `bad_field` (the field named), 400 "
+            "`unreadable` (the importer's sentence naming the file; a photo's refusal, with how to "
             "retake it, in `?lang=`'s language), 409 `match_exists`, 413 `too_large`.",
         ),
     )

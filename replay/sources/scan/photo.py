@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -230,7 +230,8 @@ def import_sheets(
     the page and the sheet when one cannot be read (two sheets in one photo are two matches, never one
     read from the markers of both). ``key`` names the first sheet's crops; the n-th is ``key + "sN"``.
     ``players``: one pair of names for every sheet, or a list: the k-th result's names (None: the
-    sheet's own). ``match``: the k-th result's match id given by hand (None: the sheet's own; issue 39:
+    sheet's own), or a mapping by match id (a sheet not in it: its own). ``match``: the k-th result's
+    match id given by hand (None: the sheet's own; issue 39:
     used when neither its codes nor its printed id can be read, a refusal when its own is another)."""
     where = _where(filename, page)
     try:
@@ -245,7 +246,7 @@ def import_sheets(
             out.append(Refused(read, file=where if len(reads) == 1 else f"{where} (in the photo)"))
             continue
         n += 1
-        names = _names(players, k)
+        names = _names(players, k, read.header.match)
         try:
             out.append(
                 _import_read(
@@ -264,14 +265,19 @@ def import_sheets(
     return out
 
 
-Players = tuple[str, str] | list[tuple[str, str] | None] | None
+#: ``import scan --players``: one pair for every sheet, a list (the k-th sheet's, None for its own), or,
+#: from a ``--players-file`` of ``ID,A,B`` lines, a mapping by the sheet's match id (as read, or as
+#: ``--match`` gives it; a sheet not in it keeps its own).
+Players = tuple[str, str] | list[tuple[str, str] | None] | Mapping[str, tuple[str, str] | None] | None
 #: ``import scan --match``: the match id of each sheet in order, None for a sheet's own (issue 39).
 Matches = list[str | None] | None
 
 
-def _names(players: Players, k: int) -> tuple[str, str] | None:
+def _names(players: Players, k: int, match: str) -> tuple[str, str] | None:
     if isinstance(players, list):
         return players[k] if k < len(players) else None
+    if isinstance(players, Mapping):
+        return players.get(match)
     return players
 
 

@@ -79,6 +79,53 @@ OVERLAP: Final = N_(
     "photograph each sheet on its own, none over another"
 )
 
+#: The refusals above that name the command line's options, as the upload page says them: its own fields
+#: (the photo's match id box, the ruleset menu; streams/http/intake.py), the fields filled the same.
+ON_THE_PAGE: Final[dict[str, str]] = {
+    NO_QR: N_(
+        "no readable QR code where a game sheet has its two (the large one at the top right, the small one "
+        "left of it): {retake}; or type its match id in the match id box beside the photo"
+    ),
+    NO_QR_FAR: N_(
+        "no readable QR code where a game sheet has its two: the sheet is too small in the photo ({density} "
+        "pixels a millimetre; its codes need {need} or more): come closer; {retake}; or type its match id "
+        "in the match id box beside the photo"
+    ),
+    NO_QR_SHAKEN: N_(
+        "no readable QR code where a game sheet has its two: the photo is shaken (the corner squares "
+        "smeared by about {smear} mm): hold the phone still; {retake}; or type its match id in the match id "
+        "box beside the photo"
+    ),
+    NO_ID: N_(
+        "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
+        "certain: keep glare, shadow and folds off the top of the sheet; {retake}; or type its match id in "
+        "the match id box beside the photo"
+    ),
+    NO_ID_FAR: N_(
+        "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
+        "certain: the sheet is too small in the photo ({density} pixels a millimetre; its codes need {need} "
+        "or more): come closer; {retake}; or type its match id in the match id box beside the photo"
+    ),
+    NO_ID_SHAKEN: N_(
+        "neither of the game sheet's QR codes can be read, nor the match id printed at its top left, for "
+        "certain: the photo is shaken (the corner squares smeared by about {smear} mm): hold the phone "
+        "still, or lean it on something; {retake}; or type its match id in the match id box beside the "
+        "photo"
+    ),
+    MATCH_DIFFERS: N_(
+        "the sheet's QR code says match {match}, not {given} as its match id box says: not imported; check "
+        "which sheet this is (an empty box, or -, reads the sheet's own id)"
+    ),
+    MATCH_DIFFERS_PRINTED: N_(
+        "the match id printed on the sheet reads {match}, not {given} as its match id box says: not "
+        "imported; check which sheet this is (an empty box, or -, reads the sheet's own id)"
+    ),
+    NO_RULESET: N_(
+        "match {match} (given in its match id box): the ruleset printed on the sheet cannot be read either: "
+        "choose it under ruleset"
+    ),
+}
+
 
 class NotASheet(ValueError):
     """The image is not a readable game sheet (no markers, no QR code, another layout): the reason.
@@ -120,6 +167,13 @@ class Refused(InputError):
     def spoken(self, lang: str) -> str:
         """``str(self)`` with the sentence in ``lang`` (the file's name as it is)."""
         return str(InputError(self.refusal.spoken(lang), file=self.file))
+
+    def on_the_page(self) -> Refused:
+        """The refusal as the upload page says it (:data:`ON_THE_PAGE`: its fields, not ``--match``)."""
+        page = ON_THE_PAGE.get(self.refusal.template or "")
+        if page is None:
+            return self
+        return Refused(NotASheet.said(page, **self.refusal.fields), file=self.file or "")
 
 
 def spoken(exc: InputError, lang: str) -> str:

@@ -9,7 +9,45 @@
   const results = $("results");
   const progress = $("progress");
   const summary = $("summary");
+  const queue = $("queue");
   let queued = [];
+
+  // a photo or a PDF of printed sheets (the service tells by its bytes; this only decides which files
+  // get the fields that name their sheets by hand, as import scan's --players and --match)
+  const SCAN = /\.(jpe?g|png|pdf)$/i;
+  const isScan = (f) => (f.type || "").startsWith("image/") || f.type === "application/pdf" || SCAN.test(f.name);
+
+  function field(cls, label, hint) {
+    const wrap = document.createElement("label");
+    wrap.className = cls;
+    const input = document.createElement("input");
+    input.autocomplete = "off";
+    input.placeholder = hint;
+    wrap.append(label, " ", input);
+    return [wrap, input];
+  }
+
+  function queueLine(item) {
+    // a queued file; a photo's or a PDF's its own players and match id (optional; ; between sheets)
+    const li = document.createElement("li");
+    const label = document.createElement("span");
+    label.className = "file";
+    label.textContent = item.name;
+    li.append(label);
+    if (item.scan) {
+      const [who, players] = field("sheet-players", _("players"), _("A,B: the names printed on it if empty"));
+      const [which, match] = field("sheet-match", _("match id"), _("its own if empty"));
+      players.maxLength = 1000;
+      match.maxLength = 4000;
+      li.append(who, which);
+      item.players = players;
+      item.match = match;
+    }
+    queue.append(li);
+  }
+
+  // one entry a sheet of the file, ; between them (a PDF of several sheets), each sent as its own field
+  const entries = (input) => (input ? input.value.split(";").map((v) => v.trim()).filter(Boolean) : []);
 
   function entryFiles(entry, path) {
     // a dropped folder: every file in it, in its sub-folders too
@@ -73,7 +111,10 @@
     const data = new FormData();
     if (item.file) data.append("file", item.file, item.name);
     else data.append("paste", item.text);
-    for (const [k, v] of Object.entries(fields)) if (v) data.append(k, v);
+    for (const [k, v] of Object.entries(fields)) {
+      if (Array.isArray(v)) for (const one of v) data.append(k, one);
+      else if (v) data.append(k, v);
+    }
     try {
       // the page's language: a photo's refusal (how to retake it) comes back in it
       const lang = document.documentElement.lang;
@@ -101,8 +142,11 @@
     const lines = items.map((item) => line(item.name));
     let ok = 0;
     for (let i = 0; i < items.length; i++) {
-      const match = base && items.length > 1 ? base + "." + (i + 1) : base;
-      const [done, body] = await send(items[i], { ...common, match });
+      const item = items[i];
+      // the batch's match id names logs and sheet files; a photo's sheets are named by its own fields
+      const match = item.scan ? entries(item.match) : base && items.length > 1 ? base + "." + (i + 1) : base;
+      const players = item.scan ? entries(item.players) : [];
+      const [done, body] = await send(item, { ...common, match, players });
       show(lines[i], done, body);
       if (done) ok++;
       progress.value = i + 1;
@@ -112,7 +156,13 @@
   }
 
   function add(files) {
-    for (const f of files) queued.push({ file: f, name: f.webkitRelativePath || f.name });
+    for (const f of files) {
+      const item = { file: f, name: f.webkitRelativePath || f.name, scan: isScan(f) };
+      queued.push(item);
+      queueLine(item);
+    }
+    queue.hidden = !queued.length;
+    $("queue-hint").hidden = !queued.some((item) => item.scan);
     summary.textContent = _("{n} file(s) ready: press import", { n: queued.length });
   }
 
@@ -137,6 +187,8 @@
       return;
     }
     queued = [];
+    queue.textContent = "";
+    queue.hidden = $("queue-hint").hidden = true;
     results.textContent = "";
     delete document.body.dataset.imported;
     run(items);

@@ -151,3 +151,58 @@ async def test_a_photo_that_cannot_be_read_says_how_to_retake_it_in_the_pages_la
     said = str(await page.locator("#results li.refused").text_content())
     assert "table.jpg" in said and "ゲームシートが見つかりません" in said, said
     assert "四隅の四角を含めてシート全体を枠に入れ" in said and "しっかり構え" in said, said
+
+
+def first_photo(folder: Path) -> tuple[Path, str]:
+    """The first of :func:`photos` and its sheet's match id."""
+    from replay.generators.scan import samples
+
+    sample = next(samples(1, seed=36, hard_every=0))
+    path = folder / "sheet-1.jpg"
+    path.write_bytes(sample.photo)
+    return path, sample.header.match
+
+
+async def test_a_photo_s_players_and_match_id_are_typed_beside_it(
+    served: Served, browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    # issue 39: the judge names a photo's players and its match id on the page, as import scan's
+    # --players and --match; the batch's match id still names the log, not the photo
+    photo, match = first_photo(tmp_path)
+    log = tmp_path / "game.txt"
+    shutil.copy(LOGS / "deck_out.txt", log)
+    page = await judge_page(served, browser_context, "/import", (390, 844))
+    await page.set_input_files("#files", [str(photo), str(log)])
+    lines = page.locator("#queue li")
+    assert await lines.count() == 2
+    assert await lines.nth(1).locator("input").count() == 0  # a log names its own players
+    assert await page.is_visible("#queue-hint")
+    await lines.nth(0).locator(".sheet-players input").fill("Kai, Yuki")
+    await lines.nth(0).locator(".sheet-match input").fill(match)
+    await page.fill("#match", "cup")
+    assert await page.evaluate(OVERFLOW) == []
+    await page.click("#import-button")
+    said = await finished(page, 2)
+    assert said.endswith("2 imported, 0 refused"), (said, await page.text_content("#results"))
+    from streams.http.battle_log import decode
+
+    [start] = [e for e in decode(await served.store.events(match)) if e["type"] == "match_started"]
+    assert start["players"] == ["Kai", "Yuki"]
+    assert await served.store.record("cup.2") is not None
+    assert await page.is_hidden("#queue")
+
+
+async def test_a_photo_named_by_another_match_id_is_refused_in_the_pages_words(
+    served: Served, browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    photo, match = first_photo(tmp_path)
+    page = await judge_page(served, browser_context, "/import?lang=ja", (1440, 900))
+    await page.set_input_files("#files", str(photo))
+    await page.locator("#queue li .sheet-match input").fill("other-9")
+    await page.click("#import-button")
+    await finished(page, 1)
+    said = str(await page.locator("#results li.refused").text_content())
+    # the photo's own id and the one typed, in Japanese, naming the page's box (not --match)
+    assert f"シートのQRコードは対戦 {match} を示しており、対戦ID欄の other-9 ではありません" in said, said
+    assert "--match" not in said
+    assert await served.store.events(match) == [] and await served.store.events("other-9") == []
