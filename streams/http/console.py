@@ -33,7 +33,7 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -63,6 +63,8 @@ RECORDER = frozenset({"recorder"})
 MAX_CONSOLE_EVENTS = 2000
 #: The largest console body, in bytes.
 MAX_CONSOLE_BODY = 2 * 1024 * 1024
+#: What a write's check answers (:func:`_writer`).
+T = TypeVar("T")
 
 
 def _json(obj: Any, status: int = 200) -> web.Response:
@@ -100,15 +102,15 @@ def _judge(request: web.Request) -> bool:
     return request.app[ACCESS].open or is_judge(request[PRINCIPAL])
 
 
-async def _writer(request: web.Request, check: Callable[[], Awaitable[object]]) -> None:
+async def _writer(request: web.Request, check: Callable[[], Awaitable[T]]) -> T | None:
     """Authorise a write of this match (``check``: :func:`may_write`, :func:`permitted` or :func:`authorize`
     of it) before anything changes: a refusal is audited and answered 403; nothing is
-    written, no lease taken."""
+    written, no lease taken. The check's answer; None when the service is open (nothing checked)."""
     access = request.app[ACCESS]
     if access.open:
-        return
+        return None
     try:
-        await check()
+        return await check()
     except Refusal as exc:
         await access.refused(request, request[PRINCIPAL], 403, f"write refused ({exc.code}): {exc.message}")
         raise
@@ -325,8 +327,9 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
         held = await lease(store, match, me, "peek")
     else:
         # the ownership of POST /events (streams/http/ownership.py) first: a publish it refuses takes no
-        # lease; then the lease, the fence, and the same check again as the new matches are claimed
-        await _writer(request, lambda: permitted(principal, store, events))
+        # lease; then the lease, the fence, and, when the publish creates a match, the same check again
+        # as it is claimed
+        new = await _writer(request, lambda: permitted(principal, store, events))
         # the archive's head is read with the lease's take, in one round trip (serve's autopipelined store
         # sends both in one pipeline, in this order): the fence's own read after the take was one more
         # wait before the write, tens of ms each under a venue's load (docs/performance.md, issue 40 item
@@ -341,7 +344,12 @@ async def console_publish(request: web.Request) -> web.StreamResponse:
                 match=match,
             )
         await _fence(request, match, events, head)
-        await _writer(request, lambda: authorize(principal, store, events))
+        if new:
+            # a match this publish creates (or a playoff game it opens) is claimed, checked again against
+            # the store as it is then: another producer may have created it meanwhile. A stored match's
+            # owner never changes once set, so its check above stands; reading it again cost one more
+            # round trip before every write (docs/performance.md, issue 40 item 5)
+            await _writer(request, lambda: authorize(principal, store, events))
     outcomes = await request.app[CORE].ingest_many(events, judge=judge) if events else []
     answers = [o.as_json() for o in outcomes]
     # a match this console started: its stream table follows it (streams/http/tables.py)

@@ -201,13 +201,13 @@ async def authorize(principal: Principal, store: Ownership, items: Sequence[Any]
     )
 
 
-async def permitted(principal: Principal, store: Ownership, items: Sequence[Any]) -> None:
+async def permitted(principal: Principal, store: Ownership, items: Sequence[Any]) -> list[str]:
     """:func:`authorize` without claiming anything: whether ``principal`` may write the batch as the store
-    is now (raises :class:`Refusal`). The console checks a publish with it before it takes the match's
-    lease, so that a refused publish neither takes a lease nor claims a match."""
+    is now (raises :class:`Refusal`); the matches it would create (claim). The console checks a publish
+    with it before it takes the match's lease, so that a refused publish neither takes a lease nor claims
+    a match, and authorises it again only when it creates one."""
     touched = _touched(items)
-    if touched:
-        await _checked(principal, store, touched)
+    return await _checked(principal, store, touched) if touched else []
 
 
 async def may_write(principal: Principal, store: Ownership, match: str) -> None:

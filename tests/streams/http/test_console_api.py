@@ -205,6 +205,35 @@ async def test_a_publish_reads_the_archives_head_while_it_takes_the_lease(
     assert steps[:3] == ["take asked", "head asked", "take answered"], steps
 
 
+async def test_a_publish_to_a_stored_match_checks_its_ownership_once(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 40 item 5: the ownership check ran before the lease and again after the fence, two reads of
+    # the owners before every write; a stored match's owner never changes, so only a publish that creates
+    # a match (and claims it) checks again
+    store = served.app[STORE]
+    reads: list[list[str]] = []
+    owners = store.owners
+
+    async def reading(matches: list[str]) -> Any:
+        reads.append(list(matches))
+        return await owners(matches)
+
+    monkeypatch.setattr(store, "owners", reading)
+    s = opening("own1")
+    assert (await publish(served, "own1", s.events))[0] == 200
+    assert reads == [["own1"], ["own1"]]  # created: checked, then checked again as it is claimed
+    reads.clear()
+    s.turn("ash")
+    status, answer = await publish(served, "own1", s.events[3:])
+    assert status == 200 and [o["status"] for o in answer["outcomes"]] == ["applied", "applied"]
+    assert reads == [["own1"]]
+    # and another producer's publish to it is still refused, the lease untouched
+    s.turn("misty")
+    status, answer = await publish(served, "own1", s.events[5:], console="c2", who="recorder2")
+    assert status == 403, answer
+
+
 async def test_publishing_is_idempotent_and_a_stale_console_is_fenced(served: Served) -> None:
     s = opening("f1")
     status, answer = await publish(served, "f1", s.events)
