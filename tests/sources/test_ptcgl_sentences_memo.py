@@ -124,3 +124,18 @@ def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for n in range(12):
         assert sen.match(f"Ash drew {n} cards.")
         assert len(sen._seen) <= 5
+
+
+def test_classify_gives_each_line_its_own_values() -> None:
+    """``classify`` reads the table's kept Match objects: a Line's values are its own copy, so the walk
+    changing one line's values leaves the next line of the same text (and the table's reading) alone."""
+    from replay.sources.ptcgl.lines import classify
+    from replay.sources.ptcgl.locales import LOCALES
+
+    raw = ["Ash drew Pikachu ex.", "Ash drew Pikachu ex."]
+    first, second = classify(raw, LOCALES["en"], [])
+    assert first.g is not None and second.g is not None and first.g is not second.g
+    first.g["c"] = "changed by the walk"
+    assert second.g["c"] == "Pikachu ex"
+    (again,) = classify(raw[:1], LOCALES["en"], [])
+    assert again.g is not None and again.g["c"] == "Pikachu ex"

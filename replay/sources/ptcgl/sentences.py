@@ -533,18 +533,22 @@ class Sentences:
 
     def match(self, line: str) -> list[Match]:
         """What ``line`` says: its sentences (two when the client joined two on one line), or [] when it is
-        none of the table's. Each call returns new Match objects with their own ``g`` (callers may add
-        to it), read again from the line's earlier reading when this table met the same text before."""
+        none of the table's. New Match objects with their own ``g`` (callers may change them)."""
+        return [Match(m.kind, m.key, dict(m.g), m.phs, m.values, m.partial) for m in self.readings(line)]
+
+    def readings(self, line: str) -> tuple[Match, ...]:
+        """``match`` without the copies: the table's own reading of ``line``, kept for the next line with
+        the same text (a caller must not change it; ``classify`` copies ``g`` into its Line)."""
         seen = self._seen.get(line)
         if seen is None:
             seen = self._read(line)
             if len(self._seen) >= _SEEN_MAX:
                 self._seen.clear()  # bounded: a 4 MiB log of distinct lines must not keep them all
             self._seen[line] = seen
-        return [Match(m.kind, m.key, dict(m.g), m.phs, m.values, m.partial) for m in seen]
+        return seen
 
     def _read(self, line: str) -> tuple[Match, ...]:
-        """``match`` without the memo: the regexes run (kept by ``match``, never handed out)."""
+        """``readings`` without the memo: the word index and the regexes run."""
         return tuple(self._sentences(line))
 
     def _sentences(self, line: str) -> list[Match]:
