@@ -78,9 +78,10 @@ def test_every_template_reads_its_own_sample_the_same_with_the_memo(code: str) -
         assert fields(first) == want, line
         assert fields(again) == want, line
         own += bool(first) and first[0].key == t.key
-    # the samples are read, almost all by their own template (a few are another key's text with values)
+    # the samples are read, all but two a language by their own template (those two are another key's text
+    # with these values)
     assert all(plain._read(line) for line in lines)
-    assert own >= len(lines) * 0.9, (own, len(lines))
+    assert len(lines) - own <= 2, (own, len(lines))  # 192-202 of 194-204 in each language
 
 
 def test_every_line_of_the_test_logs_reads_the_same_with_the_memo() -> None:
