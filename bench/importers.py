@@ -355,6 +355,7 @@ def main() -> int:
     every = one_alternation(sen)
 
     def sentences() -> None:
+        sen._seen.clear()  # each run from an empty memo (Sentences.match keeps each line's reading)
         for s in body:
             sen.match(s)
 

@@ -238,6 +238,9 @@ def in_process(folder: Path, n: int, rounds: int) -> None:
                 scan(line)
 
     def sentences() -> None:
+        # each round from an empty memo (Sentences.match keeps each line's reading): one batch's pass, its
+        # repeated lines read from the memo as the batch's own import reads them
+        sen._seen.clear()
         for s in body:
             sen.match(s)
 

@@ -168,7 +168,7 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
         extra_en = (("conceded_line", re.compile(rf"^(?P<p>{alts}|\S+) conceded\.$")),)
     out: list[Line] = []
     append = out.append
-    match = sentences.match
+    readings = sentences.readings
     # a header's or the end line's text ends with one of these (``header`` is asked only then): most lines
     # are sentences, and this one C call tells them apart
     head_ends = header_ends(loc)
@@ -191,15 +191,15 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
             if head is not None:
                 append(head)
                 continue
-        found = match(s)
+        found = readings(s)  # the table's own Match objects: each ``g`` is copied into its Line
         parts: list[tuple[str, dict[str, str] | None, str]]
         if len(found) == 1:  # most lines: one sentence
             m = found[0]
             partial = m.partial
-            parts = [(m.kind, m.g, m.key)]
+            parts = [(m.kind, dict(m.g), m.key)]
         else:
             partial = next((m.partial for m in found if m.partial), "")
-            parts = [(m.kind, m.g, m.key) for m in found]
+            parts = [(m.kind, dict(m.g), m.key) for m in found]
         if not parts and en:
             for kind, rx in extra_en:
                 em = rx.match(s)
