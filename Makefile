@@ -141,7 +141,7 @@ test-long: install
 	  tests/scan/test_scan_accuracy_b.py tests/scan/test_scan_accuracy_c.py
 	PRIZECHECK_SCAN_HALL=40 $(BIN)/python -m pytest -q -s -n 2 tests/scan/test_scan_hall.py
 	PRIZECHECK_SCAN_TWO=8 $(BIN)/python -m pytest -q -s -n 2 tests/scan/test_scan_two.py
-	PRIZECHECK_LONG=1 $(BIN)/python -m pytest -q -n 2 tests/scan/test_scan_printed.py
+	PRIZECHECK_LONG=1 $(BIN)/python -m pytest -q -n 2 tests/scan/test_scan_printed.py tests/scan/test_scan_match.py
 
 # docs/importers.md's printed sheet and filled photo (docs/img/sheet-*), and the record block it shows
 sheet-images: install
