@@ -376,32 +376,22 @@ def _printed(gray: Image, h: npt.NDArray[np.float64], unread: _Unread, given: st
     line = cv2.warpPerspective(gray, to, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     undone = [_wiener(line, kernel, nsr) for kernel in unread.kernels[:3] for nsr in (0.005, 0.02)]
     got = printed.read_printed(gray, h, unread.kernels, _density(h), [line, *undone], given)
-    if got.match is not None and got.ruleset is not None:
+    # its own id read from print, else (issue 39) the one a judge gives by hand (import scan --match)
+    # rather than the photo retaken; either way the rest of its header read from print: the names, the
+    # number (only as the id's .n), the context
+    own = got.match is not None and got.ruleset is not None
+    match = got.match if own else given
+    if match is not None:
         sheet, count = got.number or (None, None)
         return Header(
-            match=got.match,
-            players=got.players,
-            ruleset=got.ruleset,
-            sheet=sheet,
-            count=count,
-            context=dict(got.context or {}),
-            printed=True,
-            printed_lang=got.lang,
-        )
-    if given is not None:
-        # issue 39: a judge names the sheet by hand (import scan --match) rather than the photo retaken
-        # and the rest of its header still read from print: the names, the number (only as the given
-        # id's .n), the context
-        sheet, count = got.number or (None, None)
-        return Header(
-            match=given,
+            match=match,
             players=got.players,
             ruleset=got.ruleset or "",
             sheet=sheet,
             count=count,
             context=dict(got.context or {}),
             printed=True,
-            given=True,
+            given=not own,
             printed_lang=got.lang,
         )
     raise _unread(h, unread.smear, printed=printed.available())
