@@ -30,6 +30,7 @@ SOURCES = (
     "replay/sheet_format.py",
     "replay/sources/ptcgl",
     "replay/sources/scan/photo.py",
+    "replay/sources/scan/naming.py",
     "replay/report/tdf.py",
     "replay/codec.py",
     "replay/files.py",

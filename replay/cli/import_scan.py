@@ -18,17 +18,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from replay.cli.common import UsageError, error_line, language, output, tr, within
 from replay.engine import KNOWN_RULESETS, InputError
 from replay.extras import needs_extra
-from replay.sources.common import valid_match_id
-from replay.sources.scan.naming import OWN, given_match, pair, sheet_players
+from replay.sources.scan.naming import MAX_LIST, ByMatch, given_match, pair, players_list
 
 if TYPE_CHECKING:
-    from replay.sources.scan.photo import Players, SheetScan
+    from replay.sources.scan.naming import Players
+    from replay.sources.scan.photo import SheetScan
 
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -315,110 +314,17 @@ def _run(args: argparse.Namespace, out: IO[bytes]) -> int:
     return 2 if failed or unused else 0
 
 
-@dataclass(frozen=True, slots=True)
-class ByMatch:
-    """A ``--players-file`` of ``ID,A,B`` lines: each sheet's names by its match id (None: the names
-    printed on it), and the line that gave each id."""
-
-    names: dict[str, tuple[str, str] | None]
-    lines: dict[str, int]
-
-
 def _players_file(path: str) -> list[tuple[str, str] | None] | ByMatch:
-    """``--players-file``: either a pair of names a line in the batch's order (``A,B``; ``-`` for a sheet's
-    own printed names), or a sheet's match id and its pair a line in any order (``ID,A,B``; ``ID,-``);
-    blank lines and ``#`` comments skipped. A file of both kinds is refused: which sheet an order line
-    names among sheets named by id would be a guess. InputError naming the file and the line."""
+    """``--players-file``: a list of players, a line a sheet (:func:`replay.sources.scan.naming.players_list`,
+    as the upload page's ``players_by_id`` reads its own). InputError naming the file and the line."""
     try:
         with open(path, encoding="utf-8") as fh:
-            lines = fh.read(1024 * 1024).splitlines()
+            text = fh.read(MAX_LIST)
     except FileNotFoundError:
         raise InputError(tr("no such file"), file=path, field="--players-file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(tr("cannot read: {reason}", reason=exc), file=path, field="--players-file") from None
-    ordered: list[tuple[str, str] | None] = []
-    first_ordered = 0
-    by_match = ByMatch({}, {})
-    for n, raw in enumerate(lines, 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        fields = [f.strip() for f in line.split(",")]
-        keyed = len(fields) == 3 or (len(fields) == 2 and fields[1] == OWN)
-        if (keyed and ordered) or (not keyed and by_match.lines):
-            # one kind of line a file: an order line among id lines would name a sheet by a guess
-            other = first_ordered if keyed else min(by_match.lines.values())
-            said = (
-                tr(
-                    "names a sheet by its match id (ID,A,B) but line {other} by its place in the batch "
-                    "(A,B): one kind of line a file, A,B and - in the batch's order, or ID,A,B and ID,- by "
-                    "match id",
-                    other=other,
-                )
-                if keyed
-                else tr(
-                    "names a sheet by its place in the batch (A,B) but line {other} by its match id "
-                    "(ID,A,B): one kind of line a file, A,B and - in the batch's order, or ID,A,B and ID,- "
-                    "by match id",
-                    other=other,
-                )
-            )
-            raise InputError(said, file=path, line=n)
-        if keyed:
-            match = fields[0]
-            if not valid_match_id(match):
-                raise InputError(
-                    tr(
-                        "{match} is not a match id (1-128 characters A-Z a-z 0-9 . _ : / -): a line is "
-                        "ID,A,B or ID,-",
-                        match=repr(match),
-                    ),
-                    file=path,
-                    line=n,
-                )
-            if match in by_match.lines:
-                raise InputError(
-                    tr(
-                        "match {match} is named on line {other} already",
-                        match=match,
-                        other=by_match.lines[match],
-                    ),
-                    file=path,
-                    line=n,
-                )
-            try:
-                names = sheet_players(",".join(fields[1:]))
-            except ValueError:
-                raise InputError(
-                    tr(
-                        "match {match}: two different names after the id, ID,A,B (or ID,- for the names "
-                        "printed on the sheet), got {line}",
-                        match=match,
-                        line=repr(line),
-                    ),
-                    file=path,
-                    line=n,
-                ) from None
-            by_match.names[match] = names
-            by_match.lines[match] = n
-            continue
-        try:
-            ordered.append(sheet_players(line))
-        except ValueError:
-            raise InputError(
-                tr(
-                    "two different names, A,B (or - for the names printed on the sheet), got {line}",
-                    line=repr(line),
-                ),
-                file=path,
-                line=n,
-            ) from None
-        first_ordered = first_ordered or n
-    if by_match.lines:
-        return by_match
-    if not ordered:
-        raise InputError(tr("no names in it: one line a sheet, A,B or -, or ID,A,B or ID,-"), file=path)
-    return ordered
+    return players_list(text, file=path)
 
 
 def _crops(root: str, sheets: list[Any]) -> None:

@@ -263,6 +263,30 @@ SERVICE: Final[tuple[str, ...]] = (
 #: The pieces of a PDF's refusal (``2 pages, none a game sheet: page 1 is ...``), said again inside it.
 PAGES: Final[tuple[str, ...]] = tuple(t for t in FILES if t.startswith(("page ", "image of ", "{width} x")))
 #: Every template above, in the order they are read.
+#: A list of players, a line a sheet (replay/sources/scan/naming.py: ``import scan --players-file``, the
+#: upload page's ``players_by_id``), and a photo's sheet it does not name (replay/sources/intake.py).
+NAMES: Final[tuple[str, ...]] = (
+    N_(
+        "names a sheet by its match id (ID,A,B) but line {other} by its place in the batch (A,B): one kind "
+        "of line a file, A,B and - in the batch's order, or ID,A,B and ID,- by match id"
+    ),
+    N_(
+        "names a sheet by its place in the batch (A,B) but line {other} by its match id (ID,A,B): one kind "
+        "of line a file, A,B and - in the batch's order, or ID,A,B and ID,- by match id"
+    ),
+    N_("{match} is not a match id (1-128 characters A-Z a-z 0-9 . _ : / -): a line is ID,A,B or ID,-"),
+    N_("match {match} is named on line {other} already"),
+    N_(
+        "match {match}: two different names after the id, ID,A,B (or ID,- for the names printed on the "
+        "sheet), got {line}"
+    ),
+    N_("two different names, A,B (or - for the names printed on the sheet), got {line}"),
+    N_("no names in it: one line a sheet, A,B or -, or ID,A,B or ID,-"),
+    N_(
+        "match {match} has no line in the players by match id (ID,A,B, or ID,- for the names printed on the "
+        "sheet): nothing of the file is imported; add its line, or check the sheet's match id"
+    ),
+)
 INPUTS: Final[tuple[str, ...]] = (
     *DECKS,
     *CARDS,
@@ -274,6 +298,7 @@ INPUTS: Final[tuple[str, ...]] = (
     *ARCHIVE,
     *GENERATORS,
     *SERVICE,
+    *NAMES,
 )
 
 #: Words inside them, said again too: the languages a battle log looks like

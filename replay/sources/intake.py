@@ -11,12 +11,14 @@ or raises InputError with one sentence naming the file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from replay.engine import InputError
 from replay.sources.cards import Catalogue
 from replay.sources.common import Finding, ImportResult
+from replay.sources.scan.naming import Players
 
 Kind = Literal["ptcgl", "sheet", "scan"]
 
@@ -104,7 +106,7 @@ def import_file(
     kind: Kind | None = None,
     ruleset: str | None = None,
     cards: Catalogue | None = None,
-    players: tuple[str, str] | list[tuple[str, str] | None] | None = None,
+    players: Players = None,
     given: list[str | None] | None = None,
     min_confidence: float = 0.8,
     partial: bool = False,
@@ -114,9 +116,10 @@ def import_file(
     ``match`` names the game of a log or a sheet file; a scanned sheet carries its own id (its QR code).
     ``ruleset`` None: the sheet's own, else ``play-2026``. A photo's or a PDF's sheets are named by hand
     as ``import scan`` names them (issue 39; :mod:`replay.sources.scan.naming`): ``players`` one pair for
-    every sheet, or a list, the k-th sheet's (None: its printed names); ``given`` the k-th sheet's match
-    id (None: its own), used only for a sheet that cannot name itself, a sheet whose own id is another
-    refused. A list whose length is not the file's sheets is refused: any pairing would be a guess.
+    every sheet, or a list, the k-th sheet's (None: its printed names), or a mapping by each sheet's
+    match id (the page's ``players_by_id``: a sheet it does not name refuses the file); ``given`` the k-th
+    sheet's match id (None: its own), used only for a sheet that cannot name itself, a sheet whose own id
+    is another refused. A list whose length is not the file's sheets is refused: any pairing would be a guess.
     """
     kind = kind or kind_of(name, data)
     if len(data) > limit_of(kind):
@@ -154,7 +157,7 @@ def _scans(
     data: bytes,
     *,
     ruleset: str | None,
-    players: tuple[str, str] | list[tuple[str, str] | None] | None,
+    players: Players,
     given: list[str | None] | None,
     min_confidence: float,
 ) -> list[Imported]:
@@ -186,6 +189,16 @@ def _scans(
             "sheet, or once a sheet: pages, then the sheets of one photo left to right)",
             file=name,
         )
+    if isinstance(players, Mapping):
+        # a list by match id names every sheet: one it leaves out may be a typo's, not unnamed
+        for game in out:
+            if game.match not in players:
+                raise InputError(
+                    f"match {game.match} has no line in the players by match id (ID,A,B, or ID,- for the "
+                    "names printed on the sheet): nothing of the file is imported; add its line, or check "
+                    "the sheet's match id",
+                    file=game.file,
+                )
     if given is not None and len(given) != len(out):
         raise InputError(
             f"{len(given)} match ids given for {len(out)} sheet(s) in the file (once a sheet: pages, then "

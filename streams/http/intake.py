@@ -8,7 +8,9 @@ importers as ``prizecheck import`` (:mod:`replay.sources.intake`) and the same i
 - ``POST /import``: ``multipart/form-data`` with ``file`` (one file) or ``paste`` (the text of a log), and
   optional ``match``, ``event``, ``table``, ``round``, ``league``, ``ruleset``; for a photo or a PDF,
   ``players`` and ``match`` given once a sheet (``players`` also once for all), as ``import scan``'s
-  ``--players`` and ``--match`` (issue 39). The answer names each match read, with its review page, or
+  ``--players`` and ``--match`` (issue 39), or ``players_by_id``: the batch's list of ``ID,A,B`` lines,
+  as ``--players-file`` takes them, sent with each of its photos (each sheet named by its match id). The
+  answer names each match read, with its review page, or
   is one sentence saying what is wrong with the file (``400``/``409``/``413``).
 
 A file is stored whole or not at all: every event of every game in it is checked (the contract's schema,
@@ -35,7 +37,7 @@ from replay.contract.admit import admit
 from replay.engine import KNOWN_RULESETS, EventError, InputError
 from replay.sources.common import match_id_from, valid_match_id
 from replay.sources.intake import MAX_SCAN_BYTES, Imported, import_file, kind_of
-from replay.sources.scan.naming import given_match, sheet_players
+from replay.sources.scan.naming import ByMatch, Players, given_match, players_list, sheet_players
 from replay.sources.scan.refusals import Refused, spoken
 from streams.http.access import AUDIT_DETAIL, PRINCIPAL
 from streams.http.keys import CORE, STORE
@@ -50,7 +52,7 @@ JUDGE = frozenset({"judge"})
 MAX_UPLOAD = MAX_SCAN_BYTES + 64 * 1024
 #: Files read at once by this process: reading a photo takes a core and ~100 MB; others wait their turn.
 _READERS: web.AppKey[asyncio.Semaphore] = web.AppKey("import_readers", asyncio.Semaphore)
-_TEXT_FIELDS = ("event", "table", "round", "league", "ruleset", "partial")
+_TEXT_FIELDS = ("event", "table", "round", "league", "ruleset", "partial", "players_by_id")
 #: Fields a photo's or a PDF's sheets may each be given, as ``import scan --players``/``--match`` are:
 #: once for every sheet (players) or once a sheet, in the file's order; ``match`` once names a log or a
 #: sheet file.
@@ -188,8 +190,11 @@ def _match_id(fields: Mapping[str, str], name: str, principal: Principal) -> str
 class _ByHand:
     """A photo's or a PDF's sheets as the form names them: ``import scan --players`` and ``--match``."""
 
-    players: tuple[str, str] | list[tuple[str, str] | None] | None = None
+    players: Players = None
     given: list[str | None] | None = None
+    #: ``players_by_id``: the line that names each match id (the answer gives them back: the page says,
+    #: at the end of a batch, a line no sheet used).
+    lines: dict[str, int] | None = None
 
 
 def _by_hand(form: _Form, scan: bool) -> _ByHand:
@@ -198,7 +203,15 @@ def _by_hand(form: _Form, scan: bool) -> _ByHand:
     A log's or a sheet file's ``match`` goes to the form's single fields, once."""
     players = [text for text in form.lists.get("players", ()) if text]
     matches = [text for text in form.lists.get("match", ()) if text]
+    listed = form.fields.pop("players_by_id", "")
     if not scan:
+        if listed:
+            raise Problem.said(
+                400,
+                "bad_field",
+                "players_by_id: given for a photo or a PDF of printed game sheets only (a battle log or a "
+                "sheet file names its own players)",
+            )
         if players:
             raise Problem.said(
                 400,
@@ -216,6 +229,7 @@ def _by_hand(form: _Form, scan: bool) -> _ByHand:
         if matches:
             form.fields["match"] = matches[0]
         return _ByHand()
+    by_match = _players_by_id(listed, form.name, players) if listed else None
     pairs: list[tuple[str, str] | None] = []
     for text in players:
         try:
@@ -239,8 +253,38 @@ def _by_hand(form: _Form, scan: bool) -> _ByHand:
                 "{text}",
                 text=repr(text),
             ) from None
+    if by_match is not None:
+        return _ByHand(by_match.names, given or None, by_match.lines)
     # once: every sheet of the file; more: one a sheet, in its order (the reader checks the count)
     return _ByHand(pairs[0] if len(pairs) == 1 else (pairs or None), given or None)
+
+
+def _players_by_id(text: str, name: str, players: list[str]) -> ByMatch:
+    """``players_by_id``: the batch's ``ID,A,B`` lines, read as ``import scan --players-file`` reads them
+    (:func:`replay.sources.scan.naming.players_list`). A photo's own ``players`` beside it as well is
+    refused: the list names every sheet, and which of two names a sheet has would be a guess."""
+    if players:
+        raise Problem.said(
+            400,
+            "bad_field",
+            "players and players_by_id: the players list names every sheet by its match id, and the players "
+            "beside {file} say {text} too: give a sheet's names in one place (empty the box beside the "
+            "photo, or give its sheet's line in the list)",
+            file=name,
+            text=repr("; ".join(players)),
+        )
+    try:
+        read = players_list(text, field="players_by_id")
+    except InputError as exc:
+        raise Problem.quoting(400, "bad_field", "the players list cannot be read: {words}", exc) from None
+    if not isinstance(read, ByMatch):
+        raise Problem.said(
+            400,
+            "bad_field",
+            "players_by_id: a line a sheet by its match id, ID,A,B (or ID,- for the names printed on it); "
+            "names in the batch's order (A,B) are given beside each photo, in its players box",
+        )
+    return read
 
 
 def _read(name: str, data: bytes, fields: Mapping[str, str], match: str, by_hand: _ByHand) -> list[Imported]:
@@ -351,7 +395,14 @@ async def post_import(request: web.Request) -> web.StreamResponse:
         )
     digest = hashlib.sha256(data).hexdigest()[:16]
     request[AUDIT_DETAIL] = f"import {name} (sha256 {digest}): {', '.join(g.match for g in games)}"
-    answer = {"file": name, "kind": kind_of(name, data), "matches": answers, "crops": kept is not None}
+    answer: dict[str, Any] = {
+        "file": name,
+        "kind": kind_of(name, data),
+        "matches": answers,
+        "crops": kept is not None,
+    }
+    if by_hand.lines is not None:  # the list's ids and their lines: the page names a line no sheet used
+        answer["players_by_id"] = by_hand.lines
     receipts = core.receipts(written)  # signed, one per match (docs/records.md, "Receipts")
     if receipts:
         answer["receipts"] = receipts
@@ -393,7 +444,8 @@ def import_routes() -> tuple[Route, ...]:
             "file": {"type": "string", "format": "binary"},
             "paste": {"type": "string"},
             **{key: {"type": "string"} for key in _TEXT_FIELDS},
-            # repeated: once a sheet of a photo or a PDF (import scan --players, --match)
+            # players_by_id: the batch's ID,A,B lines (import scan --players-file); repeated: once a
+            # sheet of a photo or a PDF (import scan --players, --match)
             **{key: {"type": "array", "items": {"type": "string"}} for key in _LIST_FIELDS},
         },
     }
@@ -432,7 +484,14 @@ def import_routes() -> tuple[Route, ...]:
             "or once a sheet in the file's order (`-`: the names printed on it), `match` once a sheet "
             "(`-`: its own id), used for a sheet whose QR codes and printed id cannot be read (flagged) "
             "and refused for a sheet whose own id is another; a count that is not the file's sheets is "
-            "refused. The file is stored whole or not at all: 400 `bad_field` (the field named), 400 "
+            "refused. Or `players_by_id`: the batch's list as `--players-file` takes it, a line a sheet "
+            "`ID,A,B` (`ID,-`: the names printed on it; blank lines and `#` comments skipped), sent with "
+            "each photo of the batch: each sheet is named by its own id (or the `match` given it); a "
+            "sheet with no line refuses its file (400 `unreadable`), a malformed line is 400 `bad_field` "
+            "naming the line, order lines (`A,B`) and `players` beside the same photo are refused (400 "
+            "`bad_field`); the answer gives back the list's ids and their lines (`players_by_id`), so "
+            "that a batch can name a line no sheet used. The file is stored whole or not at all: 400 "
+            "`bad_field` (the field named), 400 "
             "`unreadable` (the importer's sentence naming the file; a photo's refusal, with how to "
             "retake it, in `?lang=`'s language), 409 `match_exists`, 413 `too_large`.",
         ),

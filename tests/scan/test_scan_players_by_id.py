@@ -113,3 +113,58 @@ def test_a_sheet_named_by_match_is_named_by_its_line_under_that_id(
     assert main([*base, "--players-file", str(names), "--match", "judge-1"]) == 0, capsys.readouterr().err
     start = json.loads(out.read_text("utf-8").splitlines()[0])
     assert (start["match"], start["players"]) == ("judge-1", ["Kai", "Yuki"])
+
+
+# One reader of a list of players (replay.sources.scan.naming.players_list) for the command line's
+# --players-file and the upload page's players_by_id: the same lines give the same names, the same bad line
+# the same sentence, each naming where it was given.
+LIST = "# by id\nhand-3, Mara, Teodor\nhand-2,-\n\nhand-1,Kai,Yuki  # table 4\n"
+
+
+def test_a_list_by_match_id_is_read_once_for_the_command_line_and_the_page(tmp_path: Path) -> None:
+    from replay.cli.import_scan import _players_file
+    from replay.sources.scan.naming import ByMatch, players_list
+    from streams.http.intake import _players_by_id
+
+    read = players_list(LIST)
+    assert read == ByMatch(
+        {"hand-3": ("Mara", "Teodor"), "hand-2": None, "hand-1": ("Kai", "Yuki")},
+        {"hand-3": 2, "hand-2": 3, "hand-1": 5},
+    )
+    file = tmp_path / "names.txt"
+    file.write_text(LIST, "utf-8")
+    assert _players_file(str(file)) == read
+    assert _players_by_id(LIST, "t.jpg", []) == read
+    assert players_list("Kai,Yuki\n-\n") == [("Kai", "Yuki"), None]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hand-1,Kai,Yuki\nhand 2,Mara,Teodor\n",
+        "hand-1,Kai,Kai\n",
+        "Kai,Yuki\nhand-2,-\n",
+        "Kai\n",
+        "# none\n",
+    ],
+)
+def test_a_bad_list_is_the_same_sentence_where_the_file_or_the_field_is_named(
+    tmp_path: Path, text: str
+) -> None:
+    from replay.cli.import_scan import _players_file
+    from replay.engine import InputError
+    from replay.sources.scan.naming import players_list
+    from streams.http.intake import _players_by_id
+    from streams.http.routes import Problem
+
+    file = tmp_path / "names.txt"
+    file.write_text(text, "utf-8")
+    with pytest.raises(InputError) as cli:
+        _players_file(str(file))
+    with pytest.raises(InputError) as field:
+        players_list(text, field="players_by_id")
+    assert cli.value.message == field.value.message and cli.value.line == field.value.line
+    assert (cli.value.file, field.value.field) == (str(file), "players_by_id")
+    with pytest.raises(Problem) as page:
+        _players_by_id(text, "t.jpg", [])
+    assert page.value.english == str(field.value) and page.value.code == "bad_field"

@@ -42,6 +42,7 @@ from replay.sources.scan.budget import (
 )
 from replay.sources.scan.layout import LAYOUT_VERSION
 from replay.sources.scan.marks import Carrier, sheet_document
+from replay.sources.scan.naming import Players
 from replay.sources.scan.reader import PageRead, read_sheets
 from replay.sources.scan.refusals import NO_RULESET, NotASheet, Refused
 from replay.sources.sheet import parse_sheet
@@ -265,10 +266,6 @@ def import_sheets(
     return out
 
 
-#: ``import scan --players``: one pair for every sheet, a list (the k-th sheet's, None for its own), or,
-#: from a ``--players-file`` of ``ID,A,B`` lines, a mapping by the sheet's match id (as read, or as
-#: ``--match`` gives it; a sheet not in it keeps its own).
-Players = tuple[str, str] | list[tuple[str, str] | None] | Mapping[str, tuple[str, str] | None] | None
 #: ``import scan --match``: the match id of each sheet in order, None for a sheet's own (issue 39).
 Matches = list[str | None] | None
 

@@ -140,17 +140,33 @@
     progress.max = items.length;
     progress.value = 0;
     const lines = items.map((item) => line(item.name));
+    // the batch's players by match id (import scan --players-file's ID,A,B lines): sent with each photo,
+    // read by the service; its answers give back the list's ids, to name a line no sheet used at the end
+    const byId = $("players-by-id").value.trim() ? $("players-by-id").value : "";
+    const listed = {};
+    const imported = new Set();
     let ok = 0;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       // the batch's match id names logs and sheet files; a photo's sheets are named by its own fields
       const match = item.scan ? entries(item.match) : base && items.length > 1 ? base + "." + (i + 1) : base;
       const players = item.scan ? entries(item.players) : [];
-      const [done, body] = await send(item, { ...common, match, players });
+      const named = item.scan ? byId : "";
+      const [done, body] = await send(item, { ...common, match, players, players_by_id: named });
       show(lines[i], done, body);
-      if (done) ok++;
+      if (done) {
+        ok++;
+        for (const m of body.matches) imported.add(m.match);
+        Object.assign(listed, body.players_by_id || {});
+      }
       progress.value = i + 1;
       summary.textContent = _("{read} of {total} file(s) read: {ok} imported, {refused} refused", { read: i + 1, total: items.length, ok, refused: i + 1 - ok });
+    }
+    for (const [match, n] of Object.entries(listed).sort((a, b) => a[1] - b[1])) {
+      if (imported.has(match)) continue;
+      // a line no sheet imported used: a typo in its id, or its sheet refused (said above)
+      const li = line(_("players by match id"));
+      show(li, false, _("line {line}: no sheet imported has match id {match}: this line names no sheet", { line: n, match }));
     }
     document.body.dataset.imported = String(items.length); // the batch is done (for tests and scripts)
   }
@@ -166,6 +182,11 @@
     summary.textContent = _("{n} file(s) ready: press import", { n: queued.length });
   }
 
+  $("players-file").addEventListener("change", async (e) => {
+    // the same text file as import scan --players-file: into the box, where it can still be read and fixed
+    const file = e.target.files[0];
+    if (file) $("players-by-id").value = await file.text();
+  });
   for (const id of ["files", "folder", "camera"]) $(id).addEventListener("change", (e) => add(e.target.files));
   const drop = $("drop");
   drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });

@@ -136,3 +136,114 @@ async def test_a_bad_field_is_said_in_the_page_s_language(served: Served) -> Non
     )
     assert status == 400 and body["code"] == "bad_field", body
     assert "Kai" in body["error"] and "players: two different names" not in body["error"], body
+
+
+# players_by_id (issue 39): the batch's list of ID,A,B lines, as import scan --players-file takes them,
+# sent with each photo; each sheet named by its own id (or the match given it), whatever the order.
+BY_ID = "# the judge's list, not the photos' order\nbyid-9,Mara,Teodor\n\nbyid-1, Kai, Yuki\nbyid-2,-\n"
+
+
+async def test_players_by_id_names_each_photo_s_sheet_by_its_own_match_id(served: Served) -> None:
+    status, body = await upload(served, "b1.jpg", photo("byid-1"), [("players_by_id", BY_ID)])
+    assert status == 200, body
+    assert [m["match"] for m in body["matches"]] == ["byid-1"]
+    # the list's ids and their lines come back: the page names, at the batch's end, a line no sheet used
+    assert body["players_by_id"] == {"byid-9": 2, "byid-1": 4, "byid-2": 5}
+    [start] = await starts(served, "byid-1")
+    assert start["players"] == ["Kai", "Yuki"]
+    # ID,-: the names printed on the sheet; a PDF's sheets each by its own line
+    printed_names = marked(MARKS, header=Header(match="byid-2", players=("Ana", "Ines")))
+    data = pdf_of(marked(MARKS, header=Header(match="byid-9")), printed_names)
+    status, body = await upload(served, "stack.pdf", data, [("players_by_id", BY_ID)])
+    assert status == 200, body
+    assert [s["players"] for s in await starts(served, "byid-9")] == [["Mara", "Teodor"]]
+    assert [s["players"] for s in await starts(served, "byid-2")] == [["Ana", "Ines"]]
+
+
+async def test_a_sheet_with_no_line_refuses_its_photo_naming_it_and_the_others_are_imported(
+    served: Served,
+) -> None:
+    listed = "nol-1,Kai,Yuki\n"
+    status, body = await upload(served, "n2.jpg", photo("nol-2"), [("players_by_id", listed)])
+    assert status == 400 and body["code"] == "unreadable", body
+    assert body["error"] == (
+        "n2.jpg: match nol-2 has no line in the players by match id (ID,A,B, or ID,- for the names printed "
+        "on the sheet): nothing of the file is imported; add its line, or check the sheet's match id"
+    ), body
+    assert await served.store.events("nol-2") == []
+    status, body = await upload(served, "n1.jpg", photo("nol-1"), [("players_by_id", listed)])
+    assert status == 200, body
+    assert [s["players"] for s in await starts(served, "nol-1")] == [["Kai", "Yuki"]]
+
+
+async def test_a_photo_that_cannot_name_itself_is_looked_up_by_the_match_given_it(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(printed, "available", lambda: False)
+    fields = [("match", "hall-7.2"), ("players_by_id", "hall-7.1,Ana,Ines\nhall-7.2,Kai,Yuki\n")]
+    status, body = await upload(served, "t7.jpg", photo("byid-7", codes=False), fields)
+    assert status == 200, body
+    [start] = await starts(served, "hall-7.2")
+    assert start["players"] == ["Kai", "Yuki"]
+
+
+@pytest.mark.parametrize(
+    ("name", "fields", "said"),
+    [
+        (
+            "t.jpg",
+            [("players_by_id", "ok-1,Kai,Yuki\nhand 2,Mara,Teodor\n")],
+            "line 2: field players_by_id: 'hand 2' is not a match id (1-128 characters A-Z a-z 0-9 . _ : / "
+            "-): a line is ID,A,B or ID,-",
+        ),
+        (
+            "t.jpg",
+            [("players_by_id", "ok-1,Kai,Yuki\n# two\nok-1,Mara,Teodor\n")],
+            "line 3: field players_by_id: match ok-1 is named on line 1 already",
+        ),
+        (
+            "t.jpg",
+            [("players_by_id", "ok-1,Kai,Kai\n")],
+            "line 1: field players_by_id: match ok-1: two different names after the id, ID,A,B",
+        ),
+        (
+            "t.jpg",
+            [("players_by_id", "Kai,Yuki\nok-2,-\n")],
+            "line 2: field players_by_id: names a sheet by its match id (ID,A,B) but line 1 by its place",
+        ),
+        (
+            "t.jpg",
+            [("players_by_id", "Kai,Yuki\nMara,Teodor\n")],
+            "players_by_id: a line a sheet by its match id, ID,A,B (or ID,- for the names printed on it); "
+            "names in the batch's order (A,B) are given beside each photo, in its players box",
+        ),
+        (
+            "t.jpg",
+            [("players_by_id", "ok-1,Kai,Yuki\n"), ("players", "Ana,Ines")],
+            "players and players_by_id: the players list names every sheet by its match id, and the players "
+            "beside t.jpg say 'Ana,Ines' too: give a sheet's names in one place",
+        ),
+        (
+            "deck_out.txt",
+            [("players_by_id", "deck_out,Kai,Yuki\n")],
+            "players_by_id: given for a photo or a PDF of printed game sheets only",
+        ),
+    ],
+)
+async def test_a_bad_players_by_id_is_named_with_its_line_before_anything_is_read(
+    served: Served, name: str, fields: list[tuple[str, str]], said: str
+) -> None:
+    data = (LOGS / "deck_out.txt").read_bytes() if name.endswith(".txt") else b"\xff\xd8\xff\xe0" + bytes(64)
+    status, body = await upload(served, name, data, fields)
+    assert status == 400 and body["code"] == "bad_field", body
+    assert body["error"].startswith(said) and "\n" not in body["error"], body
+    assert await served.store.events("deck_out") == []
+
+
+async def test_a_bad_players_by_id_line_is_said_in_the_page_s_language(served: Served) -> None:
+    fields = [("players_by_id", "ok-1,Kai,Yuki\nhand 2,Mara,Teodor\n")]
+    status, body = await upload(served, "t.jpg", b"\xff\xd8\xff\xe0" + bytes(64), fields, "?lang=ja")
+    assert status == 400 and body["code"] == "bad_field", body
+    said = body["error"]
+    assert "'hand 2'" in said and "players_by_id" in said and "2" in said, said
+    assert "is not a match id" not in said, said
