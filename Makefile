@@ -124,7 +124,7 @@ screenshots: install browser
 	  tests/streams/http/test_review.py tests/streams/http/test_overlay.py tests/report/test_report_browser.py \
 	  tests/streams/http/test_console_game.py tests/streams/http/test_console_touch.py \
 	  tests/streams/http/test_console_restart.py tests/streams/http/test_console_keys.py \
-	  tests/streams/http/test_i18n_pages.py
+	  tests/streams/http/test_i18n_pages.py tests/streams/http/test_import_browser.py
 
 # The long runs of what make test samples: hidden information over 2,500 games, schemathesis with 50
 # examples per operation and role, every edge of every numeric field, every example of the fuzz and
