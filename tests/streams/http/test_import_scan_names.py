@@ -247,3 +247,13 @@ async def test_a_bad_players_by_id_line_is_said_in_the_page_s_language(served: S
     said = body["error"]
     assert "'hand 2'" in said and "players_by_id" in said and "2" in said, said
     assert "is not a match id" not in said, said
+
+
+async def test_the_openapi_document_names_players_by_id(served: Served) -> None:
+    async with served.http.get(f"{served.url}/openapi.json") as r:
+        assert r.status == 200
+        doc = await r.json()
+    post = doc["paths"]["/import"]["post"]
+    form = post["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]
+    assert form["players_by_id"] == {"type": "string"}
+    assert "`players_by_id`" in post["description"] and "ID,A,B" in post["description"]
