@@ -80,7 +80,7 @@ async def _form(request: web.Request) -> _Form:
         raise _too_large()
     if request.content_type == "application/x-www-form-urlencoded":  # a plain form: a pasted log
         posted = await request.post()  # bounded by the app's body limit
-        fields = {k: str(v).strip() for k, v in posted.items() if k in _TEXT_FIELDS}
+        fields = {k: _field(k, str(v)) for k, v in posted.items() if k in _TEXT_FIELDS}
         lists = {k: [str(v).strip() for v in posted.getall(k, ())] for k in _LIST_FIELDS}
         text = str(posted.get("paste", ""))
         if "paste" not in posted:
@@ -122,7 +122,7 @@ async def _parts(request: web.Request) -> _Form:
         elif part.name == "paste":
             name, data = "pasted log", value
         elif part.name in _TEXT_FIELDS:
-            fields[part.name] = value.decode("utf-8", "replace").strip()
+            fields[part.name] = _field(part.name, value.decode("utf-8", "replace"))
         elif part.name in _LIST_FIELDS:
             lists[part.name].append(value.decode("utf-8", "replace").strip())
     if not name:
@@ -130,6 +130,14 @@ async def _parts(request: web.Request) -> _Form:
     if not data.strip():
         raise Problem.said(400, "empty", "{name} is empty: nothing to import", name=name)
     return _Form(name, data, fields, lists)
+
+
+def _field(name: str, text: str) -> str:
+    """A single field as sent, stripped; a list as sent, its lines where the judge wrote them (a refusal
+    names a line by its number in the box or the file)."""
+    if name == "players_by_id":
+        return text if text.strip() else ""
+    return text.strip()
 
 
 def _too_large() -> Problem:

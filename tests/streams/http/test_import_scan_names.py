@@ -198,6 +198,11 @@ async def test_a_photo_that_cannot_name_itself_is_looked_up_by_the_match_given_i
         ),
         (
             "t.jpg",
+            [("players_by_id", "\n\n  hand 2,Mara,Teodor\n")],  # lines counted as the judge wrote them
+            "line 3: field players_by_id: 'hand 2' is not a match id",
+        ),
+        (
+            "t.jpg",
             [("players_by_id", "ok-1,Kai,Yuki\n# two\nok-1,Mara,Teodor\n")],
             "line 3: field players_by_id: match ok-1 is named on line 1 already",
         ),
