@@ -267,6 +267,11 @@ def _by_hand(form: _Form, scan: bool) -> _ByHand:
     return _ByHand(pairs[0] if len(pairs) == 1 else (pairs or None), given or None)
 
 
+#: The batch's players list: a problem with the list itself names it as its ``field`` (the page then stops the
+#: batch: every photo sent with the same list would be refused alike).
+_LIST = "players_by_id"
+
+
 def _players_by_id(text: str, name: str, players: list[str]) -> ByMatch:
     """``players_by_id``: the batch's ``ID,A,B`` lines, read as ``import scan --players-file`` reads them
     (:func:`replay.sources.scan.naming.players_list`). A photo's own ``players`` beside it as well is
@@ -284,13 +289,16 @@ def _players_by_id(text: str, name: str, players: list[str]) -> ByMatch:
     try:
         read = players_list(text, field="players_by_id")
     except InputError as exc:
-        raise Problem.quoting(400, "bad_field", "the players list cannot be read: {words}", exc) from None
+        raise Problem.quoting(
+            400, "bad_field", "the players list cannot be read: {words}", exc, about_field=_LIST
+        ) from None
     if not isinstance(read, ByMatch):
         raise Problem.said(
             400,
             "bad_field",
             "players_by_id: a line a sheet by its match id, ID,A,B (or ID,- for the names printed on it); "
             "names in the batch's order (A,B) are given beside each photo, in its players box",
+            about_field=_LIST,
         )
     return read
 

@@ -84,6 +84,11 @@ def components() -> dict[str, Any]:
                 "type": "string",
                 "description": "a stable code for programs (bad_parameter, forbidden...)",
             },
+            "field": {
+                "type": "string",
+                "description": "the request's field the error is about, where one field is the cause for "
+                "every file sent with it (players_by_id: the players list cannot be read)",
+            },
         },
     }
     schemas["Outcome"] = {

@@ -91,7 +91,9 @@ QUERY: web.RequestKey[dict[str, Any]] = web.RequestKey("query", dict)
 
 
 class Problem(web.HTTPException):
-    """An error answered as JSON ``{"error": message, "code": code}`` with ``status``.
+    """An error answered as JSON ``{"error": message, "code": code}`` with ``status``, and ``"field"``:
+    the request's field it is about, when the caller names one (``about_field``), for a program (the
+    import page stops a batch whose players list cannot be read, as every file would be refused alike).
 
     Every error of the service is made by :meth:`said` (a sentence of the catalogues, its fields kept)
     or, where the sentence is another part's own words (a validator's, a parser's), :meth:`quoting`. The
@@ -105,16 +107,24 @@ class Problem(web.HTTPException):
     quoted: str | None = None
 
     def __init__(
-        self, status: int, code: str, message: str, *, headers: Mapping[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        about_field: str | None = None,
     ) -> None:
         self.status_code = status
+        answer = {"error": message, "code": code}
+        if about_field is not None:
+            answer["field"] = about_field
         super().__init__(
-            headers=headers,
-            text=json.dumps({"error": message, "code": code}, ensure_ascii=False),
-            content_type="application/json",
+            headers=headers, text=json.dumps(answer, ensure_ascii=False), content_type="application/json"
         )
         self.code = code
         self.message = message
+        self.about_field = about_field
 
     @classmethod
     def said(
@@ -125,11 +135,12 @@ class Problem(web.HTTPException):
         /,
         *,
         headers: Mapping[str, str] | None = None,
+        about_field: str | None = None,
         **fields: object,
     ) -> Problem:
         """A problem whose message is ``template`` (a sentence of the catalogues) with ``fields`` filled,
         in English until :meth:`spoken` in another language."""
-        problem = cls(status, code, template.format(**fields), headers=headers)
+        problem = cls(status, code, template.format(**fields), headers=headers, about_field=about_field)
         problem.template, problem.fields = template, dict(fields)
         return problem
 
@@ -143,6 +154,7 @@ class Problem(web.HTTPException):
         /,
         *,
         headers: Mapping[str, str] | None = None,
+        about_field: str | None = None,
     ) -> Problem:
         """A problem whose message is another part's own words (a validator's, a parser's: English, as
         they are), ``words``; ``template`` (a sentence of the catalogues with ``{words}``) says in the
@@ -150,7 +162,7 @@ class Problem(web.HTTPException):
         in another language the translated sentence with the words in it, said again where they are the
         contract's or the codec's (:func:`said_again`: an :class:`InputError`'s place and reason, a
         reason one of their templates wrote), else quoted as they are."""
-        problem = cls(status, code, str(words), headers=headers)
+        problem = cls(status, code, str(words), headers=headers, about_field=about_field)
         problem.template, problem.fields, problem.quoted = template, {"words": words}, str(words)
         return problem
 
@@ -191,7 +203,13 @@ class Problem(web.HTTPException):
             k: said_again(v, lang, quoted=k == "words" and self.quoted is not None)
             for k, v in self.fields.items()
         }
-        said = Problem(self.status, self.code, fill(lang, gettext(lang, self.template), fields), headers=keep)
+        said = Problem(
+            self.status,
+            self.code,
+            fill(lang, gettext(lang, self.template), fields),
+            headers=keep,
+            about_field=self.about_field,
+        )
         said.template, said.fields, said.quoted = self.template, self.fields, self.quoted
         return said
 

@@ -122,7 +122,7 @@
         { method: "POST", body: data, credentials: "same-origin" });
       const body = await answer.json().catch(() => ({ error: _("the service answered {status}", { status: answer.status }) }));
       if (answer.ok) return [true, body];
-      return [false, body.error || _("the service answered {status}", { status: answer.status })];
+      return [false, body.error || _("the service answered {status}", { status: answer.status }), body.field];
     } catch (err) {
       return [false, _("not sent: the service could not be reached ({error}); nothing was imported", { error: err.message })];
     }
@@ -146,18 +146,27 @@
     const listed = {};
     const imported = new Set();
     let ok = 0;
+    let listBad = false;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       // the batch's match id names logs and sheet files; a photo's sheets are named by its own fields
       const match = item.scan ? entries(item.match) : base && items.length > 1 ? base + "." + (i + 1) : base;
       const players = item.scan ? entries(item.players) : [];
       const named = item.scan ? byId : "";
-      const [done, body] = await send(item, { ...common, match, players, players_by_id: named });
-      show(lines[i], done, body);
-      if (done) {
-        ok++;
-        for (const m of body.matches) imported.add(m.match);
-        Object.assign(listed, body.players_by_id || {});
+      if (item.scan && listBad) {
+        // the list cannot be read (said on the photo it was first sent with): every photo sent with it
+        // would be refused alike, so the batch's other photos are not sent (its logs still are)
+        show(lines[i], false, _("not sent: mend the players by match id (said above), then import this photo again"));
+      } else {
+        const [done, body, about] = await send(item, { ...common, match, players, players_by_id: named });
+        show(lines[i], done, body);
+        if (done) {
+          ok++;
+          for (const m of body.matches) imported.add(m.match);
+          Object.assign(listed, body.players_by_id || {});
+        } else if (about === "players_by_id") {
+          listBad = true;
+        }
       }
       progress.value = i + 1;
       summary.textContent = _("{read} of {total} file(s) read: {ok} imported, {refused} refused", { read: i + 1, total: items.length, ok, refused: i + 1 - ok });
@@ -168,6 +177,7 @@
       const li = line(_("players by match id"));
       show(li, false, _("line {line}: no sheet imported has match id {match}: this line names no sheet", { line: n, match }));
     }
+    if (listBad) $("players-by-id").focus();
     document.body.dataset.imported = String(items.length); // the batch is done (for tests and scripts)
   }
 

@@ -273,3 +273,28 @@ async def test_the_players_list_loaded_from_a_text_file_on_the_korean_page(
     await finished(page, 1)
     refused = str(await page.locator("#results li.refused").text_content())
     assert "players_by_id" in refused and "플레이어 칸" in refused, refused
+
+
+async def test_a_players_list_that_cannot_be_read_stops_the_batch_s_photos_not_its_logs(
+    served: Served, browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    # a list the service cannot read would refuse every photo sent with it alike: the page sends the
+    # first, says why beside it, and sends no other photo (a log of the batch still goes)
+    (one, first), (two, _second) = named_photos(tmp_path, 2)
+    log = tmp_path / "game-1.txt"
+    shutil.copy(LOGS / GOOD[0], log)
+    page = await judge_page(served, browser_context, "/import", (1440, 900))
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" and "/import" in r.url else None)
+    await page.set_input_files("#files", [str(one), str(two), str(log)])
+    await page.fill("#players-by-id", f"{first},Kai,Yuki\nhand 2,Mara,Teodor\n")
+    await page.click("#import-button")
+    said = await finished(page, 3)
+    assert said == "3 of 3 file(s) read: 1 imported, 2 refused", (said, await page.text_content("#results"))
+    rows = [str(await li.text_content()) for li in await page.locator("#results li").all()]
+    assert "line 2: field players_by_id: 'hand 2' is not a match id" in rows[0], rows
+    assert "not sent: mend the players by match id (said above)" in rows[1], rows
+    assert await page.locator("#results li.done").count() == 1, rows  # the log
+    assert len(sent) == 2, sent  # the first photo and the log: the second photo never left the page
+    assert await served.store.events(first) == []
+    assert await page.evaluate("document.activeElement.id") == "players-by-id"

@@ -138,6 +138,9 @@ async def test_a_bad_field_is_said_in_the_page_s_language(served: Served) -> Non
     assert "Kai" in body["error"] and "players: two different names" not in body["error"], body
 
 
+#: The players list's field: a problem with the list itself names it (``"field"``).
+LIST = "players_by_id"
+
 # players_by_id (issue 39): the batch's list of ID,A,B lines, as import scan --players-file takes them,
 # sent with each photo; each sheet named by its own id (or the match given it), whatever the order.
 BY_ID = "# the judge's list, not the photos' order\nbyid-9,Mara,Teodor\n\nbyid-1, Kai, Yuki\nbyid-2,-\n"
@@ -188,59 +191,70 @@ async def test_a_photo_that_cannot_name_itself_is_looked_up_by_the_match_given_i
 
 
 @pytest.mark.parametrize(
-    ("name", "fields", "said"),
+    ("name", "fields", "said", "about"),
     [
         (
             "t.jpg",
             [("players_by_id", "ok-1,Kai,Yuki\nhand 2,Mara,Teodor\n")],
             "line 2: field players_by_id: 'hand 2' is not a match id (1-128 characters A-Z a-z 0-9 . _ : / "
             "-): a line is ID,A,B or ID,-",
+            LIST,
         ),
         (
             "t.jpg",
             [("players_by_id", "\n\n  hand 2,Mara,Teodor\n")],  # lines counted as the judge wrote them
             "line 3: field players_by_id: 'hand 2' is not a match id",
+            LIST,
         ),
         (
             "t.jpg",
             [("players_by_id", "ok-1,Kai,Yuki\n# two\nok-1,Mara,Teodor\n")],
             "line 3: field players_by_id: match ok-1 is named on line 1 already",
+            LIST,
         ),
         (
             "t.jpg",
             [("players_by_id", "ok-1,Kai,Kai\n")],
             "line 1: field players_by_id: match ok-1: two different names after the id, ID,A,B",
+            LIST,
         ),
         (
             "t.jpg",
             [("players_by_id", "Kai,Yuki\nok-2,-\n")],
             "line 2: field players_by_id: names a sheet by its match id (ID,A,B) but line 1 by its place",
+            LIST,
         ),
         (
             "t.jpg",
             [("players_by_id", "Kai,Yuki\nMara,Teodor\n")],
             "players_by_id: a line a sheet by its match id, ID,A,B (or ID,- for the names printed on it); "
             "names in the batch's order (A,B) are given beside each photo, in its players box",
+            LIST,
         ),
         (
             "t.jpg",
             [("players_by_id", "ok-1,Kai,Yuki\n"), ("players", "Ana,Ines")],
             "players and players_by_id: the players list names every sheet by its match id, and the players "
             "beside t.jpg say 'Ana,Ines' too: give a sheet's names in one place",
+            None,
         ),
         (
             "deck_out.txt",
             [("players_by_id", "deck_out,Kai,Yuki\n")],
             "players_by_id: given for a photo or a PDF of printed game sheets only",
+            None,
         ),
     ],
 )
 async def test_a_bad_players_by_id_is_named_with_its_line_before_anything_is_read(
-    served: Served, name: str, fields: list[tuple[str, str]], said: str
+    served: Served, name: str, fields: list[tuple[str, str]], said: str, about: str | None
 ) -> None:
     data = (LOGS / "deck_out.txt").read_bytes() if name.endswith(".txt") else b"\xff\xd8\xff\xe0" + bytes(64)
     status, body = await upload(served, name, data, fields)
     assert status == 400 and body["code"] == "bad_field", body
+    # the list itself unreadable: the answer names it as its field, so that the page stops sending the
+    # batch's photos with it; a refusal of this one file (a box beside it, a log) names none
+    assert body.get("field") == about, body
     assert body["error"].startswith(said) and "\n" not in body["error"], body
     assert await served.store.events("deck_out") == []
 
@@ -248,7 +262,7 @@ async def test_a_bad_players_by_id_is_named_with_its_line_before_anything_is_rea
 async def test_a_bad_players_by_id_line_is_said_in_the_page_s_language(served: Served) -> None:
     fields = [("players_by_id", "ok-1,Kai,Yuki\nhand 2,Mara,Teodor\n")]
     status, body = await upload(served, "t.jpg", b"\xff\xd8\xff\xe0" + bytes(64), fields, "?lang=ja")
-    assert status == 400 and body["code"] == "bad_field", body
+    assert status == 400 and body["code"] == "bad_field" and body["field"] == LIST, body
     said = body["error"]
     assert "'hand 2'" in said and "players_by_id" in said and "2" in said, said
     assert "is not a match id" not in said, said
