@@ -278,11 +278,14 @@ def neutral_cell(value: Any) -> Any:
     """A cell as written to CSV: a number as it is; text that a spreadsheet would run as a formula (it
     begins with ``=``, ``+``, ``-``, ``@``, a tab, a carriage return, a line feed or NUL, after any
     spaces) prefixed with a single quote, OWASP's rule for CSV injection, so that it shows as the text
-    it is. Names in a report or a sheet come from people (players, leagues, events): never trusted."""
+    it is. Names in a report or a sheet come from people (players, leagues, events): never trusted.
+    A formula start after other white space (a no-break or an ideographic space, ``\u3000=``) is
+    neutralised too: a reader that strips white space, as :func:`read_sheet` does, would show the
+    formula bare."""
     if not isinstance(value, str) or not value:
         return value
     first = value.lstrip(" ")[:1] or value[:1]
-    return "'" + value if first in FORMULA_START else value
+    return "'" + value if first in FORMULA_START or value.lstrip()[:1] in FORMULA_START else value
 
 
 def one_line(value: Any) -> str:
