@@ -350,6 +350,15 @@
     if (m.attached && m.attached.length) text += "  [" + m.attached.map(shownName).join(", ") + "]";
     return text;
   };
+  // What each part of the page was last built from (render's parts, by their node): the same again
+  // leaves the part's nodes as they are.
+  const builtFrom = new WeakMap();
+  const same = (node, from) => {
+    const key = JSON.stringify(from);
+    if (builtFrom.get(node) === key) return true;
+    builtFrom.set(node, key);
+    return false;
+  };
   const render = () => {
     $("waiting").textContent = _("{n} waiting", { n: queued().length });
     $("drafts").textContent = _("{n} in draft", { n: drafts().length });
@@ -374,6 +383,9 @@
     players.forEach((p, i) => {
       const side = $("side-" + i);
       const b = board.players[p];
+      // built again only when what it shows changed: the page renders every few seconds (the refresh,
+      // the lease's renewal), and a node replaced under a finger loses its tap
+      if (same(side, [p, b, board.turn_player === p, view.names])) return;
       side.replaceChildren();
       side.classList.toggle("turn", board.turn_player === p);
       side.append(el("h3", p));
@@ -384,8 +396,9 @@
     });
     $("turn-line").textContent = _("turn {n}", { n: board.turn }) + (board.turn_player ? " · " + board.turn_player : "") + " · " + (STATUS[board.status] || board.status) + (board.result ? " · " + (board.result.winner ? _("{winner} wins", { winner: board.result.winner }) : board.result.outcome) + " (" + board.result.reason + ")" : "");
     const list = $("prompts");
-    list.replaceChildren();
-    view.prompts.forEach((p, i) => {
+    const rebuild = !same(list, view.prompts); // as the sides: a prompt's button kept under a finger
+    if (rebuild) list.replaceChildren();
+    if (rebuild) view.prompts.forEach((p, i) => {
       const li = el("li");
       const choices = p.choices || [];
       if (p.events && p.events.length) {

@@ -565,3 +565,37 @@ async def test_an_action_is_sent_without_waiting_for_its_outbox_write(
         assert [e.get("text") for e in events[-1:]] == ["sent at once"]
         assert await counts(c) == ("0 in draft", "0 waiting")
         assert await c.error() == ""
+
+
+async def test_a_render_with_nothing_new_keeps_the_prompt_and_pokemon_buttons_under_the_finger(
+    service: ConsoleService, browser: Browser
+) -> None:
+    # the page renders every few seconds (its 3 s refresh, the lease's 5 s renewal): a button built again
+    # each time was a new node, so a tap begun on the old one was lost (and a test's measure of it found
+    # nothing, on a loaded machine)
+    touch = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+    async with opened(service, browser, "outbox/kept", (390, 844), **touch) as c:
+        page = c.page
+        await live_setup(c)
+        marked = """() => {
+            const nodes = [document.querySelector('#prompts button[data-prompt="turn_started"]'),
+                           ...document.querySelectorAll('#side-0 button.mon')];
+            nodes.forEach((n) => { n.dataset.kept = "1"; });
+            return nodes.length;
+        }"""
+        assert await page.evaluate(marked) >= 2
+        before = await c.waiting_or_drafts()
+        # two refreshes and a renewal later, nothing new: the same nodes
+        await page.wait_for_timeout(6_500)
+        assert await c.waiting_or_drafts() == before
+        kept = await page.evaluate(
+            """() => [document.querySelector('#prompts button[data-prompt="turn_started"]'),
+                      ...document.querySelectorAll('#side-0 button.mon')].map((n) => n.dataset.kept || "")"""
+        )
+        assert kept and all(k == "1" for k in kept), kept
+        # and something new builds them again: the prompt pressed, the next turn's prompt is a new one
+        await page.tap('#prompts button[data-prompt="turn_started"]')
+        await c._moved(before)
+        assert await page.evaluate(
+            "() => [...document.querySelectorAll('#prompts button')].every((b) => !b.dataset.kept)"
+        )
