@@ -14,7 +14,7 @@ import re
 import unicodedata
 
 from replay.engine import InputError
-from replay.sources.ptcgl.locales import LOCALES, NUMBERED, Locale, header_ends, may_be_header
+from replay.sources.ptcgl.locales import LOCALES, NUMBERED, Locale, header_ends
 from replay.sources.ptcgl.sentences import Sentences
 
 # Languages whose sentence table we do not ship, told apart by their script or by words every battle log
@@ -100,8 +100,9 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
             numbered_at = i + 1
         if len(sample) < 200:
             sample.append(s[2:] if s.startswith("- ") else s)
-        for code, loc, test in tests:
-            if may_be_header(s, test):
+        for code, loc, (ends, starts, suffix) in tests:
+            # (``header_ends``' tests, asked of every line in every language)
+            if s.endswith(ends) or (starts and s.endswith(suffix) and s.startswith(starts)):
                 scores[code] += _headers_of(loc, s)
         if scores["en"] >= 3:
             break

@@ -193,7 +193,7 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
             s = s[2:].strip()
         elif s.endswith(head_ends) or (
             head_starts and s.endswith(turn_suffix) and s.startswith(head_starts)
-        ):  # (``locales.may_be_header``, written out: it is asked of every line)
+        ):  # (``locales.header_ends``' tests)
             head = header(loc, i, s)
             if head is not None:
                 append(head)

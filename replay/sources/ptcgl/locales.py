@@ -44,18 +44,13 @@ def header_ends(loc: Locale) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     as three literal tests: a line is none of them unless it ends with one of ``ends``, or (when ``starts``
     is not empty) ends with ``suffix`` and starts with one of ``starts`` (a turn header of a language whose
     header starts with its literal text, ``Zug von P``, or a numbered one, ``Turn # 3 - ...``: a numbered
-    header's rest is the line's end). ``may_be_header`` runs them; the header tests run only on the few
-    lines that pass (most lines are sentences)."""
+    header's rest is the line's end). The header tests run only on the few lines that pass (most lines are
+    sentences):
+    ``s.endswith(ends) or (starts and s.endswith(suffix) and s.startswith(starts))``."""
     fixed = (loc.setup, loc.checkup, loc.wins_suffix, *loc.draw)
     if not loc.turn_prefix:  # (English: "P's Turn") the turn header is told by its end alone
         return (*fixed, loc.turn_suffix), (), ""
     return fixed, ("Turn # ", loc.turn_prefix), loc.turn_suffix
-
-
-def may_be_header(s: str, tests: tuple[tuple[str, ...], tuple[str, ...], str]) -> bool:
-    """Whether ``s`` passes ``header_ends``' literal tests (False: no header of that language)."""
-    ends, starts, suffix = tests
-    return s.endswith(ends) or (bool(starts) and s.endswith(suffix) and s.startswith(starts))
 
 
 W, L = "winner", "loser"

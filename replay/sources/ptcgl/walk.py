@@ -46,6 +46,7 @@ def after_end(imp: Importer, ln: Line) -> None:
 def walk_lines(imp: Importer, lines: list[Line]) -> None:
     """Every line, in order, into events."""
     out, table, attack_lines = imp.out, imp.table, imp.attack_lines
+    reacting = play.reacting
     for ln in lines:
         k = ln.kind
         if imp.phase == "ended":
@@ -80,7 +81,14 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
             turns.start_pending(imp, ln)
         handler = HANDLERS[k]
         detail = ln.detail
-        if not detail and k in ACTIONS and imp.phase != "checkup" and not play.reacting(imp, ln):
+        if (
+            not detail
+            and k in ACTIONS
+            and imp.phase != "checkup"
+            and (
+                k != "used" or not reacting(imp, ln)
+            )  # (only a "used" line can be one: no call for the rest)
+        ):
             # (a defender's Ability reacting inside an attack, Hide 'n' Sneak, keeps the attack's window:
             # the attack's knockouts are checked at its end [docs/rules.md §2])
             if imp.window is not None:
