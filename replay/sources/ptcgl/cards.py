@@ -52,6 +52,11 @@ class LogCards:
         self.hp_chosen: dict[str, int] = {}
         self.hp_missing: set[str] = set()
         self._kinds: dict[str, str | None] = {}  # trainer_kind's answers: asked at every Trainer played
+        # card_map's catalogue facts of a name (its printings' one rule, or None; their HP): asked at every
+        # Pokémon put into play or evolved, the same few names again and again
+        self._facts: dict[str, tuple[str | None, tuple[int, ...]]] = {}
+        self._bonuses: dict[str, frozenset[tuple[int, str] | None]] = {}  # hp_bonus: each printing's bonus
+        self._attach_kinds: dict[str, str] = {}  # attach_kind's answers
 
     def infos(self, name: str) -> list[CardInfo]:
         """The catalogue's cards printed as ``name`` in the log's language (one printing when the log
@@ -107,15 +112,19 @@ class LogCards:
         card = self.cards.card(name)
         if "hp" in card or name in self.cards.rules:
             return card
-        pokemon = [i for i in self.infos(name) if i.category == "pokemon"]
-        rules = {i.rule for i in pokemon if i.rule}
-        if len(rules) == 1:
-            card["rule"] = next(iter(rules))
-        hps = sorted({i.hp for i in pokemon if i.hp})
+        facts = self._facts.get(name)
+        if facts is None:
+            pokemon = [i for i in self.infos(name) if i.category == "pokemon"]
+            rules = {i.rule for i in pokemon if i.rule}
+            rule = next(iter(rules)) if len(rules) == 1 else None
+            facts = self._facts[name] = (rule, tuple(sorted({i.hp for i in pokemon if i.hp})))
+        rule, hps = facts
+        if rule is not None:
+            card["rule"] = rule
         if len(hps) == 1:
             card["hp"] = hps[0]
         elif len(hps) > 1 and mon is not None:
-            self.hp_open.append((mon, card, hps))
+            self.hp_open.append((mon, card, list(hps)))
         else:
             self.hp_missing.add(name)
         return card
@@ -205,7 +214,10 @@ class LogCards:
         """The HP ``card`` gives ``mon`` attached to it (Hero's Cape: +100), from the catalogue's card text
         and its condition checked on ``mon``'s current card; 0 when it gives none; None when the catalogue
         cannot tell (a condition it cannot check, or printings that give different HP here)."""
-        results = {self._bonus(bonus, mon) for bonus in {i.hp_bonus for i in self.infos(card)}}
+        bonuses = self._bonuses.get(card)
+        if bonuses is None:  # (kept: asked at every card attached, an Energy's answer is always 0)
+            bonuses = self._bonuses[card] = frozenset(i.hp_bonus for i in self.infos(card))
+        results = {self._bonus(bonus, mon) for bonus in bonuses}
         if not results:
             return 0
         return next(iter(results)) if len(results) == 1 else None
@@ -270,12 +282,18 @@ class LogCards:
 
     def attach_kind(self, name: str) -> str:
         """energy | tool | other for an attached card."""
+        kind = self._attach_kinds.get(name)
+        if kind is not None:
+            return kind
         infos = self.infos(name)
         if any(i.category == "energy" for i in infos) or (not infos and "Energ" in name):
-            return "energy"
-        if any(i.category == "trainer" for i in infos) or not infos:
-            return "tool"
-        return "other"
+            kind = "energy"
+        elif any(i.category == "trainer" for i in infos) or not infos:
+            kind = "tool"
+        else:
+            kind = "other"
+        self._attach_kinds[name] = kind
+        return kind
 
     def is_pokemon(self, name: str) -> bool:
         return any(i.category == "pokemon" for i in self.infos(name))

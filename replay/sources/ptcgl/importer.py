@@ -175,6 +175,9 @@ class Importer:
     def choose(self, cands: list[str], no: int, what: str, by: list[Clue]) -> str:
         """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide
         (the choice is then kept as ``guessed``, for ``damage`` to remember, until the log says more)."""
+        if len(cands) == 1:  # (most choices: one candidate, no finding, nothing to look at)
+            self.guessed = None
+            return cands[0]
         before = len(self.out.findings)
         pid = choose(self.table, cands, no, what, by, self.find)
         guessed = any(f.code == "importer_guess_pid" for f in self.out.findings[before:])
