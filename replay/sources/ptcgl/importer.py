@@ -107,6 +107,10 @@ class Importer:
         self.players = players
         self.table = table
         self.out = out
+        # the stream's own methods (a handler's ``imp.emit(ev)`` and ``imp.find(...)``, ~500 a log, with no
+        # call of a method that only passes them on)
+        self.emit = out.emit
+        self.find = out.find
         self.cards = cards
         self.filename = filename
         self.window: Window | None = None
@@ -141,13 +145,6 @@ class Importer:
         # promotions (and retreats) to one of several twins the log did not decide: where the event is in
         # the stream, the pid taken, the others, and each one's damage and cards attached then
         self.promo_guesses: list[tuple[int, str, list[str], dict[str, tuple[int, list[str]]]]] = []
-
-    # -- the stream -----------------------------------------------------------------------------------
-    def find(self, code: str, severity: str, line: int | None, message: str) -> None:
-        self.out.find(code, severity, line, message)
-
-    def emit(self, ev: Event, *, counted: bool = True) -> None:
-        self.out.emit(ev, counted=counted)
 
     # -- players --------------------------------------------------------------------------------------
     def other(self, p: str) -> str:
