@@ -235,6 +235,8 @@ class Importer:
                 return self.materialise(owner, name, no)
             else:
                 return None
+        if len(cands) == 1:  # no choice: no clues to make
+            return self.choose(cands, no, what, [])
         return self.choose(cands, no, what, by or self.clues("hit", "active", "damaged"))
 
     def _late_slot(self, owner: str) -> dict[str, Any] | None:

@@ -91,6 +91,9 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
     sample: list[str] = []
     # a line that fails a language's literal header tests scores 0 in it (most lines: sentences)
     tests = [(code, loc, header_ends(loc)) for code, loc in LOCALES.items()]
+    # every language's tests at once (a line that fails these fails each language's): two C calls a line
+    any_end = tuple(end for _, _, (ends, _, _) in tests for end in ends)
+    any_start = tuple(start for _, _, (_, starts, _) in tests for start in starts)
     for i, raw in enumerate(lines[:4000]):
         s = raw.strip()
         if not s or s.startswith("•"):
@@ -100,8 +103,10 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
             numbered_at = i + 1
         if len(sample) < 200:
             sample.append(s[2:] if s.startswith("- ") else s)
+        if not (s.endswith(any_end) or s.startswith(any_start)):
+            continue
         for code, loc, (ends, starts, suffix) in tests:
-            # (``header_ends``' tests, asked of every line in every language)
+            # (``header_ends``' tests, each language's)
             if s.endswith(ends) or (starts and s.endswith(suffix) and s.startswith(starts)):
                 scores[code] += _headers_of(loc, s)
         if scores["en"] >= 3:

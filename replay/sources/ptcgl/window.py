@@ -50,7 +50,9 @@ def close_window(imp: Importer, *, ending: bool = False) -> None:
             by = knockout_clues(imp, w, imp.other(owner), taken, ending=ending)
             pid = imp.locate(owner, d, no, "the knockout", by=by)
         else:
-            pid = imp.choose(cands, no, "the knockout", knockout_clues(imp, w, owner, taken, ending=ending))
+            # (the clues only when there is a choice: most knockouts have one candidate)
+            by = knockout_clues(imp, w, owner, taken, ending=ending) if len(cands) > 1 else []
+            pid = imp.choose(cands, no, "the knockout", by)
         if pid is not None and pid not in taken:
             kos.append((no, pid))
     for i, (no, pid) in enumerate(kos):
