@@ -111,6 +111,8 @@ class Importer:
         # call of a method that only passes them on)
         self.emit = out.emit
         self.find = out.find
+        self.named = table.named  # ``owner``'s Pokémon in play named ``name`` (Table.named)
+        self._in_game = table.active  # (its keys are the two players: ``player_of`` asks it directly)
         self.cards = cards
         self.filename = filename
         self.window: Window | None = None
@@ -154,7 +156,7 @@ class Importer:
         """The player a line's value ``group`` names, None when it is not one of the two."""
         assert ln.g is not None
         p = ln.g[group]
-        return p if self.table.is_player(p) else None
+        return p if p in self._in_game else None  # (Table.is_player, without its call: asked at every line)
 
     # -- the board ------------------------------------------------------------------------------------
     def mon(self, pid: str) -> Mon:
@@ -165,9 +167,6 @@ class Importer:
         card = self.cards.card_map(name, mon)
         mon.card, mon.rule = card, card["rule"]
         return mon.pid, card
-
-    def named(self, owner: str, name: str) -> list[str]:
-        return self.table.named(owner, name)
 
     def choose(self, cands: list[str], no: int, what: str, by: list[Clue]) -> str:
         """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide
