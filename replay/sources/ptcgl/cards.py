@@ -15,7 +15,7 @@ from typing import Any
 
 from replay.i18n import notes
 from replay.i18n.notes import say
-from replay.sources.cards import CardDatabase, CardInfo, Catalogue
+from replay.sources.cards import CardDatabase, CardInfo, Catalogue, pokemon_facts
 from replay.sources.table import Mon, Table
 
 Find = Callable[[str, str, int | None, str], None]
@@ -116,10 +116,14 @@ class LogCards:
             return card
         facts = self._facts.get(name)
         if facts is None:
-            pokemon = [i for i in self.infos(name) if i.category == "pokemon"]
-            rules = {i.rule for i in pokemon if i.rule}
-            rule = next(iter(rules)) if len(rules) == 1 else None
-            facts = self._facts[name] = (rule, tuple(sorted({i.hp for i in pokemon if i.hp})))
+            db = self.db
+            # a name the log printed no card id for is the catalogue's by its name alone (``infos``): its
+            # facts are kept by the catalogue itself, for every log
+            facts = self._facts[name] = (
+                db.pokemon_facts(name, self.lang)
+                if db is not None and name not in self.ids
+                else pokemon_facts(self.infos(name))
+            )
         rule, hps = facts
         if rule is not None:
             card["rule"] = rule
