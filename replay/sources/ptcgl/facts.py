@@ -180,7 +180,7 @@ def find_attacks(lines: list[Line], is_ability: Callable[[dict[str, str]], bool]
 
 def conceded_ending(lines: list[Line], players: list[str]) -> None:
     """``P conceded.`` with no end line after it ends the game (a client variant): it becomes the end."""
-    if any(ln.kind == "end" for ln in lines):
+    if any(ln.kind == "end" for ln in reversed(lines)):  # (from the last line: an end line is last, or near)
         return
     conceded = [ln for ln in lines if ln.kind == "conceded_line" and ln.g and ln.g["p"] in players]
     if conceded:
