@@ -23,7 +23,7 @@ import json
 import re
 import unicodedata
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from importlib import resources
@@ -302,6 +302,14 @@ class _Names(Mapping[str, dict[str, list[int]]]):
 _RECORDS = msgspec.json.Decoder(list[msgspec.Raw])
 
 
+def pokemon_facts(infos: Iterable[CardInfo]) -> tuple[str | None, tuple[int, ...]]:
+    """The Pokémon printings among ``infos``: the rule box they all give (None when they give different ones
+    or none), and their HP, each once, lowest first."""
+    pokemon = [i for i in infos if i.category == "pokemon"]
+    rules = {i.rule for i in pokemon if i.rule}
+    return (next(iter(rules)) if len(rules) == 1 else None), tuple(sorted({i.hp for i in pokemon if i.hp}))
+
+
 class CardDatabase:
     """The packaged catalogue (``cards.bin``, tools/build_catalogue.py). Loading reads only the printings'
     ids; a language's name index is decoded at the first look-up in that language, and a card's record
@@ -328,6 +336,7 @@ class CardDatabase:
         # answers of lookup and attach_source, which the importer asks again at every line and window
         # (a 300-line log asks attach_source ~150 times about a dozen cards): the data never changes
         self._found: dict[tuple[str, str], tuple[CardInfo, ...]] = {}
+        self._facts: dict[tuple[str, str], tuple[str | None, tuple[int, ...]]] = {}  # pokemon_facts' answers
         self._sources: dict[tuple[str, str | None, str, str], str | None] = {}
         self._abilities: dict[tuple[str, str, str], bool | None] = {}  # is_ability's answers (every "used")
         self._search: list[tuple[str, str, str]] | None = None
@@ -382,6 +391,14 @@ class CardDatabase:
                 hits = next((h for lg in order if (h := self._folded(lg).get(folded))), None)
             found = self._found[(name, lang)] = tuple(self.card(i) for i in hits or ())
         return list(found)
+
+    def pokemon_facts(self, name: str, lang: str = "en") -> tuple[str | None, tuple[int, ...]]:
+        """``pokemon_facts`` of ``lookup(name, lang)``, kept: an importer asks it at every Pokémon put into
+        play or evolved, the same few names log after log."""
+        facts = self._facts.get((name, lang))
+        if facts is None:
+            facts = self._facts[(name, lang)] = pokemon_facts(self.lookup(name, lang))
+        return facts
 
     def _folded(self, lang: str) -> dict[str, list[int]]:
         """``lang``'s names folded (:func:`fold`) -> card numbers (built at the first miss)."""

@@ -269,9 +269,13 @@ class Table:
                     self._move(p, src, "discard", n)
         elif t in ("moved", "shuffled", "to_hand"):
             src = ev.get("from")
-            dst = {"shuffled": ev.get("zone"), "to_hand": "hand"}.get(str(t), ev.get("to"))
-            if t == "to_hand" and src is None:
-                src = "discard"
+            dst: Any
+            if t == "to_hand":
+                dst = "hand"
+                if src is None:
+                    src = "discard"
+            else:
+                dst = ev.get("zone") if t == "shuffled" else ev.get("to")
             if src in ZONES and dst in ZONES and src != dst:
                 self._move(p, str(src), str(dst), _count(ev))
         elif t == "prize_taken":
@@ -288,7 +292,15 @@ class Table:
         if t == "shuffled" and "from" not in ev:
             return
         src = ev.get("from", "hand")
-        dst = {"shuffled": ev.get("zone"), "to_hand": "hand", "discarded": "discard"}.get(t, ev.get("to"))
+        dst = (
+            "discard"
+            if t == "discarded"
+            else "hand"
+            if t == "to_hand"
+            else ev.get("zone")
+            if t == "shuffled"
+            else ev.get("to")
+        )
         pile = self.zones[p].discarded
         if dst == "discard":
             pile.extend(ev.get("cards") or [])

@@ -68,6 +68,21 @@ def test_lookups_by_name_in_each_language_and_by_printing() -> None:
     assert display_name("No Such Card", "de") == "No Such Card"
 
 
+def test_a_pokemon_names_rule_and_hp_are_its_printings_and_kept() -> None:
+    db = load_catalogue()
+    # several printings: every HP once, lowest first; the rule box they all give
+    assert db.pokemon_facts("Dusclops") == ("none", (80, 90))
+    assert db.pokemon_facts("Glurak-ex", "de") == ("ex", (330,))
+    assert db.pokemon_facts("Professor's Research") == (None, ())  # no Pokémon printing
+    assert db.pokemon_facts("No Such Card") == (None, ())
+    assert db.pokemon_facts("Pikachu") is db.pokemon_facts("Pikachu")  # kept: asked log after log
+    # the same as the printings looked up by name (the importer's card map reads either)
+    for name in ("Dusclops", "Pikachu", "Charizard ex", "Radiant Greninja"):
+        infos = db.lookup(name)
+        hps = tuple(sorted({i.hp for i in infos if i.category == "pokemon" and i.hp}))
+        assert db.pokemon_facts(name)[1] == hps
+
+
 def test_moves_abilities_and_deck_discards() -> None:
     db = load_catalogue()
     assert db.is_ability("Drakloak", "Recon Directive") is True

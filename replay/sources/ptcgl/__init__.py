@@ -101,7 +101,8 @@ def parse_ptcgl(
     facts.conceded_ending(lines, players)
     exporter = imp.exporter = facts.find_exporter(lines, players, out.find)
     imp.attack_lines = facts.find_attacks(lines, logcards.is_ability)
-    if not any(ln.kind == "end" for ln in lines) and not partial:
+    # (from the last line: an end line is last, or close to it)
+    if not any(ln.kind == "end" for ln in reversed(lines)) and not partial:
         other = unread(raw, [ln.kind for ln in lines], loc, filename)
         if other is not None:
             raise other

@@ -15,7 +15,7 @@ from typing import Any
 
 from replay.i18n import notes
 from replay.i18n.notes import say
-from replay.sources.cards import CardDatabase, CardInfo, Catalogue
+from replay.sources.cards import CardDatabase, CardInfo, Catalogue, pokemon_facts
 from replay.sources.table import Mon, Table
 
 Find = Callable[[str, str, int | None, str], None]
@@ -48,10 +48,17 @@ class LogCards:
         self.lang = lang
         self.ids = ids
         self.find = find
-        self.hp_open: list[tuple[Mon, dict[str, Any], list[int]]] = []  # HP chosen at the end
+        # HP chosen at the end: by the id of the card map waiting (its Pokémon, the map, the HP printed); a
+        # map is made for one stage of one Pokémon, so the map's id finds it without a scan
+        self.hp_open: dict[int, tuple[Mon, dict[str, Any], list[int]]] = {}
         self.hp_chosen: dict[str, int] = {}
         self.hp_missing: set[str] = set()
         self._kinds: dict[str, str | None] = {}  # trainer_kind's answers: asked at every Trainer played
+        # card_map's catalogue facts of a name (its printings' one rule, or None; their HP): asked at every
+        # Pokémon put into play or evolved, the same few names again and again
+        self._facts: dict[str, tuple[str | None, tuple[int, ...]]] = {}
+        self._bonuses: dict[str, frozenset[tuple[int, str] | None]] = {}  # hp_bonus: each printing's bonus
+        self._attach_kinds: dict[str, str] = {}  # attach_kind's answers
 
     def infos(self, name: str) -> list[CardInfo]:
         """The catalogue's cards printed as ``name`` in the log's language (one printing when the log
@@ -107,15 +114,23 @@ class LogCards:
         card = self.cards.card(name)
         if "hp" in card or name in self.cards.rules:
             return card
-        pokemon = [i for i in self.infos(name) if i.category == "pokemon"]
-        rules = {i.rule for i in pokemon if i.rule}
-        if len(rules) == 1:
-            card["rule"] = next(iter(rules))
-        hps = sorted({i.hp for i in pokemon if i.hp})
+        facts = self._facts.get(name)
+        if facts is None:
+            db = self.db
+            # a name the log printed no card id for is the catalogue's by its name alone (``infos``): its
+            # facts are kept by the catalogue itself, for every log
+            facts = self._facts[name] = (
+                db.pokemon_facts(name, self.lang)
+                if db is not None and name not in self.ids
+                else pokemon_facts(self.infos(name))
+            )
+        rule, hps = facts
+        if rule is not None:
+            card["rule"] = rule
         if len(hps) == 1:
             card["hp"] = hps[0]
         elif len(hps) > 1 and mon is not None:
-            self.hp_open.append((mon, card, hps))
+            self.hp_open[id(card)] = (mon, card, list(hps))
         else:
             self.hp_missing.add(name)
         return card
@@ -127,85 +142,87 @@ class LogCards:
         damage read fits (survived < HP <= damage); at a knockout by a move's card text (``effect``), which
         does not depend on HP, the highest above what it survived; otherwise the one HP above what it
         survived."""
-        for i, (m, card, hps) in enumerate(self.hp_open):
-            if m is not mon or card is not mon.card:
-                continue
-            del self.hp_open[i]
-            hps = [h + mon.hp_bonus for h in hps]  # what the Tools attached and the Stadium add (hp_bonus)
-            shown = "/".join(str(h) for h in hps)
-            if mon.hp_bonus:
-                shown += f" (with {mon.hp_bonus:+d} HP from the cards in play)"
-            if effect is not None and any(h > mon.survived for h in hps):
-                card["hp"] = max(hps)
+        entry = self.hp_open.get(id(mon.card))
+        if entry is None or entry[0] is not mon:
+            return
+        _, card, hps = entry
+        del self.hp_open[id(card)]
+        hps = [h + mon.hp_bonus for h in hps]  # what the Tools attached and the Stadium add (hp_bonus)
+        shown = "/".join(str(h) for h in hps)
+        if mon.hp_bonus:
+            shown += f" (with {mon.hp_bonus:+d} HP from the cards in play)"
+        if effect is not None and any(h > mon.survived for h in hps):
+            card["hp"] = max(hps)
+            self.find(
+                "importer_hp_choice",
+                "info",
+                no,
+                say(notes.HP_CHOICE_EFFECT, card=mon.name, hps=shown, effect=effect, hp=card["hp"]),
+            )
+            return
+        if knocked_out_at is not None:
+            fit = [h for h in hps if mon.survived < h <= knocked_out_at]
+            if fit:
+                card["hp"] = max(fit)
                 self.find(
                     "importer_hp_choice",
                     "info",
                     no,
-                    say(notes.HP_CHOICE_EFFECT, card=mon.name, hps=shown, effect=effect, hp=card["hp"]),
+                    say(
+                        notes.HP_CHOICE_FIT,
+                        card=mon.name,
+                        hps=shown,
+                        damage=knocked_out_at,
+                        fit=", ".join(str(h) for h in fit),
+                        hp=card["hp"],
+                    ),
                 )
-                return
-            if knocked_out_at is not None:
-                fit = [h for h in hps if mon.survived < h <= knocked_out_at]
-                if fit:
-                    card["hp"] = max(fit)
-                    self.find(
-                        "importer_hp_choice",
-                        "info",
-                        no,
-                        say(
-                            notes.HP_CHOICE_FIT,
-                            card=mon.name,
-                            hps=shown,
-                            damage=knocked_out_at,
-                            fit=", ".join(str(h) for h in fit),
-                            hp=card["hp"],
-                        ),
-                    )
-                else:
-                    self.hp_missing.add(mon.name)
-                    self.find(
-                        "importer_hp_unverified",
-                        "warning",
-                        no,
-                        say(notes.HP_UNVERIFIED, card=mon.name, hps=shown, damage=knocked_out_at),
-                    )
-                return
-            fit = [h for h in hps if h > mon.survived]
-            if len(fit) == 1:
-                card["hp"] = fit[0]
             else:
                 self.hp_missing.add(mon.name)
-                if mon.name not in self.hp_chosen:
-                    self.hp_chosen[mon.name] = 0
-                    self.find(
-                        "importer_hp_ambiguous",
-                        "info",
-                        no,
-                        say(notes.HP_AMBIGUOUS, card=mon.name, hps=shown),
-                    )
+                self.find(
+                    "importer_hp_unverified",
+                    "warning",
+                    no,
+                    say(notes.HP_UNVERIFIED, card=mon.name, hps=shown, damage=knocked_out_at),
+                )
             return
+        fit = [h for h in hps if h > mon.survived]
+        if len(fit) == 1:
+            card["hp"] = fit[0]
+        else:
+            self.hp_missing.add(mon.name)
+            if mon.name not in self.hp_chosen:
+                self.hp_chosen[mon.name] = 0
+                self.find(
+                    "importer_hp_ambiguous",
+                    "info",
+                    no,
+                    say(notes.HP_AMBIGUOUS, card=mon.name, hps=shown),
+                )
 
     def settle_hp_by_move(self, mon: Mon, move: str) -> None:
         """Printings of ``mon``'s name with different HP, and the log shows it using ``move``: only the
         printings that have that move count (Dusclops with Cursed Blast has 90 HP)."""
-        for i, (m, card, _) in enumerate(self.hp_open):
-            if m is not mon or card is not mon.card:
-                continue
+        entry = self.hp_open.get(id(mon.card))
+        if entry is not None and entry[0] is mon:
+            card = entry[1]
             hps = {
                 info.hp
                 for info in self.infos(mon.name)
                 if info.category == "pokemon" and info.hp and _has_move(info, move, self.lang)
             }
             if len(hps) == 1:
-                del self.hp_open[i]
+                del self.hp_open[id(card)]
                 card["hp"] = next(iter(hps)) + mon.hp_bonus
-            return
 
     def hp_bonus(self, card: str, mon: Mon) -> int | None:
         """The HP ``card`` gives ``mon`` attached to it (Hero's Cape: +100), from the catalogue's card text
         and its condition checked on ``mon``'s current card; 0 when it gives none; None when the catalogue
         cannot tell (a condition it cannot check, or printings that give different HP here)."""
-        results = {self._bonus(bonus, mon) for bonus in {i.hp_bonus for i in self.infos(card)}}
+        bonuses = self._bonuses.get(card)
+        if bonuses is None:  # (kept: asked at every card attached, an Energy's answer is always 0)
+            bonuses = self._bonuses[card] = frozenset(i.hp_bonus for i in self.infos(card))
+        results = {self._bonus(bonus, mon) for bonus in bonuses}
         if not results:
             return 0
         return next(iter(results)) if len(results) == 1 else None
@@ -270,12 +287,18 @@ class LogCards:
 
     def attach_kind(self, name: str) -> str:
         """energy | tool | other for an attached card."""
+        kind = self._attach_kinds.get(name)
+        if kind is not None:
+            return kind
         infos = self.infos(name)
         if any(i.category == "energy" for i in infos) or (not infos and "Energ" in name):
-            return "energy"
-        if any(i.category == "trainer" for i in infos) or not infos:
-            return "tool"
-        return "other"
+            kind = "energy"
+        elif any(i.category == "trainer" for i in infos) or not infos:
+            kind = "tool"
+        else:
+            kind = "other"
+        self._attach_kinds[name] = kind
+        return kind
 
     def is_pokemon(self, name: str) -> bool:
         return any(i.category == "pokemon" for i in self.infos(name))

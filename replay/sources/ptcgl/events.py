@@ -66,7 +66,10 @@ class Stream:
                     else {"type": "moved", "player": player, "count": k, "from": src, "to": zone}
                 )
                 self.events.append(fix)
-                table.count(fix)
+                # the fix's count, as ``table.count(fix)`` makes it: ``k`` cards the zone holds move (never
+                # short), and no card is named (the public zones' names stay)
+                setattr(zones, src, getattr(zones, src) - k)
+                setattr(zones, zone, getattr(zones, zone) + k)
                 n -= k
                 if n <= 0:
                     break

@@ -145,25 +145,26 @@ def find_attacks(lines: list[Line], is_ability: Callable[[dict[str, str]], bool]
             attacks.add(last.no)
 
     for ln in lines:
-        if ln.kind in ("turn", "checkup", "setup"):
+        k = ln.kind
+        if k in ("turn", "checkup", "setup"):
             settle()
-            turns += ln.kind == "turn"
+            turns += k == "turn"
             # no attacks between turns: a "used" line in a checkup is a checkup-time Ability
-            last, closed = None, ln.kind != "turn"
-        elif ln.kind == "end":
+            last, closed = None, k != "turn"
+        elif k == "end":
             if ln.extra[0] not in ("concession", "timeout"):
                 settle()
             last, closed = None, True
             break
-        elif ln.kind == "ended" or ln.kind == "inaction":
+        elif k == "ended" or k == "inaction":
             closed = True
-        elif ln.kind == "attack":
+        elif k == "attack":
             attacks.add(ln.no)
             last = ln
-        elif ln.kind == "used" and not ln.detail and ln.g is not None and is_ability(ln.g):
+        elif k == "used" and not ln.detail and ln.g is not None and is_ability(ln.g):
             pass  # the catalogue knows this move as an Ability of that Pokémon: never the attack
         elif (
-            ln.kind == "used"
+            k == "used"
             and last is not None
             and last.kind == "attack"
             and ln.g is not None
@@ -171,7 +172,7 @@ def find_attacks(lines: list[Line], is_ability: Callable[[dict[str, str]], bool]
             and ln.g["p"] != last.g["p"]
         ):
             pass  # the defender's Ability reacting to the attack (Hide 'n' Sneak): not the turn's attack
-        elif not ln.detail and ln.kind in ACTIONS:
+        elif not ln.detail and k in ACTIONS:
             last = ln
     settle()
     return attacks
@@ -179,7 +180,7 @@ def find_attacks(lines: list[Line], is_ability: Callable[[dict[str, str]], bool]
 
 def conceded_ending(lines: list[Line], players: list[str]) -> None:
     """``P conceded.`` with no end line after it ends the game (a client variant): it becomes the end."""
-    if any(ln.kind == "end" for ln in lines):
+    if any(ln.kind == "end" for ln in reversed(lines)):  # (from the last line: an end line is last, or near)
         return
     conceded = [ln for ln in lines if ln.kind == "conceded_line" and ln.g and ln.g["p"] in players]
     if conceded:

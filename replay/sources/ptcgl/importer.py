@@ -107,6 +107,12 @@ class Importer:
         self.players = players
         self.table = table
         self.out = out
+        # the stream's own methods (a handler's ``imp.emit(ev)`` and ``imp.find(...)``, ~500 a log, with no
+        # call of a method that only passes them on)
+        self.emit = out.emit
+        self.find = out.find
+        self.named = table.named  # ``owner``'s Pokémon in play named ``name`` (Table.named)
+        self._in_game = table.active  # (its keys are the two players: ``player_of`` asks it directly)
         self.cards = cards
         self.filename = filename
         self.window: Window | None = None
@@ -142,13 +148,6 @@ class Importer:
         # the stream, the pid taken, the others, and each one's damage and cards attached then
         self.promo_guesses: list[tuple[int, str, list[str], dict[str, tuple[int, list[str]]]]] = []
 
-    # -- the stream -----------------------------------------------------------------------------------
-    def find(self, code: str, severity: str, line: int | None, message: str) -> None:
-        self.out.find(code, severity, line, message)
-
-    def emit(self, ev: Event, *, counted: bool = True) -> None:
-        self.out.emit(ev, counted=counted)
-
     # -- players --------------------------------------------------------------------------------------
     def other(self, p: str) -> str:
         return self.table.other(p)
@@ -157,7 +156,7 @@ class Importer:
         """The player a line's value ``group`` names, None when it is not one of the two."""
         assert ln.g is not None
         p = ln.g[group]
-        return p if self.table.is_player(p) else None
+        return p if p in self._in_game else None  # (Table.is_player, without its call: asked at every line)
 
     # -- the board ------------------------------------------------------------------------------------
     def mon(self, pid: str) -> Mon:
@@ -169,12 +168,12 @@ class Importer:
         mon.card, mon.rule = card, card["rule"]
         return mon.pid, card
 
-    def named(self, owner: str, name: str) -> list[str]:
-        return self.table.named(owner, name)
-
     def choose(self, cands: list[str], no: int, what: str, by: list[Clue]) -> str:
         """Pick one of several same-named Pokémon by the board's clues; a finding when they do not decide
         (the choice is then kept as ``guessed``, for ``damage`` to remember, until the log says more)."""
+        if len(cands) == 1:  # (most choices: one candidate, no finding, nothing to look at)
+            self.guessed = None
+            return cands[0]
         before = len(self.out.findings)
         pid = choose(self.table, cands, no, what, by, self.find)
         guessed = any(f.code == "importer_guess_pid" for f in self.out.findings[before:])
@@ -235,6 +234,8 @@ class Importer:
                 return self.materialise(owner, name, no)
             else:
                 return None
+        if len(cands) == 1:  # no choice: no clues to make
+            return self.choose(cands, no, what, [])
         return self.choose(cands, no, what, by or self.clues("hit", "active", "damaged"))
 
     def _late_slot(self, owner: str) -> dict[str, Any] | None:

@@ -87,10 +87,13 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
     apart) how many of its lines are sentences of each language. InputError when none is known."""
     numbered_at: int | None = None
     seen_text = False
-    scores: dict[str, int] = {}
+    scores: dict[str, int] = dict.fromkeys(LOCALES, 0)  # (in LOCALES' order: a tie is broken in it)
     sample: list[str] = []
-    # a line none of whose languages' headers it can end as scores 0 in each (most lines: sentences)
-    ends = {code: header_ends(loc) for code, loc in LOCALES.items()}
+    # a line that fails a language's literal header tests scores 0 in it (most lines: sentences)
+    tests = [(code, loc, header_ends(loc)) for code, loc in LOCALES.items()]
+    # every language's tests at once (a line that fails these fails each language's): two C calls a line
+    any_end = tuple(end for _, _, (ends, _, _) in tests for end in ends)
+    any_start = tuple(start for _, _, (_, starts, _) in tests for start in starts)
     for i, raw in enumerate(lines[:4000]):
         s = raw.strip()
         if not s or s.startswith("•"):
@@ -100,9 +103,13 @@ def detect_locale(lines: list[str], filename: str) -> Locale:
             numbered_at = i + 1
         if len(sample) < 200:
             sample.append(s[2:] if s.startswith("- ") else s)
-        for code, loc in LOCALES.items():
-            scores[code] = scores.get(code, 0) + (_headers_of(loc, s) if s.endswith(ends[code]) else 0)
-        if scores.get("en", 0) >= 3:
+        if not (s.endswith(any_end) or s.startswith(any_start)):
+            continue
+        for code, loc, (ends, starts, suffix) in tests:
+            # (``header_ends``' tests, each language's)
+            if s.endswith(ends) or (starts and s.endswith(suffix) and s.startswith(starts)):
+                scores[code] += _headers_of(loc, s)
+        if scores["en"] >= 3:
             break
     best = max(scores.values(), default=0)
     if best:

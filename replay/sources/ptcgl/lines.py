@@ -103,6 +103,11 @@ def card_ids(text: str) -> dict[str, set[str]]:
     return out
 
 
+# the kinds ``refine`` can change, and the draws a mulligan bonus line's detail lines name
+_REFINED = frozenset({"drew", "moved", "to_deck", "shuffled_into"})
+_BONUS_DRAWS = ("drew_card", "drew_hidden", "drew_n")
+
+
 def refine(kind: str, g: dict[str, str] | None) -> str:
     """The importer's kind for a sentence whose meaning depends on its values (``drew a card`` is hidden,
     ``drew 2 cards`` a count, ``drew Arven`` a named card)."""
@@ -169,9 +174,9 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
     out: list[Line] = []
     append = out.append
     readings = sentences.readings
-    # a header's or the end line's text ends with one of these (``header`` is asked only then): most lines
-    # are sentences, and this one C call tells them apart
-    head_ends = header_ends(loc)
+    # a header's or the end line's text passes these literal tests (``header`` is asked only then): most
+    # lines are sentences, and one or two C calls tell them apart
+    head_ends, head_starts, turn_suffix = header_ends(loc)
     for i, text in enumerate(raw, 1):
         s = text.strip()
         if not s:
@@ -186,20 +191,32 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
         detail = s.startswith("- ")
         if detail:
             s = s[2:].strip()
-        elif s.endswith(head_ends):
+        elif s.endswith(head_ends) or (
+            head_starts and s.endswith(turn_suffix) and s.startswith(head_starts)
+        ):  # (``locales.header_ends``' tests)
             head = header(loc, i, s)
             if head is not None:
                 append(head)
                 continue
         found = readings(s)  # the table's own Match objects: each ``g`` is copied into its Line
-        parts: list[tuple[str, dict[str, str] | None, str]]
-        if len(found) == 1:  # most lines: one sentence
+        if len(found) == 1:
+            # most lines: one sentence, read into one Line here (the loop below does the same for the
+            # others); positional arguments and the kind refined only when ``refine`` can change it
             m = found[0]
-            partial = m.partial
-            parts = [(m.kind, dict(m.g), m.key)]
-        else:
-            partial = next((m.partial for m in found if m.partial), "")
-            parts = [(m.kind, dict(m.g), m.key) for m in found]
+            g1 = dict(m.g)
+            kind = m.kind
+            if kind in _REFINED:
+                kind = refine(kind, g1)
+            ln = Line(i, s, detail, kind, g1, None, None, m.key, False, False, m.partial)
+            if detail and out and kind in _BONUS_DRAWS:
+                prev = out[-1]
+                if prev.kind == "bonus" and prev.g is not None and g1["p"] == prev.g["p"]:
+                    ln.kind = "ignore"  # names the mulligan bonus card(s) already counted
+            append(ln)
+            continue
+        parts: list[tuple[str, dict[str, str] | None, str]]
+        partial = next((m.partial for m in found if m.partial), "")
+        parts = [(m.kind, dict(m.g), m.key) for m in found]
         if not parts and en:
             for kind, rx in extra_en:
                 em = rx.match(s)
@@ -216,7 +233,7 @@ def classify(raw: list[str], loc: Locale, handles: list[str] | None = None) -> l
                 if kind == "unmatched" and prev.kind in LIST_KINDS:
                     ln.kind = "bullet"  # a card list written as a "- a, b" line (newer clients)
                 elif (
-                    kind in ("drew_card", "drew_hidden", "drew_n")
+                    kind in _BONUS_DRAWS
                     and prev.kind == "bonus"
                     and g is not None
                     and prev.g is not None

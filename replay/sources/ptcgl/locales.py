@@ -39,11 +39,18 @@ class Locale:
     wins_suffix: str = ""
 
 
-def header_ends(loc: Locale) -> tuple[str, ...]:
-    """What a turn header, the Setup or checkup header, the end line or a draw line of ``loc`` ends with: a
-    line that ends otherwise is none of them (``str.endswith`` takes the tuple; a numbered header's rest is
-    the line's end), so the header tests run only on the few lines that do."""
-    return (loc.setup, loc.checkup, loc.turn_suffix, loc.wins_suffix, *loc.draw)
+def header_ends(loc: Locale) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """What a turn header, the Setup or checkup header, the end line or a draw line of ``loc`` can look like,
+    as three literal tests: a line is none of them unless it ends with one of ``ends``, or (when ``starts``
+    is not empty) ends with ``suffix`` and starts with one of ``starts`` (a turn header of a language whose
+    header starts with its literal text, ``Zug von P``, or a numbered one, ``Turn # 3 - ...``: a numbered
+    header's rest is the line's end). The header tests run only on the few lines that pass (most lines are
+    sentences):
+    ``s.endswith(ends) or (starts and s.endswith(suffix) and s.startswith(starts))``."""
+    fixed = (loc.setup, loc.checkup, loc.wins_suffix, *loc.draw)
+    if not loc.turn_prefix:  # (English: "P's Turn") the turn header is told by its end alone
+        return (*fixed, loc.turn_suffix), (), ""
+    return fixed, ("Turn # ", loc.turn_prefix), loc.turn_suffix
 
 
 W, L = "winner", "loser"

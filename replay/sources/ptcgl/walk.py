@@ -46,6 +46,7 @@ def after_end(imp: Importer, ln: Line) -> None:
 def walk_lines(imp: Importer, lines: list[Line]) -> None:
     """Every line, in order, into events."""
     out, table, attack_lines = imp.out, imp.table, imp.attack_lines
+    reacting = play.reacting
     for ln in lines:
         k = ln.kind
         if imp.phase == "ended":
@@ -80,21 +81,23 @@ def walk_lines(imp: Importer, lines: list[Line]) -> None:
             turns.start_pending(imp, ln)
         handler = HANDLERS[k]
         detail = ln.detail
-        if not detail and k in ACTIONS and imp.phase != "checkup" and not play.reacting(imp, ln):
+        w = imp.window
+        # (only a "used" line can be a reaction: ``reacting`` is not asked of the others)
+        if not detail and k in ACTIONS and imp.phase != "checkup" and (k != "used" or not reacting(imp, ln)):
             # (a defender's Ability reacting inside an attack, Hide 'n' Sneak, keeps the attack's window:
             # the attack's knockouts are checked at its end [docs/rules.md §2])
-            if imp.window is not None:
+            if w is not None:
                 close_window(imp)
             g = ln.g
             actor = g["p"] if g is not None and "p" in g else None
-            imp.window = Window("attack" if ln.no in attack_lines else "effect", ln.no, actor)
-        elif imp.window is None and imp.phase == "turn":
-            imp.window = Window("effect", ln.no)
-        if detail and k == "attack" and imp.window is not None and imp.window.kind == "effect":
+            w = imp.window = Window("attack" if ln.no in attack_lines else "effect", ln.no, actor)
+        elif w is None and imp.phase == "turn":
+            w = imp.window = Window("effect", ln.no)
+        if detail and k == "attack" and w is not None and w.kind == "effect":
             # an attack printed under an Ability that lets the Pokémon attack (Festival Lead: "used
             # Festival Lead.", "- chose Rapid Draw", "- ... used Rapid Draw on ... for 70 damage."): the
             # window is that attack's, closed (and its knockouts checked) at its end [docs/rules.md §2]
-            imp.window.kind = "attack"
+            w.kind = "attack"
         # a guess between twins is the line's that made it (``Importer.choose``): a switch's guess left over
         # must not mark the next line's damage to the Active Pokémon, which the log decides, as a guess
         # that a later check may move to a twin (round-trip seed 1329127588)

@@ -50,7 +50,9 @@ def close_window(imp: Importer, *, ending: bool = False) -> None:
             by = knockout_clues(imp, w, imp.other(owner), taken, ending=ending)
             pid = imp.locate(owner, d, no, "the knockout", by=by)
         else:
-            pid = imp.choose(cands, no, "the knockout", knockout_clues(imp, w, owner, taken, ending=ending))
+            # (the clues only when there is a choice: most knockouts have one candidate)
+            by = knockout_clues(imp, w, owner, taken, ending=ending) if len(cands) > 1 else []
+            pid = imp.choose(cands, no, "the knockout", by)
         if pid is not None and pid not in taken:
             kos.append((no, pid))
     for i, (no, pid) in enumerate(kos):
@@ -197,9 +199,11 @@ def revise_damage(imp: Importer, pid: str, no: int) -> None:
     numbered only when the import ends), said so. A twin that another line of the same effect hit (spread
     damage: one line per Pokémon) takes this line and gives its own line back, as the two were printed
     about two different Pokémon (round-trip seed 2005577351)."""
+    guesses = imp.damage_guesses.get(pid)
+    if not guesses:
+        return  # (most Pokémon: no damage guessed onto them, nothing to revise)
     mon = imp.mon(pid)
     hp = mon.card.get("hp")
-    guesses = imp.damage_guesses.get(pid, [])
     in_play = set(imp.table.in_play(mon.owner))
     while isinstance(hp, int) and mon.damage >= hp and guesses:
         ev, others, group = guesses.pop()

@@ -234,17 +234,19 @@ def on_discarded(imp: Importer, ln: Line) -> bool:
     p = imp.player_of(ln)
     if p is None:
         return False
-    assert ln.g is not None
+    g = ln.g
+    assert g is not None
     table = imp.table
-    names = [ln.g["c"]] if not ln.g.get("hidden") else list(ln.extra or [])
-    n = int(ln.g.get("n", "1"))
+    hidden = g.get("hidden")
+    names = [g["c"]] if not hidden else list(ln.extra or [])
+    n = int(g.get("n", "1"))
     w0 = imp.window
-    if w0 is not None and w0.replaced is not None and ln.g.get("c") == w0.replaced[1]:
+    if w0 is not None and w0.replaced is not None and g.get("c") == w0.replaced[1]:
         return True  # the Stadium just replaced: trainer_played put it in its owner's discard
     if (
-        not ln.g.get("hidden")
+        not hidden
         and table.stadium is not None
-        and ln.g["c"] == table.stadium[1]
+        and g["c"] == table.stadium[1]
         and not (w0 is not None and w0.trainer is not None and w0.move is None)
     ):
         # the Stadium in play leaves it (an attack or Ability discarding it); during a Trainer's effect
@@ -255,9 +257,7 @@ def on_discarded(imp: Importer, ln: Line) -> bool:
         return True
     stadium_played = w0 is not None and w0.stadium_played
     bench = (
-        [x for x in table.bench[p] if imp.mon(x).name == ln.g.get("c")]
-        if stadium_played and not ln.g.get("hidden")
-        else []
+        [x for x in table.bench[p] if imp.mon(x).name == g.get("c")] if stadium_played and not hidden else []
     )
     if bench:
         # a Stadium that limits the Bench (Collapsed Stadium): the player discards Benched Pokémon, with
@@ -267,7 +267,7 @@ def on_discarded(imp: Importer, ln: Line) -> bool:
             "importer_guess_removed",
             "info",
             ln.no,
-            say(notes.GUESS_REMOVED_STADIUM, player=p, card=ln.g["c"], pid=pid),
+            say(notes.GUESS_REMOVED_STADIUM, player=p, card=g["c"], pid=pid),
         )
         imp.emit({"type": "removed", "player": p, "pid": pid, "to": "discard"})
         imp.table.removed(pid, "discard", names=True)
