@@ -1006,7 +1006,8 @@ def _bleed(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, fl
     """How this photo spreads a box's printed top and bottom lines: (their darkness 0.2-0.55 mm out, where
     :func:`_edges` looks for a zigzag's tips; the lines' own darkness: the darkest row within 0.25 mm of
     each); None at the sheet's edge. The sheet's medians (its boxes are mostly empty) give
-    :attr:`_Ink.bleed`: about a quarter on a sharp phone photo, a half and more on a shaken one."""
+    :attr:`_Ink.bleed`: about a quarter on a sharp phone photo, a half and more on one shaken up and down
+    (a shake along the rows leaves it low: nor does it carry a mark's strokes past the top and bottom)."""
     hgt = dark.shape[0]
 
     def px(v: float, d: float) -> int:
