@@ -98,6 +98,14 @@ SPILL: Final = 0.22  # darkness of the strips above and below a box that count a
 CANCELLED: Final = 0.55
 MAYBE_CANCELLED: Final = 0.3  # from this share, perhaps cancelled: unclear (read as marked)
 CROSSED: Final = 0.45  # strokes across every third of both edges, this dark against the box's: cancelled
+#: ... or a stroke's end beside paper in every third of the strips just past the top and bottom edges (a
+#: zigzag that only just passes them), this dark against the box's, on a photo that spreads a printed
+#: line no further than :data:`SHARP` (on a more blurred one :data:`CROSSED`: a mark's own strokes blur
+#: out past the edges there)
+TIPS: Final = 0.3
+#: A sharp photo: the darkness 0.2-0.55 mm past a printed box's top and bottom edges, as a share of the
+#: printed line's own (the sheet's median, :func:`_bleed`), at most this
+SHARP: Final = 0.4
 DENSE: Final = 1.3  # a box this many times as dark as the sheet's typical mark (a scribble's density)
 DETECT_SIDE: Final = 1200  # markers are looked for on a copy at most this many pixels high or wide
 MAX_PIXELS: Final = budget.MAX_PIXELS  # the one budget, read from the header before decoding (photo.py)
@@ -815,6 +823,7 @@ class _Ink:
         0.0,
     )  # the sheet's median of :func:`_edges`: the
     # printed box's own (its borders as this photo blurs them, and the paper)
+    bleed: float = 1.0  # how far this photo spreads a printed line (:func:`_bleed`); at most SHARP: sharp
 
 
 _NO_INK: Final = _Ink(0.0, 1.0, 1.0, None)
@@ -993,6 +1002,32 @@ def _edges(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, fl
     return across, beside, crossed, tips
 
 
+def _bleed(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, float] | None:
+    """How this photo spreads a box's printed top and bottom lines: (their darkness 0.2-0.55 mm out, where
+    :func:`_edges` looks for a zigzag's tips; the lines' own darkness: the darkest row within 0.25 mm of
+    each); None at the sheet's edge. The sheet's medians (its boxes are mostly empty) give
+    :attr:`_Ink.bleed`: about a quarter on a sharp phone photo, a half and more on one shaken up and down
+    (a shake along the rows leaves it low: nor does it carry a mark's strokes past the top and bottom)."""
+    hgt = dark.shape[0]
+
+    def px(v: float, d: float) -> int:
+        return round(v * SCALE + d)
+
+    x0, x1 = px(b.x, shift[0]), px(b.x + b.w, shift[0])
+    y0, y1 = px(b.y, shift[1]), px(b.y + b.h, shift[1])
+    r = round(0.25 * SCALE)
+    if y0 - r < 0 or y1 + round(0.55 * SCALE) > hgt:
+        return None
+    # the rows' means from 0.55 mm out to the line's inner side: one slice an edge
+    a, z = px(b.y - 0.55, shift[1]), px(b.y - 0.2, shift[1])
+    top = dark[a : y0 + r + 1, x0:x1].mean(axis=1)
+    n0, n1 = y1 + round(0.2 * SCALE), y1 + round(0.55 * SCALE)
+    bottom = dark[y1 - r : n1, x0:x1].mean(axis=1)
+    out = (float(top[: z - a].mean()) + float(bottom[n0 - (y1 - r) :].mean())) / 2
+    line = (float(top[y0 - r - a :].max()) + float(bottom[: 2 * r + 1].max())) / 2
+    return out, line
+
+
 def _box(
     light: _Light,
     b: Rect,
@@ -1047,11 +1082,15 @@ def _box(
             # as dark as the pen's strokes in the box: a mark's overrun crosses one or two of them
             stroke = float(np.percentile(inside, 90))
             crossing = max(edges[2] - ink.edges[2], edges[3] - ink.edges[3]) / max(stroke - ink.paper, 1e-6)
+            # ... a zigzag that only just passes the edges: its tips, on a sharp photo, need less (a mark's
+            # strokes do not reach 0.2 mm past the edges there; blurred, they do)
+            tips = (edges[3] - ink.edges[3]) / max(stroke - ink.paper, 1e-6)
+            tipped = tips >= (TIPS if ink.bleed <= SHARP else CROSSED)
             # a scribble is also denser than the sheet's typical mark: it weighs with less spill
             dense = mass >= DENSE * ink.level
             inked = excess > ink.pale - ink.paper
             scribbled = inked and (
-                spill >= CANCELLED or (dense and spill >= 0.8 * CANCELLED) or crossing >= CROSSED
+                spill >= CANCELLED or (dense and spill >= 0.8 * CANCELLED) or crossing >= CROSSED or tipped
             )
             maybe = inked and (
                 spill >= MAYBE_CANCELLED
@@ -1361,6 +1400,10 @@ def _read_one(
     if edges:
         mid = np.median(np.asarray(edges), axis=0)
         ink = replace(ink, edges=(float(mid[0]), float(mid[1]), float(mid[2]), float(mid[3])))
+    lines = [v for v in (_bleed(dark, b, shifts[g.key]) for g, b in every) if v is not None]
+    if lines:
+        out, line = np.median(np.asarray(lines), axis=0)
+        ink = replace(ink, bleed=float(out) / max(float(line), 1e-6))
     local = {id(b): o for (_, b), o in zip(every, offsets, strict=True)}
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
