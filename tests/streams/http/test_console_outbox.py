@@ -47,6 +47,10 @@ async def stored(c: Console, what: str) -> Any:
     return [json.loads(line) for line in text.splitlines()] if what == "events" else json.loads(text)
 
 
+#: A phone's browser: touch, mobile, a dense screen.
+PHONE: dict[str, Any] = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+
+
 @contextlib.asynccontextmanager
 async def opened(
     service: ConsoleService, browser: Browser, match: str, size: tuple[int, int], **options: Any
@@ -358,8 +362,7 @@ async def test_every_control_fits_a_finger_at_390_px_and_the_prompt_is_at_the_th
     service: ConsoleService, browser: Browser
 ) -> None:
     # issue 33 item 5: 71 of 92 controls measured 13-22 px at 390 px wide
-    touch = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
-    async with opened(service, browser, "outbox/touch", (390, 844), **touch) as c:
+    async with opened(service, browser, "outbox/touch", (390, 844), **PHONE) as c:
         page = c.page
         await live_setup(c)
         await page.tap('#action-keys button[data-action="condition"]')  # a form open, with its fields
@@ -396,8 +399,7 @@ async def test_the_overlay_opens_in_a_window_of_its_own(service: ConsoleService,
 
 async def test_the_board_is_the_interface(service: ConsoleService, browser: Browser) -> None:
     # issue 33 item 4: a tap on a Pokémon acts with it or on it; the keys and taps of a turn are counted
-    touch = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
-    async with opened(service, browser, "outbox/board", (390, 844), **touch) as c:
+    async with opened(service, browser, "outbox/board", (390, 844), **PHONE) as c:
         page = c.page
         misty = {"card": "Staryu", "hp": 10, "bench": "Psyduck, 70"}
         await live_setup(c, {"card": "Pikachu", "hp": 60, "bench": "Pichu, 30"}, misty)
@@ -573,8 +575,7 @@ async def test_a_render_with_nothing_new_keeps_the_prompt_and_pokemon_buttons_un
     # the page renders every few seconds (its 3 s refresh, the lease's 5 s renewal): a button built again
     # each time was a new node, so a tap begun on the old one was lost (and a test's measure of it found
     # nothing, on a loaded machine)
-    touch = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2}
-    async with opened(service, browser, "outbox/kept", (390, 844), **touch) as c:
+    async with opened(service, browser, "outbox/kept", (390, 844), **PHONE) as c:
         page = c.page
         await live_setup(c)
         marked = """() => {
