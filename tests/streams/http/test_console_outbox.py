@@ -578,21 +578,16 @@ async def test_a_render_with_nothing_new_keeps_the_prompt_and_pokemon_buttons_un
     async with opened(service, browser, "outbox/kept", (390, 844), **PHONE) as c:
         page = c.page
         await live_setup(c)
-        marked = """() => {
-            const nodes = [document.querySelector('#prompts button[data-prompt="turn_started"]'),
-                           ...document.querySelectorAll('#side-0 button.mon')];
-            nodes.forEach((n) => { n.dataset.kept = "1"; });
-            return nodes.length;
-        }"""
+        # the turn's prompt and the first player's Pokémon
+        nodes = """[document.querySelector('#prompts button[data-prompt="turn_started"]'),
+                    ...document.querySelectorAll('#side-0 button.mon')]"""
+        marked = f"() => {nodes}.map((n) => {{ n.dataset.kept = '1'; return n; }}).length"
         assert await page.evaluate(marked) >= 2
         before = await c.waiting_or_drafts()
         # two refreshes and a renewal later, nothing new: the same nodes
         await page.wait_for_timeout(6_500)
         assert await c.waiting_or_drafts() == before
-        kept = await page.evaluate(
-            """() => [document.querySelector('#prompts button[data-prompt="turn_started"]'),
-                      ...document.querySelectorAll('#side-0 button.mon')].map((n) => n.dataset.kept || "")"""
-        )
+        kept = await page.evaluate(f"() => {nodes}.map((n) => n.dataset.kept || '')")
         assert kept and all(k == "1" for k in kept), kept
         # and something new builds them again: the prompt pressed, the next turn's prompt is a new one
         await page.tap('#prompts button[data-prompt="turn_started"]')
