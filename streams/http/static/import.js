@@ -146,6 +146,7 @@
     const listed = {};
     const imported = new Set();
     let ok = 0;
+    let scansDone = 0;
     let listBad = false;
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
@@ -162,6 +163,7 @@
         show(lines[i], done, body);
         if (done) {
           ok++;
+          if (item.scan) scansDone++;
           for (const m of body.matches) imported.add(m.match);
           Object.assign(listed, body.players_by_id || {});
         } else if (about === "players_by_id") {
@@ -176,6 +178,11 @@
       // a line no sheet imported used: a typo in its id, or its sheet refused (said above)
       const li = line(_("players by match id"));
       show(li, false, _("line {line}: no sheet imported has match id {match}: this line names no sheet", { line: n, match }));
+    }
+    if (byId && !listBad && !scansDone && items.some((item) => item.scan)) {
+      // every photo refused (said above): no answer gave the list's ids back, and none of its lines was used
+      const li = line(_("players by match id"));
+      show(li, false, _("used by no sheet: no photo of the batch was imported (each said above)"));
     }
     if (listBad) $("players-by-id").focus();
     document.body.dataset.imported = String(items.length); // the batch is done (for tests and scripts)

@@ -251,6 +251,27 @@ async def test_a_batch_s_photos_are_named_by_the_players_list_pasted_once(
         await page.screenshot(path=str(path), full_page=True)
 
 
+async def test_a_players_list_no_sheet_used_is_said_when_every_photo_is_refused(
+    served: Served, browser_context: BrowserContext, tmp_path: Path
+) -> None:
+    # every photo refused (here: its sheet has no line): no answer gives the list's ids back, and the page
+    # still says that the list the judge typed named no sheet, rather than nothing
+    ((photo, match),) = named_photos(tmp_path, 1)
+    page = await judge_page(served, browser_context, "/import", (390, 844))
+    await page.set_input_files("#files", str(photo))
+    await page.fill("#players-by-id", "hall-9.9,Ana,Ines\n")
+    await page.click("#import-button")
+    said = await finished(page, 1)
+    assert said == "1 of 1 file(s) read: 0 imported, 1 refused", (said, await page.text_content("#results"))
+    refused = [str(await li.text_content()) for li in await page.locator("#results li.refused").all()]
+    assert len(refused) == 2, refused
+    assert f"match {match} has no line in the players by match id" in refused[0], refused
+    assert refused[1] == (
+        "players by match id used by no sheet: no photo of the batch was imported (each said above)"
+    ), refused
+    assert await served.store.events(match) == []
+
+
 async def test_the_players_list_loaded_from_a_text_file_on_the_korean_page(
     served: Served, browser_context: BrowserContext, tmp_path: Path
 ) -> None:
