@@ -292,6 +292,21 @@ def test_generated_games_give_the_records_the_rules_give() -> None:
     assert {"prizes", "no_pokemon", "deck_out", "concession", "penalty", "time"} <= set(ends)
 
 
+def test_a_row_read_empty_above_rows_whose_marks_are_all_unclear_is_a_finding() -> None:
+    # a blurred pencil sheet: row 1 read clearly, row 2 read as nothing at all, rows 3 and 4 only unclear
+    # (a faint mark, a scribbled-out one): ink in row 4 says the game reached it, so row 2 is no silent gap
+    marks = turns(1)
+    reads = clear_reads(marks)
+    reads["r3.who"] = GroupRead(frozenset(), 0.5, "box A faint, between empty and marked, read as empty")
+    reads["r4.who"] = GroupRead(frozenset(), 0.5, "box B scribbled out, read as not marked")
+    _, doc = events(marks, reads=reads)
+    flagged = {c.region: c for c in doc.carriers if c.confidence < 0.8}
+    assert sorted(flagged) == ["r2", "r3", "r4"], sorted(flagged)
+    assert list(flagged["r2"].problems) == ["no box read, yet row 4 below it holds unclear marks"]
+    # and nothing below the last row with ink: the game ended there
+    assert not any(c.region in {"r5", "r6"} for c in doc.carriers)
+
+
 def test_a_row_read_empty_where_the_game_goes_on_is_a_finding_with_its_crop() -> None:
     # row 3's marks were not seen (a faint pencil): the game goes on to row 5, so row 3 is never dropped
     marks = turns(5)

@@ -177,9 +177,20 @@ def _turn_rows(reads: Reads) -> tuple[list[TurnRow], list[TurnRow]]:
     # shadow, a fold). Never dropped unsaid: a finding on that row, with its crop.
     last = used[-1].row if used else 0
     said = {u.row for u in unclear_empty}
-    for r in range(1, last):
+    # Rows below whose marks are all unclear (faint, scribbled out: ink a judge must look at) carry the
+    # game on too when they follow close: on a blurred pencil sheet the rows after a clear one are often
+    # all unclear, with here and there a row read as nothing, which would otherwise be no turn at all,
+    # unflagged. A lone unclear row far below the game's last row is a stray mark: said on its own.
+    inked = last
+    for u in sorted(unclear_empty, key=lambda t: t.row):
+        if last < u.row <= inked + 1 + NEAR:
+            inked = u.row
+    for r in range(1, inked):
         if r not in said and not any(t.row == r for t in used):
-            why = f"no box read, yet the game goes on in row {last}"
+            if r < last:
+                why = f"no box read, yet the game goes on in row {last}"
+            else:
+                why = f"no box read, yet row {inked} below it holds unclear marks"
             unclear_empty.append(TurnRow(r, None, {}, {}, False, None, GAP, [why]))
     unclear_empty.sort(key=lambda t: t.row)
     return used, unclear_empty
@@ -187,6 +198,9 @@ def _turn_rows(reads: Reads) -> tuple[list[TurnRow], list[TurnRow]]:
 
 #: The confidence of a turn row read empty where the game went on past it.
 GAP: Final = 0.3
+#: How many rows read as nothing may lie between a row that holds marks and an unclear row below it for
+#: the unclear one to carry the game on (its gap rows then findings).
+NEAR: Final = 2
 
 _ROW_NAMES: Final = ("who", "prizes.A", "ko.B", "prizes.B", "ko.A", "time", "pen.side", "pen.kind")
 
