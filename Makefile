@@ -190,5 +190,5 @@ dist: $(STAMP)
 clean:
 	rm -rf $(VENV) .venv-latest dist build prizecheck-demo-report.html prizecheck-demo-league.tdf prizecheck-demo-league.jsonl \
 	  .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .hypothesis *.egg-info
-	rm -f replay/engine/*.so replay/engine/_compiled.manifest replay/sources/ptcgl/*.so replay/sources/table.*.so replay/sources/ptcgl/_compiled.manifest
+	rm -f replay/engine/*.so replay/engine/_compiled.manifest replay/sources/ptcgl/*.so replay/sources/table.*.so replay/sources/walk__mypyc.*.so replay/sources/ptcgl/_compiled.manifest
 	@if [ -e "$(STORE)" ]; then echo "make clean keeps the embedded store (the games make demo and serve stored) in $(STORE); remove it with: rm -rf $(STORE)"; fi
