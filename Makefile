@@ -3,10 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-# The engine's hot modules compiled by mypyc, in place (replay/engine/*.so, see tools/compile_engine.py); the
-# manifest is written last, once they are built. `make install PRIZECHECK_COMPILE=0` keeps plain Python.
+# The engine's hot modules compiled by mypyc, in place (replay/engine/*.so, see tools/compile_engine.py), and
+# the PTCGL importer's walk (replay/sources/ptcgl/*.so); each manifest is written last, once its part is built.
+# `make install PRIZECHECK_COMPILE=0` keeps plain Python.
 PRIZECHECK_COMPILE ?= 1
 COMPILED := replay/engine/_compiled.manifest
+COMPILED_IMPORTER := replay/sources/ptcgl/_compiled.manifest
 
 .PHONY: install lock test-latest dist compile demo test lint typecheck unit bench clean browser ocr screenshots test-long test-faults sheet-images
 
@@ -51,16 +53,20 @@ test-latest:
 	$(MAKE) --no-print-directory test VENV=.venv-latest LATEST=1
 
 ifeq ($(PRIZECHECK_COMPILE),1)
-install: $(STAMP) $(COMPILED)
+install: $(STAMP) $(COMPILED) $(COMPILED_IMPORTER)
 else
 install: $(STAMP)
 endif
 
 # Rebuilt whenever an engine source changes: a stale .so would shadow the edited .py.
 $(COMPILED): $(STAMP) tools/compile_engine.py $(wildcard replay/engine/*.py) replay/engine/_link.c
-	$(BIN)/python tools/compile_engine.py
+	$(BIN)/python tools/compile_engine.py --part engine
 
-compile: $(COMPILED)
+# The importer's part, whenever one of its package's modules changes (those compiled read the others' types).
+$(COMPILED_IMPORTER): $(STAMP) tools/compile_engine.py $(wildcard replay/sources/ptcgl/*.py) replay/sources/table.py replay/sources/common.py
+	$(BIN)/python tools/compile_engine.py --part importer
+
+compile: $(COMPILED) $(COMPILED_IMPORTER)
 
 # The demo runs the compiled engine when it can be built (a C compiler and Python's headers), else says so
 # and runs it as plain Python.
@@ -184,5 +190,5 @@ dist: $(STAMP)
 clean:
 	rm -rf $(VENV) .venv-latest dist build prizecheck-demo-report.html prizecheck-demo-league.tdf prizecheck-demo-league.jsonl \
 	  .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .hypothesis *.egg-info
-	rm -f replay/engine/*.so replay/engine/_compiled.manifest
+	rm -f replay/engine/*.so replay/engine/_compiled.manifest replay/sources/ptcgl/*.so replay/sources/table.*.so replay/sources/walk__mypyc.*.so replay/sources/ptcgl/_compiled.manifest
 	@if [ -e "$(STORE)" ]; then echo "make clean keeps the embedded store (the games make demo and serve stored) in $(STORE); remove it with: rm -rf $(STORE)"; fi

@@ -1,8 +1,12 @@
-"""Run the engine as plain Python even where its compiled modules are built (``make compile``).
+"""Run the engine (or the PTCGL importer) as plain Python even where its compiled modules are built (``make
+compile``).
 
     from tools.pure_engine import use_pure_engine
     use_pure_engine()  # before anything imports replay
     import replay      # every replay module now comes from its .py file
+
+``use_pure_importer()`` does the same for the importer's compiled modules (replay/sources/ptcgl/ and
+replay/sources/table.py, tools/compile_engine.py's IMPORTER_MODULES).
 
 Python imports an extension module before a source file of the same name; this puts a finder first on
 ``sys.meta_path`` that loads ``replay.engine.<name>`` from ``replay/engine/<name>.py`` (and hides the C
@@ -39,6 +43,29 @@ class _PureFinder(importlib.abc.MetaPathFinder):
                 raise ModuleNotFoundError(f"{fullname} is hidden: the pure engine", name=fullname)
             return None
         return importlib.util.spec_from_file_location(fullname, source)
+
+
+class _PureImporterFinder(importlib.abc.MetaPathFinder):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        parts = fullname.split(".")
+        if parts == ["replay", "sources", "table"] or (len(parts) == 4 and parts[:3] == IMPORTER_PACKAGE):
+            source = ROOT.joinpath(*parts[:-1], f"{parts[-1]}.py")
+            if source.is_file():
+                return importlib.util.spec_from_file_location(fullname, source)
+        return None
+
+
+ROOT = PACKAGE.parent.parent
+IMPORTER_PACKAGE = ["replay", "sources", "ptcgl"]
+
+
+def use_pure_importer() -> None:
+    """Load the PTCGL importer's modules from source from now on (call before importing replay)."""
+    if any(name == "replay" or name.startswith("replay.") for name in sys.modules):
+        raise RuntimeError("use_pure_importer() must run before replay is imported")
+    sys.meta_path.insert(0, _PureImporterFinder())
 
 
 def use_pure_engine() -> None:

@@ -21,7 +21,7 @@ takes more cards than a zone holds, so the importer can say what the source does
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 Event = dict[str, Any]
@@ -75,6 +75,9 @@ class Mon:
         """Cards in this Pokémon's stack: its stages and everything attached."""
         return max(1, len(self.stages)) + len(self.attached)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Mon:
+        return Mon(**_copied_fields(self, memo))
+
 
 @dataclass(slots=True)
 class Zones:
@@ -96,6 +99,16 @@ class Zones:
     def add(self, zone: str, n: int) -> None:
         setattr(self, zone, getattr(self, zone) + n)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Zones:
+        return Zones(**_copied_fields(self, memo))
+
+
+def _copied_fields(obj: Mon | Zones, memo: dict[int, Any]) -> dict[str, Any]:
+    """A dataclass's fields, each deep-copied (``copy.deepcopy`` with the caller's memo): what deepcopy does
+    for a plain dataclass, written out because a class compiled by mypyc (tools/compile_engine.py) has no
+    copy protocol of its own when its __init__ needs arguments (Table.snapshot, the sheet's amended rows)."""
+    return {f.name: copy.deepcopy(getattr(obj, f.name), memo) for f in fields(obj)}
+
 
 def _count(ev: Event) -> int:
     n = ev.get("count")
@@ -103,6 +116,13 @@ def _count(ev: Event) -> int:
         return int(n)  # type: ignore[arg-type]
     cards = ev.get("cards")
     return len(cards) if isinstance(cards, list) and cards else 1
+
+
+# every attribute Table.__init__ sets: what a copy copies (Table.__deepcopy__; a test checks none is left out)
+TABLE_STATE = (
+    "players", "hand_size", "prize_count", "mons", "active", "bench", "counter", "entries", "zones",
+    "stadium", "short",
+)  # fmt: skip
 
 
 class Table:
@@ -333,3 +353,11 @@ class Table:
     def snapshot(self) -> Table:
         """A copy to try something on (the sheet's amended rows)."""
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Table:
+        # what copy.deepcopy does for a plain object, attribute by attribute (see _copied_fields)
+        new = Table(self.players)
+        memo[id(self)] = new
+        for name in TABLE_STATE:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new

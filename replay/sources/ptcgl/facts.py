@@ -17,30 +17,32 @@ from replay.sources.ptcgl.lines import ACTIONS, SETUP_KINDS, Line
 Find = Callable[[str, str, int | None, str], None]
 
 
+def _add_player(order: list[str], p: str | None) -> None:
+    """``p`` onto ``order``, the handles met so far (at most two). (A module function, not a closure:
+    compiled by mypyc, a nested function and its scope would be a reference cycle left for the collector.)"""
+    if p and p not in order and len(order) < 2:
+        order.append(p)
+
+
 def find_players(lines: list[Line], filename: str, find: Find) -> list[str]:
     """Both handles, in the order the Setup lines name them."""
     order: list[str] = []
-
-    def add(p: str | None) -> None:
-        if p and p not in order and len(order) < 2:
-            order.append(p)
-
     for ln in lines:
         if ln.kind in SETUP_KINDS and ln.g is not None:
-            add(ln.g["p"])
+            _add_player(order, ln.g["p"])
         elif ln.kind == "bonus" and ln.g is not None:
-            add(ln.g["p"])
-            add(ln.g["q"])
+            _add_player(order, ln.g["p"])
+            _add_player(order, ln.g["q"])
         elif ln.kind == "turn":
-            add(ln.player)
+            _add_player(order, ln.player)
         if len(order) == 2:
             break
     if len(order) < 2:
         for ln in lines:
             if ln.kind == "end":
-                add(ln.player)
+                _add_player(order, ln.player)
             elif ln.g is not None and "p" in ln.g and ln.kind in ACTIONS:
-                add(ln.g["p"])
+                _add_player(order, ln.g["p"])
     if not order:
         raise InputError("no player handle found in the log", file=filename, line=lines[0].no)
     if len(order) == 1:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from replay.i18n import notes
 from replay.i18n.notes import say
 from replay.sources.common import Event
-from replay.sources.ptcgl.importer import Importer
+from replay.sources.ptcgl.importer import Importer, Window
 from replay.sources.ptcgl.lines import Line
 from replay.sources.ptcgl.play import tool_gone
 from replay.sources.ptcgl.zones import play_stadium, put_back, second_owner
@@ -296,6 +296,17 @@ def detach_to(imp: Importer, ln: Line, pid: str, name: str, zone: str, *, findin
     )
 
 
+def _whole(imp: Importer, pid: str, stack: list[str], names: list[str], w: Window | None) -> bool:
+    """Whether the shuffled cards ``names`` (sorted: ``stack``) are the whole of Pokémon ``pid``, its
+    stages and attached cards. (A module function, not a closure: compiled by mypyc, a nested function
+    and its scope would be a reference cycle left for the collector; see tools/compile_engine.py.)"""
+    m = imp.mon(pid)
+    if sorted(m.stages + m.attached) == stack:
+        return True
+    # the Pokémon using the move shuffles itself away (Run Away Draw): its top card is named
+    return w is not None and w.move is not None and names == [m.name] == [w.move[0]]
+
+
 def on_shuffled(imp: Importer, ln: Line) -> bool:
     """ "P shuffled C (or N cards) into their deck/hand/Prize cards": from the discard pile when every
     named card is there, from play when the names are a Pokémon's cards (Run Away Draw), else from
@@ -324,15 +335,7 @@ def on_shuffled(imp: Importer, ln: Line) -> bool:
         src = "hand"
     else:
         stack = sorted(names)
-
-        def whole(x: str) -> bool:
-            m = imp.mon(x)
-            if sorted(m.stages + m.attached) == stack:
-                return True
-            # the Pokémon using the move shuffles itself away (Run Away Draw): its top card is named
-            return w is not None and w.move is not None and names == [m.name] == [w.move[0]]
-
-        mon = next((x for x in imp.table.in_play(p) if whole(x)), None)
+        mon = next((x for x in imp.table.in_play(p) if _whole(imp, x, stack, names, w)), None)
         if mon is not None and zone == "deck":
             left = list(imp.mon(mon).stages + imp.mon(mon).attached)
             for x in names:

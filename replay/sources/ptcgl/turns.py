@@ -9,6 +9,8 @@ A deck-out shows as the loser's header followed straight by the end line [docs/r
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from replay.engine import InputError
 from replay.i18n import notes
 from replay.i18n.notes import say
@@ -320,7 +322,7 @@ def on_ended(imp: Importer, ln: Line) -> bool:
     return True
 
 
-HANDLERS = {
+HANDLERS: dict[str, Callable[[Importer, Line], bool]] = {
     "opening": on_known,
     "coin": on_known,
     "coin_won": on_known,
