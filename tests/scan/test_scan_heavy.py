@@ -42,9 +42,10 @@ def test_heavy_true_marks_on_a_blurred_photo_are_read_its_cancellations_recognis
 
 
 def _shaken_box(scribble: bool) -> tuple[str, float]:
-    """One box filled with faint pencil strokes (0.12 of a pressure), and with a zigzag 1.3 mm past its top
-    and bottom over them when ``scribble``, on a photo shaken 2 mm up and down (16 px at the reader's 8
-    px/mm); its state, and the photo's bleed measured from an empty box's printed lines as the reader does."""
+    """One box filled with faint pencil strokes (0.12 of a pressure), and with a firmer zigzag 1.3 mm past
+    its top and bottom over them when ``scribble``, on a photo shaken 2 mm up and down (16 px at the
+    reader's 8 px/mm); its state, and the photo's bleed measured from an empty box's printed lines as the
+    reader does."""
     import cv2
     import numpy as np
 
@@ -72,7 +73,7 @@ def _shaken_box(scribble: bool) -> tuple[str, float]:
                 line([(x + 0.4, yy), (x + w - 0.4, yy + 0.2)], 0.42, 0.12)
         if scribbled:
             pts = [(x - 0.65 + (w + 1.3) * i / 6, y - 1.3 if i % 2 == 0 else y + h + 1.3) for i in range(7)]
-            line(pts, 0.35, 0.3)
+            line(pts, 0.35, 0.45)
         shake = np.full((16, 1), 1 / 16, np.float32)
         return np.asarray(cv2.GaussianBlur(cv2.filter2D(np.clip(cover, 0, 1), -1, shake), (0, 0), 0.8))
 

@@ -110,8 +110,11 @@ DENSE: Final = 1.3  # a box this many times as dark as the sheet's typical mark 
 #: On a photo blurred past :data:`SHARP`, a box at least :data:`DENSE` whose top and bottom strips, less
 #: the printed box's own darkness there, are this dark against the box per unit of the photo's bleed:
 #: scribbled out; from :data:`MAYBE_BLURRED`, perhaps (unclear, read as marked)
-BLURRED: Final = 0.15
+BLURRED: Final = 0.35
 MAYBE_BLURRED: Final = 0.12
+#: ... or whose strips are as dark against it as cancelled a box before the printed box's share was taken
+#: off, and whose own spill (:attr:`BoxRead.spill`, past the printed box's) is at least this
+OWN_SPILL: Final = 0.12
 DETECT_SIDE: Final = 1200  # markers are looked for on a copy at most this many pixels high or wide
 MAX_PIXELS: Final = budget.MAX_PIXELS  # the one budget, read from the header before decoding (photo.py)
 
@@ -1110,13 +1113,17 @@ def _box(
                 # printed lines' (:attr:`_Ink.bleed`), and the strips the printed box darkens look
                 # spilled: on it alone the box is unclear (read as marked, flagged), never cancelled. What
                 # is left past the printed box's own, against the box and the photo's bleed, stays low for
-                # a true mark (at most 0.10 on the harder set's medium level, 40 photos) where a scribble's
-                # strokes go past the edges (0.18 and more there): a box denser than the sheet's marks is
-                # cancelled from :data:`BLURRED`.
+                # a true mark (at most 0.28 on the harder set's medium level, 80 photos, 0.13 but for
+                # the end box beside its printed labels) where a scribble's strokes go past the edges:
+                # a box denser than the sheet's marks is cancelled from :data:`BLURRED`.
                 past = (edges[0] - ink.edges[0]) / max(mass - ink.paper, 1e-6) / ink.bleed
                 scribbled = scribbled or (dense and past >= BLURRED)
                 maybe = maybe or (dense and past >= MAYBE_BLURRED)
+                # ... and cancelled as before when the box's own spill past the printed box's is a
+                # scribble's too (:data:`OWN_SPILL`: a true mark's stayed under 0.09 there, 80 photos)
                 if edges[0] > ink.faint:
+                    was = before >= CANCELLED or (dense and before >= 0.8 * CANCELLED)
+                    scribbled = scribbled or (was and inked and spill >= OWN_SPILL)
                     maybe = maybe or before >= MAYBE_CANCELLED or (dense and before >= MAYBE_CANCELLED / 2)
             elif edges[0] > ink.faint:
                 scribbled = scribbled or before >= CANCELLED or (dense and before >= 0.8 * CANCELLED)
