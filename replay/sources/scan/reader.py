@@ -24,7 +24,8 @@
    (flagged). A box whose ink also runs all along past its edges (top and bottom, or both sides; or
    strokes crossing every third of them) was scribbled out (the sheet's printed rule for cancelling a
    mark: a loop, a zigzag, a cross-hatch, a hatching): read as not marked, flagged; a weaker spill is
-   unclear.
+   unclear. On a blurred photo a true mark's ink runs past the edges as the printed lines' does: there
+   the spill is judged past what the printed box and the photo's own blur (:func:`_bleed`) put there.
 6. **Groups.** One box marked: that value. Two marked in a one-choice group, an unclear box, a scribbled
    out box: an unclear group, its best guess and a confidence below 0.8, with the reason (so the row
    becomes a ``low_confidence`` finding; :mod:`replay.sources.scan.marks`).
