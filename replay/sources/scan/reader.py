@@ -24,7 +24,8 @@
    (flagged). A box whose ink also runs all along past its edges (top and bottom, or both sides; or
    strokes crossing every third of them) was scribbled out (the sheet's printed rule for cancelling a
    mark: a loop, a zigzag, a cross-hatch, a hatching): read as not marked, flagged; a weaker spill is
-   unclear.
+   unclear. On a blurred photo a true mark's ink runs past the edges as the printed lines' does: there
+   the spill is judged past what the printed box and the photo's own blur (:func:`_bleed`) put there.
 6. **Groups.** One box marked: that value. Two marked in a one-choice group, an unclear box, a scribbled
    out box: an unclear group, its best guess and a confidence below 0.8, with the reason (so the row
    becomes a ``low_confidence`` finding; :mod:`replay.sources.scan.marks`).
@@ -107,6 +108,14 @@ TIPS: Final = 0.3
 #: printed line's own (the sheet's median, :func:`_bleed`), at most this
 SHARP: Final = 0.4
 DENSE: Final = 1.3  # a box this many times as dark as the sheet's typical mark (a scribble's density)
+#: On a photo blurred past :data:`SHARP`, a box at least :data:`DENSE` whose top and bottom strips, less
+#: the printed box's own darkness there, are this dark against the box per unit of the photo's bleed:
+#: scribbled out; from :data:`MAYBE_BLURRED`, perhaps (unclear, read as marked)
+BLURRED: Final = 0.35
+MAYBE_BLURRED: Final = 0.12
+#: ... or whose strips are as dark against it as cancelled a box before the printed box's share was taken
+#: off, and whose own spill (:attr:`BoxRead.spill`, past the printed box's) is at least this
+OWN_SPILL: Final = 0.12
 DETECT_SIDE: Final = 1200  # markers are looked for on a copy at most this many pixels high or wide
 MAX_PIXELS: Final = budget.MAX_PIXELS  # the one budget, read from the header before decoding (photo.py)
 
@@ -1100,7 +1109,24 @@ def _box(
             # ... and as before the printed box's own share was taken off (its borders blurred into the
             # strips): never fewer boxes flagged than that (a blurred photo's heavy box, a spill unclear)
             before = (edges[0] - ink.paper) / max(mass - ink.paper, 1e-6)
-            if edges[0] > ink.faint:
+            if ink.bleed > SHARP:
+                # A blurred photo carries a true mark's ink past the box's top and bottom as it carries the
+                # printed lines' (:attr:`_Ink.bleed`), and the strips the printed box darkens look
+                # spilled: on it alone the box is unclear (read as marked, flagged), never cancelled. What
+                # is left past the printed box's own, against the box and the photo's bleed, stays low for
+                # a true mark (at most 0.28 on the harder set's medium level, 80 photos, 0.13 but for
+                # the end box beside its printed labels) where a scribble's strokes go past the edges:
+                # a box denser than the sheet's marks is cancelled from :data:`BLURRED`.
+                past = (edges[0] - ink.edges[0]) / max(mass - ink.paper, 1e-6) / ink.bleed
+                scribbled = scribbled or (dense and past >= BLURRED)
+                maybe = maybe or (dense and past >= MAYBE_BLURRED)
+                # ... and cancelled as before when the box's own spill past the printed box's is a
+                # scribble's too (:data:`OWN_SPILL`: a true mark's stayed under 0.09 there, 80 photos)
+                if edges[0] > ink.faint:
+                    was = before >= CANCELLED or (dense and before >= 0.8 * CANCELLED)
+                    scribbled = scribbled or (was and inked and spill >= OWN_SPILL)
+                    maybe = maybe or before >= MAYBE_CANCELLED or (dense and before >= MAYBE_CANCELLED / 2)
+            elif edges[0] > ink.faint:
                 scribbled = scribbled or before >= CANCELLED or (dense and before >= 0.8 * CANCELLED)
                 maybe = maybe or before >= MAYBE_CANCELLED or (dense and before >= MAYBE_CANCELLED / 2)
             spill = max(spill, crossing)
