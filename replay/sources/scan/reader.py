@@ -1045,7 +1045,7 @@ NARROW: Final = 1.6
 #: ... a crossing: the strip's darkness per column (per row beside the box) this share of the darkest
 #: crossing's above the strip's own paper (its lower quartile: the printed border's blur is even along it)
 RUN: Final = 0.5
-STROKE: Final = 0.08  # a crossing at least this dark is a pen or pencil stroke, not the paper's grain
+STROKE: Final = 0.05  # a crossing at least this dark is a pen or pencil stroke, not the paper's grain
 
 
 def _joined(dark: Floats, b: Rect, shift: tuple[float, float]) -> float | None:
@@ -1278,7 +1278,8 @@ def _box(
     elif tick and state in ("empty", "unclear"):
         state, faint = "marked", False  # a sweeping tick, its ink mostly on and past the box's edges
     elif touched and state == "empty":
-        state = "unclear"  # strokes cross its bottom edge and its top or right one: not surely empty
+        # strokes cross its bottom edge and its top or right one: not surely empty (flagged as faint)
+        state, faint = "unclear", fill <= EMPTY
     clarity = 0.8 if mass - local_mass >= 1.5 * ink.mark else 0.7
     out = BoxRead(fill, scribbled, state, mass, faint, maybe, clarity, round(spill, 3), round(core, 4))
     out.tick, out.joined = tick, joined
