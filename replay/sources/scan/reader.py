@@ -1318,7 +1318,7 @@ def _group(g: Group, boxes: list[BoxRead]) -> GroupRead:
             # a stroke from the row below runs into it: a tick there whose arm sweeps up into this box,
             # perhaps beside a mark of its own (the fuller, the likelier)
             read_as = "marked" if b.fill >= JOINED_MARK or b.tick else "empty"
-            problems.append(f"box {labels[i]}: a stroke from the row below runs into it, read as {read_as}")
+            problems.append(f"box {labels[i]} holds a stroke from the row below, read as {read_as}")
             if read_as == "marked":
                 chosen.append(g.choices[i])
             continue
