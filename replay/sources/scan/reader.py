@@ -826,6 +826,9 @@ class _Ink:
     )  # the sheet's median of :func:`_edges`: the
     # printed box's own (its borders as this photo blurs them, and the paper)
     bleed: float = 1.0  # how far this photo spreads a printed line (:func:`_bleed`); at most SHARP: sharp
+    # the least darkness of a stroke across a box's edges (:func:`_sweep`): STROKE, or more on a photo
+    # whose paper and printed lines are that uneven in the strips (FLOOR times the sheet's median)
+    floor: float = 0.05
 
 
 _NO_INK: Final = _Ink(0.0, 1.0, 1.0, None)
@@ -1046,6 +1049,7 @@ NARROW: Final = 1.6
 #: crossing's above the strip's own paper (its lower quartile: the printed border's blur is even along it)
 RUN: Final = 0.5
 STROKE: Final = 0.05  # a crossing at least this dark is a pen or pencil stroke, not the paper's grain
+FLOOR: Final = 2.5  # ... and at least this many times the sheet's median box's darkest "crossing"
 
 
 def _joined(dark: Floats, b: Rect, shift: tuple[float, float]) -> float | None:
@@ -1117,7 +1121,7 @@ def _sweep(
     quiet = [float(np.percentile(p, 25)) for p in profiles]
     bumps = [p - q for p, q in zip(profiles, quiet, strict=True)]
     peak = max(float(p.max()) for p in bumps)
-    if peak < STROKE:
+    if peak < ink.floor:
         return False, False, joined, peak
     level = RUN * peak
     found = [_crossings(p, level) for p in bumps]
@@ -1147,7 +1151,7 @@ def _swept(
         return False, False, False
     tick, touched, into, peak = sweep
     own = max(peak, float(np.percentile(inside, 90)) - ink.paper)
-    return tick, touched, into >= STROKE and into >= JOINED * own
+    return tick, touched, into >= ink.floor and into >= JOINED * own
 
 
 def _box(
@@ -1547,6 +1551,10 @@ def _read_one(
     if lines:
         out, line = np.median(np.asarray(lines), axis=0)
         ink = replace(ink, bleed=float(out) / max(float(line), 1e-6))
+    # the sheet's own unevenness in the strips past the boxes' edges (its boxes are mostly empty)
+    peaks = [p[3] for p in (_sweep(dark, b, shifts[g.key], ink) for g, b in every) if p is not None]
+    if peaks:
+        ink = replace(ink, floor=max(STROKE, FLOOR * float(np.median(peaks))))
     local = {id(b): o for (_, b), o in zip(every, offsets, strict=True)}
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
