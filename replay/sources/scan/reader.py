@@ -1279,7 +1279,7 @@ def _box(
         state, faint = "unclear", fill <= EMPTY
     if joined and state in ("marked", "unclear") and not maybe:
         state, faint = "unclear", False  # perhaps only the arm of a tick in the row below
-    elif tick and state in ("empty", "unclear"):
+    elif tick and not joined and state in ("empty", "unclear"):
         state, faint = "marked", False  # a sweeping tick, its ink mostly on and past the box's edges
     elif touched and state == "empty":
         # strokes cross its bottom edge and its top or right one: not surely empty (flagged as faint)
