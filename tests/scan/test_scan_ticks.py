@@ -43,9 +43,9 @@ def sweeping(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-@pytest.mark.parametrize("seed", [100, 102])
+@pytest.mark.parametrize("seed", [100, 104])
 def test_sweeping_ticks_are_read_as_marks(sweeping: None, seed: int) -> None:
-    # Before: seed 100 read 11 of its 15 marks (four "scribbled out?" or empty), seed 102 11 of 18.
+    # Before: seed 100 read 12 of its 13 marks, seed 104 6 of 7 (the others "scribbled out?" or empty).
     tally = hall.Tally()
     hall.check(hall.take("ordinary", seed), tally, f"bigtick-{seed}.jpg")
     assert tally.sheets_read == tally.sheets == 1
