@@ -1048,6 +1048,9 @@ NARROW: Final = 1.6
 #: ... a crossing: the strip's darkness per column (per row beside the box) this share of the darkest
 #: crossing's above the strip's own paper (its lower quartile: the printed border's blur is even along it)
 RUN: Final = 0.5
+#: ... read as marked when some of its ink is in the box's middle, not only on and past its edges (a
+#: shadow's edge and the noise of a photo at its worst cross the strips too)
+TICKED: Final = 0.02
 STROKE: Final = 0.05  # a crossing at least this dark is a pen or pencil stroke, not the paper's grain
 FLOOR: Final = 2.5  # ... and at least this many times the sheet's median box's darkest "crossing"
 
@@ -1089,7 +1092,7 @@ def _crossings(profile: npt.NDArray[np.float32], level: float) -> tuple[int, int
 
 def _sweep(
     dark: Floats, b: Rect, shift: tuple[float, float], ink: _Ink
-) -> tuple[bool, bool, float, float] | None:
+) -> tuple[bool, bool, bool, float, float] | None:
     """Is a box's ink a tick; do strokes cross its bottom edge and its top or right one (as a tick's do);
     how dark is the stroke that runs into it from the row below (:func:`_joined`), and the darkest stroke
     across its edges? A tick crosses the box's
@@ -1122,7 +1125,7 @@ def _sweep(
     bumps = [p - q for p, q in zip(profiles, quiet, strict=True)]
     peak = max(float(p.max()) for p in bumps)
     if peak < ink.floor:
-        return False, False, joined, peak
+        return False, False, False, joined, peak
     level = RUN * peak
     found = [_crossings(p, level) for p in bumps]
     narrow = round(NARROW * SCALE)
@@ -1137,7 +1140,10 @@ def _sweep(
         and all(n <= 1 and w <= narrow for n, w in found)
     )
     touched = found[1][0] >= 1 and (found[0][0] >= 1 or found[3][0] >= 1)
-    return tick, touched, joined, peak
+    # a tick's own arm leaves the box by its top, or by the top third of its right side (a stroke from
+    # the row below ends in the box's lower half; the right neighbour's tick starts beside its middle)
+    leaves = found[0][0] >= 1 or _crossings(bumps[3][: bumps[3].size // 3], level)[0] >= 1
+    return tick, touched, leaves, joined, peak
 
 
 def _swept(
@@ -1149,9 +1155,11 @@ def _swept(
     sweep = _sweep(dark, b, shift, ink)
     if sweep is None:
         return False, False, False
-    tick, touched, into, peak = sweep
+    tick, touched, leaves, into, peak = sweep
     own = max(peak, float(np.percentile(inside, 90)) - ink.paper)
-    return tick, touched, into >= ink.floor and into >= JOINED * own
+    joined = into >= ink.floor and into >= JOINED * own
+    # a box a stroke from the row below enters, whose own stroke leaves it as a tick's arm does: its tick
+    return tick or (joined and leaves), touched, joined
 
 
 def _box(
@@ -1279,7 +1287,7 @@ def _box(
         state, faint = "unclear", fill <= EMPTY
     if joined and state in ("marked", "unclear") and not maybe:
         state, faint = "unclear", False  # perhaps only the arm of a tick in the row below
-    elif tick and not joined and state in ("empty", "unclear"):
+    elif tick and not joined and fill >= TICKED and state in ("empty", "unclear"):
         state, faint = "marked", False  # a sweeping tick, its ink mostly on and past the box's edges
     elif touched and state == "empty":
         # strokes cross its bottom edge and its top or right one: not surely empty (flagged as faint)
@@ -1552,7 +1560,7 @@ def _read_one(
         out, line = np.median(np.asarray(lines), axis=0)
         ink = replace(ink, bleed=float(out) / max(float(line), 1e-6))
     # the sheet's own unevenness in the strips past the boxes' edges (its boxes are mostly empty)
-    peaks = [p[3] for p in (_sweep(dark, b, shifts[g.key], ink) for g, b in every) if p is not None]
+    peaks = [p[4] for p in (_sweep(dark, b, shifts[g.key], ink) for g, b in every) if p is not None]
     if peaks:
         ink = replace(ink, floor=max(STROKE, FLOOR * float(np.median(peaks))))
     local = {id(b): o for (_, b), o in zip(every, offsets, strict=True)}
