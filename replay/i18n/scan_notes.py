@@ -110,6 +110,8 @@ BOXES: Final[tuple[str, ...]] = (
     N_("box {box} inked past its edges: scribbled out? read as marked"),
     N_("box {box} faint, between empty and marked, read as empty"),
     N_("box {box} faint, read as marked"),
+    N_("box {box} holds a stroke from the row below, read as marked"),
+    N_("box {box} holds a stroke from the row below, read as empty"),
     N_("box {box} between empty and marked, read as marked"),
     N_("box {box} between empty and marked, read as empty"),
     N_("box {box} scribbled out, read as not marked"),

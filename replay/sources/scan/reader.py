@@ -136,6 +136,8 @@ class BoxRead:
     clarity: float = 1.0  # of a faint mark
     spill: float = 0.0  # how inked the paper all along its top and bottom edges is, as a share of the box
     core: float = 0.0  # its middle's darkness, less the local paper's (:data:`CORE`): no threshold in it
+    tick: bool = False  # its ink crosses its edges as a tick's does, once each at most (:func:`_sweep`)
+    joined: bool = False  # a stroke runs into it across the gap from the row below (:func:`_joined`)
 
 
 @dataclass(slots=True)
@@ -833,6 +835,9 @@ class _Ink:
     )  # the sheet's median of :func:`_edges`: the
     # printed box's own (its borders as this photo blurs them, and the paper)
     bleed: float = 1.0  # how far this photo spreads a printed line (:func:`_bleed`); at most SHARP: sharp
+    # the least darkness of a stroke across a box's edges (:func:`_sweep`): STROKE, or more on a photo
+    # whose paper and printed lines are that uneven in the strips (FLOOR times the sheet's median)
+    floor: float = 0.05
 
 
 _NO_INK: Final = _Ink(0.0, 1.0, 1.0, None)
@@ -1037,6 +1042,135 @@ def _bleed(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, fl
     return out, line
 
 
+#: A stroke that runs across the whole paper gap under a box (0.35-2.25 mm under it, over the printed row
+#: line) and up into the box, at least this dark against the box's own strokes, comes from the row below:
+#: a tick there whose long arm sweeps up and right into this box. A mark's own strokes stop short of the
+#: row line (a tick's vertex is at most ~1 mm under its box), so a box it enters is unclear, never marked.
+JOINED: Final = 0.35
+JOINED_MARK: Final = 0.135  # ... such a box this full is read as marked (flagged): a passing arm fills less
+_GAP: Final = (0.35, 2.25)  # mm under a box: the paper gap to the next row's box (2.6 mm), less its edges
+_SWAY: Final = 2  # px a stroke's path may move sideways from one pixel row of the gap to the next
+#: A tick's stroke where it crosses the strip just past an edge: at most this wide (mm), blur included.
+#: A scribble crosses an edge in several places (a zigzag's tips, a hatching's lines) or all along it
+#: (a loop, a line drawn beside the edge).
+NARROW: Final = 1.6
+#: ... a crossing: the strip's darkness per column (per row beside the box) this share of the darkest
+#: crossing's above the strip's own paper (its lower quartile: the printed border's blur is even along it)
+RUN: Final = 0.5
+#: ... read as marked when some of its ink is in the box's middle, not only on and past its edges (a
+#: shadow's edge and the noise of a photo at its worst cross the strips too)
+TICKED: Final = 0.02
+STROKE: Final = 0.05  # a crossing at least this dark is a pen or pencil stroke, not the paper's grain
+FLOOR: Final = 2.5  # ... and at least this many times the sheet's median box's darkest "crossing"
+
+
+def _joined(dark: Floats, b: Rect, shift: tuple[float, float]) -> float | None:
+    """How dark the darkest stroke is that runs unbroken across the paper gap under a box and up into it
+    (the least darkness along the best path, each pixel row against that row's median across the window:
+    the printed row line, the paper and the boxes' blurred borders are even along a row, a stroke is
+    not); None at the sheet's edge. A mark's own strokes stop short of the row line (a tick's vertex is
+    at most ~1 mm under its box); a neighbouring tick's arm, drawn up from the row below, crosses it."""
+    hgt, wid = dark.shape
+    a, z = round((b.y + b.h + _GAP[0]) * SCALE + shift[1]), round((b.y + b.h + _GAP[1]) * SCALE + shift[1])
+    x0, x1 = round((b.x - 2.5) * SCALE + shift[0]), round((b.x + b.w + 2.5) * SCALE + shift[0])
+    if a < 0 or x0 < 0 or z > hgt or x1 > wid:
+        return None
+    gap = dark[a:z, x0:x1].astype(np.float32)
+    gap = gap - np.median(gap, axis=1, keepdims=True)
+    # from the row below up to this box: each row's best path is the least of its own darkness and the
+    # best path of the row under it within _SWAY pixels
+    best = gap[-1]
+    kernel = np.ones((1, 2 * _SWAY + 1), np.uint8)
+    for row in gap[-2::-1]:
+        best = np.minimum(row, cv2.dilate(best.reshape(1, -1), kernel).ravel())
+    # ... entering the box: within its columns where the gap meets its bottom edge
+    m = round(2.5 * SCALE)
+    return float(best[m - 2 : best.size - m + 2].max())
+
+
+def _crossings(profile: npt.NDArray[np.float32], level: float) -> tuple[int, int]:
+    """The places a strip's profile is crossed by strokes at least ``level`` dark: how many, and the
+    widest's width in pixels (two closer than 2 px are one, a blurred stroke's dip)."""
+    on = np.flatnonzero(profile >= level)
+    if on.size == 0:
+        return 0, 0
+    breaks = np.flatnonzero(np.diff(on) > 3)
+    starts, ends = np.r_[on[0], on[breaks + 1]], np.r_[on[breaks], on[-1]]
+    return int(starts.size), int((ends - starts).max()) + 1
+
+
+def _sweep(
+    dark: Floats, b: Rect, shift: tuple[float, float], ink: _Ink
+) -> tuple[bool, bool, bool, float, float] | None:
+    """Is a box's ink a tick; do strokes cross its bottom edge and its top or right one (as a tick's do);
+    how dark is the stroke that runs into it from the row below (:func:`_joined`), and the darkest stroke
+    across its edges? A tick crosses the box's
+    edges at one place each at most: its vertex under the bottom edge (a natural, sweeping tick's is below
+    the box), its long arm out by the right or top edge, its start by the left; a scribble past the edges
+    crosses one of them in several places or all along it. None at the sheet's edge."""
+    hgt, wid = dark.shape
+
+    def px(v: float, d: float) -> int:
+        return round(v * SCALE + d)
+
+    x0, x1 = px(b.x, shift[0]), px(b.x + b.w, shift[0])
+    y0, y1 = px(b.y, shift[1]), px(b.y + b.h, shift[1])
+    rows = (
+        (px(b.y - 1.0, shift[1]), px(b.y - 0.35, shift[1])),
+        (y1 + round(0.35 * SCALE), y1 + round(SCALE)),
+    )
+    cols = (
+        (px(b.x - 0.7, shift[0]), px(b.x - 0.3, shift[0])),
+        (x1 + round(0.3 * SCALE), x1 + round(0.7 * SCALE)),
+    )
+    joined = _joined(dark, b, shift)
+    if joined is None or rows[0][0] < 0 or cols[0][0] < 0 or rows[1][1] > hgt or cols[1][1] > wid:
+        return None
+    # top, bottom (per column), left, right (per row): each against its own lower quartile
+    profiles = [dark[a:z, x0:x1].mean(axis=0) for a, z in rows] + [
+        dark[y0:y1, a:z].mean(axis=1) for a, z in cols
+    ]
+    quiet = [float(np.percentile(p, 25)) for p in profiles]
+    bumps = [p - q for p, q in zip(profiles, quiet, strict=True)]
+    peak = max(float(p.max()) for p in bumps)
+    if peak < ink.floor:
+        return False, False, False, joined, peak
+    level = RUN * peak
+    found = [_crossings(p, level) for p in bumps]
+    narrow = round(NARROW * SCALE)
+    # the strips' own paper no darker than the sheet's there (a scribble darkens a strip all along)
+    clean = (
+        max(quiet[0], quiet[1]) - ink.edges[0] <= level and max(quiet[2], quiet[3]) - ink.edges[1] <= level
+    )
+    tick = (
+        clean
+        and found[1][0] == 1
+        and (found[0][0] == 1 or found[3][0] == 1)
+        and all(n <= 1 and w <= narrow for n, w in found)
+    )
+    touched = found[1][0] >= 1 and (found[0][0] >= 1 or found[3][0] >= 1)
+    # a tick's own arm leaves the box by its top, or by the top third of its right side (a stroke from
+    # the row below ends in the box's lower half; the right neighbour's tick starts beside its middle)
+    leaves = found[0][0] >= 1 or _crossings(bumps[3][: bumps[3].size // 3], level)[0] >= 1
+    return tick, touched, leaves, joined, peak
+
+
+def _swept(
+    dark: Floats, b: Rect, shift: tuple[float, float], ink: _Ink, inside: Floats
+) -> tuple[bool, bool, bool]:
+    """Is a box's ink shaped as a natural, sweeping tick (:func:`_sweep`); do strokes cross its edges
+    as a tick's do; and does a stroke run into it from the row below, as dark as :data:`JOINED` of the
+    box's own strokes (or of the darkest across its edges, whichever is darker)?"""
+    sweep = _sweep(dark, b, shift, ink)
+    if sweep is None:
+        return False, False, False
+    tick, touched, leaves, into, peak = sweep
+    own = max(peak, float(np.percentile(inside, 90)) - ink.paper)
+    joined = into >= ink.floor and into >= JOINED * own
+    # a box a stroke from the row below enters, whose own stroke leaves it as a tick's arm does: its tick
+    return tick or (joined and leaves), touched, joined
+
+
 def _box(
     light: _Light,
     b: Rect,
@@ -1130,6 +1264,9 @@ def _box(
                 scribbled = scribbled or before >= CANCELLED or (dense and before >= 0.8 * CANCELLED)
                 maybe = maybe or before >= MAYBE_CANCELLED or (dense and before >= MAYBE_CANCELLED / 2)
             spill = max(spill, crossing)
+    tick, touched, joined = _swept(dark, b, shift, ink, inside) if strips else (False, False, False)
+    if tick and not joined:
+        scribbled = maybe = False  # a tick's vertex under the box and arm above it: not a scribble
     if not scribbled and not maybe and fill >= MARKED and strips:
         # The paper's brightness comes from a closing 6.5 mm wide: at the sharp corner of a shadow that
         # crosses the box it is the light side's, and the shadow reads as ink. The paper right above and
@@ -1174,14 +1311,23 @@ def _box(
         state = "empty"
     else:
         state, faint = "unclear", fill <= EMPTY
+    if joined and state in ("marked", "unclear") and not maybe:
+        state, faint = "unclear", False  # perhaps only the arm of a tick in the row below
+    elif tick and not joined and fill >= TICKED and state in ("empty", "unclear"):
+        state, faint = "marked", False  # a sweeping tick, its ink mostly on and past the box's edges
+    elif touched and state == "empty":
+        # strokes cross its bottom edge and its top or right one: not surely empty (flagged as faint)
+        state, faint = "unclear", fill <= EMPTY
     clarity = 0.8 if mass - local_mass >= 1.5 * ink.mark else 0.7
-    return BoxRead(fill, scribbled, state, mass, faint, maybe, clarity, round(spill, 3), round(core, 4))
+    out = BoxRead(fill, scribbled, state, mass, faint, maybe, clarity, round(spill, 3), round(core, 4))
+    out.tick, out.joined = tick, joined
+    return out
 
 
 def _clarity(box: BoxRead) -> float:
     """How clear one box is, 0..1: 0.8 at the thresholds, 1 well away from them, below 0.8 between."""
     f = box.fill
-    if box.state in ("scribbled", "shadow") or box.spilled:
+    if box.state in ("scribbled", "shadow") or box.spilled or box.joined:
         return 0.5
     if box.faint:
         # read from the sheet's own ink (a faint mark): clear when well past that sheet's threshold
@@ -1189,7 +1335,8 @@ def _clarity(box: BoxRead) -> float:
     if box.state == "empty":
         return 1.0 - 0.2 * (f / EMPTY)
     if box.state == "marked":
-        return min(1.0, 0.8 + 0.2 * (f - MARKED) / (2 * MARKED))
+        # a sweeping tick's ink is mostly on and past its edges (:func:`_sweep`): clear from its shape
+        return max(0.8 if box.tick else 0.0, min(1.0, 0.8 + 0.2 * (f - MARKED) / (2 * MARKED)))
     mid = (EMPTY + MARKED) / 2
     return 0.3 + 0.45 * abs(f - mid) / ((MARKED - EMPTY) / 2)
 
@@ -1205,6 +1352,14 @@ def _group(g: Group, boxes: list[BoxRead]) -> GroupRead:
     chosen = list(marked)
     for i in unclear:
         b = boxes[i]
+        if b.joined:
+            # a stroke from the row below runs into it: a tick there whose arm sweeps up into this box,
+            # perhaps beside a mark of its own (the fuller, the likelier)
+            read_as = "marked" if b.fill >= JOINED_MARK or b.tick else "empty"
+            problems.append(f"box {labels[i]} holds a stroke from the row below, read as {read_as}")
+            if read_as == "marked":
+                chosen.append(g.choices[i])
+            continue
         if b.spilled:
             problems.append(f"box {labels[i]} inked past its edges: scribbled out? read as marked")
             chosen.append(g.choices[i])
@@ -1430,6 +1585,10 @@ def _read_one(
     if lines:
         out, line = np.median(np.asarray(lines), axis=0)
         ink = replace(ink, bleed=float(out) / max(float(line), 1e-6))
+    # the sheet's own unevenness in the strips past the boxes' edges (its boxes are mostly empty)
+    peaks = [p[4] for p in (_sweep(dark, b, shifts[g.key], ink) for g, b in every) if p is not None]
+    if peaks:
+        ink = replace(ink, floor=max(STROKE, FLOOR * float(np.median(peaks))))
     local = {id(b): o for (_, b), o in zip(every, offsets, strict=True)}
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
