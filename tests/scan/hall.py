@@ -175,6 +175,24 @@ def _mark(pen: _Pen, b: Rect, rng: random.Random, width: float, pressure: float)
         pen.line([(x + w / 2 - 0.5, y + h / 2), (x + w / 2 + 0.5, y + h / 2 + 0.3)], width * 2.2, pressure)
 
 
+def _sweeping_tick(pen: _Pen, b: Rect, rng: random.Random, width: float, pressure: float) -> None:
+    """Another hand (``--hand sweep``): every mark a natural, sweeping tick that starts 0.5 mm left of the
+    box, has its vertex 0.6 mm under its bottom edge and its long arm 1.5-3.5 mm past its top right
+    corner, often across the paper gap into the row above's next box (issue 39)."""
+    x, y, w, h = b.x, b.y, b.w, b.h
+
+    def j() -> float:
+        return rng.uniform(-0.3, 0.3)
+
+    end = (x + w + rng.uniform(1.5, 3.5), y - rng.uniform(1.5, 3.5))
+    pen.line([(x - 0.5 + j(), y + 1.5 + j()), (x + 1.2 + j(), y + h + 0.6), end], width, pressure)
+
+
+#: The hands that fill a sheet: hall's own (ticks, crosses, slashes, fills, dots) or every mark a sweeping
+#: tick; the same seed gives the same game, photo and camera in either.
+HANDS: Final = {"own": _mark, "sweep": _sweeping_tick}
+
+
 def _cancel(pen: _Pen, b: Rect, kind: str, rng: random.Random, width: float, pressure: float) -> None:
     """A mark cancelled as the sheet says: scribbled out past the box's edges, in one of three ways."""
     x, y, w, h = b.x, b.y, b.w, b.h
@@ -208,8 +226,9 @@ def _cancel(pen: _Pen, b: Rect, kind: str, rng: random.Random, width: float, pre
             pen.line([(xx, y - s), (xx + 0.3, y + h + s)], width, p)
 
 
-def _fill_sheet(page: Any, truth: Truth, level: Level, rng: random.Random) -> Any:
-    """The filled sheet, BGR at :data:`DPI`."""
+def _fill_sheet(page: Any, truth: Truth, level: Level, rng: random.Random, hand: str = "own") -> Any:
+    """The filled sheet, BGR at :data:`DPI`, its marks drawn by ``hand`` (:data:`HANDS`)."""
+    mark = HANDS[hand]
     pen = _Pen(page.shape[:2])
     light = _Pen(page.shape[:2])  # the faint pencil marks beside the ink (level.faint)
     pencil = rng.random() < level.pencil
@@ -227,7 +246,7 @@ def _fill_sheet(page: Any, truth: Truth, level: Level, rng: random.Random) -> An
                     u = rng.choice(wrong)
                     wb = g.boxes[g.choices.index(u)]
                     kind = rng.choice(level.kinds)
-                    _mark(pen, wb, rng, width, pressure)
+                    mark(pen, wb, rng, width, pressure)
                     _cancel(pen, wb, kind, rng, width, pressure)
                     truth.cancelled.add((key, u))
                     truth.cancel_kinds.append(kind)
@@ -235,9 +254,9 @@ def _fill_sheet(page: Any, truth: Truth, level: Level, rng: random.Random) -> An
             if level.faint and rng.random() < level.faint:
                 truth.faint.add((key, v))
                 weak = rng.uniform(*level.faint_pressure)
-                _mark(light, g.boxes[g.choices.index(v)], rng, rng.uniform(0.25, 0.45), weak)
+                mark(light, g.boxes[g.choices.index(v)], rng, rng.uniform(0.25, 0.45), weak)
                 continue
-            _mark(pen, g.boxes[g.choices.index(v)], rng, width, pressure)
+            mark(pen, g.boxes[g.choices.index(v)], rng, width, pressure)
     cover = np.clip(pen.cover, 0, 1)
     if pencil:  # graphite: grainy, uneven
         grain = np.random.default_rng(rng.getrandbits(32)).uniform(0.6, 1.0, cover.shape).astype(np.float32)
@@ -275,8 +294,9 @@ def _curl(sheet: Any, amount_mm: float, rng: random.Random) -> Any:
     return cv2.remap(sheet, xx + dx, yy + dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def take(level_name: str, seed: int) -> HallPhoto:
-    """One photo of ``level_name`` (of :data:`LEVELS` or :data:`TRIALS`): one sheet, or two side by side."""
+def take(level_name: str, seed: int, hand: str = "own") -> HallPhoto:
+    """One photo of ``level_name`` (of :data:`LEVELS` or :data:`TRIALS`): one sheet, or two side by side,
+    filled by ``hand`` (:data:`HANDS`)."""
     level = LEVELS.get(level_name) or TRIALS[level_name]
     rng = random.Random(f"{level_name}-{seed}")
     hdrs, pages = _printed(7)
@@ -285,7 +305,7 @@ def take(level_name: str, seed: int) -> HallPhoto:
     sheets, truths = [], []
     for i in picks:
         truth = Truth(hdrs[i], random_game(rng, hdrs[i].ruleset))
-        img = _fill_sheet(pages[i], truth, level, rng)
+        img = _fill_sheet(pages[i], truth, level, rng, hand)
         if level.curl:
             img = _curl(img, rng.uniform(0, level.curl), rng)
         if rng.random() < level.fold:
@@ -507,10 +527,10 @@ def _printed_flag(scan: Any) -> bool:
     )
 
 
-def run(level: str, n: int, start: int = 0) -> Tally:
+def run(level: str, n: int, start: int = 0, hand: str = "own") -> Tally:
     tally = Tally()
     for k in range(start, start + n):
-        check(take(level, k), tally, f"{level}-{k}.jpg")
+        check(take(level, k, hand), tally, f"{level}-{k}.jpg")
     return tally
 
 
@@ -519,8 +539,9 @@ if __name__ == "__main__":  # python -m tests.scan.hall [N] [LEVEL...]: the figu
 
     if "--help" in sys.argv or "-h" in sys.argv:
         print(
-            "python -m tests.scan.hall [N] [LEVEL...] [--start K]: N photos (default 20) of each level "
-            "(default all), from seed K (default 0)"
+            "python -m tests.scan.hall [N] [LEVEL...] [--start K] [--hand own|sweep]: N photos (default 20) "
+            "of each level (default all), from seed K (default 0), marked by hall's own hand or every mark "
+            "a sweeping tick"
         )
         raise SystemExit(0)
     start = 0
@@ -528,9 +549,14 @@ if __name__ == "__main__":  # python -m tests.scan.hall [N] [LEVEL...]: the figu
         at = sys.argv.index("--start")
         start = int(sys.argv[at + 1])
         del sys.argv[at : at + 2]
+    hand = "own"
+    if "--hand" in sys.argv:
+        at = sys.argv.index("--hand")
+        hand = sys.argv[at + 1]
+        del sys.argv[at : at + 2]
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     for lv in sys.argv[2:] or list(LEVELS):
-        t = run(lv, count, start)
+        t = run(lv, count, start, hand)
         print(f"{lv}: {t.line()}")
         if t.faint:
             print(f"    faint pencil beside ink: {t.faint_read}/{t.faint} read, {t.faint_flagged} flagged")

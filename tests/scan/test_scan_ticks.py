@@ -9,13 +9,10 @@ its vertex under the box), and a box a stroke enters from the row below, across 
 flagged, never read as marked with confidence.
 
 The photos are the harder set's (tests/scan/hall.py, made apart from the reader), its marks drawn by
-the sweeping hand below instead of its own.
+its sweeping hand (``hand="sweep"``) instead of its own.
 """
 
 from __future__ import annotations
-
-import random
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -25,39 +22,21 @@ from replay.sources.scan import reader
 from replay.sources.scan.layout import LAYOUT, Group, Rect
 
 
-def _bigtick(pen: hall._Pen, b: Rect, rng: random.Random, width: float, pressure: float) -> None:
-    """A tick overshooting up and right by 1.5-3.5 mm, its start 0.5 mm left of the box, its vertex
-    0.6 mm under it (every mark of the sheet drawn so)."""
-    x, y, w, h = b.x, b.y, b.w, b.h
-
-    def j() -> float:
-        return rng.uniform(-0.3, 0.3)
-
-    end = (x + w + rng.uniform(1.5, 3.5), y - rng.uniform(1.5, 3.5))
-    pen.line([(x - 0.5 + j(), y + 1.5 + j()), (x + 1.2 + j(), y + h + 0.6), end], width, pressure)
-
-
-@pytest.fixture
-def sweeping(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(hall, "_mark", _bigtick)
-    yield
-
-
 @pytest.mark.parametrize("seed", [100, 104])
-def test_sweeping_ticks_are_read_as_marks(sweeping: None, seed: int) -> None:
+def test_sweeping_ticks_are_read_as_marks(seed: int) -> None:
     # Before: seed 100 read 12 of its 13 marks, seed 104 6 of 7 (the others "scribbled out?" or empty).
     tally = hall.Tally()
-    hall.check(hall.take("ordinary", seed), tally, f"bigtick-{seed}.jpg")
+    hall.check(hall.take("ordinary", seed, hand="sweep"), tally, f"bigtick-{seed}.jpg")
     assert tally.sheets_read == tally.sheets == 1
     assert tally.marks_exact == tally.marks, tally.line()
     assert not tally.silent, tally.silent
 
 
-def test_a_ticks_arm_in_the_row_above_is_never_read_as_a_mark_there(sweeping: None) -> None:
+def test_a_ticks_arm_in_the_row_above_is_never_read_as_a_mark_there() -> None:
     # Before: r6.prizes.A=3 read marked (fill 0.104, clarity 0.816, no finding) from the arm of a tick
     # in row 7 that crosses the gap and ends in it.
     tally = hall.Tally()
-    hall.check(hall.take("medium", 102), tally, "bigtick-medium-102.jpg")
+    hall.check(hall.take("medium", 102, hand="sweep"), tally, "bigtick-medium-102.jpg")
     assert tally.sheets_read >= 1
     assert not tally.silent, tally.silent
 
