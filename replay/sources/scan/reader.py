@@ -969,12 +969,14 @@ def _near_paper(light: _Light, b: Rect, shift: tuple[float, float]) -> tuple[flo
     return float((inside * _weights(n)).sum()), float(inside[c : n - c, c : n - c].mean())
 
 
-def _edges(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, float, float, float] | None:
-    """How inked the paper all along a box's edges is: the least inked third of the strips 0.35-1.0 mm
-    above and below it, and of the strips 0.3-0.7 mm beside it (the gap to its neighbours); and how
-    surely strokes cross each third of its top and bottom, or of its two sides (the least, over the
-    thirds, of the darkest line across the strip: a zigzag's strokes, a hatching's lines); None at the
-    sheet's edge."""
+#: A box's corners in pixels, and the strips just past its edges: (x0, x1, y0, y1, the strips 0.35-1.0 mm
+#: above and below it as row spans, the strips 0.3-0.7 mm left and right of it as column spans)
+_Spans = tuple[int, int, int, int, tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
+
+
+def _strips(dark: Floats, b: Rect, shift: tuple[float, float]) -> _Spans | None:
+    """Where a box and the strips just past its four edges are in the photo (:data:`_Spans`); None where a
+    strip would leave it (the sheet's edge)."""
     hgt, wid = dark.shape
 
     def px(v: float, d: float) -> int:
@@ -992,6 +994,19 @@ def _edges(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, fl
     )
     if rows[0][0] < 0 or cols[0][0] < 0 or rows[1][1] > hgt or cols[1][1] > wid:
         return None
+    return x0, x1, y0, y1, rows, cols
+
+
+def _edges(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, float, float, float] | None:
+    """How inked the paper all along a box's edges is: the least inked third of the strips 0.35-1.0 mm
+    above and below it, and of the strips 0.3-0.7 mm beside it (the gap to its neighbours); and how
+    surely strokes cross each third of its top and bottom, or of its two sides (the least, over the
+    thirds, of the darkest line across the strip: a zigzag's strokes, a hatching's lines); None at the
+    sheet's edge."""
+    at = _strips(dark, b, shift)
+    if at is None:
+        return None
+    x0, x1, y0, y1, rows, cols = at
     tx, ty = (x1 - x0) / 3, (y1 - y0) / 3
     tops = [dark[a:z, round(x0 + k * tx) : round(x0 + (k + 1) * tx)] for a, z in rows for k in range(3)]
     sides = [dark[round(y0 + k * ty) : round(y0 + (k + 1) * ty), a:z] for a, z in cols for k in range(3)]
@@ -1004,7 +1019,7 @@ def _edges(dark: Floats, b: Rect, shift: tuple[float, float]) -> tuple[float, fl
     # bottom has a stroke's end beside paper (the darkest column against the lightest); a mark's ink that
     # overruns an edge all along it (a filled box) is even along it
     near = (
-        (px(b.y - 0.55, shift[1]), px(b.y - 0.2, shift[1])),
+        (round((b.y - 0.55) * SCALE + shift[1]), round((b.y - 0.2) * SCALE + shift[1])),
         (y1 + round(0.2 * SCALE), y1 + round(0.55 * SCALE)),
     )
     ends = [
@@ -1126,24 +1141,11 @@ def _strokes(dark: Floats, b: Rect, shift: tuple[float, float]) -> _Strokes | No
     """How strokes cross the strips just past a box's four edges, each against its own lower quartile
     (the printed border's blur is even along it), and the stroke from the row below (:func:`_joined`).
     None at the sheet's edge."""
-    hgt, wid = dark.shape
-
-    def px(v: float, d: float) -> int:
-        return round(v * SCALE + d)
-
-    x0, x1 = px(b.x, shift[0]), px(b.x + b.w, shift[0])
-    y0, y1 = px(b.y, shift[1]), px(b.y + b.h, shift[1])
-    rows = (
-        (px(b.y - 1.0, shift[1]), px(b.y - 0.35, shift[1])),
-        (y1 + round(0.35 * SCALE), y1 + round(SCALE)),
-    )
-    cols = (
-        (px(b.x - 0.7, shift[0]), px(b.x - 0.3, shift[0])),
-        (x1 + round(0.3 * SCALE), x1 + round(0.7 * SCALE)),
-    )
-    joined = _joined(dark, b, shift)
-    if joined is None or rows[0][0] < 0 or cols[0][0] < 0 or rows[1][1] > hgt or cols[1][1] > wid:
+    at = _strips(dark, b, shift)
+    joined = _joined(dark, b, shift) if at is not None else None
+    if at is None or joined is None:
         return None
+    x0, x1, y0, y1, rows, cols = at
     # top, bottom (per column), left, right (per row): each against its own lower quartile
     profiles = [dark[a:z, x0:x1].mean(axis=0) for a, z in rows] + [
         dark[y0:y1, a:z].mean(axis=1) for a, z in cols
