@@ -11,46 +11,30 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
-import importlib
 import json
-import os
 import random
 import subprocess
 import sys
-import sysconfig
 
 import msgspec
 import pytest
 
 import replay
 from replay.engine import board, chain, game
+from tests.compiled import assert_current_and_imported, manifest
 from tests.paths import ROOT
 
 MANIFEST = ROOT / "replay" / "engine" / "_compiled.manifest"
-EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
 def _manifest() -> dict[str, str]:
-    if not MANIFEST.exists():
-        if os.environ.get("PRIZECHECK_EXPECT_COMPILED") == "1":
-            pytest.fail("make test expects the compiled engine: replay/engine/_compiled.manifest is missing")
-        pytest.skip("the engine is not compiled (make compile)")
-    modules: dict[str, str] = json.loads(MANIFEST.read_text("utf-8"))["modules"]
-    return modules
+    return manifest(MANIFEST, "engine")
 
 
 def test_compiled_modules_are_current_and_imported() -> None:
     modules = _manifest()
     assert "replay/engine/game.py" in modules and "replay/engine/knockout.py" in modules
-    for path, digest in modules.items():
-        source = ROOT / path
-        assert hashlib.sha256(source.read_bytes()).hexdigest() == digest, (
-            f"{path} changed since it was compiled: run make compile"
-        )
-        name = path.removesuffix(".py").removesuffix(".c").replace("/", ".")
-        module = importlib.import_module(name)
-        assert str(module.__file__).endswith(EXT_SUFFIX), f"{name} was imported from {module.__file__}"
-        assert (source.parent / (source.stem + EXT_SUFFIX)).is_file()
+    assert_current_and_imported(modules)
     assert replay.compiled()
     if "replay/engine/_link.c" in modules:
         assert chain.C_LINK is not None

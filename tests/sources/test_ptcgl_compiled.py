@@ -9,47 +9,26 @@ did not happen fails here instead of testing the pure importer twice.
 from __future__ import annotations
 
 import copy
-import hashlib
-import importlib
 import json
-import os
 import subprocess
 import sys
-import sysconfig
-
-import pytest
 
 from replay.sources import table
 from replay.sources.ptcgl import importer, lines
+from tests.compiled import assert_current_and_imported, manifest
 from tests.paths import ROOT
 
 MANIFEST = ROOT / "replay" / "sources" / "ptcgl" / "_compiled.manifest"
-EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
 def _manifest() -> dict[str, str]:
-    if not MANIFEST.exists():
-        if os.environ.get("PRIZECHECK_EXPECT_COMPILED") == "1":
-            pytest.fail(
-                "make test expects the compiled importer: replay/sources/ptcgl/_compiled.manifest is missing"
-            )
-        pytest.skip("the importer is not compiled (make compile)")
-    modules: dict[str, str] = json.loads(MANIFEST.read_text("utf-8"))["modules"]
-    return modules
+    return manifest(MANIFEST, "importer")
 
 
 def test_compiled_importer_modules_are_current_and_imported() -> None:
     modules = _manifest()
     assert "replay/sources/ptcgl/walk.py" in modules and "replay/sources/table.py" in modules
-    for path, digest in modules.items():
-        source = ROOT / path
-        assert hashlib.sha256(source.read_bytes()).hexdigest() == digest, (
-            f"{path} changed since it was compiled: run make compile"
-        )
-        name = path.removesuffix(".py").replace("/", ".")
-        module = importlib.import_module(name)
-        assert str(module.__file__).endswith(EXT_SUFFIX), f"{name} was imported from {module.__file__}"
-        assert (source.parent / (source.stem + EXT_SUFFIX)).is_file()
+    assert_current_and_imported(modules)
     # Native classes: no __dict__, attributes in C slots.
     assert not hasattr(table.Table(["a", "b"]), "__dict__")
     assert "__mypyc_attrs__" in vars(importer.Window) and "__mypyc_attrs__" in vars(lines.Line)
