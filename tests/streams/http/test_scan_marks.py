@@ -17,13 +17,13 @@ from tests.streams.http.test_review_log import tab
 
 
 def unclear_photo() -> bytes:
-    """A generated phone photo whose reading has one low-confidence row (hard distortions, seed 6: a
-    scribbled-out box; seed 5 gives three rows since the reader weighs faint boxes, issue 39)."""
+    """A generated phone photo whose reading has one low-confidence row (seed 3's first: a scribbled-out
+    box in row 6; seed 5 gives three rows since the reader weighs faint boxes, seed 6's third seven since
+    it reads how strokes cross a box's edges, issue 39)."""
     from replay.generators.scan import samples
 
-    for k, sample in enumerate(samples(3, seed=6, hard_every=3)):
-        if k == 2:
-            return sample.photo
+    for sample in samples(1, seed=3, hard_every=3):
+        return sample.photo
     raise AssertionError("no sample")
 
 
