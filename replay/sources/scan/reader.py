@@ -1204,9 +1204,11 @@ def _box(
     ink: _Ink = _NO_INK,
     local: tuple[float, float] = (0.0, 0.0),
     strokes: _Strokes | None = None,
+    around: tuple[float, float, float] | None = None,
 ) -> BoxRead:
     """One box read against the sheet's own ink (:class:`_Ink`); ``strokes``: its strokes across its
-    edges when :func:`_read_one` measured them already (else measured here)."""
+    edges, and ``around``: its :func:`_near_paper` and :func:`_grain`, when :func:`_read_one` measured
+    them already (else measured here)."""
     dark = light.dark
     at = _interior(light, b, shift)
     hgt = dark.shape[0]
@@ -1221,8 +1223,10 @@ def _box(
     core = float(inside[c : n - c, c : n - c].mean()) - local[1]
     local_mass = local[0]
     # ... and against the paper right around it: a shadow's edge across the box is not ink there
-    near = _near_paper(light, b, shift)
-    grain = _grain(light, b, shift)
+    if around is None:
+        near, grain = _near_paper(light, b, shift), _grain(light, b, shift)
+    else:
+        near, grain = (around[0], around[1]), around[2]
     # the strips of paper 0.35-1.0 mm above and below the box
     bx0, bx1 = round(b.x * SCALE + shift[0]), round((b.x + b.w) * SCALE + shift[0])
     top0, top1 = round((b.y - 1.0) * SCALE + shift[1]), round((b.y - 0.35) * SCALE + shift[1])
@@ -1605,9 +1609,10 @@ def _read_one(
     light = _Light(mono, paper, dark)
     shifts, aligned = _shifts(dark)
     every = [(g, b) for g in LAYOUT.groups for b in g.boxes]
-    ink, offsets = _ink(
-        [_masses(light, b, shifts[g.key]) for g, b in every], [(b.cx, b.cy) for _, b in every]
-    )
+    # each box's darkness, and the paper right around it (measured once: the box's reading uses them too)
+    measured = [_masses(light, b, shifts[g.key]) for g, b in every]
+    ink, offsets = _ink(measured, [(b.cx, b.cy) for _, b in every])
+    around = {id(b): (m[2], m[3], m[4]) for (_, b), m in zip(every, measured, strict=True)}
     edges = [e for e in (_edges(dark, b, shifts[g.key]) for g, b in every) if e is not None]
     if edges:
         mid = np.median(np.asarray(edges), axis=0)
@@ -1625,7 +1630,9 @@ def _read_one(
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
     for g in LAYOUT.groups:
-        per_box = [_box(light, b, shifts[g.key], ink, local[id(b)], strokes[id(b)]) for b in g.boxes]
+        per_box = [
+            _box(light, b, shifts[g.key], ink, local[id(b)], strokes[id(b)], around[id(b)]) for b in g.boxes
+        ]
         boxes[g.key] = per_box
         reads[g.key] = _group(g, per_box)
     return PageRead(header, reads, boxes, image, h, len(group), aligned, {"ink": ink})
