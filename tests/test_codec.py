@@ -59,6 +59,12 @@ def oracle(data: bytes, name: str) -> list[dict[str, Any]] | str:
 
 
 def _oracle_events(data: bytes, name: str) -> Iterator[dict[str, Any]]:
+    # A file that opens with a UTF-16 byte-order mark is refused whole, before any line is read: its lines
+    # would each be "not UTF-8 text" (a damaged line 1 of JSON Lines can be those two bytes).
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(
+            "UTF-16 text: events are UTF-8 JSON Lines (convert it: iconv -f UTF-16 -t UTF-8)", file=name
+        )
     if codec.sniff_msgpack(name, data):
         unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
         unpacker.feed(data)
@@ -116,9 +122,9 @@ def _oracle_events(data: bytes, name: str) -> Iterator[dict[str, Any]]:
 def read(data: bytes, name: str) -> list[dict[str, Any]] | str:
     """The events of a file as the two passes give them (MessagePack as the engine decodes it), or the
     InputError's message. Also checks that the first pass saw each event's match and seq."""
-    source = EventFile(name, data)
     decode = msgspec.msgpack.Decoder(dict[str, Any]).decode
     try:
+        source = EventFile(name, data)
         seen = [
             (m, q) for checked in source.check() for m, q in zip(checked.matches, checked.seqs, strict=True)
         ]
@@ -178,6 +184,14 @@ NASTY_LINES = [
     b'{"seq": NaN}',
     b"[" * 5000,
 ]
+
+
+def test_a_damaged_first_line_that_is_a_utf16_mark_refuses_the_file_as_utf16() -> None:
+    # Found by the property test below (2026-12-07): two bytes FF FE as line 1 of JSON Lines.
+    lines = b"\n".join(json.dumps(e).encode() for e in corpus(1)) + b"\n"
+    for mark in (b"\xff\xfe", b"\xfe\xff"):
+        same(mark + b"\n" + lines, "f.jsonl")
+        assert "UTF-16 text" in str(read(mark + b"\n" + lines, "f.jsonl"))
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
