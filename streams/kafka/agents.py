@@ -139,6 +139,14 @@ class Pipeline:
         self.counts: Counter[str] = Counter()
         self._owned: dict[tuple[str, int], set[str]] = {}
         self._seen: dict[str, tuple[float, tuple[str, int]]] = {}
+        # Set while the partitions' checkpoints are known (:meth:`recover` has run for the assignment):
+        # :func:`install`'s hooks clear it as a rebalance begins and set it once the assignment is handled
+        # (a pipeline outside Faust, or in its test context, is never rebalanced: set). Faust's recovery
+        # service resumes the consumer's flow on its own task, beside the assignment signal that runs
+        # :meth:`recover`: without this gate a loaded machine rebuilt a match from a rolled-back Redis
+        # before its newest checkpoint was read, and the rollback went unseen (a fresh clone, 2026-12-07).
+        self.assigned = asyncio.Event()
+        self.assigned.set()
 
     async def handle_batch(self, events: Sequence[EventT[Any]]) -> list[Handled]:
         """Process a batch of Faust events; the result is in the order of ``events``.
@@ -146,6 +154,8 @@ class Pipeline:
         Never raises (but for cancellation): Faust acknowledges the batch's offsets when the agent's loop
         body ends, even by an exception, so every record must be stored, dead-lettered or waited for here.
         """
+        if not self.assigned.is_set():
+            await self.assigned.wait()
         self.gaps.begin()
         try:
             return await self._handle_batch(events)
@@ -543,6 +553,9 @@ def install(
     app.timer(max(1.0, min(60.0, pipeline.max_idle / 4)), name="prizecheck.evict_idle")(evict_idle)
 
     async def on_revoked(sender: Any, revoked: set[TP], **kwargs: Any) -> None:
+        # every rebalance, the first one too (aiokafka revokes the empty set), begins here; Faust has
+        # suspended the flow and waited for the batches in flight
+        pipeline.assigned.clear()
         dropped = pipeline.revoke({(tp.topic, tp.partition) for tp in revoked})
         if dropped:
             log.info("partitions revoked: %d matches dropped from memory", dropped)
@@ -553,6 +566,8 @@ def install(
             await pipeline.recover(mine, settings.partitions)
         except Exception as exc:  # Redis down: the matches are recovered when their next event comes
             log.warning("recovering waiting events failed (%r)", exc)
+        finally:
+            pipeline.assigned.set()
 
     # mode's SignalHandlerT spells its types as strings mypy cannot resolve
     app.on_partitions_revoked.connect(on_revoked)  # type: ignore[arg-type]

@@ -485,3 +485,32 @@ async def test_assigned_partitions_recover_only_their_matches_held_events() -> N
     # revoking the partition forgets them again; the events stay held in the store
     assert harness.pipeline.revoke({(SETTINGS.topic, 2)}) == len(mine)
     assert sorted(await harness.store.pending_matches()) == sorted(names)
+
+
+async def test_no_batch_is_handled_between_a_rebalance_and_its_partitions_checkpoints() -> None:
+    # A fresh clone (2026-12-07): Faust's recovery service resumed the flow while the assignment signal was
+    # still reading the checkpoint topic, so a match was rebuilt from a rolled-back Redis before its newest
+    # checkpoint was known and no rollback alarm was raised. A batch now waits for the assignment's recover.
+    harness = Harness()
+    reading = asyncio.Event()
+    read = asyncio.Event()
+
+    async def slow_recover(assigned: set[tuple[str, int]], partitions: int) -> list[str]:
+        reading.set()
+        await read.wait()  # the checkpoint topic, read over the network
+        return []
+
+    harness.pipeline.recover = slow_recover  # type: ignore[method-assign]
+    event = corpus(1)[0]
+    async with harness.agent.test_context() as ctx:
+        harness.ctx = ctx
+        await harness.app.on_partitions_revoked.send(set())  # a rebalance begins (the first one too)
+        assigning = asyncio.create_task(harness.app.on_partitions_assigned.send(set()))
+        await reading.wait()
+        putting = asyncio.create_task(harness.put_event(event))
+        await asyncio.sleep(0.3)
+        assert not putting.done() and harness.pipeline.counts["received"] == 0
+        read.set()
+        await assigning
+        (handled,) = await asyncio.wait_for(putting, 10)
+        assert handled.status == "applied"
