@@ -20,17 +20,24 @@ LOCK   := requirements.lock
 LATEST ?= 0
 EXTRAS := service,dev,scan,archive
 
+# The lock is installed by uv (itself installed first by pip, from the lock's own hashes): pip took 52 s to
+# install the lock's 108 packages from its warm cache on this 2-core machine, uv 5 s from a cold cache and
+# under 1 s from a warm one (2026-12-07), a minute of every fresh clone's 15-minute bar.
+UV_SYNC = $(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --no-deps
+
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 ifeq ($(LATEST),1)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[$(EXTRAS)]'
 else
-	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(LOCK) \
+	awk '/^uv==/ { keep = 1; print; next } keep && /^ +--hash=/ { print; next } { keep = 0 }' $(LOCK) > $(VENV)/uv.lock
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(VENV)/uv.lock
+	$(UV_SYNC) -r $(LOCK) \
 	  || { echo 'make install: a download above did not match its locked hash (a file cut short or spoiled on the' \
-	            'way); fetching everything once more, past pip'"'"'s cache. The hashes are still checked.' >&2; \
-	       $(BIN)/python -m pip install --quiet --no-cache-dir --require-hashes --no-deps -r $(LOCK); }
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	            'way); fetching everything once more, past the cache. The hashes are still checked.' >&2; \
+	       $(UV_SYNC) --no-cache -r $(LOCK); }
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --no-build-isolation -e .
 endif
 	touch $(STAMP)
 
