@@ -75,3 +75,27 @@ def test_a_stroke_from_the_row_below_makes_a_box_unclear_not_marked() -> None:
 
 def _group() -> Group:
     return next(g for g in LAYOUT.groups if len(g.choices) == 2)
+
+
+def test_a_blurred_pencil_tick_that_stands_out_of_its_empty_group_is_flagged() -> None:
+    # Before: medium 101's B's mulligans = 4, a pencil tick at 6 px of blur, read empty with no finding
+    # (fill 0.041, under the empty threshold; its group's other boxes 0.006 at most): the one silent
+    # misread of the sweeping hand on hall's medium level. Now "box 4 faint, between empty and marked".
+    tally = hall.Tally()
+    hall.check(hall.take("medium", 101, hand="sweep"), tally, "bigtick-medium-101.jpg")
+    assert tally.sheets_read == 1
+    assert not tally.silent, tally.silent
+
+
+def test_a_box_stands_out_only_from_a_group_it_outinks_by_far() -> None:
+    def empty(fill: float) -> reader.BoxRead:
+        return reader.BoxRead(fill, False, "empty")
+
+    marked = reader.BoxRead(0.3, False, "marked")
+    out = reader._stand_out([empty(0.004), empty(0.04), empty(0.006), marked])
+    assert [b.state for b in out] == ["empty", "empty", "empty", "marked"]  # another box holds a mark
+    out = reader._stand_out([empty(0.004), empty(0.04), empty(0.006)])
+    assert [(b.state, b.faint) for b in out] == [("empty", False), ("unclear", True), ("empty", False)]
+    assert [b.state for b in reader._stand_out([empty(0.01), empty(0.04)])] == ["empty", "empty"]  # 4x
+    assert [b.state for b in reader._stand_out([empty(0.03), empty(0.001)])] == ["empty", "empty"]  # faint
+    assert [b.state for b in reader._stand_out([empty(0.05)])] == ["empty"]  # nothing to stand out from

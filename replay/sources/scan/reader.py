@@ -1376,6 +1376,30 @@ def _clarity(box: BoxRead) -> float:
     return 0.3 + 0.45 * abs(f - mid) / ((MARKED - EMPTY) / 2)
 
 
+#: A box read empty that holds this much ink (its fill) ...
+STANDS_OUT: Final = 0.035
+#: ... and this many times the ink of every other box of its group is not surely empty: a pencil tick
+#: blurred under the fill's threshold still stands out from its empty neighbours, where the paper's grain
+#: and a neighbour's overrun spread over the whole group. Set on one case, the sweeping hand's one silent
+#: misread on hall's medium level (seed 101, B's mulligans = 4 in pencil at 6 px of blur: fill 0.041, its
+#: neighbours' 0.006 at most), and measured (2026-12-07): no empty box of hall's ordinary level (16 photos,
+#: 15,774 boxes) or of its sweeping hand (8 photos, 7,924) stands out so, none of the medium level's 16
+#: photos, 3 boxes of the sweeping hand's 8 medium ones. At 0.03 and 3x, 15 did there, after the game's
+#: last row, whose unclear rows then carried the game on (marks.py).
+STANDS_OUT_BY: Final = 6.0
+
+
+def _stand_out(boxes: list[BoxRead]) -> list[BoxRead]:
+    """``boxes`` (a group's), with each box read empty that stands out from all the others
+    (:data:`STANDS_OUT`, :data:`STANDS_OUT_BY`) made unclear: faint, read as empty, flagged."""
+    out = list(boxes)
+    for i, b in enumerate(boxes):
+        others = [o.fill for j, o in enumerate(boxes) if j != i]
+        if b.state == "empty" and others and b.fill >= STANDS_OUT and b.fill >= STANDS_OUT_BY * max(others):
+            out[i] = replace(b, state="unclear", faint=True)
+    return out
+
+
 def _group(g: Group, boxes: list[BoxRead]) -> GroupRead:
     marked = [g.choices[i] for i, b in enumerate(boxes) if b.state == "marked"]
     unclear = [i for i, b in enumerate(boxes) if b.state == "unclear"]
@@ -1630,9 +1654,9 @@ def _read_one(
     reads: dict[str, GroupRead] = {}
     boxes: dict[str, list[BoxRead]] = {}
     for g in LAYOUT.groups:
-        per_box = [
-            _box(light, b, shifts[g.key], ink, local[id(b)], strokes[id(b)], around[id(b)]) for b in g.boxes
-        ]
+        per_box = _stand_out(
+            [_box(light, b, shifts[g.key], ink, local[id(b)], strokes[id(b)], around[id(b)]) for b in g.boxes]
+        )
         boxes[g.key] = per_box
         reads[g.key] = _group(g, per_box)
     return PageRead(header, reads, boxes, image, h, len(group), aligned, {"ink": ink})
