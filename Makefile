@@ -32,7 +32,8 @@ ifeq ($(LATEST),1)
 	$(BIN)/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[$(EXTRAS)]'
 else
 	awk '/^uv==/ { keep = 1; print; next } keep && /^ +--hash=/ { print; next } { keep = 0 }' $(LOCK) > $(VENV)/uv.lock
-	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(VENV)/uv.lock
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(VENV)/uv.lock \
+	  || $(BIN)/python -m pip install --quiet --no-cache-dir --require-hashes --no-deps -r $(VENV)/uv.lock
 	$(UV_SYNC) -r $(LOCK) \
 	  || { echo 'make install: a download above did not match its locked hash (a file cut short or spoiled on the' \
 	            'way); fetching everything once more, past the cache. The hashes are still checked.' >&2; \
